@@ -1,0 +1,22 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  // One entry per subpath of the exports map.
+  entry: {
+    index: "src/index.ts",
+    express: "src/adapters/express.ts",
+    koa: "src/adapters/koa.ts",
+    fetch: "src/adapters/fetch.ts",
+    node: "src/adapters/node.ts",
+    testing: "src/testing/index.ts",
+    cli: "src/cli/index.ts",
+  },
+  format: ["esm", "cjs"],
+  dts: true,
+  clean: true,
+  target: "node20",
+  platform: "neutral",
+  splitting: true,
+  treeshake: true,
+  external: ["express", "koa"],
+});
