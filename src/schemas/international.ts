@@ -1,0 +1,55 @@
+import { z } from "zod";
+import {
+  openObjectSchema,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+  optionalUnknown,
+} from "./common.js";
+
+/** InternationalDetails of an order (spec 2.6): the shopper-side totals, shipping and tracking. */
+export const internationalDetailsSchema = z.looseObject({
+  CurrencyCode: optionalString,
+  TotalPrice: optionalNumber,
+  TransactionCurrencyCode: optionalString,
+  TransactionTotalPrice: optionalNumber,
+  TotalShippingPrice: optionalNumber,
+  DiscountedShippingPrice: optionalNumber,
+  TotalDutiesPrice: optionalNumber,
+  TotalCCFPrice: optionalNumber,
+  TotalVATAmount: optionalNumber,
+  ConsignmentFee: optionalNumber,
+  RemoteAreaSurcharge: optionalNumber,
+  SameDayDispatchCost: optionalNumber,
+  SizeOverchargeValue: optionalNumber,
+  CashOnDeliveryFee: optionalNumber,
+  ShippingVATRate: optionalNumber,
+  DutiesGuaranteed: optionalBoolean,
+  PaymentMethodCode: optionalString,
+  PaymentMethodName: optionalString,
+  PaymentTransactionReference: optionalString,
+  ShippingMethodCode: optionalString,
+  ShippingMethodName: optionalString,
+  ShippingMethodTypeCode: optionalString,
+  ShippingMethodTypeName: optionalString,
+  ShippingMethodStatusCode: optionalString,
+  ShippingMethodStatusName: optionalString,
+  DeliveryDaysFrom: optionalNumber,
+  DeliveryDaysTo: optionalNumber,
+  DeliveryDateFrom: optionalString,
+  DeliveryDateTo: optionalString,
+  OrderTrackingNumber: optionalString,
+  OrderTrackingUrl: optionalString,
+  OrderWaybillNumber: optionalString,
+  OrderWaybillUrl: optionalString,
+  CardNumberLastFourDigits: optionalString,
+  ExpirationDate: optionalString,
+  // Shape not documented.
+  ParcelsTracking: optionalUnknown,
+  CustomerDTBreakdown: openObjectSchema.nullish(),
+  MerchantDTBreakdown: openObjectSchema.nullish(),
+  ShipmentLocation: optionalString,
+  ShipmentStatusUpdateTime: optionalString,
+});
+
+export type InternationalDetails = z.output<typeof internationalDetailsSchema>;
