@@ -1,0 +1,302 @@
+/**
+ * Which fields of a callback payload get form-decoded, and how. Compiled once per handler into a
+ * path tree; applied per request with copy-on-write, never mutating the parsed body.
+ */
+
+import { decodeFormValue, looksEncoded } from "./form.js";
+
+/**
+ * - `off`: never decode;
+ * - `always`: decode every string (a plain `+44` becomes ` 44`: that is what always means);
+ * - `auto`: decode only values that {@link looksEncoded}.
+ */
+export type DecodePolicy = "off" | "always" | "auto";
+
+export interface DecodingOptions {
+  /** Policy for every listed field without an entry in `fields`. Default `"auto"`. */
+  default?: DecodePolicy;
+  /**
+   * Per-field policies. A key is a full dotted path (`"PrimaryShipping.Phone1"`,
+   * `"ReturnedProducts.*.Name"`) or a bare field name (`"Phone1"`: that field in every listed
+   * object). A full path wins over a bare name, a bare name over `default`. A key with `always`
+   * or `auto` that is not in the callback's list is added to it as a full path; a key without a
+   * dot is thus also the top-level field of that name (e.g. `CustomerComments`).
+   */
+  fields?: Readonly<Record<string, DecodePolicy>>;
+}
+
+/** Concrete paths (`ReturnedProducts.0.Name`) of the string values the plan looked at. */
+export interface DecodingReport {
+  /** The value changed by decoding. */
+  readonly decoded: readonly string[];
+  /** A string left as it is: plain under `auto`, nothing to decode, or policy `off`. */
+  readonly unchanged: readonly string[];
+  /** Looked encoded (or policy `always`) but the sequence is invalid: the raw value was kept. */
+  readonly malformed: readonly string[];
+}
+
+export interface DecodingPlanEntry {
+  readonly path: string;
+  readonly policy: DecodePolicy;
+}
+
+export interface DecodingPlan {
+  /** Every path the plan visits, with its resolved policy, in visiting order. */
+  readonly entries: readonly DecodingPlanEntry[];
+  /**
+   * Decodes the planned fields of a payload. Returns the payload itself when nothing changed;
+   * otherwise a copy in which only the objects and arrays on a changed path are new.
+   */
+  apply<T>(payload: T): { payload: T; report: DecodingReport };
+}
+
+const POLICIES: ReadonlySet<string> = new Set<DecodePolicy>(["off", "always", "auto"]);
+const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+const WILDCARD = "*";
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+interface PathNode {
+  readonly segment: string;
+  /** The configured path down to this node (with `*`), the concrete path when no `*` is above. */
+  readonly path: string;
+  /** Set when a planned path ends here. */
+  policy: DecodePolicy | undefined;
+  readonly children: PathNode[];
+  wildcard: PathNode | undefined;
+}
+
+interface MutableReport {
+  readonly decoded: string[];
+  readonly unchanged: string[];
+  readonly malformed: string[];
+}
+
+type Container = Record<string, unknown>;
+
+function assertPolicy(value: unknown, where: string): asserts value is DecodePolicy {
+  if (typeof value !== "string" || !POLICIES.has(value)) {
+    throw new TypeError(`${where}: decode policy must be "off", "always" or "auto"`);
+  }
+}
+
+function splitPath(path: unknown, where: string): string[] {
+  if (typeof path !== "string" || path === "") {
+    throw new TypeError(`${where}: a decode path must be a non-empty string`);
+  }
+  const segments = path.split(".");
+  for (const segment of segments) {
+    if (segment === "") throw new TypeError(`${where}: empty segment in decode path "${path}"`);
+    if (FORBIDDEN_SEGMENTS.has(segment)) {
+      throw new TypeError(`${where}: forbidden segment "${segment}" in decode path "${path}"`);
+    }
+  }
+  return segments;
+}
+
+/** The field name a bare-name key matches: the last segment that is not `*`. */
+function bareName(segments: readonly string[]): string | undefined {
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const segment = segments[i];
+    if (segment !== WILDCARD) return segment;
+  }
+  return undefined;
+}
+
+function segmentsOverlap(a: string, b: string): boolean {
+  if (a === b) return true;
+  return (a === WILDCARD && ARRAY_INDEX.test(b)) || (b === WILDCARD && ARRAY_INDEX.test(a));
+}
+
+/** Two different paths that can name the same value would decode it twice: refuse them. */
+function assertNoOverlap(paths: readonly (readonly string[])[]): void {
+  for (let i = 0; i < paths.length; i++) {
+    const a = paths[i] ?? [];
+    for (let j = i + 1; j < paths.length; j++) {
+      const b = paths[j] ?? [];
+      if (a.length !== b.length) continue;
+      if (a.every((segment, k) => segmentsOverlap(segment, b[k] ?? ""))) {
+        throw new TypeError(
+          `decode paths "${a.join(".")}" and "${b.join(".")}" name the same values; keep one`,
+        );
+      }
+    }
+  }
+}
+
+function newNode(segment: string, path: string): PathNode {
+  return { segment, path, policy: undefined, children: [], wildcard: undefined };
+}
+
+function insert(root: PathNode, segments: readonly string[], policy: DecodePolicy): void {
+  let node = root;
+  for (const segment of segments) {
+    const path = node.path === "" ? segment : `${node.path}.${segment}`;
+    if (segment === WILDCARD) {
+      node.wildcard ??= newNode(segment, path);
+      node = node.wildcard;
+      continue;
+    }
+    let child = node.children.find((c) => c.segment === segment);
+    if (child === undefined) {
+      child = newNode(segment, path);
+      node.children.push(child);
+    }
+    node = child;
+  }
+  node.policy = policy;
+}
+
+/**
+ * Compiles the decoding of a callback's field list (dotted paths, `*` for every array element)
+ * under the merchant's options. Throws `TypeError` on a bad policy, an empty segment, a
+ * `__proto__` / `constructor` / `prototype` segment, or two paths naming the same value.
+ */
+export function compileDecoding(
+  fields: readonly string[],
+  options: DecodingOptions = {},
+): DecodingPlan {
+  const fallback = options.default ?? "auto";
+  assertPolicy(fallback, "decoding.default");
+  const overrides = options.fields ?? {};
+  if (typeof overrides !== "object" || overrides === null) {
+    throw new TypeError("decoding.fields must be an object");
+  }
+  for (const key of Object.keys(overrides)) {
+    splitPath(key, "decoding.fields");
+    assertPolicy(overrides[key], `decoding.fields["${key}"]`);
+  }
+
+  const paths: string[] = [];
+  const seen = new Set<string>();
+  for (const path of fields) {
+    splitPath(path, "decode field list");
+    if (!seen.has(path)) {
+      seen.add(path);
+      paths.push(path);
+    }
+  }
+  for (const [key, policy] of Object.entries(overrides)) {
+    if (policy !== "off" && !seen.has(key)) {
+      seen.add(key);
+      paths.push(key);
+    }
+  }
+
+  const split = paths.map((path) => path.split("."));
+  assertNoOverlap(split);
+
+  const root = newNode("", "");
+  const entries: DecodingPlanEntry[] = [];
+  split.forEach((segments, i) => {
+    const path = paths[i] ?? "";
+    const bare = bareName(segments);
+    let policy: DecodePolicy = fallback;
+    if (Object.hasOwn(overrides, path)) policy = overrides[path] ?? fallback;
+    else if (bare !== undefined && Object.hasOwn(overrides, bare)) {
+      policy = overrides[bare] ?? fallback;
+    }
+    insert(root, segments, policy);
+    entries.push(Object.freeze({ path, policy }));
+  });
+  return new CompiledDecodingPlan(root, Object.freeze(entries));
+}
+
+class CompiledDecodingPlan implements DecodingPlan {
+  readonly #root: PathNode;
+  readonly entries: readonly DecodingPlanEntry[];
+
+  constructor(root: PathNode, entries: readonly DecodingPlanEntry[]) {
+    this.#root = root;
+    this.entries = entries;
+  }
+
+  apply<T>(payload: T): { payload: T; report: DecodingReport } {
+    const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
+    const result = visit(payload, this.#root, undefined, report) as T;
+    return { payload: result, report };
+  }
+}
+
+function joinPath(prefix: string, segment: string): string {
+  return prefix === "" ? segment : `${prefix}.${segment}`;
+}
+
+function decodeLeaf(
+  value: string,
+  policy: DecodePolicy,
+  path: string,
+  report: MutableReport,
+): string {
+  if (policy === "off" || (policy === "auto" && !looksEncoded(value))) {
+    report.unchanged.push(path);
+    return value;
+  }
+  const decoded = decodeFormValue(value);
+  if (decoded === undefined) {
+    report.malformed.push(path);
+    return value;
+  }
+  if (decoded === value) {
+    report.unchanged.push(path);
+    return value;
+  }
+  report.decoded.push(path);
+  return decoded;
+}
+
+/**
+ * Walks one node of the path tree over one value. `concrete` is the value's concrete path, or
+ * `undefined` while no `*` was crossed (then it is `node.path`, and no string is built).
+ * Returns the value itself when nothing below it changed.
+ */
+function visit(
+  value: unknown,
+  node: PathNode,
+  concrete: string | undefined,
+  report: MutableReport,
+): unknown {
+  if (typeof value === "string") {
+    return node.policy === undefined
+      ? value
+      : decodeLeaf(value, node.policy, concrete ?? node.path, report);
+  }
+  if (typeof value !== "object" || value === null) return value;
+
+  const isArray = Array.isArray(value);
+  let copy: Container | undefined;
+  const wildcard = node.wildcard;
+  if (wildcard !== undefined && isArray) {
+    const prefix = concrete ?? node.path;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === null || (typeof item !== "object" && typeof item !== "string")) continue;
+      const next = visit(item, wildcard, joinPath(prefix, String(i)), report);
+      if (next !== item) {
+        copy ??= value.slice() as unknown as Container;
+        copy[i] = next;
+      }
+    }
+  }
+  const children = node.children;
+  for (let c = 0; c < children.length; c++) {
+    const child = children[c] as PathNode;
+    const key = child.segment;
+    // Read from the copy so a `*` sibling's changes to the same element are kept.
+    const current: Container = copy ?? (value as Container);
+    if (!Object.hasOwn(current, key)) continue;
+    const item = current[key];
+    if (item === null || (typeof item !== "object" && typeof item !== "string")) continue;
+    const next = visit(
+      item,
+      child,
+      concrete === undefined ? undefined : joinPath(concrete, key),
+      report,
+    );
+    if (next !== item) {
+      // Spread copies own keys as data (never Object.assign): an own `__proto__` stays a key.
+      copy ??= isArray ? (value.slice() as unknown as Container) : { ...(value as Container) };
+      copy[key] = next;
+    }
+  }
+  return copy ?? value;
+}
