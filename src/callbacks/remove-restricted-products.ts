@@ -1,0 +1,24 @@
+import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type NoResult, restrictedProductsShape } from "../core/responses.js";
+import {
+  type RemoveRestrictedProductsRequest,
+  removeRestrictedProductsSchema,
+} from "../schemas/index.js";
+
+/**
+ * Restricted products were removed from a shopper's cart: POST, the cart and the removed SKUs,
+ * answered with `{ IsSuccess }`. The merchant updates its own cart to match.
+ */
+export const removeRestrictedProducts: CallbackDefinition<
+  RemoveRestrictedProductsRequest,
+  NoResult
+> & { readonly name: "RemoveRestrictedProducts" } = {
+  name: "RemoveRestrictedProducts",
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: removeRestrictedProductsSchema,
+  encodedFields: [],
+  response: restrictedProductsShape,
+};
+
+export const createRemoveRestrictedProductsHandler = handlerFactory(removeRestrictedProducts);

@@ -1,0 +1,26 @@
+import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
+import {
+  type SendAdditionalRequiredDocumentsToMerchantRequest,
+  sendAdditionalRequiredDocumentsSchema,
+} from "../schemas/index.js";
+
+/**
+ * The documents an order waited for (AdditionalRequiredDocuments) are ready. The specification
+ * does not show the payload: it arrives as an open object, answered with ResponseInfo.
+ */
+export const sendAdditionalRequiredDocumentsToMerchant: CallbackDefinition<
+  SendAdditionalRequiredDocumentsToMerchantRequest,
+  ResponseInfoResult | NoResult
+> & { readonly name: "SendAdditionalRequiredDocumentsToMerchant" } = {
+  name: "SendAdditionalRequiredDocumentsToMerchant",
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: sendAdditionalRequiredDocumentsSchema,
+  encodedFields: [],
+  response: responseInfoShape,
+};
+
+export const createSendAdditionalRequiredDocumentsToMerchantHandler = handlerFactory(
+  sendAdditionalRequiredDocumentsToMerchant,
+);

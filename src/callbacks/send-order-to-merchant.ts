@@ -1,0 +1,23 @@
+import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
+import { type SendOrderToMerchantRequest, sendOrderToMerchantSchema } from "../schemas/index.js";
+import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
+
+/**
+ * A new order, or an update of one: POST, the order as body, answered with ResponseInfo.
+ * Return the merchant's ids and, when PaymentDetails is present, the amount and currency actually
+ * charged. The same order can arrive more than once (an update, a manual retry).
+ */
+export const sendOrderToMerchant: CallbackDefinition<
+  SendOrderToMerchantRequest,
+  ResponseInfoResult | NoResult
+> & { readonly name: "SendOrderToMerchant" } = {
+  name: "SendOrderToMerchant",
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: sendOrderToMerchantSchema,
+  encodedFields: ORDER_ENCODED_FIELDS,
+  response: responseInfoShape,
+};
+
+export const createSendOrderToMerchantHandler = handlerFactory(sendOrderToMerchant);

@@ -1,0 +1,25 @@
+import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type MessageResult, type NoResult, rmaShape } from "../core/responses.js";
+import {
+  type SendRMAInfoToMerchantRequest,
+  sendRMAInfoToMerchantSchema,
+} from "../schemas/index.js";
+import { RMA_ENCODED_FIELDS } from "./encoded-fields.js";
+
+/**
+ * A return with an RMA number: POST, the return information, answered with
+ * `{ Success: "True" | "False", Message, Description }`: Success as text, as the service reads it.
+ */
+export const sendRMAInfoToMerchant: CallbackDefinition<
+  SendRMAInfoToMerchantRequest,
+  MessageResult | NoResult
+> & { readonly name: "SendRMAInfoToMerchant" } = {
+  name: "SendRMAInfoToMerchant",
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: sendRMAInfoToMerchantSchema,
+  encodedFields: RMA_ENCODED_FIELDS,
+  response: rmaShape,
+};
+
+export const createSendRMAInfoToMerchantHandler = handlerFactory(sendRMAInfoToMerchant);

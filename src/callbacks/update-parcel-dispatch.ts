@@ -1,0 +1,22 @@
+import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type MessageResult, type NoResult, parcelDispatchShape } from "../core/responses.js";
+import { type UpdateParcelDispatchRequest, updateParcelDispatchSchema } from "../schemas/index.js";
+import { DISPATCH_ENCODED_FIELDS } from "./encoded-fields.js";
+
+/**
+ * Updated parcel dispatch information: POST, the dispatched parcel, answered with
+ * `{ Success, Message, Description }`.
+ */
+export const updateParcelDispatch: CallbackDefinition<
+  UpdateParcelDispatchRequest,
+  MessageResult | NoResult
+> & { readonly name: "UpdateParcelDispatch" } = {
+  name: "UpdateParcelDispatch",
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: updateParcelDispatchSchema,
+  encodedFields: DISPATCH_ENCODED_FIELDS,
+  response: parcelDispatchShape,
+};
+
+export const createUpdateParcelDispatchHandler = handlerFactory(updateParcelDispatch);

@@ -1,0 +1,112 @@
+import type { CallbackName } from "./types.js";
+
+/**
+ * Every way a callback can fail, and the one table that maps each to an HTTP status.
+ * The README prints this table; change both together.
+ */
+export const FAILURE_STATUS = {
+  /** Body is not JSON, not UTF-8, not an object, or nested too deep. */
+  malformed_body: 400,
+  /** Body is JSON but does not match the callback's schema. */
+  invalid_payload: 400,
+  /** Authentication failed (token, key, GUID, Basic, IP, secret). */
+  unauthorized: 401,
+  /** No callback is mounted at this path (router only). */
+  not_found: 404,
+  /** The callback does not answer this HTTP method. */
+  method_not_allowed: 405,
+  /** Body larger than the configured limit. */
+  payload_too_large: 413,
+  /** Compressed body (`Content-Encoding`), which the engine does not inflate. */
+  unsupported_media_type: 415,
+  /** A request header (Authorization) larger than the engine reads. */
+  header_too_large: 431,
+  /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
+  handler_failure: 200,
+  /** The merchant's function threw anything else, or returned something unusable. */
+  internal_error: 500,
+} as const satisfies Record<string, number>;
+
+export type FailureKind = keyof typeof FAILURE_STATUS;
+
+/** The error codes the library writes into `ErrorCode` for its own failures. */
+export const FAILURE_CODE: Readonly<Record<Exclude<FailureKind, "handler_failure">, string>> = {
+  malformed_body: "MALFORMED_BODY",
+  invalid_payload: "INVALID_PAYLOAD",
+  unauthorized: "UNAUTHORIZED",
+  not_found: "NOT_FOUND",
+  method_not_allowed: "METHOD_NOT_ALLOWED",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
+  header_too_large: "HEADER_TOO_LARGE",
+  internal_error: "INTERNAL_ERROR",
+};
+
+export interface CallbackErrorOptions {
+  /** HTTP status of the failure response; defaults to the table's `handler_failure` (200). */
+  readonly status?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * Thrown by a merchant's function to answer with a failure in the callback's own shape
+ * (`Success: false`, `IsSuccess: false`, `Success: "False"`), with this code and texts.
+ */
+/** Marks CallbackErrors across copies of the library (its ESM and CJS builds both loaded). */
+const CALLBACK_ERROR = Symbol.for("crossborder-callbacks.CallbackError");
+
+export class CallbackError extends Error {
+  override readonly name = "CallbackError";
+  readonly [CALLBACK_ERROR] = true;
+  readonly code: string;
+  readonly description: string | undefined;
+  readonly status: number;
+
+  constructor(code: string, message: string, description?: string, options?: CallbackErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.description = description;
+    const status = options?.status ?? FAILURE_STATUS.handler_failure;
+    if (!Number.isInteger(status) || status < 200 || status > 599) {
+      throw new RangeError(`CallbackError status must be an HTTP status (200-599), got ${status}`);
+    }
+    this.status = status;
+  }
+}
+
+/** True for a `CallbackError` from any copy of the library. */
+export function isCallbackError(error: unknown): error is CallbackError {
+  return error instanceof CallbackError || (error instanceof Error && CALLBACK_ERROR in error);
+}
+
+/**
+ * Thrown by an authenticator. Its `reason` goes to the `onError` hook only; the caller always
+ * sees the same generic 401 body.
+ */
+export class AuthenticationError extends Error {
+  override readonly name = "AuthenticationError";
+  /** `header_too_large` when the credential itself was oversized; otherwise `unauthorized`. */
+  readonly kind: "unauthorized" | "header_too_large";
+
+  constructor(reason: string, kind: "unauthorized" | "header_too_large" = "unauthorized") {
+    super(reason);
+    this.kind = kind;
+  }
+}
+
+/** What the `onError` hook receives. Never carries the body, the token or card data. */
+export interface CallbackFailure {
+  readonly kind: FailureKind;
+  readonly status: number;
+  /** The callback, when the request reached one. */
+  readonly callback: CallbackName | undefined;
+  /** A reason for the operator's log. Safe to log: built by the library from no input values. */
+  readonly reason: string;
+  /**
+   * The underlying error: the merchant's own exception for `internal_error` and
+   * `handler_failure`; a sanitised error for authentication failures; otherwise undefined.
+   */
+  readonly error?: unknown;
+}
+
+export type OnError = (failure: CallbackFailure) => void;

@@ -1,0 +1,75 @@
+/**
+ * The framework-neutral request and response the engine speaks. Adapters translate to and from
+ * these; nothing else crosses the boundary.
+ */
+
+/** The names of the callbacks the service sends to a merchant. */
+export const CALLBACK_NAMES = [
+  "GetCheckoutCartInfo",
+  "SendOrderToMerchant",
+  "UpdateOrderStatus",
+  "PerformOrderPayment",
+  "SendRMAInfoToMerchant",
+  "UpdateParcelDispatch",
+  "RemoveRestrictedProducts",
+  "SendAdditionalRequiredDocumentsToMerchant",
+] as const;
+
+export type CallbackName = (typeof CALLBACK_NAMES)[number];
+
+/** Header values as Node (`IncomingHttpHeaders`) or the fetch API (`Headers`) carry them. */
+export type HeadersInput =
+  | Headers
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * A body the engine can read:
+ * - `Uint8Array` (a Node `Buffer` is one) or `string`: the raw body;
+ * - `ReadableStream<Uint8Array>` or `AsyncIterable<Uint8Array>` (a Node `IncomingMessage`): read
+ *   by the engine within the size limit;
+ * - any other value: a body a framework already parsed as JSON (the raw bytes are then gone).
+ */
+export type BodyInput =
+  | Uint8Array
+  | string
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array>
+  | null
+  | undefined
+  | ParsedBody;
+
+/** A body that a framework's JSON parser already turned into a value. */
+export interface ParsedBody {
+  readonly [parsedBodyBrand]?: never;
+}
+declare const parsedBodyBrand: unique symbol;
+
+export interface CallbackRequest {
+  /** HTTP method, any case. */
+  readonly method: string;
+  /** Absolute URL, or path with query (`/crossborder/GetCheckoutCartInfo?merchantCartToken=…`). */
+  readonly url: string;
+  readonly headers: HeadersInput;
+  readonly body?: BodyInput;
+  /** The peer address of the TCP connection, when the runtime knows it. */
+  readonly remoteAddress?: string | undefined;
+  /** Aborted when the client goes away. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface CallbackResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Always a JSON text. */
+  readonly body: string;
+}
+
+/** Anything that answers a framework-neutral request: one callback handler, or a router. */
+export interface CallbackEndpoint {
+  handle(request: CallbackRequest): Promise<CallbackResponse>;
+  /**
+   * Whether this endpoint serves the path (a pathname, no query). Adapters of frameworks with
+   * their own routing (Express, Koa) pass unmatched requests on instead of answering 404.
+   */
+  matches(pathname: string): boolean;
+}

@@ -1,0 +1,671 @@
+// security.md cases 24, 27 and 28; PCI DSS 3.3.1 / 3.4.1 / 3.5.1. Luhn-valid card numbers and
+// CVVs go through every failure path; none may appear in a response, a header, a log line or an
+// error the library writes.
+import { inspect } from "node:util";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  type BodyInput,
+  CallbackError,
+  type CallbackFailure,
+  type CallbackHandler,
+  type CallbackResponse,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+  createUpdateOrderStatusHandler,
+  type HandlerOptions,
+  maskCardNumber,
+  type PaymentDetails,
+  redactCardNumbers,
+} from "../../src/index.js";
+import { encoder, parsed, post, StubAuthenticator, trackedStream } from "./helpers.js";
+
+// ---------------------------------------------------------------------------------------------
+// Test cards
+// ---------------------------------------------------------------------------------------------
+
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Appends the Luhn check digit. */
+function withCheckDigit(body: string): string {
+  for (let d = 0; d <= 9; d++) if (luhnValid(`${body}${d}`)) return `${body}${d}`;
+  throw new Error("unreachable");
+}
+
+const VISA = "4111111111111111";
+const MASTERCARD = "5555555555554444";
+const AMEX = "378282246310005";
+const LONG = withCheckDigit("622126000000000001"); // 19 digits
+const PANS = [VISA, MASTERCARD, AMEX, LONG] as const;
+const CVVS = ["737", "0123", "4821"] as const;
+
+/** How a card number may be written in free text. */
+function spellings(pan: string): string[] {
+  const groups = pan.match(/.{1,4}/g) ?? [];
+  return [pan, groups.join(" "), groups.join("-")];
+}
+
+/** Whether a text carries the card number in any spelling (spaces and dashes ignored). */
+function carriesPan(text: string, pan: string): boolean {
+  return text.replace(/[\s-]/g, "").includes(pan);
+}
+
+/** Whether a text carries the CVV as a standalone value. Stack frames are left out. */
+function carriesCvv(text: string, cvv: string): boolean {
+  const withoutStacks = text.replace(/\n\s+at .*/g, "");
+  return new RegExp(`(?<![0-9])${cvv}(?![0-9])`).test(withoutStacks);
+}
+
+function paymentDetails(pan: string, cvv: string): Record<string, unknown> {
+  return {
+    CardNumber: pan,
+    CVVNumber: cvv,
+    ExpirationDate: "2030-03-31",
+    OwnerName: "Jane+Doe",
+    PaymentMethodCode: "1",
+    PaymentMethodName: "Card",
+    PaymentMethodTypeCode: "CreditCard",
+    CountryCode: "US",
+    CountryName: "United+States",
+    Email: "jane.doe%40example.com",
+  };
+}
+
+function order(pan: string, cvv: string): Record<string, unknown> {
+  return {
+    OrderId: "GE100",
+    MerchantGUID: "guid-1",
+    StatusCode: "new",
+    Products: [{ Sku: "SKU-1", Price: 10, Quantity: 1, VATRate: 20 }],
+    PaymentDetails: paymentDetails(pan, cvv),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capturing everything the library writes
+// ---------------------------------------------------------------------------------------------
+
+interface Capture {
+  /** Every console line (error, warn, log, info, debug), as inspected text. */
+  readonly logs: string[];
+  /** What a custom onError received, as JSON and as util.inspect, with the merchant's error apart. */
+  readonly hooks: string[];
+  readonly failures: CallbackFailure[];
+}
+
+let capture: Capture;
+let spies: ReturnType<typeof vi.spyOn>[] = [];
+
+beforeEach(() => {
+  capture = { logs: [], hooks: [], failures: [] };
+  spies = (["error", "warn", "log", "info", "debug"] as const).map((method) =>
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      capture.logs.push(
+        args.map((a) => (typeof a === "string" ? a : inspect(a, { depth: 10 }))).join(" "),
+      );
+    }),
+  );
+});
+
+afterEach(() => {
+  for (const spy of spies) spy.mockRestore();
+});
+
+/** The merchant's own exceptions: what the merchant does with them is the merchant's. */
+const merchantErrors = new Set<unknown>();
+
+function collectingOnError(failure: CallbackFailure): void {
+  capture.failures.push(failure);
+  const { error, ...rest } = failure;
+  capture.hooks.push(JSON.stringify(rest), inspect(rest, { depth: 10 }));
+  if (!merchantErrors.has(error)) {
+    capture.hooks.push(JSON.stringify(error) ?? "", inspect(error, { depth: 10 }));
+    if (error instanceof Error) capture.hooks.push(error.message, String(error.cause ?? ""));
+  }
+}
+
+type HookMode = "custom" | "default";
+
+function texts(response: CallbackResponse): string[] {
+  return [response.body, JSON.stringify(response.headers), ...capture.logs, ...capture.hooks];
+}
+
+function expectNoCardData(response: CallbackResponse, pan: string, cvv: string): void {
+  for (const text of texts(response)) {
+    for (const spelling of spellings(pan)) expect(text).not.toContain(spelling);
+    expect(carriesPan(text, pan), text).toBe(false);
+    expect(carriesCvv(text, cvv), text).toBe(false);
+  }
+}
+
+type Fn = (payload: unknown, context: unknown) => unknown;
+type Factory = (fn: Fn, options: HandlerOptions) => CallbackHandler;
+
+const FACTORIES: ReadonlyArray<[string, Factory]> = [
+  ["SendOrderToMerchant", createSendOrderToMerchantHandler as unknown as Factory],
+  ["PerformOrderPayment", createPerformOrderPaymentHandler as unknown as Factory],
+  ["UpdateOrderStatus", createUpdateOrderStatusHandler as unknown as Factory],
+];
+
+function handlerFor(
+  factory: Factory,
+  mode: HookMode,
+  fn: Fn,
+  options: Partial<HandlerOptions> = {},
+) {
+  return factory(fn, {
+    auth: false,
+    ...(mode === "custom" ? { onError: collectingOnError } : {}),
+    ...options,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every failure path
+// ---------------------------------------------------------------------------------------------
+
+interface Path {
+  readonly name: string;
+  /** The kind the path must end in (so a path that silently succeeds fails the test). */
+  readonly kind: CallbackFailure["kind"] | "success";
+  readonly status: number;
+  run(factory: Factory, mode: HookMode, pan: string, cvv: string): Promise<CallbackResponse>;
+}
+
+const ok: Fn = () => ({ OrderId: "M-1" });
+
+const PATHS: readonly Path[] = [
+  {
+    name: "bad token (AuthenticationError), body never read",
+    kind: "unauthorized",
+    status: 401,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok, { auth: new StubAuthenticator("deny") }).handle(
+        post(JSON.stringify(order(pan, cvv)), { authorization: "Bearer abc.def.ghi" }),
+      ),
+  },
+  {
+    name: "authenticator throwing a TypeError",
+    kind: "unauthorized",
+    status: 401,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok, { auth: new StubAuthenticator("type-error") }).handle(
+        post(JSON.stringify(order(pan, cvv))),
+      ),
+  },
+  {
+    name: "payload check refusing after the body was parsed (merchant GUID)",
+    kind: "unauthorized",
+    status: 401,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok, { auth: new StubAuthenticator("deny-payload") }).handle(
+        post(JSON.stringify(order(pan, cvv))),
+      ),
+  },
+  {
+    name: "malformed JSON quoting the card (truncated)",
+    kind: "malformed_body",
+    status: 400,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok).handle(
+        post(`{"PaymentDetails":{"CardNumber":"${pan}","CVVNumber":"${cvv}", `),
+      ),
+  },
+  {
+    name: "malformed JSON with the card as a bare token",
+    kind: "malformed_body",
+    status: 400,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok).handle(post(`{"CardNumber": ${pan}x, "CVV": ${cvv}}`)),
+  },
+  {
+    name: "invalid UTF-8 next to the card",
+    kind: "malformed_body",
+    status: 400,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok).handle(
+        post(
+          new Uint8Array([
+            ...encoder.encode(`{"CardNumber":"${pan}","CVVNumber":"${cvv}","x":"`),
+            0xff,
+            ...encoder.encode('"}'),
+          ]),
+        ),
+      ),
+  },
+  {
+    name: "schema failure: card number and CVV as JSON numbers",
+    kind: "invalid_payload",
+    status: 400,
+    run: (factory, mode, pan, cvv) => {
+      const body = JSON.stringify(order(pan, cvv))
+        .replace(`"${pan}"`, pan)
+        .replace(`"${cvv}"`, String(Number(cvv)));
+      return handlerFor(factory, mode, ok).handle(post(body));
+    },
+  },
+  {
+    name: "schema failure elsewhere, a valid card present",
+    kind: "invalid_payload",
+    status: 400,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok).handle(
+        post(
+          JSON.stringify({ ...order(pan, cvv), OrderId: 12345, StatusCode: 7, Products: "none" }),
+        ),
+      ),
+  },
+  {
+    name: "schema failure on an already-parsed body",
+    kind: "invalid_payload",
+    status: 400,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok).handle(
+        post(
+          parsed({
+            ...order(pan, cvv),
+            OrderId: null,
+            PaymentDetails: { CardNumber: Number(pan.slice(0, 15)), CVVNumber: cvv },
+          }),
+        ),
+      ),
+  },
+  {
+    name: "the handler's CallbackError quoting the card",
+    kind: "handler_failure",
+    status: 200,
+    run: (factory, mode, pan) =>
+      handlerFor(factory, mode, () => {
+        const error = new CallbackError(
+          "DECLINED",
+          `Card ${spellings(pan)[1]} declined`,
+          `issuer refused ${pan}`,
+        );
+        merchantErrors.add(error);
+        throw error;
+      }).handle(post(JSON.stringify(order(pan, "737")))),
+  },
+  {
+    name: "the handler throwing new Error('card ' + pan)",
+    kind: "internal_error",
+    status: 500,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, () => {
+        const error = new Error(`card ${pan} failed`);
+        merchantErrors.add(error);
+        throw error;
+      }).handle(post(JSON.stringify(order(pan, cvv)))),
+  },
+  {
+    name: "the handler throwing with the card followed by more digits",
+    kind: "internal_error",
+    status: 500,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, () => {
+        const error = new TypeError(`charge failed: ${pan} 2030 ${spellings(pan)[2]}-03`);
+        merchantErrors.add(error);
+        throw error;
+      }).handle(post(JSON.stringify(order(pan, cvv)))),
+  },
+  {
+    name: "the handler returning a result with the card (unknown field)",
+    kind: "internal_error",
+    status: 500,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, (payload) => ({
+        OrderId: "M-1",
+        CardNumber: (payload as { PaymentDetails: PaymentDetails }).PaymentDetails.CardNumber,
+      })).handle(post(JSON.stringify(order(pan, cvv)))),
+  },
+  {
+    name: "the handler returning the payment object as a field",
+    kind: "internal_error",
+    status: 500,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, (payload) => ({
+        Message: (payload as { PaymentDetails: unknown }).PaymentDetails,
+      })).handle(post(JSON.stringify(order(pan, cvv)))),
+  },
+  {
+    name: "oversized body",
+    kind: "payload_too_large",
+    status: 413,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok, { maxBodyBytes: 100 }).handle(
+        post(JSON.stringify(order(pan, cvv))),
+      ),
+  },
+  {
+    name: "oversized stream",
+    kind: "payload_too_large",
+    status: 413,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok, { maxBodyBytes: 100 }).handle(
+        post(trackedStream([encoder.encode(JSON.stringify(order(pan, cvv)))]).stream),
+      ),
+  },
+  {
+    name: "compressed stream",
+    kind: "unsupported_media_type",
+    status: 415,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok).handle(
+        post(trackedStream([encoder.encode(JSON.stringify(order(pan, cvv)))]).stream, {
+          "content-encoding": "br",
+        }),
+      ),
+  },
+  {
+    name: "too deep",
+    kind: "malformed_body",
+    status: 400,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, ok, { maxDepth: 2 }).handle(post(JSON.stringify(order(pan, cvv)))),
+  },
+  {
+    name: "the success path",
+    kind: "success",
+    status: 200,
+    run: (factory, mode, pan, cvv) =>
+      handlerFor(factory, mode, () => ({ OrderId: "M-1", Message: "charged" })).handle(
+        post(JSON.stringify(order(pan, cvv))),
+      ),
+  },
+];
+
+describe("no card number or CVV in any response, header, log line or error", () => {
+  for (const [callback, factory] of FACTORIES) {
+    describe(callback, () => {
+      for (const path of PATHS) {
+        for (const mode of ["custom", "default"] as const) {
+          it(`${path.name} (${mode} onError)`, async () => {
+            for (const [i, pan] of PANS.entries()) {
+              const cvv = CVVS[i % CVVS.length] as string;
+              capture.logs.length = 0;
+              capture.hooks.length = 0;
+              capture.failures.length = 0;
+              const response = await path.run(factory, mode, pan, cvv);
+              expect(response.status).toBe(path.status);
+              if (path.kind === "success") {
+                expect(capture.logs).toStrictEqual([]);
+              } else if (mode === "custom") {
+                expect(capture.failures.map((f) => f.kind)).toStrictEqual([path.kind]);
+                expect(capture.logs).toStrictEqual([]);
+              } else {
+                // The default hook wrote exactly one line, and it is the one checked.
+                expect(capture.logs).toHaveLength(1);
+                expect(capture.logs[0]).toContain(` ${path.kind}: `);
+              }
+              expectNoCardData(response, pan, cvv);
+            }
+          });
+        }
+      }
+    });
+  }
+
+  it("the default logger masks the merchant's card number but keeps the last four digits", async () => {
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new Error(`card ${VISA} refused`);
+      },
+      { auth: false },
+    );
+    await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(capture.logs).toStrictEqual([
+      "[crossborder-callbacks] SendOrderToMerchant 500 internal_error: the handler threw (Error: card ************1111 refused)",
+    ]);
+  });
+
+  it("a CallbackError quoting the card reaches the service masked", async () => {
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new CallbackError("DECLINED", `Card ${VISA} declined`, `See 4111-1111-1111-1111`);
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(JSON.parse(response.body)).toStrictEqual({
+      Success: false,
+      ErrorCode: "DECLINED",
+      Message: "Card ************1111 declined",
+      Description: "See ****-****-****-1111",
+    });
+    expect(capture.failures[0]?.reason).toBe("DECLINED: Card ************1111 declined");
+  });
+
+  it("the custom onError receives the merchant's own error untouched (that one is the merchant's)", async () => {
+    const original = new Error(`card ${VISA}`);
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw original;
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(capture.failures[0]?.error).toBe(original);
+    expect(capture.failures[0]?.reason).toBe("the handler threw");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// What the merchant's function sees, and what it keeps
+// ---------------------------------------------------------------------------------------------
+
+describe("the payment object inside and after the handler", () => {
+  interface Seen {
+    payload: { PaymentDetails: Record<string, unknown> };
+    raw: { PaymentDetails: Record<string, unknown> };
+    views: string[];
+    json: unknown;
+    real: { card: unknown; cvv: unknown; rawCard: unknown; rawCvv: unknown; email: unknown };
+  }
+
+  function observe(outcome: "return" | "throw" | "callback-error") {
+    const seen: Seen[] = [];
+    const fn = (payload: unknown, context: { rawPayload: unknown }) => {
+      const p = payload as Seen["payload"];
+      const r = context.rawPayload as Seen["raw"];
+      seen.push({
+        payload: p,
+        raw: r,
+        views: [
+          JSON.stringify(p),
+          JSON.stringify(p.PaymentDetails),
+          String(p.PaymentDetails),
+          `${p.PaymentDetails}`,
+          inspect(p, { depth: 10 }),
+          inspect(p.PaymentDetails),
+          JSON.stringify(r),
+          String(r.PaymentDetails),
+          inspect(r, { depth: 10 }),
+        ],
+        json: JSON.parse(JSON.stringify(p.PaymentDetails)),
+        real: {
+          card: p.PaymentDetails.CardNumber,
+          cvv: p.PaymentDetails.CVVNumber,
+          rawCard: r.PaymentDetails.CardNumber,
+          rawCvv: r.PaymentDetails.CVVNumber,
+          email: p.PaymentDetails.Email,
+        },
+      });
+      if (outcome === "throw") throw new Error("merchant failure");
+      if (outcome === "callback-error") throw new CallbackError("DECLINED", "declined");
+      return { OrderId: "M-1" };
+    };
+    return { fn, seen };
+  }
+
+  for (const [callback, factory] of FACTORIES) {
+    for (const outcome of ["return", "throw", "callback-error"] as const) {
+      it(`${callback}: real values inside, masked views, CVV gone after the handler (${outcome})`, async () => {
+        for (const [i, pan] of PANS.entries()) {
+          const cvv = CVVS[i % CVVS.length] as string;
+          const { fn, seen } = observe(outcome);
+          const handler = factory(fn as Fn, { auth: false, onError: () => undefined });
+          const response = await handler.handle(post(JSON.stringify(order(pan, cvv))));
+          expect(response.status).toBe(outcome === "throw" ? 500 : 200);
+          expect(seen).toHaveLength(1);
+          const s = seen[0] as Seen;
+
+          // Inside the handler, reading the property gives the real values to pay with.
+          expect(s.real).toStrictEqual({
+            card: pan,
+            cvv,
+            rawCard: pan,
+            rawCvv: cvv,
+            email: "jane.doe@example.com",
+          });
+          // Every printed view is masked: at most the last four digits, no CVV.
+          const masked = maskCardNumber(pan) as string;
+          expect(masked).toBe(`${"*".repeat(pan.length - 4)}${pan.slice(-4)}`);
+          for (const view of s.views) {
+            expect(carriesPan(view, pan), view).toBe(false);
+            expect(view).toContain(pan.slice(-4));
+            expect(carriesCvv(view, cvv), view).toBe(false);
+          }
+          expect(String(s.payload.PaymentDetails)).toBe(`[PaymentDetails ${masked}]`);
+          expect(s.json).toMatchObject({
+            CardNumber: masked,
+            CVVNumber: "***",
+          });
+
+          // After the handler: the CVV is gone from both objects the handler kept.
+          for (const details of [s.payload.PaymentDetails, s.raw.PaymentDetails]) {
+            expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
+            expect(details.CVVNumber).toBeUndefined();
+            expect(details.CardNumber).toBe(pan);
+            expect(carriesCvv(inspect(details), cvv)).toBe(false);
+            expect(JSON.stringify(details)).not.toContain("CVVNumber");
+          }
+          // The masking methods do not show up when the object is spread or iterated.
+          expect(Object.keys(s.payload.PaymentDetails)).not.toContain("toJSON");
+          expect({ ...s.payload.PaymentDetails }).not.toHaveProperty("toJSON");
+        }
+      });
+    }
+  }
+
+  it("an order without PaymentDetails (or with null) is untouched", async () => {
+    const seen: unknown[] = [];
+    const handler = createSendOrderToMerchantHandler((payload) => void seen.push(payload), {
+      auth: false,
+    });
+    const base = { OrderId: "GE1", Products: [] };
+    await handler.handle(post(JSON.stringify(base)));
+    await handler.handle(post(JSON.stringify({ ...base, PaymentDetails: null })));
+    expect(seen).toStrictEqual([base, { ...base, PaymentDetails: null }]);
+  });
+
+  it("an already-parsed body is protected the same way", async () => {
+    const { fn, seen } = observe("return");
+    const handler = (createPerformOrderPaymentHandler as unknown as Factory)(fn as Fn, {
+      auth: false,
+    });
+    const body: BodyInput = parsed(order(VISA, "737"));
+    expect((await handler.handle(post(body))).status).toBe(200);
+    expect(seen[0]?.real.card).toBe(VISA);
+    for (const view of seen[0]?.views ?? []) expect(carriesPan(view, VISA)).toBe(false);
+    expect(Object.hasOwn(seen[0]?.payload.PaymentDetails ?? {}, "CVVNumber")).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The helpers themselves
+// ---------------------------------------------------------------------------------------------
+
+describe("maskCardNumber", () => {
+  it.each([
+    [VISA, "************1111"],
+    [MASTERCARD, "************4444"],
+    [AMEX, "***********0005"],
+    [LONG, `${"*".repeat(15)}${LONG.slice(-4)}`],
+    ["4111 1111 1111 1111", "************1111"],
+    ["4111-1111-1111-1111", "************1111"],
+    ["1234", "****"],
+    ["**3", "*"],
+    ["", ""],
+  ])("%s → %s", (input, expected) => {
+    expect(maskCardNumber(input)).toBe(expected);
+  });
+
+  it("leaves non-strings as they are (the schema refuses numbers before this)", () => {
+    expect(maskCardNumber(undefined)).toBeUndefined();
+    expect(maskCardNumber(null)).toBeNull();
+  });
+});
+
+describe("redactCardNumbers", () => {
+  it.each(PANS.flatMap((pan) => spellings(pan).map((s) => [s, pan] as const)))(
+    "masks %s",
+    (spelling, pan) => {
+      const out = redactCardNumbers(`paid with ${spelling} today`);
+      expect(carriesPan(out, pan)).toBe(false);
+      expect(out.replace(/[\s-]/g, "")).toContain(pan.slice(-4));
+      expect(out.startsWith("paid with ")).toBe(true);
+      expect(out.endsWith(" today")).toBe(true);
+    },
+  );
+
+  it("keeps the separators and the last four digits", () => {
+    expect(redactCardNumbers("4111 1111 1111 1111")).toBe("**** **** **** 1111");
+    expect(redactCardNumbers("card=4111111111111111;")).toBe("card=************1111;");
+  });
+
+  it.each([
+    ["followed by a CVV", `${VISA} 737`],
+    ["followed by an expiry", `${VISA} 2030`],
+    ["after a date", `2025-03-10 ${VISA}`],
+    ["between other numbers", `00 ${VISA} 99`],
+    ["two cards in a row", `${VISA} ${MASTERCARD}`],
+    ["spaced, then a CVV", `${spellings(AMEX)[1]} 1234`],
+  ])("masks a card number %s", (_label, text) => {
+    const out = redactCardNumbers(text);
+    for (const pan of PANS) expect(carriesPan(out, pan)).toBe(false);
+  });
+
+  it.each([
+    ["a non-Luhn 16-digit number", "4111111111111112"],
+    ["a 12-digit number", "411111111111"],
+    ["an order id", "GE927127001US"],
+    ["a phone number", "+44 20 7946 0958"],
+    ["a date and amount", "2030-03-31 total 123.45"],
+    ["a plain sentence", "no digits here"],
+    // A card number glued to more digits is part of a longer number, not a 13–19 digit sequence.
+    ["a 21-digit reference", `00${VISA}999`],
+    ["a tracking number", "JD014600006281234567"],
+  ])("leaves %s alone", (_label, text) => {
+    expect(redactCardNumbers(text)).toBe(text);
+  });
+
+  it("finds a card number inside a long run of spaced digit groups", () => {
+    const out = redactCardNumbers(`${"12 ".repeat(50)}${VISA} ${"34 ".repeat(50)}`);
+    expect(carriesPan(out, VISA)).toBe(false);
+    expect(out.startsWith("12 12 12 ")).toBe(true);
+    expect(out).toHaveLength(`${"12 ".repeat(50)}${VISA} ${"34 ".repeat(50)}`.length);
+  });
+
+  it("is idempotent", () => {
+    const text = `a ${VISA} b ${spellings(AMEX)[2]} c ${LONG} 737`;
+    const once = redactCardNumbers(text);
+    expect(redactCardNumbers(once)).toBe(once);
+  });
+
+  it("is fast on long text", () => {
+    const text = `${"1234 5678 ".repeat(5000)}${VISA}`;
+    const start = performance.now();
+    const out = redactCardNumbers(text);
+    expect(performance.now() - start).toBeLessThan(1000);
+    expect(carriesPan(out.slice(-30), VISA)).toBe(false);
+  });
+});

@@ -1,0 +1,1668 @@
+import { describe, expect, it, vi } from "vitest";
+import {
+  AuthenticationError,
+  type BodyInput,
+  CALLBACK_NAMES,
+  CallbackError,
+  type CallbackFailure,
+  type CallbackHandler,
+  type CallbackName,
+  type CallbackRequest,
+  type CheckoutCartInfo,
+  createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
+  createPerformOrderPaymentHandler,
+  createRemoveRestrictedProductsHandler,
+  createSendAdditionalRequiredDocumentsToMerchantHandler,
+  createSendOrderToMerchantHandler,
+  createSendRMAInfoToMerchantHandler,
+  createUpdateOrderStatusHandler,
+  createUpdateParcelDispatchHandler,
+  DEFAULT_MAX_DEPTH,
+  FAILURE_STATUS,
+  type FailureKind,
+  type HandlerOptions,
+} from "../../src/index.js";
+import {
+  chunked,
+  collector,
+  encoder,
+  json,
+  parsed,
+  post,
+  StubAuthenticator,
+  settle,
+  trackedIterable,
+  trackedStream,
+} from "./helpers.js";
+
+// ---------------------------------------------------------------------------------------------
+// The callbacks as data: a valid payload, an invalid one, and the failure shape of each.
+// ---------------------------------------------------------------------------------------------
+
+type AnyFn = (payload: unknown, context: unknown) => unknown;
+type Factory = (fn: AnyFn, options: HandlerOptions) => CallbackHandler;
+
+const CART: CheckoutCartInfo = {
+  productsList: [{ ProductCode: "SKU-1", CartItemId: "1", SalePrice: 10, OrderedQuantity: 1 }],
+  countryCode: "US",
+  currencyCode: "USD",
+};
+
+type FailureShape = "responseInfo" | "rma" | "parcel" | "restricted";
+
+interface Case {
+  readonly name: CallbackName;
+  readonly factory: Factory;
+  readonly valid: Record<string, unknown>;
+  /** A JSON object that fails the callback's schema, and a path the issue names. */
+  readonly invalid: Record<string, unknown>;
+  readonly invalidPath: string;
+  readonly shape: FailureShape;
+  readonly allow: string;
+  /** A result the merchant may return, and the exact success body it becomes. */
+  readonly result: unknown;
+  readonly success: unknown;
+}
+
+const ORDER = {
+  OrderId: "GE100",
+  MerchantGUID: "guid-1",
+  Products: [{ Sku: "SKU-1", Price: 10, Quantity: 1, VATRate: 20 }],
+};
+
+const RESPONSE_INFO_RESULT = {
+  InternalOrderId: 4217,
+  OrderId: "M-4217",
+  PaymentAmount: 123.45,
+  PaymentCurrencyCode: "USD",
+  StatusCode: "new",
+};
+const RESPONSE_INFO_BODY = {
+  Success: true,
+  InternalOrderId: "4217",
+  OrderId: "M-4217",
+  PaymentAmount: "123.45",
+  PaymentCurrencyCode: "USD",
+  StatusCode: "new",
+};
+
+const CASES: readonly Case[] = [
+  {
+    name: "SendOrderToMerchant",
+    factory: createSendOrderToMerchantHandler as unknown as Factory,
+    valid: ORDER,
+    invalid: {
+      OrderId: "GE100",
+      Products: [{ Sku: "SKU-1", Price: "10", Quantity: 1, VATRate: 0 }],
+    },
+    invalidPath: "Products.0.Price",
+    shape: "responseInfo",
+    allow: "POST",
+    result: RESPONSE_INFO_RESULT,
+    success: RESPONSE_INFO_BODY,
+  },
+  {
+    name: "UpdateOrderStatus",
+    factory: createUpdateOrderStatusHandler as unknown as Factory,
+    valid: { OrderId: "GE100", MerchantGUID: "guid-1", StatusCode: "canceled" },
+    invalid: { OrderId: "GE100" },
+    invalidPath: "StatusCode",
+    shape: "responseInfo",
+    allow: "POST",
+    result: { StatusCode: "CANCELLED" },
+    success: { Success: true, StatusCode: "CANCELLED" },
+  },
+  {
+    name: "PerformOrderPayment",
+    factory: createPerformOrderPaymentHandler as unknown as Factory,
+    valid: {
+      OrderId: "GE100",
+      MerchantGUID: "guid-1",
+      PaymentDetails: {
+        CardNumber: "4111111111111111",
+        CVVNumber: "737",
+        ExpirationDate: "2030-03-31",
+        PaymentMethodCode: "1",
+        PaymentMethodName: "Visa",
+        PaymentMethodTypeCode: "CreditCard",
+        CountryCode: "US",
+        CountryName: "United+States",
+      },
+    },
+    invalid: { OrderId: "GE100" },
+    invalidPath: "PaymentDetails",
+    shape: "responseInfo",
+    allow: "POST",
+    result: { PaymentAmount: 99.9, PaymentCurrencyCode: "EUR" },
+    success: { Success: true, PaymentAmount: "99.9", PaymentCurrencyCode: "EUR" },
+  },
+  {
+    name: "SendRMAInfoToMerchant",
+    factory: createSendRMAInfoToMerchantHandler as unknown as Factory,
+    valid: { OrderId: "GE100", RMANumber: "RMA-1", ReturnedProducts: [] },
+    invalid: { OrderId: "GE100", RMANumber: "RMA-1" },
+    invalidPath: "ReturnedProducts",
+    shape: "rma",
+    allow: "POST",
+    result: { Message: "Return recorded" },
+    success: { Success: "True", Message: "Return recorded" },
+  },
+  {
+    name: "UpdateParcelDispatch",
+    factory: createUpdateParcelDispatchHandler as unknown as Factory,
+    valid: { OrderId: "GE100", DispatchedParcel: { Code: "P-1" } },
+    invalid: { DispatchedParcel: { Code: "P-1" } },
+    invalidPath: "OrderId",
+    shape: "parcel",
+    allow: "POST",
+    result: undefined,
+    success: { Success: true },
+  },
+  {
+    name: "RemoveRestrictedProducts",
+    factory: createRemoveRestrictedProductsHandler as unknown as Factory,
+    valid: { CartToken: "tok", RemovedProductCodes: ["KNIFE-1"] },
+    invalid: { CartToken: "tok", RemovedProductCodes: "KNIFE-1" },
+    invalidPath: "RemovedProductCodes",
+    shape: "restricted",
+    allow: "POST",
+    result: undefined,
+    success: { IsSuccess: true },
+  },
+  {
+    name: "SendAdditionalRequiredDocumentsToMerchant",
+    factory: createSendAdditionalRequiredDocumentsToMerchantHandler as unknown as Factory,
+    valid: { OrderId: "GE100", Documents: [] },
+    // The payload is an open object: only a non-object fails it, and that is a malformed body.
+    invalid: {},
+    invalidPath: "",
+    shape: "responseInfo",
+    allow: "POST",
+    result: { InternalOrderId: "4217" },
+    success: { Success: true, InternalOrderId: "4217" },
+  },
+  {
+    name: "GetCheckoutCartInfo",
+    factory: createGetCheckoutCartInfoHandler as unknown as Factory,
+    valid: { merchantCartToken: "tok", countryCode: "US", currencyCode: "USD" },
+    invalid: { merchantCartToken: 5 },
+    invalidPath: "merchantCartToken",
+    shape: "responseInfo",
+    allow: "GET, POST",
+    result: CART,
+    success: CART,
+  },
+];
+
+function failureBody(
+  shape: FailureShape,
+  code: string,
+  message: string,
+  description: string,
+): Record<string, unknown> {
+  switch (shape) {
+    case "responseInfo":
+      return { Success: false, ErrorCode: code, Message: message, Description: description };
+    case "rma":
+      return { Success: "False", Message: message, Description: description };
+    case "parcel":
+      return { Success: false, Message: message, Description: description };
+    case "restricted":
+      return { IsSuccess: false, ErrorCode: code, ErrorMessage: message };
+  }
+}
+
+function build(
+  c: Case,
+  fn: AnyFn = () => c.result,
+  options: Partial<HandlerOptions> = {},
+): { handler: CallbackHandler; failures: CallbackFailure[] } {
+  const { failures, onError } = collector();
+  const handler = c.factory(fn, { auth: false, onError, ...options });
+  return { handler, failures };
+}
+
+const JSON_HEADERS = {
+  "content-type": "application/json; charset=utf-8",
+  "cache-control": "no-store",
+};
+
+// ---------------------------------------------------------------------------------------------
+// Every row of FAILURE_STATUS, through every callback, with its exact body.
+// ---------------------------------------------------------------------------------------------
+
+describe("FAILURE_STATUS: every failure kind through every callback", () => {
+  it("the table is the documented one (a new row must get a test here)", () => {
+    expect(FAILURE_STATUS).toStrictEqual({
+      malformed_body: 400,
+      invalid_payload: 400,
+      unauthorized: 401,
+      not_found: 404,
+      method_not_allowed: 405,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      header_too_large: 431,
+      handler_failure: 200,
+      internal_error: 500,
+    });
+  });
+
+  type Scenario = {
+    readonly kind: FailureKind;
+    readonly code: string;
+    readonly message: string;
+    description(c: Case): string;
+    run(c: Case): Promise<{
+      response: Awaited<ReturnType<CallbackHandler["handle"]>>;
+      failures: CallbackFailure[];
+    }>;
+  };
+
+  const SCENARIOS: readonly Scenario[] = [
+    {
+      kind: "malformed_body",
+      code: "MALFORMED_BODY",
+      message: "Malformed request body",
+      description: () => "Request body is not valid JSON",
+      async run(c) {
+        const { handler, failures } = build(c);
+        return { response: await handler.handle(post('{"OrderId": "GE100", ')), failures };
+      },
+    },
+    {
+      kind: "invalid_payload",
+      code: "INVALID_PAYLOAD",
+      message: "Invalid request payload",
+      description: (c) => c.invalidPath,
+      async run(c) {
+        const { handler, failures } = build(c);
+        return { response: await handler.handle(post(JSON.stringify(c.invalid))), failures };
+      },
+    },
+    {
+      kind: "unauthorized",
+      code: "UNAUTHORIZED",
+      message: "Unauthorized",
+      description: () => "",
+      async run(c) {
+        const { handler, failures } = build(c, undefined, { auth: new StubAuthenticator("deny") });
+        return { response: await handler.handle(post(JSON.stringify(c.valid))), failures };
+      },
+    },
+    {
+      kind: "method_not_allowed",
+      code: "METHOD_NOT_ALLOWED",
+      message: "Method not allowed",
+      description: (c) => `Allowed: ${c.allow}`,
+      async run(c) {
+        const { handler, failures } = build(c);
+        const request: CallbackRequest = { method: "PUT", url: "/x", headers: {}, body: "{}" };
+        return { response: await handler.handle(request), failures };
+      },
+    },
+    {
+      kind: "payload_too_large",
+      code: "PAYLOAD_TOO_LARGE",
+      message: "Request body too large",
+      description: () => "",
+      async run(c) {
+        const { handler, failures } = build(c, undefined, { maxBodyBytes: 16 });
+        return { response: await handler.handle(post(JSON.stringify(c.valid))), failures };
+      },
+    },
+    {
+      kind: "unsupported_media_type",
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      message: "Compressed request bodies are not accepted",
+      description: () => "",
+      async run(c) {
+        const { handler, failures } = build(c);
+        const { stream } = trackedStream([encoder.encode(JSON.stringify(c.valid))]);
+        const request = post(stream, { "content-encoding": "gzip" });
+        return { response: await handler.handle(request), failures };
+      },
+    },
+    {
+      kind: "header_too_large",
+      code: "HEADER_TOO_LARGE",
+      message: "Request header too large",
+      description: () => "",
+      async run(c) {
+        const auth = new StubAuthenticator("header-too-large");
+        const { handler, failures } = build(c, undefined, { auth });
+        return { response: await handler.handle(post(JSON.stringify(c.valid))), failures };
+      },
+    },
+    {
+      kind: "handler_failure",
+      code: "OUT_OF_STOCK",
+      message: "Item no longer available",
+      description: () => "SKU-1 sold out",
+      async run(c) {
+        const { handler, failures } = build(c, () => {
+          throw new CallbackError("OUT_OF_STOCK", "Item no longer available", "SKU-1 sold out");
+        });
+        return { response: await handler.handle(post(JSON.stringify(c.valid))), failures };
+      },
+    },
+    {
+      kind: "internal_error",
+      code: "INTERNAL_ERROR",
+      message: "Internal error",
+      description: () => "",
+      async run(c) {
+        const { handler, failures } = build(c, () => {
+          throw new Error("database is down");
+        });
+        return { response: await handler.handle(post(JSON.stringify(c.valid))), failures };
+      },
+    },
+  ];
+
+  it("covers every kind of the table but not_found (tested with the router)", () => {
+    const covered = new Set([...SCENARIOS.map((s) => s.kind), "not_found"]);
+    expect([...covered].sort()).toStrictEqual(Object.keys(FAILURE_STATUS).sort());
+  });
+
+  for (const c of CASES) {
+    describe(c.name, () => {
+      for (const scenario of SCENARIOS) {
+        // An open object has no invalid object form.
+        if (scenario.kind === "invalid_payload" && c.invalidPath === "") continue;
+        it(`${scenario.kind} → ${FAILURE_STATUS[scenario.kind]} with the ${c.shape} failure body`, async () => {
+          const { response, failures } = await scenario.run(c);
+          expect(response.status).toBe(FAILURE_STATUS[scenario.kind]);
+          const body = json(response) as Record<string, unknown>;
+          const expected = failureBody(c.shape, scenario.code, scenario.message, "");
+          const description = scenario.description(c);
+          if (c.shape === "restricted") {
+            expect(body).toStrictEqual(expected);
+          } else if (scenario.kind === "invalid_payload") {
+            expect(body).toStrictEqual({ ...expected, Description: expect.any(String) });
+            expect(body.Description).toContain(`${description}:`);
+          } else {
+            expect(body).toStrictEqual({ ...expected, Description: description });
+          }
+          const extra = scenario.kind === "method_not_allowed" ? { allow: c.allow } : {};
+          expect(response.headers).toStrictEqual({ ...JSON_HEADERS, ...extra });
+          expect(failures).toHaveLength(1);
+          expect(failures[0]).toMatchObject({
+            kind: scenario.kind,
+            status: FAILURE_STATUS[scenario.kind],
+            callback: c.name,
+          });
+        });
+      }
+
+      it("invalid UTF-8 → 400 malformed_body", async () => {
+        const { handler, failures } = build(c);
+        const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]);
+        const response = await handler.handle(post(bytes));
+        expect(response.status).toBe(400);
+        const expected = failureBody(c.shape, "MALFORMED_BODY", "Malformed request body", "");
+        const description = "Request body is not valid UTF-8";
+        expect(json(response)).toStrictEqual(
+          c.shape === "restricted" ? expected : { ...expected, Description: description },
+        );
+        expect(failures.map((f) => f.kind)).toStrictEqual(["malformed_body"]);
+      });
+
+      it("success → 200 with the callback's success body", async () => {
+        const { handler, failures } = build(c);
+        const response = await handler.handle(post(JSON.stringify(c.valid)));
+        expect(response.status).toBe(200);
+        expect(response.headers).toStrictEqual(JSON_HEADERS);
+        expect(json(response)).toStrictEqual(c.success);
+        expect(failures).toStrictEqual([]);
+      });
+
+      it("returning nothing is a plain success", async () => {
+        if (c.name === "GetCheckoutCartInfo") return; // the cart is required: tested below
+        const { handler } = build(c, () => undefined);
+        const response = await handler.handle(post(JSON.stringify(c.valid)));
+        expect(response.status).toBe(200);
+        const plain = { responseInfo: { Success: true }, rma: { Success: "True" } };
+        const parcel = { parcel: { Success: true }, restricted: { IsSuccess: true } };
+        expect(json(response)).toStrictEqual({ ...plain, ...parcel }[c.shape]);
+      });
+
+      it("a CallbackError with a custom status keeps the shape and takes the status", async () => {
+        const { handler, failures } = build(c, async () => {
+          throw new CallbackError("CONFLICT", "Order is locked", undefined, { status: 409 });
+        });
+        const response = await handler.handle(post(JSON.stringify(c.valid)));
+        expect(response.status).toBe(409);
+        expect(json(response)).toStrictEqual(
+          failureBody(c.shape, "CONFLICT", "Order is locked", ""),
+        );
+        expect(failures).toHaveLength(1);
+        expect(failures[0]).toMatchObject({ kind: "handler_failure", status: 409 });
+        expect(failures[0]?.reason).toBe("CONFLICT: Order is locked");
+        expect(failures[0]?.error).toBeInstanceOf(CallbackError);
+      });
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Success bodies and the merchant's result
+// ---------------------------------------------------------------------------------------------
+
+const orderCase = CASES[0] as Case;
+const cartCase = CASES.find((c) => c.name === "GetCheckoutCartInfo") as Case;
+
+describe("the merchant's result", () => {
+  it("an async function without a return statement is a valid handler (type and runtime)", async () => {
+    const saved: string[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      async (order) => {
+        await Promise.resolve();
+        saved.push(order.OrderId);
+      },
+      { auth: false },
+    );
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(json(response)).toStrictEqual({ Success: true });
+    expect(saved).toStrictEqual(["GE100"]);
+  });
+
+  it("ResponseInfo writes PaymentAmount (and ids) as strings", async () => {
+    const { handler } = build(orderCase, () => ({ PaymentAmount: 104.03, InternalOrderId: 7 }));
+    const body = json(await handler.handle(post(JSON.stringify(ORDER))));
+    expect(body).toStrictEqual({ Success: true, PaymentAmount: "104.03", InternalOrderId: "7" });
+    expect(typeof (body as { PaymentAmount: unknown }).PaymentAmount).toBe("string");
+  });
+
+  it("null and undefined fields of the result are left out", async () => {
+    const { handler } = build(orderCase, () => ({
+      OrderId: "M-1",
+      Message: null,
+      StatusCode: undefined,
+    }));
+    const body = json(await handler.handle(post(JSON.stringify(ORDER))));
+    expect(body).toStrictEqual({ Success: true, OrderId: "M-1" });
+  });
+
+  it.each([
+    ["SendOrderToMerchant", { InternalOrderID: "7" }, "InternalOrderID"],
+    ["SendRMAInfoToMerchant", { Mesage: "ok" }, "Mesage"],
+    ["UpdateParcelDispatch", { Success: true }, "Success"],
+    ["RemoveRestrictedProducts", { IsSuccess: true }, "IsSuccess"],
+  ] as const)("%s: an unknown field (%o) → 500 naming the field", async (name, result, field) => {
+    const c = CASES.find((x) => x.name === name) as Case;
+    const { handler, failures } = build(c, () => result);
+    const response = await handler.handle(post(JSON.stringify(c.valid)));
+    expect(response.status).toBe(500);
+    expect(json(response)).toStrictEqual(
+      failureBody(c.shape, "INTERNAL_ERROR", "Internal error", ""),
+    );
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.kind).toBe("internal_error");
+    expect(failures[0]?.reason).toContain(`unexpected field "${field}"`);
+  });
+
+  it.each([
+    ["a string", "ok", "got string"],
+    ["an array", [], "got an array"],
+    ["an object-valued field", { PaymentAmount: { value: 1 } }, '"PaymentAmount" must be'],
+    ["a non-finite amount", { PaymentAmount: Number.NaN }, '"PaymentAmount" must be'],
+  ])("an unusable result (%s) → 500", async (_label, result, reason) => {
+    const { handler, failures } = build(orderCase, () => result);
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(response.status).toBe(500);
+    expect(failures[0]?.reason).toContain(reason);
+  });
+
+  it("a cart without productsList → 500 naming productsList", async () => {
+    const { handler, failures } = build(cartCase, () => ({ countryCode: "US" }));
+    const response = await handler.handle({
+      method: "GET",
+      url: "/cart?merchantCartToken=t",
+      headers: {},
+    });
+    expect(response.status).toBe(500);
+    expect(json(response)).toStrictEqual({
+      Success: false,
+      ErrorCode: "INTERNAL_ERROR",
+      Message: "Internal error",
+      Description: "",
+    });
+    expect(failures[0]?.reason).toContain("productsList");
+  });
+
+  it("a cart with a misspelt known field (freeShippingCouponCode too long) → 500", async () => {
+    const { handler, failures } = build(cartCase, () => ({
+      ...CART,
+      freeShippingCouponCode: "X".repeat(51),
+    }));
+    const response = await handler.handle({ method: "GET", url: "/cart", headers: {} });
+    expect(response.status).toBe(500);
+    expect(failures[0]?.reason).toContain("freeShippingCouponCode");
+  });
+
+  it("the cart keeps fields the schema does not list", async () => {
+    const { handler } = build(cartCase, () => ({ ...CART, someOperatorFlag: true }));
+    const response = await handler.handle({ method: "GET", url: "/cart", headers: {} });
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ ...CART, someOperatorFlag: true });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Errors and the onError hook
+// ---------------------------------------------------------------------------------------------
+
+describe("errors and the onError hook", () => {
+  it("CallbackError defaults to the table's handler_failure status", () => {
+    const error = new CallbackError("CODE", "message", "description");
+    expect(error.status).toBe(FAILURE_STATUS.handler_failure);
+    expect(error).toMatchObject({
+      name: "CallbackError",
+      code: "CODE",
+      description: "description",
+    });
+    expect(new CallbackError("C", "m", undefined, { cause: "x" }).cause).toBe("x");
+  });
+
+  it.each([99, 600, 200.5, Number.NaN])("CallbackError refuses the status %s", (status) => {
+    expect(() => new CallbackError("C", "m", undefined, { status })).toThrow(RangeError);
+  });
+
+  it("an unexpected exception → 500, a generic message, and onError gets the original error", async () => {
+    const original = new Error("connection refused to db.internal:5432");
+    const { handler, failures } = build(orderCase, () => {
+      throw original;
+    });
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(response.status).toBe(500);
+    expect(response.body).not.toContain("connection refused");
+    expect(json(response)).toStrictEqual({
+      Success: false,
+      ErrorCode: "INTERNAL_ERROR",
+      Message: "Internal error",
+      Description: "",
+    });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.error).toBe(original);
+    expect(failures[0]?.reason).toBe("the handler threw");
+  });
+
+  it("a thrown non-Error value is an internal error too", async () => {
+    const { handler, failures } = build(orderCase, () => Promise.reject("nope"));
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(response.status).toBe(500);
+    expect(failures[0]?.error).toBe("nope");
+  });
+
+  it("a throwing onError hook does not change the answer", async () => {
+    const hook = vi.fn(() => {
+      throw new Error("logger down");
+    });
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new CallbackError("DECLINED", "Payment declined");
+      },
+      { auth: false, onError: hook },
+    );
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(hook).toHaveBeenCalledTimes(1);
+    expect(response.status).toBe(200);
+    expect(json(response)).toMatchObject({ Success: false, ErrorCode: "DECLINED" });
+
+    const failing = createSendOrderToMerchantHandler(() => undefined, {
+      auth: false,
+      onError: hook,
+    });
+    const bad = await failing.handle(post("[]"));
+    expect(bad.status).toBe(400);
+  });
+
+  it("an async onError hook that rejects changes nothing and is not an unhandled rejection", async () => {
+    const unhandled = vi.fn();
+    process.on("unhandledRejection", unhandled);
+    try {
+      // A plain function: vi.fn would observe (and so handle) the promise it returns.
+      let calls = 0;
+      const hook = async () => {
+        calls++;
+        throw new Error("remote logger down");
+      };
+      const handler = createSendOrderToMerchantHandler(() => undefined, {
+        auth: false,
+        onError: hook,
+      });
+      const response = await handler.handle(post("not json"));
+      expect(response.status).toBe(400);
+      const router = createCallbackRouter({ auth: false, onError: hook, handlers: {} });
+      expect((await router.handle(post("{}", {}, "/nowhere"))).status).toBe(404);
+      await settle();
+      expect(calls).toBe(2);
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off("unhandledRejection", unhandled);
+    }
+  });
+
+  it("the default onError writes one line on console.error", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const handler = createSendOrderToMerchantHandler(
+        () => {
+          throw new RangeError("stock below zero");
+        },
+        { auth: false },
+      );
+      await handler.handle(post(JSON.stringify(ORDER)));
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(spy.mock.calls[0]).toStrictEqual([
+        "[crossborder-callbacks] SendOrderToMerchant 500 internal_error: the handler threw (RangeError: stock below zero)",
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// GetCheckoutCartInfo: GET, POST JSON, POST form, configured parameter names
+// ---------------------------------------------------------------------------------------------
+
+describe("GetCheckoutCartInfo requests", () => {
+  function cartHandler(
+    options: Partial<Parameters<typeof createGetCheckoutCartInfoHandler>[1]> = {},
+  ) {
+    const seen: unknown[] = [];
+    const { failures, onError } = collector();
+    const handler = createGetCheckoutCartInfoHandler(
+      (request) => {
+        seen.push(request);
+        return CART;
+      },
+      { auth: false, onError, ...options },
+    );
+    return { handler, seen, failures };
+  }
+
+  it("GET with query parameters", async () => {
+    const { handler, seen } = cartHandler();
+    const response = await handler.handle({
+      method: "get",
+      url: "https://shop.example.com/cart?merchantCartToken=abc%2B1&countryCode=FR&currencyCode=EUR",
+      headers: {},
+    });
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual(CART);
+    expect(seen).toStrictEqual([
+      { merchantCartToken: "abc+1", countryCode: "FR", currencyCode: "EUR" },
+    ]);
+  });
+
+  it("GET ignores a body", async () => {
+    const { handler, seen } = cartHandler();
+    const { stream, state } = trackedStream([encoder.encode('{"merchantCartToken":"body"}')]);
+    const response = await handler.handle({
+      method: "GET",
+      url: "/cart?countryCode=US",
+      headers: {},
+      body: stream,
+    });
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{ countryCode: "US" }]);
+    expect(state.pulls).toBe(0);
+  });
+
+  it("POST with a JSON body", async () => {
+    const { handler, seen } = cartHandler();
+    const body = JSON.stringify({ merchantCartToken: "abc", countryCode: "DE", other: 1 });
+    const response = await handler.handle(post(body, {}, "/cart"));
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{ merchantCartToken: "abc", countryCode: "DE" }]);
+  });
+
+  it("POST with a form body", async () => {
+    const { handler, seen } = cartHandler();
+    const response = await handler.handle(
+      post("merchantCartToken=a+b%2Bc&currencyCode=GBP", {
+        "content-type": "application/x-www-form-urlencoded",
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{ merchantCartToken: "a b+c", currencyCode: "GBP" }]);
+  });
+
+  it("POST with an already-parsed body, the query winning over the body", async () => {
+    const { handler, seen } = cartHandler();
+    const response = await handler.handle(
+      post(
+        parsed({ merchantCartToken: "from-body", countryCode: "DE" }),
+        {},
+        "/cart?merchantCartToken=from-query",
+      ),
+    );
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{ merchantCartToken: "from-query", countryCode: "DE" }]);
+  });
+
+  it("POST with an empty body is fine: every parameter is optional", async () => {
+    const { handler, seen } = cartHandler();
+    const response = await handler.handle(post(undefined, {}, "/cart"));
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{}]);
+  });
+
+  it("configured parameterNames (cartToken) map to the documented names", async () => {
+    const { handler, seen } = cartHandler({ parameterNames: { merchantCartToken: "cartToken" } });
+    await handler.handle({
+      method: "GET",
+      url: "/cart?cartToken=t-1&merchantCartToken=ignored",
+      headers: {},
+    });
+    await handler.handle(post("cartToken=t-2", {}, "/cart"));
+    await handler.handle(post(JSON.stringify({ cartToken: "t-3" }), {}, "/cart"));
+    expect(seen).toStrictEqual([
+      { merchantCartToken: "t-1" },
+      { merchantCartToken: "t-2" },
+      { merchantCartToken: "t-3" },
+    ]);
+  });
+
+  it('methods: ["POST"] answers GET with 405 and Allow: POST', async () => {
+    const { handler, failures } = cartHandler({ methods: ["POST"] });
+    const response = await handler.handle({ method: "GET", url: "/cart", headers: {} });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe("POST");
+    expect(failures[0]?.kind).toBe("method_not_allowed");
+  });
+
+  it("refuses methods other than GET and POST at construction", () => {
+    expect(() =>
+      createGetCheckoutCartInfoHandler(() => CART, {
+        auth: false,
+        methods: ["PUT" as "GET"],
+      }),
+    ).toThrow(TypeError);
+    expect(() =>
+      createGetCheckoutCartInfoHandler(() => CART, { auth: false, methods: [] }),
+    ).toThrow(TypeError);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Authentication: configuration, order (before the body), mapping of errors
+// ---------------------------------------------------------------------------------------------
+
+describe("authentication", () => {
+  const fn = () => undefined;
+
+  it("options without auth → throws at construction", () => {
+    expect(() => createSendOrderToMerchantHandler(fn, {} as HandlerOptions)).toThrow(
+      /options\.auth is required/,
+    );
+    expect(() =>
+      createSendOrderToMerchantHandler(fn, undefined as unknown as HandlerOptions),
+    ).toThrow(TypeError);
+  });
+
+  it.each([
+    ["undefined", undefined],
+    ["null", null],
+    ["true", true],
+    ["a string", "jwt"],
+    ["an object without authenticateRequest", { needsRawBody: false }],
+  ])("auth set to %s → throws at construction (never silently unauthenticated)", (_label, auth) => {
+    expect(() =>
+      createSendOrderToMerchantHandler(fn, { auth } as unknown as HandlerOptions),
+    ).toThrow(TypeError);
+  });
+
+  it("a router whose handlers need options.auth throws without it", () => {
+    expect(() =>
+      createCallbackRouter({ handlers: { SendOrderToMerchant: fn } } as unknown as Parameters<
+        typeof createCallbackRouter
+      >[0]),
+    ).toThrow(/options\.auth is required/);
+  });
+
+  it("auth as a rejected promise → 500 on every request, no unhandled rejection", async () => {
+    const unhandled = vi.fn();
+    process.on("unhandledRejection", unhandled);
+    try {
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(fn, {
+        auth: Promise.reject(new Error("PEM does not start with -----BEGIN PUBLIC KEY-----")),
+        onError,
+      });
+      await settle();
+      for (let i = 0; i < 2; i++) {
+        const response = await handler.handle(post(JSON.stringify(ORDER)));
+        expect(response.status).toBe(500);
+        expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      }
+      expect(failures.map((f) => f.kind)).toStrictEqual(["internal_error", "internal_error"]);
+      expect(failures[0]?.reason).toContain("authentication is misconfigured");
+      await settle();
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off("unhandledRejection", unhandled);
+    }
+  });
+
+  it("auth as a promise of something that is not an authenticator → 500", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(fn, {
+      auth: Promise.resolve(undefined) as unknown as Promise<StubAuthenticator>,
+      onError,
+    });
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(response.status).toBe(500);
+    expect(failures[0]?.reason).toContain("authentication is misconfigured");
+  });
+
+  it("auth as a promise of an authenticator is awaited and used", async () => {
+    const auth = new StubAuthenticator("allow");
+    const seen: unknown[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (_payload, context) => void seen.push(context.auth),
+      {
+        auth: Promise.resolve(auth),
+        onError: () => undefined,
+      },
+    );
+    const response = await handler.handle(
+      post(JSON.stringify(ORDER), { authorization: "Bearer x" }, "/o?k=1"),
+    );
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{ methods: ["stub"], claims: { sub: "service" } }]);
+    expect(auth.requests).toHaveLength(1);
+    const request = auth.requests[0];
+    expect(request?.callback).toBe("SendOrderToMerchant");
+    expect(request?.method).toBe("POST");
+    expect(request?.url.searchParams.get("k")).toBe("1");
+    expect(request?.headers.get("Authorization")).toBe("Bearer x");
+    expect(auth.payloads).toHaveLength(1);
+    expect(auth.rawBodies[0]).toStrictEqual(encoder.encode(JSON.stringify(ORDER)));
+  });
+
+  it.each([
+    ["AuthenticationError", "deny", "token signature invalid"],
+    ["a plain TypeError", "type-error", "authentication failed: TypeError"],
+  ] as const)(
+    "an authenticator throwing %s → 401 and the body is never read",
+    async (_label, behaviour, reason) => {
+      const auth = new StubAuthenticator(behaviour);
+      const fnSpy = vi.fn();
+      const { failures, onError } = collector();
+      const handler = createPerformOrderPaymentHandler(fnSpy, { auth, onError });
+      const { stream, state } = trackedStream(chunked(JSON.stringify(ORDER), 8));
+      const response = await handler.handle(post(stream));
+      expect(response.status).toBe(401);
+      expect(json(response)).toStrictEqual({
+        Success: false,
+        ErrorCode: "UNAUTHORIZED",
+        Message: "Unauthorized",
+        Description: "",
+      });
+      expect(state.pulls).toBe(0);
+      expect(stream.locked).toBe(false);
+      expect(fnSpy).not.toHaveBeenCalled();
+      expect(auth.payloads).toHaveLength(0);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "unauthorized", status: 401, reason });
+      if (behaviour === "deny") expect(failures[0]?.error).toBeInstanceOf(AuthenticationError);
+      // A non-AuthenticationError (jose's TypeError) may carry token data: not passed on.
+      else expect(failures[0]?.error).toBeUndefined();
+    },
+  );
+
+  it("an async iterable body is not iterated when authentication fails", async () => {
+    const auth = new StubAuthenticator("deny");
+    const handler = createSendOrderToMerchantHandler(fn, { auth, onError: () => undefined });
+    const { iterable, state } = trackedIterable(chunked(JSON.stringify(ORDER), 8));
+    const response = await handler.handle(post(iterable));
+    expect(response.status).toBe(401);
+    expect(state.yielded).toBe(0);
+  });
+
+  it('AuthenticationError(…, "header_too_large") → 431, before the body', async () => {
+    const auth = new StubAuthenticator("header-too-large");
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(fn, { auth, onError });
+    const { stream, state } = trackedStream([encoder.encode(JSON.stringify(ORDER))]);
+    const response = await handler.handle(post(stream));
+    expect(response.status).toBe(431);
+    expect(json(response)).toMatchObject({ ErrorCode: "HEADER_TOO_LARGE" });
+    expect(state.pulls).toBe(0);
+    expect(failures[0]).toMatchObject({ kind: "header_too_large", status: 431 });
+  });
+
+  it.each([
+    ["AuthenticationError", "deny-payload"],
+    ["a plain TypeError", "type-error-payload"],
+  ] as const)(
+    "authenticatePayload throwing %s → 401, the merchant is not called",
+    async (_label, behaviour) => {
+      const auth = new StubAuthenticator(behaviour);
+      const fnSpy = vi.fn();
+      const handler = createSendOrderToMerchantHandler(fnSpy, { auth, onError: () => undefined });
+      const response = await handler.handle(post(JSON.stringify(ORDER)));
+      expect(response.status).toBe(401);
+      expect(fnSpy).not.toHaveBeenCalled();
+      // It ran on the validated payload.
+      expect(auth.payloads[0]).toMatchObject({ OrderId: "GE100" });
+    },
+  );
+
+  it("an authenticator that needs the raw body, given an already-parsed body → 500", async () => {
+    const auth = new StubAuthenticator("allow", { needsRawBody: true });
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(fn, { auth, onError });
+    const response = await handler.handle(post(parsed(ORDER)));
+    expect(response.status).toBe(500);
+    expect(failures[0]?.reason).toContain("raw body");
+  });
+
+  it("405 is answered before authentication", async () => {
+    const auth = new StubAuthenticator("allow");
+    const handler = createSendOrderToMerchantHandler(fn, { auth, onError: () => undefined });
+    const response = await handler.handle({ method: "GET", url: "/", headers: {} });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe("POST");
+    expect(auth.requests).toHaveLength(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Bodies: every input form, limits, encodings, malformed input
+// ---------------------------------------------------------------------------------------------
+
+describe("request bodies", () => {
+  const text = JSON.stringify(ORDER);
+
+  function orderHandler(options: Partial<HandlerOptions> = {}) {
+    const payloads: unknown[] = [];
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler((payload) => void payloads.push(payload), {
+      auth: false,
+      onError,
+      ...options,
+    });
+    return { handler, payloads, failures };
+  }
+
+  const FORMS: ReadonlyArray<[string, () => BodyInput]> = [
+    ["a string", () => text],
+    ["a Uint8Array", () => encoder.encode(text)],
+    ["a Node Buffer", () => Buffer.from(text)],
+    ["a ReadableStream in chunks", () => trackedStream(chunked(text, 7)).stream],
+    ["an async iterable in chunks", () => trackedIterable(chunked(text, 5)).iterable],
+    [
+      "an async iterable of strings",
+      () =>
+        (async function* () {
+          yield text.slice(0, 9);
+          yield text.slice(9);
+        })() as unknown as BodyInput,
+    ],
+    ["an already-parsed object", () => parsed(JSON.parse(text))],
+  ];
+
+  it.each(FORMS)("accepts the body as %s", async (_label, body) => {
+    const { handler, payloads, failures } = orderHandler();
+    const response = await handler.handle(post(body()));
+    expect(failures).toStrictEqual([]);
+    expect(response.status).toBe(200);
+    expect(payloads).toStrictEqual([ORDER]);
+  });
+
+  it("a stream body is read to the end when it fits", async () => {
+    const { handler } = orderHandler();
+    const { stream, state } = trackedStream(chunked(text, 10));
+    expect((await handler.handle(post(stream))).status).toBe(200);
+    expect(state.pulls).toBe(Math.ceil(encoder.encode(text).length / 10) + 1);
+  });
+
+  it.each([
+    ["a string", () => text],
+    ["a Uint8Array", () => encoder.encode(text)],
+  ])("an oversized body as %s → 413", async (_label, body) => {
+    const { handler, payloads, failures } = orderHandler({ maxBodyBytes: 32 });
+    const response = await handler.handle(post(body()));
+    expect(response.status).toBe(413);
+    expect(payloads).toHaveLength(0);
+    expect(failures[0]).toMatchObject({ kind: "payload_too_large", reason: "body over 32 bytes" });
+  });
+
+  it("a multi-byte string is measured in UTF-8 bytes, not in UTF-16 units", async () => {
+    const big = JSON.stringify({ ...ORDER, Note: "é".repeat(30) });
+    const limit = big.length + 5;
+    expect(encoder.encode(big).byteLength).toBeGreaterThan(limit);
+    const { handler } = orderHandler({ maxBodyBytes: limit });
+    expect((await handler.handle(post(big))).status).toBe(413);
+    const small = JSON.stringify({ ...ORDER, Note: "é".repeat(2) });
+    expect(encoder.encode(small).byteLength).toBeLessThanOrEqual(limit);
+    expect((await handler.handle(post(small))).status).toBe(200);
+  });
+
+  it("an oversized stream declared by Content-Length → 413, cancelled without a read", async () => {
+    const { handler } = orderHandler({ maxBodyBytes: 64 });
+    const { stream, state } = trackedStream(chunked(text, 8));
+    const response = await handler.handle(post(stream, { "content-length": "100000" }));
+    expect(response.status).toBe(413);
+    expect(state.pulls).toBe(0);
+    expect(state.cancelled).toBe(true);
+  });
+
+  it("an oversized stream without Content-Length → 413 while streaming, cancelled early", async () => {
+    const { handler, payloads } = orderHandler({ maxBodyBytes: 64 });
+    const chunks = chunked("x".repeat(10_000), 16);
+    const { stream, state } = trackedStream(chunks);
+    const response = await handler.handle(post(stream));
+    expect(response.status).toBe(413);
+    expect(state.cancelled).toBe(true);
+    // 64 bytes fit in four chunks: the fifth is the one over the limit.
+    expect(state.pulls).toBe(5);
+    expect(state.pulls).toBeLessThan(chunks.length);
+    expect(payloads).toHaveLength(0);
+  });
+
+  it("a Content-Length that lies low does not get a larger stream past the limit", async () => {
+    const { handler } = orderHandler({ maxBodyBytes: 64 });
+    const { stream, state } = trackedStream(chunked("y".repeat(1000), 32));
+    const response = await handler.handle(post(stream, { "content-length": "10" }));
+    expect(response.status).toBe(413);
+    expect(state.cancelled).toBe(true);
+  });
+
+  it("an oversized async iterable → 413, iteration stopped early", async () => {
+    const { handler } = orderHandler({ maxBodyBytes: 64 });
+    const { iterable, state } = trackedIterable(chunked("z".repeat(10_000), 16));
+    const response = await handler.handle(post(iterable));
+    expect(response.status).toBe(413);
+    expect(state.yielded).toBe(5);
+    expect(state.finished).toBe(true);
+  });
+
+  it("Content-Encoding: gzip on a stream → 415, the stream discarded unread", async () => {
+    const { handler, failures } = orderHandler();
+    const { stream, state } = trackedStream([new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0])]);
+    const response = await handler.handle(post(stream, { "Content-Encoding": "GZIP" }));
+    expect(response.status).toBe(415);
+    expect(state.pulls).toBe(0);
+    expect(state.cancelled).toBe(true);
+    expect(failures[0]).toMatchObject({
+      kind: "unsupported_media_type",
+      reason: "body encoded as gzip",
+    });
+  });
+
+  it("Content-Encoding: identity is read as usual", async () => {
+    const { handler } = orderHandler();
+    const { stream } = trackedStream(chunked(text, 16));
+    expect((await handler.handle(post(stream, { "content-encoding": "identity" }))).status).toBe(
+      200,
+    );
+  });
+
+  it("JSON with a UTF-8 BOM is accepted (bytes and string)", async () => {
+    const { handler, payloads } = orderHandler();
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode(text)]);
+    expect((await handler.handle(post(bytes))).status).toBe(200);
+    expect((await handler.handle(post(`\uFEFF${text}`))).status).toBe(200);
+    expect(payloads).toStrictEqual([ORDER, ORDER]);
+  });
+
+  it("invalid UTF-8 → 400 (a lone continuation byte, an overlong form, a surrogate)", async () => {
+    const { handler, failures } = orderHandler();
+    for (const bad of [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      const bytes = new Uint8Array([
+        ...encoder.encode('{"OrderId":"'),
+        ...bad,
+        ...encoder.encode('"}'),
+      ]);
+      const response = await handler.handle(post(bytes));
+      expect(response.status).toBe(400);
+      expect(json(response)).toMatchObject({ Description: "Request body is not valid UTF-8" });
+    }
+    expect(failures.every((f) => f.kind === "malformed_body")).toBe(true);
+  });
+
+  it.each([
+    ["an array", "[]"],
+    ["an array of the order", `[${text}]`],
+    ["a string", '"order"'],
+    ["a number", "42"],
+    ["null", "null"],
+    ["true", "true"],
+  ])("JSON that is %s → 400", async (_label, body) => {
+    const { handler, payloads } = orderHandler();
+    const response = await handler.handle(post(body));
+    expect(response.status).toBe(400);
+    expect(json(response)).toStrictEqual({
+      Success: false,
+      ErrorCode: "MALFORMED_BODY",
+      Message: "Malformed request body",
+      Description: "Request body must be a JSON object",
+    });
+    expect(payloads).toHaveLength(0);
+  });
+
+  it.each([
+    ["an array", []],
+    ["a number", 42],
+    ["a boolean", false],
+  ])("an already-parsed body that is %s → 400", async (_label, body) => {
+    const { handler } = orderHandler();
+    expect((await handler.handle(post(parsed(body)))).status).toBe(400);
+  });
+
+  it.each([
+    ["undefined", undefined],
+    ["null", null],
+    ["an empty string", ""],
+    ["an empty Uint8Array", new Uint8Array(0)],
+  ])("an empty body (%s) → 400", async (_label, body) => {
+    const { handler } = orderHandler();
+    const response = await handler.handle(post(body as BodyInput));
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({ Description: "Request body is empty" });
+  });
+
+  it("100,000-deep nesting as text → 400, no RangeError", async () => {
+    const { handler, failures } = orderHandler();
+    const deep = `{"OrderId":"GE1","Products":[],"X":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const response = await handler.handle(post(deep));
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({
+      ErrorCode: "MALFORMED_BODY",
+      Description: `Request body is nested deeper than ${DEFAULT_MAX_DEPTH} levels`,
+    });
+    expect(failures.map((f) => f.kind)).toStrictEqual(["malformed_body"]);
+    expect(failures.some((f) => f.error instanceof RangeError)).toBe(false);
+    const objects = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
+    expect((await handler.handle(post(objects))).status).toBe(400);
+  });
+
+  it("100,000-deep nesting as an already-parsed object → 400, no RangeError", async () => {
+    const { handler, failures } = orderHandler();
+    let deep: Record<string, unknown> = {};
+    const root = { ...ORDER, Extra: deep };
+    for (let i = 0; i < 100_000; i++) {
+      const next: Record<string, unknown> = {};
+      deep.a = next;
+      deep = next;
+    }
+    const response = await handler.handle(post(parsed(root)));
+    expect(response.status).toBe(400);
+    expect(failures[0]?.kind).toBe("malformed_body");
+    expect(failures[0]?.error).toBeUndefined();
+  });
+
+  it("brackets inside strings do not count as nesting", async () => {
+    const { handler, payloads } = orderHandler();
+    const order = { ...ORDER, CustomerComments: "[[[[{{{{".repeat(100), Quote: 'a\\"[' };
+    const response = await handler.handle(post(JSON.stringify(order)));
+    expect(response.status).toBe(200);
+    expect(payloads).toStrictEqual([order]);
+  });
+
+  it("maxDepth is configurable", async () => {
+    const { handler } = orderHandler({ maxDepth: 3 });
+    // Products[0] is depth 3: fine. One level more is not.
+    expect((await handler.handle(post(text))).status).toBe(200);
+    const deeper = { ...ORDER, Customer: { EmailAddress: "x", Extra: { a: {} } } };
+    expect((await handler.handle(post(JSON.stringify(deeper)))).status).toBe(400);
+    expect((await handler.handle(post(parsed(deeper)))).status).toBe(400);
+  });
+
+  it("refuses nonsensical limits at construction", () => {
+    expect(() =>
+      createSendOrderToMerchantHandler(() => undefined, { auth: false, maxBodyBytes: 0 }),
+    ).toThrow(RangeError);
+    expect(() =>
+      createSendOrderToMerchantHandler(() => undefined, { auth: false, maxDepth: 1.5 }),
+    ).toThrow(RangeError);
+    expect(() => createSendOrderToMerchantHandler("nope" as never, { auth: false })).toThrow(
+      TypeError,
+    );
+  });
+
+  it("a stream that errors mid-body → 500, still a well-formed answer", async () => {
+    const { handler, failures } = orderHandler();
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error("socket hang up"));
+      },
+    });
+    const response = await handler.handle(post(stream));
+    expect(response.status).toBe(500);
+    expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+    expect(failures[0]?.reason).toBe("unexpected failure");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Prototype pollution and duplicate keys
+// ---------------------------------------------------------------------------------------------
+
+describe("hostile JSON", () => {
+  function capture() {
+    const seen: { payload: Record<string, unknown>; raw: Record<string, unknown> }[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (payload, context) => {
+        seen.push({
+          payload: payload as Record<string, unknown>,
+          raw: context.rawPayload as Record<string, unknown>,
+        });
+        return { OrderId: "ok" };
+      },
+      { auth: false, onError: () => undefined },
+    );
+    return { handler, seen };
+  }
+
+  const hostile = [
+    ["__proto__", '{"__proto__":{"polluted":true}}'],
+    ["constructor.prototype", '{"constructor":{"prototype":{"polluted":true}}}'],
+  ] as const;
+
+  it.each(hostile)(
+    "%s inside a valid order changes no prototype anywhere",
+    async (_label, piece) => {
+      const { handler, seen } = capture();
+      const inner = piece.slice(1, -1);
+      const body = `{"OrderId":"GE1","Products":[],${inner},"PrimaryShipping":{${inner},"Address1":"548+Market+St."},"ImporterDetails":{${inner}},"CustomerDTBreakdown":{${inner}}}`;
+      for (const input of [body, parsed(JSON.parse(body))]) {
+        const response = await handler.handle(post(input));
+        expect(response.status).toBe(200);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect((Object.prototype as unknown as Record<string, unknown>).polluted).toBeUndefined();
+      expect(seen).toHaveLength(2);
+      for (const { payload, raw } of seen) {
+        for (const object of [
+          payload,
+          raw,
+          payload.PrimaryShipping,
+          raw.PrimaryShipping,
+          payload.ImporterDetails,
+          payload.CustomerDTBreakdown,
+        ] as Record<string, unknown>[]) {
+          expect(Object.getPrototypeOf(object)).toBe(Object.prototype);
+          expect(object.polluted).toBeUndefined();
+        }
+        // The decoded copy of PrimaryShipping is a new object: it did not take a prototype either.
+        expect((payload.PrimaryShipping as Record<string, unknown>).Address1).toBe(
+          "548 Market St.",
+        );
+        // Where the schema passes a value through untouched (ImporterDetails is `unknown`), the key
+        // is still there, as own data.
+        const importer = payload.ImporterDetails as Record<string, unknown>;
+        const key = Object.keys(importer)[0] as string;
+        expect(Object.getOwnPropertyDescriptor(importer, key)?.value).toBeTypeOf("object");
+      }
+    },
+  );
+
+  it("a constructor key stays readable as own data on the payload and the raw payload", async () => {
+    const { handler, seen } = capture();
+    const body = '{"OrderId":"GE1","Products":[],"constructor":{"prototype":{"polluted":true}}}';
+    expect((await handler.handle(post(body))).status).toBe(200);
+    for (const object of [seen[0]?.payload, seen[0]?.raw]) {
+      expect(Object.hasOwn(object as object, "constructor")).toBe(true);
+      expect(Object.getOwnPropertyDescriptor(object, "constructor")?.value).toStrictEqual({
+        prototype: { polluted: true },
+      });
+    }
+  });
+
+  it("a top-level __proto__ key is never used as a prototype (zod ≥ 4.4 strips it from objects it validates)", async () => {
+    const { handler, seen } = capture();
+    const body = '{"OrderId":"GE1","Products":[],"__proto__":{"OrderId":"forged","polluted":true}}';
+    expect((await handler.handle(post(body))).status).toBe(200);
+    const payload = seen[0]?.payload as Record<string, unknown>;
+    expect(payload.OrderId).toBe("GE1");
+    expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
+    expect(payload.polluted).toBeUndefined();
+  });
+
+  it("duplicate keys: the last one wins (JSON.parse semantics), at every depth", async () => {
+    const { handler, seen } = capture();
+    const body =
+      '{"OrderId":"first","Products":[],"OrderId":"last","PrimaryShipping":{"City":"A","City":"Paris"}}';
+    expect((await handler.handle(post(body))).status).toBe(200);
+    const payload = seen[0]?.payload ?? {};
+    expect(payload.OrderId).toBe("last");
+    expect((payload.PrimaryShipping as Record<string, unknown>).City).toBe("Paris");
+  });
+
+  it("duplicate keys: a valid value followed by an invalid one is invalid", async () => {
+    const { handler } = capture();
+    const response = await handler.handle(post('{"OrderId":"GE1","Products":[],"OrderId":5}'));
+    expect(response.status).toBe(400);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The router
+// ---------------------------------------------------------------------------------------------
+
+describe("createCallbackRouter", () => {
+  function makeRouter(extra: Partial<Parameters<typeof createCallbackRouter>[0]> = {}) {
+    const calls: string[] = [];
+    const { failures, onError } = collector();
+    const router = createCallbackRouter({
+      auth: false,
+      onError,
+      basePath: "/crossborder/",
+      paths: { UpdateOrderStatus: "orders/status/" },
+      handlers: {
+        SendOrderToMerchant: () => void calls.push("SendOrderToMerchant"),
+        UpdateOrderStatus: () => void calls.push("UpdateOrderStatus"),
+        GetCheckoutCartInfo: () => {
+          calls.push("GetCheckoutCartInfo");
+          return CART;
+        },
+      },
+      ...extra,
+    });
+    return { router, calls, failures };
+  }
+
+  const status = { OrderId: "GE1", StatusCode: "canceled" };
+
+  it("lists its routes", () => {
+    const { router } = makeRouter();
+    expect(router.routes).toStrictEqual({
+      SendOrderToMerchant: "/crossborder/SendOrderToMerchant",
+      UpdateOrderStatus: "/crossborder/orders/status",
+      GetCheckoutCartInfo: "/crossborder/GetCheckoutCartInfo",
+    });
+  });
+
+  it.each([
+    "/crossborder/SendOrderToMerchant",
+    "/crossborder/sendordertomerchant",
+    "/CROSSBORDER/SENDORDERTOMERCHANT/",
+    "/crossborder/SendOrderToMerchant?x=1",
+    "https://shop.example.com/crossborder/SendOrderToMerchant/?x=1",
+  ])("routes %s case-insensitively, with or without a trailing slash", async (url) => {
+    const { router, calls } = makeRouter();
+    const response = await router.handle(post(JSON.stringify(ORDER), {}, url));
+    expect(response.status).toBe(200);
+    expect(calls).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
+  it("a custom path replaces the default one", async () => {
+    const { router, calls } = makeRouter();
+    expect(
+      (await router.handle(post(JSON.stringify(status), {}, "/crossborder/Orders/Status/"))).status,
+    ).toBe(200);
+    expect(
+      (await router.handle(post(JSON.stringify(status), {}, "/crossborder/UpdateOrderStatus")))
+        .status,
+    ).toBe(404);
+    expect(calls).toStrictEqual(["UpdateOrderStatus"]);
+  });
+
+  it("GET to the cart through the router", async () => {
+    const { router } = makeRouter();
+    const response = await router.handle({
+      method: "GET",
+      url: "/crossborder/GetCheckoutCartInfo?merchantCartToken=t",
+      headers: {},
+    });
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual(CART);
+  });
+
+  it.each([
+    "/SendOrderToMerchant",
+    "/crossborder",
+    "/crossborder/",
+    "/crossborder/SendOrderToMerchant/extra",
+    "/crossborder/RemoveRestrictedProducts",
+    "/crossborder/Send%4FrderToMerchant",
+    "/crossborder//SendOrderToMerchant",
+  ])("answers 404 at %s", async (url) => {
+    const { router, calls, failures } = makeRouter();
+    const { stream, state } = trackedStream([encoder.encode(JSON.stringify(ORDER))]);
+    const response = await router.handle(post(stream, {}, url));
+    expect(response.status).toBe(404);
+    expect(response.headers).toStrictEqual(JSON_HEADERS);
+    expect(json(response)).toStrictEqual({
+      Success: false,
+      ErrorCode: "NOT_FOUND",
+      Message: "Not found",
+      Description: "",
+    });
+    expect(calls).toStrictEqual([]);
+    expect(state.pulls).toBe(0);
+    expect(failures).toStrictEqual([
+      { kind: "not_found", status: 404, callback: undefined, reason: "no callback at this path" },
+    ]);
+  });
+
+  it("matches() tells mounted paths from others", () => {
+    const { router } = makeRouter();
+    expect(router.matches("/crossborder/SendOrderToMerchant")).toBe(true);
+    expect(router.matches("/Crossborder/sendOrderToMerchant/")).toBe(true);
+    expect(router.matches("/crossborder/orders/status")).toBe(true);
+    expect(router.matches("/crossborder/UpdateOrderStatus")).toBe(false);
+    expect(router.matches("/crossborder/PerformOrderPayment")).toBe(false);
+    expect(router.matches("/")).toBe(false);
+  });
+
+  it("without basePath, each callback sits at /<Name>", async () => {
+    const router = createCallbackRouter({
+      auth: false,
+      handlers: { UpdateOrderStatus: () => undefined },
+    });
+    expect(router.routes).toStrictEqual({ UpdateOrderStatus: "/UpdateOrderStatus" });
+    expect(
+      (await router.handle(post(JSON.stringify(status), {}, "/updateorderstatus"))).status,
+    ).toBe(200);
+  });
+
+  it("mounts every callback", () => {
+    const handlers = Object.fromEntries(CALLBACK_NAMES.map((name) => [name, () => undefined]));
+    const router = createCallbackRouter({ auth: false, handlers });
+    expect(Object.keys(router.routes).sort()).toStrictEqual([...CALLBACK_NAMES].sort());
+    for (const name of CALLBACK_NAMES) expect(router.matches(`/${name}`)).toBe(true);
+  });
+
+  it("takes a prebuilt handler, with its own options", async () => {
+    const auth = new StubAuthenticator("deny");
+    const handler = createUpdateOrderStatusHandler(() => undefined, {
+      auth,
+      onError: () => undefined,
+    });
+    const router = createCallbackRouter({ auth: false, handlers: { UpdateOrderStatus: handler } });
+    expect(
+      (await router.handle(post(JSON.stringify(status), {}, "/UpdateOrderStatus"))).status,
+    ).toBe(401);
+  });
+
+  it("passes the router's options (auth, limits) to the handlers it builds", async () => {
+    const auth = new StubAuthenticator("deny");
+    const router = createCallbackRouter({
+      auth,
+      onError: () => undefined,
+      handlers: { UpdateOrderStatus: () => undefined },
+    });
+    expect(
+      (await router.handle(post(JSON.stringify(status), {}, "/UpdateOrderStatus"))).status,
+    ).toBe(401);
+    const small = createCallbackRouter({
+      auth: false,
+      maxBodyBytes: 8,
+      onError: () => undefined,
+      handlers: { UpdateOrderStatus: () => undefined },
+    });
+    expect(
+      (await small.handle(post(JSON.stringify(status), {}, "/UpdateOrderStatus"))).status,
+    ).toBe(413);
+  });
+
+  it("refuses a handler mounted under another callback's name, unknown names, and clashing paths", () => {
+    const handler = createUpdateOrderStatusHandler(() => undefined, { auth: false });
+    expect(() =>
+      createCallbackRouter({ auth: false, handlers: { SendOrderToMerchant: handler as never } }),
+    ).toThrow(/is for UpdateOrderStatus/);
+    expect(() =>
+      createCallbackRouter({ auth: false, handlers: { SendOrder: () => undefined } as never }),
+    ).toThrow(/unknown callback/);
+    expect(() =>
+      createCallbackRouter({
+        auth: false,
+        paths: { UpdateOrderStatus: "/sendOrderToMerchant" },
+        handlers: { SendOrderToMerchant: () => undefined, UpdateOrderStatus: () => undefined },
+      }),
+    ).toThrow(/two callbacks/);
+  });
+
+  it("a throwing onError does not change the 404", async () => {
+    const router = createCallbackRouter({
+      auth: false,
+      onError: () => {
+        throw new Error("hook");
+      },
+      handlers: {},
+    });
+    expect((await router.handle(post("{}", {}, "/x"))).status).toBe(404);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// What the merchant's function receives
+// ---------------------------------------------------------------------------------------------
+
+describe("the context", () => {
+  const order = {
+    ...ORDER,
+    PrimaryShipping: {
+      Address1: "548+Market+St.",
+      City: "%zz",
+      Phone1: "+ 44 (0)808 258 0300",
+      Email: "jane.doe%40example.com",
+      CountryCode: "US",
+    },
+    InternationalDetails: { OrderTrackingUrl: "http%3a%2f%2fwww.example.com%2ftrack%3fid%3d1" },
+    CustomerComments: "Leave+at+door",
+  };
+
+  it("rawPayload is the undecoded payload; payload is decoded; nothing else changes", async () => {
+    let captured: { payload: unknown; raw: unknown; same: boolean } | undefined;
+    const handler = createSendOrderToMerchantHandler(
+      (payload, context) => {
+        captured = { payload, raw: context.rawPayload, same: payload === context.rawPayload };
+      },
+      { auth: false, onError: () => undefined },
+    );
+    expect((await handler.handle(post(JSON.stringify(order)))).status).toBe(200);
+    expect(captured?.same).toBe(false);
+    expect(captured?.raw).toStrictEqual(order);
+    expect(captured?.payload).toStrictEqual({
+      ...order,
+      PrimaryShipping: {
+        ...order.PrimaryShipping,
+        Address1: "548 Market St.",
+        Email: "jane.doe@example.com",
+      },
+      InternationalDetails: { OrderTrackingUrl: "http://www.example.com/track?id=1" },
+    });
+    // Untouched branches are shared, not copied.
+    const payload = captured?.payload as Record<string, unknown>;
+    const raw = captured?.raw as Record<string, unknown>;
+    expect(payload.Products).toBe(raw.Products);
+  });
+
+  it("context.decoding lists decoded, unchanged and malformed paths", async () => {
+    let report: unknown;
+    const handler = createSendOrderToMerchantHandler(
+      (_payload, context) => {
+        report = context.decoding;
+      },
+      { auth: false, onError: () => undefined },
+    );
+    await handler.handle(post(JSON.stringify(order)));
+    expect(report).toStrictEqual({
+      decoded: [
+        "PrimaryShipping.Address1",
+        "PrimaryShipping.Email",
+        "InternationalDetails.OrderTrackingUrl",
+      ],
+      unchanged: ["PrimaryShipping.Phone1"],
+      malformed: ["PrimaryShipping.City"],
+    });
+  });
+
+  it("the decoding option reaches the plan (default off; a field switched on)", async () => {
+    const seen: { payload: Record<string, unknown>; decoding: unknown }[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (payload, context) =>
+        void seen.push({ payload: payload as Record<string, unknown>, decoding: context.decoding }),
+      {
+        auth: false,
+        onError: () => undefined,
+        decoding: { default: "off", fields: { CustomerComments: "auto" } },
+      },
+    );
+    await handler.handle(post(JSON.stringify(order)));
+    const payload = seen[0]?.payload ?? {};
+    expect(payload.CustomerComments).toBe("Leave at door");
+    expect((payload.PrimaryShipping as Record<string, unknown>).Address1).toBe("548+Market+St.");
+    expect(seen[0]?.decoding).toMatchObject({ decoded: ["CustomerComments"], malformed: [] });
+  });
+
+  it("context.request exposes method, URL, headers and the peer address; context.callback the name", async () => {
+    let context: Record<string, unknown> | undefined;
+    const controller = new AbortController();
+    const handler = createUpdateOrderStatusHandler(
+      (_payload, ctx) => {
+        context = ctx as unknown as Record<string, unknown>;
+      },
+      { auth: false, onError: () => undefined },
+    );
+    await handler.handle({
+      method: "post",
+      url: "/UpdateOrderStatus?trace=1",
+      headers: new Headers({ "X-Request-Id": "r-1" }),
+      body: JSON.stringify({ OrderId: "GE1", StatusCode: "canceled" }),
+      remoteAddress: "203.0.113.7",
+      signal: controller.signal,
+    });
+    const request = context?.request as {
+      method: string;
+      url: URL;
+      remoteAddress: string;
+      header(name: string): string | undefined;
+    };
+    expect(context?.callback).toBe("UpdateOrderStatus");
+    expect(request.method).toBe("POST");
+    expect(request.url.searchParams.get("trace")).toBe("1");
+    expect(request.header("x-request-id")).toBe("r-1");
+    expect(request.header("x-missing")).toBeUndefined();
+    expect(request.remoteAddress).toBe("203.0.113.7");
+    expect(context?.signal).toBe(controller.signal);
+    expect(context?.auth).toBeUndefined();
+  });
+
+  it("Node-style header records are read case-insensitively, arrays joined", async () => {
+    let header: ((name: string) => string | undefined) | undefined;
+    const handler = createUpdateOrderStatusHandler(
+      (_payload, ctx) => {
+        header = (name) => ctx.request.header(name);
+      },
+      { auth: false },
+    );
+    await handler.handle({
+      method: "POST",
+      url: "/",
+      headers: { "X-Forwarded-For": ["1.1.1.1", "2.2.2.2"], "content-type": "application/json" },
+      body: JSON.stringify({ OrderId: "GE1", StatusCode: "x" }),
+    });
+    expect(header?.("x-forwarded-for")).toBe("1.1.1.1, 2.2.2.2");
+    expect(header?.("Content-Type")).toBe("application/json");
+  });
+});
