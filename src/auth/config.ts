@@ -1,0 +1,179 @@
+import type { CallbackName } from "../core/types.js";
+import type { AuthRequest } from "./types.js";
+
+/**
+ * The asymmetric JWS algorithms a token may use. `none` and the HMAC algorithms (`HS256`, …) are
+ * deliberately absent: with a public key they would let anyone who knows the key forge tokens.
+ */
+export type JwsAlgorithm =
+  | "RS256"
+  | "RS384"
+  | "RS512"
+  | "PS256"
+  | "PS384"
+  | "PS512"
+  | "ES256"
+  | "ES384"
+  | "ES512"
+  | "EdDSA";
+
+/** `test` covers the operator's staging, QA and QA-INT environments; `production` is production. */
+export type ServiceEnvironment = "test" | "production";
+
+/**
+ * A public JSON Web Key (`kty` RSA, EC or OKP; no private members). `kty` is optional in the type
+ * only so jose's `exportJWK` result fits; `createAuth` requires it.
+ */
+export interface PublicJwk {
+  readonly kty?: string | undefined;
+  readonly kid?: string;
+  readonly alg?: string;
+  readonly use?: string;
+  readonly [member: string]: unknown;
+}
+
+/**
+ * One verification key:
+ * - a PEM text: `-----BEGIN PUBLIC KEY-----` (SPKI, as the operator publishes it) or
+ *   `-----BEGIN CERTIFICATE-----` (X.509; only its public key is used, the certificate is not
+ *   validated). Normalised with `normalizePem`, so values from environment variables work;
+ * - a public JWK (its `kid` is used for key selection);
+ * - `{ key, kid }` to give a PEM key a `kid` for rotation.
+ */
+export type JwtKeyInput =
+  | string
+  | PublicJwk
+  | { readonly key: string | PublicJwk; readonly kid?: string | undefined };
+
+/** One key, or several tried in order (rotation). `undefined` counts as "none configured". */
+export type JwtKeySet = JwtKeyInput | readonly JwtKeyInput[];
+
+/** Binds the token to the body: the claim must hold the SHA-256 of the raw body bytes. */
+export interface BodyDigestOptions {
+  /** Name of the claim carrying the digest. */
+  readonly claim: string;
+  /** How the digest is written in the claim (default `base64url`, unpadded; `hex` is case-insensitive). */
+  readonly encoding?: "base64url" | "hex";
+}
+
+/** JWT verification of the `Authorization` header (the service's documented mode). */
+export interface JwtOptions {
+  /**
+   * Which of the operator's key sets verifies tokens. There is no fallback: a token signed with the
+   * test key is refused in `production` and the reverse.
+   */
+  readonly environment: ServiceEnvironment;
+  /**
+   * The operator's public keys per environment. Keys of both environments are checked by
+   * `createAuth`; only the selected environment's keys verify tokens.
+   */
+  readonly keys: {
+    readonly test?: JwtKeySet | undefined;
+    readonly production?: JwtKeySet | undefined;
+  };
+  /** Accepted `alg` values. Default `["RS256"]`. */
+  readonly algorithms?: readonly JwsAlgorithm[];
+  /** Required `iss` value (or one of several). Not checked by default. */
+  readonly issuer?: string | readonly string[];
+  /** Required `aud` value (or one of several). Not checked by default. */
+  readonly audience?: string | readonly string[];
+  /** Allowed clock skew for `exp`, `nbf` and `iat`, in seconds. Default 60. */
+  readonly clockToleranceSeconds?: number;
+  /** Maximum age of the token from its `iat`, in seconds; `iat` then becomes required. Default: no limit. */
+  readonly maxTokenAgeSeconds?: number;
+  /** Whether a token without `exp` is refused. Default true. */
+  readonly requireExpiration?: boolean;
+  /** Bind the token to the body bytes. Off by default: the operator documents no such claim. */
+  readonly bodyDigest?: BodyDigestOptions;
+}
+
+/** HTTP Basic credentials (RFC 7617). The user name cannot contain `:`. */
+export interface BasicCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** A secret header the service is configured to send. */
+export interface HeaderSecretOptions {
+  /** Header name (case-insensitive). */
+  readonly name: string;
+  readonly value: string;
+}
+
+/** A secret URL query parameter the service is configured to send. */
+export interface UrlSecretOptions {
+  /** Query parameter name (case-sensitive, as URLs are). */
+  readonly parameter: string;
+  readonly value: string;
+}
+
+/** Only requests from these addresses pass. */
+export interface IpAllowListOptions {
+  /** IPv4 / IPv6 addresses and CIDR ranges. IPv4-mapped IPv6 addresses are treated as IPv4. */
+  readonly allow: readonly string[];
+  /**
+   * CIDR ranges (or addresses) of your own proxies. Without it `X-Forwarded-For` is ignored and the
+   * TCP peer address is checked. With it, `X-Forwarded-For` is walked from the right, starting at
+   * the peer, past every trusted proxy; the first other address (or the left-most entry) is the client.
+   */
+  readonly trustedProxies?: readonly string[];
+}
+
+/** The cart token GetCheckoutCartInfo carries in its URL. */
+export interface CartTokenOptions {
+  /** Query parameter name. Default `merchantCartToken`. */
+  readonly parameter?: string;
+  /** Your own check of the token (a cart that exists, belongs to a live session, …). */
+  readonly verify?: (token: string, request: AuthRequest) => boolean | Promise<boolean>;
+}
+
+/** The authentication modes; every configured one must pass (AND). */
+export interface AuthModes {
+  /**
+   * JWT in the `Authorization` header, verified with the operator's public keys.
+   *
+   * Accepted `Authorization` values, exactly: `Bearer <jwt>` (scheme in any letter case, one or
+   * more spaces or tabs before the token) or the bare `<jwt>`; whitespace around the value is
+   * ignored; `<jwt>` is a compact JWS (three non-empty base64url segments). Refused with 401: a
+   * missing or blank header, a value containing a comma (the header sent twice), another scheme,
+   * `Bearer` alone, anything after the token. A value over 16,384 characters is refused with 431.
+   */
+  readonly jwt?: JwtOptions;
+  /**
+   * Your merchant GUID(s): the payload's `MerchantGUID` must equal one of them (trimmed,
+   * case-insensitive). Checked after the body is parsed. Not a secret: combine it with another mode.
+   */
+  readonly merchantGuid?: string | readonly string[];
+  /** HTTP Basic in the `Authorization` header; one credential or several (rotation). */
+  readonly basic?: BasicCredentials | readonly BasicCredentials[];
+  readonly headerSecret?: HeaderSecretOptions;
+  readonly urlSecret?: UrlSecretOptions;
+  readonly ipAllowList?: IpAllowListOptions;
+  /**
+   * Cart token in the URL. At the top level it applies to GetCheckoutCartInfo only (the one
+   * callback that carries it); set it under `callbacks` to require it elsewhere.
+   */
+  readonly cartToken?: CartTokenOptions;
+}
+
+/** For one callback: a mode replaced by another configuration, or switched off with `false`. */
+export type CallbackAuthOverrides = {
+  readonly [Mode in keyof AuthModes]?: NonNullable<AuthModes[Mode]> | false;
+};
+
+/** The one authentication configuration shared by every handler and the router. */
+export interface AuthConfig extends AuthModes {
+  /** Per-callback replacements; modes not named here are inherited from the top level. */
+  readonly callbacks?: { readonly [Name in CallbackName]?: CallbackAuthOverrides };
+}
+
+/** The mode names as they appear in `AuthResult.methods`. */
+export type AuthMethod =
+  | "ip"
+  | "headerSecret"
+  | "urlSecret"
+  | "basic"
+  | "jwt"
+  | "cartToken"
+  | "merchantGuid"
+  | "bodyDigest";

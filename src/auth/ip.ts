@@ -1,0 +1,135 @@
+import ipaddr from "ipaddr.js";
+import { AuthenticationError } from "../core/errors.js";
+import type { IpAllowListOptions } from "./config.js";
+import type { AuthRequest } from "./types.js";
+import { assertKnownKeys, configError, isPlainObject } from "./validate.js";
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Range = [Address, number];
+
+/** Longest X-Forwarded-For read; a longer one is refused rather than walked. */
+const MAX_FORWARDED_LENGTH = 16 * 1024;
+
+/** Ranges split by family so a lookup never compares an IPv4 address with an IPv6 range. */
+class RangeSet {
+  private readonly v4: Range[] = [];
+  private readonly v6: Range[] = [];
+
+  add(range: Range): void {
+    (range[0].kind() === "ipv4" ? this.v4 : this.v6).push(range);
+  }
+
+  get size(): number {
+    return this.v4.length + this.v6.length;
+  }
+
+  has(address: Address): boolean {
+    const ranges = address.kind() === "ipv4" ? this.v4 : this.v6;
+    for (const range of ranges) if (address.match(range)) return true;
+    return false;
+  }
+}
+
+/**
+ * Parses one address strictly: dotted-quad IPv4 only (no `127.1`, `0x7f…`, `010…`), any IPv6, an
+ * optional `[…]` and port as proxies write them. IPv4-mapped IPv6 (`::ffff:1.2.3.4`) becomes IPv4.
+ */
+export function parseAddress(text: string): Address | undefined {
+  let host = text;
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(host);
+  if (bracketed !== null) host = bracketed[1] as string;
+  else {
+    const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(host);
+    if (v4WithPort !== null) host = v4WithPort[1] as string;
+  }
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipaddr.IPv4.parse(host);
+  if (!ipaddr.IPv6.isValid(host)) return undefined;
+  const v6 = ipaddr.IPv6.parse(host);
+  return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
+}
+
+function parseRange(text: unknown, path: string): Range {
+  if (typeof text !== "string") throw configError(path, "must be a string");
+  const trimmed = text.trim();
+  const slash = trimmed.indexOf("/");
+  const address = parseAddress(slash < 0 ? trimmed : trimmed.slice(0, slash));
+  const prefixText = slash < 0 ? undefined : trimmed.slice(slash + 1);
+  if (address === undefined) throw configError(path, `is not an IP address or CIDR: "${text}"`);
+  const mapped = slash >= 0 && address.kind() === "ipv4" && trimmed.includes(":");
+  const max = address.kind() === "ipv4" ? 32 : 128;
+  if (prefixText === undefined) return [address, max];
+  if (!/^\d{1,3}$/.test(prefixText)) throw configError(path, `has an invalid prefix: "${text}"`);
+  let prefix = Number(prefixText);
+  // `::ffff:10.0.0.0/104` is the IPv4 range 10.0.0.0/8: addresses are compared as IPv4.
+  if (mapped) {
+    if (prefix < 96 || prefix > 128) {
+      throw configError(path, `maps IPv4 with a prefix outside 96-128: "${text}"`);
+    }
+    prefix -= 96;
+  }
+  if (prefix > max) throw configError(path, `has a prefix longer than ${max}: "${text}"`);
+  return [address, prefix];
+}
+
+function parseRanges(list: unknown, path: string, allowEmpty: boolean): RangeSet {
+  if (!Array.isArray(list)) throw configError(path, "must be an array");
+  if (!allowEmpty && list.length === 0) throw configError(path, "must not be empty");
+  const set = new RangeSet();
+  for (const [index, item] of list.entries()) set.add(parseRange(item, `${path}[${index}]`));
+  return set;
+}
+
+/** The IP allow-list, with its ranges parsed once. */
+export class IpVerifier {
+  private constructor(
+    private readonly allow: RangeSet,
+    private readonly trusted: RangeSet | undefined,
+  ) {}
+
+  static compile(options: IpAllowListOptions, path: string): IpVerifier {
+    if (!isPlainObject(options)) throw configError(path, "must be an object");
+    assertKnownKeys(options, ["allow", "trustedProxies"], path);
+    const allow = parseRanges(options.allow, `${path}.allow`, false);
+    const trusted =
+      options.trustedProxies === undefined
+        ? undefined
+        : parseRanges(options.trustedProxies, `${path}.trustedProxies`, true);
+    return new IpVerifier(allow, trusted === undefined || trusted.size === 0 ? undefined : trusted);
+  }
+
+  verify(request: AuthRequest): void {
+    if (request.remoteAddress === undefined || request.remoteAddress === "") {
+      throw new AuthenticationError("peer address unknown; the IP allow-list cannot be checked");
+    }
+    let client = parseAddress(request.remoteAddress);
+    if (client === undefined) throw new AuthenticationError("peer address is not an IP address");
+    const trusted = this.trusted;
+    if (trusted?.has(client)) {
+      const forwarded = request.headers.get("x-forwarded-for");
+      if (forwarded !== null) {
+        if (forwarded.length > MAX_FORWARDED_LENGTH) {
+          throw new AuthenticationError("X-Forwarded-For header too long");
+        }
+        // Walk from the right: each trusted hop vouches for the entry to its left; the left-most
+        // entry vouches for nothing, so it is where the walk stops at the latest.
+        let end = forwarded.length;
+        let more = true;
+        while (more && trusted.has(client)) {
+          const comma = forwarded.lastIndexOf(",", end - 1);
+          const hop = parseAddress(forwarded.slice(comma + 1, end).trim());
+          if (hop === undefined) {
+            throw new AuthenticationError(
+              "X-Forwarded-For holds an entry that is not an IP address",
+            );
+          }
+          client = hop;
+          more = comma >= 0;
+          end = comma;
+        }
+      }
+    }
+    if (!this.allow.has(client)) {
+      throw new AuthenticationError("client address not in the IP allow-list");
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import { AuthenticationError } from "../core/errors.js";
+import { MAX_CREDENTIAL_HEADER_LENGTH } from "./authorization.js";
+import type { CartTokenOptions, HeaderSecretOptions, UrlSecretOptions } from "./config.js";
+import { SecretDigest } from "./digest.js";
+import type { AuthRequest } from "./types.js";
+import { assertKnownKeys, configError, isPlainObject, requireString } from "./validate.js";
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const DEFAULT_CART_TOKEN_PARAMETER = "merchantCartToken";
+
+/** The one value of a query parameter; absent, empty or repeated is refused (repeats are ambiguous). */
+function singleParameter(url: URL, name: string, label: string): string {
+  const values = url.searchParams.getAll(name);
+  if (values.length > 1) throw new AuthenticationError(`${label} URL parameter repeated`);
+  const value = values[0];
+  if (value === undefined || value.length === 0) {
+    throw new AuthenticationError(`${label} URL parameter missing`);
+  }
+  return value;
+}
+
+/** A secret header, compared as SHA-256 digests. */
+export class HeaderSecretVerifier {
+  private constructor(
+    readonly name: string,
+    private readonly secret: SecretDigest,
+  ) {}
+
+  static async compile(options: HeaderSecretOptions, path: string): Promise<HeaderSecretVerifier> {
+    if (!isPlainObject(options)) throw configError(path, "must be { name, value }");
+    assertKnownKeys(options, ["name", "value"], path);
+    const name = requireString(options.name, `${path}.name`);
+    if (!HEADER_NAME.test(name)) throw configError(`${path}.name`, "is not a valid header name");
+    const value = requireString(options.value, `${path}.value`);
+    if (value !== value.trim()) {
+      throw configError(`${path}.value`, "cannot start or end with whitespace (HTTP strips it)");
+    }
+    return new HeaderSecretVerifier(name.toLowerCase(), await SecretDigest.of(value));
+  }
+
+  async verify(request: AuthRequest): Promise<void> {
+    const raw = request.headers.get(this.name);
+    if (raw === null || raw.trim().length === 0) {
+      throw new AuthenticationError("secret header missing");
+    }
+    if (raw.length > MAX_CREDENTIAL_HEADER_LENGTH) {
+      throw new AuthenticationError("secret header too long", "header_too_large");
+    }
+    if (!(await this.secret.matches(raw.trim()))) {
+      throw new AuthenticationError("secret header does not match");
+    }
+  }
+}
+
+/** A secret URL parameter, compared as SHA-256 digests. */
+export class UrlSecretVerifier {
+  private constructor(
+    private readonly parameter: string,
+    private readonly secret: SecretDigest,
+  ) {}
+
+  static async compile(options: UrlSecretOptions, path: string): Promise<UrlSecretVerifier> {
+    if (!isPlainObject(options)) throw configError(path, "must be { parameter, value }");
+    assertKnownKeys(options, ["parameter", "value"], path);
+    const parameter = requireString(options.parameter, `${path}.parameter`);
+    const value = requireString(options.value, `${path}.value`);
+    return new UrlSecretVerifier(parameter, await SecretDigest.of(value));
+  }
+
+  async verify(request: AuthRequest): Promise<void> {
+    const value = singleParameter(request.url, this.parameter, "secret");
+    if (!(await this.secret.matches(value))) {
+      throw new AuthenticationError("secret URL parameter does not match");
+    }
+  }
+}
+
+/** The cart token GetCheckoutCartInfo carries in its URL: required, optionally checked by the merchant. */
+export class CartTokenVerifier {
+  private constructor(
+    private readonly parameter: string,
+    private readonly check: CartTokenOptions["verify"],
+  ) {}
+
+  static compile(options: CartTokenOptions, path: string): CartTokenVerifier {
+    if (!isPlainObject(options)) throw configError(path, "must be an object");
+    assertKnownKeys(options, ["parameter", "verify"], path);
+    const parameter =
+      options.parameter === undefined
+        ? DEFAULT_CART_TOKEN_PARAMETER
+        : requireString(options.parameter, `${path}.parameter`);
+    if (options.verify !== undefined && typeof options.verify !== "function") {
+      throw configError(`${path}.verify`, "must be a function");
+    }
+    return new CartTokenVerifier(parameter, options.verify as CartTokenOptions["verify"]);
+  }
+
+  async verify(request: AuthRequest): Promise<void> {
+    const token = singleParameter(request.url, this.parameter, "cart token");
+    if (this.check === undefined) return;
+    let accepted: unknown;
+    try {
+      accepted = await this.check(token, request);
+    } catch {
+      throw new AuthenticationError("cart token verify function threw");
+    }
+    // Only a literal true passes: a truthy string or object returned by mistake does not.
+    if (accepted !== true) throw new AuthenticationError("cart token rejected by verify function");
+  }
+}
+
+/** The merchant GUID(s) a payload's `MerchantGUID` must match, trimmed and lower-cased. */
+export function compileMerchantGuid(
+  value: string | readonly string[],
+  path: string,
+): ReadonlySet<string> {
+  const list = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw configError(path, "must be a GUID string or a non-empty array of them");
+  }
+  const set = new Set<string>();
+  for (const [index, guid] of list.entries()) {
+    const at = typeof value === "string" ? path : `${path}[${index}]`;
+    if (typeof guid !== "string" || guid.trim().length === 0) {
+      throw configError(at, "must be a non-empty string");
+    }
+    set.add(guid.trim().toLowerCase());
+  }
+  return set;
+}
+
+/**
+ * Checks every top-level key of the payload spelled `MerchantGUID` in any case (the service binds
+ * names case-insensitively): all must match, at least one must exist. Returns false when the
+ * payload carries none and `optional` is set (GetCheckoutCartInfo by GET has no body).
+ */
+export function checkMerchantGuid(
+  guids: ReadonlySet<string>,
+  payload: unknown,
+  optional: boolean,
+): boolean {
+  let found = false;
+  if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
+    const record = payload as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (key.length !== 12 || key.toLowerCase() !== "merchantguid") continue;
+      const value = record[key];
+      if (typeof value !== "string" || !guids.has(value.trim().toLowerCase())) {
+        throw new AuthenticationError("MerchantGUID does not match");
+      }
+      found = true;
+    }
+  }
+  if (!found && !optional) throw new AuthenticationError("MerchantGUID missing from the payload");
+  return found;
+}

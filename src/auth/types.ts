@@ -1,0 +1,43 @@
+import type { CallbackName } from "../core/types.js";
+
+/** Read-only view of the request headers; names are case-insensitive. */
+export interface HeaderReader {
+  /** The value, with repeated headers joined by `, ` as the fetch API does; null when absent. */
+  get(name: string): string | null;
+}
+
+/** What an authenticator sees before the body is read. */
+export interface AuthRequest {
+  readonly callback: CallbackName;
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: HeaderReader;
+  readonly remoteAddress: string | undefined;
+}
+
+/** What authentication established; handed to the merchant as `context.auth`. */
+export interface AuthResult {
+  /** The modes that passed, in the order they ran (`"jwt"`, `"basic"`, `"ip"`, …). */
+  readonly methods: readonly string[];
+  /** The verified JWT claims, when a JWT was verified. */
+  readonly claims?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * The authentication seam of the engine. `authenticateRequest` runs before the body is read;
+ * `authenticatePayload` after it is parsed and validated, for checks that need the body
+ * (merchant GUID in the payload, a token's digest of the raw bytes).
+ *
+ * Both throw `AuthenticationError` to refuse. Anything else they throw is also answered with 401.
+ */
+export interface Authenticator {
+  /** True when `authenticatePayload` needs the raw body bytes. */
+  readonly needsRawBody: boolean;
+  authenticateRequest(request: AuthRequest): Promise<AuthResult> | AuthResult;
+  authenticatePayload?(
+    result: AuthResult,
+    payload: unknown,
+    rawBody: Uint8Array | undefined,
+    request: AuthRequest,
+  ): Promise<void> | void;
+}

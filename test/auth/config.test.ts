@@ -1,0 +1,363 @@
+import { exportJWK, exportPKCS8 } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type AuthConfig, createAuth, normalizePem } from "../../src/auth/index.js";
+import { AuthenticationError } from "../../src/core/errors.js";
+import { bearer, ecKey, makeRequest, refusal, rsaKey, signToken, type TestKey } from "./helpers.js";
+
+let testKey: TestKey;
+let prodKey: TestKey;
+let ec: TestKey;
+
+beforeAll(async () => {
+  [testKey, prodKey, ec] = await Promise.all([rsaKey(), rsaKey(), ecKey()]);
+});
+
+const jwt = (extra: Record<string, unknown> = {}) =>
+  ({
+    environment: "production",
+    keys: { test: [testKey.pem], production: [prodKey.pem] },
+    ...extra,
+  }) as AuthConfig["jwt"];
+
+/** createAuth must refuse with a TypeError whose message matches. */
+async function refused(config: unknown, message: RegExp): Promise<void> {
+  const attempt = createAuth(config as AuthConfig);
+  await expect(attempt).rejects.toBeInstanceOf(TypeError);
+  await expect(attempt).rejects.toThrow(message);
+}
+
+describe("createAuth refuses unusable configurations at start-up", () => {
+  it("refuses a configuration with no mode at all", async () => {
+    await refused({}, /configures no authentication mode.*auth: false/);
+    await refused({ callbacks: {} }, /configures no authentication mode/);
+    await refused({ jwt: undefined }, /configures no authentication mode/);
+  });
+
+  it("refuses a callback override that switches every mode off", async () => {
+    await refused(
+      { jwt: jwt(), callbacks: { UpdateOrderStatus: { jwt: false } } },
+      /callbacks\.UpdateOrderStatus switches off every authentication mode/,
+    );
+  });
+
+  it("refuses jwt and basic on the same callback (one Authorization header)", async () => {
+    await refused({ jwt: jwt(), basic: { username: "u", password: "p" } }, /both jwt and basic/);
+    // Splitting them per callback is fine.
+    const auth = await createAuth({
+      jwt: jwt(),
+      callbacks: { GetCheckoutCartInfo: { jwt: false, basic: { username: "u", password: "p" } } },
+    });
+    expect(auth.needsRawBody).toBe(false);
+  });
+
+  it("refuses misspelt options and unknown callbacks", async () => {
+    await refused({ jwt: jwt({ isuser: "x" }) }, /jwt has an unknown option "isuser"/);
+    await refused({ jwt: jwt(), merchantGUID: "x" }, /config has an unknown option "merchantGUID"/);
+    await refused(
+      { jwt: jwt(), callbacks: { SendOrder: { jwt: false } } },
+      /callbacks has an unknown option "SendOrder"/,
+    );
+    await refused(
+      { jwt: jwt(), callbacks: { SendOrderToMerchant: { jwtt: false } } },
+      /callbacks\.SendOrderToMerchant has an unknown option "jwtt"/,
+    );
+  });
+
+  it("refuses a missing or unknown environment (no default, no fallback)", async () => {
+    await refused(
+      { jwt: jwt({ environment: undefined }) },
+      /jwt\.environment must be "test" or "production"/,
+    );
+    await refused({ jwt: jwt({ environment: "staging" }) }, /jwt\.environment/);
+  });
+
+  it("refuses none and HS* at runtime, and at the type level", async () => {
+    for (const alg of ["none", "None", "HS256", "hs512"]) {
+      await refused({ jwt: jwt({ algorithms: [alg] }) }, /is not allowed: only asymmetric/);
+    }
+    await refused({ jwt: jwt({ algorithms: [] }) }, /jwt\.algorithms must be a non-empty array/);
+    await refused({ jwt: jwt({ algorithms: ["ML-DSA-44"] }) }, /is not one of RS256/);
+    const typed = () =>
+      createAuth({
+        jwt: {
+          environment: "production",
+          keys: { production: prodKey.pem },
+          // @ts-expect-error HS256 is not a JwsAlgorithm: the type refuses it too.
+          algorithms: ["HS256"],
+        },
+      });
+    await expect(typed()).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it("refuses a selected environment without keys, naming it", async () => {
+    await refused(
+      { jwt: jwt({ keys: { test: [testKey.pem] } }) },
+      /jwt\.keys\.production no key configured for the selected environment "production"/,
+    );
+    await refused(
+      { jwt: jwt({ keys: { test: [testKey.pem], production: [] } }) },
+      /selected environment "production"/,
+    );
+    await refused(
+      { jwt: jwt({ environment: "test", keys: { production: prodKey.pem } }) },
+      /selected environment "test"/,
+    );
+  });
+
+  it("refuses a private key (PEM or JWK), naming environment and index", async () => {
+    const pkcs8 = await exportPKCS8(prodKey.privateKey);
+    await refused(
+      { jwt: jwt({ keys: { production: [prodKey.pem, pkcs8] } }) },
+      /jwt\.keys\.production\[1\] is a private key/,
+    );
+    const privateJwk = await exportJWK(prodKey.privateKey);
+    await refused(
+      { jwt: jwt({ keys: { test: [privateJwk], production: [prodKey.pem] } }) },
+      /jwt\.keys\.test\[0\] is a private JWK/,
+    );
+  });
+
+  it("refuses garbage, PKCS#1, two PEM blocks, symmetric JWKs and unfit key types", async () => {
+    await refused(
+      { jwt: jwt({ keys: { production: ["not a key"] } }) },
+      /keys\.production\[0\] is not a PEM text/,
+    );
+    const broken = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----";
+    await refused(
+      { jwt: jwt({ keys: { production: [broken] } }) },
+      /keys\.production\[0\] is not a usable public key for the allowed algorithms \(RS256\)/,
+    );
+    const pkcs1 = prodKey.pem.replaceAll("PUBLIC KEY", "RSA PUBLIC KEY");
+    await refused({ jwt: jwt({ keys: { production: [pkcs1] } }) }, /PKCS#1/);
+    await refused(
+      { jwt: jwt({ keys: { production: [prodKey.pem + testKey.pem] } }) },
+      /exactly one PEM block/,
+    );
+    await refused(
+      { jwt: jwt({ keys: { production: [{ kty: "oct", k: "c2VjcmV0" }] } }) },
+      /symmetric \(oct\) JWK/,
+    );
+    const rsaJwk = await exportJWK(prodKey.publicKey);
+    await refused(
+      { jwt: jwt({ keys: { production: [{ ...rsaJwk, alg: "HS256" }] } }) },
+      /"alg" HS256, which is not an allowed algorithm/,
+    );
+    // An EC key cannot serve the default RS256.
+    await refused(
+      { jwt: jwt({ keys: { production: [ec.pem] } }) },
+      /keys\.production\[0\] is not a usable public key for the allowed algorithms \(RS256\)/,
+    );
+    await refused({ jwt: jwt({ keys: { production: [42] } }) }, /must be a PEM string/);
+  });
+
+  it("refuses out-of-range claim options and a malformed bodyDigest", async () => {
+    await refused({ jwt: jwt({ clockToleranceSeconds: -1 }) }, /clockToleranceSeconds must be/);
+    await refused({ jwt: jwt({ clockToleranceSeconds: Number.NaN }) }, /clockToleranceSeconds/);
+    await refused(
+      { jwt: jwt({ maxTokenAgeSeconds: 0 }) },
+      /maxTokenAgeSeconds must be a number > 0/,
+    );
+    await refused({ jwt: jwt({ requireExpiration: "no" }) }, /requireExpiration must be a boolean/);
+    await refused({ jwt: jwt({ issuer: "" }) }, /jwt\.issuer must be/);
+    await refused({ jwt: jwt({ bodyDigest: { claim: "" } }) }, /bodyDigest\.claim/);
+    await refused(
+      { jwt: jwt({ bodyDigest: { claim: "bh", encoding: "base64" } }) },
+      /bodyDigest\.encoding/,
+    );
+  });
+
+  it("reports a broken per-callback key under the callback's path", async () => {
+    await refused(
+      {
+        jwt: jwt(),
+        callbacks: {
+          UpdateParcelDispatch: { jwt: jwt({ keys: { production: ["garbage"] } }) },
+        },
+      },
+      /callbacks\.UpdateParcelDispatch\.jwt\.keys\.production\[0\]/,
+    );
+  });
+
+  it("refuses malformed secondary modes", async () => {
+    await refused(
+      { basic: { username: "a:b", password: "p" } },
+      /basic\.username cannot contain ":"/,
+    );
+    await refused({ basic: [] }, /basic must hold at least one credential/);
+    await refused({ basic: [{ username: "u", password: "" }] }, /basic\[0\]\.password/);
+    await refused({ headerSecret: { name: "X Secret", value: "v" } }, /not a valid header name/);
+    await refused({ headerSecret: { name: "X-Secret", value: " v" } }, /whitespace/);
+    await refused({ urlSecret: { parameter: "", value: "v" } }, /urlSecret\.parameter/);
+    await refused({ ipAllowList: { allow: [] } }, /ipAllowList\.allow must not be empty/);
+    await refused({ ipAllowList: { allow: ["10.0.0.0/33"] } }, /prefix longer than 32/);
+    await refused({ ipAllowList: { allow: ["127.1"] } }, /allow\[0\] is not an IP address/);
+    await refused(
+      { ipAllowList: { allow: ["1.2.3.4"], trustedProxies: ["x"] } },
+      /trustedProxies\[0\]/,
+    );
+    await refused({ merchantGuid: [] }, /merchantGuid must be/);
+    await refused({ merchantGuid: "  " }, /merchantGuid must be a non-empty string/);
+    await refused({ cartToken: { verify: "yes" } }, /cartToken\.verify must be a function/);
+    await refused({ jwt: false }, /jwt must be an object/);
+  });
+});
+
+describe("normalizePem", () => {
+  it("trims, unescapes literal \\n and turns CRLF into LF", () => {
+    const pem = prodKey.pem.trim();
+    const expected = `${pem}\n`;
+    expect(normalizePem(`\n  ${pem.replaceAll("\n", "\\n")}  `)).toBe(expected);
+    expect(normalizePem(pem.replaceAll("\n", "\\r\\n"))).toBe(expected);
+    expect(normalizePem(pem.replaceAll("\n", "\r\n"))).toBe(expected);
+    expect(normalizePem(`\t${pem}\n\n\n`)).toBe(expected);
+    expect(normalizePem(normalizePem(pem))).toBe(expected);
+    expect(normalizePem("   ")).toBe("");
+    expect(() => normalizePem(undefined as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe("composition per callback", () => {
+  it("replaces or switches off a mode for one callback; the others keep the top-level modes", async () => {
+    const auth = await createAuth({
+      jwt: jwt(),
+      callbacks: { GetCheckoutCartInfo: { jwt: false, cartToken: {} } },
+    });
+    const cart = makeRequest({
+      callback: "GetCheckoutCartInfo",
+      method: "GET",
+      url: "https://m.example/cart?merchantCartToken=abc",
+    });
+    await expect(auth.authenticateRequest(cart)).resolves.toEqual({ methods: ["cartToken"] });
+    await refusal(auth.authenticateRequest(makeRequest({ callback: "UpdateOrderStatus" })));
+    const token = await signToken(prodKey.privateKey);
+    await expect(
+      auth.authenticateRequest(bearer(token, { callback: "UpdateOrderStatus" })),
+    ).resolves.toMatchObject({ methods: ["jwt"] });
+  });
+
+  it("ANDs every configured mode, reporting them in the order they ran", async () => {
+    const auth = await createAuth({
+      jwt: jwt(),
+      headerSecret: { name: "X-Callback-Secret", value: "s3cret" },
+      urlSecret: { parameter: "key", value: "k3y" },
+      ipAllowList: { allow: ["203.0.113.0/24"] },
+      merchantGuid: "6A1B2C3D-0000-4000-8000-000000000001",
+    });
+    const token = await signToken(prodKey.privateKey);
+    const request = (headers: Record<string, string>, url: string, remoteAddress: string) =>
+      makeRequest({ headers, url, remoteAddress });
+    const good = request(
+      { Authorization: `Bearer ${token}`, "X-Callback-Secret": "s3cret" },
+      "https://m.example/orders?key=k3y",
+      "203.0.113.5",
+    );
+    const result = await auth.authenticateRequest(good);
+    expect(result.methods).toEqual(["ip", "headerSecret", "urlSecret", "jwt"]);
+    await auth.authenticatePayload?.(
+      result,
+      { MerchantGUID: "6a1b2c3d-0000-4000-8000-000000000001" },
+      undefined,
+      good,
+    );
+    expect(result.methods).toEqual(["ip", "headerSecret", "urlSecret", "jwt", "merchantGuid"]);
+
+    // Each mode failing alone refuses the request.
+    await refusal(
+      auth.authenticateRequest(
+        request(
+          { Authorization: `Bearer ${token}`, "X-Callback-Secret": "s3cret" },
+          "https://m.example/orders?key=k3y",
+          "198.51.100.1",
+        ),
+      ),
+    );
+    await refusal(
+      auth.authenticateRequest(
+        request(
+          { Authorization: `Bearer ${token}`, "X-Callback-Secret": "wrong!" },
+          "https://m.example/orders?key=k3y",
+          "203.0.113.5",
+        ),
+      ),
+    );
+    await refusal(
+      auth.authenticateRequest(
+        request(
+          { Authorization: `Bearer ${token}`, "X-Callback-Secret": "s3cret" },
+          "https://m.example/orders?key=nope",
+          "203.0.113.5",
+        ),
+      ),
+    );
+    await refusal(
+      auth.authenticateRequest(
+        request(
+          { "X-Callback-Secret": "s3cret" },
+          "https://m.example/orders?key=k3y",
+          "203.0.113.5",
+        ),
+      ),
+    );
+  });
+
+  it("applies a top-level cartToken to GetCheckoutCartInfo only", async () => {
+    const auth = await createAuth({ jwt: jwt(), cartToken: {} });
+    const token = await signToken(prodKey.privateKey);
+    const cart = bearer(token, {
+      callback: "GetCheckoutCartInfo",
+      method: "GET",
+      url: "https://m.example/cart",
+    });
+    expect((await refusal(auth.authenticateRequest(cart))).message).toBe(
+      "cart token URL parameter missing",
+    );
+    await expect(
+      auth.authenticateRequest(bearer(token, { callback: "SendOrderToMerchant" })),
+    ).resolves.toMatchObject({ methods: ["jwt"] });
+  });
+
+  it("fails closed at request time for a callback left without any mode", async () => {
+    const auth = await createAuth({ cartToken: {} });
+    const error = await refusal(
+      auth.authenticateRequest(makeRequest({ callback: "SendOrderToMerchant" })),
+    );
+    expect(error.message).toBe("no authentication mode is configured for this callback");
+    await refusal(auth.authenticatePayload?.({ methods: [] }, {}, undefined, makeRequest()));
+  });
+
+  it("turns an unexpected exception into an AuthenticationError without passing it on", async () => {
+    const auth = await createAuth({ jwt: jwt() });
+    const request = {
+      ...makeRequest(),
+      headers: {
+        get(): string | null {
+          throw new Error("secret-bearing failure");
+        },
+      },
+    };
+    const error = await refusal(auth.authenticateRequest(request));
+    expect(error.message).toBe("authentication failed: unexpected error in jwt");
+    expect(error.cause).toBeUndefined();
+    expect(error).toBeInstanceOf(AuthenticationError);
+  });
+
+  it("compiles a mode shared by several callbacks once, and a replacement separately", async () => {
+    const other = await rsaKey();
+    const auth = await createAuth({
+      jwt: jwt(),
+      callbacks: {
+        RemoveRestrictedProducts: {
+          jwt: { environment: "production", keys: { production: other.pem } },
+        },
+      },
+    });
+    const remove = { callback: "RemoveRestrictedProducts" } as const;
+    await expect(
+      auth.authenticateRequest(bearer(await signToken(other.privateKey), remove)),
+    ).resolves.toBeDefined();
+    await refusal(auth.authenticateRequest(bearer(await signToken(prodKey.privateKey), remove)));
+    await expect(
+      auth.authenticateRequest(bearer(await signToken(prodKey.privateKey))),
+    ).resolves.toBeDefined();
+  });
+});

@@ -1,0 +1,212 @@
+import { base64url } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type AuthConfig, type AuthRequest, createAuth } from "../../src/auth/index.js";
+import { bearer, makeRequest, refusal, rsaKey, signToken, type TestKey } from "./helpers.js";
+
+const GUID = "6A1B2C3D-0000-4000-8000-000000000001";
+let key: TestKey;
+
+beforeAll(async () => {
+  key = await rsaKey();
+});
+
+const jwt = (extra: Record<string, unknown> = {}) =>
+  ({ environment: "test", keys: { test: key.pem }, ...extra }) as AuthConfig["jwt"];
+
+async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+}
+
+describe("security.md — Other modes: merchant GUID", () => {
+  it("31. rejects a MerchantGUID that differs from the configured one (compare is case-insensitive)", async () => {
+    const auth = await createAuth({ merchantGuid: [GUID, "other-guid"] });
+    const request = makeRequest({ callback: "UpdateOrderStatus" });
+    const result = await auth.authenticateRequest(request);
+    const check = (payload: unknown) =>
+      auth.authenticatePayload?.(result, payload, undefined, request);
+
+    const differs = await refusal(
+      check({ MerchantGUID: "6A1B2C3D-0000-4000-8000-000000000002", OrderId: "1" }),
+    );
+    expect(differs.message).toBe("MerchantGUID does not match");
+    await expect(check({ MerchantGUID: GUID.toLowerCase() })).resolves.toBeUndefined();
+    await expect(check({ MerchantGUID: `  ${GUID}\n` })).resolves.toBeUndefined();
+    await expect(check({ MerchantGUID: "OTHER-GUID" })).resolves.toBeUndefined();
+    expect(result.methods).toContain("merchantGuid");
+
+    const missing = await refusal(check({ OrderId: "1" }));
+    expect(missing.message).toBe("MerchantGUID missing from the payload");
+    await refusal(check(undefined));
+    await refusal(check([{ MerchantGUID: GUID }]));
+    await refusal(check({ MerchantGUID: 42 }));
+    await refusal(check({ MerchantGUID: "" }));
+    // Any spelling of the key counts, and every occurrence must match.
+    await expect(check({ merchantGuid: GUID })).resolves.toBeUndefined();
+    await refusal(check({ MerchantGUID: GUID, merchantguid: "attacker" }));
+  });
+
+  it("skips the GUID on GetCheckoutCartInfo by GET unless a payload carries one", async () => {
+    const auth = await createAuth({ merchantGuid: GUID, cartToken: {} });
+    const get = makeRequest({
+      callback: "GetCheckoutCartInfo",
+      method: "GET",
+      url: "https://m.example/cart?merchantCartToken=t",
+    });
+    const result = await auth.authenticateRequest(get);
+    await expect(
+      auth.authenticatePayload?.(result, undefined, undefined, get),
+    ).resolves.toBeUndefined();
+    expect(result.methods).toEqual(["cartToken"]);
+    await refusal(auth.authenticatePayload?.(result, { MerchantGUID: "nope" }, undefined, get));
+    // By POST the GUID is required.
+    const post = makeRequest({
+      callback: "GetCheckoutCartInfo",
+      method: "POST",
+      url: "https://m.example/cart?merchantCartToken=t",
+    });
+    await refusal(auth.authenticatePayload?.(result, {}, undefined, post));
+  });
+  it("does not let merchantGuid alone pass a bodiless GET (fail closed)", async () => {
+    const auth = await createAuth({ merchantGuid: GUID });
+    const get = makeRequest({ callback: "GetCheckoutCartInfo", method: "GET" });
+    const error = await refusal(auth.authenticateRequest(get));
+    expect(error.message).toMatch(/request without a body carries no MerchantGUID/);
+    // By POST the request stage passes and the payload decides.
+    const post = makeRequest({ callback: "GetCheckoutCartInfo", method: "POST" });
+    const result = await auth.authenticateRequest(post);
+    expect(result.methods).toEqual([]);
+    await refusal(auth.authenticatePayload?.(result, {}, undefined, post));
+    await auth.authenticatePayload?.(result, { MerchantGUID: GUID }, undefined, post);
+    expect(result.methods).toEqual(["merchantGuid"]);
+  });
+});
+
+describe("body digest binding", () => {
+  const body = new TextEncoder().encode('{"OrderId":"123","MerchantGUID":"x"}');
+
+  it("is off by default and then needs no raw body", async () => {
+    const auth = await createAuth({ jwt: jwt() });
+    expect(auth.needsRawBody).toBe(false);
+  });
+
+  it("accepts a token whose claim is the SHA-256 of the raw body, refuses any other body", async () => {
+    const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh" } }) });
+    expect(auth.needsRawBody).toBe(true);
+    const token = await signToken(key.privateKey, { bdh: base64url.encode(await sha256(body)) });
+    const request = bearer(token);
+    const result = await auth.authenticateRequest(request);
+    await expect(auth.authenticatePayload?.(result, {}, body, request)).resolves.toBeUndefined();
+    expect(result.methods).toEqual(["jwt", "bodyDigest"]);
+
+    const tampered = body.slice();
+    tampered[5] = (tampered[5] as number) ^ 1;
+    const error = await refusal(auth.authenticatePayload?.(result, {}, tampered, request));
+    expect(error.message).toBe("JWT body digest does not match the body");
+  });
+
+  it("refuses when the raw body is unavailable, saying so", async () => {
+    const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh" } }) });
+    const token = await signToken(key.privateKey, { bdh: base64url.encode(await sha256(body)) });
+    const request = bearer(token);
+    const result = await auth.authenticateRequest(request);
+    const error = await refusal(
+      auth.authenticatePayload?.(result, { OrderId: "123" }, undefined, request),
+    );
+    expect(error.message).toMatch(/raw body unavailable/);
+  });
+
+  it("refuses a token without the claim before the body is read", async () => {
+    const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh" } }) });
+    const error = await refusal(auth.authenticateRequest(bearer(await signToken(key.privateKey))));
+    expect(error.message).toBe("JWT body digest claim missing or not a string");
+  });
+
+  it("supports hex (any case) and skips bodiless GET requests", async () => {
+    const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh", encoding: "hex" } }) });
+    const hex = Array.from(await sha256(body), (b) => b.toString(16).padStart(2, "0")).join("");
+    const request = bearer(await signToken(key.privateKey, { bdh: hex.toUpperCase() }));
+    const result = await auth.authenticateRequest(request);
+    await expect(auth.authenticatePayload?.(result, {}, body, request)).resolves.toBeUndefined();
+    await refusal(auth.authenticatePayload?.(result, {}, new Uint8Array(), request));
+
+    const get: AuthRequest = bearer(await signToken(key.privateKey), {
+      callback: "GetCheckoutCartInfo",
+      method: "GET",
+    });
+    const getResult = await auth.authenticateRequest(get);
+    await expect(
+      auth.authenticatePayload?.(getResult, undefined, undefined, get),
+    ).resolves.toBeUndefined();
+    expect(getResult.methods).toEqual(["jwt"]);
+  });
+});
+
+describe("cart token, URL secret and header secret", () => {
+  const cartUrl = (query: string) => `https://m.example/crossborder/cart${query}`;
+  const cart = (query: string, headers: Record<string, string> = {}) =>
+    makeRequest({ callback: "GetCheckoutCartInfo", method: "GET", url: cartUrl(query), headers });
+
+  it("requires the cart token once, and lets the merchant verify it", async () => {
+    const seen: string[] = [];
+    const auth = await createAuth({
+      cartToken: {
+        verify: (token) => {
+          seen.push(token);
+          if (token === "boom") throw new Error("db down: token=boom");
+          return token === "good-cart";
+        },
+      },
+    });
+    await expect(auth.authenticateRequest(cart("?merchantCartToken=good-cart"))).resolves.toEqual({
+      methods: ["cartToken"],
+    });
+    expect(seen).toEqual(["good-cart"]);
+    expect((await refusal(auth.authenticateRequest(cart("")))).message).toBe(
+      "cart token URL parameter missing",
+    );
+    await refusal(auth.authenticateRequest(cart("?merchantCartToken=")));
+    const repeated = await refusal(
+      auth.authenticateRequest(cart("?merchantCartToken=good-cart&merchantCartToken=x")),
+    );
+    expect(repeated.message).toBe("cart token URL parameter repeated");
+    expect((await refusal(auth.authenticateRequest(cart("?merchantCartToken=bad")))).message).toBe(
+      "cart token rejected by verify function",
+    );
+    const threw = await refusal(auth.authenticateRequest(cart("?merchantCartToken=boom")));
+    expect(threw.message).toBe("cart token verify function threw");
+    expect(threw.cause).toBeUndefined();
+  });
+
+  it("accepts only a literal true from verify, and a configurable parameter name", async () => {
+    const auth = await createAuth({
+      cartToken: { parameter: "cartToken", verify: async () => "yes" as unknown as boolean },
+    });
+    await refusal(auth.authenticateRequest(cart("?cartToken=abc")));
+    const plain = await createAuth({ cartToken: { parameter: "CartId" } });
+    await expect(plain.authenticateRequest(cart("?CartId=42"))).resolves.toBeDefined();
+    await refusal(plain.authenticateRequest(cart("?merchantCartToken=42")));
+  });
+
+  it("checks a secret URL parameter and a secret header", async () => {
+    const auth = await createAuth({
+      urlSecret: { parameter: "sig", value: "päss/word+1" },
+      headerSecret: { name: "X-Merchant-Secret", value: "h3ader" },
+    });
+    const request = (query: string, header?: string) =>
+      makeRequest({
+        url: `https://m.example/orders${query}`,
+        headers: { "x-merchant-secret": header },
+      });
+    const sig = `?sig=${encodeURIComponent("päss/word+1")}`;
+    await expect(auth.authenticateRequest(request(sig, " h3ader "))).resolves.toEqual({
+      methods: ["headerSecret", "urlSecret"],
+    });
+    await refusal(auth.authenticateRequest(request(sig, "h3adeR")));
+    await refusal(auth.authenticateRequest(request(sig, undefined)));
+    await refusal(auth.authenticateRequest(request(sig, "h3ader, h3ader")));
+    await refusal(auth.authenticateRequest(request(sig, "x".repeat(17_000))), "header_too_large");
+    await refusal(auth.authenticateRequest(request("?sig=päss/word 1", "h3ader")));
+    await refusal(auth.authenticateRequest(request("", "h3ader")));
+    await refusal(auth.authenticateRequest(request(`${sig}&sig=x`, "h3ader")));
+  });
+});
