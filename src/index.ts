@@ -1,9 +1,10 @@
 // The package root: handler factories, the router, errors, helpers and the wire types.
 
+export * from "./auth/index.js";
 export {
+  createGetCheckoutCartInfoHandler,
   type GetCheckoutCartInfoOptions,
   type GetCheckoutCartInfoRequest,
-  createGetCheckoutCartInfoHandler,
 } from "./callbacks/get-checkout-cart-info.js";
 export { createPerformOrderPaymentHandler } from "./callbacks/perform-order-payment.js";
 export { createRemoveRestrictedProductsHandler } from "./callbacks/remove-restricted-products.js";
@@ -12,7 +13,6 @@ export { createSendOrderToMerchantHandler } from "./callbacks/send-order-to-merc
 export { createSendRMAInfoToMerchantHandler } from "./callbacks/send-rma-info-to-merchant.js";
 export { createUpdateOrderStatusHandler } from "./callbacks/update-order-status.js";
 export { createUpdateParcelDispatchHandler } from "./callbacks/update-parcel-dispatch.js";
-export * from "./auth/index.js";
 export { maskCardNumber, redactCardNumbers } from "./core/card.js";
 export {
   type CallbackContext,
