@@ -32,6 +32,12 @@ export {
   type FailureKind,
   type OnError,
 } from "./core/errors.js";
+export {
+  type IdempotencyOptions,
+  type IdempotencyStore,
+  memoryIdempotencyStore,
+  withIdempotency,
+} from "./core/idempotency.js";
 export type { MessageResult, ResponseInfo, ResponseInfoResult } from "./core/responses.js";
 export {
   type CallbackHandlers,

@@ -15,8 +15,9 @@ const order = JSON.parse(
 describe("engine details", () => {
   it("treats a CallbackError from another copy of the library (ESM next to CJS) as one", async () => {
     // Another copy has another class, but the same registered brand.
+    const brand: unique symbol = Symbol.for("crossborder-callbacks.CallbackError") as never;
     class ForeignCallbackError extends Error {
-      readonly [Symbol.for("crossborder-callbacks.CallbackError")] = true;
+      readonly [brand] = true;
       readonly code = "OUT_OF_STOCK";
       readonly description = "SKU A1";
       readonly status = 200;
