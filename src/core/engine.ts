@@ -179,7 +179,8 @@ export function requestUrl(url: string): URL {
 function respond(status: number, body: object, extra?: Record<string, string>): CallbackResponse {
   return {
     status,
-    headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS,
+    // A fresh object each time: servers write into response headers (Hono adds content-length).
+    headers: { ...JSON_HEADERS, ...extra },
     body: JSON.stringify(body),
   };
 }

@@ -1,0 +1,69 @@
+/**
+ * `crossborder-callbacks/express`: a handler or a router as Express 4 / Express 5 middleware.
+ *
+ * Mount it before any body parser (`express.json()`, …): the engine then reads the body itself,
+ * within its own limit, after authentication. Behind a parser it still works, from what the parser
+ * left in `req.body`, but the parser's own limit and errors (its 413 for bodies over 100 kB) apply.
+ */
+import type { BodyInput, CallbackEndpoint } from "../core/types.js";
+import {
+  assertEndpoint,
+  bodyConsumed,
+  closeSignal,
+  handleSafely,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  nodeBody,
+  pathnameOf,
+  peerAddress,
+  writeNodeResponse,
+} from "./internal.js";
+
+export type { NodeRequestLike, NodeResponseLike } from "./internal.js";
+
+/** The parts of an Express request the middleware reads (structural: no dependency on Express's types). */
+export interface ExpressRequestLike extends NodeRequestLike {
+  /** What a body parser left, if one ran. */
+  readonly body?: unknown;
+  /** Set by body-parser 1 (Express 4) once it read the stream. */
+  readonly _body?: unknown;
+}
+
+/** Express middleware: `(req, res, next) => void`. */
+export type ExpressMiddleware = (
+  req: ExpressRequestLike,
+  res: NodeResponseLike,
+  next: (error?: unknown) => void,
+) => void;
+
+/**
+ * Express middleware (Express 4 and 5) answering the endpoint's callbacks.
+ *
+ * ```ts
+ * app.use("/crossborder", toExpress(createCallbackRouter({ auth, handlers })));
+ * // or: app.use(toExpress(createCallbackRouter({ basePath: "/crossborder", auth, handlers })));
+ * ```
+ *
+ * Paths a router does not serve go to `next()`. Paths are matched against `req.url`, which Express
+ * makes relative to the mount path. Every answer, failures included, is written here: `next(err)`
+ * is never called.
+ */
+export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
+  assertEndpoint(endpoint, "toExpress");
+  return (req, res, next) => {
+    const url = req.url ?? "/";
+    if (!endpoint.matches(pathnameOf(url))) {
+      next();
+      return;
+    }
+    const body: BodyInput = bodyConsumed(req) ? (req.body as BodyInput) : nodeBody(req);
+    void handleSafely(endpoint, {
+      method: req.method ?? "GET",
+      url,
+      headers: req.headers,
+      body,
+      remoteAddress: peerAddress(req),
+      signal: closeSignal(res),
+    }).then((response) => writeNodeResponse(res, response));
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * `crossborder-callbacks/fetch`: a handler or a router as a fetch handler,
+ * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
+ * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
+ */
+import type { CallbackEndpoint } from "../core/types.js";
+import { assertEndpoint, handleSafely } from "./internal.js";
+
+/** A fetch handler; extra arguments (Bun's server, Deno's info, a Worker's env) go to `remoteAddress`. */
+export type FetchHandler<TRest extends unknown[] = unknown[]> = (
+  request: Request,
+  ...rest: TRest
+) => Promise<Response>;
+
+export interface FetchAdapterOptions<TRest extends unknown[] = unknown[]> {
+  /**
+   * The client's address, from what the runtime passes beside the request. Only needed by an IP
+   * allow-list. Each runtime exposes it differently:
+   * - Bun: `(request, server) => server.requestIP(request)?.address`
+   * - Deno: `(request, info) => info.remoteAddr.hostname`
+   * - Cloudflare Workers: `(request) => request.headers.get("CF-Connecting-IP") ?? undefined`
+   * - Hono on Node: `(request, c) => getConnInfo(c).remote.address` (the handler called with `c`).
+   *
+   * Read a header only where the platform sets it and clients cannot: anywhere else it is forged
+   * at will.
+   */
+  remoteAddress?: (request: Request, ...rest: TRest) => string | undefined | null;
+}
+
+/**
+ * A fetch handler answering the endpoint's callbacks; a router answers other paths with its 404.
+ * The body stream is read by the engine, within its limit, after authentication.
+ *
+ * ```ts
+ * const handler = toFetch(createCallbackRouter({ basePath: "/crossborder", auth, handlers }));
+ * export default { fetch: handler };                    // Cloudflare Workers, Bun
+ * Deno.serve(handler);                                  // Deno
+ * export { handler as GET, handler as POST };           // Next.js app/crossborder/[callback]/route.ts
+ * app.all("/crossborder/*", (c) => handler(c.req.raw)); // Hono
+ * ```
+ */
+export function toFetch<TRest extends unknown[] = unknown[]>(
+  endpoint: CallbackEndpoint,
+  options: FetchAdapterOptions<TRest> = {},
+): FetchHandler<TRest> {
+  assertEndpoint(endpoint, "toFetch");
+  const { remoteAddress } = options;
+  return async (request, ...rest) => {
+    const response = await handleSafely(endpoint, {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: request.body,
+      remoteAddress: remoteAddress?.(request, ...rest) ?? undefined,
+      signal: request.signal,
+    });
+    // The engine hands out a fresh headers object per answer: a runtime may write into it.
+    return new Response(response.body, { status: response.status, headers: response.headers });
+  };
+}

@@ -1,0 +1,247 @@
+import express5 from "express";
+import express4 from "express4";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toExpress } from "../../src/adapters/express.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
+import { createTestRouter } from "./support/merchant.js";
+import { LOOPBACK, listen, type Running } from "./support/servers.js";
+import {
+  json,
+  MALFORMED_JSON,
+  orderResult,
+  PAYLOAD_TOO_LARGE,
+  roundTrips,
+  signedPost,
+  UNAUTHORIZED,
+} from "./support/suite.js";
+
+const ORDER = fixture("SendOrderToMerchant");
+
+let keys: ServiceKeys;
+beforeAll(async () => {
+  keys = await createServiceKeys();
+});
+
+type Express = typeof express5;
+type App = ReturnType<Express>;
+
+/** An app that records what reaches the handlers after ours. */
+function appWith(express: Express, setup: (app: App) => void) {
+  const app = express();
+  const seen = { next: [] as string[], errors: [] as unknown[] };
+  setup(app);
+  app.use((req, res) => {
+    seen.next.push(req.originalUrl);
+    res.status(404).type("text/plain").send("app 404");
+  });
+  app.use((error: unknown, _req: unknown, res: express5.Response, _next: unknown) => {
+    seen.errors.push(error);
+    res.status(599).type("text/plain").send("app error");
+  });
+  return { app, seen };
+}
+
+for (const [version, express] of [
+  ["4", express4 as unknown as Express],
+  ["5", express5],
+] as const) {
+  describe(`Express ${version}`, () => {
+    describe('mounted with app.use("/crossborder", …), router without basePath', () => {
+      let server: Running;
+      let seen: ReturnType<typeof appWith>["seen"];
+      beforeAll(async () => {
+        const built = appWith(express, (app) => {
+          app.use(
+            "/crossborder",
+            toExpress(createTestRouter({ publicKey: keys.publicKeyPem, basePath: "" })),
+          );
+          app.use(express.json());
+        });
+        seen = built.seen;
+        server = await listen(built.app);
+      });
+      afterAll(() => server.close());
+
+      roundTrips({ send: () => server.send, keys: () => keys, remoteAddress: LOOPBACK });
+
+      it("passes paths the router does not serve to next(), and never calls next(err)", async () => {
+        const response = await server.send("/crossborder/NoSuchCallback", {
+          method: "POST",
+          body: "{}",
+        });
+        expect(response.status).toBe(404);
+        expect(await response.text()).toBe("app 404");
+        expect(seen.next).toEqual(["/crossborder/NoSuchCallback"]);
+        expect(seen.errors).toEqual([]);
+      });
+    });
+
+    describe('router with basePath "/crossborder" mounted at the root', () => {
+      let server: Running;
+      let seen: ReturnType<typeof appWith>["seen"];
+      beforeAll(async () => {
+        const built = appWith(express, (app) => {
+          app.use(toExpress(createTestRouter({ publicKey: keys.publicKeyPem })));
+        });
+        seen = built.seen;
+        server = await listen(built.app);
+      });
+      afterAll(() => server.close());
+
+      it("answers its callbacks, case-insensitively and with a trailing slash", async () => {
+        for (const path of [
+          "/crossborder/SendOrderToMerchant",
+          "/CrossBorder/sendordertomerchant/",
+        ]) {
+          const response = await server.send(path, signedPost(await keys.sign(), ORDER));
+          expect(response.status).toBe(200);
+          expect(await json(response)).toEqual(orderResult(LOOPBACK));
+        }
+      });
+
+      it("passes the app's other paths to next()", async () => {
+        const response = await server.send("/health?x=1");
+        expect(response.status).toBe(404);
+        expect(seen.next).toEqual(["/health?x=1"]);
+      });
+    });
+
+    describe("behind express.json() (parser first)", () => {
+      let server: Running;
+      beforeAll(async () => {
+        const built = appWith(express, (app) => {
+          app.use(express.json({ limit: "5mb" }));
+          app.use(toExpress(createTestRouter({ publicKey: keys.publicKeyPem })));
+        });
+        server = await listen(built.app);
+      });
+      afterAll(() => server.close());
+
+      it("answers from the parsed req.body", async () => {
+        const response = await server.send(
+          "/crossborder/SendOrderToMerchant",
+          signedPost(await keys.sign(), ORDER),
+        );
+        expect(response.status).toBe(200);
+        expect(await json(response)).toEqual(orderResult(LOOPBACK));
+      });
+
+      it("reads the stream itself when the parser skipped the request (other content type)", async () => {
+        const init = signedPost(await keys.sign(), ORDER);
+        init.headers = {
+          ...(init.headers as Record<string, string>),
+          "content-type": "text/plain",
+        };
+        const response = await server.send("/crossborder/SendOrderToMerchant", init);
+        expect(response.status).toBe(200);
+        expect(await json(response)).toEqual(orderResult(LOOPBACK));
+      });
+
+      it("still authenticates: 401 for a forged token", async () => {
+        const response = await server.send(
+          "/crossborder/SendOrderToMerchant",
+          signedPost(await keys.signWithStrangerKey(), ORDER),
+        );
+        expect(response.status).toBe(401);
+        expect(await json(response)).toEqual(UNAUTHORIZED);
+      });
+
+      it("answers GET GetCheckoutCartInfo (the parser leaves GET alone)", async () => {
+        const response = await server.send(
+          "/crossborder/GetCheckoutCartInfo?merchantCartToken=c&countryCode=FR&currencyCode=EUR",
+          { headers: { authorization: `Bearer ${await keys.sign()}` } },
+        );
+        expect(response.status).toBe(200);
+      });
+    });
+
+    describe("behind a middleware that consumed the stream without setting req.body", () => {
+      let server: Running;
+      beforeAll(async () => {
+        const built = appWith(express, (app) => {
+          app.use(async (req, _res, next) => {
+            for await (const _chunk of req) {
+              // read and dropped
+            }
+            next();
+          });
+          app.use(toExpress(createTestRouter({ publicKey: keys.publicKeyPem })));
+        });
+        server = await listen(built.app);
+      });
+      afterAll(() => server.close());
+
+      it("answers 400 (empty body) instead of waiting for a stream that ended", async () => {
+        const response = await server.send(
+          "/crossborder/SendOrderToMerchant",
+          signedPost(await keys.sign(), ORDER),
+        );
+        expect(response.status).toBe(400);
+        expect(await json(response)).toEqual({
+          Success: false,
+          ErrorCode: "MALFORMED_BODY",
+          Message: "Malformed request body",
+          Description: "Request body is empty",
+        });
+      });
+    });
+
+    describe('behind express.raw({ type: "*/*" }) and express.text({ type: "*/*" })', () => {
+      let raw: Running;
+      let text: Running;
+      beforeAll(async () => {
+        const router = createTestRouter({ publicKey: keys.publicKeyPem });
+        raw = await listen(
+          appWith(express, (app) => {
+            app.use(express.raw({ type: "*/*", limit: "5mb" }));
+            app.use(toExpress(router));
+          }).app,
+        );
+        text = await listen(
+          appWith(express, (app) => {
+            app.use(express.text({ type: "*/*", limit: "5mb" }));
+            app.use(toExpress(router));
+          }).app,
+        );
+      });
+      afterAll(async () => {
+        await raw.close();
+        await text.close();
+      });
+
+      it("answers from the Buffer and from the string", async () => {
+        for (const server of [raw, text]) {
+          const response = await server.send(
+            "/crossborder/SendOrderToMerchant",
+            signedPost(await keys.sign(), ORDER),
+          );
+          expect(response.status).toBe(200);
+          expect(await json(response)).toEqual(orderResult(LOOPBACK));
+        }
+      });
+
+      it("applies the engine's limit to what the parser read: 413", async () => {
+        const oversized = `{"OrderId":"${"x".repeat(1024 * 1024)}"}`;
+        for (const server of [raw, text]) {
+          const response = await server.send(
+            "/crossborder/SendOrderToMerchant",
+            signedPost(await keys.sign(), oversized),
+          );
+          expect(response.status).toBe(413);
+          expect(await json(response)).toEqual(PAYLOAD_TOO_LARGE);
+        }
+      });
+
+      it("answers malformed JSON with the engine's 400", async () => {
+        for (const server of [raw, text]) {
+          const response = await server.send(
+            "/crossborder/SendOrderToMerchant",
+            signedPost(await keys.sign(), "{"),
+          );
+          expect(response.status).toBe(400);
+          expect(await json(response)).toEqual(MALFORMED_JSON);
+        }
+      });
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createSendOrderToMerchantHandler } from "../../src/index.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
+import { createTestRouter } from "./support/merchant.js";
+import { LOOPBACK, listen, type Running } from "./support/servers.js";
+import { json, roundTrips } from "./support/suite.js";
+
+let keys: ServiceKeys;
+let server: Running;
+beforeAll(async () => {
+  keys = await createServiceKeys();
+  server = await listen(toNodeListener(createTestRouter({ publicKey: keys.publicKeyPem })));
+});
+afterAll(() => server.close());
+
+describe("node:http", () => {
+  roundTrips({ send: () => server.send, keys: () => keys, remoteAddress: LOOPBACK });
+
+  it("answers paths the router does not serve with the router's 404", async () => {
+    const response = await server.send("/crossborder/NoSuchCallback", {
+      method: "POST",
+      body: "{}",
+    });
+    expect(response.status).toBe(404);
+    expect(await json(response)).toEqual({
+      Success: false,
+      ErrorCode: "NOT_FOUND",
+      Message: "Not found",
+      Description: "",
+    });
+  });
+
+  it("refuses a compressed body with 415", async () => {
+    const response = await server.send("/crossborder/SendOrderToMerchant", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await keys.sign()}`, "content-encoding": "gzip" },
+      body: new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]),
+    });
+    expect(response.status).toBe(415);
+    expect(((await json(response)) as { ErrorCode: string }).ErrorCode).toBe(
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+  });
+
+  it("rejects something that is not an endpoint when the listener is built", () => {
+    expect(() => toNodeListener({} as never)).toThrow(TypeError);
+  });
+
+  it("aborts the merchant's signal when the client goes away", async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let signalAborted!: (aborted: boolean) => void;
+    const aborted = new Promise<boolean>((resolve) => {
+      signalAborted = resolve;
+    });
+    const handler = createSendOrderToMerchantHandler(
+      async (_order, { signal }) => {
+        entered();
+        await new Promise((wake) => signal?.addEventListener("abort", wake));
+        signalAborted(signal?.aborted === true);
+      },
+      { auth: false, onError: () => undefined },
+    );
+    const slow = await listen(toNodeListener(handler));
+    try {
+      const client = new AbortController();
+      const body = fixture("SendOrderToMerchant");
+      const request = slow.send("/", { method: "POST", body, signal: client.signal });
+      await inHandler;
+      client.abort();
+      await expect(request).rejects.toThrow();
+      expect(await aborted).toBe(true);
+    } finally {
+      await slow.close();
+    }
+  });
+});

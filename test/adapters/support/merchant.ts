@@ -1,0 +1,64 @@
+/**
+ * The merchant every adapter test serves: a router over SendOrderToMerchant and
+ * GetCheckoutCartInfo with JWT + merchant GUID authentication. Web APIs only: it is also bundled
+ * into the Bun, Deno and workerd servers.
+ */
+import { createAuth } from "../../../src/auth/index.js";
+import {
+  type CallbackRouter,
+  type CheckoutCartInfo,
+  createCallbackRouter,
+} from "../../../src/index.js";
+
+/** The GUID of the SendOrderToMerchant fixture. */
+export const MERCHANT_GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
+
+/** The cart the merchant answers for a token, country and currency. */
+export function cartFor(
+  token: string,
+  countryCode: string,
+  currencyCode: string,
+): CheckoutCartInfo {
+  return {
+    productsList: [
+      {
+        ProductCode: "TSHIRT-BLK-M",
+        CartItemId: "1",
+        Name: "Organic Cotton T-Shirt",
+        ListPrice: 29,
+        SalePrice: 29,
+        OrderedQuantity: 2,
+      },
+    ],
+    cartId: token,
+    countryCode,
+    currencyCode,
+  };
+}
+
+export interface TestRouterOptions {
+  /** The service's public key (SPKI PEM). */
+  readonly publicKey: string;
+  readonly basePath?: string;
+}
+
+export function createTestRouter(options: TestRouterOptions): CallbackRouter {
+  return createCallbackRouter({
+    basePath: options.basePath ?? "/crossborder",
+    auth: createAuth({
+      jwt: { environment: "test", keys: { test: options.publicKey } },
+      merchantGuid: MERCHANT_GUID,
+    }),
+    onError: () => undefined,
+    handlers: {
+      SendOrderToMerchant: (order, context) => ({
+        InternalOrderId: `M-${order.OrderId}`,
+        OrderId: `SHOP-${order.CartId}`,
+        // Shows that the adapter passed the peer address on.
+        Message: `from ${context.request.remoteAddress ?? "unknown"}`,
+      }),
+      GetCheckoutCartInfo: (query) =>
+        cartFor(query.merchantCartToken ?? "", query.countryCode ?? "", query.currencyCode ?? ""),
+    },
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * What a merchant built from the examples must do: answer all seven callbacks, signed as the
+ * service signs them, in the order a real order goes through them, and refuse a forged token.
+ */
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { createServiceKeys, fixture, type ServiceKeys } from "../../adapters/support/keys.js";
+import { MERCHANT_GUID } from "../../adapters/support/merchant.js";
+import { ROOT } from "../../adapters/support/runtime.js";
+import { type Send, signedPost } from "../../adapters/support/suite.js";
+
+export { MERCHANT_GUID };
+
+/** The examples import the package by name, which resolves to dist/: it must be built. */
+export function assertBuilt(): void {
+  const entry = join(ROOT, "dist/index.js");
+  if (!existsSync(entry)) {
+    throw new Error(
+      "dist/ is missing: run `npm run build` before the example tests (npm test does)",
+    );
+  }
+  if (
+    statSync(join(ROOT, "dist/fetch.js")).mtimeMs <
+    statSync(join(ROOT, "src/adapters/fetch.ts")).mtimeMs
+  ) {
+    throw new Error("dist/ is older than src/: run `npm run build` before the example tests");
+  }
+}
+
+export async function exampleKeys(): Promise<ServiceKeys> {
+  return createServiceKeys();
+}
+
+/** The environment every example reads. */
+export function exampleEnv(keys: ServiceKeys): Record<string, string> {
+  return {
+    SERVICE_PUBLIC_KEY: keys.publicKeyPem,
+    SERVICE_ENVIRONMENT: "test",
+    MERCHANT_GUID,
+    PORT: "0",
+    HOST: "127.0.0.1",
+  };
+}
+
+function payload(name: string, overrides: Record<string, unknown> = {}): string {
+  return JSON.stringify({ ...JSON.parse(fixture(name)), ...overrides });
+}
+
+/** Declares the seven-callback flow (call inside a `describe`; the tests run in order). */
+export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
+  const call = async (name: string, body: string) =>
+    send()(`/crossborder/${name}`, signedPost(await keys().sign(), body));
+  const cart = async () =>
+    send()(
+      "/crossborder/GetCheckoutCartInfo?merchantCartToken=demo-cart&countryCode=DE&currencyCode=EUR",
+      {
+        headers: { authorization: `Bearer ${await keys().sign()}` },
+      },
+    );
+
+  it("GetCheckoutCartInfo: answers the cart", async () => {
+    const response = await cart();
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ cartId: "demo-cart", countryCode: "DE", currencyCode: "EUR" });
+    expect((body.productsList as { ProductCode: string }[]).map((p) => p.ProductCode)).toEqual([
+      "TSHIRT-BLK-M",
+      "MUG-WHT",
+    ]);
+  });
+
+  it("RemoveRestrictedProducts: takes the products out of the cart", async () => {
+    const response = await call(
+      "RemoveRestrictedProducts",
+      payload("RemoveRestrictedProducts", {
+        CartToken: "demo-cart",
+        RemovedProductCodes: ["MUG-WHT"],
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ IsSuccess: true });
+    const after = (await (await cart()).json()) as { productsList: { ProductCode: string }[] };
+    expect(after.productsList.map((p) => p.ProductCode)).toEqual(["TSHIRT-BLK-M"]);
+  });
+
+  it("SendOrderToMerchant: answers the merchant's ids, and clears the cart", async () => {
+    const response = await call(
+      "SendOrderToMerchant",
+      payload("SendOrderToMerchant", { CartToken: "demo-cart" }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      Success: true,
+      InternalOrderId: "M-1001",
+      OrderId: "M-1001",
+    });
+    const gone = await cart();
+    expect(await gone.json()).toMatchObject({ Success: false, ErrorCode: "CART_NOT_FOUND" });
+  });
+
+  it("UpdateOrderStatus: answers the same ids", async () => {
+    const response = await call("UpdateOrderStatus", payload("UpdateOrderStatus"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      Success: true,
+      InternalOrderId: "M-1001",
+      OrderId: "M-1001",
+    });
+  });
+
+  it("PerformOrderPayment: answers the same ids", async () => {
+    const response = await call("PerformOrderPayment", payload("PerformOrderPayment"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      Success: true,
+      InternalOrderId: "M-1001",
+      OrderId: "M-1001",
+    });
+  });
+
+  it("UpdateParcelDispatch: records the parcel", async () => {
+    const response = await call("UpdateParcelDispatch", payload("UpdateParcelDispatch"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ Success: true, Message: "Dispatch recorded" });
+  });
+
+  it("SendRMAInfoToMerchant: records the return", async () => {
+    const response = await call("SendRMAInfoToMerchant", payload("SendRMAInfoToMerchant"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ Success: "True", Message: "RMA RMA-000317 recorded" });
+  });
+
+  it("answers an unknown order with the merchant's failure", async () => {
+    const response = await call(
+      "UpdateOrderStatus",
+      payload("UpdateOrderStatus", { OrderId: "NOPE" }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      Success: false,
+      ErrorCode: "ORDER_NOT_FOUND",
+      Message: "Unknown order",
+      Description: "No order NOPE",
+    });
+  });
+
+  it("refuses a forged token and another merchant's GUID with 401", async () => {
+    const forged = await send()(
+      "/crossborder/SendOrderToMerchant",
+      signedPost(await keys().signWithStrangerKey(), payload("SendOrderToMerchant")),
+    );
+    expect(forged.status).toBe(401);
+    const otherMerchant = await call(
+      "SendOrderToMerchant",
+      payload("SendOrderToMerchant", { MerchantGUID: "00000000-0000-0000-0000-000000000000" }),
+    );
+    expect(otherMerchant.status).toBe(401);
+    expect(await otherMerchant.json()).toEqual({
+      Success: false,
+      ErrorCode: "UNAUTHORIZED",
+      Message: "Unauthorized",
+      Description: "",
+    });
+  });
+}
