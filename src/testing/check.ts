@@ -1,0 +1,214 @@
+import type { CallbackName } from "../core/types.js";
+import { parseSuccessValue } from "../schemas/response.js";
+
+/** Above this many milliseconds an answer counts as slow (see `CheckResponseOptions.slowMs`). */
+export const DEFAULT_SLOW_MS = 5000;
+
+/** Options of `checkResponse`. */
+export interface CheckResponseOptions {
+  /** How long the answer took, in milliseconds; the slowness check needs it. */
+  readonly durationMs?: number;
+  /** Answers slower than this are a problem. Default 5000 ms. */
+  readonly slowMs?: number;
+}
+
+/** Which field of the answer tells the service whether the callback succeeded. */
+type Verdict = "Success" | "SuccessText" | "IsSuccess" | "cart";
+
+const VERDICT: Record<CallbackName, Verdict> = {
+  GetCheckoutCartInfo: "cart",
+  SendOrderToMerchant: "Success",
+  UpdateOrderStatus: "Success",
+  PerformOrderPayment: "Success",
+  SendRMAInfoToMerchant: "SuccessText",
+  UpdateParcelDispatch: "Success",
+  RemoveRestrictedProducts: "IsSuccess",
+  SendAdditionalRequiredDocumentsToMerchant: "Success",
+};
+
+/** The name of the success field a callback's answer carries (`productsList` for the cart). */
+export function successFieldOf(
+  callbackName: CallbackName,
+): "Success" | "IsSuccess" | "productsList" {
+  const verdict = VERDICT[callbackName];
+  if (verdict === "cart") return "productsList";
+  return verdict === "IsSuccess" ? "IsSuccess" : "Success";
+}
+
+function mediaType(contentType: string | null | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+function isJsonMediaType(type: string): boolean {
+  return type === "application/json" || /^application\/[^/]+\+json$/.test(type);
+}
+
+function looksLikeHtml(text: string): boolean {
+  return /^<(!doctype\s+html|html|head|body|\?xml|!--|h\d|p|pre|div|title)\b/i.test(text);
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === "string") return `the text ${JSON.stringify(value)}`;
+  if (typeof value === "boolean") return `the boolean ${value}`;
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
+}
+
+/** A key that differs from `name` only in case, if the object has one. */
+function caseVariant(body: Record<string, unknown>, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return Object.keys(body).find((key) => key !== name && key.toLowerCase() === lower);
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * Checks a merchant's answer to one callback the way the service reads it, and returns the
+ * problems found as sentences (empty when the answer is well-formed). It flags:
+ * - a server error (5xx), a redirect (3xx), a 404/405 (nothing answers at that URL);
+ * - an empty body, an HTML page (error pages), a body that is not JSON or not a JSON object,
+ *   a JSON body without a JSON content type;
+ * - a missing `Success` (or `IsSuccess` for RemoveRestrictedProducts), and a value the service
+ *   cannot parse (`"yes"`); for SendRMAInfoToMerchant a boolean instead of the text
+ *   `"True"`/`"False"`;
+ * - a GetCheckoutCartInfo 2xx answer that is neither a cart with a `productsList` array nor a
+ *   refusal (`Success: false`);
+ * - an answer slower than `slowMs` (when `durationMs` is given).
+ *
+ * A well-formed refusal (`Success: false`, any 4xx) is not a problem: it is a valid answer.
+ *
+ * @example
+ * expect(checkResponse("SendOrderToMerchant", res.status, res.headers.get("content-type"), text)).toEqual([]);
+ */
+export function checkResponse(
+  callbackName: CallbackName,
+  status: number,
+  contentType: string | null | undefined,
+  text: string,
+  options: CheckResponseOptions = {},
+): string[] {
+  const problems: string[] = [];
+  const verdict = VERDICT[callbackName];
+  if (verdict === undefined)
+    throw new TypeError(`checkResponse: unknown callback "${callbackName}"`);
+  const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
+
+  if (status >= 500) {
+    problems.push(`HTTP ${status}: a server error, the service counts the call as failed`);
+  } else if (status >= 300 && status < 400) {
+    problems.push(`HTTP ${status}: a redirect; the callback URL must answer directly`);
+  } else if (status === 404 || status === 405) {
+    problems.push(`HTTP ${status}: no ${callbackName} endpoint answers at this URL and method`);
+  } else if (status < 200 || status > 599) {
+    problems.push(`HTTP ${status}: not a final HTTP status`);
+  }
+  if (options.durationMs !== undefined && options.durationMs > slowMs) {
+    problems.push(`slow: answered in ${Math.round(options.durationMs)} ms (limit ${slowMs} ms)`);
+  }
+
+  const type = mediaType(contentType);
+  const trimmed = text.trim();
+  if (trimmed === "") {
+    problems.push("empty body: expected a JSON object");
+    return problems;
+  }
+  if (type === "text/html" || looksLikeHtml(trimmed)) {
+    if (!parseJson(trimmed).ok) {
+      problems.push(
+        `an HTML page instead of JSON (content-type ${contentType || "missing"}): an error page?`,
+      );
+      return problems;
+    }
+  }
+  const parsed = parseJson(trimmed);
+  if (!parsed.ok) {
+    problems.push(`body is not JSON (content-type ${contentType || "missing"})`);
+    return problems;
+  }
+  if (!isJsonMediaType(type)) {
+    problems.push(
+      `content-type is ${contentType ? `"${contentType}"` : "missing"}: answer with application/json`,
+    );
+  }
+  const body = parsed.value;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    problems.push(`body is ${describeValue(body)}, expected a JSON object`);
+    return problems;
+  }
+  const record = body as Record<string, unknown>;
+
+  if (verdict === "cart") {
+    if (status >= 200 && status < 300) checkCart(record, problems);
+    return problems;
+  }
+  const field = verdict === "IsSuccess" ? "IsSuccess" : "Success";
+  if (!Object.hasOwn(record, field)) {
+    const variant = caseVariant(record, field);
+    const other = field === "Success" ? "IsSuccess" : "Success";
+    let hint = "";
+    if (variant) hint = ` (found "${variant}": the name is "${field}")`;
+    else if (Object.hasOwn(record, other)) {
+      hint =
+        field === "IsSuccess"
+          ? ` (found "Success": RemoveRestrictedProducts answers {"IsSuccess": true})`
+          : ` (found "IsSuccess", which only RemoveRestrictedProducts uses)`;
+    }
+    problems.push(`missing "${field}"${hint}: the service counts the call as failed`);
+    return problems;
+  }
+  const value = record[field];
+  if (parseSuccessValue(value) === undefined) {
+    problems.push(
+      `"${field}" is ${describeValue(value)}: the service cannot parse it and counts the call as failed (use ${verdict === "SuccessText" ? '"True" or "False"' : "true or false"})`,
+    );
+  } else if (verdict === "SuccessText" && typeof value !== "string") {
+    problems.push(
+      `"Success" is ${describeValue(value)}: SendRMAInfoToMerchant answers the text "True" or "False"`,
+    );
+  }
+  return problems;
+}
+
+function checkCart(body: Record<string, unknown>, problems: string[]): void {
+  if (Array.isArray(body.productsList)) return;
+  // A refusal (`{ Success: false, ErrorCode, Message }`, what the library writes for a
+  // CallbackError) is a valid answer, not a malformed cart.
+  if (parseSuccessValue(body.Success) === false) return;
+  const variant = caseVariant(body, "productsList");
+  if (variant !== undefined && Array.isArray(body[variant])) {
+    problems.push(`CheckoutCartInfo has "${variant}": the name is "productsList"`);
+  } else if (Object.hasOwn(body, "productsList")) {
+    problems.push(
+      `CheckoutCartInfo "productsList" is ${describeValue(body.productsList)}, expected an array`,
+    );
+  } else {
+    problems.push(`CheckoutCartInfo without a "productsList" array`);
+  }
+}
+
+/**
+ * What the answer says about success: the parsed `Success` (`IsSuccess` for
+ * RemoveRestrictedProducts); for GetCheckoutCartInfo, whether a 2xx answer carries a
+ * `productsList` array (or the parsed `Success` of a refusal). Undefined when it says nothing
+ * usable.
+ */
+export function answerSuccess(
+  callbackName: CallbackName,
+  status: number,
+  body: unknown,
+): boolean | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  if (VERDICT[callbackName] === "cart") {
+    if (status >= 200 && status < 300 && Array.isArray(record.productsList)) return true;
+    return parseSuccessValue(record.Success);
+  }
+  return parseSuccessValue(record[successFieldOf(callbackName)]);
+}

@@ -1,0 +1,39 @@
+/**
+ * `crossborder-callbacks/testing`: everything a merchant needs to test their callbacks in their
+ * own test suite (vitest, jest, node:test) — stand-in service keys, service tokens, realistic
+ * payloads encoded as the service encodes them, a sender that calls an endpoint as the service
+ * does, and a checker of the answers' shape.
+ *
+ * @example
+ * const keys = await createTestKeys();
+ * // …start your app with createAuth({ jwt: { environment: "test", keys: { test: keys.publicKey } } })
+ * const result = await sendCallback(`${baseUrl}/crossborder`, "SendOrderToMerchant", {
+ *   privateKey: keys.privateKey,
+ * });
+ * expect(result.problems).toEqual([]);
+ */
+
+export {
+  answerSuccess,
+  type CheckResponseOptions,
+  checkResponse,
+  DEFAULT_SLOW_MS,
+  successFieldOf,
+} from "./check.js";
+export { createTestKeys, type TestKeys } from "./keys.js";
+export { mergeDeep, type PayloadOverrides, samplePayload } from "./payload.js";
+export {
+  SAMPLE_CART_TOKEN,
+  SAMPLE_MERCHANT_GUID,
+  SAMPLE_MERCHANT_ORDER_ID,
+  SAMPLE_ORDER_ID,
+  type SamplePayloads,
+} from "./samples.js";
+export {
+  callbackUrl,
+  SendCallbackError,
+  type SendCallbackOptions,
+  type SendCallbackResult,
+  sendCallback,
+} from "./send.js";
+export { bodyDigest, type SignServiceTokenOptions, signServiceToken } from "./token.js";

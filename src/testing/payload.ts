@@ -1,0 +1,90 @@
+import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
+import { SAMPLE_BUILDERS, type SamplePayloads } from "./samples.js";
+
+/**
+ * A partial payload merged over a sample: objects merge key by key, arrays and other values
+ * replace, `undefined` removes the key.
+ */
+export type PayloadOverrides<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: PayloadOverrides<T[K]> | undefined }
+    : T;
+
+/** Keys that could reach an object's prototype: never copied from overrides. */
+const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Merges `override` over `base` into a new object: plain objects recursively, anything else
+ * replaces, `undefined` deletes. `__proto__`, `constructor` and `prototype` keys are skipped at
+ * every level, so overrides parsed from untrusted JSON cannot pollute prototypes.
+ */
+export function mergeDeep(base: unknown, override: unknown): unknown {
+  if (!isPlainObject(override)) return clone(override);
+  const result: Record<string, unknown> = isPlainObject(base)
+    ? (clone(base) as Record<string, unknown>)
+    : {};
+  for (const key of Object.keys(override)) {
+    if (UNSAFE_KEYS.has(key)) continue;
+    const value = override[key];
+    if (value === undefined) {
+      delete result[key];
+    } else {
+      result[key] = isPlainObject(value) ? mergeDeep(result[key], value) : clone(value);
+    }
+  }
+  return result;
+}
+
+/** A deep copy of plain data (objects, arrays, primitives), dropping unsafe keys. */
+function clone(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(clone);
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (!UNSAFE_KEYS.has(key)) copy[key] = clone(value[key]);
+  }
+  return copy;
+}
+
+/** Whether `name` is one of the callbacks (exact spelling). */
+export function isCallbackName(name: unknown): name is CallbackName {
+  return typeof name === "string" && (CALLBACK_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * A realistic payload of one callback, encoded exactly as the service sends it: for
+ * GetCheckoutCartInfo the query parameters (`merchantCartToken`, `countryCode`, `currencyCode`),
+ * for the others the JSON body. Fields the service form-URL-encodes are encoded
+ * (`"Email": "jane.doe%40example.com"`); the operator's own Secondary* address is plain.
+ *
+ * Every call returns a fresh object. `overrides` deep-merge over the sample (objects key by key;
+ * arrays replace; `undefined` removes a field); `__proto__`, `constructor` and `prototype` keys
+ * are ignored.
+ *
+ * @example
+ * const order = samplePayload("SendOrderToMerchant", {
+ *   MerchantGUID: myGuid,
+ *   PrimaryShipping: { City: encodeFormValue("São Paulo") },
+ * });
+ */
+export function samplePayload<N extends CallbackName>(
+  callbackName: N,
+  overrides?: PayloadOverrides<SamplePayloads[N]>,
+): SamplePayloads[N] {
+  if (!isCallbackName(callbackName)) {
+    throw new TypeError(
+      `samplePayload: unknown callback "${String(callbackName)}" (one of ${CALLBACK_NAMES.join(", ")})`,
+    );
+  }
+  const sample = SAMPLE_BUILDERS[callbackName]();
+  if (overrides === undefined || overrides === null) return sample as SamplePayloads[N];
+  if (!isPlainObject(overrides)) throw new TypeError("samplePayload: overrides must be an object");
+  return mergeDeep(sample, overrides) as SamplePayloads[N];
+}

@@ -1,0 +1,548 @@
+/**
+ * Realistic payloads of every callback, as the service sends them. Values the service
+ * form-URL-encodes (names, address lines, e-mails, phones, URLs, free text of the shopper) are
+ * produced by `encodeFormValue` from their plain text; the operator's own address (the Secondary*
+ * pair when the shopper is primary) arrives plain, as on the wire.
+ */
+import type { GetCheckoutCartInfoRequest } from "../callbacks/get-checkout-cart-info.js";
+import { encodeFormValue as enc } from "../decode/form.js";
+import type {
+  Address,
+  PaymentDetails,
+  PerformOrderPaymentRequest,
+  RemoveRestrictedProductsRequest,
+  SendAdditionalRequiredDocumentsToMerchantRequest,
+  SendOrderToMerchantRequest,
+  SendRMAInfoToMerchantRequest,
+  UpdateOrderStatusRequest,
+  UpdateParcelDispatchRequest,
+} from "../schemas/index.js";
+
+/** The merchant GUID every sample payload carries (override it with `merchantGuid`). */
+export const SAMPLE_MERCHANT_GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
+/** The service order id of the samples. */
+export const SAMPLE_ORDER_ID = "GE927127001US";
+/** The merchant order id of the samples that follow an earlier SendOrderToMerchant. */
+export const SAMPLE_MERCHANT_ORDER_ID = "100004217";
+/** The cart token of the samples (GetCheckoutCartInfo's `merchantCartToken`). */
+export const SAMPLE_CART_TOKEN = "b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f";
+
+/** The payload type of each callback, as the samples build it. */
+export interface SamplePayloads {
+  GetCheckoutCartInfo: GetCheckoutCartInfoRequest;
+  SendOrderToMerchant: SendOrderToMerchantRequest;
+  UpdateOrderStatus: UpdateOrderStatusRequest;
+  PerformOrderPayment: PerformOrderPaymentRequest;
+  SendRMAInfoToMerchant: SendRMAInfoToMerchantRequest;
+  UpdateParcelDispatch: UpdateParcelDispatchRequest;
+  RemoveRestrictedProducts: RemoveRestrictedProductsRequest;
+  SendAdditionalRequiredDocumentsToMerchant: SendAdditionalRequiredDocumentsToMerchantRequest;
+}
+
+/** The shopper's address: every listed field encoded as the service encodes it. */
+function shopperAddress(): Address {
+  return {
+    FirstName: enc("Jane"),
+    LastName: enc("Doe"),
+    MiddleName: null,
+    Salutation: null,
+    Company: null,
+    Address1: enc("548 Market St."),
+    Address2: enc("Suite 200"),
+    City: enc("San Francisco"),
+    StateCode: "CA",
+    StateOrProvince: enc("California"),
+    Zip: enc("94104"),
+    Email: enc("jane.doe@example.com"),
+    Phone1: enc("+1 415 555 0100"),
+    Phone2: null,
+    Fax: null,
+    CountryCode: "US",
+    CountryCode3: "USA",
+    CountryName: enc("United States"),
+    CollectionPointId: null,
+    AddressBookId: null,
+    AddressBookName: null,
+    CustomerTaxId: null,
+  };
+}
+
+/** The operator's own address: sent plain, even in fields that are usually encoded. */
+function operatorAddress(): Address {
+  return {
+    FirstName: "Returns",
+    LastName: "Desk",
+    Company: "Example Cross-Border Logistics Ltd",
+    Address1: "45 Leather Lane",
+    Address2: null,
+    City: "London",
+    StateCode: null,
+    StateOrProvince: null,
+    Zip: "EC1N 7TJ",
+    Email: "info@example.com",
+    Phone1: "+ 44 (0)808 258 0300",
+    Phone2: null,
+    Fax: null,
+    CountryCode: "GB",
+    CountryCode3: "GBR",
+    CountryName: "United Kingdom",
+  };
+}
+
+/** A test card (the well-known Visa test number), as PerformOrderPayment carries it. */
+function paymentDetails(extra: Partial<PaymentDetails> = {}): PaymentDetails {
+  return {
+    CardNumber: "4111111111111111",
+    CVVNumber: "737",
+    ExpirationDate: "2030-03-31",
+    OwnerFirstName: enc("Jane"),
+    OwnerLastName: enc("Doe"),
+    OwnerName: null,
+    PaymentMethodCode: "1",
+    PaymentMethodName: "Visa",
+    PaymentMethodTypeCode: "CreditCard",
+    CountryCode: "US",
+    CountryName: enc("United States"),
+    CountryCode3: "USA",
+    Address1: enc("548 Market St."),
+    Address2: null,
+    City: enc("San Francisco"),
+    StateCode: "CA",
+    StateOrProvince: enc("California"),
+    Zip: enc("94104"),
+    Phone1: enc("+1 415 555 0100"),
+    Phone2: null,
+    Fax: null,
+    Email: enc("jane.doe@example.com"),
+    ...extra,
+  };
+}
+
+function sendOrderToMerchant(): SendOrderToMerchantRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    MerchantOrderId: null,
+    CartId: "58211",
+    CartToken: SAMPLE_CART_TOKEN,
+    CartHash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    UserId: "10442",
+    CurrencyCode: "EUR",
+    StatusCode: "N/A",
+    ClearCart: true,
+    Products: [
+      {
+        Sku: "TSHIRT-BLK-M",
+        ProductName: "Organic Cotton T-Shirt",
+        Price: 29.0,
+        InternationalPrice: 34.5,
+        DiscountedPrice: 26.1,
+        InternationalDiscountedPrice: 31.05,
+        Quantity: 2,
+        VATRate: 20.0,
+        CartItemId: "1",
+        ParentCartItemId: null,
+        ChildCartItemId: null,
+        RoundingRate: 0.7697801068639539,
+        IsBackOrdered: false,
+        BackOrderDate: null,
+        GenericHSCode: "610910",
+        GiftMessage: null,
+        Brand: { Code: "ACME", Name: "Acme Apparel" },
+        Categories: [
+          { Code: "TOPS", Name: "Tops" },
+          { Code: "TSHIRTS", Name: "T-Shirts" },
+        ],
+        Attributes: [
+          { AttributeKey: "color", AttributeValue: "black" },
+          { AttributeKey: "size", AttributeValue: "M" },
+        ],
+        MetaData: { Attributes: [{ AttributeKey: "warehouse", AttributeValue: "DE-01" }] },
+        PriceBeforeRoundingRate: 28.9961,
+        HandlingCode: null,
+        ListPrice: 29.0,
+        InternationalListPrice: 34.5,
+        DiscountedPriceForCustoms: 26.1,
+        CustomerVATRate: 0,
+        InternationalPriceBeforeRounding: 34.49612345678901,
+      },
+      {
+        Sku: "HOODIE-GRY-L",
+        ProductName: "Fleece Hoodie",
+        Price: 59.9,
+        InternationalPrice: 71.25,
+        DiscountedPrice: 53.91,
+        InternationalDiscountedPrice: 64.13,
+        Quantity: 1,
+        VATRate: 20,
+        CartItemId: "2",
+        ParentCartItemId: null,
+        ChildCartItemId: "3",
+        RoundingRate: 0.7697801068639539,
+        IsBackOrdered: true,
+        BackOrderDate: "2025-04-02T00:00:00",
+        GenericHSCode: "611030",
+        // .NET's UrlEncode keeps `!` as it is.
+        GiftMessage: enc("Happy birthday!"),
+        Brand: { Code: "ACME", Name: "Acme Apparel" },
+        Categories: [{ Code: "HOODIES", Name: "Hoodies" }],
+        Attributes: [],
+        MetaData: null,
+        ListPrice: 64.9,
+        InternationalListPrice: 77.2,
+        DiscountedPriceForCustoms: 53.91,
+      },
+      {
+        Sku: "GIFTWRAP",
+        ProductName: "Gift wrapping",
+        Price: 3.5,
+        InternationalPrice: 4.16,
+        DiscountedPrice: 3.5,
+        InternationalDiscountedPrice: 4.16,
+        Quantity: 1,
+        VATRate: 20,
+        CartItemId: "3",
+        ParentCartItemId: "2",
+        ChildCartItemId: null,
+        RoundingRate: 1,
+        IsBackOrdered: false,
+        GenericHSCode: null,
+        Brand: null,
+        Categories: null,
+        Attributes: null,
+      },
+    ],
+    Customer: {
+      EmailAddress: enc("jane.doe@example.com"),
+      IsEndCustomerPrimary: true,
+      SendConfirmation: false,
+    },
+    PrimaryShipping: shopperAddress(),
+    SecondaryShipping: operatorAddress(),
+    PrimaryBilling: {
+      FirstName: enc("Jane"),
+      LastName: enc("Doe"),
+      Company: null,
+      Address1: enc("548 Market St."),
+      Address2: enc("Suite 200"),
+      City: enc("San Francisco"),
+      StateCode: "CA",
+      StateOrProvince: enc("California"),
+      Zip: enc("94104"),
+      Email: enc("jane.doe@example.com"),
+      Phone1: enc("+1 415 555 0100"),
+      CountryCode: "US",
+      CountryCode3: "USA",
+      CountryName: enc("United States"),
+      CustomerTaxId: enc("123/45-678"),
+    },
+    // The operator's addresses arrive plain, and with fewer fields.
+    SecondaryBilling: {
+      FirstName: "Accounts",
+      LastName: "Receivable",
+      Company: "Example Cross-Border Logistics Ltd",
+      Address1: "45 Leather Lane",
+      City: "London",
+      Zip: "EC1N 7TJ",
+      Email: "info@example.com",
+      Phone1: "+ 44 (0)808 258 0300",
+      CountryCode: "GB",
+      CountryCode3: "GBR",
+      CountryName: "United Kingdom",
+    },
+    ShippingMethodCode: "standard_eu_hub",
+    Discounts: [
+      {
+        Name: "SPRING10",
+        Description: enc("10% off everything"),
+        Price: 8.9,
+        InternationalPrice: 10.59,
+        DiscountType: 1,
+        VATRate: 20,
+        LocalVATRate: 0,
+        CouponCode: "SPRING10",
+        DiscountCode: "D-SPRING10",
+        ProductCartItemId: null,
+        LoyaltyVoucherCode: null,
+        MetaData: null,
+        CalculationMode: 1,
+      },
+      {
+        Name: "Shipping discount",
+        Description: null,
+        Price: 5.0,
+        InternationalPrice: 5.95,
+        DiscountType: 2,
+        VATRate: 0,
+        CouponCode: null,
+        DiscountCode: "SHIP5",
+        ProductCartItemId: "",
+        CalculationMode: 2,
+      },
+    ],
+    InternationalDetails: {
+      CurrencyCode: "USD",
+      TotalPrice: 123.73,
+      TransactionCurrencyCode: "USD",
+      TransactionTotalPrice: 123.73,
+      TotalShippingPrice: 12.5,
+      DiscountedShippingPrice: 6.55,
+      TotalDutiesPrice: 7.32,
+      TotalCCFPrice: 1.2,
+      TotalVATAmount: 0,
+      ConsignmentFee: 0,
+      RemoteAreaSurcharge: 0,
+      SameDayDispatchCost: 0,
+      SizeOverchargeValue: 0,
+      CashOnDeliveryFee: 0,
+      ShippingVATRate: 0,
+      DutiesGuaranteed: true,
+      PaymentMethodCode: "1",
+      PaymentMethodName: "Visa",
+      PaymentTransactionReference: null,
+      ShippingMethodCode: "2",
+      ShippingMethodName: "Express Courier",
+      ShippingMethodTypeCode: "Express",
+      ShippingMethodTypeName: "Express Courier (Air)",
+      ShippingMethodStatusCode: "Undefined",
+      ShippingMethodStatusName: "undefined",
+      DeliveryDaysFrom: 2,
+      DeliveryDaysTo: 4,
+      DeliveryDateFrom: "2025-03-12T00:00:00",
+      DeliveryDateTo: "2025-03-14T00:00:00",
+      OrderTrackingNumber: "1Z999AA10123456784",
+      OrderTrackingUrl: enc("http://www.example.com/track?id=1"),
+      OrderWaybillNumber: "1Z999AA10123456784",
+      OrderWaybillUrl: enc("https://www.example.com/waybill/1Z999AA10123456784.pdf"),
+      CardNumberLastFourDigits: "1111",
+      ExpirationDate: "2030-03-31",
+      ParcelsTracking: null,
+      CustomerDTBreakdown: { Duties: 5.12, OtherFees: 0.98, SalesTaxes: 1.22 },
+      MerchantDTBreakdown: null,
+      ShipmentLocation: null,
+      ShipmentStatusUpdateTime: null,
+      TotalPriceBeforeRounding: 123.72619047619048,
+    },
+    PaymentDetails: paymentDetails({ OwnerName: enc("Jane Doe"), Address2: enc("Suite 200") }),
+    OrderPaymentMethods: [
+      {
+        PaymentMethodId: 1,
+        PaymentMethodGuid: null,
+        PaymentMethodName: "Visa",
+        IsGiftCard: false,
+        GiftCardFields: null,
+        PaidAmountInCustomerCurrency: 123.73,
+        PaidAmountInMerchantCurrency: 104.0326537419,
+        PaymentMethodTypeCode: "CreditCard",
+        PaymentMethodTypeName: "Credit Card",
+      },
+    ],
+    AdditionalRequiredDocuments: null,
+    PriceCoefficientRate: 1.0,
+    RoundingRate: 0.7697801068639539,
+    EffectiveFXRate: 1.1893456732159,
+    OrderCreationDate: "2025-03-10T14:22:31.317",
+    OrderCreationSource: 0,
+    IsMoto: false,
+    ModifiedProduct: null,
+    UrlParameters: JSON.stringify([
+      { Key: "utm_source", Value: "newsletter" },
+      { Key: "utm_campaign", Value: "spring" },
+    ]),
+    DiscountedShippingPrice: 5.5,
+    DoNotChargeVAT: false,
+    AllowMailsFromMerchant: true,
+    AllowSMSFromMerchant: false,
+    AllowDirectCommunicationFromMerchant: null,
+    CustomerComments: enc("Please leave at the front desk"),
+    IsFreeShipping: false,
+    FreeShippingCouponCode: null,
+    ShipToStoreCode: null,
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+    IsSplitOrder: false,
+    IsReplacementOrder: false,
+    OriginalOrder: null,
+    LoyaltyCode: null,
+    LoyaltyPointsEarned: 0,
+    LoyaltyPointsSpent: 0,
+    OTVoucherAmount: null,
+    OTVoucherCode: null,
+    OTVoucherCurrencyCode: null,
+    CultureCode: "en-US",
+    InitialCheckoutCultureCode: "en-US",
+    PreferredCultureCode: null,
+    HubId: 1,
+    HubCode: "DE-HUB-1",
+    SameDayDispatch: false,
+    SameDayDispatchCost: 0,
+    TotalDutiesAndTaxesPrice: 6.15,
+    CCFPrice: 1.01,
+    TotalDutiesPaidByCustomerPrice: 6.15,
+    TotalValueForCustoms: 83.51,
+    USSalesTax: 0,
+    CustomerDTBreakdown: { Duties: 4.31, OtherFees: 0.82, SalesTaxes: 1.02 },
+    MerchantDTBreakdown: null,
+    ShippingVATRate: 0,
+    CookieConsent: 1,
+    TaxCalculationRule: "DDP",
+    ImporterDetails: null,
+    GiftCards: [],
+    Markups: null,
+    ReservationRequestId: null,
+    OriginalMerchantTotalProductsDiscountedPrice: 83.51,
+    IsFirstOrderOfCustomer: true,
+  };
+}
+
+function updateOrderStatus(): UpdateOrderStatusRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    CartId: null,
+    CartHash: null,
+    UserId: null,
+    CurrencyCode: null,
+    StatusCode: "canceled",
+    Products: null,
+    Customer: null,
+    PrimaryShipping: null,
+    PrimaryBilling: null,
+    Discounts: null,
+    InternationalDetails: null,
+    PaymentDetails: null,
+    UrlParameters: null,
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+    OrderStatusReason: { OrderStatusReasonCode: "CustomerRequest", Name: "Customer request" },
+  };
+}
+
+function performOrderPayment(): PerformOrderPaymentRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    PaymentDetails: paymentDetails(),
+    UrlParameters: null,
+  };
+}
+
+function sendRMAInfoToMerchant(): SendRMAInfoToMerchantRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    RMANumber: "RMA-000317",
+    ShipperName: "Express Courier",
+    ReturnTrackingNumber: "JD014600006281234567",
+    TrackingURL: enc("https://www.example.com/returns/track?n=JD014600006281234567"),
+    CreatedBy: "Customer",
+    ReturnedProducts: [
+      {
+        SKU: "TSHIRT-BLK-M",
+        Name: "Organic Cotton T-Shirt",
+        CartItemId: "1",
+        ReturnQuantity: 1,
+        ReturnReasonName: "Too small",
+        MerchantReturnReasonCode: "SIZE",
+        MerchantReturnReasonName: "Size or fit",
+      },
+      {
+        SKU: "HOODIE-GRY-L",
+        Name: "Fleece Hoodie",
+        CartItemId: "2",
+        ReturnQuantity: 1,
+        ReturnReasonName: "Changed my mind",
+        MerchantReturnReasonCode: null,
+        MerchantReturnReasonName: null,
+      },
+    ],
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    CurrencyCode: "EUR",
+    ReturnShippingCost: 8.5,
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+  };
+}
+
+function updateParcelDispatch(): UpdateParcelDispatchRequest {
+  return {
+    UrlParameters: null,
+    DispatchedParcel: {
+      ParcelTracking: {
+        ParcelTrackingNumber: "1Z999AA10123456784",
+        ParcelTrackingUrl: enc("https://www.example.com/track?parcel=PCL-88213&lang=en"),
+        ParcelCode: "PCL-88213",
+      },
+      HubCode: "DE-HUB-1",
+      Code: "PCL-88213",
+      StatusName: "Dispatched",
+      Products: [
+        { Sku: "TSHIRT-BLK-M", CartItemId: "1", Quantity: 2 },
+        // Both spellings occur on the wire.
+        { SKU: "HOODIE-GRY-L", CartItemId: "2", Quantity: 1 },
+      ],
+    },
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    StatusCode: "shipped",
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+  };
+}
+
+function removeRestrictedProducts(): RemoveRestrictedProductsRequest {
+  return {
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    CartToken: SAMPLE_CART_TOKEN,
+    CartId: "58211",
+    UserId: null,
+    CountryCode: "AU",
+    CurrencyCode: "AUD",
+    WebStoreCode: null,
+    WebStoreInstanceCode: null,
+    RemovedProductCodes: ["KNIFE-CHEF-20CM", "PERFUME-EDP-50ML"],
+  };
+}
+
+function sendAdditionalRequiredDocumentsToMerchant(): SendAdditionalRequiredDocumentsToMerchantRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    Documents: [
+      {
+        DocumentTypeCode: "CommercialInvoice",
+        DocumentTypeName: "Commercial invoice",
+        DocumentUrl: enc(`https://docs.example.com/orders/${SAMPLE_ORDER_ID}/invoice.pdf`),
+        DocumentFormat: "PDF",
+      },
+      {
+        DocumentTypeCode: "ShippingLabel",
+        DocumentTypeName: "Shipping label",
+        DocumentUrl: enc(`https://docs.example.com/orders/${SAMPLE_ORDER_ID}/label.zpl`),
+        DocumentFormat: "ZPL",
+      },
+    ],
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+  };
+}
+
+function getCheckoutCartInfo(): GetCheckoutCartInfoRequest {
+  return { merchantCartToken: SAMPLE_CART_TOKEN, countryCode: "US", currencyCode: "USD" };
+}
+
+/** Builders of fresh sample payloads: each call returns new objects the caller may change. */
+export const SAMPLE_BUILDERS: { readonly [K in keyof SamplePayloads]: () => SamplePayloads[K] } = {
+  GetCheckoutCartInfo: getCheckoutCartInfo,
+  SendOrderToMerchant: sendOrderToMerchant,
+  UpdateOrderStatus: updateOrderStatus,
+  PerformOrderPayment: performOrderPayment,
+  SendRMAInfoToMerchant: sendRMAInfoToMerchant,
+  UpdateParcelDispatch: updateParcelDispatch,
+  RemoveRestrictedProducts: removeRestrictedProducts,
+  SendAdditionalRequiredDocumentsToMerchant: sendAdditionalRequiredDocumentsToMerchant,
+};

@@ -1,0 +1,231 @@
+import type { CallbackName } from "../core/types.js";
+import { answerSuccess, checkResponse } from "./check.js";
+import { isCallbackName, samplePayload } from "./payload.js";
+import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
+
+/** Options of `sendCallback`. */
+export interface SendCallbackOptions {
+  /** Signs a fresh token for the call (PKCS#8 PEM or `CryptoKey`). Without it and `token`, no `Authorization` header is sent. */
+  readonly privateKey?: string | CryptoKey;
+  /** A ready token, sent as `Authorization: Bearer <token>`; wins over `privateKey`. */
+  readonly token?: string;
+  /** Claims of the signed token (issuer, audience, lifetime, body digest claim…); the body is filled in. */
+  readonly tokenOptions?: Omit<SignServiceTokenOptions, "body">;
+  /**
+   * The payload: for GetCheckoutCartInfo the query parameters, otherwise the JSON body (an object,
+   * or a string sent as is). Default: `samplePayload(callbackName)`.
+   */
+  readonly payload?: unknown;
+  /** Written into the payload's `MerchantGUID` (not for GetCheckoutCartInfo, which has none). */
+  readonly merchantGuid?: string;
+  /**
+   * A cart token your endpoint knows: written into GetCheckoutCartInfo's `merchantCartToken`, and
+   * into `CartToken` of the payloads that carry one (SendOrderToMerchant, RemoveRestrictedProducts).
+   */
+  readonly cartToken?: string;
+  /** Default GET for GetCheckoutCartInfo (its parameters in the query), POST for the others. */
+  readonly method?: "GET" | "POST";
+  /** Extra request headers (a custom secret header, HTTP Basic…); they win over the defaults. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Abort the call after this many milliseconds. Default 10 000. */
+  readonly timeoutMs?: number;
+  /** Answers slower than this are reported in `problems`. Default 5000. */
+  readonly slowMs?: number;
+  /**
+   * The callback's path under the base URL. Default: the callback name (`/SendOrderToMerchant`),
+   * unless the URL already ends with it. `""` sends to the URL as given.
+   */
+  readonly path?: string;
+  /** The fetch to use, e.g. `(request) => app.fetch(request)` to call a fetch handler without a server. */
+  readonly fetch?: (request: Request) => Response | Promise<Response>;
+}
+
+/** What came back from one callback. */
+export interface SendCallbackResult {
+  readonly callback: CallbackName;
+  readonly method: "GET" | "POST";
+  /** The URL called (with the query of GetCheckoutCartInfo). */
+  readonly url: string;
+  readonly status: number;
+  readonly contentType: string | undefined;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  readonly body: unknown;
+  readonly text: string;
+  /** From sending the request to the end of the body, in milliseconds. */
+  readonly durationMs: number;
+  /** What the answer says: the parsed `Success` / `IsSuccess`, or a cart with products; see `answerSuccess`. */
+  readonly success: boolean | undefined;
+  /** Shape problems of the answer (`checkResponse`); empty when well-formed. */
+  readonly problems: string[];
+}
+
+/** Thrown when no answer arrives: refused connection, timeout, DNS failure. */
+export class SendCallbackError extends Error {
+  override readonly name = "SendCallbackError";
+  constructor(
+    message: string,
+    readonly callback: CallbackName,
+    readonly url: string,
+    /** Why no answer arrived: `no answer within 100 ms`, `ECONNREFUSED: …`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** `base` + `/CallbackName`, unless the URL already names the callback. */
+export function callbackUrl(
+  baseOrFullUrl: string | URL,
+  callbackName: CallbackName,
+  path?: string,
+): URL {
+  const url = new URL(baseOrFullUrl);
+  const pathname = url.pathname.replace(/\/+$/, "");
+  let tail = path;
+  if (tail === undefined) {
+    const last = pathname.slice(pathname.lastIndexOf("/") + 1);
+    tail = last.toLowerCase() === callbackName.toLowerCase() ? "" : callbackName;
+  }
+  tail = tail.replace(/^\/+/, "");
+  if (tail !== "") url.pathname = `${pathname}/${tail}`;
+  return url;
+}
+
+function queryValue(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === "string" && !cause.message.includes(code)
+      ? `${code}: ${cause.message}`
+      : cause.message;
+  }
+  return error.message;
+}
+
+/**
+ * Sends one callback the way the service does and checks the answer: POST with the JSON payload
+ * and `Authorization: Bearer <jwt>`; GetCheckoutCartInfo as GET with its parameters in the query
+ * (with `method: "POST"`, as a form body). Resolves with the answer whatever its status; rejects
+ * with `SendCallbackError` only when no answer arrives.
+ *
+ * @param baseOrFullUrl the base the callbacks are mounted under (`http://127.0.0.1:3000/crossborder`)
+ *   or the full URL of this callback.
+ * @example
+ * const result = await sendCallback(baseUrl, "SendOrderToMerchant", { privateKey: keys.privateKey });
+ * expect(result.problems).toEqual([]);
+ * expect(result.body).toMatchObject({ Success: true });
+ */
+export async function sendCallback(
+  baseOrFullUrl: string | URL,
+  callbackName: CallbackName,
+  options: SendCallbackOptions = {},
+): Promise<SendCallbackResult> {
+  if (!isCallbackName(callbackName)) {
+    throw new TypeError(`sendCallback: unknown callback "${String(callbackName)}"`);
+  }
+  const isCart = callbackName === "GetCheckoutCartInfo";
+  const method = options.method ?? (isCart ? "GET" : "POST");
+  if (method !== "GET" && method !== "POST") {
+    throw new TypeError(`sendCallback: method must be GET or POST, got ${String(method)}`);
+  }
+  const url = callbackUrl(baseOrFullUrl, callbackName, options.path);
+  let payload: unknown =
+    options.payload === undefined ? samplePayload(callbackName) : options.payload;
+  if (options.merchantGuid !== undefined && !isCart && isRecord(payload)) {
+    payload = { ...payload, MerchantGUID: options.merchantGuid };
+  }
+  if (options.cartToken !== undefined && isRecord(payload)) {
+    if (isCart) payload = { ...payload, merchantCartToken: options.cartToken };
+    else if (Object.hasOwn(payload, "CartToken"))
+      payload = { ...payload, CartToken: options.cartToken };
+  }
+
+  const headers: Record<string, string> = { accept: "application/json" };
+  let body: string | undefined;
+  if (isCart) {
+    const fields = new URLSearchParams();
+    if (isRecord(payload)) {
+      for (const [key, value] of Object.entries(payload)) {
+        const text = queryValue(value);
+        if (text !== undefined) fields.append(key, text);
+      }
+    }
+    if (method === "GET") {
+      for (const [key, value] of fields) url.searchParams.append(key, value);
+    } else {
+      body = fields.toString();
+      headers["content-type"] = "application/x-www-form-urlencoded";
+    }
+  } else if (method === "POST") {
+    body = typeof payload === "string" ? payload : JSON.stringify(payload);
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+
+  const token =
+    options.token ??
+    (options.privateKey === undefined
+      ? undefined
+      : await signServiceToken(options.privateKey, { ...options.tokenOptions, body: body ?? "" }));
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    headers[name.toLowerCase()] = value;
+
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const request = new Request(url, {
+    method,
+    headers,
+    body: body ?? null,
+    redirect: "manual",
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const doFetch = options.fetch ?? fetch;
+  const started = performance.now();
+  let response: Response;
+  let text: string;
+  try {
+    response = await doFetch(request);
+    text = await response.text();
+  } catch (error) {
+    const timedOut =
+      error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    const why = timedOut ? `no answer within ${timeoutMs} ms` : describeCause(error);
+    const message = `${callbackName}: ${method} ${url.href} failed: ${why}`;
+    throw new SendCallbackError(message, callbackName, url.href, why, { cause: error });
+  }
+  const durationMs = performance.now() - started;
+  const contentType = response.headers.get("content-type") ?? undefined;
+  let parsed: unknown;
+  try {
+    parsed = text.trim() === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return {
+    callback: callbackName,
+    method,
+    url: url.href,
+    status: response.status,
+    contentType,
+    body: parsed,
+    text,
+    durationMs,
+    success: answerSuccess(callbackName, response.status, parsed),
+    problems: checkResponse(callbackName, response.status, contentType, text, {
+      durationMs,
+      slowMs: options.slowMs,
+    }),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,101 @@
+import { importPKCS8, type JWTPayload, SignJWT } from "jose";
+
+/** Options of `signServiceToken`. */
+export interface SignServiceTokenOptions {
+  /** `iss` claim. Absent by default. */
+  readonly issuer?: string;
+  /** `aud` claim. Absent by default. */
+  readonly audience?: string | readonly string[];
+  /** Lifetime from `iat` to `exp`, in seconds. Default 300. A negative value gives an expired token. */
+  readonly expiresInSeconds?: number;
+  /** `iat`, in seconds since the epoch. Default: now. */
+  readonly issuedAt?: number;
+  /** `kid` header, for key rotation tests. Absent by default. */
+  readonly keyId?: string;
+  /** Further claims. `iat`, `exp`, `iss` and `aud` given by the options above win over these. */
+  readonly claims?: Readonly<Record<string, unknown>>;
+  /** The exact body the token will travel with; only used for `bodyDigestClaim`. */
+  readonly body?: string | Uint8Array;
+  /**
+   * Name of the claim holding the SHA-256 of `body` (the `jwt.bodyDigest.claim` configured in
+   * `createAuth`). Without it no digest is added.
+   */
+  readonly bodyDigestClaim?: string;
+  /** How the digest is written: `base64url` (unpadded, the default) or lower-case `hex`. */
+  readonly bodyDigestEncoding?: "base64url" | "hex";
+}
+
+const encoder = new TextEncoder();
+
+/** Web Crypto refuses views on a SharedArrayBuffer; copy only then. */
+function ownBytes(body: string | Uint8Array): Uint8Array<ArrayBuffer> {
+  if (typeof body === "string") return encoder.encode(body);
+  return body.buffer instanceof ArrayBuffer
+    ? (body as Uint8Array<ArrayBuffer>)
+    : (new Uint8Array(body) as Uint8Array<ArrayBuffer>);
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** SHA-256 of the body, written as `createAuth`'s body binding expects it. */
+export async function bodyDigest(
+  body: string | Uint8Array,
+  encoding: "base64url" | "hex" = "base64url",
+): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", ownBytes(body)));
+  return encoding === "hex" ? hex(digest) : base64url(digest);
+}
+
+/**
+ * Signs a token as the service does: RS256, with `iat` and `exp` (300 s by default), an optional
+ * issuer and audience, and — when `bodyDigestClaim` is given — the SHA-256 of `body` in that
+ * claim. Send it as `Authorization: Bearer <token>`.
+ *
+ * @param privateKey a PKCS#8 PEM (from `createTestKeys`) or an RSA private `CryptoKey`.
+ * @example
+ * const token = await signServiceToken(keys.privateKey, { issuer: "https://service.example" });
+ */
+export async function signServiceToken(
+  privateKey: string | CryptoKey,
+  options: SignServiceTokenOptions = {},
+): Promise<string> {
+  const key = typeof privateKey === "string" ? await importPKCS8(privateKey, "RS256") : privateKey;
+  const lifetime = options.expiresInSeconds ?? 300;
+  if (!Number.isFinite(lifetime)) {
+    throw new RangeError("signServiceToken: expiresInSeconds must be a finite number");
+  }
+  const issuedAt = options.issuedAt ?? Math.floor(Date.now() / 1000);
+  if (!Number.isFinite(issuedAt)) {
+    throw new RangeError("signServiceToken: issuedAt must be a finite number");
+  }
+  const claims: JWTPayload = { ...(options.claims ?? {}) };
+  if (options.bodyDigestClaim !== undefined) {
+    if (options.body === undefined) {
+      throw new TypeError(
+        "signServiceToken: bodyDigestClaim needs the body the token travels with",
+      );
+    }
+    claims[options.bodyDigestClaim] = await bodyDigest(options.body, options.bodyDigestEncoding);
+  }
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader(
+      options.keyId === undefined
+        ? { alg: "RS256", typ: "JWT" }
+        : { alg: "RS256", typ: "JWT", kid: options.keyId },
+    )
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(Math.floor(issuedAt + lifetime));
+  if (options.issuer !== undefined) jwt.setIssuer(options.issuer);
+  const audience = options.audience;
+  if (audience !== undefined)
+    jwt.setAudience(typeof audience === "string" ? audience : [...audience]);
+  return jwt.sign(key);
+}

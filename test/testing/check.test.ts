@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import type { CallbackName } from "../../src/index.js";
+import {
+  answerSuccess,
+  type CheckResponseOptions,
+  checkResponse,
+  DEFAULT_SLOW_MS,
+} from "../../src/testing/index.js";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+function check(
+  callback: CallbackName,
+  body: unknown,
+  status = 200,
+  contentType: string | null = JSON_TYPE,
+  options?: CheckResponseOptions,
+): string[] {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  return checkResponse(callback, status, contentType, text, options);
+}
+
+describe("checkResponse", () => {
+  it("accepts the answers the library writes, success and refusal", () => {
+    expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" })).toEqual([]);
+    expect(
+      check("UpdateOrderStatus", { Success: false, ErrorCode: "X", Message: "m" }, 400),
+    ).toEqual([]);
+    expect(check("PerformOrderPayment", { Success: "true" })).toEqual([]);
+    expect(check("SendRMAInfoToMerchant", { Success: "True" })).toEqual([]);
+    expect(
+      check("SendRMAInfoToMerchant", { Success: "False", Message: "m", Description: "" }, 401),
+    ).toEqual([]);
+    expect(check("UpdateParcelDispatch", { Success: true })).toEqual([]);
+    expect(check("RemoveRestrictedProducts", { IsSuccess: true })).toEqual([]);
+    expect(check("RemoveRestrictedProducts", { IsSuccess: false, ErrorCode: "X" }, 422)).toEqual(
+      [],
+    );
+    expect(check("SendAdditionalRequiredDocumentsToMerchant", { Success: true })).toEqual([]);
+    expect(check("GetCheckoutCartInfo", { productsList: [] })).toEqual([]);
+    expect(check("GetCheckoutCartInfo", { Success: false, Message: "no cart" }, 404)).not.toEqual(
+      [],
+    );
+    expect(check("GetCheckoutCartInfo", { Success: false, Message: "unauthorized" }, 401)).toEqual(
+      [],
+    );
+    expect(
+      check("GetCheckoutCartInfo", { Success: false, ErrorCode: "CART_NOT_FOUND" }, 200),
+    ).toEqual([]);
+    expect(
+      check("SendOrderToMerchant", { Success: true }, 200, "application/problem+json"),
+    ).toEqual([]);
+  });
+
+  it('flags Success "yes" as unparseable', () => {
+    expect(check("SendOrderToMerchant", { Success: "yes" })).toEqual([
+      '"Success" is the text "yes": the service cannot parse it and counts the call as failed (use true or false)',
+    ]);
+    expect(check("SendRMAInfoToMerchant", { Success: 1 })[0]).toMatch(
+      /"Success" is number 1: .*"True" or "False"/,
+    );
+  });
+
+  it("flags a missing Success, naming a near miss", () => {
+    expect(check("UpdateOrderStatus", { Message: "ok" })).toEqual([
+      'missing "Success": the service counts the call as failed',
+    ]);
+    expect(check("UpdateParcelDispatch", { success: true })[0]).toContain(
+      'found "success": the name is "Success"',
+    );
+    expect(check("SendOrderToMerchant", { IsSuccess: true })[0]).toContain(
+      "only RemoveRestrictedProducts uses",
+    );
+  });
+
+  it("flags a boolean Success on SendRMAInfoToMerchant", () => {
+    expect(check("SendRMAInfoToMerchant", { Success: true })).toEqual([
+      '"Success" is the boolean true: SendRMAInfoToMerchant answers the text "True" or "False"',
+    ]);
+    expect(check("SendRMAInfoToMerchant", { Success: false }, 400)).toHaveLength(1);
+  });
+
+  it("flags a missing IsSuccess on RemoveRestrictedProducts", () => {
+    expect(check("RemoveRestrictedProducts", { Success: true })).toEqual([
+      'missing "IsSuccess" (found "Success": RemoveRestrictedProducts answers {"IsSuccess": true}): the service counts the call as failed',
+    ]);
+    expect(check("RemoveRestrictedProducts", { IsSuccess: "maybe" })[0]).toMatch(
+      /"IsSuccess" is the text "maybe"/,
+    );
+  });
+
+  it("flags a cart without a productsList array", () => {
+    expect(check("GetCheckoutCartInfo", { Success: true, currencyCode: "EUR" })).toEqual([
+      'CheckoutCartInfo without a "productsList" array',
+    ]);
+    expect(check("GetCheckoutCartInfo", { productsList: {} })).toEqual([
+      'CheckoutCartInfo "productsList" is an object, expected an array',
+    ]);
+    expect(check("GetCheckoutCartInfo", { ProductsList: [] })).toEqual([
+      'CheckoutCartInfo has "ProductsList": the name is "productsList"',
+    ]);
+  });
+
+  it("flags server errors, redirects, 404 and 405", () => {
+    expect(check("PerformOrderPayment", { Success: false }, 500)).toEqual([
+      "HTTP 500: a server error, the service counts the call as failed",
+    ]);
+    expect(check("SendOrderToMerchant", "", 301, null)).toEqual([
+      "HTTP 301: a redirect; the callback URL must answer directly",
+      "empty body: expected a JSON object",
+    ]);
+    expect(check("SendOrderToMerchant", { Success: false }, 404)[0]).toBe(
+      "HTTP 404: no SendOrderToMerchant endpoint answers at this URL and method",
+    );
+    expect(check("SendOrderToMerchant", { Success: false }, 405)[0]).toMatch(/^HTTP 405/);
+  });
+
+  it("flags an HTML error page, a non-JSON body and a JSON body with the wrong content type", () => {
+    const html = "<!DOCTYPE html>\n<html><body><h1>Internal Server Error</h1></body></html>";
+    expect(check("UpdateParcelDispatch", html, 500, "text/html; charset=utf-8")).toEqual([
+      "HTTP 500: a server error, the service counts the call as failed",
+      "an HTML page instead of JSON (content-type text/html; charset=utf-8): an error page?",
+    ]);
+    expect(check("UpdateParcelDispatch", "<h1>oops</h1>", 200, JSON_TYPE)[0]).toMatch(
+      /^an HTML page/,
+    );
+    expect(check("UpdateOrderStatus", "OK", 200, "text/plain")).toEqual([
+      "body is not JSON (content-type text/plain)",
+    ]);
+    expect(check("UpdateOrderStatus", { Success: true }, 200, "text/html; charset=utf-8")).toEqual([
+      'content-type is "text/html; charset=utf-8": answer with application/json',
+    ]);
+    expect(check("UpdateOrderStatus", { Success: true }, 200, null)).toEqual([
+      "content-type is missing: answer with application/json",
+    ]);
+    expect(check("UpdateOrderStatus", [{ Success: true }])).toEqual([
+      "body is an array, expected a JSON object",
+    ]);
+    expect(check("UpdateOrderStatus", "true")).toEqual([
+      "body is the boolean true, expected a JSON object",
+    ]);
+  });
+
+  it("flags an answer slower than slowMs (default 5000 ms)", () => {
+    expect(DEFAULT_SLOW_MS).toBe(5000);
+    expect(
+      check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, { durationMs: 4999 }),
+    ).toEqual([]);
+    expect(
+      check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, { durationMs: 5000.4 }),
+    ).toEqual(["slow: answered in 5000 ms (limit 5000 ms)"]);
+    expect(
+      check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, {
+        durationMs: 250,
+        slowMs: 200,
+      }),
+    ).toEqual(["slow: answered in 250 ms (limit 200 ms)"]);
+  });
+
+  it("refuses an unknown callback", () => {
+    expect(() => checkResponse("Nope" as CallbackName, 200, JSON_TYPE, "{}")).toThrow(
+      /unknown callback/,
+    );
+  });
+});
+
+describe("answerSuccess", () => {
+  it("reads Success, IsSuccess and a cart", () => {
+    expect(answerSuccess("SendOrderToMerchant", 200, { Success: true })).toBe(true);
+    expect(answerSuccess("SendRMAInfoToMerchant", 200, { Success: "FALSE" })).toBe(false);
+    expect(answerSuccess("SendOrderToMerchant", 200, { Success: "yes" })).toBeUndefined();
+    expect(answerSuccess("RemoveRestrictedProducts", 200, { IsSuccess: false })).toBe(false);
+    expect(answerSuccess("RemoveRestrictedProducts", 200, { Success: true })).toBeUndefined();
+    expect(answerSuccess("GetCheckoutCartInfo", 200, { productsList: [] })).toBe(true);
+    expect(answerSuccess("GetCheckoutCartInfo", 401, { Success: false })).toBe(false);
+    expect(answerSuccess("UpdateOrderStatus", 200, undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,145 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { getCheckoutCartInfoRequestSchema } from "../../src/callbacks/get-checkout-cart-info.js";
+import {
+  CALLBACK_NAMES,
+  type CallbackName,
+  encodeFormValue,
+  performOrderPaymentSchema,
+  removeRestrictedProductsSchema,
+  sendAdditionalRequiredDocumentsSchema,
+  sendOrderToMerchantSchema,
+  sendRMAInfoToMerchantSchema,
+  updateOrderStatusSchema,
+  updateParcelDispatchSchema,
+} from "../../src/index.js";
+import { mergeDeep, SAMPLE_MERCHANT_GUID, samplePayload } from "../../src/testing/index.js";
+
+const SCHEMAS: Record<CallbackName, z.ZodType> = {
+  GetCheckoutCartInfo: getCheckoutCartInfoRequestSchema,
+  SendOrderToMerchant: sendOrderToMerchantSchema,
+  UpdateOrderStatus: updateOrderStatusSchema,
+  PerformOrderPayment: performOrderPaymentSchema,
+  SendRMAInfoToMerchant: sendRMAInfoToMerchantSchema,
+  UpdateParcelDispatch: updateParcelDispatchSchema,
+  RemoveRestrictedProducts: removeRestrictedProductsSchema,
+  SendAdditionalRequiredDocumentsToMerchant: sendAdditionalRequiredDocumentsSchema,
+};
+
+function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"));
+}
+
+describe("samplePayload", () => {
+  it.each(CALLBACK_NAMES)("%s: passes the callback's schema", (name) => {
+    const result = SCHEMAS[name].safeParse(samplePayload(name));
+    expect(result.success, JSON.stringify(result.error?.issues)).toBe(true);
+  });
+
+  it.each(CALLBACK_NAMES.filter((name) => name !== "GetCheckoutCartInfo"))(
+    "%s: equals the hand-made fixture",
+    (name) => {
+      const expected = fixture(name);
+      if (name === "SendOrderToMerchant") {
+        // The fixture writes `%21`; .NET's UrlEncode (and encodeFormValue) keeps `!` as it is.
+        (expected.Products as Record<string, unknown>[])[1] = {
+          ...(expected.Products as Record<string, unknown>[])[1],
+          GiftMessage: "Happy+birthday!",
+        };
+      }
+      expect(samplePayload(name)).toStrictEqual(expected);
+    },
+  );
+
+  it("encodes the shopper's values as the service does and leaves the operator's plain", () => {
+    const order = samplePayload("SendOrderToMerchant");
+    expect(order.PrimaryShipping).toMatchObject({
+      Address1: "548+Market+St.",
+      Email: "jane.doe%40example.com",
+      Phone1: "%2b1+415+555+0100",
+      CountryName: "United+States",
+    });
+    expect(order.PrimaryBilling?.CustomerTaxId).toBe("123%2f45-678");
+    expect(order.InternationalDetails?.OrderTrackingUrl).toBe(
+      "http%3a%2f%2fwww.example.com%2ftrack%3fid%3d1",
+    );
+    expect(order.SecondaryShipping).toMatchObject({
+      Address1: "45 Leather Lane",
+      Email: "info@example.com",
+      Phone1: "+ 44 (0)808 258 0300",
+    });
+    expect(
+      samplePayload("UpdateParcelDispatch").DispatchedParcel.ParcelTracking?.ParcelTrackingUrl,
+    ).toBe(encodeFormValue("https://www.example.com/track?parcel=PCL-88213&lang=en"));
+    expect(samplePayload("GetCheckoutCartInfo")).toEqual({
+      merchantCartToken: "b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f",
+      countryCode: "US",
+      currencyCode: "USD",
+    });
+  });
+
+  it("returns a fresh object on every call", () => {
+    const first = samplePayload("SendOrderToMerchant");
+    first.OrderId = "changed";
+    (first.Products ?? []).length = 0;
+    const second = samplePayload("SendOrderToMerchant");
+    expect(second.OrderId).toBe("GE927127001US");
+    expect(second.Products).toHaveLength(3);
+    expect(second.MerchantGUID).toBe(SAMPLE_MERCHANT_GUID);
+  });
+
+  it("deep-merges overrides: objects by key, arrays replace, undefined removes, null sets", () => {
+    const order = samplePayload("SendOrderToMerchant", {
+      OrderId: "GE1",
+      PrimaryShipping: { City: encodeFormValue("São Paulo"), Company: "Acme" },
+      Products: [{ Sku: "ONLY", Price: 1, Quantity: 1, VATRate: 0 }],
+      Customer: undefined,
+      InternationalDetails: null,
+      Extra: { nested: true },
+    });
+    expect(order.OrderId).toBe("GE1");
+    expect(order.PrimaryShipping).toMatchObject({
+      City: "S%c3%a3o+Paulo",
+      Company: "Acme",
+      Address1: "548+Market+St.",
+      Email: "jane.doe%40example.com",
+    });
+    expect(order.Products).toEqual([{ Sku: "ONLY", Price: 1, Quantity: 1, VATRate: 0 }]);
+    expect(Object.hasOwn(order, "Customer")).toBe(false);
+    expect(order.InternationalDetails).toBeNull();
+    expect(order.Extra).toEqual({ nested: true });
+    expect(order.SecondaryShipping?.Phone1).toBe("+ 44 (0)808 258 0300");
+  });
+
+  it("ignores __proto__, constructor and prototype keys at every level", () => {
+    const hostile = JSON.parse(
+      '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},' +
+        '"PrimaryShipping":{"__proto__":{"polluted":3},"City":"X","prototype":{}},' +
+        '"Products":[{"__proto__":{"polluted":4},"Sku":"A","Price":1,"Quantity":1,"VATRate":0}]}',
+    );
+    const order = samplePayload("SendOrderToMerchant", hostile) as Record<string, unknown>;
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(order)).toBe(Object.prototype);
+    expect(order.polluted).toBeUndefined();
+    expect(Object.hasOwn(order, "__proto__")).toBe(false);
+    expect(Object.hasOwn(order, "constructor")).toBe(false);
+    const shipping = order.PrimaryShipping as Record<string, unknown>;
+    expect(shipping.City).toBe("X");
+    expect(shipping.polluted).toBeUndefined();
+    expect(Object.hasOwn(shipping, "prototype")).toBe(false);
+    const product = (order.Products as Record<string, unknown>[])[0] as Record<string, unknown>;
+    expect(product.polluted).toBeUndefined();
+    expect(Object.keys(product)).toEqual(["Sku", "Price", "Quantity", "VATRate"]);
+    expect(mergeDeep({ a: 1 }, JSON.parse('{"__proto__":{"b":2}}'))).toEqual({ a: 1 });
+  });
+
+  it("refuses an unknown callback and overrides that are not an object", () => {
+    expect(() => samplePayload("SendOrder" as CallbackName)).toThrow(
+      /unknown callback "SendOrder"/,
+    );
+    expect(() => samplePayload("UpdateOrderStatus", [] as never)).toThrow(
+      /overrides must be an object/,
+    );
+  });
+});

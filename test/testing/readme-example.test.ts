@@ -1,0 +1,43 @@
+// The example of the README's "Testing your endpoints" section, with the package's imports
+// pointed at the sources: it must keep working as written.
+import { createServer } from "node:http";
+import { expect, test } from "vitest";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
+import { type CallbackHandlers, createCallbackRouter } from "../../src/index.js";
+import { createTestKeys, samplePayload, sendCallback } from "../../src/testing/index.js";
+
+const handlers: CallbackHandlers = {
+  SendOrderToMerchant: (order) => ({
+    InternalOrderId: `M-${order.OrderId}`,
+    OrderId: order.OrderId,
+  }),
+};
+
+test("SendOrderToMerchant is answered well-formed", async () => {
+  const keys = await createTestKeys();
+  const auth = createAuth({ jwt: { environment: "test", keys: { test: keys.publicKey } } });
+  const router = createCallbackRouter({
+    basePath: "/crossborder",
+    auth,
+    handlers,
+    onError: () => {},
+  });
+  const server = createServer(toNodeListener(router)).listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as { port: number };
+
+  const result = await sendCallback(`http://127.0.0.1:${port}/crossborder`, "SendOrderToMerchant", {
+    privateKey: keys.privateKey,
+    payload: samplePayload("SendOrderToMerchant", { OrderId: "GE-TEST-1" }),
+  });
+  expect(result.problems).toEqual([]);
+  expect(result.body).toMatchObject({ Success: true, InternalOrderId: "M-GE-TEST-1" });
+
+  const unsigned = await sendCallback(
+    `http://127.0.0.1:${port}/crossborder`,
+    "SendOrderToMerchant",
+  );
+  expect(unsigned).toMatchObject({ status: 401, success: false, problems: [] });
+  server.close();
+});

@@ -1,0 +1,332 @@
+import { importSPKI, jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CALLBACK_NAMES,
+  type CallbackName,
+  type SendOrderToMerchantRequest,
+} from "../../src/index.js";
+import {
+  callbackUrl,
+  createTestKeys,
+  SendCallbackError,
+  samplePayload,
+  sendCallback,
+  signServiceToken,
+  type TestKeys,
+} from "../../src/testing/index.js";
+import {
+  closedPort,
+  delay,
+  json,
+  MERCHANT_GUID,
+  type ReceivedCall,
+  startMerchant,
+  startRawMerchant,
+} from "./helpers.js";
+
+let keys: TestKeys;
+let raw: Awaited<ReturnType<typeof startRawMerchant>>;
+let merchant: Awaited<ReturnType<typeof startMerchant>>;
+
+beforeAll(async () => {
+  keys = await createTestKeys();
+  raw = await startRawMerchant({
+    SendAdditionalRequiredDocumentsToMerchant: async (res) => {
+      await delay(300);
+      json(res, 200, { Success: true });
+    },
+  });
+  merchant = await startMerchant(keys.publicKey);
+});
+
+afterAll(async () => {
+  await raw?.close();
+  await merchant?.close();
+});
+
+function lastSeen() {
+  const request = raw.seen.at(-1);
+  if (!request) throw new Error("the raw merchant saw no request");
+  return request;
+}
+
+describe("callbackUrl", () => {
+  it("appends the callback name to a base, keeps a full URL and the base's query", () => {
+    expect(callbackUrl("http://h/crossborder", "SendOrderToMerchant").href).toBe(
+      "http://h/crossborder/SendOrderToMerchant",
+    );
+    expect(callbackUrl("http://h/crossborder/", "UpdateOrderStatus").href).toBe(
+      "http://h/crossborder/UpdateOrderStatus",
+    );
+    expect(callbackUrl("http://h/x/sendordertomerchant", "SendOrderToMerchant").href).toBe(
+      "http://h/x/sendordertomerchant",
+    );
+    expect(callbackUrl("http://h/api?key=s", "UpdateOrderStatus").href).toBe(
+      "http://h/api/UpdateOrderStatus?key=s",
+    );
+    expect(callbackUrl("http://h/api", "SendOrderToMerchant", "/orders/new").href).toBe(
+      "http://h/api/orders/new",
+    );
+    expect(callbackUrl("http://h/hook", "SendOrderToMerchant", "").href).toBe("http://h/hook");
+  });
+});
+
+describe("sendCallback (as the service sends)", () => {
+  it("POSTs the JSON sample with a Bearer token signed by the private key", async () => {
+    const result = await sendCallback(raw.base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+    });
+    const seen = lastSeen();
+    expect(seen.method).toBe("POST");
+    expect(seen.url).toBe("/crossborder/SendOrderToMerchant");
+    expect(seen.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(JSON.parse(seen.body)).toEqual(samplePayload("SendOrderToMerchant"));
+    const token = seen.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    const { payload } = await jwtVerify(token, await importSPKI(keys.publicKey, "RS256"));
+    expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(300);
+    expect(result).toMatchObject({
+      callback: "SendOrderToMerchant",
+      method: "POST",
+      url: `${raw.base}/SendOrderToMerchant`,
+      status: 200,
+      contentType: "application/json; charset=utf-8",
+      body: { Success: true },
+      text: '{"Success":true}',
+      success: true,
+      problems: [],
+    });
+    expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it("sends GetCheckoutCartInfo as GET with its parameters in the query, or as a POST form", async () => {
+    const get = await sendCallback(raw.base, "GetCheckoutCartInfo", {
+      privateKey: keys.privateKey,
+    });
+    let seen = lastSeen();
+    expect(seen.method).toBe("GET");
+    const url = new URL(seen.url, raw.origin);
+    expect(url.pathname).toBe("/crossborder/GetCheckoutCartInfo");
+    expect(Object.fromEntries(url.searchParams)).toEqual(samplePayload("GetCheckoutCartInfo"));
+    expect(seen.body).toBe("");
+    expect(seen.headers.authorization).toMatch(/^Bearer ey/);
+    expect(get).toMatchObject({ method: "GET", status: 200, success: true, problems: [] });
+
+    await sendCallback(raw.base, "GetCheckoutCartInfo", {
+      method: "POST",
+      payload: { merchantCartToken: "tok en", countryCode: "FR", currencyCode: null },
+    });
+    seen = lastSeen();
+    expect(seen.method).toBe("POST");
+    expect(seen.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(seen.body).toBe("merchantCartToken=tok+en&countryCode=FR");
+  });
+
+  it("sends no Authorization header without a key; a given token and headers as they are", async () => {
+    await sendCallback(raw.base, "UpdateOrderStatus");
+    expect(lastSeen().headers.authorization).toBeUndefined();
+    await sendCallback(raw.base, "UpdateOrderStatus", {
+      token: "abc.def.ghi",
+      privateKey: keys.privateKey,
+      headers: { "X-Shared-Secret": "s3cret" },
+    });
+    expect(lastSeen().headers.authorization).toBe("Bearer abc.def.ghi");
+    expect(lastSeen().headers["x-shared-secret"]).toBe("s3cret");
+    await sendCallback(raw.base, "UpdateOrderStatus", { headers: { Authorization: "Basic dTpw" } });
+    expect(lastSeen().headers.authorization).toBe("Basic dTpw");
+  });
+
+  it("writes cartToken where the payload carries a cart token", async () => {
+    await sendCallback(raw.base, "GetCheckoutCartInfo", { cartToken: "demo-cart" });
+    expect(new URL(lastSeen().url, raw.origin).searchParams.get("merchantCartToken")).toBe(
+      "demo-cart",
+    );
+    await sendCallback(raw.base, "SendOrderToMerchant", { cartToken: "demo-cart" });
+    expect(JSON.parse(lastSeen().body)).toMatchObject({ CartToken: "demo-cart", CartId: "58211" });
+    await sendCallback(raw.base, "UpdateOrderStatus", { cartToken: "demo-cart" });
+    expect(JSON.parse(lastSeen().body)).not.toHaveProperty("CartToken");
+  });
+
+  it("writes merchantGuid into the payload, sends a custom payload and a custom path", async () => {
+    await sendCallback(raw.base, "RemoveRestrictedProducts", { merchantGuid: "my-guid" });
+    expect(JSON.parse(lastSeen().body)).toMatchObject({ MerchantGUID: "my-guid", CartId: "58211" });
+    await sendCallback(raw.base, "UpdateOrderStatus", {
+      payload: { OrderId: "GE2", StatusCode: "CANCELLED" },
+      merchantGuid: "g",
+      path: "/UpdateOrderStatus",
+    });
+    expect(JSON.parse(lastSeen().body)).toEqual({
+      OrderId: "GE2",
+      StatusCode: "CANCELLED",
+      MerchantGUID: "g",
+    });
+    await sendCallback(`${raw.base}/UpdateOrderStatus`, "UpdateOrderStatus", {
+      payload: "{not json",
+    });
+    expect(lastSeen().url).toBe("/crossborder/UpdateOrderStatus");
+    expect(lastSeen().body).toBe("{not json");
+  });
+
+  it("reports a slow answer beyond slowMs, and rejects when the timeout passes", async () => {
+    const slow = await sendCallback(raw.base, "SendAdditionalRequiredDocumentsToMerchant", {
+      slowMs: 100,
+    });
+    expect(slow.durationMs).toBeGreaterThanOrEqual(290);
+    expect(slow.problems).toEqual([
+      expect.stringMatching(/^slow: answered in \d+ ms \(limit 100 ms\)$/),
+    ]);
+    const error = await sendCallback(raw.base, "SendAdditionalRequiredDocumentsToMerchant", {
+      timeoutMs: 50,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendCallbackError);
+    expect((error as SendCallbackError).message).toMatch(/no answer within 50 ms/);
+    expect((error as SendCallbackError).reason).toBe("no answer within 50 ms");
+    expect((error as SendCallbackError).callback).toBe("SendAdditionalRequiredDocumentsToMerchant");
+  });
+
+  it("rejects with SendCallbackError when nothing listens", async () => {
+    const port = await closedPort();
+    await expect(sendCallback(`http://127.0.0.1:${port}/cb`, "UpdateOrderStatus")).rejects.toThrow(
+      /UpdateOrderStatus: POST http:\/\/127\.0\.0\.1:\d+\/cb\/UpdateOrderStatus failed: .*ECONNREFUSED/,
+    );
+  });
+
+  it("reports a redirect instead of following it, and reports shape problems", async () => {
+    const redirecting = await startRawMerchant({
+      SendOrderToMerchant: (res) => {
+        res.writeHead(301, { location: "https://elsewhere.example/" });
+        res.end();
+      },
+      UpdateOrderStatus: (res) => json(res, 200, { Success: "yes" }),
+    });
+    try {
+      const moved = await sendCallback(redirecting.base, "SendOrderToMerchant");
+      expect(moved.status).toBe(301);
+      expect(moved.problems[0]).toMatch(/^HTTP 301: a redirect/);
+      const yes = await sendCallback(redirecting.base, "UpdateOrderStatus");
+      expect(yes).toMatchObject({ success: undefined, body: { Success: "yes" } });
+      expect(yes.problems).toEqual([expect.stringContaining('"Success" is the text "yes"')]);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it("calls a fetch handler without a server", async () => {
+    const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
+      fetch: async (request) => {
+        expect(request.url).toBe("https://shop.example/cb/RemoveRestrictedProducts");
+        expect(await request.json()).toMatchObject({
+          RemovedProductCodes: ["KNIFE-CHEF-20CM", "PERFUME-EDP-50ML"],
+        });
+        return Response.json({ IsSuccess: true });
+      },
+    });
+    expect(result).toMatchObject({ status: 200, success: true, problems: [] });
+  });
+
+  it("refuses an unknown callback or method", async () => {
+    await expect(sendCallback(raw.base, "Nope" as CallbackName)).rejects.toThrow(TypeError);
+    await expect(
+      sendCallback(raw.base, "UpdateOrderStatus", { method: "PUT" as "POST" }),
+    ).rejects.toThrow(/GET or POST/);
+  });
+});
+
+describe("sendCallback against a merchant built with the library", () => {
+  function lastCall(callback: CallbackName): ReceivedCall {
+    const call = merchant.calls.filter((c) => c.callback === callback).at(-1);
+    if (!call) throw new Error(`${callback} did not reach the merchant`);
+    return call;
+  }
+
+  it.each(CALLBACK_NAMES)("%s: verified, decoded, answered well-formed", async (name) => {
+    const result = await sendCallback(merchant.base, name, {
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    expect(result.problems).toEqual([]);
+    expect(result.status).toBe(200);
+    expect(result.success).toBe(true);
+    const call = lastCall(name);
+    expect(call.auth).toContain("jwt");
+  });
+
+  it("delivers the sample decoded, the operator's plain address intact", async () => {
+    await sendCallback(merchant.base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    type Order = SendOrderToMerchantRequest;
+    const { payload, raw: wire } = lastCall("SendOrderToMerchant") as {
+      payload: Order;
+      raw: Order;
+    };
+    expect(payload.PrimaryShipping).toMatchObject({
+      Address1: "548 Market St.",
+      Email: "jane.doe@example.com",
+      Phone1: "+1 415 555 0100",
+      CountryName: "United States",
+    });
+    expect(payload.SecondaryShipping).toMatchObject({
+      Phone1: "+ 44 (0)808 258 0300",
+      Email: "info@example.com",
+    });
+    expect(payload.InternationalDetails?.OrderTrackingUrl).toBe(
+      "http://www.example.com/track?id=1",
+    );
+    expect(wire.PrimaryShipping?.Email).toBe("jane.doe%40example.com");
+  });
+
+  it("RMA answers the text True, RemoveRestrictedProducts IsSuccess, the order its ids", async () => {
+    const options = { privateKey: keys.privateKey, merchantGuid: MERCHANT_GUID };
+    expect((await sendCallback(merchant.base, "SendRMAInfoToMerchant", options)).body).toEqual({
+      Success: "True",
+    });
+    expect((await sendCallback(merchant.base, "RemoveRestrictedProducts", options)).body).toEqual({
+      IsSuccess: true,
+    });
+    expect((await sendCallback(merchant.base, "SendOrderToMerchant", options)).body).toMatchObject({
+      Success: true,
+      InternalOrderId: "100004217",
+    });
+  });
+
+  it("is refused (well-formed 401) without a token, with a foreign key, or with another GUID", async () => {
+    const other = await createTestKeys();
+    const cases = [
+      await sendCallback(merchant.base, "UpdateOrderStatus", { merchantGuid: MERCHANT_GUID }),
+      await sendCallback(merchant.base, "UpdateOrderStatus", {
+        privateKey: other.privateKey,
+        merchantGuid: MERCHANT_GUID,
+      }),
+      await sendCallback(merchant.base, "UpdateOrderStatus", { privateKey: keys.privateKey }),
+    ];
+    for (const result of cases) {
+      expect(result.status).toBe(401);
+      expect(result.success).toBe(false);
+      expect(result.problems).toEqual([]);
+    }
+  });
+
+  it("signs the body digest the merchant's createAuth checks", async () => {
+    const bound = await startMerchant(keys.publicKey, { bodyDigestClaim: "bodyHash" });
+    try {
+      const options = { privateKey: keys.privateKey, merchantGuid: MERCHANT_GUID };
+      const ok = await sendCallback(bound.base, "SendOrderToMerchant", {
+        ...options,
+        tokenOptions: { bodyDigestClaim: "bodyHash" },
+      });
+      expect(ok).toMatchObject({ status: 200, success: true });
+      const wrongBody = await signServiceToken(keys.privateKey, {
+        body: "{}",
+        bodyDigestClaim: "bodyHash",
+      });
+      const refused = await sendCallback(bound.base, "SendOrderToMerchant", {
+        ...options,
+        token: wrongBody,
+      });
+      expect(refused).toMatchObject({ status: 401, success: false });
+    } finally {
+      await bound.close();
+    }
+  });
+});
