@@ -1,0 +1,102 @@
+// The README's quick start, run exactly as a merchant copies it: extracted from the README into a
+// file, started with tsx, importing the package by its name (dist/), and sent signed orders.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestKeys, samplePayload, sendCallback } from "../../src/testing/index.js";
+import { ROOT, TSCONFIG_WITHOUT_PATHS } from "../adapters/support/runtime.js";
+import { assertBuilt } from "../examples/support/flow.js";
+
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const block = /<!-- quick-start:begin -->\s*```ts\n([\s\S]*?)```\s*<!-- quick-start:end -->/.exec(
+  readme,
+);
+const dir = join(ROOT, ".tmp", `quickstart-${process.pid}`);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+async function waitForPort(port: number, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+describe("README quick start", () => {
+  let keys: Awaited<ReturnType<typeof createTestKeys>>;
+  let base: string;
+  let child: ReturnType<typeof spawn> | undefined;
+  let output = "";
+
+  beforeAll(async () => {
+    assertBuilt();
+    expect(block, "the quick-start block between its markers").not.toBeNull();
+    const code = block?.[1] ?? "";
+    expect(code.split("\n").filter((line) => line.trim() !== "").length).toBeLessThanOrEqual(20);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "server.ts"), code);
+    keys = await createTestKeys();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}/crossborder`;
+    child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["server.ts"], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        SERVICE_PUBLIC_KEY: keys.publicKey,
+        PORT: String(port),
+        TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (chunk) => (output += chunk));
+    child.stderr?.on("data", (chunk) => (output += chunk));
+    await waitForPort(port, Date.now() + 15_000).catch((error) => {
+      throw new Error(`${error.message}\n${output}`);
+    });
+  });
+
+  afterAll(() => {
+    child?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers a signed order with the merchant's ids, the same id for the same order twice", async () => {
+    const payload = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-1" });
+    const first = await sendCallback(base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      payload,
+    });
+    const again = await sendCallback(base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      payload,
+    });
+    expect(first.status).toBe(200);
+    expect(first.problems).toEqual([]);
+    expect(first.body).toEqual({ Success: true, InternalOrderId: "M-1", OrderId: "GE-README-1" });
+    expect(again.body).toEqual(first.body);
+  });
+
+  it("refuses an unsigned order with a 401 that never reached the function", async () => {
+    const result = await sendCallback(base, "SendOrderToMerchant", {
+      payload: samplePayload("SendOrderToMerchant", { OrderId: "GE-README-2" }),
+    });
+    expect(result.status).toBe(401);
+    expect(result.body).toMatchObject({ Success: false, ErrorCode: "UNAUTHORIZED" });
+  });
+});

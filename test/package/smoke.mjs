@@ -1,0 +1,40 @@
+// Imports every subpath of the installed package through its ESM entry points.
+import assert from "node:assert/strict";
+import * as root from "crossborder-callbacks";
+import * as express from "crossborder-callbacks/express";
+import * as fetchAdapter from "crossborder-callbacks/fetch";
+import * as koa from "crossborder-callbacks/koa";
+import * as node from "crossborder-callbacks/node";
+import * as testing from "crossborder-callbacks/testing";
+
+assert.equal(typeof root.createSendOrderToMerchantHandler, "function");
+assert.equal(typeof root.createCallbackRouter, "function");
+assert.equal(typeof root.createAuth, "function");
+assert.equal(typeof express.toExpress, "function");
+assert.equal(typeof koa.toKoa, "function");
+assert.equal(typeof fetchAdapter.toFetch, "function");
+assert.equal(typeof node.toNodeListener, "function");
+assert.equal(typeof testing.createTestKeys, "function");
+
+// One real call through the installed package: a signed order, answered by the engine.
+const keys = await testing.createTestKeys();
+const auth = await root.createAuth({
+  jwt: { environment: "test", keys: { test: keys.publicKey } },
+});
+const handler = root.createSendOrderToMerchantHandler(
+  (order) => ({ InternalOrderId: `M-${order.OrderId}` }),
+  { auth, onError: () => {} },
+);
+const body = JSON.stringify(testing.samplePayload("SendOrderToMerchant"));
+const token = await testing.signServiceToken(keys.privateKey);
+const response = await handler.handle({
+  method: "POST",
+  url: "/SendOrderToMerchant",
+  headers: { authorization: `Bearer ${token}` },
+  body,
+});
+assert.equal(response.status, 200);
+assert.equal(JSON.parse(response.body).Success, true);
+const refused = await handler.handle({ method: "POST", url: "/", headers: {}, body });
+assert.equal(refused.status, 401);
+console.log("smoke: ESM entry points import and answer");
