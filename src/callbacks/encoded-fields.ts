@@ -3,39 +3,30 @@
  * integrations decode — names, company, address lines, city, state, zip, e-mail, phones, fax,
  * country name, tracking and waybill URLs, customer tax id — never the whole payload.
  */
+/** Where a person or card owner is reached: present in addresses and in PaymentDetails. */
+const CONTACT_FIELDS = [
+  "Address1",
+  "Address2",
+  "City",
+  "StateOrProvince",
+  "Zip",
+  "Email",
+  "Phone1",
+  "Phone2",
+  "Fax",
+  "CountryName",
+] as const;
+
 const ADDRESS_FIELDS = [
   "FirstName",
   "LastName",
   "MiddleName",
   "Company",
-  "Address1",
-  "Address2",
-  "City",
-  "StateOrProvince",
-  "Zip",
-  "Email",
-  "Phone1",
-  "Phone2",
-  "Fax",
-  "CountryName",
+  ...CONTACT_FIELDS,
   "CustomerTaxId",
 ] as const;
 
-const PAYMENT_FIELDS = [
-  "OwnerFirstName",
-  "OwnerLastName",
-  "OwnerName",
-  "Address1",
-  "Address2",
-  "City",
-  "StateOrProvince",
-  "Zip",
-  "Email",
-  "Phone1",
-  "Phone2",
-  "Fax",
-  "CountryName",
-] as const;
+const PAYMENT_FIELDS = ["OwnerFirstName", "OwnerLastName", "OwnerName", ...CONTACT_FIELDS] as const;
 
 const ADDRESSES = ["PrimaryShipping", "SecondaryShipping", "PrimaryBilling", "SecondaryBilling"];
 
