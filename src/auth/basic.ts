@@ -1,9 +1,10 @@
 import { AuthenticationError } from "../core/errors.js";
+import { isPlainObject } from "../core/objects.js";
 import { readCredentialHeader } from "./authorization.js";
 import type { BasicCredentials } from "./config.js";
 import { SecretDigest, sha256 } from "./digest.js";
 import type { HeaderReader } from "./types.js";
-import { assertKnownKeys, configError, isPlainObject, requireString } from "./validate.js";
+import { assertKnownKeys, configError, requireString } from "./validate.js";
 
 const BASIC = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})$/i;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -119,11 +119,22 @@ export interface IpAllowListOptions {
   readonly trustedProxies?: readonly string[];
 }
 
-/** The cart token GetCheckoutCartInfo carries in its URL. */
+/**
+ * The cart token GetCheckoutCartInfo carries as a URL parameter (required by the spec). It is read
+ * from the URL only, never from a POST body. Without `verify` it only proves that some token is
+ * present, which authenticates nothing.
+ */
 export interface CartTokenOptions {
-  /** Query parameter name. Default `merchantCartToken`. */
+  /**
+   * URL parameter name. Default `merchantCartToken`. When the operator sends the token under
+   * another name, set the same name here and in the handler's `parameterNames.merchantCartToken`:
+   * the two must be equal, or the token is checked under one name and read under the other.
+   */
   readonly parameter?: string;
-  /** Your own check of the token (a cart that exists, belongs to a live session, …). */
+  /**
+   * Your own check of the token (a cart that exists, belongs to a live session, …); only a literal
+   * `true` passes. With it, the cart token proves the caller; without it, it does not.
+   */
   readonly verify?: (token: string, request: AuthRequest) => boolean | Promise<boolean>;
 }
 
@@ -141,7 +152,8 @@ export interface AuthModes {
   readonly jwt?: JwtOptions;
   /**
    * Your merchant GUID(s): the payload's `MerchantGUID` must equal one of them (trimmed,
-   * case-insensitive). Checked after the body is parsed. Not a secret: combine it with another mode.
+   * case-insensitive). Checked after the body is parsed. Not a secret: combine it with a mode that
+   * proves the caller (`createAuth` refuses it alone unless `allowWeakAuth` is set).
    */
   readonly merchantGuid?: string | readonly string[];
   /** HTTP Basic in the `Authorization` header; one credential or several (rotation). */
@@ -165,6 +177,16 @@ export type CallbackAuthOverrides = {
 export interface AuthConfig extends AuthModes {
   /** Per-callback replacements; modes not named here are inherited from the top level. */
   readonly callbacks?: { readonly [Name in CallbackName]?: CallbackAuthOverrides };
+  /**
+   * Accept callbacks whose only modes prove nothing about the caller: `merchantGuid` (not a
+   * secret: it travels in every payload) and `cartToken` without `verify` (any token passes).
+   * By default `createAuth` refuses such a configuration; every callback must have at least one of
+   * `jwt`, `basic`, `headerSecret`, `urlSecret`, `ipAllowList` or `cartToken` with `verify`.
+   *
+   * Setting it to `true` means **you accept forged calls**: anyone who can reach the URL and knows
+   * (or guesses) the GUID can call it. Default false.
+   */
+  readonly allowWeakAuth?: boolean;
 }
 
 /** The mode names as they appear in `AuthResult.methods`. */

@@ -1,9 +1,10 @@
 import { AuthenticationError } from "../core/errors.js";
+import { isPlainObject } from "../core/objects.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { BasicVerifier } from "./basic.js";
 import type { AuthConfig, AuthMethod, AuthModes } from "./config.js";
 import { IpVerifier } from "./ip.js";
-import { assertDigestClaim, compileJwt, type JwtVerifier, verifyBodyDigest } from "./jwt.js";
+import { assertDigestClaim, compileJwt, verifyBodyDigest } from "./jwt.js";
 import {
   CartTokenVerifier,
   checkMerchantGuid,
@@ -12,7 +13,7 @@ import {
   UrlSecretVerifier,
 } from "./modes.js";
 import type { Authenticator, AuthRequest, AuthResult } from "./types.js";
-import { assertKnownKeys, configError, isPlainObject } from "./validate.js";
+import { assertKnownKeys, configError } from "./validate.js";
 
 type ModeName = keyof AuthModes;
 
@@ -26,27 +27,45 @@ const MODE_NAMES = [
   "cartToken",
 ] as const satisfies readonly ModeName[];
 
+/** How each mode's configuration is checked and compiled, once, at start-up. */
+const COMPILERS = {
+  jwt: (value, at) => compileJwt(value, at),
+  merchantGuid: (value, at) => compileMerchantGuid(value, at),
+  basic: (value, at) => BasicVerifier.compile(value, at),
+  headerSecret: (value, at) => HeaderSecretVerifier.compile(value, at),
+  urlSecret: (value, at) => UrlSecretVerifier.compile(value, at),
+  ipAllowList: (value, at) => IpVerifier.compile(value, at),
+  cartToken: (value, at) => CartTokenVerifier.compile(value, at),
+} satisfies { readonly [M in ModeName]: (value: NonNullable<AuthModes[M]>, at: string) => unknown };
+
+/** The compiled modes of one callback. */
+type Plan = { readonly [M in ModeName]?: Awaited<ReturnType<(typeof COMPILERS)[M]>> };
+
 /** The one callback whose URL carries a cart token; a top-level `cartToken` applies to it only. */
 const CART_CALLBACK: CallbackName = "GetCheckoutCartInfo";
 
-/** The compiled modes of one callback, in the order they run. */
-interface Plan {
-  readonly ip?: IpVerifier;
-  readonly headerSecret?: HeaderSecretVerifier;
-  readonly urlSecret?: UrlSecretVerifier;
-  readonly basic?: BasicVerifier;
-  readonly jwt?: JwtVerifier;
-  readonly cartToken?: CartTokenVerifier;
-  readonly merchantGuid?: ReadonlySet<string>;
+/**
+ * Whether a plan has a mode that proves who is calling. `merchantGuid` does not (it is no secret),
+ * nor a `cartToken` without `verify` (any token passes).
+ */
+function provesCaller(plan: Plan): boolean {
+  return (
+    plan.jwt !== undefined ||
+    plan.basic !== undefined ||
+    plan.headerSecret !== undefined ||
+    plan.urlSecret !== undefined ||
+    plan.ipAllowList !== undefined ||
+    plan.cartToken?.verifies === true
+  );
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Builds the authenticator every handler and the router share. Everything expensive happens here,
  * once: keys are imported and checked, CIDRs parsed, secrets digested. A configuration that cannot
  * work (no mode, an unusable key, a private key, RSA under 2048 bits, `none`/HS* algorithms, a
- * misspelt option) is refused with a TypeError naming the option path.
+ * misspelt option) is refused with a TypeError naming the option path. So is one that leaves a
+ * callback with nothing that proves the caller (only `merchantGuid`, or a `cartToken` without
+ * `verify`), unless `allowWeakAuth: true` says you accept forged calls.
  *
  * Modes are AND-ed: every configured mode must pass. `callbacks` replaces a mode for one callback,
  * or switches it off with `false`. Request-time modes run in this order: ip, headerSecret,
@@ -54,18 +73,16 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  */
 export async function createAuth(config: AuthConfig): Promise<Authenticator> {
   if (!isPlainObject(config)) throw configError("config", "must be an object");
-  assertKnownKeys(config, [...MODE_NAMES, "callbacks"], "config");
+  assertKnownKeys(config, [...MODE_NAMES, "callbacks", "allowWeakAuth"], "config");
+  const allowWeakAuth = config.allowWeakAuth ?? false;
+  if (typeof allowWeakAuth !== "boolean") throw configError("allowWeakAuth", "must be a boolean");
   const callbacks = config.callbacks ?? {};
   if (!isPlainObject(callbacks)) throw configError("callbacks", "must be an object");
   assertKnownKeys(callbacks, CALLBACK_NAMES, "callbacks");
 
   // Compiled once per configuration object, so a mode shared by callbacks is compiled once.
-  const compiled = new Map<string, Map<unknown, Promise<unknown>>>();
-  const compile = <T>(
-    mode: ModeName,
-    value: object | string,
-    make: () => Promise<T> | T,
-  ): Promise<T> => {
+  const compiled = new Map<ModeName, Map<unknown, Promise<unknown>>>();
+  const compile = (mode: ModeName, value: object | string, at: string): Promise<unknown> => {
     let byValue = compiled.get(mode);
     if (byValue === undefined) {
       byValue = new Map();
@@ -73,17 +90,18 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
     }
     let entry = byValue.get(value);
     if (entry === undefined) {
-      entry = Promise.resolve().then(make);
+      const compiler = COMPILERS[mode] as (value: unknown, at: string) => unknown;
+      entry = Promise.resolve().then(() => compiler(value, at));
       byValue.set(value, entry);
     }
-    return entry as Promise<T>;
+    return entry;
   };
 
   const buildPlan = async (
     modes: Partial<Record<ModeName, unknown>>,
     path: (m: string) => string,
-  ) => {
-    const plan: Mutable<Plan> = {};
+  ): Promise<Plan> => {
+    const plan: Partial<Record<ModeName, unknown>> = {};
     // Sequential, so the first configuration error is the one reported.
     for (const mode of MODE_NAMES) {
       const value = modes[mode];
@@ -91,47 +109,17 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       if (value === null || (typeof value !== "object" && typeof value !== "string")) {
         throw configError(path(mode), "must be an object (or false under callbacks)");
       }
-      const at = path(mode);
-      switch (mode) {
-        case "jwt":
-          plan.jwt = await compile(mode, value, () => compileJwt(value as never, at));
-          break;
-        case "merchantGuid":
-          plan.merchantGuid = await compile(mode, value, () =>
-            compileMerchantGuid(value as never, at),
-          );
-          break;
-        case "basic":
-          plan.basic = await compile(mode, value, () => BasicVerifier.compile(value as never, at));
-          break;
-        case "headerSecret":
-          plan.headerSecret = await compile(mode, value, () =>
-            HeaderSecretVerifier.compile(value as never, at),
-          );
-          break;
-        case "urlSecret":
-          plan.urlSecret = await compile(mode, value, () =>
-            UrlSecretVerifier.compile(value as never, at),
-          );
-          break;
-        case "ipAllowList":
-          plan.ip = await compile(mode, value, () => IpVerifier.compile(value as never, at));
-          break;
-        case "cartToken":
-          plan.cartToken = await compile(mode, value, () =>
-            CartTokenVerifier.compile(value as never, at),
-          );
-          break;
-      }
+      plan[mode] = await compile(mode, value, path(mode));
     }
-    return plan;
+    return plan as Plan;
   };
 
   // Top-level modes first, so their mistakes are reported under their own path.
   await buildPlan(config, (mode) => mode);
 
-  const plans = new Map<string, Plan>();
-  let needsRawBody = false;
+  const plans = new Map<CallbackName, Plan>();
+  const rawBodyCallbacks = new Set<CallbackName>();
+  const weak: CallbackName[] = [];
   for (const name of CALLBACK_NAMES) {
     const overrides: unknown = callbacks[name];
     const modes: Partial<Record<ModeName, unknown>> = {};
@@ -176,7 +164,8 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       // No mode for this callback: it is refused at request time (fail closed).
       continue;
     }
-    if (plan.jwt?.bodyDigest !== undefined) needsRawBody = true;
+    if (!provesCaller(plan)) weak.push(name);
+    if (plan.jwt?.bodyDigest !== undefined) rawBodyCallbacks.add(name);
     plans.set(name, plan);
   }
   if (plans.size === 0) {
@@ -185,12 +174,17 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       "configures no authentication mode (jwt, basic, headerSecret, urlSecret, ipAllowList, cartToken, merchantGuid); to run without authentication pass `auth: false` in the handler options",
     );
   }
-
-  // The methods array of each result we issued, so payload-time modes can be appended to it.
-  const issued = new WeakMap<AuthResult, AuthMethod[]>();
+  if (weak.length > 0 && !allowWeakAuth) {
+    throw configError(
+      "config",
+      `has nothing that proves the caller for ${weak.join(", ")} (merchantGuid is not a secret; a cartToken without verify accepts any token): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, or set allowWeakAuth: true to accept forged calls`,
+    );
+  }
 
   return {
-    needsRawBody,
+    needsRawBody(callback: CallbackName): boolean {
+      return rawBodyCallbacks.has(callback);
+    },
 
     async authenticateRequest(request: AuthRequest): Promise<AuthResult> {
       const plan = plans.get(request.callback);
@@ -200,8 +194,8 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       const methods: AuthMethod[] = [];
       let step: AuthMethod = "ip";
       try {
-        if (plan.ip !== undefined) {
-          plan.ip.verify(request);
+        if (plan.ipAllowList !== undefined) {
+          plan.ipAllowList.verify(request);
           methods.push("ip");
         }
         if (plan.headerSecret !== undefined) {
@@ -238,9 +232,7 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
             "no request-level authentication mode is configured, and a request without a body carries no MerchantGUID",
           );
         }
-        const result: AuthResult = claims === undefined ? { methods } : { methods, claims };
-        issued.set(result, methods);
-        return result;
+        return claims === undefined ? { methods } : { methods, claims };
       } catch (error) {
         throw sanitize(error, step);
       }
@@ -251,29 +243,30 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       payload: unknown,
       rawBody: Uint8Array | undefined,
       request: AuthRequest,
-    ): Promise<void> {
+    ): Promise<AuthResult | undefined> {
       const plan = plans.get(request.callback);
       if (plan === undefined) {
         throw new AuthenticationError("no authentication mode is configured for this callback");
       }
-      const methods = issued.get(result);
+      const added: AuthMethod[] = [];
       let step: AuthMethod = "merchantGuid";
       try {
         if (plan.merchantGuid !== undefined) {
-          // GetCheckoutCartInfo by GET has no body: the GUID is checked only if one is present.
+          // GetCheckoutCartInfo by GET has no body: the GUID is checked only if one is present
+          // (the cart payload keeps every query and body field, so a MerchantGUID sent is seen).
           const optional = request.callback === CART_CALLBACK && !hasBody(request.method);
-          if (checkMerchantGuid(plan.merchantGuid, payload, optional))
-            methods?.push("merchantGuid");
+          if (checkMerchantGuid(plan.merchantGuid, payload, optional)) added.push("merchantGuid");
         }
         const digest = plan.jwt?.bodyDigest;
         if (digest !== undefined && hasBody(request.method)) {
           step = "bodyDigest";
           await verifyBodyDigest(result.claims, rawBody, digest);
-          methods?.push("bodyDigest");
+          added.push("bodyDigest");
         }
       } catch (error) {
         throw sanitize(error, step);
       }
+      return added.length === 0 ? undefined : { ...result, methods: [...result.methods, ...added] };
     },
   };
 }

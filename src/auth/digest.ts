@@ -1,4 +1,8 @@
-/** Web Crypto helpers shared by the modes: SHA-256 digests and constant-time comparison. */
+/**
+ * The one home of the library's digest helpers: SHA-256 (Web Crypto), its hex and base64url forms,
+ * and constant-time comparison. Used by the auth modes, the idempotency key and the test tokens.
+ */
+import { base64url } from "jose";
 
 const encoder = new TextEncoder();
 
@@ -54,4 +58,16 @@ export function toHex(bytes: Uint8Array): string {
   let out = "";
   for (const byte of bytes) out += (HEX[byte >> 4] as string) + (HEX[byte & 15] as string);
   return out;
+}
+
+/** How a digest is written as text: unpadded base64url (as JWTs write bytes) or lower-case hex. */
+export type DigestEncoding = "base64url" | "hex";
+
+/** SHA-256 of a text (UTF-8) or of raw bytes, written in `encoding`. */
+export async function sha256Text(
+  data: string | Uint8Array,
+  encoding: DigestEncoding,
+): Promise<string> {
+  const digest = await sha256(data);
+  return encoding === "hex" ? toHex(digest) : base64url.encode(digest);
 }

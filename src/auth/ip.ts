@@ -1,8 +1,9 @@
 import ipaddr from "ipaddr.js";
 import { AuthenticationError } from "../core/errors.js";
+import { isPlainObject } from "../core/objects.js";
 import type { IpAllowListOptions } from "./config.js";
 import type { AuthRequest } from "./types.js";
-import { assertKnownKeys, configError, isPlainObject } from "./validate.js";
+import { assertKnownKeys, configError } from "./validate.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];

@@ -1,5 +1,4 @@
 import {
-  base64url,
   decodeProtectedHeader,
   errors,
   importJWK,
@@ -10,6 +9,7 @@ import {
   jwtVerify,
 } from "jose";
 import { AuthenticationError } from "../core/errors.js";
+import { isPlainObject } from "../core/objects.js";
 import { extractBearerToken, readCredentialHeader } from "./authorization.js";
 import type {
   BodyDigestOptions,
@@ -19,10 +19,10 @@ import type {
   PublicJwk,
   ServiceEnvironment,
 } from "./config.js";
-import { equalBytes, sha256, toHex } from "./digest.js";
+import { equalBytes, sha256Text } from "./digest.js";
 import { normalizePem, pemBlockCount, pemLabel } from "./pem.js";
 import type { HeaderReader } from "./types.js";
-import { assertKnownKeys, configError, isPlainObject } from "./validate.js";
+import { assertKnownKeys, configError } from "./validate.js";
 
 /** What Web Crypto must report for a key to serve each algorithm (mirrors jose's own check). */
 const KEY_REQUIREMENTS: Readonly<
@@ -270,8 +270,7 @@ export async function verifyBodyDigest(
       "raw body unavailable for the JWT body digest check (was it parsed by a framework?)",
     );
   }
-  const hash = await sha256(rawBody);
-  const expected = digest.encoding === "hex" ? toHex(hash) : base64url.encode(hash);
+  const expected = await sha256Text(rawBody, digest.encoding);
   const presented = digest.encoding === "hex" ? claimed.toLowerCase() : claimed.replace(/=+$/, "");
   const encoder = new TextEncoder();
   if (!equalBytes(encoder.encode(presented), encoder.encode(expected))) {

@@ -1,9 +1,10 @@
 import { AuthenticationError } from "../core/errors.js";
-import { MAX_CREDENTIAL_HEADER_LENGTH } from "./authorization.js";
+import { isPlainObject } from "../core/objects.js";
+import { readCredentialHeader } from "./authorization.js";
 import type { CartTokenOptions, HeaderSecretOptions, UrlSecretOptions } from "./config.js";
 import { SecretDigest } from "./digest.js";
 import type { AuthRequest } from "./types.js";
-import { assertKnownKeys, configError, isPlainObject, requireString } from "./validate.js";
+import { assertKnownKeys, configError, requireString } from "./validate.js";
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const DEFAULT_CART_TOKEN_PARAMETER = "merchantCartToken";
@@ -35,18 +36,16 @@ export class HeaderSecretVerifier {
     if (value !== value.trim()) {
       throw configError(`${path}.value`, "cannot start or end with whitespace (HTTP strips it)");
     }
+    if (value.includes(",")) {
+      // A comma is how a repeated header arrives (joined by ", "), so such values are refused.
+      throw configError(`${path}.value`, "cannot contain a comma (it reads as a repeated header)");
+    }
     return new HeaderSecretVerifier(name.toLowerCase(), await SecretDigest.of(value));
   }
 
   async verify(request: AuthRequest): Promise<void> {
-    const raw = request.headers.get(this.name);
-    if (raw === null || raw.trim().length === 0) {
-      throw new AuthenticationError("secret header missing");
-    }
-    if (raw.length > MAX_CREDENTIAL_HEADER_LENGTH) {
-      throw new AuthenticationError("secret header too long", "header_too_large");
-    }
-    if (!(await this.secret.matches(raw.trim()))) {
+    const value = readCredentialHeader(request.headers, this.name, "secret");
+    if (!(await this.secret.matches(value))) {
       throw new AuthenticationError("secret header does not match");
     }
   }
@@ -93,6 +92,11 @@ export class CartTokenVerifier {
       throw configError(`${path}.verify`, "must be a function");
     }
     return new CartTokenVerifier(parameter, options.verify as CartTokenOptions["verify"]);
+  }
+
+  /** Whether the merchant's `verify` checks the token; without it any token passes. */
+  get verifies(): boolean {
+    return this.check !== undefined;
   }
 
   async verify(request: AuthRequest): Promise<void> {

@@ -31,13 +31,17 @@ export interface AuthResult {
  * Both throw `AuthenticationError` to refuse. Anything else they throw is also answered with 401.
  */
 export interface Authenticator {
-  /** True when `authenticatePayload` needs the raw body bytes. */
-  readonly needsRawBody: boolean;
+  /** True when `authenticatePayload` needs the raw body bytes of this callback (body digest). */
+  needsRawBody(callback: CallbackName): boolean;
   authenticateRequest(request: AuthRequest): Promise<AuthResult> | AuthResult;
+  /**
+   * The checks that need the body. Returns the result with the modes it added (or nothing when
+   * it added none); the engine hands that result to the merchant as `context.auth`.
+   */
   authenticatePayload?(
     result: AuthResult,
     payload: unknown,
     rawBody: Uint8Array | undefined,
     request: AuthRequest,
-  ): Promise<void> | void;
+  ): Promise<AuthResult | undefined> | AuthResult | undefined;
 }

@@ -4,12 +4,6 @@ export function configError(path: string, problem: string): TypeError {
   return new TypeError(`createAuth: ${path} ${problem}`);
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
 /** A misspelt option (`isuser`) would silently switch a check off: refuse unknown names. */
 export function assertKnownKeys(
   value: Record<string, unknown>,

@@ -47,7 +47,8 @@ describe("createAuth refuses unusable configurations at start-up", () => {
       jwt: jwt(),
       callbacks: { GetCheckoutCartInfo: { jwt: false, basic: { username: "u", password: "p" } } },
     });
-    expect(auth.needsRawBody).toBe(false);
+    expect(auth.needsRawBody("GetCheckoutCartInfo")).toBe(false);
+    expect(auth.needsRawBody("SendOrderToMerchant")).toBe(false);
   });
 
   it("refuses misspelt options and unknown callbacks", async () => {
@@ -220,7 +221,7 @@ describe("composition per callback", () => {
   it("replaces or switches off a mode for one callback; the others keep the top-level modes", async () => {
     const auth = await createAuth({
       jwt: jwt(),
-      callbacks: { GetCheckoutCartInfo: { jwt: false, cartToken: {} } },
+      callbacks: { GetCheckoutCartInfo: { jwt: false, cartToken: { verify: () => true } } },
     });
     const cart = makeRequest({
       callback: "GetCheckoutCartInfo",
@@ -253,13 +254,16 @@ describe("composition per callback", () => {
     );
     const result = await auth.authenticateRequest(good);
     expect(result.methods).toEqual(["ip", "headerSecret", "urlSecret", "jwt"]);
-    await auth.authenticatePayload?.(
+    const full = await auth.authenticatePayload?.(
       result,
       { MerchantGUID: "6a1b2c3d-0000-4000-8000-000000000001" },
       undefined,
       good,
     );
-    expect(result.methods).toEqual(["ip", "headerSecret", "urlSecret", "jwt", "merchantGuid"]);
+    expect(full?.methods).toEqual(["ip", "headerSecret", "urlSecret", "jwt", "merchantGuid"]);
+    expect(full?.claims).toBe(result.claims);
+    // The request-time result is left as it was: the engine uses the one returned.
+    expect(result.methods).toEqual(["ip", "headerSecret", "urlSecret", "jwt"]);
 
     // Each mode failing alone refuses the request.
     await refusal(
@@ -317,7 +321,7 @@ describe("composition per callback", () => {
   });
 
   it("fails closed at request time for a callback left without any mode", async () => {
-    const auth = await createAuth({ cartToken: {} });
+    const auth = await createAuth({ cartToken: { verify: () => true } });
     const error = await refusal(
       auth.authenticateRequest(makeRequest({ callback: "SendOrderToMerchant" })),
     );
@@ -359,5 +363,68 @@ describe("composition per callback", () => {
     await expect(
       auth.authenticateRequest(bearer(await signToken(prodKey.privateKey))),
     ).resolves.toBeDefined();
+  });
+});
+
+describe("createAuth refuses configurations that prove nothing about the caller", () => {
+  const GUID = "6A1B2C3D-0000-4000-8000-000000000001";
+  const ALL =
+    "SendOrderToMerchant, UpdateOrderStatus, PerformOrderPayment, SendRMAInfoToMerchant, UpdateParcelDispatch, RemoveRestrictedProducts, SendAdditionalRequiredDocumentsToMerchant";
+
+  it("refuses merchantGuid alone (not a secret), naming every callback and the fix", async () => {
+    const attempt = createAuth({ merchantGuid: GUID });
+    await expect(attempt).rejects.toBeInstanceOf(TypeError);
+    await expect(attempt).rejects.toThrow(
+      `has nothing that proves the caller for GetCheckoutCartInfo, ${ALL} (`,
+    );
+    await expect(attempt).rejects.toThrow(
+      /add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken\.verify .*allowWeakAuth: true/,
+    );
+  });
+
+  it("refuses a cartToken without verify, alone or with merchantGuid", async () => {
+    await refused({ cartToken: {} }, /nothing that proves the caller for GetCheckoutCartInfo \(/);
+    await refused(
+      { cartToken: { parameter: "CartId" }, merchantGuid: GUID },
+      /nothing that proves the caller for GetCheckoutCartInfo, SendOrderToMerchant,/,
+    );
+    // With verify the cart token proves the caller (and the other callbacks stay fail-closed).
+    await expect(createAuth({ cartToken: { verify: () => true } })).resolves.toBeDefined();
+  });
+
+  it("names only the callbacks an override leaves weak", async () => {
+    await refused(
+      { jwt: jwt(), merchantGuid: GUID, callbacks: { UpdateOrderStatus: { jwt: false } } },
+      /nothing that proves the caller for UpdateOrderStatus \(/,
+    );
+    await refused(
+      { jwt: jwt(), callbacks: { GetCheckoutCartInfo: { jwt: false, cartToken: {} } } },
+      /nothing that proves the caller for GetCheckoutCartInfo \(/,
+    );
+  });
+
+  it("accepts any proving mode, with or without merchantGuid", async () => {
+    const proving: AuthConfig[] = [
+      { jwt: jwt() },
+      { basic: { username: "u", password: "p" } },
+      { headerSecret: { name: "X-Secret", value: "s" } },
+      { urlSecret: { parameter: "key", value: "k" } },
+      { ipAllowList: { allow: ["203.0.113.0/24"] } },
+    ];
+    for (const config of proving) {
+      await expect(createAuth(config)).resolves.toBeDefined();
+      await expect(createAuth({ ...config, merchantGuid: GUID })).resolves.toBeDefined();
+    }
+  });
+
+  it("allows weak setups only with an explicit allowWeakAuth: true", async () => {
+    const auth = await createAuth({ merchantGuid: GUID, cartToken: {}, allowWeakAuth: true });
+    const post = makeRequest({ callback: "UpdateOrderStatus" });
+    const result = await auth.authenticateRequest(post);
+    await expect(
+      auth.authenticatePayload?.(result, { MerchantGUID: GUID }, undefined, post),
+    ).resolves.toEqual({ methods: ["merchantGuid"] });
+    await refused({ merchantGuid: GUID, allowWeakAuth: false }, /nothing that proves the caller/);
+    await refused({ merchantGuid: GUID, allowWeakAuth: "yes" }, /allowWeakAuth must be a boolean/);
   });
 });

@@ -19,20 +19,21 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
 
 describe("security.md — Other modes: merchant GUID", () => {
   it("31. rejects a MerchantGUID that differs from the configured one (compare is case-insensitive)", async () => {
-    const auth = await createAuth({ merchantGuid: [GUID, "other-guid"] });
+    const auth = await createAuth({ merchantGuid: [GUID, "other-guid"], allowWeakAuth: true });
     const request = makeRequest({ callback: "UpdateOrderStatus" });
     const result = await auth.authenticateRequest(request);
     const check = (payload: unknown) =>
       auth.authenticatePayload?.(result, payload, undefined, request);
+    const passed = { methods: ["merchantGuid"] };
 
     const differs = await refusal(
       check({ MerchantGUID: "6A1B2C3D-0000-4000-8000-000000000002", OrderId: "1" }),
     );
     expect(differs.message).toBe("MerchantGUID does not match");
-    await expect(check({ MerchantGUID: GUID.toLowerCase() })).resolves.toBeUndefined();
-    await expect(check({ MerchantGUID: `  ${GUID}\n` })).resolves.toBeUndefined();
-    await expect(check({ MerchantGUID: "OTHER-GUID" })).resolves.toBeUndefined();
-    expect(result.methods).toContain("merchantGuid");
+    await expect(check({ MerchantGUID: GUID.toLowerCase() })).resolves.toEqual(passed);
+    await expect(check({ MerchantGUID: `  ${GUID}\n` })).resolves.toEqual(passed);
+    await expect(check({ MerchantGUID: "OTHER-GUID" })).resolves.toEqual(passed);
+    expect(result.methods).toEqual([]);
 
     const missing = await refusal(check({ OrderId: "1" }));
     expect(missing.message).toBe("MerchantGUID missing from the payload");
@@ -41,12 +42,16 @@ describe("security.md — Other modes: merchant GUID", () => {
     await refusal(check({ MerchantGUID: 42 }));
     await refusal(check({ MerchantGUID: "" }));
     // Any spelling of the key counts, and every occurrence must match.
-    await expect(check({ merchantGuid: GUID })).resolves.toBeUndefined();
+    await expect(check({ merchantGuid: GUID })).resolves.toEqual(passed);
     await refusal(check({ MerchantGUID: GUID, merchantguid: "attacker" }));
   });
 
   it("skips the GUID on GetCheckoutCartInfo by GET unless a payload carries one", async () => {
-    const auth = await createAuth({ merchantGuid: GUID, cartToken: {} });
+    // Other callbacks have no mode (refused at request time), so nothing here is weak.
+    const auth = await createAuth({
+      cartToken: { verify: () => true },
+      callbacks: { GetCheckoutCartInfo: { merchantGuid: GUID } },
+    });
     const get = makeRequest({
       callback: "GetCheckoutCartInfo",
       method: "GET",
@@ -67,7 +72,7 @@ describe("security.md — Other modes: merchant GUID", () => {
     await refusal(auth.authenticatePayload?.(result, {}, undefined, post));
   });
   it("does not let merchantGuid alone pass a bodiless GET (fail closed)", async () => {
-    const auth = await createAuth({ merchantGuid: GUID });
+    const auth = await createAuth({ merchantGuid: GUID, allowWeakAuth: true });
     const get = makeRequest({ callback: "GetCheckoutCartInfo", method: "GET" });
     const error = await refusal(auth.authenticateRequest(get));
     expect(error.message).toMatch(/request without a body carries no MerchantGUID/);
@@ -76,8 +81,8 @@ describe("security.md — Other modes: merchant GUID", () => {
     const result = await auth.authenticateRequest(post);
     expect(result.methods).toEqual([]);
     await refusal(auth.authenticatePayload?.(result, {}, undefined, post));
-    await auth.authenticatePayload?.(result, { MerchantGUID: GUID }, undefined, post);
-    expect(result.methods).toEqual(["merchantGuid"]);
+    const full = await auth.authenticatePayload?.(result, { MerchantGUID: GUID }, undefined, post);
+    expect(full?.methods).toEqual(["merchantGuid"]);
   });
 });
 
@@ -86,17 +91,18 @@ describe("body digest binding", () => {
 
   it("is off by default and then needs no raw body", async () => {
     const auth = await createAuth({ jwt: jwt() });
-    expect(auth.needsRawBody).toBe(false);
+    expect(auth.needsRawBody("SendOrderToMerchant")).toBe(false);
   });
 
   it("accepts a token whose claim is the SHA-256 of the raw body, refuses any other body", async () => {
     const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh" } }) });
-    expect(auth.needsRawBody).toBe(true);
+    expect(auth.needsRawBody("SendOrderToMerchant")).toBe(true);
     const token = await signToken(key.privateKey, { bdh: base64url.encode(await sha256(body)) });
     const request = bearer(token);
     const result = await auth.authenticateRequest(request);
-    await expect(auth.authenticatePayload?.(result, {}, body, request)).resolves.toBeUndefined();
-    expect(result.methods).toEqual(["jwt", "bodyDigest"]);
+    const full = await auth.authenticatePayload?.(result, {}, body, request);
+    expect(full?.methods).toEqual(["jwt", "bodyDigest"]);
+    expect(full?.claims).toEqual(result.claims);
 
     const tampered = body.slice();
     tampered[5] = (tampered[5] as number) ^ 1;
@@ -126,7 +132,9 @@ describe("body digest binding", () => {
     const hex = Array.from(await sha256(body), (b) => b.toString(16).padStart(2, "0")).join("");
     const request = bearer(await signToken(key.privateKey, { bdh: hex.toUpperCase() }));
     const result = await auth.authenticateRequest(request);
-    await expect(auth.authenticatePayload?.(result, {}, body, request)).resolves.toBeUndefined();
+    await expect(auth.authenticatePayload?.(result, {}, body, request)).resolves.toMatchObject({
+      methods: ["jwt", "bodyDigest"],
+    });
     await refusal(auth.authenticatePayload?.(result, {}, new Uint8Array(), request));
 
     const get: AuthRequest = bearer(await signToken(key.privateKey), {
@@ -182,7 +190,7 @@ describe("cart token, URL secret and header secret", () => {
       cartToken: { parameter: "cartToken", verify: async () => "yes" as unknown as boolean },
     });
     await refusal(auth.authenticateRequest(cart("?cartToken=abc")));
-    const plain = await createAuth({ cartToken: { parameter: "CartId" } });
+    const plain = await createAuth({ cartToken: { parameter: "CartId", verify: () => true } });
     await expect(plain.authenticateRequest(cart("?CartId=42"))).resolves.toBeDefined();
     await refusal(plain.authenticateRequest(cart("?merchantCartToken=42")));
   });
@@ -208,5 +216,113 @@ describe("cart token, URL secret and header secret", () => {
     await refusal(auth.authenticateRequest(request("?sig=päss/word 1", "h3ader")));
     await refusal(auth.authenticateRequest(request("", "h3ader")));
     await refusal(auth.authenticateRequest(request(`${sig}&sig=x`, "h3ader")));
+  });
+});
+
+describe("the payload stage per callback", () => {
+  it("needs the raw body only for callbacks whose plan has a body digest", async () => {
+    const auth = await createAuth({
+      jwt: jwt(),
+      callbacks: { SendOrderToMerchant: { jwt: jwt({ bodyDigest: { claim: "bdh" } }) } },
+    });
+    expect(auth.needsRawBody("SendOrderToMerchant")).toBe(true);
+    expect(auth.needsRawBody("UpdateOrderStatus")).toBe(false);
+    expect(auth.needsRawBody("GetCheckoutCartInfo")).toBe(false);
+  });
+
+  it("returns a new result with the modes it added, and undefined when it added none", async () => {
+    const auth = await createAuth({ jwt: jwt(), merchantGuid: GUID });
+    const request = bearer(await signToken(key.privateKey, { sub: "svc" }));
+    const result = await auth.authenticateRequest(request);
+    const full = await auth.authenticatePayload?.(
+      result,
+      { MerchantGUID: GUID },
+      undefined,
+      request,
+    );
+    expect(full).not.toBe(result);
+    expect(full?.methods).toEqual(["jwt", "merchantGuid"]);
+    expect(full?.claims).toMatchObject({ sub: "svc" });
+    expect(result.methods).toEqual(["jwt"]);
+
+    const get = bearer(await signToken(key.privateKey), {
+      callback: "GetCheckoutCartInfo",
+      method: "GET",
+    });
+    const getResult = await auth.authenticateRequest(get);
+    await expect(
+      auth.authenticatePayload?.(getResult, { merchantCartToken: "t" }, undefined, get),
+    ).resolves.toBeUndefined();
+  });
+
+  it("checks the MerchantGUID a GetCheckoutCartInfo POST carries in its fields (any key case)", async () => {
+    const auth = await createAuth({ jwt: jwt(), merchantGuid: GUID });
+    const post = bearer(await signToken(key.privateKey), {
+      callback: "GetCheckoutCartInfo",
+      method: "POST",
+      url: "https://m.example/crossborder/GetCheckoutCartInfo?merchantCartToken=t",
+    });
+    const result = await auth.authenticateRequest(post);
+    // The cart payload as the handler builds it: every query and body field kept.
+    const cart = { merchantCartToken: "t", countryCode: "FR", currencyCode: "EUR" };
+    for (const field of ["MerchantGUID", "merchantGuid", "MERCHANTGUID"]) {
+      await expect(
+        auth.authenticatePayload?.(
+          result,
+          { ...cart, [field]: GUID.toLowerCase() },
+          undefined,
+          post,
+        ),
+      ).resolves.toMatchObject({ methods: ["jwt", "merchantGuid"] });
+    }
+    const wrong = await refusal(
+      auth.authenticatePayload?.(result, { ...cart, MerchantGUID: "nope" }, undefined, post),
+    );
+    expect(wrong.message).toBe("MerchantGUID does not match");
+    const missing = await refusal(auth.authenticatePayload?.(result, cart, undefined, post));
+    expect(missing.message).toBe("MerchantGUID missing from the payload");
+
+    // By GET the GUID is not required, but one that is sent must match.
+    const get = bearer(await signToken(key.privateKey), {
+      callback: "GetCheckoutCartInfo",
+      method: "GET",
+    });
+    const getResult = await auth.authenticateRequest(get);
+    await expect(
+      auth.authenticatePayload?.(getResult, cart, undefined, get),
+    ).resolves.toBeUndefined();
+    await expect(
+      auth.authenticatePayload?.(getResult, { ...cart, MerchantGUID: GUID }, undefined, get),
+    ).resolves.toMatchObject({ methods: ["jwt", "merchantGuid"] });
+    await refusal(
+      auth.authenticatePayload?.(getResult, { ...cart, MerchantGUID: "x" }, undefined, get),
+    );
+  });
+});
+
+describe("secret header reads the credential header like Authorization", () => {
+  const auth = () => createAuth({ headerSecret: { name: "X-Merchant-Secret", value: "h3ader" } });
+  const request = (header: string | undefined) =>
+    makeRequest({ headers: { "x-merchant-secret": header } });
+
+  it("refuses a repeated header (joined with a comma) as such", async () => {
+    const error = await refusal((await auth()).authenticateRequest(request("h3ader, h3ader")));
+    expect(error.message).toBe("secret header repeated or contains a comma");
+  });
+
+  it("checks the length before the blank test: 17,000 spaces is a 431", async () => {
+    await refusal(
+      (await auth()).authenticateRequest(request(" ".repeat(17_000))),
+      "header_too_large",
+    );
+    const blank = await refusal((await auth()).authenticateRequest(request("   ")));
+    expect(blank.message).toBe("secret header empty");
+    const missing = await refusal((await auth()).authenticateRequest(request(undefined)));
+    expect(missing.message).toBe("secret header missing");
+  });
+
+  it("refuses a configured secret with a comma, which could never be told from a repeat", async () => {
+    const attempt = createAuth({ headerSecret: { name: "X-Secret", value: "a,b" } });
+    await expect(attempt).rejects.toThrow(/headerSecret\.value cannot contain a comma/);
   });
 });
