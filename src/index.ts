@@ -3,25 +3,47 @@
 export * from "./auth/index.js";
 export {
   createGetCheckoutCartInfoHandler,
+  type GetCheckoutCartInfoFunction,
   type GetCheckoutCartInfoOptions,
   type GetCheckoutCartInfoRequest,
 } from "./callbacks/get-checkout-cart-info.js";
-export { createPerformOrderPaymentHandler } from "./callbacks/perform-order-payment.js";
-export { createRemoveRestrictedProductsHandler } from "./callbacks/remove-restricted-products.js";
-export { createSendAdditionalRequiredDocumentsToMerchantHandler } from "./callbacks/send-additional-required-documents-to-merchant.js";
-export { createSendOrderToMerchantHandler } from "./callbacks/send-order-to-merchant.js";
-export { createSendRMAInfoToMerchantHandler } from "./callbacks/send-rma-info-to-merchant.js";
-export { createUpdateOrderStatusHandler } from "./callbacks/update-order-status.js";
-export { createUpdateParcelDispatchHandler } from "./callbacks/update-parcel-dispatch.js";
+export {
+  createPerformOrderPaymentHandler,
+  type PerformOrderPaymentFunction,
+} from "./callbacks/perform-order-payment.js";
+export {
+  createRemoveRestrictedProductsHandler,
+  type RemoveRestrictedProductsFunction,
+} from "./callbacks/remove-restricted-products.js";
+export {
+  createSendAdditionalRequiredDocumentsToMerchantHandler,
+  type SendAdditionalRequiredDocumentsToMerchantFunction,
+} from "./callbacks/send-additional-required-documents-to-merchant.js";
+export {
+  createSendOrderToMerchantHandler,
+  type SendOrderToMerchantFunction,
+} from "./callbacks/send-order-to-merchant.js";
+export {
+  createSendRMAInfoToMerchantHandler,
+  type SendRMAInfoToMerchantFunction,
+} from "./callbacks/send-rma-info-to-merchant.js";
+export {
+  createUpdateOrderStatusHandler,
+  type UpdateOrderStatusFunction,
+} from "./callbacks/update-order-status.js";
+export {
+  createUpdateParcelDispatchHandler,
+  type UpdateParcelDispatchFunction,
+} from "./callbacks/update-parcel-dispatch.js";
 export { maskCardNumber, redactCardNumbers } from "./core/card.js";
 export {
   type CallbackContext,
   type CallbackFunction,
   type CallbackHandler,
+  type CallbackRequestInfo,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DEPTH,
   type HandlerOptions,
-  type RequestInfo,
 } from "./core/engine.js";
 export {
   AuthenticationError,
@@ -38,7 +60,14 @@ export {
   memoryIdempotencyStore,
   withIdempotency,
 } from "./core/idempotency.js";
-export type { MessageResult, ResponseInfo, ResponseInfoResult } from "./core/responses.js";
+export type {
+  MessageResult,
+  NoResult,
+  PerformOrderPaymentResult,
+  ResponseInfo,
+  ResponseInfoResult,
+  SendOrderToMerchantResult,
+} from "./core/responses.js";
 export {
   type CallbackHandlers,
   type CallbackRouter,

@@ -14,6 +14,7 @@ import {
   type CheckoutCartInfo,
   createAuth,
   createCallbackRouter,
+  type InternationalDetails,
 } from "crossborder-callbacks";
 
 export interface MerchantConfig {
@@ -35,13 +36,28 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): M
   return { publicKey, environment, merchantGuid };
 }
 
+/** What the shopper pays: the amount and its currency, as the order states them. */
+interface Charge {
+  readonly amount: number;
+  readonly currencyCode: string;
+}
+
 interface StoredOrder {
   readonly internalOrderId: string;
   readonly orderId: string;
   status: string;
   paid: boolean;
+  /** The order's total in the shopper's currency; undefined when the order did not state it. */
+  readonly charge: Charge | undefined;
   readonly parcels: string[];
   readonly returns: string[];
+}
+
+/** The transaction total of an order (the shopper's currency), when it states one. */
+function chargeOf(details: InternationalDetails | null | undefined): Charge | undefined {
+  const amount = details?.TransactionTotalPrice ?? details?.TotalPrice;
+  const currencyCode = details?.TransactionCurrencyCode ?? details?.CurrencyCode;
+  return typeof amount === "number" && currencyCode ? { amount, currencyCode } : undefined;
 }
 
 /** What the merchant keeps. Card data (PaymentDetails) is never stored. */
@@ -104,6 +120,7 @@ export function merchantHandlers(store: MemoryStore) {
         orderId: order.OrderId,
         status: order.StatusCode ?? "N/A",
         paid: existing?.paid ?? false,
+        charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],
         returns: existing?.returns ?? [],
       });
@@ -119,9 +136,21 @@ export function merchantHandlers(store: MemoryStore) {
 
     PerformOrderPayment(payment) {
       const order = store.order(payment.OrderId);
-      // Charge the card here with your payment provider; never store PaymentDetails.
+      // The amount to charge: the payment's own totals when it carries them, else the order's.
+      const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
+      if (!charge) {
+        throw new CallbackError("AMOUNT_UNKNOWN", "No amount to charge", `Order ${order.orderId}`);
+      }
+      // Charge the card here with your payment provider (charge.amount in charge.currencyCode);
+      // never store PaymentDetails.
       order.paid = true;
-      return { InternalOrderId: order.internalOrderId, OrderId: order.internalOrderId };
+      return {
+        InternalOrderId: order.internalOrderId,
+        OrderId: order.internalOrderId,
+        // What was actually charged: the service checks it against the order.
+        PaymentAmount: charge.amount,
+        PaymentCurrencyCode: charge.currencyCode,
+      };
     },
 
     SendRMAInfoToMerchant(rma) {

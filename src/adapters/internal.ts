@@ -3,7 +3,8 @@
  * request and response (so no framework's types reach the public declarations), the request
  * body as an async iterable, and writing the engine's answer.
  */
-import { FAILURE_CODE, FAILURE_STATUS } from "../core/errors.js";
+import { pathnameOf } from "../core/paths.js";
+import { failureResponse } from "../core/responses.js";
 import type { CallbackEndpoint, CallbackRequest, CallbackResponse } from "../core/types.js";
 
 /** The parts of a Node `IncomingMessage` the adapters use. */
@@ -122,13 +123,6 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
   }
 }
 
-const INTERNAL_ERROR_BODY = JSON.stringify({
-  Success: false,
-  ErrorCode: FAILURE_CODE.internal_error,
-  Message: "Internal error",
-  Description: "",
-});
-
 /**
  * Calls the endpoint. The engine answers every failure itself; this only guards against a broken
  * custom endpoint, with a body-free 500.
@@ -140,19 +134,11 @@ export async function handleSafely(
   try {
     return await endpoint.handle(request);
   } catch {
-    return {
-      status: FAILURE_STATUS.internal_error,
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
-      body: INTERNAL_ERROR_BODY,
-    };
+    return failureResponse("internal_error");
   }
 }
 
-/** The path of a request target, without its query. */
-export function pathnameOf(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
-}
+export { pathnameOf };
 
 /** Fails at build time of the middleware, not on the first request. */
 export function assertEndpoint(

@@ -4,6 +4,7 @@ import {
   type CallbackFunction,
   type CallbackHandler,
   createCallbackHandler,
+  describeIssues,
   type HandlerOptions,
 } from "../core/engine.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
@@ -17,6 +18,12 @@ export const getCheckoutCartInfoRequestSchema = z.looseObject({
 });
 
 export type GetCheckoutCartInfoRequest = z.output<typeof getCheckoutCartInfoRequestSchema>;
+
+/** The merchant's function for GetCheckoutCartInfo, to type a standalone function. */
+export type GetCheckoutCartInfoFunction = CallbackFunction<
+  GetCheckoutCartInfoRequest,
+  CheckoutCartInfo
+>;
 
 export interface GetCheckoutCartInfoOptions extends HandlerOptions {
   /** Methods answered. Default both: the service calls with GET unless the operator set POST. */
@@ -39,13 +46,20 @@ const cartShape: ResponseShape<CheckoutCartInfo> = {
   success(result) {
     const checked = checkoutCartInfoSchema.safeParse(result);
     if (checked.success) return { body: result as object };
-    const paths = checked.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
-    return { invalid: `not a CheckoutCartInfo: ${paths.join("; ")}` };
+    return { invalid: `not a CheckoutCartInfo: ${describeIssues(checked.error, 5)}` };
   },
-  failure: responseInfoShape.failure,
+  failure: responseInfoShape().failure,
 };
+
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  // An own data property even for a key named `__proto__`.
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
 
 /**
  * The cart during checkout: GET (or POST) with `merchantCartToken`, `countryCode` and
@@ -53,7 +67,7 @@ const cartShape: ResponseShape<CheckoutCartInfo> = {
  * keep it fast; a failure means checkout does not open.
  */
 export function createGetCheckoutCartInfoHandler(
-  fn: CallbackFunction<GetCheckoutCartInfoRequest, CheckoutCartInfo>,
+  fn: GetCheckoutCartInfoFunction,
   options: GetCheckoutCartInfoOptions,
 ): CallbackHandler<"GetCheckoutCartInfo"> {
   const names = PARAMETERS.map((key) => [key, options?.parameterNames?.[key] ?? key] as const);
@@ -68,14 +82,18 @@ export function createGetCheckoutCartInfoHandler(
     methods,
     source: {
       kind: "query",
-      // The query wins; a POST body (JSON object or form fields) fills what the query lacks.
+      // Every parameter is kept (a POST's MerchantGUID is checked by the authentication); the
+      // query wins over the body; the documented names are filled from the configured ones.
       build(url, body) {
-        const fields = (body ?? {}) as Record<string, unknown>;
         const payload: Record<string, unknown> = {};
+        const fields = body !== null && typeof body === "object" ? body : {};
+        for (const key of Object.keys(fields))
+          setField(payload, key, (fields as Record<string, unknown>)[key]);
+        for (const key of new Set(url.searchParams.keys()))
+          setField(payload, key, url.searchParams.get(key));
         for (const [key, wire] of names) {
-          const value =
-            url.searchParams.get(wire) ?? (Object.hasOwn(fields, wire) ? fields[wire] : undefined);
-          if (value !== undefined && value !== null) payload[key] = value;
+          const value = payload[wire];
+          if (value !== undefined && value !== null) setField(payload, key, value);
         }
         return payload;
       },

@@ -1,5 +1,5 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
-import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { type PerformOrderPaymentResult, responseInfoShape } from "../core/responses.js";
 import { type PerformOrderPaymentRequest, performOrderPaymentSchema } from "../schemas/index.js";
 import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
 
@@ -10,14 +10,20 @@ import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
  */
 export const performOrderPayment: CallbackDefinition<
   PerformOrderPaymentRequest,
-  ResponseInfoResult | NoResult
+  PerformOrderPaymentResult
 > & { readonly name: "PerformOrderPayment" } = {
   name: "PerformOrderPayment",
   methods: ["POST"],
   source: { kind: "json" },
   schema: performOrderPaymentSchema,
   encodedFields: ORDER_ENCODED_FIELDS,
-  response: responseInfoShape,
+  response: responseInfoShape<PerformOrderPaymentResult>(["PaymentAmount", "PaymentCurrencyCode"]),
 };
 
 export const createPerformOrderPaymentHandler = handlerFactory(performOrderPayment);
+
+/** The merchant's function for PerformOrderPayment, to type a standalone function. */
+export type PerformOrderPaymentFunction = CallbackFunction<
+  PerformOrderPaymentRequest,
+  PerformOrderPaymentResult
+>;

@@ -1,4 +1,4 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type NoResult, restrictedProductsShape } from "../core/responses.js";
 import {
   type RemoveRestrictedProductsRequest,
@@ -22,3 +22,9 @@ export const removeRestrictedProducts: CallbackDefinition<
 };
 
 export const createRemoveRestrictedProductsHandler = handlerFactory(removeRestrictedProducts);
+
+/** The merchant's function for RemoveRestrictedProducts, to type a standalone function. */
+export type RemoveRestrictedProductsFunction = CallbackFunction<
+  RemoveRestrictedProductsRequest,
+  NoResult
+>;

@@ -1,4 +1,4 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
 import {
   type SendAdditionalRequiredDocumentsToMerchantRequest,
@@ -18,9 +18,15 @@ export const sendAdditionalRequiredDocumentsToMerchant: CallbackDefinition<
   source: { kind: "json" },
   schema: sendAdditionalRequiredDocumentsSchema,
   encodedFields: [],
-  response: responseInfoShape,
+  response: responseInfoShape<ResponseInfoResult | NoResult>(),
 };
 
 export const createSendAdditionalRequiredDocumentsToMerchantHandler = handlerFactory(
   sendAdditionalRequiredDocumentsToMerchant,
 );
+
+/** The merchant's function for SendAdditionalRequiredDocumentsToMerchant, to type a standalone function. */
+export type SendAdditionalRequiredDocumentsToMerchantFunction = CallbackFunction<
+  SendAdditionalRequiredDocumentsToMerchantRequest,
+  ResponseInfoResult | NoResult
+>;

@@ -1,5 +1,5 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
-import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { responseInfoShape, type SendOrderToMerchantResult } from "../core/responses.js";
 import { type SendOrderToMerchantRequest, sendOrderToMerchantSchema } from "../schemas/index.js";
 import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
 
@@ -10,14 +10,20 @@ import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
  */
 export const sendOrderToMerchant: CallbackDefinition<
   SendOrderToMerchantRequest,
-  ResponseInfoResult | NoResult
+  SendOrderToMerchantResult
 > & { readonly name: "SendOrderToMerchant" } = {
   name: "SendOrderToMerchant",
   methods: ["POST"],
   source: { kind: "json" },
   schema: sendOrderToMerchantSchema,
   encodedFields: ORDER_ENCODED_FIELDS,
-  response: responseInfoShape,
+  response: responseInfoShape<SendOrderToMerchantResult>(["InternalOrderId"]),
 };
 
 export const createSendOrderToMerchantHandler = handlerFactory(sendOrderToMerchant);
+
+/** The merchant's function for SendOrderToMerchant, to type a standalone function. */
+export type SendOrderToMerchantFunction = CallbackFunction<
+  SendOrderToMerchantRequest,
+  SendOrderToMerchantResult
+>;

@@ -1,4 +1,4 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type MessageResult, type NoResult, rmaShape } from "../core/responses.js";
 import {
   type SendRMAInfoToMerchantRequest,
@@ -23,3 +23,9 @@ export const sendRMAInfoToMerchant: CallbackDefinition<
 };
 
 export const createSendRMAInfoToMerchantHandler = handlerFactory(sendRMAInfoToMerchant);
+
+/** The merchant's function for SendRMAInfoToMerchant, to type a standalone function. */
+export type SendRMAInfoToMerchantFunction = CallbackFunction<
+  SendRMAInfoToMerchantRequest,
+  MessageResult | NoResult
+>;

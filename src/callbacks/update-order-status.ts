@@ -1,4 +1,4 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
 import { type UpdateOrderStatusRequest, updateOrderStatusSchema } from "../schemas/index.js";
 import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
@@ -18,7 +18,13 @@ export const updateOrderStatus: CallbackDefinition<
   schema: updateOrderStatusSchema,
   encodedFields: ORDER_ENCODED_FIELDS,
   // The order schema accepts PaymentDetails here too: masked, and the CVV dropped, like the others.
-  response: responseInfoShape,
+  response: responseInfoShape<ResponseInfoResult | NoResult>(),
 };
 
 export const createUpdateOrderStatusHandler = handlerFactory(updateOrderStatus);
+
+/** The merchant's function for UpdateOrderStatus, to type a standalone function. */
+export type UpdateOrderStatusFunction = CallbackFunction<
+  UpdateOrderStatusRequest,
+  ResponseInfoResult | NoResult
+>;

@@ -1,4 +1,4 @@
-import { type CallbackDefinition, handlerFactory } from "../core/engine.js";
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type MessageResult, type NoResult, parcelDispatchShape } from "../core/responses.js";
 import { type UpdateParcelDispatchRequest, updateParcelDispatchSchema } from "../schemas/index.js";
 import { DISPATCH_ENCODED_FIELDS } from "./encoded-fields.js";
@@ -20,3 +20,9 @@ export const updateParcelDispatch: CallbackDefinition<
 };
 
 export const createUpdateParcelDispatchHandler = handlerFactory(updateParcelDispatch);
+
+/** The merchant's function for UpdateParcelDispatch, to type a standalone function. */
+export type UpdateParcelDispatchFunction = CallbackFunction<
+  UpdateParcelDispatchRequest,
+  MessageResult | NoResult
+>;

@@ -109,6 +109,13 @@ function concat(chunks: Uint8Array[], total: number): ReadBody {
   return { kind: "bytes", bytes, owned: true };
 }
 
+/** Lets go of a body that will not be read: cancels a stream, ends an iteration (the Node
+ * adapters then drain the rest, within a cap, so the answer still reaches the client). */
+export async function discardBody(body: BodyInput): Promise<void> {
+  if (body === null || typeof body !== "object" || body instanceof Uint8Array) return;
+  if (isByteStream(body) || isAsyncIterable(body)) await discard(body);
+}
+
 async function discard(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>) {
   try {
     if (isByteStream(body)) await body.cancel();
@@ -138,34 +145,36 @@ export function parseJson(bytes: Uint8Array, maxDepth: number): ParsedJson {
   } catch {
     return { ok: false, reason: "Request body is not valid UTF-8" };
   }
-  if (exceedsDepth(bytes, maxDepth)) {
+  // Parsed first: JSON.parse is iterative in V8, JavaScriptCore and SpiderMonkey, so any depth
+  // parses without recursion (and a RangeError would be caught below). Walking the parsed value
+  // costs a fraction of scanning every byte; the byte scan runs only when parsing failed, so a
+  // body both too deep and malformed is still reported as too deep, as before.
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return exceedsDepth(bytes, maxDepth)
+      ? { ok: false, reason: `Request body is nested deeper than ${maxDepth} levels` }
+      : { ok: false, reason: "Request body is not valid JSON" };
+  }
+  if (parsedJsonExceedsDepth(value, maxDepth)) {
     return { ok: false, reason: `Request body is nested deeper than ${maxDepth} levels` };
   }
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, reason: "Request body is not valid JSON" };
-  }
+  return { ok: true, value };
 }
 
 /**
  * Parameters in a POST body (GetCheckoutCartInfo): a JSON object, or form fields
  * (`application/x-www-form-urlencoded`), which become an object of strings.
  */
-export function parseForm(bytes: Uint8Array): ParsedJson {
+export function parseForm(bytes: Uint8Array, maxDepth: number): ParsedJson {
   let text: string;
   try {
     text = decoder.decode(bytes).trim();
   } catch {
     return { ok: false, reason: "Request body is not valid UTF-8" };
   }
-  if (text.startsWith("{")) {
-    try {
-      return { ok: true, value: JSON.parse(text) };
-    } catch {
-      return { ok: false, reason: "Request body is not valid JSON" };
-    }
-  }
+  if (text.startsWith("{")) return parseJson(bytes, maxDepth);
   const fields: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(text)) {
     // Own data properties only: a `__proto__` field stays a plain key.
@@ -194,6 +203,30 @@ function exceedsDepth(bytes: Uint8Array, maxDepth: number): boolean {
     else if (b === 0x7b || b === 0x5b) {
       if (++depth > maxDepth) return true;
     } else if (b === 0x7d || b === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Depth of a value fresh from JSON.parse (plain objects and dense arrays only), bounded: stops as
+ * soon as `maxDepth` is passed. Iterative, and allocates only its two stacks. The root counts as
+ * level 1, like the byte scan's first bracket.
+ */
+function parsedJsonExceedsDepth(root: unknown, maxDepth: number): boolean {
+  if (root === null || typeof root !== "object") return false;
+  const nodes: object[] = [root];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
+    const values: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (let i = 0; i < values.length; i++) {
+      const child = values[i];
+      if (child === null || typeof child !== "object") continue;
+      if (depth >= maxDepth) return true;
+      nodes.push(child);
+      depths.push(depth + 1);
+    }
   }
   return false;
 }

@@ -1,24 +1,37 @@
 import type { z } from "zod";
-import type { Authenticator, AuthRequest, AuthResult, HeaderReader } from "../auth/types.js";
+import type { Authenticator, AuthRequest, AuthResult } from "../auth/types.js";
 import {
   compileDecoding,
   type DecodingOptions,
   type DecodingPlan,
   type DecodingReport,
 } from "../decode/policy.js";
-import { parseForm, parseJson, type ReadBody, readBody, valueExceedsDepth } from "./body.js";
-import { dropCvv, protectPaymentDetails, redactCardNumbers } from "./card.js";
 import {
-  AuthenticationError,
-  type CallbackFailure,
-  FAILURE_CODE,
-  FAILURE_STATUS,
-  type FailureKind,
-  isCallbackError,
-  type OnError,
-} from "./errors.js";
+  discardBody,
+  parseForm,
+  parseJson,
+  type ReadBody,
+  readBody,
+  valueExceedsDepth,
+} from "./body.js";
+import { dropCvv, protectPaymentDetails } from "./card.js";
+import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
-import type { FailureFields, ResponseShape } from "./responses.js";
+import { requestUrl } from "./paths.js";
+import {
+  defaultOnError,
+  type Redactor,
+  redactCards,
+  requestRedactor,
+  safeNotify,
+  sanitizeError,
+} from "./report.js";
+import {
+  failureResponse,
+  type LibraryFailureKind,
+  type ResponseShape,
+  respond,
+} from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
@@ -29,9 +42,10 @@ export const DEFAULT_MAX_DEPTH = 64;
 /** Options every handler factory and the router accept. */
 export interface HandlerOptions {
   /**
-   * How calls are authenticated: the result of `createAuth(…)` (or its promise), or `false` to
-   * accept unauthenticated calls (only for local development). Required, so that forgetting it
-   * fails at start-up instead of accepting forged orders.
+   * How calls are authenticated: the result of `await createAuth(…)`, or `false` to accept
+   * unauthenticated calls (only for local development). Required, so that forgetting it fails at
+   * start-up instead of accepting forged orders. A promise of an authenticator is accepted where
+   * the configuration arrives later (a Worker's `env`); if it rejects, every call is a 500.
    */
   auth: Authenticator | Promise<Authenticator> | false;
   /** Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB. */
@@ -41,8 +55,9 @@ export interface HandlerOptions {
   /** Decoding policy of the encoded fields (default `auto` for each). */
   decoding?: DecodingOptions;
   /**
-   * Told of every failure: authentication, bad input, the merchant's exceptions. Never receives
-   * the body, the token or card data. Default: one line on `console.error`.
+   * Told of every failure: authentication, bad input, the merchant's exceptions (as a scrubbed
+   * copy: name, message and stack without card data). Never receives the body or the token.
+   * Default: one line on `console.error`.
    */
   onError?: OnError;
 }
@@ -50,7 +65,7 @@ export interface HandlerOptions {
 /** What a merchant's function receives beside the payload. */
 export interface CallbackContext<TPayload> {
   readonly callback: CallbackName;
-  readonly request: RequestInfo;
+  readonly request: CallbackRequestInfo;
   /**
    * The validated payload before decoding, as the service sent it. Its PaymentDetails print masked
    * and lose the CVV when the function returns, like the payload's.
@@ -64,7 +79,8 @@ export interface CallbackContext<TPayload> {
   readonly signal: AbortSignal | undefined;
 }
 
-export interface RequestInfo {
+/** The request as the merchant's function sees it. */
+export interface CallbackRequestInfo {
   readonly method: string;
   readonly url: URL;
   readonly remoteAddress: string | undefined;
@@ -103,27 +119,10 @@ export interface CallbackHandler<TName extends CallbackName = CallbackName>
   readonly callback: TName;
 }
 
-const JSON_HEADERS = {
-  "content-type": "application/json; charset=utf-8",
-  "cache-control": "no-store",
-} as const;
-
-const GENERIC_MESSAGE: Record<Exclude<FailureKind, "handler_failure">, string> = {
-  malformed_body: "Malformed request body",
-  invalid_payload: "Invalid request payload",
-  unauthorized: "Unauthorized",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  payload_too_large: "Request body too large",
-  unsupported_media_type: "Compressed request bodies are not accepted",
-  header_too_large: "Request header too large",
-  internal_error: "Internal error",
-};
-
-/** Internal control flow: a failure with its public texts and its reason for the log. */
+/** Internal control flow: a failure with its public details and its reason for the log. */
 class Failure {
   constructor(
-    readonly kind: Exclude<FailureKind, "handler_failure">,
+    readonly kind: LibraryFailureKind,
     readonly reason: string,
     /** Safe, input-free details for the caller (schema issue paths, the method allowed). */
     readonly description?: string,
@@ -131,39 +130,12 @@ class Failure {
   ) {}
 }
 
-export const defaultOnError: OnError = (failure) => {
-  const where = failure.callback ?? "-";
-  let line = `[crossborder-callbacks] ${where} ${failure.status} ${failure.kind}: ${failure.reason}`;
-  if (failure.kind === "internal_error" && failure.error instanceof Error) {
-    line += ` (${failure.error.name}: ${failure.error.message})`;
-  }
-  console.error(redactCardNumbers(line));
-};
-
-export function safeNotify(onError: OnError, failure: CallbackFailure): void {
-  try {
-    const result: unknown = onError(failure);
-    // An async hook that rejects must not become an unhandled rejection either.
-    if (result instanceof Promise) result.catch(() => undefined);
-  } catch {
-    // A failing hook must never turn into a failed answer.
-  }
-}
-
-function isAuthenticator(value: unknown): value is Authenticator {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as Authenticator).authenticateRequest === "function"
-  );
-}
-
-class IncomingRequest implements RequestInfo {
+class IncomingRequestInfo implements CallbackRequestInfo {
   constructor(
     readonly method: string,
     readonly url: URL,
     readonly remoteAddress: string | undefined,
-    private readonly headers: HeaderReader,
+    private readonly headers: AuthRequest["headers"],
   ) {}
 
   header(name: string): string | undefined {
@@ -171,28 +143,30 @@ class IncomingRequest implements RequestInfo {
   }
 }
 
-/** Parses the request URL; a path-only URL gets a placeholder origin. */
-export function requestUrl(url: string): URL {
-  return new URL(url, "http://localhost");
-}
-
-function respond(status: number, body: object, extra?: Record<string, string>): CallbackResponse {
-  return {
-    status,
-    // A fresh object each time: servers write into response headers (Hono adds content-length).
-    headers: { ...JSON_HEADERS, ...extra },
-    body: JSON.stringify(body),
-  };
-}
-
-/** Summarises zod issues as `path: message` lines. Zod keeps input values out of its messages. */
-function describeIssues(error: z.ZodError): string {
-  const lines = error.issues.slice(0, 10).map((issue) => {
+/** Summarises zod issues as `path: message`. Zod keeps input values out of its messages. */
+export function describeIssues(error: z.ZodError, limit = 10): string {
+  const lines = error.issues.slice(0, limit).map((issue) => {
     const path = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
     return `${path}: ${issue.message}`;
   });
-  if (error.issues.length > 10) lines.push(`… and ${error.issues.length - 10} more`);
+  if (error.issues.length > limit) lines.push(`… and ${error.issues.length - limit} more`);
   return lines.join("; ");
+}
+
+function isAuthenticator(value: unknown): value is Authenticator {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Authenticator).authenticateRequest === "function" &&
+    typeof (value as Authenticator).needsRawBody === "function"
+  );
+}
+
+/** A status a merchant's `CallbackError` may set: another copy of the library is not trusted. */
+function answerableStatus(status: unknown): number {
+  return typeof status === "number" && Number.isInteger(status) && status >= 200 && status <= 599
+    ? status
+    : FAILURE_STATUS.handler_failure;
 }
 
 /** Builds the handler of one callback from its definition and the merchant's function. */
@@ -201,67 +175,66 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   fn: CallbackFunction<TPayload, TResult>,
   options: HandlerOptions,
 ): CallbackHandler<TName> {
-  if (typeof fn !== "function") {
-    throw new TypeError(`${definition.name}: the handler must be a function`);
-  }
+  const name = definition.name;
+  if (typeof fn !== "function") throw new TypeError(`${name}: the handler must be a function`);
   if (options === undefined || options === null || !("auth" in options)) {
     throw new TypeError(
-      `${definition.name}: options.auth is required — pass the result of createAuth(…), or auth: false to accept unauthenticated calls (local development only)`,
+      `${name}: options.auth is required — pass the result of await createAuth(…), or auth: false to accept unauthenticated calls (local development only)`,
     );
   }
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new RangeError(`${definition.name}: maxBodyBytes must be a positive integer`);
-  }
-  if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0) {
-    throw new RangeError(`${definition.name}: maxDepth must be a positive integer`);
-  }
-  const plan: DecodingPlan = compileDecoding(definition.encodedFields, options.decoding);
-  const onError = options.onError ?? defaultOnError;
   const authOption = options.auth;
   // `auth: undefined` (an unset variable) must not silently mean "no authentication".
   if (authOption !== false && !(authOption instanceof Promise) && !isAuthenticator(authOption)) {
     throw new TypeError(
-      `${definition.name}: options.auth must be an authenticator (the result of createAuth(…)), its promise, or false`,
+      `${name}: options.auth must be an authenticator (the result of await createAuth(…)), its promise, or false`,
     );
   }
-  if (authOption instanceof Promise) {
-    // A configuration that fails is reported on each request; this only keeps Node from
-    // reporting it as unhandled meanwhile.
-    authOption.catch(() => undefined);
+  // A rejected configuration is reported on each call; this keeps Node from calling it unhandled.
+  if (authOption instanceof Promise) authOption.catch(() => undefined);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new RangeError(`${name}: maxBodyBytes must be a positive integer`);
   }
-  const allow = definition.methods.join(", ");
-  const name = definition.name;
+  if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0) {
+    throw new RangeError(`${name}: maxDepth must be a positive integer`);
+  }
+  const plan: DecodingPlan = compileDecoding(definition.encodedFields, options.decoding);
+  const onError = options.onError ?? defaultOnError;
+  const allowHeader = { allow: definition.methods.join(", ") };
+  const source = definition.source;
 
-  function fail(failure: Failure): CallbackResponse {
-    const kind = failure.kind;
-    const httpStatus = FAILURE_STATUS[kind];
+  function fail(failure: Failure, redact: Redactor = redactCards): CallbackResponse {
+    const { kind } = failure;
     safeNotify(onError, {
       kind,
-      status: httpStatus,
+      status: FAILURE_STATUS[kind],
       callback: name,
-      reason: failure.reason,
-      error: failure.error,
+      reason: redact(failure.reason),
+      error: failure.error === undefined ? undefined : sanitizeError(failure.error, redact),
     });
-    const fields: FailureFields = {
-      code: FAILURE_CODE[kind],
-      message: GENERIC_MESSAGE[kind],
-      description: failure.description,
-    };
-    return respond(
-      httpStatus,
-      definition.response.failure(fields),
-      kind === "method_not_allowed" ? { allow } : undefined,
-    );
+    const extra = kind === "method_not_allowed" ? allowHeader : undefined;
+    return failureResponse(kind, definition.response, failure.description, extra);
+  }
+
+  /** A refusal before the body was read: the body is let go so the answer reaches the caller. */
+  function refuse(request: CallbackRequest, failure: Failure): CallbackResponse {
+    void discardBody(request.body);
+    return fail(failure);
   }
 
   async function run(request: CallbackRequest): Promise<CallbackResponse> {
     const method = request.method.toUpperCase();
     if (!definition.methods.includes(method)) {
-      return fail(new Failure("method_not_allowed", `method ${method}`, `Allowed: ${allow}`));
+      const allowed = `Allowed: ${allowHeader.allow}`;
+      return refuse(request, new Failure("method_not_allowed", `method ${method}`, allowed));
     }
-    const url = requestUrl(request.url);
+    let url: URL;
+    try {
+      url = requestUrl(request.url);
+    } catch {
+      return refuse(request, new Failure("malformed_body", "the request target is not a URL"));
+    }
     const headers = headerReader(request.headers);
     const authRequest: AuthRequest = {
       callback: name,
@@ -277,33 +250,32 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       auth = await authOption;
     } catch (error) {
       const reason = `authentication is misconfigured: ${errorText(error)}`;
-      return fail(new Failure("internal_error", reason));
+      return refuse(request, new Failure("internal_error", reason));
     }
     if (auth !== false && !isAuthenticator(auth)) {
       const reason = "authentication is misconfigured: the promise did not yield an authenticator";
-      return fail(new Failure("internal_error", reason));
+      return refuse(request, new Failure("internal_error", reason));
     }
     let authResult: AuthResult | undefined;
     if (auth) {
       try {
         authResult = await auth.authenticateRequest(authRequest);
       } catch (error) {
-        return fail(authFailure(error));
+        return refuse(request, authFailure(error));
       }
     }
 
-    // 2. Read within the limit and parse. GET has no body (GetCheckoutCartInfo).
+    // 2. Read within the limit, then parse. GET has no body (GetCheckoutCartInfo).
     const read: ReadBody =
       method === "GET" ? EMPTY_BODY : await readBody(request.body, headers, maxBodyBytes);
     let body: unknown;
-    let bytes: Uint8Array | undefined;
     switch (read.kind) {
       case "too_large":
         return fail(new Failure("payload_too_large", `body over ${maxBodyBytes} bytes`));
       case "compressed":
         return fail(new Failure("unsupported_media_type", `body encoded as ${read.encoding}`));
       case "empty":
-        if (definition.source.kind === "json") {
+        if (source.kind === "json") {
           return fail(new Failure("malformed_body", "empty body", "Request body is empty"));
         }
         break;
@@ -315,11 +287,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         body = read.value;
         break;
       case "bytes": {
-        bytes = read.bytes;
         const parsed =
-          definition.source.kind === "query" ? parseForm(bytes) : parseJson(bytes, maxDepth);
+          source.kind === "query"
+            ? parseForm(read.bytes, maxDepth)
+            : parseJson(read.bytes, maxDepth);
         if (!parsed.ok) {
-          if (read.owned) bytes.fill(0);
+          if (read.owned) read.bytes.fill(0);
           return fail(new Failure("malformed_body", parsed.reason, parsed.reason));
         }
         body = parsed.value;
@@ -332,28 +305,27 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         request,
         method,
         url,
-        headers,
         authRequest,
         auth,
         authResult,
         body,
         read,
-        bytes,
       });
     } finally {
       // The raw bytes may hold card data: nothing of ours keeps them past the answer.
-      if (bytes && read.kind === "bytes" && read.owned) bytes.fill(0);
+      if (read.kind === "bytes" && read.owned) read.bytes.fill(0);
     }
   }
 
   async function validateAndCall(exchange: Exchange): Promise<CallbackResponse> {
-    const { request, method, url, headers, authRequest, auth, authResult, body, read, bytes } =
-      exchange;
+    const { request, method, url, authRequest, auth, read } = exchange;
+    let { authResult } = exchange;
+
     // 3. Validate against the callback's schema.
-    let input = body;
-    if (definition.source.kind === "query") {
-      input = definition.source.build(url, body);
-    } else if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    let input = exchange.body;
+    if (source.kind === "query") {
+      input = source.build(url, input);
+    } else if (input === null || typeof input !== "object" || Array.isArray(input)) {
       const reason = "Request body must be a JSON object";
       return fail(new Failure("malformed_body", reason, reason));
     }
@@ -365,12 +337,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     const rawPayload = result.data;
 
     // 4. The checks that need the body: merchant GUID, body digest.
-    if (auth !== false && auth.authenticatePayload) {
-      if (auth.needsRawBody && read.kind === "parsed") {
+    if (auth !== false && auth.authenticatePayload !== undefined) {
+      if (read.kind === "parsed" && auth.needsRawBody(name)) {
         return fail(new Failure("internal_error", RAW_BODY_CONSUMED));
       }
+      const bytes = read.kind === "bytes" ? read.bytes : undefined;
       try {
-        await auth.authenticatePayload(authResult as AuthResult, rawPayload, bytes, authRequest);
+        const updated = await auth.authenticatePayload(
+          authResult as AuthResult,
+          rawPayload,
+          bytes,
+          authRequest,
+        );
+        if (updated) authResult = updated;
       } catch (error) {
         return fail(authFailure(error));
       }
@@ -383,7 +362,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     for (const card of cards) protectPaymentDetails(card);
     const context: CallbackContext<TPayload> = {
       callback: name,
-      request: new IncomingRequest(method, url, request.remoteAddress, headers),
+      request: new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
       rawPayload,
       decoding: report,
       auth: authResult,
@@ -395,25 +374,23 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     try {
       outcome = await fn(payload, context);
     } catch (error) {
+      // Built while the CVV is still known: a text quoting this card is masked.
+      const redact = requestRedactor(cards[0]);
       if (!isCallbackError(error)) {
-        return fail(new Failure("internal_error", "the handler threw", undefined, error));
+        return fail(new Failure("internal_error", "the handler threw", undefined, error), redact);
       }
-      const reason = redactCardNumbers(`${error.code}: ${error.message}`);
+      const status = answerableStatus(error.status);
+      const code = redact(String(error.code));
+      const message = redact(String(error.message));
       safeNotify(onError, {
         kind: "handler_failure",
-        status: error.status,
+        status,
         callback: name,
-        reason,
-        error,
+        reason: `${code}: ${message}`,
+        error: sanitizeError(error, redact),
       });
-      // The merchant's texts go back to the service: a card number quoted in them is masked.
-      const failureBody = definition.response.failure({
-        code: redactCardNumbers(error.code),
-        message: redactCardNumbers(error.message),
-        description:
-          error.description === undefined ? undefined : redactCardNumbers(error.description),
-      });
-      return respond(error.status, failureBody);
+      const description = error.description == null ? undefined : redact(String(error.description));
+      return respond(status, definition.response.failure({ code, message, description }));
     } finally {
       for (const card of cards) dropCvv(card);
       // A framework's own parsed body is not ours, but it must not keep the CVV either.
@@ -433,10 +410,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       try {
         return await run(request);
       } catch (error) {
-        // Reading the body failed (client went away) or a bug: still a well-formed answer.
+        // Reading the body failed (the caller went away) or a bug: still a well-formed answer.
         return fail(new Failure("internal_error", "unexpected failure", undefined, error));
       }
     },
+    // A single handler answers wherever it is mounted; a router matches its own paths.
     matches: () => true,
   };
 }
@@ -448,13 +426,11 @@ interface Exchange {
   readonly request: CallbackRequest;
   readonly method: string;
   readonly url: URL;
-  readonly headers: HeaderReader;
   readonly authRequest: AuthRequest;
   readonly auth: Authenticator | false;
   readonly authResult: AuthResult | undefined;
   readonly body: unknown;
   readonly read: ReadBody;
-  readonly bytes: Uint8Array | undefined;
 }
 
 const RAW_BODY_CONSUMED =
@@ -487,3 +463,5 @@ export function handlerFactory<TName extends CallbackName, TPayload, TResult>(
 ): (fn: CallbackFunction<TPayload, TResult>, options: HandlerOptions) => CallbackHandler<TName> {
   return (fn, options) => createCallbackHandler(definition, fn, options);
 }
+
+export { defaultOnError };

@@ -103,8 +103,11 @@ export interface CallbackFailure {
   /** A reason for the operator's log. Safe to log: built by the library from no input values. */
   readonly reason: string;
   /**
-   * The underlying error: the merchant's own exception for `internal_error` and
-   * `handler_failure`; a sanitised error for authentication failures; otherwise undefined.
+   * The underlying error, as a scrubbed copy (an `Error` with the original's name, message,
+   * stack and string `code`, card numbers and this request's card data masked; no `cause`, no
+   * other property): of the merchant's exception for `internal_error` and `handler_failure`, of
+   * the `AuthenticationError` for authentication failures; otherwise undefined. Never the
+   * original object, which may carry the request it failed on.
    */
   readonly error?: unknown;
 }

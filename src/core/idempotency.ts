@@ -1,3 +1,4 @@
+import { sha256Text } from "../auth/digest.js";
 import type { CallbackContext, CallbackFunction } from "./engine.js";
 
 /**
@@ -49,17 +50,12 @@ export function memoryIdempotencyStore<TResult>(maxEntries = 10_000): Idempotenc
   };
 }
 
-const encoder = new TextEncoder();
-
 async function defaultKey(payload: unknown, context: CallbackContext<unknown>): Promise<string> {
   const fields = payload as Record<string, unknown>;
   const id = fields.OrderId ?? fields.RMANumber ?? fields.CartId ?? "";
   // The raw payload prints card data masked: the digest never depends on a card number or CVV.
   const text = JSON.stringify(context.rawPayload);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return `${context.callback}:${String(id)}:${hex}`;
+  return `${context.callback}:${String(id)}:${await sha256Text(text, "hex")}`;
 }
 
 /**

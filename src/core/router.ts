@@ -6,15 +6,12 @@ import { createSendOrderToMerchantHandler } from "../callbacks/send-order-to-mer
 import { createSendRMAInfoToMerchantHandler } from "../callbacks/send-rma-info-to-merchant.js";
 import { createUpdateOrderStatusHandler } from "../callbacks/update-order-status.js";
 import { createUpdateParcelDispatchHandler } from "../callbacks/update-parcel-dispatch.js";
-import {
-  type CallbackFunction,
-  type CallbackHandler,
-  defaultOnError,
-  type HandlerOptions,
-  requestUrl,
-  safeNotify,
-} from "./engine.js";
-import { FAILURE_CODE, FAILURE_STATUS } from "./errors.js";
+import { discardBody } from "./body.js";
+import type { CallbackFunction, CallbackHandler, HandlerOptions } from "./engine.js";
+import { FAILURE_STATUS } from "./errors.js";
+import { normalisePath, pathnameOf } from "./paths.js";
+import { defaultOnError, safeNotify } from "./report.js";
+import { failureResponse } from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 const FACTORIES = {
@@ -49,19 +46,6 @@ export interface CallbackRouter extends CallbackEndpoint {
   /** The full path of each mounted callback. */
   readonly routes: Readonly<Partial<Record<CallbackName, string>>>;
 }
-
-function normalisePath(path: string): string {
-  const trimmed = path.trim().replace(/\/+$/, "");
-  if (trimmed === "") return "";
-  return trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
-}
-
-const NOT_FOUND_BODY = JSON.stringify({
-  Success: false,
-  ErrorCode: FAILURE_CODE.not_found,
-  Message: "Not found",
-  Description: "",
-});
 
 /**
  * Mounts any subset of the callbacks under one base path. Paths match case-insensitively, with
@@ -100,25 +84,16 @@ export function createCallbackRouter(options: CallbackRouterOptions): CallbackRo
     routes,
     matches: (pathname) => find(pathname) !== undefined,
     async handle(request: CallbackRequest): Promise<CallbackResponse> {
-      let pathname: string;
-      try {
-        pathname = requestUrl(request.url).pathname;
-      } catch {
-        pathname = "";
-      }
-      const handler = find(pathname);
+      const handler = find(pathnameOf(request.url));
       if (handler) return handler.handle(request);
+      void discardBody(request.body);
       safeNotify(onError, {
         kind: "not_found",
         status: FAILURE_STATUS.not_found,
         callback: undefined,
         reason: "no callback at this path",
       });
-      return {
-        status: FAILURE_STATUS.not_found,
-        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
-        body: NOT_FOUND_BODY,
-      };
+      return failureResponse("not_found");
     },
   };
 }

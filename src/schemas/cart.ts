@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { addressShape } from "./address.js";
 import {
+  type DocumentedFields,
   keyValuePairSchema,
   openObjectSchema,
   optionalBoolean,
@@ -137,9 +138,14 @@ export const checkoutCartInfoSchema = z.looseObject({
 });
 
 // The merchant writes the cart, so its types are the schema's input side.
-export type CheckoutCartInfo = z.input<typeof checkoutCartInfoSchema>;
-export type CartProduct = z.input<typeof cartProductSchema>;
-export type CartDiscount = z.input<typeof cartDiscountSchema>;
-export type UserDetails = z.input<typeof userDetailsSchema>;
-export type AddressBookEntry = z.input<typeof addressBookEntrySchema>;
+/**
+ * What the merchant writes: the documented fields only, so a misspelt field name (`currencyCod`)
+ * is a compile error instead of a field the service ignores. At run time the schema still lets
+ * unknown fields through; cast to add one on purpose.
+ */
+export type CheckoutCartInfo = DocumentedFields<z.input<typeof checkoutCartInfoSchema>>;
+export type CartProduct = DocumentedFields<z.input<typeof cartProductSchema>>;
+export type CartDiscount = DocumentedFields<z.input<typeof cartDiscountSchema>>;
+export type UserDetails = DocumentedFields<z.input<typeof userDetailsSchema>>;
+export type AddressBookEntry = DocumentedFields<z.input<typeof addressBookEntrySchema>>;
 export type VATRateType = z.input<typeof vatRateTypeSchema>;

@@ -1,3 +1,4 @@
+import type { OmitIndexSignature } from "type-fest";
 import { z } from "zod";
 
 // Shared leaf schemas: built once and reused by every resource (zod schemas are immutable).
@@ -35,3 +36,13 @@ export const productAttributeSchema = z.looseObject({
 export type KeyValuePair = z.output<typeof keyValuePairSchema>;
 export type UrlParameters = z.output<typeof urlParametersSchema>;
 export type ProductAttribute = z.output<typeof productAttributeSchema>;
+
+/**
+ * A loose object type without its index signatures, all the way down: what the library lets
+ * through at run time (unknown fields) is not what a merchant should be able to misspell.
+ */
+export type DocumentedFields<T> = T extends readonly (infer Item)[]
+  ? DocumentedFields<Item>[]
+  : T extends object
+    ? { [K in keyof OmitIndexSignature<T>]: DocumentedFields<OmitIndexSignature<T>[K]> }
+    : T;

@@ -17,8 +17,10 @@ export const discountSchema = z.looseObject({
   ProductCartItemId: optionalString,
   LoyaltyVoucherCode: optionalString,
   MetaData: optionalUnknown,
-  // The spec's "mode of calculation" integer; wire name from the cart discount.
-  CalculationMode: z.number().int(),
+  // The spec's "mode of calculation" integer (required there) under the cart discount's wire name.
+  // The order's own name for it is not shown: requiring a guessed name would lose every order
+  // with a discount if the service spells it otherwise, so it is checked only when present.
+  CalculationMode: optionalInteger,
 });
 
 export type Discount = z.output<typeof discountSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRecord } from "../core/objects.js";
 import {
   optionalBoolean,
   optionalNumber,
@@ -66,10 +67,6 @@ export const productSchema = z
     // Runs beside other field issues (one report lists everything), but not on a non-object.
     { when: (payload) => isRecord(payload.value) && !hasSkuIssue(payload.issues) },
   );
-
-function isRecord(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function hasSkuIssue(issues: readonly { readonly path?: readonly PropertyKey[] }[]): boolean {
   return issues.some((issue) => issue.path?.[0] === "Sku" || issue.path?.[0] === "SKU");

@@ -1,3 +1,4 @@
+import { isPlainObject } from "../core/objects.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { SAMPLE_BUILDERS, type SamplePayloads } from "./samples.js";
 
@@ -13,12 +14,6 @@ export type PayloadOverrides<T> = T extends readonly unknown[]
 
 /** Keys that could reach an object's prototype: never copied from overrides. */
 const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * Merges `override` over `base` into a new object: plain objects recursively, anything else

@@ -1,3 +1,4 @@
+import { isRecord } from "../core/objects.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, checkResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
@@ -224,8 +225,4 @@ export async function sendCallback(
       slowMs: options.slowMs,
     }),
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

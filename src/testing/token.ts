@@ -1,4 +1,5 @@
 import { importPKCS8, type JWTPayload, SignJWT } from "jose";
+import { sha256Text } from "../auth/digest.js";
 
 /** Options of `signServiceToken`. */
 export interface SignServiceTokenOptions {
@@ -25,33 +26,12 @@ export interface SignServiceTokenOptions {
   readonly bodyDigestEncoding?: "base64url" | "hex";
 }
 
-const encoder = new TextEncoder();
-
-/** Web Crypto refuses views on a SharedArrayBuffer; copy only then. */
-function ownBytes(body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  if (typeof body === "string") return encoder.encode(body);
-  return body.buffer instanceof ArrayBuffer
-    ? (body as Uint8Array<ArrayBuffer>)
-    : (new Uint8Array(body) as Uint8Array<ArrayBuffer>);
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 /** SHA-256 of the body, written as `createAuth`'s body binding expects it. */
 export async function bodyDigest(
   body: string | Uint8Array,
   encoding: "base64url" | "hex" = "base64url",
 ): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", ownBytes(body)));
-  return encoding === "hex" ? hex(digest) : base64url(digest);
+  return sha256Text(body, encoding);
 }
 
 /**

@@ -43,6 +43,34 @@ describe("node:http", () => {
     );
   });
 
+  it.each([
+    ["401, a forged token", "/crossborder/SendOrderToMerchant", "Bearer forged", 401],
+    ["404, no callback at this path", "/crossborder/NoSuchCallback", "Bearer forged", 404],
+  ])(
+    "answers %s to a 4 MB upload without the client stalling",
+    async (_label, path, authorization, status) => {
+      const upload = new Uint8Array(4 * 1024 * 1024).fill(0x20);
+      const start = performance.now();
+      const response = await server.send(path, {
+        method: "POST",
+        headers: { authorization, "content-type": "application/json" },
+        body: upload,
+        signal: AbortSignal.timeout(5000),
+      });
+      expect(response.status).toBe(status);
+      expect(await json(response)).toMatchObject({ Success: false });
+      expect(performance.now() - start).toBeLessThan(5000);
+      // The server is still there for the next call.
+      const next = await server.send("/crossborder/NoSuchCallback", {
+        method: "POST",
+        body: "{}",
+        signal: AbortSignal.timeout(5000),
+      });
+      expect(next.status).toBe(404);
+    },
+    10_000,
+  );
+
   it("rejects something that is not an endpoint when the listener is built", () => {
     expect(() => toNodeListener({} as never)).toThrow(TypeError);
   });
@@ -61,6 +89,7 @@ describe("node:http", () => {
         entered();
         await new Promise((wake) => signal?.addEventListener("abort", wake));
         signalAborted(signal?.aborted === true);
+        return { InternalOrderId: "M-1" };
       },
       { auth: false, onError: () => undefined },
     );

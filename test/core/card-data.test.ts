@@ -121,16 +121,17 @@ afterEach(() => {
   for (const spy of spies) spy.mockRestore();
 });
 
-/** The merchant's own exceptions: what the merchant does with them is the merchant's. */
-const merchantErrors = new Set<unknown>();
-
+/**
+ * Keeps what a custom onError received, the error included: the hook gets a scrubbed copy of the
+ * merchant's exception, never the exception itself, so every part of it is checked.
+ */
 function collectingOnError(failure: CallbackFailure): void {
   capture.failures.push(failure);
   const { error, ...rest } = failure;
   capture.hooks.push(JSON.stringify(rest), inspect(rest, { depth: 10 }));
-  if (!merchantErrors.has(error)) {
-    capture.hooks.push(JSON.stringify(error) ?? "", inspect(error, { depth: 10 }));
-    if (error instanceof Error) capture.hooks.push(error.message, String(error.cause ?? ""));
+  capture.hooks.push(JSON.stringify(error) ?? "", inspect(error, { depth: 10, showHidden: true }));
+  if (error instanceof Error) {
+    capture.hooks.push(error.message, error.stack ?? "", String(error.cause ?? ""));
   }
 }
 
@@ -182,7 +183,9 @@ interface Path {
   run(factory: Factory, mode: HookMode, pan: string, cvv: string): Promise<CallbackResponse>;
 }
 
-const ok: Fn = () => ({ OrderId: "M-1" });
+/** A result every one of FACTORIES accepts (SendOrderToMerchant and PerformOrderPayment require fields). */
+const OK_RESULT = { InternalOrderId: "M-1", PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" };
+const ok: Fn = () => OK_RESULT;
 
 const PATHS: readonly Path[] = [
   {
@@ -286,13 +289,11 @@ const PATHS: readonly Path[] = [
     status: 200,
     run: (factory, mode, pan) =>
       handlerFor(factory, mode, () => {
-        const error = new CallbackError(
+        throw new CallbackError(
           "DECLINED",
           `Card ${spellings(pan)[1]} declined`,
           `issuer refused ${pan}`,
         );
-        merchantErrors.add(error);
-        throw error;
       }).handle(post(JSON.stringify(order(pan, "737")))),
   },
   {
@@ -301,9 +302,7 @@ const PATHS: readonly Path[] = [
     status: 500,
     run: (factory, mode, pan, cvv) =>
       handlerFor(factory, mode, () => {
-        const error = new Error(`card ${pan} failed`);
-        merchantErrors.add(error);
-        throw error;
+        throw new Error(`card ${pan} failed`);
       }).handle(post(JSON.stringify(order(pan, cvv)))),
   },
   {
@@ -312,9 +311,7 @@ const PATHS: readonly Path[] = [
     status: 500,
     run: (factory, mode, pan, cvv) =>
       handlerFor(factory, mode, () => {
-        const error = new TypeError(`charge failed: ${pan} 2030 ${spellings(pan)[2]}-03`);
-        merchantErrors.add(error);
-        throw error;
+        throw new TypeError(`charge failed: ${pan} 2030 ${spellings(pan)[2]}-03`);
       }).handle(post(JSON.stringify(order(pan, cvv)))),
   },
   {
@@ -323,7 +320,7 @@ const PATHS: readonly Path[] = [
     status: 500,
     run: (factory, mode, pan, cvv) =>
       handlerFor(factory, mode, (payload) => ({
-        OrderId: "M-1",
+        ...OK_RESULT,
         CardNumber: (payload as { PaymentDetails: PaymentDetails }).PaymentDetails.CardNumber,
       })).handle(post(JSON.stringify(order(pan, cvv)))),
   },
@@ -377,7 +374,7 @@ const PATHS: readonly Path[] = [
     kind: "success",
     status: 200,
     run: (factory, mode, pan, cvv) =>
-      handlerFor(factory, mode, () => ({ OrderId: "M-1", Message: "charged" })).handle(
+      handlerFor(factory, mode, () => ({ ...OK_RESULT, Message: "charged" })).handle(
         post(JSON.stringify(order(pan, cvv))),
       ),
   },
@@ -444,17 +441,185 @@ describe("no card number or CVV in any response, header, log line or error", () 
     expect(capture.failures[0]?.reason).toBe("DECLINED: Card ************1111 declined");
   });
 
-  it("the custom onError receives the merchant's own error untouched (that one is the merchant's)", async () => {
-    const original = new Error(`card ${VISA}`);
+  it("the custom onError receives a scrubbed copy of the merchant's exception, never the exception", async () => {
+    // A payment provider's error: the posted card in its cause and in a property.
+    class ProviderError extends Error {
+      override readonly name = "ProviderError";
+      readonly code = `E_CARD_${VISA}`;
+      readonly request = { body: JSON.stringify({ card: VISA, cvv: "737" }) };
+      readonly status = 402;
+    }
+    const original = new ProviderError(`charge of ${VISA} (cvv 737) refused`, {
+      cause: { card: VISA },
+    });
+    for (const hook of ["the hook", "the default hook"] as const) {
+      capture.logs.length = 0;
+      capture.failures.length = 0;
+      const handler = createPerformOrderPaymentHandler(
+        () => {
+          throw original;
+        },
+        { auth: false, ...(hook === "the hook" ? { onError: collectingOnError } : {}) },
+      );
+      const response = await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+      expect(response.status).toBe(500);
+      if (hook === "the default hook") {
+        expect(capture.logs).toStrictEqual([
+          "[crossborder-callbacks] PerformOrderPayment 500 internal_error: the handler threw (ProviderError: charge of ************1111 (cvv ***) refused)",
+        ]);
+        continue;
+      }
+      expect(capture.failures).toHaveLength(1);
+      const failure = capture.failures[0] as CallbackFailure;
+      expect(failure.reason).toBe("the handler threw");
+      const copy = failure.error as Error & Record<string, unknown>;
+      expect(copy).not.toBe(original);
+      expect(copy).toBeInstanceOf(Error);
+      expect(copy).not.toBeInstanceOf(ProviderError);
+      expect(copy.name).toBe("ProviderError");
+      expect(copy.message).toBe("charge of ************1111 (cvv ***) refused");
+      expect(copy.code).toBe("E_CARD_************1111");
+      expect(copy.cause).toBeUndefined();
+      expect("cause" in copy).toBe(false);
+      expect("request" in copy).toBe(false);
+      expect("status" in copy).toBe(false);
+      expect(Object.getOwnPropertyNames(copy).sort()).toStrictEqual([
+        "code",
+        "message",
+        "name",
+        "stack",
+      ]);
+      expect(copy.stack).toBeTypeOf("string");
+      expect(carriesPan(copy.stack ?? "", VISA)).toBe(false);
+      expect(copy.stack).toContain("charge of ************1111 (cvv ***) refused");
+      expect(carriesPan(copy.message, VISA)).toBe(false);
+      expect(carriesPan(inspect(copy, { showHidden: true, depth: 10 }), VISA)).toBe(false);
+      // The merchant's own object is left as it was.
+      expect(original.cause).toStrictEqual({ card: VISA });
+      expect(original.message).toContain(VISA);
+    }
+  });
+
+  it("a CallbackError's scrubbed copy keeps its code, drops its cause", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {
-        throw original;
+        throw new CallbackError("DECLINED", `Card ${VISA} declined`, undefined, {
+          cause: { card: VISA },
+        });
       },
       { auth: false, onError: collectingOnError },
     );
-    await handler.handle(post(JSON.stringify(order(VISA, "737"))));
-    expect(capture.failures[0]?.error).toBe(original);
-    expect(capture.failures[0]?.reason).toBe("the handler threw");
+    const response = await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(response.status).toBe(200);
+    const copy = capture.failures[0]?.error as Error & Record<string, unknown>;
+    expect(copy).not.toBeInstanceOf(CallbackError);
+    expect(copy).toMatchObject({
+      name: "CallbackError",
+      code: "DECLINED",
+      message: "Card ************1111 declined",
+    });
+    expect("cause" in copy).toBe(false);
+    expect("description" in copy).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// This request's own card number and CVV, quoted literally by the merchant
+// ---------------------------------------------------------------------------------------------
+
+describe("per-request redaction of the card number and CVV", () => {
+  /** Not Luhn-valid: only this request's own card data says it is a card number. */
+  const ODD_PAN = "1234567812345678";
+
+  it("a CallbackError quoting this request's CVV: *** in the body, the reason and the copy", async () => {
+    const handler = createPerformOrderPaymentHandler(
+      () => {
+        throw new CallbackError(
+          "CVV_MISMATCH",
+          "cvv 737 does not match (order 17371)",
+          "Retry with another card than 737",
+          { cause: "737" },
+        );
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toStrictEqual({
+      Success: false,
+      ErrorCode: "CVV_MISMATCH",
+      Message: "cvv *** does not match (order 17371)",
+      Description: "Retry with another card than ***",
+    });
+    const failure = capture.failures[0] as CallbackFailure;
+    expect(failure.kind).toBe("handler_failure");
+    expect(failure.reason).toBe("CVV_MISMATCH: cvv *** does not match (order 17371)");
+    const copy = failure.error as Error;
+    expect(copy.message).toBe("cvv *** does not match (order 17371)");
+    expect(copy.stack).toContain("cvv *** does not match (order 17371)");
+    expect(carriesCvv(copy.stack ?? "", "737")).toBe(false);
+  });
+
+  it("an exception quoting this request's CVV and card number (not Luhn-valid): *** everywhere", async () => {
+    const handler = createPerformOrderPaymentHandler(
+      () => {
+        throw new Error(`card ${ODD_PAN} with cvv 0123 refused, order 17371, ref 00123`);
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(post(JSON.stringify(order(ODD_PAN, "0123"))));
+    expect(response.status).toBe(500);
+    expect(response.body).not.toContain(ODD_PAN);
+    expect(response.body).not.toContain("0123");
+    const copy = capture.failures[0]?.error as Error;
+    expect(copy.message).toBe("card *** with cvv *** refused, order 17371, ref 00123");
+    expect(copy.stack).not.toContain(ODD_PAN);
+
+    const declining = createPerformOrderPaymentHandler(
+      () => {
+        throw new CallbackError("DECLINED", `Card ${ODD_PAN} declined`, `cvv 0123, ref 00123`);
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const declined = await declining.handle(post(JSON.stringify(order(ODD_PAN, "0123"))));
+    expect(JSON.parse(declined.body)).toStrictEqual({
+      Success: false,
+      ErrorCode: "DECLINED",
+      Message: "Card *** declined",
+      Description: "cvv ***, ref 00123",
+    });
+    expect(capture.failures[1]?.reason).toBe("DECLINED: Card *** declined");
+  });
+
+  it("the CVV of this request in a CallbackError code is masked too", async () => {
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new CallbackError("CVV-737", "declined");
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(JSON.parse(response.body)).toMatchObject({ ErrorCode: "CVV-***" });
+    expect(capture.failures[0]?.reason).toBe("CVV-***: declined");
+    expect(capture.failures[0]?.error).toMatchObject({ code: "CVV-***" });
+  });
+
+  it("another request's CVV, or a request without card data, changes nothing", async () => {
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new CallbackError("STOCK", "only 737 left, order 17371");
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const withOtherCvv = await handler.handle(post(JSON.stringify(order(VISA, "4821"))));
+    expect(JSON.parse(withOtherCvv.body)).toMatchObject({ Message: "only 737 left, order 17371" });
+    const { PaymentDetails: _card, ...withoutCard } = order(VISA, "737");
+    const noCard = await handler.handle(post(JSON.stringify(withoutCard)));
+    expect(JSON.parse(noCard.body)).toMatchObject({ Message: "only 737 left, order 17371" });
+    expect(capture.failures.map((f) => f.reason)).toStrictEqual([
+      "STOCK: only 737 left, order 17371",
+      "STOCK: only 737 left, order 17371",
+    ]);
   });
 });
 
@@ -501,7 +666,7 @@ describe("the payment object inside and after the handler", () => {
       });
       if (outcome === "throw") throw new Error("merchant failure");
       if (outcome === "callback-error") throw new CallbackError("DECLINED", "declined");
-      return { OrderId: "M-1" };
+      return OK_RESULT;
     };
     return { fn, seen };
   }
@@ -558,9 +723,13 @@ describe("the payment object inside and after the handler", () => {
 
   it("an order without PaymentDetails (or with null) is untouched", async () => {
     const seen: unknown[] = [];
-    const handler = createSendOrderToMerchantHandler((payload) => void seen.push(payload), {
-      auth: false,
-    });
+    const handler = createSendOrderToMerchantHandler(
+      (payload) => {
+        seen.push(payload);
+        return { InternalOrderId: "M-1" };
+      },
+      { auth: false },
+    );
     const base = { OrderId: "GE1", Products: [] };
     await handler.handle(post(JSON.stringify(base)));
     await handler.handle(post(JSON.stringify({ ...base, PaymentDetails: null })));

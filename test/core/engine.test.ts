@@ -22,6 +22,8 @@ import {
   FAILURE_STATUS,
   type FailureKind,
   type HandlerOptions,
+  type PerformOrderPaymentResult,
+  type SendOrderToMerchantResult,
 } from "../../src/index.js";
 import {
   chunked,
@@ -194,6 +196,12 @@ const CASES: readonly Case[] = [
     success: CART,
   },
 ];
+
+/** The fields a callback's result must carry (the rest may return nothing). */
+const REQUIRED_RESULT_FIELDS: Partial<Record<CallbackName, string>> = {
+  SendOrderToMerchant: "InternalOrderId",
+  PerformOrderPayment: "PaymentAmount, PaymentCurrencyCode",
+};
 
 function failureBody(
   shape: FailureShape,
@@ -417,10 +425,21 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         expect(failures).toStrictEqual([]);
       });
 
-      it("returning nothing is a plain success", async () => {
+      it("returning nothing is a plain success, unless the callback requires fields", async () => {
         if (c.name === "GetCheckoutCartInfo") return; // the cart is required: tested below
-        const { handler } = build(c, () => undefined);
+        const { handler, failures } = build(c, () => undefined);
         const response = await handler.handle(post(JSON.stringify(c.valid)));
+        const required = REQUIRED_RESULT_FIELDS[c.name];
+        if (required !== undefined) {
+          expect(response.status).toBe(500);
+          expect(json(response)).toStrictEqual(
+            failureBody(c.shape, "INTERNAL_ERROR", "Internal error", ""),
+          );
+          expect(failures.map((f) => f.reason)).toStrictEqual([
+            `the handler's result is unusable: missing ${required}`,
+          ]);
+          return;
+        }
         expect(response.status).toBe(200);
         const plain = { responseInfo: { Success: true }, rma: { Success: "True" } };
         const parcel = { parcel: { Success: true }, restricted: { IsSuccess: true } };
@@ -439,7 +458,14 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         expect(failures).toHaveLength(1);
         expect(failures[0]).toMatchObject({ kind: "handler_failure", status: 409 });
         expect(failures[0]?.reason).toBe("CONFLICT: Order is locked");
-        expect(failures[0]?.error).toBeInstanceOf(CallbackError);
+        // A scrubbed copy, not the merchant's exception.
+        expect(failures[0]?.error).toBeInstanceOf(Error);
+        expect(failures[0]?.error).not.toBeInstanceOf(CallbackError);
+        expect(failures[0]?.error).toMatchObject({
+          name: "CallbackError",
+          message: "Order is locked",
+          code: "CONFLICT",
+        });
       });
     });
   }
@@ -450,21 +476,102 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
 // ---------------------------------------------------------------------------------------------
 
 const orderCase = CASES[0] as Case;
+const paymentCase = CASES.find((c) => c.name === "PerformOrderPayment") as Case;
 const cartCase = CASES.find((c) => c.name === "GetCheckoutCartInfo") as Case;
 
 describe("the merchant's result", () => {
   it("an async function without a return statement is a valid handler (type and runtime)", async () => {
     const saved: string[] = [];
-    const handler = createSendOrderToMerchantHandler(
-      async (order) => {
+    const handler = createUpdateOrderStatusHandler(
+      async (update) => {
         await Promise.resolve();
-        saved.push(order.OrderId);
+        saved.push(update.OrderId);
       },
       { auth: false },
     );
-    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    const response = await handler.handle(post(JSON.stringify(CASES[1]?.valid)));
     expect(json(response)).toStrictEqual({ Success: true });
     expect(saved).toStrictEqual(["GE100"]);
+  });
+
+  it("SendOrderToMerchant and PerformOrderPayment results require their fields (types)", () => {
+    const options = { auth: false } as const;
+    // @ts-expect-error the merchant's order id is required
+    createSendOrderToMerchantHandler(async () => {}, options);
+    // @ts-expect-error InternalOrderId is required
+    createSendOrderToMerchantHandler(() => ({ OrderId: "M-1" }), options);
+    createSendOrderToMerchantHandler(() => ({ InternalOrderId: 7 }), options);
+    // @ts-expect-error the amount and currency charged are required
+    createPerformOrderPaymentHandler(() => undefined, options);
+    // @ts-expect-error PaymentCurrencyCode is required
+    createPerformOrderPaymentHandler(() => ({ PaymentAmount: 1 }), options);
+    const charged: PerformOrderPaymentResult = {
+      PaymentAmount: "1.00",
+      PaymentCurrencyCode: "EUR",
+    };
+    createPerformOrderPaymentHandler(() => charged, options);
+    const order: SendOrderToMerchantResult = { InternalOrderId: "M-1" };
+    expect(order.InternalOrderId).toBe("M-1");
+  });
+
+  it.each([
+    ["nothing", undefined, "missing InternalOrderId"],
+    ["only OrderId", { OrderId: "M-1" }, "missing InternalOrderId"],
+    [
+      "a null InternalOrderId",
+      { InternalOrderId: null, OrderId: "M-1" },
+      "missing InternalOrderId",
+    ],
+  ])(
+    "SendOrderToMerchant returning %s → 500, missing InternalOrderId",
+    async (_l, result, reason) => {
+      const { handler, failures } = build(orderCase, () => result);
+      const response = await handler.handle(post(JSON.stringify(ORDER)));
+      expect(response.status).toBe(500);
+      expect(json(response)).toStrictEqual({
+        Success: false,
+        ErrorCode: "INTERNAL_ERROR",
+        Message: "Internal error",
+        Description: "",
+      });
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "internal_error", status: 500 });
+      expect(failures[0]?.reason).toBe(`the handler's result is unusable: ${reason}`);
+    },
+  );
+
+  it.each([
+    ["nothing", undefined, "missing PaymentAmount, PaymentCurrencyCode"],
+    ["only the ids", { InternalOrderId: "M-1" }, "missing PaymentAmount, PaymentCurrencyCode"],
+    ["no currency", { PaymentAmount: 10 }, "missing PaymentCurrencyCode"],
+    ["no amount", { PaymentCurrencyCode: "EUR" }, "missing PaymentAmount"],
+  ])(
+    "PerformOrderPayment returning %s → 500 naming what is missing",
+    async (_l, result, reason) => {
+      const { handler, failures } = build(paymentCase, () => result);
+      const response = await handler.handle(post(JSON.stringify(paymentCase.valid)));
+      expect(response.status).toBe(500);
+      expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      expect(failures.map((f) => f.reason)).toStrictEqual([
+        `the handler's result is unusable: ${reason}`,
+      ]);
+    },
+  );
+
+  it("PerformOrderPayment answers the amount and currency charged", async () => {
+    const { handler } = build(paymentCase, () => ({
+      InternalOrderId: "M-1",
+      PaymentAmount: 0,
+      PaymentCurrencyCode: "EUR",
+    }));
+    const response = await handler.handle(post(JSON.stringify(paymentCase.valid)));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      Success: true,
+      InternalOrderId: "M-1",
+      PaymentAmount: "0",
+      PaymentCurrencyCode: "EUR",
+    });
   });
 
   it("ResponseInfo writes PaymentAmount (and ids) as strings", async () => {
@@ -476,12 +583,13 @@ describe("the merchant's result", () => {
 
   it("null and undefined fields of the result are left out", async () => {
     const { handler } = build(orderCase, () => ({
-      OrderId: "M-1",
+      InternalOrderId: "M-1",
+      OrderId: null,
       Message: null,
       StatusCode: undefined,
     }));
     const body = json(await handler.handle(post(JSON.stringify(ORDER))));
-    expect(body).toStrictEqual({ Success: true, OrderId: "M-1" });
+    expect(body).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
   });
 
   it.each([
@@ -569,7 +677,7 @@ describe("errors and the onError hook", () => {
     expect(() => new CallbackError("C", "m", undefined, { status })).toThrow(RangeError);
   });
 
-  it("an unexpected exception → 500, a generic message, and onError gets the original error", async () => {
+  it("an unexpected exception → 500, a generic message, and onError gets a scrubbed copy", async () => {
     const original = new Error("connection refused to db.internal:5432");
     const { handler, failures } = build(orderCase, () => {
       throw original;
@@ -584,15 +692,21 @@ describe("errors and the onError hook", () => {
       Description: "",
     });
     expect(failures).toHaveLength(1);
-    expect(failures[0]?.error).toBe(original);
+    const copy = failures[0]?.error as Error;
+    expect(copy).not.toBe(original);
+    expect(copy).toBeInstanceOf(Error);
+    expect(copy.name).toBe("Error");
+    expect(copy.message).toBe("connection refused to db.internal:5432");
+    expect(copy.stack).toBe(original.stack);
     expect(failures[0]?.reason).toBe("the handler threw");
   });
 
-  it("a thrown non-Error value is an internal error too", async () => {
+  it("a thrown non-Error value is an internal error too, handed on as an Error", async () => {
     const { handler, failures } = build(orderCase, () => Promise.reject("nope"));
     const response = await handler.handle(post(JSON.stringify(ORDER)));
     expect(response.status).toBe(500);
-    expect(failures[0]?.error).toBe("nope");
+    expect(failures[0]?.error).toBeInstanceOf(Error);
+    expect(failures[0]?.error).toMatchObject({ name: "NonError", message: "nope" });
   });
 
   it("a throwing onError hook does not change the answer", async () => {
@@ -610,7 +724,7 @@ describe("errors and the onError hook", () => {
     expect(response.status).toBe(200);
     expect(json(response)).toMatchObject({ Success: false, ErrorCode: "DECLINED" });
 
-    const failing = createSendOrderToMerchantHandler(() => undefined, {
+    const failing = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {
       auth: false,
       onError: hook,
     });
@@ -628,7 +742,7 @@ describe("errors and the onError hook", () => {
         calls++;
         throw new Error("remote logger down");
       };
-      const handler = createSendOrderToMerchantHandler(() => undefined, {
+      const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {
         auth: false,
         onError: hook,
       });
@@ -717,7 +831,8 @@ describe("GetCheckoutCartInfo requests", () => {
     const body = JSON.stringify({ merchantCartToken: "abc", countryCode: "DE", other: 1 });
     const response = await handler.handle(post(body, {}, "/cart"));
     expect(response.status).toBe(200);
-    expect(seen).toStrictEqual([{ merchantCartToken: "abc", countryCode: "DE" }]);
+    // Every field is kept, the undocumented ones too.
+    expect(seen).toStrictEqual([{ merchantCartToken: "abc", countryCode: "DE", other: 1 }]);
   });
 
   it("POST with a form body", async () => {
@@ -760,11 +875,99 @@ describe("GetCheckoutCartInfo requests", () => {
     });
     await handler.handle(post("cartToken=t-2", {}, "/cart"));
     await handler.handle(post(JSON.stringify({ cartToken: "t-3" }), {}, "/cart"));
+    // The documented name is filled from the configured one (which wins over a stray
+    // merchantCartToken), and the configured one is kept as sent.
     expect(seen).toStrictEqual([
-      { merchantCartToken: "t-1" },
-      { merchantCartToken: "t-2" },
-      { merchantCartToken: "t-3" },
+      { cartToken: "t-1", merchantCartToken: "t-1" },
+      { cartToken: "t-2", merchantCartToken: "t-2" },
+      { cartToken: "t-3", merchantCartToken: "t-3" },
     ]);
+  });
+
+  it("every query and body field is kept: a POST's MerchantGUID reaches the authenticator", async () => {
+    const auth = new StubAuthenticator("allow");
+    const { handler, seen } = cartHandler({ auth });
+    const bodies = [
+      JSON.stringify({ merchantCartToken: "t-1", MerchantGUID: "guid-json" }),
+      "merchantCartToken=t-2&MerchantGUID=guid-form",
+    ];
+    for (const body of bodies) {
+      expect((await handler.handle(post(body, {}, "/cart?countryCode=FR"))).status).toBe(200);
+    }
+    const get = await handler.handle({
+      method: "GET",
+      url: "/cart?merchantCartToken=t-3&MerchantGUID=guid-query&extra=1",
+      headers: {},
+    });
+    expect(get.status).toBe(200);
+    const expected = [
+      { merchantCartToken: "t-1", MerchantGUID: "guid-json", countryCode: "FR" },
+      { merchantCartToken: "t-2", MerchantGUID: "guid-form", countryCode: "FR" },
+      { merchantCartToken: "t-3", MerchantGUID: "guid-query", extra: "1" },
+    ];
+    expect(auth.payloads).toStrictEqual(expected);
+    expect(seen).toStrictEqual(expected);
+  });
+
+  it("the query wins over the body for any field, not only the documented ones", async () => {
+    const { handler, seen } = cartHandler();
+    await handler.handle(
+      post(JSON.stringify({ MerchantGUID: "from-body", a: "b" }), {}, "/cart?MerchantGUID=q"),
+    );
+    expect(seen).toStrictEqual([{ MerchantGUID: "q", a: "b" }]);
+  });
+
+  it("a __proto__ key (query, JSON or form) is never used as a prototype", async () => {
+    const { handler, seen } = cartHandler();
+    const forged = { merchantCartToken: "forged", MerchantGUID: "forged", countryCode: "XX" };
+    await handler.handle({
+      method: "GET",
+      url: "/cart?__proto__=x&merchantCartToken=t-1",
+      headers: {},
+    });
+    await handler.handle(
+      post(`{"merchantCartToken":"t-2","__proto__":${JSON.stringify(forged)}}`, {}, "/cart"),
+    );
+    await handler.handle(post(`{"__proto__":${JSON.stringify(forged)}}`, {}, "/cart"));
+    await handler.handle(post("__proto__=x&merchantCartToken=t-4", {}, "/cart"));
+    await handler.handle(post(parsed(JSON.parse(`{"__proto__":${JSON.stringify(forged)}}`))));
+    expect(seen).toHaveLength(5);
+    for (const payload of seen as Record<string, unknown>[]) {
+      expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
+      expect(payload.countryCode).toBeUndefined();
+      expect(payload.MerchantGUID).toBeUndefined();
+      expect(payload.merchantCartToken === "forged").toBe(false);
+    }
+    expect((seen[0] as Record<string, unknown>).merchantCartToken).toBe("t-1");
+    expect((seen[1] as Record<string, unknown>).merchantCartToken).toBe("t-2");
+    expect((seen[3] as Record<string, unknown>).merchantCartToken).toBe("t-4");
+    expect(({} as Record<string, unknown>).merchantCartToken).toBeUndefined();
+  });
+
+  it("a JSON POST body is depth-checked like any other (400, no RangeError)", async () => {
+    const { handler, seen, failures } = cartHandler({ maxDepth: 3 });
+    const ok = await handler.handle(post(JSON.stringify({ merchantCartToken: "t", a: { b: 1 } })));
+    expect(ok.status).toBe(200);
+    const deep = await handler.handle(
+      post(JSON.stringify({ merchantCartToken: "t", a: { b: { c: { d: 1 } } } })),
+    );
+    expect(deep.status).toBe(400);
+    expect(json(deep)).toStrictEqual({
+      Success: false,
+      ErrorCode: "MALFORMED_BODY",
+      Message: "Malformed request body",
+      Description: "Request body is nested deeper than 3 levels",
+    });
+    const { handler: defaults, failures: defaultFailures } = cartHandler();
+    const huge = `{"merchantCartToken":"t","x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const response = await defaults.handle(post(huge, {}, "/cart"));
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({
+      Description: `Request body is nested deeper than ${DEFAULT_MAX_DEPTH} levels`,
+    });
+    expect(seen).toHaveLength(1);
+    expect(failures.map((f) => f.kind)).toStrictEqual(["malformed_body"]);
+    expect(defaultFailures.map((f) => f.kind)).toStrictEqual(["malformed_body"]);
   });
 
   it('methods: ["POST"] answers GET with 405 and Allow: POST', async () => {
@@ -793,7 +996,7 @@ describe("GetCheckoutCartInfo requests", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("authentication", () => {
-  const fn = () => undefined;
+  const fn = () => ({ InternalOrderId: "M-1", PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" });
 
   it("options without auth → throws at construction", () => {
     expect(() => createSendOrderToMerchantHandler(fn, {} as HandlerOptions)).toThrow(
@@ -863,7 +1066,10 @@ describe("authentication", () => {
     const auth = new StubAuthenticator("allow");
     const seen: unknown[] = [];
     const handler = createSendOrderToMerchantHandler(
-      (_payload, context) => void seen.push(context.auth),
+      (_payload, context) => {
+        seen.push(context.auth);
+        return { InternalOrderId: "M-1" };
+      },
       {
         auth: Promise.resolve(auth),
         onError: () => undefined,
@@ -904,12 +1110,19 @@ describe("authentication", () => {
         Description: "",
       });
       expect(state.pulls).toBe(0);
+      // Let go of, so that the caller's upload does not hold the answer back.
+      expect(state.cancelled).toBe(true);
       expect(stream.locked).toBe(false);
       expect(fnSpy).not.toHaveBeenCalled();
       expect(auth.payloads).toHaveLength(0);
       expect(failures).toHaveLength(1);
       expect(failures[0]).toMatchObject({ kind: "unauthorized", status: 401, reason });
-      if (behaviour === "deny") expect(failures[0]?.error).toBeInstanceOf(AuthenticationError);
+      if (behaviour === "deny") {
+        // A scrubbed copy of the AuthenticationError: its name and reason, nothing else.
+        expect(failures[0]?.error).toBeInstanceOf(Error);
+        expect(failures[0]?.error).not.toBeInstanceOf(AuthenticationError);
+        expect(failures[0]?.error).toMatchObject({ name: "AuthenticationError", message: reason });
+      }
       // A non-AuthenticationError (jose's TypeError) may carry token data: not passed on.
       else expect(failures[0]?.error).toBeUndefined();
     },
@@ -960,6 +1173,47 @@ describe("authentication", () => {
     const response = await handler.handle(post(parsed(ORDER)));
     expect(response.status).toBe(500);
     expect(failures[0]?.reason).toContain("raw body");
+    expect(auth.rawBodyQueries).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
+  it("needsRawBody is asked per callback: a parsed body is fine where the raw one is not needed", async () => {
+    // Say a body digest is configured for the payment callback only.
+    const auth = new StubAuthenticator("allow", {
+      needsRawBody: (callback) => callback === "PerformOrderPayment",
+    });
+    const { failures, onError } = collector();
+    const order = createSendOrderToMerchantHandler(fn, { auth, onError });
+    const payment = createPerformOrderPaymentHandler(fn, { auth, onError });
+    expect((await order.handle(post(parsed(ORDER)))).status).toBe(200);
+    const paymentCase = CASES.find((c) => c.name === "PerformOrderPayment") as Case;
+    expect((await payment.handle(post(parsed(paymentCase.valid)))).status).toBe(500);
+    expect(auth.rawBodyQueries).toStrictEqual(["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+    expect(failures[0]?.callback).toBe("PerformOrderPayment");
+    // Given the bytes, the payment callback is fine too.
+    expect((await payment.handle(post(JSON.stringify(paymentCase.valid)))).status).toBe(200);
+  });
+
+  it("what authenticatePayload returns becomes context.auth; nothing keeps the request's result", async () => {
+    const withGuid = new StubAuthenticator("allow", {
+      payloadResult: (result) => ({
+        methods: [...result.methods, "merchantGuid"],
+        claims: result.claims,
+      }),
+    });
+    const seen: unknown[] = [];
+    const record = (_payload: unknown, context: { auth: unknown }) => {
+      seen.push(context.auth);
+      return { InternalOrderId: "M-1" };
+    };
+    const handler = createSendOrderToMerchantHandler(record, { auth: withGuid });
+    expect((await handler.handle(post(JSON.stringify(ORDER)))).status).toBe(200);
+    const plain = createSendOrderToMerchantHandler(record, { auth: new StubAuthenticator() });
+    expect((await plain.handle(post(JSON.stringify(ORDER)))).status).toBe(200);
+    expect(seen).toStrictEqual([
+      { methods: ["stub", "merchantGuid"], claims: { sub: "service" } },
+      { methods: ["stub"], claims: { sub: "service" } },
+    ]);
   });
 
   it("405 is answered before authentication", async () => {
@@ -973,6 +1227,161 @@ describe("authentication", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// Early refusals let go of the unread body
+// ---------------------------------------------------------------------------------------------
+
+describe("early refusals let go of the body they do not read", () => {
+  const fn = () => ({ InternalOrderId: "M-1" });
+
+  /** An async iterable (like a Node request) that records whether it was let go of. */
+  function trackedReturn(): { iterable: AsyncIterable<Uint8Array>; state: { returned: number } } {
+    const state = { returned: 0 };
+    const iterator: AsyncIterator<Uint8Array> = {
+      next: async () => ({ done: false, value: encoder.encode("{") }),
+      return: async () => {
+        state.returned++;
+        return { done: true, value: undefined };
+      },
+    };
+    return { iterable: { [Symbol.asyncIterator]: () => iterator }, state };
+  }
+
+  const REFUSALS: ReadonlyArray<{
+    name: string;
+    status: number;
+    kind: FailureKind;
+    endpoint(onError: (f: CallbackFailure) => void): {
+      handle(r: CallbackRequest): Promise<{ status: number; body: string }>;
+    };
+    request?: Partial<CallbackRequest>;
+  }> = [
+    {
+      name: "405 (method)",
+      status: 405,
+      kind: "method_not_allowed",
+      endpoint: (onError) => createSendOrderToMerchantHandler(fn, { auth: false, onError }),
+      request: { method: "PUT" },
+    },
+    {
+      name: "401 (authentication)",
+      status: 401,
+      kind: "unauthorized",
+      endpoint: (onError) =>
+        createSendOrderToMerchantHandler(fn, { auth: new StubAuthenticator("deny"), onError }),
+    },
+    {
+      name: "431 (oversized credential)",
+      status: 431,
+      kind: "header_too_large",
+      endpoint: (onError) =>
+        createSendOrderToMerchantHandler(fn, {
+          auth: new StubAuthenticator("header-too-large"),
+          onError,
+        }),
+    },
+    {
+      name: "500 (authentication misconfigured: rejected)",
+      status: 500,
+      kind: "internal_error",
+      endpoint: (onError) => {
+        const auth = Promise.reject(new Error("no key"));
+        auth.catch(() => undefined);
+        return createSendOrderToMerchantHandler(fn, { auth, onError });
+      },
+    },
+    {
+      name: "500 (authentication misconfigured: not an authenticator)",
+      status: 500,
+      kind: "internal_error",
+      endpoint: (onError) =>
+        createSendOrderToMerchantHandler(fn, {
+          auth: Promise.resolve({}) as unknown as Promise<StubAuthenticator>,
+          onError,
+        }),
+    },
+    {
+      name: "400 (request target not a URL)",
+      status: 400,
+      kind: "malformed_body",
+      endpoint: (onError) => createSendOrderToMerchantHandler(fn, { auth: false, onError }),
+      request: { url: "//[" },
+    },
+    {
+      name: "404 (router, no callback at this path)",
+      status: 404,
+      kind: "not_found",
+      endpoint: (onError) =>
+        createCallbackRouter({ auth: false, onError, handlers: { SendOrderToMerchant: fn } }),
+      request: { url: "/nowhere" },
+    },
+  ];
+
+  it.each(REFUSALS)("$name: a stream is cancelled unread", async (refusal) => {
+    const { failures, onError } = collector();
+    const { stream, state } = trackedStream(chunked(JSON.stringify(ORDER), 8));
+    const request = { ...post(stream, {}, "/SendOrderToMerchant"), ...refusal.request };
+    const response = await refusal.endpoint(onError).handle(request);
+    expect(response.status).toBe(refusal.status);
+    await settle();
+    expect(state.pulls).toBe(0);
+    expect(state.cancelled).toBe(true);
+    expect(failures.map((f) => f.kind)).toStrictEqual([refusal.kind]);
+  });
+
+  it.each(REFUSALS)("$name: an async iterable is ended unread", async (refusal) => {
+    const { onError } = collector();
+    const { iterable, state } = trackedReturn();
+    const request = { ...post(iterable, {}, "/SendOrderToMerchant"), ...refusal.request };
+    const response = await refusal.endpoint(onError).handle(request);
+    expect(response.status).toBe(refusal.status);
+    await settle();
+    expect(state.returned).toBe(1);
+  });
+
+  it("a request target that is not a URL → 400 MALFORMED_BODY before authentication, not 500", async () => {
+    const auth = new StubAuthenticator("allow");
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(fn, { auth, onError });
+    const router = createCallbackRouter({
+      auth,
+      onError,
+      handlers: { SendOrderToMerchant: fn },
+    });
+    const direct = await handler.handle(post(JSON.stringify(ORDER), {}, "//["));
+    // The router finds the path; the handler cannot parse the target.
+    const routed = await router.handle(
+      post(JSON.stringify(ORDER), {}, "http://[/SendOrderToMerchant"),
+    );
+    for (const response of [direct, routed]) {
+      expect(response.status).toBe(400);
+      expect(json(response)).toStrictEqual({
+        Success: false,
+        ErrorCode: "MALFORMED_BODY",
+        Message: "Malformed request body",
+        Description: "",
+      });
+    }
+    expect(auth.requests).toHaveLength(0);
+    expect(failures).toStrictEqual([
+      {
+        kind: "malformed_body",
+        status: 400,
+        callback: "SendOrderToMerchant",
+        reason: "the request target is not a URL",
+        error: undefined,
+      },
+      {
+        kind: "malformed_body",
+        status: 400,
+        callback: "SendOrderToMerchant",
+        reason: "the request target is not a URL",
+        error: undefined,
+      },
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // Bodies: every input form, limits, encodings, malformed input
 // ---------------------------------------------------------------------------------------------
 
@@ -982,11 +1391,13 @@ describe("request bodies", () => {
   function orderHandler(options: Partial<HandlerOptions> = {}) {
     const payloads: unknown[] = [];
     const { failures, onError } = collector();
-    const handler = createSendOrderToMerchantHandler((payload) => void payloads.push(payload), {
-      auth: false,
-      onError,
-      ...options,
-    });
+    const handler = createSendOrderToMerchantHandler(
+      (payload) => {
+        payloads.push(payload);
+        return { InternalOrderId: "M-1" };
+      },
+      { auth: false, onError, ...options },
+    );
     return { handler, payloads, failures };
   }
 
@@ -1217,10 +1628,16 @@ describe("request bodies", () => {
 
   it("refuses nonsensical limits at construction", () => {
     expect(() =>
-      createSendOrderToMerchantHandler(() => undefined, { auth: false, maxBodyBytes: 0 }),
+      createSendOrderToMerchantHandler(() => ({ InternalOrderId: 1 }), {
+        auth: false,
+        maxBodyBytes: 0,
+      }),
     ).toThrow(RangeError);
     expect(() =>
-      createSendOrderToMerchantHandler(() => undefined, { auth: false, maxDepth: 1.5 }),
+      createSendOrderToMerchantHandler(() => ({ InternalOrderId: 1 }), {
+        auth: false,
+        maxDepth: 1.5,
+      }),
     ).toThrow(RangeError);
     expect(() => createSendOrderToMerchantHandler("nope" as never, { auth: false })).toThrow(
       TypeError,
@@ -1254,7 +1671,7 @@ describe("hostile JSON", () => {
           payload: payload as Record<string, unknown>,
           raw: context.rawPayload as Record<string, unknown>,
         });
-        return { OrderId: "ok" };
+        return { InternalOrderId: "M-1", OrderId: "ok" };
       },
       { auth: false, onError: () => undefined },
     );
@@ -1357,7 +1774,10 @@ describe("createCallbackRouter", () => {
       basePath: "/crossborder/",
       paths: { UpdateOrderStatus: "orders/status/" },
       handlers: {
-        SendOrderToMerchant: () => void calls.push("SendOrderToMerchant"),
+        SendOrderToMerchant: () => {
+          calls.push("SendOrderToMerchant");
+          return { InternalOrderId: "M-1" };
+        },
         UpdateOrderStatus: () => void calls.push("UpdateOrderStatus"),
         GetCheckoutCartInfo: () => {
           calls.push("GetCheckoutCartInfo");
@@ -1443,6 +1863,29 @@ describe("createCallbackRouter", () => {
     ]);
   });
 
+  it("a path of 16,000 slashes is answered 404 at once (no backtracking), and matches() too", async () => {
+    const { router, failures } = makeRouter();
+    const path = `/a${"/".repeat(16_000)}x`;
+    const trailing = `/crossborder/SendOrderToMerchant${"/".repeat(16_000)}`;
+    // Warm up, then the best of three: a quadratic path is slow every time.
+    await router.handle(post("{}", {}, "/warm-up"));
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      const response = await router.handle(post("{}", {}, path));
+      const matched = router.matches(path);
+      best = Math.min(best, performance.now() - start);
+      expect(response.status).toBe(404);
+      expect(matched).toBe(false);
+    }
+    expect(best).toBeLessThan(50);
+    const start = performance.now();
+    expect(router.matches(trailing)).toBe(true);
+    expect(router.matches(`${path}?q=${"/".repeat(16_000)}`)).toBe(false);
+    expect(performance.now() - start).toBeLessThan(50);
+    expect(failures.every((f) => f.kind === "not_found")).toBe(true);
+  });
+
   it("matches() tells mounted paths from others", () => {
     const { router } = makeRouter();
     expect(router.matches("/crossborder/SendOrderToMerchant")).toBe(true);
@@ -1516,7 +1959,10 @@ describe("createCallbackRouter", () => {
       createCallbackRouter({
         auth: false,
         paths: { UpdateOrderStatus: "/sendOrderToMerchant" },
-        handlers: { SendOrderToMerchant: () => undefined, UpdateOrderStatus: () => undefined },
+        handlers: {
+          SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+          UpdateOrderStatus: () => undefined,
+        },
       }),
     ).toThrow(/two callbacks/);
   });
@@ -1556,6 +2002,7 @@ describe("the context", () => {
     const handler = createSendOrderToMerchantHandler(
       (payload, context) => {
         captured = { payload, raw: context.rawPayload, same: payload === context.rawPayload };
+        return { InternalOrderId: "M-1" };
       },
       { auth: false, onError: () => undefined },
     );
@@ -1582,6 +2029,7 @@ describe("the context", () => {
     const handler = createSendOrderToMerchantHandler(
       (_payload, context) => {
         report = context.decoding;
+        return { InternalOrderId: "M-1" };
       },
       { auth: false, onError: () => undefined },
     );
@@ -1600,8 +2048,10 @@ describe("the context", () => {
   it("the decoding option reaches the plan (default off; a field switched on)", async () => {
     const seen: { payload: Record<string, unknown>; decoding: unknown }[] = [];
     const handler = createSendOrderToMerchantHandler(
-      (payload, context) =>
-        void seen.push({ payload: payload as Record<string, unknown>, decoding: context.decoding }),
+      (payload, context) => {
+        seen.push({ payload: payload as Record<string, unknown>, decoding: context.decoding });
+        return { InternalOrderId: "M-1" };
+      },
       {
         auth: false,
         onError: () => undefined,

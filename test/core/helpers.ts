@@ -6,6 +6,7 @@ import {
   type AuthResult,
   type BodyInput,
   type CallbackFailure,
+  type CallbackName,
   type CallbackRequest,
   type CallbackResponse,
 } from "../../src/index.js";
@@ -112,16 +113,29 @@ export type StubBehaviour =
 
 /** A real `Authenticator` whose answer the test chooses. */
 export class StubAuthenticator implements Authenticator {
-  readonly needsRawBody: boolean;
+  readonly #needsRawBody: (callback: CallbackName) => boolean;
   readonly requests: AuthRequest[] = [];
+  /** The callbacks `needsRawBody` was asked about, in order. */
+  readonly rawBodyQueries: CallbackName[] = [];
   readonly payloads: unknown[] = [];
   readonly rawBodies: (Uint8Array | undefined)[] = [];
 
   constructor(
     private readonly behaviour: StubBehaviour = "allow",
-    options: { needsRawBody?: boolean } = {},
+    private readonly options: {
+      /** Whether the raw body is needed: for every callback, or per callback. */
+      needsRawBody?: boolean | ((callback: CallbackName) => boolean);
+      /** What `authenticatePayload` returns: the result it was given, extended (default: nothing). */
+      payloadResult?: (result: AuthResult) => AuthResult | undefined;
+    } = {},
   ) {
-    this.needsRawBody = options.needsRawBody ?? false;
+    const needs = options.needsRawBody ?? false;
+    this.#needsRawBody = typeof needs === "function" ? needs : () => needs;
+  }
+
+  needsRawBody(callback: CallbackName): boolean {
+    this.rawBodyQueries.push(callback);
+    return this.#needsRawBody(callback);
   }
 
   authenticateRequest(request: AuthRequest): AuthResult {
@@ -139,14 +153,15 @@ export class StubAuthenticator implements Authenticator {
   }
 
   async authenticatePayload(
-    _result: AuthResult,
+    result: AuthResult,
     payload: unknown,
     rawBody: Uint8Array | undefined,
-  ): Promise<void> {
+  ): Promise<AuthResult | undefined> {
     this.payloads.push(payload);
     this.rawBodies.push(rawBody === undefined ? undefined : rawBody.slice());
     if (this.behaviour === "deny-payload") throw new AuthenticationError("merchant GUID mismatch");
     if (this.behaviour === "type-error-payload") throw new TypeError("digest compare failed");
+    return this.options.payloadResult?.(result);
   }
 }
 

@@ -39,6 +39,58 @@ describe("engine details", () => {
     });
   });
 
+  it.each([
+    ["99", 99],
+    ['"abc"', "abc"],
+    ["600", 600],
+    ["200.5", 200.5],
+    ["NaN", Number.NaN],
+    ["undefined", undefined],
+  ])(
+    "a foreign CallbackError with status %s is answered 200, never a crash",
+    async (_label, status) => {
+      const brand: unique symbol = Symbol.for("crossborder-callbacks.CallbackError") as never;
+      // Another copy (or a forged object) whose constructor did not check the status.
+      const error = Object.assign(new Error("Order locked"), {
+        [brand]: true,
+        code: "LOCKED",
+        description: undefined,
+        status,
+      });
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(
+        () => {
+          throw error;
+        },
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(JSON.stringify(order)));
+      expect(response.status).toBe(200);
+      expect(json(response)).toEqual({
+        Success: false,
+        ErrorCode: "LOCKED",
+        Message: "Order locked",
+        Description: "",
+      });
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "handler_failure", status: 200 });
+    },
+  );
+
+  it("a foreign CallbackError with a valid status keeps it", async () => {
+    const brand: unique symbol = Symbol.for("crossborder-callbacks.CallbackError") as never;
+    const error = Object.assign(new Error("Gone"), { [brand]: true, code: "GONE", status: 410 });
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw error;
+      },
+      { auth: false, onError: () => undefined },
+    );
+    const response = await handler.handle(post(JSON.stringify(order)));
+    expect(response.status).toBe(410);
+    expect(json(response)).toMatchObject({ Success: false, ErrorCode: "GONE" });
+  });
+
   it("drops the CVV from a framework's already-parsed body once the function returns", async () => {
     const frameworkBody = structuredClone(order);
     const { onError } = collector();
@@ -46,6 +98,7 @@ describe("engine details", () => {
     const handler = createPerformOrderPaymentHandler(
       (payment) => {
         seen = payment.PaymentDetails.CVVNumber;
+        return { PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
       },
       { auth: false, onError },
     );
@@ -72,7 +125,7 @@ describe("engine details", () => {
 
   it("refuses a function entry when the router has no auth", () => {
     expect(() =>
-      createCallbackRouter({ handlers: { SendOrderToMerchant: () => undefined } }),
+      createCallbackRouter({ handlers: { SendOrderToMerchant: () => ({ InternalOrderId: 1 }) } }),
     ).toThrow(/auth/);
   });
 

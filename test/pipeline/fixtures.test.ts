@@ -463,6 +463,8 @@ describe("the pipeline refuses what it must, with the fixtures", () => {
       });
       expect(response.status).toBe(401);
       expect(state.pulls).toBe(0);
+      // Let go of, not left hanging: the service's upload does not hold the 401 back.
+      expect(state.cancelled).toBe(true);
     }
     expect(calls.size).toBe(0);
   });

@@ -163,6 +163,48 @@ describe("cart types (what the merchant writes)", () => {
     expect(checkoutCartInfoSchema.safeParse(missing).success).toBe(false);
   });
 
+  it("the cart types list the documented fields only: a misspelt field is a compile error", () => {
+    // No index signature anywhere down the cart (tsc checks this file).
+    expectTypeOf<string extends keyof CheckoutCartInfo ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<string extends keyof CartProduct ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<string extends keyof CartDiscount ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<string extends keyof UserDetails ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<string extends keyof AddressBookEntry ? true : false>().toEqualTypeOf<false>();
+    const typo: CheckoutCartInfo = {
+      productsList: [],
+      // @ts-expect-error currencyCod is not a CheckoutCartInfo field (currencyCode is)
+      currencyCod: "USD",
+    };
+    const productTypo: CartProduct = {
+      // @ts-expect-error ProductCod is not a CartProduct field
+      ProductCod: "SKU-1",
+    };
+    const discountTypo: CartDiscount = {
+      // @ts-expect-error DiscountValu is not a CartDiscount field
+      DiscountValu: 5,
+    };
+    const userTypo: UserDetails = {
+      // @ts-expect-error AddresDetails is not a UserDetails field
+      AddresDetails: [],
+    };
+    const addressTypo: AddressBookEntry = {
+      // @ts-expect-error IsDefaultShiping is not an AddressBookEntry field
+      IsDefaultShiping: true,
+    };
+    const nested: CheckoutCartInfo = {
+      // @ts-expect-error a misspelt field inside a product of the cart
+      productsList: [{ ProductCode: "SKU-1", SalePrise: 10 }],
+    };
+    // Unknown fields still pass at run time: the types are stricter than the schema on purpose.
+    for (const value of [typo, nested]) {
+      expect(checkoutCartInfoSchema.safeParse(value).success).toBe(true);
+    }
+    expect(cartProductSchema.safeParse(productTypo).success).toBe(true);
+    expect(cartDiscountSchema.safeParse(discountTypo).success).toBe(true);
+    expect(userDetailsSchema.safeParse(userTypo).success).toBe(true);
+    expect(addressBookEntrySchema.safeParse(addressTypo).success).toBe(true);
+  });
+
   it("validates nested objects on their own", () => {
     expect(cartProductSchema.parse(product)).toEqual(product);
     expect(cartDiscountSchema.safeParse({ DiscountValue: "5" }).success).toBe(false);

@@ -114,7 +114,7 @@ const objectCases: [string, z.ZodObject, Json, string[]][] = [
   ["address (secondary)", addressSchema, at(order, "SecondaryShipping"), []],
   ["customer", customerSchema, at(order, "Customer"), []],
   ["product", productSchema, at(order, "Products", 0), ["Price", "Quantity", "VATRate"]],
-  ["discount", discountSchema, at(order, "Discounts", 0), ["Price", "CalculationMode"]],
+  ["discount", discountSchema, at(order, "Discounts", 0), ["Price"]],
   ["internationalDetails", internationalDetailsSchema, at(order, "InternationalDetails"), []],
   [
     "paymentDetails",

@@ -109,13 +109,31 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     });
   });
 
-  it("PerformOrderPayment: answers the same ids", async () => {
+  it("PerformOrderPayment: answers the same ids and the amount charged (the order's total)", async () => {
+    // The payment carries no totals: the amount is the stored order's transaction total.
     const response = await call("PerformOrderPayment", payload("PerformOrderPayment"));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       Success: true,
       InternalOrderId: "M-1001",
       OrderId: "M-1001",
+      PaymentAmount: "123.73",
+      PaymentCurrencyCode: "USD",
+    });
+  });
+
+  it("PerformOrderPayment: the payment's own totals win over the stored order's", async () => {
+    const response = await call(
+      "PerformOrderPayment",
+      payload("PerformOrderPayment", {
+        InternationalDetails: { TransactionTotalPrice: 99.5, TransactionCurrencyCode: "GBP" },
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      Success: true,
+      PaymentAmount: "99.5",
+      PaymentCurrencyCode: "GBP",
     });
   });
 
