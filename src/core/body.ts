@@ -157,7 +157,7 @@ export function parseJson(bytes: Uint8Array, maxDepth: number): ParsedJson {
       ? { ok: false, reason: `Request body is nested deeper than ${maxDepth} levels` }
       : { ok: false, reason: "Request body is not valid JSON" };
   }
-  if (parsedJsonExceedsDepth(value, maxDepth)) {
+  if (valueExceedsDepth(value, maxDepth)) {
     return { ok: false, reason: `Request body is nested deeper than ${maxDepth} levels` };
   }
   return { ok: true, value };
@@ -208,11 +208,11 @@ function exceedsDepth(bytes: Uint8Array, maxDepth: number): boolean {
 }
 
 /**
- * Depth of a value fresh from JSON.parse (plain objects and dense arrays only), bounded: stops as
- * soon as `maxDepth` is passed. Iterative, and allocates only its two stacks. The root counts as
+ * Depth of a parsed JSON value (ours, or a framework's `req.body`), bounded: stops as soon as
+ * `maxDepth` is passed. Iterative, and allocates only its two stacks. The root counts as
  * level 1, like the byte scan's first bracket.
  */
-function parsedJsonExceedsDepth(root: unknown, maxDepth: number): boolean {
+export function valueExceedsDepth(root: unknown, maxDepth: number): boolean {
   if (root === null || typeof root !== "object") return false;
   const nodes: object[] = [root];
   const depths: number[] = [1];
@@ -231,16 +231,3 @@ function parsedJsonExceedsDepth(root: unknown, maxDepth: number): boolean {
   return false;
 }
 
-/** Depth of an already-parsed value, bounded: stops as soon as `maxDepth` is passed. */
-export function valueExceedsDepth(value: unknown, maxDepth: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== "object") continue;
-    if (depth + 1 > maxDepth) return true;
-    for (const child of Object.values(node)) {
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-    }
-  }
-  return false;
-}

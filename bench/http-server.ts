@@ -1,0 +1,171 @@
+/**
+ * One framework's server for the HTTP benchmark, run as a child process:
+ * `node --import tsx bench/http-server.ts <express|koa|hono|node>`.
+ *
+ * It serves two routes on one port, so both run in the same process, equally warm:
+ * - `/crossborder/SendOrderToMerchant`: the library's router through the framework's adapter, as
+ *   the README mounts it;
+ * - `/bare/SendOrderToMerchant`: the floor in the same framework: read the body, verify the token
+ *   (key imported once), JSON.parse, JSON.stringify the same ResponseInfo, same headers.
+ * Prints `{"port":…}` once listening; exits when stdin closes.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type * as ExpressAdapter from "crossborder-callbacks/express";
+import type * as KoaAdapter from "crossborder-callbacks/koa";
+import type * as NodeAdapter from "crossborder-callbacks/node";
+import express from "express";
+import { Hono } from "hono";
+import { importSPKI, jwtVerify } from "jose";
+import Koa from "koa";
+import {
+  authConfig,
+  BARE_PATH,
+  distUrl,
+  type FetchModule,
+  FRAMEWORKS,
+  type Framework,
+  loadLib,
+  ORDER_RESPONSE,
+  ORDER_RESULT,
+  quiet,
+  secretsFromEnv,
+} from "./shared.js";
+
+const framework = process.argv[2] as Framework;
+if (!FRAMEWORKS.includes(framework)) throw new Error(`unknown framework ${framework}`);
+
+const lib = await loadLib();
+const { publicPem } = secretsFromEnv();
+const auth = await lib.createAuth(authConfig(publicPem));
+const router = lib.createCallbackRouter({
+  basePath: "/crossborder",
+  auth,
+  ...quiet,
+  handlers: { SendOrderToMerchant: () => ORDER_RESULT },
+});
+
+// --- The floor: what no correct receiver can skip.
+const key = await importSPKI(publicPem, "RS256");
+const verifyOptions = { algorithms: ["RS256"] };
+const HEADERS = {
+  "content-type": "application/json; charset=utf-8",
+  "cache-control": "no-store",
+} as const;
+
+function bearer(value: string | undefined | null): string {
+  return (value ?? "").slice("Bearer ".length);
+}
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () =>
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
+    );
+    req.on("error", reject);
+  });
+}
+
+/** verify + parse + stringify; a failed verification answers 401 like the library would. */
+async function floor(authorization: string | undefined | null, body: Buffer): Promise<string> {
+  await jwtVerify(bearer(authorization), key, verifyOptions);
+  const order = JSON.parse(body.toString("utf8"));
+  if (typeof order !== "object" || order === null) throw new Error("not an object");
+  return JSON.stringify(ORDER_RESPONSE);
+}
+
+function nodeBare(req: IncomingMessage, res: ServerResponse): void {
+  readAll(req)
+    .then((body) => floor(req.headers.authorization, body))
+    .then(
+      (json) => {
+        res.writeHead(200, HEADERS);
+        res.end(json);
+      },
+      () => {
+        res.writeHead(401, HEADERS);
+        res.end("{}");
+      },
+    );
+}
+
+async function start(): Promise<number> {
+  switch (framework) {
+    case "express": {
+      const { toExpress } = (await import(distUrl("express"))) as typeof ExpressAdapter;
+      const app = express();
+      app.set("etag", false);
+      app.set("x-powered-by", false);
+      app.post(BARE_PATH, (req, res) => nodeBare(req, res));
+      app.use(toExpress(router));
+      return listen(createServer(app));
+    }
+    case "koa": {
+      const { toKoa } = (await import(distUrl("koa"))) as typeof KoaAdapter;
+      const app = new Koa();
+      app.use(async (ctx, next) => {
+        if (ctx.method !== "POST" || ctx.path !== BARE_PATH) return next();
+        try {
+          const body = await readAll(ctx.req);
+          ctx.body = await floor(ctx.get("authorization"), body);
+          ctx.status = 200;
+        } catch {
+          ctx.status = 401;
+          ctx.body = "{}";
+        }
+        ctx.set(HEADERS);
+      });
+      app.use(toKoa(router));
+      return listen(createServer(app.callback()));
+    }
+    case "hono": {
+      const { toFetch } = (await import(distUrl("fetch"))) as FetchModule;
+      const callbacks = toFetch(router);
+      const app = new Hono();
+      app.post(BARE_PATH, async (c) => {
+        try {
+          const body = Buffer.from(await c.req.arrayBuffer());
+          return c.body(await floor(c.req.header("authorization"), body), 200, HEADERS);
+        } catch {
+          return c.body("{}", 401, HEADERS);
+        }
+      });
+      app.all("/crossborder/*", (c) => callbacks(c.req.raw));
+      return new Promise((resolve) => {
+        const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) =>
+          resolve(info.port),
+        );
+        server.on("error", (error) => {
+          throw error;
+        });
+      });
+    }
+    case "node": {
+      const { toNodeListener } = (await import(distUrl("node"))) as typeof NodeAdapter;
+      const listener = toNodeListener(router);
+      return listen(
+        createServer((req, res) => {
+          if (req.url === BARE_PATH) nodeBare(req, res);
+          else listener(req, res);
+        }),
+      );
+    }
+  }
+}
+
+function listen(server: ReturnType<typeof createServer>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+const port = await start();
+process.stdout.write(`${JSON.stringify({ port, pid: process.pid })}\n`);
+process.stdin.resume();
+process.stdin.on("end", () => process.exit(0));
+process.stdin.on("close", () => process.exit(0));

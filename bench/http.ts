@@ -1,0 +1,149 @@
+/**
+ * 2. HTTP overhead: autocannon against each framework's server (a child process), the library's
+ * route against the bare floor route of the same server. Per framework: a warm-up of each route,
+ * then ABBA rounds (bare, library, library, bare, …) with identical settings, so drift and
+ * the two-core contention between load generator and server fall on both alike.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+import {
+  BARE_PATH,
+  FRAMEWORKS,
+  type Framework,
+  LIB_PATH,
+  median,
+  ORDER_RESPONSE,
+  orderWithProducts,
+  ROOT,
+  type Secrets,
+  secretsEnv,
+} from "./shared.js";
+
+export const HTTP_SETTINGS = {
+  connections: 10,
+  pipelining: 1,
+  /** Seconds per measured run. */
+  duration: Number(process.env.BENCH_HTTP_SECONDS ?? 2),
+  warmup: 2,
+  /** Measured runs per route (ABBA order). */
+  runs: Number(process.env.BENCH_HTTP_RUNS ?? 4),
+} as const;
+
+export interface RouteStats {
+  /** Median over runs of requests / second (total answered ÷ duration). */
+  readonly rps: number;
+  /** Median over runs of autocannon's p99 latency, ms. */
+  readonly p99: number;
+  readonly p50: number;
+  readonly runs: readonly number[];
+}
+
+export interface HttpResult {
+  readonly framework: Framework;
+  readonly library: RouteStats;
+  readonly bare: RouteStats;
+  readonly ratio: number;
+}
+
+async function startServer(framework: Framework, secrets: Secrets) {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/http-server.ts", framework], {
+    cwd: ROOT,
+    env: { ...process.env, ...secretsEnv(secrets) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${framework} server exited (${code})`)));
+    lines.once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
+  });
+  return {
+    port,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function runHttpBench(
+  secrets: Secrets,
+  log: (line: string) => void,
+): Promise<HttpResult[]> {
+  const body = Buffer.from(JSON.stringify(orderWithProducts()));
+  const expected = JSON.stringify(ORDER_RESPONSE);
+  const headers = {
+    authorization: `Bearer ${secrets.token}`,
+    "content-type": "application/json",
+  };
+  const results: HttpResult[] = [];
+  for (const framework of FRAMEWORKS) {
+    const server = await startServer(framework, secrets);
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      // Both routes must give the same answer before anything is measured.
+      for (const path of [LIB_PATH, BARE_PATH]) {
+        const response = await fetch(`${base}${path}`, { method: "POST", headers, body });
+        const text = await response.text();
+        if (response.status !== 200 || text !== expected) {
+          throw new Error(`${framework} ${path}: ${response.status} ${text}`);
+        }
+      }
+      const load = (path: string, duration: number) =>
+        autocannon({
+          url: `${base}${path}`,
+          method: "POST",
+          headers,
+          body,
+          connections: HTTP_SETTINGS.connections,
+          pipelining: HTTP_SETTINGS.pipelining,
+          duration,
+          expectBody: expected,
+        });
+      await load(BARE_PATH, HTTP_SETTINGS.warmup);
+      await load(LIB_PATH, HTTP_SETTINGS.warmup);
+      const runs = { bare: [] as AutocannonRun[], library: [] as AutocannonRun[] };
+      for (let i = 0; i < HTTP_SETTINGS.runs; i++) {
+        const order = i % 2 === 0 ? (["bare", "library"] as const) : (["library", "bare"] as const);
+        for (const route of order) {
+          const result = await load(
+            route === "bare" ? BARE_PATH : LIB_PATH,
+            HTTP_SETTINGS.duration,
+          );
+          const failed = result.errors + result.timeouts + result.non2xx + result.mismatches;
+          if (failed > 0) throw new Error(`${framework} ${route}: ${failed} failed requests`);
+          runs[route].push({
+            rps: result.requests.total / result.duration,
+            p99: result.latency.p99,
+            p50: result.latency.p50,
+          });
+        }
+      }
+      const stats = (list: AutocannonRun[]): RouteStats => ({
+        rps: median(list.map((r) => r.rps)),
+        p99: median(list.map((r) => r.p99)),
+        p50: median(list.map((r) => r.p50)),
+        runs: list.map((r) => Math.round(r.rps)),
+      });
+      const library = stats(runs.library);
+      const bare = stats(runs.bare);
+      const result = { framework, library, bare, ratio: library.rps / bare.rps };
+      log(
+        `  ${framework}: library ${Math.round(library.rps)} req/s, bare ${Math.round(bare.rps)} req/s, ${result.ratio.toFixed(2)}x`,
+      );
+      results.push(result);
+    } finally {
+      await server.stop();
+    }
+  }
+  return results;
+}
+
+interface AutocannonRun {
+  readonly rps: number;
+  readonly p99: number;
+  readonly p50: number;
+}
