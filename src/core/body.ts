@@ -230,4 +230,3 @@ export function valueExceedsDepth(root: unknown, maxDepth: number): boolean {
   }
   return false;
 }
-
