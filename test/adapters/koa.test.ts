@@ -7,9 +7,9 @@ import { toKoa } from "../../src/adapters/koa.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK, listen, type Running } from "./support/servers.js";
-import { json, orderResult, roundTrips, signedPost, UNAUTHORIZED } from "./support/suite.js";
+import { parserFirst, roundTrips } from "./support/suite.js";
 
-const ORDER = fixture("SendOrderToMerchant");
+const _ORDER = fixture("SendOrderToMerchant");
 
 let keys: ServiceKeys;
 beforeAll(async () => {
@@ -62,42 +62,11 @@ for (const [version, Koa] of [
       });
       afterAll(() => server.close());
 
-      it("answers from the parser's rawBody", async () => {
-        const response = await server.send(
-          "/crossborder/SendOrderToMerchant",
-          signedPost(await keys.sign(), ORDER),
-        );
-        expect(response.status).toBe(200);
-        expect(await json(response)).toEqual(orderResult(LOOPBACK));
-      });
-
-      it("reads the stream itself when the parser skipped the request (other content type)", async () => {
-        const init = signedPost(await keys.sign(), ORDER);
-        init.headers = {
-          ...(init.headers as Record<string, string>),
-          "content-type": "application/octet-stream",
-        };
-        const response = await server.send("/crossborder/SendOrderToMerchant", init);
-        expect(response.status).toBe(200);
-        expect(await json(response)).toEqual(orderResult(LOOPBACK));
-      });
-
-      it("still authenticates: 401 for a forged token", async () => {
-        const response = await server.send(
-          "/crossborder/SendOrderToMerchant",
-          signedPost(await keys.signWithStrangerKey(), ORDER),
-        );
-        expect(response.status).toBe(401);
-        expect(await json(response)).toEqual(UNAUTHORIZED);
-      });
-
-      it("answers GET GetCheckoutCartInfo", async () => {
-        const response = await server.send(
-          "/crossborder/GetCheckoutCartInfo?merchantCartToken=c&countryCode=FR&currencyCode=EUR",
-          { headers: { authorization: `Bearer ${await keys.sign()}` } },
-        );
-        expect(response.status).toBe(200);
-        expect(((await json(response)) as { cartId: string }).cartId).toBe("c");
+      parserFirst({
+        send: () => server.send,
+        keys: () => keys,
+        parsedFrom: "the parser's rawBody",
+        skippedContentType: "application/octet-stream",
       });
     });
   });

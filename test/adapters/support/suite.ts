@@ -5,6 +5,7 @@
 import { expect, it } from "vitest";
 import { fixture, type ServiceKeys } from "./keys.js";
 import { cartFor } from "./merchant.js";
+import { LOOPBACK } from "./servers.js";
 
 /** Sends a request to the server under test; `path` starts with `/`. */
 export type Send = (path: string, init?: RequestInit) => Promise<Response>;
@@ -149,5 +150,56 @@ export function roundTrips(options: RoundTripOptions): void {
     );
     expect(response.status).toBe(400);
     expect(await json(response)).toEqual(MALFORMED_JSON);
+  });
+}
+
+export interface ParserFirstOptions {
+  readonly send: () => Send;
+  readonly keys: () => ServiceKeys;
+  /** What the parser leaves behind that the adapter answers from (named in the test). */
+  readonly parsedFrom: string;
+  /** A content type the parser skips, so the adapter must read the stream itself. */
+  readonly skippedContentType: string;
+}
+
+/**
+ * Declares the tests of an adapter mounted behind a framework's body parser (call inside a
+ * `describe`): it answers from what the parser left, reads the stream when the parser skipped the
+ * request, still authenticates, and leaves GET alone.
+ */
+export function parserFirst(options: ParserFirstOptions): void {
+  const order = async (token: string, contentType?: string) => {
+    const init = signedPost(token, ORDER);
+    if (contentType) {
+      init.headers = { ...(init.headers as Record<string, string>), "content-type": contentType };
+    }
+    return options.send()("/crossborder/SendOrderToMerchant", init);
+  };
+
+  it(`answers from ${options.parsedFrom}`, async () => {
+    const response = await order(await options.keys().sign());
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual(orderResult(LOOPBACK));
+  });
+
+  it("reads the stream itself when the parser skipped the request (other content type)", async () => {
+    const response = await order(await options.keys().sign(), options.skippedContentType);
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual(orderResult(LOOPBACK));
+  });
+
+  it("still authenticates: 401 for a forged token", async () => {
+    const response = await order(await options.keys().signWithStrangerKey());
+    expect(response.status).toBe(401);
+    expect(await json(response)).toEqual(UNAUTHORIZED);
+  });
+
+  it("answers GET GetCheckoutCartInfo (the parser leaves GET alone)", async () => {
+    const response = await options.send()(
+      "/crossborder/GetCheckoutCartInfo?merchantCartToken=c&countryCode=FR&currencyCode=EUR",
+      { headers: { authorization: `Bearer ${await options.keys().sign()}` } },
+    );
+    expect(response.status).toBe(200);
+    expect(((await json(response)) as { cartId: string }).cartId).toBe("c");
   });
 }
