@@ -5,8 +5,9 @@
  * request (hangs, dropped connections, 429 with Retry-After, 503s, malformed JSON). It records
  * every request so a test can count calls and token refreshes and read the headers sent.
  *
- * `node:http` is loaded when a simulator starts, so importing `crossborder-callbacks/testing`
- * still works in runtimes without it (Workers).
+ * `node:http` is loaded when a simulator starts, through `process.getBuiltinModule` (Node ≥ 20.16,
+ * Bun, Deno): no import statement at all, so `crossborder-callbacks/testing` still bundles and
+ * loads where `node:http` does not exist (Workers), as it did before the simulator.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { isRecord } from "../core/objects.js";
@@ -183,13 +184,24 @@ function route(operation: SimulatedOperation, method: "GET" | "POST", path: stri
   return { operation, method, pattern: new RegExp(`^${source}/?$`, "i"), params };
 }
 
+function nodeHttp(): typeof import("node:http") {
+  const host = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
+  const http = host.process?.getBuiltinModule?.("node:http") as
+    | typeof import("node:http")
+    | undefined;
+  if (http === undefined) {
+    throw new Error(
+      "createServiceSimulator needs node:http: run it in Node (>= 20.16), Bun or Deno",
+    );
+  }
+  return http;
+}
+
 /** Starts a simulator on 127.0.0.1. Close it when done (`await simulator.close()`). */
 export async function createServiceSimulator(
   options: ServiceSimulatorOptions = {},
 ): Promise<ServiceSimulator> {
-  // A computed specifier: bundlers for Workers leave it alone instead of failing to resolve it.
-  const nodeHttp = "node:http";
-  const { createServer } = (await import(nodeHttp)) as typeof import("node:http");
+  const { createServer } = nodeHttp();
   const merchantGuid = options.merchantGuid ?? SIMULATOR_MERCHANT_GUID;
   const credentials = {
     userName: options.userName ?? SIMULATOR_USER_NAME,
