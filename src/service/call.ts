@@ -4,7 +4,7 @@
  * and the caller's signal → retry policy → response validation → a typed error or the body.
  */
 import type { z } from "zod";
-import { documentedText, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
+import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
 import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
 import {
@@ -496,7 +496,7 @@ function toError(
   const code = String(failure.code);
   const status =
     failure.status === undefined || code.startsWith("HTTP_") ? "" : ` (HTTP ${failure.status})`;
-  const known = documentedText(code);
+  const known = documentedCode(code)?.text;
   const issues = extra.issues?.map((issue) => `${issue.path || "(root)"}: ${issue.message}`);
   // The service often repeats the code and the document's text: say each once.
   let detail = issues?.length ? issues.join("; ") : safeDescription;

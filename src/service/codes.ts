@@ -142,16 +142,22 @@ export type ServiceErrorCode =
   | ClientErrorCode
   | (string & {});
 
-export function isSubscriptionErrorCode(code: unknown): code is SubscriptionErrorCode {
-  return typeof code === "string" && Object.hasOwn(SUBSCRIPTION_ERROR_CODES, code);
+/** A membership test for one of the code tables. */
+function codeIn<Table extends object>(table: Table) {
+  return (code: unknown): code is keyof Table & string =>
+    typeof code === "string" && Object.hasOwn(table, code);
 }
 
-export function isDispatchErrorCode(code: unknown): code is DispatchErrorCode {
-  return typeof code === "string" && Object.hasOwn(DISPATCH_ERROR_CODES, code);
-}
+export const isSubscriptionErrorCode = codeIn(SUBSCRIPTION_ERROR_CODES);
+export const isDispatchErrorCode = codeIn(DISPATCH_ERROR_CODES);
+export const isVoidParcelCode = codeIn(VOID_PARCEL_CODES);
 
-export function isVoidParcelCode(code: unknown): code is VoidParcelCode {
-  return typeof code === "string" && Object.hasOwn(VOID_PARCEL_CODES, code);
+/** What the document says about a code of Part 7: its text and kind; undefined for other codes. */
+export function documentedCode(code: unknown): CodeInfo | undefined {
+  if (isSubscriptionErrorCode(code)) return SUBSCRIPTION_ERROR_CODES[code];
+  if (isDispatchErrorCode(code)) return DISPATCH_ERROR_CODES[code];
+  if (isVoidParcelCode(code)) return VOID_PARCEL_CODES[code];
+  return undefined;
 }
 
 /** The failure kind of an HTTP status without a documented code. */
@@ -164,12 +170,4 @@ export function kindOfStatus(status: number): ServiceFailureKind {
   if (status === 429) return "rate-limit";
   if (status >= 500) return "server";
   return "validation";
-}
-
-/** The document's text of a documented code (Part 7), or undefined. */
-export function documentedText(code: string): string | undefined {
-  if (isSubscriptionErrorCode(code)) return SUBSCRIPTION_ERROR_CODES[code].text;
-  if (isDispatchErrorCode(code)) return DISPATCH_ERROR_CODES[code].text;
-  if (isVoidParcelCode(code)) return VOID_PARCEL_CODES[code].text;
-  return undefined;
 }

@@ -3,14 +3,12 @@ import { isRecord } from "../core/objects.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import {
   DISPATCH_ERROR_CODES,
+  documentedCode,
   isDispatchErrorCode,
-  isSubscriptionErrorCode,
   isVoidParcelCode,
   kindOfStatus,
   type ServiceErrorCode,
   type ServiceFailureKind,
-  SUBSCRIPTION_ERROR_CODES,
-  VOID_PARCEL_CODES,
   type VoidParcelCode,
 } from "./codes.js";
 import type { FailureReading } from "./operations.js";
@@ -28,10 +26,7 @@ const TEXT_FIELDS = ["ErrorText", "Error", "ErrorMessage", "Message", "Descripti
 
 /** The failure kind a documented code is surfaced as, if the code is documented. */
 export function kindOfCode(code: unknown): ServiceFailureKind | undefined {
-  if (isSubscriptionErrorCode(code)) return SUBSCRIPTION_ERROR_CODES[code].kind;
-  if (isDispatchErrorCode(code)) return DISPATCH_ERROR_CODES[code].kind;
-  if (isVoidParcelCode(code)) return VOID_PARCEL_CODES[code].kind;
-  return undefined;
+  return documentedCode(code)?.kind;
 }
 
 function text(value: unknown): string | undefined {

@@ -13,7 +13,7 @@ import {
   optionalNumber,
   optionalString,
 } from "../schemas/common.js";
-import { productSchema } from "../schemas/product.js";
+import { codeNameSchema, productSchema } from "../schemas/product.js";
 import { parseSuccessValue } from "../schemas/response.js";
 
 /** A success flag as the service sends it: a boolean, or the text true/false in any case. */
@@ -302,8 +302,6 @@ export const vatCategoryCountrySchema = z.looseObject({
   VATCategoryCode: optionalString,
   VATRateType: vatRateTypeSchema.nullish(),
 });
-
-const codeNameSchema = z.looseObject({ Code: optionalString, Name: optionalString });
 
 export const locationSchema = z.looseObject({
   City: codeNameSchema.nullish(),

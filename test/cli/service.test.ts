@@ -1,6 +1,5 @@
 // `crossborder-callbacks service <operation>`: in process through runCli, and as the built bin,
 // against the simulator over real HTTP.
-import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,7 +15,7 @@ import {
 import { createServiceSimulator, type ServiceSimulator } from "../../src/testing/index.js";
 import { expectNoSecrets } from "../service/helpers.js";
 import { closedPort } from "../testing/helpers.js";
-import { captureIo } from "./io.js";
+import { captureIo, runCommand } from "./io.js";
 
 let dir: string;
 let simulator: ServiceSimulator;
@@ -283,22 +282,8 @@ describe("service (in process)", () => {
 describe("service (the built bin)", () => {
   const bin = new URL("../../dist/cli.js", import.meta.url).pathname;
 
-  function runBin(args: string[], environment: Record<string, string | undefined>) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve, reject) => {
-        const child = spawn(process.execPath, [bin, "service", ...args], {
-          env: { PATH: process.env.PATH, ...environment },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
-      },
-    );
-  }
+  const runBin = (args: string[], environment: Record<string, string | undefined>) =>
+    runCommand(process.execPath, [bin, "service", ...args], environment, dir);
 
   beforeAll(() => {
     const source = new URL("../../src/cli/service.ts", import.meta.url).pathname;
