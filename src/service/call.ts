@@ -4,6 +4,7 @@
  * and the caller's signal → retry policy → response validation → a typed error or the body.
  */
 import type { z } from "zod";
+import { readStream } from "../core/body.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
 import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
@@ -378,7 +379,7 @@ async function attemptOnce(
   }
 }
 
-/** The body as text, read within the limit. */
+/** The body as text, read within the limit (fetch has already undone any Content-Encoding). */
 async function readText(response: Response, limit: number): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > limit) {
@@ -386,26 +387,9 @@ async function readText(response: Response, limit: number): Promise<string> {
     throw new ResponseTooLarge();
   }
   if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new ResponseTooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  const read = await readStream(response.body, limit);
+  if (read.kind === "too_large") throw new ResponseTooLarge();
+  return read.kind === "bytes" ? new TextDecoder().decode(read.bytes) : "";
 }
 
 /** An answer's outcome: the validated body, or the failure it reports. */

@@ -8,7 +8,7 @@ import {
   ServiceServerError,
   ServiceValidationError,
 } from "../../src/service/index.js";
-import { clientFor, rejectionOf, startSimulator } from "./helpers.js";
+import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const billing = {
@@ -479,6 +479,23 @@ describe("responses", () => {
     const client = clientFor(simulator, { maxResponseBytes: 1024 });
     const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
     expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server" });
+  });
+
+  it("an answer over maxResponseBytes without a Content-Length is refused while it is read", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", {
+      status: 200,
+      body: { Country: { Name: "x".repeat(4096) } },
+      headers: { "Transfer-Encoding": "chunked" },
+    });
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { maxResponseBytes: 1024, hooks });
+    const error = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server", attempts: 1 });
+    expect((error as Error).message).toContain("larger than 1024 bytes");
+    // The limit was the reader's: the answer came without a length to refuse it by.
+    expect(simulator.requestsOf("locationByIp")[0]?.status).toBe(200);
+    expect(events.responses[0]?.code).toBe("INVALID_RESPONSE");
   });
 });
 
