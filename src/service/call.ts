@@ -176,16 +176,22 @@ export async function callOperation(
   let retries = 0;
   let replayed = false;
 
+  const pastDeadline = () =>
+    error(
+      { kind: "timeout", code: "DEADLINE_EXCEEDED" },
+      { attempts: attempt, description: "the call's deadline passed before this attempt" },
+    );
+
   for (;;) {
-    attempt++;
-    const token = jwt ? await (ctx.tokens as TokenProvider).get(signal) : undefined;
+    if (deadlineAt - ctx.now() <= 0) throw pastDeadline();
+    // The refresh is shared, so it goes on for the others; only this call stops waiting for it.
+    const token = jwt
+      ? await within((ctx.tokens as TokenProvider).get(signal), deadlineAt - ctx.now())
+      : undefined;
+    if (token === DEADLINE) throw pastDeadline();
     const remaining = deadlineAt - ctx.now();
-    if (remaining <= 0) {
-      throw error(
-        { kind: "timeout", code: "DEADLINE_EXCEEDED" },
-        { attempts: attempt - 1, description: "the call's deadline passed before this attempt" },
-      );
-    }
+    if (remaining <= 0) throw pastDeadline();
+    attempt++;
     const headers = requestHeaders(ctx, op, jwt ? token : undefined, key, prepared.body);
     emit(ctx.hooks.onRequest, {
       operation: name,
@@ -251,6 +257,21 @@ export async function callOperation(
     retries++;
     emit(ctx.hooks.onRetry, { ...retryEvent, delayMs, reason: "retry" });
     await sleep(delayMs, signal);
+  }
+}
+
+const DEADLINE = Symbol("deadline");
+
+/** The promise's value, or DEADLINE when `ms` pass first; the timer never outlives the race. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof DEADLINE> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof DEADLINE>((resolve) => {
+    timer = setTimeout(() => resolve(DEADLINE), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -13,10 +13,11 @@ export interface CachedToken {
 
 /**
  * A cache several instances share (Redis, Memcached, a KV store). `get` and `set` may be async;
- * `set`'s TTL is how long the entry stays useful. A failing cache is treated as empty.
+ * `set`'s TTL is how long the entry stays useful. A failing cache, or an entry that is not a
+ * `CachedToken`, is treated as empty.
  */
 export interface TokenCache {
-  get(key: string): Promise<CachedToken | undefined> | CachedToken | undefined;
+  get(key: string): Promise<CachedToken | null | undefined> | CachedToken | null | undefined;
   set(key: string, value: CachedToken, ttlMs: number): Promise<void> | void;
   delete?(key: string): Promise<void> | void;
 }
@@ -85,6 +86,18 @@ export function usableUntil(
   return now + lifetime - Math.min(marginMs, lifetime / 2);
 }
 
+/**
+ * A cache entry worth using, or undefined: what a shared cache returns is not trusted (null from
+ * Redis, a serialised string, an entry without a token), and never past the JWT's own `exp`.
+ */
+function usableEntry(entry: unknown, now: number): CachedToken | undefined {
+  if (typeof entry !== "object" || entry === null) return undefined;
+  const { token, expiresAt } = entry as Partial<Record<keyof CachedToken, unknown>>;
+  if (typeof token !== "string" || token === "" || typeof expiresAt !== "number") return undefined;
+  const until = Math.min(expiresAt, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
+  return until > now ? { token, expiresAt: until } : undefined;
+}
+
 export class TokenProvider {
   readonly #options: TokenProviderOptions;
   readonly #now: () => number;
@@ -127,12 +140,11 @@ export class TokenProvider {
 
   async #refresh(): Promise<string> {
     const { cache, cacheKey } = this.#options;
-    const shared = await Promise.resolve()
-      .then(() => cache?.get(cacheKey))
-      .catch(() => undefined);
-    if (shared !== undefined && shared.expiresAt > this.#now() && shared.token !== this.#refused) {
-      this.#adopt(shared);
-      return shared.token;
+    const shared = cache === undefined ? undefined : await askCache(() => cache.get(cacheKey));
+    const usable = usableEntry(shared, this.#now());
+    if (usable !== undefined && usable.token !== this.#refused) {
+      this.#adopt(usable);
+      return usable.token;
     }
     const issued = await this.#options.issue();
     const now = this.#now();
@@ -142,9 +154,7 @@ export class TokenProvider {
     };
     this.#adopt(entry);
     if (cache !== undefined && entry.expiresAt > now) {
-      await Promise.resolve()
-        .then(() => cache.set(cacheKey, entry, entry.expiresAt - now))
-        .catch(() => undefined);
+      await askCache(() => cache.set(cacheKey, entry, entry.expiresAt - now));
     }
     return entry.token;
   }
@@ -152,6 +162,30 @@ export class TokenProvider {
   #adopt(entry: CachedToken): void {
     this.#options.onToken?.(entry.token);
     this.#current = entry;
+  }
+}
+
+/** How long a cache call may take before it counts as a miss. */
+export const TOKEN_CACHE_TIMEOUT_MS = 1000;
+
+/**
+ * A cache call that throws or hangs counts as a miss: with one refresh shared by every call, a
+ * cache that never answers would otherwise hold up every call that needs a token.
+ */
+async function askCache<T>(call: () => Promise<T> | T): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), TOKEN_CACHE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve()
+        .then(call)
+        .catch(() => undefined),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

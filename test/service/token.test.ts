@@ -6,9 +6,10 @@ import {
   memoryTokenCache,
   ServiceAuthenticationError,
   ServiceServerError,
+  ServiceTimeoutError,
   type TokenCache,
 } from "../../src/service/index.js";
-import { jwtExpiry, usableUntil } from "../../src/service/token.js";
+import { jwtExpiry, TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
 import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
 
 const rates = { amount: 10, currencyCode: "EUR", destinationCountry: "US" } as const;
@@ -150,6 +151,57 @@ describe("token provider", () => {
     expect(simulator.tokensIssued).toBe(2);
     const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
     expect(statuses).toEqual([200, 401, 200]);
+  });
+
+  it("treats what a cache should not hold (null, text, no token, a token past its exp) as empty", async () => {
+    const simulator = await startSimulator();
+    const expired = jwtWith(Math.floor(Date.now() / 1000) - 60);
+    const garbage: unknown[] = [
+      null,
+      JSON.stringify({ token: "abc", expiresAt: Date.now() + 60_000 }),
+      { token: 42, expiresAt: Number.POSITIVE_INFINITY },
+      { token: "", expiresAt: Date.now() + 60_000 },
+      { token: "opaque", expiresAt: "tomorrow" },
+      // The entry says it is good for an hour; the JWT it holds says otherwise.
+      { token: expired, expiresAt: Date.now() + 3_600_000 },
+    ];
+    for (const entry of garbage) {
+      const tokenCache: TokenCache = { get: () => entry as CachedToken, set: () => undefined };
+      await clientFor(simulator, { tokenCache }).getShippingDetailsExtended(rates);
+    }
+    expect(simulator.tokensIssued).toBe(garbage.length);
+    // Not one request went out with the cache's junk, to be refused and replayed.
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual(garbage.map(() => 200));
+  });
+
+  it("does not wait on a cache that never answers (the shared refresh would hold up every call)", async () => {
+    const simulator = await startSimulator();
+    const never = () => new Promise<never>(() => undefined);
+    const tokenCache: TokenCache = { get: never, set: never };
+    const client = clientFor(simulator, { tokenCache });
+    const started = Date.now();
+    await client.getShippingDetailsExtended(rates);
+    // One bounded wait for the get, one for the set; then the cached token serves the next call.
+    expect(Date.now() - started).toBeLessThan(2 * TOKEN_CACHE_TIMEOUT_MS + 1000);
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+  });
+
+  it("stops waiting for a token at the call's deadline, and the shared refresh goes on", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getAuthenticationToken", { delayMs: 1500 });
+    const client = clientFor(simulator, { timeoutMs: 5000 });
+    const started = Date.now();
+    const impatient = client.getShippingDetailsExtended(rates, { deadlineMs: 200 });
+    const patient = client.getShippingDetailsExtended(rates);
+    const error = await rejectionOf(impatient);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED", attempts: 0 });
+    await expect(patient).resolves.toHaveLength(1);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(simulator.count("getShippingDetailsExtended")).toBe(1);
   });
 
   it("lets one waiter give up without failing the others' shared refresh", async () => {
