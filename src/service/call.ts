@@ -209,7 +209,7 @@ export async function callOperation(
     });
     const durationMs = ctx.now() - started;
     const outcome = "status" in result ? interpret(ctx, name, op, result) : result;
-    const requestId = "status" in result ? requestIdOf(result) : undefined;
+    const requestId = "status" in result ? requestIdOf(ctx, result) : undefined;
     emit(ctx.hooks.onResponse, {
       operation: name,
       attempt,
@@ -432,7 +432,10 @@ function interpret(
   if (status < 200 || status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name));
     const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
-    return { failure: { ...info, status, retryable, retryAfterMs }, body };
+    return {
+      failure: { ...info, code: safeCode(ctx, info), status, retryable, retryAfterMs },
+      body,
+    };
   }
   const invalid = (description: string): { failure: Failure; body?: unknown } => ({
     failure: { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false },
@@ -440,7 +443,12 @@ function interpret(
   });
   if (!parsedJson) return invalid("the answer is not JSON");
   const refused = readRefusal(body, op.failures, ctx.names(name));
-  if (refused !== undefined) return { failure: { ...refused, status, retryable: false }, body };
+  if (refused !== undefined) {
+    return {
+      failure: { ...refused, code: safeCode(ctx, refused), status, retryable: false },
+      body,
+    };
+  }
   const checked = op.response.safeParse(body);
   if (!checked.success) {
     const paths = issuesOf(ctx, checked)
@@ -451,13 +459,19 @@ function interpret(
   return { body: checked.data };
 }
 
-function requestIdOf(answer: Answer): string | undefined {
+/** A code read from the service's answer, which may echo a secret in it. */
+function safeCode(ctx: CallContext, info: FailureInfo): ServiceErrorCode {
+  return ctx.redactor.text(String(info.code));
+}
+
+/** The service's request id (redacted: the service may echo a secret in it too). */
+function requestIdOf(ctx: CallContext, answer: Answer): string | undefined {
+  let found: string | undefined;
   for (const header of REQUEST_ID_HEADERS) {
-    const value = answer.headers.get(header);
-    if (value) return value;
+    found ||= answer.headers.get(header) ?? undefined;
   }
-  const traceId = /"traceId"\s*:\s*"([^"]{1,200})"/.exec(answer.text)?.[1];
-  return traceId;
+  found ||= /"traceId"\s*:\s*"([^"]{1,200})"/.exec(answer.text)?.[1];
+  return found === undefined ? undefined : ctx.redactor.text(found);
 }
 
 function issuesOf(ctx: CallContext, result: z.ZodSafeParseError<unknown>): ServiceIssue[] {
@@ -515,7 +529,7 @@ function toError(
     code: failure.code,
     message: ctx.redactor.text(message),
     status: failure.status,
-    requestId: extra.requestId === undefined ? undefined : ctx.redactor.text(extra.requestId),
+    requestId: extra.requestId,
     description: safeDescription,
     attempts: extra.attempts ?? 0,
     retryAfterMs: (failure as Failure).retryAfterMs,
@@ -524,11 +538,14 @@ function toError(
   });
 }
 
-function emit<T>(hook: ((event: T) => void) | undefined, event: T): void {
+function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
   if (hook === undefined) return;
+  // A hook is for observing; its failure (thrown, or an async hook's rejection) must not change
+  // the call's outcome, nor surface as an unhandled rejection.
   try {
-    hook(event);
+    const returned = hook(event) as PromiseLike<unknown> | undefined;
+    if (typeof returned?.then === "function") Promise.resolve(returned).catch(() => undefined);
   } catch {
-    // A hook is for observing; its failure must not change the call's outcome.
+    // ignored, as above
   }
 }

@@ -12,6 +12,7 @@ const SECRET_KEYS = new Set(["password", "token", "merchantguid", "authorization
 const MAX_TOKENS = 8;
 /** Shorter strings are not secrets worth masking (and masking them would mangle text). */
 const MIN_SECRET_LENGTH = 4;
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Redactor {
   readonly #fixed: string[] = [];
@@ -59,6 +60,8 @@ export class Redactor {
     for (const secret of [...this.#fixed, ...this.#tokens]) {
       forms.add(secret);
       forms.add(encodeURIComponent(secret));
+      // .NET services also write a GUID without its hyphens (format "N").
+      if (GUID.test(secret)) forms.add(secret.replace(/-/g, ""));
     }
     const sorted = [...forms].sort((a, b) => b.length - a.length);
     this.#pattern =

@@ -340,6 +340,62 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     expect((errors[2] as Error).cause).toBeInstanceOf(Error);
   });
 
+  it("in a request id and an error code the service echoes them in", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const collector = tokenCollector();
+    const client = clientFor(simulator, { hooks, fetch: collector.fetch, retries: false });
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    const token = collector.tokens[0] ?? "";
+    const guid = simulator.merchantGuid;
+    // The GUID as a request id and in a code (without its hyphens, as .NET's "N" format writes it).
+    simulator.fail("locationByIp", {
+      status: 400,
+      body: { code: `BAD_${guid.replace(/-/g, "").toUpperCase()}` },
+      headers: { "X-Request-Id": guid },
+    });
+    // The token as a request id, on a 5xx.
+    simulator.fail("getOrderRefunds", {
+      status: 503,
+      body: { title: "down" },
+      headers: { "X-Request-Id": token },
+    });
+    const errors = [
+      await rejectionOf(client.locationByIp({ ip: "203.0.113.7" })),
+      await rejectionOf(client.getOrderRefunds({ orderId: "GE-1001" })),
+    ];
+    expect(errors.map((error) => (error as ServiceError).requestId)).toEqual([
+      "[REDACTED]",
+      "[REDACTED]",
+    ]);
+    expect((errors[0] as ServiceError).code).toBe("BAD_[REDACTED]");
+    expect(events.responses.map((event) => event.requestId)).toContain("[REDACTED]");
+    const secrets = [guid, guid.replace(/-/g, ""), token];
+    expectNoSecrets(events.lines, secrets);
+    expectNoSecrets(errors.flatMap(renderings), secrets);
+  });
+
+  it("an async hook that rejects changes nothing and is not an unhandled rejection", async () => {
+    const simulator = await startSimulator();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const failing = async () => {
+        throw new Error("log shipper down");
+      };
+      const client = clientFor(simulator, {
+        hooks: { onRequest: failing, onResponse: failing, onRetry: failing },
+      });
+      simulator.fail("locationByIp", { status: 503 });
+      await expect(client.locationByIp({ ip: "203.0.113.7" })).resolves.toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("hook events carry operation, attempt, status, duration and key, and no bodies unless asked", async () => {
     const simulator = await startSimulator();
     const { hooks, events } = recorder();
