@@ -13,6 +13,7 @@ import {
   OPERATIONS,
   SERVICE_OPERATION_NAMES,
   type ServiceClient,
+  type ServiceClientOptions,
   type ServiceError,
   type ServiceOperationName,
 } from "../service/index.js";
@@ -143,6 +144,16 @@ async function readInput(file: string | undefined): Promise<unknown> {
   }
 }
 
+/** The client, or a usage error for options it refuses (its messages never quote a value). */
+function clientOrUsageError(options: ServiceClientOptions): ServiceClient {
+  try {
+    return createServiceClient(options);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** The exit code of a typed error. */
 export function exitCodeOf(error: ServiceError): number {
   if (error.code === "INVALID_REQUEST" || error.code === "NO_CREDENTIALS")
@@ -200,7 +211,7 @@ export async function serviceCommand(
   const tokens = new Map<string, CachedToken>();
   const verbose = options.verbose === true;
   const log = (event: object) => io.stderr.write(`${JSON.stringify(redactor.value(event))}\n`);
-  const client = createServiceClient({
+  const client = clientOrUsageError({
     baseUrl: httpUrl(baseUrlText, "--base-url"),
     authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, "--auth-url"),
     merchantGuid,

@@ -3,6 +3,7 @@
  * method is the `call` pipeline plus what is particular to its answer (the billing summary's
  * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
  */
+import { isRecord } from "../core/objects.js";
 import type { DocumentedFields } from "../schemas/common.js";
 import {
   type CallContext,
@@ -215,6 +216,10 @@ function httpUrl(value: unknown, option: string): string {
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new TypeError(`${option} must be an http(s) URL`);
   }
+  // Paths are appended to it, and it names the shared token (cache key): no secrets, no query.
+  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
+    throw new TypeError(`${option} must not carry credentials, a query or a fragment`);
+  }
   return url.href;
 }
 
@@ -316,7 +321,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
   return {
     async calculateBillingSummary(request, callOptions) {
-      const input = { ...request, merchantGuid: request.merchantGuid ?? options.merchantGuid };
+      // Anything but an object is left to the request schema to refuse (INVALID_REQUEST).
+      const input = isRecord(request)
+        ? { ...request, merchantGuid: request.merchantGuid ?? options.merchantGuid }
+        : request;
       const result = await callOperation(
         ctx,
         "calculateBillingSummary",
@@ -355,6 +363,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     updateParcelStatus: (request, callOptions) => call("updateParcelStatus", request, callOptions),
     saveProductsList: (request, callOptions) => call("saveProductsList", request, callOptions),
     async *recentProductCountries(request = {}, callOptions) {
+      // Not an object: refused by the pipeline's request check, as any method's request is.
+      if (!isRecord(request as unknown)) await call("recentProductCountries", request, callOptions);
       let requestId = request.requestId ?? 0;
       const rates = request.defaultVatRates;
       const defaultRate = async (country: string) =>

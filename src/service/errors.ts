@@ -1,4 +1,5 @@
 import type { ServiceErrorCode, ServiceFailureKind } from "./codes.js";
+import type { OperationName } from "./operations.js";
 
 /** One problem of a request refused before it was sent (a zod issue, without the value). */
 export interface ServiceIssue {
@@ -8,7 +9,7 @@ export interface ServiceIssue {
 
 export interface ServiceErrorInit {
   /** The client method (`dispatchConsolidatedShipment`), or `getAuthenticationToken`. */
-  readonly operation: string;
+  readonly operation: OperationName;
   readonly code: ServiceErrorCode;
   readonly message: string;
   /** The HTTP status of the answer; absent when none came (network, timeout, not sent). */
@@ -32,7 +33,7 @@ export interface ServiceErrorInit {
  */
 export abstract class ServiceError extends Error {
   abstract readonly kind: ServiceFailureKind;
-  readonly operation: string;
+  readonly operation: OperationName;
   readonly code: ServiceErrorCode;
   readonly status: number | undefined;
   readonly requestId: string | undefined;

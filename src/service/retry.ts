@@ -2,20 +2,29 @@
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 3; 1 turns retries off). */
-  readonly maxAttempts?: number;
+  readonly maxAttempts?: number | undefined;
   /** The backoff before the first retry is drawn from 0..baseDelayMs (default 200). */
-  readonly baseDelayMs?: number;
+  readonly baseDelayMs?: number | undefined;
   /** The cap of the exponential backoff (default 5000). */
-  readonly maxDelayMs?: number;
+  readonly maxDelayMs?: number | undefined;
 }
 
-export type ResolvedRetry = Required<RetryOptions>;
+export interface ResolvedRetry {
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
 
 export const DEFAULT_RETRY: ResolvedRetry = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 5000 };
 
 export function resolveRetry(options: RetryOptions | false | undefined): ResolvedRetry {
   if (options === false) return { ...DEFAULT_RETRY, maxAttempts: 1 };
-  const resolved = { ...DEFAULT_RETRY, ...options };
+  // An option given as undefined keeps its default.
+  const resolved = {
+    maxAttempts: options?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+    baseDelayMs: options?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: options?.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+  };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isFinite(value) || value < 0) {
       throw new TypeError(`retries.${name} must be a non-negative number`);

@@ -53,8 +53,8 @@ export interface SimulatedSubscription {
 export interface ProductCountryRecord {
   readonly CountryCode: string;
   readonly ProductCode: string;
-  readonly IsForbidden?: boolean;
-  readonly IsRestricted?: boolean;
+  readonly IsForbidden?: boolean | undefined;
+  readonly IsRestricted?: boolean | undefined;
   readonly VATRateType?: { Name: string; Rate: number; VATRateTypeCode: string } | null;
   readonly [field: string]: unknown;
 }

@@ -76,12 +76,12 @@ export type SimulatedFailure =
   /** An HTTP status, with `Retry-After` (seconds, a Date, or the header's text) and a body. */
   | {
       readonly status: number;
-      readonly retryAfter?: number | Date | string;
+      readonly retryAfter?: number | Date | string | undefined;
       readonly body?: unknown;
-      readonly headers?: Readonly<Record<string, string>>;
+      readonly headers?: Readonly<Record<string, string>> | undefined;
     }
   /** A documented code, answered the way the operation reports it (B-codes in IsSuccess false…). */
-  | { readonly code: string; readonly description?: string }
+  | { readonly code: string; readonly description?: string | undefined }
   /** Never answers (until the client gives up or the simulator closes). */
   | { readonly hang: true }
   /** Closes the connection without an answer. */
@@ -108,21 +108,21 @@ export interface RecordedServiceRequest {
 }
 
 export interface ServiceSimulatorOptions {
-  readonly merchantGuid?: string;
-  readonly userName?: string;
-  readonly password?: string;
+  readonly merchantGuid?: string | undefined;
+  readonly userName?: string | undefined;
+  readonly password?: string | undefined;
   /** `TTLInMinutes` of issued tokens. Default 15. */
-  readonly tokenTtlMinutes?: number;
+  readonly tokenTtlMinutes?: number | undefined;
   /** The JWT's `exp` after issue, in ms. Default: `tokenTtlMinutes`. Short values test expiry. */
-  readonly tokenLifetimeMs?: number;
+  readonly tokenLifetimeMs?: number | undefined;
   /** Operations that require a token. Default: the billing summary and GetShippingDetailsExtended. */
-  readonly jwtOperations?: readonly SimulatedOperation[];
+  readonly jwtOperations?: readonly SimulatedOperation[] | undefined;
   /** Billing summary totals above this cannot be calculated (4.1 rule 3). Default 1000. */
-  readonly clearanceThreshold?: number;
+  readonly clearanceThreshold?: number | undefined;
   /** Records per RecentProductCountryS page. Default 2. */
-  readonly pageSize?: number;
+  readonly pageSize?: number | undefined;
   /** Default 0 (any free port). */
-  readonly port?: number;
+  readonly port?: number | undefined;
 }
 
 export interface ServiceSimulator {

@@ -197,6 +197,11 @@ describe("service (in process)", () => {
         env({ [SERVICE_ENV.password]: undefined }),
         /both/,
       ],
+      [
+        ["locationByIp", "--json", file, "--base-url", `${simulator.url}/?merchantGUID=x`],
+        env(),
+        /^error baseUrl must not carry credentials, a query or a fragment/,
+      ],
     ];
     for (const [args, environment, message] of cases) {
       const { code, stderr } = await run(args, environment);
@@ -266,7 +271,7 @@ describe("service (in process)", () => {
   });
 
   it("maps errors to exit codes", () => {
-    const init = { operation: "locationByIp", message: "m" };
+    const init = { operation: "locationByIp", message: "m" } as const;
     expect(exitCodeOf(new ServiceValidationError({ ...init, code: "INVALID_REQUEST" }))).toBe(2);
     expect(exitCodeOf(new ServiceValidationError({ ...init, code: "HTTP_400", status: 400 }))).toBe(
       1,

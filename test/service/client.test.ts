@@ -412,6 +412,26 @@ describe("request validation: a bad request never leaves the process", () => {
     });
   }
 
+  for (const name of SERVICE_OPERATION_NAMES) {
+    it(`${name}: a request that is not an object (null, text, a list) is INVALID_REQUEST too`, async () => {
+      const simulator = await startSimulator();
+      const client = clientFor(simulator) as unknown as Record<string, (input: unknown) => unknown>;
+      for (const input of [null, "GE-1001", [{ OrderId: "GE-1001" }]]) {
+        const run = async () => {
+          const result = client[name]?.(input);
+          if (result !== null && typeof result === "object" && Symbol.asyncIterator in result) {
+            return (result as AsyncGenerator).next();
+          }
+          return result;
+        };
+        const error = await rejectionOf(run());
+        expect(error, JSON.stringify(input)).toBeInstanceOf(ServiceValidationError);
+        expect(error).toMatchObject({ code: "INVALID_REQUEST", attempts: 0 });
+      }
+      expect(simulator.requests).toEqual([]);
+    });
+  }
+
   it("names the fields at fault, without their values", async () => {
     const simulator = await startSimulator();
     const error = (await rejectionOf(
@@ -542,5 +562,39 @@ describe("configuration", () => {
     expect(() =>
       createServiceClient({ baseUrl: "http://x", merchantGuid: "g", timeoutMs: 0 }),
     ).toThrow(/timeoutMs/);
+  });
+
+  it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {
+    const guid = "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f";
+    for (const [option, url] of [
+      ["baseUrl", `https://service.example/?merchantGUID=${guid}`],
+      ["authUrl", "https://user:pass-word-42@auth.example/"],
+      ["baseUrl", "https://service.example/#x"],
+    ] as const) {
+      let message = "";
+      try {
+        createServiceClient({
+          baseUrl: "https://service.example",
+          merchantGuid: guid,
+          [option]: url,
+        });
+      } catch (error) {
+        message = String(error);
+      }
+      expect(message).toContain(`${option} must not carry credentials, a query or a fragment`);
+      expect(message).not.toContain(guid);
+      expect(message).not.toContain("pass-word-42");
+    }
+  });
+
+  it("an option given as undefined keeps its default", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503 });
+    const client = clientFor(simulator, {
+      retries: { maxAttempts: undefined, baseDelayMs: 5, maxDelayMs: undefined },
+      timeoutMs: undefined,
+    });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(simulator.count("locationByIp")).toBe(2);
   });
 });
