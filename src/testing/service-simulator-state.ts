@@ -328,6 +328,20 @@ function priceSubscription(ctx: AnswerContext, body: Record<string, unknown>): S
   ) {
     return subscriptionError("VALIDATION_FAILED", 422, "currencyCode and products are required");
   }
+  // 2.1: each product has code, quantity and price; shippingAmount is at least 0.
+  const priced = (item: unknown) =>
+    isRecord(item) && Number.isFinite(item.quantity) && Number.isFinite(item.price);
+  const shippingAmount = body.shippingAmount;
+  if (
+    !products.every(priced) ||
+    (shippingAmount !== undefined && !(typeof shippingAmount === "number" && shippingAmount >= 0))
+  ) {
+    return subscriptionError(
+      "VALIDATION_FAILED",
+      422,
+      "every product needs a quantity and a price; shippingAmount is at least 0",
+    );
+  }
   const subscription = ctx.state.subscriptions.get(subscriptionId);
   if (subscription === undefined) {
     return subscriptionError(

@@ -281,6 +281,11 @@ export async function createServiceSimulator(
     }
     if (!jwtOperations.has(operation)) return undefined;
     const header = request.headers.authorization ?? "";
+    // 5.2 shows `Bearer` for the subscription operation only; the others may send the bare token.
+    const bearer = /^Bearer\s+/i.test(header);
+    if (operation === "calculateBillingSummary" && !bearer) {
+      return unauthorized("Authorization must be Bearer <token>");
+    }
     const token = header.replace(/^Bearer\s+/i, "");
     const expires = tokens.get(token);
     if (expires === undefined || expires <= now()) {

@@ -116,6 +116,40 @@ describe("createServiceSimulator", () => {
     expect(revoked).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
   });
 
+  it("wants `Bearer` on the billing summary (5.2), and every product priced (2.1)", async () => {
+    const sim = await start();
+    const bare = await token(sim);
+    const path = "/subscriptions/billing-summary/calculate";
+    const headers = (authorization: string) => ({
+      MerchantGUID: sim.merchantGuid,
+      Authorization: authorization,
+      "Idempotency-Key": crypto.randomUUID(),
+    });
+    expect(await post(sim, path, billing, headers(bare))).toMatchObject({
+      status: 401,
+      body: { code: "UNAUTHORIZED" },
+    });
+    // The other token operations take the bare token (5.2 does not show their scheme).
+    const rates = await post(
+      sim,
+      "/ShippingDetails/GetShippingDetailsExtended",
+      { amount: 1, currencyCode: "EUR" },
+      { MerchantGUID: sim.merchantGuid, Authorization: bare, UserName: sim.credentials.userName },
+    );
+    expect(rates.status).toBe(200);
+    for (const body of [
+      { ...billing, products: [{ code: "SKU-1", quantity: 1 }] },
+      { ...billing, products: [{ code: "SKU-1", price: 10 }] },
+      { ...billing, shippingAmount: -1 },
+    ]) {
+      expect(await post(sim, path, body, headers(`Bearer ${bare}`))).toMatchObject({
+        status: 422,
+        body: { code: "VALIDATION_FAILED" },
+      });
+    }
+    expect((await post(sim, path, billing, headers(`Bearer ${bare}`))).status).toBe(200);
+  });
+
   it("checks the GUID in the MerchantGUID header or the merchantGUID query parameter", async () => {
     const sim = await start();
     const body = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
