@@ -103,8 +103,12 @@ describe("operations that are retried", () => {
     simulator.fail("calculateBillingSummary", { delayMs: 400 });
     const client = clientFor(simulator, { timeoutMs: 200 });
     const result = await client.calculateBillingSummary(billing);
-    // The first attempt was applied after the client gave up; the retry replays its answer.
+    // Both attempts reach the service (the first one late, after the client gave up on it): the
+    // retry is priced, and the late first attempt is answered from the key's stored answer.
     await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(simulator.requestsOf("calculateBillingSummary").map((r) => r.status)).toEqual([
+      200, 200,
+    ]);
     expect(simulator.state.billingSummaries).toBe(1);
     expect(result.summary.externalReference).toBe("BS-1");
   });
