@@ -8,6 +8,7 @@ export default defineConfig({
     koa: "src/adapters/koa.ts",
     fetch: "src/adapters/fetch.ts",
     node: "src/adapters/node.ts",
+    service: "src/service/index.ts",
     testing: "src/testing/index.ts",
     cli: "src/cli/index.ts",
   },

@@ -7,6 +7,7 @@ import { DEFAULT_SLOW_MS } from "../testing/check.js";
 import { type Colors, createColors } from "./colors.js";
 import { UsageError } from "./errors.js";
 import { writeTestKeys } from "./keys.js";
+import { SERVICE_ENV, type ServiceCommandOptions, serviceCommand } from "./service.js";
 import {
   ALL_CALLBACKS,
   exitCodeOf,
@@ -62,6 +63,10 @@ const TEXT_OPTIONS: Record<string, string> = {
   issuer: "--issuer",
   audience: "--audience",
   out: "--out",
+  json: "--json",
+  baseUrl: "--base-url",
+  authUrl: "--auth-url",
+  idempotencyKey: "--idempotency-key",
 };
 
 /** cac's options with every text option that mri turned into a number restored as typed. */
@@ -251,6 +256,30 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     .example(`  "all" sends: ${ALL_CALLBACKS.join(", ")}`)
     .action((callback: string, flags: SimulateFlags) => {
       pending = simulateCommand(callback, restoreText(flags, args), io, colors, errorColors);
+    });
+
+  // The logic of `service` lives in ./service.ts; only its flags are declared here.
+  cli
+    .command("service <operation>", "Call an operation of the service and print the typed result")
+    .usage("service <operation|list> --json <file> --base-url <url>")
+    .option("--json <file>", "The operation's request, as JSON")
+    .option("--base-url <url>", `The service's base address (or ${SERVICE_ENV.baseUrl})`)
+    .option("--auth-url <url>", `The token operation's base address (or ${SERVICE_ENV.authUrl})`)
+    .option("--timeout-ms <n>", "Per attempt (default: 15000)")
+    .option(
+      "--idempotency-key <uuid>",
+      "The billing summary's Idempotency-Key (default: a new one)",
+    )
+    .option("--verbose", "Print each attempt (redacted) to stderr")
+    .example(`  ${PROGRAM} service list`)
+    .example(
+      `  ${SERVICE_ENV.merchantGuid}=… ${PROGRAM} service VoidParcel --json void.json --base-url https://service.example`,
+    )
+    .example(
+      `  Credentials for the operations that send a token: ${SERVICE_ENV.userName}, ${SERVICE_ENV.password}`,
+    )
+    .action((operation: string, flags: ServiceCommandOptions) => {
+      pending = serviceCommand(String(operation), restoreText(flags, args), io);
     });
 
   cli.help();

@@ -62,7 +62,11 @@ export async function readBody(
   return streaming ? readStream(body, limit) : readIterable(body, limit);
 }
 
-async function readStream(stream: ReadableStream<Uint8Array>, limit: number): Promise<ReadBody> {
+/** Reads a byte stream within `limit` bytes; cancels it as soon as the limit is passed. */
+export async function readStream(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<ReadBody> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

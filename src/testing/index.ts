@@ -36,4 +36,18 @@ export {
   type SendCallbackResult,
   sendCallback,
 } from "./send.js";
+export {
+  createServiceSimulator,
+  type RecordedServiceRequest,
+  type ServiceSimulator,
+  type ServiceSimulatorOptions,
+  SIMULATED_COUNTRY_VAT,
+  SIMULATED_ORDERS,
+  SIMULATED_SUBSCRIPTIONS,
+  SIMULATOR_MERCHANT_GUID,
+  SIMULATOR_PASSWORD,
+  SIMULATOR_USER_NAME,
+  type SimulatedFailure,
+  type SimulatedOperation,
+} from "./service-simulator.js";
 export { bodyDigest, type SignServiceTokenOptions, signServiceToken } from "./token.js";

@@ -1,5 +1,4 @@
 // The built bin, run as a user runs it: `node dist/cli.js …` in a child process.
-import { spawn } from "node:child_process";
 import {
   access,
   constants,
@@ -21,36 +20,17 @@ import {
   startRawMerchant,
   WRONG_ANSWERS,
 } from "../testing/helpers.js";
+import { type Run, runCommand } from "./io.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(root, "dist", "cli.js");
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 function run(
   command: string,
   args: readonly string[],
   env: Record<string, string | undefined> = {},
 ): Promise<Run> {
-  const base = { ...process.env };
-  for (const name of ["NO_COLOR", "FORCE_COLOR", "CI"]) delete base[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: root,
-      env: { ...base, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand(command, args, env, root);
 }
 
 async function newestSource(dir: string): Promise<number> {

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import type { CliIo } from "../../src/cli/main.js";
 
 /** A captured stdout/stderr pair, not a TTY, no colour variables unless given. */
@@ -18,4 +19,34 @@ export function captureIo(env: Record<string, string | undefined> = {}, isTTY = 
       return err;
     },
   };
+}
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command to its end, without the colour variables of this environment. */
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<Run> {
+  const base = { ...process.env };
+  for (const name of ["NO_COLOR", "FORCE_COLOR", "CI"]) delete base[name];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...base, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -7,7 +7,14 @@ const subpaths = {
   koa: ["toKoa"],
   fetch: ["toFetch"],
   node: ["toNodeListener"],
-  testing: ["createTestKeys", "signServiceToken", "samplePayload", "sendCallback"],
+  testing: [
+    "createTestKeys",
+    "signServiceToken",
+    "samplePayload",
+    "sendCallback",
+    "createServiceSimulator",
+  ],
+  service: ["createServiceClient", "ServiceError", "ServiceConflictError", "isServiceError"],
 };
 assert.equal(typeof root.createCallbackRouter, "function");
 assert.equal(typeof root.createAuth, "function");

@@ -5,6 +5,7 @@ import * as express from "crossborder-callbacks/express";
 import * as fetchAdapter from "crossborder-callbacks/fetch";
 import * as koa from "crossborder-callbacks/koa";
 import * as node from "crossborder-callbacks/node";
+import * as service from "crossborder-callbacks/service";
 import * as testing from "crossborder-callbacks/testing";
 
 assert.equal(typeof root.createSendOrderToMerchantHandler, "function");
@@ -15,6 +16,8 @@ assert.equal(typeof koa.toKoa, "function");
 assert.equal(typeof fetchAdapter.toFetch, "function");
 assert.equal(typeof node.toNodeListener, "function");
 assert.equal(typeof testing.createTestKeys, "function");
+assert.equal(typeof service.createServiceClient, "function");
+assert.equal(typeof testing.createServiceSimulator, "function");
 
 // One real call through the installed package: a signed order, answered by the engine.
 const keys = await testing.createTestKeys();
@@ -37,4 +40,27 @@ assert.equal(response.status, 200);
 assert.equal(JSON.parse(response.body).Success, true);
 const refused = await handler.handle({ method: "POST", url: "/", headers: {}, body });
 assert.equal(refused.status, 401);
+
+// And the other half: the service client against the service simulator, over HTTP.
+const simulator = await testing.createServiceSimulator();
+try {
+  const client = service.createServiceClient({
+    baseUrl: simulator.url,
+    merchantGuid: simulator.merchantGuid,
+    credentials: simulator.credentials,
+  });
+  const voided = await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-2" });
+  assert.deepEqual(
+    voided.warnings.map((warning) => warning.code),
+    ["C102"],
+  );
+  const rates = await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+  assert.ok(rates.length > 0);
+  await assert.rejects(
+    client.dispatchConsolidatedShipment({ OrderIds: ["GE-1003"] }),
+    (error) => error instanceof service.ServiceConflictError && error.code === "B002",
+  );
+} finally {
+  await simulator.close();
+}
 console.log("smoke: ESM entry points import and answer");

@@ -1,0 +1,551 @@
+/**
+ * The one pipeline every operation goes through: request validation → URL, query and body →
+ * merchant GUID, token, Idempotency-Key → fetch with a per-attempt timeout, the overall deadline
+ * and the caller's signal → retry policy → response validation → a typed error or the body.
+ */
+import type { z } from "zod";
+import { readStream } from "../core/body.js";
+import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
+import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
+import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
+import {
+  MERCHANT_GUID_HEADER,
+  MERCHANT_GUID_QUERY,
+  OPERATIONS,
+  type OperationDefinition,
+  type OperationName,
+} from "./operations.js";
+import type { Redactor } from "./redact.js";
+import { backoffDelay, parseRetryAfter, type ResolvedRetry, sleep } from "./retry.js";
+import type { TokenProvider } from "./token.js";
+
+/** The `fetch` the client calls: the global one, or yours (proxies, tests, instrumentation). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** One attempt is about to be sent. Nothing here carries the GUID, the password or a token. */
+export interface ServiceRequestEvent {
+  readonly operation: OperationName;
+  readonly attempt: number;
+  readonly method: string;
+  /** The URL, with the GUID redacted when it travels in the query. */
+  readonly url: string;
+  readonly idempotencyKey: string | undefined;
+  /** The JSON body (redacted), only with `hooks.includeBodies`; never for the token request. */
+  readonly body?: unknown;
+}
+
+/** One attempt ended: with an answer (`status`) or without (`status` undefined). */
+export interface ServiceResponseEvent {
+  readonly operation: OperationName;
+  readonly attempt: number;
+  readonly method: string;
+  readonly url: string;
+  readonly status: number | undefined;
+  readonly durationMs: number;
+  readonly requestId: string | undefined;
+  readonly idempotencyKey: string | undefined;
+  /** `success`, or the failure kind of this attempt. */
+  readonly outcome: "success" | ServiceFailureKind;
+  readonly code: ServiceErrorCode | undefined;
+  /** The parsed answer (redacted), only with `hooks.includeBodies`; never for the token answer. */
+  readonly body?: unknown;
+}
+
+/** The call goes on after a failed attempt: a retry, or the replay after a token refresh. */
+export interface ServiceRetryEvent {
+  readonly operation: OperationName;
+  /** The attempt that failed. */
+  readonly attempt: number;
+  readonly delayMs: number;
+  /** `retry` (backoff or Retry-After), or `token-refresh` (one replay after a 401). */
+  readonly reason: "retry" | "token-refresh";
+  readonly status: number | undefined;
+  readonly kind: ServiceFailureKind;
+  readonly code: ServiceErrorCode;
+  readonly idempotencyKey: string | undefined;
+}
+
+export interface ServiceHooks {
+  readonly onRequest?: ((event: ServiceRequestEvent) => void) | undefined;
+  readonly onResponse?: ((event: ServiceResponseEvent) => void) | undefined;
+  readonly onRetry?: ((event: ServiceRetryEvent) => void) | undefined;
+  /** Adds the (redacted) JSON bodies to onRequest and onResponse. Default false. */
+  readonly includeBodies?: boolean | undefined;
+}
+
+/** Per-call options of every method. */
+export interface CallOptions {
+  /** Aborts the call (and its retries); the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal | undefined;
+  /** Per attempt, in milliseconds (default: the client's `timeoutMs`). */
+  readonly timeoutMs?: number | undefined;
+  /** For the whole call, retries and waits included (default: the client's `deadlineMs`). */
+  readonly deadlineMs?: number | undefined;
+}
+
+export interface CallContext {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly merchantGuid: string;
+  readonly merchantGuidIn: "header" | "query" | undefined;
+  readonly fetch: FetchLike;
+  readonly timeoutMs: number;
+  readonly deadlineMs: number;
+  readonly retry: ResolvedRetry;
+  readonly hooks: ServiceHooks;
+  readonly names: (operation: OperationName) => Readonly<Record<string, string>>;
+  readonly path: (operation: OperationName) => string;
+  readonly jwt: (operation: OperationName) => boolean;
+  readonly tokenScheme: string | null;
+  readonly userName: string | undefined;
+  readonly tokens: TokenProvider | undefined;
+  readonly redactor: Redactor;
+  readonly maxResponseBytes: number;
+  readonly now: () => number;
+}
+
+export interface CallResult {
+  readonly body: unknown;
+  readonly status: number;
+  readonly attempts: number;
+  readonly requestId: string | undefined;
+  readonly idempotencyKey: string | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const REQUEST_ID_HEADERS = ["x-request-id", "request-id", "x-correlation-id", "x-trace-id"];
+
+interface Prepared {
+  readonly url: string;
+  readonly body: string | undefined;
+  readonly wireBody: unknown;
+}
+
+interface Failure extends FailureInfo {
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number | undefined;
+  readonly cause?: Error | undefined;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+class ResponseTooLarge extends Error {}
+
+/** Runs one operation; resolves with the validated body or rejects with a `ServiceError`. */
+export async function callOperation(
+  ctx: CallContext,
+  name: OperationName,
+  input: unknown,
+  options: CallOptions = {},
+  idempotencyKey?: string,
+): Promise<CallResult> {
+  const op: OperationDefinition = OPERATIONS[name];
+  const { signal } = options;
+  if (signal?.aborted) throw signal.reason;
+  const error = (failure: FailureInfo & { status?: number | undefined }, extra = {}) =>
+    toError(ctx, name, op, failure, extra);
+
+  const parsed = op.request.safeParse(input);
+  if (!parsed.success) {
+    throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
+  }
+  let key: string | undefined;
+  if (op.retry === "idempotency-key") {
+    key = idempotencyKey ?? crypto.randomUUID();
+    if (!UUID.test(key)) {
+      const issues = [{ path: "idempotencyKey", message: "must be a UUID" }];
+      throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues });
+    }
+  }
+  const jwt = ctx.jwt(name);
+  if (jwt && ctx.tokens === undefined) {
+    const description = "this operation sends a token: give the client credentials";
+    throw error({ kind: "authentication", code: "NO_CREDENTIALS", description });
+  }
+  const prepared = prepare(ctx, name, op, parsed.data);
+  const timeoutMs = options.timeoutMs ?? ctx.timeoutMs;
+  const deadlineAt = ctx.now() + (options.deadlineMs ?? ctx.deadlineMs);
+  const hooksBodies = ctx.hooks.includeBodies === true && op.base !== "auth";
+  const redactedUrl = ctx.redactor.text(prepared.url);
+  let attempt = 0;
+  let retries = 0;
+  let replayed = false;
+
+  const pastDeadline = () =>
+    error(
+      { kind: "timeout", code: "DEADLINE_EXCEEDED" },
+      { attempts: attempt, description: "the call's deadline passed before this attempt" },
+    );
+
+  for (;;) {
+    if (deadlineAt - ctx.now() <= 0) throw pastDeadline();
+    // The refresh is shared, so it goes on for the others; only this call stops waiting for it.
+    const token = jwt
+      ? await within((ctx.tokens as TokenProvider).get(signal), deadlineAt - ctx.now())
+      : undefined;
+    if (token === DEADLINE) throw pastDeadline();
+    const remaining = deadlineAt - ctx.now();
+    if (remaining <= 0) throw pastDeadline();
+    attempt++;
+    const headers = requestHeaders(ctx, op, jwt ? token : undefined, key, prepared.body);
+    emit(ctx.hooks.onRequest, {
+      operation: name,
+      attempt,
+      method: op.method,
+      url: redactedUrl,
+      idempotencyKey: key,
+      ...(hooksBodies ? { body: ctx.redactor.value(prepared.wireBody) } : {}),
+    });
+    const started = ctx.now();
+    const result = await attemptOnce(ctx, op, prepared, headers, {
+      signal,
+      timeoutMs: Math.min(timeoutMs, remaining),
+      byDeadline: remaining < timeoutMs,
+    });
+    const durationMs = ctx.now() - started;
+    const outcome = "status" in result ? interpret(ctx, name, op, result) : result;
+    const requestId = "status" in result ? requestIdOf(ctx, result) : undefined;
+    emit(ctx.hooks.onResponse, {
+      operation: name,
+      attempt,
+      method: op.method,
+      url: redactedUrl,
+      status: "status" in result ? result.status : undefined,
+      durationMs,
+      requestId,
+      idempotencyKey: key,
+      outcome: "failure" in outcome ? outcome.failure.kind : "success",
+      code: "failure" in outcome ? outcome.failure.code : undefined,
+      ...(hooksBodies && "body" in outcome ? { body: ctx.redactor.value(outcome.body) } : {}),
+    });
+    if (!("failure" in outcome)) {
+      return {
+        body: outcome.body,
+        status: (result as Answer).status,
+        attempts: attempt,
+        requestId,
+        idempotencyKey: key,
+      };
+    }
+    const failure = outcome.failure;
+    const retryEvent = {
+      operation: name,
+      attempt,
+      status: failure.status,
+      kind: failure.kind,
+      code: failure.code,
+      idempotencyKey: key,
+    } as const;
+    if (failure.kind === "authentication" && token !== undefined && !replayed) {
+      // The service refused the token: refresh it (shared with concurrent calls) and replay once.
+      replayed = true;
+      ctx.tokens?.invalidate(token);
+      emit(ctx.hooks.onRetry, { ...retryEvent, delayMs: 0, reason: "token-refresh" });
+      continue;
+    }
+    const fail = () => error(failure, { attempts: attempt, requestId, cause: failure.cause });
+    if (!failure.retryable || op.retry === "never" || retries + 1 >= ctx.retry.maxAttempts) {
+      throw fail();
+    }
+    const delayMs = failure.retryAfterMs ?? backoffDelay(ctx.retry, retries + 1);
+    if (ctx.now() + delayMs >= deadlineAt) throw fail();
+    retries++;
+    emit(ctx.hooks.onRetry, { ...retryEvent, delayMs, reason: "retry" });
+    await sleep(delayMs, signal);
+  }
+}
+
+const DEADLINE = Symbol("deadline");
+
+/** The promise's value, or DEADLINE when `ms` pass first; the timer never outlives the race. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof DEADLINE> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof DEADLINE>((resolve) => {
+    timer = setTimeout(() => resolve(DEADLINE), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function prepare(
+  ctx: CallContext,
+  name: OperationName,
+  op: OperationDefinition,
+  data: unknown,
+): Prepared {
+  const fields = { ...(data as Record<string, unknown>) };
+  const names = ctx.names(name);
+  let path = ctx.path(name);
+  for (const param of op.params.path ?? []) {
+    path = path.replace(`{${param}}`, encodeURIComponent(String(fields[param])));
+    delete fields[param];
+  }
+  const base = op.base === "auth" ? ctx.authUrl : ctx.baseUrl;
+  const url = new URL(`${base.replace(/\/+$/, "")}${path}`);
+  for (const param of op.params.query ?? []) {
+    const value = fields[param];
+    delete fields[param];
+    if (value === undefined || value === null) continue;
+    const wireName = names[param] ?? param;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      url.searchParams.append(wireName, String(item));
+    }
+  }
+  if (guidPlacement(ctx, op) === "query")
+    url.searchParams.set(MERCHANT_GUID_QUERY, ctx.merchantGuid);
+  let wireBody: unknown;
+  if (op.params.body === "rest") {
+    const renamed: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(fields)) renamed[names[field] ?? field] = value;
+    wireBody = renamed;
+  } else if (op.params.body !== "none") {
+    wireBody = fields[op.params.body];
+  }
+  return {
+    url: url.href,
+    body: wireBody === undefined ? undefined : JSON.stringify(wireBody),
+    wireBody,
+  };
+}
+
+function guidPlacement(ctx: CallContext, op: OperationDefinition): "header" | "query" | "none" {
+  if (op.merchantGuid === "none") return "none";
+  return ctx.merchantGuidIn ?? op.merchantGuid;
+}
+
+function requestHeaders(
+  ctx: CallContext,
+  op: OperationDefinition,
+  token: string | undefined,
+  idempotencyKey: string | undefined,
+  body: string | undefined,
+): Headers {
+  const headers = new Headers({ Accept: "application/json" });
+  if (body !== undefined) headers.set("Content-Type", "application/json");
+  if (guidPlacement(ctx, op) === "header") headers.set(MERCHANT_GUID_HEADER, ctx.merchantGuid);
+  if (token !== undefined) {
+    const scheme = op.tokenScheme ?? ctx.tokenScheme;
+    headers.set("Authorization", scheme === null ? token : `${scheme} ${token}`);
+    if (ctx.userName !== undefined) headers.set("UserName", ctx.userName);
+  }
+  if (idempotencyKey !== undefined) headers.set("Idempotency-Key", idempotencyKey);
+  return headers;
+}
+
+async function attemptOnce(
+  ctx: CallContext,
+  op: OperationDefinition,
+  prepared: Prepared,
+  headers: Headers,
+  limits: { signal: AbortSignal | undefined; timeoutMs: number; byDeadline: boolean },
+): Promise<Answer | { failure: Failure }> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(limits.signal?.reason);
+  limits.signal?.addEventListener("abort", onAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, limits.timeoutMs);
+  try {
+    const response = await ctx.fetch(prepared.url, {
+      method: op.method,
+      headers,
+      ...(prepared.body === undefined ? {} : { body: prepared.body }),
+      signal: controller.signal,
+    });
+    const text = await readText(response, ctx.maxResponseBytes);
+    return { status: response.status, headers: response.headers, text };
+  } catch (caught) {
+    if (limits.signal?.aborted) throw limits.signal.reason;
+    if (caught instanceof ResponseTooLarge) {
+      const description = `the answer is larger than ${ctx.maxResponseBytes} bytes`;
+      const failure = { kind: "server", code: "INVALID_RESPONSE", description } as const;
+      return { failure: { ...failure, status: undefined, retryable: false } };
+    }
+    if (timedOut) {
+      const code = limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT";
+      const description = `no answer within ${limits.timeoutMs} ms`;
+      return {
+        failure: {
+          kind: "timeout",
+          code,
+          description,
+          status: undefined,
+          retryable: !limits.byDeadline,
+        },
+      };
+    }
+    return {
+      failure: {
+        kind: "network",
+        code: "NETWORK_ERROR",
+        description: ctx.redactor.text(describe(caught)),
+        status: undefined,
+        retryable: true,
+        cause: scrubbed(ctx, caught),
+      },
+    };
+  } finally {
+    clearTimeout(timer);
+    limits.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The body as text, read within the limit (fetch has already undone any Content-Encoding). */
+async function readText(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new ResponseTooLarge();
+  }
+  if (response.body === null) return "";
+  const read = await readStream(response.body, limit);
+  if (read.kind === "too_large") throw new ResponseTooLarge();
+  return read.kind === "bytes" ? new TextDecoder().decode(read.bytes) : "";
+}
+
+/** An answer's outcome: the validated body, or the failure it reports. */
+function interpret(
+  ctx: CallContext,
+  name: OperationName,
+  op: OperationDefinition,
+  answer: Answer,
+): { body: unknown } | { failure: Failure; body?: unknown } {
+  let body: unknown;
+  let parsedJson = true;
+  try {
+    body = answer.text.trim() === "" ? undefined : JSON.parse(answer.text.replace(/^\uFEFF/, ""));
+  } catch {
+    parsedJson = false;
+  }
+  const status = answer.status;
+  const retryable = status === 429 || status >= 500;
+  if (status < 200 || status >= 300) {
+    const info = readErrorAnswer(status, body, op.failures, ctx.names(name));
+    const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
+    return {
+      failure: { ...info, code: safeCode(ctx, info), status, retryable, retryAfterMs },
+      body,
+    };
+  }
+  const invalid = (description: string): { failure: Failure; body?: unknown } => ({
+    failure: { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false },
+    body,
+  });
+  if (!parsedJson) return invalid("the answer is not JSON");
+  const refused = readRefusal(body, op.failures, ctx.names(name));
+  if (refused !== undefined) {
+    return {
+      failure: { ...refused, code: safeCode(ctx, refused), status, retryable: false },
+      body,
+    };
+  }
+  const checked = op.response.safeParse(body);
+  if (!checked.success) {
+    const paths = issuesOf(ctx, checked)
+      .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
+      .slice(0, 5);
+    return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
+  }
+  return { body: checked.data };
+}
+
+/** A code read from the service's answer, which may echo a secret in it. */
+function safeCode(ctx: CallContext, info: FailureInfo): ServiceErrorCode {
+  return ctx.redactor.text(String(info.code));
+}
+
+/** The service's request id (redacted: the service may echo a secret in it too). */
+function requestIdOf(ctx: CallContext, answer: Answer): string | undefined {
+  let found: string | undefined;
+  for (const header of REQUEST_ID_HEADERS) {
+    found ||= answer.headers.get(header) ?? undefined;
+  }
+  found ||= /"traceId"\s*:\s*"([^"]{1,200})"/.exec(answer.text)?.[1];
+  return found === undefined ? undefined : ctx.redactor.text(found);
+}
+
+function issuesOf(ctx: CallContext, result: z.ZodSafeParseError<unknown>): ServiceIssue[] {
+  return result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: ctx.redactor.text(issue.message),
+  }));
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return "the request failed";
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  const detail = typeof cause?.message === "string" ? cause.message : undefined;
+  return [error.message, code ?? detail].filter(Boolean).join(": ");
+}
+
+/** A copy of a fetch failure with its text redacted and no further cause (which may quote the URL). */
+function scrubbed(ctx: CallContext, error: unknown): Error {
+  const copy = new Error(ctx.redactor.text(describe(error)));
+  copy.name = error instanceof Error ? ctx.redactor.text(error.name) : "Error";
+  copy.stack = `${copy.name}: ${copy.message}`;
+  return copy;
+}
+
+function toError(
+  ctx: CallContext,
+  name: OperationName,
+  op: OperationDefinition,
+  failure: FailureInfo & { status?: number | undefined },
+  extra: {
+    attempts?: number;
+    requestId?: string | undefined;
+    cause?: Error | undefined;
+    issues?: ServiceIssue[];
+    description?: string;
+  },
+): ServiceError {
+  const description = extra.description ?? failure.description;
+  const safeDescription = description === undefined ? undefined : ctx.redactor.text(description);
+  const code = String(failure.code);
+  const status =
+    failure.status === undefined || code.startsWith("HTTP_") ? "" : ` (HTTP ${failure.status})`;
+  const known = documentedCode(code)?.text;
+  const issues = extra.issues?.map((issue) => `${issue.path || "(root)"}: ${issue.message}`);
+  // The service often repeats the code and the document's text: say each once.
+  let detail = issues?.length ? issues.join("; ") : safeDescription;
+  if (detail?.startsWith(code)) detail = detail.slice(code.length).replace(/^\s*[:\-–]\s*/, "");
+  if (detail !== undefined && known !== undefined && detail.toLowerCase() === known.toLowerCase()) {
+    detail = undefined;
+  }
+  const message = `${op.wireName} failed: ${code}${known ? ` ${known}` : ""}${status}${detail ? ` — ${detail}` : ""}`;
+  return createServiceError(failure.kind, {
+    operation: name,
+    code: failure.code,
+    message: ctx.redactor.text(message),
+    status: failure.status,
+    requestId: extra.requestId,
+    description: safeDescription,
+    attempts: extra.attempts ?? 0,
+    retryAfterMs: (failure as Failure).retryAfterMs,
+    issues: extra.issues,
+    cause: extra.cause,
+  });
+}
+
+function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
+  if (hook === undefined) return;
+  // A hook is for observing; its failure (thrown, or an async hook's rejection) must not change
+  // the call's outcome, nor surface as an unhandled rejection.
+  try {
+    const returned = hook(event) as PromiseLike<unknown> | undefined;
+    if (typeof returned?.then === "function") Promise.resolve(returned).catch(() => undefined);
+  } catch {
+    // ignored, as above
+  }
+}

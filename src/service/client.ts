@@ -1,0 +1,395 @@
+/**
+ * `createServiceClient`: one typed method per operation of the service-hosted interface. Each
+ * method is the `call` pipeline plus what is particular to its answer (the billing summary's
+ * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
+ */
+import { isRecord } from "../core/objects.js";
+import type { DocumentedFields } from "../schemas/common.js";
+import {
+  type CallContext,
+  type CallOptions,
+  callOperation,
+  type FetchLike,
+  type ServiceHooks,
+} from "./call.js";
+import type { VoidParcelCode } from "./codes.js";
+import { voidParcelWarnings } from "./failures.js";
+import {
+  OPERATIONS,
+  type OperationName,
+  type ServiceNames,
+  type ServiceOperationName,
+} from "./operations.js";
+import { Redactor } from "./redact.js";
+import { type RetryOptions, resolveRetry } from "./retry.js";
+import type {
+  AuthenticationTokenResponse,
+  BillingSummaryRequest,
+  BillingSummaryResponse,
+  CreateOrderRefundRequest,
+  CreateOrderRefundResponse,
+  DispatchConsolidatedShipmentRequest,
+  DispatchConsolidatedShipmentResponse,
+  DtResult,
+  GetOrderRefundsRequest,
+  Location,
+  LocationByIpRequest,
+  OrderRefundDetails,
+  ProductCountry,
+  ProductCountryList,
+  RecentProductCountriesResponse,
+  SaveProductsListRequest,
+  ShippingDetailsExtendedRequest,
+  ShippingDetailsExtendedResponse,
+  UpdateParcelStatusRequest,
+  UpdateParcelStatusResponse,
+  VatCategoryCountriesRequest,
+  VatCategoryCountriesResponse,
+  VoidParcelRequest,
+  VoidParcelResponse,
+} from "./schemas.js";
+import { DEFAULT_REFRESH_MARGIN_MS, type TokenCache, TokenProvider } from "./token.js";
+
+export interface ServiceClientOptions {
+  /** The service's base address ({base_url}). */
+  readonly baseUrl: string;
+  /** The token operation's base address ({auth_url}); default `baseUrl`. */
+  readonly authUrl?: string | undefined;
+  /** Sent in the `MerchantGUID` header (or the `merchantGUID` query parameter); never logged. */
+  readonly merchantGuid: string;
+  /** The user the operator set up (5.2); needed by the operations that send a token. */
+  readonly credentials?: { readonly userName: string; readonly password: string } | undefined;
+  /** Default: the global `fetch`. */
+  readonly fetch?: FetchLike | undefined;
+  /** Per attempt, in milliseconds. Default 15 000. */
+  readonly timeoutMs?: number | undefined;
+  /** For a whole call, retries and waits included. Default 60 000. */
+  readonly deadlineMs?: number | undefined;
+  /** Backoff of the operations that may be retried; `false` turns retries off. */
+  readonly retries?: RetryOptions | false | undefined;
+  readonly hooks?: ServiceHooks | undefined;
+  /** Where the GUID goes for every operation; default: the operation's (header, query for CreateOrderRefund). */
+  readonly merchantGuidIn?: "header" | "query" | undefined;
+  /** Which operations send a token (5.2), overriding the defaults (billing summary and shipping details). */
+  readonly jwt?: Partial<Record<ServiceOperationName, boolean>> | undefined;
+  /** Prefix of the token in `Authorization` where the document does not show one: default `Bearer`; `null` sends the bare token. */
+  readonly tokenScheme?: string | null | undefined;
+  /** A cache shared by several instances (one token for all); default: this client's memory. */
+  readonly tokenCache?: TokenCache | undefined;
+  /** The key under which the token is cached. Default `crossborder-callbacks:token:<authUrl>:<userName>`. */
+  readonly tokenCacheKey?: string | undefined;
+  /** Refresh the token this long before it expires. Default 60 000 (at most half its lifetime). */
+  readonly tokenRefreshMarginMs?: number | undefined;
+  /** Wire names the document does not show, per operation (see the README). */
+  readonly names?: ServiceNames | undefined;
+  /** Paths per operation, e.g. where CreateOrderRefund lives for you. */
+  readonly paths?: Partial<Record<ServiceOperationName, string>> | undefined;
+  /** Answers larger than this are refused. Default 32 MiB (dispatch answers carry base64 documents). */
+  readonly maxResponseBytes?: number | undefined;
+}
+
+/** The billing summary's options: the call options and the `Idempotency-Key`. */
+export interface BillingSummaryOptions extends CallOptions {
+  /** Default: a new UUID for this call, sent unchanged on every retry. */
+  readonly idempotencyKey?: string | undefined;
+}
+
+/** The billing summary request; `merchantGuid` defaults to the client's. */
+export type BillingSummaryInput = Omit<DocumentedFields<BillingSummaryRequest>, "merchantGuid"> & {
+  readonly merchantGuid?: string | undefined;
+};
+
+/** A delivery the service priced: `delivery` is `dtResults[0]`. */
+export interface PricedBillingSummary {
+  readonly calculated: true;
+  readonly delivery: DtResult;
+  readonly summary: BillingSummaryResponse;
+  readonly idempotencyKey: string;
+}
+
+/**
+ * A delivery the service could not calculate (4.1 rule 3, e.g. a total above the formal
+ * clearance threshold): HTTP 200, but nothing to charge. There is no `delivery` to read totals
+ * from; `error` is `dtResults[0].status.error`.
+ */
+export interface UncalculatedBillingSummary {
+  readonly calculated: false;
+  readonly error: { readonly code: number | undefined; readonly description: string | undefined };
+  readonly summary: BillingSummaryResponse;
+  readonly idempotencyKey: string;
+}
+
+export type BillingSummaryResult = PricedBillingSummary | UncalculatedBillingSummary;
+
+/** A warning on a successful void: C102, the carrier's cancel failed (the parcel is voided). */
+export interface VoidParcelWarning {
+  readonly code: VoidParcelCode;
+  readonly text: string;
+  /** The service's text (the shipper's error code and text), when given. */
+  readonly description: string | undefined;
+}
+
+export interface VoidParcelResult {
+  readonly response: VoidParcelResponse;
+  readonly warnings: readonly VoidParcelWarning[];
+}
+
+/**
+ * One record of RecentProductCountryS with what to do with it locally: `delete` when it is back
+ * at the country default (4.7: not restricted, not forbidden, default VAT rate), else `upsert`.
+ */
+export interface ProductCountryChange {
+  readonly action: "upsert" | "delete";
+  readonly record: ProductCountry;
+  /** The `RequestID` of the page it came in: store it once the page is applied, and resume from it. */
+  readonly requestId: number;
+}
+
+export interface RecentProductCountriesInput {
+  /** Where to start: 0 (the default) for everything, or the last stored `requestId`. */
+  readonly requestId?: number | undefined;
+  /**
+   * The country's default VAT rate (e.g. from LocationByIP's `Country.DefaultVATRateType.Rate`),
+   * as a map or a function. Without it, only a record with no `VATRateType` counts as default.
+   */
+  readonly defaultVatRates?:
+    | Readonly<Record<string, number>>
+    | ((countryCode: string) => number | undefined | Promise<number | undefined>)
+    | undefined;
+}
+
+export interface ServiceClient {
+  calculateBillingSummary(
+    request: BillingSummaryInput,
+    options?: BillingSummaryOptions,
+  ): Promise<BillingSummaryResult>;
+  dispatchConsolidatedShipment(
+    request: DocumentedFields<DispatchConsolidatedShipmentRequest>,
+    options?: CallOptions,
+  ): Promise<DispatchConsolidatedShipmentResponse>;
+  getShippingDetailsExtended(
+    request: DocumentedFields<ShippingDetailsExtendedRequest>,
+    options?: CallOptions,
+  ): Promise<ShippingDetailsExtendedResponse>;
+  voidParcel(
+    request: DocumentedFields<VoidParcelRequest>,
+    options?: CallOptions,
+  ): Promise<VoidParcelResult>;
+  updateParcelStatus(
+    request: DocumentedFields<UpdateParcelStatusRequest>,
+    options?: CallOptions,
+  ): Promise<UpdateParcelStatusResponse>;
+  saveProductsList(
+    request: DocumentedFields<SaveProductsListRequest>,
+    options?: CallOptions,
+  ): Promise<ProductCountryList>;
+  recentProductCountries(
+    request?: RecentProductCountriesInput,
+    options?: CallOptions,
+  ): AsyncGenerator<ProductCountryChange, void, undefined>;
+  locationByIp(request: LocationByIpRequest, options?: CallOptions): Promise<Location>;
+  vatCategoryCountries(
+    request: VatCategoryCountriesRequest,
+    options?: CallOptions,
+  ): Promise<VatCategoryCountriesResponse>;
+  getOrderRefunds(
+    request: GetOrderRefundsRequest,
+    options?: CallOptions,
+  ): Promise<OrderRefundDetails>;
+  createOrderRefund(
+    request: DocumentedFields<CreateOrderRefundRequest>,
+    options?: CallOptions,
+  ): Promise<CreateOrderRefundResponse>;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_DEADLINE_MS = 60_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+function httpUrl(value: unknown, option: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(value));
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new TypeError(`${option} must be an http(s) URL`);
+  }
+  // Paths are appended to it, and it names the shared token (cache key): no secrets, no query.
+  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
+    throw new TypeError(`${option} must not carry credentials, a query or a fragment`);
+  }
+  return url.href;
+}
+
+function positive(value: number | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0)
+    throw new TypeError(`${option} must be a positive number`);
+  return value;
+}
+
+/** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
+export function isBackAtDefault(
+  record: ProductCountry,
+  defaultVatRate: number | undefined,
+): boolean {
+  if (record.IsRestricted === true || record.IsForbidden === true) return false;
+  const rate = record.VATRateType?.Rate;
+  if (record.VATRateType == null || rate == null) return true;
+  return defaultVatRate !== undefined && Math.abs(rate - defaultVatRate) < 1e-9;
+}
+
+/** A client for the operations the service hosts. No request is sent until a method is called. */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const baseUrl = httpUrl(options.baseUrl, "baseUrl");
+  const authUrl = options.authUrl === undefined ? baseUrl : httpUrl(options.authUrl, "authUrl");
+  if (typeof options.merchantGuid !== "string" || options.merchantGuid.trim() === "") {
+    throw new TypeError("merchantGuid is required");
+  }
+  const credentials = options.credentials;
+  if (
+    credentials !== undefined &&
+    (typeof credentials.userName !== "string" || typeof credentials.password !== "string")
+  ) {
+    throw new TypeError("credentials needs userName and password");
+  }
+  const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const redactor = new Redactor([options.merchantGuid, credentials?.password]);
+  const names = (operation: OperationName) => ({
+    ...OPERATIONS[operation].names,
+    ...(options.names?.[operation as ServiceOperationName] as Record<string, string> | undefined),
+  });
+  const ctx: CallContext = {
+    baseUrl,
+    authUrl,
+    merchantGuid: options.merchantGuid,
+    merchantGuidIn: options.merchantGuidIn,
+    fetch: fetchImpl,
+    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS),
+    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS),
+    retry: resolveRetry(options.retries),
+    hooks: options.hooks ?? {},
+    names,
+    path: (operation) =>
+      options.paths?.[operation as ServiceOperationName] ?? OPERATIONS[operation].path,
+    jwt: (operation) =>
+      operation !== "getAuthenticationToken" &&
+      (options.jwt?.[operation] ?? OPERATIONS[operation].jwt),
+    tokenScheme: options.tokenScheme === undefined ? "Bearer" : options.tokenScheme,
+    userName: credentials?.userName,
+    get tokens() {
+      return tokens;
+    },
+    redactor,
+    maxResponseBytes: positive(
+      options.maxResponseBytes,
+      "maxResponseBytes",
+      DEFAULT_MAX_RESPONSE_BYTES,
+    ),
+    now: Date.now,
+  };
+  // The token provider calls the pipeline for GetAuthenticationToken, so it is built after `ctx`.
+  const tokens: TokenProvider | undefined =
+    credentials === undefined
+      ? undefined
+      : new TokenProvider({
+          issue: async () => {
+            const { body } = await callOperation(ctx, "getAuthenticationToken", {
+              userName: credentials.userName,
+              password: credentials.password,
+            });
+            const answer = body as AuthenticationTokenResponse;
+            redactor.addToken(answer.Token);
+            return { token: answer.Token, ttlMinutes: answer.TTLInMinutes ?? undefined };
+          },
+          cache: options.tokenCache,
+          cacheKey:
+            options.tokenCacheKey ??
+            `crossborder-callbacks:token:${authUrl}:${credentials.userName}`,
+          marginMs: positive(
+            options.tokenRefreshMarginMs,
+            "tokenRefreshMarginMs",
+            DEFAULT_REFRESH_MARGIN_MS,
+          ),
+          onToken: (token) => redactor.addToken(token),
+        });
+
+  const call = async <T>(name: ServiceOperationName, input: unknown, callOptions?: CallOptions) =>
+    (await callOperation(ctx, name, input, callOptions)).body as T;
+
+  return {
+    async calculateBillingSummary(request, callOptions) {
+      // Anything but an object is left to the request schema to refuse (INVALID_REQUEST).
+      const input = isRecord(request)
+        ? { ...request, merchantGuid: request.merchantGuid ?? options.merchantGuid }
+        : request;
+      const result = await callOperation(
+        ctx,
+        "calculateBillingSummary",
+        input,
+        callOptions,
+        callOptions?.idempotencyKey,
+      );
+      const summary = result.body as BillingSummaryResponse;
+      const idempotencyKey = result.idempotencyKey as string;
+      const delivery = summary.dtResults[0] as DtResult;
+      if (delivery.status.isSuccessful)
+        return { calculated: true, delivery, summary, idempotencyKey };
+      const error = {
+        code: delivery.status.error?.code,
+        description:
+          delivery.status.error?.description == null
+            ? undefined
+            : redactor.text(delivery.status.error.description),
+      };
+      return { calculated: false, error, summary, idempotencyKey };
+    },
+    dispatchConsolidatedShipment: (request, callOptions) =>
+      call("dispatchConsolidatedShipment", request, callOptions),
+    getShippingDetailsExtended: (request, callOptions) =>
+      call("getShippingDetailsExtended", request, callOptions),
+    async voidParcel(request, callOptions) {
+      const response = await call<VoidParcelResponse>("voidParcel", request, callOptions);
+      const warnings = voidParcelWarnings(response, names("voidParcel")).map((warning) => ({
+        code: warning.code,
+        text: "parcel voided but the carrier cancel failed",
+        description:
+          warning.description === undefined ? undefined : redactor.text(warning.description),
+      }));
+      return { response, warnings };
+    },
+    updateParcelStatus: (request, callOptions) => call("updateParcelStatus", request, callOptions),
+    saveProductsList: (request, callOptions) => call("saveProductsList", request, callOptions),
+    async *recentProductCountries(request = {}, callOptions) {
+      // Not an object: refused by the pipeline's request check, as any method's request is.
+      if (!isRecord(request as unknown)) await call("recentProductCountries", request, callOptions);
+      let requestId = request.requestId ?? 0;
+      const rates = request.defaultVatRates;
+      const defaultRate = async (country: string) =>
+        typeof rates === "function" ? await rates(country) : rates?.[country];
+      for (;;) {
+        const page = await call<RecentProductCountriesResponse>(
+          "recentProductCountries",
+          { requestId },
+          callOptions,
+        );
+        const records = page.ProductCountry ?? [];
+        if (records.length === 0) return;
+        for (const record of records) {
+          const reverted = isBackAtDefault(record, await defaultRate(record.CountryCode));
+          yield { action: reverted ? "delete" : "upsert", record, requestId: page.RequestID };
+        }
+        // No progress means no more changes (and guards against a loop on a stuck RequestID).
+        if (page.RequestID === requestId) return;
+        requestId = page.RequestID;
+      }
+    },
+    locationByIp: (request, callOptions) => call("locationByIp", request, callOptions),
+    vatCategoryCountries: (request, callOptions) =>
+      call("vatCategoryCountries", request, callOptions),
+    getOrderRefunds: (request, callOptions) => call("getOrderRefunds", request, callOptions),
+    createOrderRefund: (request, callOptions) => call("createOrderRefund", request, callOptions),
+  };
+}

@@ -1,0 +1,143 @@
+import type { ServiceErrorCode, ServiceFailureKind } from "./codes.js";
+import type { OperationName } from "./operations.js";
+
+/** One problem of a request refused before it was sent (a zod issue, without the value). */
+export interface ServiceIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface ServiceErrorInit {
+  /** The client method (`dispatchConsolidatedShipment`), or `getAuthenticationToken`. */
+  readonly operation: OperationName;
+  readonly code: ServiceErrorCode;
+  readonly message: string;
+  /** The HTTP status of the answer; absent when none came (network, timeout, not sent). */
+  readonly status?: number | undefined;
+  /** The service's request or trace id, when the answer carried one. */
+  readonly requestId?: string | undefined;
+  /** The service's own description of the failure (redacted). */
+  readonly description?: string | undefined;
+  /** How many HTTP attempts were made (0: the request never left the process). */
+  readonly attempts?: number | undefined;
+  /** What the service asked to wait (`Retry-After`), in milliseconds. */
+  readonly retryAfterMs?: number | undefined;
+  readonly issues?: readonly ServiceIssue[] | undefined;
+  /** A scrubbed copy of the underlying error (never the original, which may quote a URL). */
+  readonly cause?: Error | undefined;
+}
+
+/**
+ * The base of every failure of the service client. Nothing in it (message, description, cause,
+ * stack, JSON) carries the merchant GUID, the password or a token.
+ */
+export abstract class ServiceError extends Error {
+  abstract readonly kind: ServiceFailureKind;
+  readonly operation: OperationName;
+  readonly code: ServiceErrorCode;
+  readonly status: number | undefined;
+  readonly requestId: string | undefined;
+  readonly description: string | undefined;
+  readonly attempts: number;
+
+  constructor(init: ServiceErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.operation = init.operation;
+    this.code = init.code;
+    this.status = init.status;
+    this.requestId = init.requestId;
+    this.description = init.description;
+    this.attempts = init.attempts ?? 0;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const { name, kind, code, status, operation, requestId, description, attempts, message } = this;
+    return { name, kind, code, status, operation, requestId, description, attempts, message };
+  }
+}
+
+/** No answer: DNS, refused or reset connection, a connection dropped mid-answer. */
+export class ServiceNetworkError extends ServiceError {
+  readonly kind = "network";
+}
+
+/** An attempt took longer than `timeoutMs`, or the whole call longer than `deadlineMs`. */
+export class ServiceTimeoutError extends ServiceError {
+  readonly kind = "timeout";
+}
+
+/** 401 / UNAUTHORIZED, a token the service refused after one refresh, or a refused token request. */
+export class ServiceAuthenticationError extends ServiceError {
+  readonly kind = "authentication";
+}
+
+/** 403 / INSUFFICIENT_PERMISSIONS, or B403. */
+export class ServicePermissionError extends ServiceError {
+  readonly kind = "permission";
+}
+
+/** 404 and the not-found codes (B001, B401, B402, C104, *_NOT_FOUND). */
+export class ServiceNotFoundError extends ServiceError {
+  readonly kind = "not-found";
+}
+
+/** 409 IDEMPOTENCY_KEY_CONFLICT, and refusals because of a state (B002, C100, C101…). */
+export class ServiceConflictError extends ServiceError {
+  readonly kind = "conflict";
+}
+
+/**
+ * A request the service (400, 422, B300…) or the client (`INVALID_REQUEST`: never sent) found
+ * invalid. `issues` lists the client's findings by path, without values.
+ */
+export class ServiceValidationError extends ServiceError {
+  readonly kind = "validation";
+  readonly issues: readonly ServiceIssue[];
+  constructor(init: ServiceErrorInit) {
+    super(init);
+    this.issues = init.issues ?? [];
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), issues: this.issues };
+  }
+}
+
+/** 429. `retryAfterMs` is what the service asked to wait. */
+export class ServiceRateLimitError extends ServiceError {
+  readonly kind = "rate-limit";
+  readonly retryAfterMs: number | undefined;
+  constructor(init: ServiceErrorInit) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
+  }
+}
+
+/** 5xx, INTERNAL_ERROR, B400/B500/B600/B700, C103, and answers that are not what the document describes. */
+export class ServiceServerError extends ServiceError {
+  readonly kind = "server";
+}
+
+const CLASSES = {
+  network: ServiceNetworkError,
+  timeout: ServiceTimeoutError,
+  authentication: ServiceAuthenticationError,
+  permission: ServicePermissionError,
+  "not-found": ServiceNotFoundError,
+  conflict: ServiceConflictError,
+  validation: ServiceValidationError,
+  "rate-limit": ServiceRateLimitError,
+  server: ServiceServerError,
+} as const satisfies Record<ServiceFailureKind, new (init: ServiceErrorInit) => ServiceError>;
+
+/** The error of a failure kind. */
+export function createServiceError(kind: ServiceFailureKind, init: ServiceErrorInit): ServiceError {
+  return new CLASSES[kind](init);
+}
+
+export function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof ServiceError;
+}

@@ -1,0 +1,159 @@
+/** Reading a failure out of an answer: the HTTP status, the body's code, the document's tables. */
+import { isRecord } from "../core/objects.js";
+import { parseSuccessValue } from "../schemas/response.js";
+import {
+  DISPATCH_ERROR_CODES,
+  documentedCode,
+  isDispatchErrorCode,
+  isVoidParcelCode,
+  kindOfStatus,
+  type ServiceErrorCode,
+  type ServiceFailureKind,
+  type VoidParcelCode,
+} from "./codes.js";
+import type { FailureReading } from "./operations.js";
+
+export interface FailureInfo {
+  readonly kind: ServiceFailureKind;
+  readonly code: ServiceErrorCode;
+  readonly description?: string | undefined;
+}
+
+/** Longer service texts are cut: an error is not the place for a whole HTML page. */
+const MAX_DESCRIPTION = 1000;
+const CODE_IN_TEXT = /\b([BC]\d{3})\b/;
+const TEXT_FIELDS = ["ErrorText", "Error", "ErrorMessage", "Message", "Description", "Reason"];
+
+/** The failure kind a documented code is surfaced as, if the code is documented. */
+export function kindOfCode(code: unknown): ServiceFailureKind | undefined {
+  return documentedCode(code)?.kind;
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === "number") return String(value);
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  return value.length > MAX_DESCRIPTION ? `${value.slice(0, MAX_DESCRIPTION)}…` : value;
+}
+
+function firstText(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  for (const field of fields) {
+    const value = text(body[field]);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** A B- or C-code named by a field, found in a text, or known by its documented text. */
+function codeOf(explicit: unknown, description: string | undefined): string | undefined {
+  const given = text(explicit)?.trim();
+  if (given !== undefined) return given;
+  if (description === undefined) return undefined;
+  const found = CODE_IN_TEXT.exec(description)?.[1];
+  if (found !== undefined && (isDispatchErrorCode(found) || isVoidParcelCode(found))) return found;
+  const normalized = description
+    .trim()
+    .replace(/[.\s]+$/, "")
+    .toLowerCase();
+  for (const [code, info] of Object.entries(DISPATCH_ERROR_CODES)) {
+    if (info.text.toLowerCase() === normalized) return code;
+  }
+  return undefined;
+}
+
+function refusal(code: string, description: string | undefined): FailureInfo {
+  return { kind: kindOfCode(code) ?? "conflict", code, description };
+}
+
+/** The entries of VoidParcel's `Errors`, read with the configured field names. */
+export function voidParcelEntries(
+  errors: unknown,
+  names: Readonly<Record<string, string>>,
+): { code: string | undefined; description: string | undefined }[] {
+  if (!Array.isArray(errors)) return [];
+  return errors.map((entry) => {
+    if (!isRecord(entry)) {
+      const description = text(entry);
+      return { code: codeOf(undefined, description), description };
+    }
+    const description = firstText(entry, [names.errorText ?? "ErrorText", "Text", ...TEXT_FIELDS]);
+    const explicit = [names.errorCode ?? "ErrorCode", "Code", "code"]
+      .map((field) => entry[field])
+      .find((value) => text(value) !== undefined);
+    return { code: codeOf(explicit, description), description };
+  });
+}
+
+/** VoidParcel's warnings: the C102 entries of a successful answer. */
+export function voidParcelWarnings(
+  body: unknown,
+  names: Readonly<Record<string, string>>,
+): { code: VoidParcelCode; description: string | undefined }[] {
+  if (!isRecord(body)) return [];
+  return voidParcelEntries(body.Errors, names)
+    .filter((entry) => entry.code === "C102")
+    .map((entry) => ({ code: "C102", description: entry.description }));
+}
+
+/** A refusal inside an answer the schema accepted (HTTP 2xx), or undefined for a success. */
+export function readRefusal(
+  body: unknown,
+  reading: FailureReading,
+  names: Readonly<Record<string, string>>,
+): FailureInfo | undefined {
+  if (!isRecord(body)) return undefined;
+  const flag = parseSuccessValue(body.IsSuccess ?? body.Success);
+  if (flag !== false) return undefined;
+  if (reading === "token") {
+    return { kind: "authentication", code: "TOKEN_REFUSED", description: text(body.Reason) };
+  }
+  if (reading === "void") {
+    const entries = voidParcelEntries(body.Errors, names);
+    const failure = entries.find((entry) => entry.code !== undefined && entry.code !== "C102");
+    const first = failure ?? entries[0];
+    return refusal(failure?.code ?? "REFUSED", first?.description);
+  }
+  const description = firstText(body, TEXT_FIELDS);
+  const code = codeOf(body.ErrorCode ?? body.Code, description);
+  return refusal(code ?? (reading === "dispatch" ? "B700" : "REFUSED"), description);
+}
+
+/** The failure an answer with a non-2xx status reports. */
+export function readErrorAnswer(
+  status: number,
+  body: unknown,
+  reading: FailureReading,
+  names: Readonly<Record<string, string>>,
+): FailureInfo {
+  const byStatus = kindOfStatus(status);
+  const fallback: ServiceErrorCode = `HTTP_${status}`;
+  if (!isRecord(body)) return { kind: byStatus, code: fallback };
+  if (reading === "token" && status >= 400 && status < 500 && status !== 429) {
+    // 5.2's validation shape: name the fields, not their values.
+    const fields = isRecord(body.errors) ? Object.keys(body.errors).join(", ") : "";
+    const title = text(body.title) ?? text(body.Reason) ?? "the token request was refused";
+    return {
+      kind: "authentication",
+      code: "TOKEN_REFUSED",
+      description: fields === "" ? title : `${title} (${fields})`,
+    };
+  }
+  let code: string | undefined;
+  let description: string | undefined;
+  if (isRecord(body.error)) {
+    // 4.9: {error: {code, message, description}}.
+    code = text(body.error.code);
+    description = text(body.error.description) ?? text(body.error.message);
+  } else if (text(body.code) !== undefined) {
+    // 7.1: {error, code, description}.
+    code = text(body.code);
+    description = text(body.description) ?? text(body.error);
+  } else {
+    const refused = readRefusal(body, reading, names);
+    if (refused !== undefined && refused.code !== "REFUSED") {
+      return { ...refused, kind: status === 429 ? "rate-limit" : refused.kind };
+    }
+    description = text(body.title) ?? firstText(body, TEXT_FIELDS);
+  }
+  const kind = status === 429 || status >= 500 ? byStatus : (kindOfCode(code) ?? byStatus);
+  return { kind, code: code ?? fallback, description };
+}

@@ -1,0 +1,74 @@
+/**
+ * Keeps the merchant GUID, the password and the tokens out of everything the client hands out:
+ * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
+ * that way) and in their URL-encoded form too.
+ */
+
+export const REDACTED = "[REDACTED]";
+
+/** Fields whose value is a credential whatever it holds. */
+const SECRET_KEYS = new Set(["password", "token", "merchantguid", "authorization", "accesstoken"]);
+/** Tokens remembered for redaction: the current one and a few before it. */
+const MAX_TOKENS = 8;
+/** Shorter strings are not secrets worth masking (and masking them would mangle text). */
+const MIN_SECRET_LENGTH = 4;
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class Redactor {
+  readonly #fixed: string[] = [];
+  readonly #tokens: string[] = [];
+  #pattern: RegExp | undefined;
+
+  constructor(secrets: readonly (string | undefined)[] = []) {
+    for (const secret of secrets) this.#push(this.#fixed, secret);
+    this.#compile();
+  }
+
+  /** Adds a token seen by the client; only the last few are kept. */
+  addToken(token: string | undefined): void {
+    if (token === undefined || this.#tokens.includes(token)) return;
+    this.#push(this.#tokens, token);
+    if (this.#tokens.length > MAX_TOKENS) this.#tokens.shift();
+    this.#compile();
+  }
+
+  /** The text with every secret replaced. */
+  text(text: string): string {
+    return this.#pattern === undefined ? text : text.replace(this.#pattern, REDACTED);
+  }
+
+  /** A deep copy with secrets replaced in every string and credential fields masked. */
+  value(value: unknown, depth = 0): unknown {
+    if (typeof value === "string") return this.text(value);
+    if (typeof value !== "object" || value === null) return value;
+    if (depth > 64) return REDACTED;
+    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "__proto__") continue;
+      copy[key] = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : this.value(item, depth + 1);
+    }
+    return copy;
+  }
+
+  #push(list: string[], secret: string | undefined): void {
+    if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) list.push(secret);
+  }
+
+  #compile(): void {
+    const forms = new Set<string>();
+    for (const secret of [...this.#fixed, ...this.#tokens]) {
+      forms.add(secret);
+      forms.add(encodeURIComponent(secret));
+      // .NET services also write a GUID without its hyphens (format "N").
+      if (GUID.test(secret)) forms.add(secret.replace(/-/g, ""));
+    }
+    const sorted = [...forms].sort((a, b) => b.length - a.length);
+    this.#pattern =
+      sorted.length === 0 ? undefined : new RegExp(sorted.map(escapeRegExp).join("|"), "gi");
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,209 @@
+/**
+ * The token provider of 5.2: one token shared by every call until shortly before it expires, one
+ * refresh at a time (single flight), nothing remembered from a failed refresh, and an optional
+ * shared cache so that several server instances use one token.
+ */
+
+/** What a token cache holds. */
+export interface CachedToken {
+  readonly token: string;
+  /** When the client stops using it (epoch milliseconds): expiry minus the refresh margin. */
+  readonly expiresAt: number;
+}
+
+/**
+ * A cache several instances share (Redis, Memcached, a KV store). `get` and `set` may be async;
+ * `set`'s TTL is how long the entry stays useful. A failing cache, or an entry that is not a
+ * `CachedToken`, is treated as empty.
+ */
+export interface TokenCache {
+  get(key: string): Promise<CachedToken | null | undefined> | CachedToken | null | undefined;
+  set(key: string, value: CachedToken, ttlMs: number): Promise<void> | void;
+  delete?(key: string): Promise<void> | void;
+}
+
+/** A token cache in this process's memory (the default cache is a private field of the provider). */
+export function memoryTokenCache(now: () => number = Date.now): TokenCache {
+  const entries = new Map<string, { value: CachedToken; until: number }>();
+  return {
+    get(key) {
+      const entry = entries.get(key);
+      if (entry === undefined || entry.until <= now()) return undefined;
+      return entry.value;
+    },
+    set(key, value, ttlMs) {
+      entries.set(key, { value, until: now() + ttlMs });
+    },
+    delete(key) {
+      entries.delete(key);
+    },
+  };
+}
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly ttlMinutes: number | undefined;
+}
+
+export interface TokenProviderOptions {
+  /** Asks the service for a token (GetAuthenticationToken); rejects with a typed error. */
+  readonly issue: () => Promise<IssuedToken>;
+  readonly cache?: TokenCache | undefined;
+  readonly cacheKey: string;
+  /** Refresh this long before expiry (default 60 000), at most half the token's lifetime. */
+  readonly marginMs?: number | undefined;
+  readonly now?: (() => number) | undefined;
+  /** Told about every token the provider hands out (for redaction). */
+  readonly onToken?: ((token: string) => void) | undefined;
+}
+
+export const DEFAULT_TOKEN_TTL_MINUTES = 15;
+export const DEFAULT_REFRESH_MARGIN_MS = 60_000;
+
+/** The `exp` claim of a JWT in milliseconds, without verifying it (the service checks it). */
+export function jwtExpiry(token: string): number | undefined {
+  const payload = token.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const base64 = payload.replace(/-/g, "+").replace(/_/g, "/");
+    const json: unknown = JSON.parse(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)));
+    const exp = (json as { exp?: unknown } | null)?.exp;
+    return typeof exp === "number" && Number.isFinite(exp) ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Until when a token issued at `now` is used: the earlier of TTLInMinutes and exp, minus the margin. */
+export function usableUntil(
+  issued: IssuedToken,
+  now: number,
+  marginMs = DEFAULT_REFRESH_MARGIN_MS,
+): number {
+  const ttl = (issued.ttlMinutes ?? DEFAULT_TOKEN_TTL_MINUTES) * 60_000;
+  const exp = jwtExpiry(issued.token);
+  const lifetime = Math.max(0, Math.min(ttl, exp === undefined ? ttl : exp - now));
+  return now + lifetime - Math.min(marginMs, lifetime / 2);
+}
+
+/**
+ * A cache entry worth using, or undefined: what a shared cache returns is not trusted (null from
+ * Redis, a serialised string, an entry without a token), and never past the JWT's own `exp`.
+ */
+function usableEntry(entry: unknown, now: number): CachedToken | undefined {
+  if (typeof entry !== "object" || entry === null) return undefined;
+  const { token, expiresAt } = entry as Partial<Record<keyof CachedToken, unknown>>;
+  if (typeof token !== "string" || token === "" || typeof expiresAt !== "number") return undefined;
+  const until = Math.min(expiresAt, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
+  return until > now ? { token, expiresAt: until } : undefined;
+}
+
+export class TokenProvider {
+  readonly #options: TokenProviderOptions;
+  readonly #now: () => number;
+  #current: CachedToken | undefined;
+  #pending: Promise<string> | undefined;
+  /** A token the service refused: not taken back from the shared cache. */
+  #refused: string | undefined;
+
+  constructor(options: TokenProviderOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** A usable token; concurrent callers share one refresh. The signal only stops this caller's wait. */
+  get(signal?: AbortSignal): Promise<string> {
+    const current = this.#current;
+    if (current !== undefined && current.expiresAt > this.#now()) {
+      return Promise.resolve(current.token);
+    }
+    if (this.#pending === undefined) {
+      const pending = this.#refresh();
+      this.#pending = pending;
+      const clear = () => {
+        if (this.#pending === pending) this.#pending = undefined;
+      };
+      pending.then(clear, clear);
+    }
+    return abortable(this.#pending, signal);
+  }
+
+  /** The service refused `token`: the next `get` fetches another one. */
+  invalidate(token: string): void {
+    this.#refused = token;
+    if (this.#current?.token !== token) return;
+    this.#current = undefined;
+    void Promise.resolve()
+      .then(() => this.#options.cache?.delete?.(this.#options.cacheKey))
+      .catch(() => undefined);
+  }
+
+  async #refresh(): Promise<string> {
+    const { cache, cacheKey } = this.#options;
+    const shared = cache === undefined ? undefined : await askCache(() => cache.get(cacheKey));
+    const usable = usableEntry(shared, this.#now());
+    if (usable !== undefined && usable.token !== this.#refused) {
+      this.#adopt(usable);
+      return usable.token;
+    }
+    const issued = await this.#options.issue();
+    const now = this.#now();
+    const entry: CachedToken = {
+      token: issued.token,
+      expiresAt: usableUntil(issued, now, this.#options.marginMs),
+    };
+    this.#adopt(entry);
+    if (cache !== undefined && entry.expiresAt > now) {
+      await askCache(() => cache.set(cacheKey, entry, entry.expiresAt - now));
+    }
+    return entry.token;
+  }
+
+  #adopt(entry: CachedToken): void {
+    this.#options.onToken?.(entry.token);
+    this.#current = entry;
+  }
+}
+
+/** How long a cache call may take before it counts as a miss. */
+export const TOKEN_CACHE_TIMEOUT_MS = 1000;
+
+/**
+ * A cache call that throws or hangs counts as a miss: with one refresh shared by every call, a
+ * cache that never answers would otherwise hold up every call that needs a token.
+ */
+async function askCache<T>(call: () => Promise<T> | T): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), TOKEN_CACHE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve()
+        .then(call)
+        .catch(() => undefined),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

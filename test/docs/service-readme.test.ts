@@ -1,0 +1,45 @@
+// The README's service example, run exactly as a merchant copies it: extracted into a file, run
+// with tsx, importing the package by its name (dist/), against the simulator it starts itself.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT, TSCONFIG_WITHOUT_PATHS } from "../adapters/support/runtime.js";
+import { assertBuilt } from "../examples/support/flow.js";
+
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const block =
+  /<!-- service-example:begin -->\s*```ts\n([\s\S]*?)```\s*<!-- service-example:end -->/.exec(
+    readme,
+  );
+const dir = join(ROOT, ".tmp", `service-example-${process.pid}`);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("README: Calling the service", () => {
+  it("runs as copied and prints what the README says", async () => {
+    assertBuilt();
+    expect(block, "the example between its markers").not.toBeNull();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "billing.ts"), block?.[1] ?? "");
+    const { code, output } = await new Promise<{ code: number | null; output: string }>(
+      (resolve, reject) => {
+        const child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["billing.ts"], {
+          cwd: dir,
+          env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let output = "";
+        child.stdout.on("data", (chunk) => (output += chunk));
+        child.stderr.on("data", (chunk) => (output += chunk));
+        child.on("error", reject);
+        child.on("close", (exit) => resolve({ code: exit, output }));
+      },
+    );
+    expect(output.trim().split("\n")).toEqual(["taxes 9.95", "warning C102", "conflict B002"]);
+    expect(code).toBe(0);
+    expect(readme).toContain("It prints `taxes 9.95`, `warning C102` and `conflict B002`");
+  });
+});

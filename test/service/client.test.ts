@@ -1,0 +1,600 @@
+// Every operation of document 000, called over real HTTP against the simulator.
+import { describe, expect, it } from "vitest";
+import {
+  createServiceClient,
+  SERVICE_OPERATION_NAMES,
+  ServiceAuthenticationError,
+  ServiceNotFoundError,
+  ServiceServerError,
+  ServiceValidationError,
+} from "../../src/service/index.js";
+import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const billing = {
+  subscriptionId: "SUB-PHYSICAL-1",
+  currencyCode: "EUR",
+  products: [{ code: "SKU-1", quantity: 2, price: 19.9 }],
+};
+
+describe("calculateBillingSummary (4.1)", () => {
+  it("prices a physical subscription: Bearer token, GUID header, a UUID Idempotency-Key, the GUID filled in", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).calculateBillingSummary(billing);
+    expect(result.calculated).toBe(true);
+    if (!result.calculated) return;
+    expect(result.delivery.deliveryId).toBe("0");
+    expect(result.delivery.totals).toEqual({ taxes: 9.95, duties: 1.99, additionalFees: 2.5 });
+    expect(result.summary.selectedShippingOption).toMatchObject({
+      optionId: "STD-1",
+      currencyCode: "EUR",
+    });
+    expect(result.idempotencyKey).toMatch(UUID);
+    const [sent] = simulator.requestsOf("calculateBillingSummary");
+    expect(sent?.headers.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(sent?.headers.merchantguid).toBe(simulator.merchantGuid);
+    expect(sent?.headers["idempotency-key"]).toBe(result.idempotencyKey);
+    expect(sent?.headers["content-type"]).toBe("application/json");
+    expect(sent?.body).toMatchObject({ ...billing, merchantGuid: simulator.merchantGuid });
+  });
+
+  it("returns no shipping option for a digital-only subscription", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).calculateBillingSummary({
+      ...billing,
+      subscriptionId: "SUB-DIGITAL-1",
+    });
+    expect(result.calculated).toBe(true);
+    expect(result.summary.selectedShippingOption).toBeUndefined();
+  });
+
+  it("types a delivery above the clearance threshold as not calculated, with no delivery to price", async () => {
+    const simulator = await startSimulator({ clearanceThreshold: 100 });
+    const result = await clientFor(simulator).calculateBillingSummary({
+      ...billing,
+      products: [{ code: "SKU-1", quantity: 10, price: 19.9 }],
+    });
+    expect(result.calculated).toBe(false);
+    // @ts-expect-error: `delivery` exists only once `calculated` is narrowed to true.
+    expect(result.delivery).toBeUndefined();
+    if (result.calculated) return;
+    expect(result.error.code).toBe(1);
+    expect(result.error.description).toMatch(/formal clearance threshold/);
+    expect(result.summary.dtResults[0]?.totals).toEqual({ taxes: 0, duties: 0, additionalFees: 0 });
+  });
+
+  it("sends the caller's Idempotency-Key", async () => {
+    const simulator = await startSimulator();
+    const key = "0b7c4f0e-8d0e-4a77-9a59-7f0f3a7a1c11";
+    const result = await clientFor(simulator).calculateBillingSummary(billing, {
+      idempotencyKey: key,
+    });
+    expect(result.idempotencyKey).toBe(key);
+    expect(simulator.requestsOf("calculateBillingSummary")[0]?.headers["idempotency-key"]).toBe(
+      key,
+    );
+  });
+});
+
+describe("dispatchConsolidatedShipment (4.2)", () => {
+  it("dispatches two orders and returns their documents, manifest and tracking", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).dispatchConsolidatedShipment({
+      OrderIds: ["GE-1001"],
+      MerchantOrderIds: ["M-1002"],
+      HubCode: "HUB-1",
+      OuterBoxesAmount: 2,
+    });
+    expect(result.IsSuccess).toBe(true);
+    expect(result.Documents).toHaveLength(2);
+    expect(result.ShipperManifests?.[0]?.DocumentTypeCode).toBe("MANIFEST");
+    expect(result.ParcelsTracking?.map((p) => p.ParcelCode)).toEqual([
+      "P-1001-1",
+      "P-1001-2",
+      "P-1002-1",
+    ]);
+    expect(simulator.state.orders.get("GE-1001")?.status).toBe("dispatched");
+    // GUID only: no token is requested for this operation.
+    expect(simulator.count("getAuthenticationToken")).toBe(0);
+    expect(
+      simulator.requestsOf("dispatchConsolidatedShipment")[0]?.headers.authorization,
+    ).toBeUndefined();
+  });
+});
+
+describe("getShippingDetailsExtended (4.3)", () => {
+  it("sends the token and UserName, and the service level under its default name", async () => {
+    const simulator = await startSimulator();
+    const rates = await clientFor(simulator).getShippingDetailsExtended({
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    expect(rates).toEqual([
+      expect.objectContaining({ destinationCountry: "US", status: "active" }),
+    ]);
+    expect(rates[0]?.shippingRates?.map((rate) => rate.shippingMethodName)).toEqual(["Express"]);
+    const [sent] = simulator.requestsOf("getShippingDetailsExtended");
+    expect(sent?.headers.username).toBe(simulator.credentials.userName);
+    expect(sent?.headers.authorization).toMatch(/^Bearer /);
+    expect(sent?.body).toEqual({
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+  });
+
+  it("renames the service level (`names`) and sends a bare token (`tokenScheme: null`)", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      names: { getShippingDetailsExtended: { serviceLevel: "shippingServiceLevel" } },
+      tokenScheme: null,
+    });
+    await client.getShippingDetailsExtended({ amount: 0, currencyCode: "EUR", serviceLevel: 1 });
+    const [sent] = simulator.requestsOf("getShippingDetailsExtended");
+    expect(sent?.body).toEqual({ amount: 0, currencyCode: "EUR", shippingServiceLevel: 1 });
+    expect(sent?.headers.authorization).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    // The billing summary keeps the Bearer scheme the document shows.
+    await client.calculateBillingSummary(billing);
+    expect(simulator.requestsOf("calculateBillingSummary")[0]?.headers.authorization).toMatch(
+      /^Bearer /,
+    );
+  });
+});
+
+describe("voidParcel (4.4)", () => {
+  it("voids a declared parcel with no warnings", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).voidParcel({
+      OrderId: "GE-1001",
+      ParcelCode: "P-1001-1",
+    });
+    expect(result.response).toEqual({ IsSuccess: true, Errors: [] });
+    expect(result.warnings).toEqual([]);
+    expect(simulator.state.parcels.get("P-1001-1")?.status).toBe("voided");
+  });
+});
+
+describe("updateParcelStatus (4.5)", () => {
+  it("puts the order id and parcel code in the path, encoded", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).updateParcelStatus({
+      orderId: "GE-1001",
+      parcelCode: "P/1001 1",
+      merchantParcelStatusCode: "Delivered",
+    });
+    expect(result.Success).toBe(true);
+    const [sent] = simulator.requestsOf("updateParcelStatus");
+    expect(sent?.path).toBe("/orders/GE-1001/parcels/P%2F1001%201/statuses");
+    expect(sent?.body).toEqual({ merchantParcelStatusCode: "Delivered" });
+  });
+});
+
+describe("saveProductsList (4.6)", () => {
+  it("sends the products as the body and the other parameters in the query", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).saveProductsList({
+      products: [
+        { Sku: "RESTRICTED-7", Price: 10, Quantity: 1, VATRate: 0.2, Weight: 1.5 } as never,
+      ],
+      countryCode: "US",
+      clientIP: "203.0.113.7",
+      roundingRuleId: 12,
+      includeVAT: 2,
+    });
+    expect(result.ProductCountry).toEqual([
+      expect.objectContaining({
+        CountryCode: "US",
+        ProductCode: "RESTRICTED-7",
+        IsRestricted: true,
+      }),
+    ]);
+    const [sent] = simulator.requestsOf("saveProductsList");
+    expect(sent?.query).toEqual({
+      clientIP: ["203.0.113.7"],
+      countryCode: ["US"],
+      includeVAT: ["2"],
+      roundingRuleId: ["12"],
+    });
+    // Unknown product fields are sent as given.
+    expect(sent?.body).toEqual([
+      { Sku: "RESTRICTED-7", Price: 10, Quantity: 1, VATRate: 0.2, Weight: 1.5 },
+    ]);
+  });
+});
+
+describe("recentProductCountries (4.7)", () => {
+  it("follows RequestID from 0 until no more changes, tagging records back at the default as deletes", async () => {
+    const simulator = await startSimulator({ pageSize: 2 });
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: { DE: 0.19, GB: 0.2, US: 0 },
+    })) {
+      changes.push([change.action, change.record.ProductCode, change.requestId]);
+    }
+    expect(changes).toEqual([
+      ["upsert", "SKU-1", 2], // restricted
+      ["upsert", "SKU-2", 2], // a reduced rate: an exception to keep
+      ["delete", "SKU-3", 4], // the country's default rate, not restricted: back at the default
+      ["upsert", "SKU-4", 4], // forbidden
+      ["delete", "SKU-5", 5], // no rate at all
+    ]);
+    const sent = simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId?.[0]);
+    expect(sent).toEqual(["0", "2", "4", "5"]);
+  });
+
+  it("resumes from a stored RequestID and takes default rates from a function", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const asked: string[] = [];
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      requestId: 2,
+      defaultVatRates: async (country) => {
+        asked.push(country);
+        return country === "DE" ? 0.19 : undefined;
+      },
+    })) {
+      changes.push([change.action, change.record.ProductCode]);
+    }
+    expect(changes).toEqual([
+      ["delete", "SKU-3"],
+      ["upsert", "SKU-4"],
+      ["delete", "SKU-5"],
+    ]);
+    expect(asked).toEqual(["DE", "US", "GB"]);
+  });
+
+  it("keeps a record with a rate but no known default (it cannot tell the rate is the default)", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const actions = [];
+    for await (const change of clientFor(simulator).recentProductCountries()) {
+      actions.push(`${change.action} ${change.record.ProductCode}`);
+    }
+    expect(actions).toContain("upsert SKU-3");
+    expect(actions).toContain("delete SKU-5");
+  });
+});
+
+describe("locationByIp (4.7a)", () => {
+  it("sends the IP in the query and reads the location", async () => {
+    const simulator = await startSimulator();
+    const location = await clientFor(simulator).locationByIp({ ip: "203.0.113.7" });
+    expect(location.Country).toMatchObject({ Code: "US", DefaultCurrencyCode: "USD" });
+    expect(location.City?.Name).toBe("New York");
+    expect(simulator.requestsOf("locationByIp")[0]?.query).toEqual({ IP: ["203.0.113.7"] });
+  });
+
+  it("gets the merchant's default location for a private address", async () => {
+    const simulator = await startSimulator();
+    const location = await clientFor(simulator).locationByIp({ ip: "10.1.2.3" });
+    expect(location.Country?.Code).toBe("GB");
+  });
+});
+
+describe("vatCategoryCountries (4.8)", () => {
+  it("sends the list as a repeated query parameter", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).vatCategoryCountries({
+      countryCode: "DE",
+      vatCategoryCodes: ["BOOKS", "FOOD"],
+    });
+    expect(result.VATCategoryCountry?.map((c) => c.VATCategoryCode)).toEqual(["BOOKS", "FOOD"]);
+    expect(simulator.requestsOf("vatCategoryCountries")[0]?.query).toEqual({
+      countryCode: ["DE"],
+      vatCategoryCodes: ["BOOKS", "FOOD"],
+    });
+    const all = await clientFor(simulator).vatCategoryCountries({ countryCode: "DE" });
+    expect(all.VATCategoryCountry).toHaveLength(3);
+  });
+});
+
+describe("getOrderRefunds (4.9)", () => {
+  it("reads the refunds of an order with a GET and no body", async () => {
+    const simulator = await startSimulator();
+    const details = await clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" });
+    expect(details.Refunds?.[0]?.RefundDocument?.[0]?.CreditNoteUrl).toMatch(/credit-note/);
+    expect(details.RefundableAmount?.ProductRefundableAmount).toHaveLength(2);
+    const [sent] = simulator.requestsOf("getOrderRefunds");
+    expect(sent?.method).toBe("GET");
+    expect(sent?.text).toBe("");
+  });
+
+  it("surfaces the refund error body as a typed error", async () => {
+    const simulator = await startSimulator();
+    const error = await rejectionOf(clientFor(simulator).getOrderRefunds({ orderId: "GE-404" }));
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({
+      code: "ORDER_NOT_FOUND",
+      status: 404,
+      description: "Order not found",
+    });
+  });
+});
+
+describe("createOrderRefund (4.10)", () => {
+  it("sends the GUID in the query as 4.10 shows, and the refund as the body", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).createOrderRefund({
+      OrderId: "GE-1001",
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+    });
+    expect(result).toMatchObject({ Success: true, RefundID: "R-GE-1001-2" });
+    const [sent] = simulator.requestsOf("createOrderRefund");
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    expect(sent?.headers.merchantguid).toBeUndefined();
+  });
+
+  it("takes another path and list name when configured", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      paths: { createOrderRefund: "/Order/RefundOrder" },
+      names: { createOrderRefund: { RefundProducts: "Products" } },
+    });
+    const error = await rejectionOf(
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      }),
+    );
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "HTTP_404", status: 404 });
+    const [sent] = simulator.requests;
+    expect(sent?.path).toBe("/Order/RefundOrder");
+    expect(sent?.body).toEqual({
+      OrderId: "GE-1001",
+      Products: [{ CartItemId: "1", RefundQuantity: 1 }],
+    });
+  });
+});
+
+describe("the merchant GUID (5.1)", () => {
+  it("goes in the query for every operation with merchantGuidIn: 'query', never in the path", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { merchantGuidIn: "query" });
+    await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    await client.getOrderRefunds({ orderId: "GE-1001" });
+    for (const request of simulator.requests) {
+      expect(request.query.merchantGUID).toEqual([simulator.merchantGuid]);
+      expect(request.headers.merchantguid).toBeUndefined();
+      expect(request.path).not.toContain(simulator.merchantGuid);
+    }
+  });
+
+  it("a wrong GUID is an authentication error", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { merchantGuid: "00000000-0000-4000-8000-000000000000" });
+    const error = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+    );
+    expect(error).toBeInstanceOf(ServiceAuthenticationError);
+    expect(error).toMatchObject({ status: 401, code: "HTTP_401" });
+  });
+});
+
+describe("request validation: a bad request never leaves the process", () => {
+  const bad: Record<(typeof SERVICE_OPERATION_NAMES)[number], unknown> = {
+    calculateBillingSummary: { ...billing, currencyCode: "eur", products: [] },
+    dispatchConsolidatedShipment: { HubCode: "HUB-1" },
+    getShippingDetailsExtended: { amount: 10.005, currencyCode: "EUR", serviceLevel: 20 },
+    voidParcel: { ParcelCode: "P-1" },
+    updateParcelStatus: { orderId: "", parcelCode: "P-1", merchantParcelStatusCode: "Delivered" },
+    saveProductsList: { products: [{ Sku: "A", Price: "10", Quantity: 1, VATRate: 0.2 }] },
+    recentProductCountries: { requestId: -1 },
+    locationByIp: { ip: "not an address" },
+    vatCategoryCountries: { countryCode: "DEU" },
+    getOrderRefunds: { orderId: "" },
+    createOrderRefund: {
+      OrderId: "GE-1001",
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 0 }],
+    },
+  };
+
+  for (const name of SERVICE_OPERATION_NAMES) {
+    it(`${name}: ServiceValidationError INVALID_REQUEST, and the simulator saw nothing`, async () => {
+      const simulator = await startSimulator();
+      const client = clientFor(simulator) as unknown as Record<string, (input: unknown) => unknown>;
+      const run = async () => {
+        const result = client[name]?.(bad[name]);
+        if (result !== null && typeof result === "object" && Symbol.asyncIterator in result) {
+          for await (const _ of result as AsyncIterable<unknown>) {
+            // draining
+          }
+        }
+        return result;
+      };
+      const error = await rejectionOf(run());
+      expect(error).toBeInstanceOf(ServiceValidationError);
+      expect(error).toMatchObject({ code: "INVALID_REQUEST", attempts: 0, status: undefined });
+      expect((error as ServiceValidationError).issues.length).toBeGreaterThan(0);
+      expect(simulator.requests).toEqual([]);
+    });
+  }
+
+  for (const name of SERVICE_OPERATION_NAMES) {
+    it(`${name}: a request that is not an object (null, text, a list) is INVALID_REQUEST too`, async () => {
+      const simulator = await startSimulator();
+      const client = clientFor(simulator) as unknown as Record<string, (input: unknown) => unknown>;
+      for (const input of [null, "GE-1001", [{ OrderId: "GE-1001" }]]) {
+        const run = async () => {
+          const result = client[name]?.(input);
+          if (result !== null && typeof result === "object" && Symbol.asyncIterator in result) {
+            return (result as AsyncGenerator).next();
+          }
+          return result;
+        };
+        const error = await rejectionOf(run());
+        expect(error, JSON.stringify(input)).toBeInstanceOf(ServiceValidationError);
+        expect(error).toMatchObject({ code: "INVALID_REQUEST", attempts: 0 });
+      }
+      expect(simulator.requests).toEqual([]);
+    });
+  }
+
+  it("names the fields at fault, without their values", async () => {
+    const simulator = await startSimulator();
+    const error = (await rejectionOf(
+      clientFor(simulator).calculateBillingSummary({
+        ...billing,
+        subscriptionId: "x".repeat(101),
+        shippingAmount: -1,
+      }),
+    )) as ServiceValidationError;
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual([
+      "shippingAmount",
+      "subscriptionId",
+    ]);
+    expect(error.message).not.toContain("x".repeat(101));
+  });
+
+  it("refuses an Idempotency-Key that is not a UUID before sending", async () => {
+    const simulator = await startSimulator();
+    const error = await rejectionOf(
+      clientFor(simulator).calculateBillingSummary(billing, { idempotencyKey: "order-1" }),
+    );
+    expect(error).toMatchObject({ code: "INVALID_REQUEST", issues: [{ path: "idempotencyKey" }] });
+    expect(simulator.requests).toEqual([]);
+  });
+});
+
+describe("responses", () => {
+  it("keeps fields the document does not list", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("voidParcel", {
+      status: 200,
+      body: { IsSuccess: "True", Errors: [], TraceId: "abc", Extra: { Nested: 1 } },
+    });
+    const result = await clientFor(simulator).voidParcel({
+      OrderId: "GE-1001",
+      ParcelCode: "P-1001-1",
+    });
+    expect(result.response).toEqual({
+      IsSuccess: true,
+      Errors: [],
+      TraceId: "abc",
+      Extra: { Nested: 1 },
+    });
+  });
+
+  it("an answer without the documented shape is a ServiceServerError INVALID_RESPONSE", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("recentProductCountries", { status: 200, body: { ProductCountry: [] } });
+    const error = await rejectionOf(clientFor(simulator).recentProductCountries().next());
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", status: 200 });
+    expect((error as Error).message).toContain("RequestID");
+  });
+
+  it("malformed JSON in a 200 is INVALID_RESPONSE, not retried", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { malformed: true });
+    const error = await rejectionOf(clientFor(simulator).locationByIp({ ip: "203.0.113.7" }));
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server", attempts: 1 });
+    expect(simulator.count("locationByIp")).toBe(1);
+  });
+
+  it("an answer over maxResponseBytes is refused", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { maxResponseBytes: 1024 });
+    const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server" });
+  });
+
+  it("an answer over maxResponseBytes without a Content-Length is refused while it is read", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", {
+      status: 200,
+      body: { Country: { Name: "x".repeat(4096) } },
+      headers: { "Transfer-Encoding": "chunked" },
+    });
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { maxResponseBytes: 1024, hooks });
+    const error = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server", attempts: 1 });
+    expect((error as Error).message).toContain("larger than 1024 bytes");
+    // The limit was the reader's: the answer came without a length to refuse it by.
+    expect(simulator.requestsOf("locationByIp")[0]?.status).toBe(200);
+    expect(events.responses[0]?.code).toBe("INVALID_RESPONSE");
+  });
+});
+
+describe("configuration", () => {
+  it("sends a token on operations switched on with `jwt`", async () => {
+    const simulator = await startSimulator();
+    await clientFor(simulator, { jwt: { voidParcel: true } }).voidParcel({
+      OrderId: "GE-1001",
+      ParcelCode: "P-1001-1",
+    });
+    expect(simulator.requestsOf("voidParcel")[0]?.headers.authorization).toMatch(/^Bearer /);
+  });
+
+  it("an operation that sends a token without credentials: NO_CREDENTIALS, nothing sent", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { credentials: undefined });
+    const error = await rejectionOf(client.calculateBillingSummary(billing));
+    expect(error).toBeInstanceOf(ServiceAuthenticationError);
+    expect(error).toMatchObject({ code: "NO_CREDENTIALS", attempts: 0 });
+    expect(simulator.requests).toEqual([]);
+  });
+
+  it("calls through the injected fetch", async () => {
+    const simulator = await startSimulator();
+    const seen: string[] = [];
+    const client = clientFor(simulator, {
+      fetch: (input, init) => {
+        seen.push(`${init.method} ${new URL(input).pathname}`);
+        return fetch(input, init);
+      },
+    });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(seen).toEqual(["POST /Browsing/LocationByIP"]);
+  });
+
+  it("refuses unusable options at creation, without echoing them", () => {
+    expect(() => createServiceClient({ baseUrl: "ftp://x", merchantGuid: "g" })).toThrow(/baseUrl/);
+    expect(() => createServiceClient({ baseUrl: "http://x", merchantGuid: "" })).toThrow(
+      /merchantGuid/,
+    );
+    expect(() =>
+      createServiceClient({ baseUrl: "http://x", merchantGuid: "g", retries: { maxAttempts: 0 } }),
+    ).toThrow(/maxAttempts/);
+    expect(() =>
+      createServiceClient({ baseUrl: "http://x", merchantGuid: "g", timeoutMs: 0 }),
+    ).toThrow(/timeoutMs/);
+  });
+
+  it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {
+    const guid = "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f";
+    for (const [option, url] of [
+      ["baseUrl", `https://service.example/?merchantGUID=${guid}`],
+      ["authUrl", "https://user:pass-word-42@auth.example/"],
+      ["baseUrl", "https://service.example/#x"],
+    ] as const) {
+      let message = "";
+      try {
+        createServiceClient({
+          baseUrl: "https://service.example",
+          merchantGuid: guid,
+          [option]: url,
+        });
+      } catch (error) {
+        message = String(error);
+      }
+      expect(message).toContain(`${option} must not carry credentials, a query or a fragment`);
+      expect(message).not.toContain(guid);
+      expect(message).not.toContain("pass-word-42");
+    }
+  });
+
+  it("an option given as undefined keeps its default", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503 });
+    const client = clientFor(simulator, {
+      retries: { maxAttempts: undefined, baseDelayMs: 5, maxDelayMs: undefined },
+      timeoutMs: undefined,
+    });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(simulator.count("locationByIp")).toBe(2);
+  });
+});

@@ -1,0 +1,451 @@
+// Typed errors: every documented code of Part 7 as its error class, failures inside HTTP 200,
+// C102 as a warning; and the GUID, password and token absent from every hook event and error.
+import { describe, expect, it } from "vitest";
+import { readErrorAnswer, readRefusal } from "../../src/service/failures.js";
+import {
+  createServiceClient,
+  DISPATCH_ERROR_CODES,
+  isServiceError,
+  ServiceAuthenticationError,
+  ServiceConflictError,
+  type ServiceError,
+  ServiceNetworkError,
+  ServiceNotFoundError,
+  ServicePermissionError,
+  ServiceRateLimitError,
+  ServiceServerError,
+  ServiceTimeoutError,
+  ServiceValidationError,
+  SUBSCRIPTION_ERROR_CODES,
+  VOID_PARCEL_CODES,
+} from "../../src/service/index.js";
+import {
+  clientFor,
+  expectNoSecrets,
+  recorder,
+  rejectionOf,
+  renderings,
+  startSimulator,
+  tokenCollector,
+} from "./helpers.js";
+
+const CLASS_OF_KIND = {
+  network: ServiceNetworkError,
+  timeout: ServiceTimeoutError,
+  authentication: ServiceAuthenticationError,
+  permission: ServicePermissionError,
+  "not-found": ServiceNotFoundError,
+  conflict: ServiceConflictError,
+  validation: ServiceValidationError,
+  "rate-limit": ServiceRateLimitError,
+  server: ServiceServerError,
+} as const;
+
+const billing = {
+  subscriptionId: "SUB-PHYSICAL-1",
+  currencyCode: "EUR",
+  products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+};
+
+describe("B-codes (7.2): IsSuccess false inside HTTP 200", () => {
+  for (const [code, info] of Object.entries(DISPATCH_ERROR_CODES)) {
+    it(`${code} is a ${CLASS_OF_KIND[info.kind].name} with the document's text`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail("dispatchConsolidatedShipment", { code, description: info.text });
+      const error = await rejectionOf(
+        clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+      );
+      expect(error).toBeInstanceOf(CLASS_OF_KIND[info.kind]);
+      expect(error).toMatchObject({
+        code,
+        kind: info.kind,
+        status: 200,
+        operation: "dispatchConsolidatedShipment",
+        attempts: 1,
+        requestId: expect.stringMatching(/^sim-\d+$/),
+      });
+      expect((error as Error).message).toContain(`${code} ${info.text}`);
+    });
+  }
+
+  it("reaches the codes from the simulator's own data", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const codeOf = async (request: Parameters<typeof client.dispatchConsolidatedShipment>[0]) =>
+      ((await rejectionOf(client.dispatchConsolidatedShipment(request))) as ServiceError).code;
+    expect(await codeOf({ OrderIds: ["GE-9999"] })).toBe("B001");
+    expect(await codeOf({ OrderIds: ["GE-1003"] })).toBe("B002");
+    expect(await codeOf({ OrderIds: ["GE-1001"], OuterBoxesAmount: 3 })).toBe("B300");
+    expect(await codeOf({ OrderIds: ["GE-1001"], HubCode: "HUB-9" })).toBe("B200");
+    expect(await codeOf({ ParcelCodes: ["P-NOPE"] })).toBe("B401");
+    expect(await codeOf({ TrackingNumbers: ["TRK-NOPE"] })).toBe("B402");
+    await client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] });
+    expect(await codeOf({ OrderIds: ["GE-1001"] })).toBe("B002"); // already dispatched
+  });
+
+  it("UpdateParcelStatus's B001 is a ServiceNotFoundError", async () => {
+    const simulator = await startSimulator();
+    const error = await rejectionOf(
+      clientFor(simulator).updateParcelStatus({
+        orderId: "GE-9999",
+        parcelCode: "P-1",
+        merchantParcelStatusCode: "Delivered",
+      }),
+    );
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "B001", status: 200 });
+  });
+
+  it("reads the code from a field, from the text, or from the document's text; B700 when none", () => {
+    const names = {};
+    expect(
+      readRefusal({ IsSuccess: false, ErrorCode: "B300", ErrorText: "x" }, "dispatch", names),
+    ).toMatchObject({ code: "B300", kind: "validation" });
+    expect(
+      readRefusal({ IsSuccess: "false", ErrorText: "Failed: B500 (carrier)" }, "dispatch", names),
+    ).toMatchObject({ code: "B500", kind: "server" });
+    expect(
+      readRefusal({ IsSuccess: false, ErrorText: "Hub Code is required." }, "dispatch", names),
+    ).toMatchObject({ code: "B800" });
+    expect(
+      readRefusal({ IsSuccess: false, ErrorText: "something else" }, "dispatch", names),
+    ).toMatchObject({ code: "B700", kind: "server" });
+    expect(
+      readRefusal({ Success: false, Error: "Status change not allowed" }, "standard", names),
+    ).toMatchObject({ code: "REFUSED", kind: "conflict" });
+    expect(readRefusal({ IsSuccess: true }, "dispatch", names)).toBeUndefined();
+  });
+});
+
+describe("C-codes (7.3)", () => {
+  for (const [code, info] of Object.entries(VOID_PARCEL_CODES)) {
+    if (code === "C102") continue;
+    it(`${code} is a ${CLASS_OF_KIND[info.kind].name}`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail("voidParcel", { code });
+      const error = await rejectionOf(
+        clientFor(simulator).voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+      );
+      expect(error).toBeInstanceOf(CLASS_OF_KIND[info.kind]);
+      expect(error).toMatchObject({ code, status: 200, operation: "voidParcel" });
+      expect((error as Error).message).toContain(info.text);
+    });
+  }
+
+  it("C102 is a success carrying the warning, and the parcel is voided", async () => {
+    const simulator = await startSimulator();
+    const result = await clientFor(simulator).voidParcel({
+      OrderId: "GE-1001",
+      ParcelCode: "P-1001-2",
+    });
+    expect(result.response.IsSuccess).toBe(true);
+    expect(result.warnings).toEqual([
+      {
+        code: "C102",
+        text: "parcel voided but the carrier cancel failed",
+        description: expect.stringContaining("Error code: SHP-503"),
+      },
+    ]);
+    expect(simulator.state.parcels.get("P-1001-2")?.status).toBe("voided");
+  });
+
+  it("C100 and C104 come from the simulator's own data", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const notVoidable = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1003", ParcelCode: "P-1003-1" }),
+    );
+    expect(notVoidable).toMatchObject({ code: "C100", kind: "conflict" });
+    await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    const again = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+    );
+    expect(again).toBeInstanceOf(ServiceNotFoundError);
+    expect(again).toMatchObject({ code: "C104" });
+  });
+
+  it("reads entries under the configured field names, and as bare strings", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("voidParcel", {
+      status: 200,
+      body: {
+        IsSuccess: false,
+        Errors: [
+          { Kode: "C102", Tekst: "carrier" },
+          { Kode: "C101", Tekst: "status" },
+        ],
+      },
+    });
+    simulator.fail("voidParcel", { status: 200, body: { IsSuccess: true, Errors: ["C102"] } });
+    const client = clientFor(simulator, {
+      names: { voidParcel: { errorCode: "Kode", errorText: "Tekst" } },
+    });
+    const error = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+    );
+    expect(error).toMatchObject({ code: "C101", description: "status" });
+    const result = await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    expect(result.warnings.map((w) => w.code)).toEqual(["C102"]);
+  });
+});
+
+describe("Part 7.1 codes of the billing summary", () => {
+  for (const [code, info] of Object.entries(SUBSCRIPTION_ERROR_CODES)) {
+    it(`${code} (${info.status}) is a ${CLASS_OF_KIND[info.kind].name}`, async () => {
+      const simulator = await startSimulator();
+      // UNAUTHORIZED twice: the client refreshes and replays once before giving up.
+      simulator.fail("calculateBillingSummary", { code }, { code }, { code });
+      const error = await rejectionOf(
+        clientFor(simulator, { retries: false }).calculateBillingSummary(billing),
+      );
+      expect(error).toBeInstanceOf(CLASS_OF_KIND[info.kind]);
+      expect(error).toMatchObject({ code, status: info.status, description: `Simulated ${code}` });
+      expect((error as Error).message).toContain(info.text);
+    });
+  }
+
+  it("reaches the codes from the simulator's own rules", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const failure = async (request: typeof billing & { merchantGuid?: string }) =>
+      (await rejectionOf(client.calculateBillingSummary(request))) as ServiceError;
+    expect(await failure({ ...billing, subscriptionId: "SUB-NONE" })).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+    expect(await failure({ ...billing, subscriptionId: "has space" })).toMatchObject({
+      code: "INVALID_SUBSCRIPTION_ID",
+    });
+    expect(
+      await failure({ ...billing, merchantGuid: "11111111-2222-4333-8444-555555555555" }),
+    ).toBeInstanceOf(ServicePermissionError);
+    const restricted = await failure({
+      ...billing,
+      products: [{ code: "RESTRICTED-9", quantity: 1, price: 1 }],
+    });
+    expect(restricted).toMatchObject({
+      code: "PRODUCT_RESTRICTED",
+      description: expect.stringContaining("RESTRICTED-9"),
+    });
+  });
+
+  it("reads other error bodies: refund errors, ASP.NET problems, plain pages", () => {
+    const names = {};
+    expect(
+      readErrorAnswer(404, { error: { code: "ORDER_NOT_FOUND", message: "m" } }, "standard", names),
+    ).toMatchObject({ kind: "not-found", code: "ORDER_NOT_FOUND", description: "m" });
+    expect(
+      readErrorAnswer(
+        400,
+        { title: "One or more validation errors occurred.", errors: {} },
+        "standard",
+        names,
+      ),
+    ).toMatchObject({ kind: "validation", code: "HTTP_400" });
+    expect(readErrorAnswer(502, "<html>Bad gateway</html>", "standard", names)).toEqual({
+      kind: "server",
+      code: "HTTP_502",
+    });
+    expect(readErrorAnswer(429, { code: "VALIDATION_FAILED" }, "standard", names)).toMatchObject({
+      kind: "rate-limit",
+    });
+  });
+});
+
+describe("redaction: the GUID, the password and the token appear nowhere", () => {
+  it("in hook events (with bodies), error messages, stacks, causes, JSON and inspect output", async () => {
+    const simulator = await startSimulator();
+    const collector = tokenCollector();
+    const { hooks, events } = recorder(true);
+    const errors: unknown[] = [];
+    // Deno, for one, quotes the URL in its fetch errors: with the GUID in the query, so would ours.
+    let dropNext = false;
+    const fetchThatQuotesUrls = async (input: string, init: RequestInit) => {
+      if (dropNext) {
+        dropNext = false;
+        throw new TypeError(`error sending request for url (${input}): connection refused`, {
+          cause: new Error(`connect ECONNREFUSED ${input}`),
+        });
+      }
+      return collector.fetch(input, init);
+    };
+    const client = clientFor(simulator, {
+      hooks,
+      merchantGuidIn: "query",
+      fetch: fetchThatQuotesUrls,
+    });
+    const attempt = async (call: () => Promise<unknown>) => {
+      try {
+        await call();
+      } catch (error) {
+        errors.push(error);
+      }
+    };
+
+    await attempt(() => client.calculateBillingSummary(billing));
+    await attempt(() => client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" }));
+    const token = collector.tokens[0] ?? "";
+    expect(token.length).toBeGreaterThan(20);
+    // The service echoing secrets back, in every casing.
+    simulator.fail("locationByIp", {
+      status: 400,
+      body: { Message: `GUID ${simulator.merchantGuid.toUpperCase()} with token ${token} refused` },
+    });
+    await attempt(() => client.locationByIp({ ip: "203.0.113.7" }));
+    simulator.fail("dispatchConsolidatedShipment", {
+      status: 200,
+      body: { IsSuccess: false, ErrorText: `B700: merchant ${simulator.merchantGuid} unknown` },
+    });
+    await attempt(() => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    dropNext = true;
+    await attempt(() =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      }),
+    );
+    simulator.revokeTokens();
+    simulator.fail("getAuthenticationToken", {
+      status: 400,
+      body: {
+        title: `Password ${simulator.credentials.password} is wrong`,
+        errors: { Password: ["bad"] },
+      },
+    });
+    await attempt(() => client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" }));
+    simulator.fail("voidParcel", {
+      status: 200,
+      body: { IsSuccess: true, Errors: [{ ErrorCode: "C102", ErrorText: `token ${token}` }] },
+    });
+    const voided = await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+
+    expect(errors.map((error) => (error as ServiceError).code)).toEqual([
+      "HTTP_400",
+      "B700",
+      "NETWORK_ERROR",
+      "TOKEN_REFUSED",
+    ]);
+    expect(errors.every(isServiceError)).toBe(true);
+    expect(events.requests.some((event) => event.body !== undefined)).toBe(true);
+    expect(events.responses.some((event) => event.body !== undefined)).toBe(true);
+    expect(events.lines.length).toBeGreaterThan(10);
+    const secrets = [simulator.merchantGuid, simulator.credentials.password, ...collector.tokens];
+    expectNoSecrets(events.lines, secrets);
+    expectNoSecrets(errors.flatMap(renderings), secrets);
+    // A warning's text is redacted; the wire response itself is returned as the service sent it.
+    expectNoSecrets([JSON.stringify(voided.warnings)], [token]);
+    expect(voided.warnings[0]?.description).toBe("token [REDACTED]");
+    // The redaction is visible, not a silent drop of the text.
+    expect(events.lines.join("\n")).toContain("merchantGUID=[REDACTED]");
+    expect((errors[0] as Error).message).toContain("GUID [REDACTED] with token [REDACTED] refused");
+    expect((errors[2] as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it("in a request id and an error code the service echoes them in", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const collector = tokenCollector();
+    const client = clientFor(simulator, { hooks, fetch: collector.fetch, retries: false });
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    const token = collector.tokens[0] ?? "";
+    const guid = simulator.merchantGuid;
+    // The GUID as a request id and in a code (without its hyphens, as .NET's "N" format writes it).
+    simulator.fail("locationByIp", {
+      status: 400,
+      body: { code: `BAD_${guid.replace(/-/g, "").toUpperCase()}` },
+      headers: { "X-Request-Id": guid },
+    });
+    // The token as a request id, on a 5xx.
+    simulator.fail("getOrderRefunds", {
+      status: 503,
+      body: { title: "down" },
+      headers: { "X-Request-Id": token },
+    });
+    const errors = [
+      await rejectionOf(client.locationByIp({ ip: "203.0.113.7" })),
+      await rejectionOf(client.getOrderRefunds({ orderId: "GE-1001" })),
+    ];
+    expect(errors.map((error) => (error as ServiceError).requestId)).toEqual([
+      "[REDACTED]",
+      "[REDACTED]",
+    ]);
+    expect((errors[0] as ServiceError).code).toBe("BAD_[REDACTED]");
+    expect(events.responses.map((event) => event.requestId)).toContain("[REDACTED]");
+    const secrets = [guid, guid.replace(/-/g, ""), token];
+    expectNoSecrets(events.lines, secrets);
+    expectNoSecrets(errors.flatMap(renderings), secrets);
+  });
+
+  it("an async hook that rejects changes nothing and is not an unhandled rejection", async () => {
+    const simulator = await startSimulator();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const failing = async () => {
+        throw new Error("log shipper down");
+      };
+      const client = clientFor(simulator, {
+        hooks: { onRequest: failing, onResponse: failing, onRetry: failing },
+      });
+      simulator.fail("locationByIp", { status: 503 });
+      await expect(client.locationByIp({ ip: "203.0.113.7" })).resolves.toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("hook events carry operation, attempt, status, duration and key, and no bodies unless asked", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).calculateBillingSummary(billing);
+    expect(events.requests.map((e) => e.operation)).toEqual([
+      "getAuthenticationToken",
+      "calculateBillingSummary",
+    ]);
+    const [, response] = events.responses;
+    expect(response).toEqual({
+      operation: "calculateBillingSummary",
+      attempt: 1,
+      method: "POST",
+      url: `${simulator.url}/subscriptions/billing-summary/calculate`,
+      status: 200,
+      durationMs: expect.any(Number),
+      requestId: expect.stringMatching(/^sim-/),
+      idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      outcome: "success",
+      code: undefined,
+    });
+    for (const event of [...events.requests, ...events.responses])
+      expect(event).not.toHaveProperty("body");
+  });
+
+  it("a throwing hook does not change the call's outcome", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      hooks: {
+        onRequest: () => {
+          throw new Error("logger down");
+        },
+      },
+    });
+    await expect(client.locationByIp({ ip: "203.0.113.7" })).resolves.toBeDefined();
+  });
+
+  it("options errors do not echo the GUID or password", () => {
+    const secret = "pass-word-secret-42";
+    let message = "";
+    try {
+      createServiceClient({
+        baseUrl: "not a url",
+        merchantGuid: "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f",
+        credentials: { userName: "u", password: secret },
+      });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toContain("baseUrl");
+    expectNoSecrets([message], [secret, "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f"]);
+  });
+});

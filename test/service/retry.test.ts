@@ -1,0 +1,280 @@
+// Retries by operation, not by method: which operations are sent again, after what, how long
+// apart, and with which Idempotency-Key.
+import { describe, expect, it } from "vitest";
+import {
+  OPERATIONS,
+  type ServiceClient,
+  ServiceConflictError,
+  ServiceNetworkError,
+  ServiceRateLimitError,
+  ServiceServerError,
+  ServiceTimeoutError,
+} from "../../src/service/index.js";
+import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from "../../src/service/retry.js";
+import type { SimulatedFailure, SimulatedOperation } from "../../src/testing/index.js";
+import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
+
+const billing = {
+  subscriptionId: "SUB-PHYSICAL-1",
+  currencyCode: "EUR",
+  products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+};
+
+/** One call of each operation the document says not to retry, or that must not be applied twice. */
+const NEVER: Record<string, (client: ServiceClient) => Promise<unknown>> = {
+  dispatchConsolidatedShipment: (c) => c.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+  updateParcelStatus: (c) =>
+    c.updateParcelStatus({
+      orderId: "GE-1001",
+      parcelCode: "P-1001-1",
+      merchantParcelStatusCode: "Delivered",
+    }),
+  voidParcel: (c) => c.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+  createOrderRefund: (c) =>
+    c.createOrderRefund({
+      OrderId: "GE-1001",
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+    }),
+};
+
+const FAILURES: [string, SimulatedFailure, new (...args: never[]) => Error][] = [
+  ["a 503", { status: 503 }, ServiceServerError],
+  ["a dropped connection", { drop: true }, ServiceNetworkError],
+  ["no answer (timeout)", { hang: true }, ServiceTimeoutError],
+];
+
+describe("operations that are never retried", () => {
+  it("the table marks exactly these operations `never`", () => {
+    const never = Object.entries(OPERATIONS)
+      .filter(([, op]) => op.retry === "never")
+      .map(([name]) => name)
+      .sort();
+    expect(never).toEqual(Object.keys(NEVER).sort());
+  });
+
+  for (const [operation, run] of Object.entries(NEVER)) {
+    for (const [what, failure, type] of FAILURES) {
+      it(`${operation}: one attempt after ${what}`, async () => {
+        const simulator = await startSimulator();
+        simulator.fail(operation as SimulatedOperation, failure, failure);
+        const { hooks, events } = recorder();
+        const error = await rejectionOf(run(clientFor(simulator, { hooks, timeoutMs: 300 })));
+        expect(error).toBeInstanceOf(type);
+        expect(error).toMatchObject({ operation, attempts: 1 });
+        expect(simulator.count(operation as SimulatedOperation)).toBe(1);
+        expect(events.retries).toEqual([]);
+      });
+    }
+  }
+});
+
+describe("operations that are retried", () => {
+  for (const [what, failure] of FAILURES) {
+    it(`a read (LocationByIP) succeeds on the third attempt after ${what} twice`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail("locationByIp", failure, failure);
+      const { hooks, events } = recorder();
+      const client = clientFor(simulator, { hooks, timeoutMs: 300 });
+      const location = await client.locationByIp({ ip: "203.0.113.7" });
+      expect(location.Country?.Code).toBe("US");
+      expect(simulator.count("locationByIp")).toBe(3);
+      expect(events.retries.map((e) => [e.attempt, e.reason])).toEqual([
+        [1, "retry"],
+        [2, "retry"],
+      ]);
+      for (const retry of events.retries) expect(retry.delayMs).toBeLessThanOrEqual(20);
+    });
+  }
+
+  it("the billing summary sends the same Idempotency-Key on every retry, and gets one answer", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("calculateBillingSummary", { status: 503 }, { drop: true });
+    const result = await clientFor(simulator).calculateBillingSummary(billing);
+    const keys = simulator
+      .requestsOf("calculateBillingSummary")
+      .map((r) => r.headers["idempotency-key"]);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys)).toEqual(new Set([result.idempotencyKey]));
+    expect(simulator.state.billingSummaries).toBe(1);
+  });
+
+  it("a timed-out billing summary that the service did apply is answered the same on the retry", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("calculateBillingSummary", { delayMs: 400 });
+    const client = clientFor(simulator, { timeoutMs: 200 });
+    const result = await client.calculateBillingSummary(billing);
+    // Both attempts reach the service (the first one late, after the client gave up on it): the
+    // retry is priced, and the late first attempt is answered from the key's stored answer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(simulator.requestsOf("calculateBillingSummary").map((r) => r.status)).toEqual([
+      200, 200,
+    ]);
+    expect(simulator.state.billingSummaries).toBe(1);
+    expect(result.summary.externalReference).toBe("BS-1");
+  });
+
+  it("each call gets its own key", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const first = await client.calculateBillingSummary(billing);
+    const second = await client.calculateBillingSummary(billing);
+    expect(first.idempotencyKey).not.toBe(second.idempotencyKey);
+    expect(second.summary.externalReference).not.toBe(first.summary.externalReference);
+  });
+
+  it("gives up after maxAttempts with the last failure", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("calculateBillingSummary", { status: 500 }, { status: 502 }, { status: 500 });
+    const error = await rejectionOf(clientFor(simulator).calculateBillingSummary(billing));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ status: 500, code: "INTERNAL_ERROR", attempts: 3 });
+  });
+
+  it("retries: false sends once", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503 });
+    const error = await rejectionOf(
+      clientFor(simulator, { retries: false }).locationByIp({ ip: "203.0.113.7" }),
+    );
+    expect(error).toMatchObject({ status: 503, attempts: 1 });
+  });
+});
+
+describe("Retry-After", () => {
+  it("waits the seconds a 429 asks for", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 429, retryAfter: 1 });
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).locationByIp({ ip: "203.0.113.7" });
+    const [first, second] = simulator.requestsOf("locationByIp");
+    expect(events.retries.map((e) => [e.code, e.delayMs])).toEqual([["HTTP_429", 1000]]);
+    // Backoff alone would be at most 20 ms here.
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(995);
+  });
+
+  it("waits until an HTTP date a 503 gives", async () => {
+    const simulator = await startSimulator();
+    const until = new Date(Date.now() + 2000);
+    simulator.fail("getOrderRefunds", { status: 503, retryAfter: until });
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).getOrderRefunds({ orderId: "GE-1001" });
+    const [first, second] = simulator.requestsOf("getOrderRefunds");
+    const asked = Date.parse(until.toUTCString());
+    expect(events.retries[0]?.delayMs).toBeGreaterThan(900);
+    expect(second?.at ?? 0).toBeGreaterThanOrEqual(asked - 5);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(
+      events.retries[0]?.delayMs ?? 0,
+    );
+  });
+
+  it("gives up at once when the wait would pass the deadline", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 429, retryAfter: 60 });
+    const started = Date.now();
+    const error = await rejectionOf(
+      clientFor(simulator, { deadlineMs: 5000 }).locationByIp({ ip: "203.0.113.7" }),
+    );
+    expect(error).toBeInstanceOf(ServiceRateLimitError);
+    expect(error).toMatchObject({ retryAfterMs: 60_000, status: 429, attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe("never retried: 4xx and 409", () => {
+  it("a 409 IDEMPOTENCY_KEY_CONFLICT (same key, other body) is one attempt", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const key = "5d2b9a53-6a63-4c2f-9d0a-0c1b2a3d4e5f";
+    await client.calculateBillingSummary(billing, { idempotencyKey: key });
+    const error = await rejectionOf(
+      client.calculateBillingSummary({ ...billing, currencyCode: "USD" }, { idempotencyKey: key }),
+    );
+    expect(error).toBeInstanceOf(ServiceConflictError);
+    expect(error).toMatchObject({ code: "IDEMPOTENCY_KEY_CONFLICT", status: 409, attempts: 1 });
+    expect(simulator.count("calculateBillingSummary")).toBe(2);
+  });
+
+  for (const status of [400, 403, 404, 409, 422]) {
+    it(`a ${status} on a retryable operation is one attempt`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail("locationByIp", { status }, { status });
+      await rejectionOf(clientFor(simulator).locationByIp({ ip: "203.0.113.7" }));
+      expect(simulator.count("locationByIp")).toBe(1);
+    });
+  }
+});
+
+describe("timeouts, the deadline and the caller's signal", () => {
+  it("stops at the overall deadline, retries included", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { hang: true }, { hang: true }, { hang: true });
+    const started = Date.now();
+    const error = await rejectionOf(
+      clientFor(simulator, { timeoutMs: 250, deadlineMs: 400 }).locationByIp({ ip: "203.0.113.7" }),
+    );
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED" });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(simulator.count("locationByIp")).toBe(2);
+  });
+
+  it("rejects with the signal's reason when the caller aborts an attempt", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { hang: true });
+    const controller = new AbortController();
+    const call = clientFor(simulator).locationByIp(
+      { ip: "203.0.113.7" },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error("shopper left")), 50);
+    await expect(call).rejects.toThrow("shopper left");
+    expect(simulator.count("locationByIp")).toBe(1);
+  });
+
+  it("rejects when the caller aborts during the wait before a retry, and sends nothing more", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503, retryAfter: 2 });
+    const controller = new AbortController();
+    const call = clientFor(simulator).locationByIp(
+      { ip: "203.0.113.7" },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error("stop")), 200);
+    await expect(call).rejects.toThrow("stop");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(simulator.count("locationByIp")).toBe(1);
+  });
+
+  it("an already aborted signal sends nothing", async () => {
+    const simulator = await startSimulator();
+    const call = clientFor(simulator).locationByIp(
+      { ip: "203.0.113.7" },
+      { signal: AbortSignal.abort() },
+    );
+    await expect(call).rejects.toThrow();
+    expect(simulator.requests).toEqual([]);
+  });
+});
+
+describe("backoff and Retry-After parsing", () => {
+  it("draws full jitter under the capped exponential step", () => {
+    const retry = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300 };
+    expect(backoffDelay(retry, 1, () => 0.999)).toBe(99);
+    expect(backoffDelay(retry, 2, () => 0.999)).toBe(199);
+    expect(backoffDelay(retry, 3, () => 0.999)).toBe(299);
+    expect(backoffDelay(retry, 9, () => 0.5)).toBe(150);
+    expect(backoffDelay(retry, 3, () => 0)).toBe(0);
+    expect(DEFAULT_RETRY).toEqual({ maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 5000 });
+  });
+
+  it("reads delta-seconds and HTTP dates, and ignores anything else", () => {
+    const now = Date.parse("Wed, 21 Oct 2026 07:28:00 GMT");
+    expect(parseRetryAfter("120", now)).toBe(120_000);
+    expect(parseRetryAfter(" 0 ", now)).toBe(0);
+    expect(parseRetryAfter("Wed, 21 Oct 2026 07:28:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed, 21 Oct 2026 07:27:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter("-5", now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});

@@ -1,0 +1,248 @@
+// The token of 5.2: shared, refreshed once for many callers, replayed once after a refusal,
+// never remembered when the refresh failed, shared between instances through a cache.
+import { describe, expect, it } from "vitest";
+import {
+  type CachedToken,
+  memoryTokenCache,
+  ServiceAuthenticationError,
+  ServiceServerError,
+  ServiceTimeoutError,
+  type TokenCache,
+} from "../../src/service/index.js";
+import { jwtExpiry, TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
+import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
+
+const rates = { amount: 10, currencyCode: "EUR", destinationCountry: "US" } as const;
+
+function jwtWith(exp: number): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  return `${part({ alg: "HS256" })}.${part({ exp })}.sig`;
+}
+
+describe("token provider", () => {
+  it("fetches one token for 50 concurrent calls", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => client.getShippingDetailsExtended(rates)),
+    );
+    expect(results).toHaveLength(50);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+    const sent = new Set(
+      simulator.requestsOf("getShippingDetailsExtended").map((r) => r.headers.authorization),
+    );
+    expect(sent.size).toBe(1);
+  });
+
+  it("refreshes once and replays the call once after the service refuses the token", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { hooks });
+    await client.calculateBillingSummary({
+      subscriptionId: "SUB-PHYSICAL-1",
+      currencyCode: "EUR",
+      products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+    });
+    simulator.revokeTokens();
+    const result = await client.calculateBillingSummary({
+      subscriptionId: "SUB-DIGITAL-1",
+      currencyCode: "EUR",
+      products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+    });
+    expect(result.calculated).toBe(true);
+    expect(simulator.tokensIssued).toBe(2);
+    const second = simulator.requestsOf("calculateBillingSummary").slice(1);
+    expect(second.map((r) => r.status)).toEqual([401, 200]);
+    expect(second[0]?.headers.authorization).not.toBe(second[1]?.headers.authorization);
+    // The replay is the same operation: the same Idempotency-Key.
+    expect(second[1]?.headers["idempotency-key"]).toBe(second[0]?.headers["idempotency-key"]);
+    expect(events.retries.map((e) => [e.reason, e.code])).toEqual([
+      ["token-refresh", "UNAUTHORIZED"],
+    ]);
+  });
+
+  it("replays only once: a second refusal is a ServiceAuthenticationError", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getShippingDetailsExtended", { status: 401 }, { status: 401 });
+    const error = await rejectionOf(clientFor(simulator).getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceAuthenticationError);
+    expect(error).toMatchObject({ status: 401, attempts: 2 });
+    expect(simulator.count("getShippingDetailsExtended")).toBe(2);
+    expect(simulator.tokensIssued).toBe(2);
+  });
+
+  it("shares one refresh among 50 calls refused at once", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    await client.getShippingDetailsExtended(rates);
+    simulator.revokeTokens();
+    await Promise.all(Array.from({ length: 50 }, () => client.getShippingDetailsExtended(rates)));
+    expect(simulator.tokensIssued).toBe(2);
+  });
+
+  it("does not keep a failed refresh: the next call asks again", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getAuthenticationToken", { status: 503 }, { status: 503 }, { status: 503 });
+    const client = clientFor(simulator);
+    const error = await rejectionOf(client.getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ operation: "getAuthenticationToken", status: 503, attempts: 3 });
+    expect(simulator.count("getShippingDetailsExtended")).toBe(0);
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.count("getAuthenticationToken")).toBe(4);
+    expect(simulator.tokensIssued).toBe(1);
+  });
+
+  it("a refused password is TOKEN_REFUSED, is not retried, and is asked again on the next call", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      credentials: { userName: simulator.credentials.userName, password: "wrong-password-9" },
+    });
+    for (let call = 1; call <= 2; call++) {
+      const error = await rejectionOf(client.getShippingDetailsExtended(rates));
+      expect(error).toBeInstanceOf(ServiceAuthenticationError);
+      expect(error).toMatchObject({ code: "TOKEN_REFUSED", status: 400, attempts: 1 });
+      expect((error as Error).message).toContain("Password");
+      expect((error as Error).message).not.toContain("wrong-password-9");
+      expect(simulator.count("getAuthenticationToken")).toBe(call);
+    }
+  });
+
+  it("refreshes before the JWT's exp, so the service never sees an expired token", async () => {
+    const simulator = await startSimulator({ tokenLifetimeMs: 2000 });
+    const client = clientFor(simulator);
+    await client.getShippingDetailsExtended(rates);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(2);
+    expect(simulator.requests.filter((r) => r.status === 401)).toEqual([]);
+  });
+
+  it("shares a token between two clients through a cache, and keeps working when the cache fails", async () => {
+    const simulator = await startSimulator();
+    const tokenCache = memoryTokenCache();
+    await clientFor(simulator, { tokenCache }).getShippingDetailsExtended(rates);
+    await clientFor(simulator, { tokenCache }).getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+
+    const broken: TokenCache = {
+      get: () => Promise.reject(new Error("cache down")),
+      set: () => {
+        throw new Error("cache down");
+      },
+    };
+    await clientFor(simulator, { tokenCache: broken }).getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(2);
+  });
+
+  it("does not take a refused token back from the shared cache", async () => {
+    const simulator = await startSimulator();
+    const entries = new Map<string, CachedToken>();
+    const tokenCache: TokenCache = {
+      get: async (key) => entries.get(key),
+      set: async (key, value) => void entries.set(key, value),
+      // No delete: a cache that cannot forget must not hand the refused token back either.
+    };
+    const first = clientFor(simulator, { tokenCache });
+    await first.getShippingDetailsExtended(rates);
+    simulator.revokeTokens();
+    await first.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(2);
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual([200, 401, 200]);
+  });
+
+  it("treats what a cache should not hold (null, text, no token, a token past its exp) as empty", async () => {
+    const simulator = await startSimulator();
+    const expired = jwtWith(Math.floor(Date.now() / 1000) - 60);
+    const garbage: unknown[] = [
+      null,
+      JSON.stringify({ token: "abc", expiresAt: Date.now() + 60_000 }),
+      { token: 42, expiresAt: Number.POSITIVE_INFINITY },
+      { token: "", expiresAt: Date.now() + 60_000 },
+      { token: "opaque", expiresAt: "tomorrow" },
+      // The entry says it is good for an hour; the JWT it holds says otherwise.
+      { token: expired, expiresAt: Date.now() + 3_600_000 },
+    ];
+    for (const entry of garbage) {
+      const tokenCache: TokenCache = { get: () => entry as CachedToken, set: () => undefined };
+      await clientFor(simulator, { tokenCache }).getShippingDetailsExtended(rates);
+    }
+    expect(simulator.tokensIssued).toBe(garbage.length);
+    // Not one request went out with the cache's junk, to be refused and replayed.
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual(garbage.map(() => 200));
+  });
+
+  it("does not wait on a cache that never answers (the shared refresh would hold up every call)", async () => {
+    const simulator = await startSimulator();
+    const never = () => new Promise<never>(() => undefined);
+    const tokenCache: TokenCache = { get: never, set: never };
+    const client = clientFor(simulator, { tokenCache });
+    const started = Date.now();
+    await client.getShippingDetailsExtended(rates);
+    // One bounded wait for the get, one for the set; then the cached token serves the next call.
+    expect(Date.now() - started).toBeLessThan(2 * TOKEN_CACHE_TIMEOUT_MS + 1000);
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+  });
+
+  it("stops waiting for a token at the call's deadline, and the shared refresh goes on", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getAuthenticationToken", { delayMs: 1500 });
+    const client = clientFor(simulator, { timeoutMs: 5000 });
+    const started = Date.now();
+    const impatient = client.getShippingDetailsExtended(rates, { deadlineMs: 200 });
+    const patient = client.getShippingDetailsExtended(rates);
+    const error = await rejectionOf(impatient);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED", attempts: 0 });
+    await expect(patient).resolves.toHaveLength(1);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(simulator.count("getShippingDetailsExtended")).toBe(1);
+  });
+
+  it("lets one waiter give up without failing the others' shared refresh", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getAuthenticationToken", { delayMs: 200 });
+    const client = clientFor(simulator);
+    const controller = new AbortController();
+    const aborted = client.getShippingDetailsExtended(rates, { signal: controller.signal });
+    const waiting = client.getShippingDetailsExtended(rates);
+    controller.abort(new Error("caller gave up"));
+    await expect(aborted).rejects.toThrow("caller gave up");
+    await expect(waiting).resolves.toHaveLength(1);
+    expect(simulator.tokensIssued).toBe(1);
+  });
+});
+
+describe("token expiry", () => {
+  const now = 1_000_000_000_000;
+
+  it("reads exp from the JWT, and nothing from an opaque token", () => {
+    expect(jwtExpiry(jwtWith(2_000_000_000))).toBe(2_000_000_000_000);
+    expect(jwtExpiry("opaque-token")).toBeUndefined();
+    expect(jwtExpiry("a.%%%.c")).toBeUndefined();
+  });
+
+  it("uses the earlier of TTLInMinutes and exp, minus the margin", () => {
+    const inTenMinutes = jwtWith((now + 600_000) / 1000);
+    expect(usableUntil({ token: inTenMinutes, ttlMinutes: 15 }, now, 60_000)).toBe(now + 540_000);
+    expect(usableUntil({ token: inTenMinutes, ttlMinutes: 5 }, now, 60_000)).toBe(now + 240_000);
+    // No exp: TTLInMinutes, 15 by default.
+    expect(usableUntil({ token: "opaque", ttlMinutes: undefined }, now, 60_000)).toBe(
+      now + 840_000,
+    );
+  });
+
+  it("keeps at most half a short lifetime as margin, and never uses a token past its exp", () => {
+    expect(usableUntil({ token: jwtWith((now + 4000) / 1000), ttlMinutes: 15 }, now, 60_000)).toBe(
+      now + 2000,
+    );
+    expect(usableUntil({ token: jwtWith((now - 1000) / 1000), ttlMinutes: 15 }, now, 60_000)).toBe(
+      now,
+    );
+  });
+});

@@ -1,0 +1,304 @@
+// The service simulator on its own, called with plain fetch: what merchants rely on when they
+// test their integration against it.
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createServiceSimulator,
+  type ServiceSimulator,
+  SIMULATOR_MERCHANT_GUID,
+} from "../../src/testing/index.js";
+
+let simulator: ServiceSimulator | undefined;
+afterEach(async () => {
+  await simulator?.close();
+  simulator = undefined;
+});
+
+async function start(options: Parameters<typeof createServiceSimulator>[0] = {}) {
+  simulator = await createServiceSimulator(options);
+  return simulator;
+}
+
+/** A parsed JSON answer, read field by field in the assertions. */
+type Json = ReturnType<typeof JSON.parse>;
+
+async function post(
+  sim: ServiceSimulator,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json; headers: Headers }> {
+  const response = await fetch(`${sim.url}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // kept as text
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+async function token(sim: ServiceSimulator): Promise<string> {
+  const answer = await post(sim, "/Authentication/GetAuthenticationToken", sim.credentials);
+  return answer.body.Token;
+}
+
+const billing = {
+  subscriptionId: "SUB-PHYSICAL-1",
+  merchantGuid: SIMULATOR_MERCHANT_GUID,
+  currencyCode: "EUR",
+  products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+};
+
+describe("createServiceSimulator", () => {
+  it("listens on loopback and issues JWTs with TTLInMinutes", async () => {
+    const sim = await start();
+    expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const answer = await post(sim, "/Authentication/GetAuthenticationToken", sim.credentials);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ Success: true, TTLInMinutes: 15 });
+    const payload = JSON.parse(
+      Buffer.from(answer.body.Token.split(".")[1], "base64url").toString(),
+    );
+    expect(payload.exp - payload.iat).toBe(15 * 60);
+    expect(sim.tokensIssued).toBe(1);
+  });
+
+  it("refuses wrong credentials with 5.2's validation shape", async () => {
+    const sim = await start();
+    const wrong = await post(sim, "/Authentication/GetAuthenticationToken", {
+      userName: sim.credentials.userName,
+      password: "not-the-password",
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ status: 400, errors: { Password: [expect.any(String)] } });
+    expect(wrong.body.traceId).toEqual(expect.any(String));
+    const short = await post(sim, "/Authentication/GetAuthenticationToken", {
+      userName: "u",
+      password: "short",
+    });
+    expect(short.body.errors.Password[0]).toMatch(/8 and 50/);
+    expect(sim.tokensIssued).toBe(0);
+  });
+
+  it("expires tokens on its clock, and revokes them on request", async () => {
+    const sim = await start();
+    const headers = (t: string) => ({
+      MerchantGUID: sim.merchantGuid,
+      Authorization: `Bearer ${t}`,
+      UserName: sim.credentials.userName,
+    });
+    const first = await token(sim);
+    const rates = { amount: 1, currencyCode: "EUR" };
+    expect(
+      (await post(sim, "/ShippingDetails/GetShippingDetailsExtended", rates, headers(first)))
+        .status,
+    ).toBe(200);
+    sim.advanceClock(15 * 60_000 + 1);
+    expect(
+      (await post(sim, "/ShippingDetails/GetShippingDetailsExtended", rates, headers(first)))
+        .status,
+    ).toBe(401);
+    const second = await token(sim);
+    expect(
+      (await post(sim, "/ShippingDetails/GetShippingDetailsExtended", rates, headers(second)))
+        .status,
+    ).toBe(200);
+    sim.revokeTokens();
+    const revoked = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      ...headers(second),
+      "Idempotency-Key": crypto.randomUUID(),
+    });
+    expect(revoked).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
+  });
+
+  it("wants `Bearer` on the billing summary (5.2), and every product priced (2.1)", async () => {
+    const sim = await start();
+    const bare = await token(sim);
+    const path = "/subscriptions/billing-summary/calculate";
+    const headers = (authorization: string) => ({
+      MerchantGUID: sim.merchantGuid,
+      Authorization: authorization,
+      "Idempotency-Key": crypto.randomUUID(),
+    });
+    expect(await post(sim, path, billing, headers(bare))).toMatchObject({
+      status: 401,
+      body: { code: "UNAUTHORIZED" },
+    });
+    // The other token operations take the bare token (5.2 does not show their scheme).
+    const rates = await post(
+      sim,
+      "/ShippingDetails/GetShippingDetailsExtended",
+      { amount: 1, currencyCode: "EUR" },
+      { MerchantGUID: sim.merchantGuid, Authorization: bare, UserName: sim.credentials.userName },
+    );
+    expect(rates.status).toBe(200);
+    for (const body of [
+      { ...billing, products: [{ code: "SKU-1", quantity: 1 }] },
+      { ...billing, products: [{ code: "SKU-1", price: 10 }] },
+      { ...billing, shippingAmount: -1 },
+    ]) {
+      expect(await post(sim, path, body, headers(`Bearer ${bare}`))).toMatchObject({
+        status: 422,
+        body: { code: "VALIDATION_FAILED" },
+      });
+    }
+    expect((await post(sim, path, billing, headers(`Bearer ${bare}`))).status).toBe(200);
+  });
+
+  it("checks the GUID in the MerchantGUID header or the merchantGUID query parameter", async () => {
+    const sim = await start();
+    const body = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+    expect((await post(sim, "/Parcel/VoidParcel", body)).status).toBe(401);
+    expect(
+      (await post(sim, "/Parcel/VoidParcel", body, { MerchantGUID: "someone-else" })).status,
+    ).toBe(401);
+    const byQuery = await post(
+      sim,
+      `/Parcel/VoidParcel?MERCHANTGUID=${sim.merchantGuid.toUpperCase()}`,
+      body,
+    );
+    expect(byQuery).toMatchObject({ status: 200, body: { IsSuccess: true } });
+  });
+
+  it("answers the same key and body with the same answer, and another body with 409", async () => {
+    const sim = await start();
+    const headers = {
+      MerchantGUID: sim.merchantGuid,
+      Authorization: `Bearer ${await token(sim)}`,
+      "Idempotency-Key": crypto.randomUUID(),
+    };
+    const path = "/subscriptions/billing-summary/calculate";
+    const first = await post(sim, path, billing, headers);
+    const reordered = Object.fromEntries(Object.entries(billing).reverse());
+    const again = await post(sim, path, reordered, headers);
+    expect(first.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const other = await post(sim, path, { ...billing, currencyCode: "USD" }, headers);
+    expect(other).toMatchObject({ status: 409, body: { code: "IDEMPOTENCY_KEY_CONFLICT" } });
+    const { "Idempotency-Key": _, ...withoutKey } = headers;
+    const missing = await post(sim, path, billing, withoutKey);
+    expect(missing).toMatchObject({ status: 422, body: { code: "VALIDATION_FAILED" } });
+  });
+
+  it("sends 429 with Retry-After in seconds or as an HTTP date, and any status with a body", async () => {
+    const sim = await start();
+    const date = new Date("2030-01-01T00:00:00Z");
+    sim.fail(
+      "locationByIp",
+      { status: 429, retryAfter: 3 },
+      { status: 503, retryAfter: date },
+      { status: 418, body: { x: 1 } },
+    );
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    const seconds = await post(sim, path, undefined);
+    expect([seconds.status, seconds.headers.get("retry-after")]).toEqual([429, "3"]);
+    const dated = await post(sim, path, undefined);
+    expect([dated.status, dated.headers.get("retry-after")]).toEqual([
+      503,
+      "Tue, 01 Jan 2030 00:00:00 GMT",
+    ]);
+    expect(await post(sim, path, undefined)).toMatchObject({ status: 418, body: { x: 1 } });
+    expect((await post(sim, path, undefined)).status).toBe(200);
+  });
+
+  it("drops connections, answers malformed JSON, delays, and hangs until closed", async () => {
+    const sim = await start();
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    sim.fail("*", { drop: true }, { malformed: true }, { delayMs: 150 }, { hang: true });
+    await expect(post(sim, path, undefined)).rejects.toThrow();
+    const malformed = await post(sim, path, undefined);
+    expect([malformed.status, malformed.body]).toEqual([200, '{"IsSuccess": tru']);
+    const started = Date.now();
+    expect((await post(sim, path, undefined)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    const hanging = post(sim, path, undefined).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sim.count("locationByIp")).toBe(4);
+    await sim.close();
+    simulator = undefined;
+    expect(await hanging).toBeInstanceOf(Error);
+  });
+
+  it("answers any documented code on request, the way each operation reports it", async () => {
+    const sim = await start();
+    sim.fail("dispatchConsolidatedShipment", { code: "B600" });
+    sim.fail("voidParcel", { code: "C103" });
+    sim.fail("updateParcelStatus", { code: "B001" });
+    sim.fail("calculateBillingSummary", { code: "NO_SHIPPING_OPTION_AVAILABLE" });
+    const headers = { MerchantGUID: sim.merchantGuid };
+    expect(
+      (await post(sim, "/Order/DispatchConsolidatedShipment", { OrderIds: ["GE-1001"] }, headers))
+        .body,
+    ).toEqual({
+      IsSuccess: false,
+      ErrorText: "B600: Simulated B600",
+    });
+    expect((await post(sim, "/Parcel/VoidParcel", {}, headers)).body).toEqual({
+      IsSuccess: false,
+      Errors: [{ ErrorCode: "C103", ErrorText: "Simulated C103" }],
+    });
+    expect((await post(sim, "/orders/GE-1001/parcels/P-1/statuses", {}, headers)).body).toEqual({
+      Success: false,
+      Error: "B001: Simulated B001",
+    });
+    const billingAnswer = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      ...headers,
+      Authorization: `Bearer ${await token(sim)}`,
+    });
+    expect(billingAnswer).toMatchObject({
+      status: 422,
+      body: { code: "NO_SHIPPING_OPTION_AVAILABLE" },
+    });
+  });
+
+  it("records every request with its headers, body and status, and resets", async () => {
+    const sim = await start();
+    await post(sim, "/Nowhere", { a: 1 }, { "X-Test": "yes" });
+    await post(sim, "/Parcel/VoidParcel", "{not json", { MerchantGUID: sim.merchantGuid });
+    await post(sim, "/Parcel/VoidParcel", "x".repeat(1024 * 1024 + 1), {
+      MerchantGUID: sim.merchantGuid,
+    });
+    expect(sim.requests.map((r) => [r.operation, r.status])).toEqual([
+      [undefined, 404],
+      ["voidParcel", 400],
+      ["voidParcel", 413],
+    ]);
+    expect(sim.requests[0]).toMatchObject({ method: "POST", path: "/Nowhere", body: { a: 1 } });
+    expect(sim.requests[0]?.headers["x-test"]).toBe("yes");
+    expect(sim.count()).toBe(3);
+    expect(sim.count("voidParcel")).toBe(2);
+    const order = sim.state.orders.get("GE-1001");
+    if (order) order.status = "dispatched";
+    sim.reset();
+    expect(sim.requests).toEqual([]);
+    expect(sim.state.orders.get("GE-1001")?.status).toBe("ready");
+  });
+
+  it("serves RecentProductCountryS in pages that follow RequestID", async () => {
+    const sim = await start({ pageSize: 3 });
+    const page = async (id: number) =>
+      (
+        await post(sim, `/Browsing/RecentProductCountryS?requestId=${id}`, undefined, {
+          MerchantGUID: sim.merchantGuid,
+        })
+      ).body;
+    const first = await page(0);
+    expect(first.RequestID).toBe(3);
+    expect(first.ProductCountry).toHaveLength(3);
+    expect((await page(3)).ProductCountry).toHaveLength(2);
+    expect(await page(5)).toEqual({ ProductCountry: [], RequestID: 5 });
+    sim.state.productCountryChanges.push({
+      CountryCode: "CA",
+      ProductCode: "SKU-9",
+      IsRestricted: true,
+    });
+    expect((await page(5)).ProductCountry).toEqual([
+      { CountryCode: "CA", ProductCode: "SKU-9", IsRestricted: true },
+    ]);
+  });
+});
