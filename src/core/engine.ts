@@ -15,6 +15,7 @@ import {
   valueExceedsDepth,
 } from "./body.js";
 import { dropCvv, protectPaymentDetails } from "./card.js";
+import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
@@ -111,6 +112,18 @@ export interface CallbackDefinition<TPayload, TResult> {
   /** Dotted paths of the values that arrive form-URL-encoded. */
   readonly encodedFields: readonly string[];
   readonly response: ResponseShape<TResult>;
+  /** Top-level payload fields whose values are never quoted in what the library reports. */
+  readonly secretFields?: readonly string[];
+  /**
+   * A check of the validated payload with the merchant's options, run before the merchant's
+   * function (the gift-card callbacks' shopper session). Returns the reason of a refusal — a 401
+   * with the generic body; the reason goes to `onError` and quotes no value — or undefined.
+   */
+  readonly authorize?: (
+    payload: TPayload,
+    context: CallbackContext<TPayload>,
+    options: HandlerOptions,
+  ) => string | undefined | Promise<string | undefined>;
 }
 
 /** A handler for one callback: answers framework-neutral requests. */
@@ -369,13 +382,20 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       signal: request.signal,
     };
 
+    // Values never to be quoted (a shopper's session token), beside the card data.
+    const secrets = (definition.secretFields ?? []).map((field) => fieldOf(rawPayload, field));
+
     // 6. Call the merchant, 7. write the callback's own response.
     let outcome: TResult;
     try {
+      if (definition.authorize !== undefined) {
+        const refusal = await definition.authorize(payload, context, options);
+        if (refusal !== undefined) return fail(new Failure("unauthorized", refusal));
+      }
       outcome = await fn(payload, context);
     } catch (error) {
       // Built while the CVV is still known: a text quoting this card is masked.
-      const redact = requestRedactor(cards[0]);
+      const redact = requestRedactor(cards[0], secrets);
       if (!isCallbackError(error)) {
         return fail(new Failure("internal_error", "the handler threw", undefined, error), redact);
       }
@@ -400,6 +420,16 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if ("invalid" in written) {
       const reason = `the handler's result is unusable: ${written.invalid}`;
       return fail(new Failure("internal_error", reason));
+    }
+    if (written.ignored !== undefined && written.ignored.length > 0) {
+      const redact = requestRedactor(cards[0], secrets);
+      safeNotify(onError, {
+        kind: "result_fields_ignored",
+        status: FAILURE_STATUS.result_fields_ignored,
+        severity: "warning",
+        callback: name,
+        reason: redact(describeIgnored(written.ignored)),
+      });
     }
     return respond(200, written.body);
   }
@@ -436,6 +466,21 @@ interface Exchange {
 const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 
+/** Field names as a reason quotes them: identifiers only, the others counted. */
+function describeIgnored(fields: readonly string[]): string {
+  const named = fields.filter((field) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(field));
+  const others = fields.length - named.length;
+  const list = named.map((field) => `"${field}"`);
+  if (others > 0) list.push(`${others} more`);
+  return `the result's unknown fields were left out of the answer: ${list.join(", ")}`;
+}
+
+function fieldOf(payload: unknown, field: string): unknown {
+  return payload !== null && typeof payload === "object" && Object.hasOwn(payload, field)
+    ? (payload as Record<string, unknown>)[field]
+    : undefined;
+}
+
 function paymentDetailsOf(payload: unknown): unknown {
   return (payload as { PaymentDetails?: unknown }).PaymentDetails;
 }
@@ -457,11 +502,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The typed factory of one callback: `(fn, options) => handler`. */
-export function handlerFactory<TName extends CallbackName, TPayload, TResult>(
+/**
+ * The typed factory of one callback: `(fn, options) => handler`, generic in what `fn` returns so
+ * that a misspelt result field is a compile error (see `Checked`).
+ */
+export function handlerFactory<
+  TName extends CallbackName,
+  TPayload,
+  TResult,
+  TOptions extends HandlerOptions = HandlerOptions,
+>(
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
-): (fn: CallbackFunction<TPayload, TResult>, options: HandlerOptions) => CallbackHandler<TName> {
-  return (fn, options) => createCallbackHandler(definition, fn, options);
+): CallbackFactory<TName, TPayload, TResult, TOptions> {
+  return (fn, options) =>
+    createCallbackHandler(definition, fn as CallbackFunction<TPayload, TResult>, options);
 }
 
 export { defaultOnError };

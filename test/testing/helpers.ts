@@ -104,6 +104,21 @@ export async function startMerchant(
       SendAdditionalRequiredDocumentsToMerchant: record(
         "SendAdditionalRequiredDocumentsToMerchant",
       ),
+      ValidateGiftCard: (payload, context) => {
+        record("ValidateGiftCard")(payload, context);
+        return { IsValid: true, Balance: "75.00", CurrencyCode: "USD" };
+      },
+      RedeemGiftCard: (payload, context) => {
+        record("RedeemGiftCard")(payload, context);
+        return { Balance: "50.00", CurrencyCode: "USD" };
+      },
+      RefundGiftCard: record("RefundGiftCard"),
+      ValidateVoucher: (payload, context) => {
+        record("ValidateVoucher")(payload, context);
+        return { IsValid: true };
+      },
+      NotifyOrderRefund: record("NotifyOrderRefund"),
+      UpdateOrderShippingInfo: record("UpdateOrderShippingInfo"),
     },
   });
   const server = await listen(toNodeListener(router));

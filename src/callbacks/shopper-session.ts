@@ -1,0 +1,41 @@
+import type { CallbackContext, HandlerOptions } from "../core/engine.js";
+import type { GiftCardRequest } from "../schemas/index.js";
+
+/**
+ * Checks the shopper's session that a gift-card or voucher request carries (`AuthToken`,
+ * `SessionId`: the merchant's own session, handed to the service at checkout). Resolve `true`
+ * to go on; anything else is answered 401 with the generic body, and `onError` is told
+ * "the shopper session was refused" — never the token. Either value may be undefined when the
+ * request does not carry it.
+ */
+export type VerifySession = (
+  authToken: string | undefined,
+  sessionId: string | undefined,
+  context: CallbackContext<GiftCardRequest>,
+) => boolean | Promise<boolean>;
+
+/** The options of the gift-card and voucher factories. */
+export interface GiftCardHandlerOptions extends HandlerOptions {
+  /** Checks the shopper's session before your function runs (recommended). */
+  verifySession?: VerifySession | undefined;
+}
+
+/** The session fields: checked by `verifySession`, never quoted in what the library reports. */
+export const SESSION_FIELDS: readonly string[] = ["AuthToken", "SessionId"];
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The `authorize` step of the gift-card and voucher callbacks. */
+export async function checkShopperSession(
+  payload: GiftCardRequest,
+  context: CallbackContext<GiftCardRequest>,
+  options: HandlerOptions,
+): Promise<string | undefined> {
+  const verify = (options as GiftCardHandlerOptions).verifySession;
+  if (verify === undefined) return undefined;
+  if (typeof verify !== "function") throw new TypeError("verifySession must be a function");
+  const accepted = await verify(text(payload.AuthToken), text(payload.SessionId), context);
+  return accepted === true ? undefined : "the shopper session was refused (verifySession)";
+}
