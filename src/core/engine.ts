@@ -50,17 +50,17 @@ export interface HandlerOptions {
    */
   auth: Authenticator | Promise<Authenticator> | false;
   /** Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Deepest JSON nesting accepted; deeper bodies are answered 400. Default 64. */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /** Decoding policy of the encoded fields (default `auto` for each). */
-  decoding?: DecodingOptions;
+  decoding?: DecodingOptions | undefined;
   /**
    * Told of every failure: authentication, bad input, the merchant's exceptions (as a scrubbed
    * copy: name, message and stack without card data). Never receives the body or the token.
    * Default: one line on `console.error`.
    */
-  onError?: OnError;
+  onError?: OnError | undefined;
 }
 
 /** What a merchant's function receives beside the payload. */

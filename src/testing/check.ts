@@ -7,9 +7,9 @@ export const DEFAULT_SLOW_MS = 5000;
 /** Options of `checkResponse`. */
 export interface CheckResponseOptions {
   /** How long the answer took, in milliseconds; the slowness check needs it. */
-  readonly durationMs?: number;
+  readonly durationMs?: number | undefined;
   /** Answers slower than this are a problem. Default 5000 ms. */
-  readonly slowMs?: number;
+  readonly slowMs?: number | undefined;
 }
 
 /** Which field of the answer tells the service whether the callback succeeded. */
@@ -94,6 +94,8 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *   `"True"`/`"False"`;
  * - a GetCheckoutCartInfo 2xx answer that is neither a cart with a `productsList` array nor a
  *   refusal (`Success: false`);
+ * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
+ *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
  *
  * A well-formed refusal (`Success: false`, any 4xx) is not a problem: it is a valid answer.
