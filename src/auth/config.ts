@@ -135,7 +135,9 @@ export interface CartTokenOptions {
    * Your own check of the token (a cart that exists, belongs to a live session, …); only a literal
    * `true` passes. With it, the cart token proves the caller; without it, it does not.
    */
-  readonly verify?: ((token: string, request: AuthRequest) => boolean | Promise<boolean>) | undefined;
+  readonly verify?:
+    | ((token: string, request: AuthRequest) => boolean | Promise<boolean>)
+    | undefined;
 }
 
 /** The authentication modes; every configured one must pass (AND). */

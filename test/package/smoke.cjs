@@ -9,6 +9,10 @@ const subpaths = {
   node: ["toNodeListener"],
   testing: ["createTestKeys", "signServiceToken", "samplePayload", "sendCallback"],
 };
+assert.equal(root.CALLBACK_NAMES.length, 14);
+for (const name of root.CALLBACK_NAMES) {
+  assert.equal(typeof root[`create${name}Handler`], "function", `create${name}Handler`);
+}
 assert.equal(typeof root.createCallbackRouter, "function");
 assert.equal(typeof root.createAuth, "function");
 assert.equal(typeof root.CallbackError, "function");
