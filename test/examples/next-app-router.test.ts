@@ -1,8 +1,21 @@
 /** The Next.js route file, called as Next calls it: GET/POST with a Request and a context. */
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServiceKeys } from "../adapters/support/keys.js";
 import type { Send } from "../adapters/support/suite.js";
-import { assertBuilt, exampleEnv, exampleKeys, merchantFlow } from "./support/flow.js";
+import { assertBuilt, exampleEnv, exampleKeys, FLOW_LOG, merchantFlow } from "./support/flow.js";
+
+/** What the example logged on the console (it runs in this process). */
+const logged: string[] = [];
+beforeAll(() => {
+  for (const method of ["error", "warn"] as const) {
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      logged.push(args.map(String).join(" "));
+    });
+  }
+});
+afterAll(() => {
+  vi.restoreAllMocks();
+});
 
 type Handler = (
   request: Request,
@@ -36,4 +49,8 @@ describe("examples/next-app-router (route module)", () => {
     () => send,
     () => keys,
   );
+
+  it("logged each refusal once through the default onError, and nothing else", () => {
+    expect(logged).toStrictEqual(FLOW_LOG);
+  });
 });

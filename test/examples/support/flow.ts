@@ -47,6 +47,19 @@ function payload(name: string, overrides: Record<string, unknown> = {}): string 
   return JSON.stringify({ ...JSON.parse(fixture(name)), ...overrides });
 }
 
+/**
+ * What the examples' default `onError` logs over the flow: one line per refusal, in order. The
+ * in-process examples (Next.js route module, workerd) log into the test's console, so their tests
+ * capture and check these lines instead of letting them through.
+ */
+export const FLOW_LOG = [
+  "[crossborder-callbacks] GetCheckoutCartInfo 200 handler_failure: CART_NOT_FOUND: Unknown cart",
+  "[crossborder-callbacks] ValidateGiftCard 401 unauthorized: the shopper session was refused (verifySession)",
+  "[crossborder-callbacks] UpdateOrderStatus 200 handler_failure: ORDER_NOT_FOUND: Unknown order",
+  "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: JWT signature verification failed",
+  "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: MerchantGUID does not match",
+];
+
 /** Declares the fourteen-callback flow (call inside a `describe`; the tests run in order). */
 export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
   const call = async (name: string, body: string) =>
