@@ -1,12 +1,7 @@
 import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
-import { giftCardRequestSchema, type RedeemGiftCardRequest } from "../schemas/index.js";
-import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
-import {
-  checkShopperSession,
-  type GiftCardHandlerOptions,
-  SESSION_FIELDS,
-} from "./shopper-session.js";
+import type { RedeemGiftCardRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
 
 /**
  * Take an amount from a gift card: POST, the gift-card request's fields (the amount's own names
@@ -19,13 +14,8 @@ export const redeemGiftCard: CallbackDefinition<
   readonly name: "RedeemGiftCard";
 } = {
   name: "RedeemGiftCard",
-  methods: ["POST"],
-  source: { kind: "json" },
-  schema: giftCardRequestSchema,
-  encodedFields: GIFT_CARD_ENCODED_FIELDS,
+  ...GIFT_CARD_FAMILY,
   response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
-  secretFields: SESSION_FIELDS,
-  authorize: checkShopperSession,
 };
 
 export const createRedeemGiftCardHandler = handlerFactory<

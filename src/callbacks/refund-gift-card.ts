@@ -1,12 +1,7 @@
 import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
-import { giftCardRequestSchema, type RefundGiftCardRequest } from "../schemas/index.js";
-import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
-import {
-  checkShopperSession,
-  type GiftCardHandlerOptions,
-  SESSION_FIELDS,
-} from "./shopper-session.js";
+import type { RefundGiftCardRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
 
 /**
  * Give an amount back to a gift card: POST, the gift-card request's fields (the amount's own names
@@ -19,13 +14,8 @@ export const refundGiftCard: CallbackDefinition<
   readonly name: "RefundGiftCard";
 } = {
   name: "RefundGiftCard",
-  methods: ["POST"],
-  source: { kind: "json" },
-  schema: giftCardRequestSchema,
-  encodedFields: GIFT_CARD_ENCODED_FIELDS,
+  ...GIFT_CARD_FAMILY,
   response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
-  secretFields: SESSION_FIELDS,
-  authorize: checkShopperSession,
 };
 
 export const createRefundGiftCardHandler = handlerFactory<

@@ -1,5 +1,6 @@
-import type { CallbackContext, HandlerOptions } from "../core/engine.js";
-import type { GiftCardRequest } from "../schemas/index.js";
+import type { CallbackContext, CallbackDefinition, HandlerOptions } from "../core/engine.js";
+import { type GiftCardRequest, giftCardRequestSchema } from "../schemas/index.js";
+import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
 
 /**
  * Checks the shopper's session that a gift-card or voucher request carries (`AuthToken`,
@@ -39,3 +40,17 @@ export async function checkShopperSession(
   const accepted = await verify(text(payload.AuthToken), text(payload.SessionId), context);
   return accepted === true ? undefined : "the shopper session was refused (verifySession)";
 }
+
+/**
+ * What the gift-card and voucher callbacks share: POST, the request of Part 5.4, the shopper's
+ * e-mail encoded, the session checked by `verifySession` and never quoted. Each callback adds its
+ * name and its answer.
+ */
+export const GIFT_CARD_FAMILY = {
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: giftCardRequestSchema,
+  encodedFields: GIFT_CARD_ENCODED_FIELDS,
+  secretFields: SESSION_FIELDS,
+  authorize: checkShopperSession,
+} as const satisfies Omit<CallbackDefinition<GiftCardRequest, unknown>, "name" | "response">;

@@ -1,12 +1,7 @@
 import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { giftCardShape, type ValidateGiftCardResult } from "../core/responses.js";
-import { giftCardRequestSchema, type ValidateGiftCardRequest } from "../schemas/index.js";
-import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
-import {
-  checkShopperSession,
-  type GiftCardHandlerOptions,
-  SESSION_FIELDS,
-} from "./shopper-session.js";
+import type { ValidateGiftCardRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
 
 /**
  * May the shopper pay with this gift card: POST, the card (`CardFields.CardId`), the cart and the
@@ -18,13 +13,8 @@ export const validateGiftCard: CallbackDefinition<
   ValidateGiftCardResult
 > & { readonly name: "ValidateGiftCard" } = {
   name: "ValidateGiftCard",
-  methods: ["POST"],
-  source: { kind: "json" },
-  schema: giftCardRequestSchema,
-  encodedFields: GIFT_CARD_ENCODED_FIELDS,
+  ...GIFT_CARD_FAMILY,
   response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
-  secretFields: SESSION_FIELDS,
-  authorize: checkShopperSession,
 };
 
 export const createValidateGiftCardHandler = handlerFactory<

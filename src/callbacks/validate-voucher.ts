@@ -1,12 +1,7 @@
 import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
 import { giftCardShape, type ValidateGiftCardResult } from "../core/responses.js";
-import { giftCardRequestSchema, type ValidateVoucherRequest } from "../schemas/index.js";
-import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
-import {
-  checkShopperSession,
-  type GiftCardHandlerOptions,
-  SESSION_FIELDS,
-} from "./shopper-session.js";
+import type { ValidateVoucherRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
 
 /**
  * May the shopper use this voucher: POST, the gift-card request's fields (the voucher's own are
@@ -16,13 +11,8 @@ export const validateVoucher: CallbackDefinition<ValidateVoucherRequest, Validat
   readonly name: "ValidateVoucher";
 } = {
   name: "ValidateVoucher",
-  methods: ["POST"],
-  source: { kind: "json" },
-  schema: giftCardRequestSchema,
-  encodedFields: GIFT_CARD_ENCODED_FIELDS,
+  ...GIFT_CARD_FAMILY,
   response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
-  secretFields: SESSION_FIELDS,
-  authorize: checkShopperSession,
 };
 
 export const createValidateVoucherHandler = handlerFactory<

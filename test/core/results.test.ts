@@ -14,6 +14,7 @@ import {
   FAILURE_STATUS,
   type GiftCardRequest,
 } from "../../src/index.js";
+import { GIFT_CARD_UNAUTHORIZED } from "../adapters/support/suite.js";
 import { collector, json, post } from "./helpers.js";
 
 const ORDER = JSON.stringify({
@@ -221,14 +222,7 @@ describe("verifySession: the shopper's session of the gift-card and voucher call
       );
       const response = await handler.handle(post(CARD_REQUEST));
       expect(response.status).toBe(401);
-      expect(json(response)).toStrictEqual({
-        Success: false,
-        ErrorCode: "UNAUTHORIZED",
-        Message: "Unauthorized",
-        Description: "",
-        IsValid: false,
-        ErrorText: "Unauthorized",
-      });
+      expect(json(response)).toStrictEqual(GIFT_CARD_UNAUTHORIZED);
       expect(ran).toBe(false);
       expect(failures).toStrictEqual([
         {

@@ -1,23 +1,20 @@
 import { dirname } from "node:path";
 import { Miniflare } from "miniflare";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceKeys } from "../adapters/support/keys.js";
 import { bundle, ROOT, removeBundle } from "../adapters/support/runtime.js";
 import type { Send } from "../adapters/support/suite.js";
-import { assertBuilt, exampleEnv, exampleKeys, FLOW_LOG, merchantFlow } from "./support/flow.js";
+import {
+  assertBuilt,
+  captureExampleLog,
+  exampleEnv,
+  exampleKeys,
+  FLOW_LOG,
+  merchantFlow,
+} from "./support/flow.js";
 
 /** What the example logged on the console (it runs in this process). */
-const logged: string[] = [];
-beforeAll(() => {
-  for (const method of ["error", "warn"] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      logged.push(args.map(String).join(" "));
-    });
-  }
-});
-afterAll(() => {
-  vi.restoreAllMocks();
-});
+const logged = captureExampleLog();
 
 let keys: ServiceKeys;
 let scriptPath: string | undefined;

@@ -1,21 +1,18 @@
 /** The Next.js route file, called as Next calls it: GET/POST with a Request and a context. */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ServiceKeys } from "../adapters/support/keys.js";
 import type { Send } from "../adapters/support/suite.js";
-import { assertBuilt, exampleEnv, exampleKeys, FLOW_LOG, merchantFlow } from "./support/flow.js";
+import {
+  assertBuilt,
+  captureExampleLog,
+  exampleEnv,
+  exampleKeys,
+  FLOW_LOG,
+  merchantFlow,
+} from "./support/flow.js";
 
 /** What the example logged on the console (it runs in this process). */
-const logged: string[] = [];
-beforeAll(() => {
-  for (const method of ["error", "warn"] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      logged.push(args.map(String).join(" "));
-    });
-  }
-});
-afterAll(() => {
-  vi.restoreAllMocks();
-});
+const logged = captureExampleLog();
 
 type Handler = (
   request: Request,

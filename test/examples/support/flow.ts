@@ -4,11 +4,11 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createServiceKeys, fixture, type ServiceKeys } from "../../adapters/support/keys.js";
 import { MERCHANT_GUID } from "../../adapters/support/merchant.js";
 import { ROOT } from "../../adapters/support/runtime.js";
-import { type Send, signedPost } from "../../adapters/support/suite.js";
+import { GIFT_CARD_UNAUTHORIZED, type Send, signedPost } from "../../adapters/support/suite.js";
 
 export { MERCHANT_GUID };
 
@@ -59,6 +59,25 @@ export const FLOW_LOG = [
   "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: JWT signature verification failed",
   "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: MerchantGUID does not match",
 ];
+
+/**
+ * For an example that runs in the test's own process: keeps what it writes on console.error and
+ * console.warn (call at the top level of the test file), for a test to compare with FLOW_LOG.
+ */
+export function captureExampleLog(): string[] {
+  const logged: string[] = [];
+  beforeAll(() => {
+    for (const method of ["error", "warn"] as const) {
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(" "));
+      });
+    }
+  });
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+  return logged;
+}
 
 /** Declares the fourteen-callback flow (call inside a `describe`; the tests run in order). */
 export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
@@ -211,14 +230,7 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
       payload("ValidateGiftCard", { ...session, SessionId: "someone-else" }),
     );
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({
-      Success: false,
-      ErrorCode: "UNAUTHORIZED",
-      Message: "Unauthorized",
-      Description: "",
-      IsValid: false,
-      ErrorText: "Unauthorized",
-    });
+    expect(await response.json()).toEqual(GIFT_CARD_UNAUTHORIZED);
   });
 
   it("answers an unknown order with the merchant's failure", async () => {
