@@ -5,9 +5,10 @@ import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
 /**
  * Checks the shopper's session that a gift-card or voucher request carries (`AuthToken`,
  * `SessionId`: the merchant's own session, handed to the service at checkout). Resolve `true`
- * to go on; anything else is answered 401 with the generic body, and `onError` is told
- * "the shopper session was refused" — never the token. Either value may be undefined when the
- * request does not carry it.
+ * to go on; anything else (`false`, a truthy non-boolean) is answered 401 with the generic body,
+ * and `onError` is told "the shopper session was refused" — never the token. If it throws or
+ * rejects (your session store is down), the call is answered 500 and `onError` gets the error with
+ * the session values masked. Either value may be undefined when the request does not carry it.
  */
 export type VerifySession = (
   authToken: string | undefined,

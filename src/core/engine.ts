@@ -32,6 +32,7 @@ import {
   type LibraryFailureKind,
   type ResponseShape,
   respond,
+  type WrittenResult,
 } from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
@@ -117,7 +118,8 @@ export interface CallbackDefinition<TPayload, TResult> {
   /**
    * A check of the validated payload with the merchant's options, run before the merchant's
    * function (the gift-card callbacks' shopper session). Returns the reason of a refusal — a 401
-   * with the generic body; the reason goes to `onError` and quotes no value — or undefined.
+   * with the generic body; the reason goes to `onError` and quotes no value — or undefined. If
+   * it throws, the call is a 500 (`internal_error`) and `onError` gets the error, masked.
    */
   readonly authorize?: (
     payload: TPayload,
@@ -386,13 +388,24 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     const secrets = (definition.secretFields ?? []).map((field) => fieldOf(rawPayload, field));
 
     // 6. Call the merchant, 7. write the callback's own response.
-    let outcome: TResult;
+    let written: WrittenResult;
+    let redactWarning: Redactor | undefined;
     try {
       if (definition.authorize !== undefined) {
-        const refusal = await definition.authorize(payload, context, options);
+        let refusal: string | undefined;
+        try {
+          refusal = await definition.authorize(payload, context, options);
+        } catch (error) {
+          const failure = new Failure("internal_error", AUTHORIZE_THREW, undefined, error);
+          return fail(failure, requestRedactor(cards[0], secrets));
+        }
         if (refusal !== undefined) return fail(new Failure("unauthorized", refusal));
       }
-      outcome = await fn(payload, context);
+      written = definition.response.success(await fn(payload, context));
+      // Built while the CVV is still known: an ignored field name quoting this card is masked.
+      if ("body" in written && written.ignored !== undefined && written.ignored.length > 0) {
+        redactWarning = requestRedactor(cards[0], secrets);
+      }
     } catch (error) {
       // Built while the CVV is still known: a text quoting this card is masked.
       const redact = requestRedactor(cards[0], secrets);
@@ -416,19 +429,17 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       // A framework's own parsed body is not ours, but it must not keep the CVV either.
       if (read.kind === "parsed") dropCvv(paymentDetailsOf(read.value));
     }
-    const written = definition.response.success(outcome);
     if ("invalid" in written) {
       const reason = `the handler's result is unusable: ${written.invalid}`;
       return fail(new Failure("internal_error", reason));
     }
-    if (written.ignored !== undefined && written.ignored.length > 0) {
-      const redact = requestRedactor(cards[0], secrets);
+    if (redactWarning !== undefined && written.ignored !== undefined) {
       safeNotify(onError, {
         kind: "result_fields_ignored",
         status: FAILURE_STATUS.result_fields_ignored,
         severity: "warning",
         callback: name,
-        reason: redact(describeIgnored(written.ignored)),
+        reason: redactWarning(describeIgnored(written.ignored)),
       });
     }
     return respond(200, written.body);
@@ -462,6 +473,8 @@ interface Exchange {
   readonly body: unknown;
   readonly read: ReadBody;
 }
+
+const AUTHORIZE_THREW = "the authorization check before the handler threw";
 
 const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';

@@ -100,6 +100,33 @@ describe("unknown result fields: a warning, not a lost order", () => {
     expect(printed(failures)).not.toMatch(/4111|737/);
   });
 
+  it("masks this request's CVV and session values inside a quoted field name", async () => {
+    // The warning is written after the function returned, when the CVV is already dropped from
+    // the payload: the redactor must still know it.
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () =>
+        ({ InternalOrderId: "M-1", cvv_737: true, OrderID: "GE100" }) as {
+          InternalOrderId: string;
+        },
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(ORDER))).status).toBe(200);
+    expect(failures[0]?.reason).toBe(
+      `the result's unknown fields were left out of the answer: "cvv_***", "OrderID"`,
+    );
+    const { failures: cardFailures, onError: cardOnError } = collector();
+    const card = createValidateGiftCardHandler(
+      () => ({ IsValid: true, s_sess_9f8e7d: 1 }) as { IsValid: boolean },
+      { auth: false, onError: cardOnError },
+    );
+    const request = JSON.stringify({ CardFields: { CardId: "GC-1" }, SessionId: "sess_9f8e7d" });
+    expect((await card.handle(post(request))).status).toBe(200);
+    expect(cardFailures[0]?.reason).toBe(
+      `the result's unknown fields were left out of the answer: "s_***"`,
+    );
+  });
+
   it("the default onError writes a warning on console.warn, not console.error", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
@@ -284,8 +311,28 @@ describe("verifySession: the shopper's session of the gift-card and voucher call
     });
     const response = await handler.handle(post(CARD_REQUEST));
     expect(response.status).toBe(500);
+    expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+      ["internal_error", "the authorization check before the handler threw"],
+    ]);
     expect(printed(failures)).not.toContain(AUTH_TOKEN);
     expect(printed(failures)).toContain("session store down for ***");
+  });
+
+  it("a rejected verifySession promise is a 500, and the function never runs", async () => {
+    const { failures, onError } = collector();
+    let ran = false;
+    const handler = createRedeemGiftCardHandler(
+      () => {
+        ran = true;
+      },
+      { auth: false, onError, verifySession: async () => Promise.reject(new Error("timeout")) },
+    );
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(500);
+    expect(ran).toBe(false);
+    expect(failures.map((f) => [f.kind, f.reason, (f.error as Error).message])).toStrictEqual([
+      ["internal_error", "the authorization check before the handler threw", "timeout"],
+    ]);
   });
 
   it("the router passes verifySession to the gift-card functions it builds", async () => {
