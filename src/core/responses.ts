@@ -51,6 +51,8 @@ export interface ResponseInfoResult {
   PaymentCurrencyCode?: string | null | undefined;
   /** The merchant's own status code. */
   StatusCode?: string | null | undefined;
+  /** Documented for failures; integrations also send it (as `null`, or the number `100`). */
+  ErrorCode?: string | number | null | undefined;
   Message?: string | null | undefined;
   Description?: string | null | undefined;
 }
@@ -113,6 +115,7 @@ const RESPONSE_INFO_FIELDS: Readonly<Record<keyof ResponseInfoResult, FieldKind>
   PaymentAmount: "text",
   PaymentCurrencyCode: "text",
   StatusCode: "text",
+  ErrorCode: "text",
   Message: "text",
   Description: "text",
 };

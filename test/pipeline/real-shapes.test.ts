@@ -10,13 +10,27 @@ import {
   createAuth,
   createCallbackRouter,
   extraField,
+  type MessageResult,
+  type PerformOrderPaymentResult,
+  type SendOrderToMerchantResult,
   splitCartToken,
   urlParameters,
 } from "../../src/index.js";
-import { createTestKeys, signServiceToken, type TestKeys } from "../../src/testing/index.js";
+import {
+  checkResponse,
+  createTestKeys,
+  sendCallback,
+  signServiceToken,
+  type TestKeys,
+} from "../../src/testing/index.js";
 import { listen, type Running } from "../adapters/support/servers.js";
 
 type Json = Record<string, unknown>;
+type AnsweredCallback =
+  | "SendOrderToMerchant"
+  | "PerformOrderPayment"
+  | "SendRMAInfoToMerchant"
+  | "RemoveRestrictedProducts";
 
 const GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
 
@@ -372,5 +386,92 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(at(payload, "PrimaryBilling.VATRegistrationNumber")).toBe("FR 12 345678901");
     expect(at(payload, "VATRegistrationNumber")).toBe("GB/123 456 789");
     expect(extraField(payload as object, "VATRegistrationNumber")).toBe("GB/123 456 789");
+  });
+});
+
+describe("answers merchants send to the order callbacks (wire-facts §6), returned by their functions", () => {
+  // What integrations written without this library answer, returned as is by a function.
+  const answers = fixture("order-callback-answers-merchants-send") as {
+    results: Record<AnsweredCallback, unknown>;
+    refusals: { status: number; body: Json }[];
+  };
+  let answering: Running;
+
+  beforeAll(async () => {
+    const router = createCallbackRouter({
+      auth: await createAuth({
+        jwt: { environment: "test", keys: { test: keys.publicKey } },
+        merchantGuid: GUID,
+      }),
+      onError: (failure) => void failures.push(failure),
+      handlers: {
+        SendOrderToMerchant: () => answers.results.SendOrderToMerchant as SendOrderToMerchantResult,
+        PerformOrderPayment: () => answers.results.PerformOrderPayment as PerformOrderPaymentResult,
+        SendRMAInfoToMerchant: () => answers.results.SendRMAInfoToMerchant as MessageResult,
+        RemoveRestrictedProducts: () => answers.results.RemoveRestrictedProducts as undefined,
+      },
+    });
+    answering = await listen(toNodeListener(router));
+  });
+
+  afterAll(async () => {
+    await answering?.close();
+  });
+
+  async function answer(callback: AnsweredCallback) {
+    failures.length = 0;
+    const sent = await sendCallback(answering.baseUrl, callback, {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+    });
+    return { status: sent.status, body: sent.body, problems: sent.problems };
+  }
+
+  it("Success as text and every ResponseInfo key present with nulls: the known fields, no warning", async () => {
+    expect(await answer("SendOrderToMerchant")).toStrictEqual({
+      status: 200,
+      body: { Success: true, InternalOrderId: "100004217", OrderId: "4217" },
+      problems: [],
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("ErrorCode as the number 100 is written as text, like the other ResponseInfo fields", async () => {
+    expect(await answer("PerformOrderPayment")).toStrictEqual({
+      status: 200,
+      body: {
+        Success: true,
+        InternalOrderId: "100004218",
+        PaymentAmount: "104",
+        PaymentCurrencyCode: "EUR",
+        StatusCode: "paid",
+        ErrorCode: "100",
+      },
+      problems: [],
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("a boolean Success for SendRMAInfoToMerchant, Success for RemoveRestrictedProducts: each callback's own verdict", async () => {
+    expect(await answer("SendRMAInfoToMerchant")).toStrictEqual({
+      status: 200,
+      body: { Success: "True" },
+      problems: [],
+    });
+    expect(await answer("RemoveRestrictedProducts")).toStrictEqual({
+      status: 200,
+      body: { IsSuccess: true },
+      problems: [],
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("refusals with ErrorCode 100, as HTTP 200 or 400, read as well-formed refusals by checkResponse", () => {
+    for (const refusal of answers.refusals) {
+      const text = JSON.stringify(refusal.body);
+      expect(
+        checkResponse("SendOrderToMerchant", refusal.status, "application/json", text),
+      ).toStrictEqual([]);
+    }
   });
 });
