@@ -23,6 +23,17 @@ export const vatRateTypeSchema = z.looseObject({
   Rate: optionalNumber,
 });
 
+/**
+ * A product attribute of the cart: `{AttributeKey, AttributeValue}` as documented, or
+ * `{AttributeCode, AttributeTypeCode, Name}` as one integration writes it (wire-facts §6).
+ */
+export const cartProductAttributeSchema = z.looseObject({
+  ...productAttributeSchema.shape,
+  AttributeCode: optionalString,
+  AttributeTypeCode: optionalString,
+  Name: optionalString,
+});
+
 /** A product of `productsList`. */
 export const cartProductSchema = z.looseObject({
   ProductCode: optionalString,
@@ -42,10 +53,18 @@ export const cartProductSchema = z.looseObject({
   OrderedQuantity: optionalNumber,
   VATRateType: vatRateTypeSchema.nullish(),
   LocalVATRateType: vatRateTypeSchema.nullish(),
-  Attributes: z.array(productAttributeSchema).nullish(),
+  Attributes: z.array(cartProductAttributeSchema).nullish(),
   ProductClassCode: optionalString,
   PriceCoefficientRate: optionalNumber,
   MetaData: productMetaDataSchema.nullish(),
+  // Not in the documents; merchants send them (wire-facts §6).
+  Weight: optionalNumber,
+  Height: optionalNumber,
+  Width: optionalNumber,
+  Length: optionalNumber,
+  ImageHeight: optionalNumber,
+  ImageWidth: optionalNumber,
+  IsVirtual: optionalBoolean,
 });
 
 /** A discount of `discountsList`. */
@@ -150,6 +169,13 @@ export interface VATRateType {
   Rate?: number | null | undefined;
 }
 
+/** A product attribute of the cart, in either of the two shapes merchants write. */
+export interface CartProductAttribute extends ProductAttribute {
+  AttributeCode?: string | null | undefined;
+  AttributeTypeCode?: string | null | undefined;
+  Name?: string | null | undefined;
+}
+
 /** A product of the cart (`productsList`). */
 export interface CartProduct {
   ProductCode?: string | null | undefined;
@@ -169,10 +195,17 @@ export interface CartProduct {
   OrderedQuantity?: number | null | undefined;
   VATRateType?: VATRateType | null | undefined;
   LocalVATRateType?: VATRateType | null | undefined;
-  Attributes?: ProductAttribute[] | null | undefined;
+  Attributes?: CartProductAttribute[] | null | undefined;
   ProductClassCode?: string | null | undefined;
   PriceCoefficientRate?: number | null | undefined;
   MetaData?: ProductMetaData | null | undefined;
+  Weight?: number | null | undefined;
+  Height?: number | null | undefined;
+  Width?: number | null | undefined;
+  Length?: number | null | undefined;
+  ImageHeight?: number | null | undefined;
+  ImageWidth?: number | null | undefined;
+  IsVirtual?: boolean | null | undefined;
 }
 
 /** A discount of the cart (`discountsList`). */

@@ -199,6 +199,33 @@ describe("result types: a misspelt field is a compile error, inline functions in
       }),
       options,
     );
+    // The cart shapes merchants really answer with (wire-facts §6): other attribute fields, a
+    // product's size and weight, an ISO-3 country, integer prices.
+    createGetCheckoutCartInfoHandler(
+      () => ({
+        productsList: [
+          {
+            ProductCode: "LAMP-1",
+            ListPrice: 719,
+            Attributes: [{ AttributeCode: "finish", AttributeTypeCode: "material", Name: "Brass" }],
+            Weight: 2.4,
+            Height: 45,
+            Width: 20,
+            Length: 20,
+            ImageHeight: 600,
+            ImageWidth: 600,
+            IsVirtual: false,
+          },
+        ],
+        userDetails: { CountryCode: "DEU" },
+      }),
+      options,
+    );
+    // ResponseInfo as integrations port it: every key present, nulls, ErrorCode as a number.
+    createSendOrderToMerchantHandler(
+      () => ({ InternalOrderId: "M-1", ErrorCode: 100, Message: null, Description: null }),
+      options,
+    );
     expect(true).toBe(true);
   });
 

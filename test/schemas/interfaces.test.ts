@@ -19,11 +19,13 @@ import {
   type CardFields,
   type CartDiscount,
   type CartProduct,
+  type CartProductAttribute,
   type CheckoutCartInfo,
   type CodeName,
   type Customer,
   type cardFieldsSchema,
   type cartDiscountSchema,
+  type cartProductAttributeSchema,
   type cartProductSchema,
   type checkoutCartInfoSchema,
   type codeNameSchema,
@@ -176,6 +178,9 @@ describe("every payload interface equals its schema (without index signatures)",
   it("the cart the merchant writes (the schema's input side)", () => {
     expectTypeOf<CheckoutCartInfo>().toEqualTypeOf<Written<typeof checkoutCartInfoSchema>>();
     expectTypeOf<CartProduct>().toEqualTypeOf<Written<typeof cartProductSchema>>();
+    expectTypeOf<CartProductAttribute>().toEqualTypeOf<
+      Written<typeof cartProductAttributeSchema>
+    >();
     expectTypeOf<CartDiscount>().toEqualTypeOf<Written<typeof cartDiscountSchema>>();
     expectTypeOf<UserDetails>().toEqualTypeOf<Written<typeof userDetailsSchema>>();
     expectTypeOf<AddressBookEntry>().toEqualTypeOf<Written<typeof addressBookEntrySchema>>();
