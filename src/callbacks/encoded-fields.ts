@@ -55,5 +55,8 @@ export const DISPATCH_ENCODED_FIELDS: readonly string[] = [
 /** The gift-card and voucher requests: the shopper's e-mail. */
 export const GIFT_CARD_ENCODED_FIELDS: readonly string[] = ["CustomerEmail"];
 
-/** NotifyOrderRefund: the credit notes' URLs. */
-export const REFUND_ENCODED_FIELDS: readonly string[] = ["RefundDocument.*.CreditNoteUrl"];
+/** NotifyOrderRefund: the credit notes' URLs (of the top-level refund and of each in `Refunds`). */
+export const REFUND_ENCODED_FIELDS: readonly string[] = [
+  "RefundDocument.*.CreditNoteUrl",
+  "Refunds.*.RefundDocument.*.CreditNoteUrl",
+];

@@ -94,14 +94,9 @@ export interface RefundGiftCard {
   CardId?: number | string | null | undefined;
 }
 
-/** NotifyOrderRefund body: the order's ids and one refund (service document 2.4). */
-export const notifyOrderRefundSchema = z.looseObject({
-  OrderId: z.string(),
-  MerchantGUID: optionalString,
-  MerchantOrderId: optionalString,
-  MerchantInternalOrderId: optionalString,
-  WebStoreCode: optionalString,
-  WebStoreInstanceCode: optionalString,
+// The fields of one refund (service document 2.4, "Refund entry"): the entries of `Refunds`, and
+// the top level of a NotifyOrderRefund body that carries a single refund.
+const refundShape = {
   RefundID: optionalString,
   RMANumber: optionalString,
   MerchantRMANumber: optionalString,
@@ -132,19 +127,13 @@ export const notifyOrderRefundSchema = z.looseObject({
   RefundComponents: z.array(refundComponentSchema).nullish(),
   RefundComments: optionalString,
   RefundDocument: z.array(refundDocumentSchema).nullish(),
-});
+};
 
-/**
- * NotifyOrderRefund: an order was refunded. Amounts are the exact text sent (`"170.1000"`); only
- * `OrderId` is required.
- */
-export interface NotifyOrderRefundRequest {
-  OrderId: string;
-  MerchantGUID?: string | null | undefined;
-  MerchantOrderId?: string | null | undefined;
-  MerchantInternalOrderId?: string | null | undefined;
-  WebStoreCode?: string | null | undefined;
-  WebStoreInstanceCode?: string | null | undefined;
+/** One refund of an order (an entry of `Refunds`). */
+export const orderRefundSchema = z.looseObject(refundShape);
+
+/** One refund of an order. Amounts are the exact text sent (`"170.1000"`). */
+export interface OrderRefund {
   RefundID?: string | null | undefined;
   RMANumber?: string | null | undefined;
   MerchantRMANumber?: string | null | undefined;
@@ -177,4 +166,81 @@ export interface NotifyOrderRefundRequest {
   /** Free text, as sent (not decoded). */
   RefundComments?: string | null | undefined;
   RefundDocument?: RefundDocument[] | null | undefined;
+}
+
+/** What is left to refund of one product line. */
+export const productRefundableAmountSchema = z.looseObject({
+  CartItemId: optionalString,
+  Sku: optionalString,
+  ProductCode: optionalString,
+  productGroupCode: optionalString,
+  ProductCodeSecondary: optionalString,
+  productGroupCodeSecondary: optionalString,
+  RefundableTotalAmount: optionalNumber,
+  // An integer per the document; a decimal quantity is not refused.
+  RefundableQuantity: optionalNumber,
+});
+
+/** What is left to refund of one product line. */
+export interface ProductRefundableAmount {
+  CartItemId?: string | null | undefined;
+  Sku?: string | null | undefined;
+  ProductCode?: string | null | undefined;
+  productGroupCode?: string | null | undefined;
+  ProductCodeSecondary?: string | null | undefined;
+  productGroupCodeSecondary?: string | null | undefined;
+  RefundableTotalAmount?: number | null | undefined;
+  RefundableQuantity?: number | null | undefined;
+}
+
+/** `RefundableAmount`: what is left to refund of the order. */
+export const refundableAmountSchema = z.looseObject({
+  CurrencyCode: optionalString,
+  TotalCreditAmount: optionalNumber,
+  RefundableShippingAmount: optionalNumber,
+  RefundableDutiesAmount: optionalNumber,
+  ProductRefundableAmount: z.array(productRefundableAmountSchema).nullish(),
+});
+
+/** What is left to refund of the order (numbers, as the document states). */
+export interface RefundableAmount {
+  CurrencyCode?: string | null | undefined;
+  TotalCreditAmount?: number | null | undefined;
+  RefundableShippingAmount?: number | null | undefined;
+  RefundableDutiesAmount?: number | null | undefined;
+  ProductRefundableAmount?: ProductRefundableAmount[] | null | undefined;
+}
+
+/**
+ * NotifyOrderRefund body: the refund details of an order (service document 2.4) — its ids, its
+ * `Refunds` and `RefundableAmount` — and, as integrations see it, the refund's own fields at the
+ * top level. Only `OrderId` is required.
+ */
+export const notifyOrderRefundSchema = z.looseObject({
+  OrderId: z.string(),
+  MerchantGUID: optionalString,
+  MerchantOrderId: optionalString,
+  MerchantInternalOrderId: optionalString,
+  WebStoreCode: optionalString,
+  WebStoreInstanceCode: optionalString,
+  ...refundShape,
+  Refunds: z.array(orderRefundSchema).nullish(),
+  RefundableAmount: refundableAmountSchema.nullish(),
+});
+
+/**
+ * NotifyOrderRefund: an order was refunded. The refund is at the top level (one refund) or in
+ * `Refunds` (the document's refund details); amounts are the exact text sent (`"170.1000"`).
+ */
+export interface NotifyOrderRefundRequest extends OrderRefund {
+  OrderId: string;
+  MerchantGUID?: string | null | undefined;
+  MerchantOrderId?: string | null | undefined;
+  MerchantInternalOrderId?: string | null | undefined;
+  WebStoreCode?: string | null | undefined;
+  WebStoreInstanceCode?: string | null | undefined;
+  /** The order's refunds, when the body carries the document's refund details. */
+  Refunds?: OrderRefund[] | null | undefined;
+  /** What is left to refund of the order. */
+  RefundableAmount?: RefundableAmount | null | undefined;
 }

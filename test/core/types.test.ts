@@ -78,6 +78,12 @@ describe("payload types: a misspelt read is a compile error", () => {
       void refund.TotalRefundAmout;
       // Amounts are the exact text sent.
       expectTypeOf(refund.TotalRefundAmount).toEqualTypeOf<string | null | undefined>();
+      // The document's refund details: each refund of `Refunds` has the same fields.
+      expectTypeOf(refund.Refunds?.[0]?.TotalRefundAmount).toEqualTypeOf<
+        string | null | undefined
+      >();
+      // @ts-expect-error RefundableAmount's fields are named too: TotalCreditAmount
+      void refund.RefundableAmount?.TotalCredit;
     }, options);
     createValidateGiftCardHandler((request) => {
       expectTypeOf(request).toEqualTypeOf<ValidateGiftCardRequest>();

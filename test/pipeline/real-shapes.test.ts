@@ -91,6 +91,10 @@ beforeAll(async () => {
           PaymentCurrencyCode: "EUR",
         };
       },
+      NotifyOrderRefund: (refund, context) => {
+        record(refund, context.rawPayload, context.decoding.decoded);
+        return { InternalOrderId: refund.MerchantOrderId };
+      },
       UpdateParcelDispatch: (dispatch, context) => {
         record(dispatch, context.rawPayload, context.decoding.decoded);
         return { Message: "recorded" };
@@ -216,6 +220,28 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(at(payload, "InternationalDetails.TransactionTotalPrice")).toBe(933);
     expect(at(payload, "RoundingRate")).toBe(0.7697801068639539);
     expect(received?.decoded).toStrictEqual(["Customer.EmailAddress"]);
+  });
+
+  it("NotifyOrderRefund: amounts stay the exact text sent, the refund details of the document are typed", async () => {
+    const { status, body, received } = await post(
+      "NotifyOrderRefund",
+      "notify-order-refund-amounts-as-text",
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ Success: true, InternalOrderId: "100004290" });
+    const payload = received?.payload;
+    expect(at(payload, "TotalRefundAmount")).toBe("170.1000");
+    expect(at(payload, "RefundProducts.0.RefundAmount")).toBe("170.1000");
+    expect(at(payload, "Refunds.0.TotalRefundAmount")).toBe("170.1000");
+    expect(at(payload, "Refunds.0.OriginalTotalRefundAmount")).toBe("143.0200");
+    expect(at(payload, "Refunds.0.RefundProducts.0.RefundAmountPercent")).toBe("100.0000");
+    expect(at(payload, "Refunds.0.RefundComponents.0.IsChargedToMerchant")).toBe("True");
+    expect(at(payload, "RefundableAmount.ProductRefundableAmount.0.RefundableQuantity")).toBe(0);
+    expect(at(payload, "Refunds.0.RefundDocument.0.CreditNoteUrl")).toBe(
+      "https://docs.example.com/credit-notes/RF-30112.pdf",
+    );
+    expect(received?.decoded).toStrictEqual(["Refunds.0.RefundDocument.0.CreditNoteUrl"]);
   });
 
   it("UrlParameters as a JSON text: kept as sent, and the pairs through urlParameters()", async () => {

@@ -42,9 +42,11 @@ import {
   type notifyOrderRefundSchema,
   type OrderBase,
   type OrderPaymentMethod,
+  type OrderRefund,
   type OriginalOrder,
   type orderBaseSchema,
   type orderPaymentMethodSchema,
+  type orderRefundSchema,
   originalOrderSchema,
   type Parcel,
   type ParcelProduct,
@@ -54,6 +56,7 @@ import {
   type Product,
   type ProductAttribute,
   type ProductMetaData,
+  type ProductRefundableAmount,
   type parcelProductSchema,
   type parcelSchema,
   type parcelTrackingSchema,
@@ -61,8 +64,10 @@ import {
   type performOrderPaymentSchema,
   type productAttributeSchema,
   type productMetaDataSchema,
+  type productRefundableAmountSchema,
   type productSchema,
   type RedeemGiftCardRequest,
+  type RefundableAmount,
   type RefundComponent,
   type RefundDocument,
   type RefundGiftCard,
@@ -71,6 +76,7 @@ import {
   type RefundReason,
   type RemoveRestrictedProductsRequest,
   type ReturnedProduct,
+  type refundableAmountSchema,
   type refundComponentSchema,
   type refundDocumentSchema,
   type refundGiftCardSchema,
@@ -173,6 +179,11 @@ describe("every payload interface equals its schema (without index signatures)",
     expectTypeOf<RefundComponent>().toEqualTypeOf<Received<typeof refundComponentSchema>>();
     expectTypeOf<RefundDocument>().toEqualTypeOf<Received<typeof refundDocumentSchema>>();
     expectTypeOf<RefundGiftCard>().toEqualTypeOf<Received<typeof refundGiftCardSchema>>();
+    expectTypeOf<OrderRefund>().toEqualTypeOf<Received<typeof orderRefundSchema>>();
+    expectTypeOf<RefundableAmount>().toEqualTypeOf<Received<typeof refundableAmountSchema>>();
+    expectTypeOf<ProductRefundableAmount>().toEqualTypeOf<
+      Received<typeof productRefundableAmountSchema>
+    >();
   });
 
   it("the cart the merchant writes (the schema's input side)", () => {
