@@ -7,7 +7,12 @@ import { z } from "zod";
 export const optionalString = z.string().nullish();
 /** Decimal the spec leaves optional; never coerced from text. */
 export const optionalNumber = z.number().nullish();
-/** Integer the spec leaves optional. */
+/**
+ * A number the spec documents as an integer, in a payload the service sends: not checked for
+ * being whole, since a decimal there is still usable and refusing it would lose the call.
+ */
+export const optionalCount = optionalNumber;
+/** An integer the merchant writes (the cart): checked, so that a mistake shows before sending. */
 export const optionalInteger = z.number().int().nullish();
 /** Boolean the spec leaves optional; "true" as text is rejected on purpose. */
 export const optionalBoolean = z.boolean().nullish();

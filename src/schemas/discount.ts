@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalInteger, optionalNumber, optionalString, optionalUnknown } from "./common.js";
+import { optionalCount, optionalNumber, optionalString, optionalUnknown } from "./common.js";
 
 /** Order discount (spec 2.5). */
 export const discountSchema = z.looseObject({
@@ -9,7 +9,7 @@ export const discountSchema = z.looseObject({
   // refusing it would lose the order.
   Price: optionalNumber,
   InternationalPrice: optionalNumber,
-  DiscountType: optionalInteger,
+  DiscountType: optionalCount,
   // Required only for merchants in VAT countries; the service defaults it to 0.
   VATRate: optionalNumber,
   LocalVATRate: optionalNumber,
@@ -22,7 +22,7 @@ export const discountSchema = z.looseObject({
   // The spec's "mode of calculation" integer (required there) under the cart discount's wire name.
   // The order's own name for it is not shown: requiring a guessed name would lose every order
   // with a discount if the service spells it otherwise, so it is checked only when present.
-  CalculationMode: optionalInteger,
+  CalculationMode: optionalCount,
 });
 
 /** A discount of an order (spec 2.5): cart-level, product-level or shipping. */

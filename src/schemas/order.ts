@@ -4,7 +4,7 @@ import {
   type OpenObject,
   openObjectSchema,
   optionalBoolean,
-  optionalInteger,
+  optionalCount,
   optionalNumber,
   optionalString,
   optionalUnknown,
@@ -93,7 +93,7 @@ export const orderBaseSchema = z.looseObject({
   EffectiveFXRate: optionalNumber,
   // ISO 8601 per spec; not enforced, the service's own format varies.
   OrderCreationDate: optionalString,
-  OrderCreationSource: optionalInteger,
+  OrderCreationSource: optionalCount,
   IsMoto: optionalBoolean,
   ModifiedProduct: optionalString,
   UrlParameters: urlParametersSchema,
@@ -132,7 +132,7 @@ export const orderBaseSchema = z.looseObject({
   CustomerDTBreakdown: openObjectSchema.nullish(),
   MerchantDTBreakdown: openObjectSchema.nullish(),
   ShippingVATRate: optionalNumber,
-  CookieConsent: optionalInteger,
+  CookieConsent: optionalCount,
   TaxCalculationRule: optionalString,
   // Decoded by integrations (wire-facts §6).
   VATRegistrationNumber: optionalString,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalInteger, optionalNumber, optionalString } from "./common.js";
+import { optionalCount, optionalNumber, optionalString } from "./common.js";
 
 /** One ReturnedProducts entry of an RMA (spec 4.5). */
 export const returnedProductSchema = z.looseObject({
@@ -8,7 +8,7 @@ export const returnedProductSchema = z.looseObject({
   Sku: optionalString,
   Name: optionalString,
   CartItemId: optionalString,
-  ReturnQuantity: optionalInteger,
+  ReturnQuantity: optionalCount,
   ReturnReasonName: optionalString,
   MerchantReturnReasonCode: optionalString,
   MerchantReturnReasonName: optionalString,

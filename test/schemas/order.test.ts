@@ -92,11 +92,9 @@ describe("sendOrderToMerchantSchema", () => {
     [["Products", 0, "IsBackOrdered"], "false", "Products.0.IsBackOrdered"],
     [["Products", 0, "Attributes", 0, "AttributeKey"], 7, "Products.0.Attributes.0.AttributeKey"],
     [["Products"], { 0: {} }, "Products"],
-    [["Discounts", 0, "DiscountType"], 1.5, "Discounts.0.DiscountType"],
     [["Discounts", 0, "CalculationMode"], "1", "Discounts.0.CalculationMode"],
     [["Customer", "IsEndCustomerPrimary"], "true", "Customer.IsEndCustomerPrimary"],
     [["ClearCart"], 1, "ClearCart"],
-    [["OrderCreationSource"], 0.5, "OrderCreationSource"],
     [["CookieConsent"], "1", "CookieConsent"],
     [["HubId"], "1", "HubId"],
     [["PrimaryShipping", "Zip"], 94104, "PrimaryShipping.Zip"],
@@ -122,6 +120,18 @@ describe("sendOrderToMerchantSchema", () => {
   it("accepts integers where decimals are expected", () => {
     const result = sendOrderToMerchantSchema.safeParse(edit(order, ["Products", 0, "Price"], 29));
     expect(result.success).toBe(true);
+  });
+
+  it("accepts decimals where integers are documented: a whole-number check would only lose orders", () => {
+    let input = edit(order, ["Discounts", 0, "DiscountType"], 1.5);
+    input = edit(input, ["OrderCreationSource"], 0.5);
+    input = edit(input, ["CookieConsent"], 2.25);
+    const parsed = sendOrderToMerchantSchema.parse(input);
+    expect([
+      parsed.Discounts?.[0]?.DiscountType,
+      parsed.OrderCreationSource,
+      parsed.CookieConsent,
+    ]).toStrictEqual([1.5, 0.5, 2.25]);
   });
 
   it("reports every issue of a payload in one pass", () => {
