@@ -69,7 +69,7 @@ export function cartWithProducts(count = PRODUCTS): Lib.CheckoutCartInfo {
     }
     return product;
   });
-  return cart as Lib.CheckoutCartInfo;
+  return cart as unknown as Lib.CheckoutCartInfo;
 }
 
 export function updateOrderStatusBody(): Record<string, unknown> {

@@ -18,6 +18,9 @@ const TSCONFIG = join(ROOT, "scripts", "tsconfig.demo.json");
 export const DEMO_MERCHANT_GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 /** The cart the example merchant keeps (examples/shared/merchant.ts). */
 const DEMO_CART_TOKEN = "demo-cart";
+/** The shopper session the example merchant knows (examples/shared/merchant.ts). */
+const DEMO_AUTH_TOKEN = "demo-auth-token";
+const DEMO_SESSION_ID = "demo-session";
 const START_TIMEOUT_MS = 20_000;
 
 /** Output of the server, kept to show when something goes wrong. */
@@ -134,6 +137,10 @@ export async function main(example = EXAMPLE): Promise<number> {
       DEMO_MERCHANT_GUID,
       "--cart-token",
       DEMO_CART_TOKEN,
+      "--auth-token",
+      DEMO_AUTH_TOKEN,
+      "--session-id",
+      DEMO_SESSION_ID,
     ];
     process.stdout.write(`${colors.dim("3/3")} crossborder-callbacks ${args.join(" ")}\n\n`);
     const code = await runCli(args, process);

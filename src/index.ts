@@ -8,9 +8,21 @@ export {
   type GetCheckoutCartInfoRequest,
 } from "./callbacks/get-checkout-cart-info.js";
 export {
+  createNotifyOrderRefundHandler,
+  type NotifyOrderRefundFunction,
+} from "./callbacks/notify-order-refund.js";
+export {
   createPerformOrderPaymentHandler,
   type PerformOrderPaymentFunction,
 } from "./callbacks/perform-order-payment.js";
+export {
+  createRedeemGiftCardHandler,
+  type RedeemGiftCardFunction,
+} from "./callbacks/redeem-gift-card.js";
+export {
+  createRefundGiftCardHandler,
+  type RefundGiftCardFunction,
+} from "./callbacks/refund-gift-card.js";
 export {
   createRemoveRestrictedProductsHandler,
   type RemoveRestrictedProductsFunction,
@@ -27,6 +39,11 @@ export {
   createSendRMAInfoToMerchantHandler,
   type SendRMAInfoToMerchantFunction,
 } from "./callbacks/send-rma-info-to-merchant.js";
+export type { GiftCardHandlerOptions, VerifySession } from "./callbacks/shopper-session.js";
+export {
+  createUpdateOrderShippingInfoHandler,
+  type UpdateOrderShippingInfoFunction,
+} from "./callbacks/update-order-shipping-info.js";
 export {
   createUpdateOrderStatusHandler,
   type UpdateOrderStatusFunction,
@@ -35,7 +52,21 @@ export {
   createUpdateParcelDispatchHandler,
   type UpdateParcelDispatchFunction,
 } from "./callbacks/update-parcel-dispatch.js";
+export {
+  createValidateGiftCardHandler,
+  type ValidateGiftCardFunction,
+} from "./callbacks/validate-gift-card.js";
+export {
+  createValidateVoucherHandler,
+  type ValidateVoucherFunction,
+} from "./callbacks/validate-voucher.js";
 export { maskCardNumber, redactCardNumbers } from "./core/card.js";
+export type {
+  CallbackFactory,
+  Checked,
+  CheckedFunction,
+  NoExtraFields,
+} from "./core/checked.js";
 export {
   type CallbackContext,
   type CallbackFunction,
@@ -61,17 +92,21 @@ export {
   withIdempotency,
 } from "./core/idempotency.js";
 export type {
+  GiftCardResult,
   MessageResult,
   NoResult,
   PerformOrderPaymentResult,
   ResponseInfo,
   ResponseInfoResult,
   SendOrderToMerchantResult,
+  ValidateGiftCardResult,
 } from "./core/responses.js";
 export {
+  type CallbackFunctions,
   type CallbackHandlers,
   type CallbackRouter,
   type CallbackRouterOptions,
+  type CheckedHandlers,
   createCallbackRouter,
 } from "./core/router.js";
 export {

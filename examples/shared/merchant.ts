@@ -1,5 +1,5 @@
 /**
- * The merchant side of all seven callbacks, over an in-memory store, shared by every example.
+ * The merchant side of all fourteen callbacks, over an in-memory store, shared by every example.
  * Copy this file next to your server and replace the store with your database.
  *
  * Configuration (environment variables):
@@ -14,7 +14,11 @@ import {
   type CheckoutCartInfo,
   createAuth,
   createCallbackRouter,
+  extraField,
+  type GiftCardRequest,
   type InternationalDetails,
+  splitCartToken,
+  type VerifySession,
 } from "crossborder-callbacks";
 
 export interface MerchantConfig {
@@ -51,6 +55,33 @@ interface StoredOrder {
   readonly charge: Charge | undefined;
   readonly parcels: string[];
   readonly returns: string[];
+  /** Refunds as the service states them: amounts kept as the exact text sent ("170.1000"). */
+  readonly refunds: {
+    readonly refundId: string;
+    readonly amount: string;
+    readonly currency: string;
+  }[];
+  shippingMethod: string | undefined;
+  trackingNumber: string | undefined;
+  documentsReceived: boolean;
+}
+
+/** A gift card or voucher the store issued: its balance in cents, never a float. */
+interface StoredCard {
+  balanceCents: number;
+  readonly currencyCode: string;
+}
+
+/** Cents as the text the service reads ("25.00"). */
+function amountText(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+/** An amount as text ("25.00") or a number, in cents; undefined when it is not an amount. */
+function cents(value: unknown): number | undefined {
+  const text = typeof value === "number" ? String(value) : value;
+  if (typeof text !== "string" || !/^\d+(\.\d+)?$/.test(text.trim())) return undefined;
+  return Math.round(Number(text) * 100);
 }
 
 /** The transaction total of an order (the shopper's currency), when it states one. */
@@ -64,9 +95,17 @@ function chargeOf(details: InternationalDetails | null | undefined): Charge | un
 export class MemoryStore {
   readonly carts = new Map<string, CheckoutCartInfo>();
   readonly orders = new Map<string, StoredOrder>();
+  /** Gift cards and vouchers by code. */
+  readonly cards = new Map<string, StoredCard>();
+  /** Shopper sessions: the session token handed to the service at checkout → its session id. */
+  readonly sessions = new Map<string, string>();
   #sequence = 1000;
 
   constructor() {
+    // A gift card, a voucher and a shopper session to try the gift-card callbacks with.
+    this.cards.set("GC-7342-1109-5561", { balanceCents: 10_000, currencyCode: "USD" });
+    this.cards.set("SPRING25", { balanceCents: 2_500, currencyCode: "USD" });
+    this.sessions.set("demo-auth-token", "demo-session");
     // One cart to try GetCheckoutCartInfo with: ?merchantCartToken=demo-cart
     this.carts.set("demo-cart", {
       productsList: [
@@ -100,15 +139,36 @@ export class MemoryStore {
     if (!order) throw new CallbackError("ORDER_NOT_FOUND", "Unknown order", `No order ${orderId}`);
     return order;
   }
+
+  /** The card a gift-card or voucher request names. */
+  card(request: GiftCardRequest): StoredCard {
+    const code = request.CardFields?.CardId;
+    const card = code === undefined || code === null ? undefined : this.cards.get(String(code));
+    if (!card) throw new CallbackError("CARD_NOT_FOUND", "Unknown gift card or voucher");
+    return card;
+  }
+
+  /** Checks the shopper's session the service passes along (AuthToken, SessionId). */
+  readonly verifySession: VerifySession = (authToken, sessionId) =>
+    authToken !== undefined && this.sessions.get(authToken) === sessionId;
 }
 
-/** The seven callbacks. Each receives a validated, decoded payload. */
+/** The amount a redeem or refund names: its own field names are not documented. */
+function requestedCents(request: GiftCardRequest): number {
+  const amount = cents(extraField(request, "Amount"));
+  if (amount === undefined) throw new CallbackError("AMOUNT_MISSING", "No amount to apply");
+  return amount;
+}
+
+/** The fourteen callbacks. Each receives a validated, decoded payload. */
 export function merchantHandlers(store: MemoryStore) {
   return {
     GetCheckoutCartInfo({ merchantCartToken, countryCode, currencyCode }) {
-      const cart = merchantCartToken ? store.carts.get(merchantCartToken) : undefined;
+      // Some stores send `<cartToken>-<languageId>`; this one's tokens never end in -digits.
+      const { cartToken } = splitCartToken(merchantCartToken ?? "");
+      const cart = store.carts.get(cartToken);
       if (!cart) throw new CallbackError("CART_NOT_FOUND", "Unknown cart");
-      return { ...cart, cartId: merchantCartToken, countryCode, currencyCode };
+      return { ...cart, cartId: cartToken, countryCode, currencyCode };
     },
 
     SendOrderToMerchant(order) {
@@ -123,6 +183,10 @@ export function merchantHandlers(store: MemoryStore) {
         charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],
         returns: existing?.returns ?? [],
+        refunds: existing?.refunds ?? [],
+        shippingMethod: order.ShippingMethodCode ?? existing?.shippingMethod,
+        trackingNumber: existing?.trackingNumber,
+        documentsReceived: existing?.documentsReceived ?? false,
       });
       if (order.ClearCart && order.CartToken) store.carts.delete(order.CartToken);
       return { InternalOrderId: internalOrderId, OrderId: internalOrderId };
@@ -136,6 +200,16 @@ export function merchantHandlers(store: MemoryStore) {
 
     PerformOrderPayment(payment) {
       const order = store.order(payment.OrderId);
+      if (payment.PaymentDetails.PaymentMethodCode === "OT") {
+        // The service collected the money itself: there is no card, nothing to charge here.
+        order.paid = true;
+        const paid = chargeOf(payment.InternationalDetails) ?? order.charge;
+        return {
+          InternalOrderId: order.internalOrderId,
+          PaymentAmount: paid?.amount ?? 0,
+          PaymentCurrencyCode: paid?.currencyCode ?? "USD",
+        };
+      }
       // The amount to charge: the payment's own totals when it carries them, else the order's.
       const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
       if (!charge) {
@@ -163,6 +237,63 @@ export function merchantHandlers(store: MemoryStore) {
       return { Message: "Dispatch recorded" };
     },
 
+    SendAdditionalRequiredDocumentsToMerchant(documents) {
+      // The payload is not specified: every field is unknown until checked.
+      const orderId = extraField(documents, "OrderId");
+      if (typeof orderId === "string") store.order(orderId).documentsReceived = true;
+    },
+
+    UpdateOrderShippingInfo(update) {
+      const order = store.order(update.OrderId);
+      order.shippingMethod = update.ShippingMethodCode ?? order.shippingMethod;
+      order.trackingNumber =
+        update.InternationalDetails?.OrderTrackingNumber ?? order.trackingNumber;
+      return { InternalOrderId: order.internalOrderId };
+    },
+
+    NotifyOrderRefund(refund) {
+      const order = store.order(refund.OrderId);
+      order.refunds.push({
+        refundId: refund.RefundID ?? `refund-${order.refunds.length + 1}`,
+        // Kept as the exact text: never turned into a float.
+        amount: refund.TotalRefundAmount ?? "0",
+        currency: refund.CurrencyCode ?? "",
+      });
+      return { InternalOrderId: order.internalOrderId, Message: "Refund recorded" };
+    },
+
+    ValidateGiftCard(request) {
+      const card = store.cards.get(String(request.CardFields?.CardId ?? ""));
+      if (!card || card.balanceCents <= 0) {
+        return { IsValid: false, ErrorCode: "CARD_NOT_USABLE", Message: "Unknown or empty card" };
+      }
+      const balance = amountText(card.balanceCents);
+      return { IsValid: true, Balance: balance, CurrencyCode: card.currencyCode };
+    },
+
+    ValidateVoucher(request) {
+      const voucher = store.cards.get(String(request.CardFields?.CardId ?? ""));
+      if (!voucher) return { IsValid: false, ErrorCode: "VOUCHER_UNKNOWN" };
+      const balance = amountText(voucher.balanceCents);
+      return { IsValid: true, Balance: balance, CurrencyCode: voucher.currencyCode };
+    },
+
+    RedeemGiftCard(request) {
+      const card = store.card(request);
+      const amount = requestedCents(request);
+      if (amount > card.balanceCents) {
+        throw new CallbackError("INSUFFICIENT_BALANCE", "The card does not cover the amount");
+      }
+      card.balanceCents -= amount;
+      return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+    },
+
+    RefundGiftCard(request) {
+      const card = store.card(request);
+      card.balanceCents += requestedCents(request);
+      return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+    },
+
     RemoveRestrictedProducts({ CartToken, RemovedProductCodes }) {
       const cart = CartToken ? store.carts.get(CartToken) : undefined;
       if (!cart) return;
@@ -180,17 +311,22 @@ export interface MerchantRouterOptions {
   readonly store?: MemoryStore;
 }
 
-/** The seven callbacks behind JWT + merchant GUID authentication, under one base path. */
+/**
+ * The fourteen callbacks behind JWT + merchant GUID authentication, under one base path; the
+ * gift-card and voucher callbacks also check the shopper's session.
+ */
 export function createMerchantRouter(
   config: MerchantConfig,
   options: MerchantRouterOptions = {},
 ): CallbackRouter {
+  const store = options.store ?? new MemoryStore();
   return createCallbackRouter({
     basePath: options.basePath ?? "/crossborder",
     auth: createAuth({
       jwt: { environment: config.environment, keys: { [config.environment]: config.publicKey } },
       merchantGuid: config.merchantGuid,
     }),
-    handlers: merchantHandlers(options.store ?? new MemoryStore()),
+    verifySession: store.verifySession,
+    handlers: merchantHandlers(store),
   });
 }

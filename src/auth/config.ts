@@ -26,9 +26,9 @@ export type ServiceEnvironment = "test" | "production";
  */
 export interface PublicJwk {
   readonly kty?: string | undefined;
-  readonly kid?: string;
-  readonly alg?: string;
-  readonly use?: string;
+  readonly kid?: string | undefined;
+  readonly alg?: string | undefined;
+  readonly use?: string | undefined;
   readonly [member: string]: unknown;
 }
 
@@ -53,7 +53,7 @@ export interface BodyDigestOptions {
   /** Name of the claim carrying the digest. */
   readonly claim: string;
   /** How the digest is written in the claim (default `base64url`, unpadded; `hex` is case-insensitive). */
-  readonly encoding?: "base64url" | "hex";
+  readonly encoding?: "base64url" | "hex" | undefined;
 }
 
 /** JWT verification of the `Authorization` header (the service's documented mode). */
@@ -72,19 +72,19 @@ export interface JwtOptions {
     readonly production?: JwtKeySet | undefined;
   };
   /** Accepted `alg` values. Default `["RS256"]`. */
-  readonly algorithms?: readonly JwsAlgorithm[];
+  readonly algorithms?: readonly JwsAlgorithm[] | undefined;
   /** Required `iss` value (or one of several). Not checked by default. */
-  readonly issuer?: string | readonly string[];
+  readonly issuer?: string | readonly string[] | undefined;
   /** Required `aud` value (or one of several). Not checked by default. */
-  readonly audience?: string | readonly string[];
+  readonly audience?: string | readonly string[] | undefined;
   /** Allowed clock skew for `exp`, `nbf` and `iat`, in seconds. Default 60. */
-  readonly clockToleranceSeconds?: number;
+  readonly clockToleranceSeconds?: number | undefined;
   /** Maximum age of the token from its `iat`, in seconds; `iat` then becomes required. Default: no limit. */
-  readonly maxTokenAgeSeconds?: number;
+  readonly maxTokenAgeSeconds?: number | undefined;
   /** Whether a token without `exp` is refused. Default true. */
-  readonly requireExpiration?: boolean;
+  readonly requireExpiration?: boolean | undefined;
   /** Bind the token to the body bytes. Off by default: the operator documents no such claim. */
-  readonly bodyDigest?: BodyDigestOptions;
+  readonly bodyDigest?: BodyDigestOptions | undefined;
 }
 
 /** HTTP Basic credentials (RFC 7617). The user name cannot contain `:`. */
@@ -116,7 +116,7 @@ export interface IpAllowListOptions {
    * TCP peer address is checked. With it, `X-Forwarded-For` is walked from the right, starting at
    * the peer, past every trusted proxy; the first other address (or the left-most entry) is the client.
    */
-  readonly trustedProxies?: readonly string[];
+  readonly trustedProxies?: readonly string[] | undefined;
 }
 
 /**
@@ -130,12 +130,14 @@ export interface CartTokenOptions {
    * another name, set the same name here and in the handler's `parameterNames.merchantCartToken`:
    * the two must be equal, or the token is checked under one name and read under the other.
    */
-  readonly parameter?: string;
+  readonly parameter?: string | undefined;
   /**
    * Your own check of the token (a cart that exists, belongs to a live session, …); only a literal
    * `true` passes. With it, the cart token proves the caller; without it, it does not.
    */
-  readonly verify?: (token: string, request: AuthRequest) => boolean | Promise<boolean>;
+  readonly verify?:
+    | ((token: string, request: AuthRequest) => boolean | Promise<boolean>)
+    | undefined;
 }
 
 /** The authentication modes; every configured one must pass (AND). */
@@ -149,34 +151,34 @@ export interface AuthModes {
    * missing or blank header, a value containing a comma (the header sent twice), another scheme,
    * `Bearer` alone, anything after the token. A value over 16,384 characters is refused with 431.
    */
-  readonly jwt?: JwtOptions;
+  readonly jwt?: JwtOptions | undefined;
   /**
    * Your merchant GUID(s): the payload's `MerchantGUID` must equal one of them (trimmed,
    * case-insensitive). Checked after the body is parsed. Not a secret: combine it with a mode that
    * proves the caller (`createAuth` refuses it alone unless `allowWeakAuth` is set).
    */
-  readonly merchantGuid?: string | readonly string[];
+  readonly merchantGuid?: string | readonly string[] | undefined;
   /** HTTP Basic in the `Authorization` header; one credential or several (rotation). */
-  readonly basic?: BasicCredentials | readonly BasicCredentials[];
-  readonly headerSecret?: HeaderSecretOptions;
-  readonly urlSecret?: UrlSecretOptions;
-  readonly ipAllowList?: IpAllowListOptions;
+  readonly basic?: BasicCredentials | readonly BasicCredentials[] | undefined;
+  readonly headerSecret?: HeaderSecretOptions | undefined;
+  readonly urlSecret?: UrlSecretOptions | undefined;
+  readonly ipAllowList?: IpAllowListOptions | undefined;
   /**
    * Cart token in the URL. At the top level it applies to GetCheckoutCartInfo only (the one
    * callback that carries it); set it under `callbacks` to require it elsewhere.
    */
-  readonly cartToken?: CartTokenOptions;
+  readonly cartToken?: CartTokenOptions | undefined;
 }
 
 /** For one callback: a mode replaced by another configuration, or switched off with `false`. */
 export type CallbackAuthOverrides = {
-  readonly [Mode in keyof AuthModes]?: NonNullable<AuthModes[Mode]> | false;
+  readonly [Mode in keyof AuthModes]?: NonNullable<AuthModes[Mode]> | false | undefined;
 };
 
 /** The one authentication configuration shared by every handler and the router. */
 export interface AuthConfig extends AuthModes {
   /** Per-callback replacements; modes not named here are inherited from the top level. */
-  readonly callbacks?: { readonly [Name in CallbackName]?: CallbackAuthOverrides };
+  readonly callbacks?: { readonly [Name in CallbackName]?: CallbackAuthOverrides } | undefined;
   /**
    * Accept callbacks whose only modes prove nothing about the caller: `merchantGuid` (not a
    * secret: it travels in every payload) and `cartToken` without `verify` (any token passes).
@@ -186,7 +188,7 @@ export interface AuthConfig extends AuthModes {
    * Setting it to `true` means **you accept forged calls**: anyone who can reach the URL and knows
    * (or guesses) the GUID can call it. Default false.
    */
-  readonly allowWeakAuth?: boolean;
+  readonly allowWeakAuth?: boolean | undefined;
 }
 
 /** The mode names as they appear in `AuthResult.methods`. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackDefinition,
   type CallbackFunction,
-  type CallbackHandler,
   createCallbackHandler,
   describeIssues,
   type HandlerOptions,
@@ -10,14 +10,39 @@ import {
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
 import { type CheckoutCartInfo, checkoutCartInfoSchema } from "../schemas/index.js";
 
-/** The parameters of a GetCheckoutCartInfo call, under their documented names. */
+/** The parameters of a GetCheckoutCartInfo call (spec 4.1, wire-facts §6). */
 export const getCheckoutCartInfoRequestSchema = z.looseObject({
-  merchantCartToken: z.string().optional(),
-  countryCode: z.string().optional(),
-  currencyCode: z.string().optional(),
+  merchantCartToken: z.string().nullish(),
+  countryCode: z.string().nullish(),
+  currencyCode: z.string().nullish(),
+  cartToken: z.string().nullish(),
+  MerchantGUID: z.string().nullish(),
+  IsStockValidation: z.boolean().optional(),
+  isFixedPriceSupported: z.boolean().optional(),
 });
 
-export type GetCheckoutCartInfoRequest = z.output<typeof getCheckoutCartInfoRequestSchema>;
+/**
+ * The parameters of a GetCheckoutCartInfo call, from the query (GET) or the query and the body
+ * (POST, JSON or form). Every parameter sent is kept; these are the ones the types name.
+ */
+export interface GetCheckoutCartInfoRequest {
+  /**
+   * The cart's token. Filled from `cartToken` when the service names it so (and from the names in
+   * `parameterNames`). Some stores send `<cartToken>-<languageId>`: see `splitCartToken`.
+   */
+  merchantCartToken?: string | null | undefined;
+  /** The shopper's country: 2 letters documented, 3 seen (`"GER"`); kept as sent. */
+  countryCode?: string | null | undefined;
+  currencyCode?: string | null | undefined;
+  /** The token under the name some stores configure, as sent. */
+  cartToken?: string | null | undefined;
+  /** Sent in a POST body; checked by `createAuth({ merchantGuid })`. */
+  MerchantGUID?: string | null | undefined;
+  /** The call validates stock (`IsStockValidation=1`); from "1"/"0"/"true"/"false", any case. */
+  IsStockValidation?: boolean | undefined;
+  /** Whether fixed prices are supported (`isFixedPriceSupported=false`); as `IsStockValidation`. */
+  isFixedPriceSupported?: boolean | undefined;
+}
 
 /** The merchant's function for GetCheckoutCartInfo, to type a standalone function. */
 export type GetCheckoutCartInfoFunction = CallbackFunction<
@@ -27,19 +52,23 @@ export type GetCheckoutCartInfoFunction = CallbackFunction<
 
 export interface GetCheckoutCartInfoOptions extends HandlerOptions {
   /** Methods answered. Default both: the service calls with GET unless the operator set POST. */
-  methods?: ReadonlyArray<"GET" | "POST">;
+  methods?: ReadonlyArray<"GET" | "POST"> | undefined;
   /**
    * The names the service uses for the parameters, when the operator configured others
-   * (`cartToken`, `CartId`). The payload keeps the documented names.
+   * (`CartId`). The payload keeps the documented names. `merchantCartToken` is also read from
+   * `cartToken` unless you name it here.
    */
-  parameterNames?: {
-    merchantCartToken?: string;
-    countryCode?: string;
-    currencyCode?: string;
-  };
+  parameterNames?:
+    | {
+        merchantCartToken?: string | undefined;
+        countryCode?: string | undefined;
+        currencyCode?: string | undefined;
+      }
+    | undefined;
 }
 
 const PARAMETERS = ["merchantCartToken", "countryCode", "currencyCode"] as const;
+const FLAGS = ["IsStockValidation", "isFixedPriceSupported"] as const;
 
 /** The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. */
 const cartShape: ResponseShape<CheckoutCartInfo> = {
@@ -61,16 +90,43 @@ function setField(target: Record<string, unknown>, key: string, value: unknown):
   });
 }
 
+/** The value under `name`, or under a key equal to it in another letter case. */
+function lookup(fields: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(fields, name)) return fields[name];
+  const lower = name.toLowerCase();
+  const key = Object.keys(fields).find((candidate) => candidate.toLowerCase() === lower);
+  return key === undefined ? undefined : fields[key];
+}
+
+/** A query flag: "1"/"true" and "0"/"false" in any case (or a JSON boolean or 1/0). */
+function flag(value: unknown): boolean | undefined {
+  if (typeof value === "boolean") return value;
+  if (value === 1 || value === 0) return value === 1;
+  if (typeof value !== "string") return undefined;
+  const text = value.trim().toLowerCase();
+  if (text === "1" || text === "true") return true;
+  if (text === "0" || text === "false") return false;
+  return undefined;
+}
+
 /**
- * The cart during checkout: GET (or POST) with `merchantCartToken`, `countryCode` and
- * `currencyCode`, answered with the CheckoutCartInfo object. Called on every cart page load, so
- * keep it fast; a failure means checkout does not open.
+ * The cart during checkout: GET (or POST) with `merchantCartToken` (or `cartToken`),
+ * `countryCode` and `currencyCode`, answered with the CheckoutCartInfo object. Called on every
+ * cart page load, so keep it fast; a failure means checkout does not open.
  */
-export function createGetCheckoutCartInfoHandler(
-  fn: GetCheckoutCartInfoFunction,
-  options: GetCheckoutCartInfoOptions,
-): CallbackHandler<"GetCheckoutCartInfo"> {
-  const names = PARAMETERS.map((key) => [key, options?.parameterNames?.[key] ?? key] as const);
+export const createGetCheckoutCartInfoHandler: CallbackFactory<
+  "GetCheckoutCartInfo",
+  GetCheckoutCartInfoRequest,
+  CheckoutCartInfo,
+  GetCheckoutCartInfoOptions
+> = (fn, options) => {
+  const configured = options?.parameterNames ?? {};
+  const names = PARAMETERS.map((key) => {
+    const wire = configured[key];
+    const aliases =
+      wire !== undefined ? [wire] : key === "merchantCartToken" ? [key, "cartToken"] : [key];
+    return [key, aliases] as const;
+  });
   const methods = options?.methods ?? ["GET", "POST"];
   if (methods.length === 0 || methods.some((method) => method !== "GET" && method !== "POST")) {
     throw new TypeError("GetCheckoutCartInfo: methods must be GET and/or POST");
@@ -91,9 +147,19 @@ export function createGetCheckoutCartInfoHandler(
           setField(payload, key, (fields as Record<string, unknown>)[key]);
         for (const key of new Set(url.searchParams.keys()))
           setField(payload, key, url.searchParams.get(key));
-        for (const [key, wire] of names) {
-          const value = payload[wire];
-          if (value !== undefined && value !== null) setField(payload, key, value);
+        for (const [key, aliases] of names) {
+          for (const alias of aliases) {
+            const value = lookup(payload, alias);
+            if (value !== undefined && value !== null) {
+              setField(payload, key, value);
+              break;
+            }
+          }
+        }
+        for (const name of FLAGS) {
+          const value = flag(lookup(payload, name));
+          if (value === undefined) delete payload[name];
+          else setField(payload, name, value);
         }
         return payload;
       },
@@ -102,5 +168,5 @@ export function createGetCheckoutCartInfoHandler(
     encodedFields: [],
     response: cartShape,
   };
-  return createCallbackHandler(definition, fn, options);
-}
+  return createCallbackHandler(definition, fn as GetCheckoutCartInfoFunction, options);
+};

@@ -33,6 +33,8 @@ export interface SimulateFlags {
   readonly privateKey?: unknown;
   readonly guid?: unknown;
   readonly cartToken?: unknown;
+  readonly authToken?: unknown;
+  readonly sessionId?: unknown;
   readonly issuer?: unknown;
   readonly audience?: unknown;
   readonly slowMs?: unknown;
@@ -60,6 +62,8 @@ const TEXT_OPTIONS: Record<string, string> = {
   privateKey: "--private-key",
   guid: "--guid",
   cartToken: "--cart-token",
+  authToken: "--auth-token",
+  sessionId: "--session-id",
   issuer: "--issuer",
   audience: "--audience",
   out: "--out",
@@ -151,6 +155,8 @@ export async function simulateCommand(
   const keyFile = optionalText(flags.privateKey, "--private-key");
   const merchantGuid = optionalText(flags.guid, "--guid");
   const cartToken = optionalText(flags.cartToken, "--cart-token");
+  const authToken = optionalText(flags.authToken, "--auth-token");
+  const sessionId = optionalText(flags.sessionId, "--session-id");
   const issuer = optionalText(flags.issuer, "--issuer");
   const audience = optionalText(flags.audience, "--audience");
   const privateKey = keyFile === undefined ? undefined : await loadPrivateKey(keyFile);
@@ -170,6 +176,8 @@ export async function simulateCommand(
     privateKey,
     merchantGuid,
     cartToken,
+    authToken,
+    sessionId,
     issuer,
     audience,
     slowMs,
@@ -240,6 +248,11 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       "--cart-token <token>",
       "A cart token your endpoint knows (merchantCartToken, CartToken)",
     )
+    .option(
+      "--auth-token <token>",
+      "A shopper session token your endpoint knows (AuthToken of the gift-card callbacks)",
+    )
+    .option("--session-id <id>", "The session id that goes with it (SessionId)")
     .option("--issuer <iss>", "iss claim of the tokens")
     .option("--audience <aud>", "aud claim of the tokens")
     .option("--slow-ms <n>", `Answers slower than this are a problem (default: ${DEFAULT_SLOW_MS})`)

@@ -6,17 +6,24 @@ import { UsageError } from "./errors.js";
 import { type Cell, printable, renderTable, truncate } from "./table.js";
 
 /**
- * What `simulate all` sends, in the order of a shopper's journey: the seven callbacks of the
- * specification's endpoint list. SendAdditionalRequiredDocumentsToMerchant (payload not
- * specified) is sent only when named.
+ * What `simulate all` sends: every callback, in the order of a shopper's journey (the cart, the
+ * gift card and voucher at checkout, the order and its payment, its documents, status, shipping
+ * and parcels, a return and its refund), the restricted-products notice last.
  */
 export const ALL_CALLBACKS: readonly CallbackName[] = [
   "GetCheckoutCartInfo",
+  "ValidateGiftCard",
+  "ValidateVoucher",
   "SendOrderToMerchant",
   "PerformOrderPayment",
+  "RedeemGiftCard",
+  "SendAdditionalRequiredDocumentsToMerchant",
   "UpdateOrderStatus",
+  "UpdateOrderShippingInfo",
   "UpdateParcelDispatch",
   "SendRMAInfoToMerchant",
+  "NotifyOrderRefund",
+  "RefundGiftCard",
   "RemoveRestrictedProducts",
 ];
 
@@ -54,6 +61,9 @@ export interface SimulateOptions {
   readonly merchantGuid?: string | undefined;
   /** A cart token the endpoint knows (GetCheckoutCartInfo's `merchantCartToken`, `CartToken`). */
   readonly cartToken?: string | undefined;
+  /** A shopper session the endpoint knows (the gift-card payloads' `AuthToken`, `SessionId`). */
+  readonly authToken?: string | undefined;
+  readonly sessionId?: string | undefined;
   readonly issuer?: string | undefined;
   readonly audience?: string | undefined;
   readonly slowMs?: number | undefined;
@@ -76,6 +86,8 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         privateKey: options.privateKey,
         merchantGuid: options.merchantGuid,
         cartToken: options.cartToken,
+        authToken: options.authToken,
+        sessionId: options.sessionId,
         tokenOptions: { issuer: options.issuer, audience: options.audience },
         slowMs: options.slowMs,
         timeoutMs: options.timeoutMs,

@@ -15,6 +15,7 @@ import {
   valueExceedsDepth,
 } from "./body.js";
 import { dropCvv, protectPaymentDetails } from "./card.js";
+import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
@@ -31,6 +32,7 @@ import {
   type LibraryFailureKind,
   type ResponseShape,
   respond,
+  type WrittenResult,
 } from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
@@ -49,17 +51,17 @@ export interface HandlerOptions {
    */
   auth: Authenticator | Promise<Authenticator> | false;
   /** Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Deepest JSON nesting accepted; deeper bodies are answered 400. Default 64. */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /** Decoding policy of the encoded fields (default `auto` for each). */
-  decoding?: DecodingOptions;
+  decoding?: DecodingOptions | undefined;
   /**
    * Told of every failure: authentication, bad input, the merchant's exceptions (as a scrubbed
    * copy: name, message and stack without card data). Never receives the body or the token.
    * Default: one line on `console.error`.
    */
-  onError?: OnError;
+  onError?: OnError | undefined;
 }
 
 /** What a merchant's function receives beside the payload. */
@@ -111,6 +113,19 @@ export interface CallbackDefinition<TPayload, TResult> {
   /** Dotted paths of the values that arrive form-URL-encoded. */
   readonly encodedFields: readonly string[];
   readonly response: ResponseShape<TResult>;
+  /** Top-level payload fields whose values are never quoted in what the library reports. */
+  readonly secretFields?: readonly string[];
+  /**
+   * A check of the validated payload with the merchant's options, run before the merchant's
+   * function (the gift-card callbacks' shopper session). Returns the reason of a refusal — a 401
+   * with the generic body; the reason goes to `onError` and quotes no value — or undefined. If
+   * it throws, the call is a 500 (`internal_error`) and `onError` gets the error, masked.
+   */
+  readonly authorize?: (
+    payload: TPayload,
+    context: CallbackContext<TPayload>,
+    options: HandlerOptions,
+  ) => string | undefined | Promise<string | undefined>;
 }
 
 /** A handler for one callback: answers framework-neutral requests. */
@@ -369,13 +384,31 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       signal: request.signal,
     };
 
+    // Values never to be quoted (a shopper's session token), beside the card data.
+    const secrets = (definition.secretFields ?? []).map((field) => fieldOf(rawPayload, field));
+
     // 6. Call the merchant, 7. write the callback's own response.
-    let outcome: TResult;
+    let written: WrittenResult;
+    let redactWarning: Redactor | undefined;
     try {
-      outcome = await fn(payload, context);
+      if (definition.authorize !== undefined) {
+        let refusal: string | undefined;
+        try {
+          refusal = await definition.authorize(payload, context, options);
+        } catch (error) {
+          const failure = new Failure("internal_error", AUTHORIZE_THREW, undefined, error);
+          return fail(failure, requestRedactor(cards[0], secrets));
+        }
+        if (refusal !== undefined) return fail(new Failure("unauthorized", refusal));
+      }
+      written = definition.response.success(await fn(payload, context));
+      // Built while the CVV is still known: an ignored field name quoting this card is masked.
+      if ("body" in written && written.ignored !== undefined && written.ignored.length > 0) {
+        redactWarning = requestRedactor(cards[0], secrets);
+      }
     } catch (error) {
       // Built while the CVV is still known: a text quoting this card is masked.
-      const redact = requestRedactor(cards[0]);
+      const redact = requestRedactor(cards[0], secrets);
       if (!isCallbackError(error)) {
         return fail(new Failure("internal_error", "the handler threw", undefined, error), redact);
       }
@@ -396,10 +429,18 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       // A framework's own parsed body is not ours, but it must not keep the CVV either.
       if (read.kind === "parsed") dropCvv(paymentDetailsOf(read.value));
     }
-    const written = definition.response.success(outcome);
     if ("invalid" in written) {
       const reason = `the handler's result is unusable: ${written.invalid}`;
       return fail(new Failure("internal_error", reason));
+    }
+    if (redactWarning !== undefined && written.ignored !== undefined) {
+      safeNotify(onError, {
+        kind: "result_fields_ignored",
+        status: FAILURE_STATUS.result_fields_ignored,
+        severity: "warning",
+        callback: name,
+        reason: redactWarning(describeIgnored(written.ignored)),
+      });
     }
     return respond(200, written.body);
   }
@@ -433,8 +474,25 @@ interface Exchange {
   readonly read: ReadBody;
 }
 
+const AUTHORIZE_THREW = "the authorization check before the handler threw";
+
 const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
+
+/** Field names as a reason quotes them: identifiers only, the others counted. */
+function describeIgnored(fields: readonly string[]): string {
+  const named = fields.filter((field) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(field));
+  const others = fields.length - named.length;
+  const list = named.map((field) => `"${field}"`);
+  if (others > 0) list.push(`${others} more`);
+  return `the result's unknown fields were left out of the answer: ${list.join(", ")}`;
+}
+
+function fieldOf(payload: unknown, field: string): unknown {
+  return payload !== null && typeof payload === "object" && Object.hasOwn(payload, field)
+    ? (payload as Record<string, unknown>)[field]
+    : undefined;
+}
 
 function paymentDetailsOf(payload: unknown): unknown {
   return (payload as { PaymentDetails?: unknown }).PaymentDetails;
@@ -457,11 +515,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The typed factory of one callback: `(fn, options) => handler`. */
-export function handlerFactory<TName extends CallbackName, TPayload, TResult>(
+/**
+ * The typed factory of one callback: `(fn, options) => handler`, generic in what `fn` returns so
+ * that a misspelt result field is a compile error (see `Checked`).
+ */
+export function handlerFactory<
+  TName extends CallbackName,
+  TPayload,
+  TResult,
+  TOptions extends HandlerOptions = HandlerOptions,
+>(
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
-): (fn: CallbackFunction<TPayload, TResult>, options: HandlerOptions) => CallbackHandler<TName> {
-  return (fn, options) => createCallbackHandler(definition, fn, options);
+): CallbackFactory<TName, TPayload, TResult, TOptions> {
+  return (fn, options) =>
+    createCallbackHandler(definition, fn as CallbackFunction<TPayload, TResult>, options);
 }
 
 export { defaultOnError };

@@ -25,12 +25,19 @@ export const FAILURE_STATUS = {
   handler_failure: 200,
   /** The merchant's function threw anything else, or returned something unusable. */
   internal_error: 500,
+  /**
+   * Not a failure: a warning (`severity: "warning"`). The merchant's result carried fields the
+   * callback does not answer with (a typo such as `OrderID`): answered 200 without them.
+   */
+  result_fields_ignored: 200,
 } as const satisfies Record<string, number>;
 
 export type FailureKind = keyof typeof FAILURE_STATUS;
 
 /** The error codes the library writes into `ErrorCode` for its own failures. */
-export const FAILURE_CODE: Readonly<Record<Exclude<FailureKind, "handler_failure">, string>> = {
+export const FAILURE_CODE: Readonly<
+  Record<Exclude<FailureKind, "handler_failure" | "result_fields_ignored">, string>
+> = {
   malformed_body: "MALFORMED_BODY",
   invalid_payload: "INVALID_PAYLOAD",
   unauthorized: "UNAUTHORIZED",
@@ -100,6 +107,11 @@ export interface CallbackFailure {
   readonly status: number;
   /** The callback, when the request reached one. */
   readonly callback: CallbackName | undefined;
+  /**
+   * `"warning"` when the call was answered successfully and something deserves a look
+   * (`result_fields_ignored`); absent (or `"error"`) when the call failed.
+   */
+  readonly severity?: "error" | "warning";
   /** A reason for the operator's log. Safe to log: built by the library from no input values. */
   readonly reason: string;
   /**

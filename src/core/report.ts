@@ -19,10 +19,16 @@ function escapeRegExp(text: string): string {
  * literally (a CVV is three or four digits: only the request knows which ones are card data).
  * Built only on a failure path, never on the way to a success.
  */
-export function requestRedactor(paymentDetails: unknown): Redactor {
-  if (paymentDetails === null || typeof paymentDetails !== "object") return redactCards;
-  const { CardNumber, CVVNumber } = paymentDetails as Record<string, unknown>;
-  const secrets = [CardNumber, CVVNumber].filter(
+export function requestRedactor(
+  paymentDetails: unknown,
+  /** Further values of this request never to be quoted (a shopper's session token). */
+  otherSecrets: readonly unknown[] = [],
+): Redactor {
+  const { CardNumber, CVVNumber } =
+    paymentDetails !== null && typeof paymentDetails === "object"
+      ? (paymentDetails as Record<string, unknown>)
+      : {};
+  const secrets = [CardNumber, CVVNumber, ...otherSecrets].filter(
     (value): value is string => typeof value === "string" && value.trim().length >= 3,
   );
   if (secrets.length === 0) return redactCards;
@@ -50,14 +56,16 @@ export function sanitizeError(error: unknown, redact: Redactor): Error {
   return sanitized;
 }
 
-/** One line on `console.error` per failure, card numbers masked. */
+/** One line on `console.error` per failure (`console.warn` per warning), card numbers masked. */
 export const defaultOnError: OnError = (failure) => {
   const where = failure.callback ?? "-";
-  let line = `[crossborder-callbacks] ${where} ${failure.status} ${failure.kind}: ${failure.reason}`;
+  const warning = failure.severity === "warning";
+  let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;
   if (failure.kind === "internal_error" && failure.error instanceof Error) {
     line += ` (${failure.error.name}: ${failure.error.message})`;
   }
-  console.error(redactCardNumbers(line));
+  if (warning) console.warn(redactCardNumbers(line));
+  else console.error(redactCardNumbers(line));
 };
 
 /** Calls the hook; neither its exception nor its rejected promise can change the answer. */

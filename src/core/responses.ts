@@ -1,3 +1,4 @@
+import { parseSuccessValue } from "../schemas/response.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
 
@@ -12,9 +13,16 @@ export interface FailureFields {
   readonly description: string | undefined;
 }
 
+/** What a shape makes of the merchant's result. */
+export type WrittenResult =
+  /** The success body; `ignored` lists the result's unknown fields, left out of it (a warning). */
+  | { readonly body: object; readonly ignored?: readonly string[] }
+  /** The result is unusable (a required field missing, a wrong type): a 500. */
+  | { readonly invalid: string };
+
 export interface ResponseShape<TResult> {
   /** The success body, or a reason when the merchant's result is unusable. */
-  success(result: TResult): { readonly body: object } | { readonly invalid: string };
+  success(result: TResult): WrittenResult;
   failure(fields: FailureFields): object;
 }
 
@@ -34,17 +42,19 @@ export interface ResponseInfo {
 /** What a merchant's order-callback function returns; the library adds `Success`. */
 export interface ResponseInfoResult {
   /** The merchant's own unique order id. */
-  InternalOrderId?: string | number;
+  InternalOrderId?: string | number | null | undefined;
   /** The order id shown to the shopper. */
-  OrderId?: string | number;
+  OrderId?: string | number | null | undefined;
   /** Total amount actually charged; written as a string. */
-  PaymentAmount?: string | number;
+  PaymentAmount?: string | number | null | undefined;
   /** 3-letter currency of that payment. */
-  PaymentCurrencyCode?: string;
+  PaymentCurrencyCode?: string | null | undefined;
   /** The merchant's own status code. */
-  StatusCode?: string;
-  Message?: string;
-  Description?: string;
+  StatusCode?: string | null | undefined;
+  /** Documented for failures; integrations also send it (as `null`, or the number `100`). */
+  ErrorCode?: string | number | null | undefined;
+  Message?: string | null | undefined;
+  Description?: string | null | undefined;
 }
 
 /**
@@ -56,76 +66,146 @@ export type NoResult = undefined | void;
 
 /** What SendRMAInfoToMerchant and UpdateParcelDispatch functions may return. */
 export interface MessageResult {
-  Message?: string;
-  Description?: string;
+  Message?: string | null | undefined;
+  Description?: string | null | undefined;
 }
 
 /** SendOrderToMerchant: the merchant's own order id is what the service keeps. */
-export type SendOrderToMerchantResult = ResponseInfoResult & { InternalOrderId: string | number };
+export interface SendOrderToMerchantResult extends ResponseInfoResult {
+  InternalOrderId: string | number;
+}
 
 /** PerformOrderPayment: the amount and currency actually charged. */
-export type PerformOrderPaymentResult = ResponseInfoResult & {
+export interface PerformOrderPaymentResult extends ResponseInfoResult {
   PaymentAmount: string | number;
   PaymentCurrencyCode: string;
-};
-
-const RESPONSE_INFO_FIELDS = [
-  "InternalOrderId",
-  "OrderId",
-  "PaymentAmount",
-  "PaymentCurrencyCode",
-  "StatusCode",
-  "Message",
-  "Description",
-] as const;
-
-const MESSAGE_FIELDS = ["Message", "Description"] as const;
-
-/**
- * Copies the allowed fields as strings. An unknown field (a typo such as `InternalOrderID`) or a
- * missing required one is an error, not silently dropped: the service would lose the id.
- */
-function pickStrings(
-  result: unknown,
-  allowed: readonly string[],
-  required: readonly string[],
-  target: Record<string, unknown>,
-): string | undefined {
-  if (result !== undefined && result !== null) {
-    if (typeof result !== "object" || Array.isArray(result)) {
-      return `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
-    }
-    for (const key of Object.keys(result)) {
-      if (!allowed.includes(key))
-        return `unexpected field "${key}" (allowed: ${allowed.join(", ")})`;
-      const value = (result as Record<string, unknown>)[key];
-      if (value === undefined || value === null) continue;
-      if (typeof value === "number" && Number.isFinite(value)) target[key] = String(value);
-      else if (typeof value === "string") target[key] = value;
-      else return `field "${key}" must be a string or a finite number`;
-    }
-  }
-  const missing = required.filter((key) => target[key] === undefined);
-  return missing.length > 0 ? `missing ${missing.join(", ")}` : undefined;
 }
 
 /**
- * The shape of the callbacks answered with `Success` and a few text fields: the success value
- * (`true`, or the text `"True"` for RMA), the failure value, and whether failures carry `ErrorCode`.
+ * What a gift-card or voucher function returns (ValidateGiftCard, RedeemGiftCard, RefundGiftCard,
+ * ValidateVoucher); the library adds `Success`. Amounts are written as text.
+ */
+export interface GiftCardResult {
+  /** Whether the card or voucher can be used. */
+  IsValid?: boolean | null | undefined;
+  /** The balance left, as text (a number is written as text). */
+  Balance?: string | number | null | undefined;
+  /** 3-letter currency of `Balance`. */
+  CurrencyCode?: string | null | undefined;
+  /** Whether the card is one of the operator's own gift cards. */
+  IsOperatorGiftCard?: boolean | null | undefined;
+  /** Why the card or voucher cannot be used (with `IsValid: false`). */
+  ErrorCode?: string | number | null | undefined;
+  Message?: string | null | undefined;
+  Description?: string | null | undefined;
+  ErrorText?: string | null | undefined;
+}
+
+/** ValidateGiftCard and ValidateVoucher: whether the card or voucher is valid is required. */
+export interface ValidateGiftCardResult extends GiftCardResult {
+  IsValid: boolean;
+}
+
+/** How a result field is written: as text (numbers become text) or as a boolean. */
+type FieldKind = "text" | "boolean";
+
+const RESPONSE_INFO_FIELDS: Readonly<Record<keyof ResponseInfoResult, FieldKind>> = {
+  InternalOrderId: "text",
+  OrderId: "text",
+  PaymentAmount: "text",
+  PaymentCurrencyCode: "text",
+  StatusCode: "text",
+  ErrorCode: "text",
+  Message: "text",
+  Description: "text",
+};
+
+const MESSAGE_FIELDS: Readonly<Record<keyof MessageResult, FieldKind>> = {
+  Message: "text",
+  Description: "text",
+};
+
+const GIFT_CARD_FIELDS: Readonly<Record<keyof GiftCardResult, FieldKind>> = {
+  IsValid: "boolean",
+  Balance: "text",
+  CurrencyCode: "text",
+  IsOperatorGiftCard: "boolean",
+  ErrorCode: "text",
+  Message: "text",
+  Description: "text",
+  ErrorText: "text",
+};
+
+/** The answer's verdict: the library writes it; a result may repeat it only as true. */
+const VERDICT_FIELDS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
+
+function written(value: unknown, kind: FieldKind): string | boolean | undefined {
+  if (kind === "boolean") return typeof value === "boolean" ? value : undefined;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * Copies the known fields of a result into `target`. A missing required field or a value of the
+ * wrong type makes the result unusable (a 500, never a silently missing id); an unknown field (a
+ * typo such as `InternalOrderID`) is left out of the answer and listed in `ignored`. A repeated
+ * `Success`/`IsSuccess` is accepted only when it says true: a refusal is a `CallbackError`.
+ */
+function pickFields(
+  result: unknown,
+  fields: Readonly<Record<string, FieldKind>>,
+  required: readonly string[],
+  target: Record<string, unknown>,
+): WrittenResult {
+  const ignored: string[] = [];
+  if (result !== undefined && result !== null) {
+    if (typeof result !== "object" || Array.isArray(result)) {
+      return {
+        invalid: `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`,
+      };
+    }
+    for (const key of Object.keys(result)) {
+      const value = (result as Record<string, unknown>)[key];
+      if (VERDICT_FIELDS.has(key)) {
+        if (value === undefined || value === null || parseSuccessValue(value) === true) continue;
+        return { invalid: `"${key}" is not true: throw a CallbackError to refuse` };
+      }
+      const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
+      if (kind === undefined) {
+        ignored.push(key);
+        continue;
+      }
+      if (value === undefined || value === null) continue;
+      const text = written(value, kind);
+      if (text === undefined) {
+        const expected = kind === "boolean" ? "a boolean" : "a string or a finite number";
+        return { invalid: `field "${key}" must be ${expected}` };
+      }
+      target[key] = text;
+    }
+  }
+  const missing = required.filter((key) => target[key] === undefined);
+  if (missing.length > 0) return { invalid: `missing ${missing.join(", ")}` };
+  return ignored.length > 0 ? { body: target, ignored } : { body: target };
+}
+
+/**
+ * The shape of the callbacks answered with `Success` and a few fields: the success value
+ * (`true`, or the text `"True"` for RMA), the failure value, and what failures carry.
  */
 function successShape<TResult>(options: {
   readonly success: true | "True";
   readonly failure: false | "False";
-  readonly fields: readonly string[];
+  readonly fields: Readonly<Record<string, FieldKind>>;
   readonly required?: readonly string[];
   readonly errorCode: boolean;
+  /** Extra fields of a failure: `IsValid: false` and `ErrorText` for gift cards. */
+  readonly failureExtra?: (fields: FailureFields) => Record<string, unknown>;
 }): ResponseShape<TResult> {
   const required = options.required ?? [];
   return {
     success(result) {
-      const body: Record<string, unknown> = { Success: options.success };
-      const invalid = pickStrings(result, options.fields, required, body);
-      return invalid ? { invalid } : { body };
+      return pickFields(result, options.fields, required, { Success: options.success });
     },
     failure(fields) {
       const code = options.errorCode ? { ErrorCode: fields.code } : {};
@@ -134,6 +214,7 @@ function successShape<TResult>(options: {
         ...code,
         Message: fields.message,
         Description: fields.description ?? "",
+        ...options.failureExtra?.(fields),
       };
     },
   };
@@ -171,13 +252,34 @@ export const parcelDispatchShape = successShape<MessageResult | NoResult>({
 /** `{ IsSuccess }`, and `{ IsSuccess: false, ErrorCode, ErrorMessage }`: RemoveRestrictedProducts. */
 export const restrictedProductsShape: ResponseShape<NoResult> = {
   success(result) {
-    const invalid = pickStrings(result, [], [], {});
-    return invalid ? { invalid } : { body: { IsSuccess: true } };
+    return pickFields(result, {}, [], { IsSuccess: true });
   },
   failure(fields) {
     return { IsSuccess: false, ErrorCode: fields.code, ErrorMessage: fields.message };
   },
 };
+
+/**
+ * The gift-card and voucher answer `{ Success, IsValid, Balance, CurrencyCode, IsOperatorGiftCard,
+ * ErrorCode, Message, Description, ErrorText }`. A failure carries `ErrorText` (the message) and,
+ * for a validation, `IsValid: false`, so that no failure can read as a valid card.
+ */
+export function giftCardShape<TResult>(options: {
+  readonly required?: readonly (keyof GiftCardResult)[];
+  readonly validation: boolean;
+}): ResponseShape<TResult> {
+  return successShape({
+    success: true,
+    failure: false,
+    fields: GIFT_CARD_FIELDS,
+    required: options.required ?? [],
+    errorCode: true,
+    failureExtra: (fields) =>
+      options.validation
+        ? { IsValid: false, ErrorText: fields.message }
+        : { ErrorText: fields.message },
+  });
+}
 
 const JSON_HEADERS = {
   "content-type": "application/json; charset=utf-8",
@@ -206,7 +308,7 @@ const GENERIC_MESSAGE: Readonly<Record<LibraryFailureKind, string>> = {
   internal_error: "Internal error",
 };
 
-export type LibraryFailureKind = Exclude<FailureKind, "handler_failure">;
+export type LibraryFailureKind = Exclude<FailureKind, "handler_failure" | "result_fields_ignored">;
 
 /** A failure of the library's own, in the callback's shape, with the status of the one table. */
 export function failureResponse(

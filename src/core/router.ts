@@ -1,12 +1,62 @@
-import { createGetCheckoutCartInfoHandler } from "../callbacks/get-checkout-cart-info.js";
-import { createPerformOrderPaymentHandler } from "../callbacks/perform-order-payment.js";
-import { createRemoveRestrictedProductsHandler } from "../callbacks/remove-restricted-products.js";
-import { createSendAdditionalRequiredDocumentsToMerchantHandler } from "../callbacks/send-additional-required-documents-to-merchant.js";
-import { createSendOrderToMerchantHandler } from "../callbacks/send-order-to-merchant.js";
-import { createSendRMAInfoToMerchantHandler } from "../callbacks/send-rma-info-to-merchant.js";
-import { createUpdateOrderStatusHandler } from "../callbacks/update-order-status.js";
-import { createUpdateParcelDispatchHandler } from "../callbacks/update-parcel-dispatch.js";
+import {
+  createGetCheckoutCartInfoHandler,
+  type GetCheckoutCartInfoFunction,
+} from "../callbacks/get-checkout-cart-info.js";
+import {
+  createNotifyOrderRefundHandler,
+  type NotifyOrderRefundFunction,
+} from "../callbacks/notify-order-refund.js";
+import {
+  createPerformOrderPaymentHandler,
+  type PerformOrderPaymentFunction,
+} from "../callbacks/perform-order-payment.js";
+import {
+  createRedeemGiftCardHandler,
+  type RedeemGiftCardFunction,
+} from "../callbacks/redeem-gift-card.js";
+import {
+  createRefundGiftCardHandler,
+  type RefundGiftCardFunction,
+} from "../callbacks/refund-gift-card.js";
+import {
+  createRemoveRestrictedProductsHandler,
+  type RemoveRestrictedProductsFunction,
+} from "../callbacks/remove-restricted-products.js";
+import {
+  createSendAdditionalRequiredDocumentsToMerchantHandler,
+  type SendAdditionalRequiredDocumentsToMerchantFunction,
+} from "../callbacks/send-additional-required-documents-to-merchant.js";
+import {
+  createSendOrderToMerchantHandler,
+  type SendOrderToMerchantFunction,
+} from "../callbacks/send-order-to-merchant.js";
+import {
+  createSendRMAInfoToMerchantHandler,
+  type SendRMAInfoToMerchantFunction,
+} from "../callbacks/send-rma-info-to-merchant.js";
+import type { VerifySession } from "../callbacks/shopper-session.js";
+import {
+  createUpdateOrderShippingInfoHandler,
+  type UpdateOrderShippingInfoFunction,
+} from "../callbacks/update-order-shipping-info.js";
+import {
+  createUpdateOrderStatusHandler,
+  type UpdateOrderStatusFunction,
+} from "../callbacks/update-order-status.js";
+import {
+  createUpdateParcelDispatchHandler,
+  type UpdateParcelDispatchFunction,
+} from "../callbacks/update-parcel-dispatch.js";
+import {
+  createValidateGiftCardHandler,
+  type ValidateGiftCardFunction,
+} from "../callbacks/validate-gift-card.js";
+import {
+  createValidateVoucherHandler,
+  type ValidateVoucherFunction,
+} from "../callbacks/validate-voucher.js";
 import { discardBody } from "./body.js";
+import type { CheckedFunction } from "./checked.js";
 import type { CallbackFunction, CallbackHandler, HandlerOptions } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { normalisePath, pathnameOf } from "./paths.js";
@@ -23,23 +73,65 @@ const FACTORIES = {
   UpdateParcelDispatch: createUpdateParcelDispatchHandler,
   RemoveRestrictedProducts: createRemoveRestrictedProductsHandler,
   SendAdditionalRequiredDocumentsToMerchant: createSendAdditionalRequiredDocumentsToMerchantHandler,
+  ValidateGiftCard: createValidateGiftCardHandler,
+  RedeemGiftCard: createRedeemGiftCardHandler,
+  RefundGiftCard: createRefundGiftCardHandler,
+  ValidateVoucher: createValidateVoucherHandler,
+  NotifyOrderRefund: createNotifyOrderRefundHandler,
+  UpdateOrderShippingInfo: createUpdateOrderShippingInfoHandler,
 } as const satisfies Record<CallbackName, unknown>;
 
-type Factories = typeof FACTORIES;
+/** The merchant's function type of each callback. */
+export interface CallbackFunctions {
+  GetCheckoutCartInfo: GetCheckoutCartInfoFunction;
+  SendOrderToMerchant: SendOrderToMerchantFunction;
+  UpdateOrderStatus: UpdateOrderStatusFunction;
+  PerformOrderPayment: PerformOrderPaymentFunction;
+  SendRMAInfoToMerchant: SendRMAInfoToMerchantFunction;
+  UpdateParcelDispatch: UpdateParcelDispatchFunction;
+  RemoveRestrictedProducts: RemoveRestrictedProductsFunction;
+  SendAdditionalRequiredDocumentsToMerchant: SendAdditionalRequiredDocumentsToMerchantFunction;
+  ValidateGiftCard: ValidateGiftCardFunction;
+  RedeemGiftCard: RedeemGiftCardFunction;
+  RefundGiftCard: RefundGiftCardFunction;
+  ValidateVoucher: ValidateVoucherFunction;
+  NotifyOrderRefund: NotifyOrderRefundFunction;
+  UpdateOrderShippingInfo: UpdateOrderShippingInfoFunction;
+}
 
 /** For each callback: the merchant's function (built with the router's options) or a handler. */
 export type CallbackHandlers = {
-  [K in CallbackName]?: Parameters<Factories[K]>[0] | CallbackHandler<K>;
+  [K in CallbackName]?: CallbackFunctions[K] | CallbackHandler<K>;
 };
 
-export interface CallbackRouterOptions extends Omit<HandlerOptions, "auth"> {
+type PayloadOf<K extends CallbackName> = Parameters<CallbackFunctions[K]>[0];
+type ResultOf<K extends CallbackName> = Awaited<ReturnType<CallbackFunctions[K]>>;
+
+/**
+ * `handlers` with what each function returns checked against its callback's result type: a
+ * misspelt result field is a compile error, inline functions included.
+ */
+export type CheckedHandlers<H> = {
+  [K in keyof H]: K extends CallbackName
+    ? H[K] extends (...args: never[]) => infer Output
+      ? CheckedFunction<PayloadOf<K>, Output, ResultOf<K>>
+      : H[K]
+    : string extends K
+      ? H[K]
+      : never;
+};
+
+export interface CallbackRouterOptions<H extends CallbackHandlers = CallbackHandlers>
+  extends Omit<HandlerOptions, "auth"> {
   /** Required when any entry of `handlers` is a function: it is built with these options. */
-  auth?: HandlerOptions["auth"];
+  auth?: HandlerOptions["auth"] | undefined;
   /** Prefix of every path, e.g. `/crossborder`. Default: none. */
-  basePath?: string;
+  basePath?: string | undefined;
   /** The path of a callback under `basePath`. Default: its name (`/SendOrderToMerchant`). */
-  paths?: Partial<Record<CallbackName, string>>;
-  handlers: CallbackHandlers;
+  paths?: Partial<Record<CallbackName, string>> | undefined;
+  /** The shopper-session check of the gift-card and voucher functions (see their factories). */
+  verifySession?: VerifySession | undefined;
+  handlers: H;
 }
 
 export interface CallbackRouter extends CallbackEndpoint {
@@ -51,7 +143,9 @@ export interface CallbackRouter extends CallbackEndpoint {
  * Mounts any subset of the callbacks under one base path. Paths match case-insensitively, with
  * or without a trailing slash; other paths answer 404 (Express and Koa pass them on instead).
  */
-export function createCallbackRouter(options: CallbackRouterOptions): CallbackRouter {
+export function createCallbackRouter<H extends CallbackHandlers>(
+  options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
+): CallbackRouter {
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
@@ -60,7 +154,7 @@ export function createCallbackRouter(options: CallbackRouterOptions): CallbackRo
     if (!Object.hasOwn(FACTORIES, name)) {
       throw new TypeError(`createCallbackRouter: unknown callback "${name}"`);
     }
-    const entry = handlers[name];
+    const entry = (handlers as CallbackHandlers)[name];
     if (entry === undefined) continue;
     const handler = typeof entry === "function" ? build(name, entry, handlerOptions) : entry;
     if (handler.callback !== name) {

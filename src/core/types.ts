@@ -13,6 +13,12 @@ export const CALLBACK_NAMES = [
   "UpdateParcelDispatch",
   "RemoveRestrictedProducts",
   "SendAdditionalRequiredDocumentsToMerchant",
+  "ValidateGiftCard",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+  "ValidateVoucher",
+  "NotifyOrderRefund",
+  "UpdateOrderShippingInfo",
 ] as const;
 
 export type CallbackName = (typeof CALLBACK_NAMES)[number];

@@ -14,7 +14,7 @@ export type DecodePolicy = "off" | "always" | "auto";
 
 export interface DecodingOptions {
   /** Policy for every listed field without an entry in `fields`. Default `"auto"`. */
-  default?: DecodePolicy;
+  default?: DecodePolicy | undefined;
   /**
    * Per-field policies. A key is a full dotted path (`"PrimaryShipping.Phone1"`,
    * `"ReturnedProducts.*.Name"`) or a bare field name (`"Phone1"`: that field in every listed
@@ -22,7 +22,7 @@ export interface DecodingOptions {
    * or `auto` that is not in the callback's list is added to it as a full path; a key without a
    * dot is thus also the top-level field of that name (e.g. `CustomerComments`).
    */
-  fields?: Readonly<Record<string, DecodePolicy>>;
+  fields?: Readonly<Record<string, DecodePolicy>> | undefined;
 }
 
 /** Concrete paths (`ReturnedProducts.0.Name`) of the string values the plan looked at. */

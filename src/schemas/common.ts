@@ -7,7 +7,12 @@ import { z } from "zod";
 export const optionalString = z.string().nullish();
 /** Decimal the spec leaves optional; never coerced from text. */
 export const optionalNumber = z.number().nullish();
-/** Integer the spec leaves optional. */
+/**
+ * A number the spec documents as an integer, in a payload the service sends: not checked for
+ * being whole, since a decimal there is still usable and refusing it would lose the call.
+ */
+export const optionalCount = optionalNumber;
+/** An integer the merchant writes (the cart): checked, so that a mistake shows before sending. */
 export const optionalInteger = z.number().int().nullish();
 /** Boolean the spec leaves optional; "true" as text is rejected on purpose. */
 export const optionalBoolean = z.boolean().nullish();
@@ -18,14 +23,31 @@ export const optionalUnknown = z.unknown().optional();
 /** An object the spec names but does not describe: any fields, all kept. */
 export const openObjectSchema = z.looseObject({});
 
+/**
+ * An object whose fields are not documented (`CustomerDTBreakdown`, an entry of `Subs`): every
+ * field is `unknown` until you check it.
+ */
+export interface OpenObject {
+  [field: string]: unknown;
+}
+
 /** One `{Key, Value}` pair of the URL parameters list. */
 export const keyValuePairSchema = z.looseObject({
   Key: optionalString,
   Value: optionalString,
 });
 
+/** One `{Key, Value}` pair of `UrlParameters` as the service sends it. */
+export interface KeyValuePair {
+  Key?: string | null | undefined;
+  Value?: string | null | undefined;
+}
+
 /** Documented as a JSON list in a string, seen as a real list and as null: accept all three. */
 export const urlParametersSchema = z.union([z.string(), z.array(keyValuePairSchema)]).nullish();
+
+/** `UrlParameters`: the JSON text of the pairs, the list itself, or nothing. Read it with `urlParameters()`. */
+export type UrlParameters = string | KeyValuePair[] | null | undefined;
 
 /** A product attribute as orders and carts carry it. */
 export const productAttributeSchema = z.looseObject({
@@ -33,16 +55,21 @@ export const productAttributeSchema = z.looseObject({
   AttributeValue: optionalString,
 });
 
-export type KeyValuePair = z.output<typeof keyValuePairSchema>;
-export type UrlParameters = z.output<typeof urlParametersSchema>;
-export type ProductAttribute = z.output<typeof productAttributeSchema>;
+/** A product attribute: `{AttributeKey, AttributeValue}`. */
+export interface ProductAttribute {
+  AttributeKey?: string | null | undefined;
+  AttributeValue?: string | null | undefined;
+}
 
 /**
  * A loose object type without its index signatures, all the way down: what the library lets
- * through at run time (unknown fields) is not what a merchant should be able to misspell.
+ * through at run time (unknown fields) is not what a merchant should be able to misspell. An
+ * object with no documented field at all (an open object) keeps its index signature.
  */
 export type DocumentedFields<T> = T extends readonly (infer Item)[]
   ? DocumentedFields<Item>[]
   : T extends object
-    ? { [K in keyof OmitIndexSignature<T>]: DocumentedFields<OmitIndexSignature<T>[K]> }
+    ? [keyof OmitIndexSignature<T>] extends [never]
+      ? T
+      : { [K in keyof OmitIndexSignature<T>]: DocumentedFields<OmitIndexSignature<T>[K]> }
     : T;

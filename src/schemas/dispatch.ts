@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalString, urlParametersSchema } from "./common.js";
+import { optionalString, type UrlParameters, urlParametersSchema } from "./common.js";
 import { type Parcel, parcelSchema } from "./parcel.js";
 
 /** UpdateParcelDispatch body (spec 4.6, wire-facts §3). */
@@ -15,4 +15,15 @@ export const updateParcelDispatchSchema = z.looseObject({
 });
 
 export type DispatchedParcel = Parcel;
-export type UpdateParcelDispatchRequest = z.output<typeof updateParcelDispatchSchema>;
+/** UpdateParcelDispatch: updated dispatch information of a parcel. */
+export interface UpdateParcelDispatchRequest {
+  /** The JSON text of `{Key, Value}` pairs, or the list itself: read it with `urlParameters()`. */
+  UrlParameters?: UrlParameters;
+  DispatchedParcel: DispatchedParcel;
+  OrderId: string;
+  MerchantOrderId?: string | null | undefined;
+  StatusCode?: string | null | undefined;
+  MerchantGUID?: string | null | undefined;
+  WebStoreCode?: string | null | undefined;
+  WebStoreInstanceCode?: string | null | undefined;
+}

@@ -1,8 +1,11 @@
 import { z } from "zod";
-
 /** SendAdditionalRequiredDocumentsToMerchant: payload not specified, so any object is accepted. */
 export const sendAdditionalRequiredDocumentsSchema = z.looseObject({});
 
-export type SendAdditionalRequiredDocumentsToMerchantRequest = z.output<
-  typeof sendAdditionalRequiredDocumentsSchema
->;
+/**
+ * SendAdditionalRequiredDocumentsToMerchant: the specification does not show the payload, so
+ * every field is `unknown` until you check it.
+ */
+export interface SendAdditionalRequiredDocumentsToMerchantRequest {
+  [field: string]: unknown;
+}

@@ -4,18 +4,24 @@ export {
   addressBookEntrySchema,
   type CartDiscount,
   type CartProduct,
+  type CartProductAttribute,
   type CheckoutCartInfo,
   cartDiscountSchema,
+  cartProductAttributeSchema,
   cartProductSchema,
   checkoutCartInfoSchema,
   type UserDetails,
+  type UserFields,
+  type UserIdNumberType,
   userDetailsSchema,
+  userIdNumberTypeSchema,
   type VATRateType,
   vatRateTypeSchema,
 } from "./cart.js";
 export {
   type KeyValuePair,
   keyValuePairSchema,
+  type OpenObject,
   type ProductAttribute,
   productAttributeSchema,
   type UrlParameters,
@@ -31,6 +37,23 @@ export {
   type SendAdditionalRequiredDocumentsToMerchantRequest,
   sendAdditionalRequiredDocumentsSchema,
 } from "./documents.js";
+export {
+  type CartTokenParts,
+  extraField,
+  splitCartToken,
+  type UrlParameter,
+  urlParameters,
+} from "./fields.js";
+export {
+  type CardFields,
+  cardFieldsSchema,
+  type GiftCardRequest,
+  giftCardRequestSchema,
+  type RedeemGiftCardRequest,
+  type RefundGiftCardRequest,
+  type ValidateGiftCardRequest,
+  type ValidateVoucherRequest,
+} from "./gift-card.js";
 export { type InternationalDetails, internationalDetailsSchema } from "./international.js";
 export {
   type AdditionalRequiredDocument,
@@ -38,12 +61,18 @@ export {
   type Customer,
   customerSchema,
   type Order,
+  type OrderBase,
+  type OriginalOrder,
   orderBaseSchema,
+  originalOrderSchema,
   type PerformOrderPaymentRequest,
   performOrderPaymentSchema,
   type SendOrderToMerchantRequest,
+  type SubOrder,
   sendOrderToMerchantSchema,
+  type UpdateOrderShippingInfoRequest,
   type UpdateOrderStatusRequest,
+  updateOrderShippingInfoSchema,
   updateOrderStatusSchema,
 } from "./order.js";
 export {
@@ -60,7 +89,34 @@ export {
   type PaymentDetails,
   paymentDetailsSchema,
 } from "./payment.js";
-export { type Product, productSchema } from "./product.js";
+export {
+  type CodeName,
+  codeNameSchema,
+  type Product,
+  type ProductMetaData,
+  productMetaDataSchema,
+  productSchema,
+} from "./product.js";
+export {
+  type NotifyOrderRefundRequest,
+  notifyOrderRefundSchema,
+  type OrderRefund,
+  orderRefundSchema,
+  type ProductRefundableAmount,
+  productRefundableAmountSchema,
+  type RefundableAmount,
+  type RefundComponent,
+  type RefundDocument,
+  type RefundGiftCard,
+  type RefundProduct,
+  type RefundReason,
+  refundableAmountSchema,
+  refundComponentSchema,
+  refundDocumentSchema,
+  refundGiftCardSchema,
+  refundProductSchema,
+  refundReasonSchema,
+} from "./refund.js";
 export { isOrderStatus, parseSuccessValue } from "./response.js";
 export {
   type RemoveRestrictedProductsRequest,

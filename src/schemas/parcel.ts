@@ -26,6 +26,26 @@ export const parcelSchema = z.looseObject({
   Products: z.array(parcelProductSchema).nullish(),
 });
 
-export type ParcelProduct = z.output<typeof parcelProductSchema>;
-export type ParcelTracking = z.output<typeof parcelTrackingSchema>;
-export type Parcel = z.output<typeof parcelSchema>;
+/** A product of a parcel: `Sku` (also seen `SKU`), cart item id, quantity. */
+export interface ParcelProduct {
+  Sku?: string | null | undefined;
+  SKU?: string | null | undefined;
+  CartItemId?: string | null | undefined;
+  Quantity?: number | null | undefined;
+}
+
+/** How a parcel is tracked; the URL arrives encoded and is decoded. */
+export interface ParcelTracking {
+  ParcelTrackingNumber?: string | null | undefined;
+  ParcelTrackingUrl?: string | null | undefined;
+  ParcelCode?: string | null | undefined;
+}
+
+/** A parcel (spec 2.9) as UpdateParcelDispatch carries it. */
+export interface Parcel {
+  Code?: string | null | undefined;
+  StatusName?: string | null | undefined;
+  HubCode?: string | null | undefined;
+  ParcelTracking?: ParcelTracking | null | undefined;
+  Products?: ParcelProduct[] | null | undefined;
+}

@@ -1,40 +1,72 @@
 import { z } from "zod";
-import { addressSchema } from "./address.js";
 import { optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "./common.js";
 
 /**
- * PaymentDetails (spec 2.7). Card number and CVV are strings only: as JSON numbers a 16-digit PAN
- * or a CVV with a leading zero is already corrupted, so a number is rejected, never coerced.
+ * PaymentDetails (spec 2.7). Card number and CVV are strings or `null` — `null` when the service
+ * itself collected the money (payment method `OT`, wire-facts §6) — never numbers: as JSON
+ * numbers a 16-digit PAN or a CVV with a leading zero is already corrupted, so a number is
+ * rejected, never coerced. The spec's other "required" fields are accepted as `null` too: the
+ * payment is still usable without them, and refusing it would lose it.
  */
-export const paymentDetailsSchema = addressSchema
-  .pick({
-    Address1: true,
-    Address2: true,
-    City: true,
-    StateCode: true,
-    StateOrProvince: true,
-    StateOrProvice: true,
-    Zip: true,
-    Phone1: true,
-    Phone2: true,
-    Fax: true,
-    Email: true,
-    CountryCode3: true,
-  })
-  .extend({
-    CardNumber: z.string(),
-    CVVNumber: z.string(),
-    // YYYY-MM-DD per spec; the format is not enforced (test payloads arrive masked).
-    ExpirationDate: z.string(),
-    OwnerFirstName: optionalString,
-    OwnerLastName: optionalString,
-    OwnerName: optionalString,
-    PaymentMethodCode: z.string(),
-    PaymentMethodName: z.string(),
-    PaymentMethodTypeCode: z.string(),
-    CountryCode: z.string(),
-    CountryName: z.string(),
-  });
+export const paymentDetailsSchema = z.looseObject({
+  CardNumber: optionalString,
+  CVVNumber: optionalString,
+  // YYYY-MM-DD per spec; the format is not enforced ("2020-2-29" and "2999-12-31" are seen).
+  ExpirationDate: optionalString,
+  OwnerFirstName: optionalString,
+  OwnerLastName: optionalString,
+  OwnerName: optionalString,
+  PaymentMethodCode: optionalString,
+  PaymentMethodName: optionalString,
+  PaymentMethodTypeCode: optionalString,
+  CountryCode: optionalString,
+  CountryName: optionalString,
+  Address1: optionalString,
+  Address2: optionalString,
+  City: optionalString,
+  StateCode: optionalString,
+  StateOrProvince: optionalString,
+  StateOrProvice: optionalString,
+  Zip: optionalString,
+  Phone1: optionalString,
+  Phone2: optionalString,
+  Fax: optionalString,
+  Email: optionalString,
+  CountryCode3: optionalString,
+});
+
+/**
+ * The card to charge (spec 2.7). The card number and CVV are real inside your function and print
+ * masked everywhere; the CVV is dropped when your function returns. Both are `null` when the
+ * service collected the payment itself (`PaymentMethodCode` `"OT"`).
+ */
+export interface PaymentDetails {
+  CardNumber?: string | null | undefined;
+  CVVNumber?: string | null | undefined;
+  /** YYYY-MM-DD per the spec; kept as sent ("2020-2-29" is seen). */
+  ExpirationDate?: string | null | undefined;
+  OwnerFirstName?: string | null | undefined;
+  OwnerLastName?: string | null | undefined;
+  OwnerName?: string | null | undefined;
+  /** `"OT"`: the service collected the money; there is no card. */
+  PaymentMethodCode?: string | null | undefined;
+  PaymentMethodName?: string | null | undefined;
+  PaymentMethodTypeCode?: string | null | undefined;
+  CountryCode?: string | null | undefined;
+  CountryName?: string | null | undefined;
+  Address1?: string | null | undefined;
+  Address2?: string | null | undefined;
+  City?: string | null | undefined;
+  StateCode?: string | null | undefined;
+  StateOrProvince?: string | null | undefined;
+  StateOrProvice?: string | null | undefined;
+  Zip?: string | null | undefined;
+  Phone1?: string | null | undefined;
+  Phone2?: string | null | undefined;
+  Fax?: string | null | undefined;
+  Email?: string | null | undefined;
+  CountryCode3?: string | null | undefined;
+}
 
 /** One OrderPaymentMethods entry (spec 2.8). */
 export const orderPaymentMethodSchema = z.looseObject({
@@ -50,5 +82,16 @@ export const orderPaymentMethodSchema = z.looseObject({
   PaymentMethodTypeName: optionalString,
 });
 
-export type PaymentDetails = z.output<typeof paymentDetailsSchema>;
-export type OrderPaymentMethod = z.output<typeof orderPaymentMethodSchema>;
+/** How (part of) an order was paid (spec 2.8). */
+export interface OrderPaymentMethod {
+  PaymentMethodId?: number | null | undefined;
+  PaymentMethodGuid?: string | null | undefined;
+  PaymentMethodName?: string | null | undefined;
+  IsGiftCard?: boolean | null | undefined;
+  /** Shape not documented. */
+  GiftCardFields?: unknown;
+  PaidAmountInCustomerCurrency?: number | null | undefined;
+  PaidAmountInMerchantCurrency?: number | null | undefined;
+  PaymentMethodTypeCode?: string | null | undefined;
+  PaymentMethodTypeName?: string | null | undefined;
+}

@@ -4,6 +4,7 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  type ProductAttribute,
   productAttributeSchema,
 } from "./common.js";
 
@@ -15,12 +16,29 @@ export const codeNameSchema = z.looseObject({
   Name: optionalString,
 });
 
+/** A brand or a category: the spec writes `{code, name}`; `{Code, Name}` is seen as well. */
+export interface CodeName {
+  code?: string | null | undefined;
+  name?: string | null | undefined;
+  Code?: string | null | undefined;
+  Name?: string | null | undefined;
+}
+
 /** Product MetaData: {Attributes}. */
 export const productMetaDataSchema = z.looseObject({
   Attributes: z.array(productAttributeSchema).nullish(),
 });
 
-/** Order product (spec 2.3, Merchant.Product). `Sku` or `SKU` must be present. */
+/** A product's `MetaData`. */
+export interface ProductMetaData {
+  Attributes?: ProductAttribute[] | null | undefined;
+}
+
+/**
+ * Order product (spec 2.3, Merchant.Product). `Sku` or `SKU`, `Price` and `Quantity` must be
+ * present: a line without them cannot be booked. Everything else may be missing or `null`
+ * (`VATRate` included: the order is usable without it).
+ */
 export const productSchema = z
   .looseObject({
     Sku: optionalString,
@@ -32,7 +50,7 @@ export const productSchema = z
     DiscountedPrice: optionalNumber,
     InternationalDiscountedPrice: optionalNumber,
     Quantity: z.number(),
-    VATRate: z.number(),
+    VATRate: optionalNumber,
     CartItemId: optionalString,
     ParentCartItemId: optionalString,
     ChildCartItemId: optionalString,
@@ -68,9 +86,41 @@ export const productSchema = z
     { when: (payload) => isRecord(payload.value) && !hasSkuIssue(payload.issues) },
   );
 
-function hasSkuIssue(issues: readonly { readonly path?: readonly PropertyKey[] }[]): boolean {
+function hasSkuIssue(issues: readonly { readonly path?: readonly PropertyKey[] | undefined }[]) {
   return issues.some((issue) => issue.path?.[0] === "Sku" || issue.path?.[0] === "SKU");
 }
 
-export type Product = z.output<typeof productSchema>;
-export type CodeName = z.output<typeof codeNameSchema>;
+/** A line of an order (spec 2.3). At least one of `Sku` and `SKU` is a string. */
+export interface Product {
+  /** The merchant's SKU; some payloads spell it `SKU`. */
+  Sku?: string | null | undefined;
+  SKU?: string | null | undefined;
+  ProductName?: string | null | undefined;
+  /** Line price in the merchant's currency. */
+  Price: number;
+  /** Line price in the shopper's currency. */
+  InternationalPrice?: number | null | undefined;
+  DiscountedPrice?: number | null | undefined;
+  InternationalDiscountedPrice?: number | null | undefined;
+  Quantity: number;
+  VATRate?: number | null | undefined;
+  CartItemId?: string | null | undefined;
+  ParentCartItemId?: string | null | undefined;
+  ChildCartItemId?: string | null | undefined;
+  RoundingRate?: number | null | undefined;
+  IsBackOrdered?: boolean | null | undefined;
+  BackOrderDate?: string | null | undefined;
+  GenericHSCode?: string | null | undefined;
+  /** Free text of the shopper, as sent (not decoded). */
+  GiftMessage?: string | null | undefined;
+  Brand?: CodeName | null | undefined;
+  Categories?: CodeName[] | null | undefined;
+  Attributes?: ProductAttribute[] | null | undefined;
+  MetaData?: ProductMetaData | null | undefined;
+  PriceBeforeRoundingRate?: number | null | undefined;
+  HandlingCode?: string | null | undefined;
+  ListPrice?: number | null | undefined;
+  InternationalListPrice?: number | null | undefined;
+  DiscountedPriceForCustoms?: number | null | undefined;
+  CustomerVATRate?: number | null | undefined;
+}

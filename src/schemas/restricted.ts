@@ -15,4 +15,17 @@ export const removeRestrictedProductsSchema = z.looseObject({
   RemovedProductCodes: z.array(z.string()),
 });
 
-export type RemoveRestrictedProductsRequest = z.output<typeof removeRestrictedProductsSchema>;
+/** RemoveRestrictedProducts: products the service removed from a shopper's cart. */
+export interface RemoveRestrictedProductsRequest {
+  MerchantGUID?: string | null | undefined;
+  /** The cart token from an earlier SendCart, kept in the shopper's session. */
+  CartToken?: string | null | undefined;
+  CartId?: string | null | undefined;
+  UserId?: string | null | undefined;
+  CountryCode?: string | null | undefined;
+  CurrencyCode?: string | null | undefined;
+  WebStoreCode?: string | null | undefined;
+  WebStoreInstanceCode?: string | null | undefined;
+  /** The SKU codes removed from the cart. */
+  RemovedProductCodes: string[];
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalInteger, optionalNumber, optionalString } from "./common.js";
+import { optionalCount, optionalNumber, optionalString } from "./common.js";
 
 /** One ReturnedProducts entry of an RMA (spec 4.5). */
 export const returnedProductSchema = z.looseObject({
@@ -8,7 +8,7 @@ export const returnedProductSchema = z.looseObject({
   Sku: optionalString,
   Name: optionalString,
   CartItemId: optionalString,
-  ReturnQuantity: optionalInteger,
+  ReturnQuantity: optionalCount,
   ReturnReasonName: optionalString,
   MerchantReturnReasonCode: optionalString,
   MerchantReturnReasonName: optionalString,
@@ -31,5 +31,32 @@ export const sendRMAInfoToMerchantSchema = z.looseObject({
   WebStoreInstanceCode: optionalString,
 });
 
-export type ReturnedProduct = z.output<typeof returnedProductSchema>;
-export type SendRMAInfoToMerchantRequest = z.output<typeof sendRMAInfoToMerchantSchema>;
+/** A returned product of an RMA. */
+export interface ReturnedProduct {
+  SKU?: string | null | undefined;
+  Sku?: string | null | undefined;
+  Name?: string | null | undefined;
+  CartItemId?: string | null | undefined;
+  ReturnQuantity?: number | null | undefined;
+  ReturnReasonName?: string | null | undefined;
+  MerchantReturnReasonCode?: string | null | undefined;
+  MerchantReturnReasonName?: string | null | undefined;
+}
+
+/** SendRMAInfoToMerchant: a return with an RMA number. */
+export interface SendRMAInfoToMerchantRequest {
+  OrderId: string;
+  MerchantOrderId?: string | null | undefined;
+  RMANumber: string;
+  ShipperName?: string | null | undefined;
+  ReturnTrackingNumber?: string | null | undefined;
+  /** Arrives encoded; decoded. */
+  TrackingURL?: string | null | undefined;
+  CreatedBy?: string | null | undefined;
+  ReturnedProducts: ReturnedProduct[];
+  MerchantGUID?: string | null | undefined;
+  CurrencyCode?: string | null | undefined;
+  ReturnShippingCost?: number | null | undefined;
+  WebStoreCode?: string | null | undefined;
+  WebStoreInstanceCode?: string | null | undefined;
+}

@@ -7,9 +7,9 @@ export const DEFAULT_SLOW_MS = 5000;
 /** Options of `checkResponse`. */
 export interface CheckResponseOptions {
   /** How long the answer took, in milliseconds; the slowness check needs it. */
-  readonly durationMs?: number;
+  readonly durationMs?: number | undefined;
   /** Answers slower than this are a problem. Default 5000 ms. */
-  readonly slowMs?: number;
+  readonly slowMs?: number | undefined;
 }
 
 /** Which field of the answer tells the service whether the callback succeeded. */
@@ -24,6 +24,20 @@ const VERDICT: Record<CallbackName, Verdict> = {
   UpdateParcelDispatch: "Success",
   RemoveRestrictedProducts: "IsSuccess",
   SendAdditionalRequiredDocumentsToMerchant: "Success",
+  ValidateGiftCard: "Success",
+  RedeemGiftCard: "Success",
+  RefundGiftCard: "Success",
+  ValidateVoucher: "Success",
+  NotifyOrderRefund: "Success",
+  UpdateOrderShippingInfo: "Success",
+};
+
+/** The gift-card and voucher answers: `Balance` as text; the validations also say `IsValid`. */
+const GIFT_CARD_ANSWERS: Partial<Record<CallbackName, { readonly validation: boolean }>> = {
+  ValidateGiftCard: { validation: true },
+  ValidateVoucher: { validation: true },
+  RedeemGiftCard: { validation: false },
+  RefundGiftCard: { validation: false },
 };
 
 /** The name of the success field a callback's answer carries (`productsList` for the cart). */
@@ -80,6 +94,8 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *   `"True"`/`"False"`;
  * - a GetCheckoutCartInfo 2xx answer that is neither a cart with a `productsList` array nor a
  *   refusal (`Success: false`);
+ * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
+ *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
  *
  * A well-formed refusal (`Success: false`, any 4xx) is not a problem: it is a valid answer.
@@ -164,6 +180,10 @@ export function checkResponse(
     return problems;
   }
   const value = record[field];
+  const giftCard = GIFT_CARD_ANSWERS[callbackName];
+  if (giftCard !== undefined && parseSuccessValue(value) === true) {
+    checkGiftCard(callbackName, record, giftCard.validation, problems);
+  }
   if (parseSuccessValue(value) === undefined) {
     problems.push(
       `"${field}" is ${describeValue(value)}: the service cannot parse it and counts the call as failed (use ${verdict === "SuccessText" ? '"True" or "False"' : "true or false"})`,
@@ -174,6 +194,27 @@ export function checkResponse(
     );
   }
   return problems;
+}
+
+function checkGiftCard(
+  callbackName: CallbackName,
+  body: Record<string, unknown>,
+  validation: boolean,
+  problems: string[],
+): void {
+  if (validation && typeof body.IsValid !== "boolean") {
+    const found = Object.hasOwn(body, "IsValid")
+      ? `is ${describeValue(body.IsValid)}`
+      : "is missing";
+    problems.push(
+      `"IsValid" ${found}: ${callbackName} answers whether the card is valid (true or false)`,
+    );
+  }
+  if (Object.hasOwn(body, "Balance") && body.Balance !== null && typeof body.Balance !== "string") {
+    problems.push(
+      `"Balance" is ${describeValue(body.Balance)}: the service reads the balance as text ("25.00")`,
+    );
+  }
 }
 
 function checkCart(body: Record<string, unknown>, problems: string[]): void {

@@ -8,14 +8,21 @@ import type { GetCheckoutCartInfoRequest } from "../callbacks/get-checkout-cart-
 import { encodeFormValue as enc } from "../decode/form.js";
 import type {
   Address,
+  GiftCardRequest,
+  NotifyOrderRefundRequest,
   PaymentDetails,
   PerformOrderPaymentRequest,
+  RedeemGiftCardRequest,
+  RefundGiftCardRequest,
   RemoveRestrictedProductsRequest,
   SendAdditionalRequiredDocumentsToMerchantRequest,
   SendOrderToMerchantRequest,
   SendRMAInfoToMerchantRequest,
+  UpdateOrderShippingInfoRequest,
   UpdateOrderStatusRequest,
   UpdateParcelDispatchRequest,
+  ValidateGiftCardRequest,
+  ValidateVoucherRequest,
 } from "../schemas/index.js";
 
 /** The merchant GUID every sample payload carries (override it with `merchantGuid`). */
@@ -26,6 +33,12 @@ export const SAMPLE_ORDER_ID = "GE927127001US";
 export const SAMPLE_MERCHANT_ORDER_ID = "100004217";
 /** The cart token of the samples (GetCheckoutCartInfo's `merchantCartToken`). */
 export const SAMPLE_CART_TOKEN = "b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f";
+/** The shopper's session of the gift-card and voucher samples (`AuthToken`; override with `authToken`). */
+export const SAMPLE_AUTH_TOKEN = "c2hvcHBlci1zZXNzaW9uLXRva2VuLTEwNDQy";
+/** The shopper's session id of the gift-card and voucher samples (`SessionId`). */
+export const SAMPLE_SESSION_ID = "sess-5f2c81d0";
+/** The gift card of the gift-card samples (`CardFields.CardId`). */
+export const SAMPLE_GIFT_CARD_ID = "GC-7342-1109-5561";
 
 /** The payload type of each callback, as the samples build it. */
 export interface SamplePayloads {
@@ -37,6 +50,20 @@ export interface SamplePayloads {
   UpdateParcelDispatch: UpdateParcelDispatchRequest;
   RemoveRestrictedProducts: RemoveRestrictedProductsRequest;
   SendAdditionalRequiredDocumentsToMerchant: SendAdditionalRequiredDocumentsToMerchantRequest;
+  ValidateGiftCard: ValidateGiftCardRequest;
+  RedeemGiftCard: RedeemGiftCardRequest;
+  RefundGiftCard: RefundGiftCardRequest;
+  ValidateVoucher: ValidateVoucherRequest;
+  NotifyOrderRefund: NotifyOrderRefundRequest;
+  UpdateOrderShippingInfo: UpdateOrderShippingInfoRequest;
+}
+
+/**
+ * Fields the service sends beyond the documented ones ("requests may contain more parameters than
+ * listed"): kept in the samples, outside the payload types.
+ */
+function unlisted(fields: Record<string, unknown>): object {
+  return fields;
 }
 
 /** The shopper's address: every listed field encoded as the service encodes it. */
@@ -164,7 +191,7 @@ function sendOrderToMerchant(): SendOrderToMerchantRequest {
         InternationalListPrice: 34.5,
         DiscountedPriceForCustoms: 26.1,
         CustomerVATRate: 0,
-        InternationalPriceBeforeRounding: 34.49612345678901,
+        ...unlisted({ InternationalPriceBeforeRounding: 34.49612345678901 }),
       },
       {
         Sku: "HOODIE-GRY-L",
@@ -321,7 +348,7 @@ function sendOrderToMerchant(): SendOrderToMerchantRequest {
       MerchantDTBreakdown: null,
       ShipmentLocation: null,
       ShipmentStatusUpdateTime: null,
-      TotalPriceBeforeRounding: 123.72619047619048,
+      ...unlisted({ TotalPriceBeforeRounding: 123.72619047619048 }),
     },
     PaymentDetails: paymentDetails({ OwnerName: enc("Jane Doe"), Address2: enc("Suite 200") }),
     OrderPaymentMethods: [
@@ -390,8 +417,10 @@ function sendOrderToMerchant(): SendOrderToMerchantRequest {
     GiftCards: [],
     Markups: null,
     ReservationRequestId: null,
-    OriginalMerchantTotalProductsDiscountedPrice: 83.51,
-    IsFirstOrderOfCustomer: true,
+    ...unlisted({
+      OriginalMerchantTotalProductsDiscountedPrice: 83.51,
+      IsFirstOrderOfCustomer: true,
+    }),
   };
 }
 
@@ -415,7 +444,9 @@ function updateOrderStatus(): UpdateOrderStatusRequest {
     UrlParameters: null,
     WebStoreCode: "eu-main",
     WebStoreInstanceCode: "eu-main-www",
-    OrderStatusReason: { OrderStatusReasonCode: "CustomerRequest", Name: "Customer request" },
+    ...unlisted({
+      OrderStatusReason: { OrderStatusReasonCode: "CustomerRequest", Name: "Customer request" },
+    }),
   };
 }
 
@@ -531,6 +562,138 @@ function sendAdditionalRequiredDocumentsToMerchant(): SendAdditionalRequiredDocu
   };
 }
 
+/** What every gift-card and voucher request carries (service document, Part 5.4). */
+function giftCardRequest(cardId: string): GiftCardRequest {
+  return {
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    ShippingCountryCode: "US",
+    CardFields: { CardId: cardId },
+    MerchantCartToken: SAMPLE_CART_TOKEN,
+    CustomerId: "10442",
+    CustomerEmail: enc("jane.doe@example.com"),
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+    CartToken: "8f2d6e1a-93b4-4c57-a0e2-5b9d7c3f1e84",
+    AuthToken: SAMPLE_AUTH_TOKEN,
+    SessionId: SAMPLE_SESSION_ID,
+  };
+}
+
+function validateGiftCard(): ValidateGiftCardRequest {
+  return giftCardRequest(SAMPLE_GIFT_CARD_ID);
+}
+
+function redeemGiftCard(): RedeemGiftCardRequest {
+  // The amount's own field names are not documented: sent as the service might, kept as sent.
+  return {
+    ...giftCardRequest(SAMPLE_GIFT_CARD_ID),
+    ...unlisted({ OrderId: SAMPLE_ORDER_ID, Amount: "25.00", CurrencyCode: "USD" }),
+  };
+}
+
+function refundGiftCard(): RefundGiftCardRequest {
+  return {
+    ...giftCardRequest(SAMPLE_GIFT_CARD_ID),
+    ...unlisted({ OrderId: SAMPLE_ORDER_ID, Amount: "10.00", CurrencyCode: "USD" }),
+  };
+}
+
+function validateVoucher(): ValidateVoucherRequest {
+  return giftCardRequest("SPRING25");
+}
+
+function notifyOrderRefund(): NotifyOrderRefundRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    MerchantInternalOrderId: null,
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+    RefundID: "RF-20931",
+    RMANumber: "RMA-000317",
+    MerchantRMANumber: null,
+    FullRefund: false,
+    ProductsDutiesRefund: true,
+    ShippingRefund: false,
+    RefundAsGiftCard: null,
+    TotalRefundAmount: "170.1000",
+    OriginalTotalRefundAmount: "143.0200",
+    ServiceGestureAmount: "0.0000",
+    TotalMoneyRefundAmount: "170.1000",
+    DutiesAmount: "7.3200",
+    ShippingAmount: "0.0000",
+    CustomerPrepaidRefundAmount: "0.0000",
+    OriginalCustomerPrepaidRefundAmount: "0.0000",
+    TotalGiftCardsRefundAmount: "0.0000",
+    TotalGiftCardsRefundAmountinMerchantCurrency: 0,
+    TotalLoyaltyPointsRefunded: 0,
+    TotalLoyaltyPointsRefundAmount: 0,
+    GiftCardsData: [],
+    ExternalReference: null,
+    InitiatedBy: "Merchant",
+    CurrencyCode: "USD",
+    OriginalCurrencyCode: "EUR",
+    RefundReason: { OrderRefundReasonCode: "DAMAGED", Name: "Damaged item" },
+    RefundProducts: [
+      {
+        CartItemId: "2",
+        RefundQuantity: "1",
+        RefundAmount: "162.7800",
+        OriginalRefundAmount: "136.8600",
+        RefundAmountPercent: "100",
+        RefundReason: "Damaged item",
+        RefundComments: null,
+        Sku: "HOODIE-GRY-L",
+        ProductCode: "HOODIE-GRY-L",
+        productGroupCode: null,
+        ProductCodeSecondary: null,
+        productGroupCodeSecondary: null,
+      },
+    ],
+    RefundComponents: [
+      {
+        Amount: "7.3200",
+        OriginalAmount: "6.1600",
+        IsChargedToMerchant: "false",
+        ComponentType: "Duties",
+      },
+    ],
+    RefundComments: "Arrived torn",
+    RefundDocument: [
+      {
+        DocumentData: null,
+        CreditNoteUrl: enc(
+          `https://docs.example.com/orders/${SAMPLE_ORDER_ID}/credit-note-RF-20931.pdf`,
+        ),
+        DocumentTypeCode: "CreditNote",
+        DocumentTypeName: "Credit note",
+        DocumentExtension: "PDF",
+      },
+    ],
+  };
+}
+
+function updateOrderShippingInfo(): UpdateOrderShippingInfoRequest {
+  return {
+    OrderId: SAMPLE_ORDER_ID,
+    MerchantGUID: SAMPLE_MERCHANT_GUID,
+    MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID,
+    ShippingMethodCode: "standard_eu_hub",
+    PrimaryShipping: { ...shopperAddress(), Address2: enc("Suite 410") },
+    InternationalDetails: {
+      ShippingMethodCode: "2",
+      ShippingMethodName: "Express Courier",
+      OrderTrackingNumber: "1Z999AA10123456784",
+      OrderTrackingUrl: enc("http://www.example.com/track?id=1Z999AA10123456784"),
+      DeliveryDaysFrom: 2,
+      DeliveryDaysTo: 4,
+    },
+    WebStoreCode: "eu-main",
+    WebStoreInstanceCode: "eu-main-www",
+  };
+}
+
 function getCheckoutCartInfo(): GetCheckoutCartInfoRequest {
   return { merchantCartToken: SAMPLE_CART_TOKEN, countryCode: "US", currencyCode: "USD" };
 }
@@ -545,4 +708,10 @@ export const SAMPLE_BUILDERS: { readonly [K in keyof SamplePayloads]: () => Samp
   UpdateParcelDispatch: updateParcelDispatch,
   RemoveRestrictedProducts: removeRestrictedProducts,
   SendAdditionalRequiredDocumentsToMerchant: sendAdditionalRequiredDocumentsToMerchant,
+  ValidateGiftCard: validateGiftCard,
+  RedeemGiftCard: redeemGiftCard,
+  RefundGiftCard: refundGiftCard,
+  ValidateVoucher: validateVoucher,
+  NotifyOrderRefund: notifyOrderRefund,
+  UpdateOrderShippingInfo: updateOrderShippingInfo,
 };

@@ -7,38 +7,45 @@ import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
 /** Options of `sendCallback`. */
 export interface SendCallbackOptions {
   /** Signs a fresh token for the call (PKCS#8 PEM or `CryptoKey`). Without it and `token`, no `Authorization` header is sent. */
-  readonly privateKey?: string | CryptoKey;
+  readonly privateKey?: string | CryptoKey | undefined;
   /** A ready token, sent as `Authorization: Bearer <token>`; wins over `privateKey`. */
-  readonly token?: string;
+  readonly token?: string | undefined;
   /** Claims of the signed token (issuer, audience, lifetime, body digest claim…); the body is filled in. */
-  readonly tokenOptions?: Omit<SignServiceTokenOptions, "body">;
+  readonly tokenOptions?: Omit<SignServiceTokenOptions, "body"> | undefined;
   /**
    * The payload: for GetCheckoutCartInfo the query parameters, otherwise the JSON body (an object,
    * or a string sent as is). Default: `samplePayload(callbackName)`.
    */
   readonly payload?: unknown;
   /** Written into the payload's `MerchantGUID` (not for GetCheckoutCartInfo, which has none). */
-  readonly merchantGuid?: string;
+  readonly merchantGuid?: string | undefined;
   /**
-   * A cart token your endpoint knows: written into GetCheckoutCartInfo's `merchantCartToken`, and
-   * into `CartToken` of the payloads that carry one (SendOrderToMerchant, RemoveRestrictedProducts).
+   * A cart token your endpoint knows: written into GetCheckoutCartInfo's `merchantCartToken`, into
+   * `CartToken` of the payloads that carry one (SendOrderToMerchant, RemoveRestrictedProducts) and
+   * into `MerchantCartToken` of the gift-card and voucher payloads.
    */
-  readonly cartToken?: string;
+  readonly cartToken?: string | undefined;
+  /**
+   * A shopper session your endpoint knows (`verifySession`): written into `AuthToken` and
+   * `SessionId` of the gift-card and voucher payloads.
+   */
+  readonly authToken?: string | undefined;
+  readonly sessionId?: string | undefined;
   /** Default GET for GetCheckoutCartInfo (its parameters in the query), POST for the others. */
-  readonly method?: "GET" | "POST";
+  readonly method?: "GET" | "POST" | undefined;
   /** Extra request headers (a custom secret header, HTTP Basic…); they win over the defaults. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Abort the call after this many milliseconds. Default 10 000. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Answers slower than this are reported in `problems`. Default 5000. */
-  readonly slowMs?: number;
+  readonly slowMs?: number | undefined;
   /**
    * The callback's path under the base URL. Default: the callback name (`/SendOrderToMerchant`),
    * unless the URL already ends with it. `""` sends to the URL as given.
    */
-  readonly path?: string;
+  readonly path?: string | undefined;
   /** The fetch to use, e.g. `(request) => app.fetch(request)` to call a fetch handler without a server. */
-  readonly fetch?: (request: Request) => Response | Promise<Response>;
+  readonly fetch?: ((request: Request) => Response | Promise<Response>) | undefined;
 }
 
 /** What came back from one callback. */
@@ -146,8 +153,18 @@ export async function sendCallback(
   }
   if (options.cartToken !== undefined && isRecord(payload)) {
     if (isCart) payload = { ...payload, merchantCartToken: options.cartToken };
+    else if (Object.hasOwn(payload, "MerchantCartToken"))
+      payload = { ...payload, MerchantCartToken: options.cartToken };
     else if (Object.hasOwn(payload, "CartToken"))
       payload = { ...payload, CartToken: options.cartToken };
+  }
+  for (const [field, value] of [
+    ["AuthToken", options.authToken],
+    ["SessionId", options.sessionId],
+  ] as const) {
+    if (value !== undefined && isRecord(payload) && Object.hasOwn(payload, field)) {
+      payload = { ...payload, [field]: value };
+    }
   }
 
   const headers: Record<string, string> = { accept: "application/json" };

@@ -4,26 +4,26 @@ import { sha256Text } from "../auth/digest.js";
 /** Options of `signServiceToken`. */
 export interface SignServiceTokenOptions {
   /** `iss` claim. Absent by default. */
-  readonly issuer?: string;
+  readonly issuer?: string | undefined;
   /** `aud` claim. Absent by default. */
-  readonly audience?: string | readonly string[];
+  readonly audience?: string | readonly string[] | undefined;
   /** Lifetime from `iat` to `exp`, in seconds. Default 300. A negative value gives an expired token. */
-  readonly expiresInSeconds?: number;
+  readonly expiresInSeconds?: number | undefined;
   /** `iat`, in seconds since the epoch. Default: now. */
-  readonly issuedAt?: number;
+  readonly issuedAt?: number | undefined;
   /** `kid` header, for key rotation tests. Absent by default. */
-  readonly keyId?: string;
+  readonly keyId?: string | undefined;
   /** Further claims. `iat`, `exp`, `iss` and `aud` given by the options above win over these. */
-  readonly claims?: Readonly<Record<string, unknown>>;
+  readonly claims?: Readonly<Record<string, unknown>> | undefined;
   /** The exact body the token will travel with; only used for `bodyDigestClaim`. */
-  readonly body?: string | Uint8Array;
+  readonly body?: string | Uint8Array | undefined;
   /**
    * Name of the claim holding the SHA-256 of `body` (the `jwt.bodyDigest.claim` configured in
    * `createAuth`). Without it no digest is added.
    */
-  readonly bodyDigestClaim?: string;
+  readonly bodyDigestClaim?: string | undefined;
   /** How the digest is written: `base64url` (unpadded, the default) or lower-case `hex`. */
-  readonly bodyDigestEncoding?: "base64url" | "hex";
+  readonly bodyDigestEncoding?: "base64url" | "hex" | undefined;
 }
 
 /** SHA-256 of the body, written as `createAuth`'s body binding expects it. */

@@ -2,6 +2,7 @@ import { exportJWK, exportPKCS8 } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type AuthConfig, createAuth, normalizePem } from "../../src/auth/index.js";
 import { AuthenticationError } from "../../src/core/errors.js";
+import { CALLBACK_NAMES } from "../../src/core/types.js";
 import { bearer, ecKey, makeRequest, refusal, rsaKey, signToken, type TestKey } from "./helpers.js";
 
 let testKey: TestKey;
@@ -368,8 +369,7 @@ describe("composition per callback", () => {
 
 describe("createAuth refuses configurations that prove nothing about the caller", () => {
   const GUID = "6A1B2C3D-0000-4000-8000-000000000001";
-  const ALL =
-    "SendOrderToMerchant, UpdateOrderStatus, PerformOrderPayment, SendRMAInfoToMerchant, UpdateParcelDispatch, RemoveRestrictedProducts, SendAdditionalRequiredDocumentsToMerchant";
+  const ALL = CALLBACK_NAMES.filter((name) => name !== "GetCheckoutCartInfo").join(", ");
 
   it("refuses merchantGuid alone (not a secret), naming every callback and the fix", async () => {
     const attempt = createAuth({ merchantGuid: GUID });

@@ -99,7 +99,7 @@ describe("node dist/cli.js", () => {
     ]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("7 of 7 answers well-formed.");
+    expect(result.stdout).toContain("14 of 14 answers well-formed.");
     expect(result.stdout).toMatch(/^SendOrderToMerchant\s+200\s+true\s+\d+\s+ok$/m);
     expect(result.stdout).not.toContain("\u001b[");
   });
@@ -127,7 +127,7 @@ describe("node dist/cli.js", () => {
     ]) {
       expect(result.stdout).toContain(problem);
     }
-    expect(result.stdout).toContain("7 of 7 answers malformed.");
+    expect(result.stdout).toContain("13 of 14 answers malformed.");
   });
 
   it("honours FORCE_COLOR and NO_COLOR", async () => {

@@ -53,11 +53,11 @@ function rowOf(stdout: string, callback: string): string {
 describe("argument handling", () => {
   it("resolves all, single names in any case, and comma lists", () => {
     expect(resolveCallbacks("all")).toEqual(ALL_CALLBACKS);
-    expect(ALL_CALLBACKS).toHaveLength(7);
-    expect(resolveCallbacks("ALL,SendAdditionalRequiredDocumentsToMerchant")).toEqual([
-      ...ALL_CALLBACKS,
-      "SendAdditionalRequiredDocumentsToMerchant",
-    ]);
+    // Every callback, each once.
+    expect([...ALL_CALLBACKS].sort()).toEqual([...CALLBACK_NAMES].sort());
+    expect(resolveCallbacks("ALL,SendAdditionalRequiredDocumentsToMerchant")).toEqual(
+      ALL_CALLBACKS,
+    );
     expect(resolveCallbacks("updateorderstatus, SendOrderToMerchant,UpdateOrderStatus")).toEqual([
       "UpdateOrderStatus",
       "SendOrderToMerchant",
@@ -121,17 +121,18 @@ describe("simulate", () => {
     const cart = good.calls.find((call) => call.callback === "GetCheckoutCartInfo");
     expect(cart?.payload).toMatchObject({ merchantCartToken: "cart-7", countryCode: "US" });
     expect(code).toBe(0);
-    expect(cap.stdout).toContain(`Simulating 7 callbacks against ${good.base}`);
+    expect(cap.stdout).toContain(`Simulating 14 callbacks against ${good.base}`);
     expect(cap.stdout).toMatch(/^callback\s+HTTP\s+Success\s+ms\s+problems$/m);
     for (const callback of ALL_CALLBACKS)
       expect(rowOf(cap.stdout, callback)).toMatch(/\s200\s.*\sok$/);
     expect(rowOf(cap.stdout, "GetCheckoutCartInfo")).toMatch(/\s200\s+3 products\s+\d+\s+ok$/);
     expect(rowOf(cap.stdout, "SendRMAInfoToMerchant")).toContain('"True"');
     expect(rowOf(cap.stdout, "SendOrderToMerchant")).toMatch(/\s200\s+true\s/);
-    expect(cap.stdout).toContain("7 of 7 answers well-formed.");
+    expect(rowOf(cap.stdout, "ValidateGiftCard")).toMatch(/\s200\s+true\s/);
+    expect(cap.stdout).toContain("14 of 14 answers well-formed.");
     expect(cap.stdout).not.toContain("\u001b[");
     expect(good.calls.filter((call) => call.auth?.includes("jwt")).length).toBeGreaterThanOrEqual(
-      7,
+      14,
     );
   });
 
@@ -160,7 +161,19 @@ describe("simulate", () => {
     expect(rowOf(out, "GetCheckoutCartInfo")).toMatch(
       /\s200\s+3 products\s.*slow: answered in \d+ ms \(limit 150 ms\)/,
     );
-    expect(out).toContain("7 of 7 answers malformed.");
+    expect(rowOf(out, "ValidateGiftCard")).toContain(
+      '"IsValid" is missing: ValidateGiftCard answers whether the card is valid (true or false)',
+    );
+    expect(rowOf(out, "ValidateGiftCard")).toContain(
+      '"Balance" is number 25: the service reads the balance as text ("25.00")',
+    );
+    expect(rowOf(out, "ValidateVoucher")).toContain('"IsValid" is the text "true"');
+    expect(rowOf(out, "RedeemGiftCard")).toContain('"Balance" is number 50.5');
+    expect(rowOf(out, "RefundGiftCard")).toContain("HTTP 404: no RefundGiftCard endpoint");
+    expect(rowOf(out, "NotifyOrderRefund")).toContain('missing "Success" (found "IsSuccess"');
+    expect(rowOf(out, "UpdateOrderShippingInfo")).toContain("empty body: expected a JSON object");
+    expect(rowOf(out, "SendAdditionalRequiredDocumentsToMerchant")).toMatch(/ok$/);
+    expect(out).toContain("13 of 14 answers malformed.");
   });
 
   it("without --private-key sends no Authorization header and says so", async () => {
@@ -213,6 +226,24 @@ describe("simulate", () => {
       captureIo().io,
     );
     expect(JSON.parse(bad.seen.at(-1)?.body ?? "")).toMatchObject({ CartToken: "000123" });
+
+    await runCli(
+      [
+        "simulate",
+        "ValidateGiftCard",
+        `--url=${bad.base}`,
+        "--cart-token=000123",
+        "--auth-token",
+        "0042",
+        "--session-id=007",
+      ],
+      captureIo().io,
+    );
+    expect(JSON.parse(bad.seen.at(-1)?.body ?? "")).toMatchObject({
+      MerchantCartToken: "000123",
+      AuthToken: "0042",
+      SessionId: "007",
+    });
   });
 
   it("reports a request that fails (nothing listening, timeout) and exits 1", async () => {

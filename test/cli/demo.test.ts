@@ -36,16 +36,23 @@ it("npm start runs the Express example through simulate all, exits 0 and stops t
   expect(stdout).toContain(`--guid ${DEMO_MERCHANT_GUID}`);
   expect(stdout).toMatch(/^GetCheckoutCartInfo\s+200\s+\d+ products?\s+\d+\s+ok$/m);
   for (const callback of [
+    "ValidateGiftCard",
+    "ValidateVoucher",
     "SendOrderToMerchant",
     "PerformOrderPayment",
+    "RedeemGiftCard",
+    "SendAdditionalRequiredDocumentsToMerchant",
     "UpdateOrderStatus",
+    "UpdateOrderShippingInfo",
     "UpdateParcelDispatch",
+    "NotifyOrderRefund",
+    "RefundGiftCard",
     "RemoveRestrictedProducts",
   ]) {
     expect(stdout).toMatch(new RegExp(`^${callback}\\s+200\\s+true\\s+\\d+\\s+ok$`, "m"));
   }
   expect(stdout).toMatch(/^SendRMAInfoToMerchant\s+200\s+"True"\s+\d+\s+ok$/m);
-  expect(stdout).toContain("7 of 7 answers well-formed.");
+  expect(stdout).toContain("14 of 14 answers well-formed.");
   expect(stdout).toMatch(/Demo finished in \d+\.\d s \(exit code 0\)/);
   const port = Number(/listening on port (\d+)/.exec(stdout)?.[1]);
   expect(port).toBeGreaterThan(0);

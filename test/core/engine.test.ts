@@ -11,13 +11,19 @@ import {
   type CheckoutCartInfo,
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
+  createNotifyOrderRefundHandler,
   createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
+  createRefundGiftCardHandler,
   createRemoveRestrictedProductsHandler,
   createSendAdditionalRequiredDocumentsToMerchantHandler,
   createSendOrderToMerchantHandler,
   createSendRMAInfoToMerchantHandler,
+  createUpdateOrderShippingInfoHandler,
   createUpdateOrderStatusHandler,
   createUpdateParcelDispatchHandler,
+  createValidateGiftCardHandler,
+  createValidateVoucherHandler,
   DEFAULT_MAX_DEPTH,
   FAILURE_STATUS,
   type FailureKind,
@@ -51,7 +57,13 @@ const CART: CheckoutCartInfo = {
   currencyCode: "USD",
 };
 
-type FailureShape = "responseInfo" | "rma" | "parcel" | "restricted";
+type FailureShape =
+  | "responseInfo"
+  | "rma"
+  | "parcel"
+  | "restricted"
+  | "giftCard"
+  | "giftCardAction";
 
 interface Case {
   readonly name: CallbackName;
@@ -185,6 +197,78 @@ const CASES: readonly Case[] = [
     success: { Success: true, InternalOrderId: "4217" },
   },
   {
+    name: "ValidateGiftCard",
+    factory: createValidateGiftCardHandler as unknown as Factory,
+    valid: { MerchantGUID: "guid-1", CardFields: { CardId: "GC-1" }, AuthToken: "session-token" },
+    invalid: { CardFields: "GC-1" },
+    invalidPath: "CardFields",
+    shape: "giftCard",
+    allow: "POST",
+    result: { IsValid: true, Balance: 75, CurrencyCode: "USD", IsOperatorGiftCard: false },
+    success: {
+      Success: true,
+      IsValid: true,
+      Balance: "75",
+      CurrencyCode: "USD",
+      IsOperatorGiftCard: false,
+    },
+  },
+  {
+    name: "RedeemGiftCard",
+    factory: createRedeemGiftCardHandler as unknown as Factory,
+    valid: { CardFields: { CardId: 70001 }, Amount: "25.00" },
+    invalid: { CustomerId: true },
+    invalidPath: "CustomerId",
+    shape: "giftCardAction",
+    allow: "POST",
+    result: { Balance: "50.00", CurrencyCode: "USD" },
+    success: { Success: true, Balance: "50.00", CurrencyCode: "USD" },
+  },
+  {
+    name: "RefundGiftCard",
+    factory: createRefundGiftCardHandler as unknown as Factory,
+    valid: { CardFields: { CardId: "GC-1" }, Amount: "10.00" },
+    invalid: { CardFields: { CardId: ["GC-1"] } },
+    invalidPath: "CardFields.CardId",
+    shape: "giftCardAction",
+    allow: "POST",
+    result: undefined,
+    success: { Success: true },
+  },
+  {
+    name: "ValidateVoucher",
+    factory: createValidateVoucherHandler as unknown as Factory,
+    valid: { CardFields: { CardId: "SPRING25" }, SessionId: "s-1" },
+    invalid: { SessionId: 7 },
+    invalidPath: "SessionId",
+    shape: "giftCard",
+    allow: "POST",
+    result: { IsValid: false, ErrorCode: 100, Message: "Expired" },
+    success: { Success: true, IsValid: false, ErrorCode: "100", Message: "Expired" },
+  },
+  {
+    name: "NotifyOrderRefund",
+    factory: createNotifyOrderRefundHandler as unknown as Factory,
+    valid: { OrderId: "GE100", TotalRefundAmount: "170.1000" },
+    invalid: { OrderId: "GE100", TotalRefundAmount: 170.1 },
+    invalidPath: "TotalRefundAmount",
+    shape: "responseInfo",
+    allow: "POST",
+    result: { InternalOrderId: "4217" },
+    success: { Success: true, InternalOrderId: "4217" },
+  },
+  {
+    name: "UpdateOrderShippingInfo",
+    factory: createUpdateOrderShippingInfoHandler as unknown as Factory,
+    valid: { OrderId: "GE100", ShippingMethodCode: "express" },
+    invalid: { ShippingMethodCode: "express" },
+    invalidPath: "OrderId",
+    shape: "responseInfo",
+    allow: "POST",
+    result: undefined,
+    success: { Success: true },
+  },
+  {
     name: "GetCheckoutCartInfo",
     factory: createGetCheckoutCartInfoHandler as unknown as Factory,
     valid: { merchantCartToken: "tok", countryCode: "US", currencyCode: "USD" },
@@ -201,6 +285,8 @@ const CASES: readonly Case[] = [
 const REQUIRED_RESULT_FIELDS: Partial<Record<CallbackName, string>> = {
   SendOrderToMerchant: "InternalOrderId",
   PerformOrderPayment: "PaymentAmount, PaymentCurrencyCode",
+  ValidateGiftCard: "IsValid",
+  ValidateVoucher: "IsValid",
 };
 
 function failureBody(
@@ -218,6 +304,23 @@ function failureBody(
       return { Success: false, Message: message, Description: description };
     case "restricted":
       return { IsSuccess: false, ErrorCode: code, ErrorMessage: message };
+    case "giftCard":
+      return {
+        Success: false,
+        ErrorCode: code,
+        Message: message,
+        Description: description,
+        IsValid: false,
+        ErrorText: message,
+      };
+    case "giftCardAction":
+      return {
+        Success: false,
+        ErrorCode: code,
+        Message: message,
+        Description: description,
+        ErrorText: message,
+      };
   }
 }
 
@@ -253,6 +356,7 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
       header_too_large: 431,
       handler_failure: 200,
       internal_error: 500,
+      result_fields_ignored: 200,
     });
   });
 
@@ -368,8 +472,12 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
     },
   ];
 
-  it("covers every kind of the table but not_found (tested with the router)", () => {
-    const covered = new Set([...SCENARIOS.map((s) => s.kind), "not_found"]);
+  it("covers every kind of the table but not_found (the router) and the warning (the result)", () => {
+    const covered = new Set([
+      ...SCENARIOS.map((s) => s.kind),
+      "not_found",
+      "result_fields_ignored",
+    ]);
     expect([...covered].sort()).toStrictEqual(Object.keys(FAILURE_STATUS).sort());
   });
 
@@ -443,7 +551,8 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         expect(response.status).toBe(200);
         const plain = { responseInfo: { Success: true }, rma: { Success: "True" } };
         const parcel = { parcel: { Success: true }, restricted: { IsSuccess: true } };
-        expect(json(response)).toStrictEqual({ ...plain, ...parcel }[c.shape]);
+        const giftCard = { giftCard: { Success: true }, giftCardAction: { Success: true } };
+        expect(json(response)).toStrictEqual({ ...plain, ...parcel, ...giftCard }[c.shape]);
       });
 
       it("a CallbackError with a custom status keeps the shape and takes the status", async () => {
@@ -593,22 +702,38 @@ describe("the merchant's result", () => {
   });
 
   it.each([
-    ["SendOrderToMerchant", { InternalOrderID: "7" }, "InternalOrderID"],
-    ["SendRMAInfoToMerchant", { Mesage: "ok" }, "Mesage"],
-    ["UpdateParcelDispatch", { Success: true }, "Success"],
-    ["RemoveRestrictedProducts", { IsSuccess: true }, "IsSuccess"],
-  ] as const)("%s: an unknown field (%o) → 500 naming the field", async (name, result, field) => {
-    const c = CASES.find((x) => x.name === name) as Case;
-    const { handler, failures } = build(c, () => result);
-    const response = await handler.handle(post(JSON.stringify(c.valid)));
-    expect(response.status).toBe(500);
-    expect(json(response)).toStrictEqual(
-      failureBody(c.shape, "INTERNAL_ERROR", "Internal error", ""),
-    );
-    expect(failures).toHaveLength(1);
-    expect(failures[0]?.kind).toBe("internal_error");
-    expect(failures[0]?.reason).toContain(`unexpected field "${field}"`);
-  });
+    [
+      "SendOrderToMerchant",
+      { InternalOrderId: "7", InternalOrderID: "7" },
+      { InternalOrderId: "7" },
+    ],
+    ["SendRMAInfoToMerchant", { Mesage: "ok" }, {}],
+    ["UpdateParcelDispatch", { Message: "ok", OrderID: "GE100" }, { Message: "ok" }],
+    ["RemoveRestrictedProducts", { Removed: 2 }, {}],
+    ["ValidateGiftCard", { IsValid: true, Balanse: "7" }, { IsValid: true }],
+  ] as const)(
+    "%s: an unknown field (%o) → 200 without it, and a warning naming it",
+    async (name, result, known) => {
+      const c = CASES.find((x) => x.name === name) as Case;
+      const { handler, failures } = build(c, () => result);
+      const response = await handler.handle(post(JSON.stringify(c.valid)));
+      expect(response.status).toBe(200);
+      const verdict = { rma: { Success: "True" }, restricted: { IsSuccess: true } } as const;
+      const success =
+        c.shape === "rma" || c.shape === "restricted" ? verdict[c.shape] : { Success: true };
+      expect(json(response)).toStrictEqual({ ...success, ...known });
+      const unknown = Object.keys(result).filter((key) => !(key in known));
+      expect(failures).toStrictEqual([
+        {
+          kind: "result_fields_ignored",
+          status: 200,
+          severity: "warning",
+          callback: name,
+          reason: `the result's unknown fields were left out of the answer: ${unknown.map((k) => `"${k}"`).join(", ")}`,
+        },
+      ]);
+    },
+  );
 
   it.each([
     ["a string", "ok", "got string"],
@@ -1668,8 +1793,8 @@ describe("hostile JSON", () => {
     const handler = createSendOrderToMerchantHandler(
       (payload, context) => {
         seen.push({
-          payload: payload as Record<string, unknown>,
-          raw: context.rawPayload as Record<string, unknown>,
+          payload: payload as unknown as Record<string, unknown>,
+          raw: context.rawPayload as unknown as Record<string, unknown>,
         });
         return { InternalOrderId: "M-1", OrderId: "ok" };
       },
@@ -2049,7 +2174,10 @@ describe("the context", () => {
     const seen: { payload: Record<string, unknown>; decoding: unknown }[] = [];
     const handler = createSendOrderToMerchantHandler(
       (payload, context) => {
-        seen.push({ payload: payload as Record<string, unknown>, decoding: context.decoding });
+        seen.push({
+          payload: payload as unknown as Record<string, unknown>,
+          decoding: context.decoding,
+        });
         return { InternalOrderId: "M-1" };
       },
       {

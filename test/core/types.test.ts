@@ -1,5 +1,6 @@
-// The public types a merchant writes against (tsc checks this file; vitest runs the few runtime
-// assertions). A type that drifts from what the factories accept fails to compile here.
+// The public types a merchant writes against. tsc checks this file (`npm test` type-checks test/):
+// every `@ts-expect-error` line must be an error, every other line must compile; vitest runs the
+// few runtime assertions. test/types/compile.test.ts checks the same through the compiler API.
 import { describe, expect, expectTypeOf, it } from "vitest";
 // @ts-expect-error RequestInfo was renamed CallbackRequestInfo
 import type { RequestInfo as OldRequestInfo } from "../../src/index.js";
@@ -9,79 +10,232 @@ import {
   type CallbackRequestInfo,
   type CheckoutCartInfo,
   createCallbackRouter,
-  type createGetCheckoutCartInfoHandler,
-  type createPerformOrderPaymentHandler,
-  type createRemoveRestrictedProductsHandler,
-  type createSendAdditionalRequiredDocumentsToMerchantHandler,
-  type createSendOrderToMerchantHandler,
-  type createSendRMAInfoToMerchantHandler,
-  type createUpdateOrderStatusHandler,
-  type createUpdateParcelDispatchHandler,
+  createGetCheckoutCartInfoHandler,
+  createNotifyOrderRefundHandler,
+  createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
+  createRefundGiftCardHandler,
+  createRemoveRestrictedProductsHandler,
+  createSendAdditionalRequiredDocumentsToMerchantHandler,
+  createSendOrderToMerchantHandler,
+  createSendRMAInfoToMerchantHandler,
+  createUpdateOrderShippingInfoHandler,
+  createUpdateOrderStatusHandler,
+  createUpdateParcelDispatchHandler,
+  createValidateGiftCardHandler,
+  createValidateVoucherHandler,
+  extraField,
   type GetCheckoutCartInfoFunction,
   type GetCheckoutCartInfoRequest,
+  type NotifyOrderRefundRequest,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
-  type RemoveRestrictedProductsFunction,
-  type SendAdditionalRequiredDocumentsToMerchantFunction,
   type SendOrderToMerchantFunction,
   type SendOrderToMerchantRequest,
   type SendOrderToMerchantResult,
-  type SendRMAInfoToMerchantFunction,
-  type UpdateOrderStatusFunction,
-  type UpdateParcelDispatchFunction,
+  type UpdateOrderStatusRequest,
+  type ValidateGiftCardFunction,
+  type ValidateGiftCardRequest,
+  type ValidateGiftCardResult,
+  withIdempotency,
 } from "../../src/index.js";
 import { post } from "./helpers.js";
 
-describe("public types", () => {
-  it("each callback's function type is exactly what its factory accepts", () => {
-    expectTypeOf<
-      Parameters<typeof createSendOrderToMerchantHandler>[0]
-    >().toEqualTypeOf<SendOrderToMerchantFunction>();
-    expectTypeOf<
-      Parameters<typeof createUpdateOrderStatusHandler>[0]
-    >().toEqualTypeOf<UpdateOrderStatusFunction>();
-    expectTypeOf<
-      Parameters<typeof createPerformOrderPaymentHandler>[0]
-    >().toEqualTypeOf<PerformOrderPaymentFunction>();
-    expectTypeOf<
-      Parameters<typeof createSendRMAInfoToMerchantHandler>[0]
-    >().toEqualTypeOf<SendRMAInfoToMerchantFunction>();
-    expectTypeOf<
-      Parameters<typeof createUpdateParcelDispatchHandler>[0]
-    >().toEqualTypeOf<UpdateParcelDispatchFunction>();
-    expectTypeOf<
-      Parameters<typeof createRemoveRestrictedProductsHandler>[0]
-    >().toEqualTypeOf<RemoveRestrictedProductsFunction>();
-    expectTypeOf<
-      Parameters<typeof createSendAdditionalRequiredDocumentsToMerchantHandler>[0]
-    >().toEqualTypeOf<SendAdditionalRequiredDocumentsToMerchantFunction>();
-    expectTypeOf<
-      Parameters<typeof createGetCheckoutCartInfoHandler>[0]
-    >().toEqualTypeOf<GetCheckoutCartInfoFunction>();
-    expectTypeOf<SendOrderToMerchantFunction>().toEqualTypeOf<
-      CallbackFunction<SendOrderToMerchantRequest, SendOrderToMerchantResult>
-    >();
-    expectTypeOf<PerformOrderPaymentFunction>().toEqualTypeOf<
-      CallbackFunction<PerformOrderPaymentRequest, PerformOrderPaymentResult>
-    >();
-    expectTypeOf<GetCheckoutCartInfoFunction>().toEqualTypeOf<
-      CallbackFunction<GetCheckoutCartInfoRequest, CheckoutCartInfo>
-    >();
+const options = { auth: false, onError: () => undefined } as const;
+
+describe("payload types: a misspelt read is a compile error", () => {
+  it("the payload types are named interfaces without an index signature", () => {
+    createSendOrderToMerchantHandler((order) => {
+      expectTypeOf(order).toEqualTypeOf<SendOrderToMerchantRequest>();
+      // @ts-expect-error OrderID is not a field: the service sends OrderId
+      void order.OrderID;
+      // @ts-expect-error nested types are named too: Address has no address1
+      void order.PrimaryShipping?.address1;
+      // @ts-expect-error a product's SKU is Sku (or SKU)
+      void order.Products[0]?.sku;
+      expectTypeOf(order.OrderId).toEqualTypeOf<string>();
+      expectTypeOf(order.PrimaryShipping?.City).toEqualTypeOf<string | null | undefined>();
+      return { InternalOrderId: order.OrderId };
+    }, options);
+    createUpdateOrderStatusHandler((update) => {
+      expectTypeOf(update).toEqualTypeOf<UpdateOrderStatusRequest>();
+      // @ts-expect-error statusCode is misspelt: StatusCode
+      void update.statusCode;
+      expectTypeOf(update.StatusCode).toEqualTypeOf<string>();
+    }, options);
+    createPerformOrderPaymentHandler((payment) => {
+      expectTypeOf(payment).toEqualTypeOf<PerformOrderPaymentRequest>();
+      // @ts-expect-error CardNumbr is misspelt
+      void payment.PaymentDetails.CardNumbr;
+      // No card when the service collected the money itself (OT).
+      expectTypeOf(payment.PaymentDetails.CardNumber).toEqualTypeOf<string | null | undefined>();
+      return { PaymentAmount: 0, PaymentCurrencyCode: "EUR" };
+    }, options);
+    createNotifyOrderRefundHandler((refund) => {
+      expectTypeOf(refund).toEqualTypeOf<NotifyOrderRefundRequest>();
+      // @ts-expect-error TotalRefundAmout is misspelt
+      void refund.TotalRefundAmout;
+      // Amounts are the exact text sent.
+      expectTypeOf(refund.TotalRefundAmount).toEqualTypeOf<string | null | undefined>();
+      // The document's refund details: each refund of `Refunds` has the same fields.
+      expectTypeOf(refund.Refunds?.[0]?.TotalRefundAmount).toEqualTypeOf<
+        string | null | undefined
+      >();
+      // @ts-expect-error RefundableAmount's fields are named too: TotalCreditAmount
+      void refund.RefundableAmount?.TotalCredit;
+    }, options);
+    createValidateGiftCardHandler((request) => {
+      expectTypeOf(request).toEqualTypeOf<ValidateGiftCardRequest>();
+      // @ts-expect-error AuthTokn is misspelt
+      void request.AuthTokn;
+      return { IsValid: false };
+    }, options);
+    createGetCheckoutCartInfoHandler((query) => {
+      expectTypeOf(query).toEqualTypeOf<GetCheckoutCartInfoRequest>();
+      // @ts-expect-error merchantCartTokn is misspelt
+      void query.merchantCartTokn;
+      expectTypeOf(query.IsStockValidation).toEqualTypeOf<boolean | undefined>();
+      return { productsList: [] };
+    }, options);
   });
 
-  it("the required result fields are required in the types", () => {
-    expectTypeOf<SendOrderToMerchantResult["InternalOrderId"]>().toEqualTypeOf<string | number>();
-    expectTypeOf<PerformOrderPaymentResult["PaymentAmount"]>().toEqualTypeOf<string | number>();
-    expectTypeOf<PerformOrderPaymentResult["PaymentCurrencyCode"]>().toEqualTypeOf<string>();
+  it("unknown fields are reached with extraField, typed unknown (or the field's type)", () => {
+    const order = {} as SendOrderToMerchantRequest;
+    expectTypeOf(extraField(order, "IsFirstOrderOfCustomer")).toEqualTypeOf<unknown>();
+    expectTypeOf(extraField(order, "OrderId")).toEqualTypeOf<string>();
+    expectTypeOf(extraField(order.PrimaryShipping, "Region")).toEqualTypeOf<unknown>();
+    expect(extraField({ a: 1 } as object, "a")).toBe(1);
+    expect(extraField({} as object, "constructor")).toBeUndefined();
+  });
+});
+
+describe("result types: a misspelt field is a compile error, inline functions included", () => {
+  it("an inline arrow function's result is checked (sync and async)", () => {
+    // @ts-expect-error OrderID is not a ResponseInfo field (OrderId is)
+    createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderID: "x" }), options);
+    createSendOrderToMerchantHandler(
+      // @ts-expect-error the same typo in an async function
+      async () => ({ InternalOrderId: "M-1", OrderID: "x" }),
+      options,
+    );
+    createUpdateOrderStatusHandler(
+      // @ts-expect-error StatusCod is misspelt
+      () => ({ StatusCod: "cancelled", InternalOrderId: "M-1" }),
+      options,
+    );
+    createPerformOrderPaymentHandler(
+      // @ts-expect-error PaymentAmout is misspelt (and PaymentAmount is then missing)
+      () => ({ PaymentAmout: 10, PaymentCurrencyCode: "EUR" }),
+      options,
+    );
+    createPerformOrderPaymentHandler(
+      // @ts-expect-error an extra misspelt field beside the required ones
+      () => ({ PaymentAmount: 10, PaymentCurrencyCode: "EUR", PaymentAmout: 10 }),
+      options,
+    );
+    createValidateGiftCardHandler(
+      // @ts-expect-error Balanse is misspelt
+      () => ({ IsValid: true, Balanse: "10.00" }),
+      options,
+    );
+    createGetCheckoutCartInfoHandler(
+      // @ts-expect-error a misspelt field deep in the cart: ProductCod
+      () => ({ productsList: [{ ProductCod: "SKU-1" }] }),
+      options,
+    );
+    createGetCheckoutCartInfoHandler(
+      // @ts-expect-error currencyCod is misspelt
+      async () => ({ productsList: [], currencyCod: "EUR" }),
+      options,
+    );
+    expect(true).toBe(true);
+  });
+
+  it("required result fields stay required", () => {
+    // @ts-expect-error the merchant's order id is required
+    createSendOrderToMerchantHandler(async () => {}, options);
     // @ts-expect-error InternalOrderId is required
-    const noId: SendOrderToMerchantResult = { OrderId: "M-1" };
-    // @ts-expect-error PaymentCurrencyCode is required
-    const noCurrency: PerformOrderPaymentResult = { PaymentAmount: 10 };
-    expect([noId, noCurrency]).toHaveLength(2);
+    createSendOrderToMerchantHandler(() => ({ OrderId: "M-1" }), options);
+    // @ts-expect-error the amount and currency charged are required
+    createPerformOrderPaymentHandler(() => undefined, options);
+    // @ts-expect-error IsValid is required
+    createValidateVoucherHandler(() => ({ Balance: "5.00" }), options);
+    // @ts-expect-error a cart needs its productsList
+    createGetCheckoutCartInfoHandler(() => ({ countryCode: "US" }), options);
+    expectTypeOf<SendOrderToMerchantResult["InternalOrderId"]>().toEqualTypeOf<string | number>();
+    expectTypeOf<PerformOrderPaymentResult["PaymentCurrencyCode"]>().toEqualTypeOf<string>();
+    expectTypeOf<ValidateGiftCardResult["IsValid"]>().toEqualTypeOf<boolean>();
   });
 
-  it("standalone functions typed with the exported types plug into the router", async () => {
+  it("what merchants naturally write keeps compiling", () => {
+    // No result at all: a void function, an async one, undefined, or a result on one branch.
+    createUpdateOrderStatusHandler(() => {}, options);
+    createUpdateOrderStatusHandler(async (update) => {
+      await Promise.resolve(update.OrderId);
+    }, options);
+    createRemoveRestrictedProductsHandler(() => undefined, options);
+    createRefundGiftCardHandler(async () => {}, options);
+    createUpdateOrderShippingInfoHandler(async (update) => {
+      if (update.OrderId === "") return;
+      return { InternalOrderId: "M-1", Message: null };
+    }, options);
+    // Union results, numbers for text fields, nulls for absent ones.
+    createSendOrderToMerchantHandler(
+      (order) =>
+        order.ClearCart
+          ? { InternalOrderId: 1 }
+          : { InternalOrderId: "M-1", OrderId: 7, Message: null },
+      options,
+    );
+    createRedeemGiftCardHandler(() => ({ Balance: 12.5, CurrencyCode: "EUR" }), options);
+    createSendRMAInfoToMerchantHandler(() => ({ Message: "ok" }), options);
+    createUpdateParcelDispatchHandler(async () => ({ Description: "d" }), options);
+    createSendAdditionalRequiredDocumentsToMerchantHandler((payload) => {
+      // The unspecified payload: every field is unknown until checked.
+      expectTypeOf(payload.OrderId).toEqualTypeOf<unknown>();
+    }, options);
+    // A cart spread from a stored one, with the request's values (possibly null or undefined).
+    const stored: CheckoutCartInfo = { productsList: [{ ProductCode: "SKU-1" }] };
+    createGetCheckoutCartInfoHandler(
+      ({ merchantCartToken, countryCode }) => ({
+        ...stored,
+        cartId: merchantCartToken,
+        countryCode,
+      }),
+      options,
+    );
+    // The cart shapes merchants really answer with (wire-facts §6): other attribute fields, a
+    // product's size and weight, an ISO-3 country, integer prices.
+    createGetCheckoutCartInfoHandler(
+      () => ({
+        productsList: [
+          {
+            ProductCode: "LAMP-1",
+            ListPrice: 719,
+            Attributes: [{ AttributeCode: "finish", AttributeTypeCode: "material", Name: "Brass" }],
+            Weight: 2.4,
+            Height: 45,
+            Width: 20,
+            Length: 20,
+            ImageHeight: 600,
+            ImageWidth: 600,
+            IsVirtual: false,
+          },
+        ],
+        userDetails: { CountryCode: "DEU" },
+      }),
+      options,
+    );
+    // ResponseInfo as integrations port it: every key present, nulls, ErrorCode as a number.
+    createSendOrderToMerchantHandler(
+      () => ({ InternalOrderId: "M-1", ErrorCode: 100, Message: null, Description: null }),
+      options,
+    );
+    expect(true).toBe(true);
+  });
+
+  it("standalone functions typed with the exported types plug into factories and the router", async () => {
     const saveOrder: SendOrderToMerchantFunction = async (order, context) => {
       const request: CallbackRequestInfo = context.request;
       return { InternalOrderId: `M-${order.OrderId}`, Message: request.method };
@@ -95,12 +249,16 @@ describe("public types", () => {
       productsList: [],
       cartId: query.merchantCartToken,
     });
+    const card: ValidateGiftCardFunction = () => ({ IsValid: true, Balance: "1.00" });
+    createSendOrderToMerchantHandler(saveOrder, options);
+    createValidateGiftCardHandler(card, options);
     const handlers: CallbackHandlers = {
       SendOrderToMerchant: saveOrder,
       PerformOrderPayment: charge,
       GetCheckoutCartInfo: cart,
+      ValidateGiftCard: card,
     };
-    const router = createCallbackRouter({ auth: false, onError: () => undefined, handlers });
+    const router = createCallbackRouter({ ...options, handlers });
     const order = { OrderId: "GE1", Products: [] };
     const response = await router.handle(post(JSON.stringify(order), {}, "/SendOrderToMerchant"));
     expect(JSON.parse(response.body)).toStrictEqual({
@@ -108,8 +266,50 @@ describe("public types", () => {
       InternalOrderId: "M-GE1",
       Message: "POST",
     });
+    expectTypeOf<SendOrderToMerchantFunction>().toEqualTypeOf<
+      CallbackFunction<SendOrderToMerchantRequest, SendOrderToMerchantResult>
+    >();
   });
 
+  it("the router's handlers map checks inline results too", () => {
+    createCallbackRouter({
+      ...options,
+      handlers: {
+        SendOrderToMerchant: async (order) => ({ InternalOrderId: order.OrderId }),
+        UpdateOrderStatus: async () => {},
+        ValidateGiftCard: () => ({ IsValid: true, Balance: "5.00" }),
+        RemoveRestrictedProducts: createRemoveRestrictedProductsHandler(() => {}, options),
+        PerformOrderPayment: withIdempotency(async () => ({
+          PaymentAmount: 1,
+          PaymentCurrencyCode: "EUR",
+        })),
+      },
+    });
+    createCallbackRouter({
+      ...options,
+      handlers: {
+        // @ts-expect-error OrderID is misspelt in a router entry
+        SendOrderToMerchant: async (order) => ({ InternalOrderId: order.OrderId, OrderID: "x" }),
+      },
+    });
+    createCallbackRouter({
+      ...options,
+      handlers: {
+        // @ts-expect-error statusCode is misspelt in a router entry
+        UpdateOrderStatus: (update) => void update.statusCode,
+      },
+    });
+    // Built once with `satisfies`, checked when mounted.
+    const mine = {
+      UpdateOrderStatus: () => ({ InternalOrderId: "M-1", StatusCod: "x" }),
+    } satisfies CallbackHandlers;
+    // @ts-expect-error StatusCod is misspelt
+    createCallbackRouter({ ...options, handlers: mine });
+    expect(true).toBe(true);
+  });
+});
+
+describe("renamed types", () => {
   it("RequestInfo is now CallbackRequestInfo", () => {
     expectTypeOf<CallbackRequestInfo["header"]>().toEqualTypeOf<
       (name: string) => string | undefined

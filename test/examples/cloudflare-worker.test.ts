@@ -1,10 +1,20 @@
 import { dirname } from "node:path";
 import { Miniflare } from "miniflare";
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceKeys } from "../adapters/support/keys.js";
 import { bundle, ROOT, removeBundle } from "../adapters/support/runtime.js";
 import type { Send } from "../adapters/support/suite.js";
-import { assertBuilt, exampleEnv, exampleKeys, merchantFlow } from "./support/flow.js";
+import {
+  assertBuilt,
+  captureExampleLog,
+  exampleEnv,
+  exampleKeys,
+  FLOW_LOG,
+  merchantFlow,
+} from "./support/flow.js";
+
+/** What the example logged on the console (it runs in this process). */
+const logged = captureExampleLog();
 
 let keys: ServiceKeys;
 let scriptPath: string | undefined;
@@ -42,4 +52,8 @@ describe("examples/cloudflare-worker (workerd via Miniflare)", () => {
     () => send,
     () => keys,
   );
+
+  it("logged each refusal once through the default onError, and nothing else", () => {
+    expect(logged).toStrictEqual(FLOW_LOG);
+  });
 });

@@ -2,7 +2,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ServiceKeys } from "../adapters/support/keys.js";
 import type { Send } from "../adapters/support/suite.js";
-import { assertBuilt, exampleEnv, exampleKeys, merchantFlow } from "./support/flow.js";
+import {
+  assertBuilt,
+  captureExampleLog,
+  exampleEnv,
+  exampleKeys,
+  FLOW_LOG,
+  merchantFlow,
+} from "./support/flow.js";
+
+/** What the example logged on the console (it runs in this process). */
+const logged = captureExampleLog();
 
 type Handler = (
   request: Request,
@@ -36,4 +46,8 @@ describe("examples/next-app-router (route module)", () => {
     () => send,
     () => keys,
   );
+
+  it("logged each refusal once through the default onError, and nothing else", () => {
+    expect(logged).toStrictEqual(FLOW_LOG);
+  });
 });

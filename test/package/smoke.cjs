@@ -16,6 +16,10 @@ const subpaths = {
   ],
   service: ["createServiceClient", "ServiceError", "ServiceConflictError", "isServiceError"],
 };
+assert.equal(root.CALLBACK_NAMES.length, 14);
+for (const name of root.CALLBACK_NAMES) {
+  assert.equal(typeof root[`create${name}Handler`], "function", `create${name}Handler`);
+}
 assert.equal(typeof root.createCallbackRouter, "function");
 assert.equal(typeof root.createAuth, "function");
 assert.equal(typeof root.CallbackError, "function");

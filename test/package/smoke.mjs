@@ -8,7 +8,12 @@ import * as node from "crossborder-callbacks/node";
 import * as service from "crossborder-callbacks/service";
 import * as testing from "crossborder-callbacks/testing";
 
-assert.equal(typeof root.createSendOrderToMerchantHandler, "function");
+// The namespace as a plain object: one factory per callback.
+const exported = { ...root };
+for (const name of root.CALLBACK_NAMES) {
+  assert.equal(typeof exported[`create${name}Handler`], "function", `create${name}Handler`);
+}
+assert.equal(root.CALLBACK_NAMES.length, 14);
 assert.equal(typeof root.createCallbackRouter, "function");
 assert.equal(typeof root.createAuth, "function");
 assert.equal(typeof express.toExpress, "function");

@@ -63,6 +63,17 @@ const RESULTS: Record<CallbackName, unknown> = {
   UpdateParcelDispatch: { Message: "Parcel PCL-88213 recorded" },
   RemoveRestrictedProducts: undefined,
   SendAdditionalRequiredDocumentsToMerchant: { InternalOrderId: "100004217" },
+  ValidateGiftCard: {
+    IsValid: true,
+    Balance: "75.00",
+    CurrencyCode: "USD",
+    IsOperatorGiftCard: false,
+  },
+  RedeemGiftCard: { Balance: 50 },
+  RefundGiftCard: undefined,
+  ValidateVoucher: { IsValid: false, ErrorCode: 100, Message: "Voucher expired" },
+  NotifyOrderRefund: { InternalOrderId: "100004217", Message: "Refund RF-20931 recorded" },
+  UpdateOrderShippingInfo: undefined,
 };
 
 const RESPONSES: Record<CallbackName, unknown> = {
@@ -81,6 +92,22 @@ const RESPONSES: Record<CallbackName, unknown> = {
   UpdateParcelDispatch: { Success: true, Message: "Parcel PCL-88213 recorded" },
   RemoveRestrictedProducts: { IsSuccess: true },
   SendAdditionalRequiredDocumentsToMerchant: { Success: true, InternalOrderId: "100004217" },
+  ValidateGiftCard: {
+    Success: true,
+    IsValid: true,
+    Balance: "75.00",
+    CurrencyCode: "USD",
+    IsOperatorGiftCard: false,
+  },
+  RedeemGiftCard: { Success: true, Balance: "50" },
+  RefundGiftCard: { Success: true },
+  ValidateVoucher: { Success: true, IsValid: false, ErrorCode: "100", Message: "Voucher expired" },
+  NotifyOrderRefund: {
+    Success: true,
+    InternalOrderId: "100004217",
+    Message: "Refund RF-20931 recorded",
+  },
+  UpdateOrderShippingInfo: { Success: true },
 };
 
 function setup(options: Partial<CallbackRouterOptions> = {}) {
@@ -395,7 +422,7 @@ describe("the other fixtures", () => {
 });
 
 describe("GetCheckoutCartInfo fixture (the cart a merchant returns)", () => {
-  const cart = fixture("GetCheckoutCartInfo") as CheckoutCartInfo;
+  const cart = fixture("GetCheckoutCartInfo") as unknown as CheckoutCartInfo;
 
   it("GET with the documented parameters answers the cart, byte for byte as JSON", async () => {
     const { router, calls, failures } = setup();
@@ -438,7 +465,7 @@ describe("GetCheckoutCartInfo fixture (the cart a merchant returns)", () => {
     const router = createCallbackRouter({
       auth: false,
       onError: (f) => void failures.push(f),
-      handlers: { GetCheckoutCartInfo: () => broken as CheckoutCartInfo },
+      handlers: { GetCheckoutCartInfo: () => broken as unknown as CheckoutCartInfo },
     });
     const response = await router.handle({
       method: "GET",

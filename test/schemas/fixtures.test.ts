@@ -4,23 +4,31 @@ import type { z } from "zod";
 import {
   addressBookEntrySchema,
   addressSchema,
+  cardFieldsSchema,
   cartDiscountSchema,
   cartProductSchema,
   checkoutCartInfoSchema,
   customerSchema,
   discountSchema,
+  giftCardRequestSchema,
   internationalDetailsSchema,
+  notifyOrderRefundSchema,
   orderPaymentMethodSchema,
   parcelProductSchema,
   parcelSchema,
   paymentDetailsSchema,
   performOrderPaymentSchema,
   productSchema,
+  refundComponentSchema,
+  refundDocumentSchema,
+  refundProductSchema,
+  refundReasonSchema,
   removeRestrictedProductsSchema,
   returnedProductSchema,
   sendAdditionalRequiredDocumentsSchema,
   sendOrderToMerchantSchema,
   sendRMAInfoToMerchantSchema,
+  updateOrderShippingInfoSchema,
   updateOrderStatusSchema,
   updateParcelDispatchSchema,
   userDetailsSchema,
@@ -48,6 +56,7 @@ const order = fixture("SendOrderToMerchant");
 const dispatch = fixture("UpdateParcelDispatch");
 const rma = fixture("SendRMAInfoToMerchant");
 const cart = fixture("GetCheckoutCartInfo");
+const refund = fixture("NotifyOrderRefund");
 
 describe("fixtures", () => {
   const cases: [string, z.ZodType][] = [
@@ -59,6 +68,12 @@ describe("fixtures", () => {
     ["RemoveRestrictedProducts", removeRestrictedProductsSchema],
     ["SendAdditionalRequiredDocumentsToMerchant", sendAdditionalRequiredDocumentsSchema],
     ["GetCheckoutCartInfo", checkoutCartInfoSchema],
+    ["ValidateGiftCard", giftCardRequestSchema],
+    ["RedeemGiftCard", giftCardRequestSchema],
+    ["RefundGiftCard", giftCardRequestSchema],
+    ["ValidateVoucher", giftCardRequestSchema],
+    ["NotifyOrderRefund", notifyOrderRefundSchema],
+    ["UpdateOrderShippingInfo", updateOrderShippingInfoSchema],
   ];
 
   it.each(cases)(
@@ -113,23 +128,16 @@ const objectCases: [string, z.ZodObject, Json, string[]][] = [
   ["address (primary)", addressSchema, at(order, "PrimaryShipping"), []],
   ["address (secondary)", addressSchema, at(order, "SecondaryShipping"), []],
   ["customer", customerSchema, at(order, "Customer"), []],
-  ["product", productSchema, at(order, "Products", 0), ["Price", "Quantity", "VATRate"]],
-  ["discount", discountSchema, at(order, "Discounts", 0), ["Price"]],
+  // A line cannot be booked without its price and quantity (and a SKU: see order.test.ts).
+  ["product", productSchema, at(order, "Products", 0), ["Price", "Quantity"]],
+  ["discount", discountSchema, at(order, "Discounts", 0), []],
   ["internationalDetails", internationalDetailsSchema, at(order, "InternationalDetails"), []],
   [
     "paymentDetails",
     paymentDetailsSchema,
     at(order, "PaymentDetails"),
-    [
-      "CardNumber",
-      "CVVNumber",
-      "ExpirationDate",
-      "PaymentMethodCode",
-      "PaymentMethodName",
-      "PaymentMethodTypeCode",
-      "CountryCode",
-      "CountryName",
-    ],
+    // No card at all when the service collected the money (OT): nothing is required.
+    [],
   ],
   ["orderPaymentMethod", orderPaymentMethodSchema, at(order, "OrderPaymentMethods", 0), []],
   ["parcel", parcelSchema, at(dispatch, "DispatchedParcel"), []],
@@ -139,6 +147,19 @@ const objectCases: [string, z.ZodObject, Json, string[]][] = [
   ["cartDiscount", cartDiscountSchema, at(cart, "discountsList", 0), []],
   ["userDetails", userDetailsSchema, at(cart, "billingDetails"), []],
   ["addressBookEntry", addressBookEntrySchema, at(cart, "userDetails", "AddressDetails", 0), []],
+  ["giftCardRequest", giftCardRequestSchema, fixture("ValidateGiftCard"), []],
+  ["cardFields", cardFieldsSchema, at(fixture("ValidateGiftCard"), "CardFields"), []],
+  ["notifyOrderRefund", notifyOrderRefundSchema, refund, ["OrderId"]],
+  ["refundReason", refundReasonSchema, at(refund, "RefundReason"), []],
+  ["refundProduct", refundProductSchema, at(refund, "RefundProducts", 0), []],
+  ["refundComponent", refundComponentSchema, at(refund, "RefundComponents", 0), []],
+  ["refundDocument", refundDocumentSchema, at(refund, "RefundDocument", 0), []],
+  [
+    "updateOrderShippingInfo",
+    updateOrderShippingInfoSchema,
+    fixture("UpdateOrderShippingInfo"),
+    ["OrderId"],
+  ],
 ];
 
 function acceptsMissing(field: z.ZodType): boolean {
@@ -231,6 +252,15 @@ describe("public surface", () => {
       "cartDiscountSchema",
       "userDetailsSchema",
       "addressBookEntrySchema",
+      "giftCardRequestSchema",
+      "cardFieldsSchema",
+      "notifyOrderRefundSchema",
+      "refundProductSchema",
+      "refundComponentSchema",
+      "refundDocumentSchema",
+      "refundReasonSchema",
+      "refundGiftCardSchema",
+      "updateOrderShippingInfoSchema",
     ] as const;
     for (const name of names) {
       const schema: unknown = schemas[name];

@@ -83,7 +83,7 @@ describe("paymentDetailsSchema", () => {
     ["CVVNumber", 737],
     ["CVVNumber", 12],
     ["ExpirationDate", 20300331],
-    ["CountryCode", null],
+    ["CountryCode", 1],
     ["PaymentMethodTypeCode", 1],
   ])("rejects %s = %j", (field, value) => {
     const result = paymentDetailsSchema.safeParse({ ...details, [field]: value });
@@ -103,9 +103,18 @@ describe("paymentDetailsSchema", () => {
     expect(issuePaths(paymentDetailsSchema.safeParse({ ...details, Zip: 94104 }))).toEqual(["Zip"]);
   });
 
-  it("types card data as strings", () => {
-    expectTypeOf<PaymentDetails["CardNumber"]>().toEqualTypeOf<string>();
-    expectTypeOf<PaymentDetails["CVVNumber"]>().toEqualTypeOf<string>();
+  it("accepts no card at all (paid to the service, OT) and nulls in every other field", () => {
+    const noCard = Object.fromEntries(Object.keys(details).map((key) => [key, null]));
+    const parsed = paymentDetailsSchema.parse({ ...noCard, PaymentMethodCode: "OT" });
+    expect(parsed.CardNumber).toBeNull();
+    expect(parsed.CVVNumber).toBeNull();
+    expect(parsed.PaymentMethodCode).toBe("OT");
+    expect(paymentDetailsSchema.safeParse({}).success).toBe(true);
+  });
+
+  it("types card data as strings or null (never numbers)", () => {
+    expectTypeOf<PaymentDetails["CardNumber"]>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<PaymentDetails["CVVNumber"]>().toEqualTypeOf<string | null | undefined>();
     expectTypeOf<PaymentDetails["OwnerName"]>().toEqualTypeOf<string | null | undefined>();
     expectTypeOf<PerformOrderPaymentRequest["PaymentDetails"]>().toEqualTypeOf<PaymentDetails>();
     expect(Object.keys(paymentDetailsSchema.shape)).toContain("CardNumber");
@@ -151,7 +160,7 @@ describe("zod issues never carry card data", () => {
       ...order,
       OrderId: 1,
       Products: "none",
-      PaymentDetails: { ...(order.PaymentDetails as Json), ExpirationDate: null, Extra: PAN },
+      PaymentDetails: { ...(order.PaymentDetails as Json), ExpirationDate: 20300331, Extra: PAN },
     };
     const result = sendOrderToMerchantSchema.safeParse(input);
     expect(issuePaths(result).sort()).toEqual([

@@ -20,6 +20,37 @@ function check(
   return checkResponse(callback, status, contentType, text, options);
 }
 
+describe("checkResponse: the gift-card and voucher answers", () => {
+  it("accepts a valid card, an invalid one, a refusal, and Balance as text or null", () => {
+    const valid = { Success: true, IsValid: true, Balance: "25.00", CurrencyCode: "USD" };
+    expect(check("ValidateGiftCard", valid)).toEqual([]);
+    expect(check("ValidateVoucher", { Success: true, IsValid: false, ErrorCode: "100" })).toEqual(
+      [],
+    );
+    // A refusal (what the library writes for a CallbackError or a 401) needs no IsValid.
+    expect(
+      check("ValidateGiftCard", { Success: false, ErrorCode: "X", IsValid: false }, 401),
+    ).toEqual([]);
+    expect(check("ValidateGiftCard", { Success: false, ErrorCode: "X" })).toEqual([]);
+    expect(check("RedeemGiftCard", { Success: true })).toEqual([]);
+    expect(check("RefundGiftCard", { Success: true, Balance: null })).toEqual([]);
+    expect(check("NotifyOrderRefund", { Success: true, InternalOrderId: "1" })).toEqual([]);
+    expect(check("UpdateOrderShippingInfo", { Success: true })).toEqual([]);
+  });
+
+  it("flags a validation without IsValid, IsValid as text, and Balance as a number", () => {
+    expect(check("ValidateGiftCard", { Success: true, Balance: "1.00" })).toEqual([
+      '"IsValid" is missing: ValidateGiftCard answers whether the card is valid (true or false)',
+    ]);
+    expect(check("ValidateVoucher", { Success: "true", IsValid: "false" })).toEqual([
+      '"IsValid" is the text "false": ValidateVoucher answers whether the card is valid (true or false)',
+    ]);
+    expect(check("RedeemGiftCard", { Success: true, Balance: 12 })).toEqual([
+      '"Balance" is number 12: the service reads the balance as text ("25.00")',
+    ]);
+  });
+});
+
 describe("checkResponse", () => {
   it("accepts the answers the library writes, success and refusal", () => {
     expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" })).toEqual([]);

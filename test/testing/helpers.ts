@@ -104,6 +104,21 @@ export async function startMerchant(
       SendAdditionalRequiredDocumentsToMerchant: record(
         "SendAdditionalRequiredDocumentsToMerchant",
       ),
+      ValidateGiftCard: (payload, context) => {
+        record("ValidateGiftCard")(payload, context);
+        return { IsValid: true, Balance: "75.00", CurrencyCode: "USD" };
+      },
+      RedeemGiftCard: (payload, context) => {
+        record("RedeemGiftCard")(payload, context);
+        return { Balance: "50.00", CurrencyCode: "USD" };
+      },
+      RefundGiftCard: record("RefundGiftCard"),
+      ValidateVoucher: (payload, context) => {
+        record("ValidateVoucher")(payload, context);
+        return { IsValid: true };
+      },
+      NotifyOrderRefund: record("NotifyOrderRefund"),
+      UpdateOrderShippingInfo: record("UpdateOrderShippingInfo"),
     },
   });
   const server = await listen(toNodeListener(router));
@@ -158,13 +173,18 @@ export async function startRawMerchant(
 function correctAnswer(name: CallbackName): Answer {
   return (res) => {
     if (name === "GetCheckoutCartInfo") json(res, 200, cartFixture());
-    else if (name === "RemoveRestrictedProducts") json(res, 200, { IsSuccess: true });
+    else if (name === "ValidateGiftCard" || name === "ValidateVoucher") {
+      json(res, 200, { Success: true, IsValid: true, Balance: "25.00", CurrencyCode: "USD" });
+    } else if (name === "RemoveRestrictedProducts") json(res, 200, { IsSuccess: true });
     else if (name === "SendRMAInfoToMerchant") json(res, 200, { Success: "True" });
     else json(res, 200, { Success: true });
   };
 }
 
-/** Every wrong answer the simulator must flag, one per callback. */
+/**
+ * Every wrong answer the simulator must flag, one per callback (SendAdditionalRequiredDocuments
+ * ToMerchant answers correctly: the tests need one well-formed answer from this merchant).
+ */
 export const WRONG_ANSWERS: Partial<Record<CallbackName, Answer>> = {
   SendOrderToMerchant: (res) => json(res, 200, { Success: "yes", InternalOrderId: "1" }),
   UpdateOrderStatus: (res) => json(res, 200, { Message: "status updated" }),
@@ -180,5 +200,14 @@ export const WRONG_ANSWERS: Partial<Record<CallbackName, Answer>> = {
   GetCheckoutCartInfo: async (res) => {
     await delay(400);
     json(res, 200, cartFixture());
+  },
+  ValidateGiftCard: (res) => json(res, 200, { Success: true, Balance: 25 }),
+  ValidateVoucher: (res) => json(res, 200, { Success: true, IsValid: "true" }),
+  RedeemGiftCard: (res) => json(res, 200, { Success: true, Balance: 50.5 }),
+  RefundGiftCard: (res) => json(res, 404, { Success: false, Message: "Not found" }),
+  NotifyOrderRefund: (res) => json(res, 200, { IsSuccess: true }),
+  UpdateOrderShippingInfo: (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end();
   },
 };

@@ -35,6 +35,12 @@ export const UNAUTHORIZED = {
   Message: "Unauthorized",
   Description: "",
 };
+/** The 401 of the gift-card validations: a failure never reads as a valid card. */
+export const GIFT_CARD_UNAUTHORIZED = {
+  ...UNAUTHORIZED,
+  IsValid: false,
+  ErrorText: "Unauthorized",
+};
 export const PAYLOAD_TOO_LARGE = {
   Success: false,
   ErrorCode: "PAYLOAD_TOO_LARGE",

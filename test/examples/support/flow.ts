@@ -1,14 +1,14 @@
 /**
- * What a merchant built from the examples must do: answer all seven callbacks, signed as the
+ * What a merchant built from the examples must do: answer all fourteen callbacks, signed as the
  * service signs them, in the order a real order goes through them, and refuse a forged token.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createServiceKeys, fixture, type ServiceKeys } from "../../adapters/support/keys.js";
 import { MERCHANT_GUID } from "../../adapters/support/merchant.js";
 import { ROOT } from "../../adapters/support/runtime.js";
-import { type Send, signedPost } from "../../adapters/support/suite.js";
+import { GIFT_CARD_UNAUTHORIZED, type Send, signedPost } from "../../adapters/support/suite.js";
 
 export { MERCHANT_GUID };
 
@@ -47,7 +47,39 @@ function payload(name: string, overrides: Record<string, unknown> = {}): string 
   return JSON.stringify({ ...JSON.parse(fixture(name)), ...overrides });
 }
 
-/** Declares the seven-callback flow (call inside a `describe`; the tests run in order). */
+/**
+ * What the examples' default `onError` logs over the flow: one line per refusal, in order. The
+ * in-process examples (Next.js route module, workerd) log into the test's console, so their tests
+ * capture and check these lines instead of letting them through.
+ */
+export const FLOW_LOG = [
+  "[crossborder-callbacks] GetCheckoutCartInfo 200 handler_failure: CART_NOT_FOUND: Unknown cart",
+  "[crossborder-callbacks] ValidateGiftCard 401 unauthorized: the shopper session was refused (verifySession)",
+  "[crossborder-callbacks] UpdateOrderStatus 200 handler_failure: ORDER_NOT_FOUND: Unknown order",
+  "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: JWT signature verification failed",
+  "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: MerchantGUID does not match",
+];
+
+/**
+ * For an example that runs in the test's own process: keeps what it writes on console.error and
+ * console.warn (call at the top level of the test file), for a test to compare with FLOW_LOG.
+ */
+export function captureExampleLog(): string[] {
+  const logged: string[] = [];
+  beforeAll(() => {
+    for (const method of ["error", "warn"] as const) {
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(" "));
+      });
+    }
+  });
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+  return logged;
+}
+
+/** Declares the fourteen-callback flow (call inside a `describe`; the tests run in order). */
 export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
   const call = async (name: string, body: string) =>
     send()(`/crossborder/${name}`, signedPost(await keys().sign(), body));
@@ -147,6 +179,58 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     const response = await call("SendRMAInfoToMerchant", payload("SendRMAInfoToMerchant"));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ Success: "True", Message: "RMA RMA-000317 recorded" });
+  });
+
+  it("PerformOrderPayment without a card (paid to the service, OT) is answered success", async () => {
+    const response = await call(
+      "PerformOrderPayment",
+      payload("real-shapes/perform-order-payment-no-card", { OrderId: "GE927127001US" }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
+  });
+
+  it("SendAdditionalRequiredDocumentsToMerchant, UpdateOrderShippingInfo, NotifyOrderRefund", async () => {
+    const documents = await call(
+      "SendAdditionalRequiredDocumentsToMerchant",
+      payload("SendAdditionalRequiredDocumentsToMerchant"),
+    );
+    expect(await documents.json()).toEqual({ Success: true });
+    const shipping = await call("UpdateOrderShippingInfo", payload("UpdateOrderShippingInfo"));
+    expect(await shipping.json()).toEqual({ Success: true, InternalOrderId: "M-1001" });
+    const refund = await call("NotifyOrderRefund", payload("NotifyOrderRefund"));
+    expect(await refund.json()).toEqual({
+      Success: true,
+      InternalOrderId: "M-1001",
+      Message: "Refund recorded",
+    });
+  });
+
+  const session = { AuthToken: "demo-auth-token", SessionId: "demo-session" };
+
+  it("the gift card: validated, redeemed and refunded, its balance as text", async () => {
+    const validate = await call("ValidateGiftCard", payload("ValidateGiftCard", session));
+    expect(await validate.json()).toEqual({
+      Success: true,
+      IsValid: true,
+      Balance: "100.00",
+      CurrencyCode: "USD",
+    });
+    const redeem = await call("RedeemGiftCard", payload("RedeemGiftCard", session));
+    expect(await redeem.json()).toEqual({ Success: true, Balance: "75.00", CurrencyCode: "USD" });
+    const refund = await call("RefundGiftCard", payload("RefundGiftCard", session));
+    expect(await refund.json()).toEqual({ Success: true, Balance: "85.00", CurrencyCode: "USD" });
+    const voucher = await call("ValidateVoucher", payload("ValidateVoucher", session));
+    expect(await voucher.json()).toMatchObject({ Success: true, IsValid: true, Balance: "25.00" });
+  });
+
+  it("a gift-card call with an unknown shopper session is refused with 401", async () => {
+    const response = await call(
+      "ValidateGiftCard",
+      payload("ValidateGiftCard", { ...session, SessionId: "someone-else" }),
+    );
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual(GIFT_CARD_UNAUTHORIZED);
   });
 
   it("answers an unknown order with the merchant's failure", async () => {

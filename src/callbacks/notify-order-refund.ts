@@ -1,0 +1,28 @@
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
+import { type NotifyOrderRefundRequest, notifyOrderRefundSchema } from "../schemas/index.js";
+import { REFUND_ENCODED_FIELDS } from "./encoded-fields.js";
+
+/**
+ * An order was refunded: POST, the order's ids and the refund (amounts as the exact text sent,
+ * `"170.1000"`), answered with ResponseInfo.
+ */
+export const notifyOrderRefund: CallbackDefinition<
+  NotifyOrderRefundRequest,
+  ResponseInfoResult | NoResult
+> & { readonly name: "NotifyOrderRefund" } = {
+  name: "NotifyOrderRefund",
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: notifyOrderRefundSchema,
+  encodedFields: REFUND_ENCODED_FIELDS,
+  response: responseInfoShape<ResponseInfoResult | NoResult>(),
+};
+
+export const createNotifyOrderRefundHandler = handlerFactory(notifyOrderRefund);
+
+/** The merchant's function for NotifyOrderRefund, to type a standalone function. */
+export type NotifyOrderRefundFunction = CallbackFunction<
+  NotifyOrderRefundRequest,
+  ResponseInfoResult | NoResult
+>;

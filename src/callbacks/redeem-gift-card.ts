@@ -1,0 +1,32 @@
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
+import type { RedeemGiftCardRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+
+/**
+ * Take an amount from a gift card: POST, the gift-card request's fields (the amount's own names
+ * are not documented and arrive as sent), answered `{ Success, Balance?, … }`.
+ */
+export const redeemGiftCard: CallbackDefinition<
+  RedeemGiftCardRequest,
+  GiftCardResult | NoResult
+> & {
+  readonly name: "RedeemGiftCard";
+} = {
+  name: "RedeemGiftCard",
+  ...GIFT_CARD_FAMILY,
+  response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
+};
+
+export const createRedeemGiftCardHandler = handlerFactory<
+  "RedeemGiftCard",
+  RedeemGiftCardRequest,
+  GiftCardResult | NoResult,
+  GiftCardHandlerOptions
+>(redeemGiftCard);
+
+/** The merchant's function for RedeemGiftCard, to type a standalone function. */
+export type RedeemGiftCardFunction = CallbackFunction<
+  RedeemGiftCardRequest,
+  GiftCardResult | NoResult
+>;

@@ -1,0 +1,32 @@
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
+import type { RefundGiftCardRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+
+/**
+ * Give an amount back to a gift card: POST, the gift-card request's fields (the amount's own names
+ * are not documented and arrive as sent), answered `{ Success, Balance?, … }`.
+ */
+export const refundGiftCard: CallbackDefinition<
+  RefundGiftCardRequest,
+  GiftCardResult | NoResult
+> & {
+  readonly name: "RefundGiftCard";
+} = {
+  name: "RefundGiftCard",
+  ...GIFT_CARD_FAMILY,
+  response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
+};
+
+export const createRefundGiftCardHandler = handlerFactory<
+  "RefundGiftCard",
+  RefundGiftCardRequest,
+  GiftCardResult | NoResult,
+  GiftCardHandlerOptions
+>(refundGiftCard);
+
+/** The merchant's function for RefundGiftCard, to type a standalone function. */
+export type RefundGiftCardFunction = CallbackFunction<
+  RefundGiftCardRequest,
+  GiftCardResult | NoResult
+>;

@@ -1,0 +1,57 @@
+import type { CallbackContext, CallbackDefinition, HandlerOptions } from "../core/engine.js";
+import { type GiftCardRequest, giftCardRequestSchema } from "../schemas/index.js";
+import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
+
+/**
+ * Checks the shopper's session that a gift-card or voucher request carries (`AuthToken`,
+ * `SessionId`: the merchant's own session, handed to the service at checkout). Resolve `true`
+ * to go on; anything else (`false`, a truthy non-boolean) is answered 401 with the generic body,
+ * and `onError` is told "the shopper session was refused" — never the token. If it throws or
+ * rejects (your session store is down), the call is answered 500 and `onError` gets the error with
+ * the session values masked. Either value may be undefined when the request does not carry it.
+ */
+export type VerifySession = (
+  authToken: string | undefined,
+  sessionId: string | undefined,
+  context: CallbackContext<GiftCardRequest>,
+) => boolean | Promise<boolean>;
+
+/** The options of the gift-card and voucher factories. */
+export interface GiftCardHandlerOptions extends HandlerOptions {
+  /** Checks the shopper's session before your function runs (recommended). */
+  verifySession?: VerifySession | undefined;
+}
+
+/** The session fields: checked by `verifySession`, never quoted in what the library reports. */
+export const SESSION_FIELDS: readonly string[] = ["AuthToken", "SessionId"];
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The `authorize` step of the gift-card and voucher callbacks. */
+export async function checkShopperSession(
+  payload: GiftCardRequest,
+  context: CallbackContext<GiftCardRequest>,
+  options: HandlerOptions,
+): Promise<string | undefined> {
+  const verify = (options as GiftCardHandlerOptions).verifySession;
+  if (verify === undefined) return undefined;
+  if (typeof verify !== "function") throw new TypeError("verifySession must be a function");
+  const accepted = await verify(text(payload.AuthToken), text(payload.SessionId), context);
+  return accepted === true ? undefined : "the shopper session was refused (verifySession)";
+}
+
+/**
+ * What the gift-card and voucher callbacks share: POST, the request of Part 5.4, the shopper's
+ * e-mail encoded, the session checked by `verifySession` and never quoted. Each callback adds its
+ * name and its answer.
+ */
+export const GIFT_CARD_FAMILY = {
+  methods: ["POST"],
+  source: { kind: "json" },
+  schema: giftCardRequestSchema,
+  encodedFields: GIFT_CARD_ENCODED_FIELDS,
+  secretFields: SESSION_FIELDS,
+  authorize: checkShopperSession,
+} as const satisfies Omit<CallbackDefinition<GiftCardRequest, unknown>, "name" | "response">;

@@ -1,0 +1,31 @@
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { giftCardShape, type ValidateGiftCardResult } from "../core/responses.js";
+import type { ValidateGiftCardRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+
+/**
+ * May the shopper pay with this gift card: POST, the card (`CardFields.CardId`), the cart and the
+ * shopper's session, answered `{ Success, IsValid, Balance, CurrencyCode, … }` with `Balance` as
+ * text. Check the session with `verifySession`.
+ */
+export const validateGiftCard: CallbackDefinition<
+  ValidateGiftCardRequest,
+  ValidateGiftCardResult
+> & { readonly name: "ValidateGiftCard" } = {
+  name: "ValidateGiftCard",
+  ...GIFT_CARD_FAMILY,
+  response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
+};
+
+export const createValidateGiftCardHandler = handlerFactory<
+  "ValidateGiftCard",
+  ValidateGiftCardRequest,
+  ValidateGiftCardResult,
+  GiftCardHandlerOptions
+>(validateGiftCard);
+
+/** The merchant's function for ValidateGiftCard, to type a standalone function. */
+export type ValidateGiftCardFunction = CallbackFunction<
+  ValidateGiftCardRequest,
+  ValidateGiftCardResult
+>;

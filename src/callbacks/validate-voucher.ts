@@ -1,0 +1,29 @@
+import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import { giftCardShape, type ValidateGiftCardResult } from "../core/responses.js";
+import type { ValidateVoucherRequest } from "../schemas/index.js";
+import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+
+/**
+ * May the shopper use this voucher: POST, the gift-card request's fields (the voucher's own are
+ * not documented and arrive as sent), answered like ValidateGiftCard.
+ */
+export const validateVoucher: CallbackDefinition<ValidateVoucherRequest, ValidateGiftCardResult> & {
+  readonly name: "ValidateVoucher";
+} = {
+  name: "ValidateVoucher",
+  ...GIFT_CARD_FAMILY,
+  response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
+};
+
+export const createValidateVoucherHandler = handlerFactory<
+  "ValidateVoucher",
+  ValidateVoucherRequest,
+  ValidateGiftCardResult,
+  GiftCardHandlerOptions
+>(validateVoucher);
+
+/** The merchant's function for ValidateVoucher, to type a standalone function. */
+export type ValidateVoucherFunction = CallbackFunction<
+  ValidateVoucherRequest,
+  ValidateGiftCardResult
+>;

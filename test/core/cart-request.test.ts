@@ -1,0 +1,142 @@
+// How a GetCheckoutCartInfo call becomes the payload the merchant's function receives: the token
+// under its documented name whatever the store calls it, the query flags as booleans, every
+// parameter kept, and nothing refused that a store really sends.
+import { describe, expect, it } from "vitest";
+import {
+  type CallbackRequest,
+  createGetCheckoutCartInfoHandler,
+  type GetCheckoutCartInfoOptions,
+  type GetCheckoutCartInfoRequest,
+} from "../../src/index.js";
+import { collector, json } from "./helpers.js";
+
+async function received(
+  request: Omit<CallbackRequest, "headers"> & { headers?: CallbackRequest["headers"] },
+  options: Partial<GetCheckoutCartInfoOptions> = {},
+): Promise<{ status: number; payload: GetCheckoutCartInfoRequest | undefined }> {
+  let payload: GetCheckoutCartInfoRequest | undefined;
+  const { failures, onError } = collector();
+  const handler = createGetCheckoutCartInfoHandler(
+    (query) => {
+      payload = structuredClone(query);
+      return { productsList: [] };
+    },
+    { auth: false, onError, ...options },
+  );
+  const response = await handler.handle({ headers: {}, ...request });
+  if (response.status !== 200) expect(failures.length, JSON.stringify(json(response))).toBe(1);
+  return { status: response.status, payload };
+}
+
+const get = (query: string) => ({ method: "GET", url: `/GetCheckoutCartInfo?${query}` });
+
+describe("GetCheckoutCartInfo parameters", () => {
+  it("fills merchantCartToken from cartToken, keeping cartToken as sent", async () => {
+    const { payload } = await received(get("cartToken=abc&countryCode=DE"));
+    expect(payload).toStrictEqual({
+      cartToken: "abc",
+      merchantCartToken: "abc",
+      countryCode: "DE",
+    });
+  });
+
+  it("prefers merchantCartToken when both are sent", async () => {
+    const { payload } = await received(get("cartToken=other&merchantCartToken=abc"));
+    expect(payload?.merchantCartToken).toBe("abc");
+    expect(payload?.cartToken).toBe("other");
+  });
+
+  it("reads the documented names in another letter case", async () => {
+    const { payload } = await received(
+      get("MerchantCartToken=abc&CountryCode=GER&CURRENCYCODE=EUR"),
+    );
+    expect(payload).toMatchObject({
+      merchantCartToken: "abc",
+      countryCode: "GER",
+      currencyCode: "EUR",
+    });
+  });
+
+  it("a configured name wins, and then cartToken is not read", async () => {
+    const { payload } = await received(get("CartId=58211&cartToken=abc&country=FR"), {
+      parameterNames: { merchantCartToken: "CartId", countryCode: "country" },
+    });
+    expect(payload).toMatchObject({
+      merchantCartToken: "58211",
+      countryCode: "FR",
+      cartToken: "abc",
+    });
+  });
+
+  it.each([
+    ["1", true],
+    ["0", false],
+    ["true", true],
+    ["FALSE", false],
+    [" True ", true],
+  ])("types the flag text %j as %s", async (text, flag) => {
+    const query = `merchantCartToken=a&IsStockValidation=${encodeURIComponent(text)}&isFixedPriceSupported=${encodeURIComponent(text)}`;
+    const { payload } = await received(get(query));
+    expect(payload?.IsStockValidation).toBe(flag);
+    expect(payload?.isFixedPriceSupported).toBe(flag);
+  });
+
+  it("an unreadable flag is left out, never a 400 (the query keeps it)", async () => {
+    let url: URL | undefined;
+    const handler = createGetCheckoutCartInfoHandler(
+      (query, context) => {
+        url = context.request.url;
+        expect(Object.hasOwn(query, "IsStockValidation")).toBe(false);
+        return { productsList: [] };
+      },
+      { auth: false },
+    );
+    const response = await handler.handle({
+      method: "GET",
+      url: "/x?merchantCartToken=a&IsStockValidation=yes",
+      headers: {},
+    });
+    expect(response.status).toBe(200);
+    expect(url?.searchParams.get("IsStockValidation")).toBe("yes");
+  });
+
+  it("reads a flag in another letter case under its documented name", async () => {
+    const { payload } = await received(get("merchantCartToken=a&isstockvalidation=1"));
+    expect(payload?.IsStockValidation).toBe(true);
+  });
+
+  it("POST with a JSON body: MerchantGUID kept, JSON booleans and 1/0 flags, nulls accepted", async () => {
+    const { status, payload } = await received({
+      method: "POST",
+      url: "/GetCheckoutCartInfo",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        MerchantGUID: "guid-1",
+        cartToken: "abc",
+        countryCode: "GER",
+        currencyCode: null,
+        IsStockValidation: 1,
+        isFixedPriceSupported: false,
+      }),
+    });
+    expect(status).toBe(200);
+    expect(payload).toStrictEqual({
+      MerchantGUID: "guid-1",
+      cartToken: "abc",
+      merchantCartToken: "abc",
+      countryCode: "GER",
+      currencyCode: null,
+      IsStockValidation: true,
+      isFixedPriceSupported: false,
+    });
+  });
+
+  it("a parameter of the wrong kind in a JSON body is still a 400", async () => {
+    const { status } = await received({
+      method: "POST",
+      url: "/GetCheckoutCartInfo",
+      body: JSON.stringify({ merchantCartToken: { token: "abc" } }),
+    });
+    expect(status).toBe(400);
+  });
+});

@@ -1,0 +1,356 @@
+// What the merchant's function returns, at run time: unknown fields are left out of the answer and
+// reported as a warning; a repeated verdict must say true; a missing field stays a 500. And the
+// shopper-session check of the gift-card callbacks: refused with a 401, never quoting the session.
+import { inspect } from "node:util";
+import { describe, expect, it, vi } from "vitest";
+import {
+  CallbackError,
+  type CallbackFailure,
+  createCallbackRouter,
+  createRedeemGiftCardHandler,
+  createSendOrderToMerchantHandler,
+  createValidateGiftCardHandler,
+  createValidateVoucherHandler,
+  FAILURE_STATUS,
+  type GiftCardRequest,
+} from "../../src/index.js";
+import { GIFT_CARD_UNAUTHORIZED } from "../adapters/support/suite.js";
+import { collector, json, post } from "./helpers.js";
+
+const ORDER = JSON.stringify({
+  OrderId: "GE100",
+  Products: [{ Sku: "SKU-1", Price: 10, Quantity: 1 }],
+  PaymentDetails: { CardNumber: "4111111111111111", CVVNumber: "737" },
+});
+
+const AUTH_TOKEN = "c2Vzc2lvbi10b2tlbi1vZi1zaG9wcGVyLTQy";
+const SESSION_ID = "sess-9f8e7d";
+const CARD_REQUEST = JSON.stringify({
+  MerchantGUID: "guid-1",
+  CardFields: { CardId: "GC-1" },
+  CustomerEmail: "jane.doe%40example.com",
+  AuthToken: AUTH_TOKEN,
+  SessionId: SESSION_ID,
+});
+
+/** Every text a failure carries, as a logger would print it. */
+function printed(failures: readonly CallbackFailure[]): string {
+  return failures
+    .map((failure) => {
+      const error = failure.error instanceof Error ? failure.error : undefined;
+      return [JSON.stringify(failure), inspect(failure), error?.message, error?.stack].join("\n");
+    })
+    .join("\n");
+}
+
+describe("unknown result fields: a warning, not a lost order", () => {
+  it("answers with the known fields and warns, naming the unknown ones", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () =>
+        ({ InternalOrderId: "M-1", OrderID: "GE100", Statuscode: "new" }) as {
+          InternalOrderId: string;
+        },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    expect(failures).toStrictEqual([
+      {
+        kind: "result_fields_ignored",
+        status: FAILURE_STATUS.result_fields_ignored,
+        severity: "warning",
+        callback: "SendOrderToMerchant",
+        reason: `the result's unknown fields were left out of the answer: "OrderID", "Statuscode"`,
+      },
+    ]);
+  });
+
+  it("a missing required field is still a 500, unknown fields or not", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () => ({ InternalOrderID: "M-1" }) as unknown as { InternalOrderId: string },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(500);
+    expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+      ["internal_error", "the handler's result is unusable: missing InternalOrderId"],
+    ]);
+  });
+
+  it("never quotes a field name that is not an identifier (card data, a session token)", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () =>
+        ({
+          InternalOrderId: "M-1",
+          "4111111111111111": true,
+          "737": true,
+          "Card 4111 1111 1111 1111": true,
+        }) as { InternalOrderId: string },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(failures[0]?.reason).toBe(
+      "the result's unknown fields were left out of the answer: 3 more",
+    );
+    expect(printed(failures)).not.toMatch(/4111|737/);
+  });
+
+  it("masks this request's CVV and session values inside a quoted field name", async () => {
+    // The warning is written after the function returned, when the CVV is already dropped from
+    // the payload: the redactor must still know it.
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () =>
+        ({ InternalOrderId: "M-1", cvv_737: true, OrderID: "GE100" }) as {
+          InternalOrderId: string;
+        },
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(ORDER))).status).toBe(200);
+    expect(failures[0]?.reason).toBe(
+      `the result's unknown fields were left out of the answer: "cvv_***", "OrderID"`,
+    );
+    const { failures: cardFailures, onError: cardOnError } = collector();
+    const card = createValidateGiftCardHandler(
+      () => ({ IsValid: true, s_sess_9f8e7d: 1 }) as { IsValid: boolean },
+      { auth: false, onError: cardOnError },
+    );
+    const request = JSON.stringify({ CardFields: { CardId: "GC-1" }, SessionId: "sess_9f8e7d" });
+    expect((await card.handle(post(request))).status).toBe(200);
+    expect(cardFailures[0]?.reason).toBe(
+      `the result's unknown fields were left out of the answer: "s_***"`,
+    );
+  });
+
+  it("the default onError writes a warning on console.warn, not console.error", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const handler = createSendOrderToMerchantHandler(
+        () => ({ InternalOrderId: "M-1", Extra: 1 }) as { InternalOrderId: string },
+        { auth: false },
+      );
+      expect((await handler.handle(post(ORDER))).status).toBe(200);
+      expect(error).not.toHaveBeenCalled();
+      expect(warn.mock.calls).toStrictEqual([
+        [
+          `[crossborder-callbacks] SendOrderToMerchant 200 warning result_fields_ignored: the result's unknown fields were left out of the answer: "Extra"`,
+        ],
+      ]);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+
+  it.each([
+    ["Success: true", { Success: true }, 200],
+    ['Success: "true"', { Success: "true" }, 200],
+    ["Success: null", { Success: null }, 200],
+    ["Success: false", { Success: false }, 500],
+    ['Success: "False"', { Success: "False" }, 500],
+    ["IsSuccess: false", { IsSuccess: false }, 500],
+  ])("a result repeating the verdict (%s): only true is accepted", async (_l, verdict, status) => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () => ({ InternalOrderId: "M-1", ...verdict }) as { InternalOrderId: string },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(status);
+    if (status === 200) {
+      expect(json(response)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+      expect(failures).toStrictEqual([]);
+    } else {
+      // A refusal written as a result would read as success if dropped: it is not guessed.
+      const key = Object.keys(verdict)[0];
+      expect(failures.map((f) => f.reason)).toStrictEqual([
+        `the handler's result is unusable: "${key}" is not true: throw a CallbackError to refuse`,
+      ]);
+    }
+  });
+
+  it("gift-card answers write Balance as text and booleans as booleans", async () => {
+    const handler = createValidateGiftCardHandler(
+      () => ({ IsValid: true, Balance: 12.5, CurrencyCode: "EUR", IsOperatorGiftCard: true }),
+      { auth: false },
+    );
+    const body = json(await handler.handle(post(CARD_REQUEST)));
+    expect(body).toStrictEqual({
+      Success: true,
+      IsValid: true,
+      Balance: "12.5",
+      CurrencyCode: "EUR",
+      IsOperatorGiftCard: true,
+    });
+  });
+
+  it("a gift-card answer with IsValid as text is unusable (a 500), not a valid card", async () => {
+    const { failures, onError } = collector();
+    const handler = createValidateGiftCardHandler(
+      () => ({ IsValid: "true" }) as unknown as { IsValid: boolean },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(500);
+    expect(json(response)).toStrictEqual({
+      Success: false,
+      ErrorCode: "INTERNAL_ERROR",
+      Message: "Internal error",
+      Description: "",
+      IsValid: false,
+      ErrorText: "Internal error",
+    });
+    expect(failures[0]?.reason).toBe(
+      `the handler's result is unusable: field "IsValid" must be a boolean`,
+    );
+  });
+});
+
+describe("verifySession: the shopper's session of the gift-card and voucher callbacks", () => {
+  it("is given the AuthToken, the SessionId and the context, and lets an accepted call through", async () => {
+    const seen: unknown[] = [];
+    const handler = createValidateGiftCardHandler(
+      (request) => ({ IsValid: request.CardFields?.CardId === "GC-1", Balance: "10.00" }),
+      {
+        auth: false,
+        verifySession: (authToken, sessionId, context) => {
+          seen.push(authToken, sessionId, context.callback, context.request.method);
+          return authToken === AUTH_TOKEN && sessionId === SESSION_ID;
+        },
+      },
+    );
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ Success: true, IsValid: true, Balance: "10.00" });
+    expect(seen).toStrictEqual([AUTH_TOKEN, SESSION_ID, "ValidateGiftCard", "POST"]);
+  });
+
+  it.each([
+    ["false", () => false],
+    ["a truthy non-boolean", () => "yes" as unknown as boolean],
+    ["a promise of false", async () => false],
+  ])(
+    "refuses with a generic 401 when it returns %s; the function never runs",
+    async (_l, verify) => {
+      const { failures, onError } = collector();
+      let ran = false;
+      const handler = createValidateVoucherHandler(
+        () => {
+          ran = true;
+          return { IsValid: true };
+        },
+        { auth: false, onError, verifySession: verify },
+      );
+      const response = await handler.handle(post(CARD_REQUEST));
+      expect(response.status).toBe(401);
+      expect(json(response)).toStrictEqual(GIFT_CARD_UNAUTHORIZED);
+      expect(ran).toBe(false);
+      expect(failures).toStrictEqual([
+        {
+          kind: "unauthorized",
+          status: 401,
+          callback: "ValidateVoucher",
+          reason: "the shopper session was refused (verifySession)",
+          error: undefined,
+        },
+      ]);
+    },
+  );
+
+  it("gets undefined for a session the request does not carry", async () => {
+    const seen: unknown[] = [];
+    const handler = createRedeemGiftCardHandler(() => undefined, {
+      auth: false,
+      verifySession: (authToken, sessionId) => {
+        seen.push(authToken, sessionId);
+        return true;
+      },
+    });
+    const body = JSON.stringify({ CardFields: { CardId: "GC-1" }, AuthToken: null });
+    expect((await handler.handle(post(body))).status).toBe(200);
+    expect(seen).toStrictEqual([undefined, undefined]);
+  });
+
+  it("no text given to onError quotes the AuthToken or the SessionId, whatever throws", async () => {
+    const throwing: ((request: GiftCardRequest) => never)[] = [
+      (request) => {
+        throw new Error(`session ${request.AuthToken} expired (id ${request.SessionId})`);
+      },
+      (request) => {
+        throw new CallbackError(
+          "SESSION",
+          `bad session ${request.AuthToken}`,
+          `${request.SessionId}`,
+        );
+      },
+    ];
+    for (const fail of throwing) {
+      const { failures, onError } = collector();
+      const handler = createValidateGiftCardHandler(fail, { auth: false, onError });
+      const response = await handler.handle(post(CARD_REQUEST));
+      expect(failures).toHaveLength(1);
+      const text = `${printed(failures)}\n${response.body}`;
+      expect(text).not.toContain(AUTH_TOKEN);
+      expect(text).not.toContain(SESSION_ID);
+      expect(text).toContain("***");
+    }
+    // The same when verifySession itself throws quoting them: a 500, masked.
+    const { failures, onError } = collector();
+    const handler = createValidateGiftCardHandler(() => ({ IsValid: true }), {
+      auth: false,
+      onError,
+      verifySession: (authToken) => {
+        throw new Error(`session store down for ${authToken}`);
+      },
+    });
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(500);
+    expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+      ["internal_error", "the authorization check before the handler threw"],
+    ]);
+    expect(printed(failures)).not.toContain(AUTH_TOKEN);
+    expect(printed(failures)).toContain("session store down for ***");
+  });
+
+  it("a rejected verifySession promise is a 500, and the function never runs", async () => {
+    const { failures, onError } = collector();
+    let ran = false;
+    const handler = createRedeemGiftCardHandler(
+      () => {
+        ran = true;
+      },
+      { auth: false, onError, verifySession: async () => Promise.reject(new Error("timeout")) },
+    );
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(500);
+    expect(ran).toBe(false);
+    expect(failures.map((f) => [f.kind, f.reason, (f.error as Error).message])).toStrictEqual([
+      ["internal_error", "the authorization check before the handler threw", "timeout"],
+    ]);
+  });
+
+  it("the router passes verifySession to the gift-card functions it builds", async () => {
+    const { failures, onError } = collector();
+    const router = createCallbackRouter({
+      auth: false,
+      onError,
+      verifySession: () => false,
+      handlers: {
+        ValidateGiftCard: () => ({ IsValid: true }),
+        SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      },
+    });
+    const card = await router.handle(post(CARD_REQUEST, {}, "/ValidateGiftCard"));
+    expect(card.status).toBe(401);
+    // The other callbacks carry no shopper session: verifySession does not apply to them.
+    const order = await router.handle(post(ORDER, {}, "/SendOrderToMerchant"));
+    expect(order.status).toBe(200);
+    expect(failures.map((f) => f.kind)).toStrictEqual(["unauthorized"]);
+  });
+});

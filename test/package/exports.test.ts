@@ -1,0 +1,44 @@
+// The package root exports a factory per callback in both module formats, and the README's
+// callback table lists each with its factory: dist/ as a user loads it (npm test builds first).
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CALLBACK_NAMES } from "../../src/index.js";
+import { ROOT } from "../adapters/support/runtime.js";
+import { assertBuilt } from "../examples/support/flow.js";
+
+const FACTORIES = CALLBACK_NAMES.map((name) => `create${name}Handler`);
+
+beforeAll(() => assertBuilt());
+
+describe("a factory per callback", () => {
+  it("fourteen callbacks", () => {
+    expect(CALLBACK_NAMES).toHaveLength(14);
+  });
+
+  it("from the ESM build", async () => {
+    const esm = (await import(pathToFileURL(join(ROOT, "dist/index.js")).href)) as Record<
+      string,
+      unknown
+    >;
+    for (const factory of FACTORIES) expect(typeof esm[factory], factory).toBe("function");
+    expect(esm.CALLBACK_NAMES).toStrictEqual(CALLBACK_NAMES);
+  });
+
+  it("from the CommonJS build", () => {
+    const cjs = createRequire(import.meta.url)(join(ROOT, "dist/index.cjs")) as Record<
+      string,
+      unknown
+    >;
+    for (const factory of FACTORIES) expect(typeof cjs[factory], factory).toBe("function");
+  });
+
+  it("in the README's callback table", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    for (const [i, name] of CALLBACK_NAMES.entries()) {
+      expect(readme).toMatch(new RegExp(`^\\| ${name} \\| \`${FACTORIES[i]}\` \\|`, "m"));
+    }
+  });
+});

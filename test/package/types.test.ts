@@ -1,0 +1,88 @@
+// The types a user installs: dist/index.d.cts (require) and dist/index.d.ts (import), reached
+// through the package's exports map from a CommonJS project (moduleResolution node16) and an ES
+// module project (nodenext). The misspelt file of test/types/compile.test.ts gives the same errors
+// there, naming the same interfaces: bundled declarations could rename them (`Address$1`).
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../adapters/support/runtime.js";
+import { assertBuilt } from "../examples/support/flow.js";
+import { CASES, FIRST_LINE, file } from "../types/cases.js";
+import { describe as describeDiagnostic } from "../types/program.js";
+
+const DIR = join(ROOT, ".tmp", `dist-types-${process.pid}`);
+
+const PROJECTS = {
+  commonjs: { module: ts.ModuleKind.Node16, resolution: ts.ModuleResolutionKind.Node16 },
+  module: { module: ts.ModuleKind.NodeNext, resolution: ts.ModuleResolutionKind.NodeNext },
+} as const;
+
+interface Compiled {
+  /** The declaration file the package's root resolved to. */
+  readonly declarations: string | undefined;
+  readonly wrong: string[];
+  readonly right: string[];
+}
+
+/** A project of the given module type with the package installed (a link to this repository). */
+function compile(type: keyof typeof PROJECTS): Compiled {
+  const dir = join(DIR, type);
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(ROOT, join(dir, "node_modules", "crossborder-callbacks"), "dir");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type, private: true }));
+  const files = { wrong: join(dir, "wrong.ts"), right: join(dir, "right.ts") };
+  writeFileSync(files.wrong, file("wrong"));
+  writeFileSync(files.right, file("right"));
+  const program = ts.createProgram(Object.values(files), {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    module: PROJECTS[type].module,
+    moduleResolution: PROJECTS[type].resolution,
+    target: ts.ScriptTarget.ES2022,
+    types: ["node"],
+    skipLibCheck: true,
+    noEmit: true,
+  });
+  const diagnostics = (path: string) =>
+    ts.getPreEmitDiagnostics(program, program.getSourceFile(path)).map(describeDiagnostic);
+  return {
+    declarations: program
+      .getSourceFiles()
+      .map((source) => source.fileName)
+      .find((name) => name.startsWith(join(ROOT, "dist/index.d."))),
+    wrong: diagnostics(files.wrong),
+    right: diagnostics(files.right),
+  };
+}
+
+let results: Record<keyof typeof PROJECTS, Compiled>;
+
+beforeAll(() => {
+  assertBuilt();
+  rmSync(DIR, { recursive: true, force: true });
+  results = { commonjs: compile("commonjs"), module: compile("module") };
+}, 180_000);
+
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+
+describe.each([
+  ["commonjs", "dist/index.d.cts"],
+  ["module", "dist/index.d.ts"],
+] as const)("a %s project, types from %s", (type, declarations) => {
+  it("resolves the package's root to those declarations", () => {
+    expect(results[type].declarations).toBe(join(ROOT, declarations));
+  });
+
+  it("compiles the file spelt right", () => {
+    expect(results[type].right).toStrictEqual([]);
+  });
+
+  it("reports each misspelt line once, with the message the sources give", () => {
+    const { wrong } = results[type];
+    expect(wrong.map((text) => Number(text.split(":")[0]))).toStrictEqual(
+      CASES.map((_c, i) => FIRST_LINE + i),
+    );
+    for (const [i, c] of CASES.entries()) expect(wrong[i]).toContain(c.message);
+  });
+});

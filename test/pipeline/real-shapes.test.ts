@@ -1,0 +1,503 @@
+// The payload shapes real captures contain (wire-facts §6), one hand-written fixture per finding in
+// test/fixtures/real-shapes/, each sent through a real node:http server with real RS256 tokens:
+// status, answer, and what the merchant's function received.
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toNodeListener } from "../../src/adapters/node.js";
+import {
+  type CallbackFailure,
+  type CheckoutCartInfo,
+  createAuth,
+  createCallbackRouter,
+  extraField,
+  type MessageResult,
+  type PerformOrderPaymentResult,
+  type SendOrderToMerchantResult,
+  splitCartToken,
+  urlParameters,
+} from "../../src/index.js";
+import {
+  checkResponse,
+  createTestKeys,
+  sendCallback,
+  signServiceToken,
+  type TestKeys,
+} from "../../src/testing/index.js";
+import { listen, type Running } from "../adapters/support/servers.js";
+
+type Json = Record<string, unknown>;
+type AnsweredCallback =
+  | "SendOrderToMerchant"
+  | "PerformOrderPayment"
+  | "SendRMAInfoToMerchant"
+  | "RemoveRestrictedProducts";
+
+const GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
+
+function fixtureText(name: string): string {
+  return readFileSync(new URL(`../fixtures/real-shapes/${name}.json`, import.meta.url), "utf8");
+}
+
+function fixture(name: string): Json {
+  return JSON.parse(fixtureText(name)) as Json;
+}
+
+const CART = fixture(
+  "get-checkout-cart-info-answer-merchant-shapes",
+) as unknown as CheckoutCartInfo;
+
+/** What each call of a merchant's function saw, copied before the library drops the CVV. */
+interface Received {
+  readonly payload: Json;
+  readonly raw: Json;
+  readonly decoded: readonly string[];
+}
+
+let keys: TestKeys;
+let server: Running;
+const received: Received[] = [];
+const failures: CallbackFailure[] = [];
+
+function record(payload: unknown, raw: unknown, decoded: readonly string[]): void {
+  received.push({
+    payload: structuredClone(payload) as Json,
+    raw: structuredClone(raw) as Json,
+    decoded,
+  });
+}
+
+beforeAll(async () => {
+  keys = await createTestKeys();
+  const auth = await createAuth({
+    jwt: { environment: "test", keys: { test: keys.publicKey } },
+    merchantGuid: GUID,
+  });
+  const router = createCallbackRouter({
+    basePath: "/crossborder",
+    auth,
+    onError: (failure) => void failures.push(failure),
+    handlers: {
+      SendOrderToMerchant: (order, context) => {
+        record(order, context.rawPayload, context.decoding.decoded);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+      PerformOrderPayment: (payment, context) => {
+        record(payment, context.rawPayload, context.decoding.decoded);
+        // The service collected the money itself (OT): nothing to charge, the order is paid.
+        const paidToService = payment.PaymentDetails.PaymentMethodCode === "OT";
+        return {
+          InternalOrderId: `M-${payment.OrderId}`,
+          PaymentAmount: paidToService ? "0" : "19.90",
+          PaymentCurrencyCode: "EUR",
+        };
+      },
+      NotifyOrderRefund: (refund, context) => {
+        record(refund, context.rawPayload, context.decoding.decoded);
+        return { InternalOrderId: refund.MerchantOrderId };
+      },
+      UpdateParcelDispatch: (dispatch, context) => {
+        record(dispatch, context.rawPayload, context.decoding.decoded);
+        return { Message: "recorded" };
+      },
+      GetCheckoutCartInfo: (query, context) => {
+        record(query, context.rawPayload, context.decoding.decoded);
+        const token = query.merchantCartToken ?? "";
+        const { cartToken } = splitCartToken(token);
+        if (cartToken !== "demo-cart") return { productsList: [] };
+        return { ...CART, countryCode: query.countryCode };
+      },
+    },
+  });
+  server = await listen(toNodeListener(router));
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function call(
+  path: string,
+  init: { method?: "GET" | "POST"; body?: string } = {},
+): Promise<{ status: number; body: Json; received: Received | undefined }> {
+  received.length = 0;
+  failures.length = 0;
+  const token = await signServiceToken(keys.privateKey);
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  const response = await server.send(`/crossborder/${path}`, {
+    method: init.method ?? "POST",
+    headers,
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
+  const body = (await response.json()) as Json;
+  return { status: response.status, body, received: received[0] };
+}
+
+function post(callback: string, name: string) {
+  return call(callback, { body: fixtureText(name) });
+}
+
+function query(name: string): string {
+  const parameters = fixture(name) as Record<string, string>;
+  return `GetCheckoutCartInfo?${new URLSearchParams(parameters)}`;
+}
+
+function at(value: unknown, path: string): unknown {
+  let current = value;
+  for (const segment of path.split(".")) current = (current as Json | undefined)?.[segment];
+  return current;
+}
+
+describe("real payload shapes through a node:http server with RS256 tokens", () => {
+  it("PerformOrderPayment without a card (paid to the service, OT) is answered success", async () => {
+    const { status, body, received } = await post(
+      "PerformOrderPayment",
+      "perform-order-payment-no-card",
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({
+      Success: true,
+      InternalOrderId: "M-GE1184032US",
+      PaymentAmount: "0",
+      PaymentCurrencyCode: "EUR",
+    });
+    expect(at(received?.payload, "PaymentDetails.CardNumber")).toBeNull();
+    expect(at(received?.payload, "PaymentDetails.CVVNumber")).toBeNull();
+    expect(at(received?.payload, "PaymentDetails.PaymentMethodCode")).toBe("OT");
+    expect(at(received?.payload, "PaymentDetails.ExpirationDate")).toBe("2999-12-31");
+  });
+
+  it("nulls almost everywhere, whole null addresses and empty strings are accepted as sent", async () => {
+    const { status, body, received } = await post("SendOrderToMerchant", "send-order-nulls");
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ Success: true, InternalOrderId: "M-GE1184033US" });
+    // Nothing to decode changed the values: the function sees the fixture as sent.
+    expect(received?.raw).toStrictEqual(fixture("send-order-nulls"));
+    const payload = received?.payload;
+    for (const path of [
+      "CurrencyCode",
+      "Customer.EmailAddress",
+      "HubId",
+      "LoyaltyPointsEarned",
+      "LoyaltyPointsSpent",
+      "Products.0.Attributes",
+      "Products.0.Brand",
+      "Products.0.BackOrderDate",
+      "UrlParameters",
+      "OriginalOrder",
+      "InternationalDetails.ParcelsTracking",
+      "InternationalDetails.CurrencyCode",
+      "PaymentDetails",
+      "PrimaryBilling",
+      "UserId",
+      "MerchantOrderId",
+      "SecondaryShipping.Address1",
+      "SecondaryBilling.CountryCode",
+    ]) {
+      expect(at(payload, path), path).toBeNull();
+    }
+    expect(at(payload, "CartHash")).toBe("");
+    expect(at(payload, "PrimaryShipping.Company")).toBe("");
+    expect(at(payload, "PrimaryShipping.StateCode")).toBe("");
+  });
+
+  it("values are kept exactly as sent: stray spaces, loose dates, integers, \\/ escapes, CRLF", async () => {
+    const { status, received } = await post("SendOrderToMerchant", "send-order-values-as-sent");
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    const payload = received?.payload;
+    expect(at(payload, "StatusCode")).toBe("N/A");
+    expect(at(payload, "InternationalDetails.TransactionCurrencyCode")).toBe(" EUR");
+    expect(at(payload, "PrimaryShipping.FirstName")).toBe("Operator ");
+    expect(at(payload, "PaymentDetails.ExpirationDate")).toBe("2020-2-29");
+    expect(at(payload, "InternationalDetails.ExpirationDate")).toBe("2999-12-31");
+    expect(at(payload, "PrimaryShipping.Address2")).toBe("Test Address2\r\nOrderId:GE1184034US");
+    expect(at(payload, "PriceCoefficientRate")).toBe(1);
+    expect(at(payload, "Products.0.VATRate")).toBe(0);
+    expect(at(payload, "Products.0.Price")).toBe(718.53);
+    expect(at(payload, "InternationalDetails.TransactionTotalPrice")).toBe(933);
+    expect(at(payload, "RoundingRate")).toBe(0.7697801068639539);
+    expect(received?.decoded).toStrictEqual(["Customer.EmailAddress"]);
+  });
+
+  it("NotifyOrderRefund: amounts stay the exact text sent, the refund details of the document are typed", async () => {
+    const { status, body, received } = await post(
+      "NotifyOrderRefund",
+      "notify-order-refund-amounts-as-text",
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ Success: true, InternalOrderId: "100004290" });
+    const payload = received?.payload;
+    expect(at(payload, "TotalRefundAmount")).toBe("170.1000");
+    expect(at(payload, "RefundProducts.0.RefundAmount")).toBe("170.1000");
+    expect(at(payload, "Refunds.0.TotalRefundAmount")).toBe("170.1000");
+    expect(at(payload, "Refunds.0.OriginalTotalRefundAmount")).toBe("143.0200");
+    expect(at(payload, "Refunds.0.RefundProducts.0.RefundAmountPercent")).toBe("100.0000");
+    expect(at(payload, "Refunds.0.RefundComponents.0.IsChargedToMerchant")).toBe("True");
+    expect(at(payload, "RefundableAmount.ProductRefundableAmount.0.RefundableQuantity")).toBe(0);
+    expect(at(payload, "Refunds.0.RefundDocument.0.CreditNoteUrl")).toBe(
+      "https://docs.example.com/credit-notes/RF-30112.pdf",
+    );
+    expect(received?.decoded).toStrictEqual(["Refunds.0.RefundDocument.0.CreditNoteUrl"]);
+  });
+
+  it("UrlParameters as a JSON text: kept as sent, and the pairs through urlParameters()", async () => {
+    const { status, received } = await post(
+      "SendOrderToMerchant",
+      "send-order-url-parameters-text",
+    );
+    expect(status).toBe(200);
+    const sent = fixture("send-order-url-parameters-text").UrlParameters;
+    expect(at(received?.payload, "UrlParameters")).toBe(sent);
+    expect(urlParameters(sent as string)).toStrictEqual([
+      { Key: "utm_source", Value: "newsletter" },
+      { Key: "lang", Value: "de" },
+      { Key: "__proto__", Value: "x" },
+    ]);
+  });
+
+  it("UrlParameters as the list itself: kept as sent, the same pairs through urlParameters()", async () => {
+    const { status, body, received } = await post(
+      "UpdateParcelDispatch",
+      "update-parcel-dispatch-url-parameters-list",
+    );
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ Success: true, Message: "recorded" });
+    const list = at(received?.payload, "UrlParameters");
+    expect(list).toStrictEqual([
+      { Key: "utm_source", Value: "newsletter" },
+      { Key: "lang", Value: "de" },
+    ]);
+    expect(urlParameters(list as never)).toStrictEqual(list);
+  });
+
+  it("PerformOrderPayment of a mixed order carries Subs, a list of open objects", async () => {
+    const { status, body, received } = await post(
+      "PerformOrderPayment",
+      "perform-order-payment-mixed-subs",
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ Success: true, PaymentAmount: "19.90" });
+    expect(at(received?.payload, "Subs")).toStrictEqual(
+      fixture("perform-order-payment-mixed-subs").Subs,
+    );
+  });
+
+  it("GetCheckoutCartInfo as POST with a JSON body carrying MerchantGUID", async () => {
+    const { status, body, received } = await call("GetCheckoutCartInfo", {
+      body: fixtureText("get-checkout-cart-info-post-json"),
+    });
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ ...CART, countryCode: "AU" });
+    expect(received?.payload).toMatchObject({
+      MerchantGUID: GUID,
+      merchantCartToken: "demo-cart",
+      countryCode: "AU",
+    });
+  });
+
+  it("GetCheckoutCartInfo as GET with the token named cartToken and IsStockValidation=1", async () => {
+    const { status, body, received } = await call(
+      query("get-checkout-cart-info-get-stock-validation"),
+      { method: "GET" },
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ ...CART, countryCode: "US" });
+    expect(received?.payload).toMatchObject({
+      merchantCartToken: "demo-cart",
+      cartToken: "demo-cart",
+      currencyCode: "USD",
+      IsStockValidation: true,
+    });
+  });
+
+  it("GetCheckoutCartInfo as GET with cartToken and isFixedPriceSupported=false", async () => {
+    const { status, received } = await call(query("get-checkout-cart-info-get-fixed-price"), {
+      method: "GET",
+    });
+    expect(status).toBe(200);
+    expect(received?.payload).toMatchObject({
+      merchantCartToken: "demo-cart",
+      isFixedPriceSupported: false,
+    });
+  });
+
+  it("GetCheckoutCartInfo with a three-letter countryCode", async () => {
+    const { status, body, received } = await call(
+      query("get-checkout-cart-info-get-country-code-3"),
+      { method: "GET" },
+    );
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ countryCode: "GER" });
+    expect(received?.payload).toMatchObject({ countryCode: "GER", currencyCode: "EUR" });
+  });
+
+  it("GetCheckoutCartInfo with the token as <cartToken>-<languageId>", async () => {
+    const { status, body, received } = await call(
+      query("get-checkout-cart-info-get-token-language"),
+      { method: "GET" },
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ ...CART, countryCode: "FR" });
+    expect(received?.payload).toMatchObject({ merchantCartToken: "demo-cart-2" });
+    expect(splitCartToken("demo-cart-2")).toStrictEqual({
+      cartToken: "demo-cart",
+      languageId: "2",
+    });
+  });
+
+  it("the cart shapes merchants answer with (other attributes, extra fields, ISO-3, integers) are sent as returned", async () => {
+    const { status, body } = await call(query("get-checkout-cart-info-get-country-code-3"), {
+      method: "GET",
+    });
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual({ ...CART, countryCode: "GER" });
+  });
+
+  it("encoded or plain is decided per value, whatever IsEndCustomerPrimary says", async () => {
+    const { status, received } = await post("SendOrderToMerchant", "send-order-mixed-encoding");
+    expect(status).toBe(200);
+    const payload = received?.payload;
+    expect(at(payload, "PrimaryShipping.City")).toBe("New York");
+    expect(at(payload, "PrimaryShipping.StateOrProvince")).toBe("New York");
+    expect(at(payload, "PrimaryShipping.CountryName")).toBe("United States");
+    expect(at(payload, "PrimaryShipping.Phone1")).toBe("+1 212 555 0199");
+    expect(at(payload, "PrimaryShipping.Email")).toBe("hub@example.com");
+    expect(at(payload, "SecondaryShipping.Zip")).toBe("ON M5B 1M4");
+    expect(at(payload, "SecondaryShipping.Address1")).toBe("20 Dundas St W");
+    expect(at(payload, "SecondaryShipping.Phone1")).toBe("+1 416 555 0142");
+    expect(at(payload, "PrimaryBilling.CountryName")).toBe("United States");
+    expect(at(payload, "PrimaryBilling.Email")).toBe("sam.lee@example.com");
+    expect(at(payload, "Customer.EmailAddress")).toBe("sam.lee@example.com");
+    expect(received?.decoded).not.toContain("PrimaryShipping.StateOrProvince");
+  });
+
+  it("phones the operator's own samples already over-decoded stay as sent", async () => {
+    const { status, received } = await post(
+      "SendOrderToMerchant",
+      "send-order-over-decoded-phones",
+    );
+    expect(status).toBe(200);
+    const payload = received?.payload;
+    expect(at(payload, "PrimaryShipping.Phone1")).toBe(" 972 73 204 1384");
+    expect(at(payload, "SecondaryShipping.Phone1")).toBe("  44 (0)808 258 0300");
+    expect(at(payload, "SecondaryShipping.Phone2")).toBe("+ 44 (0)808 258 0300");
+    expect(at(payload, "PrimaryShipping.City")).toBe("Tel Aviv");
+  });
+
+  it("Salutation, StateCode, CityRegion and VATRegistrationNumber are decoded too; CountryCode3 kept", async () => {
+    const { status, received } = await post(
+      "SendOrderToMerchant",
+      "send-order-more-encoded-fields",
+    );
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    const payload = received?.payload;
+    expect(at(payload, "PrimaryShipping.Salutation")).toBe("Mme.");
+    expect(at(payload, "PrimaryShipping.StateCode")).toBe("Réunion");
+    expect(at(payload, "PrimaryShipping.StateOrProvince")).toBe("La Réunion");
+    expect(at(payload, "PrimaryShipping.CityRegion")).toBe("Le Tampon");
+    expect(at(payload, "PrimaryShipping.CountryName")).toBe("Réunion");
+    expect(at(payload, "PrimaryShipping.CountryCode3")).toBe("REU");
+    expect(at(payload, "PrimaryBilling.Salutation")).toBe("Dr med.");
+    expect(at(payload, "PrimaryBilling.StateCode")).toBe("NY");
+    expect(at(payload, "PrimaryBilling.VATRegistrationNumber")).toBe("FR 12 345678901");
+    expect(at(payload, "VATRegistrationNumber")).toBe("GB/123 456 789");
+    expect(extraField(payload as object, "VATRegistrationNumber")).toBe("GB/123 456 789");
+  });
+});
+
+describe("answers merchants send to the order callbacks (wire-facts §6), returned by their functions", () => {
+  // What integrations written without this library answer, returned as is by a function.
+  const answers = fixture("order-callback-answers-merchants-send") as {
+    results: Record<AnsweredCallback, unknown>;
+    refusals: { status: number; body: Json }[];
+  };
+  let answering: Running;
+
+  beforeAll(async () => {
+    const router = createCallbackRouter({
+      auth: await createAuth({
+        jwt: { environment: "test", keys: { test: keys.publicKey } },
+        merchantGuid: GUID,
+      }),
+      onError: (failure) => void failures.push(failure),
+      handlers: {
+        SendOrderToMerchant: () => answers.results.SendOrderToMerchant as SendOrderToMerchantResult,
+        PerformOrderPayment: () => answers.results.PerformOrderPayment as PerformOrderPaymentResult,
+        SendRMAInfoToMerchant: () => answers.results.SendRMAInfoToMerchant as MessageResult,
+        RemoveRestrictedProducts: () => answers.results.RemoveRestrictedProducts as undefined,
+      },
+    });
+    answering = await listen(toNodeListener(router));
+  });
+
+  afterAll(async () => {
+    await answering?.close();
+  });
+
+  async function answer(callback: AnsweredCallback) {
+    failures.length = 0;
+    const sent = await sendCallback(answering.baseUrl, callback, {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+    });
+    return { status: sent.status, body: sent.body, problems: sent.problems };
+  }
+
+  it("Success as text and every ResponseInfo key present with nulls: the known fields, no warning", async () => {
+    expect(await answer("SendOrderToMerchant")).toStrictEqual({
+      status: 200,
+      body: { Success: true, InternalOrderId: "100004217", OrderId: "4217" },
+      problems: [],
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("ErrorCode as the number 100 is written as text, like the other ResponseInfo fields", async () => {
+    expect(await answer("PerformOrderPayment")).toStrictEqual({
+      status: 200,
+      body: {
+        Success: true,
+        InternalOrderId: "100004218",
+        PaymentAmount: "104",
+        PaymentCurrencyCode: "EUR",
+        StatusCode: "paid",
+        ErrorCode: "100",
+      },
+      problems: [],
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("a boolean Success for SendRMAInfoToMerchant, Success for RemoveRestrictedProducts: each callback's own verdict", async () => {
+    expect(await answer("SendRMAInfoToMerchant")).toStrictEqual({
+      status: 200,
+      body: { Success: "True" },
+      problems: [],
+    });
+    expect(await answer("RemoveRestrictedProducts")).toStrictEqual({
+      status: 200,
+      body: { IsSuccess: true },
+      problems: [],
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("refusals with ErrorCode 100, as HTTP 200 or 400, read as well-formed refusals by checkResponse", () => {
+    for (const refusal of answers.refusals) {
+      const text = JSON.stringify(refusal.body);
+      expect(
+        checkResponse("SendOrderToMerchant", refusal.status, "application/json", text),
+      ).toStrictEqual([]);
+    }
+  });
+});

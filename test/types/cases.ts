@@ -1,0 +1,74 @@
+// A merchant's file with misspelt fields, one per line, and the same file spelt right: shared by
+// test/types/compile.test.ts (against the sources) and test/package/types.test.ts (against dist/).
+
+export const HEADER = `import {
+  createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+  createUpdateOrderStatusHandler,
+  createValidateGiftCardHandler,
+} from "crossborder-callbacks";
+
+const options = { auth: false } as const;
+`;
+
+/** One merchant's code per line number: the misspelt form and the correct one. */
+export const CASES = [
+  {
+    wrong: `createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderID }), options);`,
+    right: `createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderId }), options);`,
+    message:
+      "TS2551 Property 'OrderID' does not exist on type 'SendOrderToMerchantRequest'. Did you mean 'OrderId'?",
+  },
+  {
+    wrong: `createUpdateOrderStatusHandler((update) => void update.statusCode, options);`,
+    right: `createUpdateOrderStatusHandler((update) => void update.StatusCode, options);`,
+    message:
+      "TS2551 Property 'statusCode' does not exist on type 'UpdateOrderStatusRequest'. Did you mean 'StatusCode'?",
+  },
+  {
+    wrong: `createUpdateOrderStatusHandler((update) => void update.PrimaryShipping?.Adress1, options);`,
+    right: `createUpdateOrderStatusHandler((update) => void update.PrimaryShipping?.Address1, options);`,
+    message: "TS2551 Property 'Adress1' does not exist on type 'Address'. Did you mean 'Address1'?",
+  },
+  {
+    wrong: `createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderID: "x" }), options);`,
+    right: `createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderId: "x" }), options);`,
+    message: "TS2322 Type 'string' is not assignable to type 'never'.",
+    at: "OrderID",
+  },
+  {
+    wrong: `createUpdateOrderStatusHandler(() => ({ InternalOrderId: "M-1", StatusCod: "x" }), options);`,
+    right: `createUpdateOrderStatusHandler(() => ({ InternalOrderId: "M-1", StatusCode: "x" }), options);`,
+    message: "TS2322 Type 'string' is not assignable to type 'never'.",
+    at: "StatusCod",
+  },
+  {
+    wrong: `createPerformOrderPaymentHandler(() => ({ PaymentAmout: 10, PaymentCurrencyCode: "EUR" }), options);`,
+    right: `createPerformOrderPaymentHandler(() => ({ PaymentAmount: 10, PaymentCurrencyCode: "EUR" }), options);`,
+    message:
+      "Property 'PaymentAmount' is missing in type '{ PaymentAmout: number; PaymentCurrencyCode: string; }' but required in type 'PerformOrderPaymentResult'.",
+  },
+  {
+    wrong: `createValidateGiftCardHandler(async () => ({ IsValid: true, Balanse: "5.00" }), options);`,
+    right: `createValidateGiftCardHandler(async () => ({ IsValid: true, Balance: "5.00" }), options);`,
+    message: "Types of property 'Balanse' are incompatible.",
+  },
+  {
+    wrong: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCod: "SKU-1" }] }), options);`,
+    right: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "SKU-1" }] }), options);`,
+    message: "'ProductCod' does not exist in type",
+  },
+  {
+    wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: async () => ({ InternalOrderId: "1", OrderID: "x" }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: async () => ({ InternalOrderId: "1", OrderId: "x" }) } });`,
+    message: "Types of property 'OrderID' are incompatible.",
+  },
+] as const;
+
+export const FIRST_LINE = HEADER.split("\n").length;
+
+export function file(form: "wrong" | "right"): string {
+  return `${HEADER}${CASES.map((c) => c[form]).join("\n")}\n`;
+}
