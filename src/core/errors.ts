@@ -94,9 +94,16 @@ export class AuthenticationError extends Error {
   }
 }
 
+/**
+ * Reported through `context.reportFailure` by a helper around the merchant's function
+ * (`withIdempotency`) whose store failed while the delivery went on: it decides no answer, so it
+ * has no row in FAILURE_STATUS, and its `status` is 200.
+ */
+export type StoreFailureKind = "store_failure";
+
 /** What the `onError` hook receives. Never carries the body, the token or card data. */
 export interface CallbackFailure {
-  readonly kind: FailureKind;
+  readonly kind: FailureKind | StoreFailureKind;
   readonly status: number;
   /** The callback, when the request reached one. */
   readonly callback: CallbackName | undefined;
