@@ -9,6 +9,8 @@ export default defineConfig({
     fetch: "src/adapters/fetch.ts",
     node: "src/adapters/node.ts",
     testing: "src/testing/index.ts",
+    redis: "src/idempotency/redis.ts",
+    postgres: "src/idempotency/postgres.ts",
     cli: "src/cli/index.ts",
   },
   format: ["esm", "cjs"],
@@ -18,5 +20,5 @@ export default defineConfig({
   platform: "neutral",
   splitting: true,
   treeshake: true,
-  external: ["express", "koa"],
+  external: ["express", "koa", "redis", "ioredis", "pg"],
 });

@@ -7,11 +7,21 @@ const subpaths = {
   koa: ["toKoa"],
   fetch: ["toFetch"],
   node: ["toNodeListener"],
-  testing: ["createTestKeys", "signServiceToken", "samplePayload", "sendCallback"],
+  testing: [
+    "createTestKeys",
+    "signServiceToken",
+    "samplePayload",
+    "sendCallback",
+    "idempotencyStoreConformance",
+  ],
+  redis: ["createRedisIdempotencyStore"],
+  postgres: ["createPostgresIdempotencyStore", "postgresIdempotencySchema"],
 };
 assert.equal(typeof root.createCallbackRouter, "function");
 assert.equal(typeof root.createAuth, "function");
 assert.equal(typeof root.CallbackError, "function");
+assert.equal(typeof root.withIdempotency, "function");
+assert.equal(typeof root.createMemoryIdempotencyStore, "function");
 for (const [subpath, names] of Object.entries(subpaths)) {
   const mod = require(`crossborder-callbacks/${subpath}`);
   for (const name of names) assert.equal(typeof mod[name], "function", `${subpath}.${name}`);
