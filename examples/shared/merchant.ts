@@ -14,7 +14,9 @@ import {
   type CheckoutCartInfo,
   createAuth,
   createCallbackRouter,
+  type IdempotencyOptions,
   type InternationalDetails,
+  withIdempotency,
 } from "crossborder-callbacks";
 
 export interface MerchantConfig {
@@ -178,6 +180,30 @@ export interface MerchantRouterOptions {
   /** Where the callbacks live. Default `/crossborder` (`/crossborder/SendOrderToMerchant`, …). */
   readonly basePath?: string;
   readonly store?: MemoryStore;
+  /**
+   * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
+   * (the store shared by your instances). Default: no deduplication.
+   */
+  readonly idempotency?: IdempotencyOptions<unknown>;
+}
+
+/** The callbacks whose repeats must not apply twice; a cart read or a removal is harmless. */
+const ONCE = [
+  "SendOrderToMerchant",
+  "UpdateOrderStatus",
+  "PerformOrderPayment",
+  "SendRMAInfoToMerchant",
+  "UpdateParcelDispatch",
+] as const;
+
+function applyOnce(handlers: CallbackHandlers, options: IdempotencyOptions<unknown> | undefined) {
+  if (!options) return handlers;
+  const wrapped: Record<string, unknown> = { ...handlers };
+  for (const name of ONCE) {
+    const fn = handlers[name];
+    if (fn) wrapped[name] = withIdempotency(fn as never, options);
+  }
+  return wrapped as CallbackHandlers;
 }
 
 /** The seven callbacks behind JWT + merchant GUID authentication, under one base path. */
@@ -191,6 +217,6 @@ export function createMerchantRouter(
       jwt: { environment: config.environment, keys: { [config.environment]: config.publicKey } },
       merchantGuid: config.merchantGuid,
     }),
-    handlers: merchantHandlers(options.store ?? new MemoryStore()),
+    handlers: applyOnce(merchantHandlers(options.store ?? new MemoryStore()), options.idempotency),
   });
 }

@@ -147,9 +147,7 @@ describe("withIdempotency in one process", () => {
       post(orderText),
     );
     expect(answer.status).toBe(500);
-    expect(String((failures[0]?.error as Error | undefined)?.message)).toContain(
-      "key must return",
-    );
+    expect(String((failures[0]?.error as Error | undefined)?.message)).toContain("key must return");
   });
 
   it("refuses options that cannot work", () => {
