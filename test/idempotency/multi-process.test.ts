@@ -22,6 +22,7 @@ import {
   type RedisServer,
   startPostgres,
   startRedis,
+  stopChild,
 } from "../support/databases.js";
 
 const ORDERS = Number(process.env.MULTI_PROCESS_ORDERS ?? 1_000);
@@ -81,13 +82,8 @@ function startInstance(env: Record<string, string>): Promise<Instance> {
   });
 }
 
-async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
+function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  return stopChild(child, signal);
 }
 
 let redis: RedisServer;

@@ -71,7 +71,8 @@ function track(child: ChildProcess): () => string {
   return () => output;
 }
 
-async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+/** Stops a child with `signal` (SIGKILL after 10 s), and waits for it to exit. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill(signal);
@@ -84,15 +85,51 @@ function which(names: readonly string[]): string | undefined {
   return names.find((name) => existsSync(name));
 }
 
-export interface RedisServer {
+export interface DatabaseServer {
   readonly port: number;
   readonly url: string;
   /** Stops the server (the port stays reserved for `start`). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port (Redis empty, PostgreSQL with its data). */
   start(): Promise<void>;
   /** Stops it for good and deletes its directory. */
   close(): Promise<void>;
+}
+
+export type RedisServer = DatabaseServer;
+export type PostgresServer = DatabaseServer;
+
+/** A server process that can be stopped and started again, in a directory deleted at the end. */
+async function managed(options: {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly directory: string;
+  readonly spawn: () => ChildProcess;
+  readonly ready: () => Promise<boolean>;
+  readonly stopSignal: NodeJS.Signals;
+}): Promise<DatabaseServer> {
+  let child: ChildProcess | undefined;
+  const server: DatabaseServer = {
+    port: options.port,
+    url: options.url,
+    async start() {
+      const started = options.spawn();
+      child = started;
+      const output = track(started);
+      await waitFor(options.name, options.ready, started, output);
+    },
+    async stop() {
+      if (child) await stopChild(child, options.stopSignal);
+    },
+    async close() {
+      await server.stop();
+      rmSync(options.directory, { recursive: true, force: true });
+      directories.delete(options.directory);
+    },
+  };
+  await server.start();
+  return server;
 }
 
 /** Starts `redis-server` on a free port, without persistence. */
@@ -110,48 +147,27 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), "cbc-redis-"));
   directories.add(directory);
-  let child: ChildProcess | undefined;
-  const server: RedisServer = {
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    directory,
+  ];
+  return managed({
+    name: "redis-server",
     port,
     url: `redis://127.0.0.1:${port}`,
-    async start() {
-      const args = [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        directory,
-      ];
-      const started = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
-      child = started;
-      const output = track(started);
-      await waitFor("redis-server", () => connects(port), started, output);
-    },
-    async stop() {
-      if (child) await stopChild(child, "SIGTERM");
-    },
-    async close() {
-      await server.stop();
-      rmSync(directory, { recursive: true, force: true });
-      directories.delete(directory);
-    },
-  };
-  await server.start();
-  return server;
-}
-
-export interface PostgresServer {
-  readonly port: number;
-  /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication, local only). */
-  readonly url: string;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-  close(): Promise<void>;
+    directory,
+    spawn: () => spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] }),
+    ready: () => connects(port),
+    stopSignal: "SIGTERM",
+  });
 }
 
 /** The newest PostgreSQL's binaries: Debian keeps them off PATH. */
@@ -212,46 +228,35 @@ export async function startPostgres(): Promise<PostgresServer> {
     "--no-sync",
   ]);
   execFileSync(initdb, initArgs, { env, stdio: "pipe" });
-  let child: ChildProcess | undefined;
-  const server: PostgresServer = {
+  const [postgres, args] = command("postgres", [
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-k",
+    directory,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "max_connections=200",
+  ]);
+  return managed({
+    name: "postgres",
     port,
+    // Trust authentication, local only.
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async start() {
-      const [postgres, args] = command("postgres", [
-        "-D",
-        data,
-        "-p",
-        String(port),
-        "-k",
-        directory,
-        "-c",
-        "listen_addresses=127.0.0.1",
-        "-c",
-        "fsync=off",
-        "-c",
-        "synchronous_commit=off",
-        "-c",
-        "full_page_writes=off",
-        "-c",
-        "max_connections=200",
-      ]);
-      const started = spawn(postgres, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-      child = started;
-      const output = track(started);
-      await waitFor("postgres", () => accepts(port, bin), started, output);
-    },
-    async stop() {
-      // SIGINT: the fast shutdown (clients disconnected at once).
-      if (child) await stopChild(child, "SIGINT");
-    },
-    async close() {
-      await server.stop();
-      rmSync(directory, { recursive: true, force: true });
-      directories.delete(directory);
-    },
-  };
-  await server.start();
-  return server;
+    directory,
+    spawn: () => spawn(postgres, args, { env, stdio: ["ignore", "pipe", "pipe"] }),
+    ready: () => accepts(port, bin),
+    // SIGINT: the fast shutdown (clients disconnected at once).
+    stopSignal: "SIGINT",
+  });
 }
 
 /** Whether postgres answers queries yet (`pg_isready`: the socket opens before it accepts them). */
