@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
 import {
@@ -47,6 +47,23 @@ function charges(during: () => Promise<void> = async () => {}) {
   return { fn, count: () => count };
 }
 
+/** Waits until the client is connected again (it reconnects on its own after a restart). */
+async function reachable(store: IdempotencyStore): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await Promise.race([
+        store.get("reachable"),
+        new Promise((_, reject) => setTimeout(() => reject(new Error("slow")), 200)),
+      ]);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 /** The three behaviours, for one database whose server the test can stop and start. */
 function whenTheServerGoesDown(
   name: string,
@@ -54,6 +71,12 @@ function whenTheServerGoesDown(
   store: () => IdempotencyStore,
 ) {
   describe(`${name}: the server goes down`, () => {
+    // Each test starts with the server up and the client connected to it.
+    beforeEach(async () => {
+      await server().start();
+      await reachable(store());
+    });
+
     it("fails closed: 500, the function not run, the store's error in onError", async () => {
       const { fn, count } = charges();
       const { failures, onError } = collector();

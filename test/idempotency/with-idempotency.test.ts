@@ -176,7 +176,7 @@ describe("withIdempotency across instances sharing a store", () => {
   });
 
   it("answers a repeat that waited past waitMs 503 DELIVERY_IN_PROGRESS, never a second run", async () => {
-    const { fn, runs } = orders(600);
+    const { fn, runs } = orders(1_500);
     const store = createMemoryIdempotencyStore();
     const { failures, onError } = collector();
     const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), { auth: false });
@@ -199,17 +199,18 @@ describe("withIdempotency across instances sharing a store", () => {
   });
 
   it("renews the lease while a long function runs, so another instance waits instead of running it", async () => {
-    const { fn, runs } = orders(900);
+    // Without renewal the lease would end at 600 ms; the function runs 2 s.
+    const { fn, runs } = orders(2_000);
     const store = createMemoryIdempotencyStore();
-    const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store, leaseMs: 200 }), {
+    const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store, leaseMs: 600 }), {
       auth: false,
     });
     const b = createSendOrderToMerchantHandler(
-      withIdempotency(fn, { store, leaseMs: 200, waitMs: 3_000 }),
+      withIdempotency(fn, { store, leaseMs: 600, waitMs: 5_000 }),
       { auth: false },
     );
     const first = a.handle(post(orderText));
-    await sleep(500);
+    await sleep(1_000);
     const second = await b.handle(post(orderText));
     expect(runs()).toBe(1);
     expect(second.body).toBe((await first).body);

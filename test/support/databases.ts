@@ -114,6 +114,8 @@ async function managed(options: {
     port: options.port,
     url: options.url,
     async start() {
+      // Already running: a second process would lose the port and fool the readiness check.
+      if (child && child.exitCode === null && child.signalCode === null) return;
       const started = options.spawn();
       child = started;
       const output = track(started);
