@@ -75,6 +75,19 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The promise's value, or undefined once `deadline` passed (the timer cleared either way). */
+async function until<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function unref(timer: ReturnType<typeof setTimeout>): void {
   if (typeof timer === "object" && timer !== null && "unref" in timer) timer.unref();
 }
@@ -360,7 +373,7 @@ export function withIdempotency<TPayload, TResult>(
       const handle = handles.get(key);
       if (handle) {
         // The same key is already running or awaited in this process: wait for it, no polling.
-        const outcome = await Promise.race([handle, sleep(Math.max(0, deadline - Date.now()))]);
+        const outcome = await until(handle, deadline);
         if (outcome === undefined || outcome.kind === "busy") throw inProgress();
         if (outcome.kind === "result") return decode<TResult>(outcome.text);
         if (Date.now() >= deadline) throw inProgress();
