@@ -110,6 +110,7 @@ async function managed(options: {
   readonly stopSignal: NodeJS.Signals;
 }): Promise<DatabaseServer> {
   let child: ChildProcess | undefined;
+  const spawned: ChildProcess[] = [];
   const server: DatabaseServer = {
     port: options.port,
     url: options.url,
@@ -117,6 +118,7 @@ async function managed(options: {
       // Already running: a second process would lose the port and fool the readiness check.
       if (child && child.exitCode === null && child.signalCode === null) return;
       const started = options.spawn();
+      spawned.push(started);
       child = started;
       const output = track(started);
       await waitFor(options.name, options.ready, started, output);
@@ -125,7 +127,8 @@ async function managed(options: {
       if (child) await stopChild(child, options.stopSignal);
     },
     async close() {
-      await server.stop();
+      // Every process this server ever spawned, not only the last one.
+      await Promise.all(spawned.map((each) => stopChild(each, options.stopSignal)));
       rmSync(options.directory, { recursive: true, force: true });
       directories.delete(options.directory);
     },
