@@ -117,8 +117,11 @@ RETURNING 1`,
     renew: `UPDATE ${table} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
 WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
     release: `DELETE FROM ${table} WHERE key = $1 AND owner = $2`,
+    // Expiry checked again on the row deleted: a claim may take a row over (and commit) while
+    // this statement waits for its lock, and the re-check then sees the new lease.
     deleteExpired: `DELETE FROM ${table} WHERE key IN (
-  SELECT key FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT $1)`,
+  SELECT key FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT $1)
+AND expires_at <= clock_timestamp()`,
   };
 
   let created: Promise<void> | undefined;

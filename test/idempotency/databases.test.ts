@@ -247,6 +247,40 @@ describe("PostgreSQL (initdb + postgres)", () => {
     expect(rows).toEqual([{ key: "live" }]);
   });
 
+  it("never deletes a row that a claim took over while the cleanup waited for it", async () => {
+    const options = { table: "cleanup_race_idempotency" } as const;
+    const store = createPostgresIdempotencyStore(pool, options);
+    expect((await store.claim("k", "crashed", 1)).claimed).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A second instance takes the expired lease over, in a transaction held open meanwhile.
+    const client = await pool.connect();
+    let cleanup: Promise<number> | undefined;
+    try {
+      await client.query("BEGIN");
+      const claimer = createPostgresIdempotencyStore(client, { ...options, createTable: false });
+      expect((await claimer.claim("k", "next", 60_000)).claimed).toBe(true);
+      // The cleanup's snapshot still sees the row expired; its DELETE waits for the row's lock.
+      cleanup = store.deleteExpired();
+      await expect
+        .poll(
+          async () =>
+            (
+              await pool.query(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%cleanup_race%'",
+              )
+            ).rows[0]?.n,
+          { timeout: 5_000, interval: 20 },
+        )
+        .toBe(1);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    expect(await cleanup).toBe(0);
+    expect(await store.get("k")).toMatchObject({ state: "running" });
+    expect((await store.claim("k", "third", 60_000)).claimed).toBe(false);
+  });
+
   it("refuses table names PostgreSQL cannot hold, and something that is not a pool", () => {
     expect(() => createPostgresIdempotencyStore(pool, { table: "" })).toThrow(TypeError);
     expect(() => createPostgresIdempotencyStore(pool, { table: "x".repeat(64) })).toThrow(
