@@ -232,6 +232,51 @@ export function idempotencyStoreConformance(
       },
     ),
 
+    define(
+      "twenty claims of an expired lease, and of an expired record, at once: exactly one takes each over",
+      async (store, key) => {
+        const lease = `${key}:lease`;
+        const record = `${key}:record`;
+        check((await store.claim(lease, owner(), unit)).claimed, "the lease's claim was refused");
+        const me = owner();
+        check((await store.claim(record, me, long)).claimed, "the record's claim was refused");
+        check(await store.complete(record, me, "jold", unit), "complete answered false");
+        await sleep(unit * 2);
+        for (const each of [lease, record]) {
+          const claims = await Promise.all(
+            Array.from({ length: 20 }, () => store.claim(each, owner(), long)),
+          );
+          const granted = claims.filter((claim) => claim.claimed).length;
+          check(granted === 1, `${granted} of 20 concurrent takeovers of ${each} were granted`);
+        }
+      },
+    ),
+
+    define(
+      "the late owner completing while others claim its expired lease: exactly one side wins",
+      async (store, key) => {
+        const late = owner();
+        check((await store.claim(key, late, unit)).claimed, "the claim was refused");
+        await sleep(unit * 2);
+        const [completed, ...claims] = await Promise.all([
+          store.complete(key, late, "jlate", long),
+          ...Array.from({ length: 10 }, () => store.claim(key, owner(), long)),
+        ]);
+        const granted = claims.filter((claim) => claim.claimed).length;
+        const record = await store.get(key);
+        if (completed) {
+          check(granted === 0, `the late owner completed, yet ${granted} claims were granted`);
+          check(
+            record?.state === "completed" && record.result === "jlate",
+            `completed, but get answered ${show(record)}`,
+          );
+        } else {
+          check(granted === 1, `the late owner was refused, and ${granted} claims were granted`);
+          check(record?.state === "running", `taken over, but get answered ${show(record)}`);
+        }
+      },
+    ),
+
     define("renew extends the lease from now", async (store, key) => {
       const me = owner();
       check((await store.claim(key, me, unit * 2)).claimed, "the claim was refused");
