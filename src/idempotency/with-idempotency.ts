@@ -19,8 +19,9 @@ export interface IdempotencyOptions<TPayload> {
   /** How long a result is answered to repeats. Default 24 hours. */
   ttlMs?: number;
   /**
-   * How long a claim holds while the function runs; renewed every third of it while it still
-   * runs, so it only runs out when the process died. Default 30 seconds.
+   * How long a claim holds; renewed every third of it while the function runs and until its
+   * result is recorded, so it runs out only when the process died or could not reach the store
+   * for a whole lease (then another delivery may run the function too). Default 30 seconds.
    */
   leaseMs?: number;
   /**
@@ -186,22 +187,29 @@ export function withIdempotency<TPayload, TResult>(
 
   type Context = CallbackContext<TPayload>;
 
-  function keepLease(key: string, owner: string, context: Context): () => void {
-    let stopped = false;
+  /**
+   * Renews the lease every third of it until `stop`: while the function runs, and after it, while
+   * its record is being written, so that no other instance takes the key over meanwhile.
+   */
+  function keepLease(key: string, owner: string, context: Context) {
+    let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
     const timer = setInterval(
       async () => {
         try {
           const renewed = await within(store.renew(key, owner, leaseMs), storeTimeoutMs, "renew");
-          if (!renewed && !stopped) {
-            stop();
+          if (renewed || phase === "stopped") return;
+          // Once recording, a refused renewal may be this run's own record landing: complete tells.
+          if (phase === "running") {
             report(
               context,
-              `the lease on ${key} was lost while the function ran (its lease expired and another delivery claimed it): raise leaseMs`,
+              `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
             );
           }
+          stop();
         } catch (error) {
-          if (!stopped && !reported) {
+          // While recording, the failure to write the record is reported already.
+          if (phase === "running" && !reported) {
             reported = true;
             report(context, `could not renew the lease on ${key}`, error);
           }
@@ -211,16 +219,44 @@ export function withIdempotency<TPayload, TResult>(
     );
     unref(timer);
     function stop(): void {
-      stopped = true;
+      phase = "stopped";
       clearInterval(timer);
     }
-    return stop;
+    return {
+      stop,
+      recording(): void {
+        if (phase === "running") phase = "recording";
+      },
+    };
   }
 
-  /** Writes a result the store refused earlier, with backoff, until it lands or the record would have expired. */
-  function completeLater(key: string, owner: string, text: string, context: Context): void {
+  type Lease = ReturnType<typeof keepLease>;
+
+  /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
+  async function holds(key: string, text: string): Promise<boolean> {
+    try {
+      const record = await within(store.get(key), storeTimeoutMs, "read");
+      return record?.state === "completed" && record.result === text;
+    } catch {
+      return false;
+    }
+  }
+
+  function reportTakenOver(key: string, context: Context): void {
+    report(
+      context,
+      `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
+    );
+  }
+
+  /**
+   * Writes a result the store refused, with backoff (at most a third of the lease between tries),
+   * renewing the lease meanwhile, until it lands or the record would have expired.
+   */
+  function completeLater(key: string, owner: string, text: string, lease: Lease, context: Context) {
     const giveUpAt = Date.now() + ttlMs;
-    let delay = 100;
+    const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
+    let delay = Math.min(100, longest);
     const attempt = async (): Promise<void> => {
       try {
         const done = await within(
@@ -228,30 +264,32 @@ export function withIdempotency<TPayload, TResult>(
           storeTimeoutMs,
           "complete",
         );
+        lease.stop();
         unsaved.delete(key);
-        if (!done) report(context, `the result of ${key} was recorded by another delivery first`);
+        if (!done && !(await holds(key, text))) reportTakenOver(key, context);
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
+          lease.stop();
           unsaved.delete(key);
           report(context, `gave up recording the result of ${key}: the store stayed down`);
           return;
         }
       }
       unref(setTimeout(attempt, delay));
-      delay = Math.min(delay * 2, LONGEST_RETRY_MS);
+      delay = Math.min(delay * 2, longest);
     };
     unref(setTimeout(attempt, delay));
   }
 
   /** Runs the function under a claim: complete on success, release on a throw. */
   async function run(key: string, owner: string, payload: TPayload, context: Context) {
-    const stopLease = keepLease(key, owner, context);
+    const lease = keepLease(key, owner, context);
     let result: TResult;
     try {
       result = await fn(payload, context);
     } catch (error) {
-      stopLease();
+      lease.stop();
       try {
         await within(store.release(key, owner), storeTimeoutMs, "release");
       } catch (releaseError) {
@@ -263,29 +301,32 @@ export function withIdempotency<TPayload, TResult>(
       }
       return { kind: "threw", error } as const;
     }
-    stopLease();
-    // Not serialisable: the side effect happened, so the key stays claimed until its lease ends.
-    const text = encode(result, context as CallbackContext<unknown>);
+    lease.recording();
+    let text: string;
+    try {
+      text = encode(result, context as CallbackContext<unknown>);
+    } catch (error) {
+      // Not serialisable: the side effect happened, so the key stays claimed until its lease ends.
+      lease.stop();
+      throw error;
+    }
     try {
       const done = await within(
         store.complete(key, owner, text, ttlMs),
         storeTimeoutMs,
         "complete",
       );
-      if (!done) {
-        report(
-          context,
-          `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
-        );
-      }
+      lease.stop();
+      // A first write refused: another delivery claimed the key after this one's lease expired.
+      if (!done) reportTakenOver(key, context);
     } catch (error) {
       report(
         context,
-        `could not record the result of ${key}; answered with it all the same, repeats reaching this process get it from memory, and the record is retried in the background`,
+        `could not record the result of ${key}; answered with it all the same, repeats reaching this process get it from memory, and the record is retried in the background while the lease is kept`,
         error,
       );
       unsaved.set(key, text);
-      completeLater(key, owner, text, context);
+      completeLater(key, owner, text, lease, context);
     }
     return { kind: "result", text } as const;
   }

@@ -254,6 +254,43 @@ describe("withIdempotency across instances sharing a store", () => {
     expect(failures).toMatchObject([{ kind: "store_failure", status: 200 }]);
     expect(failures[0]?.reason).toContain("lease");
   });
+
+  it("lets a second run start while the first still runs once renewals could not reach the store for a whole lease: each answered with its own result, the first's record refused and reported", async () => {
+    const { store, failing, inner } = instrumented();
+    failing.add("renew");
+    const a = collector();
+    const b = collector();
+    let runs = 0;
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      const run = ++runs;
+      await sleep(run === 1 ? 500 : 10);
+      return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
+    };
+    const first = createSendOrderToMerchantHandler(withIdempotency(fn, { store, leaseMs: 150 }), {
+      auth: false,
+      onError: a.onError,
+    }).handle(post(orderText));
+    await sleep(300);
+    const second = await createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: inner, leaseMs: 150 }),
+      { auth: false, onError: b.onError },
+    ).handle(post(orderText));
+    expect(runs).toBe(2);
+    expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
+    expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(a.failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not renew the lease"),
+      expect.stringContaining("may have run twice"),
+    ]);
+    expect(b.failures).toEqual([]);
+    // The record is the second run's: repeats get M-2.
+    const payload = JSON.parse(orderText);
+    const key = await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload));
+    expect(await inner.get(`SendOrderToMerchant:${key}`)).toMatchObject({
+      state: "completed",
+      result: expect.stringContaining("M-2"),
+    });
+  });
 });
 
 describe("withIdempotency when the store fails", () => {
@@ -351,6 +388,70 @@ describe("withIdempotency when the store fails", () => {
       .poll(async () => (await other.handle(post(body))).body, { timeout: 5_000 })
       .toBe(first.body);
     expect(charges).toBe(1);
+  });
+});
+
+describe("withIdempotency when the record cannot be written after the function succeeded", () => {
+  const body = JSON.stringify(fixture("PerformOrderPayment"));
+  const answer = { InternalOrderId: "M-1", PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+
+  it("keeps the lease alive while it retries the record: another instance waits (503) past several leases, never charges again, and gets the result once it lands", async () => {
+    let charges = 0;
+    const { store, failing, inner } = instrumented();
+    const { failures, onError } = collector();
+    const charge = async () => {
+      charges++;
+      // The store refuses the record from here on (renewals still reach it).
+      failing.add("complete");
+      return answer;
+    };
+    const a = createPerformOrderPaymentHandler(withIdempotency(charge, { store, leaseMs: 300 }), {
+      auth: false,
+      onError,
+    });
+    const first = await a.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(failures).toMatchObject([{ kind: "store_failure" }]);
+    // Three leases later, the service's retry reaches another instance.
+    await sleep(900);
+    const other = collector();
+    const b = createPerformOrderPaymentHandler(
+      withIdempotency(charge, { store: inner, leaseMs: 300, waitMs: 200 }),
+      { auth: false, onError: other.onError },
+    );
+    const busy = await b.handle(post(body));
+    expect(charges).toBe(1);
+    expect(busy.status).toBe(503);
+    expect(json(busy)).toMatchObject({ Success: false, ErrorCode: "DELIVERY_IN_PROGRESS" });
+    // The store takes the record again: the retry after that gets the first answer.
+    failing.delete("complete");
+    await expect
+      .poll(async () => (await b.handle(post(body))).body, { timeout: 5_000, interval: 50 })
+      .toBe(first.body);
+    expect(charges).toBe(1);
+    expect(failures).toHaveLength(1);
+  });
+
+  it("does not report a record that landed after its write timed out as another delivery's", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let writes = 0;
+    const slowFirstWrite: IdempotencyStore = {
+      ...inner,
+      complete: async (key, owner, result, ttl) => {
+        // The first write is slower than storeTimeoutMs, yet lands.
+        if (++writes === 1) await sleep(150);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const { failures, onError } = collector();
+    const pay = withIdempotency(async () => answer, { store: slowFirstWrite, storeTimeoutMs: 100 });
+    const handler = createPerformOrderPaymentHandler(pay, { auth: false, onError });
+    expect((await handler.handle(post(body))).status).toBe(200);
+    await expect.poll(() => writes, { timeout: 3_000 }).toBe(2);
+    await sleep(50);
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not record the result"),
+    ]);
   });
 });
 
