@@ -124,19 +124,23 @@ function cardNumberOf(context: CallbackContext<unknown>): string | undefined {
 }
 
 /**
- * The stored text of a result: `u` for none, or `j` and its JSON. A string quoting this
- * delivery's card number is stored masked: card data never reaches a store.
+ * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store:
+ * a `CVVNumber` property is left out (PCI DSS 3.3.1), a `CardNumber` property is masked, and a
+ * string quoting this delivery's card number (with or without separators) is stored masked.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
   const card = cardNumberOf(context);
-  const replacer = card
-    ? (_: string, value: unknown) =>
-        typeof value === "string" && value.includes(card)
-          ? redactCardNumbers(value.split(card).join(String(maskCardNumber(card))))
-          : value
-    : undefined;
-  return `j${JSON.stringify(result, replacer)}`;
+  const digits = card?.replace(/\D/g, "");
+  const masked = card === undefined ? undefined : String(maskCardNumber(card));
+  return `j${JSON.stringify(result, (name, value: unknown) => {
+    if (name === "CVVNumber") return undefined;
+    if (typeof value !== "string") return value;
+    if (name === "CardNumber") return maskCardNumber(value);
+    if (card === undefined || masked === undefined || digits === undefined) return value;
+    if (value.includes(card)) return redactCardNumbers(value.split(card).join(masked));
+    return value.replace(/\D/g, "").includes(digits) ? redactCardNumbers(value) : value;
+  })}`;
 }
 
 function decode<TResult>(text: string): TResult {

@@ -484,6 +484,40 @@ describe("stored results never hold card data", () => {
     expect(stored[0]).toContain("************1111");
     expect(first.body).not.toContain("4111111111111111");
   });
+
+  it("drops the CVV and masks the card number of a result that copies PaymentDetails, and a card number written with spaces", async () => {
+    const inner = createMemoryIdempotencyStore();
+    const stored: string[] = [];
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: (key, owner, result, ttl) => {
+        stored.push(result);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const { onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async (payment) => ({
+          InternalOrderId: "M-1",
+          PaymentAmount: 10,
+          PaymentCurrencyCode: "EUR",
+          Message: `charged 4111 1111 1111 1111`,
+          // An unusable result (the engine answers 500), recorded all the same: a copy, unprotected.
+          Card: { ...payment.PaymentDetails },
+        }),
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(stored).toHaveLength(1);
+    const record = JSON.parse(String(stored[0]).slice(1));
+    expect(record.Card).not.toHaveProperty("CVVNumber");
+    expect(record.Card.CardNumber).toBe("************1111");
+    expect(record.Message).toBe("charged **** **** **** 1111");
+    expect(stored[0]).not.toContain("737");
+  });
 });
 
 function contextFor(callback: CallbackName, rawPayload: unknown): CallbackContext<unknown> {
