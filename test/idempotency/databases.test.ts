@@ -8,7 +8,7 @@ import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
-import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
+import { createRedisIdempotencyStore } from "../../src/idempotency/redis.js";
 import {
   createPerformOrderPaymentHandler,
   type IdempotencyStore,
@@ -167,26 +167,26 @@ describe("Redis (redis-server)", () => {
   whenTheServerGoesDown(
     "redis client",
     () => server,
-    () => createRedisIdempotencyStore(nodeRedis as unknown as RedisLikeClient),
+    () => createRedisIdempotencyStore(nodeRedis),
   );
   whenTheServerGoesDown(
     "ioredis client",
     () => server,
-    () => createRedisIdempotencyStore(ioredis as unknown as RedisLikeClient),
+    () => createRedisIdempotencyStore(ioredis),
   );
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
-    const store = createRedisIdempotencyStore(nodeRedis as unknown as RedisLikeClient);
+    const store = createRedisIdempotencyStore(nodeRedis);
     expect((await store.claim("flush-1", "a", 60_000)).claimed).toBe(true);
     await nodeRedis.sendCommand(["SCRIPT", "FLUSH"]);
     expect(await store.complete("flush-1", "a", "jdone", 60_000)).toBe(true);
     await ioredis.call("SCRIPT", "FLUSH");
-    const io = createRedisIdempotencyStore(ioredis as unknown as RedisLikeClient);
+    const io = createRedisIdempotencyStore(ioredis);
     expect(await io.get("flush-1")).toEqual({ state: "completed", result: "jdone" });
   });
 
   it("keeps keys under its prefix, expiring with the record", async () => {
-    const store = createRedisIdempotencyStore(nodeRedis as unknown as RedisLikeClient, {
+    const store = createRedisIdempotencyStore(nodeRedis, {
       prefix: "shop-a:",
     });
     expect((await store.claim("k", "a", 60_000)).claimed).toBe(true);
