@@ -180,6 +180,8 @@ export interface MerchantRouterOptions {
   /** Where the callbacks live. Default `/crossborder` (`/crossborder/SendOrderToMerchant`, …). */
   readonly basePath?: string;
   readonly store?: MemoryStore;
+  /** Your own functions in place of the demo's, callback by callback (the rest stay the demo's). */
+  readonly handlers?: CallbackHandlers;
   /**
    * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
    * (the store shared by your instances). Default: no deduplication.
@@ -201,7 +203,7 @@ function applyOnce(handlers: CallbackHandlers, options: IdempotencyOptions<unkno
   const wrapped: Record<string, unknown> = { ...handlers };
   for (const name of ONCE) {
     const fn = handlers[name];
-    if (fn) wrapped[name] = withIdempotency(fn as never, options);
+    if (typeof fn === "function") wrapped[name] = withIdempotency(fn as never, options);
   }
   return wrapped as CallbackHandlers;
 }
@@ -217,6 +219,9 @@ export function createMerchantRouter(
       jwt: { environment: config.environment, keys: { [config.environment]: config.publicKey } },
       merchantGuid: config.merchantGuid,
     }),
-    handlers: applyOnce(merchantHandlers(options.store ?? new MemoryStore()), options.idempotency),
+    handlers: applyOnce(
+      { ...merchantHandlers(options.store ?? new MemoryStore()), ...options.handlers },
+      options.idempotency,
+    ),
   });
 }

@@ -1,8 +1,9 @@
 /**
- * Proof across processes (issue #12, item 7): three server instances share one store (Redis, then
- * PostgreSQL); 1,000 orders are each delivered to all three at once, for two callbacks; the
- * merchant's side effect is a row in a shared table. Then an instance is killed (SIGKILL) in the
- * middle of the function, and the redelivery after its lease runs it, once.
+ * Proof across processes (issue #12, item 7): three processes of the Express example (its app,
+ * router and store selection; support/instance.ts swaps in a merchant whose side effect is a row
+ * in a shared table) share one store, Redis then PostgreSQL; 1,000 orders are each delivered to
+ * all three at once, for two callbacks. Then an instance is killed (SIGKILL) in the middle of the
+ * function, and the redelivery after its lease runs it, once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import pg from "pg";

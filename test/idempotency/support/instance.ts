@@ -1,28 +1,21 @@
 /**
- * One server instance for the multi-process tests: the Express example's wiring (its store
- * selection from IDEMPOTENCY_STORE, `toExpress` before any body parser, JWT + merchant GUID) with
- * merchant functions whose side effect is a row in a PostgreSQL table every instance shares, so
- * that a second run anywhere is counted. Started as a user starts the example:
+ * One server instance for the multi-process tests: the Express example itself (its app, its
+ * router with the order callbacks wrapped in `withIdempotency`, its store chosen from
+ * IDEMPOTENCY_STORE), with the demo merchant's SendOrderToMerchant and PerformOrderPayment
+ * replaced by functions whose side effect is a row in a PostgreSQL table every instance shares,
+ * so that a second run anywhere is counted. Started as a user starts the example:
  * `node --import tsx test/idempotency/support/instance.ts` with TSX_TSCONFIG_PATH set to the
  * tsconfig without paths (the package from dist/).
  *
- * Environment: the example's (SERVICE_PUBLIC_KEY, MERCHANT_GUID, PORT, IDEMPOTENCY_STORE,
+ * Environment: the example's (SERVICE_PUBLIC_KEY, MERCHANT_GUID, IDEMPOTENCY_STORE,
  * REDIS_URL / DATABASE_URL, IDEMPOTENCY_LEASE_MS), plus EFFECTS_URL (the side-effect database),
  * EFFECT_MS (how long each function takes) and STALL=1 (this instance's functions never finish:
  * the one the SIGKILL test kills in the middle).
  */
-import {
-  createAuth,
-  createCallbackRouter,
-  type IdempotencyOptions,
-  type PerformOrderPaymentRequest,
-  type SendOrderToMerchantRequest,
-  withIdempotency,
-} from "crossborder-callbacks";
-import { toExpress } from "crossborder-callbacks/express";
-import express from "express";
 import pg from "pg";
+import { createApp } from "../../../examples/express/app.js";
 import { idempotencyFromEnv } from "../../../examples/express/idempotency.js";
+import { createMerchantRouter, readConfig } from "../../../examples/shared/merchant.js";
 
 const env = process.env;
 const effects = new pg.Pool({ connectionString: env.EFFECTS_URL, max: 10 });
@@ -31,9 +24,9 @@ const effectMs = Number(env.EFFECT_MS ?? 20);
 const stall = env.STALL === "1";
 const idempotency = await idempotencyFromEnv(env);
 if (!idempotency.options) throw new Error("set IDEMPOTENCY_STORE");
-const once: IdempotencyOptions<unknown> = idempotency.options;
 let runs = 0;
 
+/** The merchant's side effect: a row per run that started, and a row per run that finished. */
 async function apply(callback: string, orderId: string): Promise<string> {
   runs++;
   const run = `${process.pid}-${runs}`;
@@ -51,28 +44,22 @@ async function apply(callback: string, orderId: string): Promise<string> {
   return run;
 }
 
-const router = createCallbackRouter({
-  basePath: "",
-  auth: createAuth({
-    jwt: { environment: "test", keys: { test: env.SERVICE_PUBLIC_KEY } },
-    merchantGuid: env.MERCHANT_GUID,
+const app = createApp(
+  createMerchantRouter(readConfig(env), {
+    basePath: "",
+    idempotency: idempotency.options,
+    handlers: {
+      async SendOrderToMerchant(order) {
+        const run = await apply("SendOrderToMerchant", order.OrderId);
+        return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
+      },
+      async PerformOrderPayment(payment) {
+        const run = await apply("PerformOrderPayment", payment.OrderId);
+        return { InternalOrderId: `M-${run}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+      },
+    },
   }),
-  handlers: {
-    SendOrderToMerchant: withIdempotency(async (order: SendOrderToMerchantRequest) => {
-      const run = await apply("SendOrderToMerchant", order.OrderId);
-      return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
-    }, once),
-    PerformOrderPayment: withIdempotency(async (payment: PerformOrderPaymentRequest) => {
-      const run = await apply("PerformOrderPayment", payment.OrderId);
-      return { InternalOrderId: `M-${run}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
-    }, once),
-  },
-  onError: (failure) =>
-    console.error(`onError ${failure.kind} ${failure.status} ${failure.reason}`),
-});
-
-const app = express();
-app.use("/crossborder", toExpress(router));
+);
 const server = app.listen(0, "127.0.0.1", () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
