@@ -78,6 +78,27 @@ describe("withIdempotency in one process", () => {
     expect(calls).toMatchObject({ claim: 1, get: 0, complete: 1 });
   });
 
+  it("answers a repeat in the same process that waited past waitMs 503, and the next one the result", async () => {
+    const { fn, runs } = orders(500);
+    const { store, calls } = instrumented();
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store, waitMs: 100 }), {
+      auth: false,
+      onError,
+    });
+    const first = handler.handle(post(orderText));
+    const started = Date.now();
+    const busy = await handler.handle(post(orderText));
+    expect(Date.now() - started).toBeLessThan(450);
+    expect(busy.status).toBe(503);
+    expect(json(busy)).toMatchObject({ Success: false, ErrorCode: "DELIVERY_IN_PROGRESS" });
+    expect(failures).toMatchObject([{ kind: "handler_failure", status: 503 }]);
+    expect((await first).status).toBe(200);
+    expect((await handler.handle(post(orderText))).body).toBe((await first).body);
+    expect(runs()).toBe(1);
+    expect(calls.get).toBe(0);
+  });
+
   it("applies an update of the same order (other content)", async () => {
     const { fn, runs } = orders();
     const handler = createSendOrderToMerchantHandler(withIdempotency(fn), { auth: false });
