@@ -236,6 +236,11 @@ export function withIdempotency<TPayload, TResult>(
 
   type Lease = ReturnType<typeof keepLease>;
 
+  /** Completes the key with the result, within `storeTimeoutMs`. */
+  function record(key: string, owner: string, text: string): Promise<boolean> {
+    return within(store.complete(key, owner, text, ttlMs), storeTimeoutMs, "complete");
+  }
+
   /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
   async function holds(key: string, text: string): Promise<boolean> {
     try {
@@ -263,11 +268,7 @@ export function withIdempotency<TPayload, TResult>(
     let delay = Math.min(100, longest);
     const attempt = async (): Promise<void> => {
       try {
-        const done = await within(
-          store.complete(key, owner, text, ttlMs),
-          storeTimeoutMs,
-          "complete",
-        );
+        const done = await record(key, owner, text);
         lease.stop();
         unsaved.delete(key);
         if (!done && !(await holds(key, text))) reportTakenOver(key, context);
@@ -315,11 +316,7 @@ export function withIdempotency<TPayload, TResult>(
       throw error;
     }
     try {
-      const done = await within(
-        store.complete(key, owner, text, ttlMs),
-        storeTimeoutMs,
-        "complete",
-      );
+      const done = await record(key, owner, text);
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
       if (!done) reportTakenOver(key, context);
