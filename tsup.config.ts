@@ -10,6 +10,8 @@ export default defineConfig({
     node: "src/adapters/node.ts",
     service: "src/service/index.ts",
     testing: "src/testing/index.ts",
+    redis: "src/idempotency/redis.ts",
+    postgres: "src/idempotency/postgres.ts",
     cli: "src/cli/index.ts",
   },
   format: ["esm", "cjs"],
@@ -19,5 +21,5 @@ export default defineConfig({
   platform: "neutral",
   splitting: true,
   treeshake: true,
-  external: ["express", "koa"],
+  external: ["express", "koa", "redis", "ioredis", "pg"],
 });

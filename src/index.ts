@@ -84,13 +84,8 @@ export {
   FAILURE_STATUS,
   type FailureKind,
   type OnError,
+  type WarningKind,
 } from "./core/errors.js";
-export {
-  type IdempotencyOptions,
-  type IdempotencyStore,
-  memoryIdempotencyStore,
-  withIdempotency,
-} from "./core/idempotency.js";
 export type {
   GiftCardResult,
   MessageResult,
@@ -120,4 +115,25 @@ export {
 } from "./core/types.js";
 export { decodeFormValue, encodeFormValue } from "./decode/form.js";
 export type { DecodePolicy, DecodingOptions, DecodingReport } from "./decode/policy.js";
+export {
+  contentDigest,
+  defaultIdempotencyKey,
+  type IdempotencyKeyFunction,
+} from "./idempotency/keys.js";
+export {
+  createMemoryIdempotencyStore,
+  type MemoryIdempotencyStoreOptions,
+} from "./idempotency/memory.js";
+export type {
+  Awaitable,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyStore,
+} from "./idempotency/store.js";
+export {
+  DELIVERY_IN_PROGRESS,
+  type IdempotencyOptions,
+  IdempotencyStoreError,
+  withIdempotency,
+} from "./idempotency/with-idempotency.js";
 export * from "./schemas/index.js";

@@ -16,9 +16,11 @@ import {
   createCallbackRouter,
   extraField,
   type GiftCardRequest,
+  type IdempotencyOptions,
   type InternationalDetails,
   splitCartToken,
   type VerifySession,
+  withIdempotency,
 } from "crossborder-callbacks";
 
 export interface MerchantConfig {
@@ -309,6 +311,32 @@ export interface MerchantRouterOptions {
   /** Where the callbacks live. Default `/crossborder` (`/crossborder/SendOrderToMerchant`, …). */
   readonly basePath?: string;
   readonly store?: MemoryStore;
+  /** Your own functions in place of the demo's, callback by callback (the rest stay the demo's). */
+  readonly handlers?: CallbackHandlers;
+  /**
+   * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
+   * (the store shared by your instances). Default: no deduplication.
+   */
+  readonly idempotency?: IdempotencyOptions<unknown>;
+}
+
+/** The callbacks whose repeats must not apply twice; a cart read or a removal is harmless. */
+const ONCE = [
+  "SendOrderToMerchant",
+  "UpdateOrderStatus",
+  "PerformOrderPayment",
+  "SendRMAInfoToMerchant",
+  "UpdateParcelDispatch",
+] as const;
+
+function applyOnce(handlers: CallbackHandlers, options: IdempotencyOptions<unknown> | undefined) {
+  if (!options) return handlers;
+  const wrapped: Record<string, unknown> = { ...handlers };
+  for (const name of ONCE) {
+    const fn = handlers[name];
+    if (typeof fn === "function") wrapped[name] = withIdempotency(fn as never, options);
+  }
+  return wrapped as CallbackHandlers;
 }
 
 /**
@@ -327,6 +355,6 @@ export function createMerchantRouter(
       merchantGuid: config.merchantGuid,
     }),
     verifySession: store.verifySession,
-    handlers: merchantHandlers(store),
+    handlers: applyOnce({ ...merchantHandlers(store), ...options.handlers }, options.idempotency),
   });
 }

@@ -79,6 +79,13 @@ export interface CallbackContext<TPayload> {
   readonly auth: AuthResult | undefined;
   /** Aborted when the caller goes away, where the runtime reports it. */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Tells the handler's `onError` of a failure that does not decide the answer (kind
+   * `store_failure`): for helpers around your function, such as `withIdempotency` when its store
+   * fails while the delivery still goes on. Scrubbed like every report; safe to call after the
+   * answer was sent.
+   */
+  readonly reportFailure: (reason: string, error?: unknown) => void;
 }
 
 /** The request as the merchant's function sees it. */
@@ -382,6 +389,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       decoding: report,
       auth: authResult,
       signal: request.signal,
+      reportFailure: (reason, error) => reportStoreFailure(onError, name, reason, error),
     };
 
     // Values never to be quoted (a shopper's session token), beside the card data.
@@ -461,6 +469,23 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
 }
 
 const EMPTY_BODY: ReadBody = { kind: "empty" };
+
+/** A helper's failure that decides no answer: the delivery went on (status 200). */
+function reportStoreFailure(
+  onError: OnError,
+  callback: CallbackName,
+  reason: string,
+  error: unknown,
+): void {
+  safeNotify(onError, {
+    kind: "store_failure",
+    status: FAILURE_STATUS.store_failure,
+    severity: "warning",
+    callback,
+    reason: redactCards(String(reason)),
+    error: error === undefined ? undefined : sanitizeError(error, redactCards),
+  });
+}
 
 /** One request on its way through the engine, once authenticated and read. */
 interface Exchange {

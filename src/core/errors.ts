@@ -30,13 +30,21 @@ export const FAILURE_STATUS = {
    * callback does not answer with (a typo such as `OrderID`): answered 200 without them.
    */
   result_fields_ignored: 200,
+  /**
+   * Not a failure: a warning (`severity: "warning"`). A helper around the merchant's function
+   * (`withIdempotency`) could not use its store while the delivery went on; it decides no answer.
+   */
+  store_failure: 200,
 } as const satisfies Record<string, number>;
 
 export type FailureKind = keyof typeof FAILURE_STATUS;
 
+/** The kinds that report a call answered successfully (`severity: "warning"`). */
+export type WarningKind = "result_fields_ignored" | "store_failure";
+
 /** The error codes the library writes into `ErrorCode` for its own failures. */
 export const FAILURE_CODE: Readonly<
-  Record<Exclude<FailureKind, "handler_failure" | "result_fields_ignored">, string>
+  Record<Exclude<FailureKind, WarningKind | "handler_failure">, string>
 > = {
   malformed_body: "MALFORMED_BODY",
   invalid_payload: "INVALID_PAYLOAD",
@@ -109,7 +117,7 @@ export interface CallbackFailure {
   readonly callback: CallbackName | undefined;
   /**
    * `"warning"` when the call was answered successfully and something deserves a look
-   * (`result_fields_ignored`); absent (or `"error"`) when the call failed.
+   * (`result_fields_ignored`, `store_failure`); absent (or `"error"`) when the call failed.
    */
   readonly severity?: "error" | "warning";
   /** A reason for the operator's log. Safe to log: built by the library from no input values. */

@@ -1,5 +1,5 @@
 import { parseSuccessValue } from "../schemas/response.js";
-import { FAILURE_CODE, FAILURE_STATUS, type FailureKind } from "./errors.js";
+import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
 
 /**
@@ -308,7 +308,7 @@ const GENERIC_MESSAGE: Readonly<Record<LibraryFailureKind, string>> = {
   internal_error: "Internal error",
 };
 
-export type LibraryFailureKind = Exclude<FailureKind, "handler_failure" | "result_fields_ignored">;
+export type LibraryFailureKind = Exclude<FailureKind, "handler_failure" | WarningKind>;
 
 /** A failure of the library's own, in the callback's shape, with the status of the one table. */
 export function failureResponse(

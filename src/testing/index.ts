@@ -20,6 +20,11 @@ export {
   DEFAULT_SLOW_MS,
   successFieldOf,
 } from "./check.js";
+export {
+  type IdempotencyStoreCheck,
+  type IdempotencyStoreConformanceOptions,
+  idempotencyStoreConformance,
+} from "./idempotency.js";
 export { createTestKeys, type TestKeys } from "./keys.js";
 export { mergeDeep, type PayloadOverrides, samplePayload } from "./payload.js";
 export {

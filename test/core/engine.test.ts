@@ -357,6 +357,7 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
       handler_failure: 200,
       internal_error: 500,
       result_fields_ignored: 200,
+      store_failure: 200,
     });
   });
 
@@ -472,11 +473,12 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
     },
   ];
 
-  it("covers every kind of the table but not_found (the router) and the warning (the result)", () => {
+  it("covers every kind of the table but not_found (the router) and the warnings (the result, withIdempotency's store)", () => {
     const covered = new Set([
       ...SCENARIOS.map((s) => s.kind),
       "not_found",
       "result_fields_ignored",
+      "store_failure",
     ]);
     expect([...covered].sort()).toStrictEqual(Object.keys(FAILURE_STATUS).sort());
   });

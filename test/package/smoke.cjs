@@ -13,7 +13,10 @@ const subpaths = {
     "samplePayload",
     "sendCallback",
     "createServiceSimulator",
+    "idempotencyStoreConformance",
   ],
+  redis: ["createRedisIdempotencyStore"],
+  postgres: ["createPostgresIdempotencyStore", "postgresIdempotencySchema"],
   service: ["createServiceClient", "ServiceError", "ServiceConflictError", "isServiceError"],
 };
 assert.equal(root.CALLBACK_NAMES.length, 14);
@@ -23,6 +26,8 @@ for (const name of root.CALLBACK_NAMES) {
 assert.equal(typeof root.createCallbackRouter, "function");
 assert.equal(typeof root.createAuth, "function");
 assert.equal(typeof root.CallbackError, "function");
+assert.equal(typeof root.withIdempotency, "function");
+assert.equal(typeof root.createMemoryIdempotencyStore, "function");
 for (const [subpath, names] of Object.entries(subpaths)) {
   const mod = require(`crossborder-callbacks/${subpath}`);
   for (const name of names) assert.equal(typeof mod[name], "function", `${subpath}.${name}`);

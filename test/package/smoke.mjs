@@ -5,6 +5,8 @@ import * as express from "crossborder-callbacks/express";
 import * as fetchAdapter from "crossborder-callbacks/fetch";
 import * as koa from "crossborder-callbacks/koa";
 import * as node from "crossborder-callbacks/node";
+import * as postgres from "crossborder-callbacks/postgres";
+import * as redis from "crossborder-callbacks/redis";
 import * as service from "crossborder-callbacks/service";
 import * as testing from "crossborder-callbacks/testing";
 
@@ -23,6 +25,35 @@ assert.equal(typeof node.toNodeListener, "function");
 assert.equal(typeof testing.createTestKeys, "function");
 assert.equal(typeof service.createServiceClient, "function");
 assert.equal(typeof testing.createServiceSimulator, "function");
+assert.equal(typeof testing.idempotencyStoreConformance, "function");
+
+// The database subpaths import without their clients installed (they are optional peers, not
+// installed here): nothing loads `redis`, `ioredis` or `pg`; the merchant passes their client.
+assert.equal(typeof redis.createRedisIdempotencyStore, "function");
+assert.equal(typeof postgres.createPostgresIdempotencyStore, "function");
+for (const [name, create] of [
+  ["redis", redis.createRedisIdempotencyStore],
+  ["postgres", postgres.createPostgresIdempotencyStore],
+]) {
+  assert.throws(() => create({}), TypeError, `${name}: a non-client is refused clearly`);
+}
+for (const peer of ["redis", "ioredis", "pg"]) {
+  await assert.rejects(import(peer), /Cannot find (package|module)/, `${peer} is not installed`);
+}
+
+// The default store, through the installed package: the second delivery does not run again.
+let runs = 0;
+const createOrder = root.withIdempotency(async () => {
+  runs++;
+  return { InternalOrderId: "M-1" };
+});
+const once = root.createSendOrderToMerchantHandler(createOrder, { auth: false });
+const order = JSON.stringify(testing.samplePayload("SendOrderToMerchant"));
+for (let i = 0; i < 2; i++) {
+  const answer = await once.handle({ method: "POST", url: "/", headers: {}, body: order });
+  assert.equal(answer.status, 200);
+}
+assert.equal(runs, 1);
 
 // One real call through the installed package: a signed order, answered by the engine.
 const keys = await testing.createTestKeys();

@@ -10,15 +10,18 @@ import { dirname, join } from "node:path";
 import ts from "typescript";
 import { ROOT } from "../adapters/support/runtime.js";
 
-/** The subpaths of the package, and where their sources are. */
-const SOURCES: Readonly<Record<string, string>> = {
-  "crossborder-callbacks": "src/index.ts",
-  "crossborder-callbacks/express": "src/adapters/express.ts",
-  "crossborder-callbacks/koa": "src/adapters/koa.ts",
-  "crossborder-callbacks/fetch": "src/adapters/fetch.ts",
-  "crossborder-callbacks/node": "src/adapters/node.ts",
-  "crossborder-callbacks/testing": "src/testing/index.ts",
-};
+/** The subpaths of the package, and where their sources are: the repository's own tsconfig paths. */
+function packageSources(): Readonly<Record<string, string>> {
+  const path = join(ROOT, "tsconfig.json");
+  const { config, error } = ts.readConfigFile(path, (file) => readFileSync(file, "utf8"));
+  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, "\n"));
+  const paths = (config.compilerOptions?.paths ?? {}) as Record<string, string[]>;
+  const sources: Record<string, string> = {};
+  for (const [specifier, [source]] of Object.entries(paths)) {
+    if (source !== undefined) sources[specifier] = source;
+  }
+  return sources;
+}
 
 export interface Project {
   readonly dir: string;
@@ -50,7 +53,7 @@ export function createProject(name: string): Project {
   if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, "\n"));
   const initOptions = ts.parseJsonConfigFileContent(config, ts.sys, dir).options;
   const paths: Record<string, string[]> = {};
-  for (const [specifier, source] of Object.entries(SOURCES)) {
+  for (const [specifier, source] of Object.entries(packageSources())) {
     paths[specifier] = [join(ROOT, source)];
     // Deno's npm: specifiers name the same package.
     paths[`npm:${specifier}`] = [join(ROOT, source)];

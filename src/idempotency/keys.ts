@@ -1,0 +1,140 @@
+/**
+ * The default idempotency key of each callback, and how every key is made flat and short before it
+ * reaches a store. No key ever holds card data or a digest of it (PCI DSS 3.5.1 forbids an unkeyed
+ * hash of a card number): card fields are left out of every digest, whole.
+ */
+import { sha256Text } from "../auth/digest.js";
+import type { CallbackContext } from "../core/engine.js";
+import { isRecord } from "../core/objects.js";
+import { MAX_KEY_LENGTH } from "./store.js";
+
+/** Derives the key of a delivery; `undefined` runs the function without deduplication. */
+export type IdempotencyKeyFunction<TPayload> = (
+  payload: TPayload,
+  context: CallbackContext<TPayload>,
+) => string | undefined | Promise<string | undefined>;
+
+/** Fields that are card data wherever they appear: never part of a key or a digest. */
+const CARD_FIELDS = new Set([
+  "PaymentDetails",
+  "CardNumber",
+  "CVVNumber",
+  "CardNumberLastFourDigits",
+  "ExpirationDate",
+]);
+
+/** The shopper's own session (gift cards, vouchers): a secret of the merchant's, never digested. */
+const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
+
+/**
+ * Canonical JSON (keys sorted) of a payload without its card fields and session secrets, so key
+ * order never matters.
+ */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isRecord(value)) {
+    const parts: string[] = [];
+    for (const name of Object.keys(value).sort()) {
+      const field = value[name];
+      if (CARD_FIELDS.has(name) || SESSION_FIELDS.has(name) || field === undefined) continue;
+      parts.push(`${JSON.stringify(name)}:${canonical(field)}`);
+    }
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** SHA-256 (base64url) of the payload as sent, card fields and session secrets left out. */
+export function contentDigest(rawPayload: unknown): Promise<string> {
+  return sha256Text(canonical(rawPayload), "base64url");
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === "number") return String(value);
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+function field(payload: unknown, ...path: string[]): string | undefined {
+  let value: unknown = payload;
+  for (const name of path) value = isRecord(value) ? value[name] : undefined;
+  return text(value);
+}
+
+function join(...parts: (string | undefined)[]): string {
+  return parts.filter((part) => part !== undefined).join(":");
+}
+
+/**
+ * The default key, per callback (the README's table says why):
+ * - SendOrderToMerchant: the order id and a digest of the order without card data (an update has
+ *   new content; a redelivery the same);
+ * - UpdateOrderStatus: the order id and the status code (case-insensitive);
+ * - PerformOrderPayment: the order id alone: an order is paid once, whatever the card;
+ * - SendRMAInfoToMerchant: the RMA number (unique per return);
+ * - UpdateParcelDispatch: the order id, the parcel code and a digest of the dispatch;
+ * - GetCheckoutCartInfo, ValidateGiftCard, ValidateVoucher: none (reads, not deduplicated);
+ * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
+ */
+export async function defaultIdempotencyKey(
+  _payload: unknown,
+  context: CallbackContext<unknown>,
+): Promise<string | undefined> {
+  const raw = context.rawPayload;
+  const orderId = field(raw, "OrderId");
+  switch (context.callback) {
+    case "GetCheckoutCartInfo":
+    case "ValidateGiftCard":
+    case "ValidateVoucher":
+      return undefined;
+    case "UpdateOrderStatus": {
+      const status = field(raw, "StatusCode")?.toLowerCase();
+      if (orderId !== undefined && status !== undefined) return join(orderId, status);
+      break;
+    }
+    case "PerformOrderPayment":
+      if (orderId !== undefined) return orderId;
+      break;
+    case "SendRMAInfoToMerchant": {
+      const rma = field(raw, "RMANumber");
+      if (rma !== undefined) return rma;
+      break;
+    }
+    case "UpdateParcelDispatch": {
+      const parcel =
+        field(raw, "DispatchedParcel", "Code") ??
+        field(raw, "DispatchedParcel", "ParcelTracking", "ParcelCode");
+      return join(orderId, parcel, await contentDigest(raw));
+    }
+  }
+  const id =
+    orderId ??
+    field(raw, "RMANumber") ??
+    field(raw, "CartId") ??
+    field(raw, "CartToken") ??
+    field(raw, "merchantCartToken");
+  return join(id, await contentDigest(raw));
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Whether a key holds control characters (NUL among them), which some stores refuse. */
+function hasControl(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * The key a store receives: the callback, then the derived key; hashed when longer than
+ * `MAX_KEY_LENGTH` or when it holds control characters. Built through a byte round trip, so that the stored string is one flat
+ * sequence and not a rope of the pieces it was concatenated from (which would keep them all).
+ */
+export async function storedKey(callback: string, key: string): Promise<string> {
+  let stored = `${callback}:${key}`;
+  if (stored.length > MAX_KEY_LENGTH || hasControl(key))
+    stored = `${callback}:#${await sha256Text(key, "base64url")}`;
+  return decoder.decode(encoder.encode(stored));
+}

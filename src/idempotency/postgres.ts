@@ -1,0 +1,198 @@
+/**
+ * `crossborder-callbacks/postgres`: the idempotency store on PostgreSQL (11 or later), through the
+ * merchant's own `pg` Pool (or Client, or anything with `query(text, values)` answering `rows` and
+ * `rowCount`). Nothing here imports `pg`.
+ *
+ * One row per key: `owner` set while running, null once completed; `expires_at` is the lease's
+ * end while running and the record's end once completed, always on the database's clock, and
+ * checked by every statement, so a row past it counts as absent.
+ */
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+
+/** What the store needs of a `pg` Pool or Client. */
+export interface PgLikeQueryable {
+  query(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+}
+
+export interface PostgresIdempotencyStoreOptions {
+  /** The table. Default `crossborder_idempotency`. Quoted, so any name is safe. */
+  readonly table?: string;
+  /** Its schema. Default: none (the connection's `search_path`). */
+  readonly schema?: string;
+  /**
+   * Create the table (and its index) on first use with `CREATE TABLE IF NOT EXISTS`. Default
+   * true; set false when your migrations create it from `postgresIdempotencySchema()`.
+   */
+  readonly createTable?: boolean;
+  /**
+   * Expired rows are deleted in the background, a thousand at a time, at most this often (on
+   * use). Default 10 minutes; 0 turns it off (call `deleteExpired()` yourself).
+   */
+  readonly cleanupIntervalMs?: number;
+}
+
+/** The Postgres store, with its table's upkeep. */
+export interface PostgresIdempotencyStore extends IdempotencyStore {
+  /** Creates the table if needed (done on first use anyway); rejects if the database refuses. */
+  ready(): Promise<void>;
+  /** Deletes up to `limit` expired rows; answers how many. */
+  deleteExpired(limit?: number): Promise<number>;
+}
+
+const DEFAULT_TABLE = "crossborder_idempotency";
+
+/** An identifier, double-quoted: any name is safe, none is interpreted. */
+function quoteIdentifier(name: unknown, what: string): string {
+  if (typeof name !== "string" || name === "" || name.includes("\u0000")) {
+    throw new TypeError(`${what} must be a non-empty string without NUL characters`);
+  }
+  if (new TextEncoder().encode(name).length > 63) {
+    throw new RangeError(`${what} must be at most 63 bytes (PostgreSQL's identifier limit)`);
+  }
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function names(options: PostgresIdempotencyStoreOptions): { table: string; index: string } {
+  const tableName = options.table ?? DEFAULT_TABLE;
+  const table = quoteIdentifier(tableName, "table");
+  const qualified =
+    options.schema === undefined ? table : `${quoteIdentifier(options.schema, "schema")}.${table}`;
+  // Index names live in the table's schema and are cut at 63 bytes by PostgreSQL itself.
+  const index = quoteIdentifier(`${tableName.slice(0, 40)}_expires_at_idx`, "index");
+  return { table: qualified, index };
+}
+
+/** The SQL that creates the table and its index: for a migration, with `createTable: false`. */
+export function postgresIdempotencySchema(options: PostgresIdempotencyStoreOptions = {}): string {
+  const { table, index } = names(options);
+  return `CREATE TABLE IF NOT EXISTS ${table} (
+  key text PRIMARY KEY,
+  owner text,
+  result text,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at);`;
+}
+
+const MS = "$MS::float8 * interval '1 millisecond'";
+
+/** Errors of two `CREATE … IF NOT EXISTS` racing: the loser retries once and finds the table. */
+const RACED_DDL = new Set(["42P07", "23505", "42710"]);
+
+/**
+ * Creates the PostgreSQL store over your pool. The table is created on first use unless
+ * `createTable: false`; a claim is one `INSERT … ON CONFLICT DO UPDATE … WHERE` that only takes
+ * over an expired row, so two instances claiming one key at once never both succeed.
+ */
+export function createPostgresIdempotencyStore(
+  pool: PgLikeQueryable,
+  options: PostgresIdempotencyStoreOptions = {},
+): PostgresIdempotencyStore {
+  if (pool === null || typeof pool !== "object" || typeof pool.query !== "function") {
+    throw new TypeError("createPostgresIdempotencyStore: pass a pg Pool (new Pool(…)) or Client");
+  }
+  const { table } = names(options);
+  const createTable = options.createTable ?? true;
+  const cleanupIntervalMs = options.cleanupIntervalMs ?? 10 * 60_000;
+  if (!Number.isSafeInteger(cleanupIntervalMs) || cleanupIntervalMs < 0) {
+    throw new RangeError("cleanupIntervalMs must be a whole number of milliseconds, 0 or more");
+  }
+  const sql = {
+    claim: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
+VALUES ($1, $2, NULL, clock_timestamp() + ${MS.replace("$MS", "$3")})
+ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, result = NULL, expires_at = EXCLUDED.expires_at
+WHERE r.expires_at <= clock_timestamp()
+RETURNING 1`,
+    get: `SELECT owner, result,
+  (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining
+FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`,
+    complete: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
+VALUES ($1, NULL, $3, clock_timestamp() + ${MS.replace("$MS", "$4")})
+ON CONFLICT (key) DO UPDATE SET owner = NULL, result = EXCLUDED.result, expires_at = EXCLUDED.expires_at
+WHERE r.owner = $2 OR r.expires_at <= clock_timestamp()
+RETURNING 1`,
+    renew: `UPDATE ${table} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
+WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
+    release: `DELETE FROM ${table} WHERE key = $1 AND owner = $2`,
+    // Expiry checked again on the row deleted: a claim may take a row over (and commit) while
+    // this statement waits for its lock, and the re-check then sees the new lease.
+    deleteExpired: `DELETE FROM ${table} WHERE key IN (
+  SELECT key FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT $1)
+AND expires_at <= clock_timestamp()`,
+  };
+
+  let created: Promise<void> | undefined;
+  function ready(): Promise<void> {
+    if (!createTable) return Promise.resolve();
+    created ??= (async () => {
+      const ddl = postgresIdempotencySchema(options);
+      try {
+        await pool.query(ddl);
+      } catch (error) {
+        if (!RACED_DDL.has(String((error as { code?: unknown })?.code))) throw error;
+        await pool.query(ddl);
+      }
+    })();
+    // A failure is not remembered: the next operation tries again.
+    created.catch(() => {
+      created = undefined;
+    });
+    return created;
+  }
+
+  let nextCleanup = Date.now() + cleanupIntervalMs;
+  function cleanupSoon(): void {
+    if (cleanupIntervalMs === 0 || Date.now() < nextCleanup) return;
+    nextCleanup = Date.now() + cleanupIntervalMs;
+    deleteExpired().catch(() => undefined);
+  }
+
+  async function query(text: string, values: unknown[]) {
+    await ready();
+    return pool.query(text, values);
+  }
+
+  function recordOf(row: Record<string, unknown> | undefined): IdempotencyRecord | undefined {
+    if (row === undefined) return undefined;
+    if (row.owner === null) return { state: "completed", result: String(row.result ?? "") };
+    return { state: "running", leaseRemainingMs: Math.max(0, Math.round(Number(row.remaining))) };
+  }
+
+  async function deleteExpired(limit = 1000): Promise<number> {
+    const result = await query(sql.deleteExpired, [limit]);
+    return result.rowCount ?? 0;
+  }
+
+  return {
+    ready,
+    deleteExpired,
+    async claim(key, owner, leaseMs): Promise<IdempotencyClaim> {
+      cleanupSoon();
+      // The row seen by the claim may expire before it is read: then claim again.
+      for (let attempt = 0; ; attempt++) {
+        const inserted = await query(sql.claim, [key, owner, leaseMs]);
+        if ((inserted.rowCount ?? 0) > 0) return { claimed: true };
+        const record = recordOf((await query(sql.get, [key])).rows[0]);
+        if (record !== undefined) return { claimed: false, record };
+        if (attempt >= 3) throw new Error("the idempotency row kept changing under the claim");
+      }
+    },
+    async get(key) {
+      return recordOf((await query(sql.get, [key])).rows[0]);
+    },
+    async complete(key, owner, result, ttlMs) {
+      return ((await query(sql.complete, [key, owner, result, ttlMs])).rowCount ?? 0) > 0;
+    },
+    async renew(key, owner, leaseMs) {
+      return ((await query(sql.renew, [key, owner, leaseMs])).rowCount ?? 0) > 0;
+    },
+    async release(key, owner) {
+      return ((await query(sql.release, [key, owner])).rowCount ?? 0) > 0;
+    },
+  };
+}
+
+export type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";

@@ -1,0 +1,207 @@
+/**
+ * `crossborder-callbacks/redis`: the idempotency store on Redis (5 or later), through the
+ * merchant's own client: the official `redis` package (v4, v5, v6) or `ioredis` (v5, v6). Nothing
+ * here imports either package; the client is used through the few methods below.
+ *
+ * A key holds one string: `r:<owner>` while running (the key's own expiry is the lease) or
+ * `c:<expiry ms>:<result>` once completed (expiring by the key's expiry and, checked on every read
+ * against the server's clock, by the time written in it). Every operation is one Lua script, so
+ * a claim (`SET NX PX`) and its checks happen atomically on the server.
+ */
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+
+/** The official `redis` client (v4 and later): `createClient()` or `createCluster()`. */
+export interface NodeRedisLikeClient {
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/** An `ioredis` client: `new Redis()` or `new Redis.Cluster()`. */
+export interface IoRedisLikeClient {
+  evalsha(sha: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+}
+
+export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
+
+export interface RedisIdempotencyStoreOptions {
+  /** Put in front of every key. Default `crossborder-callbacks:idempotency:`. */
+  readonly prefix?: string;
+}
+
+/** The server's clock in milliseconds. */
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** A record, or nothing when the key is absent or its written expiry has passed. */
+const READ = `local function read(key, now)
+  local v = redis.call('GET', key)
+  if not v then return nil end
+  if string.sub(v, 1, 2) == 'r:' then return v end
+  local sep = string.find(v, ':', 3, true)
+  if tonumber(string.sub(v, 3, sep - 1)) <= now then
+    redis.call('DEL', key)
+    return nil
+  end
+  return v
+end`;
+
+/** A live record as the reply: {'r', lease ms left} or {'c', result}. */
+const REPLY = `local function reply(key, v)
+  if string.sub(v, 1, 2) == 'r:' then return {'r', tostring(redis.call('PTTL', key))} end
+  local sep = string.find(v, ':', 3, true)
+  return {'c', string.sub(v, sep + 1)}
+end`;
+
+const SCRIPTS = {
+  // KEYS[1] key; ARGV owner, lease ms.
+  claim: `${NOW}
+${READ}
+${REPLY}
+if redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'NX', 'PX', ARGV[2]) then return {'ok'} end
+local v = read(KEYS[1], now)
+if not v then
+  redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'PX', ARGV[2])
+  return {'ok'}
+end
+return reply(KEYS[1], v)`,
+  // KEYS[1] key.
+  get: `${NOW}
+${READ}
+${REPLY}
+local v = read(KEYS[1], now)
+if not v then return {'none'} end
+return reply(KEYS[1], v)`,
+  // KEYS[1] key; ARGV owner, result, ttl ms.
+  complete: `${NOW}
+${READ}
+local v = read(KEYS[1], now)
+if v and v ~= 'r:' .. ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. ':' .. ARGV[2], 'PX', ARGV[3])
+return 1`,
+  // KEYS[1] key; ARGV owner, lease ms.
+  renew: `if redis.call('GET', KEYS[1]) ~= 'r:' .. ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`,
+  // KEYS[1] key; ARGV owner.
+  release: `if redis.call('GET', KEYS[1]) ~= 'r:' .. ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`,
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+
+async function sha1Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text)),
+  );
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function isNodeRedis(client: RedisLikeClient): client is NodeRedisLikeClient {
+  return typeof (client as NodeRedisLikeClient).evalSha === "function";
+}
+
+function isIoRedis(client: RedisLikeClient): client is IoRedisLikeClient {
+  return typeof (client as IoRedisLikeClient).evalsha === "function";
+}
+
+function replyText(value: unknown): string {
+  if (typeof value === "string") return value;
+  // Buffers (a client set to return them) and RESP3 blob strings.
+  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  return String(value);
+}
+
+function recordOf(reply: unknown): IdempotencyRecord | undefined {
+  if (!Array.isArray(reply)) throw new Error("unexpected reply from the idempotency script");
+  const [state, value] = reply.map(replyText);
+  if (state === "r") return { state: "running", leaseRemainingMs: Math.max(0, Number(value)) };
+  if (state === "c") return { state: "completed", result: value ?? "" };
+  return undefined;
+}
+
+function validKey(key: string): void {
+  if (typeof key !== "string" || key === "")
+    throw new TypeError("an idempotency key must be a non-empty string");
+}
+
+/**
+ * Creates the Redis store over a connected client you own (connect it before the first delivery;
+ * close it at shutdown). Scripts run with `EVALSHA`, falling back to `EVAL` once per script when
+ * the server does not know them (after a restart or `SCRIPT FLUSH`).
+ */
+export function createRedisIdempotencyStore(
+  client: RedisLikeClient,
+  options: RedisIdempotencyStoreOptions = {},
+): IdempotencyStore {
+  if (
+    client === null ||
+    typeof client !== "object" ||
+    (!isNodeRedis(client) && !isIoRedis(client))
+  ) {
+    throw new TypeError(
+      "createRedisIdempotencyStore: pass a client of the `redis` package (createClient()) or of `ioredis` (new Redis())",
+    );
+  }
+  const prefix = options.prefix ?? "crossborder-callbacks:idempotency:";
+  if (typeof prefix !== "string") throw new TypeError("prefix must be a string");
+  const shas = new Map<ScriptName, Promise<string>>();
+
+  async function send(
+    script: string | undefined,
+    sha: string,
+    keys: string[],
+    args: string[],
+  ): Promise<unknown> {
+    if (isNodeRedis(client)) {
+      const call = { keys, arguments: args };
+      return script === undefined ? client.evalSha(sha, call) : client.eval(script, call);
+    }
+    const io = client as IoRedisLikeClient;
+    return script === undefined
+      ? io.evalsha(sha, keys.length, ...keys, ...args)
+      : io.eval(script, keys.length, ...keys, ...args);
+  }
+
+  async function run(name: ScriptName, key: string, args: string[]): Promise<unknown> {
+    validKey(key);
+    let sha = shas.get(name);
+    if (sha === undefined) {
+      sha = sha1Hex(SCRIPTS[name]);
+      shas.set(name, sha);
+    }
+    const keys = [`${prefix}${key}`];
+    try {
+      return await send(undefined, await sha, keys, args);
+    } catch (error) {
+      if (!String((error as Error)?.message ?? error).includes("NOSCRIPT")) throw error;
+      // EVAL also loads the script, so the next EVALSHA finds it.
+      return send(SCRIPTS[name], await sha, keys, args);
+    }
+  }
+
+  return {
+    async claim(key, owner, leaseMs): Promise<IdempotencyClaim> {
+      const reply = await run("claim", key, [owner, String(leaseMs)]);
+      if (Array.isArray(reply) && replyText(reply[0]) === "ok") return { claimed: true };
+      const record = recordOf(reply);
+      if (record === undefined) throw new Error("unexpected reply from the claim script");
+      return { claimed: false, record };
+    },
+    async get(key) {
+      return recordOf(await run("get", key, []));
+    },
+    async complete(key, owner, result, ttlMs) {
+      return Number(await run("complete", key, [owner, result, String(ttlMs)])) === 1;
+    },
+    async renew(key, owner, leaseMs) {
+      return Number(await run("renew", key, [owner, String(leaseMs)])) === 1;
+    },
+    async release(key, owner) {
+      return Number(await run("release", key, [owner])) === 1;
+    },
+  };
+}
+
+export type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";

@@ -1,0 +1,65 @@
+/**
+ * The store contract behind `withIdempotency`: one record per key, claimed atomically by one owner
+ * with a lease, then completed with the result, or released. Every store (memory, Redis,
+ * PostgreSQL, yours) implements these five operations and passes `idempotencyStoreConformance`.
+ */
+
+/** A value, or a promise of it: a store may answer synchronously (memory) or not (a database). */
+export type Awaitable<T> = T | Promise<T>;
+
+/** What a store holds under a key that is still live (neither its lease nor its record expired). */
+export type IdempotencyRecord =
+  | {
+      /** Claimed by an owner whose function is still running (or crashed: the lease tells). */
+      readonly state: "running";
+      /** Milliseconds until the lease expires and the key may be claimed again. */
+      readonly leaseRemainingMs: number;
+    }
+  | {
+      readonly state: "completed";
+      /** The text the owner completed the key with (the serialised result). */
+      readonly result: string;
+    };
+
+/** The answer to a claim: the key is now yours, or here is who has it. */
+export type IdempotencyClaim =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly record: IdempotencyRecord };
+
+/**
+ * Where `withIdempotency` keeps its records. Keys are flat strings of at most 250 characters; an
+ * owner is a random token per delivery. Times are milliseconds, measured on the store's own clock
+ * where it has one (Redis `TIME`, PostgreSQL `clock_timestamp()`), so that instances whose clocks
+ * disagree still agree on a lease.
+ */
+export interface IdempotencyStore {
+  /**
+   * Atomically: if the key has no live record (none, or its lease or its record expired), record
+   * it as running for `owner` until `leaseMs` from now and answer `{ claimed: true }`; otherwise
+   * answer the live record. Two claims of one key at once never both succeed.
+   */
+  claim(key: string, owner: string, leaseMs: number): Awaitable<IdempotencyClaim>;
+  /** The live record of a key, or undefined: expired records are never answered. */
+  get(key: string): Awaitable<IdempotencyRecord | undefined>;
+  /**
+   * Records the result, to be answered for `ttlMs`, unless someone else has the key: true when
+   * the key was running for `owner` (even past its lease) or has no live record; false, changing
+   * nothing, when another owner's lease is live or a live result is recorded.
+   */
+  complete(key: string, owner: string, result: string, ttlMs: number): Awaitable<boolean>;
+  /** Extends the lease of a key running for `owner` to `leaseMs` from now; false if not `owner`'s. */
+  renew(key: string, owner: string, leaseMs: number): Awaitable<boolean>;
+  /** Deletes a key running for `owner`, so that the next delivery runs; false if not `owner`'s. */
+  release(key: string, owner: string): Awaitable<boolean>;
+}
+
+/** The longest key a store receives; longer keys are hashed by `withIdempotency` before. */
+export const MAX_KEY_LENGTH = 250;
+
+/** Checks a duration option: a positive safe integer of milliseconds. */
+export function positiveMs(value: unknown, name: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive whole number of milliseconds`);
+  }
+  return value;
+}

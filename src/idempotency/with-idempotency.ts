@@ -1,0 +1,449 @@
+import { maskCardNumber, redactCardNumbers } from "../core/card.js";
+import type { CallbackContext, CallbackFunction } from "../core/engine.js";
+import { CallbackError } from "../core/errors.js";
+import { isRecord } from "../core/objects.js";
+import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
+import { createMemoryIdempotencyStore } from "./memory.js";
+import { type IdempotencyStore, positiveMs } from "./store.js";
+
+export interface IdempotencyOptions<TPayload> {
+  /**
+   * The key of a delivery: deliveries with the same key run once. Default: per callback (see
+   * `defaultIdempotencyKey` and the README), never holding card data. Return `undefined` to run a
+   * delivery without deduplication. The callback's name is always put in front, so one store can
+   * serve every callback.
+   */
+  key?: IdempotencyKeyFunction<TPayload>;
+  /** Where records are kept. Default: a new in-memory store (this process only). */
+  store?: IdempotencyStore;
+  /** How long a result is answered to repeats. Default 24 hours. */
+  ttlMs?: number;
+  /**
+   * How long a claim holds; renewed every third of it while the function runs and until its
+   * result is recorded, so it runs out only when the process died or could not reach the store
+   * for a whole lease (then another delivery may run the function too). Default 30 seconds.
+   */
+  leaseMs?: number;
+  /**
+   * How long a repeat waits for the same delivery running elsewhere before it is answered
+   * 503 `DELIVERY_IN_PROGRESS` (a failure the service retries). Default 10 seconds.
+   */
+  waitMs?: number;
+  /** How long one store operation may take before it counts as the store failing. Default 2 seconds. */
+  storeTimeoutMs?: number;
+  /**
+   * When the store cannot be reached before the function runs: `false` (default) refuses the
+   * delivery (HTTP 500, `Success: false`, so the service retries it later); `true` runs the
+   * function without a record (duplicates between processes become possible). Reported to
+   * `onError` either way.
+   */
+  failOpen?: boolean;
+}
+
+/** The store failed where the helper needed its answer to decide; the delivery is refused. */
+export class IdempotencyStoreError extends Error {
+  override readonly name = "IdempotencyStoreError";
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    super(
+      `withIdempotency: the store failed to ${operation} (${describe(cause)}); the delivery was refused so that the service retries it (failOpen is off)`,
+    );
+  }
+}
+
+/** The answer to a repeat whose first delivery still runs past `waitMs`. */
+export const DELIVERY_IN_PROGRESS = "DELIVERY_IN_PROGRESS";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const FIRST_POLL_MS = 25;
+const LONGEST_POLL_MS = 500;
+const LONGEST_RETRY_MS = 10_000;
+
+/** What became of this process's handle on a key, for the deliveries waiting on it. */
+type Outcome =
+  | { readonly kind: "result"; readonly text: string }
+  | { readonly kind: "again" }
+  | { readonly kind: "busy" }
+  | { readonly kind: "threw"; readonly error: unknown };
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The promise's value, or undefined once `deadline` passed (the timer cleared either way). */
+async function until<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unref(timer: ReturnType<typeof setTimeout>): void {
+  if (typeof timer === "object" && timer !== null && "unref" in timer) timer.unref();
+}
+
+/** Rejects when `promise` has not settled within `ms`. */
+async function within<T>(promise: T | Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer to ${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function inProgress(): CallbackError {
+  return new CallbackError(
+    DELIVERY_IN_PROGRESS,
+    "The same delivery is still being processed; retry later",
+    undefined,
+    { status: 503 },
+  );
+}
+
+/** The real card number of this delivery, when it carries one long enough to be one. */
+function cardNumberOf(context: CallbackContext<unknown>): string | undefined {
+  const details = isRecord(context.rawPayload) ? context.rawPayload.PaymentDetails : undefined;
+  const number = isRecord(details) ? details.CardNumber : undefined;
+  if (typeof number !== "string") return undefined;
+  return number.replace(/\D/g, "").length >= 12 ? number.trim() : undefined;
+}
+
+/**
+ * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store:
+ * a `CVVNumber` property is left out (PCI DSS 3.3.1), a `CardNumber` property is masked, and a
+ * string quoting this delivery's card number (with or without separators) is stored masked.
+ */
+function encode(result: unknown, context: CallbackContext<unknown>): string {
+  if (result === undefined) return "u";
+  const card = cardNumberOf(context);
+  const digits = card?.replace(/\D/g, "");
+  const masked = card === undefined ? undefined : String(maskCardNumber(card));
+  return `j${JSON.stringify(result, (name, value: unknown) => {
+    if (name === "CVVNumber") return undefined;
+    if (typeof value !== "string") return value;
+    if (name === "CardNumber") return maskCardNumber(value);
+    if (card === undefined || masked === undefined || digits === undefined) return value;
+    if (value.includes(card)) return redactCardNumbers(value.split(card).join(masked));
+    return value.replace(/\D/g, "").includes(digits) ? redactCardNumbers(value) : value;
+  })}`;
+}
+
+function decode<TResult>(text: string): TResult {
+  return (text === "u" ? undefined : JSON.parse(text.slice(1))) as TResult;
+}
+
+/** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
+function report(context: CallbackContext<unknown>, reason: string, error?: unknown): void {
+  const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
+    .reportFailure;
+  if (typeof reportFailure === "function") reportFailure(`withIdempotency: ${reason}`, error);
+  else console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
+}
+
+/**
+ * Wraps a callback function so that a delivery and its repeats apply its side effect once, across
+ * every process that shares the store:
+ * - the first delivery claims the key and runs the function; a repeat after it completed gets the
+ *   stored result without running it;
+ * - a repeat while it runs waits for it (in this process without polling; across processes by
+ *   polling the store, up to `waitMs`) and answers its result, or past `waitMs` a 503 the service
+ *   retries: never a second run;
+ * - a function that throws releases the key, so the service's retry runs it again;
+ * - a process that dies while running leaves a lease that expires after `leaseMs`;
+ * - the store failing before the function runs refuses the delivery (or runs it, `failOpen`);
+ *   failing after it succeeded never turns the answer into a failure: see the README's
+ *   "Redelivery" section.
+ */
+export function withIdempotency<TPayload, TResult>(
+  fn: CallbackFunction<TPayload, TResult>,
+  options: IdempotencyOptions<TPayload> = {},
+): CallbackFunction<TPayload, TResult> {
+  if (typeof fn !== "function") throw new TypeError("withIdempotency: fn must be a function");
+  const store = options.store ?? createMemoryIdempotencyStore();
+  const ttlMs = positiveMs(options.ttlMs ?? DAY_MS, "ttlMs");
+  const leaseMs = positiveMs(options.leaseMs ?? 30_000, "leaseMs");
+  const waitMs = options.waitMs ?? 10_000;
+  if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
+    throw new RangeError("waitMs must be a whole number of milliseconds, 0 or more");
+  }
+  const storeTimeoutMs = positiveMs(options.storeTimeoutMs ?? 2_000, "storeTimeoutMs");
+  const failOpen = options.failOpen === true;
+  const keyOf = (options.key ?? defaultIdempotencyKey) as IdempotencyKeyFunction<TPayload>;
+  /** This process's one handle per key: a delivery running or waiting for it elsewhere. */
+  const handles = new Map<string, Promise<Outcome>>();
+  /** Results whose record could not be written yet: answered from here meanwhile. */
+  const unsaved = new Map<string, string>();
+
+  type Context = CallbackContext<TPayload>;
+
+  /**
+   * Renews the lease every third of it until `stop`: while the function runs, and after it, while
+   * its record is being written, so that no other instance takes the key over meanwhile.
+   */
+  function keepLease(key: string, owner: string, context: Context) {
+    let phase: "running" | "recording" | "stopped" = "running";
+    let reported = false;
+    const timer = setInterval(
+      async () => {
+        try {
+          const renewed = await within(store.renew(key, owner, leaseMs), storeTimeoutMs, "renew");
+          if (renewed || phase === "stopped") return;
+          // Once recording, a refused renewal may be this run's own record landing: complete tells.
+          if (phase === "running") {
+            report(
+              context,
+              `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
+            );
+          }
+          stop();
+        } catch (error) {
+          // While recording, the failure to write the record is reported already.
+          if (phase === "running" && !reported) {
+            reported = true;
+            report(context, `could not renew the lease on ${key}`, error);
+          }
+        }
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    unref(timer);
+    function stop(): void {
+      phase = "stopped";
+      clearInterval(timer);
+    }
+    return {
+      stop,
+      recording(): void {
+        if (phase === "running") phase = "recording";
+      },
+    };
+  }
+
+  type Lease = ReturnType<typeof keepLease>;
+
+  /** Completes the key with the result, within `storeTimeoutMs`. */
+  function record(key: string, owner: string, text: string): Promise<boolean> {
+    return within(store.complete(key, owner, text, ttlMs), storeTimeoutMs, "complete");
+  }
+
+  /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
+  async function holds(key: string, text: string): Promise<boolean> {
+    try {
+      const record = await within(store.get(key), storeTimeoutMs, "read");
+      return record?.state === "completed" && record.result === text;
+    } catch {
+      return false;
+    }
+  }
+
+  function reportTakenOver(key: string, context: Context): void {
+    report(
+      context,
+      `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
+    );
+  }
+
+  /**
+   * Writes a result the store refused, with backoff (at most a third of the lease between tries),
+   * renewing the lease meanwhile, until it lands or the record would have expired.
+   */
+  function completeLater(key: string, owner: string, text: string, lease: Lease, context: Context) {
+    const giveUpAt = Date.now() + ttlMs;
+    const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
+    let delay = Math.min(100, longest);
+    const attempt = async (): Promise<void> => {
+      try {
+        const done = await record(key, owner, text);
+        lease.stop();
+        unsaved.delete(key);
+        if (!done && !(await holds(key, text))) reportTakenOver(key, context);
+        return;
+      } catch {
+        if (Date.now() + delay >= giveUpAt) {
+          lease.stop();
+          unsaved.delete(key);
+          report(context, `gave up recording the result of ${key}: the store stayed down`);
+          return;
+        }
+      }
+      unref(setTimeout(attempt, delay));
+      delay = Math.min(delay * 2, longest);
+    };
+    unref(setTimeout(attempt, delay));
+  }
+
+  /** Runs the function under a claim: complete on success, release on a throw. */
+  async function run(key: string, owner: string, payload: TPayload, context: Context) {
+    const lease = keepLease(key, owner, context);
+    let result: TResult;
+    try {
+      result = await fn(payload, context);
+    } catch (error) {
+      lease.stop();
+      try {
+        await within(store.release(key, owner), storeTimeoutMs, "release");
+      } catch (releaseError) {
+        report(
+          context,
+          `could not release ${key} after the function threw: the retry waits until the lease expires (${leaseMs} ms)`,
+          releaseError,
+        );
+      }
+      return { kind: "threw", error } as const;
+    }
+    lease.recording();
+    let text: string;
+    try {
+      text = encode(result, context as CallbackContext<unknown>);
+    } catch (error) {
+      // Not serialisable: the side effect happened, so the key stays claimed until its lease ends.
+      lease.stop();
+      throw error;
+    }
+    try {
+      const done = await record(key, owner, text);
+      lease.stop();
+      // A first write refused: another delivery claimed the key after this one's lease expired.
+      if (!done) reportTakenOver(key, context);
+    } catch (error) {
+      report(
+        context,
+        `could not record the result of ${key}; answered with it all the same, repeats reaching this process get it from memory, and the record is retried in the background while the lease is kept`,
+        error,
+      );
+      unsaved.set(key, text);
+      completeLater(key, owner, text, lease, context);
+    }
+    return { kind: "result", text } as const;
+  }
+
+  /** Runs the function without a record: the store is down and `failOpen` is set. */
+  async function runUnrecorded(payload: TPayload, context: Context): Promise<Outcome> {
+    try {
+      return {
+        kind: "result",
+        text: encode(await fn(payload, context), context as CallbackContext<unknown>),
+      };
+    } catch (error) {
+      return { kind: "threw", error };
+    }
+  }
+
+  async function storeFailed(
+    operation: string,
+    key: string,
+    error: unknown,
+    payload: TPayload,
+    context: Context,
+  ): Promise<Outcome> {
+    if (!failOpen) return { kind: "threw", error: new IdempotencyStoreError(operation, error) };
+    report(
+      context,
+      `the store failed to ${operation} ${key}; the function runs without a record (failOpen)`,
+      error,
+    );
+    return runUnrecorded(payload, context);
+  }
+
+  /** Waits for another process's run of `key`: its result, `again` when it left, `busy` past the deadline. */
+  async function poll(key: string, deadline: number, context: Context): Promise<Outcome | "free"> {
+    let delay = FIRST_POLL_MS;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || context.signal?.aborted) return { kind: "busy" };
+      await sleep(Math.min(remaining, delay * (0.75 + Math.random() / 2)));
+      delay = Math.min(delay * 1.5, LONGEST_POLL_MS);
+      const record = await within(store.get(key), storeTimeoutMs, "read");
+      if (record === undefined) return "free";
+      if (record.state === "completed") return { kind: "result", text: record.result };
+    }
+  }
+
+  /** This delivery holds the process's handle on the key: claim, then run or wait. */
+  async function lead(
+    key: string,
+    payload: TPayload,
+    context: Context,
+    deadline: number,
+  ): Promise<Outcome> {
+    for (;;) {
+      const owner = crypto.randomUUID();
+      let claim: Awaited<ReturnType<IdempotencyStore["claim"]>>;
+      try {
+        claim = await within(store.claim(key, owner, leaseMs), storeTimeoutMs, "claim");
+      } catch (error) {
+        return storeFailed("claim", key, error, payload, context);
+      }
+      if (claim.claimed) return run(key, owner, payload, context);
+      if (claim.record.state === "completed") return { kind: "result", text: claim.record.result };
+      let waited: Outcome | "free";
+      try {
+        waited = await poll(key, deadline, context);
+      } catch (error) {
+        return storeFailed("read", key, error, payload, context);
+      }
+      if (waited !== "free") return waited;
+    }
+  }
+
+  return async (payload, context) => {
+    const derived = await keyOf(payload, context);
+    if (derived === undefined) return fn(payload, context);
+    if (typeof derived !== "string" || derived === "") {
+      throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
+    }
+    const key = await storedKey(context.callback, derived);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const saved = unsaved.get(key);
+      if (saved !== undefined) return decode<TResult>(saved);
+      const handle = handles.get(key);
+      if (handle) {
+        // The same key is already running or awaited in this process: wait for it, no polling.
+        const outcome = await until(handle, deadline);
+        if (outcome === undefined || outcome.kind === "busy") throw inProgress();
+        if (outcome.kind === "result") return decode<TResult>(outcome.text);
+        if (Date.now() >= deadline) throw inProgress();
+        continue;
+      }
+      let settle!: (outcome: Outcome) => void;
+      const mine = new Promise<Outcome>((resolve) => {
+        settle = resolve;
+      });
+      handles.set(key, mine);
+      let outcome: Outcome = { kind: "again" };
+      try {
+        outcome = await lead(key, payload, context, deadline);
+      } finally {
+        handles.delete(key);
+        // Waiters share a result; after a throw or a store failure each tries on its own.
+        settle(outcome.kind === "result" || outcome.kind === "busy" ? outcome : { kind: "again" });
+      }
+      switch (outcome.kind) {
+        case "result":
+          return decode<TResult>(outcome.text);
+        case "busy":
+          throw inProgress();
+        case "threw":
+          throw outcome.error;
+        case "again":
+          continue;
+      }
+    }
+  };
+}

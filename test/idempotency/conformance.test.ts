@@ -1,0 +1,164 @@
+/**
+ * The store contract's conformance suite, on every store the package ships, on real servers.
+ * The checks mostly wait (leases of a unit, waits of two): every check of every store starts at
+ * once, in one `beforeAll`, and each is reported as a test of its own.
+ */
+import { Redis as IoRedis5 } from "ioredis";
+import { Redis as IoRedis6 } from "ioredis6";
+import pg from "pg";
+import { createClient as createClient5 } from "redis";
+import { createClient as createClient4 } from "redis4";
+import { createClient as createClient6 } from "redis6";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPostgresIdempotencyStore,
+  postgresIdempotencySchema,
+} from "../../src/idempotency/postgres.js";
+import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
+import { createMemoryIdempotencyStore, type IdempotencyStore } from "../../src/index.js";
+import {
+  type IdempotencyStoreCheck,
+  idempotencyStoreConformance,
+} from "../../src/testing/index.js";
+import {
+  type PostgresServer,
+  type RedisServer,
+  startPostgres,
+  startRedis,
+} from "../support/databases.js";
+
+let redis: RedisServer;
+let postgres: PostgresServer;
+let pool: pg.Pool;
+/** Clients to close after the file. */
+const clients: { quit(): Promise<unknown> }[] = [];
+
+/** Connected, and closed after the file. Typed as each package types its client: no casts. */
+async function connected<T extends { connect(): Promise<unknown>; quit(): Promise<unknown> }>(
+  client: T,
+): Promise<T> {
+  await client.connect();
+  clients.push(client);
+  return client;
+}
+
+function ioredis<T extends { quit(): Promise<unknown> }>(client: T): T {
+  clients.push(client);
+  return client;
+}
+
+function redisStore(name: string, connect: () => Promise<RedisLikeClient>) {
+  return async () => createRedisIdempotencyStore(await connect(), { prefix: `test:${name}:` });
+}
+
+/** Every store, by name: made once, when its checks start. */
+const stores: [string, () => Promise<IdempotencyStore>][] = [
+  ["memory", async () => createMemoryIdempotencyStore()],
+  ["Redis, redis v4", redisStore("v4", () => connected(createClient4({ url: redis.url })))],
+  ["Redis, redis v5", redisStore("v5", () => connected(createClient5({ url: redis.url })))],
+  ["Redis, redis v6", redisStore("v6", () => connected(createClient6({ url: redis.url })))],
+  ["Redis, ioredis v5", redisStore("io5", async () => ioredis(new IoRedis5(redis.url)))],
+  ["Redis, ioredis v6", redisStore("io6", async () => ioredis(new IoRedis6(redis.url)))],
+  [
+    "PostgreSQL, default table created on first use",
+    async () => createPostgresIdempotencyStore(pool),
+  ],
+  [
+    'PostgreSQL, a schema and a table whose names need quoting ("odd schema"."we""ird; table")',
+    async () => {
+      await pool.query('CREATE SCHEMA "odd schema"');
+      return createPostgresIdempotencyStore(pool, { schema: "odd schema", table: 'we"ird; table' });
+    },
+  ],
+  [
+    "PostgreSQL, a table made by a migration (createTable: false)",
+    async () => {
+      const options = { table: "migrated_idempotency", createTable: false } as const;
+      await pool.query(postgresIdempotencySchema(options));
+      return createPostgresIdempotencyStore(pool, options);
+    },
+  ],
+];
+
+/** Each check's outcome: undefined when it passed, else its error. */
+const outcomes = new Map<IdempotencyStoreCheck, Promise<unknown>>();
+const suites = stores.map(([name, make]) => {
+  let store: Promise<IdempotencyStore> | undefined;
+  // A wider time unit than the default: the suite shares two cores with every other test file.
+  const checks = idempotencyStoreConformance(() => (store ??= make()), { unitMs: 400 });
+  return { name, checks };
+});
+
+beforeAll(async () => {
+  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  pool = new pg.Pool({ connectionString: postgres.url, max: 40 });
+  // An idle connection's error (the server stopping) is the pool's to report, not a crash.
+  pool.on("error", () => undefined);
+  for (const { checks } of suites) {
+    for (const check of checks) {
+      outcomes.set(
+        check,
+        check.run().then(
+          () => undefined,
+          (error: unknown) => error ?? new Error("rejected without a reason"),
+        ),
+      );
+    }
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(outcomes.values());
+  await Promise.all(clients.map((client) => client.quit().catch(() => undefined)));
+  await pool?.end();
+  await Promise.all([redis?.close(), postgres?.close()]);
+});
+
+for (const { name, checks } of suites) {
+  describe(`conformance: ${name}`, () => {
+    it("has the checks it documents", () => {
+      expect(checks.length).toBeGreaterThanOrEqual(18);
+      expect(new Set(checks.map((check) => check.name)).size).toBe(checks.length);
+    });
+    for (const check of checks) {
+      it(check.name, async () => {
+        const error = await outcomes.get(check);
+        if (error !== undefined) throw error;
+      });
+    }
+  });
+}
+
+/** Runs every check at once; the failures, as `name: message`. */
+async function failuresOf(store: IdempotencyStore): Promise<string[]> {
+  const checks = idempotencyStoreConformance(() => store);
+  const results = await Promise.all(
+    checks.map((check) =>
+      check.run().then(
+        () => undefined,
+        (error: Error) => `${check.name}: ${error.message}`,
+      ),
+    ),
+  );
+  return results.filter((result) => result !== undefined);
+}
+
+describe("conformance: the suite fails a store that breaks the contract", () => {
+  it("flags a store whose claims all succeed (no atomicity)", async () => {
+    const failures = await failuresOf({
+      ...createMemoryIdempotencyStore(),
+      claim: () => ({ claimed: true }),
+    });
+    expect(failures.join("\n")).toContain("20 concurrent claims were granted");
+    expect(failures.length).toBeGreaterThan(5);
+  });
+
+  it("flags a store that never expires records", async () => {
+    const memory = createMemoryIdempotencyStore();
+    const failures = await failuresOf({
+      ...memory,
+      complete: (key, owner, result) => memory.complete(key, owner, result, 3_600_000),
+    });
+    expect(failures.join("\n")).toContain("get still answers an expired record");
+  });
+});

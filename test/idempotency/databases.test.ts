@@ -1,0 +1,292 @@
+/**
+ * withIdempotency on real Redis and PostgreSQL servers that go down and come back: fail closed,
+ * fail open, and a store failing after the function succeeded (no second run on the retry).
+ */
+import { readFileSync } from "node:fs";
+import { Redis as IoRedis } from "ioredis";
+import pg from "pg";
+import { createClient } from "redis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
+import { createRedisIdempotencyStore } from "../../src/idempotency/redis.js";
+import {
+  createPerformOrderPaymentHandler,
+  type IdempotencyStore,
+  type PerformOrderPaymentRequest,
+  withIdempotency,
+} from "../../src/index.js";
+import { collector, json, post } from "../core/helpers.js";
+import {
+  type PostgresServer,
+  type RedisServer,
+  startPostgres,
+  startRedis,
+} from "../support/databases.js";
+
+const paymentText = readFileSync(
+  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
+  "utf8",
+);
+let sequence = 0;
+/** A payment of an order of its own, so that tests sharing a store do not share keys. */
+function payment(): string {
+  return JSON.stringify({
+    ...JSON.parse(paymentText),
+    OrderId: `GE-DB-${Date.now()}-${++sequence}`,
+  });
+}
+
+/** A charge per run, and a hook to run in the middle of it. */
+function charges(during: () => Promise<void> = async () => {}) {
+  let count = 0;
+  const fn = async (order: PerformOrderPaymentRequest) => {
+    count++;
+    await during();
+    return { InternalOrderId: `M-${order.OrderId}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+  };
+  return { fn, count: () => count };
+}
+
+/** Waits until the client is connected again (it reconnects on its own after a restart). */
+async function reachable(store: IdempotencyStore): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await Promise.race([
+        store.get("reachable"),
+        new Promise((_, reject) => setTimeout(() => reject(new Error("slow")), 200)),
+      ]);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** The three behaviours, for one database whose server the test can stop and start. */
+function whenTheServerGoesDown(
+  name: string,
+  server: () => { stop(): Promise<void>; start(): Promise<void> },
+  store: () => IdempotencyStore,
+) {
+  describe(`${name}: the server goes down`, () => {
+    // Each test starts with the server up and the client connected to it.
+    beforeEach(async () => {
+      await server().start();
+      await reachable(store());
+    });
+
+    it("fails closed: 500, the function not run, the store's error in onError", async () => {
+      const { fn, count } = charges();
+      const { failures, onError } = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(fn, { store: store(), storeTimeoutMs: 500 }),
+        { auth: false, onError },
+      );
+      await server().stop();
+      try {
+        const answer = await handler.handle(post(payment()));
+        expect(answer.status).toBe(500);
+        expect(json(answer)).toMatchObject({ Success: false });
+        expect(count()).toBe(0);
+        expect(failures).toMatchObject([{ kind: "internal_error", status: 500 }]);
+        expect(failures[0]?.error).toMatchObject({ name: "IdempotencyStoreError" });
+      } finally {
+        await server().start();
+      }
+    });
+
+    it("fails open when asked: the function runs, answered 200, store_failure in onError", async () => {
+      const { fn, count } = charges();
+      const { failures, onError } = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(fn, { store: store(), storeTimeoutMs: 500, failOpen: true }),
+        { auth: false, onError },
+      );
+      await server().stop();
+      try {
+        const answer = await handler.handle(post(payment()));
+        expect(answer.status).toBe(200);
+        expect(count()).toBe(1);
+        expect(failures).toMatchObject([{ kind: "store_failure", status: 200 }]);
+      } finally {
+        await server().start();
+      }
+    });
+
+    it("down between the charge and its record: answered with the result, the retry charges nothing, the record lands when the server is back", async () => {
+      const { failures, onError } = collector();
+      const { fn, count } = charges(() => server().stop());
+      const shared = store();
+      const pay = withIdempotency(fn, { store: shared, storeTimeoutMs: 500 });
+      const handler = createPerformOrderPaymentHandler(pay, { auth: false, onError });
+      const body = payment();
+      const first = await handler.handle(post(body));
+      try {
+        expect(first.status).toBe(200);
+        expect(json(first)).toMatchObject({ Success: true, PaymentAmount: "10" });
+        expect(failures).toMatchObject([{ kind: "store_failure", status: 200 }]);
+        // The service retries on this instance while the server is down: no second charge.
+        expect((await handler.handle(post(body))).body).toBe(first.body);
+      } finally {
+        await server().start();
+      }
+      // Another instance, once the background completion landed, answers the stored result.
+      const other = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: shared, storeTimeoutMs: 500 }),
+        { auth: false, onError },
+      );
+      await expect
+        .poll(async () => (await other.handle(post(body))).body, { timeout: 15_000, interval: 200 })
+        .toBe(first.body);
+      expect(count()).toBe(1);
+    });
+  });
+}
+
+describe("Redis (redis-server)", () => {
+  let server: RedisServer;
+  let nodeRedis: ReturnType<typeof createClient>;
+  let ioredis: IoRedis;
+  beforeAll(async () => {
+    server = await startRedis();
+    nodeRedis = createClient({ url: server.url });
+    // Reconnection errors while the server is down are reported by the store, not thrown here.
+    nodeRedis.on("error", () => undefined);
+    await nodeRedis.connect();
+    ioredis = new IoRedis(server.url, { maxRetriesPerRequest: 1 });
+    ioredis.on("error", () => undefined);
+  });
+  afterAll(async () => {
+    await nodeRedis?.close().catch(() => undefined);
+    ioredis?.disconnect();
+    await server?.close();
+  });
+
+  whenTheServerGoesDown(
+    "redis client",
+    () => server,
+    () => createRedisIdempotencyStore(nodeRedis),
+  );
+  whenTheServerGoesDown(
+    "ioredis client",
+    () => server,
+    () => createRedisIdempotencyStore(ioredis),
+  );
+
+  it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
+    const store = createRedisIdempotencyStore(nodeRedis);
+    expect((await store.claim("flush-1", "a", 60_000)).claimed).toBe(true);
+    await nodeRedis.sendCommand(["SCRIPT", "FLUSH"]);
+    expect(await store.complete("flush-1", "a", "jdone", 60_000)).toBe(true);
+    await ioredis.call("SCRIPT", "FLUSH");
+    const io = createRedisIdempotencyStore(ioredis);
+    expect(await io.get("flush-1")).toEqual({ state: "completed", result: "jdone" });
+  });
+
+  it("keeps keys under its prefix, expiring with the record", async () => {
+    const store = createRedisIdempotencyStore(nodeRedis, {
+      prefix: "shop-a:",
+    });
+    expect((await store.claim("k", "a", 60_000)).claimed).toBe(true);
+    expect(await store.complete("k", "a", "jx", 90_000)).toBe(true);
+    const ttl = Number(await nodeRedis.sendCommand(["PTTL", "shop-a:k"]));
+    expect(ttl).toBeGreaterThan(80_000);
+    expect(ttl).toBeLessThanOrEqual(90_000);
+  });
+
+  it("refuses something that is not a Redis client", () => {
+    expect(() => createRedisIdempotencyStore({} as never)).toThrow(TypeError);
+  });
+});
+
+describe("PostgreSQL (initdb + postgres)", () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    server = await startPostgres();
+    pool = new pg.Pool({ connectionString: server.url, max: 20, connectionTimeoutMillis: 1_000 });
+    pool.on("error", () => undefined);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await server?.close();
+  });
+
+  whenTheServerGoesDown(
+    "pg pool",
+    () => server,
+    () => createPostgresIdempotencyStore(pool),
+  );
+
+  it("creates its table once when ten instances start at the same moment", async () => {
+    const stores = Array.from({ length: 10 }, () =>
+      createPostgresIdempotencyStore(pool, { table: "raced_idempotency" }),
+    );
+    await Promise.all(stores.map((store) => store.ready()));
+    const claims = await Promise.all(
+      stores.map((store, i) => store.claim("k", `owner-${i}`, 60_000)),
+    );
+    expect(claims.filter((claim) => claim.claimed)).toHaveLength(1);
+  });
+
+  it("deletes expired rows, and only those", async () => {
+    const store = createPostgresIdempotencyStore(pool, { table: "expiring_idempotency" });
+    for (const [key, ttl] of [
+      ["old-1", 1],
+      ["old-2", 1],
+      ["live", 60_000],
+    ] as const) {
+      await store.claim(key, "o", 60_000);
+      await store.complete(key, "o", "jr", ttl);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await store.deleteExpired()).toBe(2);
+    const { rows } = await pool.query("SELECT key FROM expiring_idempotency ORDER BY key");
+    expect(rows).toEqual([{ key: "live" }]);
+  });
+
+  it("never deletes a row that a claim took over while the cleanup waited for it", async () => {
+    const options = { table: "cleanup_race_idempotency" } as const;
+    const store = createPostgresIdempotencyStore(pool, options);
+    expect((await store.claim("k", "crashed", 1)).claimed).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A second instance takes the expired lease over, in a transaction held open meanwhile.
+    const client = await pool.connect();
+    let cleanup: Promise<number> | undefined;
+    try {
+      await client.query("BEGIN");
+      const claimer = createPostgresIdempotencyStore(client, { ...options, createTable: false });
+      expect((await claimer.claim("k", "next", 60_000)).claimed).toBe(true);
+      // The cleanup's snapshot still sees the row expired; its DELETE waits for the row's lock.
+      cleanup = store.deleteExpired();
+      await expect
+        .poll(
+          async () =>
+            (
+              await pool.query(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%cleanup_race%'",
+              )
+            ).rows[0]?.n,
+          { timeout: 5_000, interval: 20 },
+        )
+        .toBe(1);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    expect(await cleanup).toBe(0);
+    expect(await store.get("k")).toMatchObject({ state: "running" });
+    expect((await store.claim("k", "third", 60_000)).claimed).toBe(false);
+  });
+
+  it("refuses table names PostgreSQL cannot hold, and something that is not a pool", () => {
+    expect(() => createPostgresIdempotencyStore(pool, { table: "" })).toThrow(TypeError);
+    expect(() => createPostgresIdempotencyStore(pool, { table: "x".repeat(64) })).toThrow(
+      RangeError,
+    );
+    expect(() => createPostgresIdempotencyStore(pool, { schema: "a\u0000b" })).toThrow(TypeError);
+    expect(() => createPostgresIdempotencyStore({} as never)).toThrow(TypeError);
+  });
+});

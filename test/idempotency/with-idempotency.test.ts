@@ -1,0 +1,652 @@
+/** withIdempotency's semantics over any store, in one process and across "instances" sharing a store. */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  type CallbackContext,
+  type CallbackFailure,
+  type CallbackName,
+  type CallbackResponse,
+  createMemoryIdempotencyStore,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+  defaultIdempotencyKey,
+  type IdempotencyStore,
+  type PerformOrderPaymentFunction,
+  type PerformOrderPaymentResult,
+  type SendOrderToMerchantRequest,
+  withIdempotency,
+} from "../../src/index.js";
+import { collector, json, post } from "../core/helpers.js";
+
+function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"));
+}
+const orderText = JSON.stringify(fixture("SendOrderToMerchant"));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A store that counts its calls, and fails or stalls where a test says so. */
+function instrumented(store: IdempotencyStore = createMemoryIdempotencyStore()) {
+  const calls: Record<keyof IdempotencyStore, number> = {
+    claim: 0,
+    get: 0,
+    complete: 0,
+    renew: 0,
+    release: 0,
+  };
+  const failing = new Set<keyof IdempotencyStore>();
+  const wrapped = {} as IdempotencyStore;
+  for (const name of Object.keys(calls) as (keyof IdempotencyStore)[]) {
+    (wrapped as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      calls[name]++;
+      if (failing.has(name)) throw new Error(`connect ECONNREFUSED 127.0.0.1:6379 (${name})`);
+      return (store[name] as (...a: unknown[]) => unknown)(...args);
+    };
+  }
+  return { store: wrapped, calls, failing, inner: store };
+}
+
+/** The merchant's side effect: counted, slow enough for repeats to arrive while it runs. */
+function orders(delayMs = 30) {
+  let runs = 0;
+  const fn = async (order: SendOrderToMerchantRequest) => {
+    runs++;
+    const run = runs;
+    await sleep(delayMs);
+    return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
+  };
+  return { fn, runs: () => runs };
+}
+
+/** The answer to a repeat still running past waitMs: 503 DELIVERY_IN_PROGRESS, reported once. */
+function expectInProgress(answer: CallbackResponse, failures: readonly CallbackFailure[]): void {
+  expect(answer.status).toBe(503);
+  expect(json(answer)).toMatchObject({ Success: false, ErrorCode: "DELIVERY_IN_PROGRESS" });
+  expect(failures).toMatchObject([{ kind: "handler_failure", status: 503 }]);
+}
+
+describe("withIdempotency in one process", () => {
+  it("applies the same order delivered twice once, and answers both with the first result", async () => {
+    const { fn, runs } = orders();
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn), { auth: false });
+    const first = await handler.handle(post(orderText));
+    const second = await handler.handle(post(orderText));
+    expect(runs()).toBe(1);
+    expect(json(second)).toEqual(json(first));
+    expect(json(second)).toMatchObject({ Success: true, InternalOrderId: "M-1" });
+  });
+
+  it("applies ten concurrent deliveries once, and the nine repeats wait without polling the store", async () => {
+    const { fn, runs } = orders();
+    const { store, calls } = instrumented();
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), {
+      auth: false,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => handler.handle(post(orderText))),
+    );
+    expect(runs()).toBe(1);
+    expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
+    expect(calls).toMatchObject({ claim: 1, get: 0, complete: 1 });
+  });
+
+  it("answers a repeat in the same process that waited past waitMs 503, and the next one the result", async () => {
+    const { fn, runs } = orders(500);
+    const { store, calls } = instrumented();
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store, waitMs: 100 }), {
+      auth: false,
+      onError,
+    });
+    const first = handler.handle(post(orderText));
+    const started = Date.now();
+    const busy = await handler.handle(post(orderText));
+    expect(Date.now() - started).toBeLessThan(450);
+    expectInProgress(busy, failures);
+    expect((await first).status).toBe(200);
+    expect((await handler.handle(post(orderText))).body).toBe((await first).body);
+    expect(runs()).toBe(1);
+    expect(calls.get).toBe(0);
+  });
+
+  it("applies an update of the same order (other content)", async () => {
+    const { fn, runs } = orders();
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn), { auth: false });
+    await handler.handle(post(orderText));
+    await handler.handle(
+      post(JSON.stringify({ ...fixture("SendOrderToMerchant"), StatusCode: "Processing" })),
+    );
+    expect(runs()).toBe(2);
+  });
+
+  it("releases the key when the function throws: the service's retry runs it again", async () => {
+    let calls = 0;
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => {
+        calls++;
+        if (calls === 1) throw new Error("database down");
+        return { InternalOrderId: "M-1" };
+      }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(500);
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(calls).toBe(2);
+    expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+  });
+
+  it("lets a repeat that waited on a run that threw run it itself", async () => {
+    let calls = 0;
+    const { onError } = collector();
+    const fn = withIdempotency(async () => {
+      calls++;
+      await sleep(30);
+      if (calls === 1) throw new Error("payment provider timed out");
+      return { InternalOrderId: "M-2" };
+    });
+    const handler = createSendOrderToMerchantHandler(fn, { auth: false, onError });
+    const [first, second] = await Promise.all([
+      handler.handle(post(orderText)),
+      handler.handle(post(orderText)),
+    ]);
+    // Either may lead (their keys are digested concurrently): one threw, the other ran it again.
+    expect([first.status, second.status].sort()).toEqual([200, 500]);
+    expect(calls).toBe(2);
+  });
+
+  it("runs without deduplication where the key is undefined (GetCheckoutCartInfo by default)", async () => {
+    let runs = 0;
+    const fn = withIdempotency(
+      async () => {
+        runs++;
+        return { InternalOrderId: `M-${runs}` };
+      },
+      { key: () => undefined },
+    );
+    const handler = createSendOrderToMerchantHandler(fn, { auth: false });
+    await handler.handle(post(orderText));
+    await handler.handle(post(orderText));
+    expect(runs).toBe(2);
+  });
+
+  it("answers a key function that returns no string with a 500, reported", async () => {
+    const { failures, onError } = collector();
+    const fn = withIdempotency(async () => ({ InternalOrderId: "M-1" }), {
+      key: () => 42 as unknown as string,
+    });
+    const answer = await createSendOrderToMerchantHandler(fn, { auth: false, onError }).handle(
+      post(orderText),
+    );
+    expect(answer.status).toBe(500);
+    expect(String((failures[0]?.error as Error | undefined)?.message)).toContain("key must return");
+  });
+
+  it("refuses options that cannot work", () => {
+    const fn = async () => ({});
+    expect(() => withIdempotency(fn, { ttlMs: 0 })).toThrow(RangeError);
+    expect(() => withIdempotency(fn, { leaseMs: -1 })).toThrow(RangeError);
+    expect(() => withIdempotency(fn, { waitMs: 1.5 })).toThrow(RangeError);
+    expect(() => withIdempotency(fn, { storeTimeoutMs: Number.NaN })).toThrow(RangeError);
+    expect(() => withIdempotency(undefined as never)).toThrow(TypeError);
+  });
+});
+
+describe("withIdempotency across instances sharing a store", () => {
+  it("applies concurrent deliveries to two instances once: the second polls the store and answers the first's result", async () => {
+    const { fn, runs } = orders(100);
+    const { store, calls } = instrumented();
+    const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), { auth: false });
+    const b = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), { auth: false });
+    const [first, second] = await Promise.all([
+      a.handle(post(orderText)),
+      b.handle(post(orderText)),
+    ]);
+    expect(runs()).toBe(1);
+    expect(second.body).toBe(first.body);
+    expect(calls.get).toBeGreaterThan(0);
+  });
+
+  it("answers a repeat that waited past waitMs 503 DELIVERY_IN_PROGRESS, never a second run", async () => {
+    const { fn, runs } = orders(1_500);
+    const store = createMemoryIdempotencyStore();
+    const { failures, onError } = collector();
+    const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), { auth: false });
+    const b = createSendOrderToMerchantHandler(withIdempotency(fn, { store, waitMs: 100 }), {
+      auth: false,
+      onError,
+    });
+    const first = a.handle(post(orderText));
+    await sleep(20);
+    const started = Date.now();
+    const busy = await b.handle(post(orderText));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expectInProgress(busy, failures);
+    expect((await first).status).toBe(200);
+    // The service's retry, after the first completed, gets its result.
+    expect((await b.handle(post(orderText))).body).toBe((await first).body);
+    expect(runs()).toBe(1);
+  });
+
+  it("renews the lease while a long function runs, so another instance waits instead of running it", async () => {
+    // Without renewal the lease would end at 600 ms; the function runs 2 s.
+    const { fn, runs } = orders(2_000);
+    const store = createMemoryIdempotencyStore();
+    const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store, leaseMs: 600 }), {
+      auth: false,
+    });
+    const b = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, leaseMs: 600, waitMs: 5_000 }),
+      { auth: false },
+    );
+    const first = a.handle(post(orderText));
+    await sleep(1_000);
+    const second = await b.handle(post(orderText));
+    expect(runs()).toBe(1);
+    expect(second.body).toBe((await first).body);
+  });
+
+  it("runs a delivery once after the lease of a crashed instance expires", async () => {
+    const { fn, runs } = orders(10);
+    const store = createMemoryIdempotencyStore();
+    const { onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, waitMs: 2_000 }),
+      {
+        auth: false,
+        onError,
+      },
+    );
+    // An instance claimed the order and died: nobody renews or completes its claim.
+    const payload = JSON.parse(orderText);
+    const key = `SendOrderToMerchant:${await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload))}`;
+    expect((await store.claim(key, "dead-instance", 300)).claimed).toBe(true);
+    const started = Date.now();
+    const answer = await handler.handle(post(orderText));
+    expect(answer.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(runs()).toBe(1);
+  });
+
+  it("reports a lease lost while the function ran", async () => {
+    const { store } = instrumented();
+    const losing: IdempotencyStore = { ...store, renew: async () => false };
+    const { failures, onError } = collector();
+    const { fn } = orders(250);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: losing, leaseMs: 150 }),
+      {
+        auth: false,
+        onError,
+      },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(failures).toMatchObject([{ kind: "store_failure", status: 200, severity: "warning" }]);
+    expect(failures[0]?.reason).toContain("lease");
+  });
+
+  it("lets a second run start while the first still runs once renewals could not reach the store for a whole lease: each answered with its own result, the first's record refused and reported", async () => {
+    const { store, failing, inner } = instrumented();
+    failing.add("renew");
+    const a = collector();
+    const b = collector();
+    let runs = 0;
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      const run = ++runs;
+      await sleep(run === 1 ? 500 : 10);
+      return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
+    };
+    const first = createSendOrderToMerchantHandler(withIdempotency(fn, { store, leaseMs: 150 }), {
+      auth: false,
+      onError: a.onError,
+    }).handle(post(orderText));
+    await sleep(300);
+    const second = await createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: inner, leaseMs: 150 }),
+      { auth: false, onError: b.onError },
+    ).handle(post(orderText));
+    expect(runs).toBe(2);
+    expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
+    expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(a.failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not renew the lease"),
+      expect.stringContaining("may have run twice"),
+    ]);
+    expect(b.failures).toEqual([]);
+    // The record is the second run's: repeats get M-2.
+    const payload = JSON.parse(orderText);
+    const key = await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload));
+    expect(await inner.get(`SendOrderToMerchant:${key}`)).toMatchObject({
+      state: "completed",
+      result: expect.stringContaining("M-2"),
+    });
+  });
+});
+
+describe("withIdempotency when the store fails", () => {
+  it("fails closed by default: a 500 the service retries, the function not run, reported to onError", async () => {
+    const { fn, runs } = orders();
+    const { store, failing } = instrumented();
+    failing.add("claim");
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), {
+      auth: false,
+      onError,
+    });
+    const answer = await handler.handle(post(orderText));
+    expect(answer.status).toBe(500);
+    expect(json(answer)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+    expect(runs()).toBe(0);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ kind: "internal_error", status: 500 });
+    expect(failures[0]?.error).toMatchObject({ name: "IdempotencyStoreError" });
+    expect(String((failures[0]?.error as Error | undefined)?.message)).toContain("ECONNREFUSED");
+    // The body never says why: no store address reaches the caller.
+    expect(answer.body).not.toContain("ECONNREFUSED");
+  });
+
+  it("fails open when asked: the function runs, the delivery is answered, and onError is told", async () => {
+    const { fn, runs } = orders();
+    const { store, failing } = instrumented();
+    failing.add("claim");
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, failOpen: true }),
+      {
+        auth: false,
+        onError,
+      },
+    );
+    const answer = await handler.handle(post(orderText));
+    expect(answer.status).toBe(200);
+    expect(runs()).toBe(1);
+    expect(failures).toMatchObject([
+      { kind: "store_failure", status: 200, callback: "SendOrderToMerchant" },
+    ]);
+    expect(failures[0]?.reason).toContain("failOpen");
+  });
+
+  it("counts a store that does not answer within storeTimeoutMs as failing", async () => {
+    const { fn, runs } = orders();
+    const stalled: IdempotencyStore = {
+      ...createMemoryIdempotencyStore(),
+      claim: () => new Promise(() => undefined),
+    };
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: stalled, storeTimeoutMs: 100 }),
+      { auth: false, onError },
+    );
+    const started = Date.now();
+    expect((await handler.handle(post(orderText))).status).toBe(500);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(runs()).toBe(0);
+    expect(String((failures[0]?.error as Error | undefined)?.message)).toContain("within 100 ms");
+  });
+
+  it("never answers a failure after the function succeeded: the result is answered, kept in memory, and recorded when the store is back", async () => {
+    let charges = 0;
+    const { store, failing, inner } = instrumented();
+    const { failures, onError } = collector();
+    const pay = withIdempotency(
+      async () => {
+        charges++;
+        // The store goes down while the card is being charged.
+        failing.add("complete");
+        return { InternalOrderId: "M-1", PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+      },
+      { store },
+    );
+    const handler = createPerformOrderPaymentHandler(pay, { auth: false, onError });
+    const body = JSON.stringify(fixture("PerformOrderPayment"));
+    const first = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toMatchObject({ Success: true, PaymentAmount: "10" });
+    expect(failures).toMatchObject([
+      { kind: "store_failure", status: 200, callback: "PerformOrderPayment" },
+    ]);
+    // The service's retry reaches this instance while the store is still down: no second charge.
+    const retry = await handler.handle(post(body));
+    expect(retry.body).toBe(first.body);
+    expect(charges).toBe(1);
+    // The store comes back: the background completion lands, and another instance sees it.
+    failing.delete("complete");
+    const other = createPerformOrderPaymentHandler(withIdempotency(pay, { store: inner }), {
+      auth: false,
+    });
+    await expect
+      .poll(async () => (await other.handle(post(body))).body, { timeout: 5_000 })
+      .toBe(first.body);
+    expect(charges).toBe(1);
+  });
+});
+
+describe("withIdempotency when the record cannot be written after the function succeeded", () => {
+  const body = JSON.stringify(fixture("PerformOrderPayment"));
+  const answer = { InternalOrderId: "M-1", PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+
+  it("keeps the lease alive while it retries the record: another instance waits (503) past several leases, never charges again, and gets the result once it lands", async () => {
+    let charges = 0;
+    const { store, failing, inner } = instrumented();
+    const { failures, onError } = collector();
+    const charge = async () => {
+      charges++;
+      // The store refuses the record from here on (renewals still reach it).
+      failing.add("complete");
+      return answer;
+    };
+    const a = createPerformOrderPaymentHandler(withIdempotency(charge, { store, leaseMs: 300 }), {
+      auth: false,
+      onError,
+    });
+    const first = await a.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(failures).toMatchObject([{ kind: "store_failure" }]);
+    // Three leases later, the service's retry reaches another instance.
+    await sleep(900);
+    const other = collector();
+    const b = createPerformOrderPaymentHandler(
+      withIdempotency(charge, { store: inner, leaseMs: 300, waitMs: 200 }),
+      { auth: false, onError: other.onError },
+    );
+    const busy = await b.handle(post(body));
+    expect(charges).toBe(1);
+    expectInProgress(busy, other.failures);
+    // The store takes the record again: the retry after that gets the first answer.
+    failing.delete("complete");
+    await expect
+      .poll(async () => (await b.handle(post(body))).body, { timeout: 5_000, interval: 50 })
+      .toBe(first.body);
+    expect(charges).toBe(1);
+    expect(failures).toHaveLength(1);
+  });
+
+  it("does not report a record that landed after its write timed out as another delivery's", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let writes = 0;
+    const slowFirstWrite: IdempotencyStore = {
+      ...inner,
+      complete: async (key, owner, result, ttl) => {
+        // The first write is slower than storeTimeoutMs, yet lands.
+        if (++writes === 1) await sleep(150);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const { failures, onError } = collector();
+    const pay = withIdempotency(async () => answer, { store: slowFirstWrite, storeTimeoutMs: 100 });
+    const handler = createPerformOrderPaymentHandler(pay, { auth: false, onError });
+    expect((await handler.handle(post(body))).status).toBe(200);
+    await expect.poll(() => writes, { timeout: 3_000 }).toBe(2);
+    await sleep(50);
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not record the result"),
+    ]);
+  });
+});
+
+describe("stored results never hold card data", () => {
+  it("masks this payment's card number wherever the result quotes it", async () => {
+    const inner = createMemoryIdempotencyStore();
+    const stored: string[] = [];
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: (key, owner, result, ttl) => {
+        stored.push(result);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async (payment) => ({
+          InternalOrderId: "M-1",
+          PaymentAmount: 10,
+          PaymentCurrencyCode: "EUR",
+          Message: `charged ${payment.PaymentDetails?.CardNumber}`,
+        }),
+        { store },
+      ),
+      { auth: false },
+    );
+    const first = await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain("4111111111111111");
+    expect(stored[0]).toContain("************1111");
+    expect(first.body).not.toContain("4111111111111111");
+  });
+
+  it("drops the CVV and masks the card number of a result that copies PaymentDetails, and a card number written with spaces", async () => {
+    const inner = createMemoryIdempotencyStore();
+    const stored: string[] = [];
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: (key, owner, result, ttl) => {
+        stored.push(result);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const { onError } = collector();
+    // A field the answer does not carry (left out with a warning), recorded all the same: a copy
+    // of PaymentDetails, unprotected. Typed loosely on purpose: the types refuse the field.
+    const charge: PerformOrderPaymentFunction = async (payment) =>
+      ({
+        InternalOrderId: "M-1",
+        PaymentAmount: 10,
+        PaymentCurrencyCode: "EUR",
+        Message: `charged 4111 1111 1111 1111`,
+        Card: { ...payment.PaymentDetails },
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError,
+    });
+    await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(stored).toHaveLength(1);
+    const record = JSON.parse(String(stored[0]).slice(1));
+    expect(record.Card).not.toHaveProperty("CVVNumber");
+    expect(record.Card.CardNumber).toBe("************1111");
+    expect(record.Message).toBe("charged **** **** **** 1111");
+    expect(stored[0]).not.toContain("737");
+  });
+});
+
+function contextFor(callback: CallbackName, rawPayload: unknown): CallbackContext<unknown> {
+  return { callback, rawPayload } as CallbackContext<unknown>;
+}
+
+describe("the default key", () => {
+  const key = (callback: CallbackName, payload: Record<string, unknown>) =>
+    defaultIdempotencyKey(payload, contextFor(callback, payload));
+
+  it("SendOrderToMerchant: the order id and a digest of the order, card data left out", async () => {
+    const order = fixture("SendOrderToMerchant");
+    const other = structuredClone(order) as typeof order & {
+      PaymentDetails: Record<string, unknown>;
+    };
+    other.PaymentDetails.CardNumber = "5555555555554444";
+    other.PaymentDetails.CVVNumber = "123";
+    (other.InternationalDetails as Record<string, unknown>).CardNumberLastFourDigits = "4444";
+    const k = await key("SendOrderToMerchant", order);
+    expect(k).toMatch(/^GE927127001US:[A-Za-z0-9_-]{43}$/);
+    // Only card data differs: the same delivery, and nothing of the card in the key.
+    expect(await key("SendOrderToMerchant", other)).toBe(k);
+    expect(await key("SendOrderToMerchant", { ...order, StatusCode: "Processing" })).not.toBe(k);
+    // Property order does not matter.
+    const reversed = Object.fromEntries(Object.entries(order).reverse());
+    expect(await key("SendOrderToMerchant", reversed)).toBe(k);
+  });
+
+  it("UpdateOrderStatus: the order id and the status, case-insensitive", async () => {
+    const update = fixture("UpdateOrderStatus");
+    expect(await key("UpdateOrderStatus", update)).toBe("GE927127001US:canceled");
+    expect(await key("UpdateOrderStatus", { ...update, StatusCode: "CANCELED " })).toBe(
+      "GE927127001US:canceled",
+    );
+  });
+
+  it("PerformOrderPayment: the order id alone, whatever the card or amount", async () => {
+    const payment = fixture("PerformOrderPayment");
+    expect(await key("PerformOrderPayment", payment)).toBe(payment.OrderId);
+    expect(
+      await key("PerformOrderPayment", {
+        ...payment,
+        PaymentDetails: { CardNumber: "5555555555554444" },
+      }),
+    ).toBe(payment.OrderId);
+  });
+
+  it("SendRMAInfoToMerchant: the RMA number; UpdateParcelDispatch: order, parcel and content", async () => {
+    const rma = fixture("SendRMAInfoToMerchant");
+    expect(await key("SendRMAInfoToMerchant", rma)).toBe(rma.RMANumber);
+    const dispatch = fixture("UpdateParcelDispatch");
+    const parcel = (dispatch.DispatchedParcel as Record<string, unknown>).Code;
+    const k = await key("UpdateParcelDispatch", dispatch);
+    expect(k?.startsWith(`${dispatch.OrderId}:${parcel}:`)).toBe(true);
+    expect(await key("UpdateParcelDispatch", { ...dispatch, StatusCode: "Delivered" })).not.toBe(k);
+  });
+
+  it("GetCheckoutCartInfo: none (a read); anything else: its id and a digest", async () => {
+    expect(await key("GetCheckoutCartInfo", { merchantCartToken: "c1" })).toBeUndefined();
+    const removal = fixture("RemoveRestrictedProducts");
+    expect(await key("RemoveRestrictedProducts", removal)).toMatch(/:[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("gift cards and vouchers: validations are reads (none); a redemption's key never holds the shopper's session", async () => {
+    expect(await key("ValidateGiftCard", fixture("ValidateGiftCard"))).toBeUndefined();
+    expect(await key("ValidateVoucher", fixture("ValidateVoucher"))).toBeUndefined();
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const request = fixture(callback);
+      const k = await key(callback, request);
+      expect(k).toMatch(/:[A-Za-z0-9_-]{43}$/);
+      // Another session of the same shopper: the same redemption, and the session not digested.
+      expect(await key(callback, { ...request, AuthToken: "other", SessionId: "other" })).toBe(k);
+      expect(await key(callback, { ...request, Amount: "26.00" })).not.toBe(k);
+    }
+  });
+
+  it("stores keys of at most 250 characters, hashing long ones and ones with control characters", async () => {
+    const seen: string[] = [];
+    const inner = createMemoryIdempotencyStore();
+    const store: IdempotencyStore = {
+      ...inner,
+      claim: (k, owner, lease) => {
+        seen.push(k);
+        return inner.claim(k, owner, lease);
+      },
+    };
+    const fn = withIdempotency(async () => ({ InternalOrderId: "M-1" }), {
+      store,
+      key: (order: SendOrderToMerchantRequest) => order.OrderId,
+    });
+    const handler = createSendOrderToMerchantHandler(fn, { auth: false });
+    await handler.handle(
+      post(JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: "G".repeat(5_000) })),
+    );
+    await handler.handle(
+      post(JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: "GE\u0000 1" })),
+    );
+    await handler.handle(post(orderText));
+    expect(seen.map((k) => k.length <= 250)).toEqual([true, true, true]);
+    expect(seen[0]).toMatch(/^SendOrderToMerchant:#[A-Za-z0-9_-]{43}$/);
+    expect(seen[1]).toMatch(/^SendOrderToMerchant:#/);
+    expect(seen[2]).toBe("SendOrderToMerchant:GE927127001US");
+  });
+});
