@@ -151,7 +151,17 @@ describe("node dist/cli.js", () => {
   });
 
   it("honours FORCE_COLOR and NO_COLOR", async () => {
-    const args = [bin, "simulate", "UpdateOrderStatus", "--url", good.base];
+    const args = [
+      bin,
+      "simulate",
+      "UpdateOrderStatus",
+      "--url",
+      good.base,
+      "--private-key",
+      keyFile,
+      "--guid",
+      MERCHANT_GUID,
+    ];
     expect((await run(process.execPath, args, { FORCE_COLOR: "1" })).stdout).toContain(
       "\u001b[32mok\u001b[39m",
     );
