@@ -66,6 +66,9 @@ const SERVERS: [string, Build][] = [
     "Koa 2",
     (failures) => {
       const app = new Koa2();
+      // Koa reports the socket closed under a half-sent body on its own "error" event (the
+      // default handler prints it); the library's report is the one asserted here.
+      app.on("error", () => undefined);
       app.use(toKoa(router(failures)) as never);
       return createServer(app.callback());
     },
@@ -74,6 +77,7 @@ const SERVERS: [string, Build][] = [
     "Koa 3",
     (failures) => {
       const app = new Koa3();
+      app.on("error", () => undefined);
       app.use(toKoa(router(failures)));
       return createServer(app.callback());
     },
