@@ -357,11 +357,9 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   }
 
   async function validateAndCall(call: Call, exchange: Exchange): Promise<CallbackResponse> {
-    const { request, method, url, authRequest, auth, read } = exchange;
-    let { authResult } = exchange;
-
     // 3. Seal the parsed body in one walk (depth, `__proto__` keys, card fields wherever a
     // PaymentDetails appears), then validate it against the callback's schema.
+    const { url } = exchange;
     const input = source.kind === "query" ? source.build(url, exchange.body) : exchange.body;
     const sealing = sealBody(input, maxDepth);
     if (!sealing.ok) {
@@ -373,8 +371,26 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       return fail(call, new Failure("invalid_payload", `card data: ${description}`, description));
     }
     const sites = sealing.cards;
-    // From here on, every text let out masks this request's own card numbers and CVVs.
-    if (sites.length > 0) call.redact = createRedactor(secretsOf(sites));
+    if (sites.length === 0) return callWithPayload(call, exchange, input, sites);
+    // From here on, every text let out masks this request's own card numbers and CVVs, and
+    // however the request ends, the parsed body (ours, or a framework's req.body) keeps no CVV.
+    call.redact = createRedactor(secretsOf(sites));
+    try {
+      return await callWithPayload(call, exchange, input, sites);
+    } finally {
+      for (const site of sites) dropCvv(site.details);
+    }
+  }
+
+  async function callWithPayload(
+    call: Call,
+    exchange: Exchange,
+    input: unknown,
+    sites: readonly CardSite[],
+  ): Promise<CallbackResponse> {
+    const { request, method, url, authRequest, auth, read } = exchange;
+    let { authResult } = exchange;
+    // 3b. The object check, then the schema.
     if (
       source.kind === "json" &&
       (input === null || typeof input !== "object" || Array.isArray(input))
@@ -428,7 +444,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     } catch (error) {
       return answerThrown(call, error);
     } finally {
-      // The parsed body (ours or a framework's), the payload and the raw payload: no CVV is kept.
+      // The payload, the raw payload and the parsed body: no CVV is kept past the function.
       for (const card of cards) dropCvv(card);
     }
     let written: ReturnType<ResponseShape<TResult>["success"]>;

@@ -21,6 +21,7 @@ import {
   json,
   parsed,
   post,
+  StubAuthenticator,
   trackedIterable,
   trackedStream,
 } from "./helpers.js";
@@ -639,6 +640,31 @@ describe("5. card protection does not depend on which schema lists PaymentDetail
           expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
           expect(String(details)).toBe("[PaymentDetails ************1111]");
         }
+      }
+    }
+  });
+
+  it("a framework's parsed body keeps no CVV when the request is refused after the walk (schema, payload check)", async () => {
+    const handler = createPerformOrderPaymentHandler(
+      () => ({ PaymentAmount: 1, PaymentCurrencyCode: "EUR" }),
+      { auth: new StubAuthenticator("deny-payload"), onError: () => undefined },
+    );
+    const bodies = {
+      // Refused by the schema (OrderId missing), by the payload check, or answered.
+      schema: { PaymentDetails: card(), Extra: [{ PaymentDetails: card() }] },
+      guid: payment(),
+    };
+    for (const body of Object.values(bodies)) {
+      const response = await handler.handle(post(parsed(body)));
+      expect([400, 401]).toContain(response.status);
+      for (const details of [
+        body.PaymentDetails,
+        ...((body as { Extra?: { PaymentDetails: unknown }[] }).Extra ?? []).map(
+          (e) => e.PaymentDetails,
+        ),
+      ]) {
+        expect(Object.hasOwn(details as object, "CVVNumber")).toBe(false);
+        expect((details as Record<string, unknown>).CardNumber).toBe(VISA);
       }
     }
   });
