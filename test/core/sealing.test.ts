@@ -25,21 +25,13 @@ import {
   trackedIterable,
   trackedStream,
 } from "./helpers.js";
+import { paymentDetails, quotesStandalone, stringsOf } from "./leaks.js";
 
 const VISA = "4111111111111111";
 const CVV = "737";
 
 function card(cardNumber: unknown = VISA, cvv: unknown = CVV): Record<string, unknown> {
-  return {
-    CardNumber: cardNumber,
-    CVVNumber: cvv,
-    ExpirationDate: "2030-03-31",
-    PaymentMethodCode: "1",
-    PaymentMethodName: "Visa",
-    PaymentMethodTypeCode: "CreditCard",
-    CountryCode: "US",
-    CountryName: "United+States",
-  };
+  return paymentDetails(cardNumber, cvv);
 }
 
 function payment(cardNumber: unknown = VISA, cvv: unknown = CVV): Record<string, unknown> {
@@ -48,31 +40,10 @@ function payment(cardNumber: unknown = VISA, cvv: unknown = CVV): Record<string,
 
 /** Whether a text quotes the CVV as a standalone value (not inside a longer run of digits). */
 function quotesCvv(text: string, cvv = CVV): boolean {
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(cvv, from);
-    if (at < 0) return false;
-    const before = text.charCodeAt(at - 1);
-    const after = text.charCodeAt(at + cvv.length);
-    const digit = (c: number) => c >= 48 && c <= 57;
-    if (!digit(before) && !digit(after)) return true;
-    from = at + 1;
-  }
+  return quotesStandalone(text, cvv);
 }
 
-/** Every string reachable from a value (own properties, arrays, an Error's name/message/stack). */
-function strings(value: unknown, out: string[] = [], seen = new Set<unknown>()): string[] {
-  if (typeof value === "string") out.push(value);
-  else if (value !== null && typeof value === "object" && !seen.has(value)) {
-    seen.add(value);
-    if (value instanceof Error) out.push(value.name, value.message, value.stack ?? "");
-    for (const key of Object.getOwnPropertyNames(value)) {
-      out.push(key);
-      strings((value as Record<string, unknown>)[key], out, seen);
-    }
-  }
-  return out;
-}
+const strings = (value: unknown) => stringsOf(value);
 
 let consoleLines: string[];
 let consoleSpy: ReturnType<typeof vi.spyOn>;

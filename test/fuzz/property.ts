@@ -48,6 +48,13 @@ import {
   samplePayload,
   signServiceToken,
 } from "../../src/testing/index.js";
+import {
+  luhnValid,
+  paymentDetails,
+  quotesStandalone,
+  stringsOf,
+  withCheckDigit,
+} from "../core/leaks.js";
 
 // ---------------------------------------------------------------------------------------------
 // What a case is made of
@@ -136,24 +143,6 @@ const RESERVED = new Set(
   [...Object.values(FAILURE_STATUS), 200, 64, 1048576].map((n) => String(n)),
 );
 
-function luhnComplete(body: string): string {
-  for (let d = 0; d <= 9; d++) if (passesLuhn(`${body}${d}`)) return `${body}${d}`;
-  throw new Error("unreachable");
-}
-
-function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 const HUGE = 300_000;
 
 const panArb: fc.Arbitrary<string> = fc.oneof(
@@ -161,7 +150,7 @@ const panArb: fc.Arbitrary<string> = fc.oneof(
     weight: 12,
     arbitrary: fc
       .string({ unit: fc.constantFrom(..."0123456789"), minLength: 12, maxLength: 18 })
-      .map((digits) => luhnComplete(`4${digits.slice(1)}`)),
+      .map((digits) => withCheckDigit(`4${digits.slice(1)}`)),
   },
   { weight: 1, arbitrary: fc.constant(`5${"4".repeat(HUGE - 1)}`) },
 );
@@ -414,20 +403,6 @@ function clone<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-function cardObject(pan: string, cvv: string): Record<string, unknown> {
-  return {
-    CardNumber: pan,
-    CVVNumber: cvv,
-    ExpirationDate: "2030-03-31",
-    OwnerName: "Jane+Doe",
-    PaymentMethodCode: "1",
-    PaymentMethodName: "Visa",
-    PaymentMethodTypeCode: "CreditCard",
-    CountryCode: "US",
-    CountryName: "United+States",
-  };
-}
-
 function isCartGet(c: FuzzCase): boolean {
   return c.callback === "GetCheckoutCartInfo" && c.cartMethod === "GET";
 }
@@ -461,7 +436,7 @@ function placeCard(payload: Record<string, unknown>, card: Card): void {
       found.CVVNumber = card.cvv;
     }
   }
-  const details = cardObject(card.pan, card.cvv);
+  const details = paymentDetails(card.pan, card.cvv);
   if (card.where === "top") payload.PaymentDetails = details;
   else if (card.where === "array")
     payload.FuzzPayments = [{ Kind: "card", PaymentDetails: details }];
@@ -866,16 +841,6 @@ function secretsOf(input: unknown): string[] {
   return out;
 }
 
-/** Whether the text quotes a digit secret as a standalone value. */
-function standalone(text: string, secret: string): boolean {
-  const digit = (code: number) => code >= 48 && code <= 57;
-  for (let from = text.indexOf(secret); from >= 0; from = text.indexOf(secret, from + 1)) {
-    if (!digit(text.charCodeAt(from - 1)) && !digit(text.charCodeAt(from + secret.length)))
-      return true;
-  }
-  return false;
-}
-
 /** A Luhn-valid 13–19 digit sequence (single spaces or dashes between digits), found naively. */
 function luhnSequence(text: string): string | undefined {
   for (const run of text.match(/\d(?:[ -]?\d)*/g) ?? []) {
@@ -886,7 +851,7 @@ function luhnSequence(text: string): string | undefined {
       for (let b = a; b < groups.length; b++) {
         digits += groups[b];
         if (digits.length > 19) break;
-        if (digits.length >= 13 && passesLuhn(digits)) return digits;
+        if (digits.length >= 13 && luhnValid(digits)) return digits;
       }
     }
   }
@@ -908,26 +873,12 @@ function leak(
     if (luhn !== undefined)
       return `a Luhn-valid number ${luhn.slice(0, 6)}… in ${JSON.stringify(text.slice(0, 300))}`;
     for (const secret of secrets) {
-      if (/^\d+$/.test(secret) ? standalone(text, secret) : text.includes(secret)) {
+      if (/^\d+$/.test(secret) ? quotesStandalone(text, secret) : text.includes(secret)) {
         return `the secret ${secret.slice(0, 8)}… (${secret.length} characters) in ${JSON.stringify(text.slice(0, 300))}`;
       }
     }
   }
   return undefined;
-}
-
-/** Every string reachable from a value, an Error's name, message and stack included. */
-function stringsOf(value: unknown, out: string[] = [], seen = new Set<unknown>()): string[] {
-  if (typeof value === "string") out.push(value);
-  else if (isObject(value) && !seen.has(value)) {
-    seen.add(value);
-    if (value instanceof Error) out.push(value.name, value.message, value.stack ?? "");
-    for (const key of Object.getOwnPropertyNames(value)) {
-      out.push(key);
-      stringsOf((value as Record<string, unknown>)[key], out, seen);
-    }
-  }
-  return out;
 }
 
 /** Own `__proto__` keys reachable from a value. */
