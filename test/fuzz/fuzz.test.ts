@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { createFuzzHarness, fuzzProperty } from "./property.js";
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1200);
 const SEED =
   process.env.FUZZ_SEED === undefined
     ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
