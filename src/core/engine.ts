@@ -27,7 +27,7 @@ import {
   type ResponseShape,
   respond,
 } from "./responses.js";
-import { type CardSite, sealBody } from "./seal.js";
+import { type CardSite, dropProtoKey, sealBody } from "./seal.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
@@ -359,8 +359,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   async function validateAndCall(call: Call, exchange: Exchange): Promise<CallbackResponse> {
     // 3. Seal the parsed body in one walk (depth, `__proto__` keys, card fields wherever a
     // PaymentDetails appears), then validate it against the callback's schema.
-    const { url } = exchange;
-    const input = source.kind === "query" ? source.build(url, exchange.body) : exchange.body;
+    const { url, body } = exchange;
+    // The cart's payload is built from the body's fields: the walk covers those, and the body's
+    // own top level (a framework's req.body) loses its `__proto__` key the same way.
+    if (source.kind === "query") dropProtoKey(body);
+    const input = source.kind === "query" ? source.build(url, body) : body;
     const sealing = sealBody(input, maxDepth);
     if (!sealing.ok) {
       if (sealing.problem === "too_deep") {

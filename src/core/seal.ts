@@ -10,7 +10,9 @@
  * - finds every `PaymentDetails` object, whatever the callback and however deep, and checks its
  *   card fields: an object or null, whose `CardNumber` and `CVVNumber` are strings or null (as
  *   JSON numbers a card number or a CVV with a leading zero is already corrupted).
- * The body is changed in place: nothing of it is copied.
+ * The body is changed in place: nothing of it is copied. GetCheckoutCartInfo's payload is built
+ * from the body's fields and the query: the walk covers it (and so the body's nested values); the
+ * body's own top level only needs `dropProtoKey`.
  */
 
 /** A `PaymentDetails` object found in the body, and the keys that lead to it from the root. */
@@ -35,6 +37,12 @@ function isObject(value: unknown): value is object {
   return value !== null && typeof value === "object";
 }
 
+/** Deletes a value's own `__proto__` key, if it has one: the step the walk takes at every node. */
+export function dropProtoKey(value: unknown): void {
+  if (isObject(value) && Object.hasOwn(value, PROTO))
+    delete (value as Record<string, unknown>)[PROTO];
+}
+
 /**
  * Seals a parsed body in place (see the module comment). The root is level 1; a body with an
  * object or array below level `maxDepth` is `too_deep`.
@@ -53,7 +61,7 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
     const key = keys.pop() as string | number;
     if (depth > 1) path[depth - 2] = key;
     path.length = depth - 1;
-    if (Object.hasOwn(node, PROTO)) delete (node as Record<string, unknown>)[PROTO];
+    dropProtoKey(node);
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
         const child: unknown = node[i];

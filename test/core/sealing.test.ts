@@ -490,6 +490,21 @@ describe("4. __proto__ keys are dropped at every level, known fields and unknown
     }
     expect((seen[0] as Record<string, unknown>).constructor).toBe("y");
   });
+
+  it("GetCheckoutCartInfo behind a parser: req.body itself keeps no __proto__ key, at any level", async () => {
+    // Found by the fuzzer: the payload is built from the body's fields, so the body's own top
+    // level was never walked; its `__proto__` key (and any CVV under it) stayed in req.body.
+    const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: [] }), {
+      auth: false,
+      onError: () => undefined,
+    });
+    const body = JSON.parse(
+      `{"merchantCartToken":"t","__proto__":{"PaymentDetails":{"CardNumber":"${VISA}","CVVNumber":"${CVV}"}},"Extra":{${inner}}}`,
+    ) as Record<string, unknown>;
+    expect((await handler.handle(post(parsed(body), {}, "/cart"))).status).toBe(200);
+    expect(protoKeys(body)).toEqual([]);
+    expect(body.merchantCartToken).toBe("t");
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
