@@ -57,7 +57,7 @@ export interface HandlerOptions {
    * counted from the first read. A body not complete by then is answered 408 (`request_timeout`)
    * with `Connection: close`, and the read is abandoned. Default 30 000 (30 s).
    */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
   /** Decoding policy of the encoded fields (default `auto` for each). */
   decoding?: DecodingOptions;
   /**

@@ -15,7 +15,7 @@ export interface CheckResponseOptions {
    * Any other status is a problem. Default: any 2xx, since the service counts every other answer
    * as a failed call.
    */
-  readonly expectStatus?: number | readonly number[];
+  readonly expectStatus?: number | readonly number[] | undefined;
 }
 
 /** Which field of the answer tells the service whether the callback succeeded. */

@@ -40,7 +40,7 @@ export interface SendCallbackOptions {
    * The statuses expected (`401` to test a refusal); any other is reported in `problems`.
    * Default: any 2xx. See `checkResponse`.
    */
-  readonly expectStatus?: number | readonly number[];
+  readonly expectStatus?: number | readonly number[] | undefined;
   /**
    * The callback's path under the base URL. Default: the callback name (`/SendOrderToMerchant`),
    * unless the URL already ends with it. `""` sends to the URL as given.

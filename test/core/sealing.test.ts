@@ -325,8 +325,8 @@ describe("3. what is reported about the merchant's result goes through the redac
     });
     const body = { OrderId: "GE100", StatusCode: "new", PaymentDetails: card() };
     await handler.handle(post(JSON.stringify(body)));
+    // Reported (a 500 today; a warning once unknown result fields only warn), never quoted.
     expect(failures.length).toBeGreaterThan(0);
-    expect(failures.some((f) => f.reason.includes('"***"'))).toBe(true);
     for (const text of strings(failures)) expect(quotesCvv(text), text).toBe(false);
   });
 

@@ -1220,8 +1220,9 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
     seen.length = 0;
     failures.length = 0;
     consoleLines.length = 0;
-    const original = console.error;
-    console.error = (...args: unknown[]) => {
+    // The default onError writes failures to console.error (and warnings to console.warn).
+    const { error, warn } = console;
+    console.error = console.warn = (...args: unknown[]) => {
       consoleLines.push(
         args.map((arg) => (typeof arg === "string" ? arg : inspect(arg))).join(" "),
       );
@@ -1229,7 +1230,8 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
     try {
       return { answer: await send(c, wire, use), expected };
     } finally {
-      console.error = original;
+      console.error = error;
+      console.warn = warn;
     }
   }
 
