@@ -82,15 +82,26 @@ export async function readBody(
     return streaming
       ? await readStream(body, limit, timer.expired)
       : await readIterable(body, limit, timer.expired);
+  } catch (error) {
+    // The source failed while being read: the client went away, or its stream broke.
+    return { kind: "failed", error };
   } finally {
     timer.clear();
   }
 }
 
-async function readStream(
+/** Never settles: no deadline. */
+const NO_DEADLINE: Promise<typeof TIMED_OUT> = new Promise(() => undefined);
+
+/**
+ * Reads a byte stream within `limit` bytes, cancelling it as soon as the limit is passed, and
+ * before `expired` settles (`timeout`), if given. A stream that fails rejects, what was read of it
+ * zeroed first.
+ */
+export async function readStream(
   stream: ReadableStream<Uint8Array>,
   limit: number,
-  expired: Promise<typeof TIMED_OUT>,
+  expired: Promise<typeof TIMED_OUT> = NO_DEADLINE,
 ): Promise<ReadBody> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -101,18 +112,21 @@ async function readStream(
       if (step === TIMED_OUT) {
         // Not awaited: a source that hangs must not hold the answer back.
         reader.cancel().catch(() => undefined);
-        return wipe(chunks, TIMEOUT);
+        zero(chunks);
+        return TIMEOUT;
       }
       if (step.done) break;
       total += step.value.byteLength;
       if (total > limit) {
         await reader.cancel().catch(() => undefined);
-        return wipe(chunks, TOO_LARGE);
+        zero(chunks);
+        return TOO_LARGE;
       }
       chunks.push(step.value);
     }
   } catch (error) {
-    return wipe(chunks, { kind: "failed", error });
+    zero(chunks);
+    throw error;
   } finally {
     try {
       reader.releaseLock();
@@ -138,7 +152,8 @@ async function readIterable(
         // Ends the iteration without waiting for it (a pending read may never settle); the Node
         // adapters then let the rest go, and the answer's `Connection: close` ends the exchange.
         void endIteration(iterator);
-        return wipe(chunks, TIMEOUT);
+        zero(chunks);
+        return TIMEOUT;
       }
       if (step.done) break;
       const chunk: unknown = step.value;
@@ -147,12 +162,14 @@ async function readIterable(
       if (total > limit) {
         // Ending the iteration early lets the Node adapters discard the rest: nothing more is kept.
         await endIteration(iterator);
-        return wipe(chunks, TOO_LARGE);
+        zero(chunks);
+        return TOO_LARGE;
       }
       chunks.push(bytes);
     }
   } catch (error) {
-    return wipe(chunks, { kind: "failed", error });
+    zero(chunks);
+    throw error;
   }
   return concat(chunks, total);
 }
@@ -166,9 +183,8 @@ async function endIteration(iterator: AsyncIterator<unknown>): Promise<void> {
 }
 
 /** Zeroes what was read of a body that will not be used (it may hold card data). */
-function wipe(chunks: readonly Uint8Array[], outcome: ReadBody): ReadBody {
+function zero(chunks: readonly Uint8Array[]): void {
   for (const chunk of chunks) chunk.fill(0);
-  return outcome;
 }
 
 function concat(chunks: Uint8Array[], total: number): ReadBody {
