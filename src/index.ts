@@ -72,6 +72,7 @@ export {
   type CallbackFunction,
   type CallbackHandler,
   type CallbackRequestInfo,
+  DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DEPTH,
   type HandlerOptions,

@@ -14,6 +14,7 @@ import {
   type NodeRequestLike,
   type NodeResponseLike,
   nodeBody,
+  nodeHeaders,
   pathnameOf,
   peerAddress,
   writeNodeResponse,
@@ -60,7 +61,7 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
     void handleSafely(endpoint, {
       method: req.method ?? "GET",
       url,
-      headers: req.headers,
+      headers: nodeHeaders(req),
       body,
       remoteAddress: peerAddress(req),
       signal: closeSignal(res),

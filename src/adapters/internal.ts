@@ -3,6 +3,7 @@
  * request and response (so no framework's types reach the public declarations), the request
  * body as an async iterable, and writing the engine's answer.
  */
+import { keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
 import type { CallbackEndpoint, CallbackRequest, CallbackResponse } from "../core/types.js";
@@ -12,6 +13,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** Node ≥ 18.3: every value of every header, repeats included. */
+  readonly headersDistinct?: Readonly<Record<string, readonly string[] | undefined>>;
   readonly socket?: { readonly remoteAddress?: string | undefined } | null | undefined;
   readonly readableEnded?: boolean;
   readonly readable?: boolean;
@@ -97,6 +100,11 @@ export function closeSignal(res: NodeResponseLike): AbortSignal | undefined {
     if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/** The request headers, with every value of a header Node keeps only the first of (Authorization). */
+export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
+  return keepRepeatedHeaders(req.headers, req.headersDistinct);
 }
 
 /** The peer address of the TCP connection (never `X-Forwarded-For`: authentication decides that). */

@@ -14,6 +14,7 @@ import {
   type NodeRequestLike,
   type NodeResponseLike,
   nodeBody,
+  nodeHeaders,
   pathnameOf,
   peerAddress,
 } from "./internal.js";
@@ -60,7 +61,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     const response = await handleSafely(endpoint, {
       method: ctx.method,
       url,
-      headers: ctx.req.headers,
+      headers: nodeHeaders(ctx.req),
       body: koaBody(ctx),
       remoteAddress: peerAddress(ctx.req),
       signal: closeSignal(ctx.res),

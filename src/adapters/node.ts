@@ -10,6 +10,7 @@ import {
   type NodeRequestLike,
   type NodeResponseLike,
   nodeBody,
+  nodeHeaders,
   peerAddress,
   writeNodeResponse,
 } from "./internal.js";
@@ -32,7 +33,7 @@ export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
     void handleSafely(endpoint, {
       method: req.method ?? "GET",
       url: req.url ?? "/",
-      headers: req.headers,
+      headers: nodeHeaders(req),
       body: nodeBody(req),
       remoteAddress: peerAddress(req),
       signal: closeSignal(res),

@@ -7,10 +7,26 @@ export type ReadBody =
   | { readonly kind: "parsed"; readonly value: unknown }
   | { readonly kind: "empty" }
   | { readonly kind: "too_large" }
-  | { readonly kind: "compressed"; readonly encoding: string };
+  | { readonly kind: "compressed"; readonly encoding: string }
+  /** Not complete within the deadline: the read was abandoned. */
+  | { readonly kind: "timeout" }
+  /** The source failed while being read: the client went away, or its stream broke. */
+  | { readonly kind: "failed"; readonly error: unknown };
 
 const encoder = new TextEncoder();
 const EMPTY: ReadBody = { kind: "empty" };
+const TOO_LARGE: ReadBody = { kind: "too_large" };
+const TIMEOUT: ReadBody = { kind: "timeout" };
+const TIMED_OUT = Symbol("timed out");
+
+/** A timer that resolves `expired` after `ms`; `clear()` once the read is over. */
+function deadline(ms: number): { readonly expired: Promise<typeof TIMED_OUT>; clear(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
+  return { expired, clear: () => clearTimeout(timer) };
+}
 
 function isByteStream(body: object): body is ReadableStream<Uint8Array> {
   return typeof (body as ReadableStream).getReader === "function";
@@ -21,15 +37,17 @@ function isAsyncIterable(body: object): body is AsyncIterable<Uint8Array> {
 }
 
 /**
- * Reads the body within `limit` bytes. The limit is enforced while reading (and up front from
- * `Content-Length`), so an oversized body is refused before it is buffered or parsed. A body the
- * engine reads itself must not be compressed: inflating is left to a framework that does it
- * within its own limit.
+ * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
+ * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
+ * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
+ * A body the engine reads itself must not be compressed: inflating is left to a framework that
+ * does it within its own limit.
  */
 export async function readBody(
   body: BodyInput,
   headers: HeaderReader,
   limit: number,
+  timeoutMs: number,
 ): Promise<ReadBody> {
   if (body === undefined || body === null) return EMPTY;
   if (typeof body === "string") {
@@ -59,45 +77,114 @@ export async function readBody(
     await discard(body);
     return { kind: "too_large" };
   }
-  return streaming ? readStream(body, limit) : readIterable(body, limit);
+  const timer = deadline(timeoutMs);
+  try {
+    return streaming
+      ? await readStream(body, limit, timer.expired)
+      : await readIterable(body, limit, timer.expired);
+  } catch (error) {
+    // The source failed while being read: the client went away, or its stream broke.
+    return { kind: "failed", error };
+  } finally {
+    timer.clear();
+  }
 }
 
-/** Reads a byte stream within `limit` bytes; cancels it as soon as the limit is passed. */
+/** Never settles: no deadline. */
+const NO_DEADLINE: Promise<typeof TIMED_OUT> = new Promise(() => undefined);
+
+/**
+ * Reads a byte stream within `limit` bytes, cancelling it as soon as the limit is passed, and
+ * before `expired` settles (`timeout`), if given. A stream that fails rejects, what was read of it
+ * zeroed first.
+ */
 export async function readStream(
   stream: ReadableStream<Uint8Array>,
   limit: number,
+  expired: Promise<typeof TIMED_OUT> = NO_DEADLINE,
 ): Promise<ReadBody> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
+      const step = await Promise.race([reader.read(), expired]);
+      if (step === TIMED_OUT) {
+        // Not awaited: a source that hangs must not hold the answer back.
+        reader.cancel().catch(() => undefined);
+        zero(chunks);
+        return TIMEOUT;
+      }
+      if (step.done) break;
+      total += step.value.byteLength;
       if (total > limit) {
         await reader.cancel().catch(() => undefined);
-        return { kind: "too_large" };
+        zero(chunks);
+        return TOO_LARGE;
       }
-      chunks.push(value);
+      chunks.push(step.value);
     }
+  } catch (error) {
+    zero(chunks);
+    throw error;
   } finally {
-    reader.releaseLock();
+    try {
+      reader.releaseLock();
+    } catch {
+      // A read still pending on a cancelled stream: the lock goes with the stream.
+    }
   }
   return concat(chunks, total);
 }
 
-async function readIterable(source: AsyncIterable<Uint8Array>, limit: number): Promise<ReadBody> {
+async function readIterable(
+  source: AsyncIterable<Uint8Array>,
+  limit: number,
+  expired: Promise<typeof TIMED_OUT>,
+): Promise<ReadBody> {
+  const iterator = source[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of source) {
-    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
-    total += bytes.byteLength;
-    // Leaving the loop early ends the iteration, which destroys a Node stream: nothing more is read.
-    if (total > limit) return { kind: "too_large" };
-    chunks.push(bytes);
+  try {
+    for (;;) {
+      const step = await Promise.race([iterator.next(), expired]);
+      if (step === TIMED_OUT) {
+        // Ends the iteration without waiting for it (a pending read may never settle); the Node
+        // adapters then let the rest go, and the answer's `Connection: close` ends the exchange.
+        void endIteration(iterator);
+        zero(chunks);
+        return TIMEOUT;
+      }
+      if (step.done) break;
+      const chunk: unknown = step.value;
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : (chunk as Uint8Array);
+      total += bytes.byteLength;
+      if (total > limit) {
+        // Ending the iteration early lets the Node adapters discard the rest: nothing more is kept.
+        await endIteration(iterator);
+        zero(chunks);
+        return TOO_LARGE;
+      }
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    zero(chunks);
+    throw error;
   }
   return concat(chunks, total);
+}
+
+async function endIteration(iterator: AsyncIterator<unknown>): Promise<void> {
+  try {
+    await iterator.return?.();
+  } catch {
+    // The body is being refused; a failure to end its iteration changes nothing.
+  }
+}
+
+/** Zeroes what was read of a body that will not be used (it may hold card data). */
+function zero(chunks: readonly Uint8Array[]): void {
+  for (const chunk of chunks) chunk.fill(0);
 }
 
 function concat(chunks: Uint8Array[], total: number): ReadBody {
@@ -138,9 +225,15 @@ export type ParsedJson =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly reason: string };
 
+/** Why a body nested too deep is refused: the same words for the byte scan and the walk. */
+export function tooDeep(maxDepth: number): string {
+  return `Request body is nested deeper than ${maxDepth} levels`;
+}
+
 /**
- * Decodes UTF-8 (a BOM is dropped), parses JSON and bounds its nesting depth. The reason never
- * quotes the body: V8's JSON.parse messages do, so they are not passed on.
+ * Decodes UTF-8 (a BOM is dropped) and parses JSON. Its nesting depth is bounded afterwards, by
+ * the walk that seals the parsed value (`sealBody`). The reason never quotes the body: V8's
+ * JSON.parse messages do, so they are not passed on.
  */
 export function parseJson(bytes: Uint8Array, maxDepth: number): ParsedJson {
   let text: string;
@@ -149,22 +242,17 @@ export function parseJson(bytes: Uint8Array, maxDepth: number): ParsedJson {
   } catch {
     return { ok: false, reason: "Request body is not valid UTF-8" };
   }
-  // Parsed first: JSON.parse is iterative in V8, JavaScriptCore and SpiderMonkey, so any depth
-  // parses without recursion (and a RangeError would be caught below). Walking the parsed value
-  // costs a fraction of scanning every byte; the byte scan runs only when parsing failed, so a
-  // body both too deep and malformed is still reported as too deep, as before.
-  let value: unknown;
+  // JSON.parse is iterative in V8, JavaScriptCore and SpiderMonkey, so any depth parses without
+  // recursion (and a RangeError would be caught below). The byte scan runs only when parsing
+  // failed, so a body both too deep and malformed is still reported as too deep.
   try {
-    value = JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return exceedsDepth(bytes, maxDepth)
-      ? { ok: false, reason: `Request body is nested deeper than ${maxDepth} levels` }
-      : { ok: false, reason: "Request body is not valid JSON" };
+    return {
+      ok: false,
+      reason: exceedsDepth(bytes, maxDepth) ? tooDeep(maxDepth) : "Request body is not valid JSON",
+    };
   }
-  if (valueExceedsDepth(value, maxDepth)) {
-    return { ok: false, reason: `Request body is nested deeper than ${maxDepth} levels` };
-  }
-  return { ok: true, value };
 }
 
 /**
@@ -181,7 +269,7 @@ export function parseForm(bytes: Uint8Array, maxDepth: number): ParsedJson {
   if (text.startsWith("{")) return parseJson(bytes, maxDepth);
   const fields: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(text)) {
-    // Own data properties only: a `__proto__` field stays a plain key.
+    // Own data properties only: a `__proto__` field stays a plain key (until `sealBody` drops it).
     Object.defineProperty(fields, key, {
       value,
       enumerable: true,
@@ -207,30 +295,6 @@ function exceedsDepth(bytes: Uint8Array, maxDepth: number): boolean {
     else if (b === 0x7b || b === 0x5b) {
       if (++depth > maxDepth) return true;
     } else if (b === 0x7d || b === 0x5d) depth--;
-  }
-  return false;
-}
-
-/**
- * Depth of a parsed JSON value (ours, or a framework's `req.body`), bounded: stops as soon as
- * `maxDepth` is passed. Iterative, and allocates only its two stacks. The root counts as
- * level 1, like the byte scan's first bracket.
- */
-export function valueExceedsDepth(root: unknown, maxDepth: number): boolean {
-  if (root === null || typeof root !== "object") return false;
-  const nodes: object[] = [root];
-  const depths: number[] = [1];
-  while (nodes.length > 0) {
-    const node = nodes.pop() as object;
-    const depth = depths.pop() as number;
-    const values: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
-    for (let i = 0; i < values.length; i++) {
-      const child = values[i];
-      if (child === null || typeof child !== "object") continue;
-      if (depth >= maxDepth) return true;
-      nodes.push(child);
-      depths.push(depth + 1);
-    }
   }
   return false;
 }

@@ -6,26 +6,21 @@ import {
   type DecodingPlan,
   type DecodingReport,
 } from "../decode/policy.js";
-import {
-  discardBody,
-  parseForm,
-  parseJson,
-  type ReadBody,
-  readBody,
-  valueExceedsDepth,
-} from "./body.js";
+import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
 import {
+  createRedactor,
   defaultOnError,
+  holdsSafely,
+  notify,
   type Redactor,
+  readSafely,
   redactCards,
-  requestRedactor,
-  safeNotify,
-  sanitizeError,
+  textOf,
 } from "./report.js";
 import {
   failureResponse,
@@ -34,12 +29,17 @@ import {
   respond,
   type WrittenResult,
 } from "./responses.js";
+import { type CardSite, dropProtoKey, sealBody } from "./seal.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Real payloads nest about eight levels; the bound keeps recursion anywhere downstream safe. */
 export const DEFAULT_MAX_DEPTH = 64;
+/** 30 s to receive a body: a 1 MiB order at 35 kB/s. Node's own limit is 300 s. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** The longest delay `setTimeout` keeps (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** Options every handler factory and the router accept. */
 export interface HandlerOptions {
@@ -54,12 +54,18 @@ export interface HandlerOptions {
   maxBodyBytes?: number | undefined;
   /** Deepest JSON nesting accepted; deeper bodies are answered 400. Default 64. */
   maxDepth?: number | undefined;
+  /**
+   * Longest time spent receiving a body the engine reads itself (a stream), in milliseconds,
+   * counted from the first read. A body not complete by then is answered 408 (`request_timeout`)
+   * with `Connection: close`, and the read is abandoned. Default 30 000 (30 s).
+   */
+  bodyTimeoutMs?: number | undefined;
   /** Decoding policy of the encoded fields (default `auto` for each). */
   decoding?: DecodingOptions | undefined;
   /**
    * Told of every failure: authentication, bad input, the merchant's exceptions (as a scrubbed
-   * copy: name, message and stack without card data). Never receives the body or the token.
-   * Default: one line on `console.error`.
+   * copy: name, message, stack and code without card data). Never receives the body, the token,
+   * a card number or a CVV. Default: one line on `console.error`.
    */
   onError?: OnError | undefined;
 }
@@ -81,9 +87,9 @@ export interface CallbackContext<TPayload> {
   readonly signal: AbortSignal | undefined;
   /**
    * Tells the handler's `onError` of a failure that does not decide the answer (kind
-   * `store_failure`): for helpers around your function, such as `withIdempotency` when its store
-   * fails while the delivery still goes on. Scrubbed like every report; safe to call after the
-   * answer was sent.
+   * `store_failure`, a warning): for helpers around your function, such as `withIdempotency`
+   * when its store fails while the delivery still goes on. Scrubbed like every report; safe to
+   * call after the answer was sent.
    */
   readonly reportFailure: (reason: string, error?: unknown) => void;
 }
@@ -215,47 +221,69 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   if (authOption instanceof Promise) authOption.catch(() => undefined);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
     throw new RangeError(`${name}: maxBodyBytes must be a positive integer`);
   }
   if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0) {
     throw new RangeError(`${name}: maxDepth must be a positive integer`);
   }
+  if (
+    !Number.isSafeInteger(bodyTimeoutMs) ||
+    bodyTimeoutMs <= 0 ||
+    bodyTimeoutMs > MAX_TIMEOUT_MS
+  ) {
+    throw new RangeError(
+      `${name}: bodyTimeoutMs must be a positive integer of milliseconds (at most ${MAX_TIMEOUT_MS})`,
+    );
+  }
   const plan: DecodingPlan = compileDecoding(definition.encodedFields, options.decoding);
   const onError = options.onError ?? defaultOnError;
-  const allowHeader = { allow: definition.methods.join(", ") };
+  const extraHeaders: Partial<Record<LibraryFailureKind, Readonly<Record<string, string>>>> = {
+    method_not_allowed: { allow: definition.methods.join(", ") },
+    // The rest of a body that did not arrive in time is not awaited: the connection goes.
+    request_timeout: { connection: "close" },
+  };
   const source = definition.source;
 
-  function fail(failure: Failure, redact: Redactor = redactCards): CallbackResponse {
+  /**
+   * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
+   * with the request's redactor) and the callback's failure shape is answered.
+   */
+  function fail(call: Call, failure: Failure): CallbackResponse {
     const { kind } = failure;
-    safeNotify(onError, {
-      kind,
-      status: FAILURE_STATUS[kind],
-      callback: name,
-      reason: redact(failure.reason),
-      error: failure.error === undefined ? undefined : sanitizeError(failure.error, redact),
-    });
-    const extra = kind === "method_not_allowed" ? allowHeader : undefined;
-    return failureResponse(kind, definition.response, failure.description, extra);
+    const status = FAILURE_STATUS[kind];
+    notify(
+      onError,
+      { kind, status, callback: name, reason: failure.reason, error: failure.error },
+      call.redact,
+    );
+    const description =
+      failure.description === undefined ? undefined : call.redact(failure.description);
+    return failureResponse(kind, definition.response, description, extraHeaders[kind]);
   }
 
   /** A refusal before the body was read: the body is let go so the answer reaches the caller. */
-  function refuse(request: CallbackRequest, failure: Failure): CallbackResponse {
+  function refuse(call: Call, request: CallbackRequest, failure: Failure): CallbackResponse {
     void discardBody(request.body);
-    return fail(failure);
+    return fail(call, failure);
   }
 
-  async function run(request: CallbackRequest): Promise<CallbackResponse> {
+  async function run(request: CallbackRequest, call: Call): Promise<CallbackResponse> {
     const method = request.method.toUpperCase();
     if (!definition.methods.includes(method)) {
-      const allowed = `Allowed: ${allowHeader.allow}`;
-      return refuse(request, new Failure("method_not_allowed", `method ${method}`, allowed));
+      const allowed = `Allowed: ${definition.methods.join(", ")}`;
+      return refuse(call, request, new Failure("method_not_allowed", `method ${method}`, allowed));
     }
     let url: URL;
     try {
       url = requestUrl(request.url);
     } catch {
-      return refuse(request, new Failure("malformed_body", "the request target is not a URL"));
+      return refuse(
+        call,
+        request,
+        new Failure("malformed_body", "the request target is not a URL"),
+      );
     }
     const headers = headerReader(request.headers);
     const authRequest: AuthRequest = {
@@ -272,40 +300,51 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       auth = await authOption;
     } catch (error) {
       const reason = `authentication is misconfigured: ${errorText(error)}`;
-      return refuse(request, new Failure("internal_error", reason));
+      return refuse(call, request, new Failure("internal_error", reason));
     }
     if (auth !== false && !isAuthenticator(auth)) {
       const reason = "authentication is misconfigured: the promise did not yield an authenticator";
-      return refuse(request, new Failure("internal_error", reason));
+      return refuse(call, request, new Failure("internal_error", reason));
     }
     let authResult: AuthResult | undefined;
     if (auth) {
       try {
         authResult = await auth.authenticateRequest(authRequest);
       } catch (error) {
-        return refuse(request, authFailure(error));
+        return refuse(call, request, authFailure(error));
       }
     }
 
-    // 2. Read within the limit, then parse. GET has no body (GetCheckoutCartInfo).
+    // 2. Read within the limit and the deadline, then parse. GET has no body (GetCheckoutCartInfo).
     const read: ReadBody =
-      method === "GET" ? EMPTY_BODY : await readBody(request.body, headers, maxBodyBytes);
+      method === "GET"
+        ? EMPTY_BODY
+        : await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
     let body: unknown;
     switch (read.kind) {
       case "too_large":
-        return fail(new Failure("payload_too_large", `body over ${maxBodyBytes} bytes`));
+        return fail(call, new Failure("payload_too_large", `body over ${maxBodyBytes} bytes`));
       case "compressed":
-        return fail(new Failure("unsupported_media_type", `body encoded as ${read.encoding}`));
+        return fail(
+          call,
+          new Failure("unsupported_media_type", `body encoded as ${read.encoding}`),
+        );
+      case "timeout":
+        return fail(
+          call,
+          new Failure("request_timeout", `the body was not received within ${bodyTimeoutMs} ms`),
+        );
+      case "failed": {
+        const reason =
+          "the client went away (or its body stream failed) before the body was complete";
+        return fail(call, new Failure("client_closed", reason, undefined, read.error));
+      }
       case "empty":
         if (source.kind === "json") {
-          return fail(new Failure("malformed_body", "empty body", "Request body is empty"));
+          return fail(call, new Failure("malformed_body", "empty body", "Request body is empty"));
         }
         break;
       case "parsed":
-        if (valueExceedsDepth(read.value, maxDepth)) {
-          const reason = `Request body is nested deeper than ${maxDepth} levels`;
-          return fail(new Failure("malformed_body", reason, reason));
-        }
         body = read.value;
         break;
       case "bytes": {
@@ -315,7 +354,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
             : parseJson(read.bytes, maxDepth);
         if (!parsed.ok) {
           if (read.owned) read.bytes.fill(0);
-          return fail(new Failure("malformed_body", parsed.reason, parsed.reason));
+          return fail(call, new Failure("malformed_body", parsed.reason, parsed.reason));
         }
         body = parsed.value;
         break;
@@ -323,7 +362,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
 
     try {
-      return await validateAndCall({
+      return await validateAndCall(call, {
         request,
         method,
         url,
@@ -339,29 +378,64 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
   }
 
-  async function validateAndCall(exchange: Exchange): Promise<CallbackResponse> {
+  async function validateAndCall(call: Call, exchange: Exchange): Promise<CallbackResponse> {
+    // 3. Seal the parsed body in one walk (depth, `__proto__` keys, card fields wherever a
+    // PaymentDetails appears), then validate it against the callback's schema.
+    const { url, body } = exchange;
+    // The cart's payload is built from the body's fields: the walk covers those, and the body's
+    // own top level (a framework's req.body) loses its `__proto__` key the same way.
+    if (source.kind === "query") dropProtoKey(body);
+    const input = source.kind === "query" ? source.build(url, body) : body;
+    const sealing = sealBody(input, maxDepth);
+    if (!sealing.ok) {
+      if (sealing.problem === "too_deep") {
+        const reason = tooDeep(maxDepth);
+        return fail(call, new Failure("malformed_body", reason, reason));
+      }
+      const { description } = sealing;
+      return fail(call, new Failure("invalid_payload", `card data: ${description}`, description));
+    }
+    const sites = sealing.cards;
+    // From here on, every text let out masks this request's own card numbers and CVVs (and its
+    // secret fields: a shopper's session token), and however the request ends, the parsed body
+    // (ours, or a framework's req.body) keeps no CVV.
+    const secrets = [...secretsOf(sites), ...secretFieldsOf(definition.secretFields, input)];
+    if (secrets.length > 0) call.redact = createRedactor(secrets);
+    if (sites.length === 0) return callWithPayload(call, exchange, input, sites);
+    try {
+      return await callWithPayload(call, exchange, input, sites);
+    } finally {
+      for (const site of sites) dropCvv(site.details);
+    }
+  }
+
+  async function callWithPayload(
+    call: Call,
+    exchange: Exchange,
+    input: unknown,
+    sites: readonly CardSite[],
+  ): Promise<CallbackResponse> {
     const { request, method, url, authRequest, auth, read } = exchange;
     let { authResult } = exchange;
-
-    // 3. Validate against the callback's schema.
-    let input = exchange.body;
-    if (source.kind === "query") {
-      input = source.build(url, input);
-    } else if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    // 3b. The object check, then the schema.
+    if (
+      source.kind === "json" &&
+      (input === null || typeof input !== "object" || Array.isArray(input))
+    ) {
       const reason = "Request body must be a JSON object";
-      return fail(new Failure("malformed_body", reason, reason));
+      return fail(call, new Failure("malformed_body", reason, reason));
     }
     const result = definition.schema.safeParse(input);
     if (!result.success) {
       const description = describeIssues(result.error);
-      return fail(new Failure("invalid_payload", `schema: ${description}`, description));
+      return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
     }
     const rawPayload = result.data;
 
     // 4. The checks that need the body: merchant GUID, body digest.
     if (auth !== false && auth.authenticatePayload !== undefined) {
       if (read.kind === "parsed" && auth.needsRawBody(name)) {
-        return fail(new Failure("internal_error", RAW_BODY_CONSUMED));
+        return fail(call, new Failure("internal_error", RAW_BODY_CONSUMED));
       }
       const bytes = read.kind === "bytes" ? read.bytes : undefined;
       try {
@@ -373,14 +447,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         );
         if (updated) authResult = updated;
       } catch (error) {
-        return fail(authFailure(error));
+        return fail(call, authFailure(error));
       }
     }
 
-    // 5. Decode the encoded fields once; protect card data in both copies.
+    // 5. Decode the encoded fields once; protect card data in every copy.
     const { payload, report } = plan.apply(rawPayload);
-    // Any callback's payload may carry PaymentDetails ("more parameters than listed").
-    const cards = [paymentDetailsOf(rawPayload), paymentDetailsOf(payload)];
+    const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
     const context: CallbackContext<TPayload> = {
       callback: name,
@@ -389,78 +462,92 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       decoding: report,
       auth: authResult,
       signal: request.signal,
-      reportFailure: (reason, error) => reportStoreFailure(onError, name, reason, error),
+      reportFailure: (reason, error) =>
+        notify(
+          onError,
+          {
+            kind: "store_failure",
+            status: FAILURE_STATUS.store_failure,
+            severity: "warning",
+            callback: name,
+            reason,
+            error,
+          },
+          call.redact,
+        ),
     };
 
-    // Values never to be quoted (a shopper's session token), beside the card data.
-    const secrets = (definition.secretFields ?? []).map((field) => fieldOf(rawPayload, field));
-
-    // 6. Call the merchant, 7. write the callback's own response.
-    let written: WrittenResult;
-    let redactWarning: Redactor | undefined;
+    // 6. Call the merchant (after the callback's own check, if any), 7. write its response.
+    let outcome: TResult;
     try {
       if (definition.authorize !== undefined) {
         let refusal: string | undefined;
         try {
           refusal = await definition.authorize(payload, context, options);
         } catch (error) {
-          const failure = new Failure("internal_error", AUTHORIZE_THREW, undefined, error);
-          return fail(failure, requestRedactor(cards[0], secrets));
+          return fail(call, new Failure("internal_error", AUTHORIZE_THREW, undefined, error));
         }
-        if (refusal !== undefined) return fail(new Failure("unauthorized", refusal));
+        if (refusal !== undefined) return fail(call, new Failure("unauthorized", refusal));
       }
-      written = definition.response.success(await fn(payload, context));
-      // Built while the CVV is still known: an ignored field name quoting this card is masked.
-      if ("body" in written && written.ignored !== undefined && written.ignored.length > 0) {
-        redactWarning = requestRedactor(cards[0], secrets);
-      }
+      outcome = await fn(payload, context);
     } catch (error) {
-      // Built while the CVV is still known: a text quoting this card is masked.
-      const redact = requestRedactor(cards[0], secrets);
-      if (!isCallbackError(error)) {
-        return fail(new Failure("internal_error", "the handler threw", undefined, error), redact);
-      }
-      const status = answerableStatus(error.status);
-      const code = redact(String(error.code));
-      const message = redact(String(error.message));
-      safeNotify(onError, {
-        kind: "handler_failure",
-        status,
-        callback: name,
-        reason: `${code}: ${message}`,
-        error: sanitizeError(error, redact),
-      });
-      const description = error.description == null ? undefined : redact(String(error.description));
-      return respond(status, definition.response.failure({ code, message, description }));
+      return answerThrown(call, error);
     } finally {
+      // The payload, the raw payload and the parsed body: no CVV is kept past the function.
       for (const card of cards) dropCvv(card);
-      // A framework's own parsed body is not ours, but it must not keep the CVV either.
-      if (read.kind === "parsed") dropCvv(paymentDetailsOf(read.value));
+    }
+    let written: WrittenResult;
+    try {
+      written = definition.response.success(outcome);
+    } catch (error) {
+      const reason = "the handler's result is unusable: reading it threw";
+      return fail(call, new Failure("internal_error", reason, undefined, error));
     }
     if ("invalid" in written) {
       const reason = `the handler's result is unusable: ${written.invalid}`;
-      return fail(new Failure("internal_error", reason));
+      return fail(call, new Failure("internal_error", reason));
     }
-    if (redactWarning !== undefined && written.ignored !== undefined) {
-      safeNotify(onError, {
-        kind: "result_fields_ignored",
-        status: FAILURE_STATUS.result_fields_ignored,
-        severity: "warning",
-        callback: name,
-        reason: redactWarning(describeIgnored(written.ignored)),
-      });
+    if (written.ignored !== undefined && written.ignored.length > 0) {
+      // The redactor still knows this request's secrets: a field name quoting the CVV is masked.
+      const reason = describeIgnored(written.ignored);
+      const status = FAILURE_STATUS.result_fields_ignored;
+      const warning = { kind: "result_fields_ignored", status, severity: "warning" } as const;
+      notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
     return respond(200, written.body);
+  }
+
+  /**
+   * What the merchant's function threw: a `CallbackError` (read field by field, as any of its
+   * getters may throw) is the merchant's refusal; anything else is a 500.
+   */
+  function answerThrown(call: Call, error: unknown): CallbackResponse {
+    if (!holdsSafely(() => isCallbackError(error))) {
+      return fail(call, new Failure("internal_error", "the handler threw", undefined, error));
+    }
+    const { redact } = call;
+    const status = answerableStatus(readSafely(error, "status"));
+    const code = redact(readSafely(error, "code"));
+    const message = redact(readSafely(error, "message"));
+    const text = readSafely(error, "description");
+    const description = text === undefined || text === null ? undefined : redact(text);
+    notify(
+      onError,
+      { kind: "handler_failure", status, callback: name, reason: `${code}: ${message}`, error },
+      redact,
+    );
+    return respond(status, definition.response.failure({ code, message, description }));
   }
 
   return {
     callback: name,
     async handle(request) {
+      const call: Call = { redact: redactCards };
       try {
-        return await run(request);
+        return await run(request, call);
       } catch (error) {
-        // Reading the body failed (the caller went away) or a bug: still a well-formed answer.
-        return fail(new Failure("internal_error", "unexpected failure", undefined, error));
+        // A bug, or an adapter's request that throws when read: still a well-formed answer.
+        return fail(call, new Failure("internal_error", "unexpected failure", undefined, error));
       }
     },
     // A single handler answers wherever it is mounted; a router matches its own paths.
@@ -468,24 +555,77 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   };
 }
 
-const EMPTY_BODY: ReadBody = { kind: "empty" };
-
-/** A helper's failure that decides no answer: the delivery went on (status 200). */
-function reportStoreFailure(
-  onError: OnError,
-  callback: CallbackName,
-  reason: string,
-  error: unknown,
-): void {
-  safeNotify(onError, {
-    kind: "store_failure",
-    status: FAILURE_STATUS.store_failure,
-    severity: "warning",
-    callback,
-    reason: redactCards(String(reason)),
-    error: error === undefined ? undefined : sanitizeError(error, redactCards),
-  });
+/** What one request carries through the engine: the redactor every text it lets out goes through. */
+interface Call {
+  redact: Redactor;
 }
+
+const NO_CARDS: ReadonlySet<object> = new Set();
+
+/** The card numbers and CVVs of the request, as the redactor masks them wherever quoted. */
+function secretsOf(sites: readonly CardSite[]): string[] {
+  const secrets: string[] = [];
+  for (const { details } of sites) {
+    for (const field of ["CardNumber", "CVVNumber"]) {
+      const value = details[field];
+      if (typeof value === "string") secrets.push(value);
+    }
+  }
+  return secrets;
+}
+
+/** The values of a definition's secret fields in the payload as sent (strings only). */
+function secretFieldsOf(fields: readonly string[] | undefined, input: unknown): string[] {
+  const secrets: string[] = [];
+  if (fields === undefined || input === null || typeof input !== "object") return secrets;
+  for (const field of fields) {
+    const value = Object.hasOwn(input, field)
+      ? (input as Record<string, unknown>)[field]
+      : undefined;
+    if (typeof value === "string") secrets.push(value);
+  }
+  return secrets;
+}
+
+/** Field names as a reason quotes them: identifiers only, the others counted. */
+function describeIgnored(fields: readonly string[]): string {
+  const named = fields.filter((field) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(field));
+  const others = fields.length - named.length;
+  const list = named.map((field) => `"${field}"`);
+  if (others > 0) list.push(`${others} more`);
+  return `the result's unknown fields were left out of the answer: ${list.join(", ")}`;
+}
+
+/**
+ * Every PaymentDetails object of the request: where the walk found it in the parsed body, and at
+ * the same path in the validated payload (zod copies the objects it knows) and the decoded one.
+ */
+function cardObjects(
+  sites: readonly CardSite[],
+  rawPayload: unknown,
+  payload: unknown,
+): ReadonlySet<object> {
+  const cards = new Set<object>();
+  for (const site of sites) {
+    cards.add(site.details);
+    for (const root of [rawPayload, payload]) {
+      const found = objectAt(root, site.path);
+      if (found !== undefined) cards.add(found);
+    }
+  }
+  return cards;
+}
+
+function objectAt(root: unknown, path: readonly (string | number)[]): object | undefined {
+  let node = root;
+  for (const key of path) {
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node !== null && typeof node === "object" ? node : undefined;
+}
+
+const EMPTY_BODY: ReadBody = { kind: "empty" };
 
 /** One request on its way through the engine, once authenticated and read. */
 interface Exchange {
@@ -504,28 +644,10 @@ const AUTHORIZE_THREW = "the authorization check before the handler threw";
 const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 
-/** Field names as a reason quotes them: identifiers only, the others counted. */
-function describeIgnored(fields: readonly string[]): string {
-  const named = fields.filter((field) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(field));
-  const others = fields.length - named.length;
-  const list = named.map((field) => `"${field}"`);
-  if (others > 0) list.push(`${others} more`);
-  return `the result's unknown fields were left out of the answer: ${list.join(", ")}`;
-}
-
-function fieldOf(payload: unknown, field: string): unknown {
-  return payload !== null && typeof payload === "object" && Object.hasOwn(payload, field)
-    ? (payload as Record<string, unknown>)[field]
-    : undefined;
-}
-
-function paymentDetailsOf(payload: unknown): unknown {
-  return (payload as { PaymentDetails?: unknown }).PaymentDetails;
-}
-
 function authFailure(error: unknown): Failure {
-  if (error instanceof AuthenticationError) {
-    return new Failure(error.kind, error.message, undefined, error);
+  if (holdsSafely(() => error instanceof AuthenticationError)) {
+    const { kind, message } = error as AuthenticationError;
+    return new Failure(kind, message, undefined, error);
   }
   // jose throws plain TypeErrors on key confusion: still a refusal, never a 500. The error itself
   // is not passed on: it may carry the token's payload.
@@ -533,11 +655,13 @@ function authFailure(error: unknown): Failure {
 }
 
 function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
+  return holdsSafely(() => error instanceof Error)
+    ? textOf(readSafely(error, "name"))
+    : typeof error;
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return textOf(holdsSafely(() => error instanceof Error) ? readSafely(error, "message") : error);
 }
 
 /**

@@ -15,12 +15,20 @@ export const FAILURE_STATUS = {
   not_found: 404,
   /** The callback does not answer this HTTP method. */
   method_not_allowed: 405,
+  /** The body did not arrive within `bodyTimeoutMs`; the connection is closed after the answer. */
+  request_timeout: 408,
   /** Body larger than the configured limit. */
   payload_too_large: 413,
   /** Compressed body (`Content-Encoding`), which the engine does not inflate. */
   unsupported_media_type: 415,
   /** A request header (Authorization) larger than the engine reads. */
   header_too_large: 431,
+  /**
+   * The client went away (or its body stream failed) before the body was complete. Nobody is
+   * left to read the answer; 499 is nginx's "client closed request", so logs do not count it as a
+   * server error.
+   */
+  client_closed: 499,
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
   handler_failure: 200,
   /** The merchant's function threw anything else, or returned something unusable. */
@@ -51,9 +59,11 @@ export const FAILURE_CODE: Readonly<
   unauthorized: "UNAUTHORIZED",
   not_found: "NOT_FOUND",
   method_not_allowed: "METHOD_NOT_ALLOWED",
+  request_timeout: "REQUEST_TIMEOUT",
   payload_too_large: "PAYLOAD_TOO_LARGE",
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   header_too_large: "HEADER_TOO_LARGE",
+  client_closed: "CLIENT_CLOSED",
   internal_error: "INTERNAL_ERROR",
 };
 
@@ -120,14 +130,19 @@ export interface CallbackFailure {
    * (`result_fields_ignored`, `store_failure`); absent (or `"error"`) when the call failed.
    */
   readonly severity?: "error" | "warning";
-  /** A reason for the operator's log. Safe to log: built by the library from no input values. */
+  /**
+   * A reason for the operator's log, scrubbed like every text the library lets out: card numbers
+   * and this request's own card number and CVV (and the shopper's session) are masked.
+   */
   readonly reason: string;
   /**
    * The underlying error, as a scrubbed copy (an `Error` with the original's name, message,
-   * stack and string `code`, card numbers and this request's card data masked; no `cause`, no
-   * other property): of the merchant's exception for `internal_error` and `handler_failure`, of
-   * the `AuthenticationError` for authentication failures; otherwise undefined. Never the
-   * original object, which may carry the request it failed on.
+   * stack and string `code`, each with card numbers and this request's card data masked; no
+   * `cause`, no other property): of the merchant's exception for `internal_error` and
+   * `handler_failure`, of the `AuthenticationError` for authentication failures, of the stream's
+   * error for `client_closed`; otherwise undefined. Never the original object, which may carry
+   * the request it failed on. Something thrown that is not an `Error` arrives as an `Error` named
+   * `NonError`.
    */
   readonly error?: unknown;
 }

@@ -32,3 +32,28 @@ class RecordHeaders implements HeaderReader {
     return typeof value === "string" ? value : value.join(", ");
   }
 }
+
+type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Node's `IncomingMessage.headers` keeps only the first of a repeated `Authorization` (and of a
+ * few other headers), so a header sent twice would pass as sent once. Given
+ * `IncomingMessage.headersDistinct` too, this returns the headers with every value of such a
+ * header, which the authentication then refuses as repeated. Without repeats, `headers` itself.
+ */
+export function keepRepeatedHeaders(
+  headers: HeaderRecord,
+  distinct: Readonly<Record<string, readonly string[] | undefined>> | undefined,
+): HeaderRecord {
+  if (distinct === undefined || distinct === null) return headers;
+  let merged: Record<string, string | readonly string[] | undefined> | undefined;
+  for (const name of Object.keys(distinct)) {
+    const values = distinct[name];
+    // Node joins most repeated headers (so the value is not the first alone) and keeps arrays
+    // for set-cookie: only a header it cut to its first value needs its other values back.
+    if (!Array.isArray(values) || values.length < 2 || headers[name] !== values[0]) continue;
+    merged ??= { ...headers };
+    merged[name] = values;
+  }
+  return merged ?? headers;
+}

@@ -1,79 +1,104 @@
 /**
  * Telling the merchant's `onError` hook about failures, without ever handing it card data: every
- * text is scrubbed of card numbers, and of this request's own card number and CVV.
+ * text goes through the request's redactor (card numbers, and this request's own card number and
+ * CVV), and an exception is replaced by a scrubbed copy. Nothing here may throw, whatever the
+ * merchant threw: a string, a Proxy whose traps throw, an object whose `toString` throws.
  */
-import { redactCardNumbers } from "./card.js";
 import type { CallbackFailure, OnError } from "./errors.js";
+import { type Redactor, redactCards } from "./redact.js";
 
-export type Redactor = (text: string) => string;
+export { createRedactor, type Redactor, redactCards, textOf } from "./redact.js";
 
-/** Masks Luhn-valid card numbers; the redactor of a request without card data. */
-export const redactCards: Redactor = redactCardNumbers;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * A redactor that also masks this request's own card number and CVV where a text quotes them
- * literally (a CVV is three or four digits: only the request knows which ones are card data).
- * Built only on a failure path, never on the way to a success.
- */
-export function requestRedactor(
-  paymentDetails: unknown,
-  /** Further values of this request never to be quoted (a shopper's session token). */
-  otherSecrets: readonly unknown[] = [],
-): Redactor {
-  const { CardNumber, CVVNumber } =
-    paymentDetails !== null && typeof paymentDetails === "object"
-      ? (paymentDetails as Record<string, unknown>)
-      : {};
-  const secrets = [CardNumber, CVVNumber, ...otherSecrets].filter(
-    (value): value is string => typeof value === "string" && value.trim().length >= 3,
-  );
-  if (secrets.length === 0) return redactCards;
-  // Not inside a longer run of digits: "737" is masked in "cvv 737", not in "order 17371".
-  const pattern = new RegExp(
-    secrets.map((secret) => `(?<!\\d)${escapeRegExp(secret.trim())}(?!\\d)`).join("|"),
-    "g",
-  );
-  return (text) => redactCardNumbers(text).replace(pattern, "***");
-}
-
-/**
- * What `onError` receives in place of an exception: its name, message and stack, scrubbed, and
- * nothing else. An exception may carry the request it failed on (a payment provider's error
- * with the posted card data, a `cause` chain); none of that is passed on.
- */
-export function sanitizeError(error: unknown, redact: Redactor): Error {
-  const source = error instanceof Error ? error : undefined;
-  const sanitized = new Error(redact(source ? source.message : String(error)));
-  sanitized.name = source?.name ?? "NonError";
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string")
-    Object.defineProperty(sanitized, "code", { value: redact(code), enumerable: true });
-  sanitized.stack = source?.stack === undefined ? undefined : redact(source.stack);
-  return sanitized;
-}
-
-/** One line on `console.error` per failure (`console.warn` per warning), card numbers masked. */
-export const defaultOnError: OnError = (failure) => {
-  const where = failure.callback ?? "-";
-  const warning = failure.severity === "warning";
-  let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;
-  if (failure.kind === "internal_error" && failure.error instanceof Error) {
-    line += ` (${failure.error.name}: ${failure.error.message})`;
-  }
-  if (warning) console.warn(redactCardNumbers(line));
-  else console.error(redactCardNumbers(line));
-};
-
-/** Calls the hook; neither its exception nor its rejected promise can change the answer. */
-export function safeNotify(onError: OnError, failure: CallbackFailure): void {
+/** `value[key]`, or undefined when reading it throws (a getter, a Proxy trap). */
+export function readSafely(value: unknown, key: string): unknown {
+  if (value === null || (typeof value !== "object" && typeof value !== "function"))
+    return undefined;
   try {
-    const result: unknown = onError(failure);
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `test()` holds; false when asking throws (a Proxy's `getPrototypeOf` trap). */
+export function holdsSafely(test: () => boolean): boolean {
+  try {
+    return test();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What `onError` receives in place of an exception: its name, message, stack and string `code`,
+ * each through the redactor, and nothing else. An exception may carry the request it failed on
+ * (a payment provider's error with the posted card data, a `cause` chain); none of that is passed
+ * on. Anything that is not an `Error` becomes one named `NonError` with its text as the message.
+ */
+export function scrubError(error: unknown, redact: Redactor): Error {
+  const isError = holdsSafely(() => error instanceof Error);
+  const message = isError ? (readSafely(error, "message") ?? "") : error;
+  const copy = new Error(redact(message));
+  const name = isError ? readSafely(error, "name") : undefined;
+  copy.name = isError ? redact(name ?? "Error") : "NonError";
+  const code = readSafely(error, "code");
+  if (typeof code === "string")
+    Object.defineProperty(copy, "code", { value: redact(code), enumerable: true });
+  const stack = isError ? readSafely(error, "stack") : undefined;
+  copy.stack = typeof stack === "string" ? redact(stack) : undefined;
+  return copy;
+}
+
+/**
+ * Tells `onError` of a failure: the reason and the error's copy go through `redact` here, so no
+ * caller can forget it. Neither the hook's exception nor its rejected promise changes the answer.
+ */
+export function notify(onError: OnError, failure: CallbackFailure, redact: Redactor): void {
+  let told: CallbackFailure;
+  try {
+    told = {
+      kind: failure.kind,
+      status: failure.status,
+      callback: failure.callback,
+      reason: redact(failure.reason),
+    };
+    if (failure.severity !== undefined) told = { ...told, severity: failure.severity };
+    if ("error" in failure) {
+      const error = failure.error === undefined ? undefined : scrubError(failure.error, redact);
+      told = { ...told, error };
+    }
+  } catch {
+    return;
+  }
+  try {
+    const result: unknown = onError(told);
     if (result instanceof Promise) result.catch(() => undefined);
   } catch {
     // A failing hook must never turn into a failed answer.
   }
 }
+
+/** The longest default console line; a longer one is cut (never inside a run of digits). */
+const MAX_LINE = 8 * 1024;
+
+/**
+ * One line on `console.error` per failure (`console.warn` per warning), of texts `notify` already
+ * scrubbed.
+ */
+export const defaultOnError: OnError = (failure) => {
+  const where = failure.callback ?? "-";
+  const warning = failure.severity === "warning";
+  let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;
+  const shown = failure.kind === "internal_error" || failure.kind === "client_closed";
+  if (shown && failure.error instanceof Error) {
+    line += ` (${failure.error.name}: ${failure.error.message})`;
+  }
+  if (line.length > MAX_LINE) {
+    // Cutting inside a run of digits could leave a shorter run that reads as a card or a CVV.
+    let end = MAX_LINE;
+    while (end > 0 && /[0-9]/.test(line.charAt(end - 1))) end--;
+    line = `${line.slice(0, end)}…[cut]`;
+  }
+  if (warning) console.warn(redactCards(line));
+  else console.error(redactCards(line));
+};

@@ -302,9 +302,11 @@ const GENERIC_MESSAGE: Readonly<Record<LibraryFailureKind, string>> = {
   unauthorized: "Unauthorized",
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
+  request_timeout: "Request body not received in time",
   payload_too_large: "Request body too large",
   unsupported_media_type: "Compressed request bodies are not accepted",
   header_too_large: "Request header too large",
+  client_closed: "Client closed the request",
   internal_error: "Internal error",
 };
 

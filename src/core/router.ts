@@ -60,7 +60,7 @@ import type { CheckedFunction } from "./checked.js";
 import type { CallbackFunction, CallbackHandler, HandlerOptions } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { normalisePath, pathnameOf } from "./paths.js";
-import { defaultOnError, safeNotify } from "./report.js";
+import { defaultOnError, notify, redactCards } from "./report.js";
 import { failureResponse } from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
@@ -181,12 +181,16 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       const handler = find(pathnameOf(request.url));
       if (handler) return handler.handle(request);
       void discardBody(request.body);
-      safeNotify(onError, {
-        kind: "not_found",
-        status: FAILURE_STATUS.not_found,
-        callback: undefined,
-        reason: "no callback at this path",
-      });
+      notify(
+        onError,
+        {
+          kind: "not_found",
+          status: FAILURE_STATUS.not_found,
+          callback: undefined,
+          reason: "no callback at this path",
+        },
+        redactCards,
+      );
       return failureResponse("not_found");
     },
   };

@@ -10,6 +10,12 @@ export interface CheckResponseOptions {
   readonly durationMs?: number | undefined;
   /** Answers slower than this are a problem. Default 5000 ms. */
   readonly slowMs?: number | undefined;
+  /**
+   * The HTTP statuses the answer is expected to have (a test of a refusal: `401`, `[401, 403]`).
+   * Any other status is a problem. Default: any 2xx, since the service counts every other answer
+   * as a failed call.
+   */
+  readonly expectStatus?: number | readonly number[] | undefined;
 }
 
 /** Which field of the answer tells the service whether the callback succeeded. */
@@ -86,7 +92,9 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 /**
  * Checks a merchant's answer to one callback the way the service reads it, and returns the
  * problems found as sentences (empty when the answer is well-formed). It flags:
- * - a server error (5xx), a redirect (3xx), a 404/405 (nothing answers at that URL);
+ * - any status but 2xx (the service counts the call as failed): a server error (5xx), a redirect
+ *   (3xx), a 404/405 (nothing answers at that URL), a refusal (any other 4xx) — or, with
+ *   `expectStatus`, any status not listed there;
  * - an empty body, an HTML page (error pages), a body that is not JSON or not a JSON object,
  *   a JSON body without a JSON content type;
  * - a missing `Success` (or `IsSuccess` for RemoveRestrictedProducts), and a value the service
@@ -98,7 +106,8 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
  *
- * A well-formed refusal (`Success: false`, any 4xx) is not a problem: it is a valid answer.
+ * A well-formed refusal answered 200 (`Success: false`) is not a problem: the service reads it.
+ * A refusal with a 4xx status is, unless `expectStatus` lists it (a test that expects a 401).
  *
  * @example
  * expect(checkResponse("SendOrderToMerchant", res.status, res.headers.get("content-type"), text)).toEqual([]);
@@ -116,14 +125,13 @@ export function checkResponse(
     throw new TypeError(`checkResponse: unknown callback "${callbackName}"`);
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
 
-  if (status >= 500) {
-    problems.push(`HTTP ${status}: a server error, the service counts the call as failed`);
-  } else if (status >= 300 && status < 400) {
-    problems.push(`HTTP ${status}: a redirect; the callback URL must answer directly`);
-  } else if (status === 404 || status === 405) {
-    problems.push(`HTTP ${status}: no ${callbackName} endpoint answers at this URL and method`);
-  } else if (status < 200 || status > 599) {
-    problems.push(`HTTP ${status}: not a final HTTP status`);
+  const expected = options.expectStatus;
+  if (expected !== undefined) {
+    const list: readonly number[] = typeof expected === "number" ? [expected] : expected;
+    if (!list.includes(status)) problems.push(`HTTP ${status}: expected ${list.join(" or ")}`);
+  } else {
+    const problem = statusProblem(callbackName, status);
+    if (problem !== undefined) problems.push(problem);
   }
   if (options.durationMs !== undefined && options.durationMs > slowMs) {
     problems.push(`slow: answered in ${Math.round(options.durationMs)} ms (limit ${slowMs} ms)`);
@@ -215,6 +223,24 @@ function checkGiftCard(
       `"Balance" is ${describeValue(body.Balance)}: the service reads the balance as text ("25.00")`,
     );
   }
+}
+
+/** What is wrong with a status when a success is expected: anything but 2xx. */
+function statusProblem(callbackName: CallbackName, status: number): string | undefined {
+  if (status >= 200 && status < 300) return undefined;
+  if (status >= 500 && status <= 599) {
+    return `HTTP ${status}: a server error, the service counts the call as failed`;
+  }
+  if (status >= 300 && status < 400) {
+    return `HTTP ${status}: a redirect; the callback URL must answer directly`;
+  }
+  if (status === 404 || status === 405) {
+    return `HTTP ${status}: no ${callbackName} endpoint answers at this URL and method`;
+  }
+  if (status >= 400 && status < 500) {
+    return `HTTP ${status}: not a 2xx answer, the service counts the call as failed`;
+  }
+  return `HTTP ${status}: not a final HTTP status`;
 }
 
 function checkCart(body: Record<string, unknown>, problems: string[]): void {

@@ -2,6 +2,7 @@ import { isRecord } from "../core/objects.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, checkResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
+import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
 
 /** Options of `sendCallback`. */
@@ -17,7 +18,10 @@ export interface SendCallbackOptions {
    * or a string sent as is). Default: `samplePayload(callbackName)`.
    */
   readonly payload?: unknown;
-  /** Written into the payload's `MerchantGUID` (not for GetCheckoutCartInfo, which has none). */
+  /**
+   * Written into the payload's `MerchantGUID`. GetCheckoutCartInfo carries one only by POST (the
+   * spec requires it there): this GUID, else `SAMPLE_MERCHANT_GUID`.
+   */
   readonly merchantGuid?: string | undefined;
   /**
    * A cart token your endpoint knows: written into GetCheckoutCartInfo's `merchantCartToken`, into
@@ -39,6 +43,11 @@ export interface SendCallbackOptions {
   readonly timeoutMs?: number | undefined;
   /** Answers slower than this are reported in `problems`. Default 5000. */
   readonly slowMs?: number | undefined;
+  /**
+   * The statuses expected (`401` to test a refusal); any other is reported in `problems`.
+   * Default: any 2xx. See `checkResponse`.
+   */
+  readonly expectStatus?: number | readonly number[] | undefined;
   /**
    * The callback's path under the base URL. Default: the callback name (`/SendOrderToMerchant`),
    * unless the URL already ends with it. `""` sends to the URL as given.
@@ -122,8 +131,9 @@ function describeCause(error: unknown): string {
 /**
  * Sends one callback the way the service does and checks the answer: POST with the JSON payload
  * and `Authorization: Bearer <jwt>`; GetCheckoutCartInfo as GET with its parameters in the query
- * (with `method: "POST"`, as a form body). Resolves with the answer whatever its status; rejects
- * with `SendCallbackError` only when no answer arrives.
+ * (with `method: "POST"`: a JSON body of its parameters and `MerchantGUID`, the cart token also
+ * in the query). Resolves with the answer whatever its status; rejects with `SendCallbackError`
+ * only when no answer arrives.
  *
  * @param baseOrFullUrl the base the callbacks are mounted under (`http://127.0.0.1:3000/crossborder`)
  *   or the full URL of this callback.
@@ -169,20 +179,27 @@ export async function sendCallback(
 
   const headers: Record<string, string> = { accept: "application/json" };
   let body: string | undefined;
-  if (isCart) {
-    const fields = new URLSearchParams();
+  if (isCart && method === "GET") {
     if (isRecord(payload)) {
       for (const [key, value] of Object.entries(payload)) {
         const text = queryValue(value);
-        if (text !== undefined) fields.append(key, text);
+        if (text !== undefined) url.searchParams.append(key, text);
       }
     }
-    if (method === "GET") {
-      for (const [key, value] of fields) url.searchParams.append(key, value);
-    } else {
-      body = fields.toString();
-      headers["content-type"] = "application/x-www-form-urlencoded";
-    }
+  } else if (isCart) {
+    // POST: the parameters and MerchantGUID as JSON (as the service sends them), the cart token
+    // in the URL too (the spec requires it there for GET and POST).
+    if (isRecord(payload)) {
+      const fields: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(payload)) {
+        if (value !== undefined && value !== null) fields[key] = value;
+      }
+      fields.MerchantGUID = options.merchantGuid ?? fields.MerchantGUID ?? SAMPLE_MERCHANT_GUID;
+      const token = queryValue(fields.merchantCartToken);
+      if (token !== undefined) url.searchParams.set("merchantCartToken", token);
+      body = JSON.stringify(fields);
+    } else body = typeof payload === "string" ? payload : JSON.stringify(payload);
+    headers["content-type"] = "application/json; charset=utf-8";
   } else if (method === "POST") {
     body = typeof payload === "string" ? payload : JSON.stringify(payload);
     headers["content-type"] = "application/json; charset=utf-8";
@@ -240,6 +257,7 @@ export async function sendCallback(
     problems: checkResponse(callbackName, response.status, contentType, text, {
       durationMs,
       slowMs: options.slowMs,
+      expectStatus: options.expectStatus,
     }),
   };
 }

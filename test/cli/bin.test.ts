@@ -79,6 +79,11 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** The options of a simulation the good merchant accepts: its URL, the key, its GUID. */
+function signedAt(url: string): string[] {
+  return ["--url", url, "--private-key", keyFile, "--guid", MERCHANT_GUID];
+}
+
 describe("node dist/cli.js", () => {
   it("is an executable ESM file with a node shebang", async () => {
     expect((await readFile(bin, "utf8")).split("\n")[0]).toBe("#!/usr/bin/env node");
@@ -86,17 +91,7 @@ describe("node dist/cli.js", () => {
   });
 
   it("simulate all: a correct merchant passes with exit 0, plain text into a pipe", async () => {
-    const result = await run(process.execPath, [
-      bin,
-      "simulate",
-      "all",
-      "--url",
-      good.base,
-      "--private-key",
-      keyFile,
-      "--guid",
-      MERCHANT_GUID,
-    ]);
+    const result = await run(process.execPath, [bin, "simulate", "all", ...signedAt(good.base)]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("14 of 14 answers well-formed.");
@@ -131,7 +126,7 @@ describe("node dist/cli.js", () => {
   });
 
   it("honours FORCE_COLOR and NO_COLOR", async () => {
-    const args = [bin, "simulate", "UpdateOrderStatus", "--url", good.base];
+    const args = [bin, "simulate", "UpdateOrderStatus", ...signedAt(good.base)];
     expect((await run(process.execPath, args, { FORCE_COLOR: "1" })).stdout).toContain(
       "\u001b[32mok\u001b[39m",
     );

@@ -270,12 +270,14 @@ describe("simulate", () => {
     );
   });
 
-  it("shows refusals (401 without a token) as well-formed answers", async () => {
+  it("reports refusals (401 without a token) as problems: the service counts them as failed", async () => {
     const cap = captureIo();
     const code = await runCli(["simulate", "all", "--url", good.base], cap.io);
-    expect(code).toBe(0);
+    expect(code).toBe(1);
     for (const callback of ALL_CALLBACKS)
-      expect(rowOf(cap.stdout, callback)).toMatch(/\s401\s+(false|"False")\s+\d+\s+ok$/);
+      expect(rowOf(cap.stdout, callback)).toMatch(
+        /\s401\s+(false|"False")\s+\d+\s+HTTP 401: not a 2xx answer, the service counts the call as failed$/,
+      );
   });
 
   it("colours on a TTY, not with NO_COLOR", async () => {

@@ -18,29 +18,11 @@ import {
   redactCardNumbers,
 } from "../../src/index.js";
 import { encoder, parsed, post, StubAuthenticator, trackedStream } from "./helpers.js";
+import { paymentDetails, withCheckDigit } from "./leaks.js";
 
 // ---------------------------------------------------------------------------------------------
 // Test cards
 // ---------------------------------------------------------------------------------------------
-
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-/** Appends the Luhn check digit. */
-function withCheckDigit(body: string): string {
-  for (let d = 0; d <= 9; d++) if (luhnValid(`${body}${d}`)) return `${body}${d}`;
-  throw new Error("unreachable");
-}
 
 const VISA = "4111111111111111";
 const MASTERCARD = "5555555555554444";
@@ -64,21 +46,6 @@ function carriesPan(text: string, pan: string): boolean {
 function carriesCvv(text: string, cvv: string): boolean {
   const withoutStacks = text.replace(/\n\s+at .*/g, "");
   return new RegExp(`(?<![0-9])${cvv}(?![0-9])`).test(withoutStacks);
-}
-
-function paymentDetails(pan: string, cvv: string): Record<string, unknown> {
-  return {
-    CardNumber: pan,
-    CVVNumber: cvv,
-    ExpirationDate: "2030-03-31",
-    OwnerName: "Jane+Doe",
-    PaymentMethodCode: "1",
-    PaymentMethodName: "Card",
-    PaymentMethodTypeCode: "CreditCard",
-    CountryCode: "US",
-    CountryName: "United+States",
-    Email: "jane.doe%40example.com",
-  };
 }
 
 function order(pan: string, cvv: string): Record<string, unknown> {

@@ -495,9 +495,20 @@ describe("answers merchants send to the order callbacks (wire-facts §6), return
   it("refusals with ErrorCode 100, as HTTP 200 or 400, read as well-formed refusals by checkResponse", () => {
     for (const refusal of answers.refusals) {
       const text = JSON.stringify(refusal.body);
+      const expectStatus = refusal.status;
       expect(
-        checkResponse("SendOrderToMerchant", refusal.status, "application/json", text),
+        checkResponse("SendOrderToMerchant", refusal.status, "application/json", text, {
+          expectStatus,
+        }),
       ).toStrictEqual([]);
+      // Unless a test expects it, a refusal answered 4xx is a problem: the service counts it failed.
+      const flagged = checkResponse(
+        "SendOrderToMerchant",
+        refusal.status,
+        "application/json",
+        text,
+      );
+      expect(flagged.length).toBe(refusal.status === 200 ? 0 : 1);
     }
   });
 });

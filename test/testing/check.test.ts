@@ -27,10 +27,10 @@ describe("checkResponse: the gift-card and voucher answers", () => {
     expect(check("ValidateVoucher", { Success: true, IsValid: false, ErrorCode: "100" })).toEqual(
       [],
     );
-    // A refusal (what the library writes for a CallbackError or a 401) needs no IsValid.
-    expect(
-      check("ValidateGiftCard", { Success: false, ErrorCode: "X", IsValid: false }, 401),
-    ).toEqual([]);
+    // A refusal (what the library writes for a CallbackError or a 401) needs no IsValid; its 401
+    // is a problem unless the test expects it.
+    const refused = { Success: false, ErrorCode: "X", IsValid: false };
+    expect(check("ValidateGiftCard", refused, 401, JSON_TYPE, { expectStatus: 401 })).toEqual([]);
     expect(check("ValidateGiftCard", { Success: false, ErrorCode: "X" })).toEqual([]);
     expect(check("RedeemGiftCard", { Success: true })).toEqual([]);
     expect(check("RefundGiftCard", { Success: true, Balance: null })).toEqual([]);
@@ -52,29 +52,46 @@ describe("checkResponse: the gift-card and voucher answers", () => {
 });
 
 describe("checkResponse", () => {
-  it("accepts the answers the library writes, success and refusal", () => {
+  it("accepts the answers the library writes, success and (expected) refusal", () => {
     expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" })).toEqual([]);
+    const expect400 = { expectStatus: 400 };
     expect(
-      check("UpdateOrderStatus", { Success: false, ErrorCode: "X", Message: "m" }, 400),
+      check(
+        "UpdateOrderStatus",
+        { Success: false, ErrorCode: "X", Message: "m" },
+        400,
+        JSON_TYPE,
+        expect400,
+      ),
     ).toEqual([]);
     expect(check("PerformOrderPayment", { Success: "true" })).toEqual([]);
     expect(check("SendRMAInfoToMerchant", { Success: "True" })).toEqual([]);
     expect(
-      check("SendRMAInfoToMerchant", { Success: "False", Message: "m", Description: "" }, 401),
+      check(
+        "SendRMAInfoToMerchant",
+        { Success: "False", Message: "m", Description: "" },
+        401,
+        JSON_TYPE,
+        { expectStatus: 401 },
+      ),
     ).toEqual([]);
     expect(check("UpdateParcelDispatch", { Success: true })).toEqual([]);
     expect(check("RemoveRestrictedProducts", { IsSuccess: true })).toEqual([]);
-    expect(check("RemoveRestrictedProducts", { IsSuccess: false, ErrorCode: "X" }, 422)).toEqual(
-      [],
-    );
+    expect(
+      check("RemoveRestrictedProducts", { IsSuccess: false, ErrorCode: "X" }, 422, JSON_TYPE, {
+        expectStatus: [422],
+      }),
+    ).toEqual([]);
     expect(check("SendAdditionalRequiredDocumentsToMerchant", { Success: true })).toEqual([]);
     expect(check("GetCheckoutCartInfo", { productsList: [] })).toEqual([]);
     expect(check("GetCheckoutCartInfo", { Success: false, Message: "no cart" }, 404)).not.toEqual(
       [],
     );
-    expect(check("GetCheckoutCartInfo", { Success: false, Message: "unauthorized" }, 401)).toEqual(
-      [],
-    );
+    expect(
+      check("GetCheckoutCartInfo", { Success: false, Message: "unauthorized" }, 401, JSON_TYPE, {
+        expectStatus: 401,
+      }),
+    ).toEqual([]);
     expect(
       check("GetCheckoutCartInfo", { Success: false, ErrorCode: "CART_NOT_FOUND" }, 200),
     ).toEqual([]);
@@ -108,7 +125,9 @@ describe("checkResponse", () => {
     expect(check("SendRMAInfoToMerchant", { Success: true })).toEqual([
       '"Success" is the boolean true: SendRMAInfoToMerchant answers the text "True" or "False"',
     ]);
-    expect(check("SendRMAInfoToMerchant", { Success: false }, 400)).toHaveLength(1);
+    expect(
+      check("SendRMAInfoToMerchant", { Success: false }, 400, JSON_TYPE, { expectStatus: 400 }),
+    ).toHaveLength(1);
   });
 
   it("flags a missing IsSuccess on RemoveRestrictedProducts", () => {
@@ -186,6 +205,37 @@ describe("checkResponse", () => {
         slowMs: 200,
       }),
     ).toEqual(["slow: answered in 250 ms (limit 200 ms)"]);
+  });
+
+  it.each([400, 401, 403, 408, 413, 422, 499])(
+    "flags a well-formed refusal with HTTP %s: the service counts the call as failed",
+    (status) => {
+      const refusal = { Success: false, ErrorCode: "X", Message: "m", Description: "" };
+      expect(check("SendOrderToMerchant", refusal, status)).toEqual([
+        `HTTP ${status}: not a 2xx answer, the service counts the call as failed`,
+      ]);
+      expect(check("GetCheckoutCartInfo", refusal, status)).toEqual([
+        `HTTP ${status}: not a 2xx answer, the service counts the call as failed`,
+      ]);
+    },
+  );
+
+  it("expectStatus: the statuses a test expects, any other one is a problem", () => {
+    const refusal = { Success: false, ErrorCode: "UNAUTHORIZED", Message: "m", Description: "" };
+    expect(check("UpdateOrderStatus", refusal, 401, JSON_TYPE, { expectStatus: 401 })).toEqual([]);
+    expect(
+      check("UpdateOrderStatus", refusal, 403, JSON_TYPE, { expectStatus: [401, 403] }),
+    ).toEqual([]);
+    expect(
+      check("UpdateOrderStatus", { Success: true }, 200, JSON_TYPE, { expectStatus: 401 }),
+    ).toEqual(["HTTP 200: expected 401"]);
+    expect(
+      check("UpdateOrderStatus", refusal, 500, JSON_TYPE, { expectStatus: [401, 403] }),
+    ).toEqual(["HTTP 500: expected 401 or 403"]);
+    // The shape is still checked.
+    expect(
+      check("UpdateOrderStatus", { Message: "m" }, 401, JSON_TYPE, { expectStatus: 401 }),
+    ).toEqual(['missing "Success": the service counts the call as failed']);
   });
 
   it("refuses an unknown callback", () => {

@@ -34,9 +34,11 @@ test("SendOrderToMerchant is answered well-formed", async () => {
   expect(result.problems).toEqual([]);
   expect(result.body).toMatchObject({ Success: true, InternalOrderId: "M-GE-TEST-1" });
 
+  // A refusal is a problem (the service counts the call as failed) unless it is expected.
   const unsigned = await sendCallback(
     `http://127.0.0.1:${port}/crossborder`,
     "SendOrderToMerchant",
+    { expectStatus: 401 },
   );
   expect(unsigned).toMatchObject({ status: 401, success: false, problems: [] });
   server.close();

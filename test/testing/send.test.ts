@@ -8,6 +8,7 @@ import {
 import {
   callbackUrl,
   createTestKeys,
+  SAMPLE_MERCHANT_GUID,
   SendCallbackError,
   samplePayload,
   sendCallback,
@@ -117,8 +118,15 @@ describe("sendCallback (as the service sends)", () => {
     });
     seen = lastSeen();
     expect(seen.method).toBe("POST");
-    expect(seen.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    expect(seen.body).toBe("merchantCartToken=tok+en&countryCode=FR");
+    // A POST carries MerchantGUID in a JSON body (the spec requires it; the sample GUID by
+    // default), and the cart token in the URL too (required there for GET and POST).
+    expect(seen.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(JSON.parse(seen.body)).toStrictEqual({
+      merchantCartToken: "tok en",
+      countryCode: "FR",
+      MerchantGUID: SAMPLE_MERCHANT_GUID,
+    });
+    expect(new URL(seen.url, raw.origin).searchParams.get("merchantCartToken")).toBe("tok en");
   });
 
   it("sends no Authorization header without a key; a given token and headers as they are", async () => {
@@ -238,6 +246,21 @@ describe("sendCallback against a merchant built with the library", () => {
     return call;
   }
 
+  it("GetCheckoutCartInfo by POST is accepted by a merchant with JWT + merchant GUID", async () => {
+    const result = await sendCallback(merchant.base, "GetCheckoutCartInfo", {
+      method: "POST",
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    expect(result).toMatchObject({ method: "POST", status: 200, success: true, problems: [] });
+    const call = lastCall("GetCheckoutCartInfo");
+    expect(call.auth).toEqual(["jwt", "merchantGuid"]);
+    expect(call.payload).toMatchObject({
+      MerchantGUID: MERCHANT_GUID,
+      merchantCartToken: samplePayload("GetCheckoutCartInfo").merchantCartToken,
+    });
+  });
+
   it.each(CALLBACK_NAMES)("%s: verified, decoded, answered well-formed", async (name) => {
     const result = await sendCallback(merchant.base, name, {
       privateKey: keys.privateKey,
@@ -303,8 +326,22 @@ describe("sendCallback against a merchant built with the library", () => {
     for (const result of cases) {
       expect(result.status).toBe(401);
       expect(result.success).toBe(false);
-      expect(result.problems).toEqual([]);
+      // A refusal is a problem unless it is the answer expected.
+      expect(result.problems).toEqual([
+        "HTTP 401: not a 2xx answer, the service counts the call as failed",
+      ]);
     }
+    const expected = await sendCallback(merchant.base, "UpdateOrderStatus", {
+      merchantGuid: MERCHANT_GUID,
+      expectStatus: 401,
+    });
+    expect(expected).toMatchObject({ status: 401, problems: [] });
+    const unexpected = await sendCallback(merchant.base, "UpdateOrderStatus", {
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+      expectStatus: [401, 403],
+    });
+    expect(unexpected).toMatchObject({ status: 200, problems: ["HTTP 200: expected 401 or 403"] });
   });
 
   it("signs the body digest the merchant's createAuth checks", async () => {

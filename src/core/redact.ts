@@ -1,0 +1,235 @@
+/**
+ * The one redaction mechanism. Every text the library lets out — what `onError` receives (the
+ * reason, every field of an error's copy), the default console line, the texts of a
+ * `CallbackError` sent back, the reports on a merchant's result — passes through a `Redactor`.
+ *
+ * A redactor masks Luhn-valid 13–19 digit card numbers, and this request's own card number and
+ * CVV wherever a text quotes them. It is linear in the text and the secrets (one scan for card
+ * numbers, one Knuth–Morris–Pratt search per secret), builds no regular expression from request
+ * data, and cannot throw: anything it cannot read becomes `[unreadable]`, never the text itself.
+ */
+
+/** Turns any value into a text safe to let out. */
+export type Redactor = (value: unknown) => string;
+
+/** What replaces this request's card number or CVV. */
+const SECRET_MASK = "***";
+/** What a value becomes when it cannot be turned into text (a throwing `toString`, a revoked Proxy). */
+export const UNREADABLE = "[unreadable]";
+/** A secret shorter than this cannot be told from other text (every "7" is not a CVV). */
+const MIN_SECRET_LENGTH = 3;
+
+const ZERO = 48;
+const NINE = 57;
+const SPACE = 32;
+const DASH = 45;
+
+function isDigit(code: number): boolean {
+  return code >= ZERO && code <= NINE;
+}
+
+/**
+ * Any value as text, without letting an exception out: a string as it is, a primitive through
+ * `String`, an object through its own `toString` when that works.
+ */
+export function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return typeof value === "symbol" ? value.toString() : String(value);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** `2d` with its digits summed (Luhn's doubling). */
+function doubled(digit: number): number {
+  const twice = digit * 2;
+  return twice > 9 ? twice - 9 : twice;
+}
+
+/**
+ * Replaces every Luhn-valid 13–19 digit sequence (single spaces or dashes allowed between digits)
+ * with its masked form, keeping the separators and the last four digits. A sequence may start and
+ * end at a separator inside a longer run of digits, so a card number followed by a CVV or an
+ * expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to more digits is part of
+ * a longer number and left alone. One pass over the text; each run is checked in time linear in
+ * its length (at most 19 digits between a start and an end, Luhn sums from prefix sums).
+ */
+export function redactCardNumbers(text: string): string {
+  const length = text.length;
+  let pieces: string[] | undefined;
+  let copied = 0;
+  let i = 0;
+  while (i < length) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    // A run: a digit, then more digits, each after at most one space or dash.
+    const start = i;
+    let digits = 0;
+    let j = i;
+    for (;;) {
+      digits++;
+      j++;
+      if (j < length && isDigit(text.charCodeAt(j))) continue;
+      const next = text.charCodeAt(j);
+      if ((next === SPACE || next === DASH) && j + 1 < length && isDigit(text.charCodeAt(j + 1))) {
+        j++;
+        continue;
+      }
+      break;
+    }
+    i = j;
+    if (digits < 13) continue;
+    const masked = maskRun(text, start, j, digits);
+    if (masked === undefined) continue;
+    pieces ??= [];
+    pieces.push(text.slice(copied, start), masked);
+    copied = j;
+  }
+  if (pieces === undefined) return text;
+  pieces.push(text.slice(copied));
+  return pieces.join("");
+}
+
+/** The run `text[start, end)` (of `count` digits) with its card numbers masked, if it has any. */
+function maskRun(text: string, start: number, end: number, count: number): string | undefined {
+  // Digit offsets where a sequence may start or end: the run's ends and every separator.
+  const bounds: number[] = [0];
+  // Luhn prefix sums: in `sums[p]`, the digits at offsets of parity p are doubled.
+  const even = new Int32Array(count + 1);
+  const odd = new Int32Array(count + 1);
+  let offset = 0;
+  for (let k = start; k < end; k++) {
+    const code = text.charCodeAt(k);
+    if (!isDigit(code)) {
+      bounds.push(offset);
+      continue;
+    }
+    const digit = code - ZERO;
+    even[offset + 1] = (even[offset] as number) + (offset % 2 === 0 ? doubled(digit) : digit);
+    odd[offset + 1] = (odd[offset] as number) + (offset % 2 === 1 ? doubled(digit) : digit);
+    offset++;
+  }
+  bounds.push(count);
+  let hide: Uint8Array | undefined;
+  for (let a = 0; a < bounds.length; a++) {
+    const from = bounds[a] as number;
+    for (let b = a + 1; b < bounds.length; b++) {
+      const to = bounds[b] as number;
+      const size = to - from;
+      if (size > 19) break;
+      if (size < 13) continue;
+      // From the right, the last digit is not doubled: the digits of the other parity are.
+      const sums = to % 2 === 0 ? even : odd;
+      if (((sums[to] as number) - (sums[from] as number)) % 10 === 0) {
+        hide ??= new Uint8Array(count);
+        hide.fill(1, from, to - 4);
+      }
+    }
+  }
+  if (hide === undefined) return undefined;
+  let out = "";
+  offset = 0;
+  for (let k = start; k < end; k++) {
+    const char = text.charAt(k);
+    if (!isDigit(char.charCodeAt(0))) out += char;
+    else out += hide[offset++] === 1 ? "*" : char;
+  }
+  return out;
+}
+
+/** Knuth–Morris–Pratt failure table of a pattern. */
+function failureTable(pattern: string): Int32Array {
+  const table = new Int32Array(pattern.length);
+  let k = 0;
+  for (let i = 1; i < pattern.length; i++) {
+    while (k > 0 && pattern.charCodeAt(i) !== pattern.charCodeAt(k)) k = table[k - 1] as number;
+    if (pattern.charCodeAt(i) === pattern.charCodeAt(k)) k++;
+    table[i] = k;
+  }
+  return table;
+}
+
+/** A secret to mask, with its search table built on first use. */
+interface Secret {
+  readonly text: string;
+  table?: Int32Array;
+}
+
+/**
+ * Marks, in `marks`, every occurrence of the secret that does not sit inside a longer run of
+ * digits ("737" is a CVV in "cvv 737", not in "order 17371"). Returns the marks (allocated on the
+ * first occurrence).
+ */
+function markSecret(text: string, secret: Secret, marks: Uint8Array | undefined) {
+  const pattern = secret.text;
+  const size = pattern.length;
+  if (size > text.length) return marks;
+  secret.table ??= failureTable(pattern);
+  const table = secret.table;
+  let k = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    while (k > 0 && code !== pattern.charCodeAt(k)) k = table[k - 1] as number;
+    if (code === pattern.charCodeAt(k)) k++;
+    if (k === size) {
+      const from = i - size + 1;
+      if (!isDigit(text.charCodeAt(from - 1)) && !isDigit(text.charCodeAt(i + 1))) {
+        marks ??= new Uint8Array(text.length);
+        marks.fill(1, from, i + 1);
+      }
+      k = table[k - 1] as number;
+    }
+  }
+  return marks;
+}
+
+/** Replaces every marked stretch of the text with `***`. */
+function replaceMarked(text: string, marks: Uint8Array): string {
+  const pieces: string[] = [];
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (marks[i] !== 1) {
+      i++;
+      continue;
+    }
+    pieces.push(text.slice(copied, i), SECRET_MASK);
+    while (i < text.length && marks[i] === 1) i++;
+    copied = i;
+  }
+  pieces.push(text.slice(copied));
+  return pieces.join("");
+}
+
+/**
+ * A redactor for one request: card numbers, and the given secrets (this request's card numbers
+ * and CVVs, trimmed; those under three characters are left out) wherever quoted.
+ */
+export function createRedactor(secrets: readonly unknown[] = []): Redactor {
+  const list: Secret[] = [];
+  const seen = new Set<string>();
+  for (const value of secrets) {
+    if (typeof value !== "string") continue;
+    const text = value.trim();
+    if (text.length < MIN_SECRET_LENGTH || seen.has(text)) continue;
+    seen.add(text);
+    list.push({ text });
+  }
+  return (value) => {
+    try {
+      const text = redactCardNumbers(textOf(value));
+      let marks: Uint8Array | undefined;
+      for (const secret of list) marks = markSecret(text, secret, marks);
+      return marks === undefined ? text : replaceMarked(text, marks);
+    } catch {
+      // Out of memory for a giant text, or anything else: nothing of the text goes out.
+      return UNREADABLE;
+    }
+  };
+}
+
+/** The redactor of a request without card data (or before its body is read). */
+export const redactCards: Redactor = createRedactor();

@@ -1,0 +1,234 @@
+// Issue #10, findings 6–8, on real servers driven by a raw socket (a fetch client cannot send a
+// header twice, stop half-way through a body, or trickle one byte at a time):
+// - a header sent twice is a 401 (Node keeps only the first Authorization);
+// - a client that goes away mid-body is reported as `client_closed`, not a 500;
+// - a body that takes longer than `bodyTimeoutMs` is answered 408 and the connection let go.
+import { createServer, type RequestListener, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
+import express5 from "express";
+import express4 from "express4";
+import Koa3 from "koa";
+import Koa2 from "koa2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toExpress } from "../../src/adapters/express.js";
+import { toKoa } from "../../src/adapters/koa.js";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
+import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
+import { MERCHANT_GUID } from "./support/merchant.js";
+import { listen, type Running } from "./support/servers.js";
+
+const ORDER = fixture("SendOrderToMerchant");
+const BODY_TIMEOUT_MS = 400;
+
+let keys: ServiceKeys;
+beforeAll(async () => {
+  keys = await createServiceKeys();
+});
+
+function router(failures: CallbackFailure[]) {
+  return createCallbackRouter({
+    basePath: "/crossborder",
+    auth: createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKeyPem } },
+      merchantGuid: MERCHANT_GUID,
+    }),
+    bodyTimeoutMs: BODY_TIMEOUT_MS,
+    onError: (failure) => void failures.push(failure),
+    handlers: {
+      SendOrderToMerchant: (order) => ({ InternalOrderId: `M-${order.OrderId}` }),
+    },
+  });
+}
+
+type Build = (failures: CallbackFailure[]) => RequestListener | Server;
+
+const SERVERS: [string, Build][] = [
+  ["node:http", (failures) => toNodeListener(router(failures)) as RequestListener],
+  [
+    "Express 4",
+    (failures) => {
+      const app = (express4 as unknown as typeof express5)();
+      app.use(toExpress(router(failures)));
+      return app as unknown as RequestListener;
+    },
+  ],
+  [
+    "Express 5",
+    (failures) => {
+      const app = express5();
+      app.use(toExpress(router(failures)));
+      return app as unknown as RequestListener;
+    },
+  ],
+  [
+    "Koa 2",
+    (failures) => {
+      const app = new Koa2();
+      // Koa reports the socket closed under a half-sent body on its own "error" event (the
+      // default handler prints it); the library's report is the one asserted here.
+      app.on("error", () => undefined);
+      app.use(toKoa(router(failures)) as never);
+      return createServer(app.callback());
+    },
+  ],
+  [
+    "Koa 3",
+    (failures) => {
+      const app = new Koa3();
+      app.on("error", () => undefined);
+      app.use(toKoa(router(failures)));
+      return createServer(app.callback());
+    },
+  ],
+];
+
+interface Exchange {
+  /** Everything the server wrote. */
+  readonly text: string;
+  /** When the server ended or closed the connection, in ms after the request started. */
+  readonly closedAfterMs: number;
+}
+
+function open(port: number): Socket {
+  return connect(port, "127.0.0.1");
+}
+
+/** Collects what the server writes until it closes the connection (or `limitMs` passes). */
+function readUntilClosed(socket: Socket, started: number, limitMs = 5000): Promise<Exchange> {
+  return new Promise((resolve) => {
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    socket.on("error", () => undefined);
+    const done = () => {
+      clearTimeout(timer);
+      resolve({ text, closedAfterMs: performance.now() - started });
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      done();
+    }, limitMs);
+    socket.once("close", done);
+  });
+}
+
+function head(lines: string[], length: number): string {
+  return `${["POST /crossborder/SendOrderToMerchant HTTP/1.1", "Host: 127.0.0.1", ...lines, `Content-Length: ${length}`, "Content-Type: application/json", "Connection: close"].join("\r\n")}\r\n\r\n`;
+}
+
+function statusOf(exchange: Exchange): number {
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(exchange.text)?.[1] ?? 0);
+}
+
+async function waitFor<T>(probe: () => T | undefined, limitMs = 3000): Promise<T> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (performance.now() > until) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+for (const [label, build] of SERVERS) {
+  describe(label, () => {
+    const failures: CallbackFailure[] = [];
+    let server: Running;
+    let port: number;
+    beforeAll(async () => {
+      server = await listen(build(failures));
+      port = Number(new URL(server.baseUrl).port);
+    });
+    afterAll(() => server.close());
+
+    async function send(request: string): Promise<Exchange> {
+      const socket = open(port);
+      const started = performance.now();
+      const reading = readUntilClosed(socket, started);
+      socket.write(request);
+      return reading;
+    }
+
+    it("control: one Authorization header, the order is accepted", async () => {
+      const token = await keys.sign();
+      const exchange = await send(
+        `${head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER))}${ORDER}`,
+      );
+      expect(statusOf(exchange)).toBe(200);
+    });
+
+    it.each([
+      [
+        "a valid token, then garbage",
+        (token: string) => [`Authorization: Bearer ${token}`, "Authorization: garbage"],
+      ],
+      [
+        "garbage, then a valid token",
+        (token: string) => ["Authorization: garbage", `Authorization: Bearer ${token}`],
+      ],
+      [
+        "the same valid token twice",
+        (token: string) => [`Authorization: Bearer ${token}`, `authorization: Bearer ${token}`],
+      ],
+    ])("6. Authorization sent twice (%s): 401", async (_case, lines) => {
+      failures.length = 0;
+      const token = await keys.sign();
+      const exchange = await send(`${head(lines(token), Buffer.byteLength(ORDER))}${ORDER}`);
+      expect(statusOf(exchange)).toBe(401);
+      expect(exchange.text).toContain('"ErrorCode":"UNAUTHORIZED"');
+      expect(failures.map((f) => f.kind)).toEqual(["unauthorized"]);
+    });
+
+    it("7. a client that goes away mid-body is reported as client_closed, not a 500", async () => {
+      failures.length = 0;
+      const token = await keys.sign();
+      const socket = open(port);
+      socket.on("error", () => undefined);
+      socket.write(head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER)));
+      socket.write(ORDER.slice(0, 100));
+      await waitFor(() => (socket.bytesWritten > 100 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      const failure = await waitFor(() => failures[0]);
+      expect(failure).toMatchObject({
+        kind: "client_closed",
+        status: 499,
+        callback: "SendOrderToMerchant",
+      });
+      expect(failures.some((f) => f.kind === "internal_error")).toBe(false);
+    });
+
+    it("8. a body trickling past bodyTimeoutMs is answered 408 and the connection let go", async () => {
+      failures.length = 0;
+      const token = await keys.sign();
+      const socket = open(port);
+      const started = performance.now();
+      const reading = readUntilClosed(socket, started, 10_000);
+      socket.write(head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER)));
+      // One byte every 50 ms: alive, but never done within the deadline.
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (!socket.destroyed && sent < ORDER.length) socket.write(ORDER.charAt(sent++));
+      }, 50);
+      const exchange = await reading;
+      clearInterval(trickle);
+      expect(statusOf(exchange)).toBe(408);
+      expect(exchange.text).toContain('"ErrorCode":"REQUEST_TIMEOUT"');
+      expect(exchange.text.toLowerCase()).toContain("connection: close");
+      // Answered at the deadline, then closed by the server: not at Node's 300 s.
+      expect(exchange.closedAfterMs).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 20);
+      expect(exchange.closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS + 4000);
+      expect(failures.map((f) => f.kind)).toEqual(["request_timeout"]);
+      expect(failures[0]?.status).toBe(408);
+      // The server goes on serving.
+      const next = await send(
+        `${head([`Authorization: Bearer ${await keys.sign()}`], Buffer.byteLength(ORDER))}${ORDER}`,
+      );
+      expect(statusOf(next)).toBe(200);
+    }, 15_000);
+  });
+}
