@@ -48,6 +48,8 @@ export interface SendCallbackOptions {
    * Default: any 2xx. See `checkResponse`.
    */
   readonly expectStatus?: number | readonly number[] | undefined;
+  /** `"refusal"` when the test expects the endpoint to turn the call down. See `checkResponse`. */
+  readonly expect?: "success" | "refusal" | undefined;
   /**
    * The callback's path under the base URL. Default: the callback name (`/SendOrderToMerchant`),
    * unless the URL already ends with it. `""` sends to the URL as given.
@@ -258,6 +260,7 @@ export async function sendCallback(
       durationMs,
       slowMs: options.slowMs,
       expectStatus: options.expectStatus,
+      expect: options.expect,
     }),
   };
 }

@@ -18,7 +18,7 @@ node smoke.mjs
 node smoke.cjs
 ./node_modules/.bin/crossborder-callbacks --help > cli-help.txt
 grep -q "simulate" cli-help.txt
-grep -q "service <operation>" cli-help.txt
+grep -q "service <operation|list>" cli-help.txt
 ./node_modules/.bin/crossborder-callbacks service list > service-list.txt
 grep -q "dispatchConsolidatedShipment" service-list.txt
 echo "smoke: the CLI bin runs"
