@@ -7,7 +7,7 @@ import { DEFAULT_SLOW_MS } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
 import { type ParsedCommand, parseCommand, renderHelp } from "./args.js";
 import { type Colors, createColors } from "./colors.js";
-import { UsageError } from "./errors.js";
+import { readJsonFile, UsageError } from "./errors.js";
 import { writeTestKeys } from "./keys.js";
 import { SERVICE_ENV, serviceCommand } from "./service.js";
 import {
@@ -81,22 +81,6 @@ export async function loadPrivateKey(file: string): Promise<CryptoKey> {
   }
 }
 
-/** `--payload file.json`: the JSON payload of the one callback named. */
-async function readPayload(file: string): Promise<unknown> {
-  let content: string;
-  try {
-    content = await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read --payload ${file}${code ? ` (${code})` : ""}`);
-  }
-  try {
-    return JSON.parse(content.replace(/^\uFEFF/, ""));
-  } catch {
-    throw new UsageError(`--payload ${file} is not valid JSON`);
-  }
-}
-
 /** The payload of each callback: its sample, or `--payload`, then every `--set`. */
 async function payloadsOf(
   callbacks: readonly CallbackName[],
@@ -106,7 +90,7 @@ async function payloadsOf(
   if (file !== undefined && callbacks.length !== 1) {
     throw new UsageError("--payload replaces the payload of one callback: name one, not several");
   }
-  const fromFile = file === undefined ? undefined : await readPayload(file);
+  const fromFile = file === undefined ? undefined : await readJsonFile(file, "--payload");
   const payloads: Partial<Record<CallbackName, unknown>> = {};
   for (const callback of callbacks) {
     let payload: unknown = fromFile ?? samplePayload(callback);

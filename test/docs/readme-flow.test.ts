@@ -10,6 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CALLBACK_NAMES } from "../../src/index.js";
 import { ROOT } from "../adapters/support/runtime.js";
 import { assertBuilt } from "../examples/support/flow.js";
 import {
@@ -60,22 +61,7 @@ describe("the README, followed from the top", () => {
     expect(readme.indexOf("npm install crossborder-callbacks")).toBeLessThan(positions[0] ?? 0);
     expect(quickStart).toBeDefined();
     // All fourteen callbacks are mounted.
-    for (const name of [
-      "GetCheckoutCartInfo",
-      "SendOrderToMerchant",
-      "UpdateOrderStatus",
-      "PerformOrderPayment",
-      "SendRMAInfoToMerchant",
-      "UpdateParcelDispatch",
-      "RemoveRestrictedProducts",
-      "SendAdditionalRequiredDocumentsToMerchant",
-      "UpdateOrderShippingInfo",
-      "NotifyOrderRefund",
-      "ValidateGiftCard",
-      "RedeemGiftCard",
-      "RefundGiftCard",
-      "ValidateVoucher",
-    ]) {
+    for (const name of CALLBACK_NAMES) {
       expect(quickStart).toContain(`    ${name}: `);
     }
     expect(quickStart).not.toMatch(/^\s*(const|let|var)?[^/\n]*\bawait\b/m);
