@@ -3,7 +3,12 @@ import { createRedactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { successFieldOf } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
-import { SendCallbackError, type SendCallbackResult, sendCallback } from "../testing/send.js";
+import {
+  payloadCardSecrets,
+  SendCallbackError,
+  type SendCallbackResult,
+  sendCallback,
+} from "../testing/send.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
 import { printable, truncate } from "./table.js";
@@ -233,19 +238,6 @@ function indent(text: string): string {
     .join("\n");
 }
 
-/** The card number and CVV the payload carried, to be masked wherever an answer quotes them. */
-function cardSecrets(payload: unknown): string[] {
-  const secrets: string[] = [];
-  const details = isRecord(payload) ? payload.PaymentDetails : undefined;
-  if (isRecord(details)) {
-    for (const name of ["CardNumber", "CVVNumber"]) {
-      const value = details[name];
-      if (typeof value === "string") secrets.push(value);
-    }
-  }
-  return secrets;
-}
-
 const BODY_LIMIT = 2000;
 
 /**
@@ -253,7 +245,7 @@ const BODY_LIMIT = 2000;
  * the payload carried) masked, control characters out, at most 2,000 characters.
  */
 export function maskedBody(payload: unknown, text: string): string {
-  const masked = createRedactor(cardSecrets(payload))(text);
+  const masked = createRedactor(payloadCardSecrets(payload))(text);
   const lines = masked.split(/\r?\n/).map((line) => printable(line));
   const body = lines.join("\n");
   if (body.trim() === "") return "(empty body)";

@@ -1,4 +1,5 @@
 import { isRecord } from "../core/objects.js";
+import { createRedactor } from "../core/redact.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, checkResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
@@ -131,6 +132,30 @@ function describeCause(error: unknown): string {
 }
 
 /**
+ * The card number and CVV a payload carries (`PaymentDetails`), to be masked wherever an answer
+ * quotes them back: in `problems`, and in the body the CLI prints with `--show-body`.
+ */
+export function payloadCardSecrets(payload: unknown): string[] {
+  let value = payload;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  const details = isRecord(value) ? value.PaymentDetails : undefined;
+  const secrets: string[] = [];
+  if (isRecord(details)) {
+    for (const name of ["CardNumber", "CVVNumber"]) {
+      const secret = details[name];
+      if (typeof secret === "string" || typeof secret === "number") secrets.push(String(secret));
+    }
+  }
+  return secrets;
+}
+
+/**
  * Sends one callback the way the service does and checks the answer: POST with the JSON payload
  * and `Authorization: Bearer <jwt>`; GetCheckoutCartInfo as GET with its parameters in the query
  * (with `method: "POST"`: a JSON body of its parameters and `MerchantGUID`, the cart token also
@@ -256,11 +281,12 @@ export async function sendCallback(
     text,
     durationMs,
     success: answerSuccess(callbackName, response.status, parsed),
+    // A problem may quote the answer (a refusal's Message): the card and CVV sent stay masked.
     problems: checkResponse(callbackName, response.status, contentType, text, {
       durationMs,
       slowMs: options.slowMs,
       expectStatus: options.expectStatus,
       expect: options.expect,
-    }),
+    }).map(createRedactor(payloadCardSecrets(payload))),
   };
 }
