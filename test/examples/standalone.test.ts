@@ -9,6 +9,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COPIES, SOURCE, staleCopies } from "../../scripts/sync-examples.js";
@@ -82,7 +83,7 @@ for (const example of EXAMPLES) {
       scratch?.remove();
     });
 
-    it("its README's commands start a server that `simulate all` passes", async () => {
+    it("its README's commands start a server that `simulate all` passes; a second run is refused its cart, as the README says", async () => {
       scratch = scratchDir(`example-${example}`);
       const dir = join(scratch.dir, example);
       copyFolder(`examples/${example}`, dir);
@@ -103,6 +104,8 @@ for (const example of EXAMPLES) {
       const start = (run.at(-1) ?? "").replaceAll("3000", String(port));
 
       let base = `http://127.0.0.1:${port}`;
+      /** What the server has printed (the worker's console included). */
+      let output: () => string;
       if (example === "cloudflare-worker") {
         expect(start).toMatch(
           /^npx wrangler dev --port \d+ --var "SERVICE_PUBLIC_KEY:\$\(cat keys\/service-test-public\.pem\)" --var MERCHANT_GUID:/,
@@ -110,6 +113,7 @@ for (const example of EXAMPLES) {
         // What `wrangler dev` does: bundle src/index.ts (resolving the package from this folder's
         // node_modules) and run it in workerd with the vars.
         const script = await bundle(join(dir, "src/index.ts"));
+        const workerLog: string[] = [];
         const mf = new Miniflare({
           modules: true,
           scriptPath: script,
@@ -122,7 +126,14 @@ for (const example of EXAMPLES) {
           },
           host: "127.0.0.1",
           port,
+          // The worker's console, kept for the test rather than printed.
+          handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+            for (const stream of [stdout, stderr]) {
+              stream.on("data", (chunk: Buffer) => workerLog.push(chunk.toString("utf8")));
+            }
+          },
         });
+        output = () => workerLog.join("");
         stops.push(async () => {
           await mf.dispose();
           removeBundle(script);
@@ -131,6 +142,7 @@ for (const example of EXAMPLES) {
       } else {
         const server = background(start, dir, env);
         stops.push(() => server.stop());
+        output = () => server.output();
         await waitForHttp(`${base}/crossborder/nope`, server, 120_000);
       }
 
@@ -139,6 +151,16 @@ for (const example of EXAMPLES) {
       if (result instanceof Error) throw result;
       expect(result.stdout).toContain("14 of 14 passed.");
       expect(result.stderr).toBe("");
+
+      // The run placed an order that took the demo cart out, as the README says before anyone
+      // runs the line twice: the second run reports the refusal (exit 1) and names it.
+      expect(readme).toMatch(/second run[\s\S]*`CART_NOT_FOUND`[\s\S]*restart the server/i);
+      await expect(mustRun(simulate, dir, env)).rejects.toThrow(
+        /exited 1[\s\S]*GetCheckoutCartInfo[\s\S]*CART_NOT_FOUND[\s\S]*1 of 14 failed/,
+      );
+      await expect
+        .poll(output)
+        .toContain("GetCheckoutCartInfo 200 handler_failure: CART_NOT_FOUND: Unknown cart");
     }, 600_000);
   });
 }
