@@ -16,7 +16,9 @@ export default defineConfig([
     },
     format: ["esm", "cjs"],
     dts: true,
-    clean: true,
+    // No `clean`: the two builds run at the same time, and a clean at the start of one could
+    // delete what the other has written. `npm run build` empties dist/ before tsup starts.
+    clean: false,
     target: "node20",
     platform: "neutral",
     splitting: true,
