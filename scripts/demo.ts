@@ -16,9 +16,9 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLE = join(ROOT, "examples", "express", "server.ts");
 const TSCONFIG = join(ROOT, "scripts", "tsconfig.demo.json");
 export const DEMO_MERCHANT_GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
-/** The cart the example merchant keeps (examples/shared/merchant.ts). */
+/** The cart the example merchant keeps (examples/express/merchant.ts). */
 const DEMO_CART_TOKEN = "demo-cart";
-/** The shopper session the example merchant knows (examples/shared/merchant.ts). */
+/** The shopper session the example merchant knows (examples/express/merchant.ts). */
 const DEMO_AUTH_TOKEN = "demo-auth-token";
 const DEMO_SESSION_ID = "demo-session";
 const START_TIMEOUT_MS = 20_000;

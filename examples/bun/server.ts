@@ -1,5 +1,5 @@
 import { toFetch } from "crossborder-callbacks/fetch";
-import { createMerchantRouter, readConfig } from "../shared/merchant.ts";
+import { createMerchantRouter, readConfig } from "./merchant.ts";
 
 type Server = { requestIP(request: Request): { address: string } | null };
 

@@ -1,5 +1,5 @@
 import { toFetch } from "crossborder-callbacks/fetch";
-import { createMerchantRouter, readConfig } from "../shared/merchant.ts";
+import { createMerchantRouter, readConfig } from "./merchant.ts";
 
 const callbacks = toFetch(createMerchantRouter(readConfig(Deno.env.toObject())), {
   remoteAddress: (_request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => info.remoteAddr.hostname,

@@ -1,6 +1,6 @@
-import { createMerchantRouter, readConfig } from "../shared/merchant.js";
 import { createApp } from "./app.js";
 import { idempotencyFromEnv } from "./idempotency.js";
+import { createMerchantRouter, readConfig } from "./merchant.js";
 
 const config = readConfig(process.env);
 // Repeated deliveries apply once; with Redis or PostgreSQL, across every instance.

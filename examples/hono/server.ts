@@ -2,7 +2,7 @@ import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { toFetch } from "crossborder-callbacks/fetch";
 import { type Context, Hono } from "hono";
-import { createMerchantRouter, readConfig } from "../shared/merchant.js";
+import { createMerchantRouter, readConfig } from "./merchant.js";
 
 const config = readConfig(process.env);
 const callbacks = toFetch(createMerchantRouter(config), {

@@ -1,6 +1,6 @@
 import { toKoa } from "crossborder-callbacks/koa";
 import Koa from "koa";
-import { createMerchantRouter, readConfig } from "../shared/merchant.js";
+import { createMerchantRouter, readConfig } from "./merchant.js";
 
 const config = readConfig(process.env);
 const app = new Koa();

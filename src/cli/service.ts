@@ -4,7 +4,6 @@
  * typed error as JSON. Parsing of the command line stays in main.ts; this module takes the parsed
  * options and an io object and returns the exit code.
  */
-import { readFile } from "node:fs/promises";
 import {
   type CachedToken,
   type CallOptions,
@@ -18,7 +17,7 @@ import {
   type ServiceOperationName,
 } from "../service/index.js";
 import { Redactor } from "../service/redact.js";
-import { UsageError } from "./errors.js";
+import { readJsonFile, UsageError } from "./errors.js";
 import type { CliIo } from "./main.js";
 
 /** The environment variables the command reads. */
@@ -130,18 +129,7 @@ function httpUrl(value: string, flag: string): string {
 async function readInput(file: string | undefined): Promise<unknown> {
   if (file === undefined)
     throw new UsageError("--json <file> is required: the operation's request as JSON");
-  let content: string;
-  try {
-    content = await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read --json ${file}${code ? ` (${code})` : ""}`);
-  }
-  try {
-    return JSON.parse(content.replace(/^\uFEFF/, ""));
-  } catch {
-    throw new UsageError(`--json ${file} is not valid JSON`);
-  }
+  return readJsonFile(file, "--json");
 }
 
 /** The client, or a usage error for options it refuses (its messages never quote a value). */

@@ -1,9 +1,17 @@
+import { isRecord } from "../core/objects.js";
+import { createRedactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { successFieldOf } from "../testing/check.js";
-import { SendCallbackError, type SendCallbackResult, sendCallback } from "../testing/send.js";
+import { samplePayload } from "../testing/payload.js";
+import {
+  payloadCardSecrets,
+  SendCallbackError,
+  type SendCallbackResult,
+  sendCallback,
+} from "../testing/send.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
-import { type Cell, printable, renderTable, truncate } from "./table.js";
+import { printable, truncate } from "./table.js";
 
 /**
  * What `simulate all` sends: every callback, in the order of a shopper's journey (the cart, the
@@ -51,6 +59,38 @@ export function resolveCallbacks(spec: string): CallbackName[] {
   return chosen;
 }
 
+/** What the run expects of every answer (`--expect`): a success by default. */
+export interface Expectation {
+  /** The statuses expected (`--expect 401`); default any 2xx. */
+  readonly statuses?: readonly number[] | undefined;
+  /** `"refusal"` (`--expect refusal`): the endpoint must turn the calls down. */
+  readonly outcome?: "success" | "refusal" | undefined;
+}
+
+/**
+ * `--expect` values: status codes (`401`) and `refusal` / `success`, repeated or separated by
+ * commas (`--expect 401,refusal`).
+ */
+export function parseExpectation(values: readonly string[]): Expectation {
+  const statuses: number[] = [];
+  let outcome: "success" | "refusal" | undefined;
+  for (const value of values.flatMap((text) => text.split(","))) {
+    const word = value.trim().toLowerCase();
+    if (/^[1-5]\d\d$/.test(word)) statuses.push(Number(word));
+    else if (word === "refusal" || word === "success") {
+      if (outcome !== undefined && outcome !== word) {
+        throw new UsageError("--expect: refusal and success exclude each other");
+      }
+      outcome = word;
+    } else {
+      throw new UsageError(
+        `--expect takes an HTTP status (401) or "refusal" or "success", got "${value.trim()}"`,
+      );
+    }
+  }
+  return { statuses: statuses.length > 0 ? statuses : undefined, outcome };
+}
+
 /** What `simulate` needs. */
 export interface SimulateOptions {
   /** The base the callbacks are mounted under: each goes to `<url>/<CallbackName>`. */
@@ -68,21 +108,36 @@ export interface SimulateOptions {
   readonly audience?: string | undefined;
   readonly slowMs?: number | undefined;
   readonly timeoutMs?: number | undefined;
+  /** What every answer must be (default: a 2xx success). */
+  readonly expect?: Expectation | undefined;
+  /** The payload of each callback; default its sample. */
+  readonly payloads?: Partial<Record<CallbackName, unknown>> | undefined;
+  /** Called before each call is sent, and when its answer (or failure) is in. */
+  readonly onSend?: ((callback: CallbackName) => void) | undefined;
+  readonly onRow?: ((row: SimulationRow) => void) | undefined;
   /** For tests: a fetch to call instead of the network. */
   readonly fetch?: ((request: Request) => Response | Promise<Response>) | undefined;
 }
 
 /** One line of the report: an answer, or why there was none. */
 export type SimulationRow =
-  | { readonly callback: CallbackName; readonly result: SendCallbackResult }
-  | { readonly callback: CallbackName; readonly error: string };
+  | {
+      readonly callback: CallbackName;
+      readonly payload: unknown;
+      readonly result: SendCallbackResult;
+    }
+  | { readonly callback: CallbackName; readonly payload: unknown; readonly error: string };
 
 /** Sends the callbacks one after the other, as the service would, and collects the answers. */
 export async function simulate(options: SimulateOptions): Promise<SimulationRow[]> {
   const rows: SimulationRow[] = [];
   for (const callback of options.callbacks) {
+    const payload = options.payloads?.[callback] ?? samplePayload(callback);
+    options.onSend?.(callback);
+    let row: SimulationRow;
     try {
       const result = await sendCallback(options.url, callback, {
+        payload,
         privateKey: options.privateKey,
         merchantGuid: options.merchantGuid,
         cartToken: options.cartToken,
@@ -91,23 +146,27 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         tokenOptions: { issuer: options.issuer, audience: options.audience },
         slowMs: options.slowMs,
         timeoutMs: options.timeoutMs,
+        expectStatus: options.expect?.statuses,
+        expect: options.expect?.outcome,
         fetch: options.fetch,
       });
-      rows.push({ callback, result });
+      row = { callback, payload, result };
     } catch (error) {
       if (!(error instanceof SendCallbackError)) throw error;
-      rows.push({ callback, error: error.reason });
+      row = { callback, payload, error: error.reason };
     }
+    rows.push(row);
+    options.onRow?.(row);
   }
   return rows;
 }
 
-/** The problems of a row: the answer's shape problems, or the failed request. */
+/** The problems of a row: the answer's problems, or the failed request. */
 export function rowProblems(row: SimulationRow): readonly string[] {
-  return "error" in row ? [`request failed: ${row.error}`] : row.result.problems;
+  return "error" in row ? [`no answer: ${row.error}`] : row.result.problems;
 }
 
-/** 0 when every answer is well-formed, 1 when any is malformed or any request failed. */
+/** 0 when every answer is as expected, 1 when any is not or any request got no answer. */
 export function exitCodeOf(rows: readonly SimulationRow[]): number {
   return rows.some((row) => rowProblems(row).length > 0) ? 1 : 0;
 }
@@ -119,80 +178,173 @@ export function exitCodeOf(rows: readonly SimulationRow[]): number {
 export function successText(row: SimulationRow): string {
   if ("error" in row) return "-";
   const { body } = row.result;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return "-";
-  const record = body as Record<string, unknown>;
+  if (!isRecord(body)) return "-";
   const field = successFieldOf(row.callback);
-  if (field === "productsList" && Array.isArray(record.productsList)) {
-    const count = record.productsList.length;
+  if (field === "productsList" && Array.isArray(body.productsList)) {
+    const count = body.productsList.length;
     return `${count} product${count === 1 ? "" : "s"}`;
   }
   // A cart refusal carries `Success` like the order callbacks.
   const name = field === "productsList" ? "Success" : field;
-  const value = Object.hasOwn(record, name) ? record[name] : undefined;
+  const value = Object.hasOwn(body, name) ? body[name] : undefined;
   return value === undefined ? "-" : truncate(printable(JSON.stringify(value)), 24);
 }
 
-function statusCell(row: SimulationRow, colors: Colors): Cell {
-  if ("error" in row) return { text: "-", color: colors.red };
-  const status = row.result.status;
-  const color = status >= 500 ? colors.red : status >= 300 ? colors.yellow : colors.green;
-  return { text: String(status), color };
-}
+/** Streams the report: one line per callback as its answer arrives, problems below it. */
+export class ReportWriter {
+  readonly #width: number;
+  constructor(
+    callbacks: readonly CallbackName[],
+    private readonly write: (text: string) => void,
+    private readonly colors: Colors,
+    private readonly showBody: boolean,
+  ) {
+    this.#width = Math.max(...callbacks.map((name) => name.length));
+  }
 
-function successCell(row: SimulationRow, colors: Colors): Cell {
-  const text = successText(row);
-  const success = "error" in row ? undefined : row.result.success;
-  const color = success === true ? colors.green : success === false ? colors.yellow : colors.red;
-  return { text, color };
-}
+  /** `→ SendOrderToMerchant … ` — written before the call, so a slow endpoint is visible. */
+  sending(callback: CallbackName): void {
+    this.write(`${this.colors.dim("→")} ${callback.padEnd(this.#width)} ${this.colors.dim("…")} `);
+  }
 
-/** The report table: callback, HTTP status, Success, ms, problems (one per line). */
-export function renderReport(rows: readonly SimulationRow[], colors: Colors): string {
-  const lines: Cell[][] = [];
-  for (const row of rows) {
-    const problems = rowProblems(row).map((problem) => truncate(printable(problem), 160));
-    const ms = "error" in row ? "-" : String(Math.round(row.result.durationMs));
-    lines.push([
-      { text: row.callback },
-      statusCell(row, colors),
-      successCell(row, colors),
-      { text: ms, align: "right" },
-      problems.length === 0
-        ? { text: "ok", color: colors.green }
-        : { text: problems[0] ?? "", color: colors.red },
-    ]);
-    for (const problem of problems.slice(1)) {
-      lines.push([
-        { text: "" },
-        { text: "" },
-        { text: "" },
-        { text: "" },
-        { text: problem, color: colors.red },
-      ]);
+  /** `← 200  true   34 ms  ok`, then each problem, then the body of a failed answer. */
+  answered(row: SimulationRow): void {
+    const { colors } = this;
+    const problems = rowProblems(row).map((problem) => printable(problem));
+    if ("error" in row) {
+      this.write(`${colors.red("← no answer")}\n`);
+    } else {
+      const { status, durationMs } = row.result;
+      const statusColor = status >= 500 ? colors.red : status >= 300 ? colors.yellow : colors.green;
+      const success = successText(row);
+      const verdict =
+        problems.length === 0
+          ? colors.green("ok")
+          : colors.red(`${problems.length} problem${problems.length === 1 ? "" : "s"}`);
+      const ms = `${String(Math.round(durationMs)).padStart(5)} ms`;
+      this.write(`← ${statusColor(String(status))}  ${success.padEnd(12)} ${ms}  ${verdict}\n`);
+    }
+    for (const problem of problems) this.write(`    ${colors.red(problem)}\n`);
+    if (this.showBody && problems.length > 0 && !("error" in row)) {
+      this.write(`${indent(maskedBody(row.payload, row.result.text))}\n`);
     }
   }
-  const header: Cell[] = [
-    { text: "callback" },
-    { text: "HTTP" },
-    { text: "Success" },
-    { text: "ms", align: "right" },
-    { text: "problems" },
-  ];
-  return renderTable(header, lines, { header: colors.bold });
 }
 
-/** The closing line: all well-formed, or how many answers have problems. */
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `    | ${line}`)
+    .join("\n");
+}
+
+const BODY_LIMIT = 2000;
+
+/**
+ * An answer's body as printable text: card numbers (any Luhn-valid number, and the card and CVV
+ * the payload carried) masked, control characters out, at most 2,000 characters.
+ */
+export function maskedBody(payload: unknown, text: string): string {
+  const masked = createRedactor(payloadCardSecrets(payload))(text);
+  const lines = masked.split(/\r?\n/).map((line) => printable(line));
+  const body = lines.join("\n");
+  if (body.trim() === "") return "(empty body)";
+  return body.length > BODY_LIMIT
+    ? `${body.slice(0, BODY_LIMIT)}… (${body.length - BODY_LIMIT} more characters)`
+    : body;
+}
+
+/** The closing line: all passed, or how many did not. */
 export function renderSummary(rows: readonly SimulationRow[], colors: Colors): string {
-  const failed = rows.filter((row) => "error" in row).length;
-  const malformed = rows.filter(
-    (row) => !("error" in row) && row.result.problems.length > 0,
-  ).length;
+  const unanswered = rows.filter((row) => "error" in row).length;
+  const failed = rows.filter((row) => !("error" in row) && row.result.problems.length > 0).length;
   const total = rows.length;
-  if (failed === 0 && malformed === 0) {
-    return colors.green(`${total} of ${total} answers well-formed.`);
+  if (unanswered === 0 && failed === 0) {
+    return colors.green(`${total} of ${total} passed.`);
   }
   const parts: string[] = [];
-  if (malformed > 0) parts.push(`${malformed} of ${total} answers malformed`);
-  if (failed > 0) parts.push(`${failed} of ${total} requests failed`);
+  if (failed > 0) parts.push(`${failed} of ${total} failed`);
+  if (unanswered > 0) parts.push(`${unanswered} of ${total} got no answer`);
   return colors.red(`${parts.join(", ")}.`);
+}
+
+/** Advice for the failures seen, one line each (text output only). */
+export function renderHints(rows: readonly SimulationRow[], expect: Expectation): string[] {
+  const hints: string[] = [];
+  const answered = rows.flatMap((row) => ("error" in row ? [] : [row.result]));
+  const failed = answered.filter((result) => result.problems.length > 0);
+  if (failed.some((result) => result.status === 401) && !expect.statuses?.includes(401)) {
+    hints.push(
+      "401: the endpoint refused the call's authentication. Check --private-key (the pair of the public key it verifies with), --guid (its merchant GUID), and for the gift-card callbacks --auth-token and --session-id.",
+    );
+  }
+  if (failed.some((result) => result.success === false) && expect.outcome !== "refusal") {
+    hints.push(
+      "A refusal is what you meant to test? Pass --expect refusal (or --expect 401 for a forged call). --show-body prints each failed answer.",
+    );
+  }
+  return hints;
+}
+
+/** One simulation result as `--json` prints it. */
+export function jsonRow(row: SimulationRow, showBody: boolean): Record<string, unknown> {
+  if ("error" in row) {
+    return { callback: row.callback, ok: false, problems: rowProblems(row), error: row.error };
+  }
+  const { result } = row;
+  return {
+    callback: row.callback,
+    ok: result.problems.length === 0,
+    method: result.method,
+    url: result.url,
+    status: result.status,
+    success: result.success ?? null,
+    durationMs: Math.round(result.durationMs),
+    problems: result.problems,
+    ...(showBody && result.problems.length > 0
+      ? { body: maskedBody(row.payload, result.text) }
+      : {}),
+  };
+}
+
+/** Names no payload path may take: they would reach a prototype. */
+const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Applies `--set Path=text` (the value as text) or `--set Path:=json` (the value as JSON) to a
+ * payload: `PrimaryShipping.City=Berlin`, `Products.0.Quantity:=2`, `ClearCart:=true`. Missing
+ * objects on the way are created. Returns a new payload; the given one is not changed.
+ */
+export function applySet(payload: unknown, assignment: string): unknown {
+  const match = /^([^=:]+?)(:?=)([\s\S]*)$/.exec(assignment);
+  if (!match) {
+    throw new UsageError(
+      `--set takes Path=text or Path:=json (e.g. OrderId=GE-1, Products.0.Quantity:=2), got "${assignment}"`,
+    );
+  }
+  const [, rawPath = "", operator, rawValue = ""] = match;
+  const path = rawPath.trim().split(".");
+  if (path.some((segment) => segment === "" || FORBIDDEN.has(segment))) {
+    throw new UsageError(`--set: "${rawPath}" is not a usable path`);
+  }
+  let value: unknown = rawValue;
+  if (operator === ":=") {
+    try {
+      value = JSON.parse(rawValue);
+    } catch {
+      throw new UsageError(`--set ${rawPath}:= needs JSON, got ${JSON.stringify(rawValue)}`);
+    }
+  }
+  const root: unknown = structuredClone(isRecord(payload) || Array.isArray(payload) ? payload : {});
+  let node = root as Record<string, unknown>;
+  for (const [i, segment] of path.entries()) {
+    if (i === path.length - 1) {
+      node[segment] = value;
+      break;
+    }
+    const next = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    if (!isRecord(next) && !Array.isArray(next)) node[segment] = {};
+    node = node[segment] as Record<string, unknown>;
+  }
+  return root;
 }

@@ -1,3 +1,4 @@
+import { redactCards } from "../core/redact.js";
 import type { CallbackName } from "../core/types.js";
 import { parseSuccessValue } from "../schemas/response.js";
 
@@ -16,9 +17,18 @@ export interface CheckResponseOptions {
    * as a failed call.
    */
   readonly expectStatus?: number | readonly number[] | undefined;
+  /**
+   * What the answer is expected to say. `"success"`: a refusal (`Success: false`, `IsSuccess:
+   * false`, `"False"`, a refusal instead of a cart) is a problem, since the endpoint turned the
+   * call down. `"refusal"`: a well-formed refusal is what the test expects (a forged call, an
+   * unknown cart), and a success is the problem. Default: `"refusal"` when `expectStatus` lists
+   * only statuses outside 2xx (their bodies are refusals), else `"success"`.
+   */
+  readonly expect?: "success" | "refusal" | undefined;
 }
 
 /** Which field of the answer tells the service whether the callback succeeded. */
+/** `SuccessText`: documented as the text "True"/"False" (a boolean is read too). */
 type Verdict = "Success" | "SuccessText" | "IsSuccess" | "cart";
 
 const VERDICT: Record<CallbackName, Verdict> = {
@@ -98,16 +108,19 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  * - an empty body, an HTML page (error pages), a body that is not JSON or not a JSON object,
  *   a JSON body without a JSON content type;
  * - a missing `Success` (or `IsSuccess` for RemoveRestrictedProducts), and a value the service
- *   cannot parse (`"yes"`); for SendRMAInfoToMerchant a boolean instead of the text
- *   `"True"`/`"False"`;
+ *   cannot parse (`"yes"`);
+ * - a refusal (`Success: false`, `"False"`, `IsSuccess: false`, a refusal instead of a cart),
+ *   unless `expect` (or `expectStatus`) says the test expects one — and then a success;
  * - a GetCheckoutCartInfo 2xx answer that is neither a cart with a `productsList` array nor a
  *   refusal (`Success: false`);
  * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
  *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
  *
- * A well-formed refusal answered 200 (`Success: false`) is not a problem: the service reads it.
- * A refusal with a 4xx status is, unless `expectStatus` lists it (a test that expects a 401).
+ * A refusal is the endpoint turning the call down: a problem when a success is expected (a wrong
+ * key, GUID or cart), what a test of a forged call expects (`expectStatus: 401` or
+ * `expect: "refusal"`). SendRMAInfoToMerchant's `Success` may be a boolean or the text
+ * `"True"`/`"False"`: the operator's own integration answers the boolean.
  *
  * @example
  * expect(checkResponse("SendOrderToMerchant", res.status, res.headers.get("content-type"), text)).toEqual([]);
@@ -126,12 +139,24 @@ export function checkResponse(
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
 
   const expected = options.expectStatus;
-  if (expected !== undefined) {
-    const list: readonly number[] = typeof expected === "number" ? [expected] : expected;
-    if (!list.includes(status)) problems.push(`HTTP ${status}: expected ${list.join(" or ")}`);
+  const statuses: readonly number[] | undefined =
+    typeof expected === "number" ? [expected] : expected;
+  const outcome =
+    options.expect ??
+    (statuses !== undefined && statuses.length > 0 && !statuses.some(isSuccessStatus)
+      ? "refusal"
+      : "success");
+  // An unexpected status already says the call failed: the refusal in its body is not repeated.
+  let statusFailed = false;
+  if (statuses !== undefined) {
+    if (!statuses.includes(status)) {
+      problems.push(`HTTP ${status}: expected ${statuses.join(" or ")}`);
+      statusFailed = true;
+    }
   } else {
     const problem = statusProblem(callbackName, status);
     if (problem !== undefined) problems.push(problem);
+    statusFailed = problem !== undefined;
   }
   if (options.durationMs !== undefined && options.durationMs > slowMs) {
     problems.push(`slow: answered in ${Math.round(options.durationMs)} ms (limit ${slowMs} ms)`);
@@ -169,7 +194,13 @@ export function checkResponse(
   const record = body as Record<string, unknown>;
 
   if (verdict === "cart") {
-    if (status >= 200 && status < 300) checkCart(record, problems);
+    const isCart = isSuccessStatus(status) && Array.isArray(record.productsList);
+    if (isSuccessStatus(status) && !isCart && parseSuccessValue(record.Success) !== false) {
+      checkCart(record, problems);
+    } else if (!statusFailed) {
+      if (isCart && outcome === "refusal") problems.push("a cart: expected a refusal");
+      if (!isCart && outcome === "success") problems.push(refusalProblem(record, "Success"));
+    }
     return problems;
   }
   const field = verdict === "IsSuccess" ? "IsSuccess" : "Success";
@@ -196,12 +227,41 @@ export function checkResponse(
     problems.push(
       `"${field}" is ${describeValue(value)}: the service cannot parse it and counts the call as failed (use ${verdict === "SuccessText" ? '"True" or "False"' : "true or false"})`,
     );
-  } else if (verdict === "SuccessText" && typeof value !== "string") {
-    problems.push(
-      `"Success" is ${describeValue(value)}: SendRMAInfoToMerchant answers the text "True" or "False"`,
-    );
+  } else if (!statusFailed) {
+    // SendRMAInfoToMerchant's Success is documented as the text "True"/"False", but the
+    // operator's own integration answers a boolean (wire-facts §6) and the service reads both:
+    // a boolean is not a problem.
+    const succeeded = parseSuccessValue(value);
+    if (succeeded === false && outcome === "success") problems.push(refusalProblem(record, field));
+    if (succeeded === true && outcome === "refusal") {
+      const said = typeof value === "boolean" ? String(value) : describeValue(value);
+      problems.push(`"${field}" is ${said}: expected a refusal`);
+    }
   }
   return problems;
+}
+
+function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** A field of a refusal worth quoting (its ErrorCode, Message), short and without card numbers. */
+function quoted(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  const text = redactCards(String(value));
+  return `${name} ${JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text)}`;
+}
+
+/** `a refusal: "Success" is false (ErrorCode "X", Message "…"): the endpoint turned the call down` */
+function refusalProblem(body: Record<string, unknown>, field: string): string {
+  const details = ["ErrorCode", "Message", "ErrorMessage"]
+    .map((name) => quoted(body, name))
+    .filter((text) => text !== undefined);
+  const why = details.length > 0 ? ` (${details.join(", ")})` : "";
+  const value = body[field];
+  const said = typeof value === "boolean" ? String(value) : describeValue(value);
+  return `a refusal: "${field}" is ${said}${why}: the endpoint turned the call down`;
 }
 
 function checkGiftCard(
@@ -243,11 +303,8 @@ function statusProblem(callbackName: CallbackName, status: number): string | und
   return `HTTP ${status}: not a final HTTP status`;
 }
 
+/** What is wrong with a 2xx answer that is neither a cart nor a refusal. */
 function checkCart(body: Record<string, unknown>, problems: string[]): void {
-  if (Array.isArray(body.productsList)) return;
-  // A refusal (`{ Success: false, ErrorCode, Message }`, what the library writes for a
-  // CallbackError) is a valid answer, not a malformed cart.
-  if (parseSuccessValue(body.Success) === false) return;
   const variant = caseVariant(body, "productsList");
   if (variant !== undefined && Array.isArray(body[variant])) {
     problems.push(`CheckoutCartInfo has "${variant}": the name is "productsList"`);

@@ -1,4 +1,5 @@
 import { isRecord } from "../core/objects.js";
+import { createRedactor } from "../core/redact.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, checkResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
@@ -48,6 +49,8 @@ export interface SendCallbackOptions {
    * Default: any 2xx. See `checkResponse`.
    */
   readonly expectStatus?: number | readonly number[] | undefined;
+  /** `"refusal"` when the test expects the endpoint to turn the call down. See `checkResponse`. */
+  readonly expect?: "success" | "refusal" | undefined;
   /**
    * The callback's path under the base URL. Default: the callback name (`/SendOrderToMerchant`),
    * unless the URL already ends with it. `""` sends to the URL as given.
@@ -126,6 +129,30 @@ function describeCause(error: unknown): string {
       : cause.message;
   }
   return error.message;
+}
+
+/**
+ * The card number and CVV a payload carries (`PaymentDetails`), to be masked wherever an answer
+ * quotes them back: in `problems`, and in the body the CLI prints with `--show-body`.
+ */
+export function payloadCardSecrets(payload: unknown): string[] {
+  let value = payload;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  const details = isRecord(value) ? value.PaymentDetails : undefined;
+  const secrets: string[] = [];
+  if (isRecord(details)) {
+    for (const name of ["CardNumber", "CVVNumber"]) {
+      const secret = details[name];
+      if (typeof secret === "string" || typeof secret === "number") secrets.push(String(secret));
+    }
+  }
+  return secrets;
 }
 
 /**
@@ -254,10 +281,12 @@ export async function sendCallback(
     text,
     durationMs,
     success: answerSuccess(callbackName, response.status, parsed),
+    // A problem may quote the answer (a refusal's Message): the card and CVV sent stay masked.
     problems: checkResponse(callbackName, response.status, contentType, text, {
       durationMs,
       slowMs: options.slowMs,
       expectStatus: options.expectStatus,
-    }),
+      expect: options.expect,
+    }).map(createRedactor(payloadCardSecrets(payload))),
   };
 }

@@ -94,8 +94,8 @@ describe("node dist/cli.js", () => {
     const result = await run(process.execPath, [bin, "simulate", "all", ...signedAt(good.base)]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("14 of 14 answers well-formed.");
-    expect(result.stdout).toMatch(/^SendOrderToMerchant\s+200\s+true\s+\d+\s+ok$/m);
+    expect(result.stdout).toContain("14 of 14 passed.");
+    expect(result.stdout).toMatch(/^→ SendOrderToMerchant +… ← 200 {2}true +\d+ ms {2}ok$/m);
     expect(result.stdout).not.toContain("\u001b[");
   });
 
@@ -114,7 +114,7 @@ describe("node dist/cli.js", () => {
     for (const problem of [
       '"Success" is the text "yes"',
       'missing "Success"',
-      '"Success" is the boolean true: SendRMAInfoToMerchant answers the text "True" or "False"',
+      'a refusal: "Success" is the text "False"',
       'missing "IsSuccess"',
       "HTTP 500: a server error",
       "an HTML page instead of JSON",
@@ -122,7 +122,7 @@ describe("node dist/cli.js", () => {
     ]) {
       expect(result.stdout).toContain(problem);
     }
-    expect(result.stdout).toContain("13 of 14 answers malformed.");
+    expect(result.stdout).toContain("13 of 14 failed.");
   });
 
   it("honours FORCE_COLOR and NO_COLOR", async () => {

@@ -24,9 +24,29 @@ describe("README", () => {
     expect(codes).toContain("UNAUTHORIZED");
   });
 
-  it("opens with the install-and-demo command and the test command", () => {
-    const firstLines = readme.split("\n").slice(0, 8).join("\n");
-    expect(firstLines).toContain("npm ci && npm start");
-    expect(firstLines).toContain("npm test");
+  it("opens with what it is, the install command, and a clone's demo and test commands", () => {
+    const lines = readme.split("\n");
+    expect(lines[0]).toBe("# crossborder-callbacks");
+    const top = lines.slice(0, 12).join("\n");
+    const install = top.indexOf("npm install crossborder-callbacks");
+    expect(install).toBeGreaterThan(top.indexOf("Typed, verified handlers"));
+    expect(top.indexOf("npm ci && npm start")).toBeGreaterThan(install);
+    expect(top).toContain("npm test");
+  });
+
+  it("links what the registry page cannot resolve with absolute URLs", () => {
+    const relative = [...readme.matchAll(/\]\(([^)#]+)\)/g)]
+      .map((match) => match[1] ?? "")
+      .filter((target) => !/^https?:\/\//.test(target));
+    expect(relative).toEqual([]);
+    for (const path of [
+      "tree/main/examples",
+      "blob/main/CONTRIBUTING.md",
+      "blob/main/bench/RESULTS.md",
+    ]) {
+      expect(readme).toContain(
+        `https://github.com/crossborder-callbacks/crossborder-callbacks/${path}`,
+      );
+    }
   });
 });

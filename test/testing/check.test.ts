@@ -31,7 +31,11 @@ describe("checkResponse: the gift-card and voucher answers", () => {
     // is a problem unless the test expects it.
     const refused = { Success: false, ErrorCode: "X", IsValid: false };
     expect(check("ValidateGiftCard", refused, 401, JSON_TYPE, { expectStatus: 401 })).toEqual([]);
-    expect(check("ValidateGiftCard", { Success: false, ErrorCode: "X" })).toEqual([]);
+    expect(
+      check("ValidateGiftCard", { Success: false, ErrorCode: "X" }, 200, JSON_TYPE, {
+        expect: "refusal",
+      }),
+    ).toEqual([]);
     expect(check("RedeemGiftCard", { Success: true })).toEqual([]);
     expect(check("RefundGiftCard", { Success: true, Balance: null })).toEqual([]);
     expect(check("NotifyOrderRefund", { Success: true, InternalOrderId: "1" })).toEqual([]);
@@ -93,7 +97,15 @@ describe("checkResponse", () => {
       }),
     ).toEqual([]);
     expect(
-      check("GetCheckoutCartInfo", { Success: false, ErrorCode: "CART_NOT_FOUND" }, 200),
+      check(
+        "GetCheckoutCartInfo",
+        { Success: false, ErrorCode: "CART_NOT_FOUND" },
+        200,
+        JSON_TYPE,
+        {
+          expect: "refusal",
+        },
+      ),
     ).toEqual([]);
     expect(
       check("SendOrderToMerchant", { Success: true }, 200, "application/problem+json"),
@@ -121,13 +133,13 @@ describe("checkResponse", () => {
     );
   });
 
-  it("flags a boolean Success on SendRMAInfoToMerchant", () => {
-    expect(check("SendRMAInfoToMerchant", { Success: true })).toEqual([
-      '"Success" is the boolean true: SendRMAInfoToMerchant answers the text "True" or "False"',
-    ]);
+  // The specification says the text "True"/"False", but the operator's own integration answers
+  // with a boolean (wire-facts §6), and the service reads it: a boolean is not malformed.
+  it("accepts a boolean Success on SendRMAInfoToMerchant, as the operator's own code sends it", () => {
+    expect(check("SendRMAInfoToMerchant", { Success: true })).toEqual([]);
     expect(
       check("SendRMAInfoToMerchant", { Success: false }, 400, JSON_TYPE, { expectStatus: 400 }),
-    ).toHaveLength(1);
+    ).toEqual([]);
   });
 
   it("flags a missing IsSuccess on RemoveRestrictedProducts", () => {
@@ -236,6 +248,84 @@ describe("checkResponse", () => {
     expect(
       check("UpdateOrderStatus", { Message: "m" }, 401, JSON_TYPE, { expectStatus: 401 }),
     ).toEqual(['missing "Success": the service counts the call as failed']);
+  });
+
+  describe("a refusal is a problem unless the test expects one", () => {
+    it.each([
+      [
+        "SendOrderToMerchant",
+        { Success: false, ErrorCode: "X1", Message: "No stock" },
+        '"Success" is false',
+      ],
+      [
+        "UpdateOrderStatus",
+        { Success: "false", ErrorCode: "ORDER_NOT_FOUND" },
+        '"Success" is the text "false"',
+      ],
+      [
+        "SendRMAInfoToMerchant",
+        { Success: "False", Message: "m" },
+        '"Success" is the text "False"',
+      ],
+      ["SendRMAInfoToMerchant", { Success: false }, '"Success" is false'],
+      [
+        "RemoveRestrictedProducts",
+        { IsSuccess: false, ErrorCode: "E", ErrorMessage: "m" },
+        '"IsSuccess" is false',
+      ],
+      [
+        "GetCheckoutCartInfo",
+        { Success: false, ErrorCode: "CART_NOT_FOUND", Message: "Unknown cart" },
+        '"Success" is false',
+      ],
+      [
+        "ValidateGiftCard",
+        { Success: false, ErrorCode: "UNAUTHORIZED", IsValid: false },
+        '"Success" is false',
+      ],
+    ] as const)("%s %j", (callback, body, says) => {
+      const problems = check(callback, body);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain(`a refusal: ${says}`);
+      expect(problems[0]).toContain("the endpoint turned the call down");
+      // What the test expects: a refusal, then it is not a problem.
+      expect(check(callback, body, 200, JSON_TYPE, { expect: "refusal" })).toEqual([]);
+    });
+
+    it("names the refusal's ErrorCode and Message, masking card numbers", () => {
+      const body = {
+        Success: false,
+        ErrorCode: "ORDER_NOT_FOUND",
+        Message: "Unknown order 4111111111111111",
+      };
+      const [problem] = check("UpdateOrderStatus", body);
+      expect(problem).toBe(
+        'a refusal: "Success" is false (ErrorCode "ORDER_NOT_FOUND", Message "Unknown order ************1111"): the endpoint turned the call down',
+      );
+    });
+
+    it("expect: refusal flags a success", () => {
+      expect(
+        check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, { expect: "refusal" }),
+      ).toEqual(['"Success" is true: expected a refusal']);
+      expect(
+        check("GetCheckoutCartInfo", { productsList: [] }, 200, JSON_TYPE, { expect: "refusal" }),
+      ).toEqual(["a cart: expected a refusal"]);
+    });
+
+    it("a refusal with an expected non-2xx status is expected; an unexpected status says only that", () => {
+      const refusal = { Success: false, ErrorCode: "UNAUTHORIZED", Message: "Unauthorized" };
+      expect(check("UpdateOrderStatus", refusal, 401, JSON_TYPE, { expectStatus: 401 })).toEqual(
+        [],
+      );
+      expect(check("UpdateOrderStatus", refusal, 401)).toEqual([
+        "HTTP 401: not a 2xx answer, the service counts the call as failed",
+      ]);
+    });
+
+    it("a gift card that is not valid is an answer, not a refusal", () => {
+      expect(check("ValidateGiftCard", { Success: true, IsValid: false })).toEqual([]);
+    });
   });
 
   it("refuses an unknown callback", () => {

@@ -188,7 +188,7 @@ function correctAnswer(name: CallbackName): Answer {
 export const WRONG_ANSWERS: Partial<Record<CallbackName, Answer>> = {
   SendOrderToMerchant: (res) => json(res, 200, { Success: "yes", InternalOrderId: "1" }),
   UpdateOrderStatus: (res) => json(res, 200, { Message: "status updated" }),
-  SendRMAInfoToMerchant: (res) => json(res, 200, { Success: true }),
+  SendRMAInfoToMerchant: (res) => json(res, 200, { Success: "False", Message: "Unknown RMA" }),
   RemoveRestrictedProducts: (res) => json(res, 200, { Success: true }),
   PerformOrderPayment: (res) => json(res, 500, { Success: false, Message: "card declined" }),
   UpdateParcelDispatch: (res) => {

@@ -218,6 +218,28 @@ describe("sendCallback (as the service sends)", () => {
     }
   });
 
+  it("masks the card number and CVV it sent where a refusal quoted in problems repeats them", async () => {
+    const quoting = await startRawMerchant({
+      PerformOrderPayment: (res, request) => {
+        const { CardNumber, CVVNumber } = JSON.parse(request.body).PaymentDetails;
+        json(res, 200, {
+          Success: false,
+          ErrorCode: `CVV_${CVVNumber}`,
+          Message: `card ${CardNumber} declined, CVV ${CVVNumber}`,
+        });
+      },
+    });
+    try {
+      const result = await sendCallback(quoting.base, "PerformOrderPayment");
+      expect(result.problems).toEqual([
+        'a refusal: "Success" is false (ErrorCode "CVV_***", Message "card ************1111 declined, CVV ***"): the endpoint turned the call down',
+      ]);
+      expect(result.problems.join("\n")).not.toMatch(/737|4111111111111111/);
+    } finally {
+      await quoting.close();
+    }
+  });
+
   it("calls a fetch handler without a server", async () => {
     const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
       fetch: async (request) => {

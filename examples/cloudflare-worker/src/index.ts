@@ -1,5 +1,5 @@
 import { type FetchHandler, toFetch } from "crossborder-callbacks/fetch";
-import { createMerchantRouter, readConfig } from "../../shared/merchant.js";
+import { createMerchantRouter, readConfig } from "./merchant.js";
 
 /** Vars and secrets (wrangler.toml, `wrangler secret put SERVICE_PUBLIC_KEY`). */
 interface Env {

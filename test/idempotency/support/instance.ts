@@ -15,7 +15,7 @@
 import pg from "pg";
 import { createApp } from "../../../examples/express/app.js";
 import { idempotencyFromEnv } from "../../../examples/express/idempotency.js";
-import { createMerchantRouter, readConfig } from "../../../examples/shared/merchant.js";
+import { createMerchantRouter, readConfig } from "../../../examples/express/merchant.js";
 
 const env = process.env;
 const effects = new pg.Pool({ connectionString: env.EFFECTS_URL, max: 10 });

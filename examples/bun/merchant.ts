@@ -1,6 +1,7 @@
+// The same file in every example (written from examples/express/merchant.ts by scripts/sync-examples.ts).
 /**
- * The merchant side of all fourteen callbacks, over an in-memory store, shared by every example.
- * Copy this file next to your server and replace the store with your database.
+ * The merchant side of all fourteen callbacks, over an in-memory store. Every example carries its
+ * own copy of this file; replace the store with your database.
  *
  * Configuration (environment variables):
  * - SERVICE_PUBLIC_KEY   the service's public key (PEM; `\n` escapes are accepted)

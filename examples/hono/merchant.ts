@@ -1,0 +1,361 @@
+// The same file in every example (written from examples/express/merchant.ts by scripts/sync-examples.ts).
+/**
+ * The merchant side of all fourteen callbacks, over an in-memory store. Every example carries its
+ * own copy of this file; replace the store with your database.
+ *
+ * Configuration (environment variables):
+ * - SERVICE_PUBLIC_KEY   the service's public key (PEM; `\n` escapes are accepted)
+ * - SERVICE_ENVIRONMENT  `test` or `production` (which of the service's keys signs the calls)
+ * - MERCHANT_GUID        your merchant GUID; every payload's MerchantGUID must match it
+ */
+import {
+  CallbackError,
+  type CallbackHandlers,
+  type CallbackRouter,
+  type CheckoutCartInfo,
+  createAuth,
+  createCallbackRouter,
+  extraField,
+  type GiftCardRequest,
+  type IdempotencyOptions,
+  type InternationalDetails,
+  splitCartToken,
+  type VerifySession,
+  withIdempotency,
+} from "crossborder-callbacks";
+
+export interface MerchantConfig {
+  readonly publicKey: string;
+  readonly environment: "test" | "production";
+  readonly merchantGuid: string;
+}
+
+/** Reads the configuration from environment variables; refuses to start without it. */
+export function readConfig(env: Readonly<Record<string, string | undefined>>): MerchantConfig {
+  const publicKey = env.SERVICE_PUBLIC_KEY;
+  const environment = env.SERVICE_ENVIRONMENT ?? "test";
+  const merchantGuid = env.MERCHANT_GUID;
+  if (!publicKey) throw new Error("SERVICE_PUBLIC_KEY is not set (the service's public key, PEM)");
+  if (!merchantGuid) throw new Error("MERCHANT_GUID is not set");
+  if (environment !== "test" && environment !== "production") {
+    throw new Error('SERVICE_ENVIRONMENT must be "test" or "production"');
+  }
+  return { publicKey, environment, merchantGuid };
+}
+
+/** What the shopper pays: the amount and its currency, as the order states them. */
+interface Charge {
+  readonly amount: number;
+  readonly currencyCode: string;
+}
+
+interface StoredOrder {
+  readonly internalOrderId: string;
+  readonly orderId: string;
+  status: string;
+  paid: boolean;
+  /** The order's total in the shopper's currency; undefined when the order did not state it. */
+  readonly charge: Charge | undefined;
+  readonly parcels: string[];
+  readonly returns: string[];
+  /** Refunds as the service states them: amounts kept as the exact text sent ("170.1000"). */
+  readonly refunds: {
+    readonly refundId: string;
+    readonly amount: string;
+    readonly currency: string;
+  }[];
+  shippingMethod: string | undefined;
+  trackingNumber: string | undefined;
+  documentsReceived: boolean;
+}
+
+/** A gift card or voucher the store issued: its balance in cents, never a float. */
+interface StoredCard {
+  balanceCents: number;
+  readonly currencyCode: string;
+}
+
+/** Cents as the text the service reads ("25.00"). */
+function amountText(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+/** An amount as text ("25.00") or a number, in cents; undefined when it is not an amount. */
+function cents(value: unknown): number | undefined {
+  const text = typeof value === "number" ? String(value) : value;
+  if (typeof text !== "string" || !/^\d+(\.\d+)?$/.test(text.trim())) return undefined;
+  return Math.round(Number(text) * 100);
+}
+
+/** The transaction total of an order (the shopper's currency), when it states one. */
+function chargeOf(details: InternationalDetails | null | undefined): Charge | undefined {
+  const amount = details?.TransactionTotalPrice ?? details?.TotalPrice;
+  const currencyCode = details?.TransactionCurrencyCode ?? details?.CurrencyCode;
+  return typeof amount === "number" && currencyCode ? { amount, currencyCode } : undefined;
+}
+
+/** What the merchant keeps. Card data (PaymentDetails) is never stored. */
+export class MemoryStore {
+  readonly carts = new Map<string, CheckoutCartInfo>();
+  readonly orders = new Map<string, StoredOrder>();
+  /** Gift cards and vouchers by code. */
+  readonly cards = new Map<string, StoredCard>();
+  /** Shopper sessions: the session token handed to the service at checkout → its session id. */
+  readonly sessions = new Map<string, string>();
+  #sequence = 1000;
+
+  constructor() {
+    // A gift card, a voucher and a shopper session to try the gift-card callbacks with.
+    this.cards.set("GC-7342-1109-5561", { balanceCents: 10_000, currencyCode: "USD" });
+    this.cards.set("SPRING25", { balanceCents: 2_500, currencyCode: "USD" });
+    this.sessions.set("demo-auth-token", "demo-session");
+    // One cart to try GetCheckoutCartInfo with: ?merchantCartToken=demo-cart
+    this.carts.set("demo-cart", {
+      productsList: [
+        {
+          ProductCode: "TSHIRT-BLK-M",
+          CartItemId: "1",
+          Name: "Organic Cotton T-Shirt",
+          ListPrice: 29,
+          SalePrice: 29,
+          OrderedQuantity: 2,
+        },
+        {
+          ProductCode: "MUG-WHT",
+          CartItemId: "2",
+          Name: "Enamel Mug",
+          ListPrice: 12,
+          SalePrice: 12,
+          OrderedQuantity: 1,
+        },
+      ],
+    });
+  }
+
+  nextOrderId(): string {
+    this.#sequence += 1;
+    return `M-${this.#sequence}`;
+  }
+
+  order(orderId: string): StoredOrder {
+    const order = this.orders.get(orderId);
+    if (!order) throw new CallbackError("ORDER_NOT_FOUND", "Unknown order", `No order ${orderId}`);
+    return order;
+  }
+
+  /** The card a gift-card or voucher request names. */
+  card(request: GiftCardRequest): StoredCard {
+    const code = request.CardFields?.CardId;
+    const card = code === undefined || code === null ? undefined : this.cards.get(String(code));
+    if (!card) throw new CallbackError("CARD_NOT_FOUND", "Unknown gift card or voucher");
+    return card;
+  }
+
+  /** Checks the shopper's session the service passes along (AuthToken, SessionId). */
+  readonly verifySession: VerifySession = (authToken, sessionId) =>
+    authToken !== undefined && this.sessions.get(authToken) === sessionId;
+}
+
+/** The amount a redeem or refund names: its own field names are not documented. */
+function requestedCents(request: GiftCardRequest): number {
+  const amount = cents(extraField(request, "Amount"));
+  if (amount === undefined) throw new CallbackError("AMOUNT_MISSING", "No amount to apply");
+  return amount;
+}
+
+/** The fourteen callbacks. Each receives a validated, decoded payload. */
+export function merchantHandlers(store: MemoryStore) {
+  return {
+    GetCheckoutCartInfo({ merchantCartToken, countryCode, currencyCode }) {
+      // Some stores send `<cartToken>-<languageId>`; this one's tokens never end in -digits.
+      const { cartToken } = splitCartToken(merchantCartToken ?? "");
+      const cart = store.carts.get(cartToken);
+      if (!cart) throw new CallbackError("CART_NOT_FOUND", "Unknown cart");
+      return { ...cart, cartId: cartToken, countryCode, currencyCode };
+    },
+
+    SendOrderToMerchant(order) {
+      // The same order can arrive again (an update, a retry): answer with the same ids.
+      const existing = store.orders.get(order.OrderId);
+      const internalOrderId = existing?.internalOrderId ?? store.nextOrderId();
+      store.orders.set(order.OrderId, {
+        internalOrderId,
+        orderId: order.OrderId,
+        status: order.StatusCode ?? "N/A",
+        paid: existing?.paid ?? false,
+        charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
+        parcels: existing?.parcels ?? [],
+        returns: existing?.returns ?? [],
+        refunds: existing?.refunds ?? [],
+        shippingMethod: order.ShippingMethodCode ?? existing?.shippingMethod,
+        trackingNumber: existing?.trackingNumber,
+        documentsReceived: existing?.documentsReceived ?? false,
+      });
+      if (order.ClearCart && order.CartToken) store.carts.delete(order.CartToken);
+      return { InternalOrderId: internalOrderId, OrderId: internalOrderId };
+    },
+
+    UpdateOrderStatus(update) {
+      const order = store.order(update.OrderId);
+      order.status = update.StatusCode;
+      return { InternalOrderId: order.internalOrderId, OrderId: order.internalOrderId };
+    },
+
+    PerformOrderPayment(payment) {
+      const order = store.order(payment.OrderId);
+      if (payment.PaymentDetails.PaymentMethodCode === "OT") {
+        // The service collected the money itself: there is no card, nothing to charge here.
+        order.paid = true;
+        const paid = chargeOf(payment.InternationalDetails) ?? order.charge;
+        return {
+          InternalOrderId: order.internalOrderId,
+          PaymentAmount: paid?.amount ?? 0,
+          PaymentCurrencyCode: paid?.currencyCode ?? "USD",
+        };
+      }
+      // The amount to charge: the payment's own totals when it carries them, else the order's.
+      const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
+      if (!charge) {
+        throw new CallbackError("AMOUNT_UNKNOWN", "No amount to charge", `Order ${order.orderId}`);
+      }
+      // Charge the card here with your payment provider (charge.amount in charge.currencyCode);
+      // never store PaymentDetails.
+      order.paid = true;
+      return {
+        InternalOrderId: order.internalOrderId,
+        OrderId: order.internalOrderId,
+        // What was actually charged: the service checks it against the order.
+        PaymentAmount: charge.amount,
+        PaymentCurrencyCode: charge.currencyCode,
+      };
+    },
+
+    SendRMAInfoToMerchant(rma) {
+      store.order(rma.OrderId).returns.push(rma.RMANumber);
+      return { Message: `RMA ${rma.RMANumber} recorded` };
+    },
+
+    UpdateParcelDispatch(dispatch) {
+      store.order(dispatch.OrderId).parcels.push(dispatch.DispatchedParcel.Code ?? "parcel");
+      return { Message: "Dispatch recorded" };
+    },
+
+    SendAdditionalRequiredDocumentsToMerchant(documents) {
+      // The payload is not specified: every field is unknown until checked.
+      const orderId = extraField(documents, "OrderId");
+      if (typeof orderId === "string") store.order(orderId).documentsReceived = true;
+    },
+
+    UpdateOrderShippingInfo(update) {
+      const order = store.order(update.OrderId);
+      order.shippingMethod = update.ShippingMethodCode ?? order.shippingMethod;
+      order.trackingNumber =
+        update.InternationalDetails?.OrderTrackingNumber ?? order.trackingNumber;
+      return { InternalOrderId: order.internalOrderId };
+    },
+
+    NotifyOrderRefund(refund) {
+      const order = store.order(refund.OrderId);
+      order.refunds.push({
+        refundId: refund.RefundID ?? `refund-${order.refunds.length + 1}`,
+        // Kept as the exact text: never turned into a float.
+        amount: refund.TotalRefundAmount ?? "0",
+        currency: refund.CurrencyCode ?? "",
+      });
+      return { InternalOrderId: order.internalOrderId, Message: "Refund recorded" };
+    },
+
+    ValidateGiftCard(request) {
+      const card = store.cards.get(String(request.CardFields?.CardId ?? ""));
+      if (!card || card.balanceCents <= 0) {
+        return { IsValid: false, ErrorCode: "CARD_NOT_USABLE", Message: "Unknown or empty card" };
+      }
+      const balance = amountText(card.balanceCents);
+      return { IsValid: true, Balance: balance, CurrencyCode: card.currencyCode };
+    },
+
+    ValidateVoucher(request) {
+      const voucher = store.cards.get(String(request.CardFields?.CardId ?? ""));
+      if (!voucher) return { IsValid: false, ErrorCode: "VOUCHER_UNKNOWN" };
+      const balance = amountText(voucher.balanceCents);
+      return { IsValid: true, Balance: balance, CurrencyCode: voucher.currencyCode };
+    },
+
+    RedeemGiftCard(request) {
+      const card = store.card(request);
+      const amount = requestedCents(request);
+      if (amount > card.balanceCents) {
+        throw new CallbackError("INSUFFICIENT_BALANCE", "The card does not cover the amount");
+      }
+      card.balanceCents -= amount;
+      return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+    },
+
+    RefundGiftCard(request) {
+      const card = store.card(request);
+      card.balanceCents += requestedCents(request);
+      return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+    },
+
+    RemoveRestrictedProducts({ CartToken, RemovedProductCodes }) {
+      const cart = CartToken ? store.carts.get(CartToken) : undefined;
+      if (!cart) return;
+      const removed = new Set(RemovedProductCodes);
+      cart.productsList = cart.productsList.filter(
+        (product) => !removed.has(product.ProductCode ?? ""),
+      );
+    },
+  } satisfies CallbackHandlers;
+}
+
+export interface MerchantRouterOptions {
+  /** Where the callbacks live. Default `/crossborder` (`/crossborder/SendOrderToMerchant`, …). */
+  readonly basePath?: string;
+  readonly store?: MemoryStore;
+  /** Your own functions in place of the demo's, callback by callback (the rest stay the demo's). */
+  readonly handlers?: CallbackHandlers;
+  /**
+   * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
+   * (the store shared by your instances). Default: no deduplication.
+   */
+  readonly idempotency?: IdempotencyOptions<unknown>;
+}
+
+/** The callbacks whose repeats must not apply twice; a cart read or a removal is harmless. */
+const ONCE = [
+  "SendOrderToMerchant",
+  "UpdateOrderStatus",
+  "PerformOrderPayment",
+  "SendRMAInfoToMerchant",
+  "UpdateParcelDispatch",
+] as const;
+
+function applyOnce(handlers: CallbackHandlers, options: IdempotencyOptions<unknown> | undefined) {
+  if (!options) return handlers;
+  const wrapped: Record<string, unknown> = { ...handlers };
+  for (const name of ONCE) {
+    const fn = handlers[name];
+    if (typeof fn === "function") wrapped[name] = withIdempotency(fn as never, options);
+  }
+  return wrapped as CallbackHandlers;
+}
+
+/**
+ * The fourteen callbacks behind JWT + merchant GUID authentication, under one base path; the
+ * gift-card and voucher callbacks also check the shopper's session.
+ */
+export function createMerchantRouter(
+  config: MerchantConfig,
+  options: MerchantRouterOptions = {},
+): CallbackRouter {
+  const store = options.store ?? new MemoryStore();
+  return createCallbackRouter({
+    basePath: options.basePath ?? "/crossborder",
+    auth: createAuth({
+      jwt: { environment: config.environment, keys: { [config.environment]: config.publicKey } },
+      merchantGuid: config.merchantGuid,
+    }),
+    verifySession: store.verifySession,
+    handlers: applyOnce({ ...merchantHandlers(store), ...options.handlers }, options.idempotency),
+  });
+}
