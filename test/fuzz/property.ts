@@ -145,9 +145,15 @@ export interface FuzzCase {
 // Arbitraries
 // ---------------------------------------------------------------------------------------------
 
-/** Numbers that fixed texts carry (statuses, limits): a CVV equal to one could not be told apart. */
+/** The statuses the fuzzed merchant's CallbackError carries (its answer may quote them). */
+const THROWN_STATUSES = [200, 409, 422, 503] as const;
+
+/**
+ * Numbers that fixed texts carry (statuses, limits, the merchant's own thrown statuses): a CVV
+ * equal to one could not be told apart from the text quoting it.
+ */
 const RESERVED = new Set(
-  [...Object.values(FAILURE_STATUS), 200, 64, 1048576].map((n) => String(n)),
+  [...Object.values(FAILURE_STATUS), ...THROWN_STATUSES, 64, 1048576].map((n) => String(n)),
 );
 
 const HUGE = 300_000;
@@ -301,7 +307,7 @@ const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant("callbackError" as const),
-      status: fc.constantFrom(undefined, 200, 409, 422, 503),
+      status: fc.constantFrom(undefined, ...THROWN_STATUSES),
       card: fc.boolean(),
     }),
   },
