@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackDefinition,
@@ -8,18 +7,10 @@ import {
   type HandlerOptions,
 } from "../core/engine.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
+import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
 import { type CheckoutCartInfo, checkoutCartInfoSchema } from "../schemas/index.js";
 
-/** The parameters of a GetCheckoutCartInfo call (spec 4.1, wire-facts §6). */
-export const getCheckoutCartInfoRequestSchema = z.looseObject({
-  merchantCartToken: z.string().nullish(),
-  countryCode: z.string().nullish(),
-  currencyCode: z.string().nullish(),
-  cartToken: z.string().nullish(),
-  MerchantGUID: z.string().nullish(),
-  IsStockValidation: z.boolean().optional(),
-  isFixedPriceSupported: z.boolean().optional(),
-});
+export { getCheckoutCartInfoRequestSchema };
 
 /**
  * The parameters of a GetCheckoutCartInfo call, from the query (GET) or the query and the body
