@@ -582,6 +582,23 @@ export interface GeneratedChecker {
   readonly check: (value: unknown) => Verdict;
 }`;
 
+/**
+ * A module of checkers for any schemas, for tests: the same code as the generated file, with the
+ * functions exported as `CHECKS` by root name, and where the generator always defers.
+ */
+export function checkerModuleText(
+  roots: ReadonlyArray<{ readonly name: string; readonly schema: Schema }>,
+): { readonly text: string; readonly deferred: readonly string[] } {
+  const { code, functions, deferred } = emitCheckers(roots);
+  const entries = [...functions].map(([name, fn]) => `${JSON.stringify(name)}: ${fn},`);
+  const text = [
+    PRELUDE,
+    code,
+    `export const CHECKS: Record<string, (value: unknown) => Verdict> = {\n${entries.join("\n")}\n};`,
+  ].join("\n\n");
+  return { text, deferred };
+}
+
 /** The text of src/generated/checkers.ts, formatted as Biome formats it. */
 export function generateCheckersText(): string {
   const exportNames = new Map<Schema, string>();
