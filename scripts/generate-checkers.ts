@@ -204,6 +204,36 @@ function mayAcceptUndefined(schema: Schema): boolean {
   }
 }
 
+/** The helper of the prelude checking `schema`, when it is a plain leaf made optional and nullable. */
+function nullishLeaf(schema: Schema): string | undefined {
+  const wrappers = new Set<string>();
+  let node = schema;
+  for (;;) {
+    const def = node._zod.def as unknown as Record<string, unknown>;
+    if (def.type !== "optional" && def.type !== "nullable") break;
+    if (wrappers.has(def.type) || (def.checks as unknown[] | undefined)?.length) return undefined;
+    if (KNOWN_TRAITS[def.type]?.[0] !== traitsOf(node)) return undefined;
+    wrappers.add(def.type);
+    node = def.innerType as Schema;
+  }
+  if (wrappers.size !== 2) return undefined;
+  const def = node._zod.def as unknown as Record<string, unknown>;
+  const helper = LEAF_HELPERS[String(def.type)];
+  if (helper === undefined || (def.checks as unknown[] | undefined)?.length || def.coerce) {
+    return undefined;
+  }
+  return KNOWN_TRAITS[String(def.type)]?.[0] === traitsOf(node) &&
+    Object.keys(def).every((key) => ["type", "checks", "error", "coerce"].includes(key))
+    ? helper
+    : undefined;
+}
+
+const LEAF_HELPERS: Readonly<Record<string, string>> = {
+  string: "nullishString",
+  number: "nullishNumber",
+  boolean: "nullishBoolean",
+};
+
 /**
  * `body` run only when `condition` holds: a single `if (test) return verdict;` folds into one
  * line (`optional(nullable(string))`, the commonest field, becomes one test).
@@ -326,6 +356,9 @@ class Generator {
   /** One field of an object: present or absent, as zod's `handlePropertyResult` decides. */
   private field(schema: Schema, key: string, where: string): string[] {
     const { optin, optout } = schema._zod;
+    // The commonest field, `z.string().nullish()` (or number, boolean): one call of a helper.
+    const leaf = nullishLeaf(schema);
+    if (leaf !== undefined) return [`if (!${leaf}(${propertyAccess("o", key)})) return REJECT;`];
     const x = this.fresh("x");
     const check = this.statements(schema, x, where);
     const inKey = `${JSON.stringify(key)} in o`;
@@ -575,6 +608,21 @@ export const REJECT = 1;
 /** Not decided here (a construct whose output differs from its input, a non-plain object): run zod. */
 export const DEFER = 2;
 export type Verdict = typeof ACCEPT | typeof REJECT | typeof DEFER;
+
+/** undefined, null or a string: \`z.string().nullish()\`. */
+function nullishString(x: unknown): boolean {
+  return x === undefined || x === null || typeof x === "string";
+}
+
+/** undefined, null or a finite number (zod refuses NaN and ±Infinity): \`z.number().nullish()\`. */
+function nullishNumber(x: unknown): boolean {
+  return x === undefined || x === null || Number.isFinite(x);
+}
+
+/** undefined, null or a boolean: \`z.boolean().nullish()\`. */
+function nullishBoolean(x: unknown): boolean {
+  return x === undefined || x === null || typeof x === "boolean";
+}
 
 /** A generated check, and the zod schema it was generated from (its answers are about that one). */
 export interface GeneratedChecker {

@@ -31,6 +31,21 @@ export const REJECT = 1;
 export const DEFER = 2;
 export type Verdict = typeof ACCEPT | typeof REJECT | typeof DEFER;
 
+/** undefined, null or a string: `z.string().nullish()`. */
+function nullishString(x: unknown): boolean {
+  return x === undefined || x === null || typeof x === "string";
+}
+
+/** undefined, null or a finite number (zod refuses NaN and ±Infinity): `z.number().nullish()`. */
+function nullishNumber(x: unknown): boolean {
+  return x === undefined || x === null || Number.isFinite(x);
+}
+
+/** undefined, null or a boolean: `z.boolean().nullish()`. */
+function nullishBoolean(x: unknown): boolean {
+  return x === undefined || x === null || typeof x === "boolean";
+}
+
 /** A generated check, and the zod schema it was generated from (its answers are about that one). */
 export interface GeneratedChecker {
   readonly schema: unknown;
@@ -80,20 +95,15 @@ function checkGetCheckoutCartInfoRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x1 = o.merchantCartToken;
-  if (x1 !== undefined && x1 !== null && typeof x1 !== "string") return REJECT;
-  const x2 = o.countryCode;
-  if (x2 !== undefined && x2 !== null && typeof x2 !== "string") return REJECT;
-  const x3 = o.currencyCode;
-  if (x3 !== undefined && x3 !== null && typeof x3 !== "string") return REJECT;
-  const x4 = o.cartToken;
-  if (x4 !== undefined && x4 !== null && typeof x4 !== "string") return REJECT;
-  const x5 = o.MerchantGUID;
-  if (x5 !== undefined && x5 !== null && typeof x5 !== "string") return REJECT;
-  const x6 = o.IsStockValidation;
-  if (x6 !== undefined && typeof x6 !== "boolean") return REJECT;
-  const x7 = o.isFixedPriceSupported;
-  if (x7 !== undefined && typeof x7 !== "boolean") return REJECT;
+  if (!nullishString(o.merchantCartToken)) return REJECT;
+  if (!nullishString(o.countryCode)) return REJECT;
+  if (!nullishString(o.currencyCode)) return REJECT;
+  if (!nullishString(o.cartToken)) return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  const x1 = o.IsStockValidation;
+  if (x1 !== undefined && typeof x1 !== "boolean") return REJECT;
+  const x2 = o.isFixedPriceSupported;
+  if (x2 !== undefined && typeof x2 !== "boolean") return REJECT;
   return ACCEPT;
 }
 
@@ -101,210 +111,156 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x8 = o.OrderId;
-  if (typeof x8 !== "string") return REJECT;
-  const x9 = o.MerchantGUID;
-  if (x9 !== undefined && x9 !== null && typeof x9 !== "string") return REJECT;
-  const x10 = o.MerchantOrderId;
-  if (x10 !== undefined && x10 !== null && typeof x10 !== "string") return REJECT;
-  const x11 = o.CartId;
-  if (x11 !== undefined && x11 !== null && typeof x11 !== "string") return REJECT;
-  const x12 = o.CartToken;
-  if (x12 !== undefined && x12 !== null && typeof x12 !== "string") return REJECT;
-  const x13 = o.CartHash;
-  if (x13 !== undefined && x13 !== null && typeof x13 !== "string") return REJECT;
-  const x14 = o.UserId;
-  if (x14 !== undefined && x14 !== null && typeof x14 !== "string") return REJECT;
-  const x15 = o.CurrencyCode;
-  if (x15 !== undefined && x15 !== null && typeof x15 !== "string") return REJECT;
-  const x16 = o.StatusCode;
-  if (x16 !== undefined && x16 !== null && typeof x16 !== "string") return REJECT;
-  const x17 = o.ClearCart;
-  if (x17 !== undefined && x17 !== null && typeof x17 !== "boolean") return REJECT;
-  const x18 = o.Products;
-  if (!Array.isArray(x18)) return REJECT;
-  if (Object.getPrototypeOf(x18) !== Array.prototype) return DEFER;
-  for (let i19 = 0; i19 < x18.length; i19++) {
-    const r66 = checkProduct(x18[i19]);
-    if (r66 !== ACCEPT) return r66;
+  const x3 = o.OrderId;
+  if (typeof x3 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  if (!nullishString(o.CartId)) return REJECT;
+  if (!nullishString(o.CartToken)) return REJECT;
+  if (!nullishString(o.CartHash)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishString(o.StatusCode)) return REJECT;
+  if (!nullishBoolean(o.ClearCart)) return REJECT;
+  const x4 = o.Products;
+  if (!Array.isArray(x4)) return REJECT;
+  if (Object.getPrototypeOf(x4) !== Array.prototype) return DEFER;
+  for (let i5 = 0; i5 < x4.length; i5++) {
+    const r25 = checkProduct(x4[i5]);
+    if (r25 !== ACCEPT) return r25;
   }
-  const x67 = o.Customer;
-  if (x67 !== undefined && x67 !== null) {
-    const r71 = checkCustomer(x67);
-    if (r71 !== ACCEPT) return r71;
+  const x26 = o.Customer;
+  if (x26 !== undefined && x26 !== null) {
+    const r27 = checkCustomer(x26);
+    if (r27 !== ACCEPT) return r27;
   }
-  const x72 = o.PrimaryShipping;
-  if (x72 !== undefined && x72 !== null) {
-    const r98 = checkAddress(x72);
-    if (r98 !== ACCEPT) return r98;
+  const x28 = o.PrimaryShipping;
+  if (x28 !== undefined && x28 !== null) {
+    const r29 = checkAddress(x28);
+    if (r29 !== ACCEPT) return r29;
   }
-  const x99 = o.SecondaryShipping;
-  if (x99 !== undefined && x99 !== null) {
-    const r100 = checkAddress(x99);
-    if (r100 !== ACCEPT) return r100;
+  const x30 = o.SecondaryShipping;
+  if (x30 !== undefined && x30 !== null) {
+    const r31 = checkAddress(x30);
+    if (r31 !== ACCEPT) return r31;
   }
-  const x101 = o.PrimaryBilling;
-  if (x101 !== undefined && x101 !== null) {
-    const r102 = checkAddress(x101);
-    if (r102 !== ACCEPT) return r102;
+  const x32 = o.PrimaryBilling;
+  if (x32 !== undefined && x32 !== null) {
+    const r33 = checkAddress(x32);
+    if (r33 !== ACCEPT) return r33;
   }
-  const x103 = o.SecondaryBilling;
-  if (x103 !== undefined && x103 !== null) {
-    const r104 = checkAddress(x103);
-    if (r104 !== ACCEPT) return r104;
+  const x34 = o.SecondaryBilling;
+  if (x34 !== undefined && x34 !== null) {
+    const r35 = checkAddress(x34);
+    if (r35 !== ACCEPT) return r35;
   }
-  const x105 = o.ShippingMethodCode;
-  if (x105 !== undefined && x105 !== null && typeof x105 !== "string") return REJECT;
-  const x106 = o.Discounts;
-  if (x106 !== undefined && x106 !== null) {
-    if (!Array.isArray(x106)) return REJECT;
-    if (Object.getPrototypeOf(x106) !== Array.prototype) return DEFER;
-    for (let i107 = 0; i107 < x106.length; i107++) {
-      const r122 = checkDiscount(x106[i107]);
-      if (r122 !== ACCEPT) return r122;
+  if (!nullishString(o.ShippingMethodCode)) return REJECT;
+  const x36 = o.Discounts;
+  if (x36 !== undefined && x36 !== null) {
+    if (!Array.isArray(x36)) return REJECT;
+    if (Object.getPrototypeOf(x36) !== Array.prototype) return DEFER;
+    for (let i37 = 0; i37 < x36.length; i37++) {
+      const r40 = checkDiscount(x36[i37]);
+      if (r40 !== ACCEPT) return r40;
     }
   }
-  const x123 = o.InternationalDetails;
-  if (x123 !== undefined && x123 !== null) {
-    const r166 = checkInternationalDetails(x123);
-    if (r166 !== ACCEPT) return r166;
+  const x41 = o.InternationalDetails;
+  if (x41 !== undefined && x41 !== null) {
+    const r47 = checkInternationalDetails(x41);
+    if (r47 !== ACCEPT) return r47;
   }
-  const x167 = o.PaymentDetails;
-  if (x167 !== undefined && x167 !== null) {
-    const r191 = checkPaymentDetails(x167);
-    if (r191 !== ACCEPT) return r191;
+  const x48 = o.PaymentDetails;
+  if (x48 !== undefined && x48 !== null) {
+    const r49 = checkPaymentDetails(x48);
+    if (r49 !== ACCEPT) return r49;
   }
-  const x192 = o.OrderPaymentMethods;
-  if (x192 !== undefined && x192 !== null) {
-    if (!Array.isArray(x192)) return REJECT;
-    if (Object.getPrototypeOf(x192) !== Array.prototype) return DEFER;
-    for (let i193 = 0; i193 < x192.length; i193++) {
-      const r204 = checkOrderPaymentMethod(x192[i193]);
-      if (r204 !== ACCEPT) return r204;
+  const x50 = o.OrderPaymentMethods;
+  if (x50 !== undefined && x50 !== null) {
+    if (!Array.isArray(x50)) return REJECT;
+    if (Object.getPrototypeOf(x50) !== Array.prototype) return DEFER;
+    for (let i51 = 0; i51 < x50.length; i51++) {
+      const r54 = checkOrderPaymentMethod(x50[i51]);
+      if (r54 !== ACCEPT) return r54;
     }
   }
-  const x205 = o.AdditionalRequiredDocuments;
-  if (x205 !== undefined && x205 !== null) {
-    if (!Array.isArray(x205)) return REJECT;
-    if (Object.getPrototypeOf(x205) !== Array.prototype) return DEFER;
-    for (let i206 = 0; i206 < x205.length; i206++) {
-      const r210 = checkAdditionalRequiredDocument(x205[i206]);
-      if (r210 !== ACCEPT) return r210;
+  const x55 = o.AdditionalRequiredDocuments;
+  if (x55 !== undefined && x55 !== null) {
+    if (!Array.isArray(x55)) return REJECT;
+    if (Object.getPrototypeOf(x55) !== Array.prototype) return DEFER;
+    for (let i56 = 0; i56 < x55.length; i56++) {
+      const r58 = checkAdditionalRequiredDocument(x55[i56]);
+      if (r58 !== ACCEPT) return r58;
     }
   }
-  const x211 = o.PriceCoefficientRate;
-  if (x211 !== undefined && x211 !== null && !Number.isFinite(x211)) return REJECT;
-  const x212 = o.RoundingRate;
-  if (x212 !== undefined && x212 !== null && !Number.isFinite(x212)) return REJECT;
-  const x213 = o.EffectiveFXRate;
-  if (x213 !== undefined && x213 !== null && !Number.isFinite(x213)) return REJECT;
-  const x214 = o.OrderCreationDate;
-  if (x214 !== undefined && x214 !== null && typeof x214 !== "string") return REJECT;
-  const x215 = o.OrderCreationSource;
-  if (x215 !== undefined && x215 !== null && !Number.isFinite(x215)) return REJECT;
-  const x216 = o.IsMoto;
-  if (x216 !== undefined && x216 !== null && typeof x216 !== "boolean") return REJECT;
-  const x217 = o.ModifiedProduct;
-  if (x217 !== undefined && x217 !== null && typeof x217 !== "string") return REJECT;
-  const x218 = o.UrlParameters;
-  if (x218 !== undefined && x218 !== null) {
-    const r224 = checkSendOrderToMerchantSchema_UrlParameters(x218);
-    if (r224 !== ACCEPT) return r224;
+  if (!nullishNumber(o.PriceCoefficientRate)) return REJECT;
+  if (!nullishNumber(o.RoundingRate)) return REJECT;
+  if (!nullishNumber(o.EffectiveFXRate)) return REJECT;
+  if (!nullishString(o.OrderCreationDate)) return REJECT;
+  if (!nullishNumber(o.OrderCreationSource)) return REJECT;
+  if (!nullishBoolean(o.IsMoto)) return REJECT;
+  if (!nullishString(o.ModifiedProduct)) return REJECT;
+  const x59 = o.UrlParameters;
+  if (x59 !== undefined && x59 !== null) {
+    const r63 = checkSendOrderToMerchantSchema_UrlParameters(x59);
+    if (r63 !== ACCEPT) return r63;
   }
-  const x225 = o.DiscountedShippingPrice;
-  if (x225 !== undefined && x225 !== null && !Number.isFinite(x225)) return REJECT;
-  const x226 = o.DoNotChargeVAT;
-  if (x226 !== undefined && x226 !== null && typeof x226 !== "boolean") return REJECT;
-  const x227 = o.AllowMailsFromMerchant;
-  if (x227 !== undefined && x227 !== null && typeof x227 !== "boolean") return REJECT;
-  const x228 = o.AllowSMSFromMerchant;
-  if (x228 !== undefined && x228 !== null && typeof x228 !== "boolean") return REJECT;
-  const x229 = o.AllowDirectCommunicationFromMerchant;
-  if (x229 !== undefined && x229 !== null && typeof x229 !== "boolean") return REJECT;
-  const x230 = o.CustomerComments;
-  if (x230 !== undefined && x230 !== null && typeof x230 !== "string") return REJECT;
-  const x231 = o.IsFreeShipping;
-  if (x231 !== undefined && x231 !== null && typeof x231 !== "boolean") return REJECT;
-  const x232 = o.FreeShippingCouponCode;
-  if (x232 !== undefined && x232 !== null && typeof x232 !== "string") return REJECT;
-  const x233 = o.ShipToStoreCode;
-  if (x233 !== undefined && x233 !== null && typeof x233 !== "string") return REJECT;
-  const x234 = o.WebStoreCode;
-  if (x234 !== undefined && x234 !== null && typeof x234 !== "string") return REJECT;
-  const x235 = o.WebStoreInstanceCode;
-  if (x235 !== undefined && x235 !== null && typeof x235 !== "string") return REJECT;
-  const x236 = o.IsSplitOrder;
-  if (x236 !== undefined && x236 !== null && typeof x236 !== "boolean") return REJECT;
-  const x237 = o.IsReplacementOrder;
-  if (x237 !== undefined && x237 !== null && typeof x237 !== "boolean") return REJECT;
-  const x238 = o.OriginalOrder;
-  if (x238 !== undefined && x238 !== null) {
-    const r240 = checkOriginalOrder(x238);
-    if (r240 !== ACCEPT) return r240;
+  if (!nullishNumber(o.DiscountedShippingPrice)) return REJECT;
+  if (!nullishBoolean(o.DoNotChargeVAT)) return REJECT;
+  if (!nullishBoolean(o.AllowMailsFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowSMSFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowDirectCommunicationFromMerchant)) return REJECT;
+  if (!nullishString(o.CustomerComments)) return REJECT;
+  if (!nullishBoolean(o.IsFreeShipping)) return REJECT;
+  if (!nullishString(o.FreeShippingCouponCode)) return REJECT;
+  if (!nullishString(o.ShipToStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  if (!nullishBoolean(o.IsSplitOrder)) return REJECT;
+  if (!nullishBoolean(o.IsReplacementOrder)) return REJECT;
+  const x64 = o.OriginalOrder;
+  if (x64 !== undefined && x64 !== null) {
+    const r65 = checkOriginalOrder(x64);
+    if (r65 !== ACCEPT) return r65;
   }
-  const x241 = o.LoyaltyCode;
-  if (x241 !== undefined && x241 !== null && typeof x241 !== "string") return REJECT;
-  const x242 = o.LoyaltyPointsEarned;
-  if (x242 !== undefined && x242 !== null && !Number.isFinite(x242)) return REJECT;
-  const x243 = o.LoyaltyPointsSpent;
-  if (x243 !== undefined && x243 !== null && !Number.isFinite(x243)) return REJECT;
-  const x244 = o.OTVoucherAmount;
-  if (x244 !== undefined && x244 !== null && !Number.isFinite(x244)) return REJECT;
-  const x245 = o.OTVoucherCode;
-  if (x245 !== undefined && x245 !== null && typeof x245 !== "string") return REJECT;
-  const x246 = o.OTVoucherCurrencyCode;
-  if (x246 !== undefined && x246 !== null && typeof x246 !== "string") return REJECT;
-  const x247 = o.CultureCode;
-  if (x247 !== undefined && x247 !== null && typeof x247 !== "string") return REJECT;
-  const x248 = o.InitialCheckoutCultureCode;
-  if (x248 !== undefined && x248 !== null && typeof x248 !== "string") return REJECT;
-  const x249 = o.PreferredCultureCode;
-  if (x249 !== undefined && x249 !== null && typeof x249 !== "string") return REJECT;
-  const x250 = o.HubId;
-  if (x250 !== undefined && x250 !== null && !Number.isFinite(x250)) return REJECT;
-  const x251 = o.HubCode;
-  if (x251 !== undefined && x251 !== null && typeof x251 !== "string") return REJECT;
-  const x252 = o.SameDayDispatch;
-  if (x252 !== undefined && x252 !== null && typeof x252 !== "boolean") return REJECT;
-  const x253 = o.SameDayDispatchCost;
-  if (x253 !== undefined && x253 !== null && !Number.isFinite(x253)) return REJECT;
-  const x254 = o.TotalDutiesAndTaxesPrice;
-  if (x254 !== undefined && x254 !== null && !Number.isFinite(x254)) return REJECT;
-  const x255 = o.CCFPrice;
-  if (x255 !== undefined && x255 !== null && !Number.isFinite(x255)) return REJECT;
-  const x256 = o.TotalDutiesPaidByCustomerPrice;
-  if (x256 !== undefined && x256 !== null && !Number.isFinite(x256)) return REJECT;
-  const x257 = o.TotalValueForCustoms;
-  if (x257 !== undefined && x257 !== null && !Number.isFinite(x257)) return REJECT;
-  const x258 = o.USSalesTax;
-  if (x258 !== undefined && x258 !== null && !Number.isFinite(x258)) return REJECT;
-  const x259 = o.CustomerDTBreakdown;
-  if (x259 !== undefined && x259 !== null) {
-    const r260 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x259);
-    if (r260 !== ACCEPT) return r260;
+  if (!nullishString(o.LoyaltyCode)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsEarned)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsSpent)) return REJECT;
+  if (!nullishNumber(o.OTVoucherAmount)) return REJECT;
+  if (!nullishString(o.OTVoucherCode)) return REJECT;
+  if (!nullishString(o.OTVoucherCurrencyCode)) return REJECT;
+  if (!nullishString(o.CultureCode)) return REJECT;
+  if (!nullishString(o.InitialCheckoutCultureCode)) return REJECT;
+  if (!nullishString(o.PreferredCultureCode)) return REJECT;
+  if (!nullishNumber(o.HubId)) return REJECT;
+  if (!nullishString(o.HubCode)) return REJECT;
+  if (!nullishBoolean(o.SameDayDispatch)) return REJECT;
+  if (!nullishNumber(o.SameDayDispatchCost)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesAndTaxesPrice)) return REJECT;
+  if (!nullishNumber(o.CCFPrice)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesPaidByCustomerPrice)) return REJECT;
+  if (!nullishNumber(o.TotalValueForCustoms)) return REJECT;
+  if (!nullishNumber(o.USSalesTax)) return REJECT;
+  const x66 = o.CustomerDTBreakdown;
+  if (x66 !== undefined && x66 !== null) {
+    const r67 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x66);
+    if (r67 !== ACCEPT) return r67;
   }
-  const x261 = o.MerchantDTBreakdown;
-  if (x261 !== undefined && x261 !== null) {
-    const r262 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x261);
-    if (r262 !== ACCEPT) return r262;
+  const x68 = o.MerchantDTBreakdown;
+  if (x68 !== undefined && x68 !== null) {
+    const r69 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x68);
+    if (r69 !== ACCEPT) return r69;
   }
-  const x263 = o.ShippingVATRate;
-  if (x263 !== undefined && x263 !== null && !Number.isFinite(x263)) return REJECT;
-  const x264 = o.CookieConsent;
-  if (x264 !== undefined && x264 !== null && !Number.isFinite(x264)) return REJECT;
-  const x265 = o.TaxCalculationRule;
-  if (x265 !== undefined && x265 !== null && typeof x265 !== "string") return REJECT;
-  const x266 = o.VATRegistrationNumber;
-  if (x266 !== undefined && x266 !== null && typeof x266 !== "string") return REJECT;
-  const x271 = o.Subs;
-  if (x271 !== undefined && x271 !== null) {
-    if (!Array.isArray(x271)) return REJECT;
-    if (Object.getPrototypeOf(x271) !== Array.prototype) return DEFER;
-    for (let i272 = 0; i272 < x271.length; i272++) {
-      const r274 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x271[i272],
-      );
-      if (r274 !== ACCEPT) return r274;
+  if (!nullishNumber(o.ShippingVATRate)) return REJECT;
+  if (!nullishNumber(o.CookieConsent)) return REJECT;
+  if (!nullishString(o.TaxCalculationRule)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
+  const x74 = o.Subs;
+  if (x74 !== undefined && x74 !== null) {
+    if (!Array.isArray(x74)) return REJECT;
+    if (Object.getPrototypeOf(x74) !== Array.prototype) return DEFER;
+    for (let i75 = 0; i75 < x74.length; i75++) {
+      const r77 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x74[i75]);
+      if (r77 !== ACCEPT) return r77;
     }
   }
   return ACCEPT;
@@ -314,80 +270,59 @@ function checkProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x21 = o.Sku;
-  if (x21 !== undefined && x21 !== null && typeof x21 !== "string") return REJECT;
-  const x22 = o.SKU;
-  if (x22 !== undefined && x22 !== null && typeof x22 !== "string") return REJECT;
-  const x23 = o.ProductName;
-  if (x23 !== undefined && x23 !== null && typeof x23 !== "string") return REJECT;
-  const x24 = o.Price;
-  if (!Number.isFinite(x24)) return REJECT;
-  const x25 = o.InternationalPrice;
-  if (x25 !== undefined && x25 !== null && !Number.isFinite(x25)) return REJECT;
-  const x26 = o.DiscountedPrice;
-  if (x26 !== undefined && x26 !== null && !Number.isFinite(x26)) return REJECT;
-  const x27 = o.InternationalDiscountedPrice;
-  if (x27 !== undefined && x27 !== null && !Number.isFinite(x27)) return REJECT;
-  const x28 = o.Quantity;
-  if (!Number.isFinite(x28)) return REJECT;
-  const x29 = o.VATRate;
-  if (x29 !== undefined && x29 !== null && !Number.isFinite(x29)) return REJECT;
-  const x30 = o.CartItemId;
-  if (x30 !== undefined && x30 !== null && typeof x30 !== "string") return REJECT;
-  const x31 = o.ParentCartItemId;
-  if (x31 !== undefined && x31 !== null && typeof x31 !== "string") return REJECT;
-  const x32 = o.ChildCartItemId;
-  if (x32 !== undefined && x32 !== null && typeof x32 !== "string") return REJECT;
-  const x33 = o.RoundingRate;
-  if (x33 !== undefined && x33 !== null && !Number.isFinite(x33)) return REJECT;
-  const x34 = o.IsBackOrdered;
-  if (x34 !== undefined && x34 !== null && typeof x34 !== "boolean") return REJECT;
-  const x35 = o.BackOrderDate;
-  if (x35 !== undefined && x35 !== null && typeof x35 !== "string") return REJECT;
-  const x36 = o.GenericHSCode;
-  if (x36 !== undefined && x36 !== null && typeof x36 !== "string") return REJECT;
-  const x37 = o.GiftMessage;
-  if (x37 !== undefined && x37 !== null && typeof x37 !== "string") return REJECT;
-  const x38 = o.Brand;
-  if (x38 !== undefined && x38 !== null) {
-    const r43 = checkCodeName(x38);
-    if (r43 !== ACCEPT) return r43;
+  if (!nullishString(o.Sku)) return REJECT;
+  if (!nullishString(o.SKU)) return REJECT;
+  if (!nullishString(o.ProductName)) return REJECT;
+  const x7 = o.Price;
+  if (!Number.isFinite(x7)) return REJECT;
+  if (!nullishNumber(o.InternationalPrice)) return REJECT;
+  if (!nullishNumber(o.DiscountedPrice)) return REJECT;
+  if (!nullishNumber(o.InternationalDiscountedPrice)) return REJECT;
+  const x8 = o.Quantity;
+  if (!Number.isFinite(x8)) return REJECT;
+  if (!nullishNumber(o.VATRate)) return REJECT;
+  if (!nullishString(o.CartItemId)) return REJECT;
+  if (!nullishString(o.ParentCartItemId)) return REJECT;
+  if (!nullishString(o.ChildCartItemId)) return REJECT;
+  if (!nullishNumber(o.RoundingRate)) return REJECT;
+  if (!nullishBoolean(o.IsBackOrdered)) return REJECT;
+  if (!nullishString(o.BackOrderDate)) return REJECT;
+  if (!nullishString(o.GenericHSCode)) return REJECT;
+  if (!nullishString(o.GiftMessage)) return REJECT;
+  const x9 = o.Brand;
+  if (x9 !== undefined && x9 !== null) {
+    const r10 = checkCodeName(x9);
+    if (r10 !== ACCEPT) return r10;
   }
-  const x44 = o.Categories;
-  if (x44 !== undefined && x44 !== null) {
-    if (!Array.isArray(x44)) return REJECT;
-    if (Object.getPrototypeOf(x44) !== Array.prototype) return DEFER;
-    for (let i45 = 0; i45 < x44.length; i45++) {
-      const r47 = checkCodeName(x44[i45]);
-      if (r47 !== ACCEPT) return r47;
+  const x11 = o.Categories;
+  if (x11 !== undefined && x11 !== null) {
+    if (!Array.isArray(x11)) return REJECT;
+    if (Object.getPrototypeOf(x11) !== Array.prototype) return DEFER;
+    for (let i12 = 0; i12 < x11.length; i12++) {
+      const r14 = checkCodeName(x11[i12]);
+      if (r14 !== ACCEPT) return r14;
     }
   }
-  const x48 = o.Attributes;
-  if (x48 !== undefined && x48 !== null) {
-    if (!Array.isArray(x48)) return REJECT;
-    if (Object.getPrototypeOf(x48) !== Array.prototype) return DEFER;
-    for (let i49 = 0; i49 < x48.length; i49++) {
-      const r53 = checkProductAttribute(x48[i49]);
-      if (r53 !== ACCEPT) return r53;
+  const x15 = o.Attributes;
+  if (x15 !== undefined && x15 !== null) {
+    if (!Array.isArray(x15)) return REJECT;
+    if (Object.getPrototypeOf(x15) !== Array.prototype) return DEFER;
+    for (let i16 = 0; i16 < x15.length; i16++) {
+      const r18 = checkProductAttribute(x15[i16]);
+      if (r18 !== ACCEPT) return r18;
     }
   }
-  const x54 = o.MetaData;
-  if (x54 !== undefined && x54 !== null) {
-    const r59 = checkProductMetaData(x54);
-    if (r59 !== ACCEPT) return r59;
+  const x19 = o.MetaData;
+  if (x19 !== undefined && x19 !== null) {
+    const r24 = checkProductMetaData(x19);
+    if (r24 !== ACCEPT) return r24;
   }
-  const x60 = o.PriceBeforeRoundingRate;
-  if (x60 !== undefined && x60 !== null && !Number.isFinite(x60)) return REJECT;
-  const x61 = o.HandlingCode;
-  if (x61 !== undefined && x61 !== null && typeof x61 !== "string") return REJECT;
-  const x62 = o.ListPrice;
-  if (x62 !== undefined && x62 !== null && !Number.isFinite(x62)) return REJECT;
-  const x63 = o.InternationalListPrice;
-  if (x63 !== undefined && x63 !== null && !Number.isFinite(x63)) return REJECT;
-  const x64 = o.DiscountedPriceForCustoms;
-  if (x64 !== undefined && x64 !== null && !Number.isFinite(x64)) return REJECT;
-  const x65 = o.CustomerVATRate;
-  if (x65 !== undefined && x65 !== null && !Number.isFinite(x65)) return REJECT;
+  if (!nullishNumber(o.PriceBeforeRoundingRate)) return REJECT;
+  if (!nullishString(o.HandlingCode)) return REJECT;
+  if (!nullishNumber(o.ListPrice)) return REJECT;
+  if (!nullishNumber(o.InternationalListPrice)) return REJECT;
+  if (!nullishNumber(o.DiscountedPriceForCustoms)) return REJECT;
+  if (!nullishNumber(o.CustomerVATRate)) return REJECT;
   if (!(typeof o.Sku === "string" || typeof o.SKU === "string")) return REJECT;
   return ACCEPT;
 }
@@ -396,14 +331,10 @@ function checkCodeName(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x39 = o.code;
-  if (x39 !== undefined && x39 !== null && typeof x39 !== "string") return REJECT;
-  const x40 = o.name;
-  if (x40 !== undefined && x40 !== null && typeof x40 !== "string") return REJECT;
-  const x41 = o.Code;
-  if (x41 !== undefined && x41 !== null && typeof x41 !== "string") return REJECT;
-  const x42 = o.Name;
-  if (x42 !== undefined && x42 !== null && typeof x42 !== "string") return REJECT;
+  if (!nullishString(o.code)) return REJECT;
+  if (!nullishString(o.name)) return REJECT;
+  if (!nullishString(o.Code)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
   return ACCEPT;
 }
 
@@ -411,10 +342,8 @@ function checkProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x51 = o.AttributeKey;
-  if (x51 !== undefined && x51 !== null && typeof x51 !== "string") return REJECT;
-  const x52 = o.AttributeValue;
-  if (x52 !== undefined && x52 !== null && typeof x52 !== "string") return REJECT;
+  if (!nullishString(o.AttributeKey)) return REJECT;
+  if (!nullishString(o.AttributeValue)) return REJECT;
   return ACCEPT;
 }
 
@@ -422,13 +351,13 @@ function checkProductMetaData(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x55 = o.Attributes;
-  if (x55 !== undefined && x55 !== null) {
-    if (!Array.isArray(x55)) return REJECT;
-    if (Object.getPrototypeOf(x55) !== Array.prototype) return DEFER;
-    for (let i56 = 0; i56 < x55.length; i56++) {
-      const r58 = checkProductAttribute(x55[i56]);
-      if (r58 !== ACCEPT) return r58;
+  const x20 = o.Attributes;
+  if (x20 !== undefined && x20 !== null) {
+    if (!Array.isArray(x20)) return REJECT;
+    if (Object.getPrototypeOf(x20) !== Array.prototype) return DEFER;
+    for (let i21 = 0; i21 < x20.length; i21++) {
+      const r23 = checkProductAttribute(x20[i21]);
+      if (r23 !== ACCEPT) return r23;
     }
   }
   return ACCEPT;
@@ -438,12 +367,9 @@ function checkCustomer(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x68 = o.EmailAddress;
-  if (x68 !== undefined && x68 !== null && typeof x68 !== "string") return REJECT;
-  const x69 = o.IsEndCustomerPrimary;
-  if (x69 !== undefined && x69 !== null && typeof x69 !== "boolean") return REJECT;
-  const x70 = o.SendConfirmation;
-  if (x70 !== undefined && x70 !== null && typeof x70 !== "boolean") return REJECT;
+  if (!nullishString(o.EmailAddress)) return REJECT;
+  if (!nullishBoolean(o.IsEndCustomerPrimary)) return REJECT;
+  if (!nullishBoolean(o.SendConfirmation)) return REJECT;
   return ACCEPT;
 }
 
@@ -451,56 +377,31 @@ function checkAddress(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x73 = o.FirstName;
-  if (x73 !== undefined && x73 !== null && typeof x73 !== "string") return REJECT;
-  const x74 = o.LastName;
-  if (x74 !== undefined && x74 !== null && typeof x74 !== "string") return REJECT;
-  const x75 = o.MiddleName;
-  if (x75 !== undefined && x75 !== null && typeof x75 !== "string") return REJECT;
-  const x76 = o.Salutation;
-  if (x76 !== undefined && x76 !== null && typeof x76 !== "string") return REJECT;
-  const x77 = o.Company;
-  if (x77 !== undefined && x77 !== null && typeof x77 !== "string") return REJECT;
-  const x78 = o.Address1;
-  if (x78 !== undefined && x78 !== null && typeof x78 !== "string") return REJECT;
-  const x79 = o.Address2;
-  if (x79 !== undefined && x79 !== null && typeof x79 !== "string") return REJECT;
-  const x80 = o.City;
-  if (x80 !== undefined && x80 !== null && typeof x80 !== "string") return REJECT;
-  const x81 = o.CityRegion;
-  if (x81 !== undefined && x81 !== null && typeof x81 !== "string") return REJECT;
-  const x82 = o.StateCode;
-  if (x82 !== undefined && x82 !== null && typeof x82 !== "string") return REJECT;
-  const x83 = o.StateOrProvince;
-  if (x83 !== undefined && x83 !== null && typeof x83 !== "string") return REJECT;
-  const x84 = o.StateOrProvice;
-  if (x84 !== undefined && x84 !== null && typeof x84 !== "string") return REJECT;
-  const x85 = o.Zip;
-  if (x85 !== undefined && x85 !== null && typeof x85 !== "string") return REJECT;
-  const x86 = o.Email;
-  if (x86 !== undefined && x86 !== null && typeof x86 !== "string") return REJECT;
-  const x87 = o.Phone1;
-  if (x87 !== undefined && x87 !== null && typeof x87 !== "string") return REJECT;
-  const x88 = o.Phone2;
-  if (x88 !== undefined && x88 !== null && typeof x88 !== "string") return REJECT;
-  const x89 = o.Fax;
-  if (x89 !== undefined && x89 !== null && typeof x89 !== "string") return REJECT;
-  const x90 = o.CountryCode;
-  if (x90 !== undefined && x90 !== null && typeof x90 !== "string") return REJECT;
-  const x91 = o.CountryCode3;
-  if (x91 !== undefined && x91 !== null && typeof x91 !== "string") return REJECT;
-  const x92 = o.CountryName;
-  if (x92 !== undefined && x92 !== null && typeof x92 !== "string") return REJECT;
-  const x93 = o.CollectionPointId;
-  if (x93 !== undefined && x93 !== null && typeof x93 !== "string") return REJECT;
-  const x94 = o.AddressBookId;
-  if (x94 !== undefined && x94 !== null && typeof x94 !== "string") return REJECT;
-  const x95 = o.AddressBookName;
-  if (x95 !== undefined && x95 !== null && typeof x95 !== "string") return REJECT;
-  const x96 = o.CustomerTaxId;
-  if (x96 !== undefined && x96 !== null && typeof x96 !== "string") return REJECT;
-  const x97 = o.VATRegistrationNumber;
-  if (x97 !== undefined && x97 !== null && typeof x97 !== "string") return REJECT;
+  if (!nullishString(o.FirstName)) return REJECT;
+  if (!nullishString(o.LastName)) return REJECT;
+  if (!nullishString(o.MiddleName)) return REJECT;
+  if (!nullishString(o.Salutation)) return REJECT;
+  if (!nullishString(o.Company)) return REJECT;
+  if (!nullishString(o.Address1)) return REJECT;
+  if (!nullishString(o.Address2)) return REJECT;
+  if (!nullishString(o.City)) return REJECT;
+  if (!nullishString(o.CityRegion)) return REJECT;
+  if (!nullishString(o.StateCode)) return REJECT;
+  if (!nullishString(o.StateOrProvince)) return REJECT;
+  if (!nullishString(o.StateOrProvice)) return REJECT;
+  if (!nullishString(o.Zip)) return REJECT;
+  if (!nullishString(o.Email)) return REJECT;
+  if (!nullishString(o.Phone1)) return REJECT;
+  if (!nullishString(o.Phone2)) return REJECT;
+  if (!nullishString(o.Fax)) return REJECT;
+  if (!nullishString(o.CountryCode)) return REJECT;
+  if (!nullishString(o.CountryCode3)) return REJECT;
+  if (!nullishString(o.CountryName)) return REJECT;
+  if (!nullishString(o.CollectionPointId)) return REJECT;
+  if (!nullishString(o.AddressBookId)) return REJECT;
+  if (!nullishString(o.AddressBookName)) return REJECT;
+  if (!nullishString(o.CustomerTaxId)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
   return ACCEPT;
 }
 
@@ -508,30 +409,18 @@ function checkDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x109 = o.Name;
-  if (x109 !== undefined && x109 !== null && typeof x109 !== "string") return REJECT;
-  const x110 = o.Description;
-  if (x110 !== undefined && x110 !== null && typeof x110 !== "string") return REJECT;
-  const x111 = o.Price;
-  if (x111 !== undefined && x111 !== null && !Number.isFinite(x111)) return REJECT;
-  const x112 = o.InternationalPrice;
-  if (x112 !== undefined && x112 !== null && !Number.isFinite(x112)) return REJECT;
-  const x113 = o.DiscountType;
-  if (x113 !== undefined && x113 !== null && !Number.isFinite(x113)) return REJECT;
-  const x114 = o.VATRate;
-  if (x114 !== undefined && x114 !== null && !Number.isFinite(x114)) return REJECT;
-  const x115 = o.LocalVATRate;
-  if (x115 !== undefined && x115 !== null && !Number.isFinite(x115)) return REJECT;
-  const x116 = o.CouponCode;
-  if (x116 !== undefined && x116 !== null && typeof x116 !== "string") return REJECT;
-  const x117 = o.DiscountCode;
-  if (x117 !== undefined && x117 !== null && typeof x117 !== "string") return REJECT;
-  const x118 = o.ProductCartItemId;
-  if (x118 !== undefined && x118 !== null && typeof x118 !== "string") return REJECT;
-  const x119 = o.LoyaltyVoucherCode;
-  if (x119 !== undefined && x119 !== null && typeof x119 !== "string") return REJECT;
-  const x121 = o.CalculationMode;
-  if (x121 !== undefined && x121 !== null && !Number.isFinite(x121)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
+  if (!nullishString(o.Description)) return REJECT;
+  if (!nullishNumber(o.Price)) return REJECT;
+  if (!nullishNumber(o.InternationalPrice)) return REJECT;
+  if (!nullishNumber(o.DiscountType)) return REJECT;
+  if (!nullishNumber(o.VATRate)) return REJECT;
+  if (!nullishNumber(o.LocalVATRate)) return REJECT;
+  if (!nullishString(o.CouponCode)) return REJECT;
+  if (!nullishString(o.DiscountCode)) return REJECT;
+  if (!nullishString(o.ProductCartItemId)) return REJECT;
+  if (!nullishString(o.LoyaltyVoucherCode)) return REJECT;
+  if (!nullishNumber(o.CalculationMode)) return REJECT;
   return ACCEPT;
 }
 
@@ -539,90 +428,53 @@ function checkInternationalDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x124 = o.CurrencyCode;
-  if (x124 !== undefined && x124 !== null && typeof x124 !== "string") return REJECT;
-  const x125 = o.TotalPrice;
-  if (x125 !== undefined && x125 !== null && !Number.isFinite(x125)) return REJECT;
-  const x126 = o.TransactionCurrencyCode;
-  if (x126 !== undefined && x126 !== null && typeof x126 !== "string") return REJECT;
-  const x127 = o.TransactionTotalPrice;
-  if (x127 !== undefined && x127 !== null && !Number.isFinite(x127)) return REJECT;
-  const x128 = o.TotalShippingPrice;
-  if (x128 !== undefined && x128 !== null && !Number.isFinite(x128)) return REJECT;
-  const x129 = o.DiscountedShippingPrice;
-  if (x129 !== undefined && x129 !== null && !Number.isFinite(x129)) return REJECT;
-  const x130 = o.TotalDutiesPrice;
-  if (x130 !== undefined && x130 !== null && !Number.isFinite(x130)) return REJECT;
-  const x131 = o.TotalCCFPrice;
-  if (x131 !== undefined && x131 !== null && !Number.isFinite(x131)) return REJECT;
-  const x132 = o.TotalVATAmount;
-  if (x132 !== undefined && x132 !== null && !Number.isFinite(x132)) return REJECT;
-  const x133 = o.ConsignmentFee;
-  if (x133 !== undefined && x133 !== null && !Number.isFinite(x133)) return REJECT;
-  const x134 = o.RemoteAreaSurcharge;
-  if (x134 !== undefined && x134 !== null && !Number.isFinite(x134)) return REJECT;
-  const x135 = o.SameDayDispatchCost;
-  if (x135 !== undefined && x135 !== null && !Number.isFinite(x135)) return REJECT;
-  const x136 = o.SizeOverchargeValue;
-  if (x136 !== undefined && x136 !== null && !Number.isFinite(x136)) return REJECT;
-  const x137 = o.CashOnDeliveryFee;
-  if (x137 !== undefined && x137 !== null && !Number.isFinite(x137)) return REJECT;
-  const x138 = o.ShippingVATRate;
-  if (x138 !== undefined && x138 !== null && !Number.isFinite(x138)) return REJECT;
-  const x139 = o.DutiesGuaranteed;
-  if (x139 !== undefined && x139 !== null && typeof x139 !== "boolean") return REJECT;
-  const x140 = o.PaymentMethodCode;
-  if (x140 !== undefined && x140 !== null && typeof x140 !== "string") return REJECT;
-  const x141 = o.PaymentMethodName;
-  if (x141 !== undefined && x141 !== null && typeof x141 !== "string") return REJECT;
-  const x142 = o.PaymentTransactionReference;
-  if (x142 !== undefined && x142 !== null && typeof x142 !== "string") return REJECT;
-  const x143 = o.ShippingMethodCode;
-  if (x143 !== undefined && x143 !== null && typeof x143 !== "string") return REJECT;
-  const x144 = o.ShippingMethodName;
-  if (x144 !== undefined && x144 !== null && typeof x144 !== "string") return REJECT;
-  const x145 = o.ShippingMethodTypeCode;
-  if (x145 !== undefined && x145 !== null && typeof x145 !== "string") return REJECT;
-  const x146 = o.ShippingMethodTypeName;
-  if (x146 !== undefined && x146 !== null && typeof x146 !== "string") return REJECT;
-  const x147 = o.ShippingMethodStatusCode;
-  if (x147 !== undefined && x147 !== null && typeof x147 !== "string") return REJECT;
-  const x148 = o.ShippingMethodStatusName;
-  if (x148 !== undefined && x148 !== null && typeof x148 !== "string") return REJECT;
-  const x149 = o.DeliveryDaysFrom;
-  if (x149 !== undefined && x149 !== null && !Number.isFinite(x149)) return REJECT;
-  const x150 = o.DeliveryDaysTo;
-  if (x150 !== undefined && x150 !== null && !Number.isFinite(x150)) return REJECT;
-  const x151 = o.DeliveryDateFrom;
-  if (x151 !== undefined && x151 !== null && typeof x151 !== "string") return REJECT;
-  const x152 = o.DeliveryDateTo;
-  if (x152 !== undefined && x152 !== null && typeof x152 !== "string") return REJECT;
-  const x153 = o.OrderTrackingNumber;
-  if (x153 !== undefined && x153 !== null && typeof x153 !== "string") return REJECT;
-  const x154 = o.OrderTrackingUrl;
-  if (x154 !== undefined && x154 !== null && typeof x154 !== "string") return REJECT;
-  const x155 = o.OrderWaybillNumber;
-  if (x155 !== undefined && x155 !== null && typeof x155 !== "string") return REJECT;
-  const x156 = o.OrderWaybillUrl;
-  if (x156 !== undefined && x156 !== null && typeof x156 !== "string") return REJECT;
-  const x157 = o.CardNumberLastFourDigits;
-  if (x157 !== undefined && x157 !== null && typeof x157 !== "string") return REJECT;
-  const x158 = o.ExpirationDate;
-  if (x158 !== undefined && x158 !== null && typeof x158 !== "string") return REJECT;
-  const x160 = o.CustomerDTBreakdown;
-  if (x160 !== undefined && x160 !== null) {
-    const r161 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x160);
-    if (r161 !== ACCEPT) return r161;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishNumber(o.TotalPrice)) return REJECT;
+  if (!nullishString(o.TransactionCurrencyCode)) return REJECT;
+  if (!nullishNumber(o.TransactionTotalPrice)) return REJECT;
+  if (!nullishNumber(o.TotalShippingPrice)) return REJECT;
+  if (!nullishNumber(o.DiscountedShippingPrice)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesPrice)) return REJECT;
+  if (!nullishNumber(o.TotalCCFPrice)) return REJECT;
+  if (!nullishNumber(o.TotalVATAmount)) return REJECT;
+  if (!nullishNumber(o.ConsignmentFee)) return REJECT;
+  if (!nullishNumber(o.RemoteAreaSurcharge)) return REJECT;
+  if (!nullishNumber(o.SameDayDispatchCost)) return REJECT;
+  if (!nullishNumber(o.SizeOverchargeValue)) return REJECT;
+  if (!nullishNumber(o.CashOnDeliveryFee)) return REJECT;
+  if (!nullishNumber(o.ShippingVATRate)) return REJECT;
+  if (!nullishBoolean(o.DutiesGuaranteed)) return REJECT;
+  if (!nullishString(o.PaymentMethodCode)) return REJECT;
+  if (!nullishString(o.PaymentMethodName)) return REJECT;
+  if (!nullishString(o.PaymentTransactionReference)) return REJECT;
+  if (!nullishString(o.ShippingMethodCode)) return REJECT;
+  if (!nullishString(o.ShippingMethodName)) return REJECT;
+  if (!nullishString(o.ShippingMethodTypeCode)) return REJECT;
+  if (!nullishString(o.ShippingMethodTypeName)) return REJECT;
+  if (!nullishString(o.ShippingMethodStatusCode)) return REJECT;
+  if (!nullishString(o.ShippingMethodStatusName)) return REJECT;
+  if (!nullishNumber(o.DeliveryDaysFrom)) return REJECT;
+  if (!nullishNumber(o.DeliveryDaysTo)) return REJECT;
+  if (!nullishString(o.DeliveryDateFrom)) return REJECT;
+  if (!nullishString(o.DeliveryDateTo)) return REJECT;
+  if (!nullishString(o.OrderTrackingNumber)) return REJECT;
+  if (!nullishString(o.OrderTrackingUrl)) return REJECT;
+  if (!nullishString(o.OrderWaybillNumber)) return REJECT;
+  if (!nullishString(o.OrderWaybillUrl)) return REJECT;
+  if (!nullishString(o.CardNumberLastFourDigits)) return REJECT;
+  if (!nullishString(o.ExpirationDate)) return REJECT;
+  const x43 = o.CustomerDTBreakdown;
+  if (x43 !== undefined && x43 !== null) {
+    const r44 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x43);
+    if (r44 !== ACCEPT) return r44;
   }
-  const x162 = o.MerchantDTBreakdown;
-  if (x162 !== undefined && x162 !== null) {
-    const r163 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x162);
-    if (r163 !== ACCEPT) return r163;
+  const x45 = o.MerchantDTBreakdown;
+  if (x45 !== undefined && x45 !== null) {
+    const r46 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x45);
+    if (r46 !== ACCEPT) return r46;
   }
-  const x164 = o.ShipmentLocation;
-  if (x164 !== undefined && x164 !== null && typeof x164 !== "string") return REJECT;
-  const x165 = o.ShipmentStatusUpdateTime;
-  if (x165 !== undefined && x165 !== null && typeof x165 !== "string") return REJECT;
+  if (!nullishString(o.ShipmentLocation)) return REJECT;
+  if (!nullishString(o.ShipmentStatusUpdateTime)) return REJECT;
   return ACCEPT;
 }
 
@@ -638,52 +490,29 @@ function checkPaymentDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x168 = o.CardNumber;
-  if (x168 !== undefined && x168 !== null && typeof x168 !== "string") return REJECT;
-  const x169 = o.CVVNumber;
-  if (x169 !== undefined && x169 !== null && typeof x169 !== "string") return REJECT;
-  const x170 = o.ExpirationDate;
-  if (x170 !== undefined && x170 !== null && typeof x170 !== "string") return REJECT;
-  const x171 = o.OwnerFirstName;
-  if (x171 !== undefined && x171 !== null && typeof x171 !== "string") return REJECT;
-  const x172 = o.OwnerLastName;
-  if (x172 !== undefined && x172 !== null && typeof x172 !== "string") return REJECT;
-  const x173 = o.OwnerName;
-  if (x173 !== undefined && x173 !== null && typeof x173 !== "string") return REJECT;
-  const x174 = o.PaymentMethodCode;
-  if (x174 !== undefined && x174 !== null && typeof x174 !== "string") return REJECT;
-  const x175 = o.PaymentMethodName;
-  if (x175 !== undefined && x175 !== null && typeof x175 !== "string") return REJECT;
-  const x176 = o.PaymentMethodTypeCode;
-  if (x176 !== undefined && x176 !== null && typeof x176 !== "string") return REJECT;
-  const x177 = o.CountryCode;
-  if (x177 !== undefined && x177 !== null && typeof x177 !== "string") return REJECT;
-  const x178 = o.CountryName;
-  if (x178 !== undefined && x178 !== null && typeof x178 !== "string") return REJECT;
-  const x179 = o.Address1;
-  if (x179 !== undefined && x179 !== null && typeof x179 !== "string") return REJECT;
-  const x180 = o.Address2;
-  if (x180 !== undefined && x180 !== null && typeof x180 !== "string") return REJECT;
-  const x181 = o.City;
-  if (x181 !== undefined && x181 !== null && typeof x181 !== "string") return REJECT;
-  const x182 = o.StateCode;
-  if (x182 !== undefined && x182 !== null && typeof x182 !== "string") return REJECT;
-  const x183 = o.StateOrProvince;
-  if (x183 !== undefined && x183 !== null && typeof x183 !== "string") return REJECT;
-  const x184 = o.StateOrProvice;
-  if (x184 !== undefined && x184 !== null && typeof x184 !== "string") return REJECT;
-  const x185 = o.Zip;
-  if (x185 !== undefined && x185 !== null && typeof x185 !== "string") return REJECT;
-  const x186 = o.Phone1;
-  if (x186 !== undefined && x186 !== null && typeof x186 !== "string") return REJECT;
-  const x187 = o.Phone2;
-  if (x187 !== undefined && x187 !== null && typeof x187 !== "string") return REJECT;
-  const x188 = o.Fax;
-  if (x188 !== undefined && x188 !== null && typeof x188 !== "string") return REJECT;
-  const x189 = o.Email;
-  if (x189 !== undefined && x189 !== null && typeof x189 !== "string") return REJECT;
-  const x190 = o.CountryCode3;
-  if (x190 !== undefined && x190 !== null && typeof x190 !== "string") return REJECT;
+  if (!nullishString(o.CardNumber)) return REJECT;
+  if (!nullishString(o.CVVNumber)) return REJECT;
+  if (!nullishString(o.ExpirationDate)) return REJECT;
+  if (!nullishString(o.OwnerFirstName)) return REJECT;
+  if (!nullishString(o.OwnerLastName)) return REJECT;
+  if (!nullishString(o.OwnerName)) return REJECT;
+  if (!nullishString(o.PaymentMethodCode)) return REJECT;
+  if (!nullishString(o.PaymentMethodName)) return REJECT;
+  if (!nullishString(o.PaymentMethodTypeCode)) return REJECT;
+  if (!nullishString(o.CountryCode)) return REJECT;
+  if (!nullishString(o.CountryName)) return REJECT;
+  if (!nullishString(o.Address1)) return REJECT;
+  if (!nullishString(o.Address2)) return REJECT;
+  if (!nullishString(o.City)) return REJECT;
+  if (!nullishString(o.StateCode)) return REJECT;
+  if (!nullishString(o.StateOrProvince)) return REJECT;
+  if (!nullishString(o.StateOrProvice)) return REJECT;
+  if (!nullishString(o.Zip)) return REJECT;
+  if (!nullishString(o.Phone1)) return REJECT;
+  if (!nullishString(o.Phone2)) return REJECT;
+  if (!nullishString(o.Fax)) return REJECT;
+  if (!nullishString(o.Email)) return REJECT;
+  if (!nullishString(o.CountryCode3)) return REJECT;
   return ACCEPT;
 }
 
@@ -691,22 +520,14 @@ function checkOrderPaymentMethod(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x195 = o.PaymentMethodId;
-  if (x195 !== undefined && x195 !== null && !Number.isFinite(x195)) return REJECT;
-  const x196 = o.PaymentMethodGuid;
-  if (x196 !== undefined && x196 !== null && typeof x196 !== "string") return REJECT;
-  const x197 = o.PaymentMethodName;
-  if (x197 !== undefined && x197 !== null && typeof x197 !== "string") return REJECT;
-  const x198 = o.IsGiftCard;
-  if (x198 !== undefined && x198 !== null && typeof x198 !== "boolean") return REJECT;
-  const x200 = o.PaidAmountInCustomerCurrency;
-  if (x200 !== undefined && x200 !== null && !Number.isFinite(x200)) return REJECT;
-  const x201 = o.PaidAmountInMerchantCurrency;
-  if (x201 !== undefined && x201 !== null && !Number.isFinite(x201)) return REJECT;
-  const x202 = o.PaymentMethodTypeCode;
-  if (x202 !== undefined && x202 !== null && typeof x202 !== "string") return REJECT;
-  const x203 = o.PaymentMethodTypeName;
-  if (x203 !== undefined && x203 !== null && typeof x203 !== "string") return REJECT;
+  if (!nullishNumber(o.PaymentMethodId)) return REJECT;
+  if (!nullishString(o.PaymentMethodGuid)) return REJECT;
+  if (!nullishString(o.PaymentMethodName)) return REJECT;
+  if (!nullishBoolean(o.IsGiftCard)) return REJECT;
+  if (!nullishNumber(o.PaidAmountInCustomerCurrency)) return REJECT;
+  if (!nullishNumber(o.PaidAmountInMerchantCurrency)) return REJECT;
+  if (!nullishString(o.PaymentMethodTypeCode)) return REJECT;
+  if (!nullishString(o.PaymentMethodTypeName)) return REJECT;
   return ACCEPT;
 }
 
@@ -714,10 +535,8 @@ function checkAdditionalRequiredDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x208 = o.DocumentTypeCode;
-  if (x208 !== undefined && x208 !== null && typeof x208 !== "string") return REJECT;
-  const x209 = o.DocumentTypeName;
-  if (x209 !== undefined && x209 !== null && typeof x209 !== "string") return REJECT;
+  if (!nullishString(o.DocumentTypeCode)) return REJECT;
+  if (!nullishString(o.DocumentTypeName)) return REJECT;
   return ACCEPT;
 }
 
@@ -738,9 +557,9 @@ function checkSendOrderToMerchantSchema_UrlParameters_0(v: unknown): Verdict {
 function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
   if (!Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Array.prototype) return DEFER;
-  for (let i219 = 0; i219 < v.length; i219++) {
-    const r223 = checkKeyValuePair(v[i219]);
-    if (r223 !== ACCEPT) return r223;
+  for (let i60 = 0; i60 < v.length; i60++) {
+    const r62 = checkKeyValuePair(v[i60]);
+    if (r62 !== ACCEPT) return r62;
   }
   return ACCEPT;
 }
@@ -749,10 +568,8 @@ function checkKeyValuePair(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x221 = o.Key;
-  if (x221 !== undefined && x221 !== null && typeof x221 !== "string") return REJECT;
-  const x222 = o.Value;
-  if (x222 !== undefined && x222 !== null && typeof x222 !== "string") return REJECT;
+  if (!nullishString(o.Key)) return REJECT;
+  if (!nullishString(o.Value)) return REJECT;
   return ACCEPT;
 }
 
@@ -760,8 +577,7 @@ function checkOriginalOrder(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x239 = o.OrderId;
-  if (x239 !== undefined && x239 !== null && typeof x239 !== "string") return REJECT;
+  if (!nullishString(o.OrderId)) return REJECT;
   return ACCEPT;
 }
 
@@ -769,212 +585,161 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x275 = o.OrderId;
-  if (typeof x275 !== "string") return REJECT;
-  const x276 = o.MerchantGUID;
-  if (x276 !== undefined && x276 !== null && typeof x276 !== "string") return REJECT;
-  const x277 = o.MerchantOrderId;
-  if (x277 !== undefined && x277 !== null && typeof x277 !== "string") return REJECT;
-  const x278 = o.CartId;
-  if (x278 !== undefined && x278 !== null && typeof x278 !== "string") return REJECT;
-  const x279 = o.CartToken;
-  if (x279 !== undefined && x279 !== null && typeof x279 !== "string") return REJECT;
-  const x280 = o.CartHash;
-  if (x280 !== undefined && x280 !== null && typeof x280 !== "string") return REJECT;
-  const x281 = o.UserId;
-  if (x281 !== undefined && x281 !== null && typeof x281 !== "string") return REJECT;
-  const x282 = o.CurrencyCode;
-  if (x282 !== undefined && x282 !== null && typeof x282 !== "string") return REJECT;
-  const x283 = o.StatusCode;
-  if (typeof x283 !== "string") return REJECT;
-  const x284 = o.ClearCart;
-  if (x284 !== undefined && x284 !== null && typeof x284 !== "boolean") return REJECT;
-  const x285 = o.Products;
-  if (x285 !== undefined && x285 !== null) {
-    if (!Array.isArray(x285)) return REJECT;
-    if (Object.getPrototypeOf(x285) !== Array.prototype) return DEFER;
-    for (let i286 = 0; i286 < x285.length; i286++) {
-      const r288 = checkProduct(x285[i286]);
-      if (r288 !== ACCEPT) return r288;
+  const x78 = o.OrderId;
+  if (typeof x78 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  if (!nullishString(o.CartId)) return REJECT;
+  if (!nullishString(o.CartToken)) return REJECT;
+  if (!nullishString(o.CartHash)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  const x79 = o.StatusCode;
+  if (typeof x79 !== "string") return REJECT;
+  if (!nullishBoolean(o.ClearCart)) return REJECT;
+  const x80 = o.Products;
+  if (x80 !== undefined && x80 !== null) {
+    if (!Array.isArray(x80)) return REJECT;
+    if (Object.getPrototypeOf(x80) !== Array.prototype) return DEFER;
+    for (let i81 = 0; i81 < x80.length; i81++) {
+      const r83 = checkProduct(x80[i81]);
+      if (r83 !== ACCEPT) return r83;
     }
   }
-  const x289 = o.Customer;
-  if (x289 !== undefined && x289 !== null) {
-    const r290 = checkCustomer(x289);
-    if (r290 !== ACCEPT) return r290;
+  const x84 = o.Customer;
+  if (x84 !== undefined && x84 !== null) {
+    const r85 = checkCustomer(x84);
+    if (r85 !== ACCEPT) return r85;
   }
-  const x291 = o.PrimaryShipping;
-  if (x291 !== undefined && x291 !== null) {
-    const r292 = checkAddress(x291);
-    if (r292 !== ACCEPT) return r292;
+  const x86 = o.PrimaryShipping;
+  if (x86 !== undefined && x86 !== null) {
+    const r87 = checkAddress(x86);
+    if (r87 !== ACCEPT) return r87;
   }
-  const x293 = o.SecondaryShipping;
-  if (x293 !== undefined && x293 !== null) {
-    const r294 = checkAddress(x293);
-    if (r294 !== ACCEPT) return r294;
+  const x88 = o.SecondaryShipping;
+  if (x88 !== undefined && x88 !== null) {
+    const r89 = checkAddress(x88);
+    if (r89 !== ACCEPT) return r89;
   }
-  const x295 = o.PrimaryBilling;
-  if (x295 !== undefined && x295 !== null) {
-    const r296 = checkAddress(x295);
-    if (r296 !== ACCEPT) return r296;
+  const x90 = o.PrimaryBilling;
+  if (x90 !== undefined && x90 !== null) {
+    const r91 = checkAddress(x90);
+    if (r91 !== ACCEPT) return r91;
   }
-  const x297 = o.SecondaryBilling;
-  if (x297 !== undefined && x297 !== null) {
-    const r298 = checkAddress(x297);
-    if (r298 !== ACCEPT) return r298;
+  const x92 = o.SecondaryBilling;
+  if (x92 !== undefined && x92 !== null) {
+    const r93 = checkAddress(x92);
+    if (r93 !== ACCEPT) return r93;
   }
-  const x299 = o.ShippingMethodCode;
-  if (x299 !== undefined && x299 !== null && typeof x299 !== "string") return REJECT;
-  const x300 = o.Discounts;
-  if (x300 !== undefined && x300 !== null) {
-    if (!Array.isArray(x300)) return REJECT;
-    if (Object.getPrototypeOf(x300) !== Array.prototype) return DEFER;
-    for (let i301 = 0; i301 < x300.length; i301++) {
-      const r303 = checkDiscount(x300[i301]);
-      if (r303 !== ACCEPT) return r303;
+  if (!nullishString(o.ShippingMethodCode)) return REJECT;
+  const x94 = o.Discounts;
+  if (x94 !== undefined && x94 !== null) {
+    if (!Array.isArray(x94)) return REJECT;
+    if (Object.getPrototypeOf(x94) !== Array.prototype) return DEFER;
+    for (let i95 = 0; i95 < x94.length; i95++) {
+      const r97 = checkDiscount(x94[i95]);
+      if (r97 !== ACCEPT) return r97;
     }
   }
-  const x304 = o.InternationalDetails;
-  if (x304 !== undefined && x304 !== null) {
-    const r305 = checkInternationalDetails(x304);
-    if (r305 !== ACCEPT) return r305;
+  const x98 = o.InternationalDetails;
+  if (x98 !== undefined && x98 !== null) {
+    const r99 = checkInternationalDetails(x98);
+    if (r99 !== ACCEPT) return r99;
   }
-  const x306 = o.PaymentDetails;
-  if (x306 !== undefined && x306 !== null) {
-    const r307 = checkPaymentDetails(x306);
-    if (r307 !== ACCEPT) return r307;
+  const x100 = o.PaymentDetails;
+  if (x100 !== undefined && x100 !== null) {
+    const r101 = checkPaymentDetails(x100);
+    if (r101 !== ACCEPT) return r101;
   }
-  const x308 = o.OrderPaymentMethods;
-  if (x308 !== undefined && x308 !== null) {
-    if (!Array.isArray(x308)) return REJECT;
-    if (Object.getPrototypeOf(x308) !== Array.prototype) return DEFER;
-    for (let i309 = 0; i309 < x308.length; i309++) {
-      const r311 = checkOrderPaymentMethod(x308[i309]);
-      if (r311 !== ACCEPT) return r311;
+  const x102 = o.OrderPaymentMethods;
+  if (x102 !== undefined && x102 !== null) {
+    if (!Array.isArray(x102)) return REJECT;
+    if (Object.getPrototypeOf(x102) !== Array.prototype) return DEFER;
+    for (let i103 = 0; i103 < x102.length; i103++) {
+      const r105 = checkOrderPaymentMethod(x102[i103]);
+      if (r105 !== ACCEPT) return r105;
     }
   }
-  const x312 = o.AdditionalRequiredDocuments;
-  if (x312 !== undefined && x312 !== null) {
-    if (!Array.isArray(x312)) return REJECT;
-    if (Object.getPrototypeOf(x312) !== Array.prototype) return DEFER;
-    for (let i313 = 0; i313 < x312.length; i313++) {
-      const r315 = checkAdditionalRequiredDocument(x312[i313]);
-      if (r315 !== ACCEPT) return r315;
+  const x106 = o.AdditionalRequiredDocuments;
+  if (x106 !== undefined && x106 !== null) {
+    if (!Array.isArray(x106)) return REJECT;
+    if (Object.getPrototypeOf(x106) !== Array.prototype) return DEFER;
+    for (let i107 = 0; i107 < x106.length; i107++) {
+      const r109 = checkAdditionalRequiredDocument(x106[i107]);
+      if (r109 !== ACCEPT) return r109;
     }
   }
-  const x316 = o.PriceCoefficientRate;
-  if (x316 !== undefined && x316 !== null && !Number.isFinite(x316)) return REJECT;
-  const x317 = o.RoundingRate;
-  if (x317 !== undefined && x317 !== null && !Number.isFinite(x317)) return REJECT;
-  const x318 = o.EffectiveFXRate;
-  if (x318 !== undefined && x318 !== null && !Number.isFinite(x318)) return REJECT;
-  const x319 = o.OrderCreationDate;
-  if (x319 !== undefined && x319 !== null && typeof x319 !== "string") return REJECT;
-  const x320 = o.OrderCreationSource;
-  if (x320 !== undefined && x320 !== null && !Number.isFinite(x320)) return REJECT;
-  const x321 = o.IsMoto;
-  if (x321 !== undefined && x321 !== null && typeof x321 !== "boolean") return REJECT;
-  const x322 = o.ModifiedProduct;
-  if (x322 !== undefined && x322 !== null && typeof x322 !== "string") return REJECT;
-  const x323 = o.UrlParameters;
-  if (x323 !== undefined && x323 !== null) {
-    const r324 = checkSendOrderToMerchantSchema_UrlParameters(x323);
-    if (r324 !== ACCEPT) return r324;
+  if (!nullishNumber(o.PriceCoefficientRate)) return REJECT;
+  if (!nullishNumber(o.RoundingRate)) return REJECT;
+  if (!nullishNumber(o.EffectiveFXRate)) return REJECT;
+  if (!nullishString(o.OrderCreationDate)) return REJECT;
+  if (!nullishNumber(o.OrderCreationSource)) return REJECT;
+  if (!nullishBoolean(o.IsMoto)) return REJECT;
+  if (!nullishString(o.ModifiedProduct)) return REJECT;
+  const x110 = o.UrlParameters;
+  if (x110 !== undefined && x110 !== null) {
+    const r111 = checkSendOrderToMerchantSchema_UrlParameters(x110);
+    if (r111 !== ACCEPT) return r111;
   }
-  const x325 = o.DiscountedShippingPrice;
-  if (x325 !== undefined && x325 !== null && !Number.isFinite(x325)) return REJECT;
-  const x326 = o.DoNotChargeVAT;
-  if (x326 !== undefined && x326 !== null && typeof x326 !== "boolean") return REJECT;
-  const x327 = o.AllowMailsFromMerchant;
-  if (x327 !== undefined && x327 !== null && typeof x327 !== "boolean") return REJECT;
-  const x328 = o.AllowSMSFromMerchant;
-  if (x328 !== undefined && x328 !== null && typeof x328 !== "boolean") return REJECT;
-  const x329 = o.AllowDirectCommunicationFromMerchant;
-  if (x329 !== undefined && x329 !== null && typeof x329 !== "boolean") return REJECT;
-  const x330 = o.CustomerComments;
-  if (x330 !== undefined && x330 !== null && typeof x330 !== "string") return REJECT;
-  const x331 = o.IsFreeShipping;
-  if (x331 !== undefined && x331 !== null && typeof x331 !== "boolean") return REJECT;
-  const x332 = o.FreeShippingCouponCode;
-  if (x332 !== undefined && x332 !== null && typeof x332 !== "string") return REJECT;
-  const x333 = o.ShipToStoreCode;
-  if (x333 !== undefined && x333 !== null && typeof x333 !== "string") return REJECT;
-  const x334 = o.WebStoreCode;
-  if (x334 !== undefined && x334 !== null && typeof x334 !== "string") return REJECT;
-  const x335 = o.WebStoreInstanceCode;
-  if (x335 !== undefined && x335 !== null && typeof x335 !== "string") return REJECT;
-  const x336 = o.IsSplitOrder;
-  if (x336 !== undefined && x336 !== null && typeof x336 !== "boolean") return REJECT;
-  const x337 = o.IsReplacementOrder;
-  if (x337 !== undefined && x337 !== null && typeof x337 !== "boolean") return REJECT;
-  const x338 = o.OriginalOrder;
-  if (x338 !== undefined && x338 !== null) {
-    const r339 = checkOriginalOrder(x338);
-    if (r339 !== ACCEPT) return r339;
+  if (!nullishNumber(o.DiscountedShippingPrice)) return REJECT;
+  if (!nullishBoolean(o.DoNotChargeVAT)) return REJECT;
+  if (!nullishBoolean(o.AllowMailsFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowSMSFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowDirectCommunicationFromMerchant)) return REJECT;
+  if (!nullishString(o.CustomerComments)) return REJECT;
+  if (!nullishBoolean(o.IsFreeShipping)) return REJECT;
+  if (!nullishString(o.FreeShippingCouponCode)) return REJECT;
+  if (!nullishString(o.ShipToStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  if (!nullishBoolean(o.IsSplitOrder)) return REJECT;
+  if (!nullishBoolean(o.IsReplacementOrder)) return REJECT;
+  const x112 = o.OriginalOrder;
+  if (x112 !== undefined && x112 !== null) {
+    const r113 = checkOriginalOrder(x112);
+    if (r113 !== ACCEPT) return r113;
   }
-  const x340 = o.LoyaltyCode;
-  if (x340 !== undefined && x340 !== null && typeof x340 !== "string") return REJECT;
-  const x341 = o.LoyaltyPointsEarned;
-  if (x341 !== undefined && x341 !== null && !Number.isFinite(x341)) return REJECT;
-  const x342 = o.LoyaltyPointsSpent;
-  if (x342 !== undefined && x342 !== null && !Number.isFinite(x342)) return REJECT;
-  const x343 = o.OTVoucherAmount;
-  if (x343 !== undefined && x343 !== null && !Number.isFinite(x343)) return REJECT;
-  const x344 = o.OTVoucherCode;
-  if (x344 !== undefined && x344 !== null && typeof x344 !== "string") return REJECT;
-  const x345 = o.OTVoucherCurrencyCode;
-  if (x345 !== undefined && x345 !== null && typeof x345 !== "string") return REJECT;
-  const x346 = o.CultureCode;
-  if (x346 !== undefined && x346 !== null && typeof x346 !== "string") return REJECT;
-  const x347 = o.InitialCheckoutCultureCode;
-  if (x347 !== undefined && x347 !== null && typeof x347 !== "string") return REJECT;
-  const x348 = o.PreferredCultureCode;
-  if (x348 !== undefined && x348 !== null && typeof x348 !== "string") return REJECT;
-  const x349 = o.HubId;
-  if (x349 !== undefined && x349 !== null && !Number.isFinite(x349)) return REJECT;
-  const x350 = o.HubCode;
-  if (x350 !== undefined && x350 !== null && typeof x350 !== "string") return REJECT;
-  const x351 = o.SameDayDispatch;
-  if (x351 !== undefined && x351 !== null && typeof x351 !== "boolean") return REJECT;
-  const x352 = o.SameDayDispatchCost;
-  if (x352 !== undefined && x352 !== null && !Number.isFinite(x352)) return REJECT;
-  const x353 = o.TotalDutiesAndTaxesPrice;
-  if (x353 !== undefined && x353 !== null && !Number.isFinite(x353)) return REJECT;
-  const x354 = o.CCFPrice;
-  if (x354 !== undefined && x354 !== null && !Number.isFinite(x354)) return REJECT;
-  const x355 = o.TotalDutiesPaidByCustomerPrice;
-  if (x355 !== undefined && x355 !== null && !Number.isFinite(x355)) return REJECT;
-  const x356 = o.TotalValueForCustoms;
-  if (x356 !== undefined && x356 !== null && !Number.isFinite(x356)) return REJECT;
-  const x357 = o.USSalesTax;
-  if (x357 !== undefined && x357 !== null && !Number.isFinite(x357)) return REJECT;
-  const x358 = o.CustomerDTBreakdown;
-  if (x358 !== undefined && x358 !== null) {
-    const r359 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x358);
-    if (r359 !== ACCEPT) return r359;
+  if (!nullishString(o.LoyaltyCode)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsEarned)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsSpent)) return REJECT;
+  if (!nullishNumber(o.OTVoucherAmount)) return REJECT;
+  if (!nullishString(o.OTVoucherCode)) return REJECT;
+  if (!nullishString(o.OTVoucherCurrencyCode)) return REJECT;
+  if (!nullishString(o.CultureCode)) return REJECT;
+  if (!nullishString(o.InitialCheckoutCultureCode)) return REJECT;
+  if (!nullishString(o.PreferredCultureCode)) return REJECT;
+  if (!nullishNumber(o.HubId)) return REJECT;
+  if (!nullishString(o.HubCode)) return REJECT;
+  if (!nullishBoolean(o.SameDayDispatch)) return REJECT;
+  if (!nullishNumber(o.SameDayDispatchCost)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesAndTaxesPrice)) return REJECT;
+  if (!nullishNumber(o.CCFPrice)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesPaidByCustomerPrice)) return REJECT;
+  if (!nullishNumber(o.TotalValueForCustoms)) return REJECT;
+  if (!nullishNumber(o.USSalesTax)) return REJECT;
+  const x114 = o.CustomerDTBreakdown;
+  if (x114 !== undefined && x114 !== null) {
+    const r115 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x114);
+    if (r115 !== ACCEPT) return r115;
   }
-  const x360 = o.MerchantDTBreakdown;
-  if (x360 !== undefined && x360 !== null) {
-    const r361 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x360);
-    if (r361 !== ACCEPT) return r361;
+  const x116 = o.MerchantDTBreakdown;
+  if (x116 !== undefined && x116 !== null) {
+    const r117 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x116);
+    if (r117 !== ACCEPT) return r117;
   }
-  const x362 = o.ShippingVATRate;
-  if (x362 !== undefined && x362 !== null && !Number.isFinite(x362)) return REJECT;
-  const x363 = o.CookieConsent;
-  if (x363 !== undefined && x363 !== null && !Number.isFinite(x363)) return REJECT;
-  const x364 = o.TaxCalculationRule;
-  if (x364 !== undefined && x364 !== null && typeof x364 !== "string") return REJECT;
-  const x365 = o.VATRegistrationNumber;
-  if (x365 !== undefined && x365 !== null && typeof x365 !== "string") return REJECT;
-  const x370 = o.Subs;
-  if (x370 !== undefined && x370 !== null) {
-    if (!Array.isArray(x370)) return REJECT;
-    if (Object.getPrototypeOf(x370) !== Array.prototype) return DEFER;
-    for (let i371 = 0; i371 < x370.length; i371++) {
-      const r373 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x370[i371],
+  if (!nullishNumber(o.ShippingVATRate)) return REJECT;
+  if (!nullishNumber(o.CookieConsent)) return REJECT;
+  if (!nullishString(o.TaxCalculationRule)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
+  const x122 = o.Subs;
+  if (x122 !== undefined && x122 !== null) {
+    if (!Array.isArray(x122)) return REJECT;
+    if (Object.getPrototypeOf(x122) !== Array.prototype) return DEFER;
+    for (let i123 = 0; i123 < x122.length; i123++) {
+      const r125 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x122[i123],
       );
-      if (r373 !== ACCEPT) return r373;
+      if (r125 !== ACCEPT) return r125;
     }
   }
   return ACCEPT;
@@ -984,210 +749,158 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x374 = o.OrderId;
-  if (typeof x374 !== "string") return REJECT;
-  const x375 = o.MerchantGUID;
-  if (x375 !== undefined && x375 !== null && typeof x375 !== "string") return REJECT;
-  const x376 = o.MerchantOrderId;
-  if (x376 !== undefined && x376 !== null && typeof x376 !== "string") return REJECT;
-  const x377 = o.CartId;
-  if (x377 !== undefined && x377 !== null && typeof x377 !== "string") return REJECT;
-  const x378 = o.CartToken;
-  if (x378 !== undefined && x378 !== null && typeof x378 !== "string") return REJECT;
-  const x379 = o.CartHash;
-  if (x379 !== undefined && x379 !== null && typeof x379 !== "string") return REJECT;
-  const x380 = o.UserId;
-  if (x380 !== undefined && x380 !== null && typeof x380 !== "string") return REJECT;
-  const x381 = o.CurrencyCode;
-  if (x381 !== undefined && x381 !== null && typeof x381 !== "string") return REJECT;
-  const x382 = o.StatusCode;
-  if (x382 !== undefined && x382 !== null && typeof x382 !== "string") return REJECT;
-  const x383 = o.ClearCart;
-  if (x383 !== undefined && x383 !== null && typeof x383 !== "boolean") return REJECT;
-  const x384 = o.Products;
-  if (x384 !== undefined && x384 !== null) {
-    if (!Array.isArray(x384)) return REJECT;
-    if (Object.getPrototypeOf(x384) !== Array.prototype) return DEFER;
-    for (let i385 = 0; i385 < x384.length; i385++) {
-      const r387 = checkProduct(x384[i385]);
-      if (r387 !== ACCEPT) return r387;
+  const x126 = o.OrderId;
+  if (typeof x126 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  if (!nullishString(o.CartId)) return REJECT;
+  if (!nullishString(o.CartToken)) return REJECT;
+  if (!nullishString(o.CartHash)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishString(o.StatusCode)) return REJECT;
+  if (!nullishBoolean(o.ClearCart)) return REJECT;
+  const x127 = o.Products;
+  if (x127 !== undefined && x127 !== null) {
+    if (!Array.isArray(x127)) return REJECT;
+    if (Object.getPrototypeOf(x127) !== Array.prototype) return DEFER;
+    for (let i128 = 0; i128 < x127.length; i128++) {
+      const r130 = checkProduct(x127[i128]);
+      if (r130 !== ACCEPT) return r130;
     }
   }
-  const x388 = o.Customer;
-  if (x388 !== undefined && x388 !== null) {
-    const r389 = checkCustomer(x388);
-    if (r389 !== ACCEPT) return r389;
+  const x131 = o.Customer;
+  if (x131 !== undefined && x131 !== null) {
+    const r132 = checkCustomer(x131);
+    if (r132 !== ACCEPT) return r132;
   }
-  const x390 = o.PrimaryShipping;
-  if (x390 !== undefined && x390 !== null) {
-    const r391 = checkAddress(x390);
-    if (r391 !== ACCEPT) return r391;
+  const x133 = o.PrimaryShipping;
+  if (x133 !== undefined && x133 !== null) {
+    const r134 = checkAddress(x133);
+    if (r134 !== ACCEPT) return r134;
   }
-  const x392 = o.SecondaryShipping;
-  if (x392 !== undefined && x392 !== null) {
-    const r393 = checkAddress(x392);
-    if (r393 !== ACCEPT) return r393;
+  const x135 = o.SecondaryShipping;
+  if (x135 !== undefined && x135 !== null) {
+    const r136 = checkAddress(x135);
+    if (r136 !== ACCEPT) return r136;
   }
-  const x394 = o.PrimaryBilling;
-  if (x394 !== undefined && x394 !== null) {
-    const r395 = checkAddress(x394);
-    if (r395 !== ACCEPT) return r395;
+  const x137 = o.PrimaryBilling;
+  if (x137 !== undefined && x137 !== null) {
+    const r138 = checkAddress(x137);
+    if (r138 !== ACCEPT) return r138;
   }
-  const x396 = o.SecondaryBilling;
-  if (x396 !== undefined && x396 !== null) {
-    const r397 = checkAddress(x396);
-    if (r397 !== ACCEPT) return r397;
+  const x139 = o.SecondaryBilling;
+  if (x139 !== undefined && x139 !== null) {
+    const r140 = checkAddress(x139);
+    if (r140 !== ACCEPT) return r140;
   }
-  const x398 = o.ShippingMethodCode;
-  if (x398 !== undefined && x398 !== null && typeof x398 !== "string") return REJECT;
-  const x399 = o.Discounts;
-  if (x399 !== undefined && x399 !== null) {
-    if (!Array.isArray(x399)) return REJECT;
-    if (Object.getPrototypeOf(x399) !== Array.prototype) return DEFER;
-    for (let i400 = 0; i400 < x399.length; i400++) {
-      const r402 = checkDiscount(x399[i400]);
-      if (r402 !== ACCEPT) return r402;
+  if (!nullishString(o.ShippingMethodCode)) return REJECT;
+  const x141 = o.Discounts;
+  if (x141 !== undefined && x141 !== null) {
+    if (!Array.isArray(x141)) return REJECT;
+    if (Object.getPrototypeOf(x141) !== Array.prototype) return DEFER;
+    for (let i142 = 0; i142 < x141.length; i142++) {
+      const r144 = checkDiscount(x141[i142]);
+      if (r144 !== ACCEPT) return r144;
     }
   }
-  const x403 = o.InternationalDetails;
-  if (x403 !== undefined && x403 !== null) {
-    const r404 = checkInternationalDetails(x403);
-    if (r404 !== ACCEPT) return r404;
+  const x145 = o.InternationalDetails;
+  if (x145 !== undefined && x145 !== null) {
+    const r146 = checkInternationalDetails(x145);
+    if (r146 !== ACCEPT) return r146;
   }
-  const x405 = o.PaymentDetails;
-  const r406 = checkPaymentDetails(x405);
-  if (r406 !== ACCEPT) return r406;
-  const x407 = o.OrderPaymentMethods;
-  if (x407 !== undefined && x407 !== null) {
-    if (!Array.isArray(x407)) return REJECT;
-    if (Object.getPrototypeOf(x407) !== Array.prototype) return DEFER;
-    for (let i408 = 0; i408 < x407.length; i408++) {
-      const r410 = checkOrderPaymentMethod(x407[i408]);
-      if (r410 !== ACCEPT) return r410;
+  const x147 = o.PaymentDetails;
+  const r148 = checkPaymentDetails(x147);
+  if (r148 !== ACCEPT) return r148;
+  const x149 = o.OrderPaymentMethods;
+  if (x149 !== undefined && x149 !== null) {
+    if (!Array.isArray(x149)) return REJECT;
+    if (Object.getPrototypeOf(x149) !== Array.prototype) return DEFER;
+    for (let i150 = 0; i150 < x149.length; i150++) {
+      const r152 = checkOrderPaymentMethod(x149[i150]);
+      if (r152 !== ACCEPT) return r152;
     }
   }
-  const x411 = o.AdditionalRequiredDocuments;
-  if (x411 !== undefined && x411 !== null) {
-    if (!Array.isArray(x411)) return REJECT;
-    if (Object.getPrototypeOf(x411) !== Array.prototype) return DEFER;
-    for (let i412 = 0; i412 < x411.length; i412++) {
-      const r414 = checkAdditionalRequiredDocument(x411[i412]);
-      if (r414 !== ACCEPT) return r414;
+  const x153 = o.AdditionalRequiredDocuments;
+  if (x153 !== undefined && x153 !== null) {
+    if (!Array.isArray(x153)) return REJECT;
+    if (Object.getPrototypeOf(x153) !== Array.prototype) return DEFER;
+    for (let i154 = 0; i154 < x153.length; i154++) {
+      const r156 = checkAdditionalRequiredDocument(x153[i154]);
+      if (r156 !== ACCEPT) return r156;
     }
   }
-  const x415 = o.PriceCoefficientRate;
-  if (x415 !== undefined && x415 !== null && !Number.isFinite(x415)) return REJECT;
-  const x416 = o.RoundingRate;
-  if (x416 !== undefined && x416 !== null && !Number.isFinite(x416)) return REJECT;
-  const x417 = o.EffectiveFXRate;
-  if (x417 !== undefined && x417 !== null && !Number.isFinite(x417)) return REJECT;
-  const x418 = o.OrderCreationDate;
-  if (x418 !== undefined && x418 !== null && typeof x418 !== "string") return REJECT;
-  const x419 = o.OrderCreationSource;
-  if (x419 !== undefined && x419 !== null && !Number.isFinite(x419)) return REJECT;
-  const x420 = o.IsMoto;
-  if (x420 !== undefined && x420 !== null && typeof x420 !== "boolean") return REJECT;
-  const x421 = o.ModifiedProduct;
-  if (x421 !== undefined && x421 !== null && typeof x421 !== "string") return REJECT;
-  const x422 = o.UrlParameters;
-  if (x422 !== undefined && x422 !== null) {
-    const r423 = checkSendOrderToMerchantSchema_UrlParameters(x422);
-    if (r423 !== ACCEPT) return r423;
+  if (!nullishNumber(o.PriceCoefficientRate)) return REJECT;
+  if (!nullishNumber(o.RoundingRate)) return REJECT;
+  if (!nullishNumber(o.EffectiveFXRate)) return REJECT;
+  if (!nullishString(o.OrderCreationDate)) return REJECT;
+  if (!nullishNumber(o.OrderCreationSource)) return REJECT;
+  if (!nullishBoolean(o.IsMoto)) return REJECT;
+  if (!nullishString(o.ModifiedProduct)) return REJECT;
+  const x157 = o.UrlParameters;
+  if (x157 !== undefined && x157 !== null) {
+    const r158 = checkSendOrderToMerchantSchema_UrlParameters(x157);
+    if (r158 !== ACCEPT) return r158;
   }
-  const x424 = o.DiscountedShippingPrice;
-  if (x424 !== undefined && x424 !== null && !Number.isFinite(x424)) return REJECT;
-  const x425 = o.DoNotChargeVAT;
-  if (x425 !== undefined && x425 !== null && typeof x425 !== "boolean") return REJECT;
-  const x426 = o.AllowMailsFromMerchant;
-  if (x426 !== undefined && x426 !== null && typeof x426 !== "boolean") return REJECT;
-  const x427 = o.AllowSMSFromMerchant;
-  if (x427 !== undefined && x427 !== null && typeof x427 !== "boolean") return REJECT;
-  const x428 = o.AllowDirectCommunicationFromMerchant;
-  if (x428 !== undefined && x428 !== null && typeof x428 !== "boolean") return REJECT;
-  const x429 = o.CustomerComments;
-  if (x429 !== undefined && x429 !== null && typeof x429 !== "string") return REJECT;
-  const x430 = o.IsFreeShipping;
-  if (x430 !== undefined && x430 !== null && typeof x430 !== "boolean") return REJECT;
-  const x431 = o.FreeShippingCouponCode;
-  if (x431 !== undefined && x431 !== null && typeof x431 !== "string") return REJECT;
-  const x432 = o.ShipToStoreCode;
-  if (x432 !== undefined && x432 !== null && typeof x432 !== "string") return REJECT;
-  const x433 = o.WebStoreCode;
-  if (x433 !== undefined && x433 !== null && typeof x433 !== "string") return REJECT;
-  const x434 = o.WebStoreInstanceCode;
-  if (x434 !== undefined && x434 !== null && typeof x434 !== "string") return REJECT;
-  const x435 = o.IsSplitOrder;
-  if (x435 !== undefined && x435 !== null && typeof x435 !== "boolean") return REJECT;
-  const x436 = o.IsReplacementOrder;
-  if (x436 !== undefined && x436 !== null && typeof x436 !== "boolean") return REJECT;
-  const x437 = o.OriginalOrder;
-  if (x437 !== undefined && x437 !== null) {
-    const r438 = checkOriginalOrder(x437);
-    if (r438 !== ACCEPT) return r438;
+  if (!nullishNumber(o.DiscountedShippingPrice)) return REJECT;
+  if (!nullishBoolean(o.DoNotChargeVAT)) return REJECT;
+  if (!nullishBoolean(o.AllowMailsFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowSMSFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowDirectCommunicationFromMerchant)) return REJECT;
+  if (!nullishString(o.CustomerComments)) return REJECT;
+  if (!nullishBoolean(o.IsFreeShipping)) return REJECT;
+  if (!nullishString(o.FreeShippingCouponCode)) return REJECT;
+  if (!nullishString(o.ShipToStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  if (!nullishBoolean(o.IsSplitOrder)) return REJECT;
+  if (!nullishBoolean(o.IsReplacementOrder)) return REJECT;
+  const x159 = o.OriginalOrder;
+  if (x159 !== undefined && x159 !== null) {
+    const r160 = checkOriginalOrder(x159);
+    if (r160 !== ACCEPT) return r160;
   }
-  const x439 = o.LoyaltyCode;
-  if (x439 !== undefined && x439 !== null && typeof x439 !== "string") return REJECT;
-  const x440 = o.LoyaltyPointsEarned;
-  if (x440 !== undefined && x440 !== null && !Number.isFinite(x440)) return REJECT;
-  const x441 = o.LoyaltyPointsSpent;
-  if (x441 !== undefined && x441 !== null && !Number.isFinite(x441)) return REJECT;
-  const x442 = o.OTVoucherAmount;
-  if (x442 !== undefined && x442 !== null && !Number.isFinite(x442)) return REJECT;
-  const x443 = o.OTVoucherCode;
-  if (x443 !== undefined && x443 !== null && typeof x443 !== "string") return REJECT;
-  const x444 = o.OTVoucherCurrencyCode;
-  if (x444 !== undefined && x444 !== null && typeof x444 !== "string") return REJECT;
-  const x445 = o.CultureCode;
-  if (x445 !== undefined && x445 !== null && typeof x445 !== "string") return REJECT;
-  const x446 = o.InitialCheckoutCultureCode;
-  if (x446 !== undefined && x446 !== null && typeof x446 !== "string") return REJECT;
-  const x447 = o.PreferredCultureCode;
-  if (x447 !== undefined && x447 !== null && typeof x447 !== "string") return REJECT;
-  const x448 = o.HubId;
-  if (x448 !== undefined && x448 !== null && !Number.isFinite(x448)) return REJECT;
-  const x449 = o.HubCode;
-  if (x449 !== undefined && x449 !== null && typeof x449 !== "string") return REJECT;
-  const x450 = o.SameDayDispatch;
-  if (x450 !== undefined && x450 !== null && typeof x450 !== "boolean") return REJECT;
-  const x451 = o.SameDayDispatchCost;
-  if (x451 !== undefined && x451 !== null && !Number.isFinite(x451)) return REJECT;
-  const x452 = o.TotalDutiesAndTaxesPrice;
-  if (x452 !== undefined && x452 !== null && !Number.isFinite(x452)) return REJECT;
-  const x453 = o.CCFPrice;
-  if (x453 !== undefined && x453 !== null && !Number.isFinite(x453)) return REJECT;
-  const x454 = o.TotalDutiesPaidByCustomerPrice;
-  if (x454 !== undefined && x454 !== null && !Number.isFinite(x454)) return REJECT;
-  const x455 = o.TotalValueForCustoms;
-  if (x455 !== undefined && x455 !== null && !Number.isFinite(x455)) return REJECT;
-  const x456 = o.USSalesTax;
-  if (x456 !== undefined && x456 !== null && !Number.isFinite(x456)) return REJECT;
-  const x457 = o.CustomerDTBreakdown;
-  if (x457 !== undefined && x457 !== null) {
-    const r458 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x457);
-    if (r458 !== ACCEPT) return r458;
+  if (!nullishString(o.LoyaltyCode)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsEarned)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsSpent)) return REJECT;
+  if (!nullishNumber(o.OTVoucherAmount)) return REJECT;
+  if (!nullishString(o.OTVoucherCode)) return REJECT;
+  if (!nullishString(o.OTVoucherCurrencyCode)) return REJECT;
+  if (!nullishString(o.CultureCode)) return REJECT;
+  if (!nullishString(o.InitialCheckoutCultureCode)) return REJECT;
+  if (!nullishString(o.PreferredCultureCode)) return REJECT;
+  if (!nullishNumber(o.HubId)) return REJECT;
+  if (!nullishString(o.HubCode)) return REJECT;
+  if (!nullishBoolean(o.SameDayDispatch)) return REJECT;
+  if (!nullishNumber(o.SameDayDispatchCost)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesAndTaxesPrice)) return REJECT;
+  if (!nullishNumber(o.CCFPrice)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesPaidByCustomerPrice)) return REJECT;
+  if (!nullishNumber(o.TotalValueForCustoms)) return REJECT;
+  if (!nullishNumber(o.USSalesTax)) return REJECT;
+  const x161 = o.CustomerDTBreakdown;
+  if (x161 !== undefined && x161 !== null) {
+    const r162 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x161);
+    if (r162 !== ACCEPT) return r162;
   }
-  const x459 = o.MerchantDTBreakdown;
-  if (x459 !== undefined && x459 !== null) {
-    const r460 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x459);
-    if (r460 !== ACCEPT) return r460;
+  const x163 = o.MerchantDTBreakdown;
+  if (x163 !== undefined && x163 !== null) {
+    const r164 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x163);
+    if (r164 !== ACCEPT) return r164;
   }
-  const x461 = o.ShippingVATRate;
-  if (x461 !== undefined && x461 !== null && !Number.isFinite(x461)) return REJECT;
-  const x462 = o.CookieConsent;
-  if (x462 !== undefined && x462 !== null && !Number.isFinite(x462)) return REJECT;
-  const x463 = o.TaxCalculationRule;
-  if (x463 !== undefined && x463 !== null && typeof x463 !== "string") return REJECT;
-  const x464 = o.VATRegistrationNumber;
-  if (x464 !== undefined && x464 !== null && typeof x464 !== "string") return REJECT;
-  const x469 = o.Subs;
-  if (x469 !== undefined && x469 !== null) {
-    if (!Array.isArray(x469)) return REJECT;
-    if (Object.getPrototypeOf(x469) !== Array.prototype) return DEFER;
-    for (let i470 = 0; i470 < x469.length; i470++) {
-      const r472 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x469[i470],
+  if (!nullishNumber(o.ShippingVATRate)) return REJECT;
+  if (!nullishNumber(o.CookieConsent)) return REJECT;
+  if (!nullishString(o.TaxCalculationRule)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
+  const x169 = o.Subs;
+  if (x169 !== undefined && x169 !== null) {
+    if (!Array.isArray(x169)) return REJECT;
+    if (Object.getPrototypeOf(x169) !== Array.prototype) return DEFER;
+    for (let i170 = 0; i170 < x169.length; i170++) {
+      const r172 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x169[i170],
       );
-      if (r472 !== ACCEPT) return r472;
+      if (r172 !== ACCEPT) return r172;
     }
   }
   return ACCEPT;
@@ -1197,37 +910,27 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x473 = o.OrderId;
-  if (typeof x473 !== "string") return REJECT;
-  const x474 = o.MerchantOrderId;
-  if (x474 !== undefined && x474 !== null && typeof x474 !== "string") return REJECT;
-  const x475 = o.RMANumber;
-  if (typeof x475 !== "string") return REJECT;
-  const x476 = o.ShipperName;
-  if (x476 !== undefined && x476 !== null && typeof x476 !== "string") return REJECT;
-  const x477 = o.ReturnTrackingNumber;
-  if (x477 !== undefined && x477 !== null && typeof x477 !== "string") return REJECT;
-  const x478 = o.TrackingURL;
-  if (x478 !== undefined && x478 !== null && typeof x478 !== "string") return REJECT;
-  const x479 = o.CreatedBy;
-  if (x479 !== undefined && x479 !== null && typeof x479 !== "string") return REJECT;
-  const x480 = o.ReturnedProducts;
-  if (!Array.isArray(x480)) return REJECT;
-  if (Object.getPrototypeOf(x480) !== Array.prototype) return DEFER;
-  for (let i481 = 0; i481 < x480.length; i481++) {
-    const r491 = checkReturnedProduct(x480[i481]);
-    if (r491 !== ACCEPT) return r491;
+  const x173 = o.OrderId;
+  if (typeof x173 !== "string") return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  const x174 = o.RMANumber;
+  if (typeof x174 !== "string") return REJECT;
+  if (!nullishString(o.ShipperName)) return REJECT;
+  if (!nullishString(o.ReturnTrackingNumber)) return REJECT;
+  if (!nullishString(o.TrackingURL)) return REJECT;
+  if (!nullishString(o.CreatedBy)) return REJECT;
+  const x175 = o.ReturnedProducts;
+  if (!Array.isArray(x175)) return REJECT;
+  if (Object.getPrototypeOf(x175) !== Array.prototype) return DEFER;
+  for (let i176 = 0; i176 < x175.length; i176++) {
+    const r178 = checkReturnedProduct(x175[i176]);
+    if (r178 !== ACCEPT) return r178;
   }
-  const x492 = o.MerchantGUID;
-  if (x492 !== undefined && x492 !== null && typeof x492 !== "string") return REJECT;
-  const x493 = o.CurrencyCode;
-  if (x493 !== undefined && x493 !== null && typeof x493 !== "string") return REJECT;
-  const x494 = o.ReturnShippingCost;
-  if (x494 !== undefined && x494 !== null && !Number.isFinite(x494)) return REJECT;
-  const x495 = o.WebStoreCode;
-  if (x495 !== undefined && x495 !== null && typeof x495 !== "string") return REJECT;
-  const x496 = o.WebStoreInstanceCode;
-  if (x496 !== undefined && x496 !== null && typeof x496 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishNumber(o.ReturnShippingCost)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
   return ACCEPT;
 }
 
@@ -1235,22 +938,14 @@ function checkReturnedProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x483 = o.SKU;
-  if (x483 !== undefined && x483 !== null && typeof x483 !== "string") return REJECT;
-  const x484 = o.Sku;
-  if (x484 !== undefined && x484 !== null && typeof x484 !== "string") return REJECT;
-  const x485 = o.Name;
-  if (x485 !== undefined && x485 !== null && typeof x485 !== "string") return REJECT;
-  const x486 = o.CartItemId;
-  if (x486 !== undefined && x486 !== null && typeof x486 !== "string") return REJECT;
-  const x487 = o.ReturnQuantity;
-  if (x487 !== undefined && x487 !== null && !Number.isFinite(x487)) return REJECT;
-  const x488 = o.ReturnReasonName;
-  if (x488 !== undefined && x488 !== null && typeof x488 !== "string") return REJECT;
-  const x489 = o.MerchantReturnReasonCode;
-  if (x489 !== undefined && x489 !== null && typeof x489 !== "string") return REJECT;
-  const x490 = o.MerchantReturnReasonName;
-  if (x490 !== undefined && x490 !== null && typeof x490 !== "string") return REJECT;
+  if (!nullishString(o.SKU)) return REJECT;
+  if (!nullishString(o.Sku)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
+  if (!nullishString(o.CartItemId)) return REJECT;
+  if (!nullishNumber(o.ReturnQuantity)) return REJECT;
+  if (!nullishString(o.ReturnReasonName)) return REJECT;
+  if (!nullishString(o.MerchantReturnReasonCode)) return REJECT;
+  if (!nullishString(o.MerchantReturnReasonName)) return REJECT;
   return ACCEPT;
 }
 
@@ -1258,26 +953,21 @@ function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x497 = o.UrlParameters;
-  if (x497 !== undefined && x497 !== null) {
-    const r498 = checkSendOrderToMerchantSchema_UrlParameters(x497);
-    if (r498 !== ACCEPT) return r498;
+  const x179 = o.UrlParameters;
+  if (x179 !== undefined && x179 !== null) {
+    const r180 = checkSendOrderToMerchantSchema_UrlParameters(x179);
+    if (r180 !== ACCEPT) return r180;
   }
-  const x499 = o.DispatchedParcel;
-  const r516 = checkParcel(x499);
-  if (r516 !== ACCEPT) return r516;
-  const x517 = o.OrderId;
-  if (typeof x517 !== "string") return REJECT;
-  const x518 = o.MerchantOrderId;
-  if (x518 !== undefined && x518 !== null && typeof x518 !== "string") return REJECT;
-  const x519 = o.StatusCode;
-  if (x519 !== undefined && x519 !== null && typeof x519 !== "string") return REJECT;
-  const x520 = o.MerchantGUID;
-  if (x520 !== undefined && x520 !== null && typeof x520 !== "string") return REJECT;
-  const x521 = o.WebStoreCode;
-  if (x521 !== undefined && x521 !== null && typeof x521 !== "string") return REJECT;
-  const x522 = o.WebStoreInstanceCode;
-  if (x522 !== undefined && x522 !== null && typeof x522 !== "string") return REJECT;
+  const x181 = o.DispatchedParcel;
+  const r188 = checkParcel(x181);
+  if (r188 !== ACCEPT) return r188;
+  const x189 = o.OrderId;
+  if (typeof x189 !== "string") return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  if (!nullishString(o.StatusCode)) return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
   return ACCEPT;
 }
 
@@ -1285,24 +975,21 @@ function checkParcel(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x500 = o.Code;
-  if (x500 !== undefined && x500 !== null && typeof x500 !== "string") return REJECT;
-  const x501 = o.StatusName;
-  if (x501 !== undefined && x501 !== null && typeof x501 !== "string") return REJECT;
-  const x502 = o.HubCode;
-  if (x502 !== undefined && x502 !== null && typeof x502 !== "string") return REJECT;
-  const x503 = o.ParcelTracking;
-  if (x503 !== undefined && x503 !== null) {
-    const r507 = checkParcelTracking(x503);
-    if (r507 !== ACCEPT) return r507;
+  if (!nullishString(o.Code)) return REJECT;
+  if (!nullishString(o.StatusName)) return REJECT;
+  if (!nullishString(o.HubCode)) return REJECT;
+  const x182 = o.ParcelTracking;
+  if (x182 !== undefined && x182 !== null) {
+    const r183 = checkParcelTracking(x182);
+    if (r183 !== ACCEPT) return r183;
   }
-  const x508 = o.Products;
-  if (x508 !== undefined && x508 !== null) {
-    if (!Array.isArray(x508)) return REJECT;
-    if (Object.getPrototypeOf(x508) !== Array.prototype) return DEFER;
-    for (let i509 = 0; i509 < x508.length; i509++) {
-      const r515 = checkParcelProduct(x508[i509]);
-      if (r515 !== ACCEPT) return r515;
+  const x184 = o.Products;
+  if (x184 !== undefined && x184 !== null) {
+    if (!Array.isArray(x184)) return REJECT;
+    if (Object.getPrototypeOf(x184) !== Array.prototype) return DEFER;
+    for (let i185 = 0; i185 < x184.length; i185++) {
+      const r187 = checkParcelProduct(x184[i185]);
+      if (r187 !== ACCEPT) return r187;
     }
   }
   return ACCEPT;
@@ -1312,12 +999,9 @@ function checkParcelTracking(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x504 = o.ParcelTrackingNumber;
-  if (x504 !== undefined && x504 !== null && typeof x504 !== "string") return REJECT;
-  const x505 = o.ParcelTrackingUrl;
-  if (x505 !== undefined && x505 !== null && typeof x505 !== "string") return REJECT;
-  const x506 = o.ParcelCode;
-  if (x506 !== undefined && x506 !== null && typeof x506 !== "string") return REJECT;
+  if (!nullishString(o.ParcelTrackingNumber)) return REJECT;
+  if (!nullishString(o.ParcelTrackingUrl)) return REJECT;
+  if (!nullishString(o.ParcelCode)) return REJECT;
   return ACCEPT;
 }
 
@@ -1325,14 +1009,10 @@ function checkParcelProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x511 = o.Sku;
-  if (x511 !== undefined && x511 !== null && typeof x511 !== "string") return REJECT;
-  const x512 = o.SKU;
-  if (x512 !== undefined && x512 !== null && typeof x512 !== "string") return REJECT;
-  const x513 = o.CartItemId;
-  if (x513 !== undefined && x513 !== null && typeof x513 !== "string") return REJECT;
-  const x514 = o.Quantity;
-  if (x514 !== undefined && x514 !== null && !Number.isFinite(x514)) return REJECT;
+  if (!nullishString(o.Sku)) return REJECT;
+  if (!nullishString(o.SKU)) return REJECT;
+  if (!nullishString(o.CartItemId)) return REJECT;
+  if (!nullishNumber(o.Quantity)) return REJECT;
   return ACCEPT;
 }
 
@@ -1340,28 +1020,20 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x523 = o.MerchantGUID;
-  if (x523 !== undefined && x523 !== null && typeof x523 !== "string") return REJECT;
-  const x524 = o.CartToken;
-  if (x524 !== undefined && x524 !== null && typeof x524 !== "string") return REJECT;
-  const x525 = o.CartId;
-  if (x525 !== undefined && x525 !== null && typeof x525 !== "string") return REJECT;
-  const x526 = o.UserId;
-  if (x526 !== undefined && x526 !== null && typeof x526 !== "string") return REJECT;
-  const x527 = o.CountryCode;
-  if (x527 !== undefined && x527 !== null && typeof x527 !== "string") return REJECT;
-  const x528 = o.CurrencyCode;
-  if (x528 !== undefined && x528 !== null && typeof x528 !== "string") return REJECT;
-  const x529 = o.WebStoreCode;
-  if (x529 !== undefined && x529 !== null && typeof x529 !== "string") return REJECT;
-  const x530 = o.WebStoreInstanceCode;
-  if (x530 !== undefined && x530 !== null && typeof x530 !== "string") return REJECT;
-  const x531 = o.RemovedProductCodes;
-  if (!Array.isArray(x531)) return REJECT;
-  if (Object.getPrototypeOf(x531) !== Array.prototype) return DEFER;
-  for (let i532 = 0; i532 < x531.length; i532++) {
-    const e533 = x531[i532];
-    if (typeof e533 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.CartToken)) return REJECT;
+  if (!nullishString(o.CartId)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.CountryCode)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  const x190 = o.RemovedProductCodes;
+  if (!Array.isArray(x190)) return REJECT;
+  if (Object.getPrototypeOf(x190) !== Array.prototype) return DEFER;
+  for (let i191 = 0; i191 < x190.length; i191++) {
+    const e192 = x190[i191];
+    if (typeof e192 !== "string") return REJECT;
   }
   return ACCEPT;
 }
@@ -1376,34 +1048,25 @@ function checkGiftCardRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x534 = o.MerchantGUID;
-  if (x534 !== undefined && x534 !== null && typeof x534 !== "string") return REJECT;
-  const x535 = o.ShippingCountryCode;
-  if (x535 !== undefined && x535 !== null && typeof x535 !== "string") return REJECT;
-  const x536 = o.CardFields;
-  if (x536 !== undefined && x536 !== null) {
-    const r539 = checkCardFields(x536);
-    if (r539 !== ACCEPT) return r539;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.ShippingCountryCode)) return REJECT;
+  const x193 = o.CardFields;
+  if (x193 !== undefined && x193 !== null) {
+    const r196 = checkCardFields(x193);
+    if (r196 !== ACCEPT) return r196;
   }
-  const x540 = o.MerchantCartToken;
-  if (x540 !== undefined && x540 !== null && typeof x540 !== "string") return REJECT;
-  const x541 = o.CustomerId;
-  if (x541 !== undefined && x541 !== null) {
-    const r542 = checkGiftCardRequestSchema_CardFields_CardId(x541);
-    if (r542 !== ACCEPT) return r542;
+  if (!nullishString(o.MerchantCartToken)) return REJECT;
+  const x197 = o.CustomerId;
+  if (x197 !== undefined && x197 !== null) {
+    const r198 = checkGiftCardRequestSchema_CardFields_CardId(x197);
+    if (r198 !== ACCEPT) return r198;
   }
-  const x543 = o.CustomerEmail;
-  if (x543 !== undefined && x543 !== null && typeof x543 !== "string") return REJECT;
-  const x544 = o.WebStoreCode;
-  if (x544 !== undefined && x544 !== null && typeof x544 !== "string") return REJECT;
-  const x545 = o.WebStoreInstanceCode;
-  if (x545 !== undefined && x545 !== null && typeof x545 !== "string") return REJECT;
-  const x546 = o.CartToken;
-  if (x546 !== undefined && x546 !== null && typeof x546 !== "string") return REJECT;
-  const x547 = o.AuthToken;
-  if (x547 !== undefined && x547 !== null && typeof x547 !== "string") return REJECT;
-  const x548 = o.SessionId;
-  if (x548 !== undefined && x548 !== null && typeof x548 !== "string") return REJECT;
+  if (!nullishString(o.CustomerEmail)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  if (!nullishString(o.CartToken)) return REJECT;
+  if (!nullishString(o.AuthToken)) return REJECT;
+  if (!nullishString(o.SessionId)) return REJECT;
   return ACCEPT;
 }
 
@@ -1411,10 +1074,10 @@ function checkCardFields(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x537 = o.CardId;
-  if (x537 !== undefined && x537 !== null) {
-    const r538 = checkGiftCardRequestSchema_CardFields_CardId(x537);
-    if (r538 !== ACCEPT) return r538;
+  const x194 = o.CardId;
+  if (x194 !== undefined && x194 !== null) {
+    const r195 = checkGiftCardRequestSchema_CardFields_CardId(x194);
+    if (r195 !== ACCEPT) return r195;
   }
   return ACCEPT;
 }
@@ -1442,118 +1105,90 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x549 = o.OrderId;
-  if (typeof x549 !== "string") return REJECT;
-  const x550 = o.MerchantGUID;
-  if (x550 !== undefined && x550 !== null && typeof x550 !== "string") return REJECT;
-  const x551 = o.MerchantOrderId;
-  if (x551 !== undefined && x551 !== null && typeof x551 !== "string") return REJECT;
-  const x552 = o.MerchantInternalOrderId;
-  if (x552 !== undefined && x552 !== null && typeof x552 !== "string") return REJECT;
-  const x553 = o.WebStoreCode;
-  if (x553 !== undefined && x553 !== null && typeof x553 !== "string") return REJECT;
-  const x554 = o.WebStoreInstanceCode;
-  if (x554 !== undefined && x554 !== null && typeof x554 !== "string") return REJECT;
-  const x555 = o.RefundID;
-  if (x555 !== undefined && x555 !== null && typeof x555 !== "string") return REJECT;
-  const x556 = o.RMANumber;
-  if (x556 !== undefined && x556 !== null && typeof x556 !== "string") return REJECT;
-  const x557 = o.MerchantRMANumber;
-  if (x557 !== undefined && x557 !== null && typeof x557 !== "string") return REJECT;
-  const x558 = o.FullRefund;
-  if (x558 !== undefined && x558 !== null && typeof x558 !== "boolean") return REJECT;
-  const x559 = o.ProductsDutiesRefund;
-  if (x559 !== undefined && x559 !== null && typeof x559 !== "boolean") return REJECT;
-  const x560 = o.ShippingRefund;
-  if (x560 !== undefined && x560 !== null && typeof x560 !== "boolean") return REJECT;
-  const x562 = o.TotalRefundAmount;
-  if (x562 !== undefined && x562 !== null && typeof x562 !== "string") return REJECT;
-  const x563 = o.OriginalTotalRefundAmount;
-  if (x563 !== undefined && x563 !== null && typeof x563 !== "string") return REJECT;
-  const x564 = o.ServiceGestureAmount;
-  if (x564 !== undefined && x564 !== null && typeof x564 !== "string") return REJECT;
-  const x565 = o.TotalMoneyRefundAmount;
-  if (x565 !== undefined && x565 !== null && typeof x565 !== "string") return REJECT;
-  const x566 = o.DutiesAmount;
-  if (x566 !== undefined && x566 !== null && typeof x566 !== "string") return REJECT;
-  const x567 = o.ShippingAmount;
-  if (x567 !== undefined && x567 !== null && typeof x567 !== "string") return REJECT;
-  const x568 = o.CustomerPrepaidRefundAmount;
-  if (x568 !== undefined && x568 !== null && typeof x568 !== "string") return REJECT;
-  const x569 = o.OriginalCustomerPrepaidRefundAmount;
-  if (x569 !== undefined && x569 !== null && typeof x569 !== "string") return REJECT;
-  const x570 = o.TotalGiftCardsRefundAmount;
-  if (x570 !== undefined && x570 !== null && typeof x570 !== "string") return REJECT;
-  const x571 = o.TotalGiftCardsRefundAmountinMerchantCurrency;
-  if (x571 !== undefined && x571 !== null && !Number.isFinite(x571)) return REJECT;
-  const x572 = o.TotalLoyaltyPointsRefunded;
-  if (x572 !== undefined && x572 !== null && !Number.isFinite(x572)) return REJECT;
-  const x573 = o.TotalLoyaltyPointsRefundAmount;
-  if (x573 !== undefined && x573 !== null && !Number.isFinite(x573)) return REJECT;
-  const x574 = o.GiftCardsData;
-  if (x574 !== undefined && x574 !== null) {
-    if (!Array.isArray(x574)) return REJECT;
-    if (Object.getPrototypeOf(x574) !== Array.prototype) return DEFER;
-    for (let i575 = 0; i575 < x574.length; i575++) {
-      const r579 = checkRefundGiftCard(x574[i575]);
-      if (r579 !== ACCEPT) return r579;
+  const x199 = o.OrderId;
+  if (typeof x199 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  if (!nullishString(o.MerchantInternalOrderId)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  if (!nullishString(o.RefundID)) return REJECT;
+  if (!nullishString(o.RMANumber)) return REJECT;
+  if (!nullishString(o.MerchantRMANumber)) return REJECT;
+  if (!nullishBoolean(o.FullRefund)) return REJECT;
+  if (!nullishBoolean(o.ProductsDutiesRefund)) return REJECT;
+  if (!nullishBoolean(o.ShippingRefund)) return REJECT;
+  if (!nullishString(o.TotalRefundAmount)) return REJECT;
+  if (!nullishString(o.OriginalTotalRefundAmount)) return REJECT;
+  if (!nullishString(o.ServiceGestureAmount)) return REJECT;
+  if (!nullishString(o.TotalMoneyRefundAmount)) return REJECT;
+  if (!nullishString(o.DutiesAmount)) return REJECT;
+  if (!nullishString(o.ShippingAmount)) return REJECT;
+  if (!nullishString(o.CustomerPrepaidRefundAmount)) return REJECT;
+  if (!nullishString(o.OriginalCustomerPrepaidRefundAmount)) return REJECT;
+  if (!nullishString(o.TotalGiftCardsRefundAmount)) return REJECT;
+  if (!nullishNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency)) return REJECT;
+  if (!nullishNumber(o.TotalLoyaltyPointsRefunded)) return REJECT;
+  if (!nullishNumber(o.TotalLoyaltyPointsRefundAmount)) return REJECT;
+  const x201 = o.GiftCardsData;
+  if (x201 !== undefined && x201 !== null) {
+    if (!Array.isArray(x201)) return REJECT;
+    if (Object.getPrototypeOf(x201) !== Array.prototype) return DEFER;
+    for (let i202 = 0; i202 < x201.length; i202++) {
+      const r206 = checkRefundGiftCard(x201[i202]);
+      if (r206 !== ACCEPT) return r206;
     }
   }
-  const x580 = o.ExternalReference;
-  if (x580 !== undefined && x580 !== null && typeof x580 !== "string") return REJECT;
-  const x581 = o.InitiatedBy;
-  if (x581 !== undefined && x581 !== null && typeof x581 !== "string") return REJECT;
-  const x582 = o.CurrencyCode;
-  if (x582 !== undefined && x582 !== null && typeof x582 !== "string") return REJECT;
-  const x583 = o.OriginalCurrencyCode;
-  if (x583 !== undefined && x583 !== null && typeof x583 !== "string") return REJECT;
-  const x584 = o.RefundReason;
-  if (x584 !== undefined && x584 !== null) {
-    const r587 = checkRefundReason(x584);
-    if (r587 !== ACCEPT) return r587;
+  if (!nullishString(o.ExternalReference)) return REJECT;
+  if (!nullishString(o.InitiatedBy)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishString(o.OriginalCurrencyCode)) return REJECT;
+  const x207 = o.RefundReason;
+  if (x207 !== undefined && x207 !== null) {
+    const r208 = checkRefundReason(x207);
+    if (r208 !== ACCEPT) return r208;
   }
-  const x588 = o.RefundProducts;
-  if (x588 !== undefined && x588 !== null) {
-    if (!Array.isArray(x588)) return REJECT;
-    if (Object.getPrototypeOf(x588) !== Array.prototype) return DEFER;
-    for (let i589 = 0; i589 < x588.length; i589++) {
-      const r603 = checkRefundProduct(x588[i589]);
-      if (r603 !== ACCEPT) return r603;
+  const x209 = o.RefundProducts;
+  if (x209 !== undefined && x209 !== null) {
+    if (!Array.isArray(x209)) return REJECT;
+    if (Object.getPrototypeOf(x209) !== Array.prototype) return DEFER;
+    for (let i210 = 0; i210 < x209.length; i210++) {
+      const r212 = checkRefundProduct(x209[i210]);
+      if (r212 !== ACCEPT) return r212;
     }
   }
-  const x604 = o.RefundComponents;
-  if (x604 !== undefined && x604 !== null) {
-    if (!Array.isArray(x604)) return REJECT;
-    if (Object.getPrototypeOf(x604) !== Array.prototype) return DEFER;
-    for (let i605 = 0; i605 < x604.length; i605++) {
-      const r611 = checkRefundComponent(x604[i605]);
-      if (r611 !== ACCEPT) return r611;
+  const x213 = o.RefundComponents;
+  if (x213 !== undefined && x213 !== null) {
+    if (!Array.isArray(x213)) return REJECT;
+    if (Object.getPrototypeOf(x213) !== Array.prototype) return DEFER;
+    for (let i214 = 0; i214 < x213.length; i214++) {
+      const r216 = checkRefundComponent(x213[i214]);
+      if (r216 !== ACCEPT) return r216;
     }
   }
-  const x612 = o.RefundComments;
-  if (x612 !== undefined && x612 !== null && typeof x612 !== "string") return REJECT;
-  const x613 = o.RefundDocument;
-  if (x613 !== undefined && x613 !== null) {
-    if (!Array.isArray(x613)) return REJECT;
-    if (Object.getPrototypeOf(x613) !== Array.prototype) return DEFER;
-    for (let i614 = 0; i614 < x613.length; i614++) {
-      const r621 = checkRefundDocument(x613[i614]);
-      if (r621 !== ACCEPT) return r621;
+  if (!nullishString(o.RefundComments)) return REJECT;
+  const x217 = o.RefundDocument;
+  if (x217 !== undefined && x217 !== null) {
+    if (!Array.isArray(x217)) return REJECT;
+    if (Object.getPrototypeOf(x217) !== Array.prototype) return DEFER;
+    for (let i218 = 0; i218 < x217.length; i218++) {
+      const r220 = checkRefundDocument(x217[i218]);
+      if (r220 !== ACCEPT) return r220;
     }
   }
-  const x622 = o.Refunds;
-  if (x622 !== undefined && x622 !== null) {
-    if (!Array.isArray(x622)) return REJECT;
-    if (Object.getPrototypeOf(x622) !== Array.prototype) return DEFER;
-    for (let i623 = 0; i623 < x622.length; i623++) {
-      const r667 = checkOrderRefund(x622[i623]);
-      if (r667 !== ACCEPT) return r667;
+  const x221 = o.Refunds;
+  if (x221 !== undefined && x221 !== null) {
+    if (!Array.isArray(x221)) return REJECT;
+    if (Object.getPrototypeOf(x221) !== Array.prototype) return DEFER;
+    for (let i222 = 0; i222 < x221.length; i222++) {
+      const r243 = checkOrderRefund(x221[i222]);
+      if (r243 !== ACCEPT) return r243;
     }
   }
-  const x668 = o.RefundableAmount;
-  if (x668 !== undefined && x668 !== null) {
-    const r685 = checkRefundableAmount(x668);
-    if (r685 !== ACCEPT) return r685;
+  const x244 = o.RefundableAmount;
+  if (x244 !== undefined && x244 !== null) {
+    const r249 = checkRefundableAmount(x244);
+    if (r249 !== ACCEPT) return r249;
   }
   return ACCEPT;
 }
@@ -1562,10 +1197,10 @@ function checkRefundGiftCard(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x577 = o.CardId;
-  if (x577 !== undefined && x577 !== null) {
-    const r578 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x577);
-    if (r578 !== ACCEPT) return r578;
+  const x204 = o.CardId;
+  if (x204 !== undefined && x204 !== null) {
+    const r205 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x204);
+    if (r205 !== ACCEPT) return r205;
   }
   return ACCEPT;
 }
@@ -1593,10 +1228,8 @@ function checkRefundReason(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x585 = o.OrderRefundReasonCode;
-  if (x585 !== undefined && x585 !== null && typeof x585 !== "string") return REJECT;
-  const x586 = o.Name;
-  if (x586 !== undefined && x586 !== null && typeof x586 !== "string") return REJECT;
+  if (!nullishString(o.OrderRefundReasonCode)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
   return ACCEPT;
 }
 
@@ -1604,30 +1237,18 @@ function checkRefundProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x591 = o.CartItemId;
-  if (x591 !== undefined && x591 !== null && typeof x591 !== "string") return REJECT;
-  const x592 = o.RefundQuantity;
-  if (x592 !== undefined && x592 !== null && typeof x592 !== "string") return REJECT;
-  const x593 = o.RefundAmount;
-  if (x593 !== undefined && x593 !== null && typeof x593 !== "string") return REJECT;
-  const x594 = o.OriginalRefundAmount;
-  if (x594 !== undefined && x594 !== null && typeof x594 !== "string") return REJECT;
-  const x595 = o.RefundAmountPercent;
-  if (x595 !== undefined && x595 !== null && typeof x595 !== "string") return REJECT;
-  const x596 = o.RefundReason;
-  if (x596 !== undefined && x596 !== null && typeof x596 !== "string") return REJECT;
-  const x597 = o.RefundComments;
-  if (x597 !== undefined && x597 !== null && typeof x597 !== "string") return REJECT;
-  const x598 = o.Sku;
-  if (x598 !== undefined && x598 !== null && typeof x598 !== "string") return REJECT;
-  const x599 = o.ProductCode;
-  if (x599 !== undefined && x599 !== null && typeof x599 !== "string") return REJECT;
-  const x600 = o.productGroupCode;
-  if (x600 !== undefined && x600 !== null && typeof x600 !== "string") return REJECT;
-  const x601 = o.ProductCodeSecondary;
-  if (x601 !== undefined && x601 !== null && typeof x601 !== "string") return REJECT;
-  const x602 = o.productGroupCodeSecondary;
-  if (x602 !== undefined && x602 !== null && typeof x602 !== "string") return REJECT;
+  if (!nullishString(o.CartItemId)) return REJECT;
+  if (!nullishString(o.RefundQuantity)) return REJECT;
+  if (!nullishString(o.RefundAmount)) return REJECT;
+  if (!nullishString(o.OriginalRefundAmount)) return REJECT;
+  if (!nullishString(o.RefundAmountPercent)) return REJECT;
+  if (!nullishString(o.RefundReason)) return REJECT;
+  if (!nullishString(o.RefundComments)) return REJECT;
+  if (!nullishString(o.Sku)) return REJECT;
+  if (!nullishString(o.ProductCode)) return REJECT;
+  if (!nullishString(o.productGroupCode)) return REJECT;
+  if (!nullishString(o.ProductCodeSecondary)) return REJECT;
+  if (!nullishString(o.productGroupCodeSecondary)) return REJECT;
   return ACCEPT;
 }
 
@@ -1635,14 +1256,10 @@ function checkRefundComponent(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x607 = o.Amount;
-  if (x607 !== undefined && x607 !== null && typeof x607 !== "string") return REJECT;
-  const x608 = o.OriginalAmount;
-  if (x608 !== undefined && x608 !== null && typeof x608 !== "string") return REJECT;
-  const x609 = o.IsChargedToMerchant;
-  if (x609 !== undefined && x609 !== null && typeof x609 !== "string") return REJECT;
-  const x610 = o.ComponentType;
-  if (x610 !== undefined && x610 !== null && typeof x610 !== "string") return REJECT;
+  if (!nullishString(o.Amount)) return REJECT;
+  if (!nullishString(o.OriginalAmount)) return REJECT;
+  if (!nullishString(o.IsChargedToMerchant)) return REJECT;
+  if (!nullishString(o.ComponentType)) return REJECT;
   return ACCEPT;
 }
 
@@ -1650,16 +1267,11 @@ function checkRefundDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x616 = o.DocumentData;
-  if (x616 !== undefined && x616 !== null && typeof x616 !== "string") return REJECT;
-  const x617 = o.CreditNoteUrl;
-  if (x617 !== undefined && x617 !== null && typeof x617 !== "string") return REJECT;
-  const x618 = o.DocumentTypeCode;
-  if (x618 !== undefined && x618 !== null && typeof x618 !== "string") return REJECT;
-  const x619 = o.DocumentTypeName;
-  if (x619 !== undefined && x619 !== null && typeof x619 !== "string") return REJECT;
-  const x620 = o.DocumentExtension;
-  if (x620 !== undefined && x620 !== null && typeof x620 !== "string") return REJECT;
+  if (!nullishString(o.DocumentData)) return REJECT;
+  if (!nullishString(o.CreditNoteUrl)) return REJECT;
+  if (!nullishString(o.DocumentTypeCode)) return REJECT;
+  if (!nullishString(o.DocumentTypeName)) return REJECT;
+  if (!nullishString(o.DocumentExtension)) return REJECT;
   return ACCEPT;
 }
 
@@ -1667,91 +1279,68 @@ function checkOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x625 = o.RefundID;
-  if (x625 !== undefined && x625 !== null && typeof x625 !== "string") return REJECT;
-  const x626 = o.RMANumber;
-  if (x626 !== undefined && x626 !== null && typeof x626 !== "string") return REJECT;
-  const x627 = o.MerchantRMANumber;
-  if (x627 !== undefined && x627 !== null && typeof x627 !== "string") return REJECT;
-  const x628 = o.FullRefund;
-  if (x628 !== undefined && x628 !== null && typeof x628 !== "boolean") return REJECT;
-  const x629 = o.ProductsDutiesRefund;
-  if (x629 !== undefined && x629 !== null && typeof x629 !== "boolean") return REJECT;
-  const x630 = o.ShippingRefund;
-  if (x630 !== undefined && x630 !== null && typeof x630 !== "boolean") return REJECT;
-  const x632 = o.TotalRefundAmount;
-  if (x632 !== undefined && x632 !== null && typeof x632 !== "string") return REJECT;
-  const x633 = o.OriginalTotalRefundAmount;
-  if (x633 !== undefined && x633 !== null && typeof x633 !== "string") return REJECT;
-  const x634 = o.ServiceGestureAmount;
-  if (x634 !== undefined && x634 !== null && typeof x634 !== "string") return REJECT;
-  const x635 = o.TotalMoneyRefundAmount;
-  if (x635 !== undefined && x635 !== null && typeof x635 !== "string") return REJECT;
-  const x636 = o.DutiesAmount;
-  if (x636 !== undefined && x636 !== null && typeof x636 !== "string") return REJECT;
-  const x637 = o.ShippingAmount;
-  if (x637 !== undefined && x637 !== null && typeof x637 !== "string") return REJECT;
-  const x638 = o.CustomerPrepaidRefundAmount;
-  if (x638 !== undefined && x638 !== null && typeof x638 !== "string") return REJECT;
-  const x639 = o.OriginalCustomerPrepaidRefundAmount;
-  if (x639 !== undefined && x639 !== null && typeof x639 !== "string") return REJECT;
-  const x640 = o.TotalGiftCardsRefundAmount;
-  if (x640 !== undefined && x640 !== null && typeof x640 !== "string") return REJECT;
-  const x641 = o.TotalGiftCardsRefundAmountinMerchantCurrency;
-  if (x641 !== undefined && x641 !== null && !Number.isFinite(x641)) return REJECT;
-  const x642 = o.TotalLoyaltyPointsRefunded;
-  if (x642 !== undefined && x642 !== null && !Number.isFinite(x642)) return REJECT;
-  const x643 = o.TotalLoyaltyPointsRefundAmount;
-  if (x643 !== undefined && x643 !== null && !Number.isFinite(x643)) return REJECT;
-  const x644 = o.GiftCardsData;
-  if (x644 !== undefined && x644 !== null) {
-    if (!Array.isArray(x644)) return REJECT;
-    if (Object.getPrototypeOf(x644) !== Array.prototype) return DEFER;
-    for (let i645 = 0; i645 < x644.length; i645++) {
-      const r647 = checkRefundGiftCard(x644[i645]);
-      if (r647 !== ACCEPT) return r647;
+  if (!nullishString(o.RefundID)) return REJECT;
+  if (!nullishString(o.RMANumber)) return REJECT;
+  if (!nullishString(o.MerchantRMANumber)) return REJECT;
+  if (!nullishBoolean(o.FullRefund)) return REJECT;
+  if (!nullishBoolean(o.ProductsDutiesRefund)) return REJECT;
+  if (!nullishBoolean(o.ShippingRefund)) return REJECT;
+  if (!nullishString(o.TotalRefundAmount)) return REJECT;
+  if (!nullishString(o.OriginalTotalRefundAmount)) return REJECT;
+  if (!nullishString(o.ServiceGestureAmount)) return REJECT;
+  if (!nullishString(o.TotalMoneyRefundAmount)) return REJECT;
+  if (!nullishString(o.DutiesAmount)) return REJECT;
+  if (!nullishString(o.ShippingAmount)) return REJECT;
+  if (!nullishString(o.CustomerPrepaidRefundAmount)) return REJECT;
+  if (!nullishString(o.OriginalCustomerPrepaidRefundAmount)) return REJECT;
+  if (!nullishString(o.TotalGiftCardsRefundAmount)) return REJECT;
+  if (!nullishNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency)) return REJECT;
+  if (!nullishNumber(o.TotalLoyaltyPointsRefunded)) return REJECT;
+  if (!nullishNumber(o.TotalLoyaltyPointsRefundAmount)) return REJECT;
+  const x225 = o.GiftCardsData;
+  if (x225 !== undefined && x225 !== null) {
+    if (!Array.isArray(x225)) return REJECT;
+    if (Object.getPrototypeOf(x225) !== Array.prototype) return DEFER;
+    for (let i226 = 0; i226 < x225.length; i226++) {
+      const r228 = checkRefundGiftCard(x225[i226]);
+      if (r228 !== ACCEPT) return r228;
     }
   }
-  const x648 = o.ExternalReference;
-  if (x648 !== undefined && x648 !== null && typeof x648 !== "string") return REJECT;
-  const x649 = o.InitiatedBy;
-  if (x649 !== undefined && x649 !== null && typeof x649 !== "string") return REJECT;
-  const x650 = o.CurrencyCode;
-  if (x650 !== undefined && x650 !== null && typeof x650 !== "string") return REJECT;
-  const x651 = o.OriginalCurrencyCode;
-  if (x651 !== undefined && x651 !== null && typeof x651 !== "string") return REJECT;
-  const x652 = o.RefundReason;
-  if (x652 !== undefined && x652 !== null) {
-    const r653 = checkRefundReason(x652);
-    if (r653 !== ACCEPT) return r653;
+  if (!nullishString(o.ExternalReference)) return REJECT;
+  if (!nullishString(o.InitiatedBy)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishString(o.OriginalCurrencyCode)) return REJECT;
+  const x229 = o.RefundReason;
+  if (x229 !== undefined && x229 !== null) {
+    const r230 = checkRefundReason(x229);
+    if (r230 !== ACCEPT) return r230;
   }
-  const x654 = o.RefundProducts;
-  if (x654 !== undefined && x654 !== null) {
-    if (!Array.isArray(x654)) return REJECT;
-    if (Object.getPrototypeOf(x654) !== Array.prototype) return DEFER;
-    for (let i655 = 0; i655 < x654.length; i655++) {
-      const r657 = checkRefundProduct(x654[i655]);
-      if (r657 !== ACCEPT) return r657;
+  const x231 = o.RefundProducts;
+  if (x231 !== undefined && x231 !== null) {
+    if (!Array.isArray(x231)) return REJECT;
+    if (Object.getPrototypeOf(x231) !== Array.prototype) return DEFER;
+    for (let i232 = 0; i232 < x231.length; i232++) {
+      const r234 = checkRefundProduct(x231[i232]);
+      if (r234 !== ACCEPT) return r234;
     }
   }
-  const x658 = o.RefundComponents;
-  if (x658 !== undefined && x658 !== null) {
-    if (!Array.isArray(x658)) return REJECT;
-    if (Object.getPrototypeOf(x658) !== Array.prototype) return DEFER;
-    for (let i659 = 0; i659 < x658.length; i659++) {
-      const r661 = checkRefundComponent(x658[i659]);
-      if (r661 !== ACCEPT) return r661;
+  const x235 = o.RefundComponents;
+  if (x235 !== undefined && x235 !== null) {
+    if (!Array.isArray(x235)) return REJECT;
+    if (Object.getPrototypeOf(x235) !== Array.prototype) return DEFER;
+    for (let i236 = 0; i236 < x235.length; i236++) {
+      const r238 = checkRefundComponent(x235[i236]);
+      if (r238 !== ACCEPT) return r238;
     }
   }
-  const x662 = o.RefundComments;
-  if (x662 !== undefined && x662 !== null && typeof x662 !== "string") return REJECT;
-  const x663 = o.RefundDocument;
-  if (x663 !== undefined && x663 !== null) {
-    if (!Array.isArray(x663)) return REJECT;
-    if (Object.getPrototypeOf(x663) !== Array.prototype) return DEFER;
-    for (let i664 = 0; i664 < x663.length; i664++) {
-      const r666 = checkRefundDocument(x663[i664]);
-      if (r666 !== ACCEPT) return r666;
+  if (!nullishString(o.RefundComments)) return REJECT;
+  const x239 = o.RefundDocument;
+  if (x239 !== undefined && x239 !== null) {
+    if (!Array.isArray(x239)) return REJECT;
+    if (Object.getPrototypeOf(x239) !== Array.prototype) return DEFER;
+    for (let i240 = 0; i240 < x239.length; i240++) {
+      const r242 = checkRefundDocument(x239[i240]);
+      if (r242 !== ACCEPT) return r242;
     }
   }
   return ACCEPT;
@@ -1761,21 +1350,17 @@ function checkRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x669 = o.CurrencyCode;
-  if (x669 !== undefined && x669 !== null && typeof x669 !== "string") return REJECT;
-  const x670 = o.TotalCreditAmount;
-  if (x670 !== undefined && x670 !== null && !Number.isFinite(x670)) return REJECT;
-  const x671 = o.RefundableShippingAmount;
-  if (x671 !== undefined && x671 !== null && !Number.isFinite(x671)) return REJECT;
-  const x672 = o.RefundableDutiesAmount;
-  if (x672 !== undefined && x672 !== null && !Number.isFinite(x672)) return REJECT;
-  const x673 = o.ProductRefundableAmount;
-  if (x673 !== undefined && x673 !== null) {
-    if (!Array.isArray(x673)) return REJECT;
-    if (Object.getPrototypeOf(x673) !== Array.prototype) return DEFER;
-    for (let i674 = 0; i674 < x673.length; i674++) {
-      const r684 = checkProductRefundableAmount(x673[i674]);
-      if (r684 !== ACCEPT) return r684;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishNumber(o.TotalCreditAmount)) return REJECT;
+  if (!nullishNumber(o.RefundableShippingAmount)) return REJECT;
+  if (!nullishNumber(o.RefundableDutiesAmount)) return REJECT;
+  const x245 = o.ProductRefundableAmount;
+  if (x245 !== undefined && x245 !== null) {
+    if (!Array.isArray(x245)) return REJECT;
+    if (Object.getPrototypeOf(x245) !== Array.prototype) return DEFER;
+    for (let i246 = 0; i246 < x245.length; i246++) {
+      const r248 = checkProductRefundableAmount(x245[i246]);
+      if (r248 !== ACCEPT) return r248;
     }
   }
   return ACCEPT;
@@ -1785,22 +1370,14 @@ function checkProductRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x676 = o.CartItemId;
-  if (x676 !== undefined && x676 !== null && typeof x676 !== "string") return REJECT;
-  const x677 = o.Sku;
-  if (x677 !== undefined && x677 !== null && typeof x677 !== "string") return REJECT;
-  const x678 = o.ProductCode;
-  if (x678 !== undefined && x678 !== null && typeof x678 !== "string") return REJECT;
-  const x679 = o.productGroupCode;
-  if (x679 !== undefined && x679 !== null && typeof x679 !== "string") return REJECT;
-  const x680 = o.ProductCodeSecondary;
-  if (x680 !== undefined && x680 !== null && typeof x680 !== "string") return REJECT;
-  const x681 = o.productGroupCodeSecondary;
-  if (x681 !== undefined && x681 !== null && typeof x681 !== "string") return REJECT;
-  const x682 = o.RefundableTotalAmount;
-  if (x682 !== undefined && x682 !== null && !Number.isFinite(x682)) return REJECT;
-  const x683 = o.RefundableQuantity;
-  if (x683 !== undefined && x683 !== null && !Number.isFinite(x683)) return REJECT;
+  if (!nullishString(o.CartItemId)) return REJECT;
+  if (!nullishString(o.Sku)) return REJECT;
+  if (!nullishString(o.ProductCode)) return REJECT;
+  if (!nullishString(o.productGroupCode)) return REJECT;
+  if (!nullishString(o.ProductCodeSecondary)) return REJECT;
+  if (!nullishString(o.productGroupCodeSecondary)) return REJECT;
+  if (!nullishNumber(o.RefundableTotalAmount)) return REJECT;
+  if (!nullishNumber(o.RefundableQuantity)) return REJECT;
   return ACCEPT;
 }
 
@@ -1808,212 +1385,160 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x686 = o.OrderId;
-  if (typeof x686 !== "string") return REJECT;
-  const x687 = o.MerchantGUID;
-  if (x687 !== undefined && x687 !== null && typeof x687 !== "string") return REJECT;
-  const x688 = o.MerchantOrderId;
-  if (x688 !== undefined && x688 !== null && typeof x688 !== "string") return REJECT;
-  const x689 = o.CartId;
-  if (x689 !== undefined && x689 !== null && typeof x689 !== "string") return REJECT;
-  const x690 = o.CartToken;
-  if (x690 !== undefined && x690 !== null && typeof x690 !== "string") return REJECT;
-  const x691 = o.CartHash;
-  if (x691 !== undefined && x691 !== null && typeof x691 !== "string") return REJECT;
-  const x692 = o.UserId;
-  if (x692 !== undefined && x692 !== null && typeof x692 !== "string") return REJECT;
-  const x693 = o.CurrencyCode;
-  if (x693 !== undefined && x693 !== null && typeof x693 !== "string") return REJECT;
-  const x694 = o.StatusCode;
-  if (x694 !== undefined && x694 !== null && typeof x694 !== "string") return REJECT;
-  const x695 = o.ClearCart;
-  if (x695 !== undefined && x695 !== null && typeof x695 !== "boolean") return REJECT;
-  const x696 = o.Products;
-  if (x696 !== undefined && x696 !== null) {
-    if (!Array.isArray(x696)) return REJECT;
-    if (Object.getPrototypeOf(x696) !== Array.prototype) return DEFER;
-    for (let i697 = 0; i697 < x696.length; i697++) {
-      const r699 = checkProduct(x696[i697]);
-      if (r699 !== ACCEPT) return r699;
+  const x250 = o.OrderId;
+  if (typeof x250 !== "string") return REJECT;
+  if (!nullishString(o.MerchantGUID)) return REJECT;
+  if (!nullishString(o.MerchantOrderId)) return REJECT;
+  if (!nullishString(o.CartId)) return REJECT;
+  if (!nullishString(o.CartToken)) return REJECT;
+  if (!nullishString(o.CartHash)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.CurrencyCode)) return REJECT;
+  if (!nullishString(o.StatusCode)) return REJECT;
+  if (!nullishBoolean(o.ClearCart)) return REJECT;
+  const x251 = o.Products;
+  if (x251 !== undefined && x251 !== null) {
+    if (!Array.isArray(x251)) return REJECT;
+    if (Object.getPrototypeOf(x251) !== Array.prototype) return DEFER;
+    for (let i252 = 0; i252 < x251.length; i252++) {
+      const r254 = checkProduct(x251[i252]);
+      if (r254 !== ACCEPT) return r254;
     }
   }
-  const x700 = o.Customer;
-  if (x700 !== undefined && x700 !== null) {
-    const r701 = checkCustomer(x700);
-    if (r701 !== ACCEPT) return r701;
+  const x255 = o.Customer;
+  if (x255 !== undefined && x255 !== null) {
+    const r256 = checkCustomer(x255);
+    if (r256 !== ACCEPT) return r256;
   }
-  const x702 = o.PrimaryShipping;
-  if (x702 !== undefined && x702 !== null) {
-    const r703 = checkAddress(x702);
-    if (r703 !== ACCEPT) return r703;
+  const x257 = o.PrimaryShipping;
+  if (x257 !== undefined && x257 !== null) {
+    const r258 = checkAddress(x257);
+    if (r258 !== ACCEPT) return r258;
   }
-  const x704 = o.SecondaryShipping;
-  if (x704 !== undefined && x704 !== null) {
-    const r705 = checkAddress(x704);
-    if (r705 !== ACCEPT) return r705;
+  const x259 = o.SecondaryShipping;
+  if (x259 !== undefined && x259 !== null) {
+    const r260 = checkAddress(x259);
+    if (r260 !== ACCEPT) return r260;
   }
-  const x706 = o.PrimaryBilling;
-  if (x706 !== undefined && x706 !== null) {
-    const r707 = checkAddress(x706);
-    if (r707 !== ACCEPT) return r707;
+  const x261 = o.PrimaryBilling;
+  if (x261 !== undefined && x261 !== null) {
+    const r262 = checkAddress(x261);
+    if (r262 !== ACCEPT) return r262;
   }
-  const x708 = o.SecondaryBilling;
-  if (x708 !== undefined && x708 !== null) {
-    const r709 = checkAddress(x708);
-    if (r709 !== ACCEPT) return r709;
+  const x263 = o.SecondaryBilling;
+  if (x263 !== undefined && x263 !== null) {
+    const r264 = checkAddress(x263);
+    if (r264 !== ACCEPT) return r264;
   }
-  const x710 = o.ShippingMethodCode;
-  if (x710 !== undefined && x710 !== null && typeof x710 !== "string") return REJECT;
-  const x711 = o.Discounts;
-  if (x711 !== undefined && x711 !== null) {
-    if (!Array.isArray(x711)) return REJECT;
-    if (Object.getPrototypeOf(x711) !== Array.prototype) return DEFER;
-    for (let i712 = 0; i712 < x711.length; i712++) {
-      const r714 = checkDiscount(x711[i712]);
-      if (r714 !== ACCEPT) return r714;
+  if (!nullishString(o.ShippingMethodCode)) return REJECT;
+  const x265 = o.Discounts;
+  if (x265 !== undefined && x265 !== null) {
+    if (!Array.isArray(x265)) return REJECT;
+    if (Object.getPrototypeOf(x265) !== Array.prototype) return DEFER;
+    for (let i266 = 0; i266 < x265.length; i266++) {
+      const r268 = checkDiscount(x265[i266]);
+      if (r268 !== ACCEPT) return r268;
     }
   }
-  const x715 = o.InternationalDetails;
-  if (x715 !== undefined && x715 !== null) {
-    const r716 = checkInternationalDetails(x715);
-    if (r716 !== ACCEPT) return r716;
+  const x269 = o.InternationalDetails;
+  if (x269 !== undefined && x269 !== null) {
+    const r270 = checkInternationalDetails(x269);
+    if (r270 !== ACCEPT) return r270;
   }
-  const x717 = o.PaymentDetails;
-  if (x717 !== undefined && x717 !== null) {
-    const r718 = checkPaymentDetails(x717);
-    if (r718 !== ACCEPT) return r718;
+  const x271 = o.PaymentDetails;
+  if (x271 !== undefined && x271 !== null) {
+    const r272 = checkPaymentDetails(x271);
+    if (r272 !== ACCEPT) return r272;
   }
-  const x719 = o.OrderPaymentMethods;
-  if (x719 !== undefined && x719 !== null) {
-    if (!Array.isArray(x719)) return REJECT;
-    if (Object.getPrototypeOf(x719) !== Array.prototype) return DEFER;
-    for (let i720 = 0; i720 < x719.length; i720++) {
-      const r722 = checkOrderPaymentMethod(x719[i720]);
-      if (r722 !== ACCEPT) return r722;
+  const x273 = o.OrderPaymentMethods;
+  if (x273 !== undefined && x273 !== null) {
+    if (!Array.isArray(x273)) return REJECT;
+    if (Object.getPrototypeOf(x273) !== Array.prototype) return DEFER;
+    for (let i274 = 0; i274 < x273.length; i274++) {
+      const r276 = checkOrderPaymentMethod(x273[i274]);
+      if (r276 !== ACCEPT) return r276;
     }
   }
-  const x723 = o.AdditionalRequiredDocuments;
-  if (x723 !== undefined && x723 !== null) {
-    if (!Array.isArray(x723)) return REJECT;
-    if (Object.getPrototypeOf(x723) !== Array.prototype) return DEFER;
-    for (let i724 = 0; i724 < x723.length; i724++) {
-      const r726 = checkAdditionalRequiredDocument(x723[i724]);
-      if (r726 !== ACCEPT) return r726;
+  const x277 = o.AdditionalRequiredDocuments;
+  if (x277 !== undefined && x277 !== null) {
+    if (!Array.isArray(x277)) return REJECT;
+    if (Object.getPrototypeOf(x277) !== Array.prototype) return DEFER;
+    for (let i278 = 0; i278 < x277.length; i278++) {
+      const r280 = checkAdditionalRequiredDocument(x277[i278]);
+      if (r280 !== ACCEPT) return r280;
     }
   }
-  const x727 = o.PriceCoefficientRate;
-  if (x727 !== undefined && x727 !== null && !Number.isFinite(x727)) return REJECT;
-  const x728 = o.RoundingRate;
-  if (x728 !== undefined && x728 !== null && !Number.isFinite(x728)) return REJECT;
-  const x729 = o.EffectiveFXRate;
-  if (x729 !== undefined && x729 !== null && !Number.isFinite(x729)) return REJECT;
-  const x730 = o.OrderCreationDate;
-  if (x730 !== undefined && x730 !== null && typeof x730 !== "string") return REJECT;
-  const x731 = o.OrderCreationSource;
-  if (x731 !== undefined && x731 !== null && !Number.isFinite(x731)) return REJECT;
-  const x732 = o.IsMoto;
-  if (x732 !== undefined && x732 !== null && typeof x732 !== "boolean") return REJECT;
-  const x733 = o.ModifiedProduct;
-  if (x733 !== undefined && x733 !== null && typeof x733 !== "string") return REJECT;
-  const x734 = o.UrlParameters;
-  if (x734 !== undefined && x734 !== null) {
-    const r735 = checkSendOrderToMerchantSchema_UrlParameters(x734);
-    if (r735 !== ACCEPT) return r735;
+  if (!nullishNumber(o.PriceCoefficientRate)) return REJECT;
+  if (!nullishNumber(o.RoundingRate)) return REJECT;
+  if (!nullishNumber(o.EffectiveFXRate)) return REJECT;
+  if (!nullishString(o.OrderCreationDate)) return REJECT;
+  if (!nullishNumber(o.OrderCreationSource)) return REJECT;
+  if (!nullishBoolean(o.IsMoto)) return REJECT;
+  if (!nullishString(o.ModifiedProduct)) return REJECT;
+  const x281 = o.UrlParameters;
+  if (x281 !== undefined && x281 !== null) {
+    const r282 = checkSendOrderToMerchantSchema_UrlParameters(x281);
+    if (r282 !== ACCEPT) return r282;
   }
-  const x736 = o.DiscountedShippingPrice;
-  if (x736 !== undefined && x736 !== null && !Number.isFinite(x736)) return REJECT;
-  const x737 = o.DoNotChargeVAT;
-  if (x737 !== undefined && x737 !== null && typeof x737 !== "boolean") return REJECT;
-  const x738 = o.AllowMailsFromMerchant;
-  if (x738 !== undefined && x738 !== null && typeof x738 !== "boolean") return REJECT;
-  const x739 = o.AllowSMSFromMerchant;
-  if (x739 !== undefined && x739 !== null && typeof x739 !== "boolean") return REJECT;
-  const x740 = o.AllowDirectCommunicationFromMerchant;
-  if (x740 !== undefined && x740 !== null && typeof x740 !== "boolean") return REJECT;
-  const x741 = o.CustomerComments;
-  if (x741 !== undefined && x741 !== null && typeof x741 !== "string") return REJECT;
-  const x742 = o.IsFreeShipping;
-  if (x742 !== undefined && x742 !== null && typeof x742 !== "boolean") return REJECT;
-  const x743 = o.FreeShippingCouponCode;
-  if (x743 !== undefined && x743 !== null && typeof x743 !== "string") return REJECT;
-  const x744 = o.ShipToStoreCode;
-  if (x744 !== undefined && x744 !== null && typeof x744 !== "string") return REJECT;
-  const x745 = o.WebStoreCode;
-  if (x745 !== undefined && x745 !== null && typeof x745 !== "string") return REJECT;
-  const x746 = o.WebStoreInstanceCode;
-  if (x746 !== undefined && x746 !== null && typeof x746 !== "string") return REJECT;
-  const x747 = o.IsSplitOrder;
-  if (x747 !== undefined && x747 !== null && typeof x747 !== "boolean") return REJECT;
-  const x748 = o.IsReplacementOrder;
-  if (x748 !== undefined && x748 !== null && typeof x748 !== "boolean") return REJECT;
-  const x749 = o.OriginalOrder;
-  if (x749 !== undefined && x749 !== null) {
-    const r750 = checkOriginalOrder(x749);
-    if (r750 !== ACCEPT) return r750;
+  if (!nullishNumber(o.DiscountedShippingPrice)) return REJECT;
+  if (!nullishBoolean(o.DoNotChargeVAT)) return REJECT;
+  if (!nullishBoolean(o.AllowMailsFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowSMSFromMerchant)) return REJECT;
+  if (!nullishBoolean(o.AllowDirectCommunicationFromMerchant)) return REJECT;
+  if (!nullishString(o.CustomerComments)) return REJECT;
+  if (!nullishBoolean(o.IsFreeShipping)) return REJECT;
+  if (!nullishString(o.FreeShippingCouponCode)) return REJECT;
+  if (!nullishString(o.ShipToStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreCode)) return REJECT;
+  if (!nullishString(o.WebStoreInstanceCode)) return REJECT;
+  if (!nullishBoolean(o.IsSplitOrder)) return REJECT;
+  if (!nullishBoolean(o.IsReplacementOrder)) return REJECT;
+  const x283 = o.OriginalOrder;
+  if (x283 !== undefined && x283 !== null) {
+    const r284 = checkOriginalOrder(x283);
+    if (r284 !== ACCEPT) return r284;
   }
-  const x751 = o.LoyaltyCode;
-  if (x751 !== undefined && x751 !== null && typeof x751 !== "string") return REJECT;
-  const x752 = o.LoyaltyPointsEarned;
-  if (x752 !== undefined && x752 !== null && !Number.isFinite(x752)) return REJECT;
-  const x753 = o.LoyaltyPointsSpent;
-  if (x753 !== undefined && x753 !== null && !Number.isFinite(x753)) return REJECT;
-  const x754 = o.OTVoucherAmount;
-  if (x754 !== undefined && x754 !== null && !Number.isFinite(x754)) return REJECT;
-  const x755 = o.OTVoucherCode;
-  if (x755 !== undefined && x755 !== null && typeof x755 !== "string") return REJECT;
-  const x756 = o.OTVoucherCurrencyCode;
-  if (x756 !== undefined && x756 !== null && typeof x756 !== "string") return REJECT;
-  const x757 = o.CultureCode;
-  if (x757 !== undefined && x757 !== null && typeof x757 !== "string") return REJECT;
-  const x758 = o.InitialCheckoutCultureCode;
-  if (x758 !== undefined && x758 !== null && typeof x758 !== "string") return REJECT;
-  const x759 = o.PreferredCultureCode;
-  if (x759 !== undefined && x759 !== null && typeof x759 !== "string") return REJECT;
-  const x760 = o.HubId;
-  if (x760 !== undefined && x760 !== null && !Number.isFinite(x760)) return REJECT;
-  const x761 = o.HubCode;
-  if (x761 !== undefined && x761 !== null && typeof x761 !== "string") return REJECT;
-  const x762 = o.SameDayDispatch;
-  if (x762 !== undefined && x762 !== null && typeof x762 !== "boolean") return REJECT;
-  const x763 = o.SameDayDispatchCost;
-  if (x763 !== undefined && x763 !== null && !Number.isFinite(x763)) return REJECT;
-  const x764 = o.TotalDutiesAndTaxesPrice;
-  if (x764 !== undefined && x764 !== null && !Number.isFinite(x764)) return REJECT;
-  const x765 = o.CCFPrice;
-  if (x765 !== undefined && x765 !== null && !Number.isFinite(x765)) return REJECT;
-  const x766 = o.TotalDutiesPaidByCustomerPrice;
-  if (x766 !== undefined && x766 !== null && !Number.isFinite(x766)) return REJECT;
-  const x767 = o.TotalValueForCustoms;
-  if (x767 !== undefined && x767 !== null && !Number.isFinite(x767)) return REJECT;
-  const x768 = o.USSalesTax;
-  if (x768 !== undefined && x768 !== null && !Number.isFinite(x768)) return REJECT;
-  const x769 = o.CustomerDTBreakdown;
-  if (x769 !== undefined && x769 !== null) {
-    const r770 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x769);
-    if (r770 !== ACCEPT) return r770;
+  if (!nullishString(o.LoyaltyCode)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsEarned)) return REJECT;
+  if (!nullishNumber(o.LoyaltyPointsSpent)) return REJECT;
+  if (!nullishNumber(o.OTVoucherAmount)) return REJECT;
+  if (!nullishString(o.OTVoucherCode)) return REJECT;
+  if (!nullishString(o.OTVoucherCurrencyCode)) return REJECT;
+  if (!nullishString(o.CultureCode)) return REJECT;
+  if (!nullishString(o.InitialCheckoutCultureCode)) return REJECT;
+  if (!nullishString(o.PreferredCultureCode)) return REJECT;
+  if (!nullishNumber(o.HubId)) return REJECT;
+  if (!nullishString(o.HubCode)) return REJECT;
+  if (!nullishBoolean(o.SameDayDispatch)) return REJECT;
+  if (!nullishNumber(o.SameDayDispatchCost)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesAndTaxesPrice)) return REJECT;
+  if (!nullishNumber(o.CCFPrice)) return REJECT;
+  if (!nullishNumber(o.TotalDutiesPaidByCustomerPrice)) return REJECT;
+  if (!nullishNumber(o.TotalValueForCustoms)) return REJECT;
+  if (!nullishNumber(o.USSalesTax)) return REJECT;
+  const x285 = o.CustomerDTBreakdown;
+  if (x285 !== undefined && x285 !== null) {
+    const r286 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x285);
+    if (r286 !== ACCEPT) return r286;
   }
-  const x771 = o.MerchantDTBreakdown;
-  if (x771 !== undefined && x771 !== null) {
-    const r772 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x771);
-    if (r772 !== ACCEPT) return r772;
+  const x287 = o.MerchantDTBreakdown;
+  if (x287 !== undefined && x287 !== null) {
+    const r288 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x287);
+    if (r288 !== ACCEPT) return r288;
   }
-  const x773 = o.ShippingVATRate;
-  if (x773 !== undefined && x773 !== null && !Number.isFinite(x773)) return REJECT;
-  const x774 = o.CookieConsent;
-  if (x774 !== undefined && x774 !== null && !Number.isFinite(x774)) return REJECT;
-  const x775 = o.TaxCalculationRule;
-  if (x775 !== undefined && x775 !== null && typeof x775 !== "string") return REJECT;
-  const x776 = o.VATRegistrationNumber;
-  if (x776 !== undefined && x776 !== null && typeof x776 !== "string") return REJECT;
-  const x781 = o.Subs;
-  if (x781 !== undefined && x781 !== null) {
-    if (!Array.isArray(x781)) return REJECT;
-    if (Object.getPrototypeOf(x781) !== Array.prototype) return DEFER;
-    for (let i782 = 0; i782 < x781.length; i782++) {
-      const r784 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x781[i782],
+  if (!nullishNumber(o.ShippingVATRate)) return REJECT;
+  if (!nullishNumber(o.CookieConsent)) return REJECT;
+  if (!nullishString(o.TaxCalculationRule)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
+  const x293 = o.Subs;
+  if (x293 !== undefined && x293 !== null) {
+    if (!Array.isArray(x293)) return REJECT;
+    if (Object.getPrototypeOf(x293) !== Array.prototype) return DEFER;
+    for (let i294 = 0; i294 < x293.length; i294++) {
+      const r296 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x293[i294],
       );
-      if (r784 !== ACCEPT) return r784;
+      if (r296 !== ACCEPT) return r296;
     }
   }
   return ACCEPT;
@@ -2023,129 +1548,105 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x785 = o.productsList;
-  if (!Array.isArray(x785)) return REJECT;
-  if (Object.getPrototypeOf(x785) !== Array.prototype) return DEFER;
-  for (let i786 = 0; i786 < x785.length; i786++) {
-    const r830 = checkCartProduct(x785[i786]);
-    if (r830 !== ACCEPT) return r830;
+  const x297 = o.productsList;
+  if (!Array.isArray(x297)) return REJECT;
+  if (Object.getPrototypeOf(x297) !== Array.prototype) return DEFER;
+  for (let i298 = 0; i298 < x297.length; i298++) {
+    const r310 = checkCartProduct(x297[i298]);
+    if (r310 !== ACCEPT) return r310;
   }
-  const x831 = o.clientIP;
-  if (x831 !== undefined && x831 !== null && typeof x831 !== "string") return REJECT;
-  const x832 = o.clientIp;
-  if (x832 !== undefined && x832 !== null && typeof x832 !== "string") return REJECT;
-  const x833 = o.countryCode;
-  if (x833 !== undefined && x833 !== null && typeof x833 !== "string") return REJECT;
-  const x834 = o.cultureCode;
-  if (x834 !== undefined && x834 !== null && typeof x834 !== "string") return REJECT;
-  const x835 = o.currencyCode;
-  if (x835 !== undefined && x835 !== null && typeof x835 !== "string") return REJECT;
-  const x836 = o.originalCurrencyCode;
-  if (x836 !== undefined && x836 !== null && typeof x836 !== "string") return REJECT;
-  const x837 = o.discountsList;
-  if (x837 !== undefined && x837 !== null) {
-    if (!Array.isArray(x837)) return REJECT;
-    if (Object.getPrototypeOf(x837) !== Array.prototype) return DEFER;
-    for (let i838 = 0; i838 < x837.length; i838++) {
-      const r852 = checkCartDiscount(x837[i838]);
-      if (r852 !== ACCEPT) return r852;
+  if (!nullishString(o.clientIP)) return REJECT;
+  if (!nullishString(o.clientIp)) return REJECT;
+  if (!nullishString(o.countryCode)) return REJECT;
+  if (!nullishString(o.cultureCode)) return REJECT;
+  if (!nullishString(o.currencyCode)) return REJECT;
+  if (!nullishString(o.originalCurrencyCode)) return REJECT;
+  const x311 = o.discountsList;
+  if (x311 !== undefined && x311 !== null) {
+    if (!Array.isArray(x311)) return REJECT;
+    if (Object.getPrototypeOf(x311) !== Array.prototype) return DEFER;
+    for (let i312 = 0; i312 < x311.length; i312++) {
+      const r317 = checkCartDiscount(x311[i312]);
+      if (r317 !== ACCEPT) return r317;
     }
   }
-  const x853 = o.discountList;
-  if (x853 !== undefined && x853 !== null) {
-    if (!Array.isArray(x853)) return REJECT;
-    if (Object.getPrototypeOf(x853) !== Array.prototype) return DEFER;
-    for (let i854 = 0; i854 < x853.length; i854++) {
-      const r856 = checkCartDiscount(x853[i854]);
-      if (r856 !== ACCEPT) return r856;
+  const x318 = o.discountList;
+  if (x318 !== undefined && x318 !== null) {
+    if (!Array.isArray(x318)) return REJECT;
+    if (Object.getPrototypeOf(x318) !== Array.prototype) return DEFER;
+    for (let i319 = 0; i319 < x318.length; i319++) {
+      const r321 = checkCartDiscount(x318[i319]);
+      if (r321 !== ACCEPT) return r321;
     }
   }
-  const x857 = o.doNotChargeVAT;
-  if (x857 !== undefined && x857 !== null && typeof x857 !== "boolean") return REJECT;
-  const x858 = o.isFreeShipping;
-  if (x858 !== undefined && x858 !== null && typeof x858 !== "boolean") return REJECT;
-  const x859 = o.freeShippingCouponCode;
-  if (x859 !== undefined && x859 !== null) {
-    if (typeof x859 !== "string") return REJECT;
-    if (x859.length > 50) return DEFER;
+  if (!nullishBoolean(o.doNotChargeVAT)) return REJECT;
+  if (!nullishBoolean(o.isFreeShipping)) return REJECT;
+  const x322 = o.freeShippingCouponCode;
+  if (x322 !== undefined && x322 !== null) {
+    if (typeof x322 !== "string") return REJECT;
+    if (x322.length > 50) return DEFER;
   }
-  const x860 = o.hubId;
-  if (x860 !== undefined && x860 !== null && !Number.isFinite(x860)) return REJECT;
-  const x861 = o.includeVAT;
-  if (x861 !== undefined && x861 !== null) {
-    const r862 = checkCheckoutCartInfoSchema_includeVAT(x861);
-    if (r862 !== ACCEPT) return r862;
+  if (!nullishNumber(o.hubId)) return REJECT;
+  const x323 = o.includeVAT;
+  if (x323 !== undefined && x323 !== null) {
+    const r324 = checkCheckoutCartInfoSchema_includeVAT(x323);
+    if (r324 !== ACCEPT) return r324;
   }
-  const x863 = o.priceCoefficientRate;
-  if (x863 !== undefined && x863 !== null && !Number.isFinite(x863)) return REJECT;
-  const x864 = o.loyaltyCode;
-  if (x864 !== undefined && x864 !== null && typeof x864 !== "string") return REJECT;
-  const x865 = o.loyaltyPointsEarned;
-  if (x865 !== undefined && x865 !== null && !Number.isFinite(x865)) return REJECT;
-  const x866 = o.loyaltyPointsSpent;
-  if (x866 !== undefined && x866 !== null && !Number.isFinite(x866)) return REJECT;
-  const x867 = o.loyaltyPointsTotal;
-  if (x867 !== undefined && x867 !== null && !Number.isFinite(x867)) return REJECT;
-  const x868 = o.merchantCartHash;
-  if (x868 !== undefined && x868 !== null && typeof x868 !== "string") return REJECT;
-  const x869 = o.CartHash;
-  if (x869 !== undefined && x869 !== null && typeof x869 !== "string") return REJECT;
-  const x870 = o.cartId;
-  if (x870 !== undefined && x870 !== null && typeof x870 !== "string") return REJECT;
-  const x871 = o.otVoucherCode;
-  if (x871 !== undefined && x871 !== null && typeof x871 !== "string") return REJECT;
-  const x872 = o.otVoucherAmount;
-  if (x872 !== undefined && x872 !== null && !Number.isFinite(x872)) return REJECT;
-  const x873 = o.otVoucherCurrencyCode;
-  if (x873 !== undefined && x873 !== null && typeof x873 !== "string") return REJECT;
-  const x874 = o.paymentInstallments;
-  if (x874 !== undefined && x874 !== null && typeof x874 !== "string") return REJECT;
-  const x875 = o.billingDetails;
-  if (x875 !== undefined && x875 !== null) {
-    const r948 = checkUserDetails(x875);
-    if (r948 !== ACCEPT) return r948;
+  if (!nullishNumber(o.priceCoefficientRate)) return REJECT;
+  if (!nullishString(o.loyaltyCode)) return REJECT;
+  if (!nullishNumber(o.loyaltyPointsEarned)) return REJECT;
+  if (!nullishNumber(o.loyaltyPointsSpent)) return REJECT;
+  if (!nullishNumber(o.loyaltyPointsTotal)) return REJECT;
+  if (!nullishString(o.merchantCartHash)) return REJECT;
+  if (!nullishString(o.CartHash)) return REJECT;
+  if (!nullishString(o.cartId)) return REJECT;
+  if (!nullishString(o.otVoucherCode)) return REJECT;
+  if (!nullishNumber(o.otVoucherAmount)) return REJECT;
+  if (!nullishString(o.otVoucherCurrencyCode)) return REJECT;
+  if (!nullishString(o.paymentInstallments)) return REJECT;
+  const x325 = o.billingDetails;
+  if (x325 !== undefined && x325 !== null) {
+    const r334 = checkUserDetails(x325);
+    if (r334 !== ACCEPT) return r334;
   }
-  const x949 = o.shippingDetails;
-  if (x949 !== undefined && x949 !== null) {
-    const r950 = checkUserDetails(x949);
-    if (r950 !== ACCEPT) return r950;
+  const x335 = o.shippingDetails;
+  if (x335 !== undefined && x335 !== null) {
+    const r336 = checkUserDetails(x335);
+    if (r336 !== ACCEPT) return r336;
   }
-  const x951 = o.userDetails;
-  if (x951 !== undefined && x951 !== null) {
-    const r952 = checkUserDetails(x951);
-    if (r952 !== ACCEPT) return r952;
+  const x337 = o.userDetails;
+  if (x337 !== undefined && x337 !== null) {
+    const r338 = checkUserDetails(x337);
+    if (r338 !== ACCEPT) return r338;
   }
-  const x953 = o.shippingOptionsList;
-  if (x953 !== undefined && x953 !== null) {
-    if (!Array.isArray(x953)) return REJECT;
-    if (Object.getPrototypeOf(x953) !== Array.prototype) return DEFER;
-    for (let i954 = 0; i954 < x953.length; i954++) {
-      const r956 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x953[i954],
+  const x339 = o.shippingOptionsList;
+  if (x339 !== undefined && x339 !== null) {
+    if (!Array.isArray(x339)) return REJECT;
+    if (Object.getPrototypeOf(x339) !== Array.prototype) return DEFER;
+    for (let i340 = 0; i340 < x339.length; i340++) {
+      const r342 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x339[i340],
       );
-      if (r956 !== ACCEPT) return r956;
+      if (r342 !== ACCEPT) return r342;
     }
   }
-  const x957 = o.urlParameters;
-  if (x957 !== undefined && x957 !== null) {
-    if (!Array.isArray(x957)) return REJECT;
-    if (Object.getPrototypeOf(x957) !== Array.prototype) return DEFER;
-    for (let i958 = 0; i958 < x957.length; i958++) {
-      const r960 = checkKeyValuePair(x957[i958]);
-      if (r960 !== ACCEPT) return r960;
+  const x343 = o.urlParameters;
+  if (x343 !== undefined && x343 !== null) {
+    if (!Array.isArray(x343)) return REJECT;
+    if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
+    for (let i344 = 0; i344 < x343.length; i344++) {
+      const r346 = checkKeyValuePair(x343[i344]);
+      if (r346 !== ACCEPT) return r346;
     }
   }
-  const x961 = o.vatRegistrationNumber;
-  if (x961 !== undefined && x961 !== null && typeof x961 !== "string") return REJECT;
-  const x962 = o.webStoreCode;
-  if (x962 !== undefined && x962 !== null) {
-    if (typeof x962 !== "string") return REJECT;
-    if (x962.length > 100) return DEFER;
+  if (!nullishString(o.vatRegistrationNumber)) return REJECT;
+  const x347 = o.webStoreCode;
+  if (x347 !== undefined && x347 !== null) {
+    if (typeof x347 !== "string") return REJECT;
+    if (x347.length > 100) return DEFER;
   }
-  const x963 = o.webStoreInstanceCode;
-  if (x963 !== undefined && x963 !== null && typeof x963 !== "string") return REJECT;
-  const x964 = o.allowMailsFromMerchant;
-  if (x964 !== undefined && x964 !== null && typeof x964 !== "boolean") return REJECT;
+  if (!nullishString(o.webStoreInstanceCode)) return REJECT;
+  if (!nullishBoolean(o.allowMailsFromMerchant)) return REJECT;
   return ACCEPT;
 }
 
@@ -2153,78 +1654,54 @@ function checkCartProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x788 = o.ProductCode;
-  if (x788 !== undefined && x788 !== null && typeof x788 !== "string") return REJECT;
-  const x789 = o.ProductGroupCode;
-  if (x789 !== undefined && x789 !== null && typeof x789 !== "string") return REJECT;
-  const x790 = o.CartItemId;
-  if (x790 !== undefined && x790 !== null && typeof x790 !== "string") return REJECT;
-  const x791 = o.ParentCartItemId;
-  if (x791 !== undefined && x791 !== null && typeof x791 !== "string") return REJECT;
-  const x792 = o.CartItemOptionId;
-  if (x792 !== undefined && x792 !== null && typeof x792 !== "string") return REJECT;
-  const x793 = o.Name;
-  if (x793 !== undefined && x793 !== null && typeof x793 !== "string") return REJECT;
-  const x794 = o.Description;
-  if (x794 !== undefined && x794 !== null && typeof x794 !== "string") return REJECT;
-  const x795 = o.URL;
-  if (x795 !== undefined && x795 !== null && typeof x795 !== "string") return REJECT;
-  const x796 = o.ImageURL;
-  if (x796 !== undefined && x796 !== null && typeof x796 !== "string") return REJECT;
-  const x797 = o.ListPrice;
-  if (x797 !== undefined && x797 !== null && !Number.isFinite(x797)) return REJECT;
-  const x798 = o.OriginalListPrice;
-  if (x798 !== undefined && x798 !== null && !Number.isFinite(x798)) return REJECT;
-  const x799 = o.SalePrice;
-  if (x799 !== undefined && x799 !== null && !Number.isFinite(x799)) return REJECT;
-  const x800 = o.OriginalSalePrice;
-  if (x800 !== undefined && x800 !== null && !Number.isFinite(x800)) return REJECT;
-  const x801 = o.IsFixedPrice;
-  if (x801 !== undefined && x801 !== null && typeof x801 !== "boolean") return REJECT;
-  const x802 = o.OrderedQuantity;
-  if (x802 !== undefined && x802 !== null && !Number.isFinite(x802)) return REJECT;
-  const x803 = o.VATRateType;
-  if (x803 !== undefined && x803 !== null) {
-    const r807 = checkVatRateType(x803);
-    if (r807 !== ACCEPT) return r807;
+  if (!nullishString(o.ProductCode)) return REJECT;
+  if (!nullishString(o.ProductGroupCode)) return REJECT;
+  if (!nullishString(o.CartItemId)) return REJECT;
+  if (!nullishString(o.ParentCartItemId)) return REJECT;
+  if (!nullishString(o.CartItemOptionId)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
+  if (!nullishString(o.Description)) return REJECT;
+  if (!nullishString(o.URL)) return REJECT;
+  if (!nullishString(o.ImageURL)) return REJECT;
+  if (!nullishNumber(o.ListPrice)) return REJECT;
+  if (!nullishNumber(o.OriginalListPrice)) return REJECT;
+  if (!nullishNumber(o.SalePrice)) return REJECT;
+  if (!nullishNumber(o.OriginalSalePrice)) return REJECT;
+  if (!nullishBoolean(o.IsFixedPrice)) return REJECT;
+  if (!nullishNumber(o.OrderedQuantity)) return REJECT;
+  const x300 = o.VATRateType;
+  if (x300 !== undefined && x300 !== null) {
+    const r301 = checkVatRateType(x300);
+    if (r301 !== ACCEPT) return r301;
   }
-  const x808 = o.LocalVATRateType;
-  if (x808 !== undefined && x808 !== null) {
-    const r809 = checkVatRateType(x808);
-    if (r809 !== ACCEPT) return r809;
+  const x302 = o.LocalVATRateType;
+  if (x302 !== undefined && x302 !== null) {
+    const r303 = checkVatRateType(x302);
+    if (r303 !== ACCEPT) return r303;
   }
-  const x810 = o.Attributes;
-  if (x810 !== undefined && x810 !== null) {
-    if (!Array.isArray(x810)) return REJECT;
-    if (Object.getPrototypeOf(x810) !== Array.prototype) return DEFER;
-    for (let i811 = 0; i811 < x810.length; i811++) {
-      const r818 = checkCartProductAttribute(x810[i811]);
-      if (r818 !== ACCEPT) return r818;
+  const x304 = o.Attributes;
+  if (x304 !== undefined && x304 !== null) {
+    if (!Array.isArray(x304)) return REJECT;
+    if (Object.getPrototypeOf(x304) !== Array.prototype) return DEFER;
+    for (let i305 = 0; i305 < x304.length; i305++) {
+      const r307 = checkCartProductAttribute(x304[i305]);
+      if (r307 !== ACCEPT) return r307;
     }
   }
-  const x819 = o.ProductClassCode;
-  if (x819 !== undefined && x819 !== null && typeof x819 !== "string") return REJECT;
-  const x820 = o.PriceCoefficientRate;
-  if (x820 !== undefined && x820 !== null && !Number.isFinite(x820)) return REJECT;
-  const x821 = o.MetaData;
-  if (x821 !== undefined && x821 !== null) {
-    const r822 = checkProductMetaData(x821);
-    if (r822 !== ACCEPT) return r822;
+  if (!nullishString(o.ProductClassCode)) return REJECT;
+  if (!nullishNumber(o.PriceCoefficientRate)) return REJECT;
+  const x308 = o.MetaData;
+  if (x308 !== undefined && x308 !== null) {
+    const r309 = checkProductMetaData(x308);
+    if (r309 !== ACCEPT) return r309;
   }
-  const x823 = o.Weight;
-  if (x823 !== undefined && x823 !== null && !Number.isFinite(x823)) return REJECT;
-  const x824 = o.Height;
-  if (x824 !== undefined && x824 !== null && !Number.isFinite(x824)) return REJECT;
-  const x825 = o.Width;
-  if (x825 !== undefined && x825 !== null && !Number.isFinite(x825)) return REJECT;
-  const x826 = o.Length;
-  if (x826 !== undefined && x826 !== null && !Number.isFinite(x826)) return REJECT;
-  const x827 = o.ImageHeight;
-  if (x827 !== undefined && x827 !== null && !Number.isFinite(x827)) return REJECT;
-  const x828 = o.ImageWidth;
-  if (x828 !== undefined && x828 !== null && !Number.isFinite(x828)) return REJECT;
-  const x829 = o.IsVirtual;
-  if (x829 !== undefined && x829 !== null && typeof x829 !== "boolean") return REJECT;
+  if (!nullishNumber(o.Weight)) return REJECT;
+  if (!nullishNumber(o.Height)) return REJECT;
+  if (!nullishNumber(o.Width)) return REJECT;
+  if (!nullishNumber(o.Length)) return REJECT;
+  if (!nullishNumber(o.ImageHeight)) return REJECT;
+  if (!nullishNumber(o.ImageWidth)) return REJECT;
+  if (!nullishBoolean(o.IsVirtual)) return REJECT;
   return ACCEPT;
 }
 
@@ -2232,12 +1709,9 @@ function checkVatRateType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x804 = o.VATRateTypeCode;
-  if (x804 !== undefined && x804 !== null && typeof x804 !== "string") return REJECT;
-  const x805 = o.Name;
-  if (x805 !== undefined && x805 !== null && typeof x805 !== "string") return REJECT;
-  const x806 = o.Rate;
-  if (x806 !== undefined && x806 !== null && !Number.isFinite(x806)) return REJECT;
+  if (!nullishString(o.VATRateTypeCode)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
+  if (!nullishNumber(o.Rate)) return REJECT;
   return ACCEPT;
 }
 
@@ -2245,16 +1719,11 @@ function checkCartProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x813 = o.AttributeKey;
-  if (x813 !== undefined && x813 !== null && typeof x813 !== "string") return REJECT;
-  const x814 = o.AttributeValue;
-  if (x814 !== undefined && x814 !== null && typeof x814 !== "string") return REJECT;
-  const x815 = o.AttributeCode;
-  if (x815 !== undefined && x815 !== null && typeof x815 !== "string") return REJECT;
-  const x816 = o.AttributeTypeCode;
-  if (x816 !== undefined && x816 !== null && typeof x816 !== "string") return REJECT;
-  const x817 = o.Name;
-  if (x817 !== undefined && x817 !== null && typeof x817 !== "string") return REJECT;
+  if (!nullishString(o.AttributeKey)) return REJECT;
+  if (!nullishString(o.AttributeValue)) return REJECT;
+  if (!nullishString(o.AttributeCode)) return REJECT;
+  if (!nullishString(o.AttributeTypeCode)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
   return ACCEPT;
 }
 
@@ -2262,38 +1731,29 @@ function checkCartDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x840 = o.OriginalDiscountValue;
-  if (x840 !== undefined && x840 !== null && !Number.isFinite(x840)) return REJECT;
-  const x841 = o.DiscountValue;
-  if (x841 !== undefined && x841 !== null && !Number.isFinite(x841)) return REJECT;
-  const x842 = o.VATRate;
-  if (x842 !== undefined && x842 !== null && !Number.isFinite(x842)) return REJECT;
-  const x843 = o.LocalVATRate;
-  if (x843 !== undefined && x843 !== null && !Number.isFinite(x843)) return REJECT;
-  const x844 = o.Name;
-  if (x844 !== undefined && x844 !== null && typeof x844 !== "string") return REJECT;
-  const x845 = o.Description;
-  if (x845 !== undefined && x845 !== null && typeof x845 !== "string") return REJECT;
-  const x846 = o.CouponCode;
-  if (x846 !== undefined && x846 !== null) {
-    if (typeof x846 !== "string") return REJECT;
-    if (x846.length > 100) return DEFER;
+  if (!nullishNumber(o.OriginalDiscountValue)) return REJECT;
+  if (!nullishNumber(o.DiscountValue)) return REJECT;
+  if (!nullishNumber(o.VATRate)) return REJECT;
+  if (!nullishNumber(o.LocalVATRate)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
+  if (!nullishString(o.Description)) return REJECT;
+  const x314 = o.CouponCode;
+  if (x314 !== undefined && x314 !== null) {
+    if (typeof x314 !== "string") return REJECT;
+    if (x314.length > 100) return DEFER;
   }
-  const x847 = o.ProductCartItemId;
-  if (x847 !== undefined && x847 !== null && typeof x847 !== "string") return REJECT;
-  const x848 = o.DiscountCode;
-  if (x848 !== undefined && x848 !== null && typeof x848 !== "string") return REJECT;
-  const x849 = o.LoyaltyVoucherCode;
-  if (x849 !== undefined && x849 !== null && typeof x849 !== "string") return REJECT;
-  const x850 = o.DiscountType;
-  if (x850 !== undefined && x850 !== null) {
-    if (!Number.isFinite(x850)) return REJECT;
-    if (!Number.isSafeInteger(x850)) return REJECT;
+  if (!nullishString(o.ProductCartItemId)) return REJECT;
+  if (!nullishString(o.DiscountCode)) return REJECT;
+  if (!nullishString(o.LoyaltyVoucherCode)) return REJECT;
+  const x315 = o.DiscountType;
+  if (x315 !== undefined && x315 !== null) {
+    if (!Number.isFinite(x315)) return REJECT;
+    if (!Number.isSafeInteger(x315)) return REJECT;
   }
-  const x851 = o.CalculationMode;
-  if (x851 !== undefined && x851 !== null) {
-    if (!Number.isFinite(x851)) return REJECT;
-    if (!Number.isSafeInteger(x851)) return REJECT;
+  const x316 = o.CalculationMode;
+  if (x316 !== undefined && x316 !== null) {
+    if (!Number.isFinite(x316)) return REJECT;
+    if (!Number.isSafeInteger(x316)) return REJECT;
   }
   return ACCEPT;
 }
@@ -2322,76 +1782,47 @@ function checkUserDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x876 = o.FirstName;
-  if (x876 !== undefined && x876 !== null && typeof x876 !== "string") return REJECT;
-  const x877 = o.LastName;
-  if (x877 !== undefined && x877 !== null && typeof x877 !== "string") return REJECT;
-  const x878 = o.MiddleName;
-  if (x878 !== undefined && x878 !== null && typeof x878 !== "string") return REJECT;
-  const x879 = o.Salutation;
-  if (x879 !== undefined && x879 !== null && typeof x879 !== "string") return REJECT;
-  const x880 = o.Company;
-  if (x880 !== undefined && x880 !== null && typeof x880 !== "string") return REJECT;
-  const x881 = o.Address1;
-  if (x881 !== undefined && x881 !== null && typeof x881 !== "string") return REJECT;
-  const x882 = o.Address2;
-  if (x882 !== undefined && x882 !== null && typeof x882 !== "string") return REJECT;
-  const x883 = o.City;
-  if (x883 !== undefined && x883 !== null && typeof x883 !== "string") return REJECT;
-  const x884 = o.CityRegion;
-  if (x884 !== undefined && x884 !== null && typeof x884 !== "string") return REJECT;
-  const x885 = o.StateCode;
-  if (x885 !== undefined && x885 !== null && typeof x885 !== "string") return REJECT;
-  const x886 = o.StateOrProvince;
-  if (x886 !== undefined && x886 !== null && typeof x886 !== "string") return REJECT;
-  const x887 = o.StateOrProvice;
-  if (x887 !== undefined && x887 !== null && typeof x887 !== "string") return REJECT;
-  const x888 = o.Zip;
-  if (x888 !== undefined && x888 !== null && typeof x888 !== "string") return REJECT;
-  const x889 = o.Email;
-  if (x889 !== undefined && x889 !== null && typeof x889 !== "string") return REJECT;
-  const x890 = o.Phone1;
-  if (x890 !== undefined && x890 !== null && typeof x890 !== "string") return REJECT;
-  const x891 = o.Phone2;
-  if (x891 !== undefined && x891 !== null && typeof x891 !== "string") return REJECT;
-  const x892 = o.Fax;
-  if (x892 !== undefined && x892 !== null && typeof x892 !== "string") return REJECT;
-  const x893 = o.CountryCode;
-  if (x893 !== undefined && x893 !== null && typeof x893 !== "string") return REJECT;
-  const x894 = o.CountryCode3;
-  if (x894 !== undefined && x894 !== null && typeof x894 !== "string") return REJECT;
-  const x895 = o.CountryName;
-  if (x895 !== undefined && x895 !== null && typeof x895 !== "string") return REJECT;
-  const x896 = o.CollectionPointId;
-  if (x896 !== undefined && x896 !== null && typeof x896 !== "string") return REJECT;
-  const x897 = o.AddressBookId;
-  if (x897 !== undefined && x897 !== null && typeof x897 !== "string") return REJECT;
-  const x898 = o.AddressBookName;
-  if (x898 !== undefined && x898 !== null && typeof x898 !== "string") return REJECT;
-  const x899 = o.CustomerTaxId;
-  if (x899 !== undefined && x899 !== null && typeof x899 !== "string") return REJECT;
-  const x900 = o.VATRegistrationNumber;
-  if (x900 !== undefined && x900 !== null && typeof x900 !== "string") return REJECT;
-  const x901 = o.UserId;
-  if (x901 !== undefined && x901 !== null && typeof x901 !== "string") return REJECT;
-  const x902 = o.UserIdNumber;
-  if (x902 !== undefined && x902 !== null && typeof x902 !== "string") return REJECT;
-  const x903 = o.UserIdNumberType;
-  if (x903 !== undefined && x903 !== null) {
-    const r906 = checkUserIdNumberType(x903);
-    if (r906 !== ACCEPT) return r906;
+  if (!nullishString(o.FirstName)) return REJECT;
+  if (!nullishString(o.LastName)) return REJECT;
+  if (!nullishString(o.MiddleName)) return REJECT;
+  if (!nullishString(o.Salutation)) return REJECT;
+  if (!nullishString(o.Company)) return REJECT;
+  if (!nullishString(o.Address1)) return REJECT;
+  if (!nullishString(o.Address2)) return REJECT;
+  if (!nullishString(o.City)) return REJECT;
+  if (!nullishString(o.CityRegion)) return REJECT;
+  if (!nullishString(o.StateCode)) return REJECT;
+  if (!nullishString(o.StateOrProvince)) return REJECT;
+  if (!nullishString(o.StateOrProvice)) return REJECT;
+  if (!nullishString(o.Zip)) return REJECT;
+  if (!nullishString(o.Email)) return REJECT;
+  if (!nullishString(o.Phone1)) return REJECT;
+  if (!nullishString(o.Phone2)) return REJECT;
+  if (!nullishString(o.Fax)) return REJECT;
+  if (!nullishString(o.CountryCode)) return REJECT;
+  if (!nullishString(o.CountryCode3)) return REJECT;
+  if (!nullishString(o.CountryName)) return REJECT;
+  if (!nullishString(o.CollectionPointId)) return REJECT;
+  if (!nullishString(o.AddressBookId)) return REJECT;
+  if (!nullishString(o.AddressBookName)) return REJECT;
+  if (!nullishString(o.CustomerTaxId)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.UserIdNumber)) return REJECT;
+  const x326 = o.UserIdNumberType;
+  if (x326 !== undefined && x326 !== null) {
+    const r327 = checkUserIdNumberType(x326);
+    if (r327 !== ACCEPT) return r327;
   }
-  const x907 = o.FirstNameInLocalCulture;
-  if (x907 !== undefined && x907 !== null && typeof x907 !== "string") return REJECT;
-  const x908 = o.LastNameInLocalCulture;
-  if (x908 !== undefined && x908 !== null && typeof x908 !== "string") return REJECT;
-  const x909 = o.AddressDetails;
-  if (x909 !== undefined && x909 !== null) {
-    if (!Array.isArray(x909)) return REJECT;
-    if (Object.getPrototypeOf(x909) !== Array.prototype) return DEFER;
-    for (let i910 = 0; i910 < x909.length; i910++) {
-      const r947 = checkAddressBookEntry(x909[i910]);
-      if (r947 !== ACCEPT) return r947;
+  if (!nullishString(o.FirstNameInLocalCulture)) return REJECT;
+  if (!nullishString(o.LastNameInLocalCulture)) return REJECT;
+  const x328 = o.AddressDetails;
+  if (x328 !== undefined && x328 !== null) {
+    if (!Array.isArray(x328)) return REJECT;
+    if (Object.getPrototypeOf(x328) !== Array.prototype) return DEFER;
+    for (let i329 = 0; i329 < x328.length; i329++) {
+      const r333 = checkAddressBookEntry(x328[i329]);
+      if (r333 !== ACCEPT) return r333;
     }
   }
   return ACCEPT;
@@ -2401,10 +1832,8 @@ function checkUserIdNumberType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x904 = o.UserIdNumberTypeCode;
-  if (x904 !== undefined && x904 !== null && typeof x904 !== "string") return REJECT;
-  const x905 = o.Name;
-  if (x905 !== undefined && x905 !== null && typeof x905 !== "string") return REJECT;
+  if (!nullishString(o.UserIdNumberTypeCode)) return REJECT;
+  if (!nullishString(o.Name)) return REJECT;
   return ACCEPT;
 }
 
@@ -2412,76 +1841,43 @@ function checkAddressBookEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
-  const x912 = o.FirstName;
-  if (x912 !== undefined && x912 !== null && typeof x912 !== "string") return REJECT;
-  const x913 = o.LastName;
-  if (x913 !== undefined && x913 !== null && typeof x913 !== "string") return REJECT;
-  const x914 = o.MiddleName;
-  if (x914 !== undefined && x914 !== null && typeof x914 !== "string") return REJECT;
-  const x915 = o.Salutation;
-  if (x915 !== undefined && x915 !== null && typeof x915 !== "string") return REJECT;
-  const x916 = o.Company;
-  if (x916 !== undefined && x916 !== null && typeof x916 !== "string") return REJECT;
-  const x917 = o.Address1;
-  if (x917 !== undefined && x917 !== null && typeof x917 !== "string") return REJECT;
-  const x918 = o.Address2;
-  if (x918 !== undefined && x918 !== null && typeof x918 !== "string") return REJECT;
-  const x919 = o.City;
-  if (x919 !== undefined && x919 !== null && typeof x919 !== "string") return REJECT;
-  const x920 = o.CityRegion;
-  if (x920 !== undefined && x920 !== null && typeof x920 !== "string") return REJECT;
-  const x921 = o.StateCode;
-  if (x921 !== undefined && x921 !== null && typeof x921 !== "string") return REJECT;
-  const x922 = o.StateOrProvince;
-  if (x922 !== undefined && x922 !== null && typeof x922 !== "string") return REJECT;
-  const x923 = o.StateOrProvice;
-  if (x923 !== undefined && x923 !== null && typeof x923 !== "string") return REJECT;
-  const x924 = o.Zip;
-  if (x924 !== undefined && x924 !== null && typeof x924 !== "string") return REJECT;
-  const x925 = o.Email;
-  if (x925 !== undefined && x925 !== null && typeof x925 !== "string") return REJECT;
-  const x926 = o.Phone1;
-  if (x926 !== undefined && x926 !== null && typeof x926 !== "string") return REJECT;
-  const x927 = o.Phone2;
-  if (x927 !== undefined && x927 !== null && typeof x927 !== "string") return REJECT;
-  const x928 = o.Fax;
-  if (x928 !== undefined && x928 !== null && typeof x928 !== "string") return REJECT;
-  const x929 = o.CountryCode;
-  if (x929 !== undefined && x929 !== null && typeof x929 !== "string") return REJECT;
-  const x930 = o.CountryCode3;
-  if (x930 !== undefined && x930 !== null && typeof x930 !== "string") return REJECT;
-  const x931 = o.CountryName;
-  if (x931 !== undefined && x931 !== null && typeof x931 !== "string") return REJECT;
-  const x932 = o.CollectionPointId;
-  if (x932 !== undefined && x932 !== null && typeof x932 !== "string") return REJECT;
-  const x933 = o.AddressBookId;
-  if (x933 !== undefined && x933 !== null && typeof x933 !== "string") return REJECT;
-  const x934 = o.AddressBookName;
-  if (x934 !== undefined && x934 !== null && typeof x934 !== "string") return REJECT;
-  const x935 = o.CustomerTaxId;
-  if (x935 !== undefined && x935 !== null && typeof x935 !== "string") return REJECT;
-  const x936 = o.VATRegistrationNumber;
-  if (x936 !== undefined && x936 !== null && typeof x936 !== "string") return REJECT;
-  const x937 = o.UserId;
-  if (x937 !== undefined && x937 !== null && typeof x937 !== "string") return REJECT;
-  const x938 = o.UserIdNumber;
-  if (x938 !== undefined && x938 !== null && typeof x938 !== "string") return REJECT;
-  const x939 = o.UserIdNumberType;
-  if (x939 !== undefined && x939 !== null) {
-    const r940 = checkUserIdNumberType(x939);
-    if (r940 !== ACCEPT) return r940;
+  if (!nullishString(o.FirstName)) return REJECT;
+  if (!nullishString(o.LastName)) return REJECT;
+  if (!nullishString(o.MiddleName)) return REJECT;
+  if (!nullishString(o.Salutation)) return REJECT;
+  if (!nullishString(o.Company)) return REJECT;
+  if (!nullishString(o.Address1)) return REJECT;
+  if (!nullishString(o.Address2)) return REJECT;
+  if (!nullishString(o.City)) return REJECT;
+  if (!nullishString(o.CityRegion)) return REJECT;
+  if (!nullishString(o.StateCode)) return REJECT;
+  if (!nullishString(o.StateOrProvince)) return REJECT;
+  if (!nullishString(o.StateOrProvice)) return REJECT;
+  if (!nullishString(o.Zip)) return REJECT;
+  if (!nullishString(o.Email)) return REJECT;
+  if (!nullishString(o.Phone1)) return REJECT;
+  if (!nullishString(o.Phone2)) return REJECT;
+  if (!nullishString(o.Fax)) return REJECT;
+  if (!nullishString(o.CountryCode)) return REJECT;
+  if (!nullishString(o.CountryCode3)) return REJECT;
+  if (!nullishString(o.CountryName)) return REJECT;
+  if (!nullishString(o.CollectionPointId)) return REJECT;
+  if (!nullishString(o.AddressBookId)) return REJECT;
+  if (!nullishString(o.AddressBookName)) return REJECT;
+  if (!nullishString(o.CustomerTaxId)) return REJECT;
+  if (!nullishString(o.VATRegistrationNumber)) return REJECT;
+  if (!nullishString(o.UserId)) return REJECT;
+  if (!nullishString(o.UserIdNumber)) return REJECT;
+  const x331 = o.UserIdNumberType;
+  if (x331 !== undefined && x331 !== null) {
+    const r332 = checkUserIdNumberType(x331);
+    if (r332 !== ACCEPT) return r332;
   }
-  const x941 = o.FirstNameInLocalCulture;
-  if (x941 !== undefined && x941 !== null && typeof x941 !== "string") return REJECT;
-  const x942 = o.LastNameInLocalCulture;
-  if (x942 !== undefined && x942 !== null && typeof x942 !== "string") return REJECT;
-  const x943 = o.IsShipping;
-  if (x943 !== undefined && x943 !== null && typeof x943 !== "boolean") return REJECT;
-  const x944 = o.IsBilling;
-  if (x944 !== undefined && x944 !== null && typeof x944 !== "boolean") return REJECT;
-  const x945 = o.IsDefaultShipping;
-  if (x945 !== undefined && x945 !== null && typeof x945 !== "boolean") return REJECT;
-  const x946 = o.IsDefaultBilling;
-  if (x946 !== undefined && x946 !== null && typeof x946 !== "boolean") return REJECT;
+  if (!nullishString(o.FirstNameInLocalCulture)) return REJECT;
+  if (!nullishString(o.LastNameInLocalCulture)) return REJECT;
+  if (!nullishBoolean(o.IsShipping)) return REJECT;
+  if (!nullishBoolean(o.IsBilling)) return REJECT;
+  if (!nullishBoolean(o.IsDefaultShipping)) return REJECT;
+  if (!nullishBoolean(o.IsDefaultBilling)) return REJECT;
   return ACCEPT;
 }
