@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackDefinition,
@@ -8,18 +7,11 @@ import {
   type HandlerOptions,
 } from "../core/engine.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
+import { ACCEPT, CART_CHECKER } from "../generated/checkers.js";
+import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
 import { type CheckoutCartInfo, checkoutCartInfoSchema } from "../schemas/index.js";
 
-/** The parameters of a GetCheckoutCartInfo call (spec 4.1, wire-facts §6). */
-export const getCheckoutCartInfoRequestSchema = z.looseObject({
-  merchantCartToken: z.string().nullish(),
-  countryCode: z.string().nullish(),
-  currencyCode: z.string().nullish(),
-  cartToken: z.string().nullish(),
-  MerchantGUID: z.string().nullish(),
-  IsStockValidation: z.boolean().optional(),
-  isFixedPriceSupported: z.boolean().optional(),
-});
+export { getCheckoutCartInfoRequestSchema };
 
 /**
  * The parameters of a GetCheckoutCartInfo call, from the query (GET) or the query and the body
@@ -70,9 +62,13 @@ export interface GetCheckoutCartInfoOptions extends HandlerOptions {
 const PARAMETERS = ["merchantCartToken", "countryCode", "currencyCode"] as const;
 const FLAGS = ["IsStockValidation", "isFixedPriceSupported"] as const;
 
+const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.check : undefined;
+
 /** The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. */
 const cartShape: ResponseShape<CheckoutCartInfo> = {
   success(result) {
+    // The checker generated from the schema first; zod when it does not accept (for the issues).
+    if (checkCart !== undefined && checkCart(result) === ACCEPT) return { body: result as object };
     const checked = checkoutCartInfoSchema.safeParse(result);
     if (checked.success) return { body: result as object };
     return { invalid: `not a CheckoutCartInfo: ${describeIssues(checked.error, 5)}` };

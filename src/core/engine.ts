@@ -6,6 +6,7 @@ import {
   type DecodingPlan,
   type DecodingReport,
 } from "../decode/policy.js";
+import { ACCEPT, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
@@ -245,6 +246,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     request_timeout: { connection: "close" },
   };
   const source = definition.source;
+  // The checker generated from this callback's schema (src/generated/checkers.ts), used only for
+  // the very schema it was generated from.
+  const generated = PAYLOAD_CHECKERS[name];
+  const check = generated?.schema === definition.schema ? generated.check : undefined;
 
   /**
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
@@ -425,12 +430,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = "Request body must be a JSON object";
       return fail(call, new Failure("malformed_body", reason, reason));
     }
-    const result = definition.schema.safeParse(input);
-    if (!result.success) {
-      const description = describeIssues(result.error);
-      return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
+    // The generated checker first: when it accepts, zod's output would deep-equal the body, so the
+    // checked body itself is the payload (no copy). Otherwise zod decides, with its issues.
+    let rawPayload: TPayload;
+    if (check !== undefined && check(input) === ACCEPT) {
+      rawPayload = input as TPayload;
+    } else {
+      const result = definition.schema.safeParse(input);
+      if (!result.success) {
+        const description = describeIssues(result.error);
+        return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
+      }
+      rawPayload = result.data;
     }
-    const rawPayload = result.data;
 
     // 4. The checks that need the body: merchant GUID, body digest.
     if (auth !== false && auth.authenticatePayload !== undefined) {

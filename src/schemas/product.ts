@@ -35,6 +35,27 @@ export interface ProductMetaData {
 }
 
 /**
+ * At least one of `Sku` and `SKU` is a string: a line without a SKU cannot be booked. A named
+ * check, so that the generated checker (scripts/generate-checkers.ts) knows it and emits the same
+ * rule instead of leaving every order to zod.
+ */
+export const productSkuRule = z.superRefine<{ Sku?: unknown; SKU?: unknown }>(
+  (product, ctx) => {
+    if (typeof product.Sku !== "string" && typeof product.SKU !== "string") {
+      // Reported like a missing required field so callers see the usual message and path.
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "string",
+        input: product.Sku,
+        path: ["Sku"],
+      });
+    }
+  },
+  // Runs beside other field issues (one report lists everything), but not on a non-object.
+  { when: (payload) => isRecord(payload.value) && !hasSkuIssue(payload.issues) },
+);
+
+/**
  * Order product (spec 2.3, Merchant.Product). `Sku` or `SKU`, `Price` and `Quantity` must be
  * present: a line without them cannot be booked. Everything else may be missing or `null`
  * (`VATRate` included: the order is usable without it).
@@ -70,21 +91,7 @@ export const productSchema = z
     DiscountedPriceForCustoms: optionalNumber,
     CustomerVATRate: optionalNumber,
   })
-  .superRefine(
-    (product, ctx) => {
-      if (typeof product.Sku !== "string" && typeof product.SKU !== "string") {
-        // Reported like a missing required field so callers see the usual message and path.
-        ctx.addIssue({
-          code: "invalid_type",
-          expected: "string",
-          input: product.Sku,
-          path: ["Sku"],
-        });
-      }
-    },
-    // Runs beside other field issues (one report lists everything), but not on a non-object.
-    { when: (payload) => isRecord(payload.value) && !hasSkuIssue(payload.issues) },
-  );
+  .check(productSkuRule);
 
 function hasSkuIssue(issues: readonly { readonly path?: readonly PropertyKey[] | undefined }[]) {
   return issues.some((issue) => issue.path?.[0] === "Sku" || issue.path?.[0] === "SKU");
