@@ -1,8 +1,10 @@
 /**
  * 2. HTTP overhead: autocannon against each framework's server (a child process), the library's
- * route against the bare floor route of the same server. Per framework: a warm-up of each route,
- * then ABBA rounds (bare, library, library, bare, …) with identical settings, so drift and
- * the two-core contention between load generator and server fall on both alike.
+ * route against the bare floor route of the same server. Per framework: a warm-up of each route
+ * (discarded), then rounds of one run of each route, alternating which goes first (bare, library,
+ * library, bare, …), so drift and the two-core contention between load generator and server fall
+ * on both alike. Each round gives a ratio, library req/s ÷ bare req/s; the figure is their median
+ * with p10–p90.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -12,23 +14,35 @@ import {
   FRAMEWORKS,
   type Framework,
   LIB_PATH,
-  median,
   ORDER_RESPONSE,
   orderWithProducts,
   ROOT,
   type Secrets,
   secretsEnv,
 } from "./shared.js";
+import { median, type Spread, spread } from "./stats.js";
 
-export const HTTP_SETTINGS = {
-  connections: 10,
-  pipelining: 1,
+export interface HttpSettings {
+  readonly connections: number;
+  readonly pipelining: number;
   /** Seconds per measured run. */
-  duration: Number(process.env.BENCH_HTTP_SECONDS ?? 2),
-  warmup: 2,
-  /** Measured runs per route (ABBA order). */
-  runs: Number(process.env.BENCH_HTTP_RUNS ?? 4),
-} as const;
+  readonly duration: number;
+  /** Seconds of warm-up per route, discarded. */
+  readonly warmup: number;
+  /** Measured rounds; each is one run of each route, alternating which goes first. */
+  readonly runs: number;
+}
+
+/** Read when a benchmark starts (not at import), so `--quick` can set the environment first. */
+export function httpSettings(): HttpSettings {
+  return {
+    connections: 10,
+    pipelining: 1,
+    duration: Number(process.env.BENCH_HTTP_SECONDS ?? 1),
+    warmup: Number(process.env.BENCH_HTTP_WARMUP_SECONDS ?? 1),
+    runs: Number(process.env.BENCH_HTTP_RUNS ?? 5),
+  };
+}
 
 export interface RouteStats {
   /** Median over runs of requests / second (total answered ÷ duration). */
@@ -43,7 +57,9 @@ export interface HttpResult {
   readonly framework: Framework;
   readonly library: RouteStats;
   readonly bare: RouteStats;
-  readonly ratio: number;
+  /** Per round, library req/s ÷ bare req/s (the two runs of the round are back to back). */
+  readonly ratios: readonly number[];
+  readonly ratio: Spread;
 }
 
 async function startServer(framework: Framework, secrets: Secrets) {
@@ -79,6 +95,7 @@ export async function runHttpBench(
     authorization: `Bearer ${secrets.token}`,
     "content-type": "application/json",
   };
+  const HTTP_SETTINGS = httpSettings();
   const results: HttpResult[] = [];
   for (const framework of FRAMEWORKS) {
     const server = await startServer(framework, secrets);
@@ -130,9 +147,10 @@ export async function runHttpBench(
       });
       const library = stats(runs.library);
       const bare = stats(runs.bare);
-      const result = { framework, library, bare, ratio: library.rps / bare.rps };
+      const ratios = runs.library.map((l, i) => l.rps / (runs.bare[i] as AutocannonRun).rps);
+      const result = { framework, library, bare, ratios, ratio: spread(ratios) };
       log(
-        `  ${framework}: library ${Math.round(library.rps)} req/s, bare ${Math.round(bare.rps)} req/s, ${result.ratio.toFixed(2)}x`,
+        `  ${framework}: library ${Math.round(library.rps)} req/s, bare ${Math.round(bare.rps)} req/s, ${result.ratio.median.toFixed(2)}x (${result.ratio.p10.toFixed(2)}–${result.ratio.p90.toFixed(2)})`,
       );
       results.push(result);
     } finally {
