@@ -90,6 +90,8 @@ export interface FigureRow {
   readonly target: Target | undefined;
   /** Per run; undefined where a run lacks the figure. */
   readonly spreads: readonly (Spread | undefined)[];
+  /** Per run, the CPU-time ratio's median (pipeline only), shown beside as a cross-check. */
+  readonly cpu?: readonly (number | undefined)[];
 }
 
 /** Every pipeline case and every framework, in a stable order, across the runs. */
@@ -98,12 +100,13 @@ export function figureRows(runs: readonly RunRecord[]): FigureRow[] {
   const first = runs[0];
   if (!first) return rows;
   for (const c of first.pipeline.cases) {
+    const same = (r: RunRecord) =>
+      r.pipeline.cases.find((o) => o.name === c.name && o.inFlight === c.inFlight);
     rows.push({
       label: `pipeline ${c.name}, ${c.inFlight} in flight`,
       target: pipelineTarget(c.name, c.inFlight),
-      spreads: runs.map(
-        (r) => r.pipeline.cases.find((o) => o.name === c.name && o.inFlight === c.inFlight)?.ratio,
-      ),
+      spreads: runs.map((r) => same(r)?.ratio),
+      cpu: runs.map((r) => same(r)?.cpuRatio.median),
     });
   }
   for (const h of first.http) {
@@ -130,7 +133,11 @@ export function summaryTable(runs: readonly RunRecord[]): string[] {
     return [
       row.label,
       row.target === undefined ? "—" : fmtTarget(row.target),
-      ...row.spreads.map((s) => (s ? fmtCell(s, row.target) : "not measured")),
+      ...row.spreads.map((s, i) => {
+        if (!s) return "not measured";
+        const cpu = row.cpu?.[i];
+        return `${fmtCell(s, row.target)}${cpu === undefined ? "" : `; CPU ${fmtRatio(cpu)}`}`;
+      }),
       overall,
     ];
   });
@@ -186,7 +193,7 @@ export function renderResults(f: ReportInput): string {
   push(
     "## Figures against the issue's targets",
     "",
-    "Each cell: the median of the per-round ratios, (p10–p90 of them), and the verdict of that median against the target. Pipeline: library time per call ÷ floor time per call (lower is better). HTTP: library req/s ÷ bare route req/s (higher is better). “All runs”: met only if every run's median meets the target; otherwise the worst miss.",
+    "Each cell: the median of the per-round ratios, (p10–p90 of them), and the verdict of that median against the target. Pipeline: library time per call ÷ floor time per call (lower is better); after it, the median of the same rounds measured in the process's CPU time instead of wall time, a cross-check that load from other processes barely moves (the verdict is the wall-time figure's). HTTP: library req/s ÷ bare route req/s (higher is better). “All runs”: met only if every run's median meets the target; otherwise the worst miss.",
     "",
     ...summaryTable(f.runs),
     "",
