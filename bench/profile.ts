@@ -188,7 +188,8 @@ async function main(): Promise<void> {
       headers: headerReader?.(headers),
       remoteAddress: undefined,
     }),
-    run: (r) => (auth?.authenticateRequest as (r: unknown) => Promise<unknown>)(r),
+    run: (r) =>
+      (auth as { authenticateRequest(r: unknown): Promise<unknown> }).authenticateRequest(r),
     fresh: false,
   });
   add(true, "", {
