@@ -90,7 +90,7 @@ export interface FigureRow {
   readonly target: Target | undefined;
   /** Per run; undefined where a run lacks the figure. */
   readonly spreads: readonly (Spread | undefined)[];
-  /** Per run, the CPU-time ratio's median (pipeline only), shown beside as a cross-check. */
+  /** Per run, the CPU-time ratio's median, shown beside as a cross-check. */
   readonly cpu?: readonly (number | undefined)[];
 }
 
@@ -114,6 +114,7 @@ export function figureRows(runs: readonly RunRecord[]): FigureRow[] {
       label: `http ${h.framework} (req/s vs bare route)`,
       target: HTTP_TARGET,
       spreads: runs.map((r) => r.http.find((o) => o.framework === h.framework)?.ratio),
+      cpu: runs.map((r) => r.http.find((o) => o.framework === h.framework)?.cpuRatio.median),
     });
   }
   return rows;
@@ -193,7 +194,7 @@ export function renderResults(f: ReportInput): string {
   push(
     "## Figures against the issue's targets",
     "",
-    "Each cell: the median of the per-round ratios, (p10–p90 of them), and the verdict of that median against the target. Pipeline: library time per call ÷ floor time per call (lower is better); after it, the median of the same rounds measured in the process's CPU time instead of wall time, a cross-check that load from other processes barely moves (the verdict is the wall-time figure's). HTTP: library req/s ÷ bare route req/s (higher is better). “All runs”: met only if every run's median meets the target; otherwise the worst miss.",
+    "Each cell: the median of the per-round ratios, (p10–p90 of them), and the verdict of that median against the target. Pipeline: library time per call ÷ floor time per call (lower is better); HTTP: library req/s ÷ bare route req/s (higher is better). After each, “CPU”: the same rounds measured in CPU time instead (pipeline: the process's CPU time per call, library ÷ floor; HTTP: the server process's CPU time per request, bare ÷ library, so higher is better there too), a cross-check that load from other processes barely moves: where it and the figure agree, the figure is not an artefact of the machine's load. The verdict is the figure's (wall time, req/s). “All runs”: met only if every run's median meets the target; otherwise the worst miss.",
     "",
     ...summaryTable(f.runs),
     "",
@@ -270,6 +271,7 @@ export function renderResults(f: ReportInput): string {
         String(Math.round(m.library.rps)),
         String(Math.round(m.bare.rps)),
         range(m.ratio),
+        `${us(m.library.cpuPerRequestUs)} / ${us(m.bare.cpuPerRequestUs)}: ${range(m.cpuRatio)}`,
         `${m.library.p99} / ${m.bare.p99} ms`,
         `${m.library.p50} / ${m.bare.p50} ms`,
         ratios(m.ratios),
@@ -284,6 +286,7 @@ export function renderResults(f: ReportInput): string {
         "Library req/s",
         "Bare req/s",
         "Ratio (p10–p90)",
+        "Server CPU per request, library / bare: ratio bare ÷ library (p10–p90)",
         "p99 library / bare",
         "p50 library / bare",
         "Per-round ratios",
