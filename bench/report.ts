@@ -313,7 +313,7 @@ export function renderResults(f: ReportInput): string {
     "",
     "```sh",
     "npm run bench                  # = node --import tsx bench/run.ts: everything below, writes bench/RESULTS.md",
-    "npm run bench -- --quick       # 1 run, 15 rounds, short HTTP runs, no cold start/bundle/memory;",
+    "npm run bench -- --quick       # 1 run, 15 rounds of 50 ms batches, 5 HTTP rounds, no cold start/bundle/memory;",
     "                               # writes bench/.tmp/RESULTS.quick.md (RESULTS.md untouched)",
     "node --import tsx bench/profile.ts   # per-stage costs of one SendOrderToMerchant (30 products)",
     "# npm run bench runs:",

@@ -28,7 +28,7 @@ if (quick) {
   process.env.BENCH_ROUNDS ??= "15";
   process.env.BENCH_BATCH_MS ??= "50";
   process.env.BENCH_WARMUP_MS ??= "250";
-  process.env.BENCH_HTTP_RUNS ??= "3";
+  process.env.BENCH_HTTP_RUNS ??= "5";
   process.env.BENCH_HTTP_SECONDS ??= "1";
   process.env.BENCH_HTTP_WARMUP_SECONDS ??= "1";
 }
