@@ -52,8 +52,8 @@ export interface CaseResult {
   readonly ratio: Spread;
   /**
    * The same from the process's CPU time (process.cpuUsage: every thread, so the RSA work in
-   * libuv's pool and the GC's helpers count), which time stolen by other processes does not
-   * inflate: a cross-check of the wall-time figure on a shared machine, not the figure.
+   * libuv's pool and the GC's helpers count), which time taken by other processes inflates far
+   * less than wall time: a cross-check of the wall-time figure on a shared machine, not the figure.
    */
   readonly libraryCpuUs: number;
   readonly floorCpuUs: number;

@@ -194,7 +194,7 @@ export function renderResults(f: ReportInput): string {
   push(
     "## Figures against the issue's targets",
     "",
-    "Each cell: the median of the per-round ratios, (p10–p90 of them), and the verdict of that median against the target. Pipeline: library time per call ÷ floor time per call (lower is better); HTTP: library req/s ÷ bare route req/s (higher is better). After each, “CPU”: the same rounds measured in CPU time instead (pipeline: the process's CPU time per call, library ÷ floor; HTTP: the server process's CPU time per request, bare ÷ library, so higher is better there too), a cross-check that load from other processes barely moves: where it and the figure agree, the figure is not an artefact of the machine's load. The verdict is the figure's (wall time, req/s). “All runs”: met only if every run's median meets the target; otherwise the worst miss.",
+    "Each cell: the median of the per-round ratios, (p10–p90 of them), and the verdict of that median against the target. Pipeline: library time per call ÷ floor time per call (lower is better); HTTP: library req/s ÷ bare route req/s (higher is better). After each, “CPU”: the same rounds measured in CPU time instead (pipeline: the process's CPU time per call, library ÷ floor; HTTP: the server process's CPU time per request, bare ÷ library, so higher is better there too), a cross-check that load from other processes moves far less: where it and the figure agree, the figure is not an artefact of the machine's load. The verdict is the figure's (wall time, req/s). “All runs”: met only if every run's median meets the target; otherwise the worst miss.",
     "",
     ...summaryTable(f.runs),
     "",
@@ -248,7 +248,7 @@ export function renderResults(f: ReportInput): string {
       caseRows,
     ),
     "",
-    "“Per call” is wall time ÷ calls (median over rounds): with 4 in flight it is the time the process needs per request at that concurrency, not one request's latency. The CPU-time column is the process's CPU time (`process.cpuUsage()`: every thread, so the RSA verifications in libuv's pool and the GC's helper threads count) ÷ calls over the same batches: time other processes take from the machine does not inflate it, so where it and the wall-time ratio agree the figure is not an artefact of the machine's load; the figure itself is the wall-time ratio.",
+    "“Per call” is wall time ÷ calls (median over rounds): with 4 in flight it is the time the process needs per request at that concurrency, not one request's latency. The CPU-time column is the process's CPU time (`process.cpuUsage()`: every thread, so the RSA verifications in libuv's pool and the GC's helper threads count) ÷ calls over the same batches: time other processes take from the machine inflates it far less than wall time (it still pays their cache and core-sharing effects), so where it and the wall-time ratio agree the figure is not an artefact of the machine's load; the figure itself is the wall-time ratio.",
     "",
   );
 
@@ -315,6 +315,7 @@ export function renderResults(f: ReportInput): string {
     "npm run bench                  # = node --import tsx bench/run.ts: everything below, writes bench/RESULTS.md",
     "npm run bench -- --quick       # 1 run, 15 rounds of 50 ms batches, 5 HTTP rounds, no cold start/bundle/memory;",
     "                               # writes bench/.tmp/RESULTS.quick.md (RESULTS.md untouched)",
+    "npm run bench -- --render      # RESULTS.md again from the last full run's figures and the current ANALYSIS.md",
     "node --import tsx bench/profile.ts   # per-stage costs of one SendOrderToMerchant (30 products)",
     "# npm run bench runs:",
     "#   tsup (the library's configuration in tsup.config.ts, into bench/.tmp/pkg/dist, no .d.ts)",
@@ -338,11 +339,11 @@ function renderExtras(f: ReportInput, e: Extras, push: (...more: string[]) => vo
   push(
     "## Measured once",
     "",
-    `Cold start, bundle size and memory do not depend on the machine's moment-to-moment load as much, and are measured once per \`npm run bench\` (took ${Object.entries(
+    `Cold start, bundle size and memory are measured once per \`npm run bench\`, after the runs (bundle size does not vary; cold start is a ratio of alternated process launches, which the machine's load still moves; memory takes long). They took ${Object.entries(
       e.durations,
     )
       .map(([k, s]) => `${k} ${s.toFixed(0)} s`)
-      .join(", ")}).`,
+      .join(", ")}.`,
     "",
     ...markdownTable(
       ["Figure", "Result", "Target", "Verdict"],

@@ -6,7 +6,9 @@
  *
  * `npm run bench -- --quick`: one run, 15 rounds, short HTTP runs, no cold start/bundle/memory,
  * written to bench/.tmp/RESULTS.quick.md (RESULTS.md is left alone): to try the method, not to
- * publish figures. Environment knobs: see the end of RESULTS.md.
+ * publish figures. `npm run bench -- --render`: RESULTS.md written again from the last full run's
+ * figures (bench/.tmp/last-run.json) with the current ANALYSIS.md, without measuring. Environment
+ * knobs: see the end of RESULTS.md.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,8 +21,25 @@ import { writeEntries } from "./entries.js";
 import { httpSettings, runHttpBench } from "./http.js";
 import type { MemoryResult } from "./memory.js";
 import type { PipelineResult } from "./pipeline.js";
-import { type Extras, type RunRecord, renderResults } from "./report.js";
+import { type Extras, type ReportInput, type RunRecord, renderResults } from "./report.js";
 import { makeSecrets, ROOT, type Secrets, secretsEnv, TMP } from "./shared.js";
+
+const RESULTS_PATH = join(ROOT, "bench", "RESULTS.md");
+const LAST_RUN = "last-run.json";
+
+function readAnalysis(): string | undefined {
+  const path = join(ROOT, "bench", "ANALYSIS.md");
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}
+
+// `npm run bench -- --render`: RESULTS.md again from the last full run's figures, with the
+// current bench/ANALYSIS.md (after editing the analysis, no need to measure again).
+if (process.argv.includes("--render")) {
+  const input = JSON.parse(readFileSync(join(TMP, LAST_RUN), "utf8")) as ReportInput;
+  writeFileSync(RESULTS_PATH, renderResults({ ...input, analysis: readAnalysis() }));
+  process.stderr.write(`bench/RESULTS.md written again from bench/.tmp/${LAST_RUN}\n`);
+  process.exit(0);
+}
 
 const quick = process.argv.includes("--quick");
 if (quick) {
@@ -120,7 +139,6 @@ if (!quick) {
 }
 
 const seconds = (performance.now() - started) / 1000;
-const analysisPath = join(ROOT, "bench", "ANALYSIS.md");
 const cpu = cpus();
 const knobs = Object.fromEntries(
   Object.entries(process.env)
@@ -128,7 +146,7 @@ const knobs = Object.fromEntries(
     .sort(([a], [b]) => a.localeCompare(b)),
 ) as Record<string, string>;
 const args = process.argv.slice(2);
-const markdown = renderResults({
+const input: ReportInput = {
   date: new Date().toISOString(),
   machine: `${cpu[0]?.model ?? "unknown CPU"}, ${cpu.length} cores, ${type()} ${release()}`,
   node: process.version,
@@ -139,14 +157,10 @@ const markdown = renderResults({
   esbuild: ESBUILD_OPTIONS,
   runs,
   extras,
-  analysis: existsSync(analysisPath) ? readFileSync(analysisPath, "utf8") : undefined,
-});
+};
 mkdirSync(TMP, { recursive: true });
-const resultsPath = quick ? join(TMP, "RESULTS.quick.md") : join(ROOT, "bench", "RESULTS.md");
-writeFileSync(resultsPath, markdown);
-// The raw figures, for a look beyond the tables (bench/.tmp is not committed).
-writeFileSync(
-  join(TMP, quick ? "last-quick.json" : "last-run.json"),
-  JSON.stringify({ runs, extras, seconds }, null, 2),
-);
+const resultsPath = quick ? join(TMP, "RESULTS.quick.md") : RESULTS_PATH;
+writeFileSync(resultsPath, renderResults({ ...input, analysis: readAnalysis() }));
+// The raw figures (bench/.tmp is not committed): `--render` writes RESULTS.md again from them.
+writeFileSync(join(TMP, quick ? "last-quick.json" : LAST_RUN), JSON.stringify(input, null, 2));
 log(`${resultsPath} written (${seconds.toFixed(0)} s)`);
