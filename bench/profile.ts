@@ -337,12 +337,12 @@ async function main(): Promise<void> {
     const parts = timings.filter((t) => partNames.has(t.name));
     const sum = parts.reduce((a, t) => a + t.wallUs, 0);
     const cpuSum = parts.reduce((a, t) => a + t.cpuUs, 0);
-    out(
-      `  in CPU time: ${cpuSum.toFixed(1)} µs of ${whole.cpuUs.toFixed(1)} µs (on a busy machine the CPU column is the steadier one; below ~2 µs it is mostly the cost of reading the clock)`,
-    );
     const rest = whole.wallUs - sum;
     out(
       `  stages after authentication, measured alone, add up to ${sum.toFixed(1)} µs of the ${whole.wallUs.toFixed(1)} µs handler without auth; ${rest >= 0 ? `the rest (${rest.toFixed(1)} µs) is the handler's own glue (URL, headers, context, awaits) and the GC of it all` : "more than the whole: noise (see the p10–p90), or stages that run faster inside the handler"}`,
+    );
+    out(
+      `  in CPU time: ${cpuSum.toFixed(1)} µs of ${whole.cpuUs.toFixed(1)} µs (on a busy machine the CPU column is the steadier one; below ~2 µs it is mostly the cost of reading the clock)`,
     );
   }
 }
