@@ -165,7 +165,7 @@ export async function runHttpBench(
       const bare = stats(runs.bare);
       const ratios = runs.library.map((l, i) => l.rps / (runs.bare[i] as AutocannonRun).rps);
       // Requests per CPU-second, library ÷ bare: the server's cost per request, which other
-      // processes' load barely moves (a cross-check of the req/s ratio, not the figure).
+      // processes' load moves less than req/s (a cross-check of the req/s ratio, not the figure).
       const cpuRatios = runs.library.map(
         (l, i) => (runs.bare[i] as AutocannonRun).cpuPerRequestUs / l.cpuPerRequestUs,
       );
