@@ -3,7 +3,7 @@
  * files left out), so the benchmarks run the built JavaScript users run, without touching dist/
  * while other work may be reading it.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build, type Options } from "tsup";
 import config from "../tsup.config.js";
@@ -18,13 +18,16 @@ export async function buildPackage(): Promise<void> {
     join(PKG_DIR, "package.json"),
     `${JSON.stringify({ name, version, type, sideEffects, exports }, null, 2)}\n`,
   );
-  await build({
-    ...(config as Options),
-    config: false,
-    outDir: PKG_DIST,
-    dts: false,
-    silent: true,
+  // tsup.config.ts is a list (the library, then the CLI bin): the benchmarks need the library's
+  // entries only. Each entry is built as configured, declarations left out.
+  const configs = (Array.isArray(config) ? config : [config]) as Options[];
+  const library = configs.find((c) => {
+    const entry = c.entry as Record<string, string> | undefined;
+    return entry !== undefined && !Array.isArray(entry) && "index" in entry;
   });
+  if (!library) throw new Error("tsup.config.ts has no configuration with an `index` entry");
+  rmSync(PKG_DIST, { recursive: true, force: true });
+  await build({ ...library, config: false, outDir: PKG_DIST, dts: false, silent: true });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await buildPackage();

@@ -7,7 +7,8 @@
  *   the README mounts it;
  * - `/bare/SendOrderToMerchant`: the floor in the same framework: read the body, verify the token
  *   (key imported once), JSON.parse, JSON.stringify the same ResponseInfo, same headers.
- * Prints `{"port":…}` once listening; exits when stdin closes.
+ * Prints `{"port":…,"control":…}` once listening (the control port answers the process's CPU time
+ * in µs); exits when stdin closes.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
@@ -165,7 +166,16 @@ function listen(server: ReturnType<typeof createServer>): Promise<number> {
 }
 
 const port = await start();
-process.stdout.write(`${JSON.stringify({ port, pid: process.pid })}\n`);
+// A second port, outside the framework, where the parent reads this process's CPU time (every
+// thread: the RSA verifications in libuv's pool count) before and after each load run.
+const control = await listen(
+  createServer((_req, res) => {
+    const { user, system } = process.cpuUsage();
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ cpuUs: user + system }));
+  }),
+);
+process.stdout.write(`${JSON.stringify({ port, control, pid: process.pid })}\n`);
 process.stdin.resume();
 process.stdin.on("end", () => process.exit(0));
 process.stdin.on("close", () => process.exit(0));

@@ -1,8 +1,10 @@
 /**
  * 2. HTTP overhead: autocannon against each framework's server (a child process), the library's
- * route against the bare floor route of the same server. Per framework: a warm-up of each route,
- * then ABBA rounds (bare, library, library, bare, …) with identical settings, so drift and
- * the two-core contention between load generator and server fall on both alike.
+ * route against the bare floor route of the same server. Per framework: a warm-up of each route
+ * (discarded), then rounds of one run of each route, alternating which goes first (bare, library,
+ * library, bare, …), so drift and the two-core contention between load generator and server fall
+ * on both alike. Each round gives a ratio, library req/s ÷ bare req/s; the figure is their median
+ * with p10–p90.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -12,27 +14,41 @@ import {
   FRAMEWORKS,
   type Framework,
   LIB_PATH,
-  median,
   ORDER_RESPONSE,
   orderWithProducts,
   ROOT,
   type Secrets,
   secretsEnv,
 } from "./shared.js";
+import { median, type Spread, spread } from "./stats.js";
 
-export const HTTP_SETTINGS = {
-  connections: 10,
-  pipelining: 1,
+export interface HttpSettings {
+  readonly connections: number;
+  readonly pipelining: number;
   /** Seconds per measured run. */
-  duration: Number(process.env.BENCH_HTTP_SECONDS ?? 2),
-  warmup: 2,
-  /** Measured runs per route (ABBA order). */
-  runs: Number(process.env.BENCH_HTTP_RUNS ?? 4),
-} as const;
+  readonly duration: number;
+  /** Seconds of warm-up per route, discarded. */
+  readonly warmup: number;
+  /** Measured rounds; each is one run of each route, alternating which goes first. */
+  readonly runs: number;
+}
+
+/** Read when a benchmark starts (not at import), so `--quick` can set the environment first. */
+export function httpSettings(): HttpSettings {
+  return {
+    connections: 10,
+    pipelining: 1,
+    duration: Number(process.env.BENCH_HTTP_SECONDS ?? 1),
+    warmup: Number(process.env.BENCH_HTTP_WARMUP_SECONDS ?? 1),
+    runs: Number(process.env.BENCH_HTTP_RUNS ?? 5),
+  };
+}
 
 export interface RouteStats {
   /** Median over runs of requests / second (total answered ÷ duration). */
   readonly rps: number;
+  /** Median over runs of the server process's CPU time per request, µs. */
+  readonly cpuPerRequestUs: number;
   /** Median over runs of autocannon's p99 latency, ms. */
   readonly p99: number;
   readonly p50: number;
@@ -43,7 +59,12 @@ export interface HttpResult {
   readonly framework: Framework;
   readonly library: RouteStats;
   readonly bare: RouteStats;
-  readonly ratio: number;
+  /** Per round, library req/s ÷ bare req/s (the two runs of the round are back to back). */
+  readonly ratios: readonly number[];
+  readonly ratio: Spread;
+  /** Per round, bare CPU per request ÷ library CPU per request (the server process's CPU time). */
+  readonly cpuRatios: readonly number[];
+  readonly cpuRatio: Spread;
 }
 
 async function startServer(framework: Framework, secrets: Secrets) {
@@ -53,12 +74,19 @@ async function startServer(framework: Framework, secrets: Secrets) {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${framework} server exited (${code})`)));
-    lines.once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
-  });
+  const { port, control } = await new Promise<{ port: number; control: number }>(
+    (resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`${framework} server exited (${code})`)));
+      lines.once("line", (line) => resolve(JSON.parse(line) as { port: number; control: number }));
+    },
+  );
   return {
     port,
+    /** The server process's CPU time so far, µs. */
+    async cpuUs(): Promise<number> {
+      const response = await fetch(`http://127.0.0.1:${control}/`);
+      return ((await response.json()) as { cpuUs: number }).cpuUs;
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.stdin?.end();
@@ -79,6 +107,7 @@ export async function runHttpBench(
     authorization: `Bearer ${secrets.token}`,
     "content-type": "application/json",
   };
+  const HTTP_SETTINGS = httpSettings();
   const results: HttpResult[] = [];
   for (const framework of FRAMEWORKS) {
     const server = await startServer(framework, secrets);
@@ -109,30 +138,48 @@ export async function runHttpBench(
       for (let i = 0; i < HTTP_SETTINGS.runs; i++) {
         const order = i % 2 === 0 ? (["bare", "library"] as const) : (["library", "bare"] as const);
         for (const route of order) {
+          const cpu0 = await server.cpuUs();
           const result = await load(
             route === "bare" ? BARE_PATH : LIB_PATH,
             HTTP_SETTINGS.duration,
           );
+          const cpuUs = (await server.cpuUs()) - cpu0;
           const failed = result.errors + result.timeouts + result.non2xx + result.mismatches;
           if (failed > 0) throw new Error(`${framework} ${route}: ${failed} failed requests`);
           runs[route].push({
             rps: result.requests.total / result.duration,
             p99: result.latency.p99,
             p50: result.latency.p50,
+            cpuPerRequestUs: cpuUs / result.requests.total,
           });
         }
       }
       const stats = (list: AutocannonRun[]): RouteStats => ({
         rps: median(list.map((r) => r.rps)),
+        cpuPerRequestUs: median(list.map((r) => r.cpuPerRequestUs)),
         p99: median(list.map((r) => r.p99)),
         p50: median(list.map((r) => r.p50)),
         runs: list.map((r) => Math.round(r.rps)),
       });
       const library = stats(runs.library);
       const bare = stats(runs.bare);
-      const result = { framework, library, bare, ratio: library.rps / bare.rps };
+      const ratios = runs.library.map((l, i) => l.rps / (runs.bare[i] as AutocannonRun).rps);
+      // Requests per CPU-second, library ÷ bare: the server's cost per request, which other
+      // processes' load moves less than req/s (a cross-check of the req/s ratio, not the figure).
+      const cpuRatios = runs.library.map(
+        (l, i) => (runs.bare[i] as AutocannonRun).cpuPerRequestUs / l.cpuPerRequestUs,
+      );
+      const result = {
+        framework,
+        library,
+        bare,
+        ratios,
+        ratio: spread(ratios),
+        cpuRatios,
+        cpuRatio: spread(cpuRatios),
+      };
       log(
-        `  ${framework}: library ${Math.round(library.rps)} req/s, bare ${Math.round(bare.rps)} req/s, ${result.ratio.toFixed(2)}x`,
+        `  ${framework}: library ${Math.round(library.rps)} req/s, bare ${Math.round(bare.rps)} req/s, ${result.ratio.median.toFixed(2)}x (${result.ratio.p10.toFixed(2)}–${result.ratio.p90.toFixed(2)})`,
       );
       results.push(result);
     } finally {
@@ -146,4 +193,6 @@ interface AutocannonRun {
   readonly rps: number;
   readonly p99: number;
   readonly p50: number;
+  /** The server process's CPU time ÷ requests answered in the run, µs. */
+  readonly cpuPerRequestUs: number;
 }

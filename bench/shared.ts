@@ -129,13 +129,7 @@ export function authConfig(publicPem: string): Parameters<LibModule["createAuth"
 /** Silences the library's failure log: a benchmark that fails is caught by its status check. */
 export const quiet = { onError: () => undefined } as const;
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
+export { median } from "./stats.js";
 
 export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
