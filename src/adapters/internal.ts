@@ -1,12 +1,31 @@
 /**
  * What the Node-based adapters (Express, Koa, node:http) share: structural types of a Node
  * request and response (so no framework's types reach the public declarations), the request
- * body as an async iterable, and writing the engine's answer.
+ * body as the engine reads it (by its events), and writing the engine's answer.
  */
+import {
+  concat,
+  EMPTY,
+  type ReadBody,
+  SELF_DISCARD,
+  SELF_READ,
+  type SelfReadingBody,
+  TIMEOUT,
+  TOO_LARGE,
+  zero,
+} from "../core/body.js";
 import { keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
-import type { CallbackEndpoint, CallbackRequest, CallbackResponse } from "../core/types.js";
+import type {
+  BodyInput,
+  CallbackEndpoint,
+  CallbackRequest,
+  CallbackResponse,
+} from "../core/types.js";
+
+/** The events of a Node request stream the body reader listens to (chunks excepted). */
+type StreamEvent = "end" | "error" | "aborted" | "close";
 
 /** The parts of a Node `IncomingMessage` the adapters use. */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
@@ -19,10 +38,15 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly readableEnded?: boolean;
   readonly readable?: boolean;
   readonly complete?: boolean;
+  readonly destroyed?: boolean;
+  /** The error the stream was destroyed with, if any. */
+  readonly errored?: unknown;
   /** Node ≥ 16.3: an iterator that can leave the stream alive when the reader stops early. */
   iterator?(options: { destroyOnReturn: boolean }): AsyncIterator<unknown>;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: StreamEvent, listener: (error?: unknown) => void): unknown;
   off?(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  off?(event: StreamEvent, listener: (error?: unknown) => void): unknown;
   resume(): unknown;
   destroy?(error?: Error): unknown;
 }
@@ -42,28 +66,114 @@ export interface NodeResponseLike {
 /** A body a runaway client keeps sending after it was refused is discarded up to this size. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
+const encoder = new TextEncoder();
+
 /**
- * The request stream as the engine reads it. When the engine stops early (body too large,
- * compressed), the rest of the body is discarded instead of destroying the socket, so the answer
- * (413, 415) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
+ * The request stream as the engine reads it: by its events (`data` into a list of chunks, one
+ * copy at the end), or, for an endpoint that iterates the body itself, as an async iterable.
+ * When the engine stops early (body too large, compressed, too slow, refused before reading),
+ * the rest of the body is discarded instead of destroying the socket, so the answer (413, 415,
+ * 408, 401) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
  */
-export function nodeBody(req: NodeRequestLike): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-      const inner =
-        typeof req.iterator === "function"
-          ? req.iterator({ destroyOnReturn: false })
-          : (req[Symbol.asyncIterator]() as AsyncIterator<unknown>);
-      return {
-        next: () => inner.next() as Promise<IteratorResult<Uint8Array>>,
-        async return(): Promise<IteratorResult<Uint8Array>> {
-          await inner.return?.();
-          drain(req);
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
+class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
+  constructor(private readonly req: NodeRequestLike) {}
+
+  [SELF_READ](limit: number, timeoutMs: number): Promise<ReadBody> {
+    return readByEvents(this.req, limit, timeoutMs);
+  }
+
+  [SELF_DISCARD](): void {
+    drain(this.req);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    const req = this.req;
+    const inner =
+      typeof req.iterator === "function"
+        ? req.iterator({ destroyOnReturn: false })
+        : (req[Symbol.asyncIterator]() as AsyncIterator<unknown>);
+    return {
+      next: () => inner.next() as Promise<IteratorResult<Uint8Array>>,
+      async return(): Promise<IteratorResult<Uint8Array>> {
+        await inner.return?.();
+        drain(req);
+        return { done: true, value: undefined };
+      },
+    };
+  }
+}
+
+export function nodeBody(req: NodeRequestLike): BodyInput {
+  return new NodeBody(req);
+}
+
+/** What the stream's async iterator rejects with when the stream closes before its end. */
+function prematureClose(): Error {
+  return Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+}
+
+/** What Node destroys a request with when its client goes away mid-body. */
+function aborted(): Error {
+  return Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+}
+
+/**
+ * Reads the whole body within `limit` bytes and `timeoutMs`, by the stream's events. Every way
+ * out (end, limit, deadline, error, client gone) removes the five listeners and clears the timer;
+ * what was read of a refused body is zeroed (it may hold card data).
+ */
+function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
+  if (req.readableEnded === true) return Promise.resolve(EMPTY);
+  if (req.destroyed === true) {
+    return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
+  }
+  return new Promise<ReadBody>((resolve) => {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const settle = (result: ReadBody): void => {
+      clearTimeout(timer);
+      if (typeof req.off === "function") {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+        req.off("aborted", onAborted);
+        req.off("close", onClose);
+      }
+      resolve(result);
+    };
+    const onData = (chunk: Uint8Array | string): void => {
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+      total += bytes.byteLength;
+      if (total > limit) {
+        zero(chunks);
+        settle(TOO_LARGE);
+        drain(req);
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = (): void => settle(concat(chunks, total));
+    const onError = (error: unknown): void => {
+      zero(chunks);
+      settle({ kind: "failed", error });
+    };
+    const onAborted = (): void => onError(aborted());
+    // After `end`, `close` finds no listener left: here it is a close before the end.
+    const onClose = (): void => onError(prematureClose());
+    const timer = setTimeout(() => {
+      zero(chunks);
+      settle(TIMEOUT);
+      // The rest is let go; the answer's `Connection: close` ends the exchange.
+      drain(req);
+    }, timeoutMs);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onAborted);
+    req.on("close", onClose);
+    req.on("data", onData);
+    // A stream paused by a middleware before us does not start on a `data` listener alone.
+    req.resume();
+  });
 }
 
 function drain(req: NodeRequestLike): void {
