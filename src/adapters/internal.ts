@@ -1,7 +1,8 @@
 /**
  * What the Node-based adapters (Express, Koa, node:http) share: structural types of a Node
  * request and response (so no framework's types reach the public declarations), the request
- * body as the engine reads it (by its events), and writing the engine's answer.
+ * as the engine reads it (its body read by events, its signal made when first read), and writing
+ * the engine's answer.
  */
 import {
   concat,
@@ -17,6 +18,7 @@ import {
 import { keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
+import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
 import type {
   BodyInput,
   CallbackEndpoint,
@@ -202,14 +204,51 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
   );
 }
 
-/** The signal aborted when the client goes away before the answer is written. */
-export function closeSignal(res: NodeResponseLike): AbortSignal | undefined {
-  if (typeof res.once !== "function") return undefined;
-  const controller = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+/** The signal aborted when the client goes away before the answer is written, made on first read. */
+class ResponseCloseSignal implements LazySignal {
+  #signal: AbortSignal | undefined = undefined;
+
+  constructor(private readonly res: NodeResponseLike) {}
+
+  get signal(): AbortSignal | undefined {
+    if (this.#signal !== undefined) return this.#signal;
+    const res = this.res;
+    if (typeof res.once !== "function") return undefined;
+    const controller = new AbortController();
+    // Already gone (the signal read late): aborted from the start.
+    if (res.destroyed === true && res.writableFinished !== true) controller.abort();
+    else {
+      res.once("close", () => {
+        if (!res.writableFinished) controller.abort();
+      });
+    }
+    this.#signal = controller.signal;
+    return this.#signal;
+  }
+}
+
+/**
+ * The request the engine reads. Its `signal` is made when first read (by the engine's context when
+ * the merchant reads it), so a merchant that never reads it costs no `AbortController` and no
+ * `close` listener. A class: the same shape for every request.
+ */
+export class NodeCallbackRequest implements CallbackRequest {
+  readonly [LAZY_SIGNAL]: ResponseCloseSignal;
+
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly headers: CallbackRequest["headers"],
+    readonly body: BodyInput,
+    readonly remoteAddress: string | undefined,
+    res: NodeResponseLike,
+  ) {
+    this[LAZY_SIGNAL] = new ResponseCloseSignal(res);
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this[LAZY_SIGNAL].signal;
+  }
 }
 
 /** The request headers, with every value of a header Node keeps only the first of (Authorization). */
