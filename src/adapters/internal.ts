@@ -36,6 +36,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** Node ≥ 18.3: every value of every header, repeats included. */
   readonly headersDistinct?: Readonly<Record<string, readonly string[] | undefined>>;
+  /** Names and values as received, alternating: tells whether a header came more than once. */
+  readonly rawHeaders?: readonly string[];
   readonly socket?: { readonly remoteAddress?: string | undefined } | null | undefined;
   readonly readableEnded?: boolean;
   readonly readable?: boolean;
@@ -60,6 +62,8 @@ export interface NodeResponseLike {
   readonly writableFinished?: boolean;
   readonly destroyed?: boolean;
   setHeader(name: string, value: string): unknown;
+  /** The status and every header in one call (Node's fast path when nothing was set before). */
+  writeHead?(status: number, headers: Readonly<Record<string, string>>): unknown;
   end(chunk: string): unknown;
   once?(event: "close", listener: () => void): unknown;
   destroy?(error?: Error): unknown;
@@ -251,9 +255,37 @@ export class NodeCallbackRequest implements CallbackRequest {
   }
 }
 
-/** The request headers, with every value of a header Node keeps only the first of (Authorization). */
+/**
+ * The request headers, with every value of a header Node keeps only the first of (Authorization).
+ * Node's `headersDistinct` is built (and consulted) only when a name comes twice in `rawHeaders`.
+ */
 export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
+  const raw = req.rawHeaders;
+  if (Array.isArray(raw) && !repeatsName(raw)) return req.headers;
   return keepRepeatedHeaders(req.headers, req.headersDistinct);
+}
+
+/**
+ * Whether a header name comes twice in Node's `rawHeaders` (name, value, name, value, …), in any
+ * case. Letters are compared with their case bit cleared, which may see a repeat where there is
+ * none (a slower path, same answer) but never misses one. No allocation.
+ */
+function repeatsName(raw: readonly string[]): boolean {
+  for (let i = 2; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    for (let j = 0; j < i; j += 2) {
+      const other = raw[j] as string;
+      if (other.length === name.length && sameName(other, name)) return true;
+    }
+  }
+  return false;
+}
+
+function sameName(a: string, b: string): boolean {
+  for (let k = 0; k < a.length; k++) {
+    if ((a.charCodeAt(k) | 0x20) !== (b.charCodeAt(k) | 0x20)) return false;
+  }
+  return true;
 }
 
 /** The peer address of the TCP connection (never `X-Forwarded-For`: authentication decides that). */
@@ -261,7 +293,15 @@ export function peerAddress(req: NodeRequestLike): string | undefined {
   return req.socket?.remoteAddress ?? undefined;
 }
 
-/** Writes the engine's answer to a Node response. */
+/** Statuses whose answers carry no body, so no `Content-Length` of one. */
+function bodiless(status: number): boolean {
+  return status < 200 || status === 204 || status === 304;
+}
+
+/**
+ * Writes the engine's answer to a Node response: one `writeHead` with every header (its
+ * `Content-Length` too, as `end` would have set it), then `end`.
+ */
 export function writeNodeResponse(res: NodeResponseLike, response: CallbackResponse): void {
   // The client went away (the engine noticed, or not): nobody to answer.
   if (res.destroyed) return;
@@ -271,13 +311,31 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     return;
   }
   try {
-    res.statusCode = response.status;
-    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-    res.end(response.body);
+    const { status, headers, body } = response;
+    if (typeof res.writeHead === "function") {
+      res.writeHead(
+        status,
+        bodiless(status) || hasContentLength(headers)
+          ? headers
+          : { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      );
+    } else {
+      res.statusCode = status;
+      for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string);
+    }
+    res.end(body);
   } catch {
     // A header the server refuses: end the exchange rather than leave it hanging.
     res.destroy?.();
   }
+}
+
+/** Whether the answer sets its own length (the engine's answers never do; an endpoint may). */
+function hasContentLength(headers: Readonly<Record<string, string>>): boolean {
+  for (const name of Object.keys(headers)) {
+    if (name.length === 14 && name.toLowerCase() === "content-length") return true;
+  }
+  return false;
 }
 
 /**

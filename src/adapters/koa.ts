@@ -70,8 +70,13 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       ),
     );
     ctx.status = response.status;
-    // Headers first: Koa then keeps our Content-Type when the body is a string.
-    for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
+    // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
+    // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).
+    const { res } = ctx;
+    if (!res.headersSent) {
+      const { headers } = response;
+      for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string);
+    }
     ctx.body = response.body;
   };
 }
