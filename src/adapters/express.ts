@@ -9,8 +9,8 @@ import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
   assertEndpoint,
   bodyConsumed,
-  closeSignal,
   handleSafely,
+  NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
   nodeBody,
@@ -58,13 +58,14 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       return;
     }
     const body: BodyInput = bodyConsumed(req) ? (req.body as BodyInput) : nodeBody(req);
-    void handleSafely(endpoint, {
-      method: req.method ?? "GET",
+    const request = new NodeCallbackRequest(
+      req.method ?? "GET",
       url,
-      headers: nodeHeaders(req),
+      nodeHeaders(req),
       body,
-      remoteAddress: peerAddress(req),
-      signal: closeSignal(res),
-    }).then((response) => writeNodeResponse(res, response));
+      peerAddress(req),
+      res,
+    );
+    void handleSafely(endpoint, request).then((response) => writeNodeResponse(res, response));
   };
 }

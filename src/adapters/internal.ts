@@ -1,12 +1,33 @@
 /**
  * What the Node-based adapters (Express, Koa, node:http) share: structural types of a Node
  * request and response (so no framework's types reach the public declarations), the request
- * body as an async iterable, and writing the engine's answer.
+ * as the engine reads it (its body read by events, its signal made when first read), and writing
+ * the engine's answer.
  */
+import {
+  concat,
+  EMPTY,
+  type ReadBody,
+  SELF_DISCARD,
+  SELF_READ,
+  type SelfReadingBody,
+  TIMEOUT,
+  TOO_LARGE,
+  zero,
+} from "../core/body.js";
 import { keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
-import type { CallbackEndpoint, CallbackRequest, CallbackResponse } from "../core/types.js";
+import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
+import type {
+  BodyInput,
+  CallbackEndpoint,
+  CallbackRequest,
+  CallbackResponse,
+} from "../core/types.js";
+
+/** The events of a Node request stream the body reader listens to (chunks excepted). */
+type StreamEvent = "end" | "error" | "aborted" | "close";
 
 /** The parts of a Node `IncomingMessage` the adapters use. */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
@@ -15,14 +36,21 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** Node ≥ 18.3: every value of every header, repeats included. */
   readonly headersDistinct?: Readonly<Record<string, readonly string[] | undefined>>;
+  /** Names and values as received, alternating: tells whether a header came more than once. */
+  readonly rawHeaders?: readonly string[];
   readonly socket?: { readonly remoteAddress?: string | undefined } | null | undefined;
   readonly readableEnded?: boolean;
   readonly readable?: boolean;
   readonly complete?: boolean;
+  readonly destroyed?: boolean;
+  /** The error the stream was destroyed with, if any. */
+  readonly errored?: unknown;
   /** Node ≥ 16.3: an iterator that can leave the stream alive when the reader stops early. */
   iterator?(options: { destroyOnReturn: boolean }): AsyncIterator<unknown>;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: StreamEvent, listener: (error?: unknown) => void): unknown;
   off?(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  off?(event: StreamEvent, listener: (error?: unknown) => void): unknown;
   resume(): unknown;
   destroy?(error?: Error): unknown;
 }
@@ -34,6 +62,8 @@ export interface NodeResponseLike {
   readonly writableFinished?: boolean;
   readonly destroyed?: boolean;
   setHeader(name: string, value: string): unknown;
+  /** The status and every header in one call (Node's fast path when nothing was set before). */
+  writeHead?(status: number, headers: Readonly<Record<string, string>>): unknown;
   end(chunk: string): unknown;
   once?(event: "close", listener: () => void): unknown;
   destroy?(error?: Error): unknown;
@@ -42,28 +72,114 @@ export interface NodeResponseLike {
 /** A body a runaway client keeps sending after it was refused is discarded up to this size. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
+const encoder = new TextEncoder();
+
 /**
- * The request stream as the engine reads it. When the engine stops early (body too large,
- * compressed), the rest of the body is discarded instead of destroying the socket, so the answer
- * (413, 415) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
+ * The request stream as the engine reads it: by its events (`data` into a list of chunks, one
+ * copy at the end), or, for an endpoint that iterates the body itself, as an async iterable.
+ * When the engine stops early (body too large, compressed, too slow, refused before reading),
+ * the rest of the body is discarded instead of destroying the socket, so the answer (413, 415,
+ * 408, 401) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
  */
-export function nodeBody(req: NodeRequestLike): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-      const inner =
-        typeof req.iterator === "function"
-          ? req.iterator({ destroyOnReturn: false })
-          : (req[Symbol.asyncIterator]() as AsyncIterator<unknown>);
-      return {
-        next: () => inner.next() as Promise<IteratorResult<Uint8Array>>,
-        async return(): Promise<IteratorResult<Uint8Array>> {
-          await inner.return?.();
-          drain(req);
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
+class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
+  constructor(private readonly req: NodeRequestLike) {}
+
+  [SELF_READ](limit: number, timeoutMs: number): Promise<ReadBody> {
+    return readByEvents(this.req, limit, timeoutMs);
+  }
+
+  [SELF_DISCARD](): void {
+    drain(this.req);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    const req = this.req;
+    const inner =
+      typeof req.iterator === "function"
+        ? req.iterator({ destroyOnReturn: false })
+        : (req[Symbol.asyncIterator]() as AsyncIterator<unknown>);
+    return {
+      next: () => inner.next() as Promise<IteratorResult<Uint8Array>>,
+      async return(): Promise<IteratorResult<Uint8Array>> {
+        await inner.return?.();
+        drain(req);
+        return { done: true, value: undefined };
+      },
+    };
+  }
+}
+
+export function nodeBody(req: NodeRequestLike): BodyInput {
+  return new NodeBody(req);
+}
+
+/** What the stream's async iterator rejects with when the stream closes before its end. */
+function prematureClose(): Error {
+  return Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+}
+
+/** What Node destroys a request with when its client goes away mid-body. */
+function aborted(): Error {
+  return Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+}
+
+/**
+ * Reads the whole body within `limit` bytes and `timeoutMs`, by the stream's events. Every way
+ * out (end, limit, deadline, error, client gone) removes the five listeners and clears the timer;
+ * what was read of a refused body is zeroed (it may hold card data).
+ */
+function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
+  if (req.readableEnded === true) return Promise.resolve(EMPTY);
+  if (req.destroyed === true) {
+    return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
+  }
+  return new Promise<ReadBody>((resolve) => {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const settle = (result: ReadBody): void => {
+      clearTimeout(timer);
+      if (typeof req.off === "function") {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+        req.off("aborted", onAborted);
+        req.off("close", onClose);
+      }
+      resolve(result);
+    };
+    const onData = (chunk: Uint8Array | string): void => {
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+      total += bytes.byteLength;
+      if (total > limit) {
+        zero(chunks);
+        settle(TOO_LARGE);
+        drain(req);
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = (): void => settle(concat(chunks, total));
+    const onError = (error: unknown): void => {
+      zero(chunks);
+      settle({ kind: "failed", error });
+    };
+    const onAborted = (): void => onError(aborted());
+    // After `end`, `close` finds no listener left: here it is a close before the end.
+    const onClose = (): void => onError(prematureClose());
+    const timer = setTimeout(() => {
+      zero(chunks);
+      settle(TIMEOUT);
+      // The rest is let go; the answer's `Connection: close` ends the exchange.
+      drain(req);
+    }, timeoutMs);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onAborted);
+    req.on("close", onClose);
+    req.on("data", onData);
+    // A stream paused by a middleware before us does not start on a `data` listener alone.
+    req.resume();
+  });
 }
 
 function drain(req: NodeRequestLike): void {
@@ -92,19 +208,84 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
   );
 }
 
-/** The signal aborted when the client goes away before the answer is written. */
-export function closeSignal(res: NodeResponseLike): AbortSignal | undefined {
-  if (typeof res.once !== "function") return undefined;
-  const controller = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+/** The signal aborted when the client goes away before the answer is written, made on first read. */
+class ResponseCloseSignal implements LazySignal {
+  #signal: AbortSignal | undefined = undefined;
+
+  constructor(private readonly res: NodeResponseLike) {}
+
+  get signal(): AbortSignal | undefined {
+    if (this.#signal !== undefined) return this.#signal;
+    const res = this.res;
+    if (typeof res.once !== "function") return undefined;
+    const controller = new AbortController();
+    // Already gone (the signal read late): aborted from the start.
+    if (res.destroyed === true && res.writableFinished !== true) controller.abort();
+    else {
+      res.once("close", () => {
+        if (!res.writableFinished) controller.abort();
+      });
+    }
+    this.#signal = controller.signal;
+    return this.#signal;
+  }
 }
 
-/** The request headers, with every value of a header Node keeps only the first of (Authorization). */
+/**
+ * The request the engine reads. Its `signal` is made when first read (by the engine's context when
+ * the merchant reads it), so a merchant that never reads it costs no `AbortController` and no
+ * `close` listener. A class: the same shape for every request.
+ */
+export class NodeCallbackRequest implements CallbackRequest {
+  readonly [LAZY_SIGNAL]: ResponseCloseSignal;
+
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly headers: CallbackRequest["headers"],
+    readonly body: BodyInput,
+    readonly remoteAddress: string | undefined,
+    res: NodeResponseLike,
+  ) {
+    this[LAZY_SIGNAL] = new ResponseCloseSignal(res);
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this[LAZY_SIGNAL].signal;
+  }
+}
+
+/**
+ * The request headers, with every value of a header Node keeps only the first of (Authorization).
+ * Node's `headersDistinct` is built (and consulted) only when a name comes twice in `rawHeaders`.
+ */
 export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
+  const raw = req.rawHeaders;
+  if (Array.isArray(raw) && !repeatsName(raw)) return req.headers;
   return keepRepeatedHeaders(req.headers, req.headersDistinct);
+}
+
+/**
+ * Whether a header name comes twice in Node's `rawHeaders` (name, value, name, value, …), in any
+ * case. Letters are compared with their case bit cleared, which may see a repeat where there is
+ * none (a slower path, same answer) but never misses one. No allocation.
+ */
+function repeatsName(raw: readonly string[]): boolean {
+  for (let i = 2; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    for (let j = 0; j < i; j += 2) {
+      const other = raw[j] as string;
+      if (other.length === name.length && sameName(other, name)) return true;
+    }
+  }
+  return false;
+}
+
+function sameName(a: string, b: string): boolean {
+  for (let k = 0; k < a.length; k++) {
+    if ((a.charCodeAt(k) | 0x20) !== (b.charCodeAt(k) | 0x20)) return false;
+  }
+  return true;
 }
 
 /** The peer address of the TCP connection (never `X-Forwarded-For`: authentication decides that). */
@@ -112,7 +293,15 @@ export function peerAddress(req: NodeRequestLike): string | undefined {
   return req.socket?.remoteAddress ?? undefined;
 }
 
-/** Writes the engine's answer to a Node response. */
+/** Statuses whose answers carry no body, so no `Content-Length` of one. */
+function bodiless(status: number): boolean {
+  return status < 200 || status === 204 || status === 304;
+}
+
+/**
+ * Writes the engine's answer to a Node response: one `writeHead` with every header (its
+ * `Content-Length` too, as `end` would have set it), then `end`.
+ */
 export function writeNodeResponse(res: NodeResponseLike, response: CallbackResponse): void {
   // The client went away (the engine noticed, or not): nobody to answer.
   if (res.destroyed) return;
@@ -122,13 +311,31 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     return;
   }
   try {
-    res.statusCode = response.status;
-    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-    res.end(response.body);
+    const { status, headers, body } = response;
+    if (typeof res.writeHead === "function") {
+      res.writeHead(
+        status,
+        bodiless(status) || hasContentLength(headers)
+          ? headers
+          : { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      );
+    } else {
+      res.statusCode = status;
+      for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string);
+    }
+    res.end(body);
   } catch {
     // A header the server refuses: end the exchange rather than leave it hanging.
     res.destroy?.();
   }
+}
+
+/** Whether the answer sets its own length (the engine's answers never do; an endpoint may). */
+function hasContentLength(headers: Readonly<Record<string, string>>): boolean {
+  for (const name of Object.keys(headers)) {
+    if (name.length === 14 && name.toLowerCase() === "content-length") return true;
+  }
+  return false;
 }
 
 /**

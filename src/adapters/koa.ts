@@ -9,8 +9,8 @@ import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
   assertEndpoint,
   bodyConsumed,
-  closeSignal,
   handleSafely,
+  NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
   nodeBody,
@@ -58,17 +58,25 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
-    const response = await handleSafely(endpoint, {
-      method: ctx.method,
-      url,
-      headers: nodeHeaders(ctx.req),
-      body: koaBody(ctx),
-      remoteAddress: peerAddress(ctx.req),
-      signal: closeSignal(ctx.res),
-    });
+    const response = await handleSafely(
+      endpoint,
+      new NodeCallbackRequest(
+        ctx.method,
+        url,
+        nodeHeaders(ctx.req),
+        koaBody(ctx),
+        peerAddress(ctx.req),
+        ctx.res,
+      ),
+    );
     ctx.status = response.status;
-    // Headers first: Koa then keeps our Content-Type when the body is a string.
-    for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
+    // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
+    // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).
+    const { res } = ctx;
+    if (!res.headersSent) {
+      const { headers } = response;
+      for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string);
+    }
     ctx.body = response.body;
   };
 }

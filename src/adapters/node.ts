@@ -5,8 +5,8 @@
 import type { CallbackEndpoint } from "../core/types.js";
 import {
   assertEndpoint,
-  closeSignal,
   handleSafely,
+  NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
   nodeBody,
@@ -30,13 +30,14 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
 export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
   assertEndpoint(endpoint, "toNodeListener");
   return (req, res) => {
-    void handleSafely(endpoint, {
-      method: req.method ?? "GET",
-      url: req.url ?? "/",
-      headers: nodeHeaders(req),
-      body: nodeBody(req),
-      remoteAddress: peerAddress(req),
-      signal: closeSignal(res),
-    }).then((response) => writeNodeResponse(res, response));
+    const request = new NodeCallbackRequest(
+      req.method ?? "GET",
+      req.url ?? "/",
+      nodeHeaders(req),
+      nodeBody(req),
+      peerAddress(req),
+      res,
+    );
+    void handleSafely(endpoint, request).then((response) => writeNodeResponse(res, response));
   };
 }

@@ -31,6 +31,7 @@ import {
   type WrittenResult,
 } from "./responses.js";
 import { type CardSite, dropProtoKey, sealBody } from "./seal.js";
+import { type LazySignal, lazySignalOf } from "./signal.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
@@ -169,6 +170,33 @@ class IncomingRequestInfo implements CallbackRequestInfo {
 
   header(name: string): string | undefined {
     return this.headers.get(name) ?? undefined;
+  }
+}
+
+/**
+ * What the merchant's function receives beside the payload. A request with a lazy signal (the
+ * Node adapters') has it made only when the merchant reads `signal`: no `AbortController` and no
+ * `close` listener for a merchant that never does. Only the maker is kept, never the request.
+ */
+class MerchantContext<TPayload> implements CallbackContext<TPayload> {
+  readonly #lazySignal: LazySignal | undefined;
+  readonly #signal: AbortSignal | undefined;
+
+  constructor(
+    readonly callback: CallbackName,
+    readonly request: CallbackRequestInfo,
+    readonly rawPayload: TPayload,
+    readonly decoding: DecodingReport,
+    readonly auth: AuthResult | undefined,
+    readonly reportFailure: CallbackContext<TPayload>["reportFailure"],
+    source: CallbackRequest,
+  ) {
+    this.#lazySignal = lazySignalOf(source);
+    this.#signal = this.#lazySignal === undefined ? source.signal : undefined;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#lazySignal === undefined ? this.#signal : this.#lazySignal.signal;
   }
 }
 
@@ -467,14 +495,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     const { payload, report } = plan.apply(rawPayload);
     const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
-    const context: CallbackContext<TPayload> = {
-      callback: name,
-      request: new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
+    const context: CallbackContext<TPayload> = new MerchantContext(
+      name,
+      new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
       rawPayload,
-      decoding: report,
-      auth: authResult,
-      signal: request.signal,
-      reportFailure: (reason, error) =>
+      report,
+      authResult,
+      (reason, error) =>
         notify(
           onError,
           {
@@ -487,7 +514,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           },
           call.redact,
         ),
-    };
+      request,
+    );
 
     // 6. Call the merchant (after the callback's own check, if any), 7. write its response.
     let outcome: TResult;

@@ -1,0 +1,559 @@
+// Issue #13, build item 3: the Node-based adapters read the body by the stream's events, make the
+// merchant's abort signal only when it is read, and write the answer with one writeHead. What
+// they answer must not change, and nothing may pile up: on real servers (node:http, Express 4
+// and 5, Koa 2 and 3), driven by a raw socket where a fetch client cannot do what is tested.
+import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { connect, type Socket } from "node:net";
+import express5 from "express";
+import express4 from "express4";
+import Koa3 from "koa";
+import Koa2 from "koa2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toExpress } from "../../src/adapters/express.js";
+import { toKoa } from "../../src/adapters/koa.js";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
+import {
+  type CallbackContext,
+  type CallbackFailure,
+  createCallbackRouter,
+  type SendOrderToMerchantRequest,
+} from "../../src/index.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
+import { MERCHANT_GUID } from "./support/merchant.js";
+import { listen, type Running } from "./support/servers.js";
+
+const ORDER = fixture("SendOrderToMerchant");
+const ORDER_ID = (JSON.parse(ORDER) as { OrderId: string }).OrderId;
+const BODY_TIMEOUT_MS = 300;
+const MAX_BODY_BYTES = 64 * 1024;
+
+let keys: ServiceKeys;
+beforeAll(async () => {
+  keys = await createServiceKeys();
+});
+
+/** The request events the body reader listens to, besides `data`. */
+const READER_EVENTS = ["end", "error", "aborted", "close"] as const;
+
+/** What a test sees of the exchange on the server side. */
+class Probe {
+  readonly failures: CallbackFailure[] = [];
+  req: IncomingMessage | undefined;
+  res: ServerResponse | undefined;
+  /** Listener counts when the request reached the adapter (before it ran). */
+  atEntry = new Map<string, number>();
+  /** Run when the request reaches the adapter: pause the stream, set a header, … */
+  before: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  /** Run by the merchant's function, before it answers. */
+  merchant: ((context: CallbackContext<SendOrderToMerchantRequest>) => unknown) | undefined;
+
+  enter(req: IncomingMessage, res: ServerResponse): void {
+    this.req = req;
+    this.res = res;
+    this.atEntry = new Map([
+      ["res:close", res.listenerCount("close")],
+      ["req:data", req.listenerCount("data")],
+      ...READER_EVENTS.map((event) => [`req:${event}`, req.listenerCount(event)] as const),
+    ]);
+    this.before?.(req, res);
+  }
+
+  /**
+   * How many listeners of the reader's events the request has beyond those it came with. Node's
+   * own `clearIncoming` (on `end` of a request answered before its body ended) is not counted.
+   */
+  readerListenersLeft(): Record<string, number> {
+    const req = this.req as IncomingMessage;
+    const count = (event: string) =>
+      req.listeners(event).filter((listener) => listener.name !== "clearIncoming").length;
+    return Object.fromEntries(
+      READER_EVENTS.map((event) => [event, count(event) - (this.atEntry.get(`req:${event}`) ?? 0)]),
+    );
+  }
+
+  reset(): void {
+    this.failures.length = 0;
+    this.req = undefined;
+    this.res = undefined;
+    this.before = undefined;
+    this.merchant = undefined;
+  }
+}
+
+function router(probe: Probe) {
+  return createCallbackRouter({
+    basePath: "/crossborder",
+    auth: createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKeyPem } },
+      merchantGuid: MERCHANT_GUID,
+    }),
+    bodyTimeoutMs: BODY_TIMEOUT_MS,
+    maxBodyBytes: MAX_BODY_BYTES,
+    onError: (failure) => void probe.failures.push(failure),
+    handlers: {
+      SendOrderToMerchant: async (order, context) => {
+        await probe.merchant?.(context);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+    },
+  });
+}
+
+type Build = (probe: Probe) => ReturnType<typeof createServer>;
+
+const SERVERS: [string, Build][] = [
+  [
+    "node:http",
+    (probe) => {
+      const listener = toNodeListener(router(probe));
+      return createServer((req, res) => {
+        probe.enter(req, res);
+        listener(req, res);
+      });
+    },
+  ],
+  ...(
+    [
+      ["Express 4", express4 as unknown as typeof express5],
+      ["Express 5", express5],
+    ] as const
+  ).map(([label, express]): [string, Build] => [
+    label,
+    (probe) => {
+      const app = express();
+      app.use((req, res, next) => {
+        probe.enter(req, res);
+        next();
+      });
+      app.use(toExpress(router(probe)));
+      return createServer(app);
+    },
+  ]),
+  ...(
+    [
+      ["Koa 2", Koa2 as unknown as typeof Koa3],
+      ["Koa 3", Koa3],
+    ] as const
+  ).map(([label, Koa]): [string, Build] => [
+    label,
+    (probe) => {
+      const app = new Koa();
+      // Koa reports a socket closed under a half-sent body on its own "error" event.
+      app.on("error", () => undefined);
+      app.use((ctx, next) => {
+        probe.enter(ctx.req, ctx.res);
+        return next();
+      });
+      app.use(toKoa(router(probe)));
+      return createServer(app.callback());
+    },
+  ]),
+];
+
+function head(token: string, length: number, extra: string[] = [], connection = "close"): string {
+  return `${[
+    "POST /crossborder/SendOrderToMerchant HTTP/1.1",
+    "Host: 127.0.0.1",
+    `Authorization: Bearer ${token}`,
+    ...extra,
+    `Content-Length: ${length}`,
+    "Content-Type: application/json",
+    `Connection: ${connection}`,
+  ].join("\r\n")}\r\n\r\n`;
+}
+
+/** Everything the server writes until it closes the connection (or `limitMs` passes). */
+function readUntilClosed(socket: Socket, limitMs = 5000): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    socket.on("error", () => undefined);
+    const timer = setTimeout(() => socket.destroy(), limitMs);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+  });
+}
+
+function statusOf(text: string): number {
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+}
+
+function headerOf(text: string, name: string): string | undefined {
+  const head = text.slice(0, text.indexOf("\r\n\r\n"));
+  for (const line of head.split("\r\n").slice(1)) {
+    const colon = line.indexOf(":");
+    if (line.slice(0, colon).toLowerCase() === name) return line.slice(colon + 1).trim();
+  }
+  return undefined;
+}
+
+function bodyOf(text: string): string {
+  return text.slice(text.indexOf("\r\n\r\n") + 4);
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor<T>(probe: () => T | undefined, limitMs = 3000): Promise<T> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (performance.now() > until) throw new Error("timed out waiting");
+    await pause(5);
+  }
+}
+
+for (const [label, build] of SERVERS) {
+  describe(label, () => {
+    const probe = new Probe();
+    let server: Running;
+    let port: number;
+    beforeAll(async () => {
+      server = await listen(build(probe));
+      port = Number(new URL(server.baseUrl).port);
+    });
+    afterAll(() => server.close());
+
+    function open(): Socket {
+      const socket = connect(port, "127.0.0.1");
+      socket.setNoDelay(true);
+      return socket;
+    }
+
+    /** Sends a whole request on a fresh connection; resolves with everything answered. */
+    function exchange(text: string): Promise<string> {
+      const socket = open();
+      const reading = readUntilClosed(socket);
+      socket.write(text);
+      return reading;
+    }
+
+    describe("the abort signal, made when read", () => {
+      it("adds no 'close' listener to the response when the merchant does not read it", async () => {
+        probe.reset();
+        let added: number | undefined;
+        probe.merchant = () => {
+          added =
+            (probe.res as ServerResponse).listenerCount("close") -
+            (probe.atEntry.get("res:close") ?? 0);
+        };
+        const text = await exchange(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        expect(statusOf(text)).toBe(200);
+        expect(added).toBe(0);
+      });
+
+      it("is made, with one 'close' listener, when the merchant reads it", async () => {
+        probe.reset();
+        let added: number | undefined;
+        let signal: AbortSignal | undefined;
+        probe.merchant = (context) => {
+          signal = context.signal;
+          // A second read gives the same signal, and no second listener.
+          expect(context.signal).toBe(signal);
+          added =
+            (probe.res as ServerResponse).listenerCount("close") -
+            (probe.atEntry.get("res:close") ?? 0);
+        };
+        const text = await exchange(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        expect(statusOf(text)).toBe(200);
+        expect(signal).toBeInstanceOf(AbortSignal);
+        expect(added).toBe(1);
+        // Answered in full: the client leaving afterwards aborts nothing.
+        expect(signal?.aborted).toBe(false);
+      });
+
+      it("aborts when the client goes away after the merchant read it", async () => {
+        probe.reset();
+        let aborted!: (value: boolean) => void;
+        const abortedWhileWaiting = new Promise<boolean>((resolve) => {
+          aborted = resolve;
+        });
+        let entered!: () => void;
+        const inMerchant = new Promise<void>((resolve) => {
+          entered = resolve;
+        });
+        probe.merchant = async (context) => {
+          const signal = context.signal;
+          expect(signal?.aborted).toBe(false);
+          entered();
+          await new Promise((wake) => signal?.addEventListener("abort", wake));
+          aborted(signal?.aborted === true);
+        };
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        socket.write(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        await inMerchant;
+        socket.destroy();
+        expect(await abortedWhileWaiting).toBe(true);
+        expect(await reading).toBe("");
+      });
+
+      it("is aborted from the start when first read after the client went away", async () => {
+        probe.reset();
+        let seen!: (value: boolean | undefined) => void;
+        const abortedWhenRead = new Promise<boolean | undefined>((resolve) => {
+          seen = resolve;
+        });
+        let entered!: () => void;
+        const inMerchant = new Promise<void>((resolve) => {
+          entered = resolve;
+        });
+        probe.merchant = async (context) => {
+          const res = probe.res as ServerResponse;
+          entered();
+          await new Promise((wake) => res.once("close", wake));
+          seen(context.signal?.aborted);
+        };
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        socket.write(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        await inMerchant;
+        socket.destroy();
+        expect(await abortedWhenRead).toBe(true);
+        await reading;
+      });
+    });
+
+    describe("reading the body by its events", () => {
+      it("reads a body arriving in many small chunks, and leaves no listener behind", async () => {
+        probe.reset();
+        let received: string | undefined;
+        probe.merchant = (context) => {
+          received = (context.rawPayload as { OrderId: string }).OrderId;
+        };
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        socket.write(head(await keys.sign(), Buffer.byteLength(ORDER)));
+        const bytes = Buffer.from(ORDER);
+        const size = Math.ceil(bytes.length / 40);
+        for (let offset = 0; offset < bytes.length; offset += size) {
+          socket.write(bytes.subarray(offset, offset + size));
+          await pause(2);
+        }
+        const text = await reading;
+        expect(statusOf(text)).toBe(200);
+        expect(received).toBe(ORDER_ID);
+        expect(JSON.parse(bodyOf(text))).toMatchObject({ InternalOrderId: `M-${ORDER_ID}` });
+        expect(probe.readerListenersLeft()).toStrictEqual({
+          end: 0,
+          error: 0,
+          aborted: 0,
+          close: 0,
+        });
+        const req = probe.req as IncomingMessage;
+        expect(req.listenerCount("data")).toBe(probe.atEntry.get("req:data"));
+      });
+
+      it("reads a stream a middleware paused before the adapter", async () => {
+        probe.reset();
+        probe.before = (req) => req.pause();
+        const text = await exchange(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        expect(statusOf(text)).toBe(200);
+      });
+
+      it("answers 413 past the limit, while reading (no Content-Length), and leaves no reader listener", async () => {
+        probe.reset();
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        const lines = [
+          "POST /crossborder/SendOrderToMerchant HTTP/1.1",
+          "Host: 127.0.0.1",
+          `Authorization: Bearer ${await keys.sign()}`,
+          "Transfer-Encoding: chunked",
+          "Content-Type: application/json",
+          "Connection: close",
+        ];
+        socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+        const piece = " ".repeat(16 * 1024);
+        for (let sent = 0; sent <= MAX_BODY_BYTES + piece.length; sent += piece.length) {
+          socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`);
+          await pause(1);
+        }
+        socket.write("0\r\n\r\n");
+        const text = await reading;
+        expect(statusOf(text)).toBe(413);
+        expect(bodyOf(text)).toContain('"ErrorCode":"PAYLOAD_TOO_LARGE"');
+        expect(probe.failures.map((f) => f.kind)).toStrictEqual(["payload_too_large"]);
+        expect(probe.readerListenersLeft()).toStrictEqual({
+          end: 0,
+          error: 0,
+          aborted: 0,
+          close: 0,
+        });
+      });
+
+      it("answers 408 at the deadline to a body that stalls, and leaves no reader listener", async () => {
+        probe.reset();
+        const socket = open();
+        const started = performance.now();
+        const reading = readUntilClosed(socket, 5000);
+        socket.write(head(await keys.sign(), Buffer.byteLength(ORDER)));
+        socket.write(ORDER.slice(0, 10));
+        const text = await reading;
+        expect(statusOf(text)).toBe(408);
+        expect(bodyOf(text)).toContain('"ErrorCode":"REQUEST_TIMEOUT"');
+        expect(headerOf(text, "connection")).toBe("close");
+        expect(performance.now() - started).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 20);
+        expect(probe.failures.map((f) => f.kind)).toStrictEqual(["request_timeout"]);
+        expect(probe.readerListenersLeft()).toStrictEqual({
+          end: 0,
+          error: 0,
+          aborted: 0,
+          close: 0,
+        });
+      });
+
+      it("reports a client that leaves mid-body as client_closed, and leaves no reader listener", async () => {
+        probe.reset();
+        const socket = open();
+        socket.on("error", () => undefined);
+        socket.write(head(await keys.sign(), Buffer.byteLength(ORDER)));
+        socket.write(ORDER.slice(0, 100));
+        await waitFor(() => probe.req);
+        await pause(30);
+        socket.destroy();
+        const failure = await waitFor(() => probe.failures[0]);
+        expect(failure).toMatchObject({ kind: "client_closed", status: 499 });
+        expect(probe.failures.some((f) => f.kind === "internal_error")).toBe(false);
+        expect(probe.readerListenersLeft()).toStrictEqual({
+          end: 0,
+          error: 0,
+          aborted: 0,
+          close: 0,
+        });
+      });
+    });
+
+    describe("headers", () => {
+      it("answers a header sent twice that is not Authorization as before (200)", async () => {
+        probe.reset();
+        const text = await exchange(
+          `${head(await keys.sign(), Buffer.byteLength(ORDER), ["X-Trace: a", "x-trace: b", "Accept: application/json", "ACCEPT: */*"])}${ORDER}`,
+        );
+        expect(statusOf(text)).toBe(200);
+      });
+
+      it("answers 401 to Authorization sent twice in different cases", async () => {
+        probe.reset();
+        const token = await keys.sign();
+        const text = await exchange(
+          `${head(token, Buffer.byteLength(ORDER), [`AUTHORIZATION: Bearer ${token}`])}${ORDER}`,
+        );
+        expect(statusOf(text)).toBe(401);
+        expect(probe.failures.map((f) => f.kind)).toStrictEqual(["unauthorized"]);
+      });
+    });
+
+    describe("writing the answer", () => {
+      it("sends Content-Length (not chunked), with the headers set before the adapter kept", async () => {
+        probe.reset();
+        probe.before = (_req, res) => res.setHeader("x-request-id", "r-1");
+        const text = await exchange(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        expect(statusOf(text)).toBe(200);
+        expect(headerOf(text, "transfer-encoding")).toBeUndefined();
+        expect(headerOf(text, "content-length")).toBe(String(Buffer.byteLength(bodyOf(text))));
+        expect(headerOf(text, "content-type")).toBe("application/json; charset=utf-8");
+        expect(headerOf(text, "x-request-id")).toBe("r-1");
+      });
+    });
+
+    it("adds no listener to a keep-alive connection over 50 requests", async () => {
+      probe.reset();
+      const sockets = new Set<unknown>();
+      const snapshots: string[] = [];
+      probe.before = (req) => {
+        const socket = req.socket;
+        sockets.add(socket);
+        snapshots.push(
+          socket
+            .eventNames()
+            .map((event) => `${String(event)}=${socket.listenerCount(event)}`)
+            .sort()
+            .join(","),
+        );
+      };
+      let count = 0;
+      // Every other merchant reads the signal: its listener is on the response, which goes.
+      probe.merchant = (context) => {
+        if (count++ % 2 === 0) void context.signal;
+      };
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const token = await keys.sign();
+        for (let i = 0; i < 50; i++) {
+          const status = await new Promise<number>((resolve, reject) => {
+            const outgoing = request(
+              {
+                host: "127.0.0.1",
+                port,
+                agent,
+                method: "POST",
+                path: "/crossborder/SendOrderToMerchant",
+                headers: {
+                  authorization: `Bearer ${token}`,
+                  "content-type": "application/json",
+                  "content-length": Buffer.byteLength(ORDER),
+                },
+              },
+              (response) => {
+                response.resume();
+                response.on("end", () => resolve(response.statusCode ?? 0));
+              },
+            );
+            outgoing.on("error", reject);
+            outgoing.end(ORDER);
+          });
+          expect(status).toBe(200);
+        }
+      } finally {
+        agent.destroy();
+      }
+      expect(sockets.size).toBe(1);
+      expect(snapshots).toHaveLength(50);
+      expect(snapshots[49]).toBe(snapshots[1]);
+    }, 20_000);
+  });
+}
+
+describe("an endpoint of one's own behind toNodeListener", () => {
+  it("still gets the body as an async iterable, and its own Content-Length is kept", async () => {
+    const server = await listen(
+      toNodeListener({
+        matches: () => true,
+        async handle(incoming) {
+          let bytes = 0;
+          let chunks = 0;
+          for await (const chunk of incoming.body as AsyncIterable<Uint8Array>) {
+            bytes += chunk.byteLength;
+            chunks++;
+          }
+          const body = JSON.stringify({ bytes, chunks: chunks > 0 });
+          return {
+            status: 200,
+            headers: { "Content-Type": "application/json", "Content-Length": String(body.length) },
+            body,
+          };
+        },
+      }),
+    );
+    try {
+      const response = await server.send("/anything", { method: "POST", body: ORDER });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-length")).toBe(
+        String(JSON.stringify({ bytes: Buffer.byteLength(ORDER), chunks: true }).length),
+      );
+      expect(await response.json()).toStrictEqual({
+        bytes: Buffer.byteLength(ORDER),
+        chunks: true,
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
