@@ -3,8 +3,15 @@
  * a CVV dropped once the merchant's function returns. Free text is scrubbed in `redact.ts`.
  */
 
+import { paymentDetailsSchema } from "../schemas/payment.js";
+import { createRedactor, digitRunsOf, maskDigitRuns, maskSecret, textOf } from "./redact.js";
+
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
+
+const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
+/** The fields the spec gives PaymentDetails; any other key is unknown (or damaged in transit). */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(paymentDetailsSchema.shape));
 
 /** Shows at most the last four digits of a card number; everything else becomes `*`. */
 export function maskCardNumber(value: unknown): unknown {
@@ -15,11 +22,78 @@ export function maskCardNumber(value: unknown): unknown {
     : `${"*".repeat(digits.length - 4)}${digits.slice(-4)}`;
 }
 
+/** The known card number and CVV of a PaymentDetails object, to be masked wherever quoted. */
+function knownSecrets(details: Record<string, unknown>): string[] {
+  const secrets: string[] = [];
+  for (const field of CARD_FIELDS) {
+    const value = details[field];
+    if (typeof value === "string") secrets.push(value);
+    else if (typeof value === "number") secrets.push(String(value));
+  }
+  return secrets;
+}
+
+/**
+ * A text of a PaymentDetails object as it may be printed: every run of 12 or more digits masked
+ * (Luhn-valid or not: in a payment object, it is card data), and the object's own card number
+ * and CVV wherever quoted.
+ */
+function textMasker(details: Record<string, unknown>): (text: string) => string {
+  const redact = createRedactor(knownSecrets(details));
+  return (text) => redact(maskDigitRuns(text));
+}
+
+/**
+ * A masked copy of any value below a PaymentDetails object: strings (keys included) masked,
+ * numbers of 12 or more digits turned into masked text, arrays and objects copied the same way.
+ * Cycles (a merchant's own additions) are copied once.
+ */
+function maskedValue(value: unknown, mask: (text: string) => string, seen: Map<object, unknown>) {
+  if (typeof value === "string") return mask(value);
+  if (typeof value === "number" || typeof value === "bigint") {
+    const text = String(value);
+    const masked = mask(text);
+    return masked === text ? value : masked;
+  }
+  if (value === null || typeof value !== "object") return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(maskedValue(item, mask, seen));
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && !Object.hasOwn(value, NODE_INSPECT)) {
+    // A Date, a Map, a class instance the merchant put there: its text, masked.
+    return mask(textOf(value));
+  }
+  const copy: Record<string, unknown> = {};
+  seen.set(value, copy);
+  for (const key of Object.keys(value)) {
+    copy[mask(key)] = maskedValue((value as Record<string, unknown>)[key], mask, seen);
+  }
+  return copy;
+}
+
 function maskedCopy(this: Record<string, unknown>): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...this };
-  if ("CardNumber" in copy) copy.CardNumber = maskCardNumber(copy.CardNumber);
-  if ("CVVNumber" in copy && copy.CVVNumber !== undefined && copy.CVVNumber !== null) {
-    copy.CVVNumber = "***";
+  const mask = textMasker(this);
+  const seen = new Map<object, unknown>();
+  const copy: Record<string, unknown> = {};
+  seen.set(this, copy);
+  for (const key of Object.keys(this)) {
+    const value = this[key];
+    if (key === "CardNumber") {
+      copy[key] =
+        typeof value === "string" || typeof value === "number"
+          ? maskCardNumber(String(value))
+          : maskedValue(value, mask, seen);
+    } else if (key === "CVVNumber") {
+      copy[key] = value === undefined || value === null ? value : "***";
+    } else {
+      copy[mask(key)] = maskedValue(value, mask, seen);
+    }
   }
   return copy;
 }
@@ -63,13 +137,70 @@ export function protectPaymentDetails(value: unknown): void {
   }
 }
 
-/** Removes the CVV (PCI DSS 3.3.1: not kept after authorisation, not even masked). */
+/**
+ * Removes the CVV (PCI DSS 3.3.1: not kept after authorisation, not even masked): the `CVVNumber`
+ * field, and every quote of it left in the object's other strings, however deep: a copy under a
+ * key the spec does not give PaymentDetails (a key damaged in transit, `"\uFFFD(CVVNumber"`) is
+ * removed, and a field quoting it (`"card … cvv 737"`) keeps its text with `***` in its place.
+ */
 export function dropCvv(value: unknown): void {
   if (value === null || typeof value !== "object") return;
+  const details = value as Record<string, unknown>;
   try {
-    if (Object.hasOwn(value, "CVVNumber")) delete (value as Record<string, unknown>).CVVNumber;
+    if (!Object.hasOwn(details, "CVVNumber")) return;
+    const cvv = details.CVVNumber;
+    delete details.CVVNumber;
+    const known = typeof cvv === "string" ? cvv.trim() : "";
+    if (known.length >= 3) scrubCvv(details, known);
   } catch {
     // Only a frozen object refuses; there is nothing more this library can do to it.
+  }
+}
+
+function scrubCvv(details: Record<string, unknown>, cvv: string): void {
+  const stack: object[] = [details];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown>;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    for (const key of Object.keys(node)) {
+      const item = node[key];
+      if (item !== null && typeof item === "object") {
+        stack.push(item);
+        continue;
+      }
+      if (typeof item !== "string") continue;
+      if (node === details && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
+        delete node[key];
+        continue;
+      }
+      const masked = maskSecret(item, cvv);
+      if (masked !== item) node[key] = masked;
+    }
+  }
+}
+
+/**
+ * What a PaymentDetails object holds that the library's reports must mask wherever quoted: its
+ * card number and CVV, and every run of 12 or more digits in any of its fields (a card number
+ * under a damaged key, or in a field it does not belong to), nested values and keys included.
+ */
+export function cardSecretsOf(details: Record<string, unknown>, out: string[]): void {
+  out.push(...knownSecrets(details));
+  const stack: unknown[] = [details];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === "string") digitRunsOf(node, out);
+    else if (typeof node === "number") digitRunsOf(String(node), out);
+    else if (node !== null && typeof node === "object" && !seen.has(node)) {
+      seen.add(node);
+      for (const key of Object.keys(node)) {
+        digitRunsOf(key, out);
+        stack.push((node as Record<string, unknown>)[key]);
+      }
+    }
   }
 }
 

@@ -7,7 +7,7 @@ import {
   type DecodingReport,
 } from "../decode/policy.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
-import { dropCvv, protectPaymentDetails } from "./card.js";
+import { cardSecretsOf, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
@@ -562,15 +562,13 @@ interface Call {
 
 const NO_CARDS: ReadonlySet<object> = new Set();
 
-/** The card numbers and CVVs of the request, as the redactor masks them wherever quoted. */
+/**
+ * The card numbers and CVVs of the request, as the redactor masks them wherever quoted: every
+ * payment object's card fields, and any run of 12 or more digits in its other fields.
+ */
 function secretsOf(sites: readonly CardSite[]): string[] {
   const secrets: string[] = [];
-  for (const { details } of sites) {
-    for (const field of ["CardNumber", "CVVNumber"]) {
-      const value = details[field];
-      if (typeof value === "string") secrets.push(value);
-    }
-  }
+  for (const { details } of sites) cardSecretsOf(details, secrets);
   return secrets;
 }
 
