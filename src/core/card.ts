@@ -65,7 +65,7 @@ function maskedValue(value: unknown, mask: (text: string) => string, seen: Map<o
     return copy;
   }
   const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null && !Object.hasOwn(value, NODE_INSPECT)) {
+  if (proto !== Object.prototype && proto !== null && !isProtected(value)) {
     // A Date, a Map, a class instance the merchant put there: its text, masked.
     return mask(textOf(value));
   }
@@ -123,15 +123,37 @@ const PROTECTION: PropertyDescriptorMap = {
 };
 
 /**
+ * The prototype of a protected PaymentDetails object: the masked views as its own non-enumerable
+ * methods, `Object.prototype` above it. One prototype for every object, set in one step (defining
+ * the four methods on each object cost six times as much).
+ */
+const PROTECTED_PROTO: object = Object.create(Object.prototype, PROTECTION);
+
+/** Whether a value is a PaymentDetails object this module protected. */
+export function isProtected(value: object): boolean {
+  return Object.getPrototypeOf(value) === PROTECTED_PROTO || Object.hasOwn(value, NODE_INSPECT);
+}
+
+/**
  * Makes `JSON.stringify`, `String()` and `util.inspect` (Node, Bun, Deno) of a PaymentDetails
  * object print it masked, while its properties keep the real values the merchant pays with.
- * The methods are non-enumerable: spreading or iterating the object does not see them.
+ * The object takes a prototype holding the masked views, so spreading or iterating it does not
+ * see them. A payload key named `toJSON` or `toString` would shadow the prototype's: such an
+ * object gets the methods as its own (non-enumerable) properties instead, replacing those keys.
  */
 export function protectPaymentDetails(value: unknown): void {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return;
-  if (Object.hasOwn(value, NODE_INSPECT)) return;
+  if (isProtected(value)) return;
   try {
-    Object.defineProperties(value, PROTECTION);
+    if (
+      Object.getPrototypeOf(value) === Object.prototype &&
+      !Object.hasOwn(value, "toJSON") &&
+      !Object.hasOwn(value, "toString")
+    ) {
+      Object.setPrototypeOf(value, PROTECTED_PROTO);
+    } else {
+      Object.defineProperties(value, PROTECTION);
+    }
   } catch {
     // A frozen object (a framework's own body) cannot take the methods; it is not the merchant's.
   }
