@@ -1,6 +1,8 @@
 /**
  * Which fields of a callback payload get form-decoded, and how. Compiled once per handler into a
- * path tree; applied per request with copy-on-write, never mutating the parsed body.
+ * path tree; applied per request either in place (the engine: the payload is the request's own
+ * object, the few values as sent are recorded to rebuild the raw view only when it is read) or
+ * with copy-on-write (`apply`, never mutating its input).
  */
 
 import { decodeFormValue, looksEncoded } from "./form.js";
@@ -48,6 +50,41 @@ export interface DecodingPlan {
    * otherwise a copy in which only the objects and arrays on a changed path are new.
    */
   apply<T>(payload: T): { payload: T; report: DecodingReport };
+  /**
+   * Decodes the planned fields in the payload itself (a container that refuses the write, a
+   * frozen object, is copied instead), recording each decoded value as it was sent.
+   */
+  decodeInPlace<T>(payload: T): DecodedInPlace<T>;
+}
+
+/** What decoding in place leaves: the decoded payload, its report, the raw view on demand. */
+export interface DecodedInPlace<T> {
+  /** The payload given, decoded (a copy of it only when it was frozen and a value changed). */
+  readonly payload: T;
+  readonly report: DecodingReport;
+  /**
+   * The payload as sent, built when called: the payload itself when nothing was decoded;
+   * otherwise shallow copies of the objects and arrays that lead to a decoded value (as they are
+   * now, each decoded value put back as sent), everything else shared with the payload.
+   * `onCopy` is told of each copy (the engine protects a PaymentDetails copy like its original).
+   */
+  raw(onCopy?: (original: object, copy: object) => void): T;
+}
+
+/** A value decoded in place: the containers and keys from the root to it, and its value as sent. */
+interface Change {
+  readonly nodes: readonly object[];
+  readonly keys: readonly (string | number)[];
+  readonly original: string;
+}
+
+/** One walk in place: the path being visited (a stack), what changed, what had to be copied. */
+interface Walk {
+  readonly nodes: object[];
+  readonly keys: (string | number)[];
+  readonly changes: Change[];
+  /** A frozen container's copy → the container (one logical place, whichever the walk saw). */
+  copiedFrom: Map<object, object> | undefined;
 }
 
 const POLICIES: ReadonlySet<string> = new Set<DecodePolicy>(["off", "always", "auto"]);
@@ -215,6 +252,129 @@ class CompiledDecodingPlan implements DecodingPlan {
     const result = visit(payload, this.#root, undefined, report) as T;
     return { payload: result, report };
   }
+
+  decodeInPlace<T>(payload: T): DecodedInPlace<T> {
+    const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
+    const walk: Walk = { nodes: [], keys: [], changes: [], copiedFrom: undefined };
+    const result = visitInPlace(payload, this.#root, undefined, report, walk) as T;
+    return new InPlaceResult(payload, result, report, walk.changes, walk.copiedFrom);
+  }
+}
+
+class InPlaceResult<T> implements DecodedInPlace<T> {
+  constructor(
+    private readonly input: T,
+    readonly payload: T,
+    readonly report: DecodingReport,
+    private readonly changes: readonly Change[],
+    private readonly copiedFrom: ReadonlyMap<object, object> | undefined,
+  ) {}
+
+  raw(onCopy?: (original: object, copy: object) => void): T {
+    const { changes, copiedFrom } = this;
+    if (changes.length === 0) return this.input;
+    const copies = new Map<object, Container>();
+    const copyOf = (seen: object): Container => {
+      const original = copiedFrom?.get(seen) ?? seen;
+      let copy = copies.get(original);
+      if (copy === undefined) {
+        copy = shallowCopy(original);
+        copies.set(original, copy);
+        onCopy?.(original, copy);
+      }
+      return copy;
+    };
+    for (const { nodes, keys, original } of changes) {
+      let parent = copyOf(nodes[0] as object);
+      const last = keys.length - 1;
+      for (let i = 1; i <= last; i++) {
+        const child = copyOf(nodes[i] as object);
+        parent[keys[i - 1] as string] = child;
+        parent = child;
+      }
+      parent[keys[last] as string] = original;
+    }
+    return copyOf(this.input as object) as T;
+  }
+}
+
+/** A copy of an object's own enumerable data (an own `__proto__` stays a key), same prototype. */
+function shallowCopy(value: object): Container {
+  if (Array.isArray(value)) return value.slice() as unknown as Container;
+  const copy: Container = { ...(value as Container) };
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype) Object.setPrototypeOf(copy, proto);
+  return copy;
+}
+
+/**
+ * `visit`, writing each decoded value into the container it was read from, and recording it as
+ * sent in `changes`. A container that refuses a write (frozen) is copied, the copy returned for
+ * its parent to take. Returns the value itself unless it had to be copied.
+ */
+function visitInPlace(
+  value: unknown,
+  node: PathNode,
+  concrete: string | undefined,
+  report: MutableReport,
+  walk: Walk,
+): unknown {
+  if (typeof value === "string") {
+    if (node.policy === undefined) return value;
+    const decoded = decodeLeaf(value, node.policy, concrete ?? node.path, report);
+    if (decoded !== value) {
+      walk.changes.push({ nodes: walk.nodes.slice(), keys: walk.keys.slice(), original: value });
+    }
+    return decoded;
+  }
+  if (typeof value !== "object" || value === null) return value;
+
+  const isArray = Array.isArray(value);
+  let copy: Container | undefined;
+  const write = (key: string | number, next: unknown) => {
+    if (copy === undefined && Reflect.set(value, key, next)) return;
+    if (copy === undefined) {
+      copy = shallowCopy(value);
+      walk.copiedFrom ??= new Map();
+      walk.copiedFrom.set(copy, walk.copiedFrom.get(value) ?? value);
+    }
+    copy[key as string] = next;
+  };
+  walk.nodes.push(value);
+  const wildcard = node.wildcard;
+  if (wildcard !== undefined && isArray) {
+    const prefix = concrete ?? node.path;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === null || (typeof item !== "object" && typeof item !== "string")) continue;
+      walk.keys.push(i);
+      const next = visitInPlace(item, wildcard, joinPath(prefix, String(i)), report, walk);
+      walk.keys.pop();
+      if (next !== item) write(i, next);
+    }
+  }
+  const children = node.children;
+  for (let c = 0; c < children.length; c++) {
+    const child = children[c] as PathNode;
+    const key = child.segment;
+    // Read from the copy so a `*` sibling's changes to the same element are kept.
+    const current: Container = copy ?? (value as Container);
+    if (!Object.hasOwn(current, key)) continue;
+    const item = current[key];
+    if (item === null || (typeof item !== "object" && typeof item !== "string")) continue;
+    walk.keys.push(key);
+    const next = visitInPlace(
+      item,
+      child,
+      concrete === undefined ? undefined : joinPath(concrete, key),
+      report,
+      walk,
+    );
+    walk.keys.pop();
+    if (next !== item) write(key, next);
+  }
+  walk.nodes.pop();
+  return copy ?? value;
 }
 
 function joinPath(prefix: string, segment: string): string {
