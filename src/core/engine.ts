@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Authenticator, AuthRequest, AuthResult } from "../auth/types.js";
 import {
   compileDecoding,
+  type DecodedInPlace,
   type DecodingOptions,
   type DecodingPlan,
   type DecodingReport,
@@ -168,6 +169,79 @@ class IncomingRequestInfo implements CallbackRequestInfo {
 
   header(name: string): string | undefined {
     return this.headers.get(name) ?? undefined;
+  }
+}
+
+/**
+ * What a merchant's function receives beside the payload: one small object per request, its
+ * lazy parts (the raw view, the signal, the failure reporter) getters of the class, built only
+ * when read. The request's internals are private fields: spreading, printing or serialising the
+ * context shows none of them (nor the raw body).
+ */
+class HandlerContext<TPayload> implements CallbackContext<TPayload> {
+  readonly #decoded: DecodedInPlace<TPayload>;
+  readonly #request: CallbackRequest;
+  readonly #cards: ReadonlySet<object>;
+  readonly #onError: OnError;
+  readonly #call: Call;
+  #raw: { value: TPayload } | undefined;
+  #reportFailure: ((reason: string, error?: unknown) => void) | undefined;
+  readonly decoding: DecodingReport;
+
+  constructor(
+    readonly callback: CallbackName,
+    readonly request: CallbackRequestInfo,
+    decoded: DecodedInPlace<TPayload>,
+    readonly auth: AuthResult | undefined,
+    incoming: CallbackRequest,
+    cards: ReadonlySet<object>,
+    onError: OnError,
+    call: Call,
+  ) {
+    this.#decoded = decoded;
+    this.decoding = decoded.report;
+    this.#request = incoming;
+    this.#cards = cards;
+    this.#onError = onError;
+    this.#call = call;
+  }
+
+  /**
+   * The payload as sent, rebuilt on first read from the values decoding recorded. A
+   * PaymentDetails it copies prints masked like its original, and loses its CVV with it.
+   */
+  get rawPayload(): TPayload {
+    if (this.#raw === undefined) {
+      const cards = this.#cards;
+      const value = this.#decoded.raw((original, copy) => {
+        if (!cards.has(original)) return;
+        protectPaymentDetails(copy);
+        (cards as Set<object>).add(copy);
+      });
+      this.#raw = { value };
+    }
+    return this.#raw.value;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#request.signal;
+  }
+
+  get reportFailure(): (reason: string, error?: unknown) => void {
+    this.#reportFailure ??= (reason, error) =>
+      notify(
+        this.#onError,
+        {
+          kind: "store_failure",
+          status: FAILURE_STATUS.store_failure,
+          severity: "warning",
+          callback: this.callback,
+          reason,
+          error,
+        },
+        this.#call.redact,
+      );
+    return this.#reportFailure;
   }
 }
 
@@ -451,31 +525,22 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       }
     }
 
-    // 5. Decode the encoded fields once; protect card data in every copy.
-    const { payload, report } = plan.apply(rawPayload);
+    // 5. Decode the encoded fields once, in place (the raw view is rebuilt only if read);
+    // protect card data in the payload, and in any copy the raw view makes.
+    const decoded = plan.decodeInPlace(rawPayload);
+    const payload = decoded.payload;
     const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
-    const context: CallbackContext<TPayload> = {
-      callback: name,
-      request: new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
-      rawPayload,
-      decoding: report,
-      auth: authResult,
-      signal: request.signal,
-      reportFailure: (reason, error) =>
-        notify(
-          onError,
-          {
-            kind: "store_failure",
-            status: FAILURE_STATUS.store_failure,
-            severity: "warning",
-            callback: name,
-            reason,
-            error,
-          },
-          call.redact,
-        ),
-    };
+    const context = new HandlerContext<TPayload>(
+      name,
+      new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
+      decoded,
+      authResult,
+      request,
+      cards,
+      onError,
+      call,
+    );
 
     // 6. Call the merchant (after the callback's own check, if any), 7. write its response.
     let outcome: TResult;
@@ -560,6 +625,7 @@ interface Call {
   redact: Redactor;
 }
 
+/** Never added to: a copy is added only when its original is in the set. */
 const NO_CARDS: ReadonlySet<object> = new Set();
 
 /**
@@ -596,20 +662,23 @@ function describeIgnored(fields: readonly string[]): string {
 
 /**
  * Every PaymentDetails object of the request: where the walk found it in the parsed body, and at
- * the same path in the validated payload (zod copies the objects it knows) and the decoded one.
+ * the same path in the validated payload (zod copies the objects it knows) and in the decoded one
+ * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
+ * adds its own copies when it is built.
  */
 function cardObjects(
   sites: readonly CardSite[],
   rawPayload: unknown,
   payload: unknown,
-): ReadonlySet<object> {
+): Set<object> {
   const cards = new Set<object>();
   for (const site of sites) {
     cards.add(site.details);
-    for (const root of [rawPayload, payload]) {
-      const found = objectAt(root, site.path);
-      if (found !== undefined) cards.add(found);
-    }
+    const found = objectAt(rawPayload, site.path);
+    if (found !== undefined) cards.add(found);
+    if (payload === rawPayload) continue;
+    const decoded = objectAt(payload, site.path);
+    if (decoded !== undefined) cards.add(decoded);
   }
   return cards;
 }
