@@ -192,7 +192,8 @@ function scrubCvv(details: Record<string, unknown>, cvv: string): void {
         stack.push(item);
         continue;
       }
-      if (typeof item !== "string") continue;
+      // A field that does not quote it (nearly all) costs one native search.
+      if (typeof item !== "string" || !item.includes(cvv)) continue;
       if (node === details && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
         delete node[key];
         continue;

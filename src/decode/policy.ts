@@ -71,17 +71,22 @@ export interface DecodedInPlace<T> {
   raw(onCopy?: (original: object, copy: object) => void): T;
 }
 
-/** A value decoded in place: the containers and keys from the root to it, and its value as sent. */
+/** A container on the path of a decoded value: its parent's frame, and its key in the parent. */
+interface Frame {
+  readonly node: object;
+  readonly parent: Frame | undefined;
+  readonly key: string | number;
+}
+
+/** A value decoded in place: where it is (its container's frame, its key) and its value as sent. */
 interface Change {
-  readonly nodes: readonly object[];
-  readonly keys: readonly (string | number)[];
+  readonly frame: Frame;
+  readonly key: string | number;
   readonly original: string;
 }
 
-/** One walk in place: the path being visited (a stack), what changed, what had to be copied. */
+/** One walk in place: what changed, and what had to be copied. */
 interface Walk {
-  readonly nodes: object[];
-  readonly keys: (string | number)[];
   readonly changes: Change[];
   /** A frozen container's copy → the container (one logical place, whichever the walk saw). */
   copiedFrom: Map<object, object> | undefined;
@@ -255,8 +260,8 @@ class CompiledDecodingPlan implements DecodingPlan {
 
   decodeInPlace<T>(payload: T): DecodedInPlace<T> {
     const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
-    const walk: Walk = { nodes: [], keys: [], changes: [], copiedFrom: undefined };
-    const result = visitInPlace(payload, this.#root, undefined, report, walk) as T;
+    const walk: Walk = { changes: [], copiedFrom: undefined };
+    const result = visitInPlace(payload, this.#root, undefined, report, walk, undefined, "") as T;
     return new InPlaceResult(payload, result, report, walk.changes, walk.copiedFrom);
   }
 }
@@ -284,15 +289,15 @@ class InPlaceResult<T> implements DecodedInPlace<T> {
       }
       return copy;
     };
-    for (const { nodes, keys, original } of changes) {
-      let parent = copyOf(nodes[0] as object);
-      const last = keys.length - 1;
-      for (let i = 1; i <= last; i++) {
-        const child = copyOf(nodes[i] as object);
-        parent[keys[i - 1] as string] = child;
-        parent = child;
+    for (const { frame, key, original } of changes) {
+      copyOf(frame.node)[key as string] = original;
+      // Link each copy into its parent's copy, up to the root (or to a link already made).
+      for (let at: Frame = frame; at.parent !== undefined; at = at.parent) {
+        const parent = copyOf(at.parent.node);
+        const child = copyOf(at.node);
+        if (parent[at.key as string] === child) break;
+        parent[at.key as string] = child;
       }
-      parent[keys[last] as string] = original;
     }
     return copyOf(this.input as object) as T;
   }
@@ -309,8 +314,9 @@ function shallowCopy(value: object): Container {
 
 /**
  * `visit`, writing each decoded value into the container it was read from, and recording it as
- * sent in `changes`. A container that refuses a write (frozen) is copied, the copy returned for
- * its parent to take. Returns the value itself unless it had to be copied.
+ * sent in `walk.changes`. A container that refuses a write (frozen) is copied, the copy returned
+ * for its parent to take. Returns the value itself unless it had to be copied. `parent` is the
+ * frame of the container holding the value, `key` its key there.
  */
 function visitInPlace(
   value: unknown,
@@ -318,63 +324,67 @@ function visitInPlace(
   concrete: string | undefined,
   report: MutableReport,
   walk: Walk,
+  parent: Frame | undefined,
+  key: string | number,
 ): unknown {
-  if (typeof value === "string") {
-    if (node.policy === undefined) return value;
-    const decoded = decodeLeaf(value, node.policy, concrete ?? node.path, report);
-    if (decoded !== value) {
-      walk.changes.push({ nodes: walk.nodes.slice(), keys: walk.keys.slice(), original: value });
-    }
-    return decoded;
-  }
   if (typeof value !== "object" || value === null) return value;
-
+  const frame: Frame = { node: value, parent, key };
   const isArray = Array.isArray(value);
   let copy: Container | undefined;
-  const write = (key: string | number, next: unknown) => {
-    if (copy === undefined && Reflect.set(value, key, next)) return;
-    if (copy === undefined) {
-      copy = shallowCopy(value);
-      walk.copiedFrom ??= new Map();
-      walk.copiedFrom.set(copy, walk.copiedFrom.get(value) ?? value);
-    }
-    copy[key as string] = next;
-  };
-  walk.nodes.push(value);
   const wildcard = node.wildcard;
   if (wildcard !== undefined && isArray) {
     const prefix = concrete ?? node.path;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (item === null || (typeof item !== "object" && typeof item !== "string")) continue;
-      walk.keys.push(i);
-      const next = visitInPlace(item, wildcard, joinPath(prefix, String(i)), report, walk);
-      walk.keys.pop();
-      if (next !== item) write(i, next);
+      if (item === null) continue;
+      let next: unknown;
+      if (typeof item === "string") {
+        if (wildcard.policy === undefined) continue;
+        next = decodeLeaf(item, wildcard.policy, joinPath(prefix, String(i)), report);
+        if (next === item) continue;
+        walk.changes.push({ frame, key: i, original: item });
+      } else if (typeof item === "object") {
+        next = visitInPlace(item, wildcard, joinPath(prefix, String(i)), report, walk, frame, i);
+        if (next === item) continue;
+      } else continue;
+      if (copy === undefined && Reflect.set(value, i, next)) continue;
+      copy ??= copyOfFrozen(value, walk);
+      copy[i] = next;
     }
   }
   const children = node.children;
   for (let c = 0; c < children.length; c++) {
     const child = children[c] as PathNode;
-    const key = child.segment;
+    const name = child.segment;
     // Read from the copy so a `*` sibling's changes to the same element are kept.
     const current: Container = copy ?? (value as Container);
-    if (!Object.hasOwn(current, key)) continue;
-    const item = current[key];
-    if (item === null || (typeof item !== "object" && typeof item !== "string")) continue;
-    walk.keys.push(key);
-    const next = visitInPlace(
-      item,
-      child,
-      concrete === undefined ? undefined : joinPath(concrete, key),
-      report,
-      walk,
-    );
-    walk.keys.pop();
-    if (next !== item) write(key, next);
+    if (!Object.hasOwn(current, name)) continue;
+    const item = current[name];
+    if (item === null) continue;
+    const path = concrete === undefined ? undefined : joinPath(concrete, name);
+    let next: unknown;
+    if (typeof item === "string") {
+      if (child.policy === undefined) continue;
+      next = decodeLeaf(item, child.policy, path ?? child.path, report);
+      if (next === item) continue;
+      walk.changes.push({ frame, key: name, original: item });
+    } else if (typeof item === "object") {
+      next = visitInPlace(item, child, path, report, walk, frame, name);
+      if (next === item) continue;
+    } else continue;
+    if (copy === undefined && Reflect.set(value, name, next)) continue;
+    copy ??= copyOfFrozen(value, walk);
+    copy[name] = next;
   }
-  walk.nodes.pop();
   return copy ?? value;
+}
+
+/** A copy of a container that refused a write, remembered as standing for it. */
+function copyOfFrozen(value: object, walk: Walk): Container {
+  const copy = shallowCopy(value);
+  walk.copiedFrom ??= new Map();
+  walk.copiedFrom.set(copy, walk.copiedFrom.get(value) ?? value);
+  return copy;
 }
 
 function joinPath(prefix: string, segment: string): string {
