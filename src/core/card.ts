@@ -180,27 +180,44 @@ export function dropCvv(value: unknown): void {
 }
 
 function scrubCvv(details: Record<string, unknown>, cvv: string): void {
-  const stack: object[] = [details];
-  const seen = new Set<object>();
+  // The object's own fields first; nested values (rare in a payment object) are walked after.
+  let nested: object[] | undefined;
+  scrubFields(details, cvv, true, (item) => {
+    nested ??= [];
+    nested.push(item);
+  });
+  if (nested === undefined) return;
+  const stack = nested;
+  const seen = new Set<object>([details]);
   while (stack.length > 0) {
     const node = stack.pop() as Record<string, unknown>;
     if (seen.has(node)) continue;
     seen.add(node);
-    for (const key of Object.keys(node)) {
-      const item = node[key];
-      if (item !== null && typeof item === "object") {
-        stack.push(item);
-        continue;
-      }
-      // A field that does not quote it (nearly all) costs one native search.
-      if (typeof item !== "string" || !item.includes(cvv)) continue;
-      if (node === details && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
-        delete node[key];
-        continue;
-      }
-      const masked = maskSecret(item, cvv);
-      if (masked !== item) node[key] = masked;
+    scrubFields(node, cvv, false, (item) => stack.push(item));
+  }
+}
+
+/** Masks the CVV in one object's string fields; tells of its object-valued fields. */
+function scrubFields(
+  node: Record<string, unknown>,
+  cvv: string,
+  top: boolean,
+  nested: (item: object) => void,
+): void {
+  for (const key of Object.keys(node)) {
+    const item = node[key];
+    if (item !== null && typeof item === "object") {
+      nested(item);
+      continue;
     }
+    // A field that does not quote it (nearly all) costs one native search.
+    if (typeof item !== "string" || !item.includes(cvv)) continue;
+    if (top && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
+      delete node[key];
+      continue;
+    }
+    const masked = maskSecret(item, cvv);
+    if (masked !== item) node[key] = masked;
   }
 }
 
