@@ -69,33 +69,41 @@ function maskedValue(value: unknown, mask: (text: string) => string, seen: Map<o
     // A Date, a Map, a class instance the merchant put there: its text, masked.
     return mask(textOf(value));
   }
+  return maskedObject(value as Record<string, unknown>, mask, seen);
+}
+
+/**
+ * A masked copy of an object: its card fields masked whole (at any depth: a payment object
+ * inside another), every other key and value through `mask`, with the object's own card number
+ * and CVV added to what `mask` hides.
+ */
+function maskedObject(
+  value: Record<string, unknown>,
+  outer: ((text: string) => string) | undefined,
+  seen: Map<object, unknown>,
+): Record<string, unknown> {
+  const own = textMasker(value);
+  const mask = outer === undefined ? own : (text: string) => own(outer(text));
   const copy: Record<string, unknown> = {};
   seen.set(value, copy);
   for (const key of Object.keys(value)) {
-    copy[mask(key)] = maskedValue((value as Record<string, unknown>)[key], mask, seen);
+    const item = value[key];
+    if (key === "CardNumber") {
+      copy[key] =
+        typeof item === "string" || typeof item === "number"
+          ? maskCardNumber(String(item))
+          : maskedValue(item, mask, seen);
+    } else if (key === "CVVNumber") {
+      copy[key] = item === undefined || item === null ? item : "***";
+    } else {
+      copy[mask(key)] = maskedValue(item, mask, seen);
+    }
   }
   return copy;
 }
 
 function maskedCopy(this: Record<string, unknown>): Record<string, unknown> {
-  const mask = textMasker(this);
-  const seen = new Map<object, unknown>();
-  const copy: Record<string, unknown> = {};
-  seen.set(this, copy);
-  for (const key of Object.keys(this)) {
-    const value = this[key];
-    if (key === "CardNumber") {
-      copy[key] =
-        typeof value === "string" || typeof value === "number"
-          ? maskCardNumber(String(value))
-          : maskedValue(value, mask, seen);
-    } else if (key === "CVVNumber") {
-      copy[key] = value === undefined || value === null ? value : "***";
-    } else {
-      copy[mask(key)] = maskedValue(value, mask, seen);
-    }
-  }
-  return copy;
+  return maskedObject(this, undefined, new Map());
 }
 
 function maskedString(this: Record<string, unknown>): string {

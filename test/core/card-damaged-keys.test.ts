@@ -298,3 +298,30 @@ describe("maskDigitRuns (text that is card data by where it sits)", () => {
     expect(maskDigitRuns(input)).toBe(expected);
   });
 });
+
+describe("a payment object inside another (fuzz seed 1825265876)", () => {
+  it("the outer object's views mask the inner one's card number and CVV", async () => {
+    const inner = { CardNumber: ODD_PAN, CVVNumber: "000", OwnerName: "Inner" };
+    const outer = {
+      CardNumber: VISA,
+      CVVNumber: CVV,
+      PaymentDetails: inner,
+      Extra: { CVVNumber: "4821" },
+    };
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        logEverything(payload as unknown as Record<string, unknown>, payload.PaymentDetails);
+        return OK;
+      },
+      { auth: false },
+    ).handle(post(JSON.stringify(order(outer))));
+    expect(response.status).toBe(200);
+    expect(logs).toHaveLength(8);
+    for (const line of logs) {
+      expect(carriesPan(line), line).toBe(false);
+      expect(carriesCvv(line), line).toBe(false);
+      expect(carriesCvv(line, "000"), line).toBe(false);
+      expect(carriesCvv(line, "4821"), line).toBe(false);
+    }
+  });
+});
