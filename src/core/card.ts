@@ -3,8 +3,15 @@
  * a CVV dropped once the merchant's function returns. Free text is scrubbed in `redact.ts`.
  */
 
+import { paymentDetailsSchema } from "../schemas/payment.js";
+import { createRedactor, digitRunsOf, maskDigitRuns, maskSecret, textOf } from "./redact.js";
+
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
+
+const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
+/** The fields the spec gives PaymentDetails; any other key is unknown (or damaged in transit). */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(paymentDetailsSchema.shape));
 
 /** Shows at most the last four digits of a card number; everything else becomes `*`. */
 export function maskCardNumber(value: unknown): unknown {
@@ -15,13 +22,88 @@ export function maskCardNumber(value: unknown): unknown {
     : `${"*".repeat(digits.length - 4)}${digits.slice(-4)}`;
 }
 
-function maskedCopy(this: Record<string, unknown>): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...this };
-  if ("CardNumber" in copy) copy.CardNumber = maskCardNumber(copy.CardNumber);
-  if ("CVVNumber" in copy && copy.CVVNumber !== undefined && copy.CVVNumber !== null) {
-    copy.CVVNumber = "***";
+/** The known card number and CVV of a PaymentDetails object, to be masked wherever quoted. */
+function knownSecrets(details: Record<string, unknown>): string[] {
+  const secrets: string[] = [];
+  for (const field of CARD_FIELDS) {
+    const value = details[field];
+    if (typeof value === "string") secrets.push(value);
+    else if (typeof value === "number") secrets.push(String(value));
+  }
+  return secrets;
+}
+
+/**
+ * A text of a PaymentDetails object as it may be printed: every run of 12 or more digits masked
+ * (Luhn-valid or not: in a payment object, it is card data), and the object's own card number
+ * and CVV wherever quoted.
+ */
+function textMasker(details: Record<string, unknown>): (text: string) => string {
+  const redact = createRedactor(knownSecrets(details));
+  return (text) => redact(maskDigitRuns(text));
+}
+
+/**
+ * A masked copy of any value below a PaymentDetails object: strings (keys included) masked,
+ * numbers of 12 or more digits turned into masked text, arrays and objects copied the same way.
+ * Cycles (a merchant's own additions) are copied once.
+ */
+function maskedValue(value: unknown, mask: (text: string) => string, seen: Map<object, unknown>) {
+  if (typeof value === "string") return mask(value);
+  if (typeof value === "number" || typeof value === "bigint") {
+    const text = String(value);
+    const masked = mask(text);
+    return masked === text ? value : masked;
+  }
+  if (value === null || typeof value !== "object") return value;
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(maskedValue(item, mask, seen));
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && !isProtected(value)) {
+    // A Date, a Map, a class instance the merchant put there: its text, masked.
+    return mask(textOf(value));
+  }
+  return maskedObject(value as Record<string, unknown>, mask, seen);
+}
+
+/**
+ * A masked copy of an object: its card fields masked whole (at any depth: a payment object
+ * inside another), every other key and value through `mask`, with the object's own card number
+ * and CVV added to what `mask` hides.
+ */
+function maskedObject(
+  value: Record<string, unknown>,
+  outer: ((text: string) => string) | undefined,
+  seen: Map<object, unknown>,
+): Record<string, unknown> {
+  const own = textMasker(value);
+  const mask = outer === undefined ? own : (text: string) => own(outer(text));
+  const copy: Record<string, unknown> = {};
+  seen.set(value, copy);
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    if (key === "CardNumber") {
+      copy[key] =
+        typeof item === "string" || typeof item === "number"
+          ? maskCardNumber(String(item))
+          : maskedValue(item, mask, seen);
+    } else if (key === "CVVNumber") {
+      copy[key] = item === undefined || item === null ? item : "***";
+    } else {
+      copy[mask(key)] = maskedValue(item, mask, seen);
+    }
   }
   return copy;
+}
+
+function maskedCopy(this: Record<string, unknown>): Record<string, unknown> {
+  return maskedObject(this, undefined, new Map());
 }
 
 function maskedString(this: Record<string, unknown>): string {
@@ -49,27 +131,124 @@ const PROTECTION: PropertyDescriptorMap = {
 };
 
 /**
+ * The prototype of a protected PaymentDetails object: the masked views as its own non-enumerable
+ * methods, `Object.prototype` above it. One prototype for every object, set in one step (defining
+ * the four methods on each object cost six times as much).
+ */
+const PROTECTED_PROTO: object = Object.create(Object.prototype, PROTECTION);
+
+/** Whether a value is a PaymentDetails object this module protected. */
+export function isProtected(value: object): boolean {
+  return Object.getPrototypeOf(value) === PROTECTED_PROTO || Object.hasOwn(value, NODE_INSPECT);
+}
+
+/**
  * Makes `JSON.stringify`, `String()` and `util.inspect` (Node, Bun, Deno) of a PaymentDetails
  * object print it masked, while its properties keep the real values the merchant pays with.
- * The methods are non-enumerable: spreading or iterating the object does not see them.
+ * The object takes a prototype holding the masked views, so spreading or iterating it does not
+ * see them. A payload key named `toJSON` or `toString` would shadow the prototype's: such an
+ * object gets the methods as its own (non-enumerable) properties instead, replacing those keys.
  */
 export function protectPaymentDetails(value: unknown): void {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return;
-  if (Object.hasOwn(value, NODE_INSPECT)) return;
+  if (isProtected(value)) return;
   try {
-    Object.defineProperties(value, PROTECTION);
+    if (
+      Object.getPrototypeOf(value) === Object.prototype &&
+      !Object.hasOwn(value, "toJSON") &&
+      !Object.hasOwn(value, "toString")
+    ) {
+      Object.setPrototypeOf(value, PROTECTED_PROTO);
+    } else {
+      Object.defineProperties(value, PROTECTION);
+    }
   } catch {
     // A frozen object (a framework's own body) cannot take the methods; it is not the merchant's.
   }
 }
 
-/** Removes the CVV (PCI DSS 3.3.1: not kept after authorisation, not even masked). */
+/**
+ * Removes the CVV (PCI DSS 3.3.1: not kept after authorisation, not even masked): the `CVVNumber`
+ * field, and every quote of it left in the object's other strings, however deep: a copy under a
+ * key the spec does not give PaymentDetails (a key damaged in transit, `"\uFFFD(CVVNumber"`) is
+ * removed, and a field quoting it (`"card … cvv 737"`) keeps its text with `***` in its place.
+ */
 export function dropCvv(value: unknown): void {
   if (value === null || typeof value !== "object") return;
+  const details = value as Record<string, unknown>;
   try {
-    if (Object.hasOwn(value, "CVVNumber")) delete (value as Record<string, unknown>).CVVNumber;
+    if (!Object.hasOwn(details, "CVVNumber")) return;
+    const cvv = details.CVVNumber;
+    delete details.CVVNumber;
+    const known = typeof cvv === "string" ? cvv.trim() : "";
+    if (known.length >= 3) scrubCvv(details, known);
   } catch {
     // Only a frozen object refuses; there is nothing more this library can do to it.
+  }
+}
+
+function scrubCvv(details: Record<string, unknown>, cvv: string): void {
+  // The object's own fields first; nested values (rare in a payment object) are walked after.
+  let nested: object[] | undefined;
+  scrubFields(details, cvv, true, (item) => {
+    nested ??= [];
+    nested.push(item);
+  });
+  if (nested === undefined) return;
+  const stack = nested;
+  const seen = new Set<object>([details]);
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown>;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    scrubFields(node, cvv, false, (item) => stack.push(item));
+  }
+}
+
+/** Masks the CVV in one object's string fields; tells of its object-valued fields. */
+function scrubFields(
+  node: Record<string, unknown>,
+  cvv: string,
+  top: boolean,
+  nested: (item: object) => void,
+): void {
+  for (const key of Object.keys(node)) {
+    const item = node[key];
+    if (item !== null && typeof item === "object") {
+      nested(item);
+      continue;
+    }
+    // A field that does not quote it (nearly all) costs one native search.
+    if (typeof item !== "string" || !item.includes(cvv)) continue;
+    if (top && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
+      delete node[key];
+      continue;
+    }
+    const masked = maskSecret(item, cvv);
+    if (masked !== item) node[key] = masked;
+  }
+}
+
+/**
+ * What a PaymentDetails object holds that the library's reports must mask wherever quoted: its
+ * card number and CVV, and every run of 12 or more digits in any of its fields (a card number
+ * under a damaged key, or in a field it does not belong to), nested values and keys included.
+ */
+export function cardSecretsOf(details: Record<string, unknown>, out: string[]): void {
+  out.push(...knownSecrets(details));
+  const stack: unknown[] = [details];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === "string") digitRunsOf(node, out);
+    else if (typeof node === "number") digitRunsOf(String(node), out);
+    else if (node !== null && typeof node === "object" && !seen.has(node)) {
+      seen.add(node);
+      for (const key of Object.keys(node)) {
+        digitRunsOf(key, out);
+        stack.push((node as Record<string, unknown>)[key]);
+      }
+    }
   }
 }
 

@@ -2,13 +2,14 @@ import type { z } from "zod";
 import type { Authenticator, AuthRequest, AuthResult } from "../auth/types.js";
 import {
   compileDecoding,
+  type DecodedInPlace,
   type DecodingOptions,
   type DecodingPlan,
   type DecodingReport,
 } from "../decode/policy.js";
 import { ACCEPT, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
-import { dropCvv, protectPaymentDetails } from "./card.js";
+import { cardSecretsOf, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
@@ -174,29 +175,79 @@ class IncomingRequestInfo implements CallbackRequestInfo {
 }
 
 /**
- * What the merchant's function receives beside the payload. A request with a lazy signal (the
- * Node adapters') has it made only when the merchant reads `signal`: no `AbortController` and no
+ * What a merchant's function receives beside the payload: one small object per request, its
+ * lazy parts (the raw view, the signal, the failure reporter) getters of the class, built only
+ * when read. The request's internals are private fields: spreading, printing or serialising the
+ * context shows none of them (nor the raw body). A request with a lazy signal (the Node
+ * adapters') has it made only when the merchant reads `signal`: no `AbortController` and no
  * `close` listener for a merchant that never does. Only the maker is kept, never the request.
  */
-class MerchantContext<TPayload> implements CallbackContext<TPayload> {
+class HandlerContext<TPayload> implements CallbackContext<TPayload> {
+  readonly #decoded: DecodedInPlace<TPayload>;
   readonly #lazySignal: LazySignal | undefined;
   readonly #signal: AbortSignal | undefined;
+  readonly #cards: ReadonlySet<object>;
+  readonly #onError: OnError;
+  readonly #call: Call;
+  #raw: { value: TPayload } | undefined;
+  #reportFailure: ((reason: string, error?: unknown) => void) | undefined;
+  readonly decoding: DecodingReport;
 
   constructor(
     readonly callback: CallbackName,
     readonly request: CallbackRequestInfo,
-    readonly rawPayload: TPayload,
-    readonly decoding: DecodingReport,
+    decoded: DecodedInPlace<TPayload>,
     readonly auth: AuthResult | undefined,
-    readonly reportFailure: CallbackContext<TPayload>["reportFailure"],
-    source: CallbackRequest,
+    incoming: CallbackRequest,
+    cards: ReadonlySet<object>,
+    onError: OnError,
+    call: Call,
   ) {
-    this.#lazySignal = lazySignalOf(source);
-    this.#signal = this.#lazySignal === undefined ? source.signal : undefined;
+    this.#decoded = decoded;
+    this.decoding = decoded.report;
+    this.#lazySignal = lazySignalOf(incoming);
+    this.#signal = this.#lazySignal === undefined ? incoming.signal : undefined;
+    this.#cards = cards;
+    this.#onError = onError;
+    this.#call = call;
+  }
+
+  /**
+   * The payload as sent, rebuilt on first read from the values decoding recorded. A
+   * PaymentDetails it copies prints masked like its original, and loses its CVV with it.
+   */
+  get rawPayload(): TPayload {
+    if (this.#raw === undefined) {
+      const cards = this.#cards;
+      const value = this.#decoded.raw((original, copy) => {
+        if (!cards.has(original)) return;
+        protectPaymentDetails(copy);
+        (cards as Set<object>).add(copy);
+      });
+      this.#raw = { value };
+    }
+    return this.#raw.value;
   }
 
   get signal(): AbortSignal | undefined {
     return this.#lazySignal === undefined ? this.#signal : this.#lazySignal.signal;
+  }
+
+  get reportFailure(): (reason: string, error?: unknown) => void {
+    this.#reportFailure ??= (reason, error) =>
+      notify(
+        this.#onError,
+        {
+          kind: "store_failure",
+          status: FAILURE_STATUS.store_failure,
+          severity: "warning",
+          callback: this.callback,
+          reason,
+          error,
+        },
+        this.#call.redact,
+      );
+    return this.#reportFailure;
   }
 }
 
@@ -491,30 +542,21 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       }
     }
 
-    // 5. Decode the encoded fields once; protect card data in every copy.
-    const { payload, report } = plan.apply(rawPayload);
+    // 5. Decode the encoded fields once, in place (the raw view is rebuilt only if read);
+    // protect card data in the payload, and in any copy the raw view makes.
+    const decoded = plan.decodeInPlace(rawPayload);
+    const payload = decoded.payload;
     const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
-    const context: CallbackContext<TPayload> = new MerchantContext(
+    const context = new HandlerContext<TPayload>(
       name,
       new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
-      rawPayload,
-      report,
+      decoded,
       authResult,
-      (reason, error) =>
-        notify(
-          onError,
-          {
-            kind: "store_failure",
-            status: FAILURE_STATUS.store_failure,
-            severity: "warning",
-            callback: name,
-            reason,
-            error,
-          },
-          call.redact,
-        ),
       request,
+      cards,
+      onError,
+      call,
     );
 
     // 6. Call the merchant (after the callback's own check, if any), 7. write its response.
@@ -600,17 +642,16 @@ interface Call {
   redact: Redactor;
 }
 
+/** Never added to: a copy is added only when its original is in the set. */
 const NO_CARDS: ReadonlySet<object> = new Set();
 
-/** The card numbers and CVVs of the request, as the redactor masks them wherever quoted. */
+/**
+ * The card numbers and CVVs of the request, as the redactor masks them wherever quoted: every
+ * payment object's card fields, and any run of 12 or more digits in its other fields.
+ */
 function secretsOf(sites: readonly CardSite[]): string[] {
   const secrets: string[] = [];
-  for (const { details } of sites) {
-    for (const field of ["CardNumber", "CVVNumber"]) {
-      const value = details[field];
-      if (typeof value === "string") secrets.push(value);
-    }
-  }
+  for (const { details } of sites) cardSecretsOf(details, secrets);
   return secrets;
 }
 
@@ -638,20 +679,23 @@ function describeIgnored(fields: readonly string[]): string {
 
 /**
  * Every PaymentDetails object of the request: where the walk found it in the parsed body, and at
- * the same path in the validated payload (zod copies the objects it knows) and the decoded one.
+ * the same path in the validated payload (zod copies the objects it knows) and in the decoded one
+ * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
+ * adds its own copies when it is built.
  */
 function cardObjects(
   sites: readonly CardSite[],
   rawPayload: unknown,
   payload: unknown,
-): ReadonlySet<object> {
+): Set<object> {
   const cards = new Set<object>();
   for (const site of sites) {
     cards.add(site.details);
-    for (const root of [rawPayload, payload]) {
-      const found = objectAt(root, site.path);
-      if (found !== undefined) cards.add(found);
-    }
+    const found = objectAt(rawPayload, site.path);
+    if (found !== undefined) cards.add(found);
+    if (payload === rawPayload) continue;
+    const decoded = objectAt(payload, site.path);
+    if (decoded !== undefined) cards.add(decoded);
   }
   return cards;
 }

@@ -93,6 +93,77 @@ export function redactCardNumbers(text: string): string {
   return pieces.join("");
 }
 
+/**
+ * Calls `found(start, end, digits)` for every run of digits in the text (single spaces or dashes
+ * allowed between digits) holding at least `minDigits` digits. One pass over the text.
+ */
+function forEachDigitRun(
+  text: string,
+  minDigits: number,
+  found: (start: number, end: number) => void,
+): void {
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let digits = 0;
+    let j = i;
+    for (;;) {
+      digits++;
+      j++;
+      if (j < length && isDigit(text.charCodeAt(j))) continue;
+      const next = text.charCodeAt(j);
+      if ((next === SPACE || next === DASH) && j + 1 < length && isDigit(text.charCodeAt(j + 1))) {
+        j++;
+        continue;
+      }
+      break;
+    }
+    i = j;
+    if (digits >= minDigits) found(start, j);
+  }
+}
+
+/** The fewest digits of a card number (ISO/IEC 7812: 12 to 19). */
+export const MIN_CARD_DIGITS = 12;
+
+/**
+ * Masks every run of at least 12 digits (single spaces or dashes allowed between them), Luhn-valid
+ * or not, keeping the separators and the last four digits. For text that is card data by where it
+ * sits (any field of a PaymentDetails object), where a longer run is no order or tracking number.
+ */
+export function maskDigitRuns(text: string): string {
+  let pieces: string[] | undefined;
+  let copied = 0;
+  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
+    let digits = 0;
+    for (let k = start; k < end; k++) if (isDigit(text.charCodeAt(k))) digits++;
+    let out = "";
+    for (let k = start; k < end; k++) {
+      const char = text.charAt(k);
+      if (!isDigit(char.charCodeAt(0))) out += char;
+      else out += digits-- > 4 ? "*" : char;
+    }
+    pieces ??= [];
+    pieces.push(text.slice(copied, start), out);
+    copied = end;
+  });
+  if (pieces === undefined) return text;
+  pieces.push(text.slice(copied));
+  return pieces.join("");
+}
+
+/** Every run of at least 12 digits in the text, as written (see {@link maskDigitRuns}). */
+export function digitRunsOf(text: string, out: string[]): void {
+  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
+    out.push(text.slice(start, end));
+  });
+}
+
 /** The run `text[start, end)` (of `count` digits) with its card numbers masked, if it has any. */
 function maskRun(text: string, start: number, end: number, count: number): string | undefined {
   // Digit offsets where a sequence may start or end: the run's ends and every separator.
@@ -202,6 +273,15 @@ function replaceMarked(text: string, marks: Uint8Array): string {
   }
   pieces.push(text.slice(copied));
   return pieces.join("");
+}
+
+/**
+ * The text with every standalone occurrence of one secret (not inside a longer run of digits)
+ * replaced by `***`, and nothing else changed: the text itself when it does not quote it.
+ */
+export function maskSecret(text: string, secret: string): string {
+  const marks = markSecret(text, { text: secret }, undefined);
+  return marks === undefined ? text : replaceMarked(text, marks);
 }
 
 /**

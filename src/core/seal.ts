@@ -9,7 +9,10 @@
  *   data and stay);
  * - finds every `PaymentDetails` object, whatever the callback and however deep, and checks its
  *   card fields: an object or null, whose `CardNumber` and `CVVNumber` are strings or null (as
- *   JSON numbers a card number or a CVV with a leading zero is already corrupted).
+ *   JSON numbers a card number or a CVV with a leading zero is already corrupted);
+ * - finds every other object with an own `CardNumber` or `CVVNumber` (a PaymentDetails whose key
+ *   was damaged in transit): card data too, protected the same way, its fields not checked (the
+ *   schema decides, as before).
  * The body is changed in place: nothing of it is copied. GetCheckoutCartInfo's payload is built
  * from the body's fields and the query: the walk covers it (and so the body's nested values); the
  * body's own top level only needs `dropProtoKey`.
@@ -72,6 +75,15 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
         keys.push(i);
       }
       continue;
+    }
+    // An object carrying card fields outside a PaymentDetails key (that key damaged in transit)
+    // holds card data all the same: protected like one, its fields left as the schema takes them.
+    if (
+      key !== PAYMENT_DETAILS &&
+      (Object.hasOwn(node, CARD_FIELDS[0]) || Object.hasOwn(node, CARD_FIELDS[1]))
+    ) {
+      cards ??= [];
+      cards.push({ path: [...path], details: node as Record<string, unknown> });
     }
     const names = Object.keys(node);
     for (let i = 0; i < names.length; i++) {

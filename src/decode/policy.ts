@@ -1,6 +1,8 @@
 /**
  * Which fields of a callback payload get form-decoded, and how. Compiled once per handler into a
- * path tree; applied per request with copy-on-write, never mutating the parsed body.
+ * path tree; applied per request either in place (the engine: the payload is the request's own
+ * object, the few values as sent are recorded to rebuild the raw view only when it is read) or
+ * with copy-on-write (`apply`, never mutating its input).
  */
 
 import { decodeFormValue, looksEncoded } from "./form.js";
@@ -48,6 +50,46 @@ export interface DecodingPlan {
    * otherwise a copy in which only the objects and arrays on a changed path are new.
    */
   apply<T>(payload: T): { payload: T; report: DecodingReport };
+  /**
+   * Decodes the planned fields in the payload itself (a container that refuses the write, a
+   * frozen object, is copied instead), recording each decoded value as it was sent.
+   */
+  decodeInPlace<T>(payload: T): DecodedInPlace<T>;
+}
+
+/** What decoding in place leaves: the decoded payload, its report, the raw view on demand. */
+export interface DecodedInPlace<T> {
+  /** The payload given, decoded (a copy of it only when it was frozen and a value changed). */
+  readonly payload: T;
+  readonly report: DecodingReport;
+  /**
+   * The payload as sent, built when called: the payload itself when nothing was decoded;
+   * otherwise shallow copies of the objects and arrays that lead to a decoded value (as they are
+   * now, each decoded value put back as sent), everything else shared with the payload.
+   * `onCopy` is told of each copy (the engine protects a PaymentDetails copy like its original).
+   */
+  raw(onCopy?: (original: object, copy: object) => void): T;
+}
+
+/** A container on the path of a decoded value: its parent's frame, and its key in the parent. */
+interface Frame {
+  readonly node: object;
+  readonly parent: Frame | undefined;
+  readonly key: string | number;
+}
+
+/** A value decoded in place: where it is (its container's frame, its key) and its value as sent. */
+interface Change {
+  readonly frame: Frame;
+  readonly key: string | number;
+  readonly original: string;
+}
+
+/** One walk in place: what changed, and what had to be copied. */
+interface Walk {
+  readonly changes: Change[];
+  /** A frozen container's copy → the container (one logical place, whichever the walk saw). */
+  copiedFrom: Map<object, object> | undefined;
 }
 
 const POLICIES: ReadonlySet<string> = new Set<DecodePolicy>(["off", "always", "auto"]);
@@ -215,6 +257,134 @@ class CompiledDecodingPlan implements DecodingPlan {
     const result = visit(payload, this.#root, undefined, report) as T;
     return { payload: result, report };
   }
+
+  decodeInPlace<T>(payload: T): DecodedInPlace<T> {
+    const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
+    const walk: Walk = { changes: [], copiedFrom: undefined };
+    const result = visitInPlace(payload, this.#root, undefined, report, walk, undefined, "") as T;
+    return new InPlaceResult(payload, result, report, walk.changes, walk.copiedFrom);
+  }
+}
+
+class InPlaceResult<T> implements DecodedInPlace<T> {
+  constructor(
+    private readonly input: T,
+    readonly payload: T,
+    readonly report: DecodingReport,
+    private readonly changes: readonly Change[],
+    private readonly copiedFrom: ReadonlyMap<object, object> | undefined,
+  ) {}
+
+  raw(onCopy?: (original: object, copy: object) => void): T {
+    const { changes, copiedFrom } = this;
+    if (changes.length === 0) return this.input;
+    const copies = new Map<object, Container>();
+    const copyOf = (seen: object): Container => {
+      const original = copiedFrom?.get(seen) ?? seen;
+      let copy = copies.get(original);
+      if (copy === undefined) {
+        copy = shallowCopy(original);
+        copies.set(original, copy);
+        onCopy?.(original, copy);
+      }
+      return copy;
+    };
+    for (const { frame, key, original } of changes) {
+      copyOf(frame.node)[key as string] = original;
+      // Link each copy into its parent's copy, up to the root (or to a link already made).
+      for (let at: Frame = frame; at.parent !== undefined; at = at.parent) {
+        const parent = copyOf(at.parent.node);
+        const child = copyOf(at.node);
+        if (parent[at.key as string] === child) break;
+        parent[at.key as string] = child;
+      }
+    }
+    return copyOf(this.input as object) as T;
+  }
+}
+
+/** A copy of an object's own enumerable data (an own `__proto__` stays a key), same prototype. */
+function shallowCopy(value: object): Container {
+  if (Array.isArray(value)) return value.slice() as unknown as Container;
+  const copy: Container = { ...(value as Container) };
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype) Object.setPrototypeOf(copy, proto);
+  return copy;
+}
+
+/**
+ * `visit`, writing each decoded value into the container it was read from, and recording it as
+ * sent in `walk.changes`. A container that refuses a write (frozen) is copied, the copy returned
+ * for its parent to take. Returns the value itself unless it had to be copied. `parent` is the
+ * frame of the container holding the value, `key` its key there.
+ */
+function visitInPlace(
+  value: unknown,
+  node: PathNode,
+  concrete: string | undefined,
+  report: MutableReport,
+  walk: Walk,
+  parent: Frame | undefined,
+  key: string | number,
+): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const frame: Frame = { node: value, parent, key };
+  const isArray = Array.isArray(value);
+  let copy: Container | undefined;
+  const wildcard = node.wildcard;
+  if (wildcard !== undefined && isArray) {
+    const prefix = concrete ?? node.path;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === null) continue;
+      let next: unknown;
+      if (typeof item === "string") {
+        if (wildcard.policy === undefined) continue;
+        next = decodeLeaf(item, wildcard.policy, joinPath(prefix, String(i)), report);
+        if (next === item) continue;
+        walk.changes.push({ frame, key: i, original: item });
+      } else if (typeof item === "object") {
+        next = visitInPlace(item, wildcard, joinPath(prefix, String(i)), report, walk, frame, i);
+        if (next === item) continue;
+      } else continue;
+      if (copy === undefined && Reflect.set(value, i, next)) continue;
+      copy ??= copyOfFrozen(value, walk);
+      copy[i] = next;
+    }
+  }
+  const children = node.children;
+  for (let c = 0; c < children.length; c++) {
+    const child = children[c] as PathNode;
+    const name = child.segment;
+    // Read from the copy so a `*` sibling's changes to the same element are kept.
+    const current: Container = copy ?? (value as Container);
+    if (!Object.hasOwn(current, name)) continue;
+    const item = current[name];
+    if (item === null) continue;
+    const path = concrete === undefined ? undefined : joinPath(concrete, name);
+    let next: unknown;
+    if (typeof item === "string") {
+      if (child.policy === undefined) continue;
+      next = decodeLeaf(item, child.policy, path ?? child.path, report);
+      if (next === item) continue;
+      walk.changes.push({ frame, key: name, original: item });
+    } else if (typeof item === "object") {
+      next = visitInPlace(item, child, path, report, walk, frame, name);
+      if (next === item) continue;
+    } else continue;
+    if (copy === undefined && Reflect.set(value, name, next)) continue;
+    copy ??= copyOfFrozen(value, walk);
+    copy[name] = next;
+  }
+  return copy ?? value;
+}
+
+/** A copy of a container that refused a write, remembered as standing for it. */
+function copyOfFrozen(value: object, walk: Walk): Container {
+  const copy = shallowCopy(value);
+  walk.copiedFrom ??= new Map();
+  walk.copiedFrom.set(copy, walk.copiedFrom.get(value) ?? value);
+  return copy;
 }
 
 function joinPath(prefix: string, segment: string): string {
