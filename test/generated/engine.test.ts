@@ -74,19 +74,26 @@ describe("the generated checker on the engine's path", () => {
     expect(CART_CHECKER.schema).toBe(checkoutCartInfoSchema);
   });
 
-  it("a body the checker accepts is the raw payload itself, for every JSON callback", async () => {
+  it("a body the checker accepts is the payload itself, for every JSON callback", async () => {
     const { router, seen, failures } = recording();
     for (const callback of CALLBACK_NAMES) {
       if (callback === "GetCheckoutCartInfo") continue;
       const body = SAMPLE_BUILDERS[callback]();
+      const sent = structuredClone(body) as Record<string, unknown>;
       const before = seen.length;
       await router.handle(postParsed(callback, body));
       // The merchant's function ran (what it answered does not matter here).
       expect(seen.length, `${callback}: ${JSON.stringify(failures)}`).toBe(before + 1);
       const call = seen.at(-1);
       expect(call?.callback).toBe(callback);
-      // Not a copy: the very object the framework parsed.
-      expect(call?.raw, callback).toBe(body);
+      // Not a copy: the very object the framework parsed, decoded in place.
+      expect(call?.payload, callback).toBe(body);
+      // The raw view still holds the values as sent (card objects aside: their CVV is gone).
+      const raw = call?.raw as Record<string, unknown>;
+      for (const key of Object.keys(sent)) {
+        if (key === "PaymentDetails") continue;
+        expect(raw[key], `${callback}.${key}`).toStrictEqual(sent[key]);
+      }
     }
   });
 
