@@ -117,15 +117,17 @@ async function time<I>(stage: Stage<I>): Promise<Timing> {
 }
 
 async function main(): Promise<void> {
-  const [index, body, seal, card, headersModule, sendOrderModule, policy] = await Promise.all([
-    load("index.ts"),
-    load("core/body.ts"),
-    load("core/seal.ts"),
-    load("core/card.ts"),
-    load("core/headers.ts"),
-    load("callbacks/send-order-to-merchant.ts"),
-    load("decode/policy.ts"),
-  ]);
+  const [index, body, seal, card, headersModule, sendOrderModule, policy, generated] =
+    await Promise.all([
+      load("index.ts"),
+      load("core/body.ts"),
+      load("core/seal.ts"),
+      load("core/card.ts"),
+      load("core/headers.ts"),
+      load("callbacks/send-order-to-merchant.ts"),
+      load("decode/policy.ts"),
+      load("generated/checkers.ts"),
+    ]);
 
   const { publicPem, token } = await makeSecrets();
   const key = await importSPKI(publicPem, "RS256");
@@ -151,10 +153,8 @@ async function main(): Promise<void> {
     "parseJson",
   );
   const sealBody = fn<(v: unknown, d: number) => { ok: boolean }>(seal, "sealBody");
-  const compileDecoding = fn<(f: unknown, o?: unknown) => { apply(v: unknown): unknown }>(
-    policy,
-    "compileDecoding",
-  );
+  type Plan = { apply?(v: unknown): unknown; decodeInPlace?(v: unknown): unknown };
+  const compileDecoding = fn<(f: unknown, o?: unknown) => Plan>(policy, "compileDecoding");
   const protect = fn<(v: unknown) => void>(card, "protectPaymentDetails");
   const headerReader = fn<(h: unknown) => unknown>(headersModule, "headerReader");
   const createHandler = fn<(f: () => unknown, o: unknown) => { handle(r: unknown): unknown }>(
@@ -168,12 +168,25 @@ async function main(): Promise<void> {
     sealBody?.(value, MAX_DEPTH);
     return value;
   };
+  // The checker generated from the schema (src/generated/checkers.ts), as the engine uses it.
+  const checkers = generated.PAYLOAD_CHECKERS as
+    | Record<string, { schema: unknown; check(v: unknown): unknown }>
+    | undefined;
+  const checker = checkers?.SendOrderToMerchant;
+  const check = checker?.schema === definition.schema ? checker?.check : undefined;
   const validated = () => {
     const value = sealed();
+    if (check !== undefined && check(value) === generated.ACCEPT) return value;
     const result = definition.schema?.safeParse(value);
     return result?.success ? result.data : value;
   };
   const plan = compileDecoding?.(definition.encodedFields);
+  // The engine decodes in place; older code decoded into a copy.
+  const decode = plan?.decodeInPlace
+    ? (v: unknown) => plan.decodeInPlace?.(v)
+    : plan?.apply
+      ? (v: unknown) => plan.apply?.(v)
+      : undefined;
 
   const stages: (Stage<unknown> | string)[] = [];
   const add = <I>(ok: unknown, why: string, stage: Stage<I>) =>
@@ -220,27 +233,23 @@ async function main(): Promise<void> {
     part: true,
   });
   add(zodSchema, "sendOrderToMerchantSchema not found", {
-    name: "schema check (zod sendOrderToMerchantSchema.safeParse)",
+    name: "schema check (zod safeParse: only where the checker does not accept)",
     prepare: sealed,
     run: (v) => zodSchema?.safeParse(v),
     fresh: true,
-    part: definition.schema === zodSchema,
+    part: check === undefined && definition.schema === zodSchema,
   });
-  add(
-    definition.schema && definition.schema !== zodSchema,
-    "the definition validates with zod itself",
-    {
-      name: "schema check (the definition's own validator)",
-      prepare: sealed,
-      run: (v) => definition.schema?.safeParse(v),
-      fresh: true,
-      part: true,
-    },
-  );
-  add(plan, "decode/policy.ts compileDecoding not found", {
-    name: "decoding (compileDecoding(ORDER_ENCODED_FIELDS).apply)",
+  add(check, "no generated checker for this definition's schema", {
+    name: "schema check (the generated checker, as the engine runs it)",
+    prepare: sealed,
+    run: (v) => check?.(v),
+    fresh: true,
+    part: true,
+  });
+  add(decode, "decode/policy.ts compileDecoding not found", {
+    name: plan?.decodeInPlace ? "decoding (decodeInPlace)" : "decoding (apply, copy-on-write)",
     prepare: validated,
-    run: (v) => plan?.apply(v),
+    run: (v) => decode?.(v),
     fresh: true,
     part: true,
   });
