@@ -133,9 +133,10 @@ const PROTECTION: PropertyDescriptorMap = {
 /**
  * The prototype of a protected PaymentDetails object: the masked views as its own non-enumerable
  * methods, `Object.prototype` above it. One prototype for every object, set in one step (defining
- * the four methods on each object cost six times as much).
+ * the four methods on each object cost six times as much). Frozen: shared by every request, it
+ * cannot be changed by one (`Object.getPrototypeOf(details).toJSON = …` fails).
  */
-const PROTECTED_PROTO: object = Object.create(Object.prototype, PROTECTION);
+const PROTECTED_PROTO: object = Object.freeze(Object.create(Object.prototype, PROTECTION));
 
 /** Whether a value is a PaymentDetails object this module protected. */
 export function isProtected(value: object): boolean {

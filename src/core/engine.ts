@@ -251,6 +251,28 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
   }
 }
 
+/** Whether a payment object refuses what protection does to it (a prototype, deleting the CVV). */
+function isLocked(details: object): boolean {
+  if (!Object.isExtensible(details)) return true;
+  const cvv = Object.getOwnPropertyDescriptor(details, "CVVNumber");
+  return cvv !== undefined && cvv.configurable !== true;
+}
+
+/**
+ * A plain copy of a parsed body (objects and arrays, own enumerable string keys, no `__proto__`
+ * key). Only for a body the walk has already bounded in depth, so the recursion is bounded too.
+ */
+function plainCopy(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(plainCopy);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key === "__proto__") continue;
+    copy[key] = plainCopy((value as Record<string, unknown>)[key]);
+  }
+  return copy;
+}
+
 /** Summarises zod issues as `path: message`. Zod keeps input values out of its messages. */
 export function describeIssues(error: z.ZodError, limit = 10): string {
   const lines = error.issues.slice(0, limit).map((issue) => {
@@ -469,8 +491,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // The cart's payload is built from the body's fields: the walk covers those, and the body's
     // own top level (a framework's req.body) loses its `__proto__` key the same way.
     if (source.kind === "query") dropProtoKey(body);
-    const input = source.kind === "query" ? source.build(url, body) : body;
-    const sealing = sealBody(input, maxDepth);
+    let input = source.kind === "query" ? source.build(url, body) : body;
+    let sealing = sealBody(input, maxDepth);
+    if (sealing.ok && sealing.cards.some((site) => isLocked(site.details))) {
+      // A frozen or sealed payment object (a framework's own body) can neither take the masked
+      // views nor lose its CVV: the merchant gets a plain copy of the body instead, walked again.
+      input = plainCopy(input);
+      sealing = sealBody(input, maxDepth);
+    }
     if (!sealing.ok) {
       if (sealing.problem === "too_deep") {
         const reason = tooDeep(maxDepth);

@@ -90,4 +90,60 @@ describe("PaymentDetails protected by prototype", () => {
     expect(details.OwnerName).toBe("Jane Doe");
     expectMasked(details);
   });
+
+  // Found by review: a frozen or sealed body whose PaymentDetails has nothing to decode was handed
+  // over as it is (the generated checker accepted it, decoding copied nothing), unprotected, its
+  // CVV kept. It now goes the copying way, as before issue 13.
+  const plainDetails = (): Record<string, unknown> => ({
+    ...paymentDetails(VISA, "737"),
+    OwnerName: "Jane Doe",
+    CountryName: "United States",
+    Email: "jane.doe@example.com",
+  });
+  const deepFreeze = (value: unknown): unknown => {
+    if (value !== null && typeof value === "object") {
+      for (const item of Object.values(value)) deepFreeze(item);
+      Object.freeze(value);
+    }
+    return value;
+  };
+  for (const [name, lock] of [
+    ["a deep-frozen body", (body: Record<string, unknown>) => deepFreeze(body)],
+    [
+      "a body whose PaymentDetails is sealed",
+      (body: Record<string, unknown>) => {
+        Object.seal(body.PaymentDetails);
+        return body;
+      },
+    ],
+    [
+      "a body whose PaymentDetails is not extensible",
+      (body: Record<string, unknown>) => {
+        Object.preventExtensions(body.PaymentDetails);
+        return body;
+      },
+    ],
+  ] as const) {
+    it(`${name} with nothing to decode: the merchant's copy is masked and loses its CVV`, async () => {
+      const { details, status } = await deliver(lock(order(plainDetails())));
+      expect(status).toBe(200);
+      expect(details.CardNumber).toBe(VISA);
+      expectMasked(details);
+      expect(JSON.stringify(details)).not.toContain('"737"');
+      expect(inspect(details)).not.toContain("737");
+      expect(details.CVVNumber).toBeUndefined();
+    });
+  }
+
+  it("the shared prototype cannot be changed: masking holds for the next delivery", async () => {
+    const first = await deliver(JSON.stringify(order(paymentDetails(VISA, "737"))));
+    const proto = Object.getPrototypeOf(first.details) as Record<string, unknown>;
+    expect(Reflect.set(proto, "toJSON", () => ({ leaked: true }))).toBe(false);
+    expect(Reflect.set(proto, "toString", () => "leaked")).toBe(false);
+    expect(Reflect.defineProperty(proto, "extra", { value: 1 })).toBe(false);
+    expect(Reflect.deleteProperty(proto, "toJSON")).toBe(false);
+    const second = await deliver(JSON.stringify(order(paymentDetails(VISA, "737"))));
+    expectMasked(second.details);
+    expect(JSON.stringify(second.details)).not.toContain("leaked");
+  });
 });
