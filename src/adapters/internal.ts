@@ -136,7 +136,11 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
   return new Promise<ReadBody>((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
+    // A stream without `off` keeps the listeners: nothing after the first way out counts (a `close`
+    // after `end` must not zero the chunk that is the body).
+    let settled = false;
     const settle = (result: ReadBody): void => {
+      settled = true;
       clearTimeout(timer);
       if (typeof req.off === "function") {
         req.off("data", onData);
@@ -148,6 +152,7 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
       resolve(result);
     };
     const onData = (chunk: Uint8Array | string): void => {
+      if (settled) return;
       const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
       total += bytes.byteLength;
       if (total > limit) {
@@ -158,8 +163,11 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
       }
       chunks.push(bytes);
     };
-    const onEnd = (): void => settle(concat(chunks, total));
+    const onEnd = (): void => {
+      if (!settled) settle(concat(chunks, total));
+    };
     const onError = (error: unknown): void => {
+      if (settled) return;
       zero(chunks);
       settle({ kind: "failed", error });
     };
