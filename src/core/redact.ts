@@ -56,38 +56,15 @@ function doubled(digit: number): number {
  * its length (at most 19 digits between a start and an end, Luhn sums from prefix sums).
  */
 export function redactCardNumbers(text: string): string {
-  const length = text.length;
   let pieces: string[] | undefined;
   let copied = 0;
-  let i = 0;
-  while (i < length) {
-    if (!isDigit(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    // A run: a digit, then more digits, each after at most one space or dash.
-    const start = i;
-    let digits = 0;
-    let j = i;
-    for (;;) {
-      digits++;
-      j++;
-      if (j < length && isDigit(text.charCodeAt(j))) continue;
-      const next = text.charCodeAt(j);
-      if ((next === SPACE || next === DASH) && j + 1 < length && isDigit(text.charCodeAt(j + 1))) {
-        j++;
-        continue;
-      }
-      break;
-    }
-    i = j;
-    if (digits < 13) continue;
-    const masked = maskRun(text, start, j, digits);
-    if (masked === undefined) continue;
+  forEachDigitRun(text, 13, (start, end, digits) => {
+    const masked = maskRun(text, start, end, digits);
+    if (masked === undefined) return;
     pieces ??= [];
     pieces.push(text.slice(copied, start), masked);
-    copied = j;
-  }
+    copied = end;
+  });
   if (pieces === undefined) return text;
   pieces.push(text.slice(copied));
   return pieces.join("");
@@ -100,7 +77,7 @@ export function redactCardNumbers(text: string): string {
 function forEachDigitRun(
   text: string,
   minDigits: number,
-  found: (start: number, end: number) => void,
+  found: (start: number, end: number, digits: number) => void,
 ): void {
   const length = text.length;
   let i = 0;
@@ -124,7 +101,7 @@ function forEachDigitRun(
       break;
     }
     i = j;
-    if (digits >= minDigits) found(start, j);
+    if (digits >= minDigits) found(start, j, digits);
   }
 }
 
@@ -139,9 +116,8 @@ export const MIN_CARD_DIGITS = 12;
 export function maskDigitRuns(text: string): string {
   let pieces: string[] | undefined;
   let copied = 0;
-  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
-    let digits = 0;
-    for (let k = start; k < end; k++) if (isDigit(text.charCodeAt(k))) digits++;
+  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end, count) => {
+    let digits = count;
     let out = "";
     for (let k = start; k < end; k++) {
       const char = text.charAt(k);
