@@ -43,7 +43,7 @@ function isObject(value: unknown): value is object {
 
 /** Deletes a value's own `__proto__` key, if it has one: the step the walk takes at every node. */
 export function dropProtoKey(value: unknown): void {
-  if (isObject(value) && Object.hasOwn(value, PROTO))
+  if (isObject(value) && ownKey.call(value, PROTO))
     delete (value as Record<string, unknown>)[PROTO];
 }
 
@@ -84,7 +84,7 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
     // holds card data all the same: protected like one, its fields left as the schema takes them.
     // A PaymentDetails object is recorded by its parent, below, not again here.
     if (
-      (Object.hasOwn(node, CARD_FIELDS[0]) || Object.hasOwn(node, CARD_FIELDS[1])) &&
+      (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) &&
       !(
         depth > 1 &&
         keyOf(trail[depth - 2] as object, slots[depth - 1] as number) === PAYMENT_DETAILS
@@ -135,7 +135,7 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
 /** An own enumerable `PaymentDetails` key: one `Object.keys` would list. */
 function hasPaymentDetails(node: object): boolean {
   return (
-    Object.hasOwn(node, PAYMENT_DETAILS) &&
+    ownKey.call(node, PAYMENT_DETAILS) &&
     Object.prototype.propertyIsEnumerable.call(node, PAYMENT_DETAILS)
   );
 }
