@@ -80,18 +80,8 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
       }
       continue;
     }
-    // An object carrying card fields outside a PaymentDetails key (that key damaged in transit)
-    // holds card data all the same: protected like one, its fields left as the schema takes them.
-    // A PaymentDetails object is recorded by its parent, below, not again here.
-    if (
-      (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) &&
-      !(
-        depth > 1 &&
-        keyOf(trail[depth - 2] as object, slots[depth - 1] as number) === PAYMENT_DETAILS
-      )
-    ) {
-      cards ??= [];
-      cards.push({ path: pathTo(trail, slots, depth), details: node as Record<string, unknown> });
+    if (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) {
+      cards = addSelf(cards, node, trail, slots, depth);
     }
     if (depth >= maxDepth) {
       // Any object below is too deep, unless a PaymentDetails before it fails its check first:
@@ -100,27 +90,22 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
       if (problem !== undefined) return problem;
       continue;
     }
-    // Nothing below this node can be too deep: its PaymentDetails is checked first, whatever its
-    // place among the keys, and then the children are taken with no key name compared.
-    if (hasPaymentDetails(node)) {
-      const child = (node as Record<string, unknown>)[PAYMENT_DETAILS];
-      const problem = checkCard(child, trail, slots, depth);
-      if (problem !== undefined) return problem;
-      if (child !== null) {
-        cards ??= [];
-        const path = pathTo(trail, slots, depth);
-        path.push(PAYMENT_DETAILS);
-        cards.push({ path, details: child as Record<string, unknown> });
-      }
-    }
+    // Nothing below this node can be too deep: the children are pushed first, a PaymentDetails key
+    // seen on the way (nothing is changed before its check below).
     // `for … in` filtered to own keys lists exactly `Object.keys`, in its order, and is V8's
     // fastest way through a JSON object: it builds the map's enumeration cache and loads each
     // value from it. (`Object.values` is as slow as keyed loads until some `Object.keys` has built
     // that cache, and `Object.hasOwn` here is not optimised the way `hasOwnProperty.call` is.)
     let slot = 0;
+    let hasDetails = false;
+    let details: unknown;
     for (const name in node) {
       if (!ownKey.call(node, name)) continue;
       const child: unknown = (node as Record<string, unknown>)[name];
+      if (name === PAYMENT_DETAILS) {
+        hasDetails = true;
+        details = child;
+      }
       if (isObject(child)) {
         nodes.push(child);
         depths.push(depth + 1);
@@ -128,16 +113,40 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
       }
       slot++;
     }
+    if (hasDetails) {
+      const problem = checkCard(details, trail, slots, depth);
+      if (problem !== undefined) return problem;
+      if (details !== null) {
+        cards ??= [];
+        const path = pathTo(trail, slots, depth);
+        path.push(PAYMENT_DETAILS);
+        cards.push({ path, details: details as Record<string, unknown> });
+      }
+    }
   }
   return { ok: true, cards: cards ?? NO_CARDS };
 }
 
-/** An own enumerable `PaymentDetails` key: one `Object.keys` would list. */
-function hasPaymentDetails(node: object): boolean {
-  return (
-    ownKey.call(node, PAYMENT_DETAILS) &&
-    Object.prototype.propertyIsEnumerable.call(node, PAYMENT_DETAILS)
-  );
+/**
+ * An object carrying card fields outside a PaymentDetails key (that key damaged in transit) holds
+ * card data all the same: protected like one, its fields left as the schema takes them. A
+ * PaymentDetails object is recorded by its parent, not again here.
+ */
+function addSelf(
+  cards: CardSite[] | undefined,
+  node: object,
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
+): CardSite[] | undefined {
+  if (
+    depth > 1 &&
+    keyOf(trail[depth - 2] as object, slots[depth - 1] as number) === PAYMENT_DETAILS
+  )
+    return cards;
+  const list = cards ?? [];
+  list.push({ path: pathTo(trail, slots, depth), details: node as Record<string, unknown> });
+  return list;
 }
 
 /**

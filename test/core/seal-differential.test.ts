@@ -262,6 +262,23 @@ describe("sealBody: the same as the walk before issue 13e", () => {
     expect(actual.ok && actual.cards.length).toBe(3);
   });
 
+  it("on card fields and a PaymentDetails that are own but not enumerable (built, not parsed)", () => {
+    const build = () => {
+      const damaged = {};
+      Object.defineProperty(damaged, "CVVNumber", { value: "737", enumerable: false });
+      const holder: Record<string, unknown> = { a: damaged };
+      Object.defineProperty(holder, "PaymentDetails", {
+        value: { CardNumber: 1 },
+        enumerable: false,
+      });
+      return holder;
+    };
+    const expected = sealBodyBefore(build(), 8);
+    const actual = sealBody(build(), 8);
+    expect(expected.ok && expected.cards.map((site) => site.path)).toEqual([["a"]]);
+    expect(actual.ok && actual.cards.map((site) => site.path)).toEqual([["a"]]);
+  });
+
   it("on nesting far deeper than the limit: no recursion, too_deep", () => {
     const json = `${'{"a":['.repeat(20000)}1${"]}".repeat(20000)}`;
     // JSON.stringify itself recurses: the results only are compared here.
