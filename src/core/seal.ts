@@ -35,6 +35,7 @@ const PAYMENT_DETAILS = "PaymentDetails";
 const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
 const NO_CARDS: readonly CardSite[] = Object.freeze([]);
 const TOO_DEEP: Sealing = { ok: false, problem: "too_deep" };
+const ownKey = Object.prototype.hasOwnProperty;
 
 function isObject(value: unknown): value is object {
   return value !== null && typeof value === "object";
@@ -42,7 +43,7 @@ function isObject(value: unknown): value is object {
 
 /** Deletes a value's own `__proto__` key, if it has one: the step the walk takes at every node. */
 export function dropProtoKey(value: unknown): void {
-  if (isObject(value) && Object.hasOwn(value, PROTO))
+  if (isObject(value) && ownKey.call(value, PROTO))
     delete (value as Record<string, unknown>)[PROTO];
 }
 
@@ -52,18 +53,21 @@ export function dropProtoKey(value: unknown): void {
  */
 export function sealBody(root: unknown, maxDepth: number): Sealing {
   if (!isObject(root)) return { ok: true, cards: NO_CARDS };
-  // Depth-first: when a node of depth d is taken, `path[0 … d-2]` leads to it.
+  // Depth-first, children pushed in key order and taken last first. Each entry is a node, its
+  // depth, and its slot: its position among its parent's values (an array's index). No path is
+  // kept: card sites are rare, and a site's path is rebuilt from `trail` (the node taken at each
+  // level on the way down) and `slots` only when one is found.
   const nodes: object[] = [root];
   const depths: number[] = [1];
-  const keys: (string | number)[] = [""];
-  const path: (string | number)[] = [];
+  const slotStack: number[] = [0];
+  const trail: object[] = [];
+  const slots: number[] = [];
   let cards: CardSite[] | undefined;
   while (nodes.length > 0) {
     const node = nodes.pop() as object;
     const depth = depths.pop() as number;
-    const key = keys.pop() as string | number;
-    if (depth > 1) path[depth - 2] = key;
-    path.length = depth - 1;
+    trail[depth - 1] = node;
+    slots[depth - 1] = slotStack.pop() as number;
     dropProtoKey(node);
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
@@ -72,49 +76,131 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
         if (depth >= maxDepth) return TOO_DEEP;
         nodes.push(child);
         depths.push(depth + 1);
-        keys.push(i);
+        slotStack.push(i);
       }
       continue;
     }
-    // An object carrying card fields outside a PaymentDetails key (that key damaged in transit)
-    // holds card data all the same: protected like one, its fields left as the schema takes them.
-    if (
-      key !== PAYMENT_DETAILS &&
-      (Object.hasOwn(node, CARD_FIELDS[0]) || Object.hasOwn(node, CARD_FIELDS[1]))
-    ) {
-      cards ??= [];
-      cards.push({ path: [...path], details: node as Record<string, unknown> });
+    if (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) {
+      cards = addSelf(cards, node, trail, slots, depth);
     }
-    const names = Object.keys(node);
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i] as string;
+    if (depth >= maxDepth) {
+      // Any object below is too deep, unless a PaymentDetails before it fails its check first:
+      // the keys in order, as the rule is stated.
+      const problem = lastLevel(node, trail, slots, depth);
+      if (problem !== undefined) return problem;
+      continue;
+    }
+    // Nothing below this node can be too deep: the children are pushed first, a PaymentDetails key
+    // seen on the way (nothing is changed before its check below).
+    // `for … in` filtered to own keys lists exactly `Object.keys`, in its order, and is V8's
+    // fastest way through a JSON object: it builds the map's enumeration cache and loads each
+    // value from it. (`Object.values` is as slow as keyed loads until some `Object.keys` has built
+    // that cache, and `Object.hasOwn` here is not optimised the way `hasOwnProperty.call` is.)
+    let slot = 0;
+    let hasDetails = false;
+    let details: unknown;
+    for (const name in node) {
+      if (!ownKey.call(node, name)) continue;
       const child: unknown = (node as Record<string, unknown>)[name];
       if (name === PAYMENT_DETAILS) {
-        const problem = checkCard(child, path, name);
-        if (problem !== undefined) return problem;
-        if (child !== null) {
-          cards ??= [];
-          cards.push({ path: [...path, name], details: child as Record<string, unknown> });
-        }
+        hasDetails = true;
+        details = child;
       }
-      if (!isObject(child)) continue;
-      if (depth >= maxDepth) return TOO_DEEP;
-      nodes.push(child);
-      depths.push(depth + 1);
-      keys.push(name);
+      if (isObject(child)) {
+        nodes.push(child);
+        depths.push(depth + 1);
+        slotStack.push(slot);
+      }
+      slot++;
+    }
+    if (hasDetails) {
+      const problem = checkCard(details, trail, slots, depth);
+      if (problem !== undefined) return problem;
+      if (details !== null) {
+        cards ??= [];
+        const path = pathTo(trail, slots, depth);
+        path.push(PAYMENT_DETAILS);
+        cards.push({ path, details: details as Record<string, unknown> });
+      }
     }
   }
   return { ok: true, cards: cards ?? NO_CARDS };
 }
 
+/**
+ * An object carrying card fields outside a PaymentDetails key (that key damaged in transit) holds
+ * card data all the same: protected like one, its fields left as the schema takes them. A
+ * PaymentDetails object is recorded by its parent, not again here.
+ */
+function addSelf(
+  cards: CardSite[] | undefined,
+  node: object,
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
+): CardSite[] | undefined {
+  if (
+    depth > 1 &&
+    keyOf(trail[depth - 2] as object, slots[depth - 1] as number) === PAYMENT_DETAILS
+  )
+    return cards;
+  const list = cards ?? [];
+  list.push({ path: pathTo(trail, slots, depth), details: node as Record<string, unknown> });
+  return list;
+}
+
+/**
+ * A node at the depth limit: its keys in order, a PaymentDetails checked where it stands, the
+ * first object child `too_deep`. `undefined` when none of its values is an object.
+ */
+function lastLevel(
+  node: object,
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
+): Sealing | undefined {
+  const names = Object.keys(node);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const child: unknown = (node as Record<string, unknown>)[name];
+    if (name === PAYMENT_DETAILS) {
+      const problem = checkCard(child, trail, slots, depth);
+      if (problem !== undefined) return problem;
+    }
+    if (isObject(child)) return TOO_DEEP;
+  }
+  return undefined;
+}
+
+/** The key under which a parent holds the child taken at `slot` (its index among the values). */
+function keyOf(parent: object, slot: number): string | number {
+  return Array.isArray(parent) ? slot : (Object.keys(parent)[slot] as string);
+}
+
+/**
+ * The keys from the root to the node taken at `depth`. Called during the walk only: a parent's
+ * keys are those it had when its children were taken (the walk deletes no key of a node already
+ * taken).
+ */
+function pathTo(
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
+): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let d = 1; d < depth; d++) path.push(keyOf(trail[d - 1] as object, slots[d] as number));
+  return path;
+}
+
 function checkCard(
   details: unknown,
-  path: readonly (string | number)[],
-  name: string,
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
 ): Sealing | undefined {
   if (details === null) return undefined;
   if (!isObject(details) || Array.isArray(details)) {
-    return cardProblem([...path, name], "expected an object or null");
+    return cardProblem(trail, slots, depth, [], "expected an object or null");
   }
   for (const field of CARD_FIELDS) {
     const value = Object.hasOwn(details, field)
@@ -122,13 +208,24 @@ function checkCard(
       : undefined;
     if (value === undefined || value === null || typeof value === "string") continue;
     return cardProblem(
-      [...path, name, field],
+      trail,
+      slots,
+      depth,
+      [field],
       `expected a string or null, got ${Array.isArray(value) ? "an array" : typeof value} (card data is never coerced)`,
     );
   }
   return undefined;
 }
 
-function cardProblem(path: readonly (string | number)[], message: string): Sealing {
+/** A PaymentDetails problem of the node taken at `depth`: its path computed only now. */
+function cardProblem(
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
+  below: readonly string[],
+  message: string,
+): Sealing {
+  const path = [...pathTo(trail, slots, depth), PAYMENT_DETAILS, ...below];
   return { ok: false, problem: "card_data", description: `${path.join(".")}: ${message}` };
 }
