@@ -56,13 +56,25 @@ function doubled(digit: number): number {
  * its length (at most 19 digits between a start and an end, Luhn sums from prefix sums).
  */
 export function redactCardNumbers(text: string): string {
+  return replaceDigitRuns(text, 13, (start, end, digits) => maskRun(text, start, end, digits));
+}
+
+/**
+ * The text with each run of at least `minDigits` digits (see {@link forEachDigitRun}) replaced by
+ * what `replace` gives for it (`undefined`: left as written). The text itself when none is.
+ */
+function replaceDigitRuns(
+  text: string,
+  minDigits: number,
+  replace: (start: number, end: number, digits: number) => string | undefined,
+): string {
   let pieces: string[] | undefined;
   let copied = 0;
-  forEachDigitRun(text, 13, (start, end, digits) => {
-    const masked = maskRun(text, start, end, digits);
-    if (masked === undefined) return;
+  forEachDigitRun(text, minDigits, (start, end, digits) => {
+    const replacement = replace(start, end, digits);
+    if (replacement === undefined) return;
     pieces ??= [];
-    pieces.push(text.slice(copied, start), masked);
+    pieces.push(text.slice(copied, start), replacement);
     copied = end;
   });
   if (pieces === undefined) return text;
@@ -114,9 +126,7 @@ export const MIN_CARD_DIGITS = 12;
  * sits (any field of a PaymentDetails object), where a longer run is no order or tracking number.
  */
 export function maskDigitRuns(text: string): string {
-  let pieces: string[] | undefined;
-  let copied = 0;
-  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end, count) => {
+  return replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) => {
     let digits = count;
     let out = "";
     for (let k = start; k < end; k++) {
@@ -124,13 +134,8 @@ export function maskDigitRuns(text: string): string {
       if (!isDigit(char.charCodeAt(0))) out += char;
       else out += digits-- > 4 ? "*" : char;
     }
-    pieces ??= [];
-    pieces.push(text.slice(copied, start), out);
-    copied = end;
+    return out;
   });
-  if (pieces === undefined) return text;
-  pieces.push(text.slice(copied));
-  return pieces.join("");
 }
 
 /** Every run of at least 12 digits in the text, as written (see {@link maskDigitRuns}). */
