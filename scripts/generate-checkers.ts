@@ -153,6 +153,59 @@ const KNOWN_DEF_KEYS: Readonly<Record<string, readonly string[]>> = {
 
 class Deferral extends Error {}
 
+const PAYMENT_DETAILS = "PaymentDetails";
+const CARD_FIELDS: readonly string[] = ["CardNumber", "CVVNumber"];
+
+/**
+ * The deepest level at which a value of `schema` can hold an object or an array, the value itself
+ * at level 1 (as src/core/seal.ts counts): 0 for a leaf, `Infinity` for a construct not followed
+ * here (or a cycle). Objects and arrays in `unknown` fields are not counted: the sealed check
+ * leaves those values to the sealing walk.
+ */
+export function levelsOf(schema: Schema, seen: Set<Schema> = new Set()): number {
+  if (seen.has(schema)) return Number.POSITIVE_INFINITY;
+  seen.add(schema);
+  try {
+    const def = schema._zod.def as unknown as Record<string, unknown>;
+    switch (def.type) {
+      case "string":
+      case "number":
+      case "boolean":
+      case "null":
+      case "undefined":
+      case "never":
+      case "enum":
+      case "literal":
+      case "unknown":
+      case "any":
+        return 0;
+      case "optional":
+      case "nullable":
+        return levelsOf(def.innerType as Schema, seen);
+      case "pipe":
+        return Math.max(levelsOf(def.in as Schema, seen), levelsOf(def.out as Schema, seen));
+      case "union":
+        return Math.max(0, ...(def.options as Schema[]).map((option) => levelsOf(option, seen)));
+      case "array":
+        return 1 + levelsOf(def.element as Schema, seen);
+      case "object":
+        return (
+          1 +
+          Math.max(
+            0,
+            ...Object.values(def.shape as Record<string, Schema>).map((field) =>
+              levelsOf(field, seen),
+            ),
+          )
+        );
+      default:
+        return Number.POSITIVE_INFINITY;
+    }
+  } finally {
+    seen.delete(schema);
+  }
+}
+
 /** A value as a TypeScript literal, for the values `===` compares exactly as zod's `Set.has`. */
 function literal(value: unknown): string {
   if (value === null) return "null";
@@ -298,10 +351,14 @@ class Generator {
     const body = this.guarded(where, () => {
       const def = schema._zod.def as unknown as Record<string, unknown>;
       return def.type === "object"
-        ? this.objectBody(schema, where)
+        ? this.objectBody(schema, where, name)
         : this.unionBody(schema, name, where);
     });
-    this.functions[index] = `function ${name}(v: unknown): Verdict {\n${body.join("\n")}\n}`;
+    const keys = this.keySets.get(name);
+    this.functions[index] = [
+      `function ${name}(v: unknown): Verdict {\n${body.join("\n")}\n}`,
+      ...(keys === undefined ? [] : [`\n\n${keys}`]),
+    ].join("");
     return name;
   }
 
@@ -316,7 +373,10 @@ class Generator {
     }
   }
 
-  private objectBody(schema: Schema, where: string): string[] {
+  /** The declaration of an object function's set of field names, by function name. */
+  private readonly keySets = new Map<string, string>();
+
+  private objectBody(schema: Schema, where: string, name: string): string[] {
     const def = schema._zod.def as unknown as {
       shape: Record<string, Schema>;
       catchall?: Schema;
@@ -348,7 +408,18 @@ class Generator {
         throw new Deferral(`a refinement (${String(check._zod.def.check)})`);
       fields.push(`if (!(${condition("o")})) return REJECT;`);
     }
-    if (fields.length > 0) lines.push("const o = v as Record<string, unknown>;", ...fields);
+    // The sealed check: more keys than the shape's fields present means unknown fields, looked at
+    // one by one (`plainExtras`): a `__proto__` key, card fields where no PaymentDetails is
+    // expected or an object leave the value to the sealing walk.
+    const keys = Object.keys(def.shape);
+    const known = `${name}_keys`;
+    this.keySets.set(
+      name,
+      `/** The fields of ${name}'s shape. */\nconst ${known}: ReadonlySet<string> = new Set(${JSON.stringify(keys)});`,
+    );
+    fields.push(`if (sealed && keyCount(o) !== n) sealed = plainExtras(o, ${known});`);
+    if (CARD_FIELDS.some((field) => keys.includes(field))) fields.push("if (sealed) cardSelf(o);");
+    lines.push("const o = v as Record<string, unknown>;", "let n = 0;", ...fields);
     lines.push("return ACCEPT;");
     return lines;
   }
@@ -358,8 +429,10 @@ class Generator {
     const { optin, optout } = schema._zod;
     // The commonest field, `z.string().nullish()` (or number, boolean): one call of a helper.
     const leaf = nullishLeaf(schema);
-    if (leaf !== undefined) return [`if (!${leaf}(${propertyAccess("o", key)})) return REJECT;`];
     const x = this.fresh("x");
+    // Each field present is counted (\`n\`): the sealed check compares the count with the keys.
+    const read = [`const ${x} = ${propertyAccess("o", key)};`, `if (${x} !== undefined) n++;`];
+    if (leaf !== undefined) return [...read, `if (!${leaf}(${x})) return REJECT;`];
     const check = this.statements(schema, x, where);
     const inKey = `${JSON.stringify(key)} in o`;
     const tests: string[] = [];
@@ -376,8 +449,9 @@ class Generator {
     } else {
       throw new Deferral(`field ${key}: a default or another substitute for absence`);
     }
-    // A field anything satisfies (`z.unknown().optional()`) is not even read.
-    return tests.length === 0 ? [] : [`const ${x} = ${propertyAccess("o", key)};`, ...tests];
+    // A payment object, wherever a schema has one: a card site of the sealed check.
+    if (key === PAYMENT_DETAILS) tests.push(`if (sealed) cardDetails(${x});`);
+    return [...read, ...tests];
   }
 
   private unionBody(schema: Schema, name: string, where: string): string[] {
@@ -445,7 +519,11 @@ class Generator {
     switch (def.type) {
       case "unknown":
       case "any":
-        return this.checks(checks, x, "unknown");
+        // Anything goes: an object or array here is left to the sealing walk (its depth, its keys).
+        return [
+          `if (sealed && typeof ${x} === "object" && ${x} !== null) sealed = plainValue(${x});`,
+          ...this.checks(checks, x, "unknown"),
+        ];
       case "never":
         return ["return REJECT;"];
       case "null":
@@ -502,6 +580,7 @@ class Generator {
         const lines = [
           `if (!Array.isArray(${x})) return REJECT;`,
           `if (Object.getPrototypeOf(${x}) !== Array.prototype) return DEFER;`,
+          `if (sealed && ownKey.call(${x}, "__proto__")) sealed = false;`,
         ];
         if (loop.length > 0)
           lines.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`, ...loop, "}");
@@ -628,6 +707,141 @@ function nullishBoolean(x: unknown): boolean {
 export interface GeneratedChecker {
   readonly schema: unknown;
   readonly check: (value: unknown) => Verdict;
+  /** The deepest level of an object or array the schema describes (the value itself is level 1). */
+  readonly levels: number;
+}
+
+// ---- The sealed check: the schema check and the sealing walk's findings in one walk. ----
+
+/**
+ * True while a sealed check runs and nothing in the value has needed the sealing walk so far:
+ * every object met had only the keys its shape names, no array had an own \`__proto__\` key, no
+ * \`unknown\` field held an object, every PaymentDetails passed the walk's card check. False
+ * outside \`checkSealed\` (a plain check does none of this).
+ */
+let sealed = false;
+/** The payment objects the sealed check met (a PaymentDetails, or an object with card fields). */
+let cardSites: object[] = [];
+const ownKey = Object.prototype.hasOwnProperty;
+/** Object.prototype's own keys in every engine: a longer list means it was given another. */
+const STANDARD_PROTOTYPE_KEYS = 12;
+const EMPTY = {};
+/**
+ * How many levels a value the schema does not describe may have below the deepest object the
+ * schema describes, within the request's depth limit (each such value sits at most one level
+ * below that object).
+ */
+let openLevels = 0;
+
+/** The enumerable keys of a plain object, own and inherited (nothing is inherited: checked first). */
+function keyCount(o: object): number {
+  let n = 0;
+  for (const _key in o) n++;
+  return n;
+}
+
+/**
+ * Whether an object's keys outside its shape (\`known\`) need nothing of the sealing walk: none is
+ * \`__proto__\`, a card field or PaymentDetails, and none holds an object or an array.
+ */
+function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): boolean {
+  // The values first (an enumeration's own loads are cheap): the set is asked only of a key
+  // holding an object or a key the walk looks at.
+  for (const key in o) {
+    const value = o[key];
+    if (typeof value === "object" && value !== null) {
+      if (!known.has(key) && (sealedKey(key) || !plainValue(value))) return false;
+    } else if (sealedKey(key) && !known.has(key)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** A key the sealing walk acts on wherever it is: \`__proto__\`, a card field, PaymentDetails. */
+function sealedKey(key: string): boolean {
+  return key === "__proto__" || key === "CardNumber" || key === "CVVNumber" || key === "PaymentDetails";
+}
+
+/**
+ * Whether a value the schema does not describe (an \`unknown\` field, a key outside a shape) needs
+ * nothing of the sealing walk: no own \`__proto__\` key, no card field or PaymentDetails key, and no
+ * object or array deeper than \`openLevels\` below it (itself at level 1).
+ */
+function plainValue(root: object): boolean {
+  const nodes: object[] = [root];
+  const levels: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const level = levels.pop() as number;
+    if (level > openLevels || ownKey.call(node, "__proto__")) return false;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (typeof child === "object" && child !== null) {
+          nodes.push(child);
+          levels.push(level + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in node) {
+      if (sealedKey(key)) return false;
+      const child: unknown = (node as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child);
+        levels.push(level + 1);
+      }
+    }
+  }
+  return true;
+}
+
+/** A PaymentDetails value: an object whose card fields are strings or null, or null (seal.ts). */
+function cardDetails(x: unknown): void {
+  if (x === undefined || x === null) return;
+  if (typeof x !== "object" || Array.isArray(x) || !cardField(x, "CardNumber") || !cardField(x, "CVVNumber")) {
+    sealed = false;
+    return;
+  }
+  if (!cardSites.includes(x)) cardSites.push(x);
+}
+
+function cardField(x: object, key: string): boolean {
+  const value = ownKey.call(x, key) ? (x as Record<string, unknown>)[key] : undefined;
+  return value === undefined || value === null || typeof value === "string";
+}
+
+/** An object with its own card fields holds card data, whatever key it is under (seal.ts). */
+function cardSelf(o: object): void {
+  if ((ownKey.call(o, "CardNumber") || ownKey.call(o, "CVVNumber")) && !cardSites.includes(o)) cardSites.push(o);
+}
+
+/**
+ * The schema check and the sealing walk (src/core/seal.ts) in one walk, for a value the walk would
+ * leave unchanged: the card objects the walk would find, when the checker ACCEPTs the value and
+ * nothing in it needs the walk (no key its schema does not name, so no \`__proto__\` key; no object
+ * where the schema takes anything; no level deeper than \`maxDepth\`; every card field a string or
+ * null). \`undefined\` otherwise: then seal and check as usual. Needs an Object.prototype with its
+ * standard keys only, none enumerable (otherwise always \`undefined\`).
+ */
+export function checkSealed(
+  checker: GeneratedChecker,
+  value: unknown,
+  maxDepth: number,
+): readonly object[] | undefined {
+  if (checker.levels > maxDepth) return undefined;
+  for (const _key in EMPTY) return undefined;
+  if (Object.getOwnPropertyNames(Object.prototype).length !== STANDARD_PROTOTYPE_KEYS) return undefined;
+  sealed = true;
+  cardSites = [];
+  openLevels = maxDepth - checker.levels;
+  try {
+    return checker.check(value) === ACCEPT && sealed ? cardSites : undefined;
+  } finally {
+    sealed = false;
+    cardSites = [];
+  }
 }`;
 
 /**
@@ -666,14 +880,15 @@ export function generateCheckersText(): string {
     imports.set(source.module, names);
   }
   const entry = (source: Source) =>
-    `{ schema: ${source.exportName}, check: ${functions.get(source.exportName)} }`;
+    `{ schema: ${source.exportName}, check: ${functions.get(source.exportName)}, levels: ${levelsOf(schemaOf(source))} }`;
   const text = [
     "// Generated by scripts/generate-checkers.ts from the zod schemas: do not edit. After changing a",
     "// schema, run `npm run generate` (a test fails while this file is out of date).",
     "//",
     "// Each function checks a value in place, without copying it, and answers ACCEPT only when zod",
     "// accepts the value and zod's output deep-equals it. The value must have been sealed first",
-    "// (src/core/seal.ts: no own `__proto__` key anywhere).",
+    "// (src/core/seal.ts: no own `__proto__` key anywhere), or be checked by `checkSealed`, which",
+    "// answers only for a value the sealing walk would leave as it is.",
     "//",
     deferred.length === 0
       ? "// Constructs always left to zod: none."

@@ -7,7 +7,7 @@ import {
   type DecodingPlan,
   type DecodingReport,
 } from "../decode/policy.js";
-import { ACCEPT, PAYLOAD_CHECKERS } from "../generated/checkers.js";
+import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsOf, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
@@ -31,7 +31,7 @@ import {
   respond,
   type WrittenResult,
 } from "./responses.js";
-import { type CardSite, dropProtoKey, sealBody } from "./seal.js";
+import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
 import { type LazySignal, lazySignalOf } from "./signal.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
@@ -350,7 +350,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   // The checker generated from this callback's schema (src/generated/checkers.ts), used only for
   // the very schema it was generated from.
   const generated = PAYLOAD_CHECKERS[name];
-  const check = generated?.schema === definition.schema ? generated.check : undefined;
+  const checker = generated?.schema === definition.schema ? generated : undefined;
+  const check = checker?.check;
 
   /**
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
@@ -492,6 +493,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // own top level (a framework's req.body) loses its `__proto__` key the same way.
     if (source.kind === "query") dropProtoKey(body);
     let input = source.kind === "query" ? source.build(url, body) : body;
+    // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
+    // card objects in the same pass (`checkSealed`), and the walk runs only when that cannot tell.
+    const found = checker === undefined ? undefined : checkSealed(checker, input, maxDepth);
+    if (found !== undefined && !found.some(isLocked)) {
+      const sites = found.map((details) => ({ details: details as Record<string, unknown> }));
+      return guardCards(call, exchange, input, sites, true);
+    }
     let sealing = sealBody(input, maxDepth);
     if (sealing.ok && sealing.cards.some((site) => isLocked(site.details))) {
       // A frozen or sealed payment object (a framework's own body) can neither take the masked
@@ -507,15 +515,27 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const { description } = sealing;
       return fail(call, new Failure("invalid_payload", `card data: ${description}`, description));
     }
-    const sites = sealing.cards;
-    // From here on, every text let out masks this request's own card numbers and CVVs (and its
-    // secret fields: a shopper's session token), and however the request ends, the parsed body
-    // (ours, or a framework's req.body) keeps no CVV.
+    return guardCards(call, exchange, input, sealing.cards, false);
+  }
+
+  /**
+   * From here on, every text let out masks this request's own card numbers and CVVs (and its
+   * secret fields: a shopper's session token), and however the request ends, the parsed body
+   * (ours, or a framework's req.body) keeps no CVV. `accepted`: the generated checker has already
+   * accepted `input`.
+   */
+  async function guardCards(
+    call: Call,
+    exchange: Exchange,
+    input: unknown,
+    sites: readonly CardSite[],
+    accepted: boolean,
+  ): Promise<CallbackResponse> {
     const secrets = [...secretsOf(sites), ...secretFieldsOf(definition.secretFields, input)];
     if (secrets.length > 0) call.redact = createRedactor(secrets);
-    if (sites.length === 0) return callWithPayload(call, exchange, input, sites);
+    if (sites.length === 0) return callWithPayload(call, exchange, input, sites, accepted);
     try {
-      return await callWithPayload(call, exchange, input, sites);
+      return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
       for (const site of sites) dropCvv(site.details);
     }
@@ -526,6 +546,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     exchange: Exchange,
     input: unknown,
     sites: readonly CardSite[],
+    accepted: boolean,
   ): Promise<CallbackResponse> {
     const { request, method, url, authRequest, auth, read } = exchange;
     let { authResult } = exchange;
@@ -540,7 +561,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // The generated checker first: when it accepts, zod's output would deep-equal the body, so the
     // checked body itself is the payload (no copy). Otherwise zod decides, with its issues.
     let rawPayload: TPayload;
-    if (check !== undefined && check(input) === ACCEPT) {
+    if (accepted || (check !== undefined && check(input) === ACCEPT)) {
       rawPayload = input as TPayload;
     } else {
       const result = definition.schema.safeParse(input);
@@ -574,7 +595,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // protect card data in the payload, and in any copy the raw view makes.
     const decoded = plan.decodeInPlace(rawPayload);
     const payload = decoded.payload;
-    const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
+    const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, decoded);
     for (const card of cards) protectPaymentDetails(card);
     const context = new HandlerContext<TPayload>(
       name,
@@ -670,6 +691,12 @@ interface Call {
   redact: Redactor;
 }
 
+/**
+ * A payment object of the request: where the sealing walk found it, or (no path) one the generated
+ * checker found in the checked body, which is then the raw payload itself.
+ */
+type CardSite = Omit<SealedSite, "path"> & { readonly path?: SealedSite["path"] };
+
 /** Never added to: a copy is added only when its original is in the set. */
 const NO_CARDS: ReadonlySet<object> = new Set();
 
@@ -714,16 +741,25 @@ function describeIgnored(fields: readonly string[]): string {
 function cardObjects(
   sites: readonly CardSite[],
   rawPayload: unknown,
-  payload: unknown,
+  decoded: DecodedInPlace<unknown>,
 ): Set<object> {
+  const { payload } = decoded;
   const cards = new Set<object>();
   for (const site of sites) {
     cards.add(site.details);
+    if (site.path === undefined) {
+      // Found in the checked body, which is the raw payload itself: decoding wrote into it in
+      // place, or copied it where it refused a write (a read-only field), the copy put in its
+      // place. Its parents were copied or not, the payload holds the object or its copy.
+      const copy = decoded.copyOf(site.details);
+      if (copy !== undefined) cards.add(copy);
+      continue;
+    }
     const found = objectAt(rawPayload, site.path);
     if (found !== undefined) cards.add(found);
     if (payload === rawPayload) continue;
-    const decoded = objectAt(payload, site.path);
-    if (decoded !== undefined) cards.add(decoded);
+    const decodedCard = objectAt(payload, site.path);
+    if (decodedCard !== undefined) cards.add(decodedCard);
   }
   return cards;
 }

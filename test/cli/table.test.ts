@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createColors, shouldUseColor } from "../../src/cli/colors.js";
-import { printable, truncate } from "../../src/cli/table.js";
 
 describe("colours", () => {
   it("colour only on a TTY, never with NO_COLOR or TERM=dumb, forced by FORCE_COLOR", () => {

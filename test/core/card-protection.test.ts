@@ -135,6 +135,48 @@ describe("PaymentDetails protected by prototype", () => {
     });
   }
 
+  // Issue 13: the generated checker finds the payment objects of a body it accepts (no sealing
+  // walk, no path kept). Decoding copies what refuses a write: the payment object's copy, which
+  // is what the merchant gets, must be protected all the same.
+  it("a PaymentDetails whose field to decode is read-only: the decoded copy is masked and loses its CVV", async () => {
+    const details = paymentDetails(VISA, "737");
+    Object.defineProperty(details, "OwnerName", {
+      value: "Jane+Doe",
+      enumerable: true,
+      writable: false,
+      configurable: true,
+    });
+    const body = order(details);
+    const { details: seen, status } = await deliver(body);
+    expect(status).toBe(200);
+    expect(seen).not.toBe(details);
+    expect(seen.OwnerName).toBe("Jane Doe");
+    expect(seen.CardNumber).toBe(VISA);
+    expectMasked(seen);
+    expect(seen.CVVNumber).toBeUndefined();
+    expect(details.CVVNumber).toBeUndefined();
+  });
+
+  it("a frozen body whose PaymentDetails is not: the merchant's payment object is masked and loses its CVV", async () => {
+    const details = paymentDetails(VISA, "737");
+    const body = Object.freeze({ ...order(details), VATRegistrationNumber: "FR+123" });
+    let payload: Record<string, unknown> | undefined;
+    const response = await createPerformOrderPaymentHandler(
+      (value) => {
+        payload = value as unknown as Record<string, unknown>;
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(parsed(body)));
+    expect(response.status).toBe(200);
+    expect(payload).not.toBe(body);
+    expect(payload?.VATRegistrationNumber).toBe("FR 123");
+    const seen = payload?.PaymentDetails as Record<string, unknown>;
+    expect(seen.OwnerName).toBe("Jane Doe");
+    expectMasked(seen);
+    expect(seen.CVVNumber).toBeUndefined();
+  });
+
   it("the shared prototype cannot be changed: masking holds for the next delivery", async () => {
     const first = await deliver(JSON.stringify(order(paymentDetails(VISA, "737"))));
     const proto = Object.getPrototypeOf(first.details) as Record<string, unknown>;

@@ -1,0 +1,327 @@
+// Issue 13: the sealed check (`checkSealed`) does the schema check and finds what the sealing walk
+// (src/core/seal.ts) would find, in one walk, and answers only for a body the walk would leave as
+// it is. Side by side with the walk and the plain check, on fuzzed bodies built to trip it: a
+// `__proto__` key anywhere, card fields and PaymentDetails keys where no schema expects them,
+// numbers for card fields, unknown fields holding deep or hostile values, depth limits from 1 up.
+//
+// Whenever the sealed check answers (card objects found): the walk on a copy of the same body is
+// ok, changes nothing, finds the same card objects (by path), and the plain check accepts. And
+// for every sample, fixture and real capture, it does answer (the engine's usual way is taken).
+import { readdirSync, readFileSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sealBody } from "../../src/core/seal.js";
+import {
+  ACCEPT,
+  checkSealed,
+  type GeneratedChecker,
+  PAYLOAD_CHECKERS,
+} from "../../src/generated/checkers.js";
+import { CALLBACK_NAMES } from "../../src/index.js";
+import { SAMPLE_BUILDERS } from "../../src/testing/samples.js";
+
+const FIXTURES = new URL("../fixtures/", import.meta.url);
+const VISA = "4111111111111111";
+
+type Path = readonly (string | number)[];
+
+function readJson(url: URL): unknown {
+  return JSON.parse(readFileSync(url, "utf8"));
+}
+
+/** A deep copy keeping every own key as data, `__proto__` included (JSON text round trip). */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** The real-shape captures of each callback's payload, by their file names' prefix. */
+const REAL_SHAPE_PREFIXES: Partial<Record<string, string>> = {
+  SendOrderToMerchant: "send-order-",
+  PerformOrderPayment: "perform-order-payment-",
+  NotifyOrderRefund: "notify-order-refund-",
+  UpdateParcelDispatch: "update-parcel-dispatch-",
+};
+
+interface Subject {
+  readonly label: string;
+  readonly checker: GeneratedChecker;
+  readonly seeds: unknown[];
+}
+
+function subjects(): Subject[] {
+  const bySchema = new Map<unknown, Subject>();
+  const realShapes = readdirSync(new URL("real-shapes/", FIXTURES));
+  for (const callback of CALLBACK_NAMES) {
+    const checker = PAYLOAD_CHECKERS[callback];
+    const subject = bySchema.get(checker.schema) ?? { label: callback, checker, seeds: [] };
+    bySchema.set(checker.schema, subject);
+    subject.seeds.push(SAMPLE_BUILDERS[callback]());
+    if (callback !== "GetCheckoutCartInfo") {
+      subject.seeds.push(readJson(new URL(`${callback}.json`, FIXTURES)));
+    }
+    const prefix = REAL_SHAPE_PREFIXES[callback];
+    if (prefix === undefined) continue;
+    for (const file of realShapes.filter((name) => name.startsWith(prefix))) {
+      subject.seeds.push(readJson(new URL(`real-shapes/${file}`, FIXTURES)));
+    }
+  }
+  return [...bySchema.values()];
+}
+
+/** Every path to an object or array of the value (the root included). */
+function containers(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
+  if (value === null || typeof value !== "object") return out;
+  out.push(prefix);
+  for (const key of Object.keys(value)) {
+    const next = Array.isArray(value) ? Number(key) : key;
+    containers((value as Record<string, unknown>)[key], [...prefix, next], out);
+  }
+  return out;
+}
+
+function at(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const key of path) node = (node as Record<string | number, unknown>)[key];
+  return node;
+}
+
+/** The path from the root to `target`, by identity. */
+function pathTo(root: unknown, target: object, prefix: Path = []): Path | undefined {
+  if (root === target) return prefix;
+  if (root === null || typeof root !== "object") return undefined;
+  for (const key of Object.keys(root)) {
+    const next = Array.isArray(root) ? Number(key) : key;
+    const found = pathTo((root as Record<string, unknown>)[key], target, [...prefix, next]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function nested(levels: number, leaf: unknown): unknown {
+  let value = leaf;
+  for (let i = 0; i < levels; i++) value = i % 2 === 0 ? { Deeper: value } : [value];
+  return value;
+}
+
+/** Values that the sealing walk acts on, or that only look like it might. */
+const HOSTILE: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>(
+    null,
+    "text",
+    42,
+    true,
+    VISA,
+    Number(VISA),
+    {},
+    [],
+    [VISA],
+    { CardNumber: VISA, CVVNumber: "737" },
+    { CardNumber: Number(VISA) },
+    { CVVNumber: 737 },
+    { PaymentDetails: { CardNumber: VISA } },
+    { PaymentDetails: VISA },
+    { PaymentDetails: null },
+    { Note: { Inner: [{ CardNumber: VISA }] } },
+    JSON.parse('{"__proto__":{"polluted":true}}'),
+    JSON.parse('[{"a":{"__proto__":1}}]'),
+    { constructor: { prototype: { x: 1 } } },
+  ),
+  fc.nat({ max: 12 }).map((levels) => nested(levels, "leaf")),
+  fc.nat({ max: 12 }).map((levels) => nested(levels, { CVVNumber: "737" })),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+const KEY = fc.constantFrom(
+  "__proto__",
+  "CardNumber",
+  "CVVNumber",
+  "PaymentDetails",
+  "InternationalPriceBeforeRounding",
+  "Extra",
+  "GiftCards",
+  "MetaData",
+  "Subs",
+);
+
+type Step =
+  | { readonly kind: "add"; readonly key: string; readonly value: unknown }
+  | { readonly kind: "replace"; readonly value: unknown };
+
+const STEP: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant("add" as const), key: KEY, value: HOSTILE }),
+  fc.record({ kind: fc.constant("replace" as const), value: HOSTILE }),
+);
+
+/** The body with one step applied at the container `pick` chooses (in place, on a copy). */
+function apply(body: unknown, step: Step, pick: number): unknown {
+  const all = containers(body);
+  if (all.length === 0) return body;
+  const path = all[pick % all.length] as Path;
+  const target = at(body, path) as Record<string | number, unknown>;
+  const value = copy(step.value);
+  if (step.kind === "add" && !Array.isArray(target)) {
+    Object.defineProperty(target, step.key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    return body;
+  }
+  if (path.length === 0) return body;
+  const parent = at(body, path.slice(0, -1)) as Record<string | number, unknown>;
+  parent[path[path.length - 1] as string | number] = value;
+  return body;
+}
+
+interface Tally {
+  answered: number;
+  declined: number;
+}
+
+/** Runs both ways on copies of `body`; fails on any disagreement. */
+function compare(checker: GeneratedChecker, body: unknown, maxDepth: number, tally: Tally): void {
+  const text = JSON.stringify(body);
+  const mine = copy(body);
+  const found = checkSealed(checker, mine, maxDepth);
+  // The sealed check changes nothing.
+  expect(JSON.stringify(mine)).toBe(text);
+  if (found === undefined) {
+    tally.declined++;
+    return;
+  }
+  tally.answered++;
+  const theirs = copy(body);
+  const sealing = sealBody(theirs, maxDepth);
+  expect(sealing.ok, "the sealed check answered where the walk refuses").toBe(true);
+  if (!sealing.ok) return;
+  // The walk had nothing to delete: the body is as it was.
+  expect(JSON.stringify(theirs)).toBe(text);
+  expect(checker.check(theirs), "the sealed check answered where the check does not accept").toBe(
+    ACCEPT,
+  );
+  const foundPaths = found.map((details) => JSON.stringify(pathTo(mine, details))).sort();
+  const sealedPaths = sealing.cards.map((site) => JSON.stringify(site.path)).sort();
+  expect(foundPaths).toStrictEqual(sealedPaths);
+}
+
+const DEPTHS = fc.constantFrom(1, 2, 3, 4, 5, 6, 7, 8, 10, 16, 64);
+
+describe("the sealed check against the sealing walk and the plain check", () => {
+  for (const subject of subjects()) {
+    describe(subject.label, () => {
+      it("answers for every sample, fixture and real capture, as the walk and check would", () => {
+        expect(subject.seeds.length).toBeGreaterThan(0);
+        const tally: Tally = { answered: 0, declined: 0 };
+        for (const seed of subject.seeds) compare(subject.checker, seed, 64, tally);
+        expect(tally.declined).toBe(0);
+      });
+
+      it("never answers where the walk would act or the check would not accept", () => {
+        const tally: Tally = { answered: 0, declined: 0 };
+        const seed = fc.nat({ max: subject.seeds.length - 1 }).map((i) => subject.seeds[i]);
+        fc.assert(
+          fc.property(
+            seed,
+            fc.array(fc.tuple(STEP, fc.nat()), { maxLength: 3 }),
+            DEPTHS,
+            (start, steps, maxDepth) => {
+              let body = copy(start);
+              for (const [step, pick] of steps) body = apply(body, step, pick);
+              compare(subject.checker, body, maxDepth, tally);
+            },
+          ),
+          { numRuns: 300 },
+        );
+        // Both answers were seen: the property was not vacuous.
+        expect(tally.answered).toBeGreaterThan(0);
+        expect(tally.declined).toBeGreaterThan(0);
+      });
+    });
+  }
+});
+
+describe("the sealed check declines what it cannot vouch for", () => {
+  const checker = PAYLOAD_CHECKERS.SendOrderToMerchant;
+  const order = (): Record<string, unknown> =>
+    copy(SAMPLE_BUILDERS.SendOrderToMerchant()) as unknown as Record<string, unknown>;
+
+  it("answers for the sample order, with its payment object", () => {
+    const body = order();
+    expect(checkSealed(checker, body, 64)).toStrictEqual([body.PaymentDetails]);
+  });
+
+  it("declines when Object.prototype has an enumerable key (the key counts would be off)", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.pollutedForTest = 1;
+    try {
+      expect(checkSealed(checker, order(), 64)).toBeUndefined();
+    } finally {
+      delete proto.pollutedForTest;
+    }
+    expect(checkSealed(checker, order(), 64)).toBeDefined();
+  });
+
+  it("declines when Object.prototype was given a key, even one that is not enumerable", () => {
+    Object.defineProperty(Object.prototype, "OrderId", { value: "x", configurable: true });
+    try {
+      expect(checkSealed(checker, order(), 64)).toBeUndefined();
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).OrderId;
+    }
+  });
+
+  it("declines a depth limit below the schema's own depth", () => {
+    expect(checker.levels).toBeGreaterThan(1);
+    expect(checkSealed(checker, order(), checker.levels - 1)).toBeUndefined();
+    // An unknown field holding an array (the sample's GiftCards) needs one level more.
+    expect(checkSealed(checker, order(), checker.levels)).toBeUndefined();
+    expect(checkSealed(checker, order(), checker.levels + 1)).toBeDefined();
+  });
+
+  it("declines an unknown field whose value nests deeper than the limit allows", () => {
+    const body = order();
+    body.Extra = nested(64 - checker.levels, "leaf");
+    expect(checkSealed(checker, copy(body), 64)).toBeDefined();
+    body.Extra = nested(64 - checker.levels + 1, "leaf");
+    expect(checkSealed(checker, copy(body), 64)).toBeUndefined();
+    expect(sealBody(copy(body), 64).ok).toBe(true);
+  });
+
+  it("declines an array with its own __proto__ key, known or not (the walk deletes it)", () => {
+    const protoArray = (): unknown[] => {
+      const array: unknown[] = [];
+      Object.defineProperty(array, "__proto__", {
+        value: { polluted: true },
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      return array;
+    };
+    const unknownField = order();
+    unknownField.GiftCards = protoArray();
+    const knownArray = order();
+    knownArray.Products = Object.assign(protoArray(), (knownArray.Products as unknown[]).slice());
+    for (const body of [unknownField, knownArray]) {
+      expect(checkSealed(checker, body, 64)).toBeUndefined();
+      expect(sealBody(body, 64).ok).toBe(true);
+      expect(Object.hasOwn(unknownField.GiftCards as object, "__proto__")).toBe(false);
+    }
+    expect(Object.hasOwn(knownArray.Products as object, "__proto__")).toBe(false);
+  });
+
+  it("leaves the state of a plain check alone after a check that threw", () => {
+    const body = order();
+    Object.defineProperty(body, "OrderId", {
+      enumerable: true,
+      get() {
+        throw new Error("getter");
+      },
+    });
+    expect(() => checkSealed(checker, body, 64)).toThrow("getter");
+    // Nothing of the sealed check is left on: the next answers as usual.
+    expect(checkSealed(checker, order(), 64)).toBeDefined();
+    expect(checker.check(order())).toBe(ACCEPT);
+  });
+});
