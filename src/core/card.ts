@@ -4,7 +4,14 @@
  */
 
 import { paymentDetailsSchema } from "../schemas/payment.js";
-import { createRedactor, digitRunsOf, maskDigitRuns, maskSecret, textOf } from "./redact.js";
+import {
+  createRedactor,
+  digitRunsOf,
+  MIN_CARD_DIGITS,
+  maskDigitRuns,
+  maskSecret,
+  textOf,
+} from "./redact.js";
 
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
@@ -237,20 +244,35 @@ function scrubFields(
  */
 export function cardSecretsOf(details: Record<string, unknown>, out: string[]): void {
   out.push(...knownSecrets(details));
-  const stack: unknown[] = [details];
-  const seen = new Set<object>();
+  // The object's own fields first (nested values are rare in a payment object). A text shorter
+  // than a run cannot hold one, and the spec's field names hold none: neither is scanned.
+  let stack: unknown[] | undefined;
+  for (const key of Object.keys(details)) {
+    if (!KNOWN_FIELDS.has(key)) digitRunsIn(key, out);
+    const value = details[key];
+    if (value === null || typeof value !== "object") digitRunsIn(value, out);
+    else if (stack === undefined) stack = [value];
+    else stack.push(value);
+  }
+  if (stack === undefined) return;
+  const seen = new Set<object>([details]);
   while (stack.length > 0) {
     const node = stack.pop();
-    if (typeof node === "string") digitRunsOf(node, out);
-    else if (typeof node === "number") digitRunsOf(String(node), out);
-    else if (node !== null && typeof node === "object" && !seen.has(node)) {
+    if (node === null || typeof node !== "object") digitRunsIn(node, out);
+    else if (!seen.has(node)) {
       seen.add(node);
       for (const key of Object.keys(node)) {
-        digitRunsOf(key, out);
+        digitRunsIn(key, out);
         stack.push((node as Record<string, unknown>)[key]);
       }
     }
   }
+}
+
+/** The runs of 12 or more digits in a string or a number's text (none in a shorter text). */
+function digitRunsIn(value: unknown, out: string[]): void {
+  const text = typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
+  if (text.length >= MIN_CARD_DIGITS) digitRunsOf(text, out);
 }
 
 export { redactCardNumbers } from "./redact.js";
