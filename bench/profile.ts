@@ -174,6 +174,11 @@ async function main(): Promise<void> {
     | undefined;
   const checker = checkers?.SendOrderToMerchant;
   const check = checker?.schema === definition.schema ? checker?.check : undefined;
+  // The engine's usual way since issue 13: the check and what the sealing walk would find, in one
+  // pass; the walk and the plain check run only when it cannot vouch for the body.
+  const checkSealed = fn<(c: unknown, v: unknown, d: number) => unknown>(generated, "checkSealed");
+  const sealedCheck = check !== undefined ? checkSealed : undefined;
+  const cardSecretsOf = fn<(d: unknown, out: string[]) => void>(card, "cardSecretsOf");
   const validated = () => {
     const value = sealed();
     if (check !== undefined && check(value) === generated.ACCEPT) return value;
@@ -230,7 +235,7 @@ async function main(): Promise<void> {
     prepare: parse,
     run: (v) => sealBody?.(v, MAX_DEPTH),
     fresh: true,
-    part: true,
+    part: sealedCheck === undefined,
   });
   add(zodSchema, "sendOrderToMerchantSchema not found", {
     name: "schema check (zod safeParse: only where the checker does not accept)",
@@ -240,9 +245,16 @@ async function main(): Promise<void> {
     part: check === undefined && definition.schema === zodSchema,
   });
   add(check, "no generated checker for this definition's schema", {
-    name: "schema check (the generated checker, as the engine runs it)",
+    name: "schema check (the generated checker alone, after the walk)",
     prepare: sealed,
     run: (v) => check?.(v),
+    fresh: true,
+    part: sealedCheck === undefined,
+  });
+  add(sealedCheck, "no checkSealed in src/generated/checkers.ts", {
+    name: "sealed check (checkSealed: check + what the walk finds; the engine's way)",
+    prepare: parse,
+    run: (v) => sealedCheck?.(checker, v, MAX_DEPTH),
     fresh: true,
     part: true,
   });
@@ -250,6 +262,13 @@ async function main(): Promise<void> {
     name: plan?.decodeInPlace ? "decoding (decodeInPlace)" : "decoding (apply, copy-on-write)",
     prepare: validated,
     run: (v) => decode?.(v),
+    fresh: true,
+    part: true,
+  });
+  add(cardSecretsOf, "core/card.ts cardSecretsOf not found", {
+    name: "card secrets for the redactor (cardSecretsOf on PaymentDetails)",
+    prepare: () => (validated() as Record<string, unknown>).PaymentDetails,
+    run: (d) => cardSecretsOf?.(d, []),
     fresh: true,
     part: true,
   });

@@ -8,7 +8,15 @@ import {
   type DecodingReport,
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
-import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
+import {
+  discardBody,
+  parseForm,
+  parseJson,
+  type ReadBody,
+  readBody,
+  readBodyAtOnce,
+  tooDeep,
+} from "./body.js";
 import { cardSecretsOf, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
@@ -404,7 +412,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // 1. Authenticate, before a byte of the body is read.
     let auth: Authenticator | false;
     try {
-      auth = await authOption;
+      // An authenticator given as it is needs no await (a promise of one is awaited each time).
+      auth = authOption instanceof Promise ? await authOption : authOption;
     } catch (error) {
       const reason = `authentication is misconfigured: ${errorText(error)}`;
       return refuse(call, request, new Failure("internal_error", reason));
@@ -423,10 +432,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
 
     // 2. Read within the limit and the deadline, then parse. GET has no body (GetCheckoutCartInfo).
+    // Bytes, text or a framework's parsed body are taken as they are; only a stream is awaited.
     const read: ReadBody =
       method === "GET"
         ? EMPTY_BODY
-        : await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
+        : (readBodyAtOnce(request.body, maxBodyBytes) ??
+          (await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs)));
     let body: unknown;
     switch (read.kind) {
       case "too_large":
@@ -498,7 +509,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     const found = checker === undefined ? undefined : checkSealed(checker, input, maxDepth);
     if (found !== undefined && !found.some(isLocked)) {
       const sites = found.map((details) => ({ details: details as Record<string, unknown> }));
-      return guardCards(call, exchange, input, sites, true);
+      return await guardCards(call, exchange, input, sites, true);
     }
     let sealing = sealBody(input, maxDepth);
     if (sealing.ok && sealing.cards.some((site) => isLocked(site.details))) {
@@ -515,7 +526,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const { description } = sealing;
       return fail(call, new Failure("invalid_payload", `card data: ${description}`, description));
     }
-    return guardCards(call, exchange, input, sealing.cards, false);
+    return await guardCards(call, exchange, input, sealing.cards, false);
   }
 
   /**
@@ -533,7 +544,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   ): Promise<CallbackResponse> {
     const secrets = [...secretsOf(sites), ...secretFieldsOf(definition.secretFields, input)];
     if (secrets.length > 0) call.redact = createRedactor(secrets);
-    if (sites.length === 0) return callWithPayload(call, exchange, input, sites, accepted);
+    if (sites.length === 0) return await callWithPayload(call, exchange, input, sites, accepted);
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
@@ -620,7 +631,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         }
         if (refusal !== undefined) return fail(call, new Failure("unauthorized", refusal));
       }
-      outcome = await fn(payload, context);
+      const returned = fn(payload, context);
+      outcome = isThenable(returned) ? await returned : returned;
     } catch (error) {
       return answerThrown(call, error);
     } finally {
@@ -684,6 +696,15 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // A single handler answers wherever it is mounted; a router matches its own paths.
     matches: () => true,
   };
+}
+
+/** Whether a value is a promise or another thenable (then awaited; anything else is used as it is). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /** What one request carries through the engine: the redactor every text it lets out goes through. */
