@@ -122,13 +122,9 @@ function modelDecodeInPlace(entries: readonly DecodingPlanEntry[], input: unknow
     let copy: Container | undefined;
     const put = (key: string | number, next: unknown) => {
       if (copy === undefined) {
-        try {
-          (value as Container)[key] = next;
-          return;
-        } catch {
-          copy = copyKeepingPrototype(value);
-          standsFor.set(copy, standsFor.get(value) ?? value);
-        }
+        if (Reflect.set(value, key, next)) return;
+        copy = copyKeepingPrototype(value);
+        standsFor.set(copy, standsFor.get(value) ?? value);
       }
       copy[key] = next;
     };
@@ -212,7 +208,11 @@ type Spec =
       readonly object: readonly (readonly [string, Spec])[];
       readonly frozen: boolean;
       readonly proto: "plain" | "null" | "custom";
+      /** Its `b`, if any, made an accessor or read-only (what a frozen object is, one key). */
+      readonly special: Special;
     };
+
+type Special = "none" | "read-only" | "setter" | "no-setter" | "throwing-setter";
 
 /** A prototype with a planned name on it: only own values are decoded, never inherited ones. */
 const CUSTOM_PROTO = Object.freeze({ b: "from+the+prototype" });
@@ -245,15 +245,26 @@ const specs = fc.letrec<{ spec: Spec }>((tie) => ({
           "null" as const,
           "custom" as const,
         ),
+        special: fc.constantFrom<Special>(
+          "none",
+          "none",
+          "none",
+          "none",
+          "read-only",
+          "setter",
+          "no-setter",
+          "throwing-setter",
+        ),
       })
       .map((s): Spec => s),
   ),
 })).spec;
 
-function build(spec: Spec): unknown {
+/** Builds a payload from its spec; `plain`: every `b` an ordinary value (for `apply`, which never writes). */
+function build(spec: Spec, plain = false): unknown {
   if ("leaf" in spec) return spec.leaf;
   if ("array" in spec) {
-    const array = spec.array.map(build);
+    const array = spec.array.map((item) => build(item, plain));
     return spec.frozen ? Object.freeze(array) : array;
   }
   const object: Container =
@@ -262,19 +273,50 @@ function build(spec: Spec): unknown {
       : (Object.create(spec.proto === "null" ? null : CUSTOM_PROTO) as Container);
   // Defined, not assigned: the prototype's frozen `b` would refuse an assignment.
   for (const [key, value] of spec.object) {
-    Object.defineProperty(object, key, {
-      value: build(value),
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
+    const built = build(value, plain);
+    Object.defineProperty(
+      object,
+      key,
+      key === "b" && spec.special !== "none" && !plain
+        ? special(spec.special, built)
+        : { value: built, writable: true, enumerable: true, configurable: true },
+    );
   }
   return spec.frozen ? Object.freeze(object) : object;
 }
 
+function special(kind: Special, initial: unknown): PropertyDescriptor {
+  let held = initial;
+  const get = () => held;
+  switch (kind) {
+    case "read-only":
+      return { value: initial, writable: false, enumerable: true, configurable: true };
+    case "no-setter":
+      return { get, enumerable: true, configurable: true };
+    case "throwing-setter":
+      return {
+        get,
+        set: () => {
+          throw new RangeError("the setter refuses");
+        },
+        enumerable: true,
+        configurable: true,
+      };
+    default:
+      return {
+        get,
+        set: (next: unknown) => {
+          held = typeof next === "string" ? `set:${next}` : next;
+        },
+        enumerable: true,
+        configurable: true,
+      };
+  }
+}
+
 /** Builds the payload; with `share`, the root's `b` becomes the very container at its `a`. */
-function payloadOf(spec: Spec, share: boolean): unknown {
-  const root = build(spec);
+function payloadOf(spec: Spec, share: boolean, plain = false): unknown {
+  const root = build(spec, plain);
   if (share && root !== null && typeof root === "object" && !Object.isFrozen(root)) {
     const a = (root as Container).a;
     if (a !== null && typeof a === "object") {
@@ -386,7 +428,12 @@ type Decoder = (payload: unknown) => {
 function observe(decode: Decoder, spec: Spec, share: boolean, mutate: boolean) {
   const input = payloadOf(spec, share);
   const labels = new Labeller(input);
-  const result = decode(input);
+  let result: ReturnType<Decoder>;
+  try {
+    result = decode(input);
+  } catch (error) {
+    return { threw: String(error), input: labels.describe(input) };
+  }
   const payload = labels.describe(result.payload);
   const report = result.report;
   const told: [string, string][] = [];
@@ -398,7 +445,11 @@ function observe(decode: Decoder, spec: Spec, share: boolean, mutate: boolean) {
   if (mutate && result.payload !== null && typeof result.payload === "object") {
     const top = result.payload as Container;
     for (const key of Object.keys(top)) {
-      if (!Object.isFrozen(top)) top[key] = "changed by the merchant";
+      try {
+        top[key] = "changed by the merchant";
+      } catch {
+        // Frozen, read-only or a setter that throws: the merchant's change did not happen.
+      }
     }
   }
   const raw = labels.describe(result.raw(onCopy));
@@ -434,8 +485,8 @@ describe("decodeInPlace, differential against a plain model", () => {
         (fields, options, spec) => {
           const plan = planOf(fields, options);
           fc.pre(plan !== undefined);
-          const viaApply = plan.apply(payloadOf(spec, false));
-          const viaModel = modelDecodeInPlace(plan.entries, payloadOf(spec, false));
+          const viaApply = plan.apply(payloadOf(spec, false, true));
+          const viaModel = modelDecodeInPlace(plan.entries, payloadOf(spec, false, true));
           // apply's copies are plain objects (it keeps no prototype): compare the data only.
           expect(viaModel.payload).toEqual(viaApply.payload);
           expect(viaModel.report).toStrictEqual(viaApply.report);
