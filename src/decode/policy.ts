@@ -359,7 +359,7 @@ function visitInPlace(
           (value as unknown[])[i] = next;
           continue;
         } catch (error) {
-          if (!refusedWrite(value, i)) throw error;
+          if (!refusedWrite(error, value, i)) throw error;
         }
         copy = copyOfFrozen(value, walk);
       }
@@ -396,7 +396,7 @@ function visitInPlace(
         (value as Container)[name] = next;
         continue;
       } catch (error) {
-        if (!refusedWrite(value, name)) throw error;
+        if (!refusedWrite(error, value, name)) throw error;
       }
       copy = copyOfFrozen(value, walk);
     }
@@ -406,13 +406,14 @@ function visitInPlace(
 }
 
 /**
- * After an assignment threw: whether the object refused it (what `Reflect.set` reports as
+ * After an assignment threw `error`: whether the object refused it (what `Reflect.set` reports as
  * `false`: a non-writable value, an accessor without a setter, a key it may not add), rather than
  * a setter on the way throwing its own error (which must reach the caller, as it would through
- * `Reflect.set`). Found as `[[Set]]` finds it: the first object of the prototype chain that has
- * the key.
+ * `Reflect.set`). A refusal is the engine's `TypeError`; the key is then looked up as `[[Set]]`
+ * looks it up: the first object of the prototype chain that has it.
  */
-function refusedWrite(target: object, key: string | number): boolean {
+function refusedWrite(error: unknown, target: object, key: string | number): boolean {
+  if (!(error instanceof TypeError)) return false;
   for (let at: object | null = target; at !== null; at = Object.getPrototypeOf(at)) {
     const descriptor = Object.getOwnPropertyDescriptor(at, key);
     // A value (writable or not) or an accessor without a setter: refused. With a setter: it threw.

@@ -297,7 +297,8 @@ function special(kind: Special, initial: unknown): PropertyDescriptor {
       return {
         get,
         set: () => {
-          throw new RangeError("the setter refuses");
+          // A TypeError, like the engine's own refusal of a write: it must still reach the caller.
+          throw new TypeError("the setter refuses");
         },
         enumerable: true,
         configurable: true,
