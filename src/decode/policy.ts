@@ -97,6 +97,7 @@ interface Walk {
 const POLICIES: ReadonlySet<string> = new Set<DecodePolicy>(["off", "always", "auto"]);
 const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 const WILDCARD = "*";
+const hasOwn = Object.prototype.hasOwnProperty;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 interface PathNode {
@@ -263,7 +264,10 @@ class CompiledDecodingPlan implements DecodingPlan {
   decodeInPlace<T>(payload: T): DecodedInPlace<T> {
     const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
     const walk: Walk = { changes: [], copiedFrom: undefined };
-    const result = visitInPlace(payload, this.#root, undefined, report, walk, undefined, "") as T;
+    const result =
+      typeof payload === "object" && payload !== null
+        ? (visitInPlace(payload, this.#root, undefined, report, walk, undefined, "") as T)
+        : payload;
     return new InPlaceResult(payload, result, report, walk.changes, walk.copiedFrom);
   }
 }
@@ -324,38 +328,48 @@ function shallowCopy(value: object): Container {
  * sent in `walk.changes`. A container that refuses a write (frozen) is copied, the copy returned
  * for its parent to take. Returns the value itself unless it had to be copied. `parent` is the
  * frame of the container holding the value, `key` its key there.
+ *
+ * Issue 13: this runs on every request, so it does only what it must per value: the own check is
+ * `hasOwnProperty.call` (V8 optimises it, not `Object.hasOwn`), a write is a plain assignment
+ * (`Reflect.set` is a builtin call V8 does not inline; {@link refusedWrite} tells a refusal apart
+ * from a setter's own error only when one throws), and a string's path is built only under `*`.
  */
 function visitInPlace(
-  value: unknown,
+  value: object,
   node: PathNode,
   concrete: string | undefined,
   report: MutableReport,
   walk: Walk,
   parent: Frame | undefined,
   key: string | number,
-): unknown {
-  if (typeof value !== "object" || value === null) return value;
+): object {
   const frame: Frame = { node: value, parent, key };
-  const isArray = Array.isArray(value);
   let copy: Container | undefined;
   const wildcard = node.wildcard;
-  if (wildcard !== undefined && isArray) {
+  if (wildcard !== undefined && Array.isArray(value)) {
     const prefix = concrete ?? node.path;
+    const policy = wildcard.policy;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (item === null) continue;
       let next: unknown;
       if (typeof item === "string") {
-        if (wildcard.policy === undefined) continue;
-        next = decodeLeaf(item, wildcard.policy, joinPath(prefix, String(i)), report);
+        if (policy === undefined) continue;
+        next = decodeLeaf(item, policy, joinPath(prefix, String(i)), report);
         if (next === item) continue;
         walk.changes.push({ frame, key: i, original: item });
-      } else if (typeof item === "object") {
+      } else if (typeof item === "object" && item !== null) {
         next = visitInPlace(item, wildcard, joinPath(prefix, String(i)), report, walk, frame, i);
         if (next === item) continue;
       } else continue;
-      if (copy === undefined && Reflect.set(value, i, next)) continue;
-      copy ??= copyOfFrozen(value, walk);
+      if (copy === undefined) {
+        try {
+          (value as unknown[])[i] = next;
+          continue;
+        } catch (error) {
+          if (!refusedWrite(error, value, i)) throw error;
+        }
+        copy = copyOfFrozen(value, walk);
+      }
       copy[i] = next;
     }
   }
@@ -365,25 +379,54 @@ function visitInPlace(
     const name = child.segment;
     // Read from the copy so a `*` sibling's changes to the same element are kept.
     const current: Container = copy ?? (value as Container);
-    if (!Object.hasOwn(current, name)) continue;
+    if (!hasOwn.call(current, name)) continue;
     const item = current[name];
-    if (item === null) continue;
-    const path = concrete === undefined ? undefined : joinPath(concrete, name);
     let next: unknown;
     if (typeof item === "string") {
-      if (child.policy === undefined) continue;
-      next = decodeLeaf(item, child.policy, path ?? child.path, report);
+      const policy = child.policy;
+      if (policy === undefined) continue;
+      next = decodeLeaf(
+        item,
+        policy,
+        concrete === undefined ? child.path : joinPath(concrete, name),
+        report,
+      );
       if (next === item) continue;
       walk.changes.push({ frame, key: name, original: item });
-    } else if (typeof item === "object") {
+    } else if (typeof item === "object" && item !== null) {
+      const path = concrete === undefined ? undefined : joinPath(concrete, name);
       next = visitInPlace(item, child, path, report, walk, frame, name);
       if (next === item) continue;
     } else continue;
-    if (copy === undefined && Reflect.set(value, name, next)) continue;
-    copy ??= copyOfFrozen(value, walk);
+    if (copy === undefined) {
+      try {
+        (value as Container)[name] = next;
+        continue;
+      } catch (error) {
+        if (!refusedWrite(error, value, name)) throw error;
+      }
+      copy = copyOfFrozen(value, walk);
+    }
     copy[name] = next;
   }
   return copy ?? value;
+}
+
+/**
+ * After an assignment threw `error`: whether the object refused it (what `Reflect.set` reports as
+ * `false`: a non-writable value, an accessor without a setter, a key it may not add), rather than
+ * a setter on the way throwing its own error (which must reach the caller, as it would through
+ * `Reflect.set`). A refusal is the engine's `TypeError`; the key is then looked up as `[[Set]]`
+ * looks it up: the first object of the prototype chain that has it.
+ */
+function refusedWrite(error: unknown, target: object, key: string | number): boolean {
+  if (!(error instanceof TypeError)) return false;
+  for (let at: object | null = target; at !== null; at = Object.getPrototypeOf(at)) {
+    const descriptor = Object.getOwnPropertyDescriptor(at, key);
+    // A value (writable or not) or an accessor without a setter: refused. With a setter: it threw.
+    if (descriptor !== undefined) return descriptor.set === undefined;
+  }
+  return true;
 }
 
 /** A copy of a container that refused a write, remembered as standing for it. */
