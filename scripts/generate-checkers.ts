@@ -282,9 +282,9 @@ function nullishLeaf(schema: Schema): string | undefined {
 }
 
 const LEAF_HELPERS: Readonly<Record<string, string>> = {
-  string: "nullishString",
-  number: "nullishNumber",
-  boolean: "nullishBoolean",
+  string: "countString",
+  number: "countNumber",
+  boolean: "countBoolean",
 };
 
 /**
@@ -402,6 +402,8 @@ class Generator {
       }
       fields.push(...this.field(def.shape[key] as Schema, key, `${where}.${key}`));
     }
+    // A leaf the helpers refused: the count is negative.
+    fields.push("if (n < 0) return REJECT;");
     for (const check of def.checks ?? []) {
       const condition = KNOWN_REFINEMENTS.get(check);
       if (condition === undefined)
@@ -427,12 +429,13 @@ class Generator {
   /** One field of an object: present or absent, as zod's `handlePropertyResult` decides. */
   private field(schema: Schema, key: string, where: string): string[] {
     const { optin, optout } = schema._zod;
-    // The commonest field, `z.string().nullish()` (or number, boolean): one call of a helper.
+    // Each field present is counted (`n`): the sealed check compares the count with the keys.
+    // The commonest field, `z.string().nullish()` (or number, boolean): one call of a helper that
+    // counts it, or makes the count negative (a rejection, answered once the fields are read).
     const leaf = nullishLeaf(schema);
+    if (leaf !== undefined) return [`n += ${leaf}(${propertyAccess("o", key)});`];
     const x = this.fresh("x");
-    // Each field present is counted (\`n\`): the sealed check compares the count with the keys.
     const read = [`const ${x} = ${propertyAccess("o", key)};`, `if (${x} !== undefined) n++;`];
-    if (leaf !== undefined) return [...read, `if (!${leaf}(${x})) return REJECT;`];
     const check = this.statements(schema, x, where);
     const inKey = `${JSON.stringify(key)} in o`;
     const tests: string[] = [];
@@ -688,19 +691,25 @@ export const REJECT = 1;
 export const DEFER = 2;
 export type Verdict = typeof ACCEPT | typeof REJECT | typeof DEFER;
 
-/** undefined, null or a string: \`z.string().nullish()\`. */
-function nullishString(x: unknown): boolean {
-  return x === undefined || x === null || typeof x === "string";
+/**
+ * What a field's helper adds to the count of fields present when the field's value is refused:
+ * far below any count, and a small integer still (V8 keeps the count an integer).
+ */
+const REFUSED = -1_000_000_000;
+
+/** \`z.string().nullish()\`: 0 when absent, 1 for null or a string, REFUSED otherwise. */
+function countString(x: unknown): number {
+  return x === undefined ? 0 : x === null || typeof x === "string" ? 1 : REFUSED;
 }
 
-/** undefined, null or a finite number (zod refuses NaN and ±Infinity): \`z.number().nullish()\`. */
-function nullishNumber(x: unknown): boolean {
-  return x === undefined || x === null || Number.isFinite(x);
+/** \`z.number().nullish()\`: 0 when absent, 1 for null or a finite number (zod refuses NaN and ±Infinity), REFUSED otherwise. */
+function countNumber(x: unknown): number {
+  return x === undefined ? 0 : x === null || Number.isFinite(x) ? 1 : REFUSED;
 }
 
-/** undefined, null or a boolean: \`z.boolean().nullish()\`. */
-function nullishBoolean(x: unknown): boolean {
-  return x === undefined || x === null || typeof x === "boolean";
+/** \`z.boolean().nullish()\`: 0 when absent, 1 for null or a boolean, REFUSED otherwise. */
+function countBoolean(x: unknown): number {
+  return x === undefined ? 0 : x === null || typeof x === "boolean" ? 1 : REFUSED;
 }
 
 /** A generated check, and the zod schema it was generated from (its answers are about that one). */

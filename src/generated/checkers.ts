@@ -32,19 +32,25 @@ export const REJECT = 1;
 export const DEFER = 2;
 export type Verdict = typeof ACCEPT | typeof REJECT | typeof DEFER;
 
-/** undefined, null or a string: `z.string().nullish()`. */
-function nullishString(x: unknown): boolean {
-  return x === undefined || x === null || typeof x === "string";
+/**
+ * What a field's helper adds to the count of fields present when the field's value is refused:
+ * far below any count, and a small integer still (V8 keeps the count an integer).
+ */
+const REFUSED = -1_000_000_000;
+
+/** `z.string().nullish()`: 0 when absent, 1 for null or a string, REFUSED otherwise. */
+function countString(x: unknown): number {
+  return x === undefined ? 0 : x === null || typeof x === "string" ? 1 : REFUSED;
 }
 
-/** undefined, null or a finite number (zod refuses NaN and ±Infinity): `z.number().nullish()`. */
-function nullishNumber(x: unknown): boolean {
-  return x === undefined || x === null || Number.isFinite(x);
+/** `z.number().nullish()`: 0 when absent, 1 for null or a finite number (zod refuses NaN and ±Infinity), REFUSED otherwise. */
+function countNumber(x: unknown): number {
+  return x === undefined ? 0 : x === null || Number.isFinite(x) ? 1 : REFUSED;
 }
 
-/** undefined, null or a boolean: `z.boolean().nullish()`. */
-function nullishBoolean(x: unknown): boolean {
-  return x === undefined || x === null || typeof x === "boolean";
+/** `z.boolean().nullish()`: 0 when absent, 1 for null or a boolean, REFUSED otherwise. */
+function countBoolean(x: unknown): number {
+  return x === undefined ? 0 : x === null || typeof x === "boolean" ? 1 : REFUSED;
 }
 
 /** A generated check, and the zod schema it was generated from (its answers are about that one). */
@@ -262,27 +268,18 @@ function checkGetCheckoutCartInfoRequest(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x1 = o.merchantCartToken;
+  n += countString(o.merchantCartToken);
+  n += countString(o.countryCode);
+  n += countString(o.currencyCode);
+  n += countString(o.cartToken);
+  n += countString(o.MerchantGUID);
+  const x1 = o.IsStockValidation;
   if (x1 !== undefined) n++;
-  if (!nullishString(x1)) return REJECT;
-  const x2 = o.countryCode;
+  if (x1 !== undefined && typeof x1 !== "boolean") return REJECT;
+  const x2 = o.isFixedPriceSupported;
   if (x2 !== undefined) n++;
-  if (!nullishString(x2)) return REJECT;
-  const x3 = o.currencyCode;
-  if (x3 !== undefined) n++;
-  if (!nullishString(x3)) return REJECT;
-  const x4 = o.cartToken;
-  if (x4 !== undefined) n++;
-  if (!nullishString(x4)) return REJECT;
-  const x5 = o.MerchantGUID;
-  if (x5 !== undefined) n++;
-  if (!nullishString(x5)) return REJECT;
-  const x6 = o.IsStockValidation;
-  if (x6 !== undefined) n++;
-  if (x6 !== undefined && typeof x6 !== "boolean") return REJECT;
-  const x7 = o.isFixedPriceSupported;
-  if (x7 !== undefined) n++;
-  if (x7 !== undefined && typeof x7 !== "boolean") return REJECT;
+  if (x2 !== undefined && typeof x2 !== "boolean") return REJECT;
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkGetCheckoutCartInfoRequest_keys);
   return ACCEPT;
 }
@@ -303,307 +300,202 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x8 = o.OrderId;
-  if (x8 !== undefined) n++;
-  if (typeof x8 !== "string") return REJECT;
-  const x9 = o.MerchantGUID;
-  if (x9 !== undefined) n++;
-  if (!nullishString(x9)) return REJECT;
-  const x10 = o.MerchantOrderId;
-  if (x10 !== undefined) n++;
-  if (!nullishString(x10)) return REJECT;
-  const x11 = o.CartId;
-  if (x11 !== undefined) n++;
-  if (!nullishString(x11)) return REJECT;
-  const x12 = o.CartToken;
-  if (x12 !== undefined) n++;
-  if (!nullishString(x12)) return REJECT;
-  const x13 = o.CartHash;
-  if (x13 !== undefined) n++;
-  if (!nullishString(x13)) return REJECT;
-  const x14 = o.UserId;
-  if (x14 !== undefined) n++;
-  if (!nullishString(x14)) return REJECT;
-  const x15 = o.CurrencyCode;
-  if (x15 !== undefined) n++;
-  if (!nullishString(x15)) return REJECT;
-  const x16 = o.StatusCode;
-  if (x16 !== undefined) n++;
-  if (!nullishString(x16)) return REJECT;
-  const x17 = o.ClearCart;
-  if (x17 !== undefined) n++;
-  if (!nullishBoolean(x17)) return REJECT;
-  const x18 = o.Products;
-  if (x18 !== undefined) n++;
-  if (!Array.isArray(x18)) return REJECT;
-  if (Object.getPrototypeOf(x18) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x18, "__proto__")) sealed = false;
-  for (let i19 = 0; i19 < x18.length; i19++) {
-    const r66 = checkProduct(x18[i19]);
-    if (r66 !== ACCEPT) return r66;
+  const x3 = o.OrderId;
+  if (x3 !== undefined) n++;
+  if (typeof x3 !== "string") return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.MerchantOrderId);
+  n += countString(o.CartId);
+  n += countString(o.CartToken);
+  n += countString(o.CartHash);
+  n += countString(o.UserId);
+  n += countString(o.CurrencyCode);
+  n += countString(o.StatusCode);
+  n += countBoolean(o.ClearCart);
+  const x4 = o.Products;
+  if (x4 !== undefined) n++;
+  if (!Array.isArray(x4)) return REJECT;
+  if (Object.getPrototypeOf(x4) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x4, "__proto__")) sealed = false;
+  for (let i5 = 0; i5 < x4.length; i5++) {
+    const r25 = checkProduct(x4[i5]);
+    if (r25 !== ACCEPT) return r25;
   }
-  const x67 = o.Customer;
-  if (x67 !== undefined) n++;
-  if (x67 !== undefined && x67 !== null) {
-    const r71 = checkCustomer(x67);
-    if (r71 !== ACCEPT) return r71;
+  const x26 = o.Customer;
+  if (x26 !== undefined) n++;
+  if (x26 !== undefined && x26 !== null) {
+    const r27 = checkCustomer(x26);
+    if (r27 !== ACCEPT) return r27;
   }
-  const x72 = o.PrimaryShipping;
+  const x28 = o.PrimaryShipping;
+  if (x28 !== undefined) n++;
+  if (x28 !== undefined && x28 !== null) {
+    const r29 = checkAddress(x28);
+    if (r29 !== ACCEPT) return r29;
+  }
+  const x30 = o.SecondaryShipping;
+  if (x30 !== undefined) n++;
+  if (x30 !== undefined && x30 !== null) {
+    const r31 = checkAddress(x30);
+    if (r31 !== ACCEPT) return r31;
+  }
+  const x32 = o.PrimaryBilling;
+  if (x32 !== undefined) n++;
+  if (x32 !== undefined && x32 !== null) {
+    const r33 = checkAddress(x32);
+    if (r33 !== ACCEPT) return r33;
+  }
+  const x34 = o.SecondaryBilling;
+  if (x34 !== undefined) n++;
+  if (x34 !== undefined && x34 !== null) {
+    const r35 = checkAddress(x34);
+    if (r35 !== ACCEPT) return r35;
+  }
+  n += countString(o.ShippingMethodCode);
+  const x36 = o.Discounts;
+  if (x36 !== undefined) n++;
+  if (x36 !== undefined && x36 !== null) {
+    if (!Array.isArray(x36)) return REJECT;
+    if (Object.getPrototypeOf(x36) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x36, "__proto__")) sealed = false;
+    for (let i37 = 0; i37 < x36.length; i37++) {
+      const r40 = checkDiscount(x36[i37]);
+      if (r40 !== ACCEPT) return r40;
+    }
+  }
+  const x41 = o.InternationalDetails;
+  if (x41 !== undefined) n++;
+  if (x41 !== undefined && x41 !== null) {
+    const r47 = checkInternationalDetails(x41);
+    if (r47 !== ACCEPT) return r47;
+  }
+  const x48 = o.PaymentDetails;
+  if (x48 !== undefined) n++;
+  if (x48 !== undefined && x48 !== null) {
+    const r49 = checkPaymentDetails(x48);
+    if (r49 !== ACCEPT) return r49;
+  }
+  if (sealed) cardDetails(x48);
+  const x50 = o.OrderPaymentMethods;
+  if (x50 !== undefined) n++;
+  if (x50 !== undefined && x50 !== null) {
+    if (!Array.isArray(x50)) return REJECT;
+    if (Object.getPrototypeOf(x50) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x50, "__proto__")) sealed = false;
+    for (let i51 = 0; i51 < x50.length; i51++) {
+      const r54 = checkOrderPaymentMethod(x50[i51]);
+      if (r54 !== ACCEPT) return r54;
+    }
+  }
+  const x55 = o.AdditionalRequiredDocuments;
+  if (x55 !== undefined) n++;
+  if (x55 !== undefined && x55 !== null) {
+    if (!Array.isArray(x55)) return REJECT;
+    if (Object.getPrototypeOf(x55) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x55, "__proto__")) sealed = false;
+    for (let i56 = 0; i56 < x55.length; i56++) {
+      const r58 = checkAdditionalRequiredDocument(x55[i56]);
+      if (r58 !== ACCEPT) return r58;
+    }
+  }
+  n += countNumber(o.PriceCoefficientRate);
+  n += countNumber(o.RoundingRate);
+  n += countNumber(o.EffectiveFXRate);
+  n += countString(o.OrderCreationDate);
+  n += countNumber(o.OrderCreationSource);
+  n += countBoolean(o.IsMoto);
+  n += countString(o.ModifiedProduct);
+  const x59 = o.UrlParameters;
+  if (x59 !== undefined) n++;
+  if (x59 !== undefined && x59 !== null) {
+    const r63 = checkSendOrderToMerchantSchema_UrlParameters(x59);
+    if (r63 !== ACCEPT) return r63;
+  }
+  n += countNumber(o.DiscountedShippingPrice);
+  n += countBoolean(o.DoNotChargeVAT);
+  n += countBoolean(o.AllowMailsFromMerchant);
+  n += countBoolean(o.AllowSMSFromMerchant);
+  n += countBoolean(o.AllowDirectCommunicationFromMerchant);
+  n += countString(o.CustomerComments);
+  n += countBoolean(o.IsFreeShipping);
+  n += countString(o.FreeShippingCouponCode);
+  n += countString(o.ShipToStoreCode);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  n += countBoolean(o.IsSplitOrder);
+  n += countBoolean(o.IsReplacementOrder);
+  const x64 = o.OriginalOrder;
+  if (x64 !== undefined) n++;
+  if (x64 !== undefined && x64 !== null) {
+    const r65 = checkOriginalOrder(x64);
+    if (r65 !== ACCEPT) return r65;
+  }
+  n += countString(o.LoyaltyCode);
+  n += countNumber(o.LoyaltyPointsEarned);
+  n += countNumber(o.LoyaltyPointsSpent);
+  n += countNumber(o.OTVoucherAmount);
+  n += countString(o.OTVoucherCode);
+  n += countString(o.OTVoucherCurrencyCode);
+  n += countString(o.CultureCode);
+  n += countString(o.InitialCheckoutCultureCode);
+  n += countString(o.PreferredCultureCode);
+  n += countNumber(o.HubId);
+  n += countString(o.HubCode);
+  n += countBoolean(o.SameDayDispatch);
+  n += countNumber(o.SameDayDispatchCost);
+  n += countNumber(o.TotalDutiesAndTaxesPrice);
+  n += countNumber(o.CCFPrice);
+  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
+  n += countNumber(o.TotalValueForCustoms);
+  n += countNumber(o.USSalesTax);
+  const x66 = o.CustomerDTBreakdown;
+  if (x66 !== undefined) n++;
+  if (x66 !== undefined && x66 !== null) {
+    const r67 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x66);
+    if (r67 !== ACCEPT) return r67;
+  }
+  const x68 = o.MerchantDTBreakdown;
+  if (x68 !== undefined) n++;
+  if (x68 !== undefined && x68 !== null) {
+    const r69 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x68);
+    if (r69 !== ACCEPT) return r69;
+  }
+  n += countNumber(o.ShippingVATRate);
+  n += countNumber(o.CookieConsent);
+  n += countString(o.TaxCalculationRule);
+  n += countString(o.VATRegistrationNumber);
+  const x70 = o.ImporterDetails;
+  if (x70 !== undefined) n++;
+  if (x70 !== undefined) {
+    if (sealed && typeof x70 === "object" && x70 !== null) sealed = plainValue(x70);
+  }
+  const x71 = o.GiftCards;
+  if (x71 !== undefined) n++;
+  if (x71 !== undefined) {
+    if (sealed && typeof x71 === "object" && x71 !== null) sealed = plainValue(x71);
+  }
+  const x72 = o.Markups;
   if (x72 !== undefined) n++;
-  if (x72 !== undefined && x72 !== null) {
-    const r98 = checkAddress(x72);
-    if (r98 !== ACCEPT) return r98;
+  if (x72 !== undefined) {
+    if (sealed && typeof x72 === "object" && x72 !== null) sealed = plainValue(x72);
   }
-  const x99 = o.SecondaryShipping;
-  if (x99 !== undefined) n++;
-  if (x99 !== undefined && x99 !== null) {
-    const r100 = checkAddress(x99);
-    if (r100 !== ACCEPT) return r100;
+  const x73 = o.ReservationRequestId;
+  if (x73 !== undefined) n++;
+  if (x73 !== undefined) {
+    if (sealed && typeof x73 === "object" && x73 !== null) sealed = plainValue(x73);
   }
-  const x101 = o.PrimaryBilling;
-  if (x101 !== undefined) n++;
-  if (x101 !== undefined && x101 !== null) {
-    const r102 = checkAddress(x101);
-    if (r102 !== ACCEPT) return r102;
-  }
-  const x103 = o.SecondaryBilling;
-  if (x103 !== undefined) n++;
-  if (x103 !== undefined && x103 !== null) {
-    const r104 = checkAddress(x103);
-    if (r104 !== ACCEPT) return r104;
-  }
-  const x105 = o.ShippingMethodCode;
-  if (x105 !== undefined) n++;
-  if (!nullishString(x105)) return REJECT;
-  const x106 = o.Discounts;
-  if (x106 !== undefined) n++;
-  if (x106 !== undefined && x106 !== null) {
-    if (!Array.isArray(x106)) return REJECT;
-    if (Object.getPrototypeOf(x106) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x106, "__proto__")) sealed = false;
-    for (let i107 = 0; i107 < x106.length; i107++) {
-      const r122 = checkDiscount(x106[i107]);
-      if (r122 !== ACCEPT) return r122;
+  const x74 = o.Subs;
+  if (x74 !== undefined) n++;
+  if (x74 !== undefined && x74 !== null) {
+    if (!Array.isArray(x74)) return REJECT;
+    if (Object.getPrototypeOf(x74) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x74, "__proto__")) sealed = false;
+    for (let i75 = 0; i75 < x74.length; i75++) {
+      const r77 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x74[i75]);
+      if (r77 !== ACCEPT) return r77;
     }
   }
-  const x123 = o.InternationalDetails;
-  if (x123 !== undefined) n++;
-  if (x123 !== undefined && x123 !== null) {
-    const r166 = checkInternationalDetails(x123);
-    if (r166 !== ACCEPT) return r166;
-  }
-  const x167 = o.PaymentDetails;
-  if (x167 !== undefined) n++;
-  if (x167 !== undefined && x167 !== null) {
-    const r191 = checkPaymentDetails(x167);
-    if (r191 !== ACCEPT) return r191;
-  }
-  if (sealed) cardDetails(x167);
-  const x192 = o.OrderPaymentMethods;
-  if (x192 !== undefined) n++;
-  if (x192 !== undefined && x192 !== null) {
-    if (!Array.isArray(x192)) return REJECT;
-    if (Object.getPrototypeOf(x192) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x192, "__proto__")) sealed = false;
-    for (let i193 = 0; i193 < x192.length; i193++) {
-      const r204 = checkOrderPaymentMethod(x192[i193]);
-      if (r204 !== ACCEPT) return r204;
-    }
-  }
-  const x205 = o.AdditionalRequiredDocuments;
-  if (x205 !== undefined) n++;
-  if (x205 !== undefined && x205 !== null) {
-    if (!Array.isArray(x205)) return REJECT;
-    if (Object.getPrototypeOf(x205) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x205, "__proto__")) sealed = false;
-    for (let i206 = 0; i206 < x205.length; i206++) {
-      const r210 = checkAdditionalRequiredDocument(x205[i206]);
-      if (r210 !== ACCEPT) return r210;
-    }
-  }
-  const x211 = o.PriceCoefficientRate;
-  if (x211 !== undefined) n++;
-  if (!nullishNumber(x211)) return REJECT;
-  const x212 = o.RoundingRate;
-  if (x212 !== undefined) n++;
-  if (!nullishNumber(x212)) return REJECT;
-  const x213 = o.EffectiveFXRate;
-  if (x213 !== undefined) n++;
-  if (!nullishNumber(x213)) return REJECT;
-  const x214 = o.OrderCreationDate;
-  if (x214 !== undefined) n++;
-  if (!nullishString(x214)) return REJECT;
-  const x215 = o.OrderCreationSource;
-  if (x215 !== undefined) n++;
-  if (!nullishNumber(x215)) return REJECT;
-  const x216 = o.IsMoto;
-  if (x216 !== undefined) n++;
-  if (!nullishBoolean(x216)) return REJECT;
-  const x217 = o.ModifiedProduct;
-  if (x217 !== undefined) n++;
-  if (!nullishString(x217)) return REJECT;
-  const x218 = o.UrlParameters;
-  if (x218 !== undefined) n++;
-  if (x218 !== undefined && x218 !== null) {
-    const r224 = checkSendOrderToMerchantSchema_UrlParameters(x218);
-    if (r224 !== ACCEPT) return r224;
-  }
-  const x225 = o.DiscountedShippingPrice;
-  if (x225 !== undefined) n++;
-  if (!nullishNumber(x225)) return REJECT;
-  const x226 = o.DoNotChargeVAT;
-  if (x226 !== undefined) n++;
-  if (!nullishBoolean(x226)) return REJECT;
-  const x227 = o.AllowMailsFromMerchant;
-  if (x227 !== undefined) n++;
-  if (!nullishBoolean(x227)) return REJECT;
-  const x228 = o.AllowSMSFromMerchant;
-  if (x228 !== undefined) n++;
-  if (!nullishBoolean(x228)) return REJECT;
-  const x229 = o.AllowDirectCommunicationFromMerchant;
-  if (x229 !== undefined) n++;
-  if (!nullishBoolean(x229)) return REJECT;
-  const x230 = o.CustomerComments;
-  if (x230 !== undefined) n++;
-  if (!nullishString(x230)) return REJECT;
-  const x231 = o.IsFreeShipping;
-  if (x231 !== undefined) n++;
-  if (!nullishBoolean(x231)) return REJECT;
-  const x232 = o.FreeShippingCouponCode;
-  if (x232 !== undefined) n++;
-  if (!nullishString(x232)) return REJECT;
-  const x233 = o.ShipToStoreCode;
-  if (x233 !== undefined) n++;
-  if (!nullishString(x233)) return REJECT;
-  const x234 = o.WebStoreCode;
-  if (x234 !== undefined) n++;
-  if (!nullishString(x234)) return REJECT;
-  const x235 = o.WebStoreInstanceCode;
-  if (x235 !== undefined) n++;
-  if (!nullishString(x235)) return REJECT;
-  const x236 = o.IsSplitOrder;
-  if (x236 !== undefined) n++;
-  if (!nullishBoolean(x236)) return REJECT;
-  const x237 = o.IsReplacementOrder;
-  if (x237 !== undefined) n++;
-  if (!nullishBoolean(x237)) return REJECT;
-  const x238 = o.OriginalOrder;
-  if (x238 !== undefined) n++;
-  if (x238 !== undefined && x238 !== null) {
-    const r240 = checkOriginalOrder(x238);
-    if (r240 !== ACCEPT) return r240;
-  }
-  const x241 = o.LoyaltyCode;
-  if (x241 !== undefined) n++;
-  if (!nullishString(x241)) return REJECT;
-  const x242 = o.LoyaltyPointsEarned;
-  if (x242 !== undefined) n++;
-  if (!nullishNumber(x242)) return REJECT;
-  const x243 = o.LoyaltyPointsSpent;
-  if (x243 !== undefined) n++;
-  if (!nullishNumber(x243)) return REJECT;
-  const x244 = o.OTVoucherAmount;
-  if (x244 !== undefined) n++;
-  if (!nullishNumber(x244)) return REJECT;
-  const x245 = o.OTVoucherCode;
-  if (x245 !== undefined) n++;
-  if (!nullishString(x245)) return REJECT;
-  const x246 = o.OTVoucherCurrencyCode;
-  if (x246 !== undefined) n++;
-  if (!nullishString(x246)) return REJECT;
-  const x247 = o.CultureCode;
-  if (x247 !== undefined) n++;
-  if (!nullishString(x247)) return REJECT;
-  const x248 = o.InitialCheckoutCultureCode;
-  if (x248 !== undefined) n++;
-  if (!nullishString(x248)) return REJECT;
-  const x249 = o.PreferredCultureCode;
-  if (x249 !== undefined) n++;
-  if (!nullishString(x249)) return REJECT;
-  const x250 = o.HubId;
-  if (x250 !== undefined) n++;
-  if (!nullishNumber(x250)) return REJECT;
-  const x251 = o.HubCode;
-  if (x251 !== undefined) n++;
-  if (!nullishString(x251)) return REJECT;
-  const x252 = o.SameDayDispatch;
-  if (x252 !== undefined) n++;
-  if (!nullishBoolean(x252)) return REJECT;
-  const x253 = o.SameDayDispatchCost;
-  if (x253 !== undefined) n++;
-  if (!nullishNumber(x253)) return REJECT;
-  const x254 = o.TotalDutiesAndTaxesPrice;
-  if (x254 !== undefined) n++;
-  if (!nullishNumber(x254)) return REJECT;
-  const x255 = o.CCFPrice;
-  if (x255 !== undefined) n++;
-  if (!nullishNumber(x255)) return REJECT;
-  const x256 = o.TotalDutiesPaidByCustomerPrice;
-  if (x256 !== undefined) n++;
-  if (!nullishNumber(x256)) return REJECT;
-  const x257 = o.TotalValueForCustoms;
-  if (x257 !== undefined) n++;
-  if (!nullishNumber(x257)) return REJECT;
-  const x258 = o.USSalesTax;
-  if (x258 !== undefined) n++;
-  if (!nullishNumber(x258)) return REJECT;
-  const x259 = o.CustomerDTBreakdown;
-  if (x259 !== undefined) n++;
-  if (x259 !== undefined && x259 !== null) {
-    const r260 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x259);
-    if (r260 !== ACCEPT) return r260;
-  }
-  const x261 = o.MerchantDTBreakdown;
-  if (x261 !== undefined) n++;
-  if (x261 !== undefined && x261 !== null) {
-    const r262 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x261);
-    if (r262 !== ACCEPT) return r262;
-  }
-  const x263 = o.ShippingVATRate;
-  if (x263 !== undefined) n++;
-  if (!nullishNumber(x263)) return REJECT;
-  const x264 = o.CookieConsent;
-  if (x264 !== undefined) n++;
-  if (!nullishNumber(x264)) return REJECT;
-  const x265 = o.TaxCalculationRule;
-  if (x265 !== undefined) n++;
-  if (!nullishString(x265)) return REJECT;
-  const x266 = o.VATRegistrationNumber;
-  if (x266 !== undefined) n++;
-  if (!nullishString(x266)) return REJECT;
-  const x267 = o.ImporterDetails;
-  if (x267 !== undefined) n++;
-  if (x267 !== undefined) {
-    if (sealed && typeof x267 === "object" && x267 !== null) sealed = plainValue(x267);
-  }
-  const x268 = o.GiftCards;
-  if (x268 !== undefined) n++;
-  if (x268 !== undefined) {
-    if (sealed && typeof x268 === "object" && x268 !== null) sealed = plainValue(x268);
-  }
-  const x269 = o.Markups;
-  if (x269 !== undefined) n++;
-  if (x269 !== undefined) {
-    if (sealed && typeof x269 === "object" && x269 !== null) sealed = plainValue(x269);
-  }
-  const x270 = o.ReservationRequestId;
-  if (x270 !== undefined) n++;
-  if (x270 !== undefined) {
-    if (sealed && typeof x270 === "object" && x270 !== null) sealed = plainValue(x270);
-  }
-  const x271 = o.Subs;
-  if (x271 !== undefined) n++;
-  if (x271 !== undefined && x271 !== null) {
-    if (!Array.isArray(x271)) return REJECT;
-    if (Object.getPrototypeOf(x271) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x271, "__proto__")) sealed = false;
-    for (let i272 = 0; i272 < x271.length; i272++) {
-      const r274 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x271[i272],
-      );
-      if (r274 !== ACCEPT) return r274;
-    }
-  }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkSendOrderToMerchant_keys);
   return ACCEPT;
 }
@@ -690,109 +582,68 @@ function checkProduct(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x21 = o.Sku;
-  if (x21 !== undefined) n++;
-  if (!nullishString(x21)) return REJECT;
-  const x22 = o.SKU;
-  if (x22 !== undefined) n++;
-  if (!nullishString(x22)) return REJECT;
-  const x23 = o.ProductName;
-  if (x23 !== undefined) n++;
-  if (!nullishString(x23)) return REJECT;
-  const x24 = o.Price;
-  if (x24 !== undefined) n++;
-  if (!Number.isFinite(x24)) return REJECT;
-  const x25 = o.InternationalPrice;
-  if (x25 !== undefined) n++;
-  if (!nullishNumber(x25)) return REJECT;
-  const x26 = o.DiscountedPrice;
-  if (x26 !== undefined) n++;
-  if (!nullishNumber(x26)) return REJECT;
-  const x27 = o.InternationalDiscountedPrice;
-  if (x27 !== undefined) n++;
-  if (!nullishNumber(x27)) return REJECT;
-  const x28 = o.Quantity;
-  if (x28 !== undefined) n++;
-  if (!Number.isFinite(x28)) return REJECT;
-  const x29 = o.VATRate;
-  if (x29 !== undefined) n++;
-  if (!nullishNumber(x29)) return REJECT;
-  const x30 = o.CartItemId;
-  if (x30 !== undefined) n++;
-  if (!nullishString(x30)) return REJECT;
-  const x31 = o.ParentCartItemId;
-  if (x31 !== undefined) n++;
-  if (!nullishString(x31)) return REJECT;
-  const x32 = o.ChildCartItemId;
-  if (x32 !== undefined) n++;
-  if (!nullishString(x32)) return REJECT;
-  const x33 = o.RoundingRate;
-  if (x33 !== undefined) n++;
-  if (!nullishNumber(x33)) return REJECT;
-  const x34 = o.IsBackOrdered;
-  if (x34 !== undefined) n++;
-  if (!nullishBoolean(x34)) return REJECT;
-  const x35 = o.BackOrderDate;
-  if (x35 !== undefined) n++;
-  if (!nullishString(x35)) return REJECT;
-  const x36 = o.GenericHSCode;
-  if (x36 !== undefined) n++;
-  if (!nullishString(x36)) return REJECT;
-  const x37 = o.GiftMessage;
-  if (x37 !== undefined) n++;
-  if (!nullishString(x37)) return REJECT;
-  const x38 = o.Brand;
-  if (x38 !== undefined) n++;
-  if (x38 !== undefined && x38 !== null) {
-    const r43 = checkCodeName(x38);
-    if (r43 !== ACCEPT) return r43;
+  n += countString(o.Sku);
+  n += countString(o.SKU);
+  n += countString(o.ProductName);
+  const x7 = o.Price;
+  if (x7 !== undefined) n++;
+  if (!Number.isFinite(x7)) return REJECT;
+  n += countNumber(o.InternationalPrice);
+  n += countNumber(o.DiscountedPrice);
+  n += countNumber(o.InternationalDiscountedPrice);
+  const x8 = o.Quantity;
+  if (x8 !== undefined) n++;
+  if (!Number.isFinite(x8)) return REJECT;
+  n += countNumber(o.VATRate);
+  n += countString(o.CartItemId);
+  n += countString(o.ParentCartItemId);
+  n += countString(o.ChildCartItemId);
+  n += countNumber(o.RoundingRate);
+  n += countBoolean(o.IsBackOrdered);
+  n += countString(o.BackOrderDate);
+  n += countString(o.GenericHSCode);
+  n += countString(o.GiftMessage);
+  const x9 = o.Brand;
+  if (x9 !== undefined) n++;
+  if (x9 !== undefined && x9 !== null) {
+    const r10 = checkCodeName(x9);
+    if (r10 !== ACCEPT) return r10;
   }
-  const x44 = o.Categories;
-  if (x44 !== undefined) n++;
-  if (x44 !== undefined && x44 !== null) {
-    if (!Array.isArray(x44)) return REJECT;
-    if (Object.getPrototypeOf(x44) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x44, "__proto__")) sealed = false;
-    for (let i45 = 0; i45 < x44.length; i45++) {
-      const r47 = checkCodeName(x44[i45]);
-      if (r47 !== ACCEPT) return r47;
+  const x11 = o.Categories;
+  if (x11 !== undefined) n++;
+  if (x11 !== undefined && x11 !== null) {
+    if (!Array.isArray(x11)) return REJECT;
+    if (Object.getPrototypeOf(x11) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x11, "__proto__")) sealed = false;
+    for (let i12 = 0; i12 < x11.length; i12++) {
+      const r14 = checkCodeName(x11[i12]);
+      if (r14 !== ACCEPT) return r14;
     }
   }
-  const x48 = o.Attributes;
-  if (x48 !== undefined) n++;
-  if (x48 !== undefined && x48 !== null) {
-    if (!Array.isArray(x48)) return REJECT;
-    if (Object.getPrototypeOf(x48) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x48, "__proto__")) sealed = false;
-    for (let i49 = 0; i49 < x48.length; i49++) {
-      const r53 = checkProductAttribute(x48[i49]);
-      if (r53 !== ACCEPT) return r53;
+  const x15 = o.Attributes;
+  if (x15 !== undefined) n++;
+  if (x15 !== undefined && x15 !== null) {
+    if (!Array.isArray(x15)) return REJECT;
+    if (Object.getPrototypeOf(x15) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x15, "__proto__")) sealed = false;
+    for (let i16 = 0; i16 < x15.length; i16++) {
+      const r18 = checkProductAttribute(x15[i16]);
+      if (r18 !== ACCEPT) return r18;
     }
   }
-  const x54 = o.MetaData;
-  if (x54 !== undefined) n++;
-  if (x54 !== undefined && x54 !== null) {
-    const r59 = checkProductMetaData(x54);
-    if (r59 !== ACCEPT) return r59;
+  const x19 = o.MetaData;
+  if (x19 !== undefined) n++;
+  if (x19 !== undefined && x19 !== null) {
+    const r24 = checkProductMetaData(x19);
+    if (r24 !== ACCEPT) return r24;
   }
-  const x60 = o.PriceBeforeRoundingRate;
-  if (x60 !== undefined) n++;
-  if (!nullishNumber(x60)) return REJECT;
-  const x61 = o.HandlingCode;
-  if (x61 !== undefined) n++;
-  if (!nullishString(x61)) return REJECT;
-  const x62 = o.ListPrice;
-  if (x62 !== undefined) n++;
-  if (!nullishNumber(x62)) return REJECT;
-  const x63 = o.InternationalListPrice;
-  if (x63 !== undefined) n++;
-  if (!nullishNumber(x63)) return REJECT;
-  const x64 = o.DiscountedPriceForCustoms;
-  if (x64 !== undefined) n++;
-  if (!nullishNumber(x64)) return REJECT;
-  const x65 = o.CustomerVATRate;
-  if (x65 !== undefined) n++;
-  if (!nullishNumber(x65)) return REJECT;
+  n += countNumber(o.PriceBeforeRoundingRate);
+  n += countString(o.HandlingCode);
+  n += countNumber(o.ListPrice);
+  n += countNumber(o.InternationalListPrice);
+  n += countNumber(o.DiscountedPriceForCustoms);
+  n += countNumber(o.CustomerVATRate);
+  if (n < 0) return REJECT;
   if (!(typeof o.Sku === "string" || typeof o.SKU === "string")) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProduct_keys);
   return ACCEPT;
@@ -834,18 +685,11 @@ function checkCodeName(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x39 = o.code;
-  if (x39 !== undefined) n++;
-  if (!nullishString(x39)) return REJECT;
-  const x40 = o.name;
-  if (x40 !== undefined) n++;
-  if (!nullishString(x40)) return REJECT;
-  const x41 = o.Code;
-  if (x41 !== undefined) n++;
-  if (!nullishString(x41)) return REJECT;
-  const x42 = o.Name;
-  if (x42 !== undefined) n++;
-  if (!nullishString(x42)) return REJECT;
+  n += countString(o.code);
+  n += countString(o.name);
+  n += countString(o.Code);
+  n += countString(o.Name);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCodeName_keys);
   return ACCEPT;
 }
@@ -858,12 +702,9 @@ function checkProductAttribute(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x51 = o.AttributeKey;
-  if (x51 !== undefined) n++;
-  if (!nullishString(x51)) return REJECT;
-  const x52 = o.AttributeValue;
-  if (x52 !== undefined) n++;
-  if (!nullishString(x52)) return REJECT;
+  n += countString(o.AttributeKey);
+  n += countString(o.AttributeValue);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductAttribute_keys);
   return ACCEPT;
 }
@@ -876,17 +717,18 @@ function checkProductMetaData(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x55 = o.Attributes;
-  if (x55 !== undefined) n++;
-  if (x55 !== undefined && x55 !== null) {
-    if (!Array.isArray(x55)) return REJECT;
-    if (Object.getPrototypeOf(x55) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x55, "__proto__")) sealed = false;
-    for (let i56 = 0; i56 < x55.length; i56++) {
-      const r58 = checkProductAttribute(x55[i56]);
-      if (r58 !== ACCEPT) return r58;
+  const x20 = o.Attributes;
+  if (x20 !== undefined) n++;
+  if (x20 !== undefined && x20 !== null) {
+    if (!Array.isArray(x20)) return REJECT;
+    if (Object.getPrototypeOf(x20) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x20, "__proto__")) sealed = false;
+    for (let i21 = 0; i21 < x20.length; i21++) {
+      const r23 = checkProductAttribute(x20[i21]);
+      if (r23 !== ACCEPT) return r23;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductMetaData_keys);
   return ACCEPT;
 }
@@ -899,15 +741,10 @@ function checkCustomer(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x68 = o.EmailAddress;
-  if (x68 !== undefined) n++;
-  if (!nullishString(x68)) return REJECT;
-  const x69 = o.IsEndCustomerPrimary;
-  if (x69 !== undefined) n++;
-  if (!nullishBoolean(x69)) return REJECT;
-  const x70 = o.SendConfirmation;
-  if (x70 !== undefined) n++;
-  if (!nullishBoolean(x70)) return REJECT;
+  n += countString(o.EmailAddress);
+  n += countBoolean(o.IsEndCustomerPrimary);
+  n += countBoolean(o.SendConfirmation);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCustomer_keys);
   return ACCEPT;
 }
@@ -924,81 +761,32 @@ function checkAddress(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x73 = o.FirstName;
-  if (x73 !== undefined) n++;
-  if (!nullishString(x73)) return REJECT;
-  const x74 = o.LastName;
-  if (x74 !== undefined) n++;
-  if (!nullishString(x74)) return REJECT;
-  const x75 = o.MiddleName;
-  if (x75 !== undefined) n++;
-  if (!nullishString(x75)) return REJECT;
-  const x76 = o.Salutation;
-  if (x76 !== undefined) n++;
-  if (!nullishString(x76)) return REJECT;
-  const x77 = o.Company;
-  if (x77 !== undefined) n++;
-  if (!nullishString(x77)) return REJECT;
-  const x78 = o.Address1;
-  if (x78 !== undefined) n++;
-  if (!nullishString(x78)) return REJECT;
-  const x79 = o.Address2;
-  if (x79 !== undefined) n++;
-  if (!nullishString(x79)) return REJECT;
-  const x80 = o.City;
-  if (x80 !== undefined) n++;
-  if (!nullishString(x80)) return REJECT;
-  const x81 = o.CityRegion;
-  if (x81 !== undefined) n++;
-  if (!nullishString(x81)) return REJECT;
-  const x82 = o.StateCode;
-  if (x82 !== undefined) n++;
-  if (!nullishString(x82)) return REJECT;
-  const x83 = o.StateOrProvince;
-  if (x83 !== undefined) n++;
-  if (!nullishString(x83)) return REJECT;
-  const x84 = o.StateOrProvice;
-  if (x84 !== undefined) n++;
-  if (!nullishString(x84)) return REJECT;
-  const x85 = o.Zip;
-  if (x85 !== undefined) n++;
-  if (!nullishString(x85)) return REJECT;
-  const x86 = o.Email;
-  if (x86 !== undefined) n++;
-  if (!nullishString(x86)) return REJECT;
-  const x87 = o.Phone1;
-  if (x87 !== undefined) n++;
-  if (!nullishString(x87)) return REJECT;
-  const x88 = o.Phone2;
-  if (x88 !== undefined) n++;
-  if (!nullishString(x88)) return REJECT;
-  const x89 = o.Fax;
-  if (x89 !== undefined) n++;
-  if (!nullishString(x89)) return REJECT;
-  const x90 = o.CountryCode;
-  if (x90 !== undefined) n++;
-  if (!nullishString(x90)) return REJECT;
-  const x91 = o.CountryCode3;
-  if (x91 !== undefined) n++;
-  if (!nullishString(x91)) return REJECT;
-  const x92 = o.CountryName;
-  if (x92 !== undefined) n++;
-  if (!nullishString(x92)) return REJECT;
-  const x93 = o.CollectionPointId;
-  if (x93 !== undefined) n++;
-  if (!nullishString(x93)) return REJECT;
-  const x94 = o.AddressBookId;
-  if (x94 !== undefined) n++;
-  if (!nullishString(x94)) return REJECT;
-  const x95 = o.AddressBookName;
-  if (x95 !== undefined) n++;
-  if (!nullishString(x95)) return REJECT;
-  const x96 = o.CustomerTaxId;
-  if (x96 !== undefined) n++;
-  if (!nullishString(x96)) return REJECT;
-  const x97 = o.VATRegistrationNumber;
-  if (x97 !== undefined) n++;
-  if (!nullishString(x97)) return REJECT;
+  n += countString(o.FirstName);
+  n += countString(o.LastName);
+  n += countString(o.MiddleName);
+  n += countString(o.Salutation);
+  n += countString(o.Company);
+  n += countString(o.Address1);
+  n += countString(o.Address2);
+  n += countString(o.City);
+  n += countString(o.CityRegion);
+  n += countString(o.StateCode);
+  n += countString(o.StateOrProvince);
+  n += countString(o.StateOrProvice);
+  n += countString(o.Zip);
+  n += countString(o.Email);
+  n += countString(o.Phone1);
+  n += countString(o.Phone2);
+  n += countString(o.Fax);
+  n += countString(o.CountryCode);
+  n += countString(o.CountryCode3);
+  n += countString(o.CountryName);
+  n += countString(o.CollectionPointId);
+  n += countString(o.AddressBookId);
+  n += countString(o.AddressBookName);
+  n += countString(o.CustomerTaxId);
+  n += countString(o.VATRegistrationNumber);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkAddress_keys);
   return ACCEPT;
 }
@@ -1037,47 +825,24 @@ function checkDiscount(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x109 = o.Name;
-  if (x109 !== undefined) n++;
-  if (!nullishString(x109)) return REJECT;
-  const x110 = o.Description;
-  if (x110 !== undefined) n++;
-  if (!nullishString(x110)) return REJECT;
-  const x111 = o.Price;
-  if (x111 !== undefined) n++;
-  if (!nullishNumber(x111)) return REJECT;
-  const x112 = o.InternationalPrice;
-  if (x112 !== undefined) n++;
-  if (!nullishNumber(x112)) return REJECT;
-  const x113 = o.DiscountType;
-  if (x113 !== undefined) n++;
-  if (!nullishNumber(x113)) return REJECT;
-  const x114 = o.VATRate;
-  if (x114 !== undefined) n++;
-  if (!nullishNumber(x114)) return REJECT;
-  const x115 = o.LocalVATRate;
-  if (x115 !== undefined) n++;
-  if (!nullishNumber(x115)) return REJECT;
-  const x116 = o.CouponCode;
-  if (x116 !== undefined) n++;
-  if (!nullishString(x116)) return REJECT;
-  const x117 = o.DiscountCode;
-  if (x117 !== undefined) n++;
-  if (!nullishString(x117)) return REJECT;
-  const x118 = o.ProductCartItemId;
-  if (x118 !== undefined) n++;
-  if (!nullishString(x118)) return REJECT;
-  const x119 = o.LoyaltyVoucherCode;
-  if (x119 !== undefined) n++;
-  if (!nullishString(x119)) return REJECT;
-  const x120 = o.MetaData;
-  if (x120 !== undefined) n++;
-  if (x120 !== undefined) {
-    if (sealed && typeof x120 === "object" && x120 !== null) sealed = plainValue(x120);
+  n += countString(o.Name);
+  n += countString(o.Description);
+  n += countNumber(o.Price);
+  n += countNumber(o.InternationalPrice);
+  n += countNumber(o.DiscountType);
+  n += countNumber(o.VATRate);
+  n += countNumber(o.LocalVATRate);
+  n += countString(o.CouponCode);
+  n += countString(o.DiscountCode);
+  n += countString(o.ProductCartItemId);
+  n += countString(o.LoyaltyVoucherCode);
+  const x39 = o.MetaData;
+  if (x39 !== undefined) n++;
+  if (x39 !== undefined) {
+    if (sealed && typeof x39 === "object" && x39 !== null) sealed = plainValue(x39);
   }
-  const x121 = o.CalculationMode;
-  if (x121 !== undefined) n++;
-  if (!nullishNumber(x121)) return REJECT;
+  n += countNumber(o.CalculationMode);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkDiscount_keys);
   return ACCEPT;
 }
@@ -1104,134 +869,61 @@ function checkInternationalDetails(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x124 = o.CurrencyCode;
-  if (x124 !== undefined) n++;
-  if (!nullishString(x124)) return REJECT;
-  const x125 = o.TotalPrice;
-  if (x125 !== undefined) n++;
-  if (!nullishNumber(x125)) return REJECT;
-  const x126 = o.TransactionCurrencyCode;
-  if (x126 !== undefined) n++;
-  if (!nullishString(x126)) return REJECT;
-  const x127 = o.TransactionTotalPrice;
-  if (x127 !== undefined) n++;
-  if (!nullishNumber(x127)) return REJECT;
-  const x128 = o.TotalShippingPrice;
-  if (x128 !== undefined) n++;
-  if (!nullishNumber(x128)) return REJECT;
-  const x129 = o.DiscountedShippingPrice;
-  if (x129 !== undefined) n++;
-  if (!nullishNumber(x129)) return REJECT;
-  const x130 = o.TotalDutiesPrice;
-  if (x130 !== undefined) n++;
-  if (!nullishNumber(x130)) return REJECT;
-  const x131 = o.TotalCCFPrice;
-  if (x131 !== undefined) n++;
-  if (!nullishNumber(x131)) return REJECT;
-  const x132 = o.TotalVATAmount;
-  if (x132 !== undefined) n++;
-  if (!nullishNumber(x132)) return REJECT;
-  const x133 = o.ConsignmentFee;
-  if (x133 !== undefined) n++;
-  if (!nullishNumber(x133)) return REJECT;
-  const x134 = o.RemoteAreaSurcharge;
-  if (x134 !== undefined) n++;
-  if (!nullishNumber(x134)) return REJECT;
-  const x135 = o.SameDayDispatchCost;
-  if (x135 !== undefined) n++;
-  if (!nullishNumber(x135)) return REJECT;
-  const x136 = o.SizeOverchargeValue;
-  if (x136 !== undefined) n++;
-  if (!nullishNumber(x136)) return REJECT;
-  const x137 = o.CashOnDeliveryFee;
-  if (x137 !== undefined) n++;
-  if (!nullishNumber(x137)) return REJECT;
-  const x138 = o.ShippingVATRate;
-  if (x138 !== undefined) n++;
-  if (!nullishNumber(x138)) return REJECT;
-  const x139 = o.DutiesGuaranteed;
-  if (x139 !== undefined) n++;
-  if (!nullishBoolean(x139)) return REJECT;
-  const x140 = o.PaymentMethodCode;
-  if (x140 !== undefined) n++;
-  if (!nullishString(x140)) return REJECT;
-  const x141 = o.PaymentMethodName;
-  if (x141 !== undefined) n++;
-  if (!nullishString(x141)) return REJECT;
-  const x142 = o.PaymentTransactionReference;
-  if (x142 !== undefined) n++;
-  if (!nullishString(x142)) return REJECT;
-  const x143 = o.ShippingMethodCode;
-  if (x143 !== undefined) n++;
-  if (!nullishString(x143)) return REJECT;
-  const x144 = o.ShippingMethodName;
-  if (x144 !== undefined) n++;
-  if (!nullishString(x144)) return REJECT;
-  const x145 = o.ShippingMethodTypeCode;
-  if (x145 !== undefined) n++;
-  if (!nullishString(x145)) return REJECT;
-  const x146 = o.ShippingMethodTypeName;
-  if (x146 !== undefined) n++;
-  if (!nullishString(x146)) return REJECT;
-  const x147 = o.ShippingMethodStatusCode;
-  if (x147 !== undefined) n++;
-  if (!nullishString(x147)) return REJECT;
-  const x148 = o.ShippingMethodStatusName;
-  if (x148 !== undefined) n++;
-  if (!nullishString(x148)) return REJECT;
-  const x149 = o.DeliveryDaysFrom;
-  if (x149 !== undefined) n++;
-  if (!nullishNumber(x149)) return REJECT;
-  const x150 = o.DeliveryDaysTo;
-  if (x150 !== undefined) n++;
-  if (!nullishNumber(x150)) return REJECT;
-  const x151 = o.DeliveryDateFrom;
-  if (x151 !== undefined) n++;
-  if (!nullishString(x151)) return REJECT;
-  const x152 = o.DeliveryDateTo;
-  if (x152 !== undefined) n++;
-  if (!nullishString(x152)) return REJECT;
-  const x153 = o.OrderTrackingNumber;
-  if (x153 !== undefined) n++;
-  if (!nullishString(x153)) return REJECT;
-  const x154 = o.OrderTrackingUrl;
-  if (x154 !== undefined) n++;
-  if (!nullishString(x154)) return REJECT;
-  const x155 = o.OrderWaybillNumber;
-  if (x155 !== undefined) n++;
-  if (!nullishString(x155)) return REJECT;
-  const x156 = o.OrderWaybillUrl;
-  if (x156 !== undefined) n++;
-  if (!nullishString(x156)) return REJECT;
-  const x157 = o.CardNumberLastFourDigits;
-  if (x157 !== undefined) n++;
-  if (!nullishString(x157)) return REJECT;
-  const x158 = o.ExpirationDate;
-  if (x158 !== undefined) n++;
-  if (!nullishString(x158)) return REJECT;
-  const x159 = o.ParcelsTracking;
-  if (x159 !== undefined) n++;
-  if (x159 !== undefined) {
-    if (sealed && typeof x159 === "object" && x159 !== null) sealed = plainValue(x159);
+  n += countString(o.CurrencyCode);
+  n += countNumber(o.TotalPrice);
+  n += countString(o.TransactionCurrencyCode);
+  n += countNumber(o.TransactionTotalPrice);
+  n += countNumber(o.TotalShippingPrice);
+  n += countNumber(o.DiscountedShippingPrice);
+  n += countNumber(o.TotalDutiesPrice);
+  n += countNumber(o.TotalCCFPrice);
+  n += countNumber(o.TotalVATAmount);
+  n += countNumber(o.ConsignmentFee);
+  n += countNumber(o.RemoteAreaSurcharge);
+  n += countNumber(o.SameDayDispatchCost);
+  n += countNumber(o.SizeOverchargeValue);
+  n += countNumber(o.CashOnDeliveryFee);
+  n += countNumber(o.ShippingVATRate);
+  n += countBoolean(o.DutiesGuaranteed);
+  n += countString(o.PaymentMethodCode);
+  n += countString(o.PaymentMethodName);
+  n += countString(o.PaymentTransactionReference);
+  n += countString(o.ShippingMethodCode);
+  n += countString(o.ShippingMethodName);
+  n += countString(o.ShippingMethodTypeCode);
+  n += countString(o.ShippingMethodTypeName);
+  n += countString(o.ShippingMethodStatusCode);
+  n += countString(o.ShippingMethodStatusName);
+  n += countNumber(o.DeliveryDaysFrom);
+  n += countNumber(o.DeliveryDaysTo);
+  n += countString(o.DeliveryDateFrom);
+  n += countString(o.DeliveryDateTo);
+  n += countString(o.OrderTrackingNumber);
+  n += countString(o.OrderTrackingUrl);
+  n += countString(o.OrderWaybillNumber);
+  n += countString(o.OrderWaybillUrl);
+  n += countString(o.CardNumberLastFourDigits);
+  n += countString(o.ExpirationDate);
+  const x42 = o.ParcelsTracking;
+  if (x42 !== undefined) n++;
+  if (x42 !== undefined) {
+    if (sealed && typeof x42 === "object" && x42 !== null) sealed = plainValue(x42);
   }
-  const x160 = o.CustomerDTBreakdown;
-  if (x160 !== undefined) n++;
-  if (x160 !== undefined && x160 !== null) {
-    const r161 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x160);
-    if (r161 !== ACCEPT) return r161;
+  const x43 = o.CustomerDTBreakdown;
+  if (x43 !== undefined) n++;
+  if (x43 !== undefined && x43 !== null) {
+    const r44 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x43);
+    if (r44 !== ACCEPT) return r44;
   }
-  const x162 = o.MerchantDTBreakdown;
-  if (x162 !== undefined) n++;
-  if (x162 !== undefined && x162 !== null) {
-    const r163 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x162);
-    if (r163 !== ACCEPT) return r163;
+  const x45 = o.MerchantDTBreakdown;
+  if (x45 !== undefined) n++;
+  if (x45 !== undefined && x45 !== null) {
+    const r46 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x45);
+    if (r46 !== ACCEPT) return r46;
   }
-  const x164 = o.ShipmentLocation;
-  if (x164 !== undefined) n++;
-  if (!nullishString(x164)) return REJECT;
-  const x165 = o.ShipmentStatusUpdateTime;
-  if (x165 !== undefined) n++;
-  if (!nullishString(x165)) return REJECT;
+  n += countString(o.ShipmentLocation);
+  n += countString(o.ShipmentStatusUpdateTime);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkInternationalDetails_keys);
   return ACCEPT;
 }
@@ -1287,6 +979,7 @@ function checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   const n = 0;
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n)
     sealed = plainExtras(
       o,
@@ -1304,75 +997,30 @@ function checkPaymentDetails(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x168 = o.CardNumber;
-  if (x168 !== undefined) n++;
-  if (!nullishString(x168)) return REJECT;
-  const x169 = o.CVVNumber;
-  if (x169 !== undefined) n++;
-  if (!nullishString(x169)) return REJECT;
-  const x170 = o.ExpirationDate;
-  if (x170 !== undefined) n++;
-  if (!nullishString(x170)) return REJECT;
-  const x171 = o.OwnerFirstName;
-  if (x171 !== undefined) n++;
-  if (!nullishString(x171)) return REJECT;
-  const x172 = o.OwnerLastName;
-  if (x172 !== undefined) n++;
-  if (!nullishString(x172)) return REJECT;
-  const x173 = o.OwnerName;
-  if (x173 !== undefined) n++;
-  if (!nullishString(x173)) return REJECT;
-  const x174 = o.PaymentMethodCode;
-  if (x174 !== undefined) n++;
-  if (!nullishString(x174)) return REJECT;
-  const x175 = o.PaymentMethodName;
-  if (x175 !== undefined) n++;
-  if (!nullishString(x175)) return REJECT;
-  const x176 = o.PaymentMethodTypeCode;
-  if (x176 !== undefined) n++;
-  if (!nullishString(x176)) return REJECT;
-  const x177 = o.CountryCode;
-  if (x177 !== undefined) n++;
-  if (!nullishString(x177)) return REJECT;
-  const x178 = o.CountryName;
-  if (x178 !== undefined) n++;
-  if (!nullishString(x178)) return REJECT;
-  const x179 = o.Address1;
-  if (x179 !== undefined) n++;
-  if (!nullishString(x179)) return REJECT;
-  const x180 = o.Address2;
-  if (x180 !== undefined) n++;
-  if (!nullishString(x180)) return REJECT;
-  const x181 = o.City;
-  if (x181 !== undefined) n++;
-  if (!nullishString(x181)) return REJECT;
-  const x182 = o.StateCode;
-  if (x182 !== undefined) n++;
-  if (!nullishString(x182)) return REJECT;
-  const x183 = o.StateOrProvince;
-  if (x183 !== undefined) n++;
-  if (!nullishString(x183)) return REJECT;
-  const x184 = o.StateOrProvice;
-  if (x184 !== undefined) n++;
-  if (!nullishString(x184)) return REJECT;
-  const x185 = o.Zip;
-  if (x185 !== undefined) n++;
-  if (!nullishString(x185)) return REJECT;
-  const x186 = o.Phone1;
-  if (x186 !== undefined) n++;
-  if (!nullishString(x186)) return REJECT;
-  const x187 = o.Phone2;
-  if (x187 !== undefined) n++;
-  if (!nullishString(x187)) return REJECT;
-  const x188 = o.Fax;
-  if (x188 !== undefined) n++;
-  if (!nullishString(x188)) return REJECT;
-  const x189 = o.Email;
-  if (x189 !== undefined) n++;
-  if (!nullishString(x189)) return REJECT;
-  const x190 = o.CountryCode3;
-  if (x190 !== undefined) n++;
-  if (!nullishString(x190)) return REJECT;
+  n += countString(o.CardNumber);
+  n += countString(o.CVVNumber);
+  n += countString(o.ExpirationDate);
+  n += countString(o.OwnerFirstName);
+  n += countString(o.OwnerLastName);
+  n += countString(o.OwnerName);
+  n += countString(o.PaymentMethodCode);
+  n += countString(o.PaymentMethodName);
+  n += countString(o.PaymentMethodTypeCode);
+  n += countString(o.CountryCode);
+  n += countString(o.CountryName);
+  n += countString(o.Address1);
+  n += countString(o.Address2);
+  n += countString(o.City);
+  n += countString(o.StateCode);
+  n += countString(o.StateOrProvince);
+  n += countString(o.StateOrProvice);
+  n += countString(o.Zip);
+  n += countString(o.Phone1);
+  n += countString(o.Phone2);
+  n += countString(o.Fax);
+  n += countString(o.Email);
+  n += countString(o.CountryCode3);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkPaymentDetails_keys);
   if (sealed) cardSelf(o);
   return ACCEPT;
@@ -1410,35 +1058,20 @@ function checkOrderPaymentMethod(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x195 = o.PaymentMethodId;
-  if (x195 !== undefined) n++;
-  if (!nullishNumber(x195)) return REJECT;
-  const x196 = o.PaymentMethodGuid;
-  if (x196 !== undefined) n++;
-  if (!nullishString(x196)) return REJECT;
-  const x197 = o.PaymentMethodName;
-  if (x197 !== undefined) n++;
-  if (!nullishString(x197)) return REJECT;
-  const x198 = o.IsGiftCard;
-  if (x198 !== undefined) n++;
-  if (!nullishBoolean(x198)) return REJECT;
-  const x199 = o.GiftCardFields;
-  if (x199 !== undefined) n++;
-  if (x199 !== undefined) {
-    if (sealed && typeof x199 === "object" && x199 !== null) sealed = plainValue(x199);
+  n += countNumber(o.PaymentMethodId);
+  n += countString(o.PaymentMethodGuid);
+  n += countString(o.PaymentMethodName);
+  n += countBoolean(o.IsGiftCard);
+  const x53 = o.GiftCardFields;
+  if (x53 !== undefined) n++;
+  if (x53 !== undefined) {
+    if (sealed && typeof x53 === "object" && x53 !== null) sealed = plainValue(x53);
   }
-  const x200 = o.PaidAmountInCustomerCurrency;
-  if (x200 !== undefined) n++;
-  if (!nullishNumber(x200)) return REJECT;
-  const x201 = o.PaidAmountInMerchantCurrency;
-  if (x201 !== undefined) n++;
-  if (!nullishNumber(x201)) return REJECT;
-  const x202 = o.PaymentMethodTypeCode;
-  if (x202 !== undefined) n++;
-  if (!nullishString(x202)) return REJECT;
-  const x203 = o.PaymentMethodTypeName;
-  if (x203 !== undefined) n++;
-  if (!nullishString(x203)) return REJECT;
+  n += countNumber(o.PaidAmountInCustomerCurrency);
+  n += countNumber(o.PaidAmountInMerchantCurrency);
+  n += countString(o.PaymentMethodTypeCode);
+  n += countString(o.PaymentMethodTypeName);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkOrderPaymentMethod_keys);
   return ACCEPT;
 }
@@ -1461,12 +1094,9 @@ function checkAdditionalRequiredDocument(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x208 = o.DocumentTypeCode;
-  if (x208 !== undefined) n++;
-  if (!nullishString(x208)) return REJECT;
-  const x209 = o.DocumentTypeName;
-  if (x209 !== undefined) n++;
-  if (!nullishString(x209)) return REJECT;
+  n += countString(o.DocumentTypeCode);
+  n += countString(o.DocumentTypeName);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkAdditionalRequiredDocument_keys);
   return ACCEPT;
 }
@@ -1495,9 +1125,9 @@ function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
   if (!Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Array.prototype) return DEFER;
   if (sealed && ownKey.call(v, "__proto__")) sealed = false;
-  for (let i219 = 0; i219 < v.length; i219++) {
-    const r223 = checkKeyValuePair(v[i219]);
-    if (r223 !== ACCEPT) return r223;
+  for (let i60 = 0; i60 < v.length; i60++) {
+    const r62 = checkKeyValuePair(v[i60]);
+    if (r62 !== ACCEPT) return r62;
   }
   return ACCEPT;
 }
@@ -1507,12 +1137,9 @@ function checkKeyValuePair(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x221 = o.Key;
-  if (x221 !== undefined) n++;
-  if (!nullishString(x221)) return REJECT;
-  const x222 = o.Value;
-  if (x222 !== undefined) n++;
-  if (!nullishString(x222)) return REJECT;
+  n += countString(o.Key);
+  n += countString(o.Value);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkKeyValuePair_keys);
   return ACCEPT;
 }
@@ -1525,9 +1152,8 @@ function checkOriginalOrder(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x239 = o.OrderId;
-  if (x239 !== undefined) n++;
-  if (!nullishString(x239)) return REJECT;
+  n += countString(o.OrderId);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkOriginalOrder_keys);
   return ACCEPT;
 }
@@ -1540,309 +1166,208 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x275 = o.OrderId;
-  if (x275 !== undefined) n++;
-  if (typeof x275 !== "string") return REJECT;
-  const x276 = o.MerchantGUID;
-  if (x276 !== undefined) n++;
-  if (!nullishString(x276)) return REJECT;
-  const x277 = o.MerchantOrderId;
-  if (x277 !== undefined) n++;
-  if (!nullishString(x277)) return REJECT;
-  const x278 = o.CartId;
-  if (x278 !== undefined) n++;
-  if (!nullishString(x278)) return REJECT;
-  const x279 = o.CartToken;
-  if (x279 !== undefined) n++;
-  if (!nullishString(x279)) return REJECT;
-  const x280 = o.CartHash;
-  if (x280 !== undefined) n++;
-  if (!nullishString(x280)) return REJECT;
-  const x281 = o.UserId;
-  if (x281 !== undefined) n++;
-  if (!nullishString(x281)) return REJECT;
-  const x282 = o.CurrencyCode;
-  if (x282 !== undefined) n++;
-  if (!nullishString(x282)) return REJECT;
-  const x283 = o.StatusCode;
-  if (x283 !== undefined) n++;
-  if (typeof x283 !== "string") return REJECT;
-  const x284 = o.ClearCart;
-  if (x284 !== undefined) n++;
-  if (!nullishBoolean(x284)) return REJECT;
-  const x285 = o.Products;
-  if (x285 !== undefined) n++;
-  if (x285 !== undefined && x285 !== null) {
-    if (!Array.isArray(x285)) return REJECT;
-    if (Object.getPrototypeOf(x285) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x285, "__proto__")) sealed = false;
-    for (let i286 = 0; i286 < x285.length; i286++) {
-      const r288 = checkProduct(x285[i286]);
-      if (r288 !== ACCEPT) return r288;
+  const x78 = o.OrderId;
+  if (x78 !== undefined) n++;
+  if (typeof x78 !== "string") return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.MerchantOrderId);
+  n += countString(o.CartId);
+  n += countString(o.CartToken);
+  n += countString(o.CartHash);
+  n += countString(o.UserId);
+  n += countString(o.CurrencyCode);
+  const x79 = o.StatusCode;
+  if (x79 !== undefined) n++;
+  if (typeof x79 !== "string") return REJECT;
+  n += countBoolean(o.ClearCart);
+  const x80 = o.Products;
+  if (x80 !== undefined) n++;
+  if (x80 !== undefined && x80 !== null) {
+    if (!Array.isArray(x80)) return REJECT;
+    if (Object.getPrototypeOf(x80) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x80, "__proto__")) sealed = false;
+    for (let i81 = 0; i81 < x80.length; i81++) {
+      const r83 = checkProduct(x80[i81]);
+      if (r83 !== ACCEPT) return r83;
     }
   }
-  const x289 = o.Customer;
-  if (x289 !== undefined) n++;
-  if (x289 !== undefined && x289 !== null) {
-    const r290 = checkCustomer(x289);
-    if (r290 !== ACCEPT) return r290;
+  const x84 = o.Customer;
+  if (x84 !== undefined) n++;
+  if (x84 !== undefined && x84 !== null) {
+    const r85 = checkCustomer(x84);
+    if (r85 !== ACCEPT) return r85;
   }
-  const x291 = o.PrimaryShipping;
-  if (x291 !== undefined) n++;
-  if (x291 !== undefined && x291 !== null) {
-    const r292 = checkAddress(x291);
-    if (r292 !== ACCEPT) return r292;
+  const x86 = o.PrimaryShipping;
+  if (x86 !== undefined) n++;
+  if (x86 !== undefined && x86 !== null) {
+    const r87 = checkAddress(x86);
+    if (r87 !== ACCEPT) return r87;
   }
-  const x293 = o.SecondaryShipping;
-  if (x293 !== undefined) n++;
-  if (x293 !== undefined && x293 !== null) {
-    const r294 = checkAddress(x293);
-    if (r294 !== ACCEPT) return r294;
+  const x88 = o.SecondaryShipping;
+  if (x88 !== undefined) n++;
+  if (x88 !== undefined && x88 !== null) {
+    const r89 = checkAddress(x88);
+    if (r89 !== ACCEPT) return r89;
   }
-  const x295 = o.PrimaryBilling;
-  if (x295 !== undefined) n++;
-  if (x295 !== undefined && x295 !== null) {
-    const r296 = checkAddress(x295);
-    if (r296 !== ACCEPT) return r296;
+  const x90 = o.PrimaryBilling;
+  if (x90 !== undefined) n++;
+  if (x90 !== undefined && x90 !== null) {
+    const r91 = checkAddress(x90);
+    if (r91 !== ACCEPT) return r91;
   }
-  const x297 = o.SecondaryBilling;
-  if (x297 !== undefined) n++;
-  if (x297 !== undefined && x297 !== null) {
-    const r298 = checkAddress(x297);
-    if (r298 !== ACCEPT) return r298;
+  const x92 = o.SecondaryBilling;
+  if (x92 !== undefined) n++;
+  if (x92 !== undefined && x92 !== null) {
+    const r93 = checkAddress(x92);
+    if (r93 !== ACCEPT) return r93;
   }
-  const x299 = o.ShippingMethodCode;
-  if (x299 !== undefined) n++;
-  if (!nullishString(x299)) return REJECT;
-  const x300 = o.Discounts;
-  if (x300 !== undefined) n++;
-  if (x300 !== undefined && x300 !== null) {
-    if (!Array.isArray(x300)) return REJECT;
-    if (Object.getPrototypeOf(x300) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x300, "__proto__")) sealed = false;
-    for (let i301 = 0; i301 < x300.length; i301++) {
-      const r303 = checkDiscount(x300[i301]);
-      if (r303 !== ACCEPT) return r303;
+  n += countString(o.ShippingMethodCode);
+  const x94 = o.Discounts;
+  if (x94 !== undefined) n++;
+  if (x94 !== undefined && x94 !== null) {
+    if (!Array.isArray(x94)) return REJECT;
+    if (Object.getPrototypeOf(x94) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x94, "__proto__")) sealed = false;
+    for (let i95 = 0; i95 < x94.length; i95++) {
+      const r97 = checkDiscount(x94[i95]);
+      if (r97 !== ACCEPT) return r97;
     }
   }
-  const x304 = o.InternationalDetails;
-  if (x304 !== undefined) n++;
-  if (x304 !== undefined && x304 !== null) {
-    const r305 = checkInternationalDetails(x304);
-    if (r305 !== ACCEPT) return r305;
+  const x98 = o.InternationalDetails;
+  if (x98 !== undefined) n++;
+  if (x98 !== undefined && x98 !== null) {
+    const r99 = checkInternationalDetails(x98);
+    if (r99 !== ACCEPT) return r99;
   }
-  const x306 = o.PaymentDetails;
-  if (x306 !== undefined) n++;
-  if (x306 !== undefined && x306 !== null) {
-    const r307 = checkPaymentDetails(x306);
-    if (r307 !== ACCEPT) return r307;
+  const x100 = o.PaymentDetails;
+  if (x100 !== undefined) n++;
+  if (x100 !== undefined && x100 !== null) {
+    const r101 = checkPaymentDetails(x100);
+    if (r101 !== ACCEPT) return r101;
   }
-  if (sealed) cardDetails(x306);
-  const x308 = o.OrderPaymentMethods;
-  if (x308 !== undefined) n++;
-  if (x308 !== undefined && x308 !== null) {
-    if (!Array.isArray(x308)) return REJECT;
-    if (Object.getPrototypeOf(x308) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x308, "__proto__")) sealed = false;
-    for (let i309 = 0; i309 < x308.length; i309++) {
-      const r311 = checkOrderPaymentMethod(x308[i309]);
-      if (r311 !== ACCEPT) return r311;
+  if (sealed) cardDetails(x100);
+  const x102 = o.OrderPaymentMethods;
+  if (x102 !== undefined) n++;
+  if (x102 !== undefined && x102 !== null) {
+    if (!Array.isArray(x102)) return REJECT;
+    if (Object.getPrototypeOf(x102) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x102, "__proto__")) sealed = false;
+    for (let i103 = 0; i103 < x102.length; i103++) {
+      const r105 = checkOrderPaymentMethod(x102[i103]);
+      if (r105 !== ACCEPT) return r105;
     }
   }
-  const x312 = o.AdditionalRequiredDocuments;
-  if (x312 !== undefined) n++;
-  if (x312 !== undefined && x312 !== null) {
-    if (!Array.isArray(x312)) return REJECT;
-    if (Object.getPrototypeOf(x312) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x312, "__proto__")) sealed = false;
-    for (let i313 = 0; i313 < x312.length; i313++) {
-      const r315 = checkAdditionalRequiredDocument(x312[i313]);
-      if (r315 !== ACCEPT) return r315;
+  const x106 = o.AdditionalRequiredDocuments;
+  if (x106 !== undefined) n++;
+  if (x106 !== undefined && x106 !== null) {
+    if (!Array.isArray(x106)) return REJECT;
+    if (Object.getPrototypeOf(x106) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x106, "__proto__")) sealed = false;
+    for (let i107 = 0; i107 < x106.length; i107++) {
+      const r109 = checkAdditionalRequiredDocument(x106[i107]);
+      if (r109 !== ACCEPT) return r109;
     }
   }
-  const x316 = o.PriceCoefficientRate;
-  if (x316 !== undefined) n++;
-  if (!nullishNumber(x316)) return REJECT;
-  const x317 = o.RoundingRate;
-  if (x317 !== undefined) n++;
-  if (!nullishNumber(x317)) return REJECT;
-  const x318 = o.EffectiveFXRate;
-  if (x318 !== undefined) n++;
-  if (!nullishNumber(x318)) return REJECT;
-  const x319 = o.OrderCreationDate;
-  if (x319 !== undefined) n++;
-  if (!nullishString(x319)) return REJECT;
-  const x320 = o.OrderCreationSource;
-  if (x320 !== undefined) n++;
-  if (!nullishNumber(x320)) return REJECT;
-  const x321 = o.IsMoto;
-  if (x321 !== undefined) n++;
-  if (!nullishBoolean(x321)) return REJECT;
-  const x322 = o.ModifiedProduct;
-  if (x322 !== undefined) n++;
-  if (!nullishString(x322)) return REJECT;
-  const x323 = o.UrlParameters;
-  if (x323 !== undefined) n++;
-  if (x323 !== undefined && x323 !== null) {
-    const r324 = checkSendOrderToMerchantSchema_UrlParameters(x323);
-    if (r324 !== ACCEPT) return r324;
+  n += countNumber(o.PriceCoefficientRate);
+  n += countNumber(o.RoundingRate);
+  n += countNumber(o.EffectiveFXRate);
+  n += countString(o.OrderCreationDate);
+  n += countNumber(o.OrderCreationSource);
+  n += countBoolean(o.IsMoto);
+  n += countString(o.ModifiedProduct);
+  const x110 = o.UrlParameters;
+  if (x110 !== undefined) n++;
+  if (x110 !== undefined && x110 !== null) {
+    const r111 = checkSendOrderToMerchantSchema_UrlParameters(x110);
+    if (r111 !== ACCEPT) return r111;
   }
-  const x325 = o.DiscountedShippingPrice;
-  if (x325 !== undefined) n++;
-  if (!nullishNumber(x325)) return REJECT;
-  const x326 = o.DoNotChargeVAT;
-  if (x326 !== undefined) n++;
-  if (!nullishBoolean(x326)) return REJECT;
-  const x327 = o.AllowMailsFromMerchant;
-  if (x327 !== undefined) n++;
-  if (!nullishBoolean(x327)) return REJECT;
-  const x328 = o.AllowSMSFromMerchant;
-  if (x328 !== undefined) n++;
-  if (!nullishBoolean(x328)) return REJECT;
-  const x329 = o.AllowDirectCommunicationFromMerchant;
-  if (x329 !== undefined) n++;
-  if (!nullishBoolean(x329)) return REJECT;
-  const x330 = o.CustomerComments;
-  if (x330 !== undefined) n++;
-  if (!nullishString(x330)) return REJECT;
-  const x331 = o.IsFreeShipping;
-  if (x331 !== undefined) n++;
-  if (!nullishBoolean(x331)) return REJECT;
-  const x332 = o.FreeShippingCouponCode;
-  if (x332 !== undefined) n++;
-  if (!nullishString(x332)) return REJECT;
-  const x333 = o.ShipToStoreCode;
-  if (x333 !== undefined) n++;
-  if (!nullishString(x333)) return REJECT;
-  const x334 = o.WebStoreCode;
-  if (x334 !== undefined) n++;
-  if (!nullishString(x334)) return REJECT;
-  const x335 = o.WebStoreInstanceCode;
-  if (x335 !== undefined) n++;
-  if (!nullishString(x335)) return REJECT;
-  const x336 = o.IsSplitOrder;
-  if (x336 !== undefined) n++;
-  if (!nullishBoolean(x336)) return REJECT;
-  const x337 = o.IsReplacementOrder;
-  if (x337 !== undefined) n++;
-  if (!nullishBoolean(x337)) return REJECT;
-  const x338 = o.OriginalOrder;
-  if (x338 !== undefined) n++;
-  if (x338 !== undefined && x338 !== null) {
-    const r339 = checkOriginalOrder(x338);
-    if (r339 !== ACCEPT) return r339;
+  n += countNumber(o.DiscountedShippingPrice);
+  n += countBoolean(o.DoNotChargeVAT);
+  n += countBoolean(o.AllowMailsFromMerchant);
+  n += countBoolean(o.AllowSMSFromMerchant);
+  n += countBoolean(o.AllowDirectCommunicationFromMerchant);
+  n += countString(o.CustomerComments);
+  n += countBoolean(o.IsFreeShipping);
+  n += countString(o.FreeShippingCouponCode);
+  n += countString(o.ShipToStoreCode);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  n += countBoolean(o.IsSplitOrder);
+  n += countBoolean(o.IsReplacementOrder);
+  const x112 = o.OriginalOrder;
+  if (x112 !== undefined) n++;
+  if (x112 !== undefined && x112 !== null) {
+    const r113 = checkOriginalOrder(x112);
+    if (r113 !== ACCEPT) return r113;
   }
-  const x340 = o.LoyaltyCode;
-  if (x340 !== undefined) n++;
-  if (!nullishString(x340)) return REJECT;
-  const x341 = o.LoyaltyPointsEarned;
-  if (x341 !== undefined) n++;
-  if (!nullishNumber(x341)) return REJECT;
-  const x342 = o.LoyaltyPointsSpent;
-  if (x342 !== undefined) n++;
-  if (!nullishNumber(x342)) return REJECT;
-  const x343 = o.OTVoucherAmount;
-  if (x343 !== undefined) n++;
-  if (!nullishNumber(x343)) return REJECT;
-  const x344 = o.OTVoucherCode;
-  if (x344 !== undefined) n++;
-  if (!nullishString(x344)) return REJECT;
-  const x345 = o.OTVoucherCurrencyCode;
-  if (x345 !== undefined) n++;
-  if (!nullishString(x345)) return REJECT;
-  const x346 = o.CultureCode;
-  if (x346 !== undefined) n++;
-  if (!nullishString(x346)) return REJECT;
-  const x347 = o.InitialCheckoutCultureCode;
-  if (x347 !== undefined) n++;
-  if (!nullishString(x347)) return REJECT;
-  const x348 = o.PreferredCultureCode;
-  if (x348 !== undefined) n++;
-  if (!nullishString(x348)) return REJECT;
-  const x349 = o.HubId;
-  if (x349 !== undefined) n++;
-  if (!nullishNumber(x349)) return REJECT;
-  const x350 = o.HubCode;
-  if (x350 !== undefined) n++;
-  if (!nullishString(x350)) return REJECT;
-  const x351 = o.SameDayDispatch;
-  if (x351 !== undefined) n++;
-  if (!nullishBoolean(x351)) return REJECT;
-  const x352 = o.SameDayDispatchCost;
-  if (x352 !== undefined) n++;
-  if (!nullishNumber(x352)) return REJECT;
-  const x353 = o.TotalDutiesAndTaxesPrice;
-  if (x353 !== undefined) n++;
-  if (!nullishNumber(x353)) return REJECT;
-  const x354 = o.CCFPrice;
-  if (x354 !== undefined) n++;
-  if (!nullishNumber(x354)) return REJECT;
-  const x355 = o.TotalDutiesPaidByCustomerPrice;
-  if (x355 !== undefined) n++;
-  if (!nullishNumber(x355)) return REJECT;
-  const x356 = o.TotalValueForCustoms;
-  if (x356 !== undefined) n++;
-  if (!nullishNumber(x356)) return REJECT;
-  const x357 = o.USSalesTax;
-  if (x357 !== undefined) n++;
-  if (!nullishNumber(x357)) return REJECT;
-  const x358 = o.CustomerDTBreakdown;
-  if (x358 !== undefined) n++;
-  if (x358 !== undefined && x358 !== null) {
-    const r359 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x358);
-    if (r359 !== ACCEPT) return r359;
+  n += countString(o.LoyaltyCode);
+  n += countNumber(o.LoyaltyPointsEarned);
+  n += countNumber(o.LoyaltyPointsSpent);
+  n += countNumber(o.OTVoucherAmount);
+  n += countString(o.OTVoucherCode);
+  n += countString(o.OTVoucherCurrencyCode);
+  n += countString(o.CultureCode);
+  n += countString(o.InitialCheckoutCultureCode);
+  n += countString(o.PreferredCultureCode);
+  n += countNumber(o.HubId);
+  n += countString(o.HubCode);
+  n += countBoolean(o.SameDayDispatch);
+  n += countNumber(o.SameDayDispatchCost);
+  n += countNumber(o.TotalDutiesAndTaxesPrice);
+  n += countNumber(o.CCFPrice);
+  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
+  n += countNumber(o.TotalValueForCustoms);
+  n += countNumber(o.USSalesTax);
+  const x114 = o.CustomerDTBreakdown;
+  if (x114 !== undefined) n++;
+  if (x114 !== undefined && x114 !== null) {
+    const r115 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x114);
+    if (r115 !== ACCEPT) return r115;
   }
-  const x360 = o.MerchantDTBreakdown;
-  if (x360 !== undefined) n++;
-  if (x360 !== undefined && x360 !== null) {
-    const r361 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x360);
-    if (r361 !== ACCEPT) return r361;
+  const x116 = o.MerchantDTBreakdown;
+  if (x116 !== undefined) n++;
+  if (x116 !== undefined && x116 !== null) {
+    const r117 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x116);
+    if (r117 !== ACCEPT) return r117;
   }
-  const x362 = o.ShippingVATRate;
-  if (x362 !== undefined) n++;
-  if (!nullishNumber(x362)) return REJECT;
-  const x363 = o.CookieConsent;
-  if (x363 !== undefined) n++;
-  if (!nullishNumber(x363)) return REJECT;
-  const x364 = o.TaxCalculationRule;
-  if (x364 !== undefined) n++;
-  if (!nullishString(x364)) return REJECT;
-  const x365 = o.VATRegistrationNumber;
-  if (x365 !== undefined) n++;
-  if (!nullishString(x365)) return REJECT;
-  const x366 = o.ImporterDetails;
-  if (x366 !== undefined) n++;
-  if (x366 !== undefined) {
-    if (sealed && typeof x366 === "object" && x366 !== null) sealed = plainValue(x366);
+  n += countNumber(o.ShippingVATRate);
+  n += countNumber(o.CookieConsent);
+  n += countString(o.TaxCalculationRule);
+  n += countString(o.VATRegistrationNumber);
+  const x118 = o.ImporterDetails;
+  if (x118 !== undefined) n++;
+  if (x118 !== undefined) {
+    if (sealed && typeof x118 === "object" && x118 !== null) sealed = plainValue(x118);
   }
-  const x367 = o.GiftCards;
-  if (x367 !== undefined) n++;
-  if (x367 !== undefined) {
-    if (sealed && typeof x367 === "object" && x367 !== null) sealed = plainValue(x367);
+  const x119 = o.GiftCards;
+  if (x119 !== undefined) n++;
+  if (x119 !== undefined) {
+    if (sealed && typeof x119 === "object" && x119 !== null) sealed = plainValue(x119);
   }
-  const x368 = o.Markups;
-  if (x368 !== undefined) n++;
-  if (x368 !== undefined) {
-    if (sealed && typeof x368 === "object" && x368 !== null) sealed = plainValue(x368);
+  const x120 = o.Markups;
+  if (x120 !== undefined) n++;
+  if (x120 !== undefined) {
+    if (sealed && typeof x120 === "object" && x120 !== null) sealed = plainValue(x120);
   }
-  const x369 = o.ReservationRequestId;
-  if (x369 !== undefined) n++;
-  if (x369 !== undefined) {
-    if (sealed && typeof x369 === "object" && x369 !== null) sealed = plainValue(x369);
+  const x121 = o.ReservationRequestId;
+  if (x121 !== undefined) n++;
+  if (x121 !== undefined) {
+    if (sealed && typeof x121 === "object" && x121 !== null) sealed = plainValue(x121);
   }
-  const x370 = o.Subs;
-  if (x370 !== undefined) n++;
-  if (x370 !== undefined && x370 !== null) {
-    if (!Array.isArray(x370)) return REJECT;
-    if (Object.getPrototypeOf(x370) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x370, "__proto__")) sealed = false;
-    for (let i371 = 0; i371 < x370.length; i371++) {
-      const r373 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x370[i371],
+  const x122 = o.Subs;
+  if (x122 !== undefined) n++;
+  if (x122 !== undefined && x122 !== null) {
+    if (!Array.isArray(x122)) return REJECT;
+    if (Object.getPrototypeOf(x122) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x122, "__proto__")) sealed = false;
+    for (let i123 = 0; i123 < x122.length; i123++) {
+      const r125 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x122[i123],
       );
-      if (r373 !== ACCEPT) return r373;
+      if (r125 !== ACCEPT) return r125;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUpdateOrderStatus_keys);
   return ACCEPT;
 }
@@ -1929,307 +1454,204 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x374 = o.OrderId;
-  if (x374 !== undefined) n++;
-  if (typeof x374 !== "string") return REJECT;
-  const x375 = o.MerchantGUID;
-  if (x375 !== undefined) n++;
-  if (!nullishString(x375)) return REJECT;
-  const x376 = o.MerchantOrderId;
-  if (x376 !== undefined) n++;
-  if (!nullishString(x376)) return REJECT;
-  const x377 = o.CartId;
-  if (x377 !== undefined) n++;
-  if (!nullishString(x377)) return REJECT;
-  const x378 = o.CartToken;
-  if (x378 !== undefined) n++;
-  if (!nullishString(x378)) return REJECT;
-  const x379 = o.CartHash;
-  if (x379 !== undefined) n++;
-  if (!nullishString(x379)) return REJECT;
-  const x380 = o.UserId;
-  if (x380 !== undefined) n++;
-  if (!nullishString(x380)) return REJECT;
-  const x381 = o.CurrencyCode;
-  if (x381 !== undefined) n++;
-  if (!nullishString(x381)) return REJECT;
-  const x382 = o.StatusCode;
-  if (x382 !== undefined) n++;
-  if (!nullishString(x382)) return REJECT;
-  const x383 = o.ClearCart;
-  if (x383 !== undefined) n++;
-  if (!nullishBoolean(x383)) return REJECT;
-  const x384 = o.Products;
-  if (x384 !== undefined) n++;
-  if (x384 !== undefined && x384 !== null) {
-    if (!Array.isArray(x384)) return REJECT;
-    if (Object.getPrototypeOf(x384) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x384, "__proto__")) sealed = false;
-    for (let i385 = 0; i385 < x384.length; i385++) {
-      const r387 = checkProduct(x384[i385]);
-      if (r387 !== ACCEPT) return r387;
+  const x126 = o.OrderId;
+  if (x126 !== undefined) n++;
+  if (typeof x126 !== "string") return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.MerchantOrderId);
+  n += countString(o.CartId);
+  n += countString(o.CartToken);
+  n += countString(o.CartHash);
+  n += countString(o.UserId);
+  n += countString(o.CurrencyCode);
+  n += countString(o.StatusCode);
+  n += countBoolean(o.ClearCart);
+  const x127 = o.Products;
+  if (x127 !== undefined) n++;
+  if (x127 !== undefined && x127 !== null) {
+    if (!Array.isArray(x127)) return REJECT;
+    if (Object.getPrototypeOf(x127) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x127, "__proto__")) sealed = false;
+    for (let i128 = 0; i128 < x127.length; i128++) {
+      const r130 = checkProduct(x127[i128]);
+      if (r130 !== ACCEPT) return r130;
     }
   }
-  const x388 = o.Customer;
-  if (x388 !== undefined) n++;
-  if (x388 !== undefined && x388 !== null) {
-    const r389 = checkCustomer(x388);
-    if (r389 !== ACCEPT) return r389;
+  const x131 = o.Customer;
+  if (x131 !== undefined) n++;
+  if (x131 !== undefined && x131 !== null) {
+    const r132 = checkCustomer(x131);
+    if (r132 !== ACCEPT) return r132;
   }
-  const x390 = o.PrimaryShipping;
-  if (x390 !== undefined) n++;
-  if (x390 !== undefined && x390 !== null) {
-    const r391 = checkAddress(x390);
-    if (r391 !== ACCEPT) return r391;
+  const x133 = o.PrimaryShipping;
+  if (x133 !== undefined) n++;
+  if (x133 !== undefined && x133 !== null) {
+    const r134 = checkAddress(x133);
+    if (r134 !== ACCEPT) return r134;
   }
-  const x392 = o.SecondaryShipping;
-  if (x392 !== undefined) n++;
-  if (x392 !== undefined && x392 !== null) {
-    const r393 = checkAddress(x392);
-    if (r393 !== ACCEPT) return r393;
+  const x135 = o.SecondaryShipping;
+  if (x135 !== undefined) n++;
+  if (x135 !== undefined && x135 !== null) {
+    const r136 = checkAddress(x135);
+    if (r136 !== ACCEPT) return r136;
   }
-  const x394 = o.PrimaryBilling;
-  if (x394 !== undefined) n++;
-  if (x394 !== undefined && x394 !== null) {
-    const r395 = checkAddress(x394);
-    if (r395 !== ACCEPT) return r395;
+  const x137 = o.PrimaryBilling;
+  if (x137 !== undefined) n++;
+  if (x137 !== undefined && x137 !== null) {
+    const r138 = checkAddress(x137);
+    if (r138 !== ACCEPT) return r138;
   }
-  const x396 = o.SecondaryBilling;
-  if (x396 !== undefined) n++;
-  if (x396 !== undefined && x396 !== null) {
-    const r397 = checkAddress(x396);
-    if (r397 !== ACCEPT) return r397;
+  const x139 = o.SecondaryBilling;
+  if (x139 !== undefined) n++;
+  if (x139 !== undefined && x139 !== null) {
+    const r140 = checkAddress(x139);
+    if (r140 !== ACCEPT) return r140;
   }
-  const x398 = o.ShippingMethodCode;
-  if (x398 !== undefined) n++;
-  if (!nullishString(x398)) return REJECT;
-  const x399 = o.Discounts;
-  if (x399 !== undefined) n++;
-  if (x399 !== undefined && x399 !== null) {
-    if (!Array.isArray(x399)) return REJECT;
-    if (Object.getPrototypeOf(x399) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x399, "__proto__")) sealed = false;
-    for (let i400 = 0; i400 < x399.length; i400++) {
-      const r402 = checkDiscount(x399[i400]);
-      if (r402 !== ACCEPT) return r402;
+  n += countString(o.ShippingMethodCode);
+  const x141 = o.Discounts;
+  if (x141 !== undefined) n++;
+  if (x141 !== undefined && x141 !== null) {
+    if (!Array.isArray(x141)) return REJECT;
+    if (Object.getPrototypeOf(x141) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x141, "__proto__")) sealed = false;
+    for (let i142 = 0; i142 < x141.length; i142++) {
+      const r144 = checkDiscount(x141[i142]);
+      if (r144 !== ACCEPT) return r144;
     }
   }
-  const x403 = o.InternationalDetails;
-  if (x403 !== undefined) n++;
-  if (x403 !== undefined && x403 !== null) {
-    const r404 = checkInternationalDetails(x403);
-    if (r404 !== ACCEPT) return r404;
+  const x145 = o.InternationalDetails;
+  if (x145 !== undefined) n++;
+  if (x145 !== undefined && x145 !== null) {
+    const r146 = checkInternationalDetails(x145);
+    if (r146 !== ACCEPT) return r146;
   }
-  const x405 = o.PaymentDetails;
-  if (x405 !== undefined) n++;
-  const r406 = checkPaymentDetails(x405);
-  if (r406 !== ACCEPT) return r406;
-  if (sealed) cardDetails(x405);
-  const x407 = o.OrderPaymentMethods;
-  if (x407 !== undefined) n++;
-  if (x407 !== undefined && x407 !== null) {
-    if (!Array.isArray(x407)) return REJECT;
-    if (Object.getPrototypeOf(x407) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x407, "__proto__")) sealed = false;
-    for (let i408 = 0; i408 < x407.length; i408++) {
-      const r410 = checkOrderPaymentMethod(x407[i408]);
-      if (r410 !== ACCEPT) return r410;
+  const x147 = o.PaymentDetails;
+  if (x147 !== undefined) n++;
+  const r148 = checkPaymentDetails(x147);
+  if (r148 !== ACCEPT) return r148;
+  if (sealed) cardDetails(x147);
+  const x149 = o.OrderPaymentMethods;
+  if (x149 !== undefined) n++;
+  if (x149 !== undefined && x149 !== null) {
+    if (!Array.isArray(x149)) return REJECT;
+    if (Object.getPrototypeOf(x149) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x149, "__proto__")) sealed = false;
+    for (let i150 = 0; i150 < x149.length; i150++) {
+      const r152 = checkOrderPaymentMethod(x149[i150]);
+      if (r152 !== ACCEPT) return r152;
     }
   }
-  const x411 = o.AdditionalRequiredDocuments;
-  if (x411 !== undefined) n++;
-  if (x411 !== undefined && x411 !== null) {
-    if (!Array.isArray(x411)) return REJECT;
-    if (Object.getPrototypeOf(x411) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x411, "__proto__")) sealed = false;
-    for (let i412 = 0; i412 < x411.length; i412++) {
-      const r414 = checkAdditionalRequiredDocument(x411[i412]);
-      if (r414 !== ACCEPT) return r414;
+  const x153 = o.AdditionalRequiredDocuments;
+  if (x153 !== undefined) n++;
+  if (x153 !== undefined && x153 !== null) {
+    if (!Array.isArray(x153)) return REJECT;
+    if (Object.getPrototypeOf(x153) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x153, "__proto__")) sealed = false;
+    for (let i154 = 0; i154 < x153.length; i154++) {
+      const r156 = checkAdditionalRequiredDocument(x153[i154]);
+      if (r156 !== ACCEPT) return r156;
     }
   }
-  const x415 = o.PriceCoefficientRate;
-  if (x415 !== undefined) n++;
-  if (!nullishNumber(x415)) return REJECT;
-  const x416 = o.RoundingRate;
-  if (x416 !== undefined) n++;
-  if (!nullishNumber(x416)) return REJECT;
-  const x417 = o.EffectiveFXRate;
-  if (x417 !== undefined) n++;
-  if (!nullishNumber(x417)) return REJECT;
-  const x418 = o.OrderCreationDate;
-  if (x418 !== undefined) n++;
-  if (!nullishString(x418)) return REJECT;
-  const x419 = o.OrderCreationSource;
-  if (x419 !== undefined) n++;
-  if (!nullishNumber(x419)) return REJECT;
-  const x420 = o.IsMoto;
-  if (x420 !== undefined) n++;
-  if (!nullishBoolean(x420)) return REJECT;
-  const x421 = o.ModifiedProduct;
-  if (x421 !== undefined) n++;
-  if (!nullishString(x421)) return REJECT;
-  const x422 = o.UrlParameters;
-  if (x422 !== undefined) n++;
-  if (x422 !== undefined && x422 !== null) {
-    const r423 = checkSendOrderToMerchantSchema_UrlParameters(x422);
-    if (r423 !== ACCEPT) return r423;
+  n += countNumber(o.PriceCoefficientRate);
+  n += countNumber(o.RoundingRate);
+  n += countNumber(o.EffectiveFXRate);
+  n += countString(o.OrderCreationDate);
+  n += countNumber(o.OrderCreationSource);
+  n += countBoolean(o.IsMoto);
+  n += countString(o.ModifiedProduct);
+  const x157 = o.UrlParameters;
+  if (x157 !== undefined) n++;
+  if (x157 !== undefined && x157 !== null) {
+    const r158 = checkSendOrderToMerchantSchema_UrlParameters(x157);
+    if (r158 !== ACCEPT) return r158;
   }
-  const x424 = o.DiscountedShippingPrice;
-  if (x424 !== undefined) n++;
-  if (!nullishNumber(x424)) return REJECT;
-  const x425 = o.DoNotChargeVAT;
-  if (x425 !== undefined) n++;
-  if (!nullishBoolean(x425)) return REJECT;
-  const x426 = o.AllowMailsFromMerchant;
-  if (x426 !== undefined) n++;
-  if (!nullishBoolean(x426)) return REJECT;
-  const x427 = o.AllowSMSFromMerchant;
-  if (x427 !== undefined) n++;
-  if (!nullishBoolean(x427)) return REJECT;
-  const x428 = o.AllowDirectCommunicationFromMerchant;
-  if (x428 !== undefined) n++;
-  if (!nullishBoolean(x428)) return REJECT;
-  const x429 = o.CustomerComments;
-  if (x429 !== undefined) n++;
-  if (!nullishString(x429)) return REJECT;
-  const x430 = o.IsFreeShipping;
-  if (x430 !== undefined) n++;
-  if (!nullishBoolean(x430)) return REJECT;
-  const x431 = o.FreeShippingCouponCode;
-  if (x431 !== undefined) n++;
-  if (!nullishString(x431)) return REJECT;
-  const x432 = o.ShipToStoreCode;
-  if (x432 !== undefined) n++;
-  if (!nullishString(x432)) return REJECT;
-  const x433 = o.WebStoreCode;
-  if (x433 !== undefined) n++;
-  if (!nullishString(x433)) return REJECT;
-  const x434 = o.WebStoreInstanceCode;
-  if (x434 !== undefined) n++;
-  if (!nullishString(x434)) return REJECT;
-  const x435 = o.IsSplitOrder;
-  if (x435 !== undefined) n++;
-  if (!nullishBoolean(x435)) return REJECT;
-  const x436 = o.IsReplacementOrder;
-  if (x436 !== undefined) n++;
-  if (!nullishBoolean(x436)) return REJECT;
-  const x437 = o.OriginalOrder;
-  if (x437 !== undefined) n++;
-  if (x437 !== undefined && x437 !== null) {
-    const r438 = checkOriginalOrder(x437);
-    if (r438 !== ACCEPT) return r438;
+  n += countNumber(o.DiscountedShippingPrice);
+  n += countBoolean(o.DoNotChargeVAT);
+  n += countBoolean(o.AllowMailsFromMerchant);
+  n += countBoolean(o.AllowSMSFromMerchant);
+  n += countBoolean(o.AllowDirectCommunicationFromMerchant);
+  n += countString(o.CustomerComments);
+  n += countBoolean(o.IsFreeShipping);
+  n += countString(o.FreeShippingCouponCode);
+  n += countString(o.ShipToStoreCode);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  n += countBoolean(o.IsSplitOrder);
+  n += countBoolean(o.IsReplacementOrder);
+  const x159 = o.OriginalOrder;
+  if (x159 !== undefined) n++;
+  if (x159 !== undefined && x159 !== null) {
+    const r160 = checkOriginalOrder(x159);
+    if (r160 !== ACCEPT) return r160;
   }
-  const x439 = o.LoyaltyCode;
-  if (x439 !== undefined) n++;
-  if (!nullishString(x439)) return REJECT;
-  const x440 = o.LoyaltyPointsEarned;
-  if (x440 !== undefined) n++;
-  if (!nullishNumber(x440)) return REJECT;
-  const x441 = o.LoyaltyPointsSpent;
-  if (x441 !== undefined) n++;
-  if (!nullishNumber(x441)) return REJECT;
-  const x442 = o.OTVoucherAmount;
-  if (x442 !== undefined) n++;
-  if (!nullishNumber(x442)) return REJECT;
-  const x443 = o.OTVoucherCode;
-  if (x443 !== undefined) n++;
-  if (!nullishString(x443)) return REJECT;
-  const x444 = o.OTVoucherCurrencyCode;
-  if (x444 !== undefined) n++;
-  if (!nullishString(x444)) return REJECT;
-  const x445 = o.CultureCode;
-  if (x445 !== undefined) n++;
-  if (!nullishString(x445)) return REJECT;
-  const x446 = o.InitialCheckoutCultureCode;
-  if (x446 !== undefined) n++;
-  if (!nullishString(x446)) return REJECT;
-  const x447 = o.PreferredCultureCode;
-  if (x447 !== undefined) n++;
-  if (!nullishString(x447)) return REJECT;
-  const x448 = o.HubId;
-  if (x448 !== undefined) n++;
-  if (!nullishNumber(x448)) return REJECT;
-  const x449 = o.HubCode;
-  if (x449 !== undefined) n++;
-  if (!nullishString(x449)) return REJECT;
-  const x450 = o.SameDayDispatch;
-  if (x450 !== undefined) n++;
-  if (!nullishBoolean(x450)) return REJECT;
-  const x451 = o.SameDayDispatchCost;
-  if (x451 !== undefined) n++;
-  if (!nullishNumber(x451)) return REJECT;
-  const x452 = o.TotalDutiesAndTaxesPrice;
-  if (x452 !== undefined) n++;
-  if (!nullishNumber(x452)) return REJECT;
-  const x453 = o.CCFPrice;
-  if (x453 !== undefined) n++;
-  if (!nullishNumber(x453)) return REJECT;
-  const x454 = o.TotalDutiesPaidByCustomerPrice;
-  if (x454 !== undefined) n++;
-  if (!nullishNumber(x454)) return REJECT;
-  const x455 = o.TotalValueForCustoms;
-  if (x455 !== undefined) n++;
-  if (!nullishNumber(x455)) return REJECT;
-  const x456 = o.USSalesTax;
-  if (x456 !== undefined) n++;
-  if (!nullishNumber(x456)) return REJECT;
-  const x457 = o.CustomerDTBreakdown;
-  if (x457 !== undefined) n++;
-  if (x457 !== undefined && x457 !== null) {
-    const r458 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x457);
-    if (r458 !== ACCEPT) return r458;
+  n += countString(o.LoyaltyCode);
+  n += countNumber(o.LoyaltyPointsEarned);
+  n += countNumber(o.LoyaltyPointsSpent);
+  n += countNumber(o.OTVoucherAmount);
+  n += countString(o.OTVoucherCode);
+  n += countString(o.OTVoucherCurrencyCode);
+  n += countString(o.CultureCode);
+  n += countString(o.InitialCheckoutCultureCode);
+  n += countString(o.PreferredCultureCode);
+  n += countNumber(o.HubId);
+  n += countString(o.HubCode);
+  n += countBoolean(o.SameDayDispatch);
+  n += countNumber(o.SameDayDispatchCost);
+  n += countNumber(o.TotalDutiesAndTaxesPrice);
+  n += countNumber(o.CCFPrice);
+  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
+  n += countNumber(o.TotalValueForCustoms);
+  n += countNumber(o.USSalesTax);
+  const x161 = o.CustomerDTBreakdown;
+  if (x161 !== undefined) n++;
+  if (x161 !== undefined && x161 !== null) {
+    const r162 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x161);
+    if (r162 !== ACCEPT) return r162;
   }
-  const x459 = o.MerchantDTBreakdown;
-  if (x459 !== undefined) n++;
-  if (x459 !== undefined && x459 !== null) {
-    const r460 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x459);
-    if (r460 !== ACCEPT) return r460;
+  const x163 = o.MerchantDTBreakdown;
+  if (x163 !== undefined) n++;
+  if (x163 !== undefined && x163 !== null) {
+    const r164 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x163);
+    if (r164 !== ACCEPT) return r164;
   }
-  const x461 = o.ShippingVATRate;
-  if (x461 !== undefined) n++;
-  if (!nullishNumber(x461)) return REJECT;
-  const x462 = o.CookieConsent;
-  if (x462 !== undefined) n++;
-  if (!nullishNumber(x462)) return REJECT;
-  const x463 = o.TaxCalculationRule;
-  if (x463 !== undefined) n++;
-  if (!nullishString(x463)) return REJECT;
-  const x464 = o.VATRegistrationNumber;
-  if (x464 !== undefined) n++;
-  if (!nullishString(x464)) return REJECT;
-  const x465 = o.ImporterDetails;
-  if (x465 !== undefined) n++;
-  if (x465 !== undefined) {
-    if (sealed && typeof x465 === "object" && x465 !== null) sealed = plainValue(x465);
+  n += countNumber(o.ShippingVATRate);
+  n += countNumber(o.CookieConsent);
+  n += countString(o.TaxCalculationRule);
+  n += countString(o.VATRegistrationNumber);
+  const x165 = o.ImporterDetails;
+  if (x165 !== undefined) n++;
+  if (x165 !== undefined) {
+    if (sealed && typeof x165 === "object" && x165 !== null) sealed = plainValue(x165);
   }
-  const x466 = o.GiftCards;
-  if (x466 !== undefined) n++;
-  if (x466 !== undefined) {
-    if (sealed && typeof x466 === "object" && x466 !== null) sealed = plainValue(x466);
+  const x166 = o.GiftCards;
+  if (x166 !== undefined) n++;
+  if (x166 !== undefined) {
+    if (sealed && typeof x166 === "object" && x166 !== null) sealed = plainValue(x166);
   }
-  const x467 = o.Markups;
-  if (x467 !== undefined) n++;
-  if (x467 !== undefined) {
-    if (sealed && typeof x467 === "object" && x467 !== null) sealed = plainValue(x467);
+  const x167 = o.Markups;
+  if (x167 !== undefined) n++;
+  if (x167 !== undefined) {
+    if (sealed && typeof x167 === "object" && x167 !== null) sealed = plainValue(x167);
   }
-  const x468 = o.ReservationRequestId;
-  if (x468 !== undefined) n++;
-  if (x468 !== undefined) {
-    if (sealed && typeof x468 === "object" && x468 !== null) sealed = plainValue(x468);
+  const x168 = o.ReservationRequestId;
+  if (x168 !== undefined) n++;
+  if (x168 !== undefined) {
+    if (sealed && typeof x168 === "object" && x168 !== null) sealed = plainValue(x168);
   }
-  const x469 = o.Subs;
-  if (x469 !== undefined) n++;
-  if (x469 !== undefined && x469 !== null) {
-    if (!Array.isArray(x469)) return REJECT;
-    if (Object.getPrototypeOf(x469) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x469, "__proto__")) sealed = false;
-    for (let i470 = 0; i470 < x469.length; i470++) {
-      const r472 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x469[i470],
+  const x169 = o.Subs;
+  if (x169 !== undefined) n++;
+  if (x169 !== undefined && x169 !== null) {
+    if (!Array.isArray(x169)) return REJECT;
+    if (Object.getPrototypeOf(x169) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x169, "__proto__")) sealed = false;
+    for (let i170 = 0; i170 < x169.length; i170++) {
+      const r172 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x169[i170],
       );
-      if (r472 !== ACCEPT) return r472;
+      if (r172 !== ACCEPT) return r172;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkPerformOrderPayment_keys);
   return ACCEPT;
 }
@@ -2316,51 +1738,32 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x473 = o.OrderId;
-  if (x473 !== undefined) n++;
-  if (typeof x473 !== "string") return REJECT;
-  const x474 = o.MerchantOrderId;
-  if (x474 !== undefined) n++;
-  if (!nullishString(x474)) return REJECT;
-  const x475 = o.RMANumber;
-  if (x475 !== undefined) n++;
-  if (typeof x475 !== "string") return REJECT;
-  const x476 = o.ShipperName;
-  if (x476 !== undefined) n++;
-  if (!nullishString(x476)) return REJECT;
-  const x477 = o.ReturnTrackingNumber;
-  if (x477 !== undefined) n++;
-  if (!nullishString(x477)) return REJECT;
-  const x478 = o.TrackingURL;
-  if (x478 !== undefined) n++;
-  if (!nullishString(x478)) return REJECT;
-  const x479 = o.CreatedBy;
-  if (x479 !== undefined) n++;
-  if (!nullishString(x479)) return REJECT;
-  const x480 = o.ReturnedProducts;
-  if (x480 !== undefined) n++;
-  if (!Array.isArray(x480)) return REJECT;
-  if (Object.getPrototypeOf(x480) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x480, "__proto__")) sealed = false;
-  for (let i481 = 0; i481 < x480.length; i481++) {
-    const r491 = checkReturnedProduct(x480[i481]);
-    if (r491 !== ACCEPT) return r491;
+  const x173 = o.OrderId;
+  if (x173 !== undefined) n++;
+  if (typeof x173 !== "string") return REJECT;
+  n += countString(o.MerchantOrderId);
+  const x174 = o.RMANumber;
+  if (x174 !== undefined) n++;
+  if (typeof x174 !== "string") return REJECT;
+  n += countString(o.ShipperName);
+  n += countString(o.ReturnTrackingNumber);
+  n += countString(o.TrackingURL);
+  n += countString(o.CreatedBy);
+  const x175 = o.ReturnedProducts;
+  if (x175 !== undefined) n++;
+  if (!Array.isArray(x175)) return REJECT;
+  if (Object.getPrototypeOf(x175) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x175, "__proto__")) sealed = false;
+  for (let i176 = 0; i176 < x175.length; i176++) {
+    const r178 = checkReturnedProduct(x175[i176]);
+    if (r178 !== ACCEPT) return r178;
   }
-  const x492 = o.MerchantGUID;
-  if (x492 !== undefined) n++;
-  if (!nullishString(x492)) return REJECT;
-  const x493 = o.CurrencyCode;
-  if (x493 !== undefined) n++;
-  if (!nullishString(x493)) return REJECT;
-  const x494 = o.ReturnShippingCost;
-  if (x494 !== undefined) n++;
-  if (!nullishNumber(x494)) return REJECT;
-  const x495 = o.WebStoreCode;
-  if (x495 !== undefined) n++;
-  if (!nullishString(x495)) return REJECT;
-  const x496 = o.WebStoreInstanceCode;
-  if (x496 !== undefined) n++;
-  if (!nullishString(x496)) return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.CurrencyCode);
+  n += countNumber(o.ReturnShippingCost);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkSendRMAInfoToMerchant_keys);
   return ACCEPT;
 }
@@ -2387,30 +1790,15 @@ function checkReturnedProduct(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x483 = o.SKU;
-  if (x483 !== undefined) n++;
-  if (!nullishString(x483)) return REJECT;
-  const x484 = o.Sku;
-  if (x484 !== undefined) n++;
-  if (!nullishString(x484)) return REJECT;
-  const x485 = o.Name;
-  if (x485 !== undefined) n++;
-  if (!nullishString(x485)) return REJECT;
-  const x486 = o.CartItemId;
-  if (x486 !== undefined) n++;
-  if (!nullishString(x486)) return REJECT;
-  const x487 = o.ReturnQuantity;
-  if (x487 !== undefined) n++;
-  if (!nullishNumber(x487)) return REJECT;
-  const x488 = o.ReturnReasonName;
-  if (x488 !== undefined) n++;
-  if (!nullishString(x488)) return REJECT;
-  const x489 = o.MerchantReturnReasonCode;
-  if (x489 !== undefined) n++;
-  if (!nullishString(x489)) return REJECT;
-  const x490 = o.MerchantReturnReasonName;
-  if (x490 !== undefined) n++;
-  if (!nullishString(x490)) return REJECT;
+  n += countString(o.SKU);
+  n += countString(o.Sku);
+  n += countString(o.Name);
+  n += countString(o.CartItemId);
+  n += countNumber(o.ReturnQuantity);
+  n += countString(o.ReturnReasonName);
+  n += countString(o.MerchantReturnReasonCode);
+  n += countString(o.MerchantReturnReasonName);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkReturnedProduct_keys);
   return ACCEPT;
 }
@@ -2432,34 +1820,25 @@ function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x497 = o.UrlParameters;
-  if (x497 !== undefined) n++;
-  if (x497 !== undefined && x497 !== null) {
-    const r498 = checkSendOrderToMerchantSchema_UrlParameters(x497);
-    if (r498 !== ACCEPT) return r498;
+  const x179 = o.UrlParameters;
+  if (x179 !== undefined) n++;
+  if (x179 !== undefined && x179 !== null) {
+    const r180 = checkSendOrderToMerchantSchema_UrlParameters(x179);
+    if (r180 !== ACCEPT) return r180;
   }
-  const x499 = o.DispatchedParcel;
-  if (x499 !== undefined) n++;
-  const r516 = checkParcel(x499);
-  if (r516 !== ACCEPT) return r516;
-  const x517 = o.OrderId;
-  if (x517 !== undefined) n++;
-  if (typeof x517 !== "string") return REJECT;
-  const x518 = o.MerchantOrderId;
-  if (x518 !== undefined) n++;
-  if (!nullishString(x518)) return REJECT;
-  const x519 = o.StatusCode;
-  if (x519 !== undefined) n++;
-  if (!nullishString(x519)) return REJECT;
-  const x520 = o.MerchantGUID;
-  if (x520 !== undefined) n++;
-  if (!nullishString(x520)) return REJECT;
-  const x521 = o.WebStoreCode;
-  if (x521 !== undefined) n++;
-  if (!nullishString(x521)) return REJECT;
-  const x522 = o.WebStoreInstanceCode;
-  if (x522 !== undefined) n++;
-  if (!nullishString(x522)) return REJECT;
+  const x181 = o.DispatchedParcel;
+  if (x181 !== undefined) n++;
+  const r188 = checkParcel(x181);
+  if (r188 !== ACCEPT) return r188;
+  const x189 = o.OrderId;
+  if (x189 !== undefined) n++;
+  if (typeof x189 !== "string") return REJECT;
+  n += countString(o.MerchantOrderId);
+  n += countString(o.StatusCode);
+  n += countString(o.MerchantGUID);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUpdateParcelDispatch_keys);
   return ACCEPT;
 }
@@ -2481,32 +1860,27 @@ function checkParcel(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x500 = o.Code;
-  if (x500 !== undefined) n++;
-  if (!nullishString(x500)) return REJECT;
-  const x501 = o.StatusName;
-  if (x501 !== undefined) n++;
-  if (!nullishString(x501)) return REJECT;
-  const x502 = o.HubCode;
-  if (x502 !== undefined) n++;
-  if (!nullishString(x502)) return REJECT;
-  const x503 = o.ParcelTracking;
-  if (x503 !== undefined) n++;
-  if (x503 !== undefined && x503 !== null) {
-    const r507 = checkParcelTracking(x503);
-    if (r507 !== ACCEPT) return r507;
+  n += countString(o.Code);
+  n += countString(o.StatusName);
+  n += countString(o.HubCode);
+  const x182 = o.ParcelTracking;
+  if (x182 !== undefined) n++;
+  if (x182 !== undefined && x182 !== null) {
+    const r183 = checkParcelTracking(x182);
+    if (r183 !== ACCEPT) return r183;
   }
-  const x508 = o.Products;
-  if (x508 !== undefined) n++;
-  if (x508 !== undefined && x508 !== null) {
-    if (!Array.isArray(x508)) return REJECT;
-    if (Object.getPrototypeOf(x508) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x508, "__proto__")) sealed = false;
-    for (let i509 = 0; i509 < x508.length; i509++) {
-      const r515 = checkParcelProduct(x508[i509]);
-      if (r515 !== ACCEPT) return r515;
+  const x184 = o.Products;
+  if (x184 !== undefined) n++;
+  if (x184 !== undefined && x184 !== null) {
+    if (!Array.isArray(x184)) return REJECT;
+    if (Object.getPrototypeOf(x184) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x184, "__proto__")) sealed = false;
+    for (let i185 = 0; i185 < x184.length; i185++) {
+      const r187 = checkParcelProduct(x184[i185]);
+      if (r187 !== ACCEPT) return r187;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcel_keys);
   return ACCEPT;
 }
@@ -2525,15 +1899,10 @@ function checkParcelTracking(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x504 = o.ParcelTrackingNumber;
-  if (x504 !== undefined) n++;
-  if (!nullishString(x504)) return REJECT;
-  const x505 = o.ParcelTrackingUrl;
-  if (x505 !== undefined) n++;
-  if (!nullishString(x505)) return REJECT;
-  const x506 = o.ParcelCode;
-  if (x506 !== undefined) n++;
-  if (!nullishString(x506)) return REJECT;
+  n += countString(o.ParcelTrackingNumber);
+  n += countString(o.ParcelTrackingUrl);
+  n += countString(o.ParcelCode);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcelTracking_keys);
   return ACCEPT;
 }
@@ -2550,18 +1919,11 @@ function checkParcelProduct(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x511 = o.Sku;
-  if (x511 !== undefined) n++;
-  if (!nullishString(x511)) return REJECT;
-  const x512 = o.SKU;
-  if (x512 !== undefined) n++;
-  if (!nullishString(x512)) return REJECT;
-  const x513 = o.CartItemId;
-  if (x513 !== undefined) n++;
-  if (!nullishString(x513)) return REJECT;
-  const x514 = o.Quantity;
-  if (x514 !== undefined) n++;
-  if (!nullishNumber(x514)) return REJECT;
+  n += countString(o.Sku);
+  n += countString(o.SKU);
+  n += countString(o.CartItemId);
+  n += countNumber(o.Quantity);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcelProduct_keys);
   return ACCEPT;
 }
@@ -2579,39 +1941,24 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x523 = o.MerchantGUID;
-  if (x523 !== undefined) n++;
-  if (!nullishString(x523)) return REJECT;
-  const x524 = o.CartToken;
-  if (x524 !== undefined) n++;
-  if (!nullishString(x524)) return REJECT;
-  const x525 = o.CartId;
-  if (x525 !== undefined) n++;
-  if (!nullishString(x525)) return REJECT;
-  const x526 = o.UserId;
-  if (x526 !== undefined) n++;
-  if (!nullishString(x526)) return REJECT;
-  const x527 = o.CountryCode;
-  if (x527 !== undefined) n++;
-  if (!nullishString(x527)) return REJECT;
-  const x528 = o.CurrencyCode;
-  if (x528 !== undefined) n++;
-  if (!nullishString(x528)) return REJECT;
-  const x529 = o.WebStoreCode;
-  if (x529 !== undefined) n++;
-  if (!nullishString(x529)) return REJECT;
-  const x530 = o.WebStoreInstanceCode;
-  if (x530 !== undefined) n++;
-  if (!nullishString(x530)) return REJECT;
-  const x531 = o.RemovedProductCodes;
-  if (x531 !== undefined) n++;
-  if (!Array.isArray(x531)) return REJECT;
-  if (Object.getPrototypeOf(x531) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x531, "__proto__")) sealed = false;
-  for (let i532 = 0; i532 < x531.length; i532++) {
-    const e533 = x531[i532];
-    if (typeof e533 !== "string") return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.CartToken);
+  n += countString(o.CartId);
+  n += countString(o.UserId);
+  n += countString(o.CountryCode);
+  n += countString(o.CurrencyCode);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  const x190 = o.RemovedProductCodes;
+  if (x190 !== undefined) n++;
+  if (!Array.isArray(x190)) return REJECT;
+  if (Object.getPrototypeOf(x190) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x190, "__proto__")) sealed = false;
+  for (let i191 = 0; i191 < x190.length; i191++) {
+    const e192 = x190[i191];
+    if (typeof e192 !== "string") return REJECT;
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRemoveRestrictedProducts_keys);
   return ACCEPT;
 }
@@ -2634,6 +1981,7 @@ function checkSendAdditionalRequiredDocuments(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   const n = 0;
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n)
     sealed = plainExtras(o, checkSendAdditionalRequiredDocuments_keys);
   return ACCEPT;
@@ -2647,45 +1995,28 @@ function checkGiftCardRequest(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x534 = o.MerchantGUID;
-  if (x534 !== undefined) n++;
-  if (!nullishString(x534)) return REJECT;
-  const x535 = o.ShippingCountryCode;
-  if (x535 !== undefined) n++;
-  if (!nullishString(x535)) return REJECT;
-  const x536 = o.CardFields;
-  if (x536 !== undefined) n++;
-  if (x536 !== undefined && x536 !== null) {
-    const r539 = checkCardFields(x536);
-    if (r539 !== ACCEPT) return r539;
+  n += countString(o.MerchantGUID);
+  n += countString(o.ShippingCountryCode);
+  const x193 = o.CardFields;
+  if (x193 !== undefined) n++;
+  if (x193 !== undefined && x193 !== null) {
+    const r196 = checkCardFields(x193);
+    if (r196 !== ACCEPT) return r196;
   }
-  const x540 = o.MerchantCartToken;
-  if (x540 !== undefined) n++;
-  if (!nullishString(x540)) return REJECT;
-  const x541 = o.CustomerId;
-  if (x541 !== undefined) n++;
-  if (x541 !== undefined && x541 !== null) {
-    const r542 = checkGiftCardRequestSchema_CardFields_CardId(x541);
-    if (r542 !== ACCEPT) return r542;
+  n += countString(o.MerchantCartToken);
+  const x197 = o.CustomerId;
+  if (x197 !== undefined) n++;
+  if (x197 !== undefined && x197 !== null) {
+    const r198 = checkGiftCardRequestSchema_CardFields_CardId(x197);
+    if (r198 !== ACCEPT) return r198;
   }
-  const x543 = o.CustomerEmail;
-  if (x543 !== undefined) n++;
-  if (!nullishString(x543)) return REJECT;
-  const x544 = o.WebStoreCode;
-  if (x544 !== undefined) n++;
-  if (!nullishString(x544)) return REJECT;
-  const x545 = o.WebStoreInstanceCode;
-  if (x545 !== undefined) n++;
-  if (!nullishString(x545)) return REJECT;
-  const x546 = o.CartToken;
-  if (x546 !== undefined) n++;
-  if (!nullishString(x546)) return REJECT;
-  const x547 = o.AuthToken;
-  if (x547 !== undefined) n++;
-  if (!nullishString(x547)) return REJECT;
-  const x548 = o.SessionId;
-  if (x548 !== undefined) n++;
-  if (!nullishString(x548)) return REJECT;
+  n += countString(o.CustomerEmail);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  n += countString(o.CartToken);
+  n += countString(o.AuthToken);
+  n += countString(o.SessionId);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkGiftCardRequest_keys);
   return ACCEPT;
 }
@@ -2710,12 +2041,13 @@ function checkCardFields(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x537 = o.CardId;
-  if (x537 !== undefined) n++;
-  if (x537 !== undefined && x537 !== null) {
-    const r538 = checkGiftCardRequestSchema_CardFields_CardId(x537);
-    if (r538 !== ACCEPT) return r538;
+  const x194 = o.CardId;
+  if (x194 !== undefined) n++;
+  if (x194 !== undefined && x194 !== null) {
+    const r195 = checkGiftCardRequestSchema_CardFields_CardId(x194);
+    if (r195 !== ACCEPT) return r195;
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCardFields_keys);
   return ACCEPT;
 }
@@ -2747,165 +2079,110 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x549 = o.OrderId;
-  if (x549 !== undefined) n++;
-  if (typeof x549 !== "string") return REJECT;
-  const x550 = o.MerchantGUID;
-  if (x550 !== undefined) n++;
-  if (!nullishString(x550)) return REJECT;
-  const x551 = o.MerchantOrderId;
-  if (x551 !== undefined) n++;
-  if (!nullishString(x551)) return REJECT;
-  const x552 = o.MerchantInternalOrderId;
-  if (x552 !== undefined) n++;
-  if (!nullishString(x552)) return REJECT;
-  const x553 = o.WebStoreCode;
-  if (x553 !== undefined) n++;
-  if (!nullishString(x553)) return REJECT;
-  const x554 = o.WebStoreInstanceCode;
-  if (x554 !== undefined) n++;
-  if (!nullishString(x554)) return REJECT;
-  const x555 = o.RefundID;
-  if (x555 !== undefined) n++;
-  if (!nullishString(x555)) return REJECT;
-  const x556 = o.RMANumber;
-  if (x556 !== undefined) n++;
-  if (!nullishString(x556)) return REJECT;
-  const x557 = o.MerchantRMANumber;
-  if (x557 !== undefined) n++;
-  if (!nullishString(x557)) return REJECT;
-  const x558 = o.FullRefund;
-  if (x558 !== undefined) n++;
-  if (!nullishBoolean(x558)) return REJECT;
-  const x559 = o.ProductsDutiesRefund;
-  if (x559 !== undefined) n++;
-  if (!nullishBoolean(x559)) return REJECT;
-  const x560 = o.ShippingRefund;
-  if (x560 !== undefined) n++;
-  if (!nullishBoolean(x560)) return REJECT;
-  const x561 = o.RefundAsGiftCard;
-  if (x561 !== undefined) n++;
-  if (x561 !== undefined) {
-    if (sealed && typeof x561 === "object" && x561 !== null) sealed = plainValue(x561);
+  const x199 = o.OrderId;
+  if (x199 !== undefined) n++;
+  if (typeof x199 !== "string") return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.MerchantOrderId);
+  n += countString(o.MerchantInternalOrderId);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  n += countString(o.RefundID);
+  n += countString(o.RMANumber);
+  n += countString(o.MerchantRMANumber);
+  n += countBoolean(o.FullRefund);
+  n += countBoolean(o.ProductsDutiesRefund);
+  n += countBoolean(o.ShippingRefund);
+  const x200 = o.RefundAsGiftCard;
+  if (x200 !== undefined) n++;
+  if (x200 !== undefined) {
+    if (sealed && typeof x200 === "object" && x200 !== null) sealed = plainValue(x200);
   }
-  const x562 = o.TotalRefundAmount;
-  if (x562 !== undefined) n++;
-  if (!nullishString(x562)) return REJECT;
-  const x563 = o.OriginalTotalRefundAmount;
-  if (x563 !== undefined) n++;
-  if (!nullishString(x563)) return REJECT;
-  const x564 = o.ServiceGestureAmount;
-  if (x564 !== undefined) n++;
-  if (!nullishString(x564)) return REJECT;
-  const x565 = o.TotalMoneyRefundAmount;
-  if (x565 !== undefined) n++;
-  if (!nullishString(x565)) return REJECT;
-  const x566 = o.DutiesAmount;
-  if (x566 !== undefined) n++;
-  if (!nullishString(x566)) return REJECT;
-  const x567 = o.ShippingAmount;
-  if (x567 !== undefined) n++;
-  if (!nullishString(x567)) return REJECT;
-  const x568 = o.CustomerPrepaidRefundAmount;
-  if (x568 !== undefined) n++;
-  if (!nullishString(x568)) return REJECT;
-  const x569 = o.OriginalCustomerPrepaidRefundAmount;
-  if (x569 !== undefined) n++;
-  if (!nullishString(x569)) return REJECT;
-  const x570 = o.TotalGiftCardsRefundAmount;
-  if (x570 !== undefined) n++;
-  if (!nullishString(x570)) return REJECT;
-  const x571 = o.TotalGiftCardsRefundAmountinMerchantCurrency;
-  if (x571 !== undefined) n++;
-  if (!nullishNumber(x571)) return REJECT;
-  const x572 = o.TotalLoyaltyPointsRefunded;
-  if (x572 !== undefined) n++;
-  if (!nullishNumber(x572)) return REJECT;
-  const x573 = o.TotalLoyaltyPointsRefundAmount;
-  if (x573 !== undefined) n++;
-  if (!nullishNumber(x573)) return REJECT;
-  const x574 = o.GiftCardsData;
-  if (x574 !== undefined) n++;
-  if (x574 !== undefined && x574 !== null) {
-    if (!Array.isArray(x574)) return REJECT;
-    if (Object.getPrototypeOf(x574) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x574, "__proto__")) sealed = false;
-    for (let i575 = 0; i575 < x574.length; i575++) {
-      const r579 = checkRefundGiftCard(x574[i575]);
-      if (r579 !== ACCEPT) return r579;
+  n += countString(o.TotalRefundAmount);
+  n += countString(o.OriginalTotalRefundAmount);
+  n += countString(o.ServiceGestureAmount);
+  n += countString(o.TotalMoneyRefundAmount);
+  n += countString(o.DutiesAmount);
+  n += countString(o.ShippingAmount);
+  n += countString(o.CustomerPrepaidRefundAmount);
+  n += countString(o.OriginalCustomerPrepaidRefundAmount);
+  n += countString(o.TotalGiftCardsRefundAmount);
+  n += countNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency);
+  n += countNumber(o.TotalLoyaltyPointsRefunded);
+  n += countNumber(o.TotalLoyaltyPointsRefundAmount);
+  const x201 = o.GiftCardsData;
+  if (x201 !== undefined) n++;
+  if (x201 !== undefined && x201 !== null) {
+    if (!Array.isArray(x201)) return REJECT;
+    if (Object.getPrototypeOf(x201) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x201, "__proto__")) sealed = false;
+    for (let i202 = 0; i202 < x201.length; i202++) {
+      const r206 = checkRefundGiftCard(x201[i202]);
+      if (r206 !== ACCEPT) return r206;
     }
   }
-  const x580 = o.ExternalReference;
-  if (x580 !== undefined) n++;
-  if (!nullishString(x580)) return REJECT;
-  const x581 = o.InitiatedBy;
-  if (x581 !== undefined) n++;
-  if (!nullishString(x581)) return REJECT;
-  const x582 = o.CurrencyCode;
-  if (x582 !== undefined) n++;
-  if (!nullishString(x582)) return REJECT;
-  const x583 = o.OriginalCurrencyCode;
-  if (x583 !== undefined) n++;
-  if (!nullishString(x583)) return REJECT;
-  const x584 = o.RefundReason;
-  if (x584 !== undefined) n++;
-  if (x584 !== undefined && x584 !== null) {
-    const r587 = checkRefundReason(x584);
-    if (r587 !== ACCEPT) return r587;
+  n += countString(o.ExternalReference);
+  n += countString(o.InitiatedBy);
+  n += countString(o.CurrencyCode);
+  n += countString(o.OriginalCurrencyCode);
+  const x207 = o.RefundReason;
+  if (x207 !== undefined) n++;
+  if (x207 !== undefined && x207 !== null) {
+    const r208 = checkRefundReason(x207);
+    if (r208 !== ACCEPT) return r208;
   }
-  const x588 = o.RefundProducts;
-  if (x588 !== undefined) n++;
-  if (x588 !== undefined && x588 !== null) {
-    if (!Array.isArray(x588)) return REJECT;
-    if (Object.getPrototypeOf(x588) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x588, "__proto__")) sealed = false;
-    for (let i589 = 0; i589 < x588.length; i589++) {
-      const r603 = checkRefundProduct(x588[i589]);
-      if (r603 !== ACCEPT) return r603;
+  const x209 = o.RefundProducts;
+  if (x209 !== undefined) n++;
+  if (x209 !== undefined && x209 !== null) {
+    if (!Array.isArray(x209)) return REJECT;
+    if (Object.getPrototypeOf(x209) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x209, "__proto__")) sealed = false;
+    for (let i210 = 0; i210 < x209.length; i210++) {
+      const r212 = checkRefundProduct(x209[i210]);
+      if (r212 !== ACCEPT) return r212;
     }
   }
-  const x604 = o.RefundComponents;
-  if (x604 !== undefined) n++;
-  if (x604 !== undefined && x604 !== null) {
-    if (!Array.isArray(x604)) return REJECT;
-    if (Object.getPrototypeOf(x604) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x604, "__proto__")) sealed = false;
-    for (let i605 = 0; i605 < x604.length; i605++) {
-      const r611 = checkRefundComponent(x604[i605]);
-      if (r611 !== ACCEPT) return r611;
+  const x213 = o.RefundComponents;
+  if (x213 !== undefined) n++;
+  if (x213 !== undefined && x213 !== null) {
+    if (!Array.isArray(x213)) return REJECT;
+    if (Object.getPrototypeOf(x213) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x213, "__proto__")) sealed = false;
+    for (let i214 = 0; i214 < x213.length; i214++) {
+      const r216 = checkRefundComponent(x213[i214]);
+      if (r216 !== ACCEPT) return r216;
     }
   }
-  const x612 = o.RefundComments;
-  if (x612 !== undefined) n++;
-  if (!nullishString(x612)) return REJECT;
-  const x613 = o.RefundDocument;
-  if (x613 !== undefined) n++;
-  if (x613 !== undefined && x613 !== null) {
-    if (!Array.isArray(x613)) return REJECT;
-    if (Object.getPrototypeOf(x613) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x613, "__proto__")) sealed = false;
-    for (let i614 = 0; i614 < x613.length; i614++) {
-      const r621 = checkRefundDocument(x613[i614]);
-      if (r621 !== ACCEPT) return r621;
+  n += countString(o.RefundComments);
+  const x217 = o.RefundDocument;
+  if (x217 !== undefined) n++;
+  if (x217 !== undefined && x217 !== null) {
+    if (!Array.isArray(x217)) return REJECT;
+    if (Object.getPrototypeOf(x217) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x217, "__proto__")) sealed = false;
+    for (let i218 = 0; i218 < x217.length; i218++) {
+      const r220 = checkRefundDocument(x217[i218]);
+      if (r220 !== ACCEPT) return r220;
     }
   }
-  const x622 = o.Refunds;
-  if (x622 !== undefined) n++;
-  if (x622 !== undefined && x622 !== null) {
-    if (!Array.isArray(x622)) return REJECT;
-    if (Object.getPrototypeOf(x622) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x622, "__proto__")) sealed = false;
-    for (let i623 = 0; i623 < x622.length; i623++) {
-      const r667 = checkOrderRefund(x622[i623]);
-      if (r667 !== ACCEPT) return r667;
+  const x221 = o.Refunds;
+  if (x221 !== undefined) n++;
+  if (x221 !== undefined && x221 !== null) {
+    if (!Array.isArray(x221)) return REJECT;
+    if (Object.getPrototypeOf(x221) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x221, "__proto__")) sealed = false;
+    for (let i222 = 0; i222 < x221.length; i222++) {
+      const r243 = checkOrderRefund(x221[i222]);
+      if (r243 !== ACCEPT) return r243;
     }
   }
-  const x668 = o.RefundableAmount;
-  if (x668 !== undefined) n++;
-  if (x668 !== undefined && x668 !== null) {
-    const r685 = checkRefundableAmount(x668);
-    if (r685 !== ACCEPT) return r685;
+  const x244 = o.RefundableAmount;
+  if (x244 !== undefined) n++;
+  if (x244 !== undefined && x244 !== null) {
+    const r249 = checkRefundableAmount(x244);
+    if (r249 !== ACCEPT) return r249;
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkNotifyOrderRefund_keys);
   return ACCEPT;
 }
@@ -2956,12 +2233,13 @@ function checkRefundGiftCard(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x577 = o.CardId;
-  if (x577 !== undefined) n++;
-  if (x577 !== undefined && x577 !== null) {
-    const r578 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x577);
-    if (r578 !== ACCEPT) return r578;
+  const x204 = o.CardId;
+  if (x204 !== undefined) n++;
+  if (x204 !== undefined && x204 !== null) {
+    const r205 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x204);
+    if (r205 !== ACCEPT) return r205;
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundGiftCard_keys);
   return ACCEPT;
 }
@@ -2993,12 +2271,9 @@ function checkRefundReason(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x585 = o.OrderRefundReasonCode;
-  if (x585 !== undefined) n++;
-  if (!nullishString(x585)) return REJECT;
-  const x586 = o.Name;
-  if (x586 !== undefined) n++;
-  if (!nullishString(x586)) return REJECT;
+  n += countString(o.OrderRefundReasonCode);
+  n += countString(o.Name);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundReason_keys);
   return ACCEPT;
 }
@@ -3011,42 +2286,19 @@ function checkRefundProduct(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x591 = o.CartItemId;
-  if (x591 !== undefined) n++;
-  if (!nullishString(x591)) return REJECT;
-  const x592 = o.RefundQuantity;
-  if (x592 !== undefined) n++;
-  if (!nullishString(x592)) return REJECT;
-  const x593 = o.RefundAmount;
-  if (x593 !== undefined) n++;
-  if (!nullishString(x593)) return REJECT;
-  const x594 = o.OriginalRefundAmount;
-  if (x594 !== undefined) n++;
-  if (!nullishString(x594)) return REJECT;
-  const x595 = o.RefundAmountPercent;
-  if (x595 !== undefined) n++;
-  if (!nullishString(x595)) return REJECT;
-  const x596 = o.RefundReason;
-  if (x596 !== undefined) n++;
-  if (!nullishString(x596)) return REJECT;
-  const x597 = o.RefundComments;
-  if (x597 !== undefined) n++;
-  if (!nullishString(x597)) return REJECT;
-  const x598 = o.Sku;
-  if (x598 !== undefined) n++;
-  if (!nullishString(x598)) return REJECT;
-  const x599 = o.ProductCode;
-  if (x599 !== undefined) n++;
-  if (!nullishString(x599)) return REJECT;
-  const x600 = o.productGroupCode;
-  if (x600 !== undefined) n++;
-  if (!nullishString(x600)) return REJECT;
-  const x601 = o.ProductCodeSecondary;
-  if (x601 !== undefined) n++;
-  if (!nullishString(x601)) return REJECT;
-  const x602 = o.productGroupCodeSecondary;
-  if (x602 !== undefined) n++;
-  if (!nullishString(x602)) return REJECT;
+  n += countString(o.CartItemId);
+  n += countString(o.RefundQuantity);
+  n += countString(o.RefundAmount);
+  n += countString(o.OriginalRefundAmount);
+  n += countString(o.RefundAmountPercent);
+  n += countString(o.RefundReason);
+  n += countString(o.RefundComments);
+  n += countString(o.Sku);
+  n += countString(o.ProductCode);
+  n += countString(o.productGroupCode);
+  n += countString(o.ProductCodeSecondary);
+  n += countString(o.productGroupCodeSecondary);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundProduct_keys);
   return ACCEPT;
 }
@@ -3072,18 +2324,11 @@ function checkRefundComponent(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x607 = o.Amount;
-  if (x607 !== undefined) n++;
-  if (!nullishString(x607)) return REJECT;
-  const x608 = o.OriginalAmount;
-  if (x608 !== undefined) n++;
-  if (!nullishString(x608)) return REJECT;
-  const x609 = o.IsChargedToMerchant;
-  if (x609 !== undefined) n++;
-  if (!nullishString(x609)) return REJECT;
-  const x610 = o.ComponentType;
-  if (x610 !== undefined) n++;
-  if (!nullishString(x610)) return REJECT;
+  n += countString(o.Amount);
+  n += countString(o.OriginalAmount);
+  n += countString(o.IsChargedToMerchant);
+  n += countString(o.ComponentType);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundComponent_keys);
   return ACCEPT;
 }
@@ -3101,21 +2346,12 @@ function checkRefundDocument(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x616 = o.DocumentData;
-  if (x616 !== undefined) n++;
-  if (!nullishString(x616)) return REJECT;
-  const x617 = o.CreditNoteUrl;
-  if (x617 !== undefined) n++;
-  if (!nullishString(x617)) return REJECT;
-  const x618 = o.DocumentTypeCode;
-  if (x618 !== undefined) n++;
-  if (!nullishString(x618)) return REJECT;
-  const x619 = o.DocumentTypeName;
-  if (x619 !== undefined) n++;
-  if (!nullishString(x619)) return REJECT;
-  const x620 = o.DocumentExtension;
-  if (x620 !== undefined) n++;
-  if (!nullishString(x620)) return REJECT;
+  n += countString(o.DocumentData);
+  n += countString(o.CreditNoteUrl);
+  n += countString(o.DocumentTypeCode);
+  n += countString(o.DocumentTypeName);
+  n += countString(o.DocumentExtension);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundDocument_keys);
   return ACCEPT;
 }
@@ -3134,130 +2370,85 @@ function checkOrderRefund(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x625 = o.RefundID;
-  if (x625 !== undefined) n++;
-  if (!nullishString(x625)) return REJECT;
-  const x626 = o.RMANumber;
-  if (x626 !== undefined) n++;
-  if (!nullishString(x626)) return REJECT;
-  const x627 = o.MerchantRMANumber;
-  if (x627 !== undefined) n++;
-  if (!nullishString(x627)) return REJECT;
-  const x628 = o.FullRefund;
-  if (x628 !== undefined) n++;
-  if (!nullishBoolean(x628)) return REJECT;
-  const x629 = o.ProductsDutiesRefund;
-  if (x629 !== undefined) n++;
-  if (!nullishBoolean(x629)) return REJECT;
-  const x630 = o.ShippingRefund;
-  if (x630 !== undefined) n++;
-  if (!nullishBoolean(x630)) return REJECT;
-  const x631 = o.RefundAsGiftCard;
-  if (x631 !== undefined) n++;
-  if (x631 !== undefined) {
-    if (sealed && typeof x631 === "object" && x631 !== null) sealed = plainValue(x631);
+  n += countString(o.RefundID);
+  n += countString(o.RMANumber);
+  n += countString(o.MerchantRMANumber);
+  n += countBoolean(o.FullRefund);
+  n += countBoolean(o.ProductsDutiesRefund);
+  n += countBoolean(o.ShippingRefund);
+  const x224 = o.RefundAsGiftCard;
+  if (x224 !== undefined) n++;
+  if (x224 !== undefined) {
+    if (sealed && typeof x224 === "object" && x224 !== null) sealed = plainValue(x224);
   }
-  const x632 = o.TotalRefundAmount;
-  if (x632 !== undefined) n++;
-  if (!nullishString(x632)) return REJECT;
-  const x633 = o.OriginalTotalRefundAmount;
-  if (x633 !== undefined) n++;
-  if (!nullishString(x633)) return REJECT;
-  const x634 = o.ServiceGestureAmount;
-  if (x634 !== undefined) n++;
-  if (!nullishString(x634)) return REJECT;
-  const x635 = o.TotalMoneyRefundAmount;
-  if (x635 !== undefined) n++;
-  if (!nullishString(x635)) return REJECT;
-  const x636 = o.DutiesAmount;
-  if (x636 !== undefined) n++;
-  if (!nullishString(x636)) return REJECT;
-  const x637 = o.ShippingAmount;
-  if (x637 !== undefined) n++;
-  if (!nullishString(x637)) return REJECT;
-  const x638 = o.CustomerPrepaidRefundAmount;
-  if (x638 !== undefined) n++;
-  if (!nullishString(x638)) return REJECT;
-  const x639 = o.OriginalCustomerPrepaidRefundAmount;
-  if (x639 !== undefined) n++;
-  if (!nullishString(x639)) return REJECT;
-  const x640 = o.TotalGiftCardsRefundAmount;
-  if (x640 !== undefined) n++;
-  if (!nullishString(x640)) return REJECT;
-  const x641 = o.TotalGiftCardsRefundAmountinMerchantCurrency;
-  if (x641 !== undefined) n++;
-  if (!nullishNumber(x641)) return REJECT;
-  const x642 = o.TotalLoyaltyPointsRefunded;
-  if (x642 !== undefined) n++;
-  if (!nullishNumber(x642)) return REJECT;
-  const x643 = o.TotalLoyaltyPointsRefundAmount;
-  if (x643 !== undefined) n++;
-  if (!nullishNumber(x643)) return REJECT;
-  const x644 = o.GiftCardsData;
-  if (x644 !== undefined) n++;
-  if (x644 !== undefined && x644 !== null) {
-    if (!Array.isArray(x644)) return REJECT;
-    if (Object.getPrototypeOf(x644) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x644, "__proto__")) sealed = false;
-    for (let i645 = 0; i645 < x644.length; i645++) {
-      const r647 = checkRefundGiftCard(x644[i645]);
-      if (r647 !== ACCEPT) return r647;
+  n += countString(o.TotalRefundAmount);
+  n += countString(o.OriginalTotalRefundAmount);
+  n += countString(o.ServiceGestureAmount);
+  n += countString(o.TotalMoneyRefundAmount);
+  n += countString(o.DutiesAmount);
+  n += countString(o.ShippingAmount);
+  n += countString(o.CustomerPrepaidRefundAmount);
+  n += countString(o.OriginalCustomerPrepaidRefundAmount);
+  n += countString(o.TotalGiftCardsRefundAmount);
+  n += countNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency);
+  n += countNumber(o.TotalLoyaltyPointsRefunded);
+  n += countNumber(o.TotalLoyaltyPointsRefundAmount);
+  const x225 = o.GiftCardsData;
+  if (x225 !== undefined) n++;
+  if (x225 !== undefined && x225 !== null) {
+    if (!Array.isArray(x225)) return REJECT;
+    if (Object.getPrototypeOf(x225) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x225, "__proto__")) sealed = false;
+    for (let i226 = 0; i226 < x225.length; i226++) {
+      const r228 = checkRefundGiftCard(x225[i226]);
+      if (r228 !== ACCEPT) return r228;
     }
   }
-  const x648 = o.ExternalReference;
-  if (x648 !== undefined) n++;
-  if (!nullishString(x648)) return REJECT;
-  const x649 = o.InitiatedBy;
-  if (x649 !== undefined) n++;
-  if (!nullishString(x649)) return REJECT;
-  const x650 = o.CurrencyCode;
-  if (x650 !== undefined) n++;
-  if (!nullishString(x650)) return REJECT;
-  const x651 = o.OriginalCurrencyCode;
-  if (x651 !== undefined) n++;
-  if (!nullishString(x651)) return REJECT;
-  const x652 = o.RefundReason;
-  if (x652 !== undefined) n++;
-  if (x652 !== undefined && x652 !== null) {
-    const r653 = checkRefundReason(x652);
-    if (r653 !== ACCEPT) return r653;
+  n += countString(o.ExternalReference);
+  n += countString(o.InitiatedBy);
+  n += countString(o.CurrencyCode);
+  n += countString(o.OriginalCurrencyCode);
+  const x229 = o.RefundReason;
+  if (x229 !== undefined) n++;
+  if (x229 !== undefined && x229 !== null) {
+    const r230 = checkRefundReason(x229);
+    if (r230 !== ACCEPT) return r230;
   }
-  const x654 = o.RefundProducts;
-  if (x654 !== undefined) n++;
-  if (x654 !== undefined && x654 !== null) {
-    if (!Array.isArray(x654)) return REJECT;
-    if (Object.getPrototypeOf(x654) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x654, "__proto__")) sealed = false;
-    for (let i655 = 0; i655 < x654.length; i655++) {
-      const r657 = checkRefundProduct(x654[i655]);
-      if (r657 !== ACCEPT) return r657;
+  const x231 = o.RefundProducts;
+  if (x231 !== undefined) n++;
+  if (x231 !== undefined && x231 !== null) {
+    if (!Array.isArray(x231)) return REJECT;
+    if (Object.getPrototypeOf(x231) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x231, "__proto__")) sealed = false;
+    for (let i232 = 0; i232 < x231.length; i232++) {
+      const r234 = checkRefundProduct(x231[i232]);
+      if (r234 !== ACCEPT) return r234;
     }
   }
-  const x658 = o.RefundComponents;
-  if (x658 !== undefined) n++;
-  if (x658 !== undefined && x658 !== null) {
-    if (!Array.isArray(x658)) return REJECT;
-    if (Object.getPrototypeOf(x658) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x658, "__proto__")) sealed = false;
-    for (let i659 = 0; i659 < x658.length; i659++) {
-      const r661 = checkRefundComponent(x658[i659]);
-      if (r661 !== ACCEPT) return r661;
+  const x235 = o.RefundComponents;
+  if (x235 !== undefined) n++;
+  if (x235 !== undefined && x235 !== null) {
+    if (!Array.isArray(x235)) return REJECT;
+    if (Object.getPrototypeOf(x235) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x235, "__proto__")) sealed = false;
+    for (let i236 = 0; i236 < x235.length; i236++) {
+      const r238 = checkRefundComponent(x235[i236]);
+      if (r238 !== ACCEPT) return r238;
     }
   }
-  const x662 = o.RefundComments;
-  if (x662 !== undefined) n++;
-  if (!nullishString(x662)) return REJECT;
-  const x663 = o.RefundDocument;
-  if (x663 !== undefined) n++;
-  if (x663 !== undefined && x663 !== null) {
-    if (!Array.isArray(x663)) return REJECT;
-    if (Object.getPrototypeOf(x663) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x663, "__proto__")) sealed = false;
-    for (let i664 = 0; i664 < x663.length; i664++) {
-      const r666 = checkRefundDocument(x663[i664]);
-      if (r666 !== ACCEPT) return r666;
+  n += countString(o.RefundComments);
+  const x239 = o.RefundDocument;
+  if (x239 !== undefined) n++;
+  if (x239 !== undefined && x239 !== null) {
+    if (!Array.isArray(x239)) return REJECT;
+    if (Object.getPrototypeOf(x239) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x239, "__proto__")) sealed = false;
+    for (let i240 = 0; i240 < x239.length; i240++) {
+      const r242 = checkRefundDocument(x239[i240]);
+      if (r242 !== ACCEPT) return r242;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkOrderRefund_keys);
   return ACCEPT;
 }
@@ -3300,29 +2491,22 @@ function checkRefundableAmount(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x669 = o.CurrencyCode;
-  if (x669 !== undefined) n++;
-  if (!nullishString(x669)) return REJECT;
-  const x670 = o.TotalCreditAmount;
-  if (x670 !== undefined) n++;
-  if (!nullishNumber(x670)) return REJECT;
-  const x671 = o.RefundableShippingAmount;
-  if (x671 !== undefined) n++;
-  if (!nullishNumber(x671)) return REJECT;
-  const x672 = o.RefundableDutiesAmount;
-  if (x672 !== undefined) n++;
-  if (!nullishNumber(x672)) return REJECT;
-  const x673 = o.ProductRefundableAmount;
-  if (x673 !== undefined) n++;
-  if (x673 !== undefined && x673 !== null) {
-    if (!Array.isArray(x673)) return REJECT;
-    if (Object.getPrototypeOf(x673) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x673, "__proto__")) sealed = false;
-    for (let i674 = 0; i674 < x673.length; i674++) {
-      const r684 = checkProductRefundableAmount(x673[i674]);
-      if (r684 !== ACCEPT) return r684;
+  n += countString(o.CurrencyCode);
+  n += countNumber(o.TotalCreditAmount);
+  n += countNumber(o.RefundableShippingAmount);
+  n += countNumber(o.RefundableDutiesAmount);
+  const x245 = o.ProductRefundableAmount;
+  if (x245 !== undefined) n++;
+  if (x245 !== undefined && x245 !== null) {
+    if (!Array.isArray(x245)) return REJECT;
+    if (Object.getPrototypeOf(x245) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x245, "__proto__")) sealed = false;
+    for (let i246 = 0; i246 < x245.length; i246++) {
+      const r248 = checkProductRefundableAmount(x245[i246]);
+      if (r248 !== ACCEPT) return r248;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundableAmount_keys);
   return ACCEPT;
 }
@@ -3341,30 +2525,15 @@ function checkProductRefundableAmount(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x676 = o.CartItemId;
-  if (x676 !== undefined) n++;
-  if (!nullishString(x676)) return REJECT;
-  const x677 = o.Sku;
-  if (x677 !== undefined) n++;
-  if (!nullishString(x677)) return REJECT;
-  const x678 = o.ProductCode;
-  if (x678 !== undefined) n++;
-  if (!nullishString(x678)) return REJECT;
-  const x679 = o.productGroupCode;
-  if (x679 !== undefined) n++;
-  if (!nullishString(x679)) return REJECT;
-  const x680 = o.ProductCodeSecondary;
-  if (x680 !== undefined) n++;
-  if (!nullishString(x680)) return REJECT;
-  const x681 = o.productGroupCodeSecondary;
-  if (x681 !== undefined) n++;
-  if (!nullishString(x681)) return REJECT;
-  const x682 = o.RefundableTotalAmount;
-  if (x682 !== undefined) n++;
-  if (!nullishNumber(x682)) return REJECT;
-  const x683 = o.RefundableQuantity;
-  if (x683 !== undefined) n++;
-  if (!nullishNumber(x683)) return REJECT;
+  n += countString(o.CartItemId);
+  n += countString(o.Sku);
+  n += countString(o.ProductCode);
+  n += countString(o.productGroupCode);
+  n += countString(o.ProductCodeSecondary);
+  n += countString(o.productGroupCodeSecondary);
+  n += countNumber(o.RefundableTotalAmount);
+  n += countNumber(o.RefundableQuantity);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductRefundableAmount_keys);
   return ACCEPT;
 }
@@ -3386,309 +2555,206 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x686 = o.OrderId;
-  if (x686 !== undefined) n++;
-  if (typeof x686 !== "string") return REJECT;
-  const x687 = o.MerchantGUID;
-  if (x687 !== undefined) n++;
-  if (!nullishString(x687)) return REJECT;
-  const x688 = o.MerchantOrderId;
-  if (x688 !== undefined) n++;
-  if (!nullishString(x688)) return REJECT;
-  const x689 = o.CartId;
-  if (x689 !== undefined) n++;
-  if (!nullishString(x689)) return REJECT;
-  const x690 = o.CartToken;
-  if (x690 !== undefined) n++;
-  if (!nullishString(x690)) return REJECT;
-  const x691 = o.CartHash;
-  if (x691 !== undefined) n++;
-  if (!nullishString(x691)) return REJECT;
-  const x692 = o.UserId;
-  if (x692 !== undefined) n++;
-  if (!nullishString(x692)) return REJECT;
-  const x693 = o.CurrencyCode;
-  if (x693 !== undefined) n++;
-  if (!nullishString(x693)) return REJECT;
-  const x694 = o.StatusCode;
-  if (x694 !== undefined) n++;
-  if (!nullishString(x694)) return REJECT;
-  const x695 = o.ClearCart;
-  if (x695 !== undefined) n++;
-  if (!nullishBoolean(x695)) return REJECT;
-  const x696 = o.Products;
-  if (x696 !== undefined) n++;
-  if (x696 !== undefined && x696 !== null) {
-    if (!Array.isArray(x696)) return REJECT;
-    if (Object.getPrototypeOf(x696) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x696, "__proto__")) sealed = false;
-    for (let i697 = 0; i697 < x696.length; i697++) {
-      const r699 = checkProduct(x696[i697]);
-      if (r699 !== ACCEPT) return r699;
+  const x250 = o.OrderId;
+  if (x250 !== undefined) n++;
+  if (typeof x250 !== "string") return REJECT;
+  n += countString(o.MerchantGUID);
+  n += countString(o.MerchantOrderId);
+  n += countString(o.CartId);
+  n += countString(o.CartToken);
+  n += countString(o.CartHash);
+  n += countString(o.UserId);
+  n += countString(o.CurrencyCode);
+  n += countString(o.StatusCode);
+  n += countBoolean(o.ClearCart);
+  const x251 = o.Products;
+  if (x251 !== undefined) n++;
+  if (x251 !== undefined && x251 !== null) {
+    if (!Array.isArray(x251)) return REJECT;
+    if (Object.getPrototypeOf(x251) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x251, "__proto__")) sealed = false;
+    for (let i252 = 0; i252 < x251.length; i252++) {
+      const r254 = checkProduct(x251[i252]);
+      if (r254 !== ACCEPT) return r254;
     }
   }
-  const x700 = o.Customer;
-  if (x700 !== undefined) n++;
-  if (x700 !== undefined && x700 !== null) {
-    const r701 = checkCustomer(x700);
-    if (r701 !== ACCEPT) return r701;
+  const x255 = o.Customer;
+  if (x255 !== undefined) n++;
+  if (x255 !== undefined && x255 !== null) {
+    const r256 = checkCustomer(x255);
+    if (r256 !== ACCEPT) return r256;
   }
-  const x702 = o.PrimaryShipping;
-  if (x702 !== undefined) n++;
-  if (x702 !== undefined && x702 !== null) {
-    const r703 = checkAddress(x702);
-    if (r703 !== ACCEPT) return r703;
+  const x257 = o.PrimaryShipping;
+  if (x257 !== undefined) n++;
+  if (x257 !== undefined && x257 !== null) {
+    const r258 = checkAddress(x257);
+    if (r258 !== ACCEPT) return r258;
   }
-  const x704 = o.SecondaryShipping;
-  if (x704 !== undefined) n++;
-  if (x704 !== undefined && x704 !== null) {
-    const r705 = checkAddress(x704);
-    if (r705 !== ACCEPT) return r705;
+  const x259 = o.SecondaryShipping;
+  if (x259 !== undefined) n++;
+  if (x259 !== undefined && x259 !== null) {
+    const r260 = checkAddress(x259);
+    if (r260 !== ACCEPT) return r260;
   }
-  const x706 = o.PrimaryBilling;
-  if (x706 !== undefined) n++;
-  if (x706 !== undefined && x706 !== null) {
-    const r707 = checkAddress(x706);
-    if (r707 !== ACCEPT) return r707;
+  const x261 = o.PrimaryBilling;
+  if (x261 !== undefined) n++;
+  if (x261 !== undefined && x261 !== null) {
+    const r262 = checkAddress(x261);
+    if (r262 !== ACCEPT) return r262;
   }
-  const x708 = o.SecondaryBilling;
-  if (x708 !== undefined) n++;
-  if (x708 !== undefined && x708 !== null) {
-    const r709 = checkAddress(x708);
-    if (r709 !== ACCEPT) return r709;
+  const x263 = o.SecondaryBilling;
+  if (x263 !== undefined) n++;
+  if (x263 !== undefined && x263 !== null) {
+    const r264 = checkAddress(x263);
+    if (r264 !== ACCEPT) return r264;
   }
-  const x710 = o.ShippingMethodCode;
-  if (x710 !== undefined) n++;
-  if (!nullishString(x710)) return REJECT;
-  const x711 = o.Discounts;
-  if (x711 !== undefined) n++;
-  if (x711 !== undefined && x711 !== null) {
-    if (!Array.isArray(x711)) return REJECT;
-    if (Object.getPrototypeOf(x711) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x711, "__proto__")) sealed = false;
-    for (let i712 = 0; i712 < x711.length; i712++) {
-      const r714 = checkDiscount(x711[i712]);
-      if (r714 !== ACCEPT) return r714;
+  n += countString(o.ShippingMethodCode);
+  const x265 = o.Discounts;
+  if (x265 !== undefined) n++;
+  if (x265 !== undefined && x265 !== null) {
+    if (!Array.isArray(x265)) return REJECT;
+    if (Object.getPrototypeOf(x265) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x265, "__proto__")) sealed = false;
+    for (let i266 = 0; i266 < x265.length; i266++) {
+      const r268 = checkDiscount(x265[i266]);
+      if (r268 !== ACCEPT) return r268;
     }
   }
-  const x715 = o.InternationalDetails;
-  if (x715 !== undefined) n++;
-  if (x715 !== undefined && x715 !== null) {
-    const r716 = checkInternationalDetails(x715);
-    if (r716 !== ACCEPT) return r716;
+  const x269 = o.InternationalDetails;
+  if (x269 !== undefined) n++;
+  if (x269 !== undefined && x269 !== null) {
+    const r270 = checkInternationalDetails(x269);
+    if (r270 !== ACCEPT) return r270;
   }
-  const x717 = o.PaymentDetails;
-  if (x717 !== undefined) n++;
-  if (x717 !== undefined && x717 !== null) {
-    const r718 = checkPaymentDetails(x717);
-    if (r718 !== ACCEPT) return r718;
+  const x271 = o.PaymentDetails;
+  if (x271 !== undefined) n++;
+  if (x271 !== undefined && x271 !== null) {
+    const r272 = checkPaymentDetails(x271);
+    if (r272 !== ACCEPT) return r272;
   }
-  if (sealed) cardDetails(x717);
-  const x719 = o.OrderPaymentMethods;
-  if (x719 !== undefined) n++;
-  if (x719 !== undefined && x719 !== null) {
-    if (!Array.isArray(x719)) return REJECT;
-    if (Object.getPrototypeOf(x719) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x719, "__proto__")) sealed = false;
-    for (let i720 = 0; i720 < x719.length; i720++) {
-      const r722 = checkOrderPaymentMethod(x719[i720]);
-      if (r722 !== ACCEPT) return r722;
+  if (sealed) cardDetails(x271);
+  const x273 = o.OrderPaymentMethods;
+  if (x273 !== undefined) n++;
+  if (x273 !== undefined && x273 !== null) {
+    if (!Array.isArray(x273)) return REJECT;
+    if (Object.getPrototypeOf(x273) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x273, "__proto__")) sealed = false;
+    for (let i274 = 0; i274 < x273.length; i274++) {
+      const r276 = checkOrderPaymentMethod(x273[i274]);
+      if (r276 !== ACCEPT) return r276;
     }
   }
-  const x723 = o.AdditionalRequiredDocuments;
-  if (x723 !== undefined) n++;
-  if (x723 !== undefined && x723 !== null) {
-    if (!Array.isArray(x723)) return REJECT;
-    if (Object.getPrototypeOf(x723) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x723, "__proto__")) sealed = false;
-    for (let i724 = 0; i724 < x723.length; i724++) {
-      const r726 = checkAdditionalRequiredDocument(x723[i724]);
-      if (r726 !== ACCEPT) return r726;
+  const x277 = o.AdditionalRequiredDocuments;
+  if (x277 !== undefined) n++;
+  if (x277 !== undefined && x277 !== null) {
+    if (!Array.isArray(x277)) return REJECT;
+    if (Object.getPrototypeOf(x277) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x277, "__proto__")) sealed = false;
+    for (let i278 = 0; i278 < x277.length; i278++) {
+      const r280 = checkAdditionalRequiredDocument(x277[i278]);
+      if (r280 !== ACCEPT) return r280;
     }
   }
-  const x727 = o.PriceCoefficientRate;
-  if (x727 !== undefined) n++;
-  if (!nullishNumber(x727)) return REJECT;
-  const x728 = o.RoundingRate;
-  if (x728 !== undefined) n++;
-  if (!nullishNumber(x728)) return REJECT;
-  const x729 = o.EffectiveFXRate;
-  if (x729 !== undefined) n++;
-  if (!nullishNumber(x729)) return REJECT;
-  const x730 = o.OrderCreationDate;
-  if (x730 !== undefined) n++;
-  if (!nullishString(x730)) return REJECT;
-  const x731 = o.OrderCreationSource;
-  if (x731 !== undefined) n++;
-  if (!nullishNumber(x731)) return REJECT;
-  const x732 = o.IsMoto;
-  if (x732 !== undefined) n++;
-  if (!nullishBoolean(x732)) return REJECT;
-  const x733 = o.ModifiedProduct;
-  if (x733 !== undefined) n++;
-  if (!nullishString(x733)) return REJECT;
-  const x734 = o.UrlParameters;
-  if (x734 !== undefined) n++;
-  if (x734 !== undefined && x734 !== null) {
-    const r735 = checkSendOrderToMerchantSchema_UrlParameters(x734);
-    if (r735 !== ACCEPT) return r735;
+  n += countNumber(o.PriceCoefficientRate);
+  n += countNumber(o.RoundingRate);
+  n += countNumber(o.EffectiveFXRate);
+  n += countString(o.OrderCreationDate);
+  n += countNumber(o.OrderCreationSource);
+  n += countBoolean(o.IsMoto);
+  n += countString(o.ModifiedProduct);
+  const x281 = o.UrlParameters;
+  if (x281 !== undefined) n++;
+  if (x281 !== undefined && x281 !== null) {
+    const r282 = checkSendOrderToMerchantSchema_UrlParameters(x281);
+    if (r282 !== ACCEPT) return r282;
   }
-  const x736 = o.DiscountedShippingPrice;
-  if (x736 !== undefined) n++;
-  if (!nullishNumber(x736)) return REJECT;
-  const x737 = o.DoNotChargeVAT;
-  if (x737 !== undefined) n++;
-  if (!nullishBoolean(x737)) return REJECT;
-  const x738 = o.AllowMailsFromMerchant;
-  if (x738 !== undefined) n++;
-  if (!nullishBoolean(x738)) return REJECT;
-  const x739 = o.AllowSMSFromMerchant;
-  if (x739 !== undefined) n++;
-  if (!nullishBoolean(x739)) return REJECT;
-  const x740 = o.AllowDirectCommunicationFromMerchant;
-  if (x740 !== undefined) n++;
-  if (!nullishBoolean(x740)) return REJECT;
-  const x741 = o.CustomerComments;
-  if (x741 !== undefined) n++;
-  if (!nullishString(x741)) return REJECT;
-  const x742 = o.IsFreeShipping;
-  if (x742 !== undefined) n++;
-  if (!nullishBoolean(x742)) return REJECT;
-  const x743 = o.FreeShippingCouponCode;
-  if (x743 !== undefined) n++;
-  if (!nullishString(x743)) return REJECT;
-  const x744 = o.ShipToStoreCode;
-  if (x744 !== undefined) n++;
-  if (!nullishString(x744)) return REJECT;
-  const x745 = o.WebStoreCode;
-  if (x745 !== undefined) n++;
-  if (!nullishString(x745)) return REJECT;
-  const x746 = o.WebStoreInstanceCode;
-  if (x746 !== undefined) n++;
-  if (!nullishString(x746)) return REJECT;
-  const x747 = o.IsSplitOrder;
-  if (x747 !== undefined) n++;
-  if (!nullishBoolean(x747)) return REJECT;
-  const x748 = o.IsReplacementOrder;
-  if (x748 !== undefined) n++;
-  if (!nullishBoolean(x748)) return REJECT;
-  const x749 = o.OriginalOrder;
-  if (x749 !== undefined) n++;
-  if (x749 !== undefined && x749 !== null) {
-    const r750 = checkOriginalOrder(x749);
-    if (r750 !== ACCEPT) return r750;
+  n += countNumber(o.DiscountedShippingPrice);
+  n += countBoolean(o.DoNotChargeVAT);
+  n += countBoolean(o.AllowMailsFromMerchant);
+  n += countBoolean(o.AllowSMSFromMerchant);
+  n += countBoolean(o.AllowDirectCommunicationFromMerchant);
+  n += countString(o.CustomerComments);
+  n += countBoolean(o.IsFreeShipping);
+  n += countString(o.FreeShippingCouponCode);
+  n += countString(o.ShipToStoreCode);
+  n += countString(o.WebStoreCode);
+  n += countString(o.WebStoreInstanceCode);
+  n += countBoolean(o.IsSplitOrder);
+  n += countBoolean(o.IsReplacementOrder);
+  const x283 = o.OriginalOrder;
+  if (x283 !== undefined) n++;
+  if (x283 !== undefined && x283 !== null) {
+    const r284 = checkOriginalOrder(x283);
+    if (r284 !== ACCEPT) return r284;
   }
-  const x751 = o.LoyaltyCode;
-  if (x751 !== undefined) n++;
-  if (!nullishString(x751)) return REJECT;
-  const x752 = o.LoyaltyPointsEarned;
-  if (x752 !== undefined) n++;
-  if (!nullishNumber(x752)) return REJECT;
-  const x753 = o.LoyaltyPointsSpent;
-  if (x753 !== undefined) n++;
-  if (!nullishNumber(x753)) return REJECT;
-  const x754 = o.OTVoucherAmount;
-  if (x754 !== undefined) n++;
-  if (!nullishNumber(x754)) return REJECT;
-  const x755 = o.OTVoucherCode;
-  if (x755 !== undefined) n++;
-  if (!nullishString(x755)) return REJECT;
-  const x756 = o.OTVoucherCurrencyCode;
-  if (x756 !== undefined) n++;
-  if (!nullishString(x756)) return REJECT;
-  const x757 = o.CultureCode;
-  if (x757 !== undefined) n++;
-  if (!nullishString(x757)) return REJECT;
-  const x758 = o.InitialCheckoutCultureCode;
-  if (x758 !== undefined) n++;
-  if (!nullishString(x758)) return REJECT;
-  const x759 = o.PreferredCultureCode;
-  if (x759 !== undefined) n++;
-  if (!nullishString(x759)) return REJECT;
-  const x760 = o.HubId;
-  if (x760 !== undefined) n++;
-  if (!nullishNumber(x760)) return REJECT;
-  const x761 = o.HubCode;
-  if (x761 !== undefined) n++;
-  if (!nullishString(x761)) return REJECT;
-  const x762 = o.SameDayDispatch;
-  if (x762 !== undefined) n++;
-  if (!nullishBoolean(x762)) return REJECT;
-  const x763 = o.SameDayDispatchCost;
-  if (x763 !== undefined) n++;
-  if (!nullishNumber(x763)) return REJECT;
-  const x764 = o.TotalDutiesAndTaxesPrice;
-  if (x764 !== undefined) n++;
-  if (!nullishNumber(x764)) return REJECT;
-  const x765 = o.CCFPrice;
-  if (x765 !== undefined) n++;
-  if (!nullishNumber(x765)) return REJECT;
-  const x766 = o.TotalDutiesPaidByCustomerPrice;
-  if (x766 !== undefined) n++;
-  if (!nullishNumber(x766)) return REJECT;
-  const x767 = o.TotalValueForCustoms;
-  if (x767 !== undefined) n++;
-  if (!nullishNumber(x767)) return REJECT;
-  const x768 = o.USSalesTax;
-  if (x768 !== undefined) n++;
-  if (!nullishNumber(x768)) return REJECT;
-  const x769 = o.CustomerDTBreakdown;
-  if (x769 !== undefined) n++;
-  if (x769 !== undefined && x769 !== null) {
-    const r770 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x769);
-    if (r770 !== ACCEPT) return r770;
+  n += countString(o.LoyaltyCode);
+  n += countNumber(o.LoyaltyPointsEarned);
+  n += countNumber(o.LoyaltyPointsSpent);
+  n += countNumber(o.OTVoucherAmount);
+  n += countString(o.OTVoucherCode);
+  n += countString(o.OTVoucherCurrencyCode);
+  n += countString(o.CultureCode);
+  n += countString(o.InitialCheckoutCultureCode);
+  n += countString(o.PreferredCultureCode);
+  n += countNumber(o.HubId);
+  n += countString(o.HubCode);
+  n += countBoolean(o.SameDayDispatch);
+  n += countNumber(o.SameDayDispatchCost);
+  n += countNumber(o.TotalDutiesAndTaxesPrice);
+  n += countNumber(o.CCFPrice);
+  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
+  n += countNumber(o.TotalValueForCustoms);
+  n += countNumber(o.USSalesTax);
+  const x285 = o.CustomerDTBreakdown;
+  if (x285 !== undefined) n++;
+  if (x285 !== undefined && x285 !== null) {
+    const r286 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x285);
+    if (r286 !== ACCEPT) return r286;
   }
-  const x771 = o.MerchantDTBreakdown;
-  if (x771 !== undefined) n++;
-  if (x771 !== undefined && x771 !== null) {
-    const r772 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x771);
-    if (r772 !== ACCEPT) return r772;
+  const x287 = o.MerchantDTBreakdown;
+  if (x287 !== undefined) n++;
+  if (x287 !== undefined && x287 !== null) {
+    const r288 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x287);
+    if (r288 !== ACCEPT) return r288;
   }
-  const x773 = o.ShippingVATRate;
-  if (x773 !== undefined) n++;
-  if (!nullishNumber(x773)) return REJECT;
-  const x774 = o.CookieConsent;
-  if (x774 !== undefined) n++;
-  if (!nullishNumber(x774)) return REJECT;
-  const x775 = o.TaxCalculationRule;
-  if (x775 !== undefined) n++;
-  if (!nullishString(x775)) return REJECT;
-  const x776 = o.VATRegistrationNumber;
-  if (x776 !== undefined) n++;
-  if (!nullishString(x776)) return REJECT;
-  const x777 = o.ImporterDetails;
-  if (x777 !== undefined) n++;
-  if (x777 !== undefined) {
-    if (sealed && typeof x777 === "object" && x777 !== null) sealed = plainValue(x777);
+  n += countNumber(o.ShippingVATRate);
+  n += countNumber(o.CookieConsent);
+  n += countString(o.TaxCalculationRule);
+  n += countString(o.VATRegistrationNumber);
+  const x289 = o.ImporterDetails;
+  if (x289 !== undefined) n++;
+  if (x289 !== undefined) {
+    if (sealed && typeof x289 === "object" && x289 !== null) sealed = plainValue(x289);
   }
-  const x778 = o.GiftCards;
-  if (x778 !== undefined) n++;
-  if (x778 !== undefined) {
-    if (sealed && typeof x778 === "object" && x778 !== null) sealed = plainValue(x778);
+  const x290 = o.GiftCards;
+  if (x290 !== undefined) n++;
+  if (x290 !== undefined) {
+    if (sealed && typeof x290 === "object" && x290 !== null) sealed = plainValue(x290);
   }
-  const x779 = o.Markups;
-  if (x779 !== undefined) n++;
-  if (x779 !== undefined) {
-    if (sealed && typeof x779 === "object" && x779 !== null) sealed = plainValue(x779);
+  const x291 = o.Markups;
+  if (x291 !== undefined) n++;
+  if (x291 !== undefined) {
+    if (sealed && typeof x291 === "object" && x291 !== null) sealed = plainValue(x291);
   }
-  const x780 = o.ReservationRequestId;
-  if (x780 !== undefined) n++;
-  if (x780 !== undefined) {
-    if (sealed && typeof x780 === "object" && x780 !== null) sealed = plainValue(x780);
+  const x292 = o.ReservationRequestId;
+  if (x292 !== undefined) n++;
+  if (x292 !== undefined) {
+    if (sealed && typeof x292 === "object" && x292 !== null) sealed = plainValue(x292);
   }
-  const x781 = o.Subs;
-  if (x781 !== undefined) n++;
-  if (x781 !== undefined && x781 !== null) {
-    if (!Array.isArray(x781)) return REJECT;
-    if (Object.getPrototypeOf(x781) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x781, "__proto__")) sealed = false;
-    for (let i782 = 0; i782 < x781.length; i782++) {
-      const r784 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x781[i782],
+  const x293 = o.Subs;
+  if (x293 !== undefined) n++;
+  if (x293 !== undefined && x293 !== null) {
+    if (!Array.isArray(x293)) return REJECT;
+    if (Object.getPrototypeOf(x293) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x293, "__proto__")) sealed = false;
+    for (let i294 = 0; i294 < x293.length; i294++) {
+      const r296 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x293[i294],
       );
-      if (r784 !== ACCEPT) return r784;
+      if (r296 !== ACCEPT) return r296;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUpdateOrderShippingInfo_keys);
   return ACCEPT;
 }
@@ -3775,169 +2841,122 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x785 = o.productsList;
-  if (x785 !== undefined) n++;
-  if (!Array.isArray(x785)) return REJECT;
-  if (Object.getPrototypeOf(x785) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x785, "__proto__")) sealed = false;
-  for (let i786 = 0; i786 < x785.length; i786++) {
-    const r830 = checkCartProduct(x785[i786]);
-    if (r830 !== ACCEPT) return r830;
+  const x297 = o.productsList;
+  if (x297 !== undefined) n++;
+  if (!Array.isArray(x297)) return REJECT;
+  if (Object.getPrototypeOf(x297) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x297, "__proto__")) sealed = false;
+  for (let i298 = 0; i298 < x297.length; i298++) {
+    const r310 = checkCartProduct(x297[i298]);
+    if (r310 !== ACCEPT) return r310;
   }
-  const x831 = o.clientIP;
-  if (x831 !== undefined) n++;
-  if (!nullishString(x831)) return REJECT;
-  const x832 = o.clientIp;
-  if (x832 !== undefined) n++;
-  if (!nullishString(x832)) return REJECT;
-  const x833 = o.countryCode;
-  if (x833 !== undefined) n++;
-  if (!nullishString(x833)) return REJECT;
-  const x834 = o.cultureCode;
-  if (x834 !== undefined) n++;
-  if (!nullishString(x834)) return REJECT;
-  const x835 = o.currencyCode;
-  if (x835 !== undefined) n++;
-  if (!nullishString(x835)) return REJECT;
-  const x836 = o.originalCurrencyCode;
-  if (x836 !== undefined) n++;
-  if (!nullishString(x836)) return REJECT;
-  const x837 = o.discountsList;
-  if (x837 !== undefined) n++;
-  if (x837 !== undefined && x837 !== null) {
-    if (!Array.isArray(x837)) return REJECT;
-    if (Object.getPrototypeOf(x837) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x837, "__proto__")) sealed = false;
-    for (let i838 = 0; i838 < x837.length; i838++) {
-      const r852 = checkCartDiscount(x837[i838]);
-      if (r852 !== ACCEPT) return r852;
+  n += countString(o.clientIP);
+  n += countString(o.clientIp);
+  n += countString(o.countryCode);
+  n += countString(o.cultureCode);
+  n += countString(o.currencyCode);
+  n += countString(o.originalCurrencyCode);
+  const x311 = o.discountsList;
+  if (x311 !== undefined) n++;
+  if (x311 !== undefined && x311 !== null) {
+    if (!Array.isArray(x311)) return REJECT;
+    if (Object.getPrototypeOf(x311) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x311, "__proto__")) sealed = false;
+    for (let i312 = 0; i312 < x311.length; i312++) {
+      const r317 = checkCartDiscount(x311[i312]);
+      if (r317 !== ACCEPT) return r317;
     }
   }
-  const x853 = o.discountList;
-  if (x853 !== undefined) n++;
-  if (x853 !== undefined && x853 !== null) {
-    if (!Array.isArray(x853)) return REJECT;
-    if (Object.getPrototypeOf(x853) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x853, "__proto__")) sealed = false;
-    for (let i854 = 0; i854 < x853.length; i854++) {
-      const r856 = checkCartDiscount(x853[i854]);
-      if (r856 !== ACCEPT) return r856;
+  const x318 = o.discountList;
+  if (x318 !== undefined) n++;
+  if (x318 !== undefined && x318 !== null) {
+    if (!Array.isArray(x318)) return REJECT;
+    if (Object.getPrototypeOf(x318) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x318, "__proto__")) sealed = false;
+    for (let i319 = 0; i319 < x318.length; i319++) {
+      const r321 = checkCartDiscount(x318[i319]);
+      if (r321 !== ACCEPT) return r321;
     }
   }
-  const x857 = o.doNotChargeVAT;
-  if (x857 !== undefined) n++;
-  if (!nullishBoolean(x857)) return REJECT;
-  const x858 = o.isFreeShipping;
-  if (x858 !== undefined) n++;
-  if (!nullishBoolean(x858)) return REJECT;
-  const x859 = o.freeShippingCouponCode;
-  if (x859 !== undefined) n++;
-  if (x859 !== undefined && x859 !== null) {
-    if (typeof x859 !== "string") return REJECT;
-    if (x859.length > 50) return DEFER;
+  n += countBoolean(o.doNotChargeVAT);
+  n += countBoolean(o.isFreeShipping);
+  const x322 = o.freeShippingCouponCode;
+  if (x322 !== undefined) n++;
+  if (x322 !== undefined && x322 !== null) {
+    if (typeof x322 !== "string") return REJECT;
+    if (x322.length > 50) return DEFER;
   }
-  const x860 = o.hubId;
-  if (x860 !== undefined) n++;
-  if (!nullishNumber(x860)) return REJECT;
-  const x861 = o.includeVAT;
-  if (x861 !== undefined) n++;
-  if (x861 !== undefined && x861 !== null) {
-    const r862 = checkCheckoutCartInfoSchema_includeVAT(x861);
-    if (r862 !== ACCEPT) return r862;
+  n += countNumber(o.hubId);
+  const x323 = o.includeVAT;
+  if (x323 !== undefined) n++;
+  if (x323 !== undefined && x323 !== null) {
+    const r324 = checkCheckoutCartInfoSchema_includeVAT(x323);
+    if (r324 !== ACCEPT) return r324;
   }
-  const x863 = o.priceCoefficientRate;
-  if (x863 !== undefined) n++;
-  if (!nullishNumber(x863)) return REJECT;
-  const x864 = o.loyaltyCode;
-  if (x864 !== undefined) n++;
-  if (!nullishString(x864)) return REJECT;
-  const x865 = o.loyaltyPointsEarned;
-  if (x865 !== undefined) n++;
-  if (!nullishNumber(x865)) return REJECT;
-  const x866 = o.loyaltyPointsSpent;
-  if (x866 !== undefined) n++;
-  if (!nullishNumber(x866)) return REJECT;
-  const x867 = o.loyaltyPointsTotal;
-  if (x867 !== undefined) n++;
-  if (!nullishNumber(x867)) return REJECT;
-  const x868 = o.merchantCartHash;
-  if (x868 !== undefined) n++;
-  if (!nullishString(x868)) return REJECT;
-  const x869 = o.CartHash;
-  if (x869 !== undefined) n++;
-  if (!nullishString(x869)) return REJECT;
-  const x870 = o.cartId;
-  if (x870 !== undefined) n++;
-  if (!nullishString(x870)) return REJECT;
-  const x871 = o.otVoucherCode;
-  if (x871 !== undefined) n++;
-  if (!nullishString(x871)) return REJECT;
-  const x872 = o.otVoucherAmount;
-  if (x872 !== undefined) n++;
-  if (!nullishNumber(x872)) return REJECT;
-  const x873 = o.otVoucherCurrencyCode;
-  if (x873 !== undefined) n++;
-  if (!nullishString(x873)) return REJECT;
-  const x874 = o.paymentInstallments;
-  if (x874 !== undefined) n++;
-  if (!nullishString(x874)) return REJECT;
-  const x875 = o.billingDetails;
-  if (x875 !== undefined) n++;
-  if (x875 !== undefined && x875 !== null) {
-    const r948 = checkUserDetails(x875);
-    if (r948 !== ACCEPT) return r948;
+  n += countNumber(o.priceCoefficientRate);
+  n += countString(o.loyaltyCode);
+  n += countNumber(o.loyaltyPointsEarned);
+  n += countNumber(o.loyaltyPointsSpent);
+  n += countNumber(o.loyaltyPointsTotal);
+  n += countString(o.merchantCartHash);
+  n += countString(o.CartHash);
+  n += countString(o.cartId);
+  n += countString(o.otVoucherCode);
+  n += countNumber(o.otVoucherAmount);
+  n += countString(o.otVoucherCurrencyCode);
+  n += countString(o.paymentInstallments);
+  const x325 = o.billingDetails;
+  if (x325 !== undefined) n++;
+  if (x325 !== undefined && x325 !== null) {
+    const r334 = checkUserDetails(x325);
+    if (r334 !== ACCEPT) return r334;
   }
-  const x949 = o.shippingDetails;
-  if (x949 !== undefined) n++;
-  if (x949 !== undefined && x949 !== null) {
-    const r950 = checkUserDetails(x949);
-    if (r950 !== ACCEPT) return r950;
+  const x335 = o.shippingDetails;
+  if (x335 !== undefined) n++;
+  if (x335 !== undefined && x335 !== null) {
+    const r336 = checkUserDetails(x335);
+    if (r336 !== ACCEPT) return r336;
   }
-  const x951 = o.userDetails;
-  if (x951 !== undefined) n++;
-  if (x951 !== undefined && x951 !== null) {
-    const r952 = checkUserDetails(x951);
-    if (r952 !== ACCEPT) return r952;
+  const x337 = o.userDetails;
+  if (x337 !== undefined) n++;
+  if (x337 !== undefined && x337 !== null) {
+    const r338 = checkUserDetails(x337);
+    if (r338 !== ACCEPT) return r338;
   }
-  const x953 = o.shippingOptionsList;
-  if (x953 !== undefined) n++;
-  if (x953 !== undefined && x953 !== null) {
-    if (!Array.isArray(x953)) return REJECT;
-    if (Object.getPrototypeOf(x953) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x953, "__proto__")) sealed = false;
-    for (let i954 = 0; i954 < x953.length; i954++) {
-      const r956 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x953[i954],
+  const x339 = o.shippingOptionsList;
+  if (x339 !== undefined) n++;
+  if (x339 !== undefined && x339 !== null) {
+    if (!Array.isArray(x339)) return REJECT;
+    if (Object.getPrototypeOf(x339) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x339, "__proto__")) sealed = false;
+    for (let i340 = 0; i340 < x339.length; i340++) {
+      const r342 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x339[i340],
       );
-      if (r956 !== ACCEPT) return r956;
+      if (r342 !== ACCEPT) return r342;
     }
   }
-  const x957 = o.urlParameters;
-  if (x957 !== undefined) n++;
-  if (x957 !== undefined && x957 !== null) {
-    if (!Array.isArray(x957)) return REJECT;
-    if (Object.getPrototypeOf(x957) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x957, "__proto__")) sealed = false;
-    for (let i958 = 0; i958 < x957.length; i958++) {
-      const r960 = checkKeyValuePair(x957[i958]);
-      if (r960 !== ACCEPT) return r960;
+  const x343 = o.urlParameters;
+  if (x343 !== undefined) n++;
+  if (x343 !== undefined && x343 !== null) {
+    if (!Array.isArray(x343)) return REJECT;
+    if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x343, "__proto__")) sealed = false;
+    for (let i344 = 0; i344 < x343.length; i344++) {
+      const r346 = checkKeyValuePair(x343[i344]);
+      if (r346 !== ACCEPT) return r346;
     }
   }
-  const x961 = o.vatRegistrationNumber;
-  if (x961 !== undefined) n++;
-  if (!nullishString(x961)) return REJECT;
-  const x962 = o.webStoreCode;
-  if (x962 !== undefined) n++;
-  if (x962 !== undefined && x962 !== null) {
-    if (typeof x962 !== "string") return REJECT;
-    if (x962.length > 100) return DEFER;
+  n += countString(o.vatRegistrationNumber);
+  const x347 = o.webStoreCode;
+  if (x347 !== undefined) n++;
+  if (x347 !== undefined && x347 !== null) {
+    if (typeof x347 !== "string") return REJECT;
+    if (x347.length > 100) return DEFER;
   }
-  const x963 = o.webStoreInstanceCode;
-  if (x963 !== undefined) n++;
-  if (!nullishString(x963)) return REJECT;
-  const x964 = o.allowMailsFromMerchant;
-  if (x964 !== undefined) n++;
-  if (!nullishBoolean(x964)) return REJECT;
+  n += countString(o.webStoreInstanceCode);
+  n += countBoolean(o.allowMailsFromMerchant);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCheckoutCartInfo_keys);
   return ACCEPT;
 }
@@ -3986,107 +3005,60 @@ function checkCartProduct(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x788 = o.ProductCode;
-  if (x788 !== undefined) n++;
-  if (!nullishString(x788)) return REJECT;
-  const x789 = o.ProductGroupCode;
-  if (x789 !== undefined) n++;
-  if (!nullishString(x789)) return REJECT;
-  const x790 = o.CartItemId;
-  if (x790 !== undefined) n++;
-  if (!nullishString(x790)) return REJECT;
-  const x791 = o.ParentCartItemId;
-  if (x791 !== undefined) n++;
-  if (!nullishString(x791)) return REJECT;
-  const x792 = o.CartItemOptionId;
-  if (x792 !== undefined) n++;
-  if (!nullishString(x792)) return REJECT;
-  const x793 = o.Name;
-  if (x793 !== undefined) n++;
-  if (!nullishString(x793)) return REJECT;
-  const x794 = o.Description;
-  if (x794 !== undefined) n++;
-  if (!nullishString(x794)) return REJECT;
-  const x795 = o.URL;
-  if (x795 !== undefined) n++;
-  if (!nullishString(x795)) return REJECT;
-  const x796 = o.ImageURL;
-  if (x796 !== undefined) n++;
-  if (!nullishString(x796)) return REJECT;
-  const x797 = o.ListPrice;
-  if (x797 !== undefined) n++;
-  if (!nullishNumber(x797)) return REJECT;
-  const x798 = o.OriginalListPrice;
-  if (x798 !== undefined) n++;
-  if (!nullishNumber(x798)) return REJECT;
-  const x799 = o.SalePrice;
-  if (x799 !== undefined) n++;
-  if (!nullishNumber(x799)) return REJECT;
-  const x800 = o.OriginalSalePrice;
-  if (x800 !== undefined) n++;
-  if (!nullishNumber(x800)) return REJECT;
-  const x801 = o.IsFixedPrice;
-  if (x801 !== undefined) n++;
-  if (!nullishBoolean(x801)) return REJECT;
-  const x802 = o.OrderedQuantity;
-  if (x802 !== undefined) n++;
-  if (!nullishNumber(x802)) return REJECT;
-  const x803 = o.VATRateType;
-  if (x803 !== undefined) n++;
-  if (x803 !== undefined && x803 !== null) {
-    const r807 = checkVatRateType(x803);
-    if (r807 !== ACCEPT) return r807;
+  n += countString(o.ProductCode);
+  n += countString(o.ProductGroupCode);
+  n += countString(o.CartItemId);
+  n += countString(o.ParentCartItemId);
+  n += countString(o.CartItemOptionId);
+  n += countString(o.Name);
+  n += countString(o.Description);
+  n += countString(o.URL);
+  n += countString(o.ImageURL);
+  n += countNumber(o.ListPrice);
+  n += countNumber(o.OriginalListPrice);
+  n += countNumber(o.SalePrice);
+  n += countNumber(o.OriginalSalePrice);
+  n += countBoolean(o.IsFixedPrice);
+  n += countNumber(o.OrderedQuantity);
+  const x300 = o.VATRateType;
+  if (x300 !== undefined) n++;
+  if (x300 !== undefined && x300 !== null) {
+    const r301 = checkVatRateType(x300);
+    if (r301 !== ACCEPT) return r301;
   }
-  const x808 = o.LocalVATRateType;
-  if (x808 !== undefined) n++;
-  if (x808 !== undefined && x808 !== null) {
-    const r809 = checkVatRateType(x808);
-    if (r809 !== ACCEPT) return r809;
+  const x302 = o.LocalVATRateType;
+  if (x302 !== undefined) n++;
+  if (x302 !== undefined && x302 !== null) {
+    const r303 = checkVatRateType(x302);
+    if (r303 !== ACCEPT) return r303;
   }
-  const x810 = o.Attributes;
-  if (x810 !== undefined) n++;
-  if (x810 !== undefined && x810 !== null) {
-    if (!Array.isArray(x810)) return REJECT;
-    if (Object.getPrototypeOf(x810) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x810, "__proto__")) sealed = false;
-    for (let i811 = 0; i811 < x810.length; i811++) {
-      const r818 = checkCartProductAttribute(x810[i811]);
-      if (r818 !== ACCEPT) return r818;
+  const x304 = o.Attributes;
+  if (x304 !== undefined) n++;
+  if (x304 !== undefined && x304 !== null) {
+    if (!Array.isArray(x304)) return REJECT;
+    if (Object.getPrototypeOf(x304) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x304, "__proto__")) sealed = false;
+    for (let i305 = 0; i305 < x304.length; i305++) {
+      const r307 = checkCartProductAttribute(x304[i305]);
+      if (r307 !== ACCEPT) return r307;
     }
   }
-  const x819 = o.ProductClassCode;
-  if (x819 !== undefined) n++;
-  if (!nullishString(x819)) return REJECT;
-  const x820 = o.PriceCoefficientRate;
-  if (x820 !== undefined) n++;
-  if (!nullishNumber(x820)) return REJECT;
-  const x821 = o.MetaData;
-  if (x821 !== undefined) n++;
-  if (x821 !== undefined && x821 !== null) {
-    const r822 = checkProductMetaData(x821);
-    if (r822 !== ACCEPT) return r822;
+  n += countString(o.ProductClassCode);
+  n += countNumber(o.PriceCoefficientRate);
+  const x308 = o.MetaData;
+  if (x308 !== undefined) n++;
+  if (x308 !== undefined && x308 !== null) {
+    const r309 = checkProductMetaData(x308);
+    if (r309 !== ACCEPT) return r309;
   }
-  const x823 = o.Weight;
-  if (x823 !== undefined) n++;
-  if (!nullishNumber(x823)) return REJECT;
-  const x824 = o.Height;
-  if (x824 !== undefined) n++;
-  if (!nullishNumber(x824)) return REJECT;
-  const x825 = o.Width;
-  if (x825 !== undefined) n++;
-  if (!nullishNumber(x825)) return REJECT;
-  const x826 = o.Length;
-  if (x826 !== undefined) n++;
-  if (!nullishNumber(x826)) return REJECT;
-  const x827 = o.ImageHeight;
-  if (x827 !== undefined) n++;
-  if (!nullishNumber(x827)) return REJECT;
-  const x828 = o.ImageWidth;
-  if (x828 !== undefined) n++;
-  if (!nullishNumber(x828)) return REJECT;
-  const x829 = o.IsVirtual;
-  if (x829 !== undefined) n++;
-  if (!nullishBoolean(x829)) return REJECT;
+  n += countNumber(o.Weight);
+  n += countNumber(o.Height);
+  n += countNumber(o.Width);
+  n += countNumber(o.Length);
+  n += countNumber(o.ImageHeight);
+  n += countNumber(o.ImageWidth);
+  n += countBoolean(o.IsVirtual);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartProduct_keys);
   return ACCEPT;
 }
@@ -4128,15 +3100,10 @@ function checkVatRateType(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x804 = o.VATRateTypeCode;
-  if (x804 !== undefined) n++;
-  if (!nullishString(x804)) return REJECT;
-  const x805 = o.Name;
-  if (x805 !== undefined) n++;
-  if (!nullishString(x805)) return REJECT;
-  const x806 = o.Rate;
-  if (x806 !== undefined) n++;
-  if (!nullishNumber(x806)) return REJECT;
+  n += countString(o.VATRateTypeCode);
+  n += countString(o.Name);
+  n += countNumber(o.Rate);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkVatRateType_keys);
   return ACCEPT;
 }
@@ -4149,21 +3116,12 @@ function checkCartProductAttribute(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x813 = o.AttributeKey;
-  if (x813 !== undefined) n++;
-  if (!nullishString(x813)) return REJECT;
-  const x814 = o.AttributeValue;
-  if (x814 !== undefined) n++;
-  if (!nullishString(x814)) return REJECT;
-  const x815 = o.AttributeCode;
-  if (x815 !== undefined) n++;
-  if (!nullishString(x815)) return REJECT;
-  const x816 = o.AttributeTypeCode;
-  if (x816 !== undefined) n++;
-  if (!nullishString(x816)) return REJECT;
-  const x817 = o.Name;
-  if (x817 !== undefined) n++;
-  if (!nullishString(x817)) return REJECT;
+  n += countString(o.AttributeKey);
+  n += countString(o.AttributeValue);
+  n += countString(o.AttributeCode);
+  n += countString(o.AttributeTypeCode);
+  n += countString(o.Name);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartProductAttribute_keys);
   return ACCEPT;
 }
@@ -4182,51 +3140,34 @@ function checkCartDiscount(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x840 = o.OriginalDiscountValue;
-  if (x840 !== undefined) n++;
-  if (!nullishNumber(x840)) return REJECT;
-  const x841 = o.DiscountValue;
-  if (x841 !== undefined) n++;
-  if (!nullishNumber(x841)) return REJECT;
-  const x842 = o.VATRate;
-  if (x842 !== undefined) n++;
-  if (!nullishNumber(x842)) return REJECT;
-  const x843 = o.LocalVATRate;
-  if (x843 !== undefined) n++;
-  if (!nullishNumber(x843)) return REJECT;
-  const x844 = o.Name;
-  if (x844 !== undefined) n++;
-  if (!nullishString(x844)) return REJECT;
-  const x845 = o.Description;
-  if (x845 !== undefined) n++;
-  if (!nullishString(x845)) return REJECT;
-  const x846 = o.CouponCode;
-  if (x846 !== undefined) n++;
-  if (x846 !== undefined && x846 !== null) {
-    if (typeof x846 !== "string") return REJECT;
-    if (x846.length > 100) return DEFER;
+  n += countNumber(o.OriginalDiscountValue);
+  n += countNumber(o.DiscountValue);
+  n += countNumber(o.VATRate);
+  n += countNumber(o.LocalVATRate);
+  n += countString(o.Name);
+  n += countString(o.Description);
+  const x314 = o.CouponCode;
+  if (x314 !== undefined) n++;
+  if (x314 !== undefined && x314 !== null) {
+    if (typeof x314 !== "string") return REJECT;
+    if (x314.length > 100) return DEFER;
   }
-  const x847 = o.ProductCartItemId;
-  if (x847 !== undefined) n++;
-  if (!nullishString(x847)) return REJECT;
-  const x848 = o.DiscountCode;
-  if (x848 !== undefined) n++;
-  if (!nullishString(x848)) return REJECT;
-  const x849 = o.LoyaltyVoucherCode;
-  if (x849 !== undefined) n++;
-  if (!nullishString(x849)) return REJECT;
-  const x850 = o.DiscountType;
-  if (x850 !== undefined) n++;
-  if (x850 !== undefined && x850 !== null) {
-    if (!Number.isFinite(x850)) return REJECT;
-    if (!Number.isSafeInteger(x850)) return REJECT;
+  n += countString(o.ProductCartItemId);
+  n += countString(o.DiscountCode);
+  n += countString(o.LoyaltyVoucherCode);
+  const x315 = o.DiscountType;
+  if (x315 !== undefined) n++;
+  if (x315 !== undefined && x315 !== null) {
+    if (!Number.isFinite(x315)) return REJECT;
+    if (!Number.isSafeInteger(x315)) return REJECT;
   }
-  const x851 = o.CalculationMode;
-  if (x851 !== undefined) n++;
-  if (x851 !== undefined && x851 !== null) {
-    if (!Number.isFinite(x851)) return REJECT;
-    if (!Number.isSafeInteger(x851)) return REJECT;
+  const x316 = o.CalculationMode;
+  if (x316 !== undefined) n++;
+  if (x316 !== undefined && x316 !== null) {
+    if (!Number.isFinite(x316)) return REJECT;
+    if (!Number.isSafeInteger(x316)) return REJECT;
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartDiscount_keys);
   return ACCEPT;
 }
@@ -4272,110 +3213,53 @@ function checkUserDetails(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x876 = o.FirstName;
-  if (x876 !== undefined) n++;
-  if (!nullishString(x876)) return REJECT;
-  const x877 = o.LastName;
-  if (x877 !== undefined) n++;
-  if (!nullishString(x877)) return REJECT;
-  const x878 = o.MiddleName;
-  if (x878 !== undefined) n++;
-  if (!nullishString(x878)) return REJECT;
-  const x879 = o.Salutation;
-  if (x879 !== undefined) n++;
-  if (!nullishString(x879)) return REJECT;
-  const x880 = o.Company;
-  if (x880 !== undefined) n++;
-  if (!nullishString(x880)) return REJECT;
-  const x881 = o.Address1;
-  if (x881 !== undefined) n++;
-  if (!nullishString(x881)) return REJECT;
-  const x882 = o.Address2;
-  if (x882 !== undefined) n++;
-  if (!nullishString(x882)) return REJECT;
-  const x883 = o.City;
-  if (x883 !== undefined) n++;
-  if (!nullishString(x883)) return REJECT;
-  const x884 = o.CityRegion;
-  if (x884 !== undefined) n++;
-  if (!nullishString(x884)) return REJECT;
-  const x885 = o.StateCode;
-  if (x885 !== undefined) n++;
-  if (!nullishString(x885)) return REJECT;
-  const x886 = o.StateOrProvince;
-  if (x886 !== undefined) n++;
-  if (!nullishString(x886)) return REJECT;
-  const x887 = o.StateOrProvice;
-  if (x887 !== undefined) n++;
-  if (!nullishString(x887)) return REJECT;
-  const x888 = o.Zip;
-  if (x888 !== undefined) n++;
-  if (!nullishString(x888)) return REJECT;
-  const x889 = o.Email;
-  if (x889 !== undefined) n++;
-  if (!nullishString(x889)) return REJECT;
-  const x890 = o.Phone1;
-  if (x890 !== undefined) n++;
-  if (!nullishString(x890)) return REJECT;
-  const x891 = o.Phone2;
-  if (x891 !== undefined) n++;
-  if (!nullishString(x891)) return REJECT;
-  const x892 = o.Fax;
-  if (x892 !== undefined) n++;
-  if (!nullishString(x892)) return REJECT;
-  const x893 = o.CountryCode;
-  if (x893 !== undefined) n++;
-  if (!nullishString(x893)) return REJECT;
-  const x894 = o.CountryCode3;
-  if (x894 !== undefined) n++;
-  if (!nullishString(x894)) return REJECT;
-  const x895 = o.CountryName;
-  if (x895 !== undefined) n++;
-  if (!nullishString(x895)) return REJECT;
-  const x896 = o.CollectionPointId;
-  if (x896 !== undefined) n++;
-  if (!nullishString(x896)) return REJECT;
-  const x897 = o.AddressBookId;
-  if (x897 !== undefined) n++;
-  if (!nullishString(x897)) return REJECT;
-  const x898 = o.AddressBookName;
-  if (x898 !== undefined) n++;
-  if (!nullishString(x898)) return REJECT;
-  const x899 = o.CustomerTaxId;
-  if (x899 !== undefined) n++;
-  if (!nullishString(x899)) return REJECT;
-  const x900 = o.VATRegistrationNumber;
-  if (x900 !== undefined) n++;
-  if (!nullishString(x900)) return REJECT;
-  const x901 = o.UserId;
-  if (x901 !== undefined) n++;
-  if (!nullishString(x901)) return REJECT;
-  const x902 = o.UserIdNumber;
-  if (x902 !== undefined) n++;
-  if (!nullishString(x902)) return REJECT;
-  const x903 = o.UserIdNumberType;
-  if (x903 !== undefined) n++;
-  if (x903 !== undefined && x903 !== null) {
-    const r906 = checkUserIdNumberType(x903);
-    if (r906 !== ACCEPT) return r906;
+  n += countString(o.FirstName);
+  n += countString(o.LastName);
+  n += countString(o.MiddleName);
+  n += countString(o.Salutation);
+  n += countString(o.Company);
+  n += countString(o.Address1);
+  n += countString(o.Address2);
+  n += countString(o.City);
+  n += countString(o.CityRegion);
+  n += countString(o.StateCode);
+  n += countString(o.StateOrProvince);
+  n += countString(o.StateOrProvice);
+  n += countString(o.Zip);
+  n += countString(o.Email);
+  n += countString(o.Phone1);
+  n += countString(o.Phone2);
+  n += countString(o.Fax);
+  n += countString(o.CountryCode);
+  n += countString(o.CountryCode3);
+  n += countString(o.CountryName);
+  n += countString(o.CollectionPointId);
+  n += countString(o.AddressBookId);
+  n += countString(o.AddressBookName);
+  n += countString(o.CustomerTaxId);
+  n += countString(o.VATRegistrationNumber);
+  n += countString(o.UserId);
+  n += countString(o.UserIdNumber);
+  const x326 = o.UserIdNumberType;
+  if (x326 !== undefined) n++;
+  if (x326 !== undefined && x326 !== null) {
+    const r327 = checkUserIdNumberType(x326);
+    if (r327 !== ACCEPT) return r327;
   }
-  const x907 = o.FirstNameInLocalCulture;
-  if (x907 !== undefined) n++;
-  if (!nullishString(x907)) return REJECT;
-  const x908 = o.LastNameInLocalCulture;
-  if (x908 !== undefined) n++;
-  if (!nullishString(x908)) return REJECT;
-  const x909 = o.AddressDetails;
-  if (x909 !== undefined) n++;
-  if (x909 !== undefined && x909 !== null) {
-    if (!Array.isArray(x909)) return REJECT;
-    if (Object.getPrototypeOf(x909) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x909, "__proto__")) sealed = false;
-    for (let i910 = 0; i910 < x909.length; i910++) {
-      const r947 = checkAddressBookEntry(x909[i910]);
-      if (r947 !== ACCEPT) return r947;
+  n += countString(o.FirstNameInLocalCulture);
+  n += countString(o.LastNameInLocalCulture);
+  const x328 = o.AddressDetails;
+  if (x328 !== undefined) n++;
+  if (x328 !== undefined && x328 !== null) {
+    if (!Array.isArray(x328)) return REJECT;
+    if (Object.getPrototypeOf(x328) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x328, "__proto__")) sealed = false;
+    for (let i329 = 0; i329 < x328.length; i329++) {
+      const r333 = checkAddressBookEntry(x328[i329]);
+      if (r333 !== ACCEPT) return r333;
     }
   }
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUserDetails_keys);
   return ACCEPT;
 }
@@ -4420,12 +3304,9 @@ function checkUserIdNumberType(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x904 = o.UserIdNumberTypeCode;
-  if (x904 !== undefined) n++;
-  if (!nullishString(x904)) return REJECT;
-  const x905 = o.Name;
-  if (x905 !== undefined) n++;
-  if (!nullishString(x905)) return REJECT;
+  n += countString(o.UserIdNumberTypeCode);
+  n += countString(o.Name);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUserIdNumberType_keys);
   return ACCEPT;
 }
@@ -4438,111 +3319,46 @@ function checkAddressBookEntry(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x912 = o.FirstName;
-  if (x912 !== undefined) n++;
-  if (!nullishString(x912)) return REJECT;
-  const x913 = o.LastName;
-  if (x913 !== undefined) n++;
-  if (!nullishString(x913)) return REJECT;
-  const x914 = o.MiddleName;
-  if (x914 !== undefined) n++;
-  if (!nullishString(x914)) return REJECT;
-  const x915 = o.Salutation;
-  if (x915 !== undefined) n++;
-  if (!nullishString(x915)) return REJECT;
-  const x916 = o.Company;
-  if (x916 !== undefined) n++;
-  if (!nullishString(x916)) return REJECT;
-  const x917 = o.Address1;
-  if (x917 !== undefined) n++;
-  if (!nullishString(x917)) return REJECT;
-  const x918 = o.Address2;
-  if (x918 !== undefined) n++;
-  if (!nullishString(x918)) return REJECT;
-  const x919 = o.City;
-  if (x919 !== undefined) n++;
-  if (!nullishString(x919)) return REJECT;
-  const x920 = o.CityRegion;
-  if (x920 !== undefined) n++;
-  if (!nullishString(x920)) return REJECT;
-  const x921 = o.StateCode;
-  if (x921 !== undefined) n++;
-  if (!nullishString(x921)) return REJECT;
-  const x922 = o.StateOrProvince;
-  if (x922 !== undefined) n++;
-  if (!nullishString(x922)) return REJECT;
-  const x923 = o.StateOrProvice;
-  if (x923 !== undefined) n++;
-  if (!nullishString(x923)) return REJECT;
-  const x924 = o.Zip;
-  if (x924 !== undefined) n++;
-  if (!nullishString(x924)) return REJECT;
-  const x925 = o.Email;
-  if (x925 !== undefined) n++;
-  if (!nullishString(x925)) return REJECT;
-  const x926 = o.Phone1;
-  if (x926 !== undefined) n++;
-  if (!nullishString(x926)) return REJECT;
-  const x927 = o.Phone2;
-  if (x927 !== undefined) n++;
-  if (!nullishString(x927)) return REJECT;
-  const x928 = o.Fax;
-  if (x928 !== undefined) n++;
-  if (!nullishString(x928)) return REJECT;
-  const x929 = o.CountryCode;
-  if (x929 !== undefined) n++;
-  if (!nullishString(x929)) return REJECT;
-  const x930 = o.CountryCode3;
-  if (x930 !== undefined) n++;
-  if (!nullishString(x930)) return REJECT;
-  const x931 = o.CountryName;
-  if (x931 !== undefined) n++;
-  if (!nullishString(x931)) return REJECT;
-  const x932 = o.CollectionPointId;
-  if (x932 !== undefined) n++;
-  if (!nullishString(x932)) return REJECT;
-  const x933 = o.AddressBookId;
-  if (x933 !== undefined) n++;
-  if (!nullishString(x933)) return REJECT;
-  const x934 = o.AddressBookName;
-  if (x934 !== undefined) n++;
-  if (!nullishString(x934)) return REJECT;
-  const x935 = o.CustomerTaxId;
-  if (x935 !== undefined) n++;
-  if (!nullishString(x935)) return REJECT;
-  const x936 = o.VATRegistrationNumber;
-  if (x936 !== undefined) n++;
-  if (!nullishString(x936)) return REJECT;
-  const x937 = o.UserId;
-  if (x937 !== undefined) n++;
-  if (!nullishString(x937)) return REJECT;
-  const x938 = o.UserIdNumber;
-  if (x938 !== undefined) n++;
-  if (!nullishString(x938)) return REJECT;
-  const x939 = o.UserIdNumberType;
-  if (x939 !== undefined) n++;
-  if (x939 !== undefined && x939 !== null) {
-    const r940 = checkUserIdNumberType(x939);
-    if (r940 !== ACCEPT) return r940;
+  n += countString(o.FirstName);
+  n += countString(o.LastName);
+  n += countString(o.MiddleName);
+  n += countString(o.Salutation);
+  n += countString(o.Company);
+  n += countString(o.Address1);
+  n += countString(o.Address2);
+  n += countString(o.City);
+  n += countString(o.CityRegion);
+  n += countString(o.StateCode);
+  n += countString(o.StateOrProvince);
+  n += countString(o.StateOrProvice);
+  n += countString(o.Zip);
+  n += countString(o.Email);
+  n += countString(o.Phone1);
+  n += countString(o.Phone2);
+  n += countString(o.Fax);
+  n += countString(o.CountryCode);
+  n += countString(o.CountryCode3);
+  n += countString(o.CountryName);
+  n += countString(o.CollectionPointId);
+  n += countString(o.AddressBookId);
+  n += countString(o.AddressBookName);
+  n += countString(o.CustomerTaxId);
+  n += countString(o.VATRegistrationNumber);
+  n += countString(o.UserId);
+  n += countString(o.UserIdNumber);
+  const x331 = o.UserIdNumberType;
+  if (x331 !== undefined) n++;
+  if (x331 !== undefined && x331 !== null) {
+    const r332 = checkUserIdNumberType(x331);
+    if (r332 !== ACCEPT) return r332;
   }
-  const x941 = o.FirstNameInLocalCulture;
-  if (x941 !== undefined) n++;
-  if (!nullishString(x941)) return REJECT;
-  const x942 = o.LastNameInLocalCulture;
-  if (x942 !== undefined) n++;
-  if (!nullishString(x942)) return REJECT;
-  const x943 = o.IsShipping;
-  if (x943 !== undefined) n++;
-  if (!nullishBoolean(x943)) return REJECT;
-  const x944 = o.IsBilling;
-  if (x944 !== undefined) n++;
-  if (!nullishBoolean(x944)) return REJECT;
-  const x945 = o.IsDefaultShipping;
-  if (x945 !== undefined) n++;
-  if (!nullishBoolean(x945)) return REJECT;
-  const x946 = o.IsDefaultBilling;
-  if (x946 !== undefined) n++;
-  if (!nullishBoolean(x946)) return REJECT;
+  n += countString(o.FirstNameInLocalCulture);
+  n += countString(o.LastNameInLocalCulture);
+  n += countBoolean(o.IsShipping);
+  n += countBoolean(o.IsBilling);
+  n += countBoolean(o.IsDefaultShipping);
+  n += countBoolean(o.IsDefaultBilling);
+  if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkAddressBookEntry_keys);
   return ACCEPT;
 }
