@@ -14,8 +14,10 @@
  * `optional`, `nullable`, `string`, `number`, `boolean`, `array`, `union`, `enum`, `literal`,
  * `unknown`, `pipe` of those, and the checks listed in `emitCheck`. Anything else — transforms,
  * defaults, coercion, strip or strict objects, unknown refinements, a zod feature this script has
- * never seen — becomes `return DEFER`. The precondition of every checker is the engine's sealing
- * walk (src/core/seal.ts): no own `__proto__` key anywhere in the value.
+ * never seen — becomes `return DEFER`. The precondition of a plain check is the engine's sealing
+ * walk (src/core/seal.ts): no own `__proto__` key anywhere in the value. `checkSealed` runs the
+ * same functions so that they also find what the walk looks for, for a body the walk would leave
+ * as it is (see its comment in the prelude).
  *
  * `npm run generate` writes the file; `generateCheckersText()` returns its text (formatted by
  * Biome), which the stale-file test compares with the committed file.
@@ -159,8 +161,8 @@ const CARD_FIELDS: readonly string[] = ["CardNumber", "CVVNumber"];
 /**
  * The deepest level at which a value of `schema` can hold an object or an array, the value itself
  * at level 1 (as src/core/seal.ts counts): 0 for a leaf, `Infinity` for a construct not followed
- * here (or a cycle). Objects and arrays in `unknown` fields are not counted: the sealed check
- * leaves those values to the sealing walk.
+ * here (or a cycle). Objects and arrays in `unknown` fields and unknown keys are not counted: the
+ * sealed check walks them within what `maxDepth` leaves below this depth (`plainValue`).
  */
 export function levelsOf(schema: Schema, seen: Set<Schema> = new Set()): number {
   if (seen.has(schema)) return Number.POSITIVE_INFINITY;
@@ -411,8 +413,8 @@ class Generator {
       fields.push(`if (!(${condition("o")})) return REJECT;`);
     }
     // The sealed check: more keys than the shape's fields present means unknown fields, looked at
-    // one by one (`plainExtras`): a `__proto__` key, card fields where no PaymentDetails is
-    // expected or an object leave the value to the sealing walk.
+    // one by one (`plainExtras`): a `__proto__` key, card fields or a PaymentDetails where the
+    // shape has none, or an object the walk would act on, leave the value to the sealing walk.
     const keys = Object.keys(def.shape);
     const known = `${name}_keys`;
     this.keySets.set(
@@ -432,7 +434,8 @@ class Generator {
     // Each field present is counted (`n`): the sealed check compares the count with the keys.
     // The commonest field, `z.string().nullish()` (or number, boolean): one call of a helper that
     // counts it, or makes the count negative (a rejection, answered once the fields are read).
-    const leaf = nullishLeaf(schema);
+    // (Not for a PaymentDetails field, whatever its type: the sealed check looks at its value.)
+    const leaf = key === PAYMENT_DETAILS ? undefined : nullishLeaf(schema);
     if (leaf !== undefined) return [`n += ${leaf}(${propertyAccess("o", key)});`];
     const x = this.fresh("x");
     const read = [`const ${x} = ${propertyAccess("o", key)};`, `if (${x} !== undefined) n++;`];
@@ -693,7 +696,7 @@ export type Verdict = typeof ACCEPT | typeof REJECT | typeof DEFER;
 
 /**
  * What a field's helper adds to the count of fields present when the field's value is refused:
- * far below any count, and a small integer still (V8 keeps the count an integer).
+ * far below any count (a small integer still while one or two fields are refused).
  */
 const REFUSED = -1_000_000_000;
 
@@ -724,9 +727,10 @@ export interface GeneratedChecker {
 
 /**
  * True while a sealed check runs and nothing in the value has needed the sealing walk so far:
- * every object met had only the keys its shape names, no array had an own \`__proto__\` key, no
- * \`unknown\` field held an object, every PaymentDetails passed the walk's card check. False
- * outside \`checkSealed\` (a plain check does none of this).
+ * every object met had its shape's keys and others the walk would not act on (\`plainExtras\`), no
+ * array had an own \`__proto__\` key, every value the schema does not describe passed
+ * \`plainValue\`, every PaymentDetails passed the walk's card check. False outside
+ * \`checkSealed\` (a plain check does none of this).
  */
 let sealed = false;
 /** The payment objects the sealed check met (a PaymentDetails, or an object with card fields). */
@@ -829,9 +833,10 @@ function cardSelf(o: object): void {
 /**
  * The schema check and the sealing walk (src/core/seal.ts) in one walk, for a value the walk would
  * leave unchanged: the card objects the walk would find, when the checker ACCEPTs the value and
- * nothing in it needs the walk (no key its schema does not name, so no \`__proto__\` key; no object
- * where the schema takes anything; no level deeper than \`maxDepth\`; every card field a string or
- * null). \`undefined\` otherwise: then seal and check as usual. Needs an Object.prototype with its
+ * nothing in it needs the walk (no \`__proto__\` key, card field or PaymentDetails where its schema
+ * has none; no level deeper than \`maxDepth\`, values the schema does not describe included; every
+ * card field a string or null). For bodies of own enumerable data properties, as JSON.parse makes
+ * them (the engine gives it no other). \`undefined\` otherwise: then seal and check as usual. Needs an Object.prototype with its
  * standard keys only, none enumerable (otherwise always \`undefined\`).
  */
 export function checkSealed(

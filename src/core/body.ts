@@ -56,13 +56,6 @@ function isAsyncIterable(body: object): body is AsyncIterable<Uint8Array> {
 }
 
 /**
- * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
- * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
- * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
- * A body the engine reads itself must not be compressed: inflating is left to a framework that
- * does it within its own limit.
- */
-/**
  * A body there is nothing to wait for — none, bytes, a text, a framework's parsed value — read as
  * {@link readBody} reads it; `undefined` for a stream (then `readBody` reads it).
  */
@@ -86,6 +79,13 @@ export function readBodyAtOnce(body: BodyInput, limit: number): ReadBody | undef
   return { kind: "parsed", value: body };
 }
 
+/**
+ * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
+ * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
+ * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
+ * A body the engine reads itself must not be compressed: inflating is left to a framework that
+ * does it within its own limit.
+ */
 export async function readBody(
   body: BodyInput,
   headers: HeaderReader,

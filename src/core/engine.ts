@@ -506,7 +506,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     let input = source.kind === "query" ? source.build(url, body) : body;
     // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
     // card objects in the same pass (`checkSealed`), and the walk runs only when that cannot tell.
-    const found = checker === undefined ? undefined : checkSealed(checker, input, maxDepth);
+    // Only for a body this engine parsed (or the cart's, built from the query): the sealed check
+    // relies on enumerable own data properties, as JSON.parse makes them, which a framework's own
+    // parsed body need not have (a hidden field, a key holding undefined): that takes the walk.
+    const found =
+      checker === undefined || exchange.read.kind === "parsed"
+        ? undefined
+        : checkSealed(checker, input, maxDepth);
     if (found !== undefined && !found.some(isLocked)) {
       const sites = found.map((details) => ({ details: details as Record<string, unknown> }));
       return await guardCards(call, exchange, input, sites, true);
@@ -606,7 +612,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // protect card data in the payload, and in any copy the raw view makes.
     const decoded = plan.decodeInPlace(rawPayload);
     const payload = decoded.payload;
-    const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, decoded);
+    const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
     const context = new HandlerContext<TPayload>(
       name,
@@ -762,20 +768,15 @@ function describeIgnored(fields: readonly string[]): string {
 function cardObjects(
   sites: readonly CardSite[],
   rawPayload: unknown,
-  decoded: DecodedInPlace<unknown>,
+  payload: unknown,
 ): Set<object> {
-  const { payload } = decoded;
   const cards = new Set<object>();
   for (const site of sites) {
     cards.add(site.details);
-    if (site.path === undefined) {
-      // Found in the checked body, which is the raw payload itself: decoding wrote into it in
-      // place, or copied it where it refused a write (a read-only field), the copy put in its
-      // place. Its parents were copied or not, the payload holds the object or its copy.
-      const copy = decoded.copyOf(site.details);
-      if (copy !== undefined) cards.add(copy);
-      continue;
-    }
+    // Found by the generated checker in a body this engine parsed, which is the raw payload:
+    // JSON.parse makes nothing read-only, so decoding wrote into it in place and the payload
+    // holds this very object.
+    if (site.path === undefined) continue;
     const found = objectAt(rawPayload, site.path);
     if (found !== undefined) cards.add(found);
     if (payload === rawPayload) continue;

@@ -69,8 +69,6 @@ export interface DecodedInPlace<T> {
    * `onCopy` is told of each copy (the engine protects a PaymentDetails copy like its original).
    */
   raw(onCopy?: (original: object, copy: object) => void): T;
-  /** The copy decoding made of a container that refused a write (frozen, a read-only field). */
-  copyOf(original: object): object | undefined;
 }
 
 /** A container on the path of a decoded value: its parent's frame, and its key in the parent. */
@@ -306,11 +304,6 @@ class InPlaceResult<T> implements DecodedInPlace<T> {
       }
     }
     return copyOf(this.input as object) as T;
-  }
-
-  copyOf(original: object): object | undefined {
-    for (const [copy, from] of this.copiedFrom ?? []) if (from === original) return copy;
-    return undefined;
   }
 }
 

@@ -34,7 +34,7 @@ export type Verdict = typeof ACCEPT | typeof REJECT | typeof DEFER;
 
 /**
  * What a field's helper adds to the count of fields present when the field's value is refused:
- * far below any count, and a small integer still (V8 keeps the count an integer).
+ * far below any count (a small integer still while one or two fields are refused).
  */
 const REFUSED = -1_000_000_000;
 
@@ -65,9 +65,10 @@ export interface GeneratedChecker {
 
 /**
  * True while a sealed check runs and nothing in the value has needed the sealing walk so far:
- * every object met had only the keys its shape names, no array had an own `__proto__` key, no
- * `unknown` field held an object, every PaymentDetails passed the walk's card check. False
- * outside `checkSealed` (a plain check does none of this).
+ * every object met had its shape's keys and others the walk would not act on (`plainExtras`), no
+ * array had an own `__proto__` key, every value the schema does not describe passed
+ * `plainValue`, every PaymentDetails passed the walk's card check. False outside
+ * `checkSealed` (a plain check does none of this).
  */
 let sealed = false;
 /** The payment objects the sealed check met (a PaymentDetails, or an object with card fields). */
@@ -178,9 +179,10 @@ function cardSelf(o: object): void {
 /**
  * The schema check and the sealing walk (src/core/seal.ts) in one walk, for a value the walk would
  * leave unchanged: the card objects the walk would find, when the checker ACCEPTs the value and
- * nothing in it needs the walk (no key its schema does not name, so no `__proto__` key; no object
- * where the schema takes anything; no level deeper than `maxDepth`; every card field a string or
- * null). `undefined` otherwise: then seal and check as usual. Needs an Object.prototype with its
+ * nothing in it needs the walk (no `__proto__` key, card field or PaymentDetails where its schema
+ * has none; no level deeper than `maxDepth`, values the schema does not describe included; every
+ * card field a string or null). For bodies of own enumerable data properties, as JSON.parse makes
+ * them (the engine gives it no other). `undefined` otherwise: then seal and check as usual. Needs an Object.prototype with its
  * standard keys only, none enumerable (otherwise always `undefined`).
  */
 export function checkSealed(

@@ -5,7 +5,11 @@
 // body is tolerated.
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createPerformOrderPaymentHandler } from "../../src/index.js";
+import {
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+} from "../../src/index.js";
+import { SAMPLE_BUILDERS } from "../../src/testing/samples.js";
 import { parsed, post } from "./helpers.js";
 import { paymentDetails } from "./leaks.js";
 
@@ -135,9 +139,8 @@ describe("PaymentDetails protected by prototype", () => {
     });
   }
 
-  // Issue 13: the generated checker finds the payment objects of a body it accepts (no sealing
-  // walk, no path kept). Decoding copies what refuses a write: the payment object's copy, which
-  // is what the merchant gets, must be protected all the same.
+  // Issue 13: decoding copies what refuses a write (a read-only field, a frozen container): the
+  // payment object's copy, which is what the merchant gets, must be protected all the same.
   it("a PaymentDetails whose field to decode is read-only: the decoded copy is masked and loses its CVV", async () => {
     const details = paymentDetails(VISA, "737");
     Object.defineProperty(details, "OwnerName", {
@@ -175,6 +178,71 @@ describe("PaymentDetails protected by prototype", () => {
     expect(seen.OwnerName).toBe("Jane Doe");
     expectMasked(seen);
     expect(seen.CVVNumber).toBeUndefined();
+  });
+
+  // Found by review of the sealed check: it relies on bodies made as JSON.parse makes them, which a
+  // framework's own parsed body need not be. Such a body takes the sealing walk, as before.
+  it("a framework's body whose PaymentDetails key holds undefined is refused, as the walk refuses it", async () => {
+    // SendOrderToMerchant: its schema takes an order without PaymentDetails.
+    const body = { ...SAMPLE_BUILDERS.SendOrderToMerchant(), PaymentDetails: undefined };
+    let called = false;
+    const response = await createSendOrderToMerchantHandler(
+      () => {
+        called = true;
+        return { InternalOrderId: "M1" };
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(parsed(body)));
+    expect(response.status).toBe(400);
+    expect(called).toBe(false);
+  });
+
+  it("a framework's body with a hidden field and an own __proto__ key: the key never reaches the merchant", async () => {
+    const body = order(paymentDetails(VISA, "737"));
+    Object.defineProperty(body, "MerchantGUID", {
+      value: "guid-1",
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
+    Object.defineProperty(body, "__proto__", {
+      value: { polluted: true },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    let own = true;
+    let merged: Record<string, unknown> = {};
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        own = Object.hasOwn(payload, "__proto__");
+        merged = Object.assign({}, payload) as unknown as Record<string, unknown>;
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(parsed(body)));
+    expect(response.status).toBe(200);
+    expect(own).toBe(false);
+    expect(merged.polluted).toBeUndefined();
+  });
+
+  it("work a synchronous function leaves queued finds the CVV gone: it is removed when the function returns", async () => {
+    let queued: unknown = "not run";
+    let during: unknown;
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        const details = payload.PaymentDetails as unknown as Record<string, unknown>;
+        during = details.CVVNumber;
+        queueMicrotask(() => {
+          queued = details.CVVNumber;
+        });
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(JSON.stringify(order(paymentDetails(VISA, "737")))));
+    expect(response.status).toBe(200);
+    expect(during).toBe("737");
+    expect(queued).toBeUndefined();
   });
 
   it("the shared prototype cannot be changed: masking holds for the next delivery", async () => {

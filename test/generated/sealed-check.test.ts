@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { sealBody } from "../../src/core/seal.js";
 import {
   ACCEPT,
@@ -303,12 +304,15 @@ describe("the sealed check declines what it cannot vouch for", () => {
     unknownField.GiftCards = protoArray();
     const knownArray = order();
     knownArray.Products = Object.assign(protoArray(), (knownArray.Products as unknown[]).slice());
-    for (const body of [unknownField, knownArray]) {
+    for (const [body, array] of [
+      [unknownField, "GiftCards"],
+      [knownArray, "Products"],
+    ] as const) {
       expect(checkSealed(checker, body, 64)).toBeUndefined();
+      // The walk, which then runs, deletes the key.
       expect(sealBody(body, 64).ok).toBe(true);
-      expect(Object.hasOwn(unknownField.GiftCards as object, "__proto__")).toBe(false);
+      expect(Object.hasOwn(body[array] as object, "__proto__")).toBe(false);
     }
-    expect(Object.hasOwn(knownArray.Products as object, "__proto__")).toBe(false);
   });
 
   it("leaves the state of a plain check alone after a check that threw", () => {
@@ -324,4 +328,149 @@ describe("the sealed check declines what it cannot vouch for", () => {
     expect(checkSealed(checker, order(), 64)).toBeDefined();
     expect(checker.check(order())).toBe(ACCEPT);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Every place a schema describes, reached: the samples leave some arrays empty and some fields
+// out, so a body is also built from each schema with every field present and every array holding
+// one element. On it, each rule of the sealed check is tried where it applies.
+// ---------------------------------------------------------------------------------------------
+
+type Schema = z.core.$ZodType;
+
+interface Full {
+  readonly value: unknown;
+  /** Paths to the fields the schema takes anything in (`unknown`). */
+  readonly open: Path[];
+}
+
+/** A value of `schema` with everything present, and where its open fields are. */
+function fullValue(schema: Schema, path: Path = [], open: Path[] = []): Full {
+  const def = schema._zod.def as unknown as Record<string, unknown>;
+  const checks = ((def.checks as z.core.$ZodCheck[] | undefined) ?? []).map(
+    (check) => check._zod.def as unknown as Record<string, unknown>,
+  );
+  switch (def.type) {
+    case "string": {
+      const min = checks.find((check) => check.check === "min_length")?.minimum as number;
+      return { value: "x".repeat(Math.max(1, min ?? 1)), open };
+    }
+    case "number":
+      return { value: 1, open };
+    case "boolean":
+      return { value: true, open };
+    case "enum":
+    case "literal":
+      return { value: [...(schema._zod.values ?? [])][0], open };
+    case "unknown":
+    case "any":
+      open.push(path);
+      return { value: "open", open };
+    case "optional":
+    case "nullable":
+      return fullValue(def.innerType as Schema, path, open);
+    case "pipe":
+      return fullValue(def.in as Schema, path, open);
+    case "union":
+      return fullValue((def.options as Schema[])[0] as Schema, path, open);
+    case "array":
+      return { value: [fullValue(def.element as Schema, [...path, 0], open).value], open };
+    case "object": {
+      const value: Record<string, unknown> = {};
+      for (const [key, field] of Object.entries(def.shape as Record<string, Schema>)) {
+        value[key] = fullValue(field, [...path, key], open).value;
+      }
+      return { value, open };
+    }
+    default:
+      throw new Error(`no full value for a ${String(def.type)} schema: add one`);
+  }
+}
+
+/** Every path to an object (not an array) of the value. */
+function objectsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
+  if (value === null || typeof value !== "object") return out;
+  if (!Array.isArray(value)) out.push(prefix);
+  for (const key of Object.keys(value)) {
+    const next = Array.isArray(value) ? Number(key) : key;
+    objectsOf((value as Record<string, unknown>)[key], [...prefix, next], out);
+  }
+  return out;
+}
+
+function withProtoKey(target: object): void {
+  Object.defineProperty(target, "__proto__", {
+    value: { polluted: true },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+describe("the sealed check on a body with every field of its schema", () => {
+  for (const subject of subjects()) {
+    describe(subject.label, () => {
+      const { value: full, open } = fullValue(subject.checker.schema as Schema);
+
+      it("answers for it (every field and element is one it vouches for)", () => {
+        expect(subject.checker.check(copy(full))).toBe(ACCEPT);
+        expect(checkSealed(subject.checker, copy(full), 64)).toBeDefined();
+      });
+
+      it("declines an own __proto__ key on any of its objects", () => {
+        const paths = objectsOf(full);
+        expect(paths.length).toBeGreaterThan(0);
+        for (const path of paths) {
+          const body = copy(full);
+          withProtoKey(at(body, path) as object);
+          expect(checkSealed(subject.checker, body, 64), path.join(".")).toBeUndefined();
+        }
+      });
+
+      it("declines a field the schema takes anything in holding what the walk acts on", () => {
+        const hostile = [
+          () => JSON.parse('{"a":{"__proto__":{"polluted":true}}}'),
+          () => ({ Note: [{ CardNumber: VISA }] }),
+          () => ({ PaymentDetails: null }),
+        ];
+        for (const path of open) {
+          for (const make of hostile) {
+            const body = copy(full);
+            const parent = at(body, path.slice(0, -1)) as Record<string | number, unknown>;
+            parent[path[path.length - 1] as string | number] = make();
+            expect(checkSealed(subject.checker, body, 64), path.join(".")).toBeUndefined();
+          }
+          // A harmless object there is vouched for.
+          const body = copy(full);
+          const parent = at(body, path.slice(0, -1)) as Record<string | number, unknown>;
+          parent[path[path.length - 1] as string | number] = { Note: ["a", 1, null] };
+          expect(checkSealed(subject.checker, body, 64), path.join(".")).toBeDefined();
+        }
+      });
+    });
+  }
+});
+
+describe("the sealed check on a minimal body (nothing to spare in any count)", () => {
+  for (const callback of CALLBACK_NAMES) {
+    it(`${callback}: an own __proto__ key on any object is declined`, () => {
+      const checker = PAYLOAD_CHECKERS[callback];
+      const body = copy(SAMPLE_BUILDERS[callback]()) as unknown as Record<string, unknown>;
+      // Every key the check does not need removed, deepest objects first.
+      for (const path of objectsOf(body).reverse()) {
+        const node = at(body, path) as Record<string, unknown>;
+        for (const key of Object.keys(node)) {
+          const value = node[key];
+          delete node[key];
+          if (checker.check(body) !== ACCEPT) node[key] = value;
+        }
+      }
+      expect(checkSealed(checker, copy(body), 64)).toBeDefined();
+      for (const path of objectsOf(body)) {
+        const variant = copy(body);
+        withProtoKey(at(variant, path) as object);
+        expect(checkSealed(checker, variant, 64), path.join(".") || "(root)").toBeUndefined();
+      }
+    });
+  }
 });
