@@ -94,7 +94,7 @@ interface Batch {
  * while time remains, and the batch ends when the last call in flight has ended): every batch is
  * at least `ms` long, however fast or slow the machine is at that moment.
  */
-async function batch(fn: Call, inFlight: number, ms: number): Promise<Batch> {
+export async function batch(fn: Call, inFlight: number, ms: number): Promise<Batch> {
   let calls = 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

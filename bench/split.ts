@@ -14,6 +14,7 @@
  */
 import { importSPKI, jwtVerify } from "jose";
 import { createAuth, createSendOrderToMerchantHandler } from "../src/index.js";
+import { batch } from "./pipeline.js";
 import {
   authConfig,
   makeSecrets,
@@ -55,31 +56,21 @@ const verifyThenNoAuth: Call = async () => {
   return withoutAuth.handle(request);
 };
 
-/** µs per call of `fn`, IN_FLIGHT at a time, over a batch of at least `ms`. */
-async function batch(fn: Call, ms: number): Promise<number> {
-  let calls = 0;
-  const t0 = performance.now();
-  const until = t0 + ms;
-  const worker = async () => {
-    while (performance.now() < until) {
-      await fn();
-      calls++;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return ((performance.now() - t0) * 1000) / calls;
+/** µs per call of `fn`, IN_FLIGHT at a time, over a batch of at least `ms` (pipeline.ts's batch). */
+async function us(fn: Call, ms: number): Promise<number> {
+  return (await batch(fn, IN_FLIGHT, ms)).us;
 }
 
-for (const fn of [floor, lib, verifyThenNoAuth]) await batch(fn, 600);
+for (const fn of [floor, lib, verifyThenNoAuth]) await us(fn, 600);
 const ratios = { lib: [] as number[], "verify+noauth": [] as number[] };
 const perCall = { floor: [] as number[], lib: [] as number[], "verify+noauth": [] as number[] };
 for (let round = 0; round < ROUNDS; round++) {
-  const f1 = await batch(floor, BATCH_MS);
-  const a1 = await batch(lib, BATCH_MS);
-  const b1 = await batch(verifyThenNoAuth, BATCH_MS);
-  const b2 = await batch(verifyThenNoAuth, BATCH_MS);
-  const a2 = await batch(lib, BATCH_MS);
-  const f2 = await batch(floor, BATCH_MS);
+  const f1 = await us(floor, BATCH_MS);
+  const a1 = await us(lib, BATCH_MS);
+  const b1 = await us(verifyThenNoAuth, BATCH_MS);
+  const b2 = await us(verifyThenNoAuth, BATCH_MS);
+  const a2 = await us(lib, BATCH_MS);
+  const f2 = await us(floor, BATCH_MS);
   ratios.lib.push((a1 + a2) / (f1 + f2));
   ratios["verify+noauth"].push((b1 + b2) / (f1 + f2));
   perCall.floor.push((f1 + f2) / 2);
