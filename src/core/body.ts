@@ -56,10 +56,18 @@ function isAsyncIterable(body: object): body is AsyncIterable<Uint8Array> {
 }
 
 /**
- * A body there is nothing to wait for — none, bytes, a text, a framework's parsed value — read as
- * {@link readBody} reads it; `undefined` for a stream (then `readBody` reads it).
+ * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
+ * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
+ * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
+ * A body the engine reads itself must not be compressed: inflating is left to a framework that
+ * does it within its own limit.
  */
-export function readBodyAtOnce(body: BodyInput, limit: number): ReadBody | undefined {
+export async function readBody(
+  body: BodyInput,
+  headers: HeaderReader,
+  limit: number,
+  timeoutMs: number,
+): Promise<ReadBody> {
   if (body === undefined || body === null) return EMPTY;
   if (typeof body === "string") {
     if (body.length === 0) return EMPTY;
@@ -75,43 +83,23 @@ export function readBodyAtOnce(body: BodyInput, limit: number): ReadBody | undef
       : { kind: "bytes", bytes: body, owned: false };
   }
   if (typeof body !== "object") return { kind: "parsed", value: body };
-  if (isSelfReading(body) || isByteStream(body) || isAsyncIterable(body)) return undefined;
-  return { kind: "parsed", value: body };
-}
-
-/**
- * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
- * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
- * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
- * A body the engine reads itself must not be compressed: inflating is left to a framework that
- * does it within its own limit.
- */
-export async function readBody(
-  body: BodyInput,
-  headers: HeaderReader,
-  limit: number,
-  timeoutMs: number,
-): Promise<ReadBody> {
-  const atOnce = readBodyAtOnce(body, limit);
-  if (atOnce !== undefined) return atOnce;
-  // A stream: everything else was read at once.
-  const stream = body as SelfReadingBody | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
-  const selfReading = isSelfReading(stream);
-  const streaming = !selfReading && isByteStream(stream);
+  const selfReading = isSelfReading(body);
+  const streaming = !selfReading && isByteStream(body);
+  if (!selfReading && !streaming && !isAsyncIterable(body)) return { kind: "parsed", value: body };
 
   const encoding = headers.get("content-encoding")?.trim().toLowerCase();
   if (encoding && encoding !== "identity") {
-    await discard(stream);
+    await discard(body);
     return { kind: "compressed", encoding };
   }
   const declared = Number(headers.get("content-length") ?? Number.NaN);
   if (declared > limit) {
-    await discard(stream);
+    await discard(body);
     return { kind: "too_large" };
   }
   if (selfReading) {
     try {
-      return await (stream as SelfReadingBody)[SELF_READ](limit, timeoutMs);
+      return await body[SELF_READ](limit, timeoutMs);
     } catch (error) {
       return { kind: "failed", error };
     }
@@ -119,8 +107,8 @@ export async function readBody(
   const timer = deadline(timeoutMs);
   try {
     return streaming
-      ? await readStream(stream as ReadableStream<Uint8Array>, limit, timer.expired)
-      : await readIterable(stream as AsyncIterable<Uint8Array>, limit, timer.expired);
+      ? await readStream(body, limit, timer.expired)
+      : await readIterable(body as AsyncIterable<Uint8Array>, limit, timer.expired);
   } catch (error) {
     // The source failed while being read: the client went away, or its stream broke.
     return { kind: "failed", error };

@@ -8,15 +8,7 @@ import {
   type DecodingReport,
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
-import {
-  discardBody,
-  parseForm,
-  parseJson,
-  type ReadBody,
-  readBody,
-  readBodyAtOnce,
-  tooDeep,
-} from "./body.js";
+import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsOf, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
@@ -432,12 +424,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
 
     // 2. Read within the limit and the deadline, then parse. GET has no body (GetCheckoutCartInfo).
-    // Bytes, text or a framework's parsed body are taken as they are; only a stream is awaited.
     const read: ReadBody =
       method === "GET"
         ? EMPTY_BODY
-        : (readBodyAtOnce(request.body, maxBodyBytes) ??
-          (await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs)));
+        : await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
     let body: unknown;
     switch (read.kind) {
       case "too_large":

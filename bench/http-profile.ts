@@ -1,0 +1,108 @@
+/**
+ * Where one framework's server spends its CPU under load, route by route: the server of the HTTP
+ * benchmark (bench/http-server.ts) runs with `--cpu-prof` while autocannon drives one route.
+ *
+ *   node --import tsx bench/http-profile.ts node lib     (framework: express|koa|hono|node;
+ *   node --import tsx bench/http-profile.ts node bare     route: lib|bare; BUILD=0 skips the build)
+ *
+ * Prints the route's requests per second, the server's CPU per request (from the profile: busy
+ * time ÷ requests, over the whole profile, warm-up and start included) and the functions with the
+ * most self time, as a share of the profile and in µs per request.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+import { buildPackage } from "./build.js";
+import {
+  BARE_PATH,
+  FRAMEWORKS,
+  type Framework,
+  LIB_PATH,
+  makeSecrets,
+  orderWithProducts,
+  ROOT,
+  secretsEnv,
+} from "./shared.js";
+
+const framework = (process.argv[2] ?? "node") as Framework;
+const route = process.argv[3] ?? "lib";
+if (!FRAMEWORKS.includes(framework) || (route !== "lib" && route !== "bare")) {
+  throw new Error("usage: bench/http-profile.ts <express|koa|hono|node> <lib|bare>");
+}
+if (process.env.BUILD !== "0") await buildPackage();
+const secrets = await makeSecrets();
+const dir = mkdtempSync(join(tmpdir(), "http-profile-"));
+const server = spawn(
+  process.execPath,
+  ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--import", "tsx", "bench/http-server.ts", framework],
+  {
+    cwd: ROOT,
+    env: { ...process.env, ...secretsEnv(secrets) },
+    stdio: ["pipe", "pipe", "inherit"],
+  },
+);
+const stdout = server.stdout;
+if (stdout === null) throw new Error("no stdout from the server");
+const ready: string = await new Promise((resolve) =>
+  createInterface({ input: stdout }).once("line", resolve),
+);
+const { port } = JSON.parse(ready) as { port: number };
+const body = JSON.stringify(orderWithProducts(30));
+const load = (seconds: number) =>
+  autocannon({
+    url: `http://127.0.0.1:${port}${route === "lib" ? LIB_PATH : BARE_PATH}`,
+    method: "POST",
+    connections: 10,
+    duration: seconds,
+    body,
+    headers: { authorization: `Bearer ${secrets.token}`, "content-type": "application/json" },
+  });
+const warm = await load(2);
+const measured = await load(6);
+server.stdin?.end();
+await new Promise((resolve) => server.once("exit", resolve));
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: {
+    readonly functionName: string;
+    readonly url: string;
+    readonly lineNumber: number;
+  };
+}
+interface Profile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+if (file === undefined) throw new Error(`no profile written in ${dir}`);
+const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile;
+const timeById = new Map<number, number>();
+profile.samples.forEach((id, i) => {
+  timeById.set(id, (timeById.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const byFunction = new Map<string, number>();
+let total = 0;
+let idle = 0;
+for (const node of profile.nodes) {
+  const time = timeById.get(node.id) ?? 0;
+  total += time;
+  const { functionName, url, lineNumber } = node.callFrame;
+  if (functionName === "(idle)") idle += time;
+  const name = `${functionName || "(anonymous)"} ${url.split("/").slice(-2).join("/")}:${lineNumber}`;
+  byFunction.set(name, (byFunction.get(name) ?? 0) + time);
+}
+const requests = warm.requests.total + measured.requests.total;
+console.log(
+  `${framework} ${route}: ${Math.round(measured.requests.average)} req/s, ${measured.non2xx} non-2xx; ` +
+    `server CPU ${((total - idle) / requests).toFixed(0)} µs per request (${requests} requests)`,
+);
+for (const [name, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+  console.log(
+    `${((time / total) * 100).toFixed(1).padStart(5)}%  ${(time / requests).toFixed(1).padStart(6)} µs  ${name}`,
+  );
+}
