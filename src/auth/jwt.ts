@@ -51,6 +51,8 @@ const DEFAULT_CLOCK_TOLERANCE_SECONDS = 60;
 const MIN_RSA_BITS = 2048;
 /** 9999-12-31T23:59:59Z: a NumericDate beyond it is an attack or a bug, not a date. */
 const MAX_NUMERIC_DATE = 253_402_300_799;
+/** `.`, which ends a compact JWS's header segment. */
+const DOT = 0x2e;
 const TIME_CLAIMS = ["exp", "nbf", "iat"] as const;
 /** Claim names jose may report; anything else is shown as "unspecified" so no input reaches the log. */
 const REPORTABLE_CLAIMS = new Set(["exp", "nbf", "iat", "iss", "aud", "sub", "typ", "jti"]);
@@ -156,26 +158,28 @@ class Verifier implements JwtVerifier {
     readonly bodyDigest: BodyDigest | undefined,
   ) {}
 
+  /**
+   * The last header segment that passed the checks below, with what they read of it. The checks
+   * are a function of the segment alone, and the service signs every token with the same header:
+   * a token starting with this segment skips decoding it again (jose still parses it itself).
+   */
+  #lastHeader: {
+    readonly segment: string;
+    readonly alg: string;
+    readonly kid: string | undefined;
+  } = { segment: "", alg: "", kid: undefined };
+
   async verify(headers: HeaderReader): Promise<Readonly<Record<string, unknown>>> {
     const token = extractBearerToken(
       readCredentialHeader(headers, "authorization", "Authorization"),
     );
-    let header: ReturnType<typeof decodeProtectedHeader>;
-    try {
-      header = decodeProtectedHeader(token);
-    } catch {
-      throw new AuthenticationError("JWT header is not base64url-encoded JSON");
+    // A compact JWS from here on: three non-empty base64url segments.
+    let { segment, alg, kid } = this.#lastHeader;
+    if (segment === "" || !token.startsWith(segment) || token.charCodeAt(segment.length) !== DOT) {
+      ({ alg, kid } = this.#checkHeader(token));
+      segment = token.slice(0, token.indexOf("."));
+      this.#lastHeader = { segment, alg, kid };
     }
-    const alg = header.alg;
-    // Decided before any key is touched: `none`, HS* and unlisted algorithms never reach jose.
-    if (typeof alg !== "string" || !this.algorithms.has(alg)) {
-      throw new AuthenticationError("JWT algorithm not allowed");
-    }
-    // The service uses no JWS extensions; `b64` without `crit` would otherwise be silently ignored.
-    if (header.crit !== undefined) throw new AuthenticationError("JWT crit header not supported");
-    if (header.b64 !== undefined) throw new AuthenticationError("JWT b64 header not supported");
-    // Only a string kid can match; `jwk`, `jku`, `x5u`, `x5c` are never read.
-    const kid = typeof header.kid === "string" ? header.kid : undefined;
 
     let tried = false;
     for (let pass = 0; pass < 2; pass++) {
@@ -201,6 +205,26 @@ class Verifier implements JwtVerifier {
         ? "JWT signature verification failed"
         : "JWT algorithm fits none of the configured keys",
     );
+  }
+
+  /** What a token's header allows, decided before any key is touched; throws when it allows nothing. */
+  #checkHeader(token: string): { alg: string; kid: string | undefined } {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw new AuthenticationError("JWT header is not base64url-encoded JSON");
+    }
+    const alg = header.alg;
+    // `none`, HS* and unlisted algorithms never reach jose.
+    if (typeof alg !== "string" || !this.algorithms.has(alg)) {
+      throw new AuthenticationError("JWT algorithm not allowed");
+    }
+    // The service uses no JWS extensions; `b64` without `crit` would otherwise be silently ignored.
+    if (header.crit !== undefined) throw new AuthenticationError("JWT crit header not supported");
+    if (header.b64 !== undefined) throw new AuthenticationError("JWT b64 header not supported");
+    // Only a string kid can match; `jwk`, `jku`, `x5u`, `x5c` are never read.
+    return { alg, kid: typeof header.kid === "string" ? header.kid : undefined };
   }
 }
 

@@ -560,6 +560,65 @@ describe("JWT keys and policy", () => {
     ).resolves.toMatchObject({ methods: ["jwt"] });
   });
 
+  it("decides each token as a fresh verifier would, whatever token came before (the header is remembered)", async () => {
+    // The verifier keeps what it decided of the last accepted header segment: a token after it
+    // must get exactly the answer it gets first, with the same segment in other shapes too.
+    const warm = await createAuth(
+      config({ keys: { test: [testKey.pem], production: [prodKey.pem, prodKeyNext.pem] } }),
+    );
+    const token = await signToken(prodKey.privateKey);
+    const [h, p, s] = token.split(".") as [string, string, string];
+    const other = await signToken(prodKeyNext.privateKey, {}, { kid: "next" });
+    const none = forge({ alg: "none" }, freshClaims(), "AAAA");
+    const flipped = `${h}.${p}.${s.startsWith("A") ? "B" : "A"}${s.slice(1)}`;
+    const candidates = [
+      token,
+      `${h}.${p}`,
+      `${h}.${p}.${s}.${s}`,
+      `${h}.${p}.${s}.${s}.${s}`,
+      `${h}.${p}.${s}.${s}.${s}.${s}`,
+      `${h}`,
+      `${h}.`,
+      `${h}..`,
+      `${h}x.${p}.${s}`,
+      `${h.slice(0, -1)}.${p}.${s}`,
+      `${h}${h}.${p}.${s}`,
+      flipped,
+      other,
+      none,
+      `${h}.${forge({ alg: "RS256" }, freshClaims(), "").split(".")[1]}.${s}`,
+    ];
+    const outcome = async (auth: Awaited<ReturnType<typeof createAuth>>, value: string) => {
+      try {
+        const result = await auth.authenticateRequest(bearer(value));
+        return { ok: true, methods: result.methods };
+      } catch (error) {
+        return { ok: false, message: (error as Error).message };
+      }
+    };
+    for (const candidate of candidates) {
+      const fresh = await outcome(
+        await createAuth(
+          config({ keys: { test: [testKey.pem], production: [prodKey.pem, prodKeyNext.pem] } }),
+        ),
+        candidate,
+      );
+      // After an accepted token with the same header, and after the candidate itself.
+      expect(await outcome(warm, token)).toMatchObject({ ok: true });
+      expect(await outcome(warm, candidate)).toEqual(fresh);
+      expect(await outcome(warm, candidate)).toEqual(fresh);
+      expect(await outcome(warm, other)).toMatchObject({ ok: true });
+      expect(await outcome(warm, candidate)).toEqual(fresh);
+    }
+    // The remembered header vouches for nothing but itself.
+    expect(await outcome(warm, token)).toMatchObject({ ok: true });
+    expect(await outcome(warm, flipped)).toEqual({
+      ok: false,
+      message: "JWT signature verification failed",
+    });
+    expect(await outcome(warm, none)).toEqual({ ok: false, message: "JWT algorithm not allowed" });
+  });
+
   it("refuses a token whose payload is not a JSON object", async () => {
     const auth = await createAuth(config());
     for (const payload of ["[1,2]", '"text"', "42", "{not json"]) {
