@@ -29,6 +29,8 @@ import {
 
 const framework = (process.argv[2] ?? "node") as Framework;
 const route = process.argv[3] ?? "lib";
+/** How many functions to list (TOP=80 for more). */
+const TOP = Number(process.env.TOP ?? 30);
 if (!FRAMEWORKS.includes(framework) || (route !== "lib" && route !== "bare")) {
   throw new Error("usage: bench/http-profile.ts <express|koa|hono|node> <lib|bare>");
 }
@@ -101,7 +103,7 @@ console.log(
   `${framework} ${route}: ${Math.round(measured.requests.average)} req/s, ${measured.non2xx} non-2xx; ` +
     `server CPU ${((total - idle) / requests).toFixed(0)} µs per request (${requests} requests)`,
 );
-for (const [name, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+for (const [name, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
   console.log(
     `${((time / total) * 100).toFixed(1).padStart(5)}%  ${(time / requests).toFixed(1).padStart(6)} µs  ${name}`,
   );

@@ -179,6 +179,8 @@ async function main(): Promise<void> {
   const checkSealed = fn<(c: unknown, v: unknown, d: number) => unknown>(generated, "checkSealed");
   const sealedCheck = check !== undefined ? checkSealed : undefined;
   const cardSecretsOf = fn<(d: unknown, out: string[]) => void>(card, "cardSecretsOf");
+  // Since issue 13's third round the engine copies the fields and scans only if a text is redacted.
+  const cardSecretsLater = fn<(d: unknown) => unknown>(card, "cardSecretsLater");
   const validated = () => {
     const value = sealed();
     if (check !== undefined && check(value) === generated.ACCEPT) return value;
@@ -265,10 +267,12 @@ async function main(): Promise<void> {
     fresh: true,
     part: true,
   });
-  add(cardSecretsOf, "core/card.ts cardSecretsOf not found", {
-    name: "card secrets for the redactor (cardSecretsOf on PaymentDetails)",
+  add(cardSecretsLater ?? cardSecretsOf, "core/card.ts cardSecretsOf not found", {
+    name: cardSecretsLater
+      ? "card secrets for the redactor (cardSecretsLater: the fields copied)"
+      : "card secrets for the redactor (cardSecretsOf on PaymentDetails)",
     prepare: () => (validated() as Record<string, unknown>).PaymentDetails,
-    run: (d) => cardSecretsOf?.(d, []),
+    run: (d) => (cardSecretsLater ? cardSecretsLater(d) : cardSecretsOf?.(d, [])),
     fresh: true,
     part: true,
   });

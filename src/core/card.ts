@@ -269,6 +269,26 @@ export function cardSecretsOf(details: Record<string, unknown>, out: string[]): 
   }
 }
 
+/**
+ * {@link cardSecretsOf} as of now, computed when asked: the object's fields are copied now (a
+ * shallow copy: its texts cannot change, whatever is done to the object later); an object with a
+ * nested value, which could change, is read now.
+ */
+export function cardSecretsLater(details: Record<string, unknown>): (out: string[]) => void {
+  const copy: Record<string, unknown> = { ...details };
+  for (const key in copy) {
+    const value = copy[key];
+    if (value !== null && typeof value === "object") {
+      const now: string[] = [];
+      cardSecretsOf(details, now);
+      return (out) => {
+        out.push(...now);
+      };
+    }
+  }
+  return (out) => cardSecretsOf(copy, out);
+}
+
 /** The runs of 12 or more digits in a string or a number's text (none in a shorter text). */
 function digitRunsIn(value: unknown, out: string[]): void {
   const text = typeof value === "string" ? value : typeof value === "number" ? String(value) : "";

@@ -9,13 +9,13 @@ import {
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
-import { cardSecretsOf, dropCvv, protectPaymentDetails } from "./card.js";
+import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
+import { lazyRedactor } from "./redact.js";
 import {
-  createRedactor,
   defaultOnError,
   holdsSafely,
   notify,
@@ -538,8 +538,17 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     sites: readonly CardSite[],
     accepted: boolean,
   ): Promise<CallbackResponse> {
-    const secrets = [...secretsOf(sites), ...secretFieldsOf(definition.secretFields, input)];
-    if (secrets.length > 0) call.redact = createRedactor(secrets);
+    // The secrets are collected only if a text is ever redacted (from values copied now).
+    const later = sites.map(({ details }) => cardSecretsLater(details));
+    const fields = secretFieldsOf(definition.secretFields, input);
+    if (later.length > 0 || fields.length > 0) {
+      call.redact = lazyRedactor(() => {
+        const secrets: string[] = [];
+        for (const collect of later) collect(secrets);
+        secrets.push(...fields);
+        return secrets;
+      });
+    }
     if (sites.length === 0) return await callWithPayload(call, exchange, input, sites, accepted);
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
@@ -716,16 +725,6 @@ type CardSite = Omit<SealedSite, "path"> & { readonly path?: SealedSite["path"] 
 
 /** Never added to: a copy is added only when its original is in the set. */
 const NO_CARDS: ReadonlySet<object> = new Set();
-
-/**
- * The card numbers and CVVs of the request, as the redactor masks them wherever quoted: every
- * payment object's card fields, and any run of 12 or more digits in its other fields.
- */
-function secretsOf(sites: readonly CardSite[]): string[] {
-  const secrets: string[] = [];
-  for (const { details } of sites) cardSecretsOf(details, secrets);
-  return secrets;
-}
 
 /** The values of a definition's secret fields in the payload as sent (strings only). */
 function secretFieldsOf(fields: readonly string[] | undefined, input: unknown): string[] {

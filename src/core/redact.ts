@@ -292,5 +292,17 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
   };
 }
 
+/**
+ * {@link createRedactor} of the secrets `collect` gives, built when it first redacts something:
+ * most requests never need it. `collect` must answer from values it copied when it was made.
+ */
+export function lazyRedactor(collect: () => readonly unknown[]): Redactor {
+  let redact: Redactor | undefined;
+  return (value) => {
+    redact ??= createRedactor(collect());
+    return redact(value);
+  };
+}
+
 /** The redactor of a request without card data (or before its body is read). */
 export const redactCards: Redactor = createRedactor();

@@ -263,6 +263,30 @@ describe("the library's own reports mask card numbers from any field of PaymentD
     });
   }
 
+  for (const transport of ["text", "parsed"] as const) {
+    it(`a merchant that empties the payment objects before throwing: the report still masks what was sent (${transport})`, async () => {
+      const failures: CallbackFailure[] = [];
+      const text = JSON.stringify(body);
+      const response = await createSendOrderToMerchantHandler(
+        (payload) => {
+          const quoted = quoting(payload as unknown as Record<string, unknown>);
+          const record = payload as unknown as Record<string, Record<string, unknown>>;
+          for (const details of [record.PaymentDetails, record["Payme\uFFFD(ntDetails"]]) {
+            for (const key of Object.keys(details ?? {})) delete details?.[key];
+            if (details !== undefined) details.CardNumber = "none";
+          }
+          throw new Error(quoted);
+        },
+        { auth: false, onError: (f: CallbackFailure) => void failures.push(f) },
+      ).handle(post(transport === "text" ? text : parsed(JSON.parse(text))));
+      expect(response.status).toBe(500);
+      expect(failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+      const message = (failures[0]?.error as Error | undefined)?.message;
+      expect(message).toBe("charge of card *** cvv *** / *** / *** (cvv ***) refused");
+      expectClean([response.body, ...logs, ...stringsOf(failures)]);
+    });
+  }
+
   it("the object under a damaged PaymentDetails key prints masked and loses its CVV", async () => {
     let kept: Record<string, unknown> | undefined;
     const response = await createSendOrderToMerchantHandler(
