@@ -283,6 +283,26 @@ function caught(fields: readonly string[], decode: Decode): boolean {
   return fc.check(property(fields, decode), { numRuns: 300, seed: 1 }).failed;
 }
 
+describe("the generator on lists beyond the library's", () => {
+  const LISTS: Record<string, readonly string[]> = {
+    // A planned value that is also a container of planned values.
+    Nested: ["A", "A.B", "A.B.C", "D"],
+    // An array's elements, and fields of its elements' elements.
+    Arrays: ["A.*", "A.*.B", "A.*.*.C", "E.F"],
+    Deep: ["A.B.C.D.E", "A.B.X", "A.Y", "Z"],
+    Stars: ["A.*.B.*.C.*.D", "A.*.E"],
+  };
+  const { text, refused } = decoderModuleText(LISTS);
+  const decoders = compile(text);
+
+  it("makes each of them, and each is the plan's decodeInPlace", () => {
+    expect(refused).toStrictEqual([]);
+    for (const [name, fields] of Object.entries(LISTS)) {
+      fc.assert(property(fields, decoders[name] as Decode), { numRuns: 300 });
+    }
+  });
+});
+
 describe("the property catches a broken decoder", () => {
   const order = lists.ORDER_ENCODED_FIELDS;
   const refund = lists.REFUND_ENCODED_FIELDS;
