@@ -117,7 +117,7 @@ async function time<I>(stage: Stage<I>): Promise<Timing> {
 }
 
 async function main(): Promise<void> {
-  const [index, body, seal, card, headersModule, sendOrderModule, policy, generated] =
+  const [index, body, seal, card, headersModule, sendOrderModule, policy, generated, engine] =
     await Promise.all([
       load("index.ts"),
       load("core/body.ts"),
@@ -127,6 +127,7 @@ async function main(): Promise<void> {
       load("callbacks/send-order-to-merchant.ts"),
       load("decode/policy.ts"),
       load("generated/checkers.ts"),
+      load("core/engine.ts"),
     ]);
 
   const { publicPem, token } = await makeSecrets();
@@ -194,6 +195,14 @@ async function main(): Promise<void> {
     : plan?.apply
       ? (v: unknown) => plan.apply?.(v)
       : undefined;
+
+  // The decoder generated at build time (src/generated/decoders.ts), as the engine picks it for a
+  // default handler (issue 13); the engine runs it on a body the sealed check accepted.
+  const decoderFor = fn<(d: unknown, o: unknown) => ((v: unknown) => unknown) | undefined>(
+    engine,
+    "generatedDecoderFor",
+  );
+  const generatedDecode = decoderFor?.(definition, undefined);
 
   const stages: (Stage<unknown> | string)[] = [];
   const add = <I>(ok: unknown, why: string, stage: Stage<I>) =>
@@ -265,8 +274,19 @@ async function main(): Promise<void> {
     prepare: validated,
     run: (v) => decode?.(v),
     fresh: true,
-    part: true,
+    part: generatedDecode === undefined,
   });
+  add(
+    generatedDecode,
+    "no generatedDecoderFor in src/core/engine.ts, or no decoder for the order",
+    {
+      name: "decoding (generated decoder; the engine's way)",
+      prepare: validated,
+      run: (v) => generatedDecode?.(v),
+      fresh: true,
+      part: true,
+    },
+  );
   add(cardSecretsLater ?? cardSecretsOf, "core/card.ts cardSecretsOf not found", {
     name: cardSecretsLater
       ? "card secrets for the redactor (cardSecretsLater: the fields copied)"
@@ -310,6 +330,23 @@ async function main(): Promise<void> {
     run: (r) => noAuth?.handle(r),
     fresh: false,
   });
+  // The same handler decoding with the plan (a decoding option that changes nothing): the A/B of
+  // the generated decoder inside the whole handler.
+  const planned = createHandler?.(() => ORDER_RESULT, {
+    auth: false,
+    decoding: { default: "auto" },
+    ...quiet,
+  });
+  add(
+    planned && generatedDecode,
+    "createSendOrderToMerchantHandler or the generated decoder not found",
+    {
+      name: "WHOLE handler.handle (auth: false; the plan decodes)",
+      prepare: () => request,
+      run: (r) => planned?.handle(r),
+      fresh: false,
+    },
+  );
   add(true, "", {
     name: "FLOOR: jwtVerify + JSON.parse + JSON.stringify",
     prepare: () => bytes,
@@ -322,7 +359,7 @@ async function main(): Promise<void> {
   });
 
   // The handler must answer as a merchant's would, every time (not a fast 400 on a reused body).
-  for (const h of [handler, noAuth]) {
+  for (const h of [handler, noAuth, planned]) {
     for (let i = 0; i < 3; i++) {
       const response = (await h?.handle(request)) as { status: number } | undefined;
       if (response && response.status !== 200) {

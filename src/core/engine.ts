@@ -8,6 +8,7 @@ import {
   type DecodingReport,
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
+import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
@@ -299,6 +300,26 @@ function answerableStatus(status: unknown): number {
     : FAILURE_STATUS.handler_failure;
 }
 
+/**
+ * The decoder generated for a callback (src/generated/decoders.ts), when the handler decodes with
+ * the default plan (no `decoding` option) and the decoder was generated from the very field list
+ * of this definition (compared element by element); `undefined` otherwise. Internal: exported for
+ * the tests.
+ */
+export function generatedDecoderFor(
+  definition: { readonly name: CallbackName; readonly encodedFields: readonly string[] },
+  decoding: DecodingOptions | undefined,
+): ((payload: unknown) => DecodedInPlace<unknown> | undefined) | undefined {
+  if (decoding !== undefined) return undefined;
+  const generated = PAYLOAD_DECODERS[definition.name];
+  if (generated === undefined) return undefined;
+  const { fields } = generated;
+  const listed = definition.encodedFields;
+  if (fields.length !== listed.length) return undefined;
+  for (let i = 0; i < fields.length; i++) if (fields[i] !== listed[i]) return undefined;
+  return generated.decode;
+}
+
 /** Builds the handler of one callback from its definition and the merchant's function. */
 export function createCallbackHandler<TName extends CallbackName, TPayload, TResult>(
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
@@ -340,6 +361,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
   }
   const plan: DecodingPlan = compileDecoding(definition.encodedFields, options.decoding);
+  // The plan unrolled at build time (issue 13), for a JSON body this engine parsed and the sealed
+  // check accepted (see callWithPayload).
+  const generatedDecode =
+    definition.source.kind === "json"
+      ? generatedDecoderFor(definition, options.decoding)
+      : undefined;
   const onError = options.onError ?? defaultOnError;
   const extraHeaders: Partial<Record<LibraryFailureKind, Readonly<Record<string, string>>>> = {
     method_not_allowed: { allow: definition.methods.join(", ") },
@@ -609,7 +636,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
 
     // 5. Decode the encoded fields once, in place (the raw view is rebuilt only if read);
     // protect card data in the payload, and in any copy the raw view makes.
-    const decoded = plan.decodeInPlace(rawPayload);
+    // The generated decoder only for a body the sealed check accepted (so JSON.parse made it, not
+    // a framework: the preconditions of src/generated/decoders.ts); for any other body, or when it
+    // answers `undefined` (Object.prototype holds a value under a field's name), the plan.
+    const decoded =
+      (accepted && generatedDecode !== undefined
+        ? (generatedDecode(rawPayload) as DecodedInPlace<TPayload> | undefined)
+        : undefined) ?? plan.decodeInPlace(rawPayload);
     const payload = decoded.payload;
     const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);

@@ -72,14 +72,14 @@ export interface DecodedInPlace<T> {
 }
 
 /** A container on the path of a decoded value: its parent's frame, and its key in the parent. */
-interface Frame {
+export interface Frame {
   readonly node: object;
   readonly parent: Frame | undefined;
   readonly key: string | number;
 }
 
 /** A value decoded in place: where it is (its container's frame, its key) and its value as sent. */
-interface Change {
+export interface Change {
   readonly frame: Frame;
   readonly key: string | number;
   readonly original: string;
@@ -98,7 +98,8 @@ const WILDCARD = "*";
 const hasOwn = Object.prototype.hasOwnProperty;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
-interface PathNode {
+/** A node of a plan's path tree (exported for scripts/generate-decoders.ts, which walks it). */
+export interface PathNode {
   readonly segment: string;
   /** The configured path down to this node (with `*`), the concrete path when no `*` is above. */
   readonly path: string;
@@ -108,7 +109,7 @@ interface PathNode {
   wildcard: PathNode | undefined;
 }
 
-interface MutableReport {
+export interface MutableReport {
   readonly decoded: string[];
   readonly unchanged: string[];
   readonly malformed: string[];
@@ -244,6 +245,19 @@ export function compileDecoding(
   return new CompiledDecodingPlan(root, Object.freeze(entries));
 }
 
+/** Each compiled plan's path tree, for {@link pathTreeOf}. */
+const TREES = new WeakMap<DecodingPlan, PathNode>();
+
+/**
+ * The path tree a plan of {@link compileDecoding} walks (its root; children in visiting order),
+ * for scripts/generate-decoders.ts, which emits code walking it in the same order. Not public API.
+ */
+export function pathTreeOf(plan: DecodingPlan): PathNode {
+  const root = TREES.get(plan);
+  if (root === undefined) throw new TypeError("not a plan made by compileDecoding");
+  return root;
+}
+
 class CompiledDecodingPlan implements DecodingPlan {
   readonly #root: PathNode;
   readonly entries: readonly DecodingPlanEntry[];
@@ -251,6 +265,7 @@ class CompiledDecodingPlan implements DecodingPlan {
   constructor(root: PathNode, entries: readonly DecodingPlanEntry[]) {
     this.#root = root;
     this.entries = entries;
+    TREES.set(this, root);
   }
 
   apply<T>(payload: T): { payload: T; report: DecodingReport } {
@@ -270,7 +285,11 @@ class CompiledDecodingPlan implements DecodingPlan {
   }
 }
 
-class InPlaceResult<T> implements DecodedInPlace<T> {
+/**
+ * The result of one decoding in place (exported for the generated decoders of
+ * src/generated/decoders.ts, which record their changes as `visitInPlace` does).
+ */
+export class InPlaceResult<T> implements DecodedInPlace<T> {
   constructor(
     private readonly input: T,
     readonly payload: T,
