@@ -109,7 +109,10 @@ export async function runHttpBench(
   };
   const HTTP_SETTINGS = httpSettings();
   const results: HttpResult[] = [];
+  // BENCH_FRAMEWORKS=node,express: only those (for an A/B of one adapter; `npm run bench` runs all).
+  const only = process.env.BENCH_FRAMEWORKS?.split(",");
   for (const framework of FRAMEWORKS) {
+    if (only !== undefined && !only.includes(framework)) continue;
     const server = await startServer(framework, secrets);
     try {
       const base = `http://127.0.0.1:${server.port}`;
