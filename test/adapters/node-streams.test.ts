@@ -81,6 +81,19 @@ class Probe {
   }
 }
 
+/** The events the adapter (and the framework) listen to on the request, from the probe's entry on. */
+function spyOnListeners(probe: Probe): string[] {
+  const added: string[] = [];
+  probe.before = (req) => {
+    const on = req.on;
+    req.on = function (this: IncomingMessage, event: string | symbol, listener: never) {
+      added.push(String(event));
+      return on.call(this, event, listener);
+    } as typeof req.on;
+  };
+  return added;
+}
+
 function router(probe: Probe) {
   return createCallbackRouter({
     basePath: "/crossborder",
@@ -348,6 +361,60 @@ for (const [label, build] of SERVERS) {
         });
         const req = probe.req as IncomingMessage;
         expect(req.listenerCount("data")).toBe(probe.atEntry.get("req:data"));
+      });
+
+      it("takes a body that has wholly arrived from the stream's buffer, adding no listener", async () => {
+        probe.reset();
+        const added = spyOnListeners(probe);
+        let received: string | undefined;
+        probe.merchant = (context) => {
+          received = (context.rawPayload as { OrderId: string }).OrderId;
+        };
+        // One write: the whole message is parsed before the engine, after the JWT, reads it.
+        const text = await exchange(`${head(await keys.sign(), Buffer.byteLength(ORDER))}${ORDER}`);
+        expect(statusOf(text)).toBe(200);
+        expect(received).toBe(ORDER_ID);
+        expect(JSON.parse(bodyOf(text))).toMatchObject({ InternalOrderId: `M-${ORDER_ID}` });
+        expect(added).not.toContain("data");
+        expect(probe.readerListenersLeft()).toStrictEqual({
+          end: 0,
+          error: 0,
+          aborted: 0,
+          close: 0,
+        });
+      });
+
+      it("takes a wholly arrived body a middleware decodes to text (setEncoding)", async () => {
+        probe.reset();
+        probe.before = (req) => req.setEncoding("utf8");
+        const order = JSON.stringify({ ...JSON.parse(ORDER), CustomerComments: "Grüße — 東京 🎁" });
+        let comments: string | undefined;
+        probe.merchant = (context) => {
+          comments = (context.rawPayload as { CustomerComments?: string }).CustomerComments;
+        };
+        const text = await exchange(`${head(await keys.sign(), Buffer.byteLength(order))}${order}`);
+        expect(statusOf(text)).toBe(200);
+        expect(comments).toBe("Grüße — 東京 🎁");
+      });
+
+      it("reads by events a body still arriving: the listeners are added, then removed", async () => {
+        probe.reset();
+        const added = spyOnListeners(probe);
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        socket.write(head(await keys.sign(), Buffer.byteLength(ORDER)));
+        await waitFor(() => probe.req);
+        await pause(40);
+        socket.write(ORDER);
+        const text = await reading;
+        expect(statusOf(text)).toBe(200);
+        expect(added).toContain("data");
+        expect(probe.readerListenersLeft()).toStrictEqual({
+          end: 0,
+          error: 0,
+          aborted: 0,
+          close: 0,
+        });
       });
 
       it("reads a stream a middleware paused before the adapter", async () => {
