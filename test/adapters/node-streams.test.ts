@@ -624,3 +624,61 @@ describe("an endpoint of one's own behind toNodeListener", () => {
     }
   });
 });
+
+describe("a wholly arrived body over the limit (taken from the stream's buffer)", () => {
+  it("is answered 413, the merchant not called, and what was read is zeroed", async () => {
+    const failures: CallbackFailure[] = [];
+    let called = false;
+    let taken: Uint8Array | undefined;
+    const listener = toNodeListener(
+      createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        maxBodyBytes: 1024,
+        onError: (failure) => void failures.push(failure),
+        handlers: {
+          SendOrderToMerchant: () => {
+            called = true;
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      }),
+    );
+    const server = await listen((req, res) => {
+      // The listener runs only once the whole message is in the stream's buffer, and keeps what
+      // `read()` hands out to look at it afterwards.
+      const read = req.read.bind(req);
+      req.read = ((size?: number) => {
+        const chunk = read(size) as Buffer | null;
+        if (chunk !== null) taken = chunk;
+        return chunk;
+      }) as typeof req.read;
+      const start = () => (req.complete ? listener(req, res) : setTimeout(start, 2));
+      start();
+    });
+    try {
+      const piece = "x".repeat(1500);
+      const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1");
+      const reading = readUntilClosed(socket);
+      socket.write(
+        [
+          "POST /crossborder/SendOrderToMerchant HTTP/1.1",
+          "Host: 127.0.0.1",
+          "Transfer-Encoding: chunked",
+          "Content-Type: application/json",
+          "Connection: close",
+          "",
+          `${piece.length.toString(16)}\r\n${piece}\r\n${piece.length.toString(16)}\r\n${piece}\r\n0\r\n\r\n`,
+        ].join("\r\n"),
+      );
+      const text = await reading;
+      expect(statusOf(text)).toBe(413);
+      expect(failures.map((f) => f.kind)).toStrictEqual(["payload_too_large"]);
+      expect(called).toBe(false);
+      expect(taken?.byteLength).toBeGreaterThan(1024);
+      expect(taken?.every((byte) => byte === 0)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
