@@ -110,7 +110,12 @@ export async function runHttpBench(
   const HTTP_SETTINGS = httpSettings();
   const results: HttpResult[] = [];
   // BENCH_FRAMEWORKS=node,express: only those (for an A/B of one adapter; `npm run bench` runs all).
-  const only = process.env.BENCH_FRAMEWORKS?.split(",");
+  const only = process.env.BENCH_FRAMEWORKS?.split(",").map((name) => name.trim());
+  for (const name of only ?? []) {
+    if (!(FRAMEWORKS as readonly string[]).includes(name)) {
+      throw new Error(`BENCH_FRAMEWORKS: "${name}" is none of ${FRAMEWORKS.join(", ")}`);
+    }
+  }
   for (const framework of FRAMEWORKS) {
     if (only !== undefined && !only.includes(framework)) continue;
     const server = await startServer(framework, secrets);

@@ -929,22 +929,19 @@ export function generateCheckersText(): string {
     code,
     "",
   ].join("\n");
-  return format(text);
+  return formatGenerated(text, CHECKERS_PATH);
 }
 
 /** The text as Biome writes it (formatting and import order), so that `biome check` passes. */
-function format(text: string): string {
+/** A generated file's text as Biome writes it (`path`: the file it goes to, for Biome's settings). */
+export function formatGenerated(text: string, path: string): string {
   const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome");
-  return execFileSync(
-    process.execPath,
-    [biome, "check", "--write", `--stdin-file-path=${CHECKERS_PATH}`],
-    {
-      cwd: ROOT,
-      input: text,
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  );
+  return execFileSync(process.execPath, [biome, "check", "--write", `--stdin-file-path=${path}`], {
+    cwd: ROOT,
+    input: text,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -18,9 +18,7 @@
  * `npm run generate` writes the file; `generateDecodersText()` returns its text (formatted by
  * Biome), which the stale-file test compares with the committed file.
  */
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -32,6 +30,7 @@ import {
 } from "../src/callbacks/encoded-fields.js";
 import type { CallbackName } from "../src/core/types.js";
 import { compileDecoding, type PathNode, pathTreeOf } from "../src/decode/policy.js";
+import { formatGenerated } from "./generate-checkers.js";
 
 /** The lists of src/callbacks/encoded-fields.ts, by export name. */
 const LISTS = {
@@ -263,21 +262,7 @@ export interface GeneratedDecoder {
 
 /** \`decodeLeaf\` of src/decode/policy.ts under the \`auto\` policy. */
 function auto(value: string, path: string, report: MutableReport): string {
-  if (!looksEncoded(value)) {
-    report.unchanged.push(path);
-    return value;
-  }
-  const decoded = decodeFormValue(value);
-  if (decoded === undefined) {
-    report.malformed.push(path);
-    return value;
-  }
-  if (decoded === value) {
-    report.unchanged.push(path);
-    return value;
-  }
-  report.decoded.push(path);
-  return decoded;
+  return decodeLeaf(value, "auto", path, report);
 }`;
 
 const HEADER = [
@@ -297,13 +282,15 @@ const HEADER = [
   "//   `undefined` exactly where the walk's `hasOwnProperty` says absent. `checkSealed` counts",
   "//   Object.prototype's own names, which does not exclude a standard name replaced by another:",
   "//   hence the check here. (A getter under a field's name there would be called by it.)",
+  "// - nothing changed the payload between the check and the decoding: an authenticator's",
+  "//   `authenticatePayload`, which runs between them, only reads it (its documented contract).",
 ];
 
 const IMPORTS = [
-  'import { decodeFormValue, looksEncoded } from "../decode/form.js";',
   "import {",
   "  type Change,",
   "  type DecodedInPlace,",
+  "  decodeLeaf,",
   "  type Frame,",
   "  InPlaceResult,",
   "  type MutableReport,",
@@ -399,19 +386,10 @@ export function generateDecodersText(): string {
     functions.join("\n\n"),
     "",
   ].join("\n");
-  return format(text);
+  return formatGenerated(text, DECODERS_PATH);
 }
 
 /** The text as Biome writes it (formatting and import order), so that `biome check` passes. */
-function format(text: string): string {
-  const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome");
-  return execFileSync(
-    process.execPath,
-    [biome, "check", "--write", `--stdin-file-path=${DECODERS_PATH}`],
-    { cwd: ROOT, input: text, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
-}
-
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const text = generateDecodersText();
   writeFileSync(join(ROOT, DECODERS_PATH), text);

@@ -47,6 +47,11 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** `true` once a `data` listener or `resume()` made the stream flow. */
   readonly readableFlowing?: boolean | null;
   readonly readableObjectMode?: boolean;
+  /**
+   * The pieces the stream holds (a getter of every Node Readable, not in Node's documentation):
+   * only its length is read, to take the body at once when it is one piece.
+   */
+  readonly readableBuffer?: { readonly length: number } | null;
   readonly destroyed?: boolean;
   /** The error the stream was destroyed with, if any. */
   readonly errored?: unknown;
@@ -204,21 +209,23 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
  * JWT's verification, while which the parser has read the rest), taken from the stream's buffer
  * at once: no listener, no timer, no extra turn of the event loop (measured over HTTP, A/B of the
  * builds: Express 0.79 → 0.82x, Koa 0.78 → 0.80x, node:http 0.75 → 0.76x of the bare route).
- * `undefined` when it may still be arriving, or when the stream is not a paused Node stream of
- * bytes or text: then it is read by its events. What `read()` returns is zeroed like the events'
- * chunks; a body Node buffered in several pieces comes back as one copy, whose pieces Node drops
- * without this library ever holding them.
+ * Only for a body buffered in one piece, which `read()` hands back itself (zeroed after use like
+ * every piece the events give): Node joins several pieces into a copy, leaving the pieces, which
+ * may hold card data, out of this library's reach. `undefined` otherwise, or when the body may
+ * still be arriving, or when the stream is not a paused Node stream of bytes or text: then it is
+ * read by its events.
  */
 function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined {
-  // `complete`: Node's parser has pushed the whole body and its end. An aborted request is not
-  // complete in HTTP/1; HTTP/2's compatibility request says `complete` when aborted too, and is
-  // then `aborted` (or destroyed, refused above).
+  // `complete` (HTTP/1): Node's parser has pushed the whole body and its end. HTTP/2's
+  // compatibility request says `complete` only once the body was read, or when it was aborted
+  // (then `aborted`, or destroyed: refused before).
   if (
     req.complete !== true ||
     req.aborted === true ||
     typeof req.read !== "function" ||
     req.readableFlowing === true ||
-    req.readableObjectMode === true
+    req.readableObjectMode === true ||
+    req.readableBuffer?.length !== 1
   ) {
     return undefined;
   }

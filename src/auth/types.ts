@@ -36,7 +36,9 @@ export interface Authenticator {
   authenticateRequest(request: AuthRequest): Promise<AuthResult> | AuthResult;
   /**
    * The checks that need the body. Returns the result with the modes it added (or nothing when
-   * it added none); the engine hands that result to the merchant as `context.auth`.
+   * it added none); the engine hands that result to the merchant as `context.auth`. It reads the
+   * payload and must not change it: the engine decodes and protects the payload after it, as it
+   * was validated.
    */
   authenticatePayload?(
     result: AuthResult,

@@ -453,7 +453,8 @@ function joinPath(prefix: string, segment: string): string {
   return prefix === "" ? segment : `${prefix}.${segment}`;
 }
 
-function decodeLeaf(
+/** One planned string under its policy, recorded in the report (the generated decoders use it too). */
+export function decodeLeaf(
   value: string,
   policy: DecodePolicy,
   path: string,

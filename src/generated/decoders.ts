@@ -14,14 +14,16 @@
 //   `undefined` exactly where the walk's `hasOwnProperty` says absent. `checkSealed` counts
 //   Object.prototype's own names, which does not exclude a standard name replaced by another:
 //   hence the check here. (A getter under a field's name there would be called by it.)
+// - nothing changed the payload between the check and the decoding: an authenticator's
+//   `authenticatePayload`, which runs between them, only reads it (its documented contract).
 //
 // Lists left to the plan: none.
 
 import type { CallbackName } from "../core/types.js";
-import { decodeFormValue, looksEncoded } from "../decode/form.js";
 import {
   type Change,
   type DecodedInPlace,
+  decodeLeaf,
   type Frame,
   InPlaceResult,
   type MutableReport,
@@ -45,21 +47,7 @@ export interface GeneratedDecoder {
 
 /** `decodeLeaf` of src/decode/policy.ts under the `auto` policy. */
 function auto(value: string, path: string, report: MutableReport): string {
-  if (!looksEncoded(value)) {
-    report.unchanged.push(path);
-    return value;
-  }
-  const decoded = decodeFormValue(value);
-  if (decoded === undefined) {
-    report.malformed.push(path);
-    return value;
-  }
-  if (decoded === value) {
-    report.unchanged.push(path);
-    return value;
-  }
-  report.decoded.push(path);
-  return decoded;
+  return decodeLeaf(value, "auto", path, report);
 }
 
 /** The list decodeSendOrderToMerchant decodes (ORDER_ENCODED_FIELDS when generated). */

@@ -245,6 +245,100 @@ describe("PaymentDetails protected by prototype", () => {
     expect(queued).toBeUndefined();
   });
 
+  // Found by review (issue 13, third round): the CVV's quotes are masked before the field is
+  // deleted; a quote that cannot be masked must not keep the field.
+  it("a quote of the CVV that cannot be masked (a frozen nested value) does not keep the CVV field", async () => {
+    const details = { ...paymentDetails(VISA, "737"), Extra: Object.freeze({ Note: "cvv 737" }) };
+    const body = { ...SAMPLE_BUILDERS.SendOrderToMerchant(), PaymentDetails: details };
+    const response = await createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M1" }), {
+      auth: false,
+      onError: () => undefined,
+    }).handle(post(parsed(body)));
+    expect(response.status).toBe(200);
+    // The framework's own body, after the request.
+    expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
+  });
+
+  it("a merchant that hangs a frozen quote of the CVV on the payment object: the CVV is still removed", async () => {
+    let kept: Record<string, unknown> | undefined;
+    const body = {
+      ...SAMPLE_BUILDERS.SendOrderToMerchant(),
+      PaymentDetails: paymentDetails(VISA, "737"),
+    };
+    const response = await createSendOrderToMerchantHandler(
+      (payload) => {
+        kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+        kept.Meta = Object.freeze({ seen: `cvv ${String(kept.CVVNumber)}` });
+        Object.defineProperty(kept, "Note", {
+          value: "cvv 737",
+          enumerable: true,
+          writable: false,
+        });
+        return { InternalOrderId: "M1" };
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(JSON.stringify(body)));
+    expect(response.status).toBe(200);
+    expect(Object.hasOwn(kept ?? {}, "CVVNumber")).toBe(false);
+  });
+
+  // Found by review: the card secrets are collected from a copy of the payment object's fields,
+  // which a spread makes of its own enumerable ones only; the card fields are read as the eager
+  // collection read them (any own or inherited field).
+  for (const [shape, make] of [
+    [
+      "a hidden (non-enumerable) CVVNumber and CardNumber",
+      () => {
+        const details: Record<string, unknown> = { OwnerName: "Jane", PaymentMethodCode: "1" };
+        Object.defineProperty(details, "CardNumber", {
+          value: "4111111111111112",
+          writable: true,
+          configurable: true,
+        });
+        Object.defineProperty(details, "CVVNumber", {
+          value: "737",
+          writable: true,
+          configurable: true,
+        });
+        return details;
+      },
+    ],
+    [
+      "card fields inherited from the object's prototype",
+      () => {
+        const details = Object.create({
+          CardNumber: "4111111111111112",
+          CVVNumber: "737",
+        }) as Record<string, unknown>;
+        details.OwnerName = "Jane";
+        return details;
+      },
+    ],
+  ] as const) {
+    it(`a merchant's error quoting the card of a framework's body with ${shape} is reported masked`, async () => {
+      const reported: string[] = [];
+      const body = { ...SAMPLE_BUILDERS.SendOrderToMerchant(), PaymentDetails: make() };
+      const response = await createSendOrderToMerchantHandler(
+        (payload) => {
+          const details = payload.PaymentDetails as unknown as Record<string, unknown>;
+          throw new Error(
+            `declined card ${String(details.CardNumber)} cvv ${String(details.CVVNumber)}`,
+          );
+        },
+        {
+          auth: false,
+          onError: (failure) => {
+            reported.push(String((failure.error as Error | undefined)?.message));
+          },
+        },
+      ).handle(post(parsed(body)));
+      expect(response.status).toBe(500);
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).not.toContain("4111111111111112");
+      expect(reported[0]).not.toContain("737");
+    });
+  }
+
   it("the shared prototype cannot be changed: masking holds for the next delivery", async () => {
     const first = await deliver(JSON.stringify(order(paymentDetails(VISA, "737"))));
     const proto = Object.getPrototypeOf(first.details) as Record<string, unknown>;
