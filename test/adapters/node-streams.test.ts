@@ -33,6 +33,9 @@ beforeAll(async () => {
   keys = await createServiceKeys();
 });
 
+/** What `Probe.readerListenersLeft` gives when the reader removed every listener it added. */
+const NO_READER_LISTENER_LEFT = { end: 0, error: 0, aborted: 0, close: 0 };
+
 /** The request events the body reader listens to, besides `data`. */
 const READER_EVENTS = ["end", "error", "aborted", "close"] as const;
 
@@ -353,12 +356,7 @@ for (const [label, build] of SERVERS) {
         expect(statusOf(text)).toBe(200);
         expect(received).toBe(ORDER_ID);
         expect(JSON.parse(bodyOf(text))).toMatchObject({ InternalOrderId: `M-${ORDER_ID}` });
-        expect(probe.readerListenersLeft()).toStrictEqual({
-          end: 0,
-          error: 0,
-          aborted: 0,
-          close: 0,
-        });
+        expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
         const req = probe.req as IncomingMessage;
         expect(req.listenerCount("data")).toBe(probe.atEntry.get("req:data"));
       });
@@ -376,12 +374,7 @@ for (const [label, build] of SERVERS) {
         expect(received).toBe(ORDER_ID);
         expect(JSON.parse(bodyOf(text))).toMatchObject({ InternalOrderId: `M-${ORDER_ID}` });
         expect(added).not.toContain("data");
-        expect(probe.readerListenersLeft()).toStrictEqual({
-          end: 0,
-          error: 0,
-          aborted: 0,
-          close: 0,
-        });
+        expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
 
       it("takes a wholly arrived body a middleware decodes to text (setEncoding)", async () => {
@@ -409,12 +402,7 @@ for (const [label, build] of SERVERS) {
         const text = await reading;
         expect(statusOf(text)).toBe(200);
         expect(added).toContain("data");
-        expect(probe.readerListenersLeft()).toStrictEqual({
-          end: 0,
-          error: 0,
-          aborted: 0,
-          close: 0,
-        });
+        expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
 
       it("reads a stream a middleware paused before the adapter", async () => {
@@ -447,12 +435,7 @@ for (const [label, build] of SERVERS) {
         expect(statusOf(text)).toBe(413);
         expect(bodyOf(text)).toContain('"ErrorCode":"PAYLOAD_TOO_LARGE"');
         expect(probe.failures.map((f) => f.kind)).toStrictEqual(["payload_too_large"]);
-        expect(probe.readerListenersLeft()).toStrictEqual({
-          end: 0,
-          error: 0,
-          aborted: 0,
-          close: 0,
-        });
+        expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
 
       it("answers 408 at the deadline to a body that stalls, and leaves no reader listener", async () => {
@@ -468,12 +451,7 @@ for (const [label, build] of SERVERS) {
         expect(headerOf(text, "connection")).toBe("close");
         expect(performance.now() - started).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 20);
         expect(probe.failures.map((f) => f.kind)).toStrictEqual(["request_timeout"]);
-        expect(probe.readerListenersLeft()).toStrictEqual({
-          end: 0,
-          error: 0,
-          aborted: 0,
-          close: 0,
-        });
+        expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
 
       it("reports a client that leaves mid-body as client_closed, and leaves no reader listener", async () => {
@@ -488,12 +466,7 @@ for (const [label, build] of SERVERS) {
         const failure = await waitFor(() => probe.failures[0]);
         expect(failure).toMatchObject({ kind: "client_closed", status: 499 });
         expect(probe.failures.some((f) => f.kind === "internal_error")).toBe(false);
-        expect(probe.readerListenersLeft()).toStrictEqual({
-          end: 0,
-          error: 0,
-          aborted: 0,
-          close: 0,
-        });
+        expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
     });
 
@@ -625,6 +598,25 @@ describe("an endpoint of one's own behind toNodeListener", () => {
   });
 });
 
+/** A chunked POST of `pieces` sent in one write on a fresh connection: everything answered. */
+function sendChunked(baseUrl: string, pieces: readonly string[]): Promise<string> {
+  const socket = connect(Number(new URL(baseUrl).port), "127.0.0.1");
+  const reading = readUntilClosed(socket);
+  const chunks = pieces.map((piece) => `${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`);
+  socket.write(
+    [
+      "POST /crossborder/SendOrderToMerchant HTTP/1.1",
+      "Host: 127.0.0.1",
+      "Transfer-Encoding: chunked",
+      "Content-Type: application/json",
+      "Connection: close",
+      "",
+      `${chunks.join("")}0\r\n\r\n`,
+    ].join("\r\n"),
+  );
+  return reading;
+}
+
 describe("a wholly arrived body over the limit (taken from the stream's buffer)", () => {
   it("is answered 413, the merchant not called, and what was read is zeroed", async () => {
     const failures: CallbackFailure[] = [];
@@ -658,21 +650,7 @@ describe("a wholly arrived body over the limit (taken from the stream's buffer)"
     });
     try {
       // One piece (a body in several is read by its events).
-      const piece = "x".repeat(3000);
-      const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1");
-      const reading = readUntilClosed(socket);
-      socket.write(
-        [
-          "POST /crossborder/SendOrderToMerchant HTTP/1.1",
-          "Host: 127.0.0.1",
-          "Transfer-Encoding: chunked",
-          "Content-Type: application/json",
-          "Connection: close",
-          "",
-          `${piece.length.toString(16)}\r\n${piece}\r\n0\r\n\r\n`,
-        ].join("\r\n"),
-      );
-      const text = await reading;
+      const text = await sendChunked(server.baseUrl, ["x".repeat(3000)]);
       expect(statusOf(text)).toBe(413);
       expect(failures.map((f) => f.kind)).toStrictEqual(["payload_too_large"]);
       expect(called).toBe(false);
@@ -711,23 +689,7 @@ describe("every piece of a body read from the stream is zeroed after use", () =>
       start();
     });
     try {
-      const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1");
-      const reading = readUntilClosed(socket);
-      const chunks = pieces.map(
-        (piece) => `${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`,
-      );
-      socket.write(
-        [
-          "POST /crossborder/SendOrderToMerchant HTTP/1.1",
-          "Host: 127.0.0.1",
-          "Transfer-Encoding: chunked",
-          "Content-Type: application/json",
-          "Connection: close",
-          "",
-          `${chunks.join("")}0\r\n\r\n`,
-        ].join("\r\n"),
-      );
-      return { status: statusOf(await reading), pushed };
+      return { status: statusOf(await sendChunked(server.baseUrl, pieces)), pushed };
     } finally {
       await server.close();
     }
