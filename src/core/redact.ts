@@ -299,7 +299,14 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
 export function lazyRedactor(collect: () => readonly unknown[]): Redactor {
   let redact: Redactor | undefined;
   return (value) => {
-    redact ??= createRedactor(collect());
+    if (redact === undefined) {
+      try {
+        redact = createRedactor(collect());
+      } catch {
+        // Secrets that cannot be told: no text may go out, now or later.
+        redact = () => UNREADABLE;
+      }
+    }
     return redact(value);
   };
 }

@@ -1,0 +1,26 @@
+// The redactor of a request with card data is built only when it first redacts something
+// (issue 13, third round): it must mask what the eager one masked, and, like it, never throw.
+import { describe, expect, it } from "vitest";
+import { lazyRedactor, UNREADABLE } from "../../src/core/redact.js";
+
+describe("lazyRedactor", () => {
+  it("collects the secrets once, on the first text, and masks them wherever quoted", () => {
+    let calls = 0;
+    const redact = lazyRedactor(() => {
+      calls++;
+      return ["737", "1234567812345678"];
+    });
+    expect(calls).toBe(0);
+    expect(redact("cvv 737, card 1234567812345678")).toBe("cvv ***, card ***");
+    expect(redact("again 737")).toBe("again ***");
+    expect(calls).toBe(1);
+  });
+
+  it("never throws: secrets that cannot be collected give the unreadable text, every time", () => {
+    const redact = lazyRedactor(() => {
+      throw new Error("card 4111111111111111");
+    });
+    expect(redact("cvv 737")).toBe(UNREADABLE);
+    expect(redact("anything")).toBe(UNREADABLE);
+  });
+});
