@@ -11,12 +11,12 @@
  * of its time per call over the floor's, with p10–p90. Run it a second time with DIRS reversed.
  * Each version's src/ is loaded directly (no build).
  */
-import { importSPKI, jwtVerify } from "jose";
+import { importSPKI } from "jose";
 import { batch } from "./pipeline.js";
 import {
   authConfig,
+  floorPost,
   makeSecrets,
-  ORDER_RESPONSE,
   ORDER_RESULT,
   orderWithProducts,
   quiet,
@@ -53,14 +53,7 @@ for (const dir of dirs) {
     : lib.createUpdateOrderStatusHandler(() => ORDER_RESULT, options);
   versions.push(() => handler.handle(request));
 }
-const decoder = new TextDecoder();
-const verifyOptions = { algorithms: ["RS256"] };
-const floor: Call = async () => {
-  await jwtVerify(token, key, verifyOptions);
-  const payload = JSON.parse(decoder.decode(bytes));
-  if (typeof payload !== "object" || payload === null) throw new Error("not an object");
-  return JSON.stringify(ORDER_RESPONSE);
-};
+const floor: Call = floorPost(token, key, bytes);
 
 const us = async (fn: Call, ms: number) => (await batch(fn, IN_FLIGHT, ms)).us;
 for (const fn of [...versions, floor]) await us(fn, 800);

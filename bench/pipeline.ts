@@ -17,6 +17,8 @@ import {
   authConfig,
   CART_QUERY,
   cartWithProducts,
+  FLOOR_VERIFY_OPTIONS,
+  floorPost,
   loadLib,
   ORDER_RESPONSE,
   ORDER_RESULT,
@@ -120,8 +122,6 @@ async function main(): Promise<PipelineResult> {
   const key = await importSPKI(publicPem, "RS256");
   // The library is configured as a merchant configures it: createAuth with the PEM key.
   const auth = await lib.createAuth(authConfig(publicPem));
-  const verifyOptions = { algorithms: ["RS256"] };
-  const decoder = new TextDecoder();
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const orderResponseJson = JSON.stringify(ORDER_RESPONSE);
 
@@ -131,13 +131,7 @@ async function main(): Promise<PipelineResult> {
   const updateStatus = lib.createUpdateOrderStatusHandler(() => ORDER_RESULT, { auth, ...quiet });
   const getCart = lib.createGetCheckoutCartInfoHandler(() => cart, { auth, ...quiet });
 
-  /** The floor for a POST: verify, JSON.parse of the body, JSON.stringify of the answer. */
-  const floorPost = (bytes: Uint8Array) => async () => {
-    await jwtVerify(token, key, verifyOptions);
-    const payload = JSON.parse(decoder.decode(bytes));
-    if (typeof payload !== "object" || payload === null) throw new Error("not an object");
-    return JSON.stringify(ORDER_RESPONSE);
-  };
+  const floorOf = (bytes: Uint8Array) => floorPost(token, key, bytes);
   const post = (url: string, body: Buffer) => ({ method: "POST", url, headers, body });
 
   const order30 = Buffer.from(JSON.stringify(orderWithProducts(30)));
@@ -158,14 +152,14 @@ async function main(): Promise<PipelineResult> {
       name: "SendOrderToMerchant 30 products",
       detail: `${order30.byteLength} B body`,
       library: () => sendOrder.handle(order30Request),
-      floor: floorPost(order30),
+      floor: floorOf(order30),
       expected: orderResponseJson,
     },
     {
       name: "SendOrderToMerchant 200 products",
       detail: `${order200.byteLength} B body`,
       library: () => sendOrder.handle(order200Request),
-      floor: floorPost(order200),
+      floor: floorOf(order200),
       expected: orderResponseJson,
     },
     {
@@ -173,7 +167,7 @@ async function main(): Promise<PipelineResult> {
       detail: `GET, ${cartJson.length} B cart answer`,
       library: () => getCart.handle(cartRequest),
       floor: async () => {
-        await jwtVerify(token, key, verifyOptions);
+        await jwtVerify(token, key, FLOOR_VERIFY_OPTIONS);
         return JSON.stringify(cart);
       },
       expected: cartJson,
@@ -182,7 +176,7 @@ async function main(): Promise<PipelineResult> {
       name: "UpdateOrderStatus",
       detail: `${status.byteLength} B body`,
       library: () => updateStatus.handle(statusRequest),
-      floor: floorPost(status),
+      floor: floorOf(status),
       expected: orderResponseJson,
     },
   ];

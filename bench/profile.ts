@@ -22,6 +22,8 @@
 import { importSPKI, jwtVerify } from "jose";
 import {
   authConfig,
+  FLOOR_VERIFY_OPTIONS,
+  floorPost,
   makeSecrets,
   ORDER_RESPONSE,
   ORDER_RESULT,
@@ -208,11 +210,10 @@ async function main(): Promise<void> {
   const add = <I>(ok: unknown, why: string, stage: Stage<I>) =>
     stages.push(ok ? (stage as Stage<unknown>) : `${stage.name}: skipped (${why})`);
 
-  const verifyOptions = { algorithms: ["RS256"] };
   add(true, "", {
     name: "JWT verify (jose jwtVerify, key imported once; the floor's)",
     prepare: () => token,
-    run: (t) => jwtVerify(t as string, key, verifyOptions),
+    run: (t) => jwtVerify(t as string, key, FLOOR_VERIFY_OPTIONS),
     fresh: false,
   });
   add(auth && headerReader, "createAuth or headerReader not found", {
@@ -350,11 +351,7 @@ async function main(): Promise<void> {
   add(true, "", {
     name: "FLOOR: jwtVerify + JSON.parse + JSON.stringify",
     prepare: () => bytes,
-    run: async (b) => {
-      await jwtVerify(token, key, verifyOptions);
-      JSON.parse(decoder.decode(b as Uint8Array));
-      return JSON.stringify(ORDER_RESPONSE);
-    },
+    run: floorPost(token, key, bytes),
     fresh: false,
   });
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as Lib from "crossborder-callbacks";
 import type * as Fetch from "crossborder-callbacks/fetch";
-import { exportSPKI, generateKeyPair, SignJWT } from "jose";
+import { exportSPKI, generateKeyPair, jwtVerify, SignJWT } from "jose";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const TMP = join(ROOT, "bench", ".tmp");
@@ -80,6 +80,23 @@ export function updateOrderStatusBody(): Record<string, unknown> {
 export const ORDER_RESULT = { InternalOrderId: "100004217", OrderId: "100004217" } as const;
 /** The ResponseInfo body the library writes for ORDER_RESULT (the floor stringifies this). */
 export const ORDER_RESPONSE = { Success: true, ...ORDER_RESULT } as const;
+
+/** The floor's verification: RS256 only, nothing else checked (what a hand-written receiver does). */
+export const FLOOR_VERIFY_OPTIONS = { algorithms: ["RS256"] };
+const floorDecoder = new TextDecoder();
+
+/**
+ * The floor for a POST, the hand-written receiver every in-process benchmark compares with:
+ * `jwtVerify` with the key imported beforehand, JSON.parse of the body, JSON.stringify of the answer.
+ */
+export function floorPost(token: string, key: CryptoKey, bytes: Uint8Array): () => Promise<string> {
+  return async () => {
+    await jwtVerify(token, key, FLOOR_VERIFY_OPTIONS);
+    const payload: unknown = JSON.parse(floorDecoder.decode(bytes));
+    if (typeof payload !== "object" || payload === null) throw new Error("not an object");
+    return JSON.stringify(ORDER_RESPONSE);
+  };
+}
 
 /** The HTTP benchmark's frameworks, and its two routes on each server. */
 export const FRAMEWORKS = ["express", "koa", "hono", "node"] as const;

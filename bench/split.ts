@@ -17,8 +17,9 @@ import { createAuth, createSendOrderToMerchantHandler } from "../src/index.js";
 import { batch } from "./pipeline.js";
 import {
   authConfig,
+  FLOOR_VERIFY_OPTIONS,
+  floorPost,
   makeSecrets,
-  ORDER_RESPONSE,
   ORDER_RESULT,
   orderWithProducts,
   quiet,
@@ -40,19 +41,12 @@ const withoutAuth = createSendOrderToMerchantHandler(() => ORDER_RESULT, {
   auth: false,
   ...quiet,
 });
-const decoder = new TextDecoder();
-const verifyOptions = { algorithms: ["RS256"] };
 
 type Call = () => Promise<unknown>;
-const floor: Call = async () => {
-  await jwtVerify(token, key, verifyOptions);
-  const payload = JSON.parse(decoder.decode(bytes));
-  if (typeof payload !== "object" || payload === null) throw new Error("not an object");
-  return JSON.stringify(ORDER_RESPONSE);
-};
+const floor: Call = floorPost(token, key, bytes);
 const lib: Call = () => withAuth.handle(request);
 const verifyThenNoAuth: Call = async () => {
-  await jwtVerify(token, key, verifyOptions);
+  await jwtVerify(token, key, FLOOR_VERIFY_OPTIONS);
   return withoutAuth.handle(request);
 };
 
