@@ -7,6 +7,7 @@
  *   the README mounts it;
  * - `/bare/SendOrderToMerchant`: the floor in the same framework: read the body, verify the token
  *   (key imported once), JSON.parse, JSON.stringify the same ResponseInfo, same headers.
+ * The node:http server also serves the routes of bench/http-split.ts (`SPLIT_PATHS`).
  * Prints `{"port":…,"control":…}` once listening (the control port answers the process's CPU time
  * in µs); exits when stdin closes.
  */
@@ -26,12 +27,14 @@ import {
   BARE_PATH,
   distUrl,
   type FetchModule,
+  FLOOR_VERIFY_OPTIONS,
   FRAMEWORKS,
   type Framework,
   loadLib,
   ORDER_RESPONSE,
   ORDER_RESULT,
   quiet,
+  SPLIT_PATHS,
   secretsFromEnv,
 } from "./shared.js";
 
@@ -50,7 +53,6 @@ const router = lib.createCallbackRouter({
 
 // --- The floor: what no correct receiver can skip.
 const key = await importSPKI(publicPem, "RS256");
-const verifyOptions = { algorithms: ["RS256"] };
 const HEADERS = {
   "content-type": "application/json; charset=utf-8",
   "cache-control": "no-store",
@@ -73,25 +75,96 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 
 /** verify + parse + stringify; a failed verification answers 401 like the library would. */
 async function floor(authorization: string | undefined | null, body: Buffer): Promise<string> {
-  await jwtVerify(bearer(authorization), key, verifyOptions);
+  await jwtVerify(bearer(authorization), key, FLOOR_VERIFY_OPTIONS);
+  return answerOf(body);
+}
+
+/** JSON.parse of the body, JSON.stringify of the answer. */
+function answerOf(body: Buffer): string {
   const order = JSON.parse(body.toString("utf8"));
   if (typeof order !== "object" || order === null) throw new Error("not an object");
   return JSON.stringify(ORDER_RESPONSE);
 }
 
+/** Writes a route's answer, or the 401 a failed verification gets. */
+function answer(res: ServerResponse, json: Promise<string>): void {
+  json.then(
+    (text) => {
+      res.writeHead(200, HEADERS);
+      res.end(text);
+    },
+    () => {
+      res.writeHead(401, HEADERS);
+      res.end("{}");
+    },
+  );
+}
+
 function nodeBare(req: IncomingMessage, res: ServerResponse): void {
-  readAll(req)
-    .then((body) => floor(req.headers.authorization, body))
-    .then(
-      (json) => {
-        res.writeHead(200, HEADERS);
-        res.end(json);
-      },
-      () => {
-        res.writeHead(401, HEADERS);
-        res.end("{}");
-      },
-    );
+  answer(
+    res,
+    readAll(req).then((body) => floor(req.headers.authorization, body)),
+  );
+}
+
+// --- bench/http-split.ts's routes (node:http only).
+const SPLIT_URL = new URL(`http://127.0.0.1${SPLIT_PATHS.libraryAuth}`);
+const noAuthListener = async () => {
+  const { toNodeListener } = (await import(distUrl("node"))) as typeof NodeAdapter;
+  return toNodeListener(
+    lib.createCallbackRouter({
+      basePath: "/split/no-auth",
+      auth: false,
+      ...quiet,
+      handlers: { SendOrderToMerchant: () => ORDER_RESULT },
+    }),
+  );
+};
+
+function splitRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  noAuth: (req: IncomingMessage, res: ServerResponse) => void,
+): boolean {
+  const verify = () => jwtVerify(bearer(req.headers.authorization), key, FLOOR_VERIFY_OPTIONS);
+  switch (req.url) {
+    case SPLIT_PATHS.verifyFirst:
+      answer(
+        res,
+        verify().then(() => readAll(req).then(answerOf)),
+      );
+      return true;
+    case SPLIT_PATHS.libraryAuth: {
+      const headers = {
+        get: (name: string) => {
+          const value = req.headers[name.toLowerCase()];
+          return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+        },
+      };
+      const authRequest = {
+        callback: "SendOrderToMerchant" as const,
+        method: "POST",
+        url: SPLIT_URL,
+        headers,
+        remoteAddress: undefined,
+      };
+      answer(
+        res,
+        Promise.resolve(auth.authenticateRequest(authRequest)).then(() =>
+          readAll(req).then(answerOf),
+        ),
+      );
+      return true;
+    }
+    case SPLIT_PATHS.noAuth:
+      verify().then(
+        () => noAuth(req, res),
+        () => answer(res, Promise.reject(new Error("unauthorized"))),
+      );
+      return true;
+    default:
+      return false;
+  }
 }
 
 async function start(): Promise<number> {
@@ -148,10 +221,11 @@ async function start(): Promise<number> {
     case "node": {
       const { toNodeListener } = (await import(distUrl("node"))) as typeof NodeAdapter;
       const listener = toNodeListener(router);
+      const noAuth = await noAuthListener();
       return listen(
         createServer((req, res) => {
           if (req.url === BARE_PATH) nodeBare(req, res);
-          else listener(req, res);
+          else if (!splitRoute(req, res, noAuth)) listener(req, res);
         }),
       );
     }

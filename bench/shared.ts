@@ -103,6 +103,16 @@ export const FRAMEWORKS = ["express", "koa", "hono", "node"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 export const LIB_PATH = "/crossborder/SendOrderToMerchant";
 export const BARE_PATH = "/bare/SendOrderToMerchant";
+/**
+ * The node:http server's routes between the two (bench/http-split.ts): the floor verifying before
+ * it reads the body; the floor with the library's `createAuth` instead of `jwtVerify`; the floor's
+ * `jwtVerify`, then the library's handler without authentication.
+ */
+export const SPLIT_PATHS = {
+  verifyFirst: "/split/verify-first",
+  libraryAuth: "/split/library-auth",
+  noAuth: "/split/no-auth/SendOrderToMerchant",
+} as const;
 
 export const CART_QUERY =
   "merchantCartToken=b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f&countryCode=US&currencyCode=USD";
