@@ -3,7 +3,9 @@
  * benchmark (bench/http-server.ts) runs with `--cpu-prof` while autocannon drives one route.
  *
  *   node --import tsx bench/http-profile.ts node lib     (framework: express|koa|hono|node;
- *   node --import tsx bench/http-profile.ts node bare     route: lib|bare; BUILD=0 skips the build)
+ *   node --import tsx bench/http-profile.ts node bare     route: lib|bare; BUILD=0 skips the build;
+ *                                                         ROUTE_PATH=/split/… drives another path
+ *                                                         of the server instead, see http-split.ts)
  *
  * Prints the route's requests per second, the server's CPU per request (from the profile: busy
  * time ÷ requests, over the whole profile, warm-up and start included) and the functions with the
@@ -55,7 +57,7 @@ const { port } = JSON.parse(ready) as { port: number };
 const body = JSON.stringify(orderWithProducts(30));
 const load = (seconds: number) =>
   autocannon({
-    url: `http://127.0.0.1:${port}${route === "lib" ? LIB_PATH : BARE_PATH}`,
+    url: `http://127.0.0.1:${port}${process.env.ROUTE_PATH ?? (route === "lib" ? LIB_PATH : BARE_PATH)}`,
     method: "POST",
     connections: 10,
     duration: seconds,

@@ -109,6 +109,10 @@ function nodeBare(req: IncomingMessage, res: ServerResponse): void {
 
 // --- bench/http-split.ts's routes (node:http only).
 const SPLIT_URL = new URL(`http://127.0.0.1${SPLIT_PATHS.libraryAuth}`);
+const noAuthHandler = lib.createSendOrderToMerchantHandler(() => ORDER_RESULT, {
+  auth: false,
+  ...quiet,
+});
 const noAuthListener = async () => {
   const { toNodeListener } = (await import(distUrl("node"))) as typeof NodeAdapter;
   return toNodeListener(
@@ -156,6 +160,25 @@ function splitRoute(
       );
       return true;
     }
+    case SPLIT_PATHS.handlerBytes:
+      verify().then(
+        () =>
+          readAll(req)
+            .then((body) =>
+              noAuthHandler.handle({
+                method: "POST",
+                url: req.url ?? "/",
+                headers: req.headers,
+                body,
+              }),
+            )
+            .then((response) => {
+              res.writeHead(response.status, response.headers);
+              res.end(response.body);
+            }),
+        () => answer(res, Promise.reject(new Error("unauthorized"))),
+      );
+      return true;
     case SPLIT_PATHS.noAuth:
       verify().then(
         () => noAuth(req, res),

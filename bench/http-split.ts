@@ -1,18 +1,23 @@
 /**
  * Where the library's cost over HTTP goes, on node:http: the server of the HTTP benchmark
- * (bench/http-server.ts) and autocannon, as there, against five routes of the same process in
+ * (bench/http-server.ts) and autocannon, as there, against six routes of the same process in
  * alternating 1 s runs (ROUNDS of them, 6 by default; each round's order reversed from the last):
  * - bare: the floor (read the body, `jwtVerify`, JSON.parse, JSON.stringify);
  * - verify first: the same, verifying before reading the body (the library's order);
  * - library auth: the floor with the library's `createAuth` instead of `jwtVerify`;
- * - no auth: the floor's `jwtVerify`, then the library's handler built with `auth: false`;
+ * - no auth: the floor's `jwtVerify`, then the library's router with a handler built with
+ *   `auth: false`, through `toNodeListener`;
+ * - handler bytes: the floor's `jwtVerify` and body reading, then that handler's `handle` on the
+ *   bytes, its answer written with `writeHead` and `end` (no adapter, no router);
  * - library: the library's router, as in the benchmark.
  *
  *   node --import tsx bench/http-split.ts          (BUILD=0 skips the build)
  *
- * Prints each route's mean req/s over the rounds and its ratio to the bare route, and the main
+ * Prints each route's mean req/s over the rounds and its ratio to the bare route, the main
  * thread's time per request each route adds to the bare route's (1 / req/s, the server being the
- * bottleneck). For the analysis in bench/ANALYSIS.md; not part of `npm run bench`.
+ * bottleneck), and the server process's CPU time per request (every thread: the RSA work in
+ * libuv's pool too) with its difference from the bare route's. For the analysis in
+ * bench/ANALYSIS.md; not part of `npm run bench`.
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -34,6 +39,7 @@ const ROUTES: readonly (readonly [string, string])[] = [
   ["verify first", SPLIT_PATHS.verifyFirst],
   ["library auth", SPLIT_PATHS.libraryAuth],
   ["no auth", SPLIT_PATHS.noAuth],
+  ["handler bytes", SPLIT_PATHS.handlerBytes],
   ["library", LIB_PATH],
 ];
 
@@ -49,10 +55,17 @@ if (stdout === null) throw new Error("no stdout from the server");
 const ready: string = await new Promise((resolve) =>
   createInterface({ input: stdout }).once("line", resolve),
 );
-const { port } = JSON.parse(ready) as { port: number };
+const { port, control } = JSON.parse(ready) as { port: number; control: number };
+/** The server process's CPU time so far, µs. */
+async function serverCpu(): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${control}/`);
+  return ((await response.json()) as { cpuUs: number }).cpuUs;
+}
 const body = JSON.stringify(orderWithProducts(30));
 
+const cpu = new Map<string, number[]>();
 async function rate(path: string, seconds: number): Promise<number> {
+  const before = await serverCpu();
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${path}`,
     method: "POST",
@@ -62,10 +75,13 @@ async function rate(path: string, seconds: number): Promise<number> {
     headers: { authorization: `Bearer ${secrets.token}`, "content-type": "application/json" },
   });
   if (result.non2xx > 0) throw new Error(`${path}: ${result.non2xx} answers were not 2xx`);
+  const used = (await serverCpu()) - before;
+  cpu.set(path, [...(cpu.get(path) ?? []), used / result.requests.total]);
   return result.requests.average;
 }
 
 for (const [, path] of ROUTES) await rate(path, 1);
+cpu.clear();
 const rates = new Map<string, number[]>(ROUTES.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, path] of round % 2 === 0 ? ROUTES : [...ROUTES].reverse()) {
@@ -76,14 +92,19 @@ server.stdin?.end();
 
 const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const bare = mean(rates.get("bare") ?? []);
+const bareCpu = mean(cpu.get(BARE_PATH) ?? []);
 console.log(
   `node:http, 30-product order, 10 connections, ${ROUNDS} alternating 1 s runs per route`,
 );
-for (const [name, values] of rates) {
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
+for (const [name, path] of ROUTES) {
+  const values = rates.get(name) ?? [];
   const rps = mean(values);
   const added = 1e6 / rps - 1e6 / bare;
+  const serverCpuUs = mean(cpu.get(path) ?? []);
   console.log(
-    `${name.padEnd(13)} ${Math.round(rps).toString().padStart(6)} req/s  ${(rps / bare).toFixed(2)}x  ` +
-      `${added >= 0 ? "+" : ""}${added.toFixed(1)} µs per request  (${values.map(Math.round).join(" ")})`,
+    `${name.padEnd(14)} ${Math.round(rps).toString().padStart(6)} req/s  ${(rps / bare).toFixed(2)}x  ` +
+      `${signed(added)} µs per request; server CPU ${serverCpuUs.toFixed(1)} µs per request ` +
+      `(${signed(serverCpuUs - bareCpu)})  (${values.map(Math.round).join(" ")})`,
   );
 }

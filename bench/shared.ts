@@ -106,12 +106,14 @@ export const BARE_PATH = "/bare/SendOrderToMerchant";
 /**
  * The node:http server's routes between the two (bench/http-split.ts): the floor verifying before
  * it reads the body; the floor with the library's `createAuth` instead of `jwtVerify`; the floor's
- * `jwtVerify`, then the library's handler without authentication.
+ * `jwtVerify`, then the library's handler without authentication, through the router and
+ * `toNodeListener` or on the bytes the floor read.
  */
 export const SPLIT_PATHS = {
   verifyFirst: "/split/verify-first",
   libraryAuth: "/split/library-auth",
   noAuth: "/split/no-auth/SendOrderToMerchant",
+  handlerBytes: "/split/handler-bytes",
 } as const;
 
 export const CART_QUERY =
