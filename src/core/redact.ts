@@ -23,6 +23,8 @@ const ZERO = 48;
 const NINE = 57;
 const SPACE = 32;
 const DASH = 45;
+/** A space as form encoding writes it: the service form-encodes PaymentDetails' text fields. */
+const PLUS = 43;
 
 function isDigit(code: number): boolean {
   return code >= ZERO && code <= NINE;
@@ -48,7 +50,7 @@ function doubled(digit: number): number {
 }
 
 /**
- * Replaces every Luhn-valid 13–19 digit sequence (single spaces or dashes allowed between digits)
+ * Replaces every Luhn-valid 13–19 digit sequence (a single space, dash or `+` allowed between digits)
  * with its masked form, keeping the separators and the last four digits. A sequence may start and
  * end at a separator inside a longer run of digits, so a card number followed by a CVV or an
  * expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to more digits is part of
@@ -83,8 +85,8 @@ function replaceDigitRuns(
 }
 
 /**
- * Calls `found(start, end, digits)` for every run of digits in the text (single spaces or dashes
- * allowed between digits) holding at least `minDigits` digits. One pass over the text.
+ * Calls `found(start, end, digits)` for every run of digits in the text (a single space, dash or
+ * `+` allowed between digits) holding at least `minDigits` digits. One pass over the text.
  */
 function forEachDigitRun(
   text: string,
@@ -106,7 +108,11 @@ function forEachDigitRun(
       j++;
       if (j < length && isDigit(text.charCodeAt(j))) continue;
       const next = text.charCodeAt(j);
-      if ((next === SPACE || next === DASH) && j + 1 < length && isDigit(text.charCodeAt(j + 1))) {
+      if (
+        (next === SPACE || next === DASH || next === PLUS) &&
+        j + 1 < length &&
+        isDigit(text.charCodeAt(j + 1))
+      ) {
         j++;
         continue;
       }
@@ -121,7 +127,7 @@ function forEachDigitRun(
 export const MIN_CARD_DIGITS = 12;
 
 /**
- * Masks every run of at least 12 digits (single spaces or dashes allowed between them), Luhn-valid
+ * Masks every run of at least 12 digits (a single space, dash or `+` allowed between them), Luhn-valid
  * or not, keeping the separators and the last four digits. For text that is card data by where it
  * sits (any field of a PaymentDetails object), where a longer run is no order or tracking number.
  */

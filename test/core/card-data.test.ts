@@ -595,6 +595,49 @@ describe("per-request redaction of the card number and CVV", () => {
 // What the merchant's function sees, and what it keeps
 // ---------------------------------------------------------------------------------------------
 
+describe("a card number in a form-encoded field of PaymentDetails (`4111+1111+1111+1111`)", () => {
+  const body = JSON.stringify({
+    OrderId: "GE1",
+    PaymentDetails: { CardNumber: MASTERCARD, CVVNumber: "737", Address1: "4111+1111+1111+1111" },
+  });
+  const digitsOnly = (text: string) => text.replace(/[\s+-]/g, "");
+
+  it("is masked in every view of the raw payload, as in the decoded payload", async () => {
+    const views: string[] = [];
+    const handler = createPerformOrderPaymentHandler(
+      (payload, context) => {
+        views.push(JSON.stringify(payload), JSON.stringify(context.rawPayload));
+        views.push(
+          inspect(context.rawPayload, { depth: 5 }),
+          String(context.rawPayload.PaymentDetails),
+        );
+        return { PaymentAmount: "1", PaymentCurrencyCode: "EUR" };
+      },
+      { auth: false, onError: () => undefined },
+    );
+    expect((await handler.handle(post(body))).status).toBe(200);
+    expect(views).toHaveLength(4);
+    for (const view of views) expect(digitsOnly(view)).not.toContain(VISA);
+  });
+
+  it("is masked in the onError copy of an exception quoting the raw value", async () => {
+    const errors: unknown[] = [];
+    const handler = createPerformOrderPaymentHandler(
+      (_payload, context) => {
+        const raw = context.rawPayload.PaymentDetails as { Address1?: string };
+        throw new Error(`address rejected: ${raw.Address1}`);
+      },
+      { auth: false, onError: (failure) => errors.push(failure.error, failure.reason) },
+    );
+    expect((await handler.handle(post(body))).status).toBe(500);
+    const text = errors.map((item) =>
+      item instanceof Error ? `${item.message} ${item.stack}` : String(item),
+    );
+    expect(text.join(" ")).toContain("address rejected");
+    expect(digitsOnly(text.join(" "))).not.toContain(VISA);
+  });
+});
+
 describe("the payment object inside and after the handler", () => {
   interface Seen {
     payload: { PaymentDetails: Record<string, unknown> };
@@ -783,6 +826,20 @@ describe("redactCardNumbers", () => {
     ["a tracking number", "JD014600006281234567"],
   ])("leaves %s alone", (_label, text) => {
     expect(redactCardNumbers(text)).toBe(text);
+  });
+
+  it("masks a card number whose groups are joined by `+` (a form-encoded space)", () => {
+    // The service form-encodes PaymentDetails' text fields: "4111 1111 1111 1111" arrives as
+    // "4111+1111+1111+1111", which the raw payload and a merchant's exception may quote.
+    expect(redactCardNumbers("4111+1111+1111+1111")).toBe("****+****+****+1111");
+    for (const pan of PANS) {
+      const encoded = (pan.match(/.{1,4}/g) ?? []).join("+");
+      const out = redactCardNumbers(`address ${encoded} rejected`);
+      expect(out.replace(/[\s+-]/g, "")).not.toContain(pan);
+      expect(out.replace(/[\s+-]/g, "").endsWith(`${pan.slice(-4)}rejected`)).toBe(true);
+    }
+    // A `+` that joins no digits is no separator.
+    expect(redactCardNumbers("+44+20+7946+0958")).toBe("+44+20+7946+0958");
   });
 
   it("finds a card number inside a long run of spaced digit groups", () => {
