@@ -1,8 +1,11 @@
 /**
  * Keeps the merchant GUID, the password and the tokens out of everything the client hands out:
  * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
- * that way) and in their URL-encoded form too.
+ * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, spaced or
+ * not) are masked as everywhere else in the library: a refund's comment, or the service's text
+ * quoting one, may hold one.
  */
+import { redactCardNumbers } from "../core/redact.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -32,9 +35,10 @@ export class Redactor {
     this.#compile();
   }
 
-  /** The text with every secret replaced. */
+  /** The text with every secret replaced and every card number masked. */
   text(text: string): string {
-    return this.#pattern === undefined ? text : text.replace(this.#pattern, REDACTED);
+    const masked = redactCardNumbers(text);
+    return this.#pattern === undefined ? masked : masked.replace(this.#pattern, REDACTED);
   }
 
   /** A deep copy with secrets replaced in every string and credential fields masked. */

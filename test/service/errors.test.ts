@@ -340,6 +340,34 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     expect((errors[2] as Error).cause).toBeInstanceOf(Error);
   });
 
+  it("a card number the service's answer or the merchant's own body quotes is masked too", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder(true);
+    const client = clientFor(simulator, { hooks });
+    const card = "4111111111111111";
+    simulator.fail("createOrderRefund", {
+      status: 400,
+      body: {
+        Message: `Comment must not quote card data: ${card.replace(/(\d{4})(?!$)/g, "$1 ")}`,
+      },
+    });
+    let caught: unknown;
+    try {
+      await client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+        RefundComments: `customer paid with ${card}`,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isServiceError(caught)).toBe(true);
+    const texts = [...renderings(caught), ...events.lines];
+    expect(events.requests.some((event) => event.body !== undefined)).toBe(true);
+    expect(texts.join("\n")).toContain("************1111");
+    for (const text of texts) expect(text.replace(/[\s+-]/g, "")).not.toContain(card);
+  });
+
   it("in a request id and an error code the service echoes them in", async () => {
     const simulator = await startSimulator();
     const { hooks, events } = recorder();
