@@ -150,9 +150,19 @@ export async function callOperation(
   const error = (failure: FailureInfo & { status?: number | undefined }, extra = {}) =>
     toError(ctx, name, op, failure, extra);
 
+  const timeoutMs = positiveOption(options.timeoutMs, "timeoutMs", ctx.timeoutMs);
+  const deadlineMs = positiveOption(options.deadlineMs, "deadlineMs", ctx.deadlineMs);
   const parsed = op.request.safeParse(input);
   if (!parsed.success) {
     throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
+  }
+  // `new URL` resolves a `.` or `..` path segment, percent-encoded or not: such a value would
+  // send the request (and the GUID) to another path of the service.
+  for (const param of op.params.path ?? []) {
+    if (isDotSegment(String((parsed.data as Record<string, unknown>)[param]))) {
+      const issues = [{ path: param, message: "must not be a `.` or `..` path segment" }];
+      throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues });
+    }
   }
   let key: string | undefined;
   if (op.retry === "idempotency-key") {
@@ -168,8 +178,7 @@ export async function callOperation(
     throw error({ kind: "authentication", code: "NO_CREDENTIALS", description });
   }
   const prepared = prepare(ctx, name, op, parsed.data);
-  const timeoutMs = options.timeoutMs ?? ctx.timeoutMs;
-  const deadlineAt = ctx.now() + (options.deadlineMs ?? ctx.deadlineMs);
+  const deadlineAt = ctx.now() + deadlineMs;
   const hooksBodies = ctx.hooks.includeBodies === true && op.base !== "auth";
   const redactedUrl = ctx.redactor.text(prepared.url);
   let attempt = 0;
@@ -360,6 +369,9 @@ async function attemptOnce(
       method: op.method,
       headers,
       ...(prepared.body === undefined ? {} : { body: prepared.body }),
+      // Never followed: fetch would carry the GUID and UserName headers, and a 307/308 the token
+      // request's password, to whatever origin the Location names. A redirect is a failure.
+      redirect: "manual",
       signal: controller.signal,
     });
     const text = await readText(response, ctx.maxResponseBytes);
@@ -429,7 +441,16 @@ function interpret(
   }
   const status = answer.status;
   const retryable = status === 429 || status >= 500;
-  if (status < 200 || status >= 300) {
+  // 3xx, or 0: a browser's opaque answer to a redirect it was told not to follow.
+  if (status < 200 || (status >= 300 && status < 400)) {
+    const description =
+      "the service answered with a redirect, which the client does not follow (the credentials stay with the configured URL): check baseUrl and authUrl";
+    return {
+      failure: { kind: "server", code: `HTTP_${status}`, description, status, retryable: false },
+      body,
+    };
+  }
+  if (status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name));
     const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
     return {
@@ -548,4 +569,18 @@ function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
   } catch {
     // ignored, as above
   }
+}
+
+/** A per-call limit, checked as the client's own (a positive, finite number of milliseconds). */
+function positiveOption(value: number | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`${option} must be a positive number of milliseconds`);
+  }
+  return value;
+}
+
+/** `.` or `..`, each dot written as itself or as `%2e` (WHATWG URL resolves them all). */
+function isDotSegment(value: string): boolean {
+  return /^(?:\.|%2e){1,2}$/i.test(value);
 }
