@@ -244,6 +244,29 @@ function markSecret(text: string, secret: Secret, marks: Uint8Array | undefined)
   return marks;
 }
 
+/** A card number as a secret: 12 to 19 digits, a single space, dash or `+` allowed between them. */
+const CARD_LIKE = /^\d(?:[ +-]?\d){11,18}$/;
+
+/**
+ * Marks every run of digits (single spaces, dashes or `+` between them) whose digits hold one of
+ * the card numbers `cards` (digits only): the card quoted with other separators than it was sent.
+ */
+function markCardDigits(
+  text: string,
+  cards: readonly string[],
+  marks: Uint8Array | undefined,
+): Uint8Array | undefined {
+  let out = marks;
+  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
+    const digits = text.slice(start, end).replace(/\D/g, "");
+    if (cards.some((card) => digits.includes(card))) {
+      out ??= new Uint8Array(text.length);
+      out.fill(1, start, end);
+    }
+  });
+  return out;
+}
+
 /** Replaces every marked stretch of the text with `***`. */
 function replaceMarked(text: string, marks: Uint8Array): string {
   const pieces: string[] = [];
@@ -278,18 +301,25 @@ export function maskSecret(text: string, secret: string): string {
 export function createRedactor(secrets: readonly unknown[] = []): Redactor {
   const list: Secret[] = [];
   const seen = new Set<string>();
+  // A card number is found by its digits, whatever separators the secret or the quote has.
+  const cardDigits: string[] = [];
   for (const value of secrets) {
     if (typeof value !== "string") continue;
     const text = value.trim();
     if (text.length < MIN_SECRET_LENGTH || seen.has(text)) continue;
     seen.add(text);
     list.push({ text });
+    if (CARD_LIKE.test(text)) {
+      const digits = text.replace(/\D/g, "");
+      if (!cardDigits.includes(digits)) cardDigits.push(digits);
+    }
   }
   return (value) => {
     try {
       const text = redactCardNumbers(textOf(value));
       let marks: Uint8Array | undefined;
       for (const secret of list) marks = markSecret(text, secret, marks);
+      if (cardDigits.length > 0) marks = markCardDigits(text, cardDigits, marks);
       return marks === undefined ? text : replaceMarked(text, marks);
     } catch {
       // Out of memory for a giant text, or anything else: nothing of the text goes out.

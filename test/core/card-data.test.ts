@@ -559,6 +559,41 @@ describe("per-request redaction of the card number and CVV", () => {
     expect(capture.failures[1]?.reason).toBe("DECLINED: Card *** declined");
   });
 
+  it("this request's card number (not Luhn-valid) is masked whatever separators quote it", async () => {
+    const groups = ODD_PAN.match(/.{1,4}/g) ?? [];
+    const sent = groups.join(" ");
+    for (const quoted of [ODD_PAN, groups.join("-"), groups.join("+"), groups.join(" ")]) {
+      capture.failures.length = 0;
+      const declining = createPerformOrderPaymentHandler(
+        () => {
+          throw new CallbackError("DECLINED", `Card ${quoted} declined`, "ref 00123");
+        },
+        { auth: false, onError: collectingOnError },
+      );
+      const declined = await declining.handle(post(JSON.stringify(order(sent, "0123"))));
+      expect(JSON.parse(declined.body).Message).toBe("Card *** declined");
+      expect(capture.failures[0]?.reason).toBe("DECLINED: Card *** declined");
+      const failing = createPerformOrderPaymentHandler(
+        () => {
+          throw new Error(`card ${quoted} refused`);
+        },
+        { auth: false, onError: collectingOnError },
+      );
+      expect((await failing.handle(post(JSON.stringify(order(sent, "0123"))))).status).toBe(500);
+      expect((capture.failures[1]?.error as Error).message).toBe("card *** refused");
+    }
+    // Sent without separators, quoted with them.
+    capture.failures.length = 0;
+    const handler = createPerformOrderPaymentHandler(
+      () => {
+        throw new Error(`card ${groups.join("-")} refused`);
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    await handler.handle(post(JSON.stringify(order(ODD_PAN, "0123"))));
+    expect((capture.failures[0]?.error as Error).message).toBe("card *** refused");
+  });
+
   it("the CVV of this request in a CallbackError code is masked too", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {
