@@ -14,14 +14,38 @@ export type IdempotencyKeyFunction<TPayload> = (
   context: CallbackContext<TPayload>,
 ) => string | undefined | Promise<string | undefined>;
 
-/** Fields that are card data wherever they appear: never part of a key or a digest. */
+/** Fields that are card data wherever they appear (in any casing): never part of a key or a digest. */
 const CARD_FIELDS = new Set([
-  "PaymentDetails",
-  "CardNumber",
-  "CVVNumber",
-  "CardNumberLastFourDigits",
-  "ExpirationDate",
+  "paymentdetails",
+  "cardnumber",
+  "cvvnumber",
+  "cardnumberlastfourdigits",
+  "expirationdate",
 ]);
+
+/**
+ * A field name that is card data: one of the names above in any casing, or one a transit damage
+ * left recognisable (`"\uFFFD(CardNumber"`): ending in the card number's or the payment object's
+ * name, or naming a CVV.
+ */
+function isCardField(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    CARD_FIELDS.has(lower) ||
+    lower.endsWith("cardnumber") ||
+    lower.endsWith("paymentdetails") ||
+    lower.includes("cvv")
+  );
+}
+
+/** An object holding a card number or a CVV: all of it is card data (its other keys may be damaged copies). */
+function isCardObject(value: Record<string, unknown>): boolean {
+  for (const name of Object.keys(value)) {
+    const lower = name.toLowerCase();
+    if (lower.endsWith("cardnumber") || lower.includes("cvv")) return true;
+  }
+  return false;
+}
 
 /** The shopper's own session (gift cards, vouchers): a secret of the merchant's, never digested. */
 const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
@@ -30,14 +54,16 @@ const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
  * Canonical JSON (keys sorted) of a payload without its card fields and session secrets, so key
  * order never matters.
  */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+function canonical(value: unknown): string | undefined {
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? "null").join(",")}]`;
   if (isRecord(value)) {
+    if (isCardObject(value)) return undefined;
     const parts: string[] = [];
     for (const name of Object.keys(value).sort()) {
       const field = value[name];
-      if (CARD_FIELDS.has(name) || SESSION_FIELDS.has(name) || field === undefined) continue;
-      parts.push(`${JSON.stringify(name)}:${canonical(field)}`);
+      if (field === undefined || isCardField(name) || SESSION_FIELDS.has(name)) continue;
+      const text = canonical(field);
+      if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
     }
     return `{${parts.join(",")}}`;
   }
@@ -46,7 +72,7 @@ function canonical(value: unknown): string {
 
 /** SHA-256 (base64url) of the payload as sent, card fields and session secrets left out. */
 export function contentDigest(rawPayload: unknown): Promise<string> {
-  return sha256Text(canonical(rawPayload), "base64url");
+  return sha256Text(canonical(rawPayload) ?? "null", "base64url");
 }
 
 function text(value: unknown): string | undefined {

@@ -574,6 +574,39 @@ describe("the default key", () => {
     expect(await key("SendOrderToMerchant", reversed)).toBe(k);
   });
 
+  it("card data under a damaged key or in another casing is left out of the digest too", async () => {
+    const order = fixture("SendOrderToMerchant");
+    // Each variant differs from the order only by card data somewhere it does not belong.
+    const variants: ((copy: Record<string, unknown>) => void)[] = [
+      // A payment object under a key damaged in transit, with its fields intact.
+      (copy) => {
+        copy["\uFFFD(PaymentDetails"] = { CardNumber: "5555555555554444", CVVNumber: "8642" };
+      },
+      // A card object's other keys damaged: the card fields sit beside their own copies.
+      (copy) => {
+        copy.OrderPaymentMethods = [{ CVVNumber: "8642", "\uFFFD(CardNumber": "5555555555554444" }];
+      },
+      // Another casing.
+      (copy) => {
+        copy.paymentDetails = { cardNumber: "5555555555554444", cvvNumber: "8642" };
+      },
+      (copy) => {
+        (copy.Customer as Record<string, unknown>).cardnumber = "5555555555554444";
+      },
+    ];
+    const base = structuredClone(order) as Record<string, unknown>;
+    for (const change of variants) change(base);
+    const firstCard = structuredClone(base);
+    const secondCard = JSON.parse(
+      JSON.stringify(base)
+        .replaceAll("5555555555554444", "4111111111111111")
+        .replaceAll("8642", "1357"),
+    ) as Record<string, unknown>;
+    expect(await key("SendOrderToMerchant", secondCard)).toBe(
+      await key("SendOrderToMerchant", firstCard),
+    );
+  });
+
   it("UpdateOrderStatus: the order id and the status, case-insensitive", async () => {
     const update = fixture("UpdateOrderStatus");
     expect(await key("UpdateOrderStatus", update)).toBe("GE927127001US:canceled");
