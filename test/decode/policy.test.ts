@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeFormValue } from "../../src/decode/form.js";
 import { compileDecoding } from "../../src/decode/policy.js";
+import { createSendOrderToMerchantHandler } from "../../src/index.js";
 
 const ADDRESS_FIELDS = ["Phone1", "Email", "Address1", "City", "CountryName"];
 const ORDER_FIELDS = [
@@ -158,6 +159,59 @@ describe("compileDecoding / apply with the auto policy", () => {
     const { payload, report } = plan.apply(input);
     expect(payload).toBe(input);
     expect(report.decoded).toEqual([]);
+  });
+});
+
+describe("an encoded value whose text starts with a space", () => {
+  // wire-facts §6: the service keeps stray whitespace; .NET writes a leading space as a leading +.
+  const sent = {
+    Address1: "+548+Market+St.",
+    Email: "+jane%2btag%40example.com",
+    City: "+New+York",
+    Phone1: "+442079460958",
+  };
+  const expected = {
+    Address1: " 548 Market St.",
+    Email: " jane+tag@example.com",
+    City: " New York",
+    Phone1: "+442079460958",
+  };
+
+  it("is decoded by the auto policy, while a phone's plus is kept", () => {
+    const { payload, report } = compileDecoding(ORDER_FIELDS).apply({ PrimaryShipping: sent });
+    expect(payload.PrimaryShipping).toEqual(expected);
+    expect(report.decoded).toEqual([
+      "PrimaryShipping.Email",
+      "PrimaryShipping.Address1",
+      "PrimaryShipping.City",
+    ]);
+    expect(report.unchanged).toEqual(["PrimaryShipping.Phone1"]);
+  });
+
+  it("reaches the merchant's function decoded, by the generated decoder and by the plan", async () => {
+    const body = {
+      OrderId: "E1",
+      Products: [{ Sku: "A", Price: 1, Quantity: 1 }],
+      PrimaryShipping: sent,
+    };
+    for (const decoding of [undefined, {}]) {
+      const seen: unknown[] = [];
+      const handler = createSendOrderToMerchantHandler(
+        (order) => {
+          seen.push({ ...order.PrimaryShipping });
+          return { InternalOrderId: "M-1" };
+        },
+        decoding === undefined ? { auth: false } : { auth: false, decoding },
+      );
+      const response = await handler.handle({
+        method: "POST",
+        url: "/callback",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, response.body).toBe(200);
+      expect(seen).toEqual([expected]);
+    }
   });
 });
 
