@@ -2,7 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeFormValue } from "../../src/decode/form.js";
 import { compileDecoding } from "../../src/decode/policy.js";
-import { createSendOrderToMerchantHandler } from "../../src/index.js";
+import {
+  type CallbackRequest,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+} from "../../src/index.js";
 
 const ADDRESS_FIELDS = ["Phone1", "Email", "Address1", "City", "CountryName"];
 const ORDER_FIELDS = [
@@ -211,6 +215,60 @@ describe("an encoded value whose text starts with a space", () => {
       });
       expect(response.status, response.body).toBe(200);
       expect(seen).toEqual([expected]);
+    }
+  });
+});
+
+describe("StateOrProvice, the cart-side spelling the schemas accept on every address", () => {
+  const request = (body: unknown): CallbackRequest => ({
+    method: "POST",
+    url: "/callback",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+  it("is decoded like StateOrProvince on an order address", async () => {
+    const seen: unknown[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (order, context) => {
+        seen.push({ ...order.PrimaryBilling }, context.decoding.decoded);
+        return { InternalOrderId: "M-1" };
+      },
+      { auth: false },
+    );
+    const response = await handler.handle(
+      request({
+        OrderId: "E1",
+        Products: [{ Sku: "A", Price: 1, Quantity: 1 }],
+        PrimaryBilling: { StateOrProvice: "New+York", StateOrProvince: "New+York" },
+      }),
+    );
+    expect(response.status, response.body).toBe(200);
+    expect(seen).toEqual([
+      { StateOrProvice: "New York", StateOrProvince: "New York" },
+      ["PrimaryBilling.StateOrProvince", "PrimaryBilling.StateOrProvice"],
+    ]);
+  });
+
+  it("is decoded on PaymentDetails, and a plain one is kept", async () => {
+    const seen: unknown[] = [];
+    const handler = createPerformOrderPaymentHandler(
+      (payment) => {
+        seen.push(payment.PaymentDetails.StateOrProvice);
+        return { PaymentAmount: "1", PaymentCurrencyCode: "EUR" };
+      },
+      { auth: false },
+    );
+    for (const [sent, expected] of [
+      ["Nouvelle+Aquitaine", "Nouvelle Aquitaine"],
+      ["%c3%8ele-de-France", "Île-de-France"],
+      ["New York", "New York"],
+    ]) {
+      const response = await handler.handle(
+        request({ OrderId: "E1", PaymentDetails: { CardNumber: null, StateOrProvice: sent } }),
+      );
+      expect(response.status, response.body).toBe(200);
+      expect(seen.pop()).toBe(expected);
     }
   });
 });
