@@ -73,6 +73,7 @@ export {
   type CallbackHandler,
   type CallbackRequestInfo,
   DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_DOCUMENT_MAX_BODY_BYTES,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DEPTH,
   type HandlerOptions,

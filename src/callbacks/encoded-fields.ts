@@ -12,6 +12,8 @@ const CONTACT_FIELDS = [
   "City",
   "StateCode",
   "StateOrProvince",
+  // The cart-side spelling, accepted on every address and on PaymentDetails (sources mix them).
+  "StateOrProvice",
   "Zip",
   "Email",
   "Phone1",

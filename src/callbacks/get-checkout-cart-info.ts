@@ -105,6 +105,11 @@ function flag(value: unknown): boolean | undefined {
   return undefined;
 }
 
+/** No value to read: missing, `null` or empty text. */
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === "";
+}
+
 /**
  * The cart during checkout: GET (or POST) with `merchantCartToken` (or `cartToken`),
  * `countryCode` and `currencyCode`, answered with the CheckoutCartInfo object. Called on every
@@ -144,13 +149,21 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
         for (const key of new Set(url.searchParams.keys()))
           setField(payload, key, url.searchParams.get(key));
         for (const [key, aliases] of names) {
+          // The first alias with a value. An empty one ("") only when nothing else has one, so
+          // an empty merchantCartToken does not hide a cartToken, nor an empty configured name
+          // the token sent under the documented one.
+          let found: unknown;
           for (const alias of aliases) {
             const value = lookup(payload, alias);
-            if (value !== undefined && value !== null) {
-              setField(payload, key, value);
+            if (value === undefined || value === null) continue;
+            if (value !== "") {
+              found = value;
               break;
             }
+            found ??= value;
           }
+          if (found === "" && !isAbsent(lookup(payload, key))) continue;
+          if (found !== undefined) setField(payload, key, found);
         }
         for (const name of FLAGS) {
           const value = flag(lookup(payload, name));

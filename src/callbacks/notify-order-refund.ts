@@ -1,4 +1,9 @@
-import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import {
+  type CallbackDefinition,
+  type CallbackFunction,
+  DEFAULT_DOCUMENT_MAX_BODY_BYTES,
+  handlerFactory,
+} from "../core/engine.js";
 import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
 import { type NotifyOrderRefundRequest, notifyOrderRefundSchema } from "../schemas/index.js";
 import { REFUND_ENCODED_FIELDS } from "./encoded-fields.js";
@@ -17,6 +22,8 @@ export const notifyOrderRefund: CallbackDefinition<
   schema: notifyOrderRefundSchema,
   encodedFields: REFUND_ENCODED_FIELDS,
   response: responseInfoShape<ResponseInfoResult | NoResult>(),
+  // RefundDocument carries the credit note as base64 DocumentData.
+  defaultMaxBodyBytes: DEFAULT_DOCUMENT_MAX_BODY_BYTES,
 };
 
 export const createNotifyOrderRefundHandler = handlerFactory(notifyOrderRefund);

@@ -1,4 +1,9 @@
-import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import {
+  type CallbackDefinition,
+  type CallbackFunction,
+  DEFAULT_DOCUMENT_MAX_BODY_BYTES,
+  handlerFactory,
+} from "../core/engine.js";
 import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
 import {
   type SendAdditionalRequiredDocumentsToMerchantRequest,
@@ -19,6 +24,8 @@ export const sendAdditionalRequiredDocumentsToMerchant: CallbackDefinition<
   schema: sendAdditionalRequiredDocumentsSchema,
   encodedFields: [],
   response: responseInfoShape<ResponseInfoResult | NoResult>(),
+  // The documents themselves may arrive as base64 in the body.
+  defaultMaxBodyBytes: DEFAULT_DOCUMENT_MAX_BODY_BYTES,
 };
 
 export const createSendAdditionalRequiredDocumentsToMerchantHandler = handlerFactory(

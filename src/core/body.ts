@@ -288,7 +288,8 @@ export function parseJson(bytes: Uint8Array, maxDepth: number): ParsedJson {
 
 /**
  * Parameters in a POST body (GetCheckoutCartInfo): a JSON object, or form fields
- * (`application/x-www-form-urlencoded`), which become an object of strings.
+ * (`application/x-www-form-urlencoded`), which become an object of strings. A field repeated in
+ * a form keeps its first value, as a repeated query parameter does (`URLSearchParams.get`).
  */
 export function parseForm(bytes: Uint8Array, maxDepth: number): ParsedJson {
   let text: string;
@@ -300,6 +301,7 @@ export function parseForm(bytes: Uint8Array, maxDepth: number): ParsedJson {
   if (text.startsWith("{")) return parseJson(bytes, maxDepth);
   const fields: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(text)) {
+    if (Object.hasOwn(fields, key)) continue; // first wins
     // Own data properties only: a `__proto__` field stays a plain key (until `sealBody` drops it).
     Object.defineProperty(fields, key, {
       value,

@@ -38,6 +38,11 @@ import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse 
 
 /** 1 MiB: an order with hundreds of products is far below it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * 16 MiB: the default of NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, which
+ * carry files as base64 `DocumentData` (a 900 kB PDF is 1.2 MB of JSON).
+ */
+export const DEFAULT_DOCUMENT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Real payloads nest about eight levels; the bound keeps recursion anywhere downstream safe. */
 export const DEFAULT_MAX_DEPTH = 64;
 /** 30 s to receive a body: a 1 MiB order at 35 kB/s. Node's own limit is 300 s. */
@@ -54,7 +59,11 @@ export interface HandlerOptions {
    * the configuration arrives later (a Worker's `env`); if it rejects, every call is a 500.
    */
   auth: Authenticator | Promise<Authenticator> | false;
-  /** Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB. */
+  /**
+   * Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB
+   * (16 MiB for NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, which carry
+   * documents); a value set here applies to every callback it is given to.
+   */
   maxBodyBytes?: number | undefined;
   /** Deepest JSON nesting accepted; deeper bodies are answered 400. Default 64. */
   maxDepth?: number | undefined;
@@ -130,6 +139,8 @@ export interface CallbackDefinition<TPayload, TResult> {
   /** Dotted paths of the values that arrive form-URL-encoded. */
   readonly encodedFields: readonly string[];
   readonly response: ResponseShape<TResult>;
+  /** The body limit when the merchant sets no `maxBodyBytes` (else DEFAULT_MAX_BODY_BYTES). */
+  readonly defaultMaxBodyBytes?: number;
   /** Top-level payload fields whose values are never quoted in what the library reports. */
   readonly secretFields?: readonly string[];
   /**
@@ -342,7 +353,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   }
   // A rejected configuration is reported on each call; this keeps Node from calling it unhandled.
   if (authOption instanceof Promise) authOption.catch(() => undefined);
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBodyBytes =
+    options.maxBodyBytes ?? definition.defaultMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {

@@ -172,7 +172,11 @@ function plusToSpace(value: string, first: number): string {
 /**
  * Whether a value looks form-encoded (the `auto` policy). The rule, in order:
  * 1. no `%` and no `+` → false: there is nothing to decode;
- * 2. starts with `+` → false: a phone's plus, never an encoded leading space in practice;
+ * 2. starts with `+` and the rest holds no other `+` and no `%` → false: a phone's plus
+ *    (`+442079460958`). With a second `+` or a `%` it is an encoded value whose text starts with
+ *    a space (`+548+Market+St.`, `+jane%2btag%40example.com`): .NET writes a real plus as `%2b`,
+ *    so a phone's plus is never followed by another `+`. Left plain: a leading space followed by
+ *    one word of the encoder's alphabet (`+York`), which cannot be told from a phone;
  * 3. contains any character the encoder never emits → false. The encoder's output holds only
  *    `A-Z a-z 0-9 - _ . ! * ( ) % +` (and `'` from old .NET), so this covers a literal space or
  *    `@` (the operator's plain addresses) as well as `:`, `/`, `,`, `#`, tabs and any non-ASCII;
@@ -180,7 +184,13 @@ function plusToSpace(value: string, first: number): string {
  */
 export function looksEncoded(value: string): boolean {
   if (value.indexOf("%") === -1 && value.indexOf("+") === -1) return false;
-  if (value.charCodeAt(0) === PLUS) return false;
+  if (
+    value.charCodeAt(0) === PLUS &&
+    value.indexOf("+", 1) === -1 &&
+    value.indexOf("%", 1) === -1
+  ) {
+    return false;
+  }
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c >= 0x80 || ENCODED_ALPHABET[c] !== 1) return false;

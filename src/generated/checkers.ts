@@ -1189,85 +1189,85 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
     if (Object.getPrototypeOf(x80) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x80, "__proto__")) sealed = false;
     for (let i81 = 0; i81 < x80.length; i81++) {
-      const r83 = checkProduct(x80[i81]);
-      if (r83 !== ACCEPT) return r83;
+      const r95 = checkProductLine(x80[i81]);
+      if (r95 !== ACCEPT) return r95;
     }
   }
-  const x84 = o.Customer;
-  if (x84 !== undefined) n++;
-  if (x84 !== undefined && x84 !== null) {
-    const r85 = checkCustomer(x84);
-    if (r85 !== ACCEPT) return r85;
+  const x96 = o.Customer;
+  if (x96 !== undefined) n++;
+  if (x96 !== undefined && x96 !== null) {
+    const r97 = checkCustomer(x96);
+    if (r97 !== ACCEPT) return r97;
   }
-  const x86 = o.PrimaryShipping;
-  if (x86 !== undefined) n++;
-  if (x86 !== undefined && x86 !== null) {
-    const r87 = checkAddress(x86);
-    if (r87 !== ACCEPT) return r87;
-  }
-  const x88 = o.SecondaryShipping;
-  if (x88 !== undefined) n++;
-  if (x88 !== undefined && x88 !== null) {
-    const r89 = checkAddress(x88);
-    if (r89 !== ACCEPT) return r89;
-  }
-  const x90 = o.PrimaryBilling;
-  if (x90 !== undefined) n++;
-  if (x90 !== undefined && x90 !== null) {
-    const r91 = checkAddress(x90);
-    if (r91 !== ACCEPT) return r91;
-  }
-  const x92 = o.SecondaryBilling;
-  if (x92 !== undefined) n++;
-  if (x92 !== undefined && x92 !== null) {
-    const r93 = checkAddress(x92);
-    if (r93 !== ACCEPT) return r93;
-  }
-  n += countString(o.ShippingMethodCode);
-  const x94 = o.Discounts;
-  if (x94 !== undefined) n++;
-  if (x94 !== undefined && x94 !== null) {
-    if (!Array.isArray(x94)) return REJECT;
-    if (Object.getPrototypeOf(x94) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x94, "__proto__")) sealed = false;
-    for (let i95 = 0; i95 < x94.length; i95++) {
-      const r97 = checkDiscount(x94[i95]);
-      if (r97 !== ACCEPT) return r97;
-    }
-  }
-  const x98 = o.InternationalDetails;
+  const x98 = o.PrimaryShipping;
   if (x98 !== undefined) n++;
   if (x98 !== undefined && x98 !== null) {
-    const r99 = checkInternationalDetails(x98);
+    const r99 = checkAddress(x98);
     if (r99 !== ACCEPT) return r99;
   }
-  const x100 = o.PaymentDetails;
+  const x100 = o.SecondaryShipping;
   if (x100 !== undefined) n++;
   if (x100 !== undefined && x100 !== null) {
-    const r101 = checkPaymentDetails(x100);
+    const r101 = checkAddress(x100);
     if (r101 !== ACCEPT) return r101;
   }
-  if (sealed) cardDetails(x100);
-  const x102 = o.OrderPaymentMethods;
+  const x102 = o.PrimaryBilling;
   if (x102 !== undefined) n++;
   if (x102 !== undefined && x102 !== null) {
-    if (!Array.isArray(x102)) return REJECT;
-    if (Object.getPrototypeOf(x102) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x102, "__proto__")) sealed = false;
-    for (let i103 = 0; i103 < x102.length; i103++) {
-      const r105 = checkOrderPaymentMethod(x102[i103]);
-      if (r105 !== ACCEPT) return r105;
-    }
+    const r103 = checkAddress(x102);
+    if (r103 !== ACCEPT) return r103;
   }
-  const x106 = o.AdditionalRequiredDocuments;
+  const x104 = o.SecondaryBilling;
+  if (x104 !== undefined) n++;
+  if (x104 !== undefined && x104 !== null) {
+    const r105 = checkAddress(x104);
+    if (r105 !== ACCEPT) return r105;
+  }
+  n += countString(o.ShippingMethodCode);
+  const x106 = o.Discounts;
   if (x106 !== undefined) n++;
   if (x106 !== undefined && x106 !== null) {
     if (!Array.isArray(x106)) return REJECT;
     if (Object.getPrototypeOf(x106) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x106, "__proto__")) sealed = false;
     for (let i107 = 0; i107 < x106.length; i107++) {
-      const r109 = checkAdditionalRequiredDocument(x106[i107]);
+      const r109 = checkDiscount(x106[i107]);
       if (r109 !== ACCEPT) return r109;
+    }
+  }
+  const x110 = o.InternationalDetails;
+  if (x110 !== undefined) n++;
+  if (x110 !== undefined && x110 !== null) {
+    const r111 = checkInternationalDetails(x110);
+    if (r111 !== ACCEPT) return r111;
+  }
+  const x112 = o.PaymentDetails;
+  if (x112 !== undefined) n++;
+  if (x112 !== undefined && x112 !== null) {
+    const r113 = checkPaymentDetails(x112);
+    if (r113 !== ACCEPT) return r113;
+  }
+  if (sealed) cardDetails(x112);
+  const x114 = o.OrderPaymentMethods;
+  if (x114 !== undefined) n++;
+  if (x114 !== undefined && x114 !== null) {
+    if (!Array.isArray(x114)) return REJECT;
+    if (Object.getPrototypeOf(x114) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x114, "__proto__")) sealed = false;
+    for (let i115 = 0; i115 < x114.length; i115++) {
+      const r117 = checkOrderPaymentMethod(x114[i115]);
+      if (r117 !== ACCEPT) return r117;
+    }
+  }
+  const x118 = o.AdditionalRequiredDocuments;
+  if (x118 !== undefined) n++;
+  if (x118 !== undefined && x118 !== null) {
+    if (!Array.isArray(x118)) return REJECT;
+    if (Object.getPrototypeOf(x118) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x118, "__proto__")) sealed = false;
+    for (let i119 = 0; i119 < x118.length; i119++) {
+      const r121 = checkAdditionalRequiredDocument(x118[i119]);
+      if (r121 !== ACCEPT) return r121;
     }
   }
   n += countNumber(o.PriceCoefficientRate);
@@ -1277,11 +1277,11 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   n += countNumber(o.OrderCreationSource);
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x110 = o.UrlParameters;
-  if (x110 !== undefined) n++;
-  if (x110 !== undefined && x110 !== null) {
-    const r111 = checkSendOrderToMerchantSchema_UrlParameters(x110);
-    if (r111 !== ACCEPT) return r111;
+  const x122 = o.UrlParameters;
+  if (x122 !== undefined) n++;
+  if (x122 !== undefined && x122 !== null) {
+    const r123 = checkSendOrderToMerchantSchema_UrlParameters(x122);
+    if (r123 !== ACCEPT) return r123;
   }
   n += countNumber(o.DiscountedShippingPrice);
   n += countBoolean(o.DoNotChargeVAT);
@@ -1296,11 +1296,11 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x112 = o.OriginalOrder;
-  if (x112 !== undefined) n++;
-  if (x112 !== undefined && x112 !== null) {
-    const r113 = checkOriginalOrder(x112);
-    if (r113 !== ACCEPT) return r113;
+  const x124 = o.OriginalOrder;
+  if (x124 !== undefined) n++;
+  if (x124 !== undefined && x124 !== null) {
+    const r125 = checkOriginalOrder(x124);
+    if (r125 !== ACCEPT) return r125;
   }
   n += countString(o.LoyaltyCode);
   n += countNumber(o.LoyaltyPointsEarned);
@@ -1320,53 +1320,53 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   n += countNumber(o.TotalDutiesPaidByCustomerPrice);
   n += countNumber(o.TotalValueForCustoms);
   n += countNumber(o.USSalesTax);
-  const x114 = o.CustomerDTBreakdown;
-  if (x114 !== undefined) n++;
-  if (x114 !== undefined && x114 !== null) {
-    const r115 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x114);
-    if (r115 !== ACCEPT) return r115;
+  const x126 = o.CustomerDTBreakdown;
+  if (x126 !== undefined) n++;
+  if (x126 !== undefined && x126 !== null) {
+    const r127 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x126);
+    if (r127 !== ACCEPT) return r127;
   }
-  const x116 = o.MerchantDTBreakdown;
-  if (x116 !== undefined) n++;
-  if (x116 !== undefined && x116 !== null) {
-    const r117 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x116);
-    if (r117 !== ACCEPT) return r117;
+  const x128 = o.MerchantDTBreakdown;
+  if (x128 !== undefined) n++;
+  if (x128 !== undefined && x128 !== null) {
+    const r129 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x128);
+    if (r129 !== ACCEPT) return r129;
   }
   n += countNumber(o.ShippingVATRate);
   n += countNumber(o.CookieConsent);
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x118 = o.ImporterDetails;
-  if (x118 !== undefined) n++;
-  if (x118 !== undefined) {
-    if (sealed && typeof x118 === "object" && x118 !== null) sealed = plainValue(x118);
+  const x130 = o.ImporterDetails;
+  if (x130 !== undefined) n++;
+  if (x130 !== undefined) {
+    if (sealed && typeof x130 === "object" && x130 !== null) sealed = plainValue(x130);
   }
-  const x119 = o.GiftCards;
-  if (x119 !== undefined) n++;
-  if (x119 !== undefined) {
-    if (sealed && typeof x119 === "object" && x119 !== null) sealed = plainValue(x119);
+  const x131 = o.GiftCards;
+  if (x131 !== undefined) n++;
+  if (x131 !== undefined) {
+    if (sealed && typeof x131 === "object" && x131 !== null) sealed = plainValue(x131);
   }
-  const x120 = o.Markups;
-  if (x120 !== undefined) n++;
-  if (x120 !== undefined) {
-    if (sealed && typeof x120 === "object" && x120 !== null) sealed = plainValue(x120);
+  const x132 = o.Markups;
+  if (x132 !== undefined) n++;
+  if (x132 !== undefined) {
+    if (sealed && typeof x132 === "object" && x132 !== null) sealed = plainValue(x132);
   }
-  const x121 = o.ReservationRequestId;
-  if (x121 !== undefined) n++;
-  if (x121 !== undefined) {
-    if (sealed && typeof x121 === "object" && x121 !== null) sealed = plainValue(x121);
+  const x133 = o.ReservationRequestId;
+  if (x133 !== undefined) n++;
+  if (x133 !== undefined) {
+    if (sealed && typeof x133 === "object" && x133 !== null) sealed = plainValue(x133);
   }
-  const x122 = o.Subs;
-  if (x122 !== undefined) n++;
-  if (x122 !== undefined && x122 !== null) {
-    if (!Array.isArray(x122)) return REJECT;
-    if (Object.getPrototypeOf(x122) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x122, "__proto__")) sealed = false;
-    for (let i123 = 0; i123 < x122.length; i123++) {
-      const r125 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x122[i123],
+  const x134 = o.Subs;
+  if (x134 !== undefined) n++;
+  if (x134 !== undefined && x134 !== null) {
+    if (!Array.isArray(x134)) return REJECT;
+    if (Object.getPrototypeOf(x134) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x134, "__proto__")) sealed = false;
+    for (let i135 = 0; i135 < x134.length; i135++) {
+      const r137 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x134[i135],
       );
-      if (r125 !== ACCEPT) return r125;
+      if (r137 !== ACCEPT) return r137;
     }
   }
   if (n < 0) return REJECT;
@@ -1451,14 +1451,112 @@ const checkUpdateOrderStatus_keys: ReadonlySet<string> = new Set([
   "Subs",
 ]);
 
+function checkProductLine(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  n += countString(o.Sku);
+  n += countString(o.SKU);
+  n += countString(o.ProductName);
+  n += countNumber(o.Price);
+  n += countNumber(o.InternationalPrice);
+  n += countNumber(o.DiscountedPrice);
+  n += countNumber(o.InternationalDiscountedPrice);
+  n += countNumber(o.Quantity);
+  n += countNumber(o.VATRate);
+  n += countString(o.CartItemId);
+  n += countString(o.ParentCartItemId);
+  n += countString(o.ChildCartItemId);
+  n += countNumber(o.RoundingRate);
+  n += countBoolean(o.IsBackOrdered);
+  n += countString(o.BackOrderDate);
+  n += countString(o.GenericHSCode);
+  n += countString(o.GiftMessage);
+  const x83 = o.Brand;
+  if (x83 !== undefined) n++;
+  if (x83 !== undefined && x83 !== null) {
+    const r84 = checkCodeName(x83);
+    if (r84 !== ACCEPT) return r84;
+  }
+  const x85 = o.Categories;
+  if (x85 !== undefined) n++;
+  if (x85 !== undefined && x85 !== null) {
+    if (!Array.isArray(x85)) return REJECT;
+    if (Object.getPrototypeOf(x85) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x85, "__proto__")) sealed = false;
+    for (let i86 = 0; i86 < x85.length; i86++) {
+      const r88 = checkCodeName(x85[i86]);
+      if (r88 !== ACCEPT) return r88;
+    }
+  }
+  const x89 = o.Attributes;
+  if (x89 !== undefined) n++;
+  if (x89 !== undefined && x89 !== null) {
+    if (!Array.isArray(x89)) return REJECT;
+    if (Object.getPrototypeOf(x89) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x89, "__proto__")) sealed = false;
+    for (let i90 = 0; i90 < x89.length; i90++) {
+      const r92 = checkProductAttribute(x89[i90]);
+      if (r92 !== ACCEPT) return r92;
+    }
+  }
+  const x93 = o.MetaData;
+  if (x93 !== undefined) n++;
+  if (x93 !== undefined && x93 !== null) {
+    const r94 = checkProductMetaData(x93);
+    if (r94 !== ACCEPT) return r94;
+  }
+  n += countNumber(o.PriceBeforeRoundingRate);
+  n += countString(o.HandlingCode);
+  n += countNumber(o.ListPrice);
+  n += countNumber(o.InternationalListPrice);
+  n += countNumber(o.DiscountedPriceForCustoms);
+  n += countNumber(o.CustomerVATRate);
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductLine_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkProductLine's shape. */
+const checkProductLine_keys: ReadonlySet<string> = new Set([
+  "Sku",
+  "SKU",
+  "ProductName",
+  "Price",
+  "InternationalPrice",
+  "DiscountedPrice",
+  "InternationalDiscountedPrice",
+  "Quantity",
+  "VATRate",
+  "CartItemId",
+  "ParentCartItemId",
+  "ChildCartItemId",
+  "RoundingRate",
+  "IsBackOrdered",
+  "BackOrderDate",
+  "GenericHSCode",
+  "GiftMessage",
+  "Brand",
+  "Categories",
+  "Attributes",
+  "MetaData",
+  "PriceBeforeRoundingRate",
+  "HandlingCode",
+  "ListPrice",
+  "InternationalListPrice",
+  "DiscountedPriceForCustoms",
+  "CustomerVATRate",
+]);
+
 function checkPerformOrderPayment(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x126 = o.OrderId;
-  if (x126 !== undefined) n++;
-  if (typeof x126 !== "string") return REJECT;
+  const x138 = o.OrderId;
+  if (x138 !== undefined) n++;
+  if (typeof x138 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.CartId);
@@ -1468,90 +1566,90 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   n += countString(o.CurrencyCode);
   n += countString(o.StatusCode);
   n += countBoolean(o.ClearCart);
-  const x127 = o.Products;
-  if (x127 !== undefined) n++;
-  if (x127 !== undefined && x127 !== null) {
-    if (!Array.isArray(x127)) return REJECT;
-    if (Object.getPrototypeOf(x127) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x127, "__proto__")) sealed = false;
-    for (let i128 = 0; i128 < x127.length; i128++) {
-      const r130 = checkProduct(x127[i128]);
-      if (r130 !== ACCEPT) return r130;
-    }
-  }
-  const x131 = o.Customer;
-  if (x131 !== undefined) n++;
-  if (x131 !== undefined && x131 !== null) {
-    const r132 = checkCustomer(x131);
-    if (r132 !== ACCEPT) return r132;
-  }
-  const x133 = o.PrimaryShipping;
-  if (x133 !== undefined) n++;
-  if (x133 !== undefined && x133 !== null) {
-    const r134 = checkAddress(x133);
-    if (r134 !== ACCEPT) return r134;
-  }
-  const x135 = o.SecondaryShipping;
-  if (x135 !== undefined) n++;
-  if (x135 !== undefined && x135 !== null) {
-    const r136 = checkAddress(x135);
-    if (r136 !== ACCEPT) return r136;
-  }
-  const x137 = o.PrimaryBilling;
-  if (x137 !== undefined) n++;
-  if (x137 !== undefined && x137 !== null) {
-    const r138 = checkAddress(x137);
-    if (r138 !== ACCEPT) return r138;
-  }
-  const x139 = o.SecondaryBilling;
+  const x139 = o.Products;
   if (x139 !== undefined) n++;
   if (x139 !== undefined && x139 !== null) {
-    const r140 = checkAddress(x139);
-    if (r140 !== ACCEPT) return r140;
-  }
-  n += countString(o.ShippingMethodCode);
-  const x141 = o.Discounts;
-  if (x141 !== undefined) n++;
-  if (x141 !== undefined && x141 !== null) {
-    if (!Array.isArray(x141)) return REJECT;
-    if (Object.getPrototypeOf(x141) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x141, "__proto__")) sealed = false;
-    for (let i142 = 0; i142 < x141.length; i142++) {
-      const r144 = checkDiscount(x141[i142]);
-      if (r144 !== ACCEPT) return r144;
+    if (!Array.isArray(x139)) return REJECT;
+    if (Object.getPrototypeOf(x139) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x139, "__proto__")) sealed = false;
+    for (let i140 = 0; i140 < x139.length; i140++) {
+      const r142 = checkProductLine(x139[i140]);
+      if (r142 !== ACCEPT) return r142;
     }
   }
-  const x145 = o.InternationalDetails;
+  const x143 = o.Customer;
+  if (x143 !== undefined) n++;
+  if (x143 !== undefined && x143 !== null) {
+    const r144 = checkCustomer(x143);
+    if (r144 !== ACCEPT) return r144;
+  }
+  const x145 = o.PrimaryShipping;
   if (x145 !== undefined) n++;
   if (x145 !== undefined && x145 !== null) {
-    const r146 = checkInternationalDetails(x145);
+    const r146 = checkAddress(x145);
     if (r146 !== ACCEPT) return r146;
   }
-  const x147 = o.PaymentDetails;
+  const x147 = o.SecondaryShipping;
   if (x147 !== undefined) n++;
-  const r148 = checkPaymentDetails(x147);
-  if (r148 !== ACCEPT) return r148;
-  if (sealed) cardDetails(x147);
-  const x149 = o.OrderPaymentMethods;
+  if (x147 !== undefined && x147 !== null) {
+    const r148 = checkAddress(x147);
+    if (r148 !== ACCEPT) return r148;
+  }
+  const x149 = o.PrimaryBilling;
   if (x149 !== undefined) n++;
   if (x149 !== undefined && x149 !== null) {
-    if (!Array.isArray(x149)) return REJECT;
-    if (Object.getPrototypeOf(x149) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x149, "__proto__")) sealed = false;
-    for (let i150 = 0; i150 < x149.length; i150++) {
-      const r152 = checkOrderPaymentMethod(x149[i150]);
-      if (r152 !== ACCEPT) return r152;
-    }
+    const r150 = checkAddress(x149);
+    if (r150 !== ACCEPT) return r150;
   }
-  const x153 = o.AdditionalRequiredDocuments;
+  const x151 = o.SecondaryBilling;
+  if (x151 !== undefined) n++;
+  if (x151 !== undefined && x151 !== null) {
+    const r152 = checkAddress(x151);
+    if (r152 !== ACCEPT) return r152;
+  }
+  n += countString(o.ShippingMethodCode);
+  const x153 = o.Discounts;
   if (x153 !== undefined) n++;
   if (x153 !== undefined && x153 !== null) {
     if (!Array.isArray(x153)) return REJECT;
     if (Object.getPrototypeOf(x153) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x153, "__proto__")) sealed = false;
     for (let i154 = 0; i154 < x153.length; i154++) {
-      const r156 = checkAdditionalRequiredDocument(x153[i154]);
+      const r156 = checkDiscount(x153[i154]);
       if (r156 !== ACCEPT) return r156;
+    }
+  }
+  const x157 = o.InternationalDetails;
+  if (x157 !== undefined) n++;
+  if (x157 !== undefined && x157 !== null) {
+    const r158 = checkInternationalDetails(x157);
+    if (r158 !== ACCEPT) return r158;
+  }
+  const x159 = o.PaymentDetails;
+  if (x159 !== undefined) n++;
+  const r160 = checkPaymentDetails(x159);
+  if (r160 !== ACCEPT) return r160;
+  if (sealed) cardDetails(x159);
+  const x161 = o.OrderPaymentMethods;
+  if (x161 !== undefined) n++;
+  if (x161 !== undefined && x161 !== null) {
+    if (!Array.isArray(x161)) return REJECT;
+    if (Object.getPrototypeOf(x161) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x161, "__proto__")) sealed = false;
+    for (let i162 = 0; i162 < x161.length; i162++) {
+      const r164 = checkOrderPaymentMethod(x161[i162]);
+      if (r164 !== ACCEPT) return r164;
+    }
+  }
+  const x165 = o.AdditionalRequiredDocuments;
+  if (x165 !== undefined) n++;
+  if (x165 !== undefined && x165 !== null) {
+    if (!Array.isArray(x165)) return REJECT;
+    if (Object.getPrototypeOf(x165) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x165, "__proto__")) sealed = false;
+    for (let i166 = 0; i166 < x165.length; i166++) {
+      const r168 = checkAdditionalRequiredDocument(x165[i166]);
+      if (r168 !== ACCEPT) return r168;
     }
   }
   n += countNumber(o.PriceCoefficientRate);
@@ -1561,11 +1659,11 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   n += countNumber(o.OrderCreationSource);
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x157 = o.UrlParameters;
-  if (x157 !== undefined) n++;
-  if (x157 !== undefined && x157 !== null) {
-    const r158 = checkSendOrderToMerchantSchema_UrlParameters(x157);
-    if (r158 !== ACCEPT) return r158;
+  const x169 = o.UrlParameters;
+  if (x169 !== undefined) n++;
+  if (x169 !== undefined && x169 !== null) {
+    const r170 = checkSendOrderToMerchantSchema_UrlParameters(x169);
+    if (r170 !== ACCEPT) return r170;
   }
   n += countNumber(o.DiscountedShippingPrice);
   n += countBoolean(o.DoNotChargeVAT);
@@ -1580,11 +1678,11 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x159 = o.OriginalOrder;
-  if (x159 !== undefined) n++;
-  if (x159 !== undefined && x159 !== null) {
-    const r160 = checkOriginalOrder(x159);
-    if (r160 !== ACCEPT) return r160;
+  const x171 = o.OriginalOrder;
+  if (x171 !== undefined) n++;
+  if (x171 !== undefined && x171 !== null) {
+    const r172 = checkOriginalOrder(x171);
+    if (r172 !== ACCEPT) return r172;
   }
   n += countString(o.LoyaltyCode);
   n += countNumber(o.LoyaltyPointsEarned);
@@ -1604,53 +1702,53 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   n += countNumber(o.TotalDutiesPaidByCustomerPrice);
   n += countNumber(o.TotalValueForCustoms);
   n += countNumber(o.USSalesTax);
-  const x161 = o.CustomerDTBreakdown;
-  if (x161 !== undefined) n++;
-  if (x161 !== undefined && x161 !== null) {
-    const r162 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x161);
-    if (r162 !== ACCEPT) return r162;
+  const x173 = o.CustomerDTBreakdown;
+  if (x173 !== undefined) n++;
+  if (x173 !== undefined && x173 !== null) {
+    const r174 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x173);
+    if (r174 !== ACCEPT) return r174;
   }
-  const x163 = o.MerchantDTBreakdown;
-  if (x163 !== undefined) n++;
-  if (x163 !== undefined && x163 !== null) {
-    const r164 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x163);
-    if (r164 !== ACCEPT) return r164;
+  const x175 = o.MerchantDTBreakdown;
+  if (x175 !== undefined) n++;
+  if (x175 !== undefined && x175 !== null) {
+    const r176 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x175);
+    if (r176 !== ACCEPT) return r176;
   }
   n += countNumber(o.ShippingVATRate);
   n += countNumber(o.CookieConsent);
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x165 = o.ImporterDetails;
-  if (x165 !== undefined) n++;
-  if (x165 !== undefined) {
-    if (sealed && typeof x165 === "object" && x165 !== null) sealed = plainValue(x165);
+  const x177 = o.ImporterDetails;
+  if (x177 !== undefined) n++;
+  if (x177 !== undefined) {
+    if (sealed && typeof x177 === "object" && x177 !== null) sealed = plainValue(x177);
   }
-  const x166 = o.GiftCards;
-  if (x166 !== undefined) n++;
-  if (x166 !== undefined) {
-    if (sealed && typeof x166 === "object" && x166 !== null) sealed = plainValue(x166);
+  const x178 = o.GiftCards;
+  if (x178 !== undefined) n++;
+  if (x178 !== undefined) {
+    if (sealed && typeof x178 === "object" && x178 !== null) sealed = plainValue(x178);
   }
-  const x167 = o.Markups;
-  if (x167 !== undefined) n++;
-  if (x167 !== undefined) {
-    if (sealed && typeof x167 === "object" && x167 !== null) sealed = plainValue(x167);
+  const x179 = o.Markups;
+  if (x179 !== undefined) n++;
+  if (x179 !== undefined) {
+    if (sealed && typeof x179 === "object" && x179 !== null) sealed = plainValue(x179);
   }
-  const x168 = o.ReservationRequestId;
-  if (x168 !== undefined) n++;
-  if (x168 !== undefined) {
-    if (sealed && typeof x168 === "object" && x168 !== null) sealed = plainValue(x168);
+  const x180 = o.ReservationRequestId;
+  if (x180 !== undefined) n++;
+  if (x180 !== undefined) {
+    if (sealed && typeof x180 === "object" && x180 !== null) sealed = plainValue(x180);
   }
-  const x169 = o.Subs;
-  if (x169 !== undefined) n++;
-  if (x169 !== undefined && x169 !== null) {
-    if (!Array.isArray(x169)) return REJECT;
-    if (Object.getPrototypeOf(x169) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x169, "__proto__")) sealed = false;
-    for (let i170 = 0; i170 < x169.length; i170++) {
-      const r172 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x169[i170],
+  const x181 = o.Subs;
+  if (x181 !== undefined) n++;
+  if (x181 !== undefined && x181 !== null) {
+    if (!Array.isArray(x181)) return REJECT;
+    if (Object.getPrototypeOf(x181) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x181, "__proto__")) sealed = false;
+    for (let i182 = 0; i182 < x181.length; i182++) {
+      const r184 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x181[i182],
       );
-      if (r172 !== ACCEPT) return r172;
+      if (r184 !== ACCEPT) return r184;
     }
   }
   if (n < 0) return REJECT;
@@ -1740,25 +1838,25 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x173 = o.OrderId;
-  if (x173 !== undefined) n++;
-  if (typeof x173 !== "string") return REJECT;
+  const x185 = o.OrderId;
+  if (x185 !== undefined) n++;
+  if (typeof x185 !== "string") return REJECT;
   n += countString(o.MerchantOrderId);
-  const x174 = o.RMANumber;
-  if (x174 !== undefined) n++;
-  if (typeof x174 !== "string") return REJECT;
+  const x186 = o.RMANumber;
+  if (x186 !== undefined) n++;
+  if (typeof x186 !== "string") return REJECT;
   n += countString(o.ShipperName);
   n += countString(o.ReturnTrackingNumber);
   n += countString(o.TrackingURL);
   n += countString(o.CreatedBy);
-  const x175 = o.ReturnedProducts;
-  if (x175 !== undefined) n++;
-  if (!Array.isArray(x175)) return REJECT;
-  if (Object.getPrototypeOf(x175) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x175, "__proto__")) sealed = false;
-  for (let i176 = 0; i176 < x175.length; i176++) {
-    const r178 = checkReturnedProduct(x175[i176]);
-    if (r178 !== ACCEPT) return r178;
+  const x187 = o.ReturnedProducts;
+  if (x187 !== undefined) n++;
+  if (!Array.isArray(x187)) return REJECT;
+  if (Object.getPrototypeOf(x187) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x187, "__proto__")) sealed = false;
+  for (let i188 = 0; i188 < x187.length; i188++) {
+    const r190 = checkReturnedProduct(x187[i188]);
+    if (r190 !== ACCEPT) return r190;
   }
   n += countString(o.MerchantGUID);
   n += countString(o.CurrencyCode);
@@ -1822,19 +1920,19 @@ function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x179 = o.UrlParameters;
-  if (x179 !== undefined) n++;
-  if (x179 !== undefined && x179 !== null) {
-    const r180 = checkSendOrderToMerchantSchema_UrlParameters(x179);
-    if (r180 !== ACCEPT) return r180;
+  const x191 = o.UrlParameters;
+  if (x191 !== undefined) n++;
+  if (x191 !== undefined && x191 !== null) {
+    const r192 = checkSendOrderToMerchantSchema_UrlParameters(x191);
+    if (r192 !== ACCEPT) return r192;
   }
-  const x181 = o.DispatchedParcel;
-  if (x181 !== undefined) n++;
-  const r188 = checkParcel(x181);
-  if (r188 !== ACCEPT) return r188;
-  const x189 = o.OrderId;
-  if (x189 !== undefined) n++;
-  if (typeof x189 !== "string") return REJECT;
+  const x193 = o.DispatchedParcel;
+  if (x193 !== undefined) n++;
+  const r200 = checkParcel(x193);
+  if (r200 !== ACCEPT) return r200;
+  const x201 = o.OrderId;
+  if (x201 !== undefined) n++;
+  if (typeof x201 !== "string") return REJECT;
   n += countString(o.MerchantOrderId);
   n += countString(o.StatusCode);
   n += countString(o.MerchantGUID);
@@ -1865,21 +1963,21 @@ function checkParcel(v: unknown): Verdict {
   n += countString(o.Code);
   n += countString(o.StatusName);
   n += countString(o.HubCode);
-  const x182 = o.ParcelTracking;
-  if (x182 !== undefined) n++;
-  if (x182 !== undefined && x182 !== null) {
-    const r183 = checkParcelTracking(x182);
-    if (r183 !== ACCEPT) return r183;
+  const x194 = o.ParcelTracking;
+  if (x194 !== undefined) n++;
+  if (x194 !== undefined && x194 !== null) {
+    const r195 = checkParcelTracking(x194);
+    if (r195 !== ACCEPT) return r195;
   }
-  const x184 = o.Products;
-  if (x184 !== undefined) n++;
-  if (x184 !== undefined && x184 !== null) {
-    if (!Array.isArray(x184)) return REJECT;
-    if (Object.getPrototypeOf(x184) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x184, "__proto__")) sealed = false;
-    for (let i185 = 0; i185 < x184.length; i185++) {
-      const r187 = checkParcelProduct(x184[i185]);
-      if (r187 !== ACCEPT) return r187;
+  const x196 = o.Products;
+  if (x196 !== undefined) n++;
+  if (x196 !== undefined && x196 !== null) {
+    if (!Array.isArray(x196)) return REJECT;
+    if (Object.getPrototypeOf(x196) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x196, "__proto__")) sealed = false;
+    for (let i197 = 0; i197 < x196.length; i197++) {
+      const r199 = checkParcelProduct(x196[i197]);
+      if (r199 !== ACCEPT) return r199;
     }
   }
   if (n < 0) return REJECT;
@@ -1951,14 +2049,14 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
   n += countString(o.CurrencyCode);
   n += countString(o.WebStoreCode);
   n += countString(o.WebStoreInstanceCode);
-  const x190 = o.RemovedProductCodes;
-  if (x190 !== undefined) n++;
-  if (!Array.isArray(x190)) return REJECT;
-  if (Object.getPrototypeOf(x190) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x190, "__proto__")) sealed = false;
-  for (let i191 = 0; i191 < x190.length; i191++) {
-    const e192 = x190[i191];
-    if (typeof e192 !== "string") return REJECT;
+  const x202 = o.RemovedProductCodes;
+  if (x202 !== undefined) n++;
+  if (!Array.isArray(x202)) return REJECT;
+  if (Object.getPrototypeOf(x202) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x202, "__proto__")) sealed = false;
+  for (let i203 = 0; i203 < x202.length; i203++) {
+    const e204 = x202[i203];
+    if (typeof e204 !== "string") return REJECT;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRemoveRestrictedProducts_keys);
@@ -1999,18 +2097,18 @@ function checkGiftCardRequest(v: unknown): Verdict {
   let n = 0;
   n += countString(o.MerchantGUID);
   n += countString(o.ShippingCountryCode);
-  const x193 = o.CardFields;
-  if (x193 !== undefined) n++;
-  if (x193 !== undefined && x193 !== null) {
-    const r196 = checkCardFields(x193);
-    if (r196 !== ACCEPT) return r196;
+  const x205 = o.CardFields;
+  if (x205 !== undefined) n++;
+  if (x205 !== undefined && x205 !== null) {
+    const r208 = checkCardFields(x205);
+    if (r208 !== ACCEPT) return r208;
   }
   n += countString(o.MerchantCartToken);
-  const x197 = o.CustomerId;
-  if (x197 !== undefined) n++;
-  if (x197 !== undefined && x197 !== null) {
-    const r198 = checkGiftCardRequestSchema_CardFields_CardId(x197);
-    if (r198 !== ACCEPT) return r198;
+  const x209 = o.CustomerId;
+  if (x209 !== undefined) n++;
+  if (x209 !== undefined && x209 !== null) {
+    const r210 = checkGiftCardRequestSchema_CardFields_CardId(x209);
+    if (r210 !== ACCEPT) return r210;
   }
   n += countString(o.CustomerEmail);
   n += countString(o.WebStoreCode);
@@ -2043,11 +2141,11 @@ function checkCardFields(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x194 = o.CardId;
-  if (x194 !== undefined) n++;
-  if (x194 !== undefined && x194 !== null) {
-    const r195 = checkGiftCardRequestSchema_CardFields_CardId(x194);
-    if (r195 !== ACCEPT) return r195;
+  const x206 = o.CardId;
+  if (x206 !== undefined) n++;
+  if (x206 !== undefined && x206 !== null) {
+    const r207 = checkGiftCardRequestSchema_CardFields_CardId(x206);
+    if (r207 !== ACCEPT) return r207;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCardFields_keys);
@@ -2081,9 +2179,9 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x199 = o.OrderId;
-  if (x199 !== undefined) n++;
-  if (typeof x199 !== "string") return REJECT;
+  const x211 = o.OrderId;
+  if (x211 !== undefined) n++;
+  if (typeof x211 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.MerchantInternalOrderId);
@@ -2095,10 +2193,10 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   n += countBoolean(o.FullRefund);
   n += countBoolean(o.ProductsDutiesRefund);
   n += countBoolean(o.ShippingRefund);
-  const x200 = o.RefundAsGiftCard;
-  if (x200 !== undefined) n++;
-  if (x200 !== undefined) {
-    if (sealed && typeof x200 === "object" && x200 !== null) sealed = plainValue(x200);
+  const x212 = o.RefundAsGiftCard;
+  if (x212 !== undefined) n++;
+  if (x212 !== undefined) {
+    if (sealed && typeof x212 === "object" && x212 !== null) sealed = plainValue(x212);
   }
   n += countString(o.TotalRefundAmount);
   n += countString(o.OriginalTotalRefundAmount);
@@ -2112,77 +2210,77 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   n += countNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency);
   n += countNumber(o.TotalLoyaltyPointsRefunded);
   n += countNumber(o.TotalLoyaltyPointsRefundAmount);
-  const x201 = o.GiftCardsData;
-  if (x201 !== undefined) n++;
-  if (x201 !== undefined && x201 !== null) {
-    if (!Array.isArray(x201)) return REJECT;
-    if (Object.getPrototypeOf(x201) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x201, "__proto__")) sealed = false;
-    for (let i202 = 0; i202 < x201.length; i202++) {
-      const r206 = checkRefundGiftCard(x201[i202]);
-      if (r206 !== ACCEPT) return r206;
-    }
-  }
-  n += countString(o.ExternalReference);
-  n += countString(o.InitiatedBy);
-  n += countString(o.CurrencyCode);
-  n += countString(o.OriginalCurrencyCode);
-  const x207 = o.RefundReason;
-  if (x207 !== undefined) n++;
-  if (x207 !== undefined && x207 !== null) {
-    const r208 = checkRefundReason(x207);
-    if (r208 !== ACCEPT) return r208;
-  }
-  const x209 = o.RefundProducts;
-  if (x209 !== undefined) n++;
-  if (x209 !== undefined && x209 !== null) {
-    if (!Array.isArray(x209)) return REJECT;
-    if (Object.getPrototypeOf(x209) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x209, "__proto__")) sealed = false;
-    for (let i210 = 0; i210 < x209.length; i210++) {
-      const r212 = checkRefundProduct(x209[i210]);
-      if (r212 !== ACCEPT) return r212;
-    }
-  }
-  const x213 = o.RefundComponents;
+  const x213 = o.GiftCardsData;
   if (x213 !== undefined) n++;
   if (x213 !== undefined && x213 !== null) {
     if (!Array.isArray(x213)) return REJECT;
     if (Object.getPrototypeOf(x213) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x213, "__proto__")) sealed = false;
     for (let i214 = 0; i214 < x213.length; i214++) {
-      const r216 = checkRefundComponent(x213[i214]);
-      if (r216 !== ACCEPT) return r216;
+      const r218 = checkRefundGiftCard(x213[i214]);
+      if (r218 !== ACCEPT) return r218;
     }
   }
-  n += countString(o.RefundComments);
-  const x217 = o.RefundDocument;
-  if (x217 !== undefined) n++;
-  if (x217 !== undefined && x217 !== null) {
-    if (!Array.isArray(x217)) return REJECT;
-    if (Object.getPrototypeOf(x217) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x217, "__proto__")) sealed = false;
-    for (let i218 = 0; i218 < x217.length; i218++) {
-      const r220 = checkRefundDocument(x217[i218]);
-      if (r220 !== ACCEPT) return r220;
-    }
+  n += countString(o.ExternalReference);
+  n += countString(o.InitiatedBy);
+  n += countString(o.CurrencyCode);
+  n += countString(o.OriginalCurrencyCode);
+  const x219 = o.RefundReason;
+  if (x219 !== undefined) n++;
+  if (x219 !== undefined && x219 !== null) {
+    const r220 = checkRefundReason(x219);
+    if (r220 !== ACCEPT) return r220;
   }
-  const x221 = o.Refunds;
+  const x221 = o.RefundProducts;
   if (x221 !== undefined) n++;
   if (x221 !== undefined && x221 !== null) {
     if (!Array.isArray(x221)) return REJECT;
     if (Object.getPrototypeOf(x221) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x221, "__proto__")) sealed = false;
     for (let i222 = 0; i222 < x221.length; i222++) {
-      const r243 = checkOrderRefund(x221[i222]);
-      if (r243 !== ACCEPT) return r243;
+      const r224 = checkRefundProduct(x221[i222]);
+      if (r224 !== ACCEPT) return r224;
     }
   }
-  const x244 = o.RefundableAmount;
-  if (x244 !== undefined) n++;
-  if (x244 !== undefined && x244 !== null) {
-    const r249 = checkRefundableAmount(x244);
-    if (r249 !== ACCEPT) return r249;
+  const x225 = o.RefundComponents;
+  if (x225 !== undefined) n++;
+  if (x225 !== undefined && x225 !== null) {
+    if (!Array.isArray(x225)) return REJECT;
+    if (Object.getPrototypeOf(x225) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x225, "__proto__")) sealed = false;
+    for (let i226 = 0; i226 < x225.length; i226++) {
+      const r228 = checkRefundComponent(x225[i226]);
+      if (r228 !== ACCEPT) return r228;
+    }
+  }
+  n += countString(o.RefundComments);
+  const x229 = o.RefundDocument;
+  if (x229 !== undefined) n++;
+  if (x229 !== undefined && x229 !== null) {
+    if (!Array.isArray(x229)) return REJECT;
+    if (Object.getPrototypeOf(x229) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x229, "__proto__")) sealed = false;
+    for (let i230 = 0; i230 < x229.length; i230++) {
+      const r232 = checkRefundDocument(x229[i230]);
+      if (r232 !== ACCEPT) return r232;
+    }
+  }
+  const x233 = o.Refunds;
+  if (x233 !== undefined) n++;
+  if (x233 !== undefined && x233 !== null) {
+    if (!Array.isArray(x233)) return REJECT;
+    if (Object.getPrototypeOf(x233) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x233, "__proto__")) sealed = false;
+    for (let i234 = 0; i234 < x233.length; i234++) {
+      const r255 = checkOrderRefund(x233[i234]);
+      if (r255 !== ACCEPT) return r255;
+    }
+  }
+  const x256 = o.RefundableAmount;
+  if (x256 !== undefined) n++;
+  if (x256 !== undefined && x256 !== null) {
+    const r261 = checkRefundableAmount(x256);
+    if (r261 !== ACCEPT) return r261;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkNotifyOrderRefund_keys);
@@ -2235,11 +2333,11 @@ function checkRefundGiftCard(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x204 = o.CardId;
-  if (x204 !== undefined) n++;
-  if (x204 !== undefined && x204 !== null) {
-    const r205 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x204);
-    if (r205 !== ACCEPT) return r205;
+  const x216 = o.CardId;
+  if (x216 !== undefined) n++;
+  if (x216 !== undefined && x216 !== null) {
+    const r217 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x216);
+    if (r217 !== ACCEPT) return r217;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundGiftCard_keys);
@@ -2378,10 +2476,10 @@ function checkOrderRefund(v: unknown): Verdict {
   n += countBoolean(o.FullRefund);
   n += countBoolean(o.ProductsDutiesRefund);
   n += countBoolean(o.ShippingRefund);
-  const x224 = o.RefundAsGiftCard;
-  if (x224 !== undefined) n++;
-  if (x224 !== undefined) {
-    if (sealed && typeof x224 === "object" && x224 !== null) sealed = plainValue(x224);
+  const x236 = o.RefundAsGiftCard;
+  if (x236 !== undefined) n++;
+  if (x236 !== undefined) {
+    if (sealed && typeof x236 === "object" && x236 !== null) sealed = plainValue(x236);
   }
   n += countString(o.TotalRefundAmount);
   n += countString(o.OriginalTotalRefundAmount);
@@ -2395,59 +2493,59 @@ function checkOrderRefund(v: unknown): Verdict {
   n += countNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency);
   n += countNumber(o.TotalLoyaltyPointsRefunded);
   n += countNumber(o.TotalLoyaltyPointsRefundAmount);
-  const x225 = o.GiftCardsData;
-  if (x225 !== undefined) n++;
-  if (x225 !== undefined && x225 !== null) {
-    if (!Array.isArray(x225)) return REJECT;
-    if (Object.getPrototypeOf(x225) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x225, "__proto__")) sealed = false;
-    for (let i226 = 0; i226 < x225.length; i226++) {
-      const r228 = checkRefundGiftCard(x225[i226]);
-      if (r228 !== ACCEPT) return r228;
+  const x237 = o.GiftCardsData;
+  if (x237 !== undefined) n++;
+  if (x237 !== undefined && x237 !== null) {
+    if (!Array.isArray(x237)) return REJECT;
+    if (Object.getPrototypeOf(x237) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x237, "__proto__")) sealed = false;
+    for (let i238 = 0; i238 < x237.length; i238++) {
+      const r240 = checkRefundGiftCard(x237[i238]);
+      if (r240 !== ACCEPT) return r240;
     }
   }
   n += countString(o.ExternalReference);
   n += countString(o.InitiatedBy);
   n += countString(o.CurrencyCode);
   n += countString(o.OriginalCurrencyCode);
-  const x229 = o.RefundReason;
-  if (x229 !== undefined) n++;
-  if (x229 !== undefined && x229 !== null) {
-    const r230 = checkRefundReason(x229);
-    if (r230 !== ACCEPT) return r230;
+  const x241 = o.RefundReason;
+  if (x241 !== undefined) n++;
+  if (x241 !== undefined && x241 !== null) {
+    const r242 = checkRefundReason(x241);
+    if (r242 !== ACCEPT) return r242;
   }
-  const x231 = o.RefundProducts;
-  if (x231 !== undefined) n++;
-  if (x231 !== undefined && x231 !== null) {
-    if (!Array.isArray(x231)) return REJECT;
-    if (Object.getPrototypeOf(x231) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x231, "__proto__")) sealed = false;
-    for (let i232 = 0; i232 < x231.length; i232++) {
-      const r234 = checkRefundProduct(x231[i232]);
-      if (r234 !== ACCEPT) return r234;
+  const x243 = o.RefundProducts;
+  if (x243 !== undefined) n++;
+  if (x243 !== undefined && x243 !== null) {
+    if (!Array.isArray(x243)) return REJECT;
+    if (Object.getPrototypeOf(x243) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x243, "__proto__")) sealed = false;
+    for (let i244 = 0; i244 < x243.length; i244++) {
+      const r246 = checkRefundProduct(x243[i244]);
+      if (r246 !== ACCEPT) return r246;
     }
   }
-  const x235 = o.RefundComponents;
-  if (x235 !== undefined) n++;
-  if (x235 !== undefined && x235 !== null) {
-    if (!Array.isArray(x235)) return REJECT;
-    if (Object.getPrototypeOf(x235) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x235, "__proto__")) sealed = false;
-    for (let i236 = 0; i236 < x235.length; i236++) {
-      const r238 = checkRefundComponent(x235[i236]);
-      if (r238 !== ACCEPT) return r238;
+  const x247 = o.RefundComponents;
+  if (x247 !== undefined) n++;
+  if (x247 !== undefined && x247 !== null) {
+    if (!Array.isArray(x247)) return REJECT;
+    if (Object.getPrototypeOf(x247) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x247, "__proto__")) sealed = false;
+    for (let i248 = 0; i248 < x247.length; i248++) {
+      const r250 = checkRefundComponent(x247[i248]);
+      if (r250 !== ACCEPT) return r250;
     }
   }
   n += countString(o.RefundComments);
-  const x239 = o.RefundDocument;
-  if (x239 !== undefined) n++;
-  if (x239 !== undefined && x239 !== null) {
-    if (!Array.isArray(x239)) return REJECT;
-    if (Object.getPrototypeOf(x239) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x239, "__proto__")) sealed = false;
-    for (let i240 = 0; i240 < x239.length; i240++) {
-      const r242 = checkRefundDocument(x239[i240]);
-      if (r242 !== ACCEPT) return r242;
+  const x251 = o.RefundDocument;
+  if (x251 !== undefined) n++;
+  if (x251 !== undefined && x251 !== null) {
+    if (!Array.isArray(x251)) return REJECT;
+    if (Object.getPrototypeOf(x251) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x251, "__proto__")) sealed = false;
+    for (let i252 = 0; i252 < x251.length; i252++) {
+      const r254 = checkRefundDocument(x251[i252]);
+      if (r254 !== ACCEPT) return r254;
     }
   }
   if (n < 0) return REJECT;
@@ -2497,15 +2595,15 @@ function checkRefundableAmount(v: unknown): Verdict {
   n += countNumber(o.TotalCreditAmount);
   n += countNumber(o.RefundableShippingAmount);
   n += countNumber(o.RefundableDutiesAmount);
-  const x245 = o.ProductRefundableAmount;
-  if (x245 !== undefined) n++;
-  if (x245 !== undefined && x245 !== null) {
-    if (!Array.isArray(x245)) return REJECT;
-    if (Object.getPrototypeOf(x245) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x245, "__proto__")) sealed = false;
-    for (let i246 = 0; i246 < x245.length; i246++) {
-      const r248 = checkProductRefundableAmount(x245[i246]);
-      if (r248 !== ACCEPT) return r248;
+  const x257 = o.ProductRefundableAmount;
+  if (x257 !== undefined) n++;
+  if (x257 !== undefined && x257 !== null) {
+    if (!Array.isArray(x257)) return REJECT;
+    if (Object.getPrototypeOf(x257) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x257, "__proto__")) sealed = false;
+    for (let i258 = 0; i258 < x257.length; i258++) {
+      const r260 = checkProductRefundableAmount(x257[i258]);
+      if (r260 !== ACCEPT) return r260;
     }
   }
   if (n < 0) return REJECT;
@@ -2557,9 +2655,9 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x250 = o.OrderId;
-  if (x250 !== undefined) n++;
-  if (typeof x250 !== "string") return REJECT;
+  const x262 = o.OrderId;
+  if (x262 !== undefined) n++;
+  if (typeof x262 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.CartId);
@@ -2569,92 +2667,92 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   n += countString(o.CurrencyCode);
   n += countString(o.StatusCode);
   n += countBoolean(o.ClearCart);
-  const x251 = o.Products;
-  if (x251 !== undefined) n++;
-  if (x251 !== undefined && x251 !== null) {
-    if (!Array.isArray(x251)) return REJECT;
-    if (Object.getPrototypeOf(x251) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x251, "__proto__")) sealed = false;
-    for (let i252 = 0; i252 < x251.length; i252++) {
-      const r254 = checkProduct(x251[i252]);
-      if (r254 !== ACCEPT) return r254;
-    }
-  }
-  const x255 = o.Customer;
-  if (x255 !== undefined) n++;
-  if (x255 !== undefined && x255 !== null) {
-    const r256 = checkCustomer(x255);
-    if (r256 !== ACCEPT) return r256;
-  }
-  const x257 = o.PrimaryShipping;
-  if (x257 !== undefined) n++;
-  if (x257 !== undefined && x257 !== null) {
-    const r258 = checkAddress(x257);
-    if (r258 !== ACCEPT) return r258;
-  }
-  const x259 = o.SecondaryShipping;
-  if (x259 !== undefined) n++;
-  if (x259 !== undefined && x259 !== null) {
-    const r260 = checkAddress(x259);
-    if (r260 !== ACCEPT) return r260;
-  }
-  const x261 = o.PrimaryBilling;
-  if (x261 !== undefined) n++;
-  if (x261 !== undefined && x261 !== null) {
-    const r262 = checkAddress(x261);
-    if (r262 !== ACCEPT) return r262;
-  }
-  const x263 = o.SecondaryBilling;
+  const x263 = o.Products;
   if (x263 !== undefined) n++;
   if (x263 !== undefined && x263 !== null) {
-    const r264 = checkAddress(x263);
-    if (r264 !== ACCEPT) return r264;
-  }
-  n += countString(o.ShippingMethodCode);
-  const x265 = o.Discounts;
-  if (x265 !== undefined) n++;
-  if (x265 !== undefined && x265 !== null) {
-    if (!Array.isArray(x265)) return REJECT;
-    if (Object.getPrototypeOf(x265) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x265, "__proto__")) sealed = false;
-    for (let i266 = 0; i266 < x265.length; i266++) {
-      const r268 = checkDiscount(x265[i266]);
-      if (r268 !== ACCEPT) return r268;
+    if (!Array.isArray(x263)) return REJECT;
+    if (Object.getPrototypeOf(x263) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x263, "__proto__")) sealed = false;
+    for (let i264 = 0; i264 < x263.length; i264++) {
+      const r266 = checkProductLine(x263[i264]);
+      if (r266 !== ACCEPT) return r266;
     }
   }
-  const x269 = o.InternationalDetails;
+  const x267 = o.Customer;
+  if (x267 !== undefined) n++;
+  if (x267 !== undefined && x267 !== null) {
+    const r268 = checkCustomer(x267);
+    if (r268 !== ACCEPT) return r268;
+  }
+  const x269 = o.PrimaryShipping;
   if (x269 !== undefined) n++;
   if (x269 !== undefined && x269 !== null) {
-    const r270 = checkInternationalDetails(x269);
+    const r270 = checkAddress(x269);
     if (r270 !== ACCEPT) return r270;
   }
-  const x271 = o.PaymentDetails;
+  const x271 = o.SecondaryShipping;
   if (x271 !== undefined) n++;
   if (x271 !== undefined && x271 !== null) {
-    const r272 = checkPaymentDetails(x271);
+    const r272 = checkAddress(x271);
     if (r272 !== ACCEPT) return r272;
   }
-  if (sealed) cardDetails(x271);
-  const x273 = o.OrderPaymentMethods;
+  const x273 = o.PrimaryBilling;
   if (x273 !== undefined) n++;
   if (x273 !== undefined && x273 !== null) {
-    if (!Array.isArray(x273)) return REJECT;
-    if (Object.getPrototypeOf(x273) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x273, "__proto__")) sealed = false;
-    for (let i274 = 0; i274 < x273.length; i274++) {
-      const r276 = checkOrderPaymentMethod(x273[i274]);
-      if (r276 !== ACCEPT) return r276;
-    }
+    const r274 = checkAddress(x273);
+    if (r274 !== ACCEPT) return r274;
   }
-  const x277 = o.AdditionalRequiredDocuments;
+  const x275 = o.SecondaryBilling;
+  if (x275 !== undefined) n++;
+  if (x275 !== undefined && x275 !== null) {
+    const r276 = checkAddress(x275);
+    if (r276 !== ACCEPT) return r276;
+  }
+  n += countString(o.ShippingMethodCode);
+  const x277 = o.Discounts;
   if (x277 !== undefined) n++;
   if (x277 !== undefined && x277 !== null) {
     if (!Array.isArray(x277)) return REJECT;
     if (Object.getPrototypeOf(x277) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x277, "__proto__")) sealed = false;
     for (let i278 = 0; i278 < x277.length; i278++) {
-      const r280 = checkAdditionalRequiredDocument(x277[i278]);
+      const r280 = checkDiscount(x277[i278]);
       if (r280 !== ACCEPT) return r280;
+    }
+  }
+  const x281 = o.InternationalDetails;
+  if (x281 !== undefined) n++;
+  if (x281 !== undefined && x281 !== null) {
+    const r282 = checkInternationalDetails(x281);
+    if (r282 !== ACCEPT) return r282;
+  }
+  const x283 = o.PaymentDetails;
+  if (x283 !== undefined) n++;
+  if (x283 !== undefined && x283 !== null) {
+    const r284 = checkPaymentDetails(x283);
+    if (r284 !== ACCEPT) return r284;
+  }
+  if (sealed) cardDetails(x283);
+  const x285 = o.OrderPaymentMethods;
+  if (x285 !== undefined) n++;
+  if (x285 !== undefined && x285 !== null) {
+    if (!Array.isArray(x285)) return REJECT;
+    if (Object.getPrototypeOf(x285) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x285, "__proto__")) sealed = false;
+    for (let i286 = 0; i286 < x285.length; i286++) {
+      const r288 = checkOrderPaymentMethod(x285[i286]);
+      if (r288 !== ACCEPT) return r288;
+    }
+  }
+  const x289 = o.AdditionalRequiredDocuments;
+  if (x289 !== undefined) n++;
+  if (x289 !== undefined && x289 !== null) {
+    if (!Array.isArray(x289)) return REJECT;
+    if (Object.getPrototypeOf(x289) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x289, "__proto__")) sealed = false;
+    for (let i290 = 0; i290 < x289.length; i290++) {
+      const r292 = checkAdditionalRequiredDocument(x289[i290]);
+      if (r292 !== ACCEPT) return r292;
     }
   }
   n += countNumber(o.PriceCoefficientRate);
@@ -2664,11 +2762,11 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   n += countNumber(o.OrderCreationSource);
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x281 = o.UrlParameters;
-  if (x281 !== undefined) n++;
-  if (x281 !== undefined && x281 !== null) {
-    const r282 = checkSendOrderToMerchantSchema_UrlParameters(x281);
-    if (r282 !== ACCEPT) return r282;
+  const x293 = o.UrlParameters;
+  if (x293 !== undefined) n++;
+  if (x293 !== undefined && x293 !== null) {
+    const r294 = checkSendOrderToMerchantSchema_UrlParameters(x293);
+    if (r294 !== ACCEPT) return r294;
   }
   n += countNumber(o.DiscountedShippingPrice);
   n += countBoolean(o.DoNotChargeVAT);
@@ -2683,11 +2781,11 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x283 = o.OriginalOrder;
-  if (x283 !== undefined) n++;
-  if (x283 !== undefined && x283 !== null) {
-    const r284 = checkOriginalOrder(x283);
-    if (r284 !== ACCEPT) return r284;
+  const x295 = o.OriginalOrder;
+  if (x295 !== undefined) n++;
+  if (x295 !== undefined && x295 !== null) {
+    const r296 = checkOriginalOrder(x295);
+    if (r296 !== ACCEPT) return r296;
   }
   n += countString(o.LoyaltyCode);
   n += countNumber(o.LoyaltyPointsEarned);
@@ -2707,53 +2805,53 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   n += countNumber(o.TotalDutiesPaidByCustomerPrice);
   n += countNumber(o.TotalValueForCustoms);
   n += countNumber(o.USSalesTax);
-  const x285 = o.CustomerDTBreakdown;
-  if (x285 !== undefined) n++;
-  if (x285 !== undefined && x285 !== null) {
-    const r286 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x285);
-    if (r286 !== ACCEPT) return r286;
+  const x297 = o.CustomerDTBreakdown;
+  if (x297 !== undefined) n++;
+  if (x297 !== undefined && x297 !== null) {
+    const r298 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x297);
+    if (r298 !== ACCEPT) return r298;
   }
-  const x287 = o.MerchantDTBreakdown;
-  if (x287 !== undefined) n++;
-  if (x287 !== undefined && x287 !== null) {
-    const r288 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x287);
-    if (r288 !== ACCEPT) return r288;
+  const x299 = o.MerchantDTBreakdown;
+  if (x299 !== undefined) n++;
+  if (x299 !== undefined && x299 !== null) {
+    const r300 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x299);
+    if (r300 !== ACCEPT) return r300;
   }
   n += countNumber(o.ShippingVATRate);
   n += countNumber(o.CookieConsent);
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x289 = o.ImporterDetails;
-  if (x289 !== undefined) n++;
-  if (x289 !== undefined) {
-    if (sealed && typeof x289 === "object" && x289 !== null) sealed = plainValue(x289);
+  const x301 = o.ImporterDetails;
+  if (x301 !== undefined) n++;
+  if (x301 !== undefined) {
+    if (sealed && typeof x301 === "object" && x301 !== null) sealed = plainValue(x301);
   }
-  const x290 = o.GiftCards;
-  if (x290 !== undefined) n++;
-  if (x290 !== undefined) {
-    if (sealed && typeof x290 === "object" && x290 !== null) sealed = plainValue(x290);
+  const x302 = o.GiftCards;
+  if (x302 !== undefined) n++;
+  if (x302 !== undefined) {
+    if (sealed && typeof x302 === "object" && x302 !== null) sealed = plainValue(x302);
   }
-  const x291 = o.Markups;
-  if (x291 !== undefined) n++;
-  if (x291 !== undefined) {
-    if (sealed && typeof x291 === "object" && x291 !== null) sealed = plainValue(x291);
+  const x303 = o.Markups;
+  if (x303 !== undefined) n++;
+  if (x303 !== undefined) {
+    if (sealed && typeof x303 === "object" && x303 !== null) sealed = plainValue(x303);
   }
-  const x292 = o.ReservationRequestId;
-  if (x292 !== undefined) n++;
-  if (x292 !== undefined) {
-    if (sealed && typeof x292 === "object" && x292 !== null) sealed = plainValue(x292);
+  const x304 = o.ReservationRequestId;
+  if (x304 !== undefined) n++;
+  if (x304 !== undefined) {
+    if (sealed && typeof x304 === "object" && x304 !== null) sealed = plainValue(x304);
   }
-  const x293 = o.Subs;
-  if (x293 !== undefined) n++;
-  if (x293 !== undefined && x293 !== null) {
-    if (!Array.isArray(x293)) return REJECT;
-    if (Object.getPrototypeOf(x293) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x293, "__proto__")) sealed = false;
-    for (let i294 = 0; i294 < x293.length; i294++) {
-      const r296 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x293[i294],
+  const x305 = o.Subs;
+  if (x305 !== undefined) n++;
+  if (x305 !== undefined && x305 !== null) {
+    if (!Array.isArray(x305)) return REJECT;
+    if (Object.getPrototypeOf(x305) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x305, "__proto__")) sealed = false;
+    for (let i306 = 0; i306 < x305.length; i306++) {
+      const r308 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x305[i306],
       );
-      if (r296 !== ACCEPT) return r296;
+      if (r308 !== ACCEPT) return r308;
     }
   }
   if (n < 0) return REJECT;
@@ -2843,14 +2941,14 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x297 = o.productsList;
-  if (x297 !== undefined) n++;
-  if (!Array.isArray(x297)) return REJECT;
-  if (Object.getPrototypeOf(x297) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x297, "__proto__")) sealed = false;
-  for (let i298 = 0; i298 < x297.length; i298++) {
-    const r310 = checkCartProduct(x297[i298]);
-    if (r310 !== ACCEPT) return r310;
+  const x309 = o.productsList;
+  if (x309 !== undefined) n++;
+  if (!Array.isArray(x309)) return REJECT;
+  if (Object.getPrototypeOf(x309) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x309, "__proto__")) sealed = false;
+  for (let i310 = 0; i310 < x309.length; i310++) {
+    const r322 = checkCartProduct(x309[i310]);
+    if (r322 !== ACCEPT) return r322;
   }
   n += countString(o.clientIP);
   n += countString(o.clientIp);
@@ -2858,42 +2956,42 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   n += countString(o.cultureCode);
   n += countString(o.currencyCode);
   n += countString(o.originalCurrencyCode);
-  const x311 = o.discountsList;
-  if (x311 !== undefined) n++;
-  if (x311 !== undefined && x311 !== null) {
-    if (!Array.isArray(x311)) return REJECT;
-    if (Object.getPrototypeOf(x311) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x311, "__proto__")) sealed = false;
-    for (let i312 = 0; i312 < x311.length; i312++) {
-      const r317 = checkCartDiscount(x311[i312]);
-      if (r317 !== ACCEPT) return r317;
+  const x323 = o.discountsList;
+  if (x323 !== undefined) n++;
+  if (x323 !== undefined && x323 !== null) {
+    if (!Array.isArray(x323)) return REJECT;
+    if (Object.getPrototypeOf(x323) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x323, "__proto__")) sealed = false;
+    for (let i324 = 0; i324 < x323.length; i324++) {
+      const r329 = checkCartDiscount(x323[i324]);
+      if (r329 !== ACCEPT) return r329;
     }
   }
-  const x318 = o.discountList;
-  if (x318 !== undefined) n++;
-  if (x318 !== undefined && x318 !== null) {
-    if (!Array.isArray(x318)) return REJECT;
-    if (Object.getPrototypeOf(x318) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x318, "__proto__")) sealed = false;
-    for (let i319 = 0; i319 < x318.length; i319++) {
-      const r321 = checkCartDiscount(x318[i319]);
-      if (r321 !== ACCEPT) return r321;
+  const x330 = o.discountList;
+  if (x330 !== undefined) n++;
+  if (x330 !== undefined && x330 !== null) {
+    if (!Array.isArray(x330)) return REJECT;
+    if (Object.getPrototypeOf(x330) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x330, "__proto__")) sealed = false;
+    for (let i331 = 0; i331 < x330.length; i331++) {
+      const r333 = checkCartDiscount(x330[i331]);
+      if (r333 !== ACCEPT) return r333;
     }
   }
   n += countBoolean(o.doNotChargeVAT);
   n += countBoolean(o.isFreeShipping);
-  const x322 = o.freeShippingCouponCode;
-  if (x322 !== undefined) n++;
-  if (x322 !== undefined && x322 !== null) {
-    if (typeof x322 !== "string") return REJECT;
-    if (x322.length > 50) return DEFER;
+  const x334 = o.freeShippingCouponCode;
+  if (x334 !== undefined) n++;
+  if (x334 !== undefined && x334 !== null) {
+    if (typeof x334 !== "string") return REJECT;
+    if (x334.length > 50) return DEFER;
   }
   n += countNumber(o.hubId);
-  const x323 = o.includeVAT;
-  if (x323 !== undefined) n++;
-  if (x323 !== undefined && x323 !== null) {
-    const r324 = checkCheckoutCartInfoSchema_includeVAT(x323);
-    if (r324 !== ACCEPT) return r324;
+  const x335 = o.includeVAT;
+  if (x335 !== undefined) n++;
+  if (x335 !== undefined && x335 !== null) {
+    const r336 = checkCheckoutCartInfoSchema_includeVAT(x335);
+    if (r336 !== ACCEPT) return r336;
   }
   n += countNumber(o.priceCoefficientRate);
   n += countString(o.loyaltyCode);
@@ -2907,54 +3005,54 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   n += countNumber(o.otVoucherAmount);
   n += countString(o.otVoucherCurrencyCode);
   n += countString(o.paymentInstallments);
-  const x325 = o.billingDetails;
-  if (x325 !== undefined) n++;
-  if (x325 !== undefined && x325 !== null) {
-    const r334 = checkUserDetails(x325);
-    if (r334 !== ACCEPT) return r334;
-  }
-  const x335 = o.shippingDetails;
-  if (x335 !== undefined) n++;
-  if (x335 !== undefined && x335 !== null) {
-    const r336 = checkUserDetails(x335);
-    if (r336 !== ACCEPT) return r336;
-  }
-  const x337 = o.userDetails;
+  const x337 = o.billingDetails;
   if (x337 !== undefined) n++;
   if (x337 !== undefined && x337 !== null) {
-    const r338 = checkUserDetails(x337);
-    if (r338 !== ACCEPT) return r338;
+    const r346 = checkUserDetails(x337);
+    if (r346 !== ACCEPT) return r346;
   }
-  const x339 = o.shippingOptionsList;
-  if (x339 !== undefined) n++;
-  if (x339 !== undefined && x339 !== null) {
-    if (!Array.isArray(x339)) return REJECT;
-    if (Object.getPrototypeOf(x339) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x339, "__proto__")) sealed = false;
-    for (let i340 = 0; i340 < x339.length; i340++) {
-      const r342 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x339[i340],
+  const x347 = o.shippingDetails;
+  if (x347 !== undefined) n++;
+  if (x347 !== undefined && x347 !== null) {
+    const r348 = checkUserDetails(x347);
+    if (r348 !== ACCEPT) return r348;
+  }
+  const x349 = o.userDetails;
+  if (x349 !== undefined) n++;
+  if (x349 !== undefined && x349 !== null) {
+    const r350 = checkUserDetails(x349);
+    if (r350 !== ACCEPT) return r350;
+  }
+  const x351 = o.shippingOptionsList;
+  if (x351 !== undefined) n++;
+  if (x351 !== undefined && x351 !== null) {
+    if (!Array.isArray(x351)) return REJECT;
+    if (Object.getPrototypeOf(x351) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x351, "__proto__")) sealed = false;
+    for (let i352 = 0; i352 < x351.length; i352++) {
+      const r354 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x351[i352],
       );
-      if (r342 !== ACCEPT) return r342;
+      if (r354 !== ACCEPT) return r354;
     }
   }
-  const x343 = o.urlParameters;
-  if (x343 !== undefined) n++;
-  if (x343 !== undefined && x343 !== null) {
-    if (!Array.isArray(x343)) return REJECT;
-    if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x343, "__proto__")) sealed = false;
-    for (let i344 = 0; i344 < x343.length; i344++) {
-      const r346 = checkKeyValuePair(x343[i344]);
-      if (r346 !== ACCEPT) return r346;
+  const x355 = o.urlParameters;
+  if (x355 !== undefined) n++;
+  if (x355 !== undefined && x355 !== null) {
+    if (!Array.isArray(x355)) return REJECT;
+    if (Object.getPrototypeOf(x355) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x355, "__proto__")) sealed = false;
+    for (let i356 = 0; i356 < x355.length; i356++) {
+      const r358 = checkKeyValuePair(x355[i356]);
+      if (r358 !== ACCEPT) return r358;
     }
   }
   n += countString(o.vatRegistrationNumber);
-  const x347 = o.webStoreCode;
-  if (x347 !== undefined) n++;
-  if (x347 !== undefined && x347 !== null) {
-    if (typeof x347 !== "string") return REJECT;
-    if (x347.length > 100) return DEFER;
+  const x359 = o.webStoreCode;
+  if (x359 !== undefined) n++;
+  if (x359 !== undefined && x359 !== null) {
+    if (typeof x359 !== "string") return REJECT;
+    if (x359.length > 100) return DEFER;
   }
   n += countString(o.webStoreInstanceCode);
   n += countBoolean(o.allowMailsFromMerchant);
@@ -3022,36 +3120,36 @@ function checkCartProduct(v: unknown): Verdict {
   n += countNumber(o.OriginalSalePrice);
   n += countBoolean(o.IsFixedPrice);
   n += countNumber(o.OrderedQuantity);
-  const x300 = o.VATRateType;
-  if (x300 !== undefined) n++;
-  if (x300 !== undefined && x300 !== null) {
-    const r301 = checkVatRateType(x300);
-    if (r301 !== ACCEPT) return r301;
+  const x312 = o.VATRateType;
+  if (x312 !== undefined) n++;
+  if (x312 !== undefined && x312 !== null) {
+    const r313 = checkVatRateType(x312);
+    if (r313 !== ACCEPT) return r313;
   }
-  const x302 = o.LocalVATRateType;
-  if (x302 !== undefined) n++;
-  if (x302 !== undefined && x302 !== null) {
-    const r303 = checkVatRateType(x302);
-    if (r303 !== ACCEPT) return r303;
+  const x314 = o.LocalVATRateType;
+  if (x314 !== undefined) n++;
+  if (x314 !== undefined && x314 !== null) {
+    const r315 = checkVatRateType(x314);
+    if (r315 !== ACCEPT) return r315;
   }
-  const x304 = o.Attributes;
-  if (x304 !== undefined) n++;
-  if (x304 !== undefined && x304 !== null) {
-    if (!Array.isArray(x304)) return REJECT;
-    if (Object.getPrototypeOf(x304) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x304, "__proto__")) sealed = false;
-    for (let i305 = 0; i305 < x304.length; i305++) {
-      const r307 = checkCartProductAttribute(x304[i305]);
-      if (r307 !== ACCEPT) return r307;
+  const x316 = o.Attributes;
+  if (x316 !== undefined) n++;
+  if (x316 !== undefined && x316 !== null) {
+    if (!Array.isArray(x316)) return REJECT;
+    if (Object.getPrototypeOf(x316) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x316, "__proto__")) sealed = false;
+    for (let i317 = 0; i317 < x316.length; i317++) {
+      const r319 = checkCartProductAttribute(x316[i317]);
+      if (r319 !== ACCEPT) return r319;
     }
   }
   n += countString(o.ProductClassCode);
   n += countNumber(o.PriceCoefficientRate);
-  const x308 = o.MetaData;
-  if (x308 !== undefined) n++;
-  if (x308 !== undefined && x308 !== null) {
-    const r309 = checkProductMetaData(x308);
-    if (r309 !== ACCEPT) return r309;
+  const x320 = o.MetaData;
+  if (x320 !== undefined) n++;
+  if (x320 !== undefined && x320 !== null) {
+    const r321 = checkProductMetaData(x320);
+    if (r321 !== ACCEPT) return r321;
   }
   n += countNumber(o.Weight);
   n += countNumber(o.Height);
@@ -3148,26 +3246,26 @@ function checkCartDiscount(v: unknown): Verdict {
   n += countNumber(o.LocalVATRate);
   n += countString(o.Name);
   n += countString(o.Description);
-  const x314 = o.CouponCode;
-  if (x314 !== undefined) n++;
-  if (x314 !== undefined && x314 !== null) {
-    if (typeof x314 !== "string") return REJECT;
-    if (x314.length > 100) return DEFER;
+  const x326 = o.CouponCode;
+  if (x326 !== undefined) n++;
+  if (x326 !== undefined && x326 !== null) {
+    if (typeof x326 !== "string") return REJECT;
+    if (x326.length > 100) return DEFER;
   }
   n += countString(o.ProductCartItemId);
   n += countString(o.DiscountCode);
   n += countString(o.LoyaltyVoucherCode);
-  const x315 = o.DiscountType;
-  if (x315 !== undefined) n++;
-  if (x315 !== undefined && x315 !== null) {
-    if (!Number.isFinite(x315)) return REJECT;
-    if (!Number.isSafeInteger(x315)) return REJECT;
+  const x327 = o.DiscountType;
+  if (x327 !== undefined) n++;
+  if (x327 !== undefined && x327 !== null) {
+    if (!Number.isFinite(x327)) return REJECT;
+    if (!Number.isSafeInteger(x327)) return REJECT;
   }
-  const x316 = o.CalculationMode;
-  if (x316 !== undefined) n++;
-  if (x316 !== undefined && x316 !== null) {
-    if (!Number.isFinite(x316)) return REJECT;
-    if (!Number.isSafeInteger(x316)) return REJECT;
+  const x328 = o.CalculationMode;
+  if (x328 !== undefined) n++;
+  if (x328 !== undefined && x328 !== null) {
+    if (!Number.isFinite(x328)) return REJECT;
+    if (!Number.isSafeInteger(x328)) return REJECT;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartDiscount_keys);
@@ -3242,23 +3340,23 @@ function checkUserDetails(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x326 = o.UserIdNumberType;
-  if (x326 !== undefined) n++;
-  if (x326 !== undefined && x326 !== null) {
-    const r327 = checkUserIdNumberType(x326);
-    if (r327 !== ACCEPT) return r327;
+  const x338 = o.UserIdNumberType;
+  if (x338 !== undefined) n++;
+  if (x338 !== undefined && x338 !== null) {
+    const r339 = checkUserIdNumberType(x338);
+    if (r339 !== ACCEPT) return r339;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
-  const x328 = o.AddressDetails;
-  if (x328 !== undefined) n++;
-  if (x328 !== undefined && x328 !== null) {
-    if (!Array.isArray(x328)) return REJECT;
-    if (Object.getPrototypeOf(x328) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x328, "__proto__")) sealed = false;
-    for (let i329 = 0; i329 < x328.length; i329++) {
-      const r333 = checkAddressBookEntry(x328[i329]);
-      if (r333 !== ACCEPT) return r333;
+  const x340 = o.AddressDetails;
+  if (x340 !== undefined) n++;
+  if (x340 !== undefined && x340 !== null) {
+    if (!Array.isArray(x340)) return REJECT;
+    if (Object.getPrototypeOf(x340) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x340, "__proto__")) sealed = false;
+    for (let i341 = 0; i341 < x340.length; i341++) {
+      const r345 = checkAddressBookEntry(x340[i341]);
+      if (r345 !== ACCEPT) return r345;
     }
   }
   if (n < 0) return REJECT;
@@ -3348,11 +3446,11 @@ function checkAddressBookEntry(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x331 = o.UserIdNumberType;
-  if (x331 !== undefined) n++;
-  if (x331 !== undefined && x331 !== null) {
-    const r332 = checkUserIdNumberType(x331);
-    if (r332 !== ACCEPT) return r332;
+  const x343 = o.UserIdNumberType;
+  if (x343 !== undefined) n++;
+  if (x343 !== undefined && x343 !== null) {
+    const r344 = checkUserIdNumberType(x343);
+    if (r344 !== ACCEPT) return r344;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);

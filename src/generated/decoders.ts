@@ -62,6 +62,7 @@ const ORDER_FIELDS: readonly string[] = [
   "PrimaryShipping.City",
   "PrimaryShipping.StateCode",
   "PrimaryShipping.StateOrProvince",
+  "PrimaryShipping.StateOrProvice",
   "PrimaryShipping.Zip",
   "PrimaryShipping.Email",
   "PrimaryShipping.Phone1",
@@ -81,6 +82,7 @@ const ORDER_FIELDS: readonly string[] = [
   "SecondaryShipping.City",
   "SecondaryShipping.StateCode",
   "SecondaryShipping.StateOrProvince",
+  "SecondaryShipping.StateOrProvice",
   "SecondaryShipping.Zip",
   "SecondaryShipping.Email",
   "SecondaryShipping.Phone1",
@@ -100,6 +102,7 @@ const ORDER_FIELDS: readonly string[] = [
   "PrimaryBilling.City",
   "PrimaryBilling.StateCode",
   "PrimaryBilling.StateOrProvince",
+  "PrimaryBilling.StateOrProvice",
   "PrimaryBilling.Zip",
   "PrimaryBilling.Email",
   "PrimaryBilling.Phone1",
@@ -119,6 +122,7 @@ const ORDER_FIELDS: readonly string[] = [
   "SecondaryBilling.City",
   "SecondaryBilling.StateCode",
   "SecondaryBilling.StateOrProvince",
+  "SecondaryBilling.StateOrProvice",
   "SecondaryBilling.Zip",
   "SecondaryBilling.Email",
   "SecondaryBilling.Phone1",
@@ -136,6 +140,7 @@ const ORDER_FIELDS: readonly string[] = [
   "PaymentDetails.City",
   "PaymentDetails.StateCode",
   "PaymentDetails.StateOrProvince",
+  "PaymentDetails.StateOrProvice",
   "PaymentDetails.Zip",
   "PaymentDetails.Email",
   "PaymentDetails.Phone1",
@@ -189,6 +194,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
     PROTOTYPE.City !== undefined ||
     PROTOTYPE.StateCode !== undefined ||
     PROTOTYPE.StateOrProvince !== undefined ||
+    PROTOTYPE.StateOrProvice !== undefined ||
     PROTOTYPE.Zip !== undefined ||
     PROTOTYPE.Email !== undefined ||
     PROTOTYPE.Phone1 !== undefined ||
@@ -323,885 +329,935 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
               o4.StateOrProvince = d25;
             }
           }
-          const v26: unknown = o4.Zip;
+          const v26: unknown = o4.StateOrProvice;
           if (typeof v26 === "string") {
-            const d27 = auto(v26, "PrimaryShipping.Zip", report);
+            const d27 = auto(v26, "PrimaryShipping.StateOrProvice", report);
             if (d27 !== v26) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Zip", original: v26 });
-              o4.Zip = d27;
+              changes.push({ frame: f5, key: "StateOrProvice", original: v26 });
+              o4.StateOrProvice = d27;
             }
           }
-          const v28: unknown = o4.Email;
+          const v28: unknown = o4.Zip;
           if (typeof v28 === "string") {
-            const d29 = auto(v28, "PrimaryShipping.Email", report);
+            const d29 = auto(v28, "PrimaryShipping.Zip", report);
             if (d29 !== v28) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Email", original: v28 });
-              o4.Email = d29;
+              changes.push({ frame: f5, key: "Zip", original: v28 });
+              o4.Zip = d29;
             }
           }
-          const v30: unknown = o4.Phone1;
+          const v30: unknown = o4.Email;
           if (typeof v30 === "string") {
-            const d31 = auto(v30, "PrimaryShipping.Phone1", report);
+            const d31 = auto(v30, "PrimaryShipping.Email", report);
             if (d31 !== v30) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Phone1", original: v30 });
-              o4.Phone1 = d31;
+              changes.push({ frame: f5, key: "Email", original: v30 });
+              o4.Email = d31;
             }
           }
-          const v32: unknown = o4.Phone2;
+          const v32: unknown = o4.Phone1;
           if (typeof v32 === "string") {
-            const d33 = auto(v32, "PrimaryShipping.Phone2", report);
+            const d33 = auto(v32, "PrimaryShipping.Phone1", report);
             if (d33 !== v32) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Phone2", original: v32 });
-              o4.Phone2 = d33;
+              changes.push({ frame: f5, key: "Phone1", original: v32 });
+              o4.Phone1 = d33;
             }
           }
-          const v34: unknown = o4.Fax;
+          const v34: unknown = o4.Phone2;
           if (typeof v34 === "string") {
-            const d35 = auto(v34, "PrimaryShipping.Fax", report);
+            const d35 = auto(v34, "PrimaryShipping.Phone2", report);
             if (d35 !== v34) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Fax", original: v34 });
-              o4.Fax = d35;
+              changes.push({ frame: f5, key: "Phone2", original: v34 });
+              o4.Phone2 = d35;
             }
           }
-          const v36: unknown = o4.CountryName;
+          const v36: unknown = o4.Fax;
           if (typeof v36 === "string") {
-            const d37 = auto(v36, "PrimaryShipping.CountryName", report);
+            const d37 = auto(v36, "PrimaryShipping.Fax", report);
             if (d37 !== v36) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "CountryName", original: v36 });
-              o4.CountryName = d37;
+              changes.push({ frame: f5, key: "Fax", original: v36 });
+              o4.Fax = d37;
             }
           }
-          const v38: unknown = o4.CityRegion;
+          const v38: unknown = o4.CountryName;
           if (typeof v38 === "string") {
-            const d39 = auto(v38, "PrimaryShipping.CityRegion", report);
+            const d39 = auto(v38, "PrimaryShipping.CountryName", report);
             if (d39 !== v38) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "CityRegion", original: v38 });
-              o4.CityRegion = d39;
+              changes.push({ frame: f5, key: "CountryName", original: v38 });
+              o4.CountryName = d39;
             }
           }
-          const v40: unknown = o4.CustomerTaxId;
+          const v40: unknown = o4.CityRegion;
           if (typeof v40 === "string") {
-            const d41 = auto(v40, "PrimaryShipping.CustomerTaxId", report);
+            const d41 = auto(v40, "PrimaryShipping.CityRegion", report);
             if (d41 !== v40) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "CustomerTaxId", original: v40 });
-              o4.CustomerTaxId = d41;
+              changes.push({ frame: f5, key: "CityRegion", original: v40 });
+              o4.CityRegion = d41;
             }
           }
-          const v42: unknown = o4.VATRegistrationNumber;
+          const v42: unknown = o4.CustomerTaxId;
           if (typeof v42 === "string") {
-            const d43 = auto(v42, "PrimaryShipping.VATRegistrationNumber", report);
+            const d43 = auto(v42, "PrimaryShipping.CustomerTaxId", report);
             if (d43 !== v42) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "VATRegistrationNumber", original: v42 });
-              o4.VATRegistrationNumber = d43;
+              changes.push({ frame: f5, key: "CustomerTaxId", original: v42 });
+              o4.CustomerTaxId = d43;
+            }
+          }
+          const v44: unknown = o4.VATRegistrationNumber;
+          if (typeof v44 === "string") {
+            const d45 = auto(v44, "PrimaryShipping.VATRegistrationNumber", report);
+            if (d45 !== v44) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
+              changes.push({ frame: f5, key: "VATRegistrationNumber", original: v44 });
+              o4.VATRegistrationNumber = d45;
             }
           }
         }
       }
-      const v44: unknown = o1.SecondaryShipping;
-      if (typeof v44 === "object" && v44 !== null) {
-        if (!Array.isArray(v44)) {
-          const o45 = v44 as Container;
-          let f46: Frame | undefined;
-          const v47: unknown = o45.Salutation;
-          if (typeof v47 === "string") {
-            const d48 = auto(v47, "SecondaryShipping.Salutation", report);
-            if (d48 !== v47) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Salutation", original: v47 });
-              o45.Salutation = d48;
-            }
-          }
-          const v49: unknown = o45.FirstName;
+      const v46: unknown = o1.SecondaryShipping;
+      if (typeof v46 === "object" && v46 !== null) {
+        if (!Array.isArray(v46)) {
+          const o47 = v46 as Container;
+          let f48: Frame | undefined;
+          const v49: unknown = o47.Salutation;
           if (typeof v49 === "string") {
-            const d50 = auto(v49, "SecondaryShipping.FirstName", report);
+            const d50 = auto(v49, "SecondaryShipping.Salutation", report);
             if (d50 !== v49) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "FirstName", original: v49 });
-              o45.FirstName = d50;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Salutation", original: v49 });
+              o47.Salutation = d50;
             }
           }
-          const v51: unknown = o45.LastName;
+          const v51: unknown = o47.FirstName;
           if (typeof v51 === "string") {
-            const d52 = auto(v51, "SecondaryShipping.LastName", report);
+            const d52 = auto(v51, "SecondaryShipping.FirstName", report);
             if (d52 !== v51) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "LastName", original: v51 });
-              o45.LastName = d52;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "FirstName", original: v51 });
+              o47.FirstName = d52;
             }
           }
-          const v53: unknown = o45.MiddleName;
+          const v53: unknown = o47.LastName;
           if (typeof v53 === "string") {
-            const d54 = auto(v53, "SecondaryShipping.MiddleName", report);
+            const d54 = auto(v53, "SecondaryShipping.LastName", report);
             if (d54 !== v53) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "MiddleName", original: v53 });
-              o45.MiddleName = d54;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "LastName", original: v53 });
+              o47.LastName = d54;
             }
           }
-          const v55: unknown = o45.Company;
+          const v55: unknown = o47.MiddleName;
           if (typeof v55 === "string") {
-            const d56 = auto(v55, "SecondaryShipping.Company", report);
+            const d56 = auto(v55, "SecondaryShipping.MiddleName", report);
             if (d56 !== v55) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Company", original: v55 });
-              o45.Company = d56;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "MiddleName", original: v55 });
+              o47.MiddleName = d56;
             }
           }
-          const v57: unknown = o45.Address1;
+          const v57: unknown = o47.Company;
           if (typeof v57 === "string") {
-            const d58 = auto(v57, "SecondaryShipping.Address1", report);
+            const d58 = auto(v57, "SecondaryShipping.Company", report);
             if (d58 !== v57) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Address1", original: v57 });
-              o45.Address1 = d58;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Company", original: v57 });
+              o47.Company = d58;
             }
           }
-          const v59: unknown = o45.Address2;
+          const v59: unknown = o47.Address1;
           if (typeof v59 === "string") {
-            const d60 = auto(v59, "SecondaryShipping.Address2", report);
+            const d60 = auto(v59, "SecondaryShipping.Address1", report);
             if (d60 !== v59) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Address2", original: v59 });
-              o45.Address2 = d60;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Address1", original: v59 });
+              o47.Address1 = d60;
             }
           }
-          const v61: unknown = o45.City;
+          const v61: unknown = o47.Address2;
           if (typeof v61 === "string") {
-            const d62 = auto(v61, "SecondaryShipping.City", report);
+            const d62 = auto(v61, "SecondaryShipping.Address2", report);
             if (d62 !== v61) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "City", original: v61 });
-              o45.City = d62;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Address2", original: v61 });
+              o47.Address2 = d62;
             }
           }
-          const v63: unknown = o45.StateCode;
+          const v63: unknown = o47.City;
           if (typeof v63 === "string") {
-            const d64 = auto(v63, "SecondaryShipping.StateCode", report);
+            const d64 = auto(v63, "SecondaryShipping.City", report);
             if (d64 !== v63) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "StateCode", original: v63 });
-              o45.StateCode = d64;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "City", original: v63 });
+              o47.City = d64;
             }
           }
-          const v65: unknown = o45.StateOrProvince;
+          const v65: unknown = o47.StateCode;
           if (typeof v65 === "string") {
-            const d66 = auto(v65, "SecondaryShipping.StateOrProvince", report);
+            const d66 = auto(v65, "SecondaryShipping.StateCode", report);
             if (d66 !== v65) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "StateOrProvince", original: v65 });
-              o45.StateOrProvince = d66;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "StateCode", original: v65 });
+              o47.StateCode = d66;
             }
           }
-          const v67: unknown = o45.Zip;
+          const v67: unknown = o47.StateOrProvince;
           if (typeof v67 === "string") {
-            const d68 = auto(v67, "SecondaryShipping.Zip", report);
+            const d68 = auto(v67, "SecondaryShipping.StateOrProvince", report);
             if (d68 !== v67) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Zip", original: v67 });
-              o45.Zip = d68;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "StateOrProvince", original: v67 });
+              o47.StateOrProvince = d68;
             }
           }
-          const v69: unknown = o45.Email;
+          const v69: unknown = o47.StateOrProvice;
           if (typeof v69 === "string") {
-            const d70 = auto(v69, "SecondaryShipping.Email", report);
+            const d70 = auto(v69, "SecondaryShipping.StateOrProvice", report);
             if (d70 !== v69) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Email", original: v69 });
-              o45.Email = d70;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "StateOrProvice", original: v69 });
+              o47.StateOrProvice = d70;
             }
           }
-          const v71: unknown = o45.Phone1;
+          const v71: unknown = o47.Zip;
           if (typeof v71 === "string") {
-            const d72 = auto(v71, "SecondaryShipping.Phone1", report);
+            const d72 = auto(v71, "SecondaryShipping.Zip", report);
             if (d72 !== v71) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Phone1", original: v71 });
-              o45.Phone1 = d72;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Zip", original: v71 });
+              o47.Zip = d72;
             }
           }
-          const v73: unknown = o45.Phone2;
+          const v73: unknown = o47.Email;
           if (typeof v73 === "string") {
-            const d74 = auto(v73, "SecondaryShipping.Phone2", report);
+            const d74 = auto(v73, "SecondaryShipping.Email", report);
             if (d74 !== v73) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Phone2", original: v73 });
-              o45.Phone2 = d74;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Email", original: v73 });
+              o47.Email = d74;
             }
           }
-          const v75: unknown = o45.Fax;
+          const v75: unknown = o47.Phone1;
           if (typeof v75 === "string") {
-            const d76 = auto(v75, "SecondaryShipping.Fax", report);
+            const d76 = auto(v75, "SecondaryShipping.Phone1", report);
             if (d76 !== v75) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "Fax", original: v75 });
-              o45.Fax = d76;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Phone1", original: v75 });
+              o47.Phone1 = d76;
             }
           }
-          const v77: unknown = o45.CountryName;
+          const v77: unknown = o47.Phone2;
           if (typeof v77 === "string") {
-            const d78 = auto(v77, "SecondaryShipping.CountryName", report);
+            const d78 = auto(v77, "SecondaryShipping.Phone2", report);
             if (d78 !== v77) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "CountryName", original: v77 });
-              o45.CountryName = d78;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Phone2", original: v77 });
+              o47.Phone2 = d78;
             }
           }
-          const v79: unknown = o45.CityRegion;
+          const v79: unknown = o47.Fax;
           if (typeof v79 === "string") {
-            const d80 = auto(v79, "SecondaryShipping.CityRegion", report);
+            const d80 = auto(v79, "SecondaryShipping.Fax", report);
             if (d80 !== v79) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "CityRegion", original: v79 });
-              o45.CityRegion = d80;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "Fax", original: v79 });
+              o47.Fax = d80;
             }
           }
-          const v81: unknown = o45.CustomerTaxId;
+          const v81: unknown = o47.CountryName;
           if (typeof v81 === "string") {
-            const d82 = auto(v81, "SecondaryShipping.CustomerTaxId", report);
+            const d82 = auto(v81, "SecondaryShipping.CountryName", report);
             if (d82 !== v81) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "CustomerTaxId", original: v81 });
-              o45.CustomerTaxId = d82;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "CountryName", original: v81 });
+              o47.CountryName = d82;
             }
           }
-          const v83: unknown = o45.VATRegistrationNumber;
+          const v83: unknown = o47.CityRegion;
           if (typeof v83 === "string") {
-            const d84 = auto(v83, "SecondaryShipping.VATRegistrationNumber", report);
+            const d84 = auto(v83, "SecondaryShipping.CityRegion", report);
             if (d84 !== v83) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f46 ??= { node: o45, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f46, key: "VATRegistrationNumber", original: v83 });
-              o45.VATRegistrationNumber = d84;
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "CityRegion", original: v83 });
+              o47.CityRegion = d84;
+            }
+          }
+          const v85: unknown = o47.CustomerTaxId;
+          if (typeof v85 === "string") {
+            const d86 = auto(v85, "SecondaryShipping.CustomerTaxId", report);
+            if (d86 !== v85) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "CustomerTaxId", original: v85 });
+              o47.CustomerTaxId = d86;
+            }
+          }
+          const v87: unknown = o47.VATRegistrationNumber;
+          if (typeof v87 === "string") {
+            const d88 = auto(v87, "SecondaryShipping.VATRegistrationNumber", report);
+            if (d88 !== v87) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
+              changes.push({ frame: f48, key: "VATRegistrationNumber", original: v87 });
+              o47.VATRegistrationNumber = d88;
             }
           }
         }
       }
-      const v85: unknown = o1.PrimaryBilling;
-      if (typeof v85 === "object" && v85 !== null) {
-        if (!Array.isArray(v85)) {
-          const o86 = v85 as Container;
-          let f87: Frame | undefined;
-          const v88: unknown = o86.Salutation;
-          if (typeof v88 === "string") {
-            const d89 = auto(v88, "PrimaryBilling.Salutation", report);
-            if (d89 !== v88) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Salutation", original: v88 });
-              o86.Salutation = d89;
-            }
-          }
-          const v90: unknown = o86.FirstName;
-          if (typeof v90 === "string") {
-            const d91 = auto(v90, "PrimaryBilling.FirstName", report);
-            if (d91 !== v90) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "FirstName", original: v90 });
-              o86.FirstName = d91;
-            }
-          }
-          const v92: unknown = o86.LastName;
+      const v89: unknown = o1.PrimaryBilling;
+      if (typeof v89 === "object" && v89 !== null) {
+        if (!Array.isArray(v89)) {
+          const o90 = v89 as Container;
+          let f91: Frame | undefined;
+          const v92: unknown = o90.Salutation;
           if (typeof v92 === "string") {
-            const d93 = auto(v92, "PrimaryBilling.LastName", report);
+            const d93 = auto(v92, "PrimaryBilling.Salutation", report);
             if (d93 !== v92) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "LastName", original: v92 });
-              o86.LastName = d93;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Salutation", original: v92 });
+              o90.Salutation = d93;
             }
           }
-          const v94: unknown = o86.MiddleName;
+          const v94: unknown = o90.FirstName;
           if (typeof v94 === "string") {
-            const d95 = auto(v94, "PrimaryBilling.MiddleName", report);
+            const d95 = auto(v94, "PrimaryBilling.FirstName", report);
             if (d95 !== v94) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "MiddleName", original: v94 });
-              o86.MiddleName = d95;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "FirstName", original: v94 });
+              o90.FirstName = d95;
             }
           }
-          const v96: unknown = o86.Company;
+          const v96: unknown = o90.LastName;
           if (typeof v96 === "string") {
-            const d97 = auto(v96, "PrimaryBilling.Company", report);
+            const d97 = auto(v96, "PrimaryBilling.LastName", report);
             if (d97 !== v96) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Company", original: v96 });
-              o86.Company = d97;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "LastName", original: v96 });
+              o90.LastName = d97;
             }
           }
-          const v98: unknown = o86.Address1;
+          const v98: unknown = o90.MiddleName;
           if (typeof v98 === "string") {
-            const d99 = auto(v98, "PrimaryBilling.Address1", report);
+            const d99 = auto(v98, "PrimaryBilling.MiddleName", report);
             if (d99 !== v98) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Address1", original: v98 });
-              o86.Address1 = d99;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "MiddleName", original: v98 });
+              o90.MiddleName = d99;
             }
           }
-          const v100: unknown = o86.Address2;
+          const v100: unknown = o90.Company;
           if (typeof v100 === "string") {
-            const d101 = auto(v100, "PrimaryBilling.Address2", report);
+            const d101 = auto(v100, "PrimaryBilling.Company", report);
             if (d101 !== v100) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Address2", original: v100 });
-              o86.Address2 = d101;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Company", original: v100 });
+              o90.Company = d101;
             }
           }
-          const v102: unknown = o86.City;
+          const v102: unknown = o90.Address1;
           if (typeof v102 === "string") {
-            const d103 = auto(v102, "PrimaryBilling.City", report);
+            const d103 = auto(v102, "PrimaryBilling.Address1", report);
             if (d103 !== v102) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "City", original: v102 });
-              o86.City = d103;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Address1", original: v102 });
+              o90.Address1 = d103;
             }
           }
-          const v104: unknown = o86.StateCode;
+          const v104: unknown = o90.Address2;
           if (typeof v104 === "string") {
-            const d105 = auto(v104, "PrimaryBilling.StateCode", report);
+            const d105 = auto(v104, "PrimaryBilling.Address2", report);
             if (d105 !== v104) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "StateCode", original: v104 });
-              o86.StateCode = d105;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Address2", original: v104 });
+              o90.Address2 = d105;
             }
           }
-          const v106: unknown = o86.StateOrProvince;
+          const v106: unknown = o90.City;
           if (typeof v106 === "string") {
-            const d107 = auto(v106, "PrimaryBilling.StateOrProvince", report);
+            const d107 = auto(v106, "PrimaryBilling.City", report);
             if (d107 !== v106) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "StateOrProvince", original: v106 });
-              o86.StateOrProvince = d107;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "City", original: v106 });
+              o90.City = d107;
             }
           }
-          const v108: unknown = o86.Zip;
+          const v108: unknown = o90.StateCode;
           if (typeof v108 === "string") {
-            const d109 = auto(v108, "PrimaryBilling.Zip", report);
+            const d109 = auto(v108, "PrimaryBilling.StateCode", report);
             if (d109 !== v108) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Zip", original: v108 });
-              o86.Zip = d109;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "StateCode", original: v108 });
+              o90.StateCode = d109;
             }
           }
-          const v110: unknown = o86.Email;
+          const v110: unknown = o90.StateOrProvince;
           if (typeof v110 === "string") {
-            const d111 = auto(v110, "PrimaryBilling.Email", report);
+            const d111 = auto(v110, "PrimaryBilling.StateOrProvince", report);
             if (d111 !== v110) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Email", original: v110 });
-              o86.Email = d111;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "StateOrProvince", original: v110 });
+              o90.StateOrProvince = d111;
             }
           }
-          const v112: unknown = o86.Phone1;
+          const v112: unknown = o90.StateOrProvice;
           if (typeof v112 === "string") {
-            const d113 = auto(v112, "PrimaryBilling.Phone1", report);
+            const d113 = auto(v112, "PrimaryBilling.StateOrProvice", report);
             if (d113 !== v112) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Phone1", original: v112 });
-              o86.Phone1 = d113;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "StateOrProvice", original: v112 });
+              o90.StateOrProvice = d113;
             }
           }
-          const v114: unknown = o86.Phone2;
+          const v114: unknown = o90.Zip;
           if (typeof v114 === "string") {
-            const d115 = auto(v114, "PrimaryBilling.Phone2", report);
+            const d115 = auto(v114, "PrimaryBilling.Zip", report);
             if (d115 !== v114) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Phone2", original: v114 });
-              o86.Phone2 = d115;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Zip", original: v114 });
+              o90.Zip = d115;
             }
           }
-          const v116: unknown = o86.Fax;
+          const v116: unknown = o90.Email;
           if (typeof v116 === "string") {
-            const d117 = auto(v116, "PrimaryBilling.Fax", report);
+            const d117 = auto(v116, "PrimaryBilling.Email", report);
             if (d117 !== v116) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "Fax", original: v116 });
-              o86.Fax = d117;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Email", original: v116 });
+              o90.Email = d117;
             }
           }
-          const v118: unknown = o86.CountryName;
+          const v118: unknown = o90.Phone1;
           if (typeof v118 === "string") {
-            const d119 = auto(v118, "PrimaryBilling.CountryName", report);
+            const d119 = auto(v118, "PrimaryBilling.Phone1", report);
             if (d119 !== v118) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "CountryName", original: v118 });
-              o86.CountryName = d119;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Phone1", original: v118 });
+              o90.Phone1 = d119;
             }
           }
-          const v120: unknown = o86.CityRegion;
+          const v120: unknown = o90.Phone2;
           if (typeof v120 === "string") {
-            const d121 = auto(v120, "PrimaryBilling.CityRegion", report);
+            const d121 = auto(v120, "PrimaryBilling.Phone2", report);
             if (d121 !== v120) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "CityRegion", original: v120 });
-              o86.CityRegion = d121;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Phone2", original: v120 });
+              o90.Phone2 = d121;
             }
           }
-          const v122: unknown = o86.CustomerTaxId;
+          const v122: unknown = o90.Fax;
           if (typeof v122 === "string") {
-            const d123 = auto(v122, "PrimaryBilling.CustomerTaxId", report);
+            const d123 = auto(v122, "PrimaryBilling.Fax", report);
             if (d123 !== v122) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "CustomerTaxId", original: v122 });
-              o86.CustomerTaxId = d123;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "Fax", original: v122 });
+              o90.Fax = d123;
             }
           }
-          const v124: unknown = o86.VATRegistrationNumber;
+          const v124: unknown = o90.CountryName;
           if (typeof v124 === "string") {
-            const d125 = auto(v124, "PrimaryBilling.VATRegistrationNumber", report);
+            const d125 = auto(v124, "PrimaryBilling.CountryName", report);
             if (d125 !== v124) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f87 ??= { node: o86, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f87, key: "VATRegistrationNumber", original: v124 });
-              o86.VATRegistrationNumber = d125;
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "CountryName", original: v124 });
+              o90.CountryName = d125;
+            }
+          }
+          const v126: unknown = o90.CityRegion;
+          if (typeof v126 === "string") {
+            const d127 = auto(v126, "PrimaryBilling.CityRegion", report);
+            if (d127 !== v126) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "CityRegion", original: v126 });
+              o90.CityRegion = d127;
+            }
+          }
+          const v128: unknown = o90.CustomerTaxId;
+          if (typeof v128 === "string") {
+            const d129 = auto(v128, "PrimaryBilling.CustomerTaxId", report);
+            if (d129 !== v128) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "CustomerTaxId", original: v128 });
+              o90.CustomerTaxId = d129;
+            }
+          }
+          const v130: unknown = o90.VATRegistrationNumber;
+          if (typeof v130 === "string") {
+            const d131 = auto(v130, "PrimaryBilling.VATRegistrationNumber", report);
+            if (d131 !== v130) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
+              changes.push({ frame: f91, key: "VATRegistrationNumber", original: v130 });
+              o90.VATRegistrationNumber = d131;
             }
           }
         }
       }
-      const v126: unknown = o1.SecondaryBilling;
-      if (typeof v126 === "object" && v126 !== null) {
-        if (!Array.isArray(v126)) {
-          const o127 = v126 as Container;
-          let f128: Frame | undefined;
-          const v129: unknown = o127.Salutation;
-          if (typeof v129 === "string") {
-            const d130 = auto(v129, "SecondaryBilling.Salutation", report);
-            if (d130 !== v129) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Salutation", original: v129 });
-              o127.Salutation = d130;
-            }
-          }
-          const v131: unknown = o127.FirstName;
-          if (typeof v131 === "string") {
-            const d132 = auto(v131, "SecondaryBilling.FirstName", report);
-            if (d132 !== v131) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "FirstName", original: v131 });
-              o127.FirstName = d132;
-            }
-          }
-          const v133: unknown = o127.LastName;
-          if (typeof v133 === "string") {
-            const d134 = auto(v133, "SecondaryBilling.LastName", report);
-            if (d134 !== v133) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "LastName", original: v133 });
-              o127.LastName = d134;
-            }
-          }
-          const v135: unknown = o127.MiddleName;
+      const v132: unknown = o1.SecondaryBilling;
+      if (typeof v132 === "object" && v132 !== null) {
+        if (!Array.isArray(v132)) {
+          const o133 = v132 as Container;
+          let f134: Frame | undefined;
+          const v135: unknown = o133.Salutation;
           if (typeof v135 === "string") {
-            const d136 = auto(v135, "SecondaryBilling.MiddleName", report);
+            const d136 = auto(v135, "SecondaryBilling.Salutation", report);
             if (d136 !== v135) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "MiddleName", original: v135 });
-              o127.MiddleName = d136;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Salutation", original: v135 });
+              o133.Salutation = d136;
             }
           }
-          const v137: unknown = o127.Company;
+          const v137: unknown = o133.FirstName;
           if (typeof v137 === "string") {
-            const d138 = auto(v137, "SecondaryBilling.Company", report);
+            const d138 = auto(v137, "SecondaryBilling.FirstName", report);
             if (d138 !== v137) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Company", original: v137 });
-              o127.Company = d138;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "FirstName", original: v137 });
+              o133.FirstName = d138;
             }
           }
-          const v139: unknown = o127.Address1;
+          const v139: unknown = o133.LastName;
           if (typeof v139 === "string") {
-            const d140 = auto(v139, "SecondaryBilling.Address1", report);
+            const d140 = auto(v139, "SecondaryBilling.LastName", report);
             if (d140 !== v139) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Address1", original: v139 });
-              o127.Address1 = d140;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "LastName", original: v139 });
+              o133.LastName = d140;
             }
           }
-          const v141: unknown = o127.Address2;
+          const v141: unknown = o133.MiddleName;
           if (typeof v141 === "string") {
-            const d142 = auto(v141, "SecondaryBilling.Address2", report);
+            const d142 = auto(v141, "SecondaryBilling.MiddleName", report);
             if (d142 !== v141) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Address2", original: v141 });
-              o127.Address2 = d142;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "MiddleName", original: v141 });
+              o133.MiddleName = d142;
             }
           }
-          const v143: unknown = o127.City;
+          const v143: unknown = o133.Company;
           if (typeof v143 === "string") {
-            const d144 = auto(v143, "SecondaryBilling.City", report);
+            const d144 = auto(v143, "SecondaryBilling.Company", report);
             if (d144 !== v143) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "City", original: v143 });
-              o127.City = d144;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Company", original: v143 });
+              o133.Company = d144;
             }
           }
-          const v145: unknown = o127.StateCode;
+          const v145: unknown = o133.Address1;
           if (typeof v145 === "string") {
-            const d146 = auto(v145, "SecondaryBilling.StateCode", report);
+            const d146 = auto(v145, "SecondaryBilling.Address1", report);
             if (d146 !== v145) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "StateCode", original: v145 });
-              o127.StateCode = d146;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Address1", original: v145 });
+              o133.Address1 = d146;
             }
           }
-          const v147: unknown = o127.StateOrProvince;
+          const v147: unknown = o133.Address2;
           if (typeof v147 === "string") {
-            const d148 = auto(v147, "SecondaryBilling.StateOrProvince", report);
+            const d148 = auto(v147, "SecondaryBilling.Address2", report);
             if (d148 !== v147) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "StateOrProvince", original: v147 });
-              o127.StateOrProvince = d148;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Address2", original: v147 });
+              o133.Address2 = d148;
             }
           }
-          const v149: unknown = o127.Zip;
+          const v149: unknown = o133.City;
           if (typeof v149 === "string") {
-            const d150 = auto(v149, "SecondaryBilling.Zip", report);
+            const d150 = auto(v149, "SecondaryBilling.City", report);
             if (d150 !== v149) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Zip", original: v149 });
-              o127.Zip = d150;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "City", original: v149 });
+              o133.City = d150;
             }
           }
-          const v151: unknown = o127.Email;
+          const v151: unknown = o133.StateCode;
           if (typeof v151 === "string") {
-            const d152 = auto(v151, "SecondaryBilling.Email", report);
+            const d152 = auto(v151, "SecondaryBilling.StateCode", report);
             if (d152 !== v151) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Email", original: v151 });
-              o127.Email = d152;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "StateCode", original: v151 });
+              o133.StateCode = d152;
             }
           }
-          const v153: unknown = o127.Phone1;
+          const v153: unknown = o133.StateOrProvince;
           if (typeof v153 === "string") {
-            const d154 = auto(v153, "SecondaryBilling.Phone1", report);
+            const d154 = auto(v153, "SecondaryBilling.StateOrProvince", report);
             if (d154 !== v153) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Phone1", original: v153 });
-              o127.Phone1 = d154;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "StateOrProvince", original: v153 });
+              o133.StateOrProvince = d154;
             }
           }
-          const v155: unknown = o127.Phone2;
+          const v155: unknown = o133.StateOrProvice;
           if (typeof v155 === "string") {
-            const d156 = auto(v155, "SecondaryBilling.Phone2", report);
+            const d156 = auto(v155, "SecondaryBilling.StateOrProvice", report);
             if (d156 !== v155) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Phone2", original: v155 });
-              o127.Phone2 = d156;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "StateOrProvice", original: v155 });
+              o133.StateOrProvice = d156;
             }
           }
-          const v157: unknown = o127.Fax;
+          const v157: unknown = o133.Zip;
           if (typeof v157 === "string") {
-            const d158 = auto(v157, "SecondaryBilling.Fax", report);
+            const d158 = auto(v157, "SecondaryBilling.Zip", report);
             if (d158 !== v157) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "Fax", original: v157 });
-              o127.Fax = d158;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Zip", original: v157 });
+              o133.Zip = d158;
             }
           }
-          const v159: unknown = o127.CountryName;
+          const v159: unknown = o133.Email;
           if (typeof v159 === "string") {
-            const d160 = auto(v159, "SecondaryBilling.CountryName", report);
+            const d160 = auto(v159, "SecondaryBilling.Email", report);
             if (d160 !== v159) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "CountryName", original: v159 });
-              o127.CountryName = d160;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Email", original: v159 });
+              o133.Email = d160;
             }
           }
-          const v161: unknown = o127.CityRegion;
+          const v161: unknown = o133.Phone1;
           if (typeof v161 === "string") {
-            const d162 = auto(v161, "SecondaryBilling.CityRegion", report);
+            const d162 = auto(v161, "SecondaryBilling.Phone1", report);
             if (d162 !== v161) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "CityRegion", original: v161 });
-              o127.CityRegion = d162;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Phone1", original: v161 });
+              o133.Phone1 = d162;
             }
           }
-          const v163: unknown = o127.CustomerTaxId;
+          const v163: unknown = o133.Phone2;
           if (typeof v163 === "string") {
-            const d164 = auto(v163, "SecondaryBilling.CustomerTaxId", report);
+            const d164 = auto(v163, "SecondaryBilling.Phone2", report);
             if (d164 !== v163) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "CustomerTaxId", original: v163 });
-              o127.CustomerTaxId = d164;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Phone2", original: v163 });
+              o133.Phone2 = d164;
             }
           }
-          const v165: unknown = o127.VATRegistrationNumber;
+          const v165: unknown = o133.Fax;
           if (typeof v165 === "string") {
-            const d166 = auto(v165, "SecondaryBilling.VATRegistrationNumber", report);
+            const d166 = auto(v165, "SecondaryBilling.Fax", report);
             if (d166 !== v165) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f128 ??= { node: o127, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f128, key: "VATRegistrationNumber", original: v165 });
-              o127.VATRegistrationNumber = d166;
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "Fax", original: v165 });
+              o133.Fax = d166;
+            }
+          }
+          const v167: unknown = o133.CountryName;
+          if (typeof v167 === "string") {
+            const d168 = auto(v167, "SecondaryBilling.CountryName", report);
+            if (d168 !== v167) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "CountryName", original: v167 });
+              o133.CountryName = d168;
+            }
+          }
+          const v169: unknown = o133.CityRegion;
+          if (typeof v169 === "string") {
+            const d170 = auto(v169, "SecondaryBilling.CityRegion", report);
+            if (d170 !== v169) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "CityRegion", original: v169 });
+              o133.CityRegion = d170;
+            }
+          }
+          const v171: unknown = o133.CustomerTaxId;
+          if (typeof v171 === "string") {
+            const d172 = auto(v171, "SecondaryBilling.CustomerTaxId", report);
+            if (d172 !== v171) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "CustomerTaxId", original: v171 });
+              o133.CustomerTaxId = d172;
+            }
+          }
+          const v173: unknown = o133.VATRegistrationNumber;
+          if (typeof v173 === "string") {
+            const d174 = auto(v173, "SecondaryBilling.VATRegistrationNumber", report);
+            if (d174 !== v173) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
+              changes.push({ frame: f134, key: "VATRegistrationNumber", original: v173 });
+              o133.VATRegistrationNumber = d174;
             }
           }
         }
       }
-      const v167: unknown = o1.PaymentDetails;
-      if (typeof v167 === "object" && v167 !== null) {
-        if (!Array.isArray(v167)) {
-          const o168 = v167 as Container;
-          let f169: Frame | undefined;
-          const v170: unknown = o168.OwnerFirstName;
-          if (typeof v170 === "string") {
-            const d171 = auto(v170, "PaymentDetails.OwnerFirstName", report);
-            if (d171 !== v170) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "OwnerFirstName", original: v170 });
-              o168.OwnerFirstName = d171;
-            }
-          }
-          const v172: unknown = o168.OwnerLastName;
-          if (typeof v172 === "string") {
-            const d173 = auto(v172, "PaymentDetails.OwnerLastName", report);
-            if (d173 !== v172) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "OwnerLastName", original: v172 });
-              o168.OwnerLastName = d173;
-            }
-          }
-          const v174: unknown = o168.OwnerName;
-          if (typeof v174 === "string") {
-            const d175 = auto(v174, "PaymentDetails.OwnerName", report);
-            if (d175 !== v174) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "OwnerName", original: v174 });
-              o168.OwnerName = d175;
-            }
-          }
-          const v176: unknown = o168.Address1;
-          if (typeof v176 === "string") {
-            const d177 = auto(v176, "PaymentDetails.Address1", report);
-            if (d177 !== v176) {
-              f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Address1", original: v176 });
-              o168.Address1 = d177;
-            }
-          }
-          const v178: unknown = o168.Address2;
+      const v175: unknown = o1.PaymentDetails;
+      if (typeof v175 === "object" && v175 !== null) {
+        if (!Array.isArray(v175)) {
+          const o176 = v175 as Container;
+          let f177: Frame | undefined;
+          const v178: unknown = o176.OwnerFirstName;
           if (typeof v178 === "string") {
-            const d179 = auto(v178, "PaymentDetails.Address2", report);
+            const d179 = auto(v178, "PaymentDetails.OwnerFirstName", report);
             if (d179 !== v178) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Address2", original: v178 });
-              o168.Address2 = d179;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "OwnerFirstName", original: v178 });
+              o176.OwnerFirstName = d179;
             }
           }
-          const v180: unknown = o168.City;
+          const v180: unknown = o176.OwnerLastName;
           if (typeof v180 === "string") {
-            const d181 = auto(v180, "PaymentDetails.City", report);
+            const d181 = auto(v180, "PaymentDetails.OwnerLastName", report);
             if (d181 !== v180) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "City", original: v180 });
-              o168.City = d181;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "OwnerLastName", original: v180 });
+              o176.OwnerLastName = d181;
             }
           }
-          const v182: unknown = o168.StateCode;
+          const v182: unknown = o176.OwnerName;
           if (typeof v182 === "string") {
-            const d183 = auto(v182, "PaymentDetails.StateCode", report);
+            const d183 = auto(v182, "PaymentDetails.OwnerName", report);
             if (d183 !== v182) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "StateCode", original: v182 });
-              o168.StateCode = d183;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "OwnerName", original: v182 });
+              o176.OwnerName = d183;
             }
           }
-          const v184: unknown = o168.StateOrProvince;
+          const v184: unknown = o176.Address1;
           if (typeof v184 === "string") {
-            const d185 = auto(v184, "PaymentDetails.StateOrProvince", report);
+            const d185 = auto(v184, "PaymentDetails.Address1", report);
             if (d185 !== v184) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "StateOrProvince", original: v184 });
-              o168.StateOrProvince = d185;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Address1", original: v184 });
+              o176.Address1 = d185;
             }
           }
-          const v186: unknown = o168.Zip;
+          const v186: unknown = o176.Address2;
           if (typeof v186 === "string") {
-            const d187 = auto(v186, "PaymentDetails.Zip", report);
+            const d187 = auto(v186, "PaymentDetails.Address2", report);
             if (d187 !== v186) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Zip", original: v186 });
-              o168.Zip = d187;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Address2", original: v186 });
+              o176.Address2 = d187;
             }
           }
-          const v188: unknown = o168.Email;
+          const v188: unknown = o176.City;
           if (typeof v188 === "string") {
-            const d189 = auto(v188, "PaymentDetails.Email", report);
+            const d189 = auto(v188, "PaymentDetails.City", report);
             if (d189 !== v188) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Email", original: v188 });
-              o168.Email = d189;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "City", original: v188 });
+              o176.City = d189;
             }
           }
-          const v190: unknown = o168.Phone1;
+          const v190: unknown = o176.StateCode;
           if (typeof v190 === "string") {
-            const d191 = auto(v190, "PaymentDetails.Phone1", report);
+            const d191 = auto(v190, "PaymentDetails.StateCode", report);
             if (d191 !== v190) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Phone1", original: v190 });
-              o168.Phone1 = d191;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "StateCode", original: v190 });
+              o176.StateCode = d191;
             }
           }
-          const v192: unknown = o168.Phone2;
+          const v192: unknown = o176.StateOrProvince;
           if (typeof v192 === "string") {
-            const d193 = auto(v192, "PaymentDetails.Phone2", report);
+            const d193 = auto(v192, "PaymentDetails.StateOrProvince", report);
             if (d193 !== v192) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Phone2", original: v192 });
-              o168.Phone2 = d193;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "StateOrProvince", original: v192 });
+              o176.StateOrProvince = d193;
             }
           }
-          const v194: unknown = o168.Fax;
+          const v194: unknown = o176.StateOrProvice;
           if (typeof v194 === "string") {
-            const d195 = auto(v194, "PaymentDetails.Fax", report);
+            const d195 = auto(v194, "PaymentDetails.StateOrProvice", report);
             if (d195 !== v194) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "Fax", original: v194 });
-              o168.Fax = d195;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "StateOrProvice", original: v194 });
+              o176.StateOrProvice = d195;
             }
           }
-          const v196: unknown = o168.CountryName;
+          const v196: unknown = o176.Zip;
           if (typeof v196 === "string") {
-            const d197 = auto(v196, "PaymentDetails.CountryName", report);
+            const d197 = auto(v196, "PaymentDetails.Zip", report);
             if (d197 !== v196) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f169 ??= { node: o168, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f169, key: "CountryName", original: v196 });
-              o168.CountryName = d197;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Zip", original: v196 });
+              o176.Zip = d197;
             }
           }
-        }
-      }
-      const v198: unknown = o1.Customer;
-      if (typeof v198 === "object" && v198 !== null) {
-        if (!Array.isArray(v198)) {
-          const o199 = v198 as Container;
-          let f200: Frame | undefined;
-          const v201: unknown = o199.EmailAddress;
-          if (typeof v201 === "string") {
-            const d202 = auto(v201, "Customer.EmailAddress", report);
-            if (d202 !== v201) {
+          const v198: unknown = o176.Email;
+          if (typeof v198 === "string") {
+            const d199 = auto(v198, "PaymentDetails.Email", report);
+            if (d199 !== v198) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f200 ??= { node: o199, parent: f2, key: "Customer" };
-              changes.push({ frame: f200, key: "EmailAddress", original: v201 });
-              o199.EmailAddress = d202;
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Email", original: v198 });
+              o176.Email = d199;
+            }
+          }
+          const v200: unknown = o176.Phone1;
+          if (typeof v200 === "string") {
+            const d201 = auto(v200, "PaymentDetails.Phone1", report);
+            if (d201 !== v200) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Phone1", original: v200 });
+              o176.Phone1 = d201;
+            }
+          }
+          const v202: unknown = o176.Phone2;
+          if (typeof v202 === "string") {
+            const d203 = auto(v202, "PaymentDetails.Phone2", report);
+            if (d203 !== v202) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Phone2", original: v202 });
+              o176.Phone2 = d203;
+            }
+          }
+          const v204: unknown = o176.Fax;
+          if (typeof v204 === "string") {
+            const d205 = auto(v204, "PaymentDetails.Fax", report);
+            if (d205 !== v204) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "Fax", original: v204 });
+              o176.Fax = d205;
+            }
+          }
+          const v206: unknown = o176.CountryName;
+          if (typeof v206 === "string") {
+            const d207 = auto(v206, "PaymentDetails.CountryName", report);
+            if (d207 !== v206) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
+              changes.push({ frame: f177, key: "CountryName", original: v206 });
+              o176.CountryName = d207;
             }
           }
         }
       }
-      const v203: unknown = o1.VATRegistrationNumber;
-      if (typeof v203 === "string") {
-        const d204 = auto(v203, "VATRegistrationNumber", report);
-        if (d204 !== v203) {
+      const v208: unknown = o1.Customer;
+      if (typeof v208 === "object" && v208 !== null) {
+        if (!Array.isArray(v208)) {
+          const o209 = v208 as Container;
+          let f210: Frame | undefined;
+          const v211: unknown = o209.EmailAddress;
+          if (typeof v211 === "string") {
+            const d212 = auto(v211, "Customer.EmailAddress", report);
+            if (d212 !== v211) {
+              f2 ??= { node: o1, parent: undefined, key: "" };
+              f210 ??= { node: o209, parent: f2, key: "Customer" };
+              changes.push({ frame: f210, key: "EmailAddress", original: v211 });
+              o209.EmailAddress = d212;
+            }
+          }
+        }
+      }
+      const v213: unknown = o1.VATRegistrationNumber;
+      if (typeof v213 === "string") {
+        const d214 = auto(v213, "VATRegistrationNumber", report);
+        if (d214 !== v213) {
           f2 ??= { node: o1, parent: undefined, key: "" };
-          changes.push({ frame: f2, key: "VATRegistrationNumber", original: v203 });
-          o1.VATRegistrationNumber = d204;
+          changes.push({ frame: f2, key: "VATRegistrationNumber", original: v213 });
+          o1.VATRegistrationNumber = d214;
         }
       }
-      const v205: unknown = o1.InternationalDetails;
-      if (typeof v205 === "object" && v205 !== null) {
-        if (!Array.isArray(v205)) {
-          const o206 = v205 as Container;
-          let f207: Frame | undefined;
-          const v208: unknown = o206.OrderTrackingUrl;
-          if (typeof v208 === "string") {
-            const d209 = auto(v208, "InternationalDetails.OrderTrackingUrl", report);
-            if (d209 !== v208) {
+      const v215: unknown = o1.InternationalDetails;
+      if (typeof v215 === "object" && v215 !== null) {
+        if (!Array.isArray(v215)) {
+          const o216 = v215 as Container;
+          let f217: Frame | undefined;
+          const v218: unknown = o216.OrderTrackingUrl;
+          if (typeof v218 === "string") {
+            const d219 = auto(v218, "InternationalDetails.OrderTrackingUrl", report);
+            if (d219 !== v218) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f207 ??= { node: o206, parent: f2, key: "InternationalDetails" };
-              changes.push({ frame: f207, key: "OrderTrackingUrl", original: v208 });
-              o206.OrderTrackingUrl = d209;
+              f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
+              changes.push({ frame: f217, key: "OrderTrackingUrl", original: v218 });
+              o216.OrderTrackingUrl = d219;
             }
           }
-          const v210: unknown = o206.OrderWaybillUrl;
-          if (typeof v210 === "string") {
-            const d211 = auto(v210, "InternationalDetails.OrderWaybillUrl", report);
-            if (d211 !== v210) {
+          const v220: unknown = o216.OrderWaybillUrl;
+          if (typeof v220 === "string") {
+            const d221 = auto(v220, "InternationalDetails.OrderWaybillUrl", report);
+            if (d221 !== v220) {
               f2 ??= { node: o1, parent: undefined, key: "" };
-              f207 ??= { node: o206, parent: f2, key: "InternationalDetails" };
-              changes.push({ frame: f207, key: "OrderWaybillUrl", original: v210 });
-              o206.OrderWaybillUrl = d211;
+              f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
+              changes.push({ frame: f217, key: "OrderWaybillUrl", original: v220 });
+              o216.OrderWaybillUrl = d221;
             }
           }
         }

@@ -93,7 +93,9 @@ export {
   type CodeName,
   codeNameSchema,
   type Product,
+  type ProductLine,
   type ProductMetaData,
+  productLineSchema,
   productMetaDataSchema,
   productSchema,
 } from "./product.js";

@@ -19,7 +19,7 @@ import {
   type PaymentDetails,
   paymentDetailsSchema,
 } from "./payment.js";
-import { type Product, productSchema } from "./product.js";
+import { type Product, type ProductLine, productLineSchema, productSchema } from "./product.js";
 
 /** Order.Customer: who the primary (end) customer is and whether to send a confirmation. */
 export const customerSchema = z.looseObject({
@@ -76,7 +76,8 @@ export const orderBaseSchema = z.looseObject({
   CurrencyCode: optionalString,
   StatusCode: optionalString,
   ClearCart: optionalBoolean,
-  Products: z.array(productSchema).nullish(),
+  // Lenient lines: SendOrderToMerchant alone requires SKU, Price and Quantity (below).
+  Products: z.array(productLineSchema).nullish(),
   Customer: customerSchema.nullish(),
   PrimaryShipping: addressSchema.nullish(),
   SecondaryShipping: addressSchema.nullish(),
@@ -163,7 +164,8 @@ export interface OrderBase {
   /** The merchant's status code; compare with `isOrderStatus` (casings vary). */
   StatusCode?: string | null | undefined;
   ClearCart?: boolean | null | undefined;
-  Products?: Product[] | null | undefined;
+  /** Every field of a line may be missing; SendOrderToMerchant's lines are `Product`. */
+  Products?: ProductLine[] | null | undefined;
   Customer?: Customer | null | undefined;
   PrimaryShipping?: Address | null | undefined;
   SecondaryShipping?: Address | null | undefined;
@@ -232,7 +234,10 @@ export interface OrderBase {
   Subs?: SubOrder[] | null | undefined;
 }
 
-/** SendOrderToMerchant: the order itself; OrderId and Products required. */
+/**
+ * SendOrderToMerchant: the order itself; OrderId and Products required, each line with a SKU,
+ * Price and Quantity.
+ */
 export const sendOrderToMerchantSchema = orderBaseSchema.extend({
   OrderId: z.string(),
   Products: z.array(productSchema),

@@ -56,40 +56,51 @@ export const productSkuRule = z.superRefine<{ Sku?: unknown; SKU?: unknown }>(
 );
 
 /**
- * Order product (spec 2.3, Merchant.Product). `Sku` or `SKU`, `Price` and `Quantity` must be
- * present: a line without them cannot be booked. Everything else may be missing or `null`
- * (`VATRate` included: the order is usable without it).
+ * A product line of an order (spec 2.3, Merchant.Product) as the callbacks that update an order
+ * carry it (UpdateOrderStatus, UpdateOrderShippingInfo, PerformOrderPayment): every field may be
+ * missing or `null`, a SKU included. Those callbacks act on the order by its `OrderId`; refusing
+ * a line without a price would lose a cancellation or a payment the service does not resend.
  */
-export const productSchema = z
-  .looseObject({
-    Sku: optionalString,
-    // Some integrations see the upper-case spelling.
-    SKU: optionalString,
-    ProductName: optionalString,
+export const productLineSchema = z.looseObject({
+  Sku: optionalString,
+  // Some integrations see the upper-case spelling.
+  SKU: optionalString,
+  ProductName: optionalString,
+  Price: optionalNumber,
+  InternationalPrice: optionalNumber,
+  DiscountedPrice: optionalNumber,
+  InternationalDiscountedPrice: optionalNumber,
+  Quantity: optionalNumber,
+  VATRate: optionalNumber,
+  CartItemId: optionalString,
+  ParentCartItemId: optionalString,
+  ChildCartItemId: optionalString,
+  RoundingRate: optionalNumber,
+  IsBackOrdered: optionalBoolean,
+  BackOrderDate: optionalString,
+  GenericHSCode: optionalString,
+  GiftMessage: optionalString,
+  Brand: codeNameSchema.nullish(),
+  Categories: z.array(codeNameSchema).nullish(),
+  Attributes: z.array(productAttributeSchema).nullish(),
+  MetaData: productMetaDataSchema.nullish(),
+  PriceBeforeRoundingRate: optionalNumber,
+  HandlingCode: optionalString,
+  ListPrice: optionalNumber,
+  InternationalListPrice: optionalNumber,
+  DiscountedPriceForCustoms: optionalNumber,
+  CustomerVATRate: optionalNumber,
+});
+
+/**
+ * Order product of SendOrderToMerchant (spec 2.3, Merchant.Product). `Sku` or `SKU`, `Price` and
+ * `Quantity` must be present: a line without them cannot be booked. Everything else may be
+ * missing or `null` (`VATRate` included: the order is usable without it).
+ */
+export const productSchema = productLineSchema
+  .extend({
     Price: z.number(),
-    InternationalPrice: optionalNumber,
-    DiscountedPrice: optionalNumber,
-    InternationalDiscountedPrice: optionalNumber,
     Quantity: z.number(),
-    VATRate: optionalNumber,
-    CartItemId: optionalString,
-    ParentCartItemId: optionalString,
-    ChildCartItemId: optionalString,
-    RoundingRate: optionalNumber,
-    IsBackOrdered: optionalBoolean,
-    BackOrderDate: optionalString,
-    GenericHSCode: optionalString,
-    GiftMessage: optionalString,
-    Brand: codeNameSchema.nullish(),
-    Categories: z.array(codeNameSchema).nullish(),
-    Attributes: z.array(productAttributeSchema).nullish(),
-    MetaData: productMetaDataSchema.nullish(),
-    PriceBeforeRoundingRate: optionalNumber,
-    HandlingCode: optionalString,
-    ListPrice: optionalNumber,
-    InternationalListPrice: optionalNumber,
-    DiscountedPriceForCustoms: optionalNumber,
-    CustomerVATRate: optionalNumber,
   })
   .check(productSkuRule);
 
@@ -97,19 +108,22 @@ function hasSkuIssue(issues: readonly { readonly path?: readonly PropertyKey[] |
   return issues.some((issue) => issue.path?.[0] === "Sku" || issue.path?.[0] === "SKU");
 }
 
-/** A line of an order (spec 2.3). At least one of `Sku` and `SKU` is a string. */
-export interface Product {
+/**
+ * A line of an order as UpdateOrderStatus, UpdateOrderShippingInfo and PerformOrderPayment carry
+ * it (spec 2.3): every field may be missing or `null`.
+ */
+export interface ProductLine {
   /** The merchant's SKU; some payloads spell it `SKU`. */
   Sku?: string | null | undefined;
   SKU?: string | null | undefined;
   ProductName?: string | null | undefined;
   /** Line price in the merchant's currency. */
-  Price: number;
+  Price?: number | null | undefined;
   /** Line price in the shopper's currency. */
   InternationalPrice?: number | null | undefined;
   DiscountedPrice?: number | null | undefined;
   InternationalDiscountedPrice?: number | null | undefined;
-  Quantity: number;
+  Quantity?: number | null | undefined;
   VATRate?: number | null | undefined;
   CartItemId?: string | null | undefined;
   ParentCartItemId?: string | null | undefined;
@@ -130,4 +144,14 @@ export interface Product {
   InternationalListPrice?: number | null | undefined;
   DiscountedPriceForCustoms?: number | null | undefined;
   CustomerVATRate?: number | null | undefined;
+}
+
+/**
+ * A line of a new order (SendOrderToMerchant, spec 2.3): `Price` and `Quantity` are required,
+ * and at least one of `Sku` and `SKU` is a string.
+ */
+export interface Product extends ProductLine {
+  /** Line price in the merchant's currency. */
+  Price: number;
+  Quantity: number;
 }

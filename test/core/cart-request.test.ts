@@ -131,6 +131,49 @@ describe("GetCheckoutCartInfo parameters", () => {
     });
   });
 
+  it("a repeated parameter keeps its first value, in the query and in a form body alike", async () => {
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const text = "merchantCartToken=first&merchantCartToken=second&countryCode=DE&countryCode=FR";
+    const fromQuery = await received(get(text));
+    const fromForm = await received({
+      method: "POST",
+      url: "/GetCheckoutCartInfo",
+      headers: form,
+      body: text,
+    });
+    const expected = { merchantCartToken: "first", countryCode: "DE" };
+    expect(fromQuery.payload).toStrictEqual(expected);
+    expect(fromForm.payload).toStrictEqual(expected);
+  });
+
+  it("an empty merchantCartToken does not hide a cartToken, in the query or a form body", async () => {
+    const text = "merchantCartToken=&cartToken=abc";
+    const fromQuery = await received(get(text));
+    const fromForm = await received({
+      method: "POST",
+      url: "/GetCheckoutCartInfo",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: text,
+    });
+    for (const { status, payload } of [fromQuery, fromForm]) {
+      expect(status).toBe(200);
+      expect(payload).toStrictEqual({ merchantCartToken: "abc", cartToken: "abc" });
+    }
+  });
+
+  it("an empty configured name does not hide the token sent under the documented one", async () => {
+    const { payload } = await received(get("CartId=&merchantCartToken=58211"), {
+      parameterNames: { merchantCartToken: "CartId" },
+    });
+    expect(payload).toStrictEqual({ CartId: "", merchantCartToken: "58211" });
+  });
+
+  it("keeps an empty token as sent when no name carries a value", async () => {
+    const { status, payload } = await received(get("merchantCartToken=&cartToken="));
+    expect(status).toBe(200);
+    expect(payload).toStrictEqual({ merchantCartToken: "", cartToken: "" });
+  });
+
   it("a parameter of the wrong kind in a JSON body is still a 400", async () => {
     const { status } = await received({
       method: "POST",

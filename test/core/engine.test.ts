@@ -24,6 +24,8 @@ import {
   createUpdateParcelDispatchHandler,
   createValidateGiftCardHandler,
   createValidateVoucherHandler,
+  DEFAULT_DOCUMENT_MAX_BODY_BYTES,
+  DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DEPTH,
   FAILURE_STATUS,
   type FailureKind,
@@ -1849,6 +1851,82 @@ describe("request bodies", () => {
 // ---------------------------------------------------------------------------------------------
 // Prototype pollution and duplicate keys
 // ---------------------------------------------------------------------------------------------
+
+describe("the body limit of the callbacks that carry documents", () => {
+  // NotifyOrderRefund's RefundDocument and SendAdditionalRequiredDocumentsToMerchant carry files as
+  // base64 DocumentData (spec 000 §2.3/§2.4): a 900 kB PDF is 1.2 MB of JSON, over the 1 MiB that
+  // is ample for an order. Refusing it loses the refund notification.
+  const pdf = "A".repeat(Math.ceil((900 * 1024 * 4) / 3));
+  const refund = JSON.stringify({
+    OrderId: "GE1",
+    RefundDocument: [{ DocumentTypeCode: "CreditNote", DocumentData: pdf }],
+  });
+  const documents = JSON.stringify({
+    OrderId: "GE1",
+    Documents: [{ DocumentTypeCode: "CommercialInvoice", DocumentData: pdf }],
+  });
+
+  function documentHandlers(options: Partial<HandlerOptions> = {}) {
+    const { failures, onError } = collector();
+    const all = { auth: false as const, onError, ...options };
+    return {
+      failures,
+      refund: createNotifyOrderRefundHandler(() => undefined, all),
+      documents: createSendAdditionalRequiredDocumentsToMerchantHandler(() => undefined, all),
+      order: createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), all),
+    };
+  }
+
+  it("is 16 MiB by default for those two; every other callback keeps 1 MiB", async () => {
+    expect(DEFAULT_DOCUMENT_MAX_BODY_BYTES).toBe(16 * 1024 * 1024);
+    expect(refund.length).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
+    const { refund: r, documents: d, order, failures } = documentHandlers();
+    expect((await r.handle(post(refund))).status).toBe(200);
+    expect((await d.handle(post(encoder.encode(documents)))).status).toBe(200);
+    const big = JSON.stringify({ ...ORDER, Note: pdf });
+    expect((await order.handle(post(big))).status).toBe(413);
+    expect(failures.map((f) => f.reason)).toEqual([`body over ${DEFAULT_MAX_BODY_BYTES} bytes`]);
+  });
+
+  it("refuses a body over 16 MiB with the usual 413", async () => {
+    const { refund: r, failures } = documentHandlers();
+    const huge = JSON.stringify({ OrderId: "GE1", Note: "A".repeat(16 * 1024 * 1024) });
+    const response = await r.handle(post(huge));
+    expect(response.status).toBe(413);
+    expect(json(response)).toMatchObject({ Success: false, ErrorCode: "PAYLOAD_TOO_LARGE" });
+    expect(failures[0]).toMatchObject({
+      kind: "payload_too_large",
+      reason: `body over ${DEFAULT_DOCUMENT_MAX_BODY_BYTES} bytes`,
+    });
+  });
+
+  it("a maxBodyBytes the merchant sets wins, on a factory and on the router", async () => {
+    const { refund: r, documents: d } = documentHandlers({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+    expect((await r.handle(post(refund))).status).toBe(413);
+    expect((await d.handle(post(documents))).status).toBe(413);
+
+    for (const maxBodyBytes of [undefined, 1024]) {
+      const router = createCallbackRouter({
+        auth: false,
+        onError: () => undefined,
+        ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+        handlers: {
+          NotifyOrderRefund: () => undefined,
+          SendAdditionalRequiredDocumentsToMerchant: () => undefined,
+        },
+      });
+      const expected = maxBodyBytes === undefined ? 200 : 413;
+      const url = (name: string) => `/${name}`;
+      expect((await router.handle(post(refund, {}, url("NotifyOrderRefund")))).status).toBe(
+        expected,
+      );
+      expect(
+        (await router.handle(post(documents, {}, url("SendAdditionalRequiredDocumentsToMerchant"))))
+          .status,
+      ).toBe(expected);
+    }
+  });
+});
 
 describe("hostile JSON", () => {
   function capture() {

@@ -196,6 +196,11 @@ describe("looksEncoded", () => {
     "%252B",
     "United+States",
     "O'Brien+Street",
+    // A value whose text starts with a space: .NET writes the space as a leading +.
+    "+548+Market+St.",
+    "+jane%2btag%40example.com",
+    "+New+York",
+    "+%2b44",
     ...MALFORMED,
   ])("true for %j", (value) => {
     expect(looksEncoded(value)).toBe(true);
@@ -212,6 +217,8 @@ describe("looksEncoded", () => {
     "Leather",
     "",
     "+",
+    "+44-20-7946-0958",
+    "+1.415.555.0100",
     "Zürich+Nord",
     "Tel:0044+20",
     "a/b+c",
@@ -219,13 +226,25 @@ describe("looksEncoded", () => {
     expect(looksEncoded(value)).toBe(false);
   });
 
-  it("recognises everything the encoder writes, unless it starts with + (a leading space)", () => {
+  // A leading + is read as a phone's plus only when nothing else in the value is encoded (no other
+  // + and no %): "+44…" stays plain, while " 548 Market St." (sent as "+548+Market+St.") and any
+  // leading-space value with a second space or an escaped character are recognised. What is left
+  // plain is a leading space followed by one word of the encoder's own alphabet ("+York").
+  it("recognises everything the encoder writes, unless it is + and one plain word", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary" }), (s) => {
-        const encoded = encodeFormValue(s);
-        const expected = (encoded.includes("%") || encoded.includes("+")) && !s.startsWith(" ");
-        expect(looksEncoded(encoded)).toBe(expected);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.string({ unit: "binary" }).map((s) => ` ${s}`),
+          fc.string({ unit: fc.constantFrom(" ", "a", "4", "+", "@", ".") }),
+        ),
+        (s) => {
+          const encoded = encodeFormValue(s);
+          const phoneLike = encoded.startsWith("+") && !/[+%]/.test(encoded.slice(1));
+          const expected = (encoded.includes("%") || encoded.includes("+")) && !phoneLike;
+          expect(looksEncoded(encoded)).toBe(expected);
+        },
+      ),
     );
   });
 });

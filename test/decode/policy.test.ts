@@ -2,6 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeFormValue } from "../../src/decode/form.js";
 import { compileDecoding } from "../../src/decode/policy.js";
+import {
+  type CallbackRequest,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+} from "../../src/index.js";
 
 const ADDRESS_FIELDS = ["Phone1", "Email", "Address1", "City", "CountryName"];
 const ORDER_FIELDS = [
@@ -158,6 +163,113 @@ describe("compileDecoding / apply with the auto policy", () => {
     const { payload, report } = plan.apply(input);
     expect(payload).toBe(input);
     expect(report.decoded).toEqual([]);
+  });
+});
+
+describe("an encoded value whose text starts with a space", () => {
+  // wire-facts §6: the service keeps stray whitespace; .NET writes a leading space as a leading +.
+  const sent = {
+    Address1: "+548+Market+St.",
+    Email: "+jane%2btag%40example.com",
+    City: "+New+York",
+    Phone1: "+442079460958",
+  };
+  const expected = {
+    Address1: " 548 Market St.",
+    Email: " jane+tag@example.com",
+    City: " New York",
+    Phone1: "+442079460958",
+  };
+
+  it("is decoded by the auto policy, while a phone's plus is kept", () => {
+    const { payload, report } = compileDecoding(ORDER_FIELDS).apply({ PrimaryShipping: sent });
+    expect(payload.PrimaryShipping).toEqual(expected);
+    expect(report.decoded).toEqual([
+      "PrimaryShipping.Email",
+      "PrimaryShipping.Address1",
+      "PrimaryShipping.City",
+    ]);
+    expect(report.unchanged).toEqual(["PrimaryShipping.Phone1"]);
+  });
+
+  it("reaches the merchant's function decoded, by the generated decoder and by the plan", async () => {
+    const body = {
+      OrderId: "E1",
+      Products: [{ Sku: "A", Price: 1, Quantity: 1 }],
+      PrimaryShipping: sent,
+    };
+    for (const decoding of [undefined, {}]) {
+      const seen: unknown[] = [];
+      const handler = createSendOrderToMerchantHandler(
+        (order) => {
+          seen.push({ ...order.PrimaryShipping });
+          return { InternalOrderId: "M-1" };
+        },
+        decoding === undefined ? { auth: false } : { auth: false, decoding },
+      );
+      const response = await handler.handle({
+        method: "POST",
+        url: "/callback",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, response.body).toBe(200);
+      expect(seen).toEqual([expected]);
+    }
+  });
+});
+
+describe("StateOrProvice, the cart-side spelling the schemas accept on every address", () => {
+  const request = (body: unknown): CallbackRequest => ({
+    method: "POST",
+    url: "/callback",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+  it("is decoded like StateOrProvince on an order address", async () => {
+    const seen: unknown[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (order, context) => {
+        seen.push({ ...order.PrimaryBilling }, context.decoding.decoded);
+        return { InternalOrderId: "M-1" };
+      },
+      { auth: false },
+    );
+    const response = await handler.handle(
+      request({
+        OrderId: "E1",
+        Products: [{ Sku: "A", Price: 1, Quantity: 1 }],
+        PrimaryBilling: { StateOrProvice: "New+York", StateOrProvince: "New+York" },
+      }),
+    );
+    expect(response.status, response.body).toBe(200);
+    expect(seen).toEqual([
+      { StateOrProvice: "New York", StateOrProvince: "New York" },
+      ["PrimaryBilling.StateOrProvince", "PrimaryBilling.StateOrProvice"],
+    ]);
+  });
+
+  it("is decoded on PaymentDetails, and a plain one is kept", async () => {
+    const seen: unknown[] = [];
+    const handler = createPerformOrderPaymentHandler(
+      (payment) => {
+        seen.push(payment.PaymentDetails.StateOrProvice);
+        return { PaymentAmount: "1", PaymentCurrencyCode: "EUR" };
+      },
+      { auth: false },
+    );
+    for (const [sent, expected] of [
+      ["Nouvelle+Aquitaine", "Nouvelle Aquitaine"],
+      ["%c3%8ele-de-France", "Île-de-France"],
+      ["New York", "New York"],
+    ]) {
+      const response = await handler.handle(
+        request({ OrderId: "E1", PaymentDetails: { CardNumber: null, StateOrProvice: sent } }),
+      );
+      expect(response.status, response.body).toBe(200);
+      expect(seen.pop()).toBe(expected);
+    }
   });
 });
 

@@ -1129,6 +1129,9 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       auth,
       handlers: handlers as CallbackHandlers,
       bodyTimeoutMs,
+      // One limit for every callback, set explicitly: the two document callbacks default to
+      // 16 MiB (test/core/engine.test.ts), too large to send here chunk by chunk.
+      maxBodyBytes: MAX_BODY,
       // The gift-card family checks the shopper's session first: accepted, so the function runs.
       verifySession: () => true,
       ...(hook === "custom"

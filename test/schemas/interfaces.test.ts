@@ -55,6 +55,7 @@ import {
   type PerformOrderPaymentRequest,
   type Product,
   type ProductAttribute,
+  type ProductLine,
   type ProductMetaData,
   type ProductRefundableAmount,
   type parcelProductSchema,
@@ -63,6 +64,7 @@ import {
   type paymentDetailsSchema,
   type performOrderPaymentSchema,
   type productAttributeSchema,
+  type productLineSchema,
   type productMetaDataSchema,
   type productRefundableAmountSchema,
   type productSchema,
@@ -155,6 +157,7 @@ describe("every payload interface equals its schema (without index signatures)",
     expectTypeOf<Address>().toEqualTypeOf<Received<typeof addressSchema>>();
     expectTypeOf<Customer>().toEqualTypeOf<Received<typeof customerSchema>>();
     expectTypeOf<Product>().toEqualTypeOf<Received<typeof productSchema>>();
+    expectTypeOf<ProductLine>().toEqualTypeOf<Received<typeof productLineSchema>>();
     expectTypeOf<CodeName>().toEqualTypeOf<Received<typeof codeNameSchema>>();
     expectTypeOf<ProductMetaData>().toEqualTypeOf<Received<typeof productMetaDataSchema>>();
     expectTypeOf<ProductAttribute>().toEqualTypeOf<Received<typeof productAttributeSchema>>();

@@ -1,14 +1,21 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
+  createPerformOrderPaymentHandler,
+  createUpdateOrderShippingInfoHandler,
+  createUpdateOrderStatusHandler,
+} from "../../src/index.js";
+import {
   type Address,
   addressSchema,
   type Order,
   type Product,
+  type ProductLine,
   performOrderPaymentSchema,
   productSchema,
   sendOrderToMerchantSchema,
   type UpdateOrderStatusRequest,
+  updateOrderShippingInfoSchema,
   updateOrderStatusSchema,
 } from "../../src/schemas/index.js";
 
@@ -298,5 +305,92 @@ describe("updateOrderStatusSchema", () => {
     expect(performOrderPaymentSchema.safeParse(edit(order, ["PaymentDetails"], null)).success).toBe(
       false,
     );
+  });
+});
+
+describe("product lines on the callbacks that update an order", () => {
+  // The SKU, Price and Quantity rule is SendOrderToMerchant's: a line it books. An update, a
+  // payment or a cancellation (no automatic retry) identifies the order by OrderId and must not
+  // be refused for a line the service sends without a price, a quantity or a SKU.
+  const lines: readonly (readonly [string, Json[]])[] = [
+    ["without Price", [{ Sku: "TSHIRT-BLK-M", CartItemId: "1", Quantity: 2 }]],
+    ["with Price and Quantity null", [{ Sku: "TSHIRT-BLK-M", Price: null, Quantity: null }]],
+    ["identified by CartItemId only", [{ CartItemId: "1", Quantity: 1, Price: 29 }]],
+  ];
+  const bases = {
+    UpdateOrderStatus: fixture("UpdateOrderStatus"),
+    UpdateOrderShippingInfo: fixture("UpdateOrderShippingInfo"),
+    PerformOrderPayment: fixture("PerformOrderPayment"),
+  };
+  const schemas = {
+    UpdateOrderStatus: updateOrderStatusSchema,
+    UpdateOrderShippingInfo: updateOrderShippingInfoSchema,
+    PerformOrderPayment: performOrderPaymentSchema,
+  };
+  /** A handler of `name` whose function keeps the product lines it receives. */
+  function recording(name: keyof typeof bases, seen: unknown[]) {
+    const options = { auth: false } as const;
+    if (name === "UpdateOrderStatus") {
+      return createUpdateOrderStatusHandler((payload) => void seen.push(payload.Products), options);
+    }
+    if (name === "UpdateOrderShippingInfo") {
+      return createUpdateOrderShippingInfoHandler(
+        (payload) => void seen.push(payload.Products),
+        options,
+      );
+    }
+    return createPerformOrderPaymentHandler((payload) => {
+      seen.push(payload.Products);
+      return { PaymentAmount: "1", PaymentCurrencyCode: "EUR" };
+    }, options);
+  }
+
+  for (const name of Object.keys(bases) as (keyof typeof bases)[]) {
+    for (const [label, products] of lines) {
+      it(`${name} accepts a line ${label}, and keeps it as sent`, async () => {
+        const input = edit(bases[name], ["Products"], products);
+        const result = schemas[name].safeParse(input);
+        expect(issuePaths(result)).toEqual([]);
+        expect(result.data?.Products).toEqual(products);
+
+        const seen: unknown[] = [];
+        const response = await recording(name, seen).handle({
+          method: "POST",
+          url: "/callback",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(input),
+        });
+        expect(response.status, response.body).toBe(200);
+        expect(JSON.parse(response.body).Success).toBe(true);
+        expect(seen).toEqual([products]);
+      });
+    }
+  }
+
+  it("keeps unknown fields of a line and still refuses a value of the wrong kind", () => {
+    const status = bases.UpdateOrderStatus;
+    const line = { Sku: "A", Quantity: 1, HandlingCode: "H", CustomFlag: true };
+    const parsed = updateOrderStatusSchema.parse(edit(status, ["Products"], [line]));
+    expect(parsed.Products?.[0]).toEqual(line);
+    const bad = edit(status, ["Products"], [{ Sku: 1, Price: "29" }]);
+    expect(issuePaths(updateOrderStatusSchema.safeParse(bad))).toEqual([
+      "Products.0.Sku",
+      "Products.0.Price",
+    ]);
+  });
+
+  it("SendOrderToMerchant still requires a SKU, Price and Quantity on every line", () => {
+    const line = { CartItemId: "1" };
+    expect(
+      issuePaths(sendOrderToMerchantSchema.safeParse(edit(order, ["Products"], [line]))),
+    ).toEqual(["Products.0.Price", "Products.0.Quantity", "Products.0.Sku"]);
+  });
+
+  it("types an update's lines as ProductLine, the new order's as Product", () => {
+    expectTypeOf<
+      NonNullable<UpdateOrderStatusRequest["Products"]>[number]
+    >().toEqualTypeOf<ProductLine>();
+    expectTypeOf<Order["Products"][number]>().toEqualTypeOf<Product>();
+    expectTypeOf<ProductLine["Price"]>().toEqualTypeOf<number | null | undefined>();
   });
 });
