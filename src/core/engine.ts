@@ -234,6 +234,13 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
     return this.#lazySignal === undefined ? this.#signal : this.#lazySignal.signal;
   }
 
+  /** The redactor of the request behind a context this engine made; undefined for any other value. */
+  static redactorOf(value: unknown): Redactor | undefined {
+    return typeof value === "object" && value !== null && #call in value
+      ? (value as HandlerContext<unknown>).#call.redact
+      : undefined;
+  }
+
   get reportFailure(): (reason: string, error?: unknown) => void {
     this.#reportFailure ??= (reason, error) =>
       notify(
@@ -250,6 +257,15 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       );
     return this.#reportFailure;
   }
+}
+
+/**
+ * The redactor of the request a context belongs to (this request's card numbers and CVVs, as the
+ * engine's reports mask them), for helpers around the merchant's function (`withIdempotency`);
+ * undefined when the context was not made by this engine. Internal: not exported by the package.
+ */
+export function requestRedactor(context: unknown): Redactor | undefined {
+  return HandlerContext.redactorOf(context);
 }
 
 /** Whether a payment object refuses what protection does to it (a prototype, deleting the CVV). */
