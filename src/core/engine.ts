@@ -558,6 +558,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       sealing = sealBody(input, maxDepth);
     }
     if (!sealing.ok) {
+      // A refused body keeps no card data either (a framework's req.body outlives the request).
+      if (sealing.cards.length > 0) refuseCards(call, sealing.cards);
       if (sealing.problem === "too_deep") {
         const reason = tooDeep(maxDepth);
         return fail(call, new Failure("malformed_body", reason, reason));
@@ -596,7 +598,28 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
-      for (const site of sites) dropCvv(site.details);
+      // Protected already when the function ran; not yet after a refusal before it (a schema 400).
+      for (const site of sites) {
+        protectPaymentDetails(site.details);
+        dropCvv(site.details);
+      }
+    }
+  }
+
+  /**
+   * A body refused by the walk (card data, depth): its card objects print masked and lose their
+   * CVV before the refusal is answered, and the refusal's texts mask their card numbers and CVVs.
+   */
+  function refuseCards(call: Call, cards: readonly object[]): void {
+    const later = cards.map((details) => cardSecretsLater(details as Record<string, unknown>));
+    call.redact = lazyRedactor(() => {
+      const secrets: string[] = [];
+      for (const collect of later) collect(secrets);
+      return secrets;
+    });
+    for (const details of cards) {
+      protectPaymentDetails(details);
+      dropCvv(details);
     }
   }
 
