@@ -15,7 +15,7 @@ import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
-import { lazyRedactor } from "./redact.js";
+import { lazyRedactor, redactCardNumbers } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -29,6 +29,7 @@ import {
   failureResponse,
   type LibraryFailureKind,
   type ResponseShape,
+  redactedBody,
   respond,
   type WrittenResult,
 } from "./responses.js";
@@ -734,7 +735,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const warning = { kind: "result_fields_ignored", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
-    return respond(200, written.body);
+    // A result may quote the card like a refusal may: with card data in the request, its texts
+    // go through the request's redactor too. A request without card data pays nothing for it.
+    return respond(
+      200,
+      sites.length === 0
+        ? written.body
+        : redactedBody(written.body, call.redact, redactCardNumbers),
+    );
   }
 
   /**

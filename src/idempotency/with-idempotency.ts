@@ -4,6 +4,7 @@ import { requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, MIN_CARD_DIGITS, maskCardDigits } from "../core/redact.js";
+import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import { type IdempotencyStore, positiveMs } from "./store.js";
@@ -129,21 +130,6 @@ function cardDigitsOf(details: unknown): string | undefined {
 const CVV_KEY = /cvv/i;
 
 /**
- * The answer's amounts, codes and ids: never free text, so a CVV equal to one (an amount of
- * `737.00`, an order `M-737`) is a coincidence, and masking it would change what the service is
- * told. Card numbers are masked in them all the same.
- */
-const PLAIN_FIELDS: ReadonlySet<string> = new Set([
-  "InternalOrderId",
-  "OrderId",
-  "PaymentAmount",
-  "PaymentCurrencyCode",
-  "StatusCode",
-  "Balance",
-  "CurrencyCode",
-]);
-
-/**
  * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
  * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
  * is masked, this delivery's card number is masked in any spelling, and every other text goes
@@ -169,7 +155,7 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     if (typeof value !== "string") return value;
     if (name === "CardNumber") return maskCardNumber(value);
     const text = byDigits(value);
-    return PLAIN_FIELDS.has(name) ? redactCardNumbers(text) : redact(text);
+    return PLAIN_RESULT_FIELDS.has(name) ? redactCardNumbers(text) : redact(text);
   })}`;
 }
 
