@@ -29,14 +29,52 @@ export function maskCardNumber(value: unknown): unknown {
     : `${"*".repeat(digits.length - 4)}${digits.slice(-4)}`;
 }
 
-/** The known card number and CVV of a PaymentDetails object, to be masked wherever quoted. */
-function knownSecrets(details: Record<string, unknown>): string[] {
-  const secrets: string[] = [];
-  for (const field of CARD_FIELDS) {
-    const value = details[field];
-    if (typeof value === "string") secrets.push(value);
-    else if (typeof value === "number") secrets.push(String(value));
+/** A key naming a CVV, in any case: `cvvNumber`, `Cvv2`, `"\uFFFD(CVVNumber"` (damaged in transit). */
+const CVV_KEY = /cvv/i;
+
+/**
+ * Whether a key of a card object holds a CVV: `CVVNumber`, or any key the spec does not give
+ * PaymentDetails whose name contains `cvv` in any case. The spec's own fields (nearly every key
+ * of a payment object) cost one set lookup and are never matched against the pattern.
+ */
+function isCvvKey(key: string): boolean {
+  return key === "CVVNumber" || (!KNOWN_FIELDS.has(key) && CVV_KEY.test(key));
+}
+
+/** The keys of a card object's own fields that hold a CVV besides `CVVNumber`; undefined when none. */
+function otherCvvKeys(details: Record<string, unknown>): string[] | undefined {
+  let keys: string[] | undefined;
+  for (const key of Object.keys(details)) {
+    if (key === "CVVNumber" || !isCvvKey(key)) continue;
+    keys ??= [];
+    keys.push(key);
   }
+  return keys;
+}
+
+/** A card field's value as a secret: a string, or the text of a number. */
+function pushSecret(value: unknown, out: string[]): void {
+  if (typeof value === "string") out.push(value);
+  else if (typeof value === "number") out.push(String(value));
+}
+
+/** The `CardNumber` and `CVVNumber` of a PaymentDetails object (own or inherited). */
+function cardFieldSecrets(details: Record<string, unknown>): string[] {
+  const secrets: string[] = [];
+  for (const field of CARD_FIELDS) pushSecret(details[field], secrets);
+  return secrets;
+}
+
+/** The CVVs a card object holds under other keys that name one (see {@link isCvvKey}). */
+function otherCvvSecrets(details: Record<string, unknown>, out: string[]): void {
+  const keys = otherCvvKeys(details);
+  if (keys !== undefined) for (const key of keys) pushSecret(details[key], out);
+}
+
+/** The known card number and CVVs of a PaymentDetails object, to be masked wherever quoted. */
+function knownSecrets(details: Record<string, unknown>): string[] {
+  const secrets = cardFieldSecrets(details);
+  otherCvvSecrets(details, secrets);
   return secrets;
 }
 
@@ -100,8 +138,9 @@ function maskedObject(
         typeof item === "string" || typeof item === "number"
           ? maskCardNumber(String(item))
           : maskedValue(item, mask, seen);
-    } else if (key === "CVVNumber") {
-      copy[key] = item === undefined || item === null ? item : "***";
+    } else if (isCvvKey(key)) {
+      copy[key === "CVVNumber" ? key : mask(key)] =
+        item === undefined || item === null ? item : "***";
     } else {
       copy[mask(key)] = maskedValue(item, mask, seen);
     }
@@ -177,24 +216,36 @@ export function protectPaymentDetails(value: unknown): void {
 
 /**
  * Removes the CVV (PCI DSS 3.3.1: not kept after authorisation, not even masked): the `CVVNumber`
- * field, and every quote of it left in the object's other strings, however deep: a copy under a
- * key the spec does not give PaymentDetails (a key damaged in transit, `"\uFFFD(CVVNumber"`) is
+ * field, every other own key naming a CVV (`cvvNumber`, a key damaged in transit such as
+ * `"\uFFFD(CVVNumber"`: see {@link isCvvKey}), and every quote of any of them left in the object's
+ * other strings, however deep: a copy under a key the spec does not give PaymentDetails is
  * removed, and a field quoting it (`"card … cvv 737"`) keeps its text with `***` in its place.
  */
 export function dropCvv(value: unknown): void {
   if (value === null || typeof value !== "object") return;
   const details = value as Record<string, unknown>;
   try {
-    if (!Object.hasOwn(details, "CVVNumber")) return;
-    const cvv = details.CVVNumber;
-    const known = typeof cvv === "string" ? cvv.trim() : "";
-    // The quotes first, the field last: deleting a key from the middle of an object turns it into
+    const own = Object.hasOwn(details, "CVVNumber");
+    // The usual object: one set lookup a key (its keys are the spec's), no pattern matched.
+    const others = otherCvvKeys(details);
+    if (!own && others === undefined) return;
+    const cvvs: string[] = [];
+    if (own) pushSecret(details.CVVNumber, cvvs);
+    if (others !== undefined) for (const key of others) pushSecret(details[key], cvvs);
+    // The quotes first, the fields last: deleting a key from the middle of an object turns it into
     // a dictionary, slower for the scrub's walk over its fields (940 → 730–830 ns for a payment object).
-    // A quote that cannot be masked (a frozen value, a read-only field) must not keep the field.
+    // A quote that cannot be masked (a frozen value, a read-only field) must not keep the fields.
     try {
-      if (known.length >= 3) scrubCvv(details, known);
+      for (let i = 0; i < cvvs.length; i++) {
+        const known = (cvvs[i] as string).trim();
+        if (known.length < 3) continue;
+        // The same value under two keys is scrubbed once (only objects with several CVV keys).
+        if (i > 0 && cvvs.slice(0, i).some((earlier) => earlier.trim() === known)) continue;
+        scrubCvv(details, known);
+      }
     } finally {
-      delete details.CVVNumber;
+      if (others !== undefined) for (const key of others) delete details[key];
+      if (own) delete details.CVVNumber;
     }
   } catch {
     // A frozen object, a field that cannot be deleted or a quote that cannot be masked: there is
@@ -228,6 +279,7 @@ function scrubFields(
   nested: (item: object) => void,
 ): void {
   for (const key of Object.keys(node)) {
+    // Other keys naming a CVV are deleted after the scrub whatever it does to them.
     if (top && key === "CVVNumber") continue;
     const item = node[key];
     if (item !== null && typeof item === "object") {
@@ -290,7 +342,7 @@ function digitRunsOfFields(details: Record<string, unknown>, out: string[]): voi
 export function cardSecretsLater(details: Record<string, unknown>): (out: string[]) => void {
   // The card fields as `cardSecretsOf` reads them (any own or inherited field, hidden ones too),
   // now; the copy, of own enumerable fields, serves only the scan for digit runs.
-  const known = knownSecrets(details);
+  const known = cardFieldSecrets(details);
   const copy: Record<string, unknown> = { ...details };
   for (const key in copy) {
     const value = copy[key];
@@ -304,6 +356,8 @@ export function cardSecretsLater(details: Record<string, unknown>): (out: string
   }
   return (out) => {
     out.push(...known);
+    // Other keys naming a CVV are looked for only when a text is redacted.
+    otherCvvSecrets(copy, out);
     digitRunsOfFields(copy, out);
   };
 }

@@ -15,7 +15,7 @@ import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
-import { lazyRedactor } from "./redact.js";
+import { lazyRedactor, redactCardNumbers } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -29,6 +29,7 @@ import {
   failureResponse,
   type LibraryFailureKind,
   type ResponseShape,
+  redactedBody,
   respond,
   type WrittenResult,
 } from "./responses.js";
@@ -245,6 +246,13 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
     return this.#lazySignal === undefined ? this.#signal : this.#lazySignal.signal;
   }
 
+  /** The redactor of the request behind a context this engine made; undefined for any other value. */
+  static redactorOf(value: unknown): Redactor | undefined {
+    return typeof value === "object" && value !== null && #call in value
+      ? (value as HandlerContext<unknown>).#call.redact
+      : undefined;
+  }
+
   get reportFailure(): (reason: string, error?: unknown) => void {
     this.#reportFailure ??= (reason, error) =>
       notify(
@@ -261,6 +269,15 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       );
     return this.#reportFailure;
   }
+}
+
+/**
+ * The redactor of the request a context belongs to (this request's card numbers and CVVs, as the
+ * engine's reports mask them), for helpers around the merchant's function (`withIdempotency`);
+ * undefined when the context was not made by this engine. Internal: not exported by the package.
+ */
+export function requestRedactor(context: unknown): Redactor | undefined {
+  return HandlerContext.redactorOf(context);
 }
 
 /** Whether a payment object refuses what protection does to it (a prototype, deleting the CVV). */
@@ -554,6 +571,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       sealing = sealBody(input, maxDepth);
     }
     if (!sealing.ok) {
+      // A refused body keeps no card data either (a framework's req.body outlives the request).
+      if (sealing.cards.length > 0) refuseCards(call, sealing.cards);
       if (sealing.problem === "too_deep") {
         const reason = tooDeep(maxDepth);
         return fail(call, new Failure("malformed_body", reason, reason));
@@ -592,7 +611,28 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
-      for (const site of sites) dropCvv(site.details);
+      // Protected already when the function ran; not yet after a refusal before it (a schema 400).
+      for (const site of sites) {
+        protectPaymentDetails(site.details);
+        dropCvv(site.details);
+      }
+    }
+  }
+
+  /**
+   * A body refused by the walk (card data, depth): its card objects print masked and lose their
+   * CVV before the refusal is answered, and the refusal's texts mask their card numbers and CVVs.
+   */
+  function refuseCards(call: Call, cards: readonly object[]): void {
+    const later = cards.map((details) => cardSecretsLater(details as Record<string, unknown>));
+    call.redact = lazyRedactor(() => {
+      const secrets: string[] = [];
+      for (const collect of later) collect(secrets);
+      return secrets;
+    });
+    for (const details of cards) {
+      protectPaymentDetails(details);
+      dropCvv(details);
     }
   }
 
@@ -707,7 +747,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const warning = { kind: "result_fields_ignored", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
-    return respond(200, written.body);
+    // A result may quote the card like a refusal may: with card data in the request, its texts
+    // go through the request's redactor too. A request without card data pays nothing for it.
+    return respond(
+      200,
+      sites.length === 0
+        ? written.body
+        : redactedBody(written.body, call.redact, redactCardNumbers),
+    );
   }
 
   /**

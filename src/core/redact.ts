@@ -132,16 +132,40 @@ export const MIN_CARD_DIGITS = 12;
  * sits (any field of a PaymentDetails object), where a longer run is no order or tracking number.
  */
 export function maskDigitRuns(text: string): string {
-  return replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) => {
-    let digits = count;
-    let out = "";
-    for (let k = start; k < end; k++) {
-      const char = text.charAt(k);
-      if (!isDigit(char.charCodeAt(0))) out += char;
-      else out += digits-- > 4 ? "*" : char;
-    }
-    return out;
-  });
+  return replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) =>
+    maskedRun(text, start, end, count),
+  );
+}
+
+/** The run `text[start, end)` (of `count` digits) with every digit but the last four masked. */
+function maskedRun(text: string, start: number, end: number, count: number): string {
+  let digits = count;
+  let out = "";
+  for (let k = start; k < end; k++) {
+    const char = text.charAt(k);
+    if (!isDigit(char.charCodeAt(0))) out += char;
+    else out += digits-- > 4 ? "*" : char;
+  }
+  return out;
+}
+
+/**
+ * The text with one card number (given by its digits, 12 or more) masked in any spelling, Luhn-valid
+ * or not: every run of digits (single spaces or dashes between them) holding it keeps only its last
+ * four digits, and a text that still holds those digits in order (other separators) keeps none.
+ */
+export function maskCardDigits(text: string, digits: string): string {
+  if (digits.length < MIN_CARD_DIGITS || !onlyDigits(text).includes(digits)) return text;
+  const masked = replaceDigitRuns(text, digits.length, (start, end, count) =>
+    onlyDigits(text.slice(start, end)).includes(digits)
+      ? maskedRun(text, start, end, count)
+      : undefined,
+  );
+  return onlyDigits(masked).includes(digits) ? masked.replace(/[0-9]/g, "*") : masked;
+}
+
+function onlyDigits(text: string): string {
+  return text.replace(/[^0-9]/g, "");
 }
 
 /** Every run of at least 12 digits in the text, as written (see {@link maskDigitRuns}). */

@@ -136,6 +136,39 @@ const GIFT_CARD_FIELDS: Readonly<Record<keyof GiftCardResult, FieldKind>> = {
   ErrorText: "text",
 };
 
+/**
+ * The text fields of an answer that hold amounts, codes and ids, never free text: a CVV equal to
+ * one (an amount of `737.00`, an order `M-737`) is a coincidence, and masking it would change what
+ * the service is told. Only card numbers are masked in them.
+ */
+export const PLAIN_RESULT_FIELDS: ReadonlySet<string> = new Set([
+  "InternalOrderId",
+  "OrderId",
+  "PaymentAmount",
+  "PaymentCurrencyCode",
+  "StatusCode",
+  "Balance",
+  "CurrencyCode",
+]);
+
+/**
+ * A success body with its texts through a request's redactor (the amounts, codes and ids of
+ * {@link PLAIN_RESULT_FIELDS} through `plain`, which masks card numbers only). A new object; the
+ * booleans as they are.
+ */
+export function redactedBody(
+  body: object,
+  redact: (value: unknown) => string,
+  plain: (text: string) => string,
+): object {
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (typeof value !== "string") copy[key] = value;
+    else copy[key] = PLAIN_RESULT_FIELDS.has(key) ? plain(value) : redact(value);
+  }
+  return copy;
+}
+
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */
 const VERDICT_FIELDS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
 

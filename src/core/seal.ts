@@ -24,17 +24,32 @@ export interface CardSite {
   readonly details: Record<string, unknown>;
 }
 
+/**
+ * The walk's verdict. A refused body still holds card data (a framework's `req.body` outlives the
+ * request): `cards` then lists every card object of the whole body, the ones past the problem
+ * included, for the engine to protect and strip of their CVV.
+ */
 export type Sealing =
   | { readonly ok: true; readonly cards: readonly CardSite[] }
-  | { readonly ok: false; readonly problem: "too_deep" }
+  | { readonly ok: false; readonly problem: "too_deep"; readonly cards: readonly object[] }
   /** `description` names the path and the rule, never the value. */
+  | {
+      readonly ok: false;
+      readonly problem: "card_data";
+      readonly description: string;
+      readonly cards: readonly object[];
+    };
+
+/** A refusal of the walk, before the body's card objects are added to it. */
+type Problem =
+  | { readonly ok: false; readonly problem: "too_deep" }
   | { readonly ok: false; readonly problem: "card_data"; readonly description: string };
 
 const PROTO = "__proto__";
 const PAYMENT_DETAILS = "PaymentDetails";
 const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
 const NO_CARDS: readonly CardSite[] = Object.freeze([]);
-const TOO_DEEP: Sealing = { ok: false, problem: "too_deep" };
+const TOO_DEEP: Problem = { ok: false, problem: "too_deep" };
 const ownKey = Object.prototype.hasOwnProperty;
 
 function isObject(value: unknown): value is object {
@@ -53,6 +68,41 @@ export function dropProtoKey(value: unknown): void {
  */
 export function sealBody(root: unknown, maxDepth: number): Sealing {
   if (!isObject(root)) return { ok: true, cards: NO_CARDS };
+  const sealing = walk(root, maxDepth);
+  return sealing.ok ? sealing : { ...sealing, cards: cardObjectsOf(root) };
+}
+
+/**
+ * Every card object of a refused body: each object under a `PaymentDetails` key, and each object
+ * with an own `CardNumber` or `CVVNumber`, at any depth. Only for a refusal (rare): one more pass
+ * over the whole body, iterative and visiting each object once, so neither depth nor a cycle (a
+ * framework's own body) can stop it.
+ */
+function cardObjectsOf(root: object): object[] {
+  const cards = new Set<object>();
+  const seen = new Set<object>();
+  const stack: object[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const child of node) if (isObject(child)) stack.push(child);
+      continue;
+    }
+    if (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) cards.add(node);
+    for (const name of Object.keys(node)) {
+      const child: unknown = (node as Record<string, unknown>)[name];
+      if (!isObject(child)) continue;
+      if (name === PAYMENT_DETAILS && !Array.isArray(child)) cards.add(child);
+      stack.push(child);
+    }
+  }
+  return [...cards];
+}
+
+/** The walk itself (see the module comment): the card sites, or the first problem. */
+function walk(root: object, maxDepth: number): Sealing | Problem {
   // Depth-first, children pushed in key order and taken last first. Each entry is a node, its
   // depth, and its slot: its position among its parent's values (an array's index). No path is
   // kept: card sites are rare, and a site's path is rebuilt from `trail` (the node taken at each
@@ -158,7 +208,7 @@ function lastLevel(
   trail: readonly object[],
   slots: readonly number[],
   depth: number,
-): Sealing | undefined {
+): Problem | undefined {
   const names = Object.keys(node);
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
@@ -197,7 +247,7 @@ function checkCard(
   trail: readonly object[],
   slots: readonly number[],
   depth: number,
-): Sealing | undefined {
+): Problem | undefined {
   if (details === null) return undefined;
   if (!isObject(details) || Array.isArray(details)) {
     return cardProblem(trail, slots, depth, [], "expected an object or null");
@@ -225,7 +275,7 @@ function cardProblem(
   depth: number,
   below: readonly string[],
   message: string,
-): Sealing {
+): Problem {
   const path = [...pathTo(trail, slots, depth), PAYMENT_DETAILS, ...below];
   return { ok: false, problem: "card_data", description: `${path.join(".")}: ${message}` };
 }

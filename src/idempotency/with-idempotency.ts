@@ -1,7 +1,10 @@
 import { maskCardNumber, redactCardNumbers } from "../core/card.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
+import { requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
+import { createRedactor, MIN_CARD_DIGITS, maskCardDigits } from "../core/redact.js";
+import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import { type IdempotencyStore, positiveMs } from "./store.js";
@@ -115,31 +118,44 @@ function inProgress(): CallbackError {
   );
 }
 
-/** The real card number of this delivery, when it carries one long enough to be one. */
-function cardNumberOf(context: CallbackContext<unknown>): string | undefined {
-  const details = isRecord(context.rawPayload) ? context.rawPayload.PaymentDetails : undefined;
+/** The digits of this delivery's card number, when it carries one long enough to be one. */
+function cardDigitsOf(details: unknown): string | undefined {
   const number = isRecord(details) ? details.CardNumber : undefined;
   if (typeof number !== "string") return undefined;
-  return number.replace(/\D/g, "").length >= 12 ? number.trim() : undefined;
+  const digits = number.replace(/\D/g, "");
+  return digits.length >= MIN_CARD_DIGITS ? digits : undefined;
 }
 
+/** Keys of a stored result that name a CVV (`CVVNumber`, `Cvv`, `cardCVV2`): left out whole. */
+const CVV_KEY = /cvv/i;
+
 /**
- * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store:
- * a `CVVNumber` property is left out (PCI DSS 3.3.1), a `CardNumber` property is masked, and a
- * string quoting this delivery's card number (with or without separators) is stored masked.
+ * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
+ * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
+ * is masked, this delivery's card number is masked in any spelling, and every other text goes
+ * through the request's own redactor, the one its reports go through (card numbers, and this
+ * request's card numbers and CVVs wherever quoted); amounts, codes and ids only have card numbers
+ * masked.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  const card = cardNumberOf(context);
-  const digits = card?.replace(/\D/g, "");
-  const masked = card === undefined ? undefined : String(maskCardNumber(card));
+  const details = isRecord(context.rawPayload) ? context.rawPayload.PaymentDetails : undefined;
+  const digits = cardDigitsOf(details);
+  const redact =
+    requestRedactor(context) ??
+    createRedactor(isRecord(details) ? [details.CardNumber, details.CVVNumber] : []);
+  const byDigits = (text: string) => (digits === undefined ? text : maskCardDigits(text, digits));
   return `j${JSON.stringify(result, (name, value: unknown) => {
-    if (name === "CVVNumber") return undefined;
+    if (CVV_KEY.test(name)) return undefined;
+    if (typeof value === "number") {
+      const text = String(value);
+      const masked = byDigits(redactCardNumbers(text));
+      return masked === text ? value : masked;
+    }
     if (typeof value !== "string") return value;
     if (name === "CardNumber") return maskCardNumber(value);
-    if (card === undefined || masked === undefined || digits === undefined) return value;
-    if (value.includes(card)) return redactCardNumbers(value.split(card).join(masked));
-    return value.replace(/\D/g, "").includes(digits) ? redactCardNumbers(value) : value;
+    const text = byDigits(value);
+    return PLAIN_RESULT_FIELDS.has(name) ? redactCardNumbers(text) : redact(text);
   })}`;
 }
 

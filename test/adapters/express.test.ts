@@ -2,6 +2,7 @@ import express5 from "express";
 import express4 from "express4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
+import { createPerformOrderPaymentHandler } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK, listen, type Running } from "./support/servers.js";
@@ -154,6 +155,62 @@ for (const [version, express] of [
           Description: "Request body is empty",
         });
       });
+    });
+
+    describe("behind express.json(): a refused body keeps no card data for the app's later middleware", () => {
+      let server: Running;
+      /** req.body as a logger after the route sees it, once the answer is sent. */
+      const logged: string[] = [];
+      beforeAll(async () => {
+        const handler = createPerformOrderPaymentHandler(
+          () => ({ PaymentAmount: "1", PaymentCurrencyCode: "EUR" }),
+          { auth: false, onError: () => undefined },
+        );
+        const built = appWith(express, (app) => {
+          app.use(express.json());
+          app.use((req, res, next) => {
+            res.on("finish", () => logged.push(JSON.stringify(req.body)));
+            next();
+          });
+          app.use(toExpress(handler));
+        });
+        server = await listen(built.app);
+      });
+      afterAll(() => server.close());
+
+      const card = { CardNumber: "4111111111111111", CVVNumber: "737" };
+      for (const [refusal, body] of [
+        ["the schema (OrderId a number)", { OrderId: 5, PaymentDetails: card }],
+        [
+          "a second PaymentDetails that is not an object",
+          { OrderId: "GE1", PaymentDetails: card, OrderPaymentMethods: [{ PaymentDetails: "x" }] },
+        ],
+        [
+          "a card number sent as a JSON number",
+          { OrderId: "GE1", PaymentDetails: { ...card, CardNumber: 4111111111111111 } },
+        ],
+        [
+          "a body nested too deep",
+          {
+            OrderId: "GE1",
+            PaymentDetails: card,
+            Deep: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`),
+          },
+        ],
+      ] as const) {
+        it(`refused by ${refusal}: 400, req.body prints masked and has no CVV`, async () => {
+          logged.length = 0;
+          const response = await server.send("/", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          expect(response.status).toBe(400);
+          await expect.poll(() => logged.length).toBe(1);
+          expect(logged[0]).not.toMatch(/737|4111111111111111/);
+          expect(logged[0]).toContain("1111");
+        });
+      }
     });
 
     describe('behind express.raw({ type: "*/*" }) and express.text({ type: "*/*" })', () => {

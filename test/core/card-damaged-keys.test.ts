@@ -349,3 +349,72 @@ describe("a payment object inside another (fuzz seed 1825265876)", () => {
     }
   });
 });
+
+// Found by review A (defect 1): a CVV was recognised only under the exact key `CVVNumber`. Under
+// a damaged key alone, or in another casing, it printed in clear, outlived the function and was not
+// masked in the reports.
+describe("a CVV under any key of a card object that names it", () => {
+  const CASES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
+    [
+      "a damaged key only",
+      { CardNumber: VISA, "\uFFFD(CVVNumber": CVV, ExpirationDate: "2030-01-01" },
+      ["\uFFFD(CVVNumber"],
+    ],
+    [
+      "both card keys damaged",
+      { "\uFFFD(CardNumber": ODD_PAN, "\uFFFD(CVVNumber": CVV, Address1: `cvv ${CVV}` },
+      ["\uFFFD(CVVNumber"],
+    ],
+    ["another casing", { CardNumber: VISA, cvvNumber: CVV }, ["cvvNumber"]],
+    [
+      "two keys with different values, beside CVVNumber",
+      { CardNumber: VISA, CVVNumber: "4821", Cvv2: CVV, Note: `cvv ${CVV} / 4821` },
+      ["CVVNumber", "Cvv2"],
+    ],
+  ];
+
+  for (const [label, details, keys] of CASES) {
+    for (const transport of ["text", "parsed"] as const) {
+      it(`${label} (${transport}): *** in the masked views, gone after the function, masked in onError`, async () => {
+        const sent = order(structuredClone(details));
+        let kept: Record<string, unknown> | undefined;
+        let printed = "";
+        const failures: CallbackFailure[] = [];
+        const response = await createPerformOrderPaymentHandler(
+          (payload) => {
+            kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+            for (const key of keys) expect(kept[key]).toBe(details[key]);
+            printed = [JSON.stringify(payload), inspect(payload, { depth: 10 }), String(kept)].join(
+              "\n",
+            );
+            throw new Error(`provider: cvv ${kept[keys.at(-1) as string]} rejected`);
+          },
+          { auth: false, onError: (f: CallbackFailure) => void failures.push(f) },
+        ).handle(post(transport === "text" ? JSON.stringify(sent) : parsed(sent)));
+        expect(response.status).toBe(500);
+        expect(carriesCvv(printed), printed).toBe(false);
+        expect(carriesCvv(printed, "4821"), printed).toBe(false);
+        expect(printed).toContain('"***"');
+        const own = kept as Record<string, unknown>;
+        for (const key of keys) expect(Object.hasOwn(own, key), key).toBe(false);
+        expect(carriesCvv(JSON.stringify({ ...own }))).toBe(false);
+        expect((failures[0]?.error as Error | undefined)?.message).toBe(
+          "provider: cvv *** rejected",
+        );
+      });
+    }
+  }
+
+  it("a key that only looks like one elsewhere in the payload is left alone", async () => {
+    let kept: Record<string, unknown> | undefined;
+    const response = await createSendOrderToMerchantHandler(
+      (payload) => {
+        kept = payload as unknown as Record<string, unknown>;
+        return OK;
+      },
+      { auth: false },
+    ).handle(post(JSON.stringify(order(null, { CvvPolicy: "737" }))));
+    expect(response.status).toBe(200);
+    expect(kept?.CvvPolicy).toBe("737");
+  });
+});

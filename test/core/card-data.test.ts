@@ -607,6 +607,33 @@ describe("per-request redaction of the card number and CVV", () => {
     expect(capture.failures[0]?.error).toMatchObject({ code: "CVV-***" });
   });
 
+  // Found by review A (defect 3): the success result went out as returned, while the same texts
+  // in a CallbackError were masked.
+  it("a success result quoting this request's card number and CVV: masked in the answer, amounts and ids kept", async () => {
+    const handler = createPerformOrderPaymentHandler(
+      (payment) => ({
+        InternalOrderId: "M-737",
+        PaymentAmount: "737.00",
+        PaymentCurrencyCode: "EUR",
+        Message: `charged card ${payment.PaymentDetails?.CardNumber}`,
+        Description: `cvv ${payment.PaymentDetails?.CVVNumber} ok, order 17371`,
+        StatusCode: `paid ${MASTERCARD}`,
+      }),
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(post(JSON.stringify(order(ODD_PAN, "737"))));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toStrictEqual({
+      Success: true,
+      InternalOrderId: "M-737",
+      PaymentAmount: "737.00",
+      PaymentCurrencyCode: "EUR",
+      Message: "charged card ***",
+      Description: "cvv *** ok, order 17371",
+      StatusCode: "paid ************4444",
+    });
+  });
+
   it("another request's CVV, or a request without card data, changes nothing", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {

@@ -226,6 +226,35 @@ describe("PaymentDetails protected by prototype", () => {
     expect(merged.polluted).toBeUndefined();
   });
 
+  // Found by review A (defect 7): a framework's body refused before the merchant's function kept
+  // its CVV (the card-data and depth refusals) and printed unmasked (every 400).
+  for (const [refusal, extra] of [
+    ["the schema (a field of the wrong type)", { MerchantOrderId: 5 }],
+    ["a second PaymentDetails that is an array", { OrderPaymentMethods: [{ PaymentDetails: [] }] }],
+    [
+      "a second PaymentDetails that is a string",
+      { OrderPaymentMethods: [{ PaymentDetails: "x" }] },
+    ],
+    [
+      "a PaymentDetails whose card number is a JSON number",
+      { Other: { PaymentDetails: { CardNumber: 4111111111111111, CVVNumber: "123" } } },
+    ],
+    ["a body nested too deep", { Deep: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) }],
+  ] as const) {
+    it(`a framework's body refused by ${refusal}: every payment object masked, its CVV gone`, async () => {
+      const details = paymentDetails(VISA, "737");
+      const damaged = { CardNumber: VISA, CVVNumber: "737" };
+      const body = { ...order(details), "\uFFFD(PaymentDetails": damaged, ...extra };
+      const { status } = await deliver(body);
+      expect(status).toBe(400);
+      for (const card of [details, damaged]) {
+        expect(Object.hasOwn(card, "CVVNumber")).toBe(false);
+        expectMasked(card);
+      }
+      expect(JSON.stringify(body)).not.toMatch(/737|123|4111111111111111/);
+    });
+  }
+
   it("work a synchronous function leaves queued finds the CVV gone: it is removed when the function returns", async () => {
     let queued: unknown = "not run";
     let during: unknown;

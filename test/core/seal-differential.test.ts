@@ -195,13 +195,40 @@ function objectAt(root: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** Both walks on two parses of the same text: every observable outcome the same. */
+/** Every object under a PaymentDetails key (not an array) or with an own card field, recursively. */
+function cardObjectsIn(node: unknown, found: Set<object>): Set<object> {
+  if (node === null || typeof node !== "object") return found;
+  if (
+    !Array.isArray(node) &&
+    (Object.hasOwn(node, "CardNumber") || Object.hasOwn(node, "CVVNumber"))
+  )
+    found.add(node);
+  for (const [key, child] of Object.entries(node)) {
+    if (
+      key === "PaymentDetails" &&
+      child !== null &&
+      typeof child === "object" &&
+      !Array.isArray(child)
+    )
+      found.add(child);
+    cardObjectsIn(child, found);
+  }
+  return found;
+}
+
 function sameOutcome(json: string, maxDepth: number): void {
   const before = JSON.parse(json) as unknown;
   const after = JSON.parse(json) as unknown;
   const expected = sealBodyBefore(before, maxDepth);
   const actual: Sealing = sealBody(after, maxDepth);
   if (!expected.ok || !actual.ok) {
-    expect(actual).toEqual(expected);
+    // A refusal now also lists the body's card objects (review A, defect 7): the verdict itself is
+    // the one before, and the list is every card object of the body, each once.
+    const { cards, ...verdict } = actual;
+    expect(verdict).toEqual(expected);
+    const everyCard = cardObjectsIn(after, new Set());
+    expect(cards).toHaveLength(everyCard.size);
+    for (const card of everyCard) expect(cards).toContain(card);
   } else {
     expect(actual.cards.map((site) => site.path)).toEqual(expected.cards.map((site) => site.path));
     // Each site's object is the very object at its path in the walked body.
@@ -282,7 +309,7 @@ describe("sealBody: the same as the walk before issue 13e", () => {
   it("on nesting far deeper than the limit: no recursion, too_deep", () => {
     const json = `${'{"a":['.repeat(20000)}1${"]}".repeat(20000)}`;
     // JSON.stringify itself recurses: the results only are compared here.
-    expect(sealBody(JSON.parse(json), 64)).toEqual({ ok: false, problem: "too_deep" });
+    expect(sealBody(JSON.parse(json), 64)).toEqual({ ok: false, problem: "too_deep", cards: [] });
     expect(sealBodyBefore(JSON.parse(json), 64)).toEqual({ ok: false, problem: "too_deep" });
     expect(sealBody(JSON.parse(json), 100000)).toEqual(sealBodyBefore(JSON.parse(json), 100000));
     expect(sealBody(JSON.parse(json), 100000)).toEqual({ ok: true, cards: [] });

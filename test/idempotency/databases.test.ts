@@ -13,6 +13,7 @@ import {
   createPerformOrderPaymentHandler,
   type IdempotencyStore,
   type PerformOrderPaymentRequest,
+  type PerformOrderPaymentResult,
   withIdempotency,
 } from "../../src/index.js";
 import { collector, json, post } from "../core/helpers.js";
@@ -194,6 +195,28 @@ describe("Redis (redis-server)", () => {
     const ttl = Number(await nodeRedis.sendCommand(["PTTL", "shop-a:k"]));
     expect(ttl).toBeGreaterThan(80_000);
     expect(ttl).toBeLessThanOrEqual(90_000);
+  });
+
+  it("keeps no card data of a result quoting the card and the CVV in what Redis holds", async () => {
+    const prefix = "card-data:";
+    const body = payment();
+    const { OrderId } = JSON.parse(body) as { OrderId: string };
+    const charge = async (order: PerformOrderPaymentRequest) =>
+      ({
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Message: `charged ${order.PaymentDetails?.CardNumber} with cvv ${order.PaymentDetails?.CVVNumber}`,
+        Cvv: order.PaymentDetails?.CVVNumber,
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(charge, { store: createRedisIdempotencyStore(nodeRedis, { prefix }) }),
+      { auth: false, onError: collector().onError },
+    );
+    expect((await handler.handle(post(body))).status).toBe(200);
+    const held = String(await nodeRedis.get(`${prefix}PerformOrderPayment:${OrderId}`));
+    expect(held).toContain('"Message":"charged ************1111 with cvv ***"');
+    expect(held).not.toContain("4111111111111111");
+    expect(held).not.toMatch(/737|Cvv/);
   });
 
   it("refuses something that is not a Redis client", () => {

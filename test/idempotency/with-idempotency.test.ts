@@ -546,6 +546,119 @@ describe("stored results never hold card data", () => {
     expect(record.Message).toBe("charged **** **** **** 1111");
     expect(stored[0]).not.toContain("737");
   });
+
+  /** A memory store that keeps every text `complete` receives (what Redis and PostgreSQL persist). */
+  function recording(): { store: IdempotencyStore; stored: string[] } {
+    const inner = createMemoryIdempotencyStore();
+    const stored: string[] = [];
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: (key, owner, result, ttl) => {
+        stored.push(result);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    return { store, stored };
+  }
+
+  it("masks the CVV wherever the result quotes it, and leaves out every key that names it", async () => {
+    const { store, stored } = recording();
+    const charge: PerformOrderPaymentFunction = async (payment) =>
+      ({
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Message: `authorised with cvv ${payment.PaymentDetails?.CVVNumber}`,
+        Cvv: payment.PaymentDetails?.CVVNumber,
+        Provider: { cvvResult: "M", cardCVV2: payment.PaymentDetails?.CVVNumber },
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError: collector().onError,
+    });
+    const answer = await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(answer.status).toBe(200);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toMatch(/737/);
+    const record = JSON.parse(String(stored[0]).slice(1));
+    expect(record).toEqual({
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+      Message: "authorised with cvv ***",
+      Provider: {},
+    });
+  });
+
+  it("masks the delivery's own card number in any spelling, Luhn-valid or not", async () => {
+    const { store, stored } = recording();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async (payment) => ({
+          PaymentAmount: "10.00",
+          PaymentCurrencyCode: "EUR",
+          Message: `card ${String(payment.PaymentDetails?.CardNumber).replace(/(\d{4})(?=\d)/g, "$1-")}`,
+          Description: `as sent ${payment.PaymentDetails?.CardNumber}`,
+        }),
+        { store },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    // Not Luhn-valid: only its being this delivery's card number tells it is one.
+    const body = {
+      OrderId: "GE2",
+      PaymentDetails: { CardNumber: "1234567812345678", CVVNumber: "737" },
+    };
+    await handler.handle(post(JSON.stringify(body)));
+    expect(stored).toHaveLength(1);
+    expect(String(stored[0]).replace(/\D/g, "")).not.toContain("1234567812345678");
+    expect(JSON.parse(String(stored[0]).slice(1))).toMatchObject({
+      Message: "card ****-****-****-5678",
+    });
+  });
+
+  it("masks a Luhn-valid card number of a delivery without a card (OT)", async () => {
+    const { store, stored } = recording();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => ({
+          PaymentAmount: "10.00",
+          PaymentCurrencyCode: "EUR",
+          Message: "charged stored card 5555555555554444",
+        }),
+        { store },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    const body = {
+      OrderId: "GE3",
+      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+    };
+    await handler.handle(post(JSON.stringify(body)));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain("5555555555554444");
+    expect(stored[0]).toContain("************4444");
+  });
+
+  it("keeps the amounts and ids of the answer that happen to equal the CVV", async () => {
+    const { store, stored } = recording();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => ({
+          InternalOrderId: "M-737",
+          PaymentAmount: "737.00",
+          PaymentCurrencyCode: "EUR",
+        }),
+        { store },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    const answer = await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(JSON.parse(String(stored[0]).slice(1))).toEqual({
+      InternalOrderId: "M-737",
+      PaymentAmount: "737.00",
+      PaymentCurrencyCode: "EUR",
+    });
+    expect(json(answer)).toMatchObject({ InternalOrderId: "M-737", PaymentAmount: "737.00" });
+  });
 });
 
 function contextFor(callback: CallbackName, rawPayload: unknown): CallbackContext<unknown> {
