@@ -151,7 +151,7 @@ function maskedRun(text: string, start: number, end: number, count: number): str
 
 /**
  * The text with one card number (given by its digits, 12 or more) masked in any spelling, Luhn-valid
- * or not: every run of digits (single spaces or dashes between them) holding it keeps only its last
+ * or not: every run of digits (a single space, dash or `+` between them) holding it keeps only its last
  * four digits, and a text that still holds those digits in order (other separators) keeps none.
  */
 export function maskCardDigits(text: string, digits: string): string {
