@@ -580,7 +580,7 @@ describe("per-request redaction of the card number and CVV", () => {
         { auth: false, onError: collectingOnError },
       );
       expect((await failing.handle(post(JSON.stringify(order(sent, "0123"))))).status).toBe(500);
-      expect((capture.failures[1]?.error as Error).message).toBe("card *** refused");
+      expect((capture.failures[1]?.error as Error | undefined)?.message).toBe("card *** refused");
     }
     // Sent without separators, quoted with them.
     capture.failures.length = 0;
@@ -591,7 +591,7 @@ describe("per-request redaction of the card number and CVV", () => {
       { auth: false, onError: collectingOnError },
     );
     await handler.handle(post(JSON.stringify(order(ODD_PAN, "0123"))));
-    expect((capture.failures[0]?.error as Error).message).toBe("card *** refused");
+    expect((capture.failures[0]?.error as Error | undefined)?.message).toBe("card *** refused");
   });
 
   it("the CVV of this request in a CallbackError code is masked too", async () => {
