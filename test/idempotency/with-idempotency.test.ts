@@ -135,6 +135,64 @@ describe("withIdempotency in one process", () => {
     expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
   });
 
+  it("does not record a result the engine refuses (a required field missing): the service's retry runs the function again", async () => {
+    let runs = 0;
+    const { store, calls } = instrumented();
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          // The first run's lookup missed: no id, a result the engine answers 500.
+          const id = runs === 1 ? undefined : `M-${order.OrderId}`;
+          return { InternalOrderId: id as unknown as string };
+        },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    expect(first.status).toBe(500);
+    expect(calls).toMatchObject({ complete: 0, release: 1 });
+    const retry = await handler.handle(post(orderText));
+    expect(retry.status).toBe(200);
+    expect(json(retry)).toMatchObject({ Success: true, InternalOrderId: "M-GE927127001US" });
+    expect((await handler.handle(post(orderText))).body).toBe(retry.body);
+    expect(runs).toBe(2);
+    expect(failures.map((failure) => [failure.kind, failure.status])).toEqual([
+      ["internal_error", 500],
+    ]);
+  });
+
+  it("does not record a refusal returned instead of thrown (Success: false), nor let a waiting repeat answer it", async () => {
+    let runs = 0;
+    const { store, calls } = instrumented();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          await sleep(30);
+          if (runs === 1) {
+            return { Success: false, ErrorCode: "OOS" } as unknown as { InternalOrderId: string };
+          }
+          return { InternalOrderId: `M-${order.OrderId}` };
+        },
+        { store },
+      ),
+      { auth: false },
+    );
+    const [first, second] = await Promise.all([
+      handler.handle(post(orderText)),
+      handler.handle(post(orderText)),
+    ]);
+    // The repeat that waited on the refused run ran the function itself.
+    expect([first.status, second.status].sort()).toEqual([200, 500]);
+    expect(runs).toBe(2);
+    expect(calls).toMatchObject({ complete: 1, release: 1 });
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(runs).toBe(2);
+  });
+
   it("lets a repeat that waited on a run that threw run it itself", async () => {
     let calls = 0;
     const { onError } = collector();
