@@ -5,6 +5,8 @@
  */
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
+import { isRecord } from "../core/objects.js";
+import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
 import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
@@ -456,7 +458,13 @@ function interpret(
       .slice(0, 5);
     return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
+  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed);
   return { body: checked.data };
+}
+
+/** Whether an answer says it succeeded: `Success` or `IsSuccess` true. */
+function confirmed(body: unknown): boolean {
+  return isRecord(body) && parseSuccessValue(body.IsSuccess ?? body.Success) === true;
 }
 
 /** A code read from the service's answer, which may echo a secret in it. */

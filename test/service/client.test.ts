@@ -4,6 +4,7 @@ import {
   createServiceClient,
   SERVICE_OPERATION_NAMES,
   ServiceAuthenticationError,
+  ServiceConflictError,
   ServiceNotFoundError,
   ServiceServerError,
   ServiceValidationError,
@@ -346,6 +347,81 @@ describe("createOrderRefund (4.10)", () => {
       OrderId: "GE-1001",
       Products: [{ CartItemId: "1", RefundQuantity: 1 }],
     });
+  });
+});
+
+describe("a failure body inside an HTTP 200 (7.4: the statuses of these errors are not shown)", () => {
+  const refusedRefund = {
+    error: { code: "REFUND_NOT_ALLOWED", message: "Refund not allowed", description: "Too late" },
+  };
+  const calls = {
+    createOrderRefund: (client: ReturnType<typeof clientFor>) =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      }),
+    getOrderRefunds: (client: ReturnType<typeof clientFor>) =>
+      client.getOrderRefunds({ orderId: "GE-1001" }),
+    saveProductsList: (client: ReturnType<typeof clientFor>) =>
+      client.saveProductsList({ products: [{ Sku: "SKU-1", Price: 10, Quantity: 1 }] as never }),
+    vatCategoryCountries: (client: ReturnType<typeof clientFor>) =>
+      client.vatCategoryCountries({ countryCode: "DE" }),
+  } as const;
+
+  for (const [name, call] of Object.entries(calls)) {
+    it(`${name}: 4.9's {error: {code, message}} is the body's failure, not an empty success`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail(name as keyof typeof calls, { status: 200, body: refusedRefund });
+      const error = await rejectionOf(call(clientFor(simulator)));
+      expect(error).toBeInstanceOf(ServiceConflictError);
+      expect(error).toMatchObject({
+        code: "REFUND_NOT_ALLOWED",
+        status: 200,
+        description: "Too late",
+        attempts: 1,
+      });
+      expect(simulator.count(name as keyof typeof calls)).toBe(1);
+    });
+  }
+
+  it("getOrderRefunds: 7.1's {error, code, description} in a 200 is its code's failure", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getOrderRefunds", {
+      status: 200,
+      body: { error: "Not found", code: "ORDER_NOT_FOUND", description: "Order not found" },
+    });
+    const error = await rejectionOf(calls.getOrderRefunds(clientFor(simulator)));
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "ORDER_NOT_FOUND", status: 200 });
+  });
+
+  it("createOrderRefund: an answer without Success or IsSuccess true is no confirmation, and says the refund may exist", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "createOrderRefund",
+      { status: 200, body: {} },
+      { status: 200, body: { RefundID: "R-9" } },
+    );
+    for (let i = 0; i < 2; i++) {
+      const error = await rejectionOf(calls.createOrderRefund(clientFor(simulator)));
+      expect(error).toBeInstanceOf(ServiceServerError);
+      expect(error).toMatchObject({ code: "INVALID_RESPONSE", status: 200, attempts: 1 });
+      expect((error as Error).message).toMatch(/may have been created/);
+    }
+    // Never retried: one request each.
+    expect(simulator.count("createOrderRefund")).toBe(2);
+    const created = await calls.createOrderRefund(clientFor(simulator));
+    expect(created).toMatchObject({ Success: true });
+  });
+
+  it("a success answer that merely holds an error-looking field elsewhere stays a success", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getOrderRefunds", {
+      status: 200,
+      body: { OrderId: "GE-1001", Refunds: [], error: null, code: "" },
+    });
+    const details = await calls.getOrderRefunds(clientFor(simulator));
+    expect(details).toMatchObject({ OrderId: "GE-1001", Refunds: [] });
   });
 });
 
