@@ -1,12 +1,16 @@
 // Every operation of document 000, called over real HTTP against the simulator.
-import { describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
   SERVICE_OPERATION_NAMES,
   ServiceAuthenticationError,
   ServiceConflictError,
+  ServiceNetworkError,
   ServiceNotFoundError,
   ServiceServerError,
+  ServiceTimeoutError,
   ServiceValidationError,
 } from "../../src/service/index.js";
 import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
@@ -592,6 +596,85 @@ describe("responses", () => {
     // The limit was the reader's: the answer came without a length to refuse it by.
     expect(simulator.requestsOf("locationByIp")[0]?.status).toBe(200);
     expect(events.responses[0]?.code).toBe("INVALID_RESPONSE");
+  });
+});
+
+describe("an answer cut off after its status line", () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  /** A real HTTP server that sends a 200 status line and part of a body, then `then` the socket. */
+  async function cutOff(
+    then: "destroy" | "hang",
+  ): Promise<{ url: string; requests: () => number }> {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        requests++;
+        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        res.write('{"IsSuccess":true,');
+        if (then === "destroy") setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, requests: () => requests };
+  }
+
+  const GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+
+  it("a dispatch reset mid-body keeps its 200 and says it may have been applied (never retried)", async () => {
+    const service = await cutOff("destroy");
+    const { hooks, events } = recorder();
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID, hooks });
+    const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+    expect(error).toBeInstanceOf(ServiceNetworkError);
+    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/HTTP 200/);
+    expect((error as Error).message).toMatch(/may have been applied/);
+    expect(service.requests()).toBe(1);
+    expect(events.responses[0]).toMatchObject({ status: 200, code: "INCOMPLETE_RESPONSE" });
+  });
+
+  it("a read reset mid-body keeps its status and is retried like a dropped connection", async () => {
+    const service = await cutOff("destroy");
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      retries: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    const error = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 2 });
+    expect((error as Error).message).not.toMatch(/may have been applied/);
+    expect(service.requests()).toBe(2);
+  });
+
+  it("a body that stops arriving past timeoutMs is a timeout that keeps its status", async () => {
+    const service = await cutOff("hang");
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      timeoutMs: 200,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "TIMEOUT", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/may have been applied/);
+  });
+
+  it("an answer over maxResponseBytes keeps its status", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { maxResponseBytes: 1024 });
+    const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server", status: 200 });
+    expect((error as Error).message).toMatch(/may have been applied/);
   });
 });
 
