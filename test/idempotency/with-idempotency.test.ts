@@ -8,11 +8,13 @@ import {
   type CallbackResponse,
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
+  createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
   defaultIdempotencyKey,
   type IdempotencyStore,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentResult,
+  type RemoveRestrictedProductsRequest,
   type SendOrderToMerchantRequest,
   withIdempotency,
 } from "../../src/index.js";
@@ -661,10 +663,34 @@ describe("the default key", () => {
     expect(await key("UpdateParcelDispatch", { ...dispatch, StatusCode: "Delivered" })).not.toBe(k);
   });
 
-  it("GetCheckoutCartInfo: none (a read); anything else: its id and a digest", async () => {
+  it("GetCheckoutCartInfo: none (a read); RemoveRestrictedProducts: none (idempotent); anything else: its id and a digest", async () => {
     expect(await key("GetCheckoutCartInfo", { merchantCartToken: "c1" })).toBeUndefined();
     const removal = fixture("RemoveRestrictedProducts");
-    expect(await key("RemoveRestrictedProducts", removal)).toMatch(/:[A-Za-z0-9_-]{43}$/);
+    expect(await key("RemoveRestrictedProducts", removal)).toBeUndefined();
+    const refund = fixture("NotifyOrderRefund");
+    expect(await key("NotifyOrderRefund", refund)).toMatch(
+      new RegExp(`^${String(refund.OrderId)}:[A-Za-z0-9_-]{43}$`),
+    );
+  });
+
+  it("RemoveRestrictedProducts: the same removal again, after the shopper put the product back, is applied again", async () => {
+    const cart = new Set(["KNIFE-CHEF-20CM", "PERFUME-EDP-50ML", "TSHIRT"]);
+    let runs = 0;
+    const handler = createRemoveRestrictedProductsHandler(
+      withIdempotency((request: RemoveRestrictedProductsRequest) => {
+        runs++;
+        for (const code of request.RemovedProductCodes ?? []) cart.delete(code);
+      }),
+      { auth: false },
+    );
+    const body = JSON.stringify(fixture("RemoveRestrictedProducts"));
+    expect((await handler.handle(post(body))).status).toBe(200);
+    expect(cart.has("KNIFE-CHEF-20CM")).toBe(false);
+    cart.add("KNIFE-CHEF-20CM");
+    const again = await handler.handle(post(body));
+    expect(json(again)).toMatchObject({ IsSuccess: true });
+    expect(runs).toBe(2);
+    expect([...cart]).toEqual(["TSHIRT"]);
   });
 
   it("gift cards and vouchers: validations are reads (none); a redemption's key never holds the shopper's session", async () => {
