@@ -65,7 +65,7 @@ const FLAGS = ["IsStockValidation", "isFixedPriceSupported"] as const;
 const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.check : undefined;
 
 /** The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. */
-const cartShape: ResponseShape<CheckoutCartInfo> = {
+export const cartShape: ResponseShape<CheckoutCartInfo> = {
   success(result) {
     // The checker generated from the schema first; zod when it does not accept (for the issues).
     if (checkCart !== undefined && checkCart(result) === ACCEPT) return { body: result as object };

@@ -99,6 +99,7 @@ function join(...parts: (string | undefined)[]): string {
  * - SendRMAInfoToMerchant: the RMA number (unique per return);
  * - UpdateParcelDispatch: the order id, the parcel code and a digest of the dispatch;
  * - GetCheckoutCartInfo, ValidateGiftCard, ValidateVoucher: none (reads, not deduplicated);
+ * - RemoveRestrictedProducts: none (idempotent by nature; the same removal again is a new event);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
@@ -111,6 +112,9 @@ export async function defaultIdempotencyKey(
     case "GetCheckoutCartInfo":
     case "ValidateGiftCard":
     case "ValidateVoucher":
+    // Removal is idempotent by nature, and the same removal again is a new event (the shopper
+    // put the product back): deduplicating it would answer success and leave the product.
+    case "RemoveRestrictedProducts":
       return undefined;
     case "UpdateOrderStatus": {
       const status = field(raw, "StatusCode")?.toLowerCase();

@@ -1,3 +1,4 @@
+import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import { maskCardNumber, redactCardNumbers } from "../core/card.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { requestRedactor } from "../core/engine.js";
@@ -67,6 +68,8 @@ const LONGEST_RETRY_MS = 10_000;
 /** What became of this process's handle on a key, for the deliveries waiting on it. */
 type Outcome =
   | { readonly kind: "result"; readonly text: string }
+  /** A result the engine answers 500, not recorded: its own delivery answers it, waiters run again. */
+  | { readonly kind: "unusable"; readonly text: string }
   | { readonly kind: "again" }
   | { readonly kind: "busy" }
   | { readonly kind: "threw"; readonly error: unknown };
@@ -163,6 +166,23 @@ function decode<TResult>(text: string): TResult {
   return (text === "u" ? undefined : JSON.parse(text.slice(1))) as TResult;
 }
 
+/**
+ * Whether the engine will refuse this stored result (a 500: a required field missing, a wrong
+ * type, `Success: false` returned instead of thrown), read with the callback's own response shape
+ * from the text repeats would be answered with. Unknown callbacks (a context of your own) pass.
+ */
+function unusable(text: string, callback: string): boolean {
+  const shape = Object.hasOwn(RESPONSE_SHAPES, callback)
+    ? RESPONSE_SHAPES[callback as keyof typeof RESPONSE_SHAPES]
+    : undefined;
+  if (shape === undefined) return false;
+  try {
+    return "invalid" in shape.success(decode<never>(text));
+  } catch {
+    return true;
+  }
+}
+
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
 function report(context: CallbackContext<unknown>, reason: string, error?: unknown): void {
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
@@ -179,7 +199,8 @@ function report(context: CallbackContext<unknown>, reason: string, error?: unkno
  * - a repeat while it runs waits for it (in this process without polling; across processes by
  *   polling the store, up to `waitMs`) and answers its result, or past `waitMs` a 503 the service
  *   retries: never a second run;
- * - a function that throws releases the key, so the service's retry runs it again;
+ * - a function that throws, or returns a result the engine answers 500 (a required field
+ *   missing, `Success: false`), releases the key, so the service's retry runs it again;
  * - a process that dies while running leaves a lease that expires after `leaseMs`;
  * - the store failing before the function runs refuses the delivery (or runs it, `failOpen`);
  *   failing after it succeeded never turns the answer into a failure: see the README's
@@ -303,7 +324,23 @@ export function withIdempotency<TPayload, TResult>(
     unref(setTimeout(attempt, delay));
   }
 
-  /** Runs the function under a claim: complete on success, release on a throw. */
+  /** Gives the key up so that the next delivery runs the function again. */
+  async function release(key: string, owner: string, context: Context, after: string) {
+    try {
+      await within(store.release(key, owner), storeTimeoutMs, "release");
+    } catch (releaseError) {
+      report(
+        context,
+        `could not release ${key} after ${after}: the retry waits until the lease expires (${leaseMs} ms)`,
+        releaseError,
+      );
+    }
+  }
+
+  /**
+   * Runs the function under a claim: complete on success, release on a throw or on a result the
+   * engine answers 500 (recording it would answer every redelivery that 500 for `ttlMs`).
+   */
   async function run(key: string, owner: string, payload: TPayload, context: Context) {
     const lease = keepLease(key, owner, context);
     let result: TResult;
@@ -311,15 +348,7 @@ export function withIdempotency<TPayload, TResult>(
       result = await fn(payload, context);
     } catch (error) {
       lease.stop();
-      try {
-        await within(store.release(key, owner), storeTimeoutMs, "release");
-      } catch (releaseError) {
-        report(
-          context,
-          `could not release ${key} after the function threw: the retry waits until the lease expires (${leaseMs} ms)`,
-          releaseError,
-        );
-      }
+      await release(key, owner, context, "the function threw");
       return { kind: "threw", error } as const;
     }
     lease.recording();
@@ -330,6 +359,11 @@ export function withIdempotency<TPayload, TResult>(
       // Not serialisable: the side effect happened, so the key stays claimed until its lease ends.
       lease.stop();
       throw error;
+    }
+    if (unusable(text, context.callback)) {
+      lease.stop();
+      await release(key, owner, context, "the function returned a result the engine refuses");
+      return { kind: "unusable", text } as const;
     }
     try {
       const done = await record(key, owner, text);
@@ -447,11 +481,13 @@ export function withIdempotency<TPayload, TResult>(
         outcome = await lead(key, payload, context, deadline);
       } finally {
         handles.delete(key);
-        // Waiters share a result; after a throw or a store failure each tries on its own.
+        // Waiters share a result; after a throw, an unusable result or a store failure each
+        // tries on its own.
         settle(outcome.kind === "result" || outcome.kind === "busy" ? outcome : { kind: "again" });
       }
       switch (outcome.kind) {
         case "result":
+        case "unusable":
           return decode<TResult>(outcome.text);
         case "busy":
           throw inProgress();

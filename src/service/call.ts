@@ -5,6 +5,8 @@
  */
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
+import { isRecord } from "../core/objects.js";
+import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
 import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
@@ -34,7 +36,7 @@ export interface ServiceRequestEvent {
   readonly body?: unknown;
 }
 
-/** One attempt ended: with an answer (`status`) or without (`status` undefined). */
+/** One attempt ended: with a status line (`status`, even when its body was then cut off) or without. */
 export interface ServiceResponseEvent {
   readonly operation: OperationName;
   readonly attempt: number;
@@ -224,7 +226,7 @@ export async function callOperation(
       attempt,
       method: op.method,
       url: redactedUrl,
-      status: "status" in result ? result.status : undefined,
+      status: "status" in result ? result.status : result.failure.status,
       durationMs,
       requestId,
       idempotencyKey: key,
@@ -374,15 +376,17 @@ async function attemptOnce(
       redirect: "manual",
       signal: controller.signal,
     });
-    const text = await readText(response, ctx.maxResponseBytes);
+    // The status line arrived: a body that does not is a failure that keeps its status.
+    let text: string;
+    try {
+      text = await readText(response, ctx.maxResponseBytes);
+    } catch (caught) {
+      if (limits.signal?.aborted) throw limits.signal.reason;
+      return { failure: cutOff(ctx, op, response.status, caught, timedOut, limits) };
+    }
     return { status: response.status, headers: response.headers, text };
   } catch (caught) {
     if (limits.signal?.aborted) throw limits.signal.reason;
-    if (caught instanceof ResponseTooLarge) {
-      const description = `the answer is larger than ${ctx.maxResponseBytes} bytes`;
-      const failure = { kind: "server", code: "INVALID_RESPONSE", description } as const;
-      return { failure: { ...failure, status: undefined, retryable: false } };
-    }
     if (timedOut) {
       const code = limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT";
       const description = `no answer within ${limits.timeoutMs} ms`;
@@ -410,6 +414,46 @@ async function attemptOnce(
     clearTimeout(timer);
     limits.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * An answer whose status line arrived and whose body did not (too large, reset, timed out): the
+ * failure keeps the status, and for an operation that is never retried says it may have been
+ * applied, since the service answered.
+ */
+function cutOff(
+  ctx: CallContext,
+  op: OperationDefinition,
+  status: number,
+  caught: unknown,
+  timedOut: boolean,
+  limits: { timeoutMs: number; byDeadline: boolean },
+): Failure {
+  const applied =
+    op.retry === "never"
+      ? `; ${op.wireName} is never retried and may have been applied: check before sending it again`
+      : "";
+  if (caught instanceof ResponseTooLarge) {
+    const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${applied}`;
+    return { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false };
+  }
+  if (timedOut) {
+    return {
+      kind: "timeout",
+      code: limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT",
+      description: `the answer began but did not end within ${limits.timeoutMs} ms${applied}`,
+      status,
+      retryable: !limits.byDeadline,
+    };
+  }
+  return {
+    kind: "network",
+    code: "INCOMPLETE_RESPONSE",
+    description: `the answer was cut off after its status line (${ctx.redactor.text(describe(caught))})${applied}`,
+    status,
+    retryable: true,
+    cause: scrubbed(ctx, caught),
+  };
 }
 
 /** The body as text, read within the limit (fetch has already undone any Content-Encoding). */
@@ -477,7 +521,13 @@ function interpret(
       .slice(0, 5);
     return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
+  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed);
   return { body: checked.data };
+}
+
+/** Whether an answer says it succeeded: `Success` or `IsSuccess` true. */
+function confirmed(body: unknown): boolean {
+  return isRecord(body) && parseSuccessValue(body.IsSuccess ?? body.Success) === true;
 }
 
 /** A code read from the service's answer, which may echo a secret in it. */

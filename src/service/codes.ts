@@ -114,7 +114,9 @@ export type VoidParcelCode = keyof typeof VOID_PARCEL_CODES;
 
 /**
  * Codes the client itself gives a failure that carries no documented code: no answer
- * (`NETWORK_ERROR`, `TIMEOUT`, `DEADLINE_EXCEEDED`), a request refused before sending
+ * (`NETWORK_ERROR`, `TIMEOUT`, `DEADLINE_EXCEEDED`), an answer cut off after its status line
+ * (`INCOMPLETE_RESPONSE`, with the status; a timeout or a too-large body keep their codes and the
+ * status), a request refused before sending
  * (`INVALID_REQUEST`), an answer that is not what the document describes (`INVALID_RESPONSE`),
  * a token the auth operation would not issue (`TOKEN_REFUSED`), a token needed but no credentials
  * given (`NO_CREDENTIALS`), a refusal inside an HTTP 200
@@ -122,6 +124,7 @@ export type VoidParcelCode = keyof typeof VOID_PARCEL_CODES;
  */
 export type ClientErrorCode =
   | "NETWORK_ERROR"
+  | "INCOMPLETE_RESPONSE"
   | "TIMEOUT"
   | "DEADLINE_EXCEEDED"
   | "INVALID_REQUEST"

@@ -94,7 +94,26 @@ export function voidParcelWarnings(
     .map((entry) => ({ code: "C102", description: entry.description }));
 }
 
-/** A refusal inside an answer the schema accepted (HTTP 2xx), or undefined for a success. */
+/**
+ * A body that is one of the service's error shapes with no success flag, at any status (7.4 does
+ * not show these operations' statuses): 4.9's `{error: {code, message, description}}`, 7.1's
+ * `{error, code, description}` (both required there, so a success's own `code` field is not one).
+ */
+function errorBody(
+  body: Record<string, unknown>,
+): { code: string | undefined; description: string | undefined } | undefined {
+  const inner = body.error;
+  if (isRecord(inner)) {
+    const code = text(inner.code);
+    const description = text(inner.description) ?? text(inner.message);
+    return code === undefined && description === undefined ? undefined : { code, description };
+  }
+  const code = text(body.code);
+  if (code === undefined || text(inner) === undefined) return undefined;
+  return { code, description: text(body.description) ?? text(inner) };
+}
+
+/** A refusal inside an answer with a 2xx status, or undefined for a success. */
 export function readRefusal(
   body: unknown,
   reading: FailureReading,
@@ -102,7 +121,15 @@ export function readRefusal(
 ): FailureInfo | undefined {
   if (!isRecord(body)) return undefined;
   const flag = parseSuccessValue(body.IsSuccess ?? body.Success);
-  if (flag !== false) return undefined;
+  if (flag === true) return undefined;
+  if (flag === undefined) {
+    const failed = errorBody(body);
+    if (failed === undefined) return undefined;
+    if (reading === "token") {
+      return { kind: "authentication", code: "TOKEN_REFUSED", description: failed.description };
+    }
+    return refusal(failed.code ?? "REFUSED", failed.description);
+  }
   if (reading === "token") {
     return { kind: "authentication", code: "TOKEN_REFUSED", description: text(body.Reason) };
   }

@@ -74,6 +74,11 @@ export interface OperationDefinition {
   readonly merchantGuid: "header" | "query" | "none";
   readonly retry: RetryPolicy;
   readonly failures: FailureReading;
+  /**
+   * Set where an answer must say `Success` or `IsSuccess` true to count as done (the answer's
+   * shape is not shown, so nothing else confirms it): what the caller is told otherwise.
+   */
+  readonly unconfirmed?: string;
 }
 
 export const OPERATIONS = {
@@ -279,6 +284,8 @@ export const OPERATIONS = {
     merchantGuid: "query",
     retry: "never",
     failures: "standard",
+    unconfirmed:
+      "the answer says neither Success nor IsSuccess true, so the refund is not confirmed; it may have been created all the same: check getOrderRefunds before creating it again",
   },
 } as const satisfies Record<string, OperationDefinition>;
 

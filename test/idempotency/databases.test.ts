@@ -146,6 +146,42 @@ function whenTheServerGoesDown(
   });
 }
 
+/** A result the engine refuses (answered 500) is not recorded: the retry runs the function again. */
+function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencyStore) {
+  it(`${name}: a result answered 500 (no PaymentAmount) is not recorded; the retry runs the function and its answer is kept`, async () => {
+    let count = 0;
+    const { failures, onError } = collector();
+    const pay = async (order: PerformOrderPaymentRequest) => {
+      count++;
+      // The first run lost the amount charged: a result the engine answers 500.
+      const amount = count === 1 ? undefined : 10;
+      return {
+        InternalOrderId: `M-${order.OrderId}`,
+        PaymentAmount: amount as unknown as number,
+        PaymentCurrencyCode: "EUR",
+      };
+    };
+    const shared = store();
+    const handler = createPerformOrderPaymentHandler(withIdempotency(pay, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    const body = payment();
+    expect((await handler.handle(post(body))).status).toBe(500);
+    // Another instance sharing the store gets the retry: it runs the function, it is not refused.
+    const other = createPerformOrderPaymentHandler(withIdempotency(pay, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    const retry = await other.handle(post(body));
+    expect(retry.status).toBe(200);
+    expect(json(retry)).toMatchObject({ Success: true, PaymentAmount: "10" });
+    expect((await handler.handle(post(body))).body).toBe(retry.body);
+    expect(count).toBe(2);
+    expect(failures.map((failure) => failure.status)).toEqual([500]);
+  });
+}
+
 describe("Redis (redis-server)", () => {
   let server: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
@@ -175,6 +211,8 @@ describe("Redis (redis-server)", () => {
     () => server,
     () => createRedisIdempotencyStore(ioredis),
   );
+
+  anUnusableResultIsNotRecorded("redis client", () => createRedisIdempotencyStore(nodeRedis));
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
     const store = createRedisIdempotencyStore(nodeRedis);
@@ -242,6 +280,8 @@ describe("PostgreSQL (initdb + postgres)", () => {
     () => server,
     () => createPostgresIdempotencyStore(pool),
   );
+
+  anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
 
   it("creates its table once when ten instances start at the same moment", async () => {
     const stores = Array.from({ length: 10 }, () =>

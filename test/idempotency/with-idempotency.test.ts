@@ -8,11 +8,13 @@ import {
   type CallbackResponse,
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
+  createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
   defaultIdempotencyKey,
   type IdempotencyStore,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentResult,
+  type RemoveRestrictedProductsRequest,
   type SendOrderToMerchantRequest,
   withIdempotency,
 } from "../../src/index.js";
@@ -133,6 +135,64 @@ describe("withIdempotency in one process", () => {
     expect((await handler.handle(post(orderText))).status).toBe(200);
     expect(calls).toBe(2);
     expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+  });
+
+  it("does not record a result the engine refuses (a required field missing): the service's retry runs the function again", async () => {
+    let runs = 0;
+    const { store, calls } = instrumented();
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          // The first run's lookup missed: no id, a result the engine answers 500.
+          const id = runs === 1 ? undefined : `M-${order.OrderId}`;
+          return { InternalOrderId: id as unknown as string };
+        },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    expect(first.status).toBe(500);
+    expect(calls).toMatchObject({ complete: 0, release: 1 });
+    const retry = await handler.handle(post(orderText));
+    expect(retry.status).toBe(200);
+    expect(json(retry)).toMatchObject({ Success: true, InternalOrderId: "M-GE927127001US" });
+    expect((await handler.handle(post(orderText))).body).toBe(retry.body);
+    expect(runs).toBe(2);
+    expect(failures.map((failure) => [failure.kind, failure.status])).toEqual([
+      ["internal_error", 500],
+    ]);
+  });
+
+  it("does not record a refusal returned instead of thrown (Success: false), nor let a waiting repeat answer it", async () => {
+    let runs = 0;
+    const { store, calls } = instrumented();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          await sleep(30);
+          if (runs === 1) {
+            return { Success: false, ErrorCode: "OOS" } as unknown as { InternalOrderId: string };
+          }
+          return { InternalOrderId: `M-${order.OrderId}` };
+        },
+        { store },
+      ),
+      { auth: false },
+    );
+    const [first, second] = await Promise.all([
+      handler.handle(post(orderText)),
+      handler.handle(post(orderText)),
+    ]);
+    // The repeat that waited on the refused run ran the function itself.
+    expect([first.status, second.status].sort()).toEqual([200, 500]);
+    expect(runs).toBe(2);
+    expect(calls).toMatchObject({ complete: 1, release: 1 });
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(runs).toBe(2);
   });
 
   it("lets a repeat that waited on a run that threw run it itself", async () => {
@@ -749,10 +809,34 @@ describe("the default key", () => {
     expect(await key("UpdateParcelDispatch", { ...dispatch, StatusCode: "Delivered" })).not.toBe(k);
   });
 
-  it("GetCheckoutCartInfo: none (a read); anything else: its id and a digest", async () => {
+  it("GetCheckoutCartInfo: none (a read); RemoveRestrictedProducts: none (idempotent); anything else: its id and a digest", async () => {
     expect(await key("GetCheckoutCartInfo", { merchantCartToken: "c1" })).toBeUndefined();
     const removal = fixture("RemoveRestrictedProducts");
-    expect(await key("RemoveRestrictedProducts", removal)).toMatch(/:[A-Za-z0-9_-]{43}$/);
+    expect(await key("RemoveRestrictedProducts", removal)).toBeUndefined();
+    const refund = fixture("NotifyOrderRefund");
+    expect(await key("NotifyOrderRefund", refund)).toMatch(
+      new RegExp(`^${String(refund.OrderId)}:[A-Za-z0-9_-]{43}$`),
+    );
+  });
+
+  it("RemoveRestrictedProducts: the same removal again, after the shopper put the product back, is applied again", async () => {
+    const cart = new Set(["KNIFE-CHEF-20CM", "PERFUME-EDP-50ML", "TSHIRT"]);
+    let runs = 0;
+    const handler = createRemoveRestrictedProductsHandler(
+      withIdempotency((request: RemoveRestrictedProductsRequest) => {
+        runs++;
+        for (const code of request.RemovedProductCodes ?? []) cart.delete(code);
+      }),
+      { auth: false },
+    );
+    const body = JSON.stringify(fixture("RemoveRestrictedProducts"));
+    expect((await handler.handle(post(body))).status).toBe(200);
+    expect(cart.has("KNIFE-CHEF-20CM")).toBe(false);
+    cart.add("KNIFE-CHEF-20CM");
+    const again = await handler.handle(post(body));
+    expect(json(again)).toMatchObject({ IsSuccess: true });
+    expect(runs).toBe(2);
+    expect([...cart]).toEqual(["TSHIRT"]);
   });
 
   it("gift cards and vouchers: validations are reads (none); a redemption's key never holds the shopper's session", async () => {

@@ -1,11 +1,16 @@
 // Every operation of document 000, called over real HTTP against the simulator.
-import { describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
   SERVICE_OPERATION_NAMES,
   ServiceAuthenticationError,
+  ServiceConflictError,
+  ServiceNetworkError,
   ServiceNotFoundError,
   ServiceServerError,
+  ServiceTimeoutError,
   ServiceValidationError,
 } from "../../src/service/index.js";
 import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
@@ -349,6 +354,81 @@ describe("createOrderRefund (4.10)", () => {
   });
 });
 
+describe("a failure body inside an HTTP 200 (7.4: the statuses of these errors are not shown)", () => {
+  const refusedRefund = {
+    error: { code: "REFUND_NOT_ALLOWED", message: "Refund not allowed", description: "Too late" },
+  };
+  const calls = {
+    createOrderRefund: (client: ReturnType<typeof clientFor>) =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      }),
+    getOrderRefunds: (client: ReturnType<typeof clientFor>) =>
+      client.getOrderRefunds({ orderId: "GE-1001" }),
+    saveProductsList: (client: ReturnType<typeof clientFor>) =>
+      client.saveProductsList({ products: [{ Sku: "SKU-1", Price: 10, Quantity: 1 }] as never }),
+    vatCategoryCountries: (client: ReturnType<typeof clientFor>) =>
+      client.vatCategoryCountries({ countryCode: "DE" }),
+  } as const;
+
+  for (const [name, call] of Object.entries(calls)) {
+    it(`${name}: 4.9's {error: {code, message}} is the body's failure, not an empty success`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail(name as keyof typeof calls, { status: 200, body: refusedRefund });
+      const error = await rejectionOf(call(clientFor(simulator)));
+      expect(error).toBeInstanceOf(ServiceConflictError);
+      expect(error).toMatchObject({
+        code: "REFUND_NOT_ALLOWED",
+        status: 200,
+        description: "Too late",
+        attempts: 1,
+      });
+      expect(simulator.count(name as keyof typeof calls)).toBe(1);
+    });
+  }
+
+  it("getOrderRefunds: 7.1's {error, code, description} in a 200 is its code's failure", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getOrderRefunds", {
+      status: 200,
+      body: { error: "Not found", code: "ORDER_NOT_FOUND", description: "Order not found" },
+    });
+    const error = await rejectionOf(calls.getOrderRefunds(clientFor(simulator)));
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "ORDER_NOT_FOUND", status: 200 });
+  });
+
+  it("createOrderRefund: an answer without Success or IsSuccess true is no confirmation, and says the refund may exist", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "createOrderRefund",
+      { status: 200, body: {} },
+      { status: 200, body: { RefundID: "R-9" } },
+    );
+    for (let i = 0; i < 2; i++) {
+      const error = await rejectionOf(calls.createOrderRefund(clientFor(simulator)));
+      expect(error).toBeInstanceOf(ServiceServerError);
+      expect(error).toMatchObject({ code: "INVALID_RESPONSE", status: 200, attempts: 1 });
+      expect((error as Error).message).toMatch(/may have been created/);
+    }
+    // Never retried: one request each.
+    expect(simulator.count("createOrderRefund")).toBe(2);
+    const created = await calls.createOrderRefund(clientFor(simulator));
+    expect(created).toMatchObject({ Success: true });
+  });
+
+  it("a success answer that merely holds an error-looking field elsewhere stays a success", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getOrderRefunds", {
+      status: 200,
+      body: { OrderId: "GE-1001", Refunds: [], error: null, code: "" },
+    });
+    const details = await calls.getOrderRefunds(clientFor(simulator));
+    expect(details).toMatchObject({ OrderId: "GE-1001", Refunds: [] });
+  });
+});
+
 describe("the merchant GUID (5.1)", () => {
   it("goes in the query for every operation with merchantGuidIn: 'query', never in the path", async () => {
     const simulator = await startSimulator();
@@ -516,6 +596,85 @@ describe("responses", () => {
     // The limit was the reader's: the answer came without a length to refuse it by.
     expect(simulator.requestsOf("locationByIp")[0]?.status).toBe(200);
     expect(events.responses[0]?.code).toBe("INVALID_RESPONSE");
+  });
+});
+
+describe("an answer cut off after its status line", () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  /** A real HTTP server that sends a 200 status line and part of a body, then `then` the socket. */
+  async function cutOff(
+    then: "destroy" | "hang",
+  ): Promise<{ url: string; requests: () => number }> {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        requests++;
+        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        res.write('{"IsSuccess":true,');
+        if (then === "destroy") setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, requests: () => requests };
+  }
+
+  const GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+
+  it("a dispatch reset mid-body keeps its 200 and says it may have been applied (never retried)", async () => {
+    const service = await cutOff("destroy");
+    const { hooks, events } = recorder();
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID, hooks });
+    const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+    expect(error).toBeInstanceOf(ServiceNetworkError);
+    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/HTTP 200/);
+    expect((error as Error).message).toMatch(/may have been applied/);
+    expect(service.requests()).toBe(1);
+    expect(events.responses[0]).toMatchObject({ status: 200, code: "INCOMPLETE_RESPONSE" });
+  });
+
+  it("a read reset mid-body keeps its status and is retried like a dropped connection", async () => {
+    const service = await cutOff("destroy");
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      retries: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    const error = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 2 });
+    expect((error as Error).message).not.toMatch(/may have been applied/);
+    expect(service.requests()).toBe(2);
+  });
+
+  it("a body that stops arriving past timeoutMs is a timeout that keeps its status", async () => {
+    const service = await cutOff("hang");
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      timeoutMs: 200,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "TIMEOUT", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/may have been applied/);
+  });
+
+  it("an answer over maxResponseBytes keeps its status", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { maxResponseBytes: 1024 });
+    const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server", status: 200 });
+    expect((error as Error).message).toMatch(/may have been applied/);
   });
 });
 
