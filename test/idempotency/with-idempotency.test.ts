@@ -169,6 +169,7 @@ describe("withIdempotency in one process", () => {
   it("does not record a refusal returned instead of thrown (Success: false), nor let a waiting repeat answer it", async () => {
     let runs = 0;
     const { store, calls } = instrumented();
+    const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(
       withIdempotency(
         async (order: SendOrderToMerchantRequest) => {
@@ -181,7 +182,7 @@ describe("withIdempotency in one process", () => {
         },
         { store },
       ),
-      { auth: false },
+      { auth: false, onError },
     );
     const [first, second] = await Promise.all([
       handler.handle(post(orderText)),
@@ -189,6 +190,7 @@ describe("withIdempotency in one process", () => {
     ]);
     // The repeat that waited on the refused run ran the function itself.
     expect([first.status, second.status].sort()).toEqual([200, 500]);
+    expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
     expect(runs).toBe(2);
     expect(calls).toMatchObject({ complete: 1, release: 1 });
     expect((await handler.handle(post(orderText))).status).toBe(200);
