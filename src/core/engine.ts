@@ -611,10 +611,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
-      // Protected already when the function ran; not yet after a refusal before it (a schema 400).
-      for (const site of sites) {
-        protectPaymentDetails(site.details);
-        dropCvv(site.details);
+      // Done after the function (its card objects include every site); not yet after a refusal
+      // before it (a schema 400, the body's checks).
+      if (!call.cardsDone) {
+        for (const site of sites) {
+          protectPaymentDetails(site.details);
+          dropCvv(site.details);
+        }
       }
     }
   }
@@ -728,6 +731,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     } finally {
       // The payload, the raw payload and the parsed body: no CVV is kept past the function.
       for (const card of cards) dropCvv(card);
+      call.cardsDone = true;
     }
     let written: WrittenResult;
     try {
@@ -782,7 +786,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   return {
     callback: name,
     async handle(request) {
-      const call: Call = { redact: redactCards };
+      const call: Call = { redact: redactCards, cardsDone: false };
       try {
         return await run(request, call);
       } catch (error) {
@@ -807,6 +811,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /** What one request carries through the engine: the redactor every text it lets out goes through. */
 interface Call {
   redact: Redactor;
+  /** The card objects were protected and stripped of their CVV after the merchant's function. */
+  cardsDone: boolean;
 }
 
 /**

@@ -153,20 +153,24 @@ export const PLAIN_RESULT_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * A success body with its texts through a request's redactor (the amounts, codes and ids of
- * {@link PLAIN_RESULT_FIELDS} through `plain`, which masks card numbers only). A new object; the
- * booleans as they are.
+ * {@link PLAIN_RESULT_FIELDS} through `plain`, which masks card numbers only). The body itself when
+ * nothing changed (the usual answer), else a copy; the booleans as they are.
  */
 export function redactedBody(
   body: object,
   redact: (value: unknown) => string,
   plain: (text: string) => string,
 ): object {
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value !== "string") copy[key] = value;
-    else copy[key] = PLAIN_RESULT_FIELDS.has(key) ? plain(value) : redact(value);
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(body)) {
+    const value = (body as Record<string, unknown>)[key];
+    if (typeof value !== "string") continue;
+    const masked = PLAIN_RESULT_FIELDS.has(key) ? plain(value) : redact(value);
+    if (masked === value) continue;
+    copy ??= { ...body };
+    copy[key] = masked;
   }
-  return copy;
+  return copy ?? body;
 }
 
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */
