@@ -15,7 +15,7 @@ import type { CallbackFactory } from "./checked.js";
 import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
-import { lazyRedactor, redactCardNumbers } from "./redact.js";
+import { cardDigits, lazyRedactor, maskCardDigits } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -752,12 +752,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
     // A result may quote the card like a refusal may: with card data in the request, its texts
-    // go through the request's redactor too. A request without card data pays nothing for it.
+    // go through the request's redactor too (its ids, amounts and codes are masked only where they
+    // quote this request's own card: an order id may pass the Luhn check). A request without card
+    // data pays nothing for it.
     return respond(
       200,
       sites.length === 0
         ? written.body
-        : redactedBody(written.body, call.redact, redactCardNumbers),
+        : redactedBody(written.body, call.redact, (text) => maskOwnCards(text, sites)),
     );
   }
 
@@ -852,6 +854,16 @@ function describeIgnored(fields: readonly string[]): string {
  * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
  * adds its own copies when it is built.
  */
+/** The text with the card number of each payment object masked, in any spelling. */
+function maskOwnCards(text: string, sites: readonly CardSite[]): string {
+  let out = text;
+  for (const { details } of sites) {
+    const digits = cardDigits(details.CardNumber);
+    if (digits !== undefined) out = maskCardDigits(out, digits);
+  }
+  return out;
+}
+
 function cardObjects(
   sites: readonly CardSite[],
   rawPayload: unknown,

@@ -164,6 +164,13 @@ export function maskCardDigits(text: string, digits: string): string {
   return onlyDigits(masked).includes(digits) ? masked.replace(/[0-9]/g, "*") : masked;
 }
 
+/** The digits of a card number field (a string or a number), when it has enough to be one. */
+export function cardDigits(value: unknown): string | undefined {
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  const digits = onlyDigits(String(value));
+  return digits.length >= MIN_CARD_DIGITS ? digits : undefined;
+}
+
 function onlyDigits(text: string): string {
   return text.replace(/[^0-9]/g, "");
 }

@@ -138,8 +138,9 @@ const GIFT_CARD_FIELDS: Readonly<Record<keyof GiftCardResult, FieldKind>> = {
 
 /**
  * The text fields of an answer that hold amounts, codes and ids, never free text: a CVV equal to
- * one (an amount of `737.00`, an order `M-737`) is a coincidence, and masking it would change what
- * the service is told. Only card numbers are masked in them.
+ * one (an amount of `737.00`, an order `M-737`), or an id that passes the Luhn check, is a
+ * coincidence, and masking it would change what the service is told. Only the request's own card
+ * number is masked in them.
  */
 export const PLAIN_RESULT_FIELDS: ReadonlySet<string> = new Set([
   "InternalOrderId",
@@ -153,7 +154,7 @@ export const PLAIN_RESULT_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * A success body with its texts through a request's redactor (the amounts, codes and ids of
- * {@link PLAIN_RESULT_FIELDS} through `plain`, which masks card numbers only). The body itself when
+ * {@link PLAIN_RESULT_FIELDS} through `plain`, which masks the request's own card number only). The body itself when
  * nothing changed (the usual answer), else a copy; the booleans as they are.
  */
 export function redactedBody(

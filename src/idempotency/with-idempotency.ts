@@ -4,7 +4,7 @@ import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
-import { createRedactor, MIN_CARD_DIGITS, maskCardDigits } from "../core/redact.js";
+import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
@@ -121,14 +121,6 @@ function inProgress(): CallbackError {
   );
 }
 
-/** The digits of this delivery's card number, when it carries one long enough to be one. */
-function cardDigitsOf(details: unknown): string | undefined {
-  const number = isRecord(details) ? details.CardNumber : undefined;
-  if (typeof number !== "string") return undefined;
-  const digits = number.replace(/\D/g, "");
-  return digits.length >= MIN_CARD_DIGITS ? digits : undefined;
-}
-
 /** Keys of a stored result that name a CVV (`CVVNumber`, `Cvv`, `cardCVV2`): left out whole. */
 const CVV_KEY = /cvv/i;
 
@@ -137,13 +129,14 @@ const CVV_KEY = /cvv/i;
  * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
  * is masked, this delivery's card number is masked in any spelling, and every other text goes
  * through the request's own redactor, the one its reports go through (card numbers, and this
- * request's card numbers and CVVs wherever quoted); amounts, codes and ids only have card numbers
- * masked.
+ * request's card numbers and CVVs wherever quoted). Amounts, codes, ids and numbers only have this
+ * delivery's card masked: an order id that happens to pass the Luhn check is stored (and answered)
+ * as it is.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
   const details = isRecord(context.rawPayload) ? context.rawPayload.PaymentDetails : undefined;
-  const digits = cardDigitsOf(details);
+  const digits = isRecord(details) ? cardDigits(details.CardNumber) : undefined;
   const redact =
     requestRedactor(context) ??
     createRedactor(isRecord(details) ? [details.CardNumber, details.CVVNumber] : []);
@@ -152,13 +145,13 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     if (CVV_KEY.test(name)) return undefined;
     if (typeof value === "number") {
       const text = String(value);
-      const masked = byDigits(redactCardNumbers(text));
+      const masked = byDigits(text);
       return masked === text ? value : masked;
     }
     if (typeof value !== "string") return value;
     if (name === "CardNumber") return maskCardNumber(value);
     const text = byDigits(value);
-    return PLAIN_RESULT_FIELDS.has(name) ? redactCardNumbers(text) : redact(text);
+    return PLAIN_RESULT_FIELDS.has(name) ? text : redact(text);
   })}`;
 }
 

@@ -617,7 +617,7 @@ describe("per-request redaction of the card number and CVV", () => {
         PaymentCurrencyCode: "EUR",
         Message: `charged card ${payment.PaymentDetails?.CardNumber}`,
         Description: `cvv ${payment.PaymentDetails?.CVVNumber} ok, order 17371`,
-        StatusCode: `paid ${MASTERCARD}`,
+        StatusCode: `paid ${ODD_PAN.match(/.{4}/g)?.join(" ")}`,
       }),
       { auth: false, onError: collectingOnError },
     );
@@ -630,8 +630,22 @@ describe("per-request redaction of the card number and CVV", () => {
       PaymentCurrencyCode: "EUR",
       Message: "charged card ***",
       Description: "cvv *** ok, order 17371",
-      StatusCode: "paid ************4444",
+      // An id, amount or code field masks this request's own card only (not Luhn-valid here).
+      StatusCode: "paid **** **** **** 5678",
     });
+  });
+
+  // Found by the second reader: an order id that happens to pass the Luhn check (about one numeric
+  // id of 13–19 digits in ten) went back masked, and the service recorded the stars.
+  it("an id that looks like a card number is answered as it is, with card data in the request", async () => {
+    const LUHN_ID = "2026112601581233";
+    const handler = createPerformOrderPaymentHandler(
+      () => ({ InternalOrderId: LUHN_ID, PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" }),
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(post(JSON.stringify(order(VISA, "737"))));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body).InternalOrderId).toBe(LUHN_ID);
   });
 
   it("another request's CVV, or a request without card data, changes nothing", async () => {

@@ -10,6 +10,7 @@ import {
   createPerformOrderPaymentHandler,
   createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
+  createUpdateOrderStatusHandler,
   defaultIdempotencyKey,
   type IdempotencyStore,
   type PerformOrderPaymentFunction,
@@ -573,6 +574,47 @@ describe("stored results never hold card data", () => {
     expect(stored[0]).not.toContain("4111111111111111");
     expect(stored[0]).toContain("************1111");
     expect(first.body).not.toContain("4111111111111111");
+  });
+
+  // Found by the second reader: the stored result, which answers every delivery (the first one
+  // too), masked an order id that passes the Luhn check, with or without card data.
+  it("keeps an id that looks like a card number: the service records what the store answers", async () => {
+    const LUHN_ID = "2026112601581233";
+    const stored: string[] = [];
+    const inner = createMemoryIdempotencyStore();
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: (key, owner, result, ttl) => {
+        stored.push(result);
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const status = createUpdateOrderStatusHandler(
+      withIdempotency(async () => ({ InternalOrderId: LUHN_ID }), { store }),
+      { auth: false },
+    );
+    const answered = await status.handle(post(JSON.stringify(fixture("UpdateOrderStatus"))));
+    expect(JSON.parse(answered.body).InternalOrderId).toBe(LUHN_ID);
+    const payment = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async (p) => ({
+          InternalOrderId: LUHN_ID,
+          PaymentAmount: "10.00",
+          PaymentCurrencyCode: "EUR",
+          StatusCode: `paid ${p.PaymentDetails?.CardNumber}`,
+        }),
+        { store },
+      ),
+      { auth: false },
+    );
+    const paid = await payment.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(JSON.parse(paid.body)).toMatchObject({
+      InternalOrderId: LUHN_ID,
+      StatusCode: "paid ************1111",
+    });
+    expect(stored).toHaveLength(2);
+    for (const text of stored) expect(text).toContain(LUHN_ID);
+    expect(stored[1]).not.toContain("4111111111111111");
   });
 
   it("drops the CVV and masks the card number of a result that copies PaymentDetails, and a card number written with spaces", async () => {
