@@ -158,8 +158,8 @@ export async function callOperation(
   if (!parsed.success) {
     throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
   }
-  // `new URL` resolves a `.` or `..` path segment, percent-encoded or not: such a value would
-  // send the request (and the GUID) to another path of the service.
+  // `new URL` resolves a `.` or `..` path segment: such a value would send the request (and the
+  // GUID) to another path of the service. (`%2e` is sent as `%252e`, which nothing resolves.)
   for (const param of op.params.path ?? []) {
     if (isDotSegment(String((parsed.data as Record<string, unknown>)[param]))) {
       const issues = [{ path: param, message: "must not be a `.` or `..` path segment" }];
@@ -630,7 +630,7 @@ function positiveOption(value: number | undefined, option: string, fallback: num
   return value;
 }
 
-/** `.` or `..`, each dot written as itself or as `%2e` (WHATWG URL resolves them all). */
+/** `.` or `..`: a segment WHATWG URL resolves (the value is encoded first, so `%2e` is not one). */
 function isDotSegment(value: string): boolean {
-  return /^(?:\.|%2e){1,2}$/i.test(value);
+  return value === "." || value === "..";
 }
