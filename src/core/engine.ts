@@ -759,7 +759,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       200,
       sites.length === 0
         ? written.body
-        : redactedBody(written.body, call.redact, (text) => maskOwnCards(text, sites)),
+        : redactedBody(written.body, call.redact, ownCardsMasker(sites)),
     );
   }
 
@@ -854,14 +854,15 @@ function describeIgnored(fields: readonly string[]): string {
  * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
  * adds its own copies when it is built.
  */
-/** The text with the card number of each payment object masked, in any spelling. */
-function maskOwnCards(text: string, sites: readonly CardSite[]): string {
-  let out = text;
-  for (const { details } of sites) {
-    const digits = cardDigits(details.CardNumber);
-    if (digits !== undefined) out = maskCardDigits(out, digits);
-  }
-  return out;
+/** A function masking the card number of each payment object in a text, in any spelling. */
+function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
+  let cards: string[] | undefined;
+  return (text) => {
+    cards ??= sites.flatMap(({ details }) => cardDigits(details.CardNumber) ?? []);
+    let out = text;
+    for (const digits of cards) out = maskCardDigits(out, digits);
+    return out;
+  };
 }
 
 function cardObjects(
