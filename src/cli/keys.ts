@@ -26,7 +26,13 @@ export async function writeTestKeys(
   options: { force?: boolean } = {},
 ): Promise<WrittenKeys> {
   const directory = resolve(dir);
-  await mkdir(directory, { recursive: true });
+  try {
+    await mkdir(directory, { recursive: true });
+  } catch (error) {
+    // An existing file on the way, no permission: the user's path, not a bug.
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new UsageError(`cannot create the directory ${dir} (${code})`);
+  }
   const publicKeyPath = join(directory, PUBLIC_KEY_FILE);
   const privateKeyPath = join(directory, PRIVATE_KEY_FILE);
   const keys = await createTestKeys();

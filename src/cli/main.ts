@@ -57,6 +57,12 @@ export function baseUrl(value: string | undefined): string {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`--url must be http or https, got ${url.protocol}`);
   }
+  // fetch refuses such a URL, and the banner would print the password.
+  if (url.username !== "" || url.password !== "") {
+    throw new UsageError(
+      "--url must not carry a user name or password: the service authenticates with its token",
+    );
+  }
   return url.href;
 }
 

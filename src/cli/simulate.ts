@@ -278,7 +278,15 @@ export function renderHints(rows: readonly SimulationRow[], expect: Expectation)
       "401: the endpoint refused the call's authentication. Check --private-key (the pair of the public key it verifies with), --guid (its merchant GUID), and for the gift-card callbacks --auth-token and --session-id.",
     );
   }
-  if (failed.some((result) => result.success === false) && expect.outcome !== "refusal") {
+  // A refusal answered with a 2xx where none was expected: the user may have meant to test one. An
+  // expectation already given, or a 404/405 (nothing at that URL), is not that.
+  const unexpectedRefusal = (result: (typeof failed)[number]) =>
+    result.success === false && result.status >= 200 && result.status < 300;
+  if (
+    failed.some(unexpectedRefusal) &&
+    expect.outcome === undefined &&
+    (expect.statuses === undefined || expect.statuses.length === 0)
+  ) {
     hints.push(
       "A refusal is what you meant to test? Pass --expect refusal (or --expect 401 for a forged call). --show-body prints each failed answer.",
     );

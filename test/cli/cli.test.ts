@@ -8,8 +8,11 @@ import { baseUrl, positiveInteger, runCli } from "../../src/cli/main.js";
 import {
   ALL_CALLBACKS,
   applySet,
+  type Expectation,
   parseExpectation,
+  renderHints,
   resolveCallbacks,
+  type SimulationRow,
 } from "../../src/cli/simulate.js";
 import { CALLBACK_NAMES } from "../../src/index.js";
 import { createTestKeys, signServiceToken, type TestKeys } from "../../src/testing/index.js";
@@ -631,6 +634,41 @@ describe("simulate", () => {
   });
 });
 
+describe("hints", () => {
+  const row = (status: number, success: boolean): SimulationRow =>
+    ({
+      callback: "UpdateOrderStatus",
+      payload: {},
+      result: { status, success, problems: ["a problem"] },
+    }) as unknown as SimulationRow;
+  const refusalHint = (rows: SimulationRow[], expect: Expectation) =>
+    renderHints(rows, expect).some((hint) => hint.startsWith("A refusal is what you meant"));
+
+  it("suggests --expect only for a 2xx refusal when nothing was expected", () => {
+    expect(refusalHint([row(200, false)], {})).toBe(true);
+    // Already expecting: the user did pass --expect.
+    expect(refusalHint([row(200, false)], { statuses: [401] })).toBe(false);
+    expect(refusalHint([row(200, false)], { outcome: "success" })).toBe(false);
+    // Nothing at that URL is no refusal to expect.
+    expect(refusalHint([row(404, false)], {})).toBe(false);
+    expect(refusalHint([row(405, false)], {})).toBe(false);
+  });
+});
+
+describe("--url with credentials", () => {
+  it("is a usage error (exit 2) that does not echo the password", async () => {
+    const cap = captureIo();
+    const code = await runCli(
+      ["simulate", "UpdateOrderStatus", "--url", "http://svc:s3cret@127.0.0.1:9/cb"],
+      cap.io,
+    );
+    expect(code).toBe(2);
+    expect(cap.stderr).toContain("--url must not carry a user name or password");
+    expect(`${cap.stdout}${cap.stderr}`).not.toContain("s3cret");
+    expect(cap.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe("keys", () => {
   it("writes the pair (private 0600), prints the paths, refuses to overwrite without --force", async () => {
     const out = join(dir, "keys", "nested");
@@ -661,6 +699,17 @@ describe("keys", () => {
     expect(await runCli(["keys", "--out", out, "--force"], forced.io)).toBe(0);
     expect(await readFile(privatePath, "utf8")).not.toBe(privatePem);
     expect((await stat(privatePath)).mode & 0o777).toBe(0o600);
+  });
+
+  it("a directory that cannot be made is a usage error (exit 2, one line), not a stack trace", async () => {
+    const file = join(dir, "a-file");
+    await writeFile(file, "x");
+    for (const out of [file, join(file, "below")]) {
+      const cap = captureIo();
+      expect(await runCli(["keys", "--out", out], cap.io)).toBe(2);
+      expect(cap.stderr).toContain(`cannot create the directory ${out}`);
+      expect(cap.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 
   it("never leaves half a pair when only the public file exists", async () => {
