@@ -223,6 +223,13 @@ export function checkResponse(
   if (giftCard !== undefined && parseSuccessValue(value) === true) {
     checkGiftCard(callbackName, record, giftCard.validation, problems);
   }
+  if (
+    callbackName === "SendOrderToMerchant" &&
+    parseSuccessValue(value) === true &&
+    outcome !== "refusal"
+  ) {
+    checkOrderId(record, problems);
+  }
   if (parseSuccessValue(value) === undefined) {
     problems.push(
       `"${field}" is ${describeValue(value)}: the service cannot parse it and counts the call as failed (use ${verdict === "SuccessText" ? '"True" or "False"' : "true or false"})`,
@@ -304,6 +311,21 @@ function statusProblem(callbackName: CallbackName, status: number): string | und
 }
 
 /** What is wrong with a 2xx answer that is neither a cart nor a refusal. */
+/**
+ * A SendOrderToMerchant success names the merchant's own order (ResponseInfo's `InternalOrderId`,
+ * text or a number): without it the service cannot link the order it placed.
+ */
+function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
+  const id = body.InternalOrderId;
+  const usable =
+    (typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id));
+  if (usable) return;
+  const found = Object.hasOwn(body, "InternalOrderId") ? `is ${describeValue(id)}` : "is missing";
+  problems.push(
+    `"InternalOrderId" ${found}: a SendOrderToMerchant success names the merchant's order id`,
+  );
+}
+
 function checkCart(body: Record<string, unknown>, problems: string[]): void {
   const variant = caseVariant(body, "productsList");
   if (variant !== undefined && Array.isArray(body[variant])) {

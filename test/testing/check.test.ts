@@ -108,7 +108,12 @@ describe("checkResponse", () => {
       ),
     ).toEqual([]);
     expect(
-      check("SendOrderToMerchant", { Success: true }, 200, "application/problem+json"),
+      check(
+        "SendOrderToMerchant",
+        { Success: true, InternalOrderId: "1" },
+        200,
+        "application/problem+json",
+      ),
     ).toEqual([]);
   });
 
@@ -206,13 +211,17 @@ describe("checkResponse", () => {
   it("flags an answer slower than slowMs (default 5000 ms)", () => {
     expect(DEFAULT_SLOW_MS).toBe(5000);
     expect(
-      check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, { durationMs: 4999 }),
+      check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" }, 200, JSON_TYPE, {
+        durationMs: 4999,
+      }),
     ).toEqual([]);
     expect(
-      check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, { durationMs: 5000.4 }),
+      check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" }, 200, JSON_TYPE, {
+        durationMs: 5000.4,
+      }),
     ).toEqual(["slow: answered in 5000 ms (limit 5000 ms)"]);
     expect(
-      check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, {
+      check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" }, 200, JSON_TYPE, {
         durationMs: 250,
         slowMs: 200,
       }),
@@ -306,7 +315,9 @@ describe("checkResponse", () => {
 
     it("expect: refusal flags a success", () => {
       expect(
-        check("SendOrderToMerchant", { Success: true }, 200, JSON_TYPE, { expect: "refusal" }),
+        check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" }, 200, JSON_TYPE, {
+          expect: "refusal",
+        }),
       ).toEqual(['"Success" is true: expected a refusal']);
       expect(
         check("GetCheckoutCartInfo", { productsList: [] }, 200, JSON_TYPE, { expect: "refusal" }),
@@ -332,6 +343,29 @@ describe("checkResponse", () => {
     expect(() => checkResponse("Nope" as CallbackName, 200, JSON_TYPE, "{}")).toThrow(
       /unknown callback/,
     );
+  });
+});
+
+describe("checkResponse: a SendOrderToMerchant success names the merchant's order", () => {
+  it.each([
+    [{ Success: true }, '"InternalOrderId" is missing'],
+    [{ Success: true, InternalOrderId: "" }, '"InternalOrderId" is'],
+    [{ Success: true, InternalOrderId: { id: 1 } }, '"InternalOrderId" is'],
+    [{ Success: true, InternalOrderId: null }, '"InternalOrderId" is'],
+  ])("%j is a problem", (body, problem) => {
+    const problems = check("SendOrderToMerchant", body);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(problem);
+  });
+
+  it("text or a number is an answer; a refusal needs none", () => {
+    expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "M-1" })).toEqual([]);
+    expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: 1001 })).toEqual([]);
+    expect(
+      check("SendOrderToMerchant", { Success: false, ErrorCode: "X" }, 200, JSON_TYPE, {
+        expect: "refusal",
+      }),
+    ).toEqual([]);
   });
 });
 

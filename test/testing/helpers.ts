@@ -177,6 +177,8 @@ function correctAnswer(name: CallbackName): Answer {
       json(res, 200, { Success: true, IsValid: true, Balance: "25.00", CurrencyCode: "USD" });
     } else if (name === "RemoveRestrictedProducts") json(res, 200, { IsSuccess: true });
     else if (name === "SendRMAInfoToMerchant") json(res, 200, { Success: "True" });
+    else if (name === "SendOrderToMerchant")
+      json(res, 200, { Success: true, InternalOrderId: "M-1" });
     else json(res, 200, { Success: true });
   };
 }

@@ -91,8 +91,8 @@ describe("sendCallback (as the service sends)", () => {
       url: `${raw.base}/SendOrderToMerchant`,
       status: 200,
       contentType: "application/json; charset=utf-8",
-      body: { Success: true },
-      text: '{"Success":true}',
+      body: { Success: true, InternalOrderId: "M-1" },
+      text: '{"Success":true,"InternalOrderId":"M-1"}',
       success: true,
       problems: [],
     });
