@@ -74,7 +74,11 @@ export class UrlSecretVerifier {
   }
 }
 
-/** The cart token GetCheckoutCartInfo carries in its URL: required, optionally checked by the merchant. */
+/**
+ * The cart token: required, optionally checked by the merchant. On GetCheckoutCartInfo it is the
+ * payload's `merchantCartToken` (`verifyPayload`), the value the merchant's function receives; on
+ * another callback, where it is configured under `callbacks`, the URL parameter (`verifyUrl`).
+ */
 export class CartTokenVerifier {
   private constructor(
     private readonly parameter: string,
@@ -99,8 +103,27 @@ export class CartTokenVerifier {
     return this.check !== undefined;
   }
 
-  async verify(request: AuthRequest): Promise<void> {
-    const token = singleParameter(request.url, this.parameter, "cart token");
+  /** A callback other than GetCheckoutCartInfo: the token of the URL parameter. */
+  async verifyUrl(request: AuthRequest): Promise<void> {
+    await this.accept(singleParameter(request.url, this.parameter, "cart token"), request);
+  }
+
+  /**
+   * GetCheckoutCartInfo: the built payload's `merchantCartToken`, from the query or the body under
+   * whichever name the handler reads it, so the token checked is the one the merchant is handed.
+   */
+  async verifyPayload(payload: unknown, request: AuthRequest): Promise<void> {
+    const token =
+      typeof payload === "object" && payload !== null && Object.hasOwn(payload, "merchantCartToken")
+        ? (payload as { merchantCartToken?: unknown }).merchantCartToken
+        : undefined;
+    if (typeof token !== "string" || token.length === 0) {
+      throw new AuthenticationError("cart token (the payload's merchantCartToken) missing");
+    }
+    await this.accept(token, request);
+  }
+
+  private async accept(token: string, request: AuthRequest): Promise<void> {
     if (this.check === undefined) return;
     let accepted: unknown;
     try {
