@@ -48,7 +48,11 @@ export type JwtKeyInput =
 /** One key, or several tried in order (rotation). `undefined` counts as "none configured". */
 export type JwtKeySet = JwtKeyInput | readonly JwtKeyInput[];
 
-/** Binds the token to the body: the claim must hold the SHA-256 of the raw body bytes. */
+/**
+ * Binds the token to the body: the claim must hold the SHA-256 of the raw body bytes. The URL's
+ * query is not covered. A bodiless request whose token carries the claim must bind the empty body;
+ * on GetCheckoutCartInfo the body's parameters then win over the query's.
+ */
 export interface BodyDigestOptions {
   /** Name of the claim carrying the digest. */
   readonly claim: string;

@@ -17,6 +17,8 @@ import { assertKnownKeys, configError } from "./validate.js";
 
 type ModeName = keyof AuthModes;
 
+const EMPTY_BODY = new Uint8Array(0);
+
 const MODE_NAMES = [
   "jwt",
   "merchantGuid",
@@ -222,7 +224,14 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
           step = "jwt";
           claims = await plan.jwt.verify(request.headers);
           const digest = plan.jwt.bodyDigest;
-          if (digest !== undefined && hasBody(request.method)) assertDigestClaim(claims, digest);
+          if (digest !== undefined) {
+            if (hasBody(request.method)) assertDigestClaim(claims, digest);
+            // A token that binds a body is not accepted without one (a POST's token replayed as
+            // a GET), unless what it binds is the empty body.
+            else if (Object.hasOwn(claims, digest.claim)) {
+              await verifyBodyDigest(claims, EMPTY_BODY, digest);
+            }
+          }
           methods.push("jwt");
         }
         // GetCheckoutCartInfo's cart token is checked on the payload (authenticatePayload), where
