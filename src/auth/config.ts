@@ -108,6 +108,10 @@ export interface HeaderSecretOptions {
 export interface UrlSecretOptions {
   /** Query parameter name (case-sensitive, as URLs are). */
   readonly parameter: string;
+  /**
+   * The secret, URL-safe: `createAuth` refuses `+`, `%`, `&`, `#`, whitespace and control
+   * characters, which the query parser changes (a `+` reads as a space), so they never match.
+   */
   readonly value: string;
 }
 

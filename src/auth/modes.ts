@@ -8,6 +8,18 @@ import { assertKnownKeys, configError, requireString } from "./validate.js";
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const DEFAULT_CART_TOKEN_PARAMETER = "merchantCartToken";
+/** Characters URLSearchParams would not read back as written: "+", "%", "&", "#", whitespace. */
+const QUERY_CHANGES = /[+%&#\s]/u;
+
+/** Whether the query parser would change the text: those characters, C0 controls or DEL. */
+function changedByQuery(text: string): boolean {
+  if (QUERY_CHANGES.test(text)) return true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /** The one value of a query parameter; absent, empty or repeated is refused (repeats are ambiguous). */
 function singleParameter(url: URL, name: string, label: string): string {
@@ -63,6 +75,14 @@ export class UrlSecretVerifier {
     assertKnownKeys(options, ["parameter", "value"], path);
     const parameter = requireString(options.parameter, `${path}.parameter`);
     const value = requireString(options.value, `${path}.value`);
+    if (changedByQuery(value)) {
+      // The service calls the URL as written: the query parser would read "+" as a space, decode
+      // "%xx", cut at "&" or "#", drop tabs and newlines, so such a secret could never match.
+      throw configError(
+        `${path}.value`,
+        'cannot contain "+", "%", "&", "#", whitespace or control characters (the URL query parser changes them, so the secret would never match); use a URL-safe secret (letters, digits, "-", "_", ".", "~")',
+      );
+    }
     return new UrlSecretVerifier(parameter, await SecretDigest.of(value));
   }
 

@@ -222,7 +222,7 @@ describe("cart token, URL secret and header secret", () => {
 
   it("checks a secret URL parameter and a secret header", async () => {
     const auth = await createAuth({
-      urlSecret: { parameter: "sig", value: "päss/word+1" },
+      urlSecret: { parameter: "sig", value: "päss/word~1" },
       headerSecret: { name: "X-Merchant-Secret", value: "h3ader" },
     });
     const request = (query: string, header?: string) =>
@@ -230,7 +230,7 @@ describe("cart token, URL secret and header secret", () => {
         url: `https://m.example/orders${query}`,
         headers: { "x-merchant-secret": header },
       });
-    const sig = `?sig=${encodeURIComponent("päss/word+1")}`;
+    const sig = `?sig=${encodeURIComponent("päss/word~1")}`;
     await expect(auth.authenticateRequest(request(sig, " h3ader "))).resolves.toEqual({
       methods: ["headerSecret", "urlSecret"],
     });
