@@ -48,7 +48,11 @@ export type JwtKeyInput =
 /** One key, or several tried in order (rotation). `undefined` counts as "none configured". */
 export type JwtKeySet = JwtKeyInput | readonly JwtKeyInput[];
 
-/** Binds the token to the body: the claim must hold the SHA-256 of the raw body bytes. */
+/**
+ * Binds the token to the body: the claim must hold the SHA-256 of the raw body bytes. The URL's
+ * query is not covered. A bodiless request whose token carries the claim must bind the empty body;
+ * on GetCheckoutCartInfo the body's parameters then win over the query's.
+ */
 export interface BodyDigestOptions {
   /** Name of the claim carrying the digest. */
   readonly claim: string;
@@ -104,6 +108,10 @@ export interface HeaderSecretOptions {
 export interface UrlSecretOptions {
   /** Query parameter name (case-sensitive, as URLs are). */
   readonly parameter: string;
+  /**
+   * The secret, URL-safe: `createAuth` refuses `+`, `%`, `&`, `#`, whitespace and control
+   * characters, which the query parser changes (a `+` reads as a space), so they never match.
+   */
   readonly value: string;
 }
 
@@ -120,15 +128,18 @@ export interface IpAllowListOptions {
 }
 
 /**
- * The cart token GetCheckoutCartInfo carries as a URL parameter (required by the spec). It is read
- * from the URL only, never from a POST body. Without `verify` it only proves that some token is
- * present, which authenticates nothing.
+ * The cart token GetCheckoutCartInfo carries (required by the spec). On GetCheckoutCartInfo the
+ * token checked is the payload's `merchantCartToken`, the very value your function receives: read
+ * from the query (GET) or the query and the body (POST), under `merchantCartToken`, `cartToken` or
+ * the handler's `parameterNames.merchantCartToken`. It is checked once the payload is built, after
+ * `merchantGuid` and `jwt.bodyDigest`; a call without a token, or with an empty one, is refused.
+ * Without `verify` it only proves that some token is present, which authenticates nothing.
  */
 export interface CartTokenOptions {
   /**
-   * URL parameter name. Default `merchantCartToken`. When the operator sends the token under
-   * another name, set the same name here and in the handler's `parameterNames.merchantCartToken`:
-   * the two must be equal, or the token is checked under one name and read under the other.
+   * The URL parameter read on a callback other than GetCheckoutCartInfo (`cartToken` set under
+   * `callbacks`). Default `merchantCartToken`. Not used on GetCheckoutCartInfo: when the operator
+   * sends the token there under another name, set the handler's `parameterNames.merchantCartToken`.
    */
   readonly parameter?: string | undefined;
   /**
@@ -164,8 +175,9 @@ export interface AuthModes {
   readonly urlSecret?: UrlSecretOptions | undefined;
   readonly ipAllowList?: IpAllowListOptions | undefined;
   /**
-   * Cart token in the URL. At the top level it applies to GetCheckoutCartInfo only (the one
-   * callback that carries it); set it under `callbacks` to require it elsewhere.
+   * Cart token: GetCheckoutCartInfo's `merchantCartToken`. At the top level it applies to
+   * GetCheckoutCartInfo only (the one callback that carries it); set it under `callbacks` to
+   * require it elsewhere, read there from the URL parameter `parameter`.
    */
   readonly cartToken?: CartTokenOptions | undefined;
 }

@@ -17,6 +17,8 @@ import { assertKnownKeys, configError } from "./validate.js";
 
 type ModeName = keyof AuthModes;
 
+const EMPTY_BODY = new Uint8Array(0);
+
 const MODE_NAMES = [
   "jwt",
   "merchantGuid",
@@ -41,7 +43,10 @@ const COMPILERS = {
 /** The compiled modes of one callback. */
 type Plan = { readonly [M in ModeName]?: Awaited<ReturnType<(typeof COMPILERS)[M]>> };
 
-/** The one callback whose URL carries a cart token; a top-level `cartToken` applies to it only. */
+/**
+ * The one callback that carries a cart token (its payload's `merchantCartToken`, checked once the
+ * payload is built); a top-level `cartToken` applies to it only.
+ */
 const CART_CALLBACK: CallbackName = "GetCheckoutCartInfo";
 
 /**
@@ -69,7 +74,8 @@ function provesCaller(plan: Plan): boolean {
  *
  * Modes are AND-ed: every configured mode must pass. `callbacks` replaces a mode for one callback,
  * or switches it off with `false`. Request-time modes run in this order: ip, headerSecret,
- * urlSecret, basic, jwt, cartToken; then, once the body is parsed, merchantGuid and bodyDigest.
+ * urlSecret, basic, jwt (and cartToken from the URL on a callback other than GetCheckoutCartInfo);
+ * then, once the payload is built, merchantGuid, bodyDigest and GetCheckoutCartInfo's cartToken.
  */
 export async function createAuth(config: AuthConfig): Promise<Authenticator> {
   if (!isPlainObject(config)) throw configError("config", "must be an object");
@@ -218,16 +224,27 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
           step = "jwt";
           claims = await plan.jwt.verify(request.headers);
           const digest = plan.jwt.bodyDigest;
-          if (digest !== undefined && hasBody(request.method)) assertDigestClaim(claims, digest);
+          if (digest !== undefined) {
+            if (hasBody(request.method)) assertDigestClaim(claims, digest);
+            // A token that binds a body is not accepted without one (a POST's token replayed as
+            // a GET), unless what it binds is the empty body.
+            else if (Object.hasOwn(claims, digest.claim)) {
+              await verifyBodyDigest(claims, EMPTY_BODY, digest);
+            }
+          }
           methods.push("jwt");
         }
-        if (plan.cartToken !== undefined) {
+        // GetCheckoutCartInfo's cart token is checked on the payload (authenticatePayload), where
+        // the merchant's value is; on any other callback it is the URL parameter's.
+        const cartTokenLater = plan.cartToken !== undefined && request.callback === CART_CALLBACK;
+        if (plan.cartToken !== undefined && !cartTokenLater) {
           step = "cartToken";
-          await plan.cartToken.verify(request);
+          await plan.cartToken.verifyUrl(request);
           methods.push("cartToken");
         }
-        // merchantGuid alone cannot vouch for a bodiless request (GetCheckoutCartInfo by GET).
-        if (methods.length === 0 && !hasBody(request.method)) {
+        // merchantGuid alone cannot vouch for a bodiless request (GetCheckoutCartInfo by GET); the
+        // cart token can, and the payload stage then refuses a request without one.
+        if (methods.length === 0 && !hasBody(request.method) && !cartTokenLater) {
           throw new AuthenticationError(
             "no request-level authentication mode is configured, and a request without a body carries no MerchantGUID",
           );
@@ -262,6 +279,12 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
           step = "bodyDigest";
           await verifyBodyDigest(result.claims, rawBody, digest);
           added.push("bodyDigest");
+        }
+        // Last, so the merchant's verify only sees a payload every other check accepted.
+        if (plan.cartToken !== undefined && request.callback === CART_CALLBACK) {
+          step = "cartToken";
+          await plan.cartToken.verifyPayload(payload, request);
+          added.push("cartToken");
         }
       } catch (error) {
         throw sanitize(error, step);

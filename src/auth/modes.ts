@@ -8,6 +8,18 @@ import { assertKnownKeys, configError, requireString } from "./validate.js";
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const DEFAULT_CART_TOKEN_PARAMETER = "merchantCartToken";
+/** Characters URLSearchParams would not read back as written: "+", "%", "&", "#", whitespace. */
+const QUERY_CHANGES = /[+%&#\s]/u;
+
+/** Whether the query parser would change the text: those characters, C0 controls or DEL. */
+function changedByQuery(text: string): boolean {
+  if (QUERY_CHANGES.test(text)) return true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /** The one value of a query parameter; absent, empty or repeated is refused (repeats are ambiguous). */
 function singleParameter(url: URL, name: string, label: string): string {
@@ -63,6 +75,14 @@ export class UrlSecretVerifier {
     assertKnownKeys(options, ["parameter", "value"], path);
     const parameter = requireString(options.parameter, `${path}.parameter`);
     const value = requireString(options.value, `${path}.value`);
+    if (changedByQuery(value)) {
+      // The service calls the URL as written: the query parser would read "+" as a space, decode
+      // "%xx", cut at "&" or "#", drop tabs and newlines, so such a secret could never match.
+      throw configError(
+        `${path}.value`,
+        'cannot contain "+", "%", "&", "#", whitespace or control characters (the URL query parser changes them, so the secret would never match); use a URL-safe secret (letters, digits, "-", "_", ".", "~")',
+      );
+    }
     return new UrlSecretVerifier(parameter, await SecretDigest.of(value));
   }
 
@@ -74,7 +94,11 @@ export class UrlSecretVerifier {
   }
 }
 
-/** The cart token GetCheckoutCartInfo carries in its URL: required, optionally checked by the merchant. */
+/**
+ * The cart token: required, optionally checked by the merchant. On GetCheckoutCartInfo it is the
+ * payload's `merchantCartToken` (`verifyPayload`), the value the merchant's function receives; on
+ * another callback, where it is configured under `callbacks`, the URL parameter (`verifyUrl`).
+ */
 export class CartTokenVerifier {
   private constructor(
     private readonly parameter: string,
@@ -99,8 +123,27 @@ export class CartTokenVerifier {
     return this.check !== undefined;
   }
 
-  async verify(request: AuthRequest): Promise<void> {
-    const token = singleParameter(request.url, this.parameter, "cart token");
+  /** A callback other than GetCheckoutCartInfo: the token of the URL parameter. */
+  async verifyUrl(request: AuthRequest): Promise<void> {
+    await this.accept(singleParameter(request.url, this.parameter, "cart token"), request);
+  }
+
+  /**
+   * GetCheckoutCartInfo: the built payload's `merchantCartToken`, from the query or the body under
+   * whichever name the handler reads it, so the token checked is the one the merchant is handed.
+   */
+  async verifyPayload(payload: unknown, request: AuthRequest): Promise<void> {
+    const token =
+      typeof payload === "object" && payload !== null && Object.hasOwn(payload, "merchantCartToken")
+        ? (payload as { merchantCartToken?: unknown }).merchantCartToken
+        : undefined;
+    if (typeof token !== "string" || token.length === 0) {
+      throw new AuthenticationError("cart token (the payload's merchantCartToken) missing");
+    }
+    await this.accept(token, request);
+  }
+
+  private async accept(token: string, request: AuthRequest): Promise<void> {
     if (this.check === undefined) return;
     let accepted: unknown;
     try {

@@ -140,15 +140,29 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
     source: {
       kind: "query",
       // Every parameter is kept (a POST's MerchantGUID is checked by the authentication); the
-      // query wins over the body; the documented names are filled from the configured ones.
-      build(url, body) {
+      // query wins over the body, unless the body is signed (a JWT body digest): then the body's
+      // fields win, and a documented name the body carries under any alias, even null or empty,
+      // is taken from the body alone. The documented names are filled from the configured ones.
+      build(url, body, signedBody) {
         const payload: Record<string, unknown> = {};
-        const fields = body !== null && typeof body === "object" ? body : {};
-        for (const key of Object.keys(fields))
-          setField(payload, key, (fields as Record<string, unknown>)[key]);
+        const fields = (body !== null && typeof body === "object" ? body : {}) as Record<
+          string,
+          unknown
+        >;
+        const query: Record<string, unknown> = {};
         for (const key of new Set(url.searchParams.keys()))
-          setField(payload, key, url.searchParams.get(key));
+          setField(query, key, url.searchParams.get(key));
+        const [under, over] = signedBody ? [query, fields] : [fields, query];
+        for (const key of Object.keys(under)) setField(payload, key, under[key]);
+        for (const key of Object.keys(over)) setField(payload, key, over[key]);
         for (const [key, aliases] of names) {
+          if (signedBody) {
+            const signed = aliases.find((alias) => lookup(fields, alias) !== undefined);
+            if (signed !== undefined) {
+              setField(payload, key, lookup(fields, signed));
+              continue;
+            }
+          }
           // The first alias with a value. An empty one ("") only when nothing else has one, so
           // an empty merchantCartToken does not hide a cartToken, nor an empty configured name
           // the token sent under the documented one.
@@ -166,7 +180,8 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
           if (found !== undefined) setField(payload, key, found);
         }
         for (const name of FLAGS) {
-          const value = flag(lookup(payload, name));
+          const signed = signedBody ? lookup(fields, name) : undefined;
+          const value = flag(signed !== undefined ? signed : lookup(payload, name));
           if (value === undefined) delete payload[name];
           else setField(payload, name, value);
         }

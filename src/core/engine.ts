@@ -126,9 +126,13 @@ export type CallbackFunction<TPayload, TResult> = (
 export type PayloadSource =
   | { readonly kind: "json" }
   | {
-      /** Query parameters (GET), or query then body fields (POST): GetCheckoutCartInfo. */
+      /**
+       * Query parameters (GET), or query then body fields (POST): GetCheckoutCartInfo.
+       * `signedBody`: the authenticator binds the body (a JWT body digest), so the body's
+       * parameters come first and the unsigned query cannot replace them.
+       */
       readonly kind: "query";
-      build(url: URL, body: unknown): unknown;
+      build(url: URL, body: unknown, signedBody: boolean): unknown;
     };
 
 /** Everything particular to one callback. */
@@ -549,7 +553,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // The cart's payload is built from the body's fields: the walk covers those, and the body's
     // own top level (a framework's req.body) loses its `__proto__` key the same way.
     if (source.kind === "query") dropProtoKey(body);
-    let input = source.kind === "query" ? source.build(url, body) : body;
+    // With a body digest the token signs the body, not the query: the body's parameters win.
+    let input =
+      source.kind === "query"
+        ? source.build(url, body, exchange.auth !== false && exchange.auth.needsRawBody(name))
+        : body;
     // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
     // card objects in the same pass (`checkSealed`), and the walk runs only when that cannot tell.
     // Only for a body this engine parsed (or the cart's, built from the query): the sealed check

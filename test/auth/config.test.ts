@@ -229,7 +229,12 @@ describe("composition per callback", () => {
       method: "GET",
       url: "https://m.example/cart?merchantCartToken=abc",
     });
-    await expect(auth.authenticateRequest(cart)).resolves.toEqual({ methods: ["cartToken"] });
+    // The cart token is checked on the payload, where the merchant's value is.
+    const result = await auth.authenticateRequest(cart);
+    expect(result).toEqual({ methods: [] });
+    await expect(
+      auth.authenticatePayload?.(result, { merchantCartToken: "abc" }, undefined, cart),
+    ).resolves.toEqual({ methods: ["cartToken"] });
     await refusal(auth.authenticateRequest(makeRequest({ callback: "UpdateOrderStatus" })));
     const token = await signToken(prodKey.privateKey);
     await expect(
@@ -313,8 +318,10 @@ describe("composition per callback", () => {
       method: "GET",
       url: "https://m.example/cart",
     });
-    expect((await refusal(auth.authenticateRequest(cart))).message).toBe(
-      "cart token URL parameter missing",
+    const result = await auth.authenticateRequest(cart);
+    expect(result.methods).toEqual(["jwt"]);
+    expect((await refusal(auth.authenticatePayload?.(result, {}, undefined, cart))).message).toBe(
+      "cart token (the payload's merchantCartToken) missing",
     );
     await expect(
       auth.authenticateRequest(bearer(token, { callback: "SendOrderToMerchant" })),

@@ -58,18 +58,21 @@ describe("security.md — Other modes: merchant GUID", () => {
       url: "https://m.example/cart?merchantCartToken=t",
     });
     const result = await auth.authenticateRequest(get);
-    await expect(
-      auth.authenticatePayload?.(result, undefined, undefined, get),
-    ).resolves.toBeUndefined();
-    expect(result.methods).toEqual(["cartToken"]);
-    await refusal(auth.authenticatePayload?.(result, { MerchantGUID: "nope" }, undefined, get));
+    expect(result.methods).toEqual([]);
+    const cart = { merchantCartToken: "t" };
+    await expect(auth.authenticatePayload?.(result, cart, undefined, get)).resolves.toEqual({
+      methods: ["cartToken"],
+    });
+    await refusal(
+      auth.authenticatePayload?.(result, { ...cart, MerchantGUID: "nope" }, undefined, get),
+    );
     // By POST the GUID is required.
     const post = makeRequest({
       callback: "GetCheckoutCartInfo",
       method: "POST",
       url: "https://m.example/cart?merchantCartToken=t",
     });
-    await refusal(auth.authenticatePayload?.(result, {}, undefined, post));
+    await refusal(auth.authenticatePayload?.(result, cart, undefined, post));
   });
   it("does not let merchantGuid alone pass a bodiless GET (fail closed)", async () => {
     const auth = await createAuth({ merchantGuid: GUID, allowWeakAuth: true });
@@ -154,7 +157,7 @@ describe("cart token, URL secret and header secret", () => {
   const cart = (query: string, headers: Record<string, string> = {}) =>
     makeRequest({ callback: "GetCheckoutCartInfo", method: "GET", url: cartUrl(query), headers });
 
-  it("requires the cart token once, and lets the merchant verify it", async () => {
+  it("requires the cart token on the payload, and lets the merchant verify it once", async () => {
     const seen: string[] = [];
     const auth = await createAuth({
       cartToken: {
@@ -165,39 +168,61 @@ describe("cart token, URL secret and header secret", () => {
         },
       },
     });
-    await expect(auth.authenticateRequest(cart("?merchantCartToken=good-cart"))).resolves.toEqual({
+    // The token is read from the built payload (the merchant's value), not the URL.
+    const request = cart("?merchantCartToken=bad");
+    const result = await auth.authenticateRequest(request);
+    expect(result).toEqual({ methods: [] });
+    expect(seen).toEqual([]);
+    const check = (payload: unknown) =>
+      auth.authenticatePayload?.(result, payload, undefined, request);
+    await expect(check({ merchantCartToken: "good-cart" })).resolves.toEqual({
       methods: ["cartToken"],
     });
     expect(seen).toEqual(["good-cart"]);
-    expect((await refusal(auth.authenticateRequest(cart("")))).message).toBe(
-      "cart token URL parameter missing",
-    );
-    await refusal(auth.authenticateRequest(cart("?merchantCartToken=")));
-    const repeated = await refusal(
-      auth.authenticateRequest(cart("?merchantCartToken=good-cart&merchantCartToken=x")),
-    );
-    expect(repeated.message).toBe("cart token URL parameter repeated");
-    expect((await refusal(auth.authenticateRequest(cart("?merchantCartToken=bad")))).message).toBe(
+    const missing = "cart token (the payload's merchantCartToken) missing";
+    expect((await refusal(check({}))).message).toBe(missing);
+    expect((await refusal(check({ merchantCartToken: "" }))).message).toBe(missing);
+    expect((await refusal(check({ merchantCartToken: null }))).message).toBe(missing);
+    expect((await refusal(check({ cartToken: "good-cart" }))).message).toBe(missing);
+    await refusal(check(undefined));
+    expect((await refusal(check({ merchantCartToken: "bad" }))).message).toBe(
       "cart token rejected by verify function",
     );
-    const threw = await refusal(auth.authenticateRequest(cart("?merchantCartToken=boom")));
+    const threw = await refusal(check({ merchantCartToken: "boom" }));
     expect(threw.message).toBe("cart token verify function threw");
     expect(threw.cause).toBeUndefined();
+    expect(seen).toEqual(["good-cart", "bad", "boom"]);
   });
 
-  it("accepts only a literal true from verify, and a configurable parameter name", async () => {
+  it("accepts only a literal true from verify; parameter names the URL parameter elsewhere", async () => {
     const auth = await createAuth({
       cartToken: { parameter: "cartToken", verify: async () => "yes" as unknown as boolean },
     });
-    await refusal(auth.authenticateRequest(cart("?cartToken=abc")));
-    const plain = await createAuth({ cartToken: { parameter: "CartId", verify: () => true } });
-    await expect(plain.authenticateRequest(cart("?CartId=42"))).resolves.toBeDefined();
-    await refusal(plain.authenticateRequest(cart("?merchantCartToken=42")));
+    const request = cart("?cartToken=abc");
+    const result = await auth.authenticateRequest(request);
+    await refusal(
+      auth.authenticatePayload?.(result, { merchantCartToken: "abc" }, undefined, request),
+    );
+    // On another callback (set under callbacks) the token is the URL parameter's, read at once.
+    const plain = await createAuth({
+      callbacks: {
+        SendOrderToMerchant: { cartToken: { parameter: "CartId", verify: () => true } },
+      },
+    });
+    const order = (query: string) =>
+      makeRequest({ url: `https://m.example/crossborder/SendOrderToMerchant${query}` });
+    await expect(plain.authenticateRequest(order("?CartId=42"))).resolves.toEqual({
+      methods: ["cartToken"],
+    });
+    expect((await refusal(plain.authenticateRequest(order("?merchantCartToken=42")))).message).toBe(
+      "cart token URL parameter missing",
+    );
+    await refusal(plain.authenticateRequest(order("?CartId=42&CartId=43")));
   });
 
   it("checks a secret URL parameter and a secret header", async () => {
     const auth = await createAuth({
-      urlSecret: { parameter: "sig", value: "päss/word+1" },
+      urlSecret: { parameter: "sig", value: "päss/word~1" },
       headerSecret: { name: "X-Merchant-Secret", value: "h3ader" },
     });
     const request = (query: string, header?: string) =>
@@ -205,7 +230,7 @@ describe("cart token, URL secret and header secret", () => {
         url: `https://m.example/orders${query}`,
         headers: { "x-merchant-secret": header },
       });
-    const sig = `?sig=${encodeURIComponent("päss/word+1")}`;
+    const sig = `?sig=${encodeURIComponent("päss/word~1")}`;
     await expect(auth.authenticateRequest(request(sig, " h3ader "))).resolves.toEqual({
       methods: ["headerSecret", "urlSecret"],
     });

@@ -1,0 +1,173 @@
+// The cart-token mode through a real GetCheckoutCartInfo handler: the token `verify` checks is the
+// payload's `merchantCartToken`, the very value the merchant's function receives, whether the
+// service sends it in the query (GET) or in a JSON body (POST, wire-facts §6).
+import { describe, expect, it } from "vitest";
+import {
+  type CallbackRequest,
+  type CartTokenOptions,
+  createAuth,
+  createGetCheckoutCartInfoHandler,
+} from "../../src/index.js";
+import { collector } from "../core/helpers.js";
+
+const VALID = "valid-cart";
+const VICTIM = "victim-cart";
+const GUID = "6A1B2C3D-0000-4000-8000-000000000001";
+
+interface Outcome {
+  status: number;
+  /** The token the merchant's function received; undefined when it did not run. */
+  seen: string | null | undefined;
+  called: boolean;
+  methods: readonly string[] | undefined;
+  /** Every token `verify` was called with. */
+  verified: string[];
+  reasons: string[];
+}
+
+async function call(
+  request: Omit<CallbackRequest, "headers"> & { headers?: CallbackRequest["headers"] },
+  options: { cartToken?: Omit<CartTokenOptions, "verify">; merchantGuid?: string } = {},
+): Promise<Outcome> {
+  const verified: string[] = [];
+  const auth = await createAuth({
+    cartToken: {
+      ...options.cartToken,
+      verify: (token) => {
+        verified.push(token);
+        if (token === "boom") throw new Error("store down");
+        return token === VALID;
+      },
+    },
+    // Other callbacks keep no mode (refused at request time), so nothing here is weak.
+    ...(options.merchantGuid === undefined
+      ? {}
+      : { callbacks: { GetCheckoutCartInfo: { merchantGuid: options.merchantGuid } } }),
+  });
+  const { failures, onError } = collector();
+  const outcome: Outcome = {
+    status: 0,
+    seen: undefined,
+    called: false,
+    methods: undefined,
+    verified,
+    reasons: [],
+  };
+  const handler = createGetCheckoutCartInfoHandler(
+    (query, context) => {
+      outcome.called = true;
+      outcome.seen = query.merchantCartToken;
+      outcome.methods = context.auth?.methods;
+      return { productsList: [] };
+    },
+    { auth, onError },
+  );
+  const response = await handler.handle({ headers: {}, ...request });
+  outcome.status = response.status;
+  outcome.reasons = failures.map((failure) => failure.reason);
+  return outcome;
+}
+
+const get = (query: string) => ({ method: "GET", url: `/cart?${query}` });
+const postJson = (body: unknown, query = "") => ({
+  method: "POST",
+  url: `/cart${query}`,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+/** The service's own POST (wire-facts §6). */
+const servicePost = (token: unknown) =>
+  postJson({ MerchantGUID: GUID, merchantCartToken: token, countryCode: "GER" });
+
+describe("cart token: verify sees the token the merchant receives", () => {
+  it("refuses ?cartToken=valid&merchantCartToken=victim under README's parameter: cartToken", async () => {
+    const outcome = await call(get(`cartToken=${VALID}&merchantCartToken=${VICTIM}`), {
+      cartToken: { parameter: "cartToken" },
+    });
+    expect(outcome.status).toBe(401);
+    expect(outcome.called).toBe(false);
+    expect(outcome.verified).toEqual([VICTIM]);
+  });
+
+  it("refuses a valid query token with another token in the body, or in another letter case", async () => {
+    const options = { cartToken: { parameter: "cartToken" } };
+    const mixed = await call(
+      postJson({ merchantCartToken: VICTIM }, `?cartToken=${VALID}`),
+      options,
+    );
+    expect(mixed.status).toBe(401);
+    expect(mixed.verified).toEqual([VICTIM]);
+    // The payload reads the documented name in any letter case.
+    const cased = await call(get(`MERCHANTCARTTOKEN=${VICTIM}&cartToken=${VALID}`), options);
+    expect(cased.status).toBe(401);
+    expect(cased.verified).toEqual([VICTIM]);
+  });
+
+  it("hands the merchant exactly the token verify accepted, query first", async () => {
+    const outcome = await call(
+      postJson({ merchantCartToken: VICTIM }, `?merchantCartToken=${VALID}`),
+    );
+    expect(outcome.status).toBe(200);
+    expect(outcome.verified).toEqual([VALID]);
+    expect(outcome.seen).toBe(VALID);
+  });
+});
+
+describe("cart token: both of the service's forms are accepted", () => {
+  for (const parameter of [undefined, "merchantCartToken", "cartToken"]) {
+    it(`GET ?cartToken= and POST with the token in the JSON body (parameter ${parameter})`, async () => {
+      const options = { cartToken: parameter === undefined ? {} : { parameter } };
+      const byGet = await call(get(`cartToken=${VALID}&IsStockValidation=1`), options);
+      const byPost = await call(servicePost(VALID), options);
+      expect(
+        [byGet.status, byPost.status],
+        [...byGet.reasons, ...byPost.reasons].join("; "),
+      ).toEqual([200, 200]);
+      expect([byGet.seen, byPost.seen]).toEqual([VALID, VALID]);
+      expect([byGet.verified, byPost.verified]).toEqual([[VALID], [VALID]]);
+      expect([byGet.methods, byPost.methods]).toEqual([["cartToken"], ["cartToken"]]);
+    });
+  }
+
+  it("checks the POST's MerchantGUID too, before the cart token", async () => {
+    const good = await call(servicePost(VALID), { merchantGuid: GUID });
+    expect(good.status).toBe(200);
+    expect(good.methods).toEqual(["merchantGuid", "cartToken"]);
+    const wrong = await call(postJson({ MerchantGUID: "other", merchantCartToken: VALID }), {
+      merchantGuid: GUID,
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.verified).toEqual([]);
+  });
+});
+
+describe("cart token: refused on both methods, verify called at most once", () => {
+  const cases: [string, { method: string; url: string }, ReturnType<typeof postJson>][] = [
+    [
+      "no token at all",
+      get("countryCode=DE"),
+      postJson({ MerchantGUID: GUID, countryCode: "GER" }),
+    ],
+    ["an empty token", get("merchantCartToken=&cartToken="), servicePost("")],
+    ["a null token", get("countryCode=DE"), servicePost(null)],
+    ["a token verify refuses", get(`merchantCartToken=${VICTIM}`), servicePost(VICTIM)],
+    ["a token whose verify throws", get("cartToken=boom"), servicePost("boom")],
+  ];
+  for (const [label, byGet, byPost] of cases) {
+    it(label, async () => {
+      for (const request of [byGet, byPost]) {
+        const outcome = await call(request);
+        expect(outcome.status, request.method).toBe(401);
+        expect(outcome.called, request.method).toBe(false);
+        expect(outcome.verified.length, request.method).toBeLessThanOrEqual(1);
+        expect(outcome.reasons.join(" "), request.method).not.toMatch(/victim|boom|store down/);
+      }
+    });
+  }
+
+  it("calls verify exactly once for an accepted request", async () => {
+    const outcome = await call(get(`merchantCartToken=${VALID}&cartToken=${VALID}`));
+    expect(outcome.status).toBe(200);
+    expect(outcome.verified).toEqual([VALID]);
+  });
+});
