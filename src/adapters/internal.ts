@@ -165,9 +165,14 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
       }
       resolve(result);
     };
-    const onData = (chunk: Uint8Array | string): void => {
+    const onData = (chunk: unknown): void => {
       if (settled) return;
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+      const bytes = bytesOf(chunk);
+      if (bytes === undefined) {
+        onError(notBytes());
+        drain(req);
+        return;
+      }
       total += bytes.byteLength;
       if (total > limit) {
         zero(chunks);
@@ -232,7 +237,12 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (let chunk = req.read(); chunk !== null; chunk = req.read()) {
-    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+    const bytes = bytesOf(chunk);
+    if (bytes === undefined) {
+      zero(chunks);
+      drain(req);
+      return { kind: "failed", error: notBytes() };
+    }
     total += bytes.byteLength;
     chunks.push(bytes);
     if (total > limit) {
@@ -244,11 +254,29 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
   return concat(chunks, total);
 }
 
+/**
+ * A chunk of the request stream as bytes; `undefined` for what is neither bytes nor text (the
+ * objects of a stream in object mode), which the reader refuses as a broken stream.
+ */
+function bytesOf(chunk: unknown): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  return typeof chunk === "string" ? encoder.encode(chunk) : undefined;
+}
+
+/** Why a stream that hands over something other than bytes or text is refused. */
+function notBytes(): Error {
+  return new TypeError(
+    "the request stream gave a chunk that is neither bytes nor text (a stream in object mode?)",
+  );
+}
+
 function drain(req: NodeRequestLike): void {
   if (req.readableEnded) return;
   let drained = 0;
-  const onData = (chunk: Uint8Array) => {
-    drained += chunk.byteLength;
+  const onData = (chunk: unknown) => {
+    // Text and objects (a stream in object mode) count too, so the cap holds whatever flows.
+    drained +=
+      chunk instanceof Uint8Array ? chunk.byteLength : typeof chunk === "string" ? chunk.length : 1;
     if (drained > MAX_DRAIN_BYTES) {
       req.off?.("data", onData);
       req.destroy?.();

@@ -4,6 +4,7 @@
 // and 5, Koa 2 and 3), driven by a raw socket where a fetch client cannot do what is tested.
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
+import { PassThrough } from "node:stream";
 import express5 from "express";
 import express4 from "express4";
 import Koa3 from "koa";
@@ -713,4 +714,64 @@ describe("every piece of a body read from the stream is zeroed after use", () =>
     expect(pushed).toHaveLength(3);
     expect(pushed.every((piece) => piece.every((byte) => byte === 0))).toBe(true);
   });
+});
+
+describe("a request stream in object mode (a wrapper that hands on parsed objects)", () => {
+  for (const pieces of [1, 2]) {
+    it(`${pieces} object chunk(s): a well-formed 499, no exception thrown, the merchant not called`, async () => {
+      const failures: CallbackFailure[] = [];
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => void uncaught.push(error);
+      let called = false;
+      const listener = toNodeListener(
+        createCallbackRouter({
+          basePath: "/crossborder",
+          auth: false,
+          onError: (failure) => void failures.push(failure),
+          handlers: {
+            SendOrderToMerchant: () => {
+              called = true;
+              return { InternalOrderId: "M-1" };
+            },
+          },
+        }),
+      );
+      const server = await listen((req, res) => {
+        // The wrapper reads the body itself and passes the request on as a stream of objects.
+        const objects = Object.assign(new PassThrough({ objectMode: true }), {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+        });
+        const parts: Buffer[] = [];
+        req.on("data", (part: Buffer) => parts.push(part));
+        req.on("end", () => {
+          for (let i = 0; i < pieces; i++)
+            objects.write(JSON.parse(Buffer.concat(parts).toString()));
+          objects.end();
+          listener(objects as unknown as IncomingMessage, res);
+        });
+      });
+      process.on("uncaughtException", onUncaught);
+      try {
+        const response = await server.send("/crossborder/SendOrderToMerchant", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: ORDER,
+        });
+        expect(response.status).toBe(499);
+        expect(await response.json()).toMatchObject({ Success: false, ErrorCode: "CLIENT_CLOSED" });
+        expect(failures.map((f) => f.kind)).toStrictEqual(["client_closed"]);
+        expect((failures[0]?.error as Error | undefined)?.message).toContain(
+          "neither bytes nor text",
+        );
+        expect(called).toBe(false);
+        expect(uncaught).toStrictEqual([]);
+      } finally {
+        process.off("uncaughtException", onUncaught);
+        await server.close();
+      }
+    });
+  }
 });
