@@ -47,6 +47,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** `true` once a `data` listener or `resume()` made the stream flow. */
   readonly readableFlowing?: boolean | null;
   readonly readableObjectMode?: boolean;
+  /** What `setEncoding` set: the text chunks are the bytes in this encoding (`null`: bytes). */
+  readonly readableEncoding?: string | null;
   /**
    * The pieces the stream holds (a getter of every Node Readable, not in Node's documentation):
    * only its length is read, to take the body at once when it is one piece.
@@ -83,8 +85,6 @@ export interface NodeResponseLike {
 
 /** A body a runaway client keeps sending after it was refused is discarded up to this size. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
-
-const encoder = new TextEncoder();
 
 /**
  * The request stream as the engine reads it: by its events (`data` into a list of chunks, one
@@ -167,7 +167,7 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
     };
     const onData = (chunk: unknown): void => {
       if (settled) return;
-      const bytes = bytesOf(chunk);
+      const bytes = bytesOf(chunk, req);
       if (bytes === undefined) {
         onError(notBytes());
         drain(req);
@@ -237,7 +237,7 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (let chunk = req.read(); chunk !== null; chunk = req.read()) {
-    const bytes = bytesOf(chunk);
+    const bytes = bytesOf(chunk, req);
     if (bytes === undefined) {
       zero(chunks);
       drain(req);
@@ -255,12 +255,16 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
 }
 
 /**
- * A chunk of the request stream as bytes; `undefined` for what is neither bytes nor text (the
- * objects of a stream in object mode), which the reader refuses as a broken stream.
+ * A chunk of the request stream as bytes: text (after a middleware's `setEncoding`) back to the
+ * bytes sent, with the stream's own encoding (latin1, hex, base64 are not UTF-8). `undefined` for
+ * what is neither bytes nor text (the objects of a stream in object mode), or text in an encoding
+ * Buffer does not know: the reader refuses those as a broken stream.
  */
-function bytesOf(chunk: unknown): Uint8Array | undefined {
+function bytesOf(chunk: unknown, req: NodeRequestLike): Uint8Array | undefined {
   if (chunk instanceof Uint8Array) return chunk;
-  return typeof chunk === "string" ? encoder.encode(chunk) : undefined;
+  if (typeof chunk !== "string") return undefined;
+  const encoding = req.readableEncoding ?? "utf8";
+  return Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : undefined;
 }
 
 /** Why a stream that hands over something other than bytes or text is refused. */

@@ -391,6 +391,55 @@ for (const [label, build] of SERVERS) {
         expect(comments).toBe("Grüße — 東京 🎁");
       });
 
+      // Found by review: text in any other encoding was taken as UTF-8 (hex and base64 gave 400,
+      // latin1 handed the merchant mojibake, and the limit counted the text, not the bytes).
+      for (const encoding of ["latin1", "hex", "base64"] as const) {
+        it(`takes a wholly arrived body a middleware decodes as ${encoding} (setEncoding), as sent`, async () => {
+          probe.reset();
+          probe.before = (req) => req.setEncoding(encoding);
+          const order = JSON.stringify({ ...JSON.parse(ORDER), CustomerComments: "Zoë — 東京 🎁" });
+          let comments: string | undefined;
+          probe.merchant = (context) => {
+            comments = (context.rawPayload as { CustomerComments?: string }).CustomerComments;
+          };
+          const text = await exchange(
+            `${head(await keys.sign(), Buffer.byteLength(order))}${order}`,
+          );
+          expect(statusOf(text)).toBe(200);
+          expect(comments).toBe("Zoë — 東京 🎁");
+        });
+
+        it(`reads by events a body still arriving, decoded as ${encoding}, as sent and within the limit in bytes`, async () => {
+          probe.reset();
+          probe.before = (req) => req.setEncoding(encoding);
+          // 40 KiB of bytes under a 64 KiB limit: as hex text it is 80 KiB.
+          const order = JSON.stringify({
+            ...JSON.parse(ORDER),
+            CustomerComments: "Zoë — 東京 🎁",
+            Padding: "x".repeat(40 * 1024),
+          });
+          let comments: string | undefined;
+          probe.merchant = (context) => {
+            comments = (context.rawPayload as { CustomerComments?: string }).CustomerComments;
+          };
+          const bytes = Buffer.from(order);
+          // Cut inside the "ë", so neither piece is whole text.
+          const cut = bytes.indexOf(Buffer.from("ë")) + 1;
+          const socket = open();
+          const reading = readUntilClosed(socket);
+          socket.write(head(await keys.sign(), bytes.length));
+          await waitFor(() => probe.req);
+          await pause(40);
+          socket.write(bytes.subarray(0, cut));
+          await pause(20);
+          socket.write(bytes.subarray(cut));
+          const text = await reading;
+          expect(statusOf(text)).toBe(200);
+          expect(comments).toBe("Zoë — 東京 🎁");
+          expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
+        });
+      }
+
       it("reads by events a body still arriving: the listeners are added, then removed", async () => {
         probe.reset();
         const added = spyOnListeners(probe);
