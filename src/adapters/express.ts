@@ -9,6 +9,7 @@ import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
   assertEndpoint,
   bodyConsumed,
+  bodyLeft,
   handleSafely,
   NodeCallbackRequest,
   type NodeRequestLike,
@@ -57,7 +58,7 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       next();
       return;
     }
-    const body: BodyInput = bodyConsumed(req) ? (req.body as BodyInput) : nodeBody(req);
+    const body: BodyInput = bodyConsumed(req) ? bodyLeft(req, req.body) : nodeBody(req);
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       url,

@@ -3,6 +3,7 @@
  * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
+import { CONSUMED_BODY } from "../core/body.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { assertEndpoint, handleSafely } from "./internal.js";
 
@@ -50,7 +51,8 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
       method: request.method,
       url: request.url,
       headers: request.headers,
-      body: request.body,
+      // Already read (a middleware's `request.json()`): the merchant's setup, answered 500.
+      body: request.bodyUsed ? CONSUMED_BODY : request.body,
       remoteAddress: remoteAddress?.(request, ...rest) ?? undefined,
       signal: request.signal,
     });

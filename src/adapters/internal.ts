@@ -5,6 +5,8 @@
  * the engine's answer.
  */
 import {
+  CONSUMED,
+  CONSUMED_BODY,
   concat,
   EMPTY,
   type ReadBody,
@@ -141,7 +143,8 @@ function aborted(): Error {
  * what was read of a refused body is zeroed (it may hold card data).
  */
 function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
-  if (req.readableEnded === true) return Promise.resolve(EMPTY);
+  // Read to its end before us (a wrapper, a middleware): the body is gone unless none was sent.
+  if (req.readableEnded === true) return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
   if (req.destroyed === true) {
     return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
   }
@@ -299,6 +302,25 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
     req._body === true ||
     req.readableEnded === true ||
     (req.complete === true && req.readable === false)
+  );
+}
+
+/**
+ * The body of a stream a body parser or a middleware already read: what it parsed (`req.body`);
+ * without that, nothing if nothing was sent, else a body read before the library, which the engine
+ * answers 500 (the merchant's setup is at fault, not the sender).
+ */
+export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
+  if (parsed !== undefined) return parsed as BodyInput;
+  return declaresBody(req) ? CONSUMED_BODY : undefined;
+}
+
+/** Whether the request says it carries a body (a length over 0, or chunks). */
+function declaresBody(req: NodeRequestLike): boolean {
+  const { headers } = req;
+  const length = headers["content-length"];
+  return (
+    headers["transfer-encoding"] !== undefined || (typeof length === "string" && Number(length) > 0)
   );
 }
 

@@ -9,6 +9,7 @@ import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
   assertEndpoint,
   bodyConsumed,
+  bodyLeft,
   handleSafely,
   NodeCallbackRequest,
   type NodeRequestLike,
@@ -84,6 +85,6 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
 function koaBody(ctx: KoaContextLike): BodyInput {
   const { rawBody, body } = ctx.request;
   if (typeof rawBody === "string" || rawBody instanceof Uint8Array) return rawBody;
-  if (bodyConsumed(ctx.req)) return body as BodyInput;
+  if (bodyConsumed(ctx.req)) return bodyLeft(ctx.req, body);
   return nodeBody(ctx.req);
 }

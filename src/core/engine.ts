@@ -503,6 +503,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           "the client went away (or its body stream failed) before the body was complete";
         return fail(call, new Failure("client_closed", reason, undefined, read.error));
       }
+      case "consumed":
+        return fail(
+          call,
+          new Failure(
+            "internal_error",
+            "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body): mount the callbacks before it",
+          ),
+        );
       case "empty":
         if (source.kind === "json") {
           return fail(call, new Failure("malformed_body", "empty body", "Request body is empty"));

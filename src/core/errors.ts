@@ -31,7 +31,10 @@ export const FAILURE_STATUS = {
   client_closed: 499,
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
   handler_failure: 200,
-  /** The merchant's function threw anything else, or returned something unusable. */
+  /**
+   * The merchant's function threw anything else, or returned something unusable; or the body was
+   * read before the library (a middleware) and no parsed body was left.
+   */
   internal_error: 500,
   /**
    * Not a failure: a warning (`severity: "warning"`). The merchant's result carried fields the
