@@ -12,7 +12,13 @@ import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
-import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
+import {
+  AuthenticationError,
+  FAILURE_STATUS,
+  isAnswerableStatus,
+  isCallbackError,
+  type OnError,
+} from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
 import { cardDigits, lazyRedactor, maskCardDigits } from "./redact.js";
@@ -323,9 +329,7 @@ function isAuthenticator(value: unknown): value is Authenticator {
 
 /** A status a merchant's `CallbackError` may set: another copy of the library is not trusted. */
 function answerableStatus(status: unknown): number {
-  return typeof status === "number" && Number.isInteger(status) && status >= 200 && status <= 599
-    ? status
-    : FAILURE_STATUS.handler_failure;
+  return isAnswerableStatus(status) ? status : FAILURE_STATUS.handler_failure;
 }
 
 /**
