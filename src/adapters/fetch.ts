@@ -53,10 +53,28 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
       headers: request.headers,
       // Already read (a middleware's `request.json()`): the merchant's setup, answered 500.
       body: request.bodyUsed ? CONSUMED_BODY : request.body,
-      remoteAddress: remoteAddress?.(request, ...rest) ?? undefined,
+      remoteAddress:
+        remoteAddress === undefined ? undefined : addressOf(remoteAddress, request, rest),
       signal: request.signal,
     });
     // The engine hands out a fresh headers object per answer: a runtime may write into it.
     return new Response(response.body, { status: response.status, headers: response.headers });
   };
+}
+
+/**
+ * What the `remoteAddress` option gives; unknown when it throws (a runtime's argument it expects
+ * was not passed: `callbacks(c.req.raw)` without Hono's `c`), so the call is still answered (an
+ * IP allow-list then refuses it, with the reason in `onError`).
+ */
+function addressOf<TRest extends unknown[]>(
+  read: NonNullable<FetchAdapterOptions<TRest>["remoteAddress"]>,
+  request: Request,
+  rest: TRest,
+): string | undefined {
+  try {
+    return read(request, ...rest) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
