@@ -7,6 +7,7 @@
  */
 import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
+  answeredBefore,
   assertEndpoint,
   bodyConsumed,
   bodyLeft,
@@ -58,6 +59,7 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       next();
       return;
     }
+    if (answeredBefore(req, res)) return;
     const body: BodyInput = bodyConsumed(req) ? bodyLeft(req, req.body) : nodeBody(req);
     const request = new NodeCallbackRequest(
       req.method ?? "GET",

@@ -324,6 +324,17 @@ function declaresBody(req: NodeRequestLike): boolean {
   );
 }
 
+/**
+ * Whether an earlier middleware already answered (a rate limiter's 503 that still calls `next()`):
+ * then the engine is not run, as the merchant's function must not act on a call whose answer it
+ * cannot give (the service redelivers what it was told failed), and the body is let go.
+ */
+export function answeredBefore(req: NodeRequestLike, res: NodeResponseLike): boolean {
+  if (!res.headersSent) return false;
+  drain(req);
+  return true;
+}
+
 /** The signal aborted when the client goes away before the answer is written, made on first read. */
 class ResponseCloseSignal implements LazySignal {
   #signal: AbortSignal | undefined = undefined;

@@ -7,6 +7,7 @@
  */
 import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
+  answeredBefore,
   assertEndpoint,
   bodyConsumed,
   bodyLeft,
@@ -59,6 +60,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
+    if (answeredBefore(ctx.req, ctx.res)) return;
     const response = await handleSafely(
       endpoint,
       new NodeCallbackRequest(

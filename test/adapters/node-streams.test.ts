@@ -2,7 +2,14 @@
 // merchant's abort signal only when it is read, and write the answer with one writeHead. What
 // they answer must not change, and nothing may pile up: on real servers (node:http, Express 4
 // and 5, Koa 2 and 3), driven by a raw socket where a fetch client cannot do what is tested.
-import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import {
+  Agent,
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import express5 from "express";
@@ -520,6 +527,39 @@ for (const [label, build] of SERVERS) {
       });
     });
 
+    // Found by review: a middleware that answered (a rate limiter's 503) and still called next()
+    // had the merchant's function run for an answer that could never be sent, the socket then
+    // destroyed: without withIdempotency, every redelivery of a 503 was applied.
+    describe("an answer an earlier middleware already sent", () => {
+      it("is left as it is: the merchant is not called, the connection is kept", async () => {
+        probe.reset();
+        let called = 0;
+        probe.before = (_req, res) => {
+          res.writeHead(503, { "content-type": "application/json", "content-length": "16" });
+          res.end('{"error":"busy"}');
+        };
+        probe.merchant = () => {
+          called++;
+        };
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        const token = await keys.sign();
+        socket.write(`${head(token, Buffer.byteLength(ORDER), [], "keep-alive")}${ORDER}`);
+        await waitFor(() => probe.res?.writableFinished || undefined);
+        await pause(50);
+        // The same connection still carries a second call (not destroyed after the answer).
+        probe.before = undefined;
+        socket.write(`${head(token, Buffer.byteLength(ORDER))}${ORDER}`);
+        const [first = "", second = ""] = (await reading).split(/(?=HTTP\/1\.1 )/);
+        expect(statusOf(first)).toBe(503);
+        expect(bodyOf(first)).toBe('{"error":"busy"}');
+        expect(statusOf(second)).toBe(200);
+        // Only the second call reached the merchant.
+        expect(called).toBe(1);
+        expect(probe.failures).toStrictEqual([]);
+      });
+    });
+
     describe("headers", () => {
       it("answers a header sent twice that is not Authorization as before (200)", async () => {
         probe.reset();
@@ -610,6 +650,102 @@ for (const [label, build] of SERVERS) {
     }, 20_000);
   });
 }
+
+describe("an answer sent by an earlier middleware that still calls next() (a buggy rate limiter)", () => {
+  /** Answers 503, then hands the request on, as the review's limiter did. */
+  function busy(res: ServerResponse): void {
+    res.writeHead(503, { "content-type": "application/json", "content-length": "16" });
+    res.end('{"error":"busy"}');
+  }
+
+  const apps: [string, (router: ReturnType<typeof createCallbackRouter>) => Server][] = [
+    [
+      "node:http",
+      (router) => {
+        const listener = toNodeListener(router);
+        return createServer((req, res) => {
+          busy(res);
+          listener(req, res);
+        });
+      },
+    ],
+    ...(
+      [
+        ["Express 4", express4 as unknown as typeof express5],
+        ["Express 5", express5],
+      ] as const
+    ).map(
+      ([label, express]): [string, (router: ReturnType<typeof createCallbackRouter>) => Server] => [
+        label,
+        (router) => {
+          const app = express();
+          app.use((_req, res, next) => {
+            busy(res);
+            next();
+          });
+          app.use(toExpress(router));
+          return createServer(app);
+        },
+      ],
+    ),
+    ...(
+      [
+        ["Koa 2", Koa2 as unknown as typeof Koa3],
+        ["Koa 3", Koa3],
+      ] as const
+    ).map(([label, Koa]): [string, (router: ReturnType<typeof createCallbackRouter>) => Server] => [
+      label,
+      (router) => {
+        const app = new Koa();
+        app.use((ctx, next) => {
+          busy(ctx.res);
+          return next();
+        });
+        app.use(toKoa(router));
+        return createServer(app.callback());
+      },
+    ]),
+  ];
+
+  for (const [label, build] of apps) {
+    it(`${label}: the merchant is not called, and the answer sent stays as it was`, async () => {
+      const calls: string[] = [];
+      const failures: CallbackFailure[] = [];
+      const server = await listen(
+        build(
+          createCallbackRouter({
+            basePath: "/crossborder",
+            auth: false,
+            onError: (failure) => void failures.push(failure),
+            handlers: {
+              SendOrderToMerchant: (order) => {
+                calls.push(order.OrderId);
+                return { InternalOrderId: `M-${order.OrderId}` };
+              },
+            },
+          }),
+        ),
+      );
+      try {
+        for (let i = 0; i < 2; i++) {
+          const response = await server.send("/crossborder/SendOrderToMerchant", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: ORDER,
+          });
+          expect(response.status).toBe(503);
+          expect(await response.text()).toBe('{"error":"busy"}');
+        }
+        await pause(50);
+        // The service redelivers a 503: a merchant run for each would apply the order each time.
+        expect(calls).toStrictEqual([]);
+        expect(failures).toStrictEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
 
 describe("an endpoint of one's own behind toNodeListener", () => {
   it("still gets the body as an async iterable, and its own Content-Length is kept", async () => {
