@@ -7,8 +7,10 @@
  */
 import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
+  answeredBefore,
   assertEndpoint,
   bodyConsumed,
+  bodyLeft,
   handleSafely,
   NodeCallbackRequest,
   type NodeRequestLike,
@@ -57,7 +59,8 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       next();
       return;
     }
-    const body: BodyInput = bodyConsumed(req) ? (req.body as BodyInput) : nodeBody(req);
+    if (answeredBefore(req, res)) return;
+    const body: BodyInput = bodyConsumed(req) ? bodyLeft(req, req.body) : nodeBody(req);
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       url,

@@ -3,6 +3,7 @@
  * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
+import { CONSUMED_BODY } from "../core/body.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { assertEndpoint, handleSafely } from "./internal.js";
 
@@ -50,11 +51,30 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
       method: request.method,
       url: request.url,
       headers: request.headers,
-      body: request.body,
-      remoteAddress: remoteAddress?.(request, ...rest) ?? undefined,
+      // Already read (a middleware's `request.json()`): the merchant's setup, answered 500.
+      body: request.bodyUsed ? CONSUMED_BODY : request.body,
+      remoteAddress:
+        remoteAddress === undefined ? undefined : addressOf(remoteAddress, request, rest),
       signal: request.signal,
     });
     // The engine hands out a fresh headers object per answer: a runtime may write into it.
     return new Response(response.body, { status: response.status, headers: response.headers });
   };
+}
+
+/**
+ * What the `remoteAddress` option gives; unknown when it throws (a runtime's argument it expects
+ * was not passed: `callbacks(c.req.raw)` without Hono's `c`), so the call is still answered (an
+ * IP allow-list then refuses it, with the reason in `onError`).
+ */
+function addressOf<TRest extends unknown[]>(
+  read: NonNullable<FetchAdapterOptions<TRest>["remoteAddress"]>,
+  request: Request,
+  rest: TRest,
+): string | undefined {
+  try {
+    return read(request, ...rest) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -5,6 +5,8 @@
  * the engine's answer.
  */
 import {
+  CONSUMED,
+  CONSUMED_BODY,
   concat,
   EMPTY,
   type ReadBody,
@@ -47,6 +49,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** `true` once a `data` listener or `resume()` made the stream flow. */
   readonly readableFlowing?: boolean | null;
   readonly readableObjectMode?: boolean;
+  /** What `setEncoding` set: the text chunks are the bytes in this encoding (`null`: bytes). */
+  readonly readableEncoding?: string | null;
   /**
    * The pieces the stream holds (a getter of every Node Readable, not in Node's documentation):
    * only its length is read, to take the body at once when it is one piece.
@@ -83,8 +87,6 @@ export interface NodeResponseLike {
 
 /** A body a runaway client keeps sending after it was refused is discarded up to this size. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
-
-const encoder = new TextEncoder();
 
 /**
  * The request stream as the engine reads it: by its events (`data` into a list of chunks, one
@@ -141,7 +143,8 @@ function aborted(): Error {
  * what was read of a refused body is zeroed (it may hold card data).
  */
 function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
-  if (req.readableEnded === true) return Promise.resolve(EMPTY);
+  // Read to its end before us (a wrapper, a middleware): the body is gone unless none was sent.
+  if (req.readableEnded === true) return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
   if (req.destroyed === true) {
     return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
   }
@@ -165,9 +168,14 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
       }
       resolve(result);
     };
-    const onData = (chunk: Uint8Array | string): void => {
+    const onData = (chunk: unknown): void => {
       if (settled) return;
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+      const bytes = bytesOf(chunk, req);
+      if (bytes === undefined) {
+        onError(notBytes());
+        drain(req);
+        return;
+      }
       total += bytes.byteLength;
       if (total > limit) {
         zero(chunks);
@@ -232,7 +240,12 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (let chunk = req.read(); chunk !== null; chunk = req.read()) {
-    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+    const bytes = bytesOf(chunk, req);
+    if (bytes === undefined) {
+      zero(chunks);
+      drain(req);
+      return { kind: "failed", error: notBytes() };
+    }
     total += bytes.byteLength;
     chunks.push(bytes);
     if (total > limit) {
@@ -244,11 +257,33 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
   return concat(chunks, total);
 }
 
+/**
+ * A chunk of the request stream as bytes: text (after a middleware's `setEncoding`) back to the
+ * bytes sent, with the stream's own encoding (latin1, hex, base64 are not UTF-8). `undefined` for
+ * what is neither bytes nor text (the objects of a stream in object mode), or text in an encoding
+ * Buffer does not know: the reader refuses those as a broken stream.
+ */
+function bytesOf(chunk: unknown, req: NodeRequestLike): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk !== "string") return undefined;
+  const encoding = req.readableEncoding ?? "utf8";
+  return Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : undefined;
+}
+
+/** Why a stream that hands over something other than bytes or text is refused. */
+function notBytes(): Error {
+  return new TypeError(
+    "the request stream gave a chunk that is neither bytes nor text (a stream in object mode?)",
+  );
+}
+
 function drain(req: NodeRequestLike): void {
   if (req.readableEnded) return;
   let drained = 0;
-  const onData = (chunk: Uint8Array) => {
-    drained += chunk.byteLength;
+  const onData = (chunk: unknown) => {
+    // Text and objects (a stream in object mode) count too, so the cap holds whatever flows.
+    drained +=
+      chunk instanceof Uint8Array ? chunk.byteLength : typeof chunk === "string" ? chunk.length : 1;
     if (drained > MAX_DRAIN_BYTES) {
       req.off?.("data", onData);
       req.destroy?.();
@@ -268,6 +303,36 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
     req.readableEnded === true ||
     (req.complete === true && req.readable === false)
   );
+}
+
+/**
+ * The body of a stream a body parser or a middleware already read: what it parsed (`req.body`);
+ * without that, nothing if nothing was sent, else a body read before the library, which the engine
+ * answers 500 (the merchant's setup is at fault, not the sender).
+ */
+export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
+  if (parsed !== undefined) return parsed as BodyInput;
+  return declaresBody(req) ? CONSUMED_BODY : undefined;
+}
+
+/** Whether the request says it carries a body (a length over 0, or chunks). */
+function declaresBody(req: NodeRequestLike): boolean {
+  const { headers } = req;
+  const length = headers["content-length"];
+  return (
+    headers["transfer-encoding"] !== undefined || (typeof length === "string" && Number(length) > 0)
+  );
+}
+
+/**
+ * Whether an earlier middleware already answered (a rate limiter's 503 that still calls `next()`):
+ * then the engine is not run, as the merchant's function must not act on a call whose answer it
+ * cannot give (the service redelivers what it was told failed), and the body is let go.
+ */
+export function answeredBefore(req: NodeRequestLike, res: NodeResponseLike): boolean {
+  if (!res.headersSent) return false;
+  drain(req);
+  return true;
 }
 
 /** The signal aborted when the client goes away before the answer is written, made on first read. */

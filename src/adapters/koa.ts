@@ -7,8 +7,10 @@
  */
 import type { BodyInput, CallbackEndpoint } from "../core/types.js";
 import {
+  answeredBefore,
   assertEndpoint,
   bodyConsumed,
+  bodyLeft,
   handleSafely,
   NodeCallbackRequest,
   type NodeRequestLike,
@@ -58,6 +60,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
+    if (answeredBefore(ctx.req, ctx.res)) return;
     const response = await handleSafely(
       endpoint,
       new NodeCallbackRequest(
@@ -84,6 +87,6 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
 function koaBody(ctx: KoaContextLike): BodyInput {
   const { rawBody, body } = ctx.request;
   if (typeof rawBody === "string" || rawBody instanceof Uint8Array) return rawBody;
-  if (bodyConsumed(ctx.req)) return body as BodyInput;
+  if (bodyConsumed(ctx.req)) return bodyLeft(ctx.req, body);
   return nodeBody(ctx.req);
 }

@@ -4,6 +4,7 @@
  */
 import type { CallbackEndpoint } from "../core/types.js";
 import {
+  answeredBefore,
   assertEndpoint,
   handleSafely,
   NodeCallbackRequest,
@@ -30,6 +31,7 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
 export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
   assertEndpoint(endpoint, "toNodeListener");
   return (req, res) => {
+    if (answeredBefore(req, res)) return;
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       req.url ?? "/",

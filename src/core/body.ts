@@ -11,12 +11,18 @@ export type ReadBody =
   /** Not complete within the deadline: the read was abandoned. */
   | { readonly kind: "timeout" }
   /** The source failed while being read: the client went away, or its stream broke. */
-  | { readonly kind: "failed"; readonly error: unknown };
+  | { readonly kind: "failed"; readonly error: unknown }
+  /**
+   * Something read the body before the library (a middleware), leaving no parsed body: the
+   * merchant's setup is at fault, not the sender.
+   */
+  | { readonly kind: "consumed" };
 
 const encoder = new TextEncoder();
 export const EMPTY: ReadBody = { kind: "empty" };
 export const TOO_LARGE: ReadBody = { kind: "too_large" };
 export const TIMEOUT: ReadBody = { kind: "timeout" };
+export const CONSUMED: ReadBody = { kind: "consumed" };
 
 /**
  * A body that reads itself, faster than through the async iteration it also offers: the Node
@@ -32,6 +38,15 @@ export interface SelfReadingBody {
   /** Lets go of the body without reading it (the rest is drained, within a cap). */
   [SELF_DISCARD](): void;
 }
+
+/**
+ * What an adapter passes for a body something read before the library, leaving nothing parsed
+ * (a fetch `Request` whose body was used, a Node stream a middleware read to its end).
+ */
+export const CONSUMED_BODY = {
+  [SELF_READ]: () => Promise.resolve(CONSUMED),
+  [SELF_DISCARD]: () => undefined,
+} satisfies SelfReadingBody as BodyInput;
 
 function isSelfReading(body: object): body is SelfReadingBody {
   return typeof (body as Partial<SelfReadingBody>)[SELF_READ] === "function";
@@ -104,6 +119,8 @@ export async function readBody(
       return { kind: "failed", error };
     }
   }
+  // Locked by a reader someone else took: its bytes are out of reach (getReader would throw).
+  if (streaming && body.locked) return CONSUMED;
   const timer = deadline(timeoutMs);
   try {
     return streaming

@@ -12,7 +12,13 @@ import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
 import type { CallbackFactory } from "./checked.js";
-import { AuthenticationError, FAILURE_STATUS, isCallbackError, type OnError } from "./errors.js";
+import {
+  AuthenticationError,
+  FAILURE_STATUS,
+  isAnswerableStatus,
+  isCallbackError,
+  type OnError,
+} from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
 import { cardDigits, lazyRedactor, maskCardDigits } from "./redact.js";
@@ -327,9 +333,7 @@ function isAuthenticator(value: unknown): value is Authenticator {
 
 /** A status a merchant's `CallbackError` may set: another copy of the library is not trusted. */
 function answerableStatus(status: unknown): number {
-  return typeof status === "number" && Number.isInteger(status) && status >= 200 && status <= 599
-    ? status
-    : FAILURE_STATUS.handler_failure;
+  return isAnswerableStatus(status) ? status : FAILURE_STATUS.handler_failure;
 }
 
 /**
@@ -507,6 +511,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           "the client went away (or its body stream failed) before the body was complete";
         return fail(call, new Failure("client_closed", reason, undefined, read.error));
       }
+      case "consumed":
+        return fail(
+          call,
+          new Failure(
+            "internal_error",
+            "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body): mount the callbacks before it",
+          ),
+        );
       case "empty":
         if (source.kind === "json") {
           return fail(call, new Failure("malformed_body", "empty body", "Request body is empty"));

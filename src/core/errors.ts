@@ -31,7 +31,10 @@ export const FAILURE_STATUS = {
   client_closed: 499,
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
   handler_failure: 200,
-  /** The merchant's function threw anything else, or returned something unusable. */
+  /**
+   * The merchant's function threw anything else, or returned something unusable; or the body was
+   * read before the library (a middleware) and no parsed body was left.
+   */
   internal_error: 500,
   /**
    * Not a failure: a warning (`severity: "warning"`). The merchant's result carried fields the
@@ -68,7 +71,10 @@ export const FAILURE_CODE: Readonly<
 };
 
 export interface CallbackErrorOptions {
-  /** HTTP status of the failure response; defaults to the table's `handler_failure` (200). */
+  /**
+   * HTTP status of the failure response; defaults to the table's `handler_failure` (200). 200 to
+   * 599, but not 204, 205 or 304, which carry no body (a `RangeError`).
+   */
   readonly status?: number;
   readonly cause?: unknown;
 }
@@ -92,11 +98,30 @@ export class CallbackError extends Error {
     this.code = code;
     this.description = description;
     const status = options?.status ?? FAILURE_STATUS.handler_failure;
-    if (!Number.isInteger(status) || status < 200 || status > 599) {
-      throw new RangeError(`CallbackError status must be an HTTP status (200-599), got ${status}`);
+    if (!isAnswerableStatus(status)) {
+      throw new RangeError(
+        `CallbackError status must be an HTTP status with a body (200-599, not 204, 205 or 304), got ${status}`,
+      );
     }
     this.status = status;
   }
+}
+
+/**
+ * Whether a failure can be answered with this status: 200 to 599, except 204, 205 and 304, whose
+ * answers carry no body (the callback's failure shape could not be sent; fetch's `Response`
+ * refuses a body with them).
+ */
+export function isAnswerableStatus(status: unknown): status is number {
+  return (
+    typeof status === "number" &&
+    Number.isInteger(status) &&
+    status >= 200 &&
+    status <= 599 &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304
+  );
 }
 
 /** True for a `CallbackError` from any copy of the library. */

@@ -3,10 +3,16 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
-import { createServiceKeys, type ServiceKeys } from "./support/keys.js";
+import { createAuth } from "../../src/auth/index.js";
+import {
+  type CallbackFailure,
+  type CallbackRouter,
+  createCallbackRouter,
+} from "../../src/index.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK, type Running, running } from "./support/servers.js";
-import { roundTrips } from "./support/suite.js";
+import { json, roundTrips, signedPost } from "./support/suite.js";
 
 let keys: ServiceKeys;
 let server: Running;
@@ -37,5 +43,63 @@ describe("Hono on @hono/node-server (fetch adapter)", () => {
   it("leaves the app's other routes to Hono", async () => {
     const response = await server.send("/health");
     expect(await response.text()).toBe("ok");
+  });
+});
+
+// Found by review: the README's recipe, `(_request, c) => getConnInfo(c).remote.address`, with the
+// handler called as `callbacks(c.req.raw)` (no `c`) threw before the engine ran, and the handler
+// rejected (Hono's own 500). The address is then unknown, and the engine answers as for any call.
+describe("a remoteAddress option that throws (the handler called without c)", () => {
+  async function serveWithout(router: CallbackRouter): Promise<Running> {
+    const handler = toFetch(router, {
+      remoteAddress: (_request, c: Context) => getConnInfo(c).remote.address,
+    });
+    const app = new Hono();
+    // As the README's first Hono example calls it (TypeScript would ask for `c`; JavaScript not).
+    const callbacks = handler as (request: Request) => Promise<Response>;
+    app.all("/crossborder/*", (c) => callbacks(c.req.raw));
+    const httpServer = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+    await new Promise((resolve) => httpServer.once("listening", resolve));
+    return running(httpServer as Parameters<typeof running>[0]);
+  }
+
+  it("answers the call, the address unknown to the merchant", async () => {
+    const other = await serveWithout(createTestRouter({ publicKey: keys.publicKeyPem }));
+    try {
+      const response = await other.send(
+        "/crossborder/SendOrderToMerchant",
+        signedPost(await keys.sign(), fixture("SendOrderToMerchant")),
+      );
+      expect(response.status).toBe(200);
+      expect(await json(response)).toMatchObject({ Success: true, Message: "from unknown" });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("an IP allow-list then refuses the call with a well-formed 401", async () => {
+    const failures: CallbackFailure[] = [];
+    const other = await serveWithout(
+      createCallbackRouter({
+        basePath: "/crossborder",
+        auth: createAuth({ ipAllowList: { allow: ["127.0.0.1", "::1"] } }),
+        onError: (failure) => void failures.push(failure),
+        handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+      }),
+    );
+    try {
+      const response = await other.send("/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: fixture("SendOrderToMerchant"),
+      });
+      expect(response.status).toBe(401);
+      expect(await json(response)).toMatchObject({ Success: false, ErrorCode: "UNAUTHORIZED" });
+      expect(failures.map((f) => f.reason)).toStrictEqual([
+        expect.stringContaining("peer address unknown"),
+      ]);
+    } finally {
+      await other.close();
+    }
   });
 });

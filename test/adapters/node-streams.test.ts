@@ -2,8 +2,16 @@
 // merchant's abort signal only when it is read, and write the answer with one writeHead. What
 // they answer must not change, and nothing may pile up: on real servers (node:http, Express 4
 // and 5, Koa 2 and 3), driven by a raw socket where a fetch client cannot do what is tested.
-import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import {
+  Agent,
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
+import { PassThrough } from "node:stream";
 import express5 from "express";
 import express4 from "express4";
 import Koa3 from "koa";
@@ -390,6 +398,55 @@ for (const [label, build] of SERVERS) {
         expect(comments).toBe("Grüße — 東京 🎁");
       });
 
+      // Found by review: text in any other encoding was taken as UTF-8 (hex and base64 gave 400,
+      // latin1 handed the merchant mojibake, and the limit counted the text, not the bytes).
+      for (const encoding of ["latin1", "hex", "base64"] as const) {
+        it(`takes a wholly arrived body a middleware decodes as ${encoding} (setEncoding), as sent`, async () => {
+          probe.reset();
+          probe.before = (req) => req.setEncoding(encoding);
+          const order = JSON.stringify({ ...JSON.parse(ORDER), CustomerComments: "Zoë — 東京 🎁" });
+          let comments: string | undefined;
+          probe.merchant = (context) => {
+            comments = (context.rawPayload as { CustomerComments?: string }).CustomerComments;
+          };
+          const text = await exchange(
+            `${head(await keys.sign(), Buffer.byteLength(order))}${order}`,
+          );
+          expect(statusOf(text)).toBe(200);
+          expect(comments).toBe("Zoë — 東京 🎁");
+        });
+
+        it(`reads by events a body still arriving, decoded as ${encoding}, as sent and within the limit in bytes`, async () => {
+          probe.reset();
+          probe.before = (req) => req.setEncoding(encoding);
+          // 40 KiB of bytes under a 64 KiB limit: as hex text it is 80 KiB.
+          const order = JSON.stringify({
+            ...JSON.parse(ORDER),
+            CustomerComments: "Zoë — 東京 🎁",
+            Padding: "x".repeat(40 * 1024),
+          });
+          let comments: string | undefined;
+          probe.merchant = (context) => {
+            comments = (context.rawPayload as { CustomerComments?: string }).CustomerComments;
+          };
+          const bytes = Buffer.from(order);
+          // Cut inside the "ë", so neither piece is whole text.
+          const cut = bytes.indexOf(Buffer.from("ë")) + 1;
+          const socket = open();
+          const reading = readUntilClosed(socket);
+          socket.write(head(await keys.sign(), bytes.length));
+          await waitFor(() => probe.req);
+          await pause(40);
+          socket.write(bytes.subarray(0, cut));
+          await pause(20);
+          socket.write(bytes.subarray(cut));
+          const text = await reading;
+          expect(statusOf(text)).toBe(200);
+          expect(comments).toBe("Zoë — 東京 🎁");
+          expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
+        });
+      }
+
       it("reads by events a body still arriving: the listeners are added, then removed", async () => {
         probe.reset();
         const added = spyOnListeners(probe);
@@ -467,6 +524,39 @@ for (const [label, build] of SERVERS) {
         expect(failure).toMatchObject({ kind: "client_closed", status: 499 });
         expect(probe.failures.some((f) => f.kind === "internal_error")).toBe(false);
         expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
+      });
+    });
+
+    // Found by review: a middleware that answered (a rate limiter's 503) and still called next()
+    // had the merchant's function run for an answer that could never be sent, the socket then
+    // destroyed: without withIdempotency, every redelivery of a 503 was applied.
+    describe("an answer an earlier middleware already sent", () => {
+      it("is left as it is: the merchant is not called, the connection is kept", async () => {
+        probe.reset();
+        let called = 0;
+        probe.before = (_req, res) => {
+          res.writeHead(503, { "content-type": "application/json", "content-length": "16" });
+          res.end('{"error":"busy"}');
+        };
+        probe.merchant = () => {
+          called++;
+        };
+        const socket = open();
+        const reading = readUntilClosed(socket);
+        const token = await keys.sign();
+        socket.write(`${head(token, Buffer.byteLength(ORDER), [], "keep-alive")}${ORDER}`);
+        await waitFor(() => probe.res?.writableFinished || undefined);
+        await pause(50);
+        // The same connection still carries a second call (not destroyed after the answer).
+        probe.before = undefined;
+        socket.write(`${head(token, Buffer.byteLength(ORDER))}${ORDER}`);
+        const [first = "", second = ""] = (await reading).split(/(?=HTTP\/1\.1 )/);
+        expect(statusOf(first)).toBe(503);
+        expect(bodyOf(first)).toBe('{"error":"busy"}');
+        expect(statusOf(second)).toBe(200);
+        // Only the second call reached the merchant.
+        expect(called).toBe(1);
+        expect(probe.failures).toStrictEqual([]);
       });
     });
 
@@ -560,6 +650,102 @@ for (const [label, build] of SERVERS) {
     }, 20_000);
   });
 }
+
+describe("an answer sent by an earlier middleware that still calls next() (a buggy rate limiter)", () => {
+  /** Answers 503, then hands the request on, as the review's limiter did. */
+  function busy(res: ServerResponse): void {
+    res.writeHead(503, { "content-type": "application/json", "content-length": "16" });
+    res.end('{"error":"busy"}');
+  }
+
+  const apps: [string, (router: ReturnType<typeof createCallbackRouter>) => Server][] = [
+    [
+      "node:http",
+      (router) => {
+        const listener = toNodeListener(router);
+        return createServer((req, res) => {
+          busy(res);
+          listener(req, res);
+        });
+      },
+    ],
+    ...(
+      [
+        ["Express 4", express4 as unknown as typeof express5],
+        ["Express 5", express5],
+      ] as const
+    ).map(
+      ([label, express]): [string, (router: ReturnType<typeof createCallbackRouter>) => Server] => [
+        label,
+        (router) => {
+          const app = express();
+          app.use((_req, res, next) => {
+            busy(res);
+            next();
+          });
+          app.use(toExpress(router));
+          return createServer(app);
+        },
+      ],
+    ),
+    ...(
+      [
+        ["Koa 2", Koa2 as unknown as typeof Koa3],
+        ["Koa 3", Koa3],
+      ] as const
+    ).map(([label, Koa]): [string, (router: ReturnType<typeof createCallbackRouter>) => Server] => [
+      label,
+      (router) => {
+        const app = new Koa();
+        app.use((ctx, next) => {
+          busy(ctx.res);
+          return next();
+        });
+        app.use(toKoa(router));
+        return createServer(app.callback());
+      },
+    ]),
+  ];
+
+  for (const [label, build] of apps) {
+    it(`${label}: the merchant is not called, and the answer sent stays as it was`, async () => {
+      const calls: string[] = [];
+      const failures: CallbackFailure[] = [];
+      const server = await listen(
+        build(
+          createCallbackRouter({
+            basePath: "/crossborder",
+            auth: false,
+            onError: (failure) => void failures.push(failure),
+            handlers: {
+              SendOrderToMerchant: (order) => {
+                calls.push(order.OrderId);
+                return { InternalOrderId: `M-${order.OrderId}` };
+              },
+            },
+          }),
+        ),
+      );
+      try {
+        for (let i = 0; i < 2; i++) {
+          const response = await server.send("/crossborder/SendOrderToMerchant", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: ORDER,
+          });
+          expect(response.status).toBe(503);
+          expect(await response.text()).toBe('{"error":"busy"}');
+        }
+        await pause(50);
+        // The service redelivers a 503: a merchant run for each would apply the order each time.
+        expect(calls).toStrictEqual([]);
+        expect(failures).toStrictEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
 
 describe("an endpoint of one's own behind toNodeListener", () => {
   it("still gets the body as an async iterable, and its own Content-Length is kept", async () => {
@@ -713,4 +899,64 @@ describe("every piece of a body read from the stream is zeroed after use", () =>
     expect(pushed).toHaveLength(3);
     expect(pushed.every((piece) => piece.every((byte) => byte === 0))).toBe(true);
   });
+});
+
+describe("a request stream in object mode (a wrapper that hands on parsed objects)", () => {
+  for (const pieces of [1, 2]) {
+    it(`${pieces} object chunk(s): a well-formed 499, no exception thrown, the merchant not called`, async () => {
+      const failures: CallbackFailure[] = [];
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => void uncaught.push(error);
+      let called = false;
+      const listener = toNodeListener(
+        createCallbackRouter({
+          basePath: "/crossborder",
+          auth: false,
+          onError: (failure) => void failures.push(failure),
+          handlers: {
+            SendOrderToMerchant: () => {
+              called = true;
+              return { InternalOrderId: "M-1" };
+            },
+          },
+        }),
+      );
+      const server = await listen((req, res) => {
+        // The wrapper reads the body itself and passes the request on as a stream of objects.
+        const objects = Object.assign(new PassThrough({ objectMode: true }), {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+        });
+        const parts: Buffer[] = [];
+        req.on("data", (part: Buffer) => parts.push(part));
+        req.on("end", () => {
+          for (let i = 0; i < pieces; i++)
+            objects.write(JSON.parse(Buffer.concat(parts).toString()));
+          objects.end();
+          listener(objects as unknown as IncomingMessage, res);
+        });
+      });
+      process.on("uncaughtException", onUncaught);
+      try {
+        const response = await server.send("/crossborder/SendOrderToMerchant", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: ORDER,
+        });
+        expect(response.status).toBe(499);
+        expect(await response.json()).toMatchObject({ Success: false, ErrorCode: "CLIENT_CLOSED" });
+        expect(failures.map((f) => f.kind)).toStrictEqual(["client_closed"]);
+        expect((failures[0]?.error as Error | undefined)?.message).toContain(
+          "neither bytes nor text",
+        );
+        expect(called).toBe(false);
+        expect(uncaught).toStrictEqual([]);
+      } finally {
+        process.off("uncaughtException", onUncaught);
+        await server.close();
+      }
+    });
+  }
 });

@@ -46,6 +46,9 @@ describe("engine details", () => {
     ["200.5", 200.5],
     ["NaN", Number.NaN],
     ["undefined", undefined],
+    ["204", 204],
+    ["205", 205],
+    ["304", 304],
   ])(
     "a foreign CallbackError with status %s is answered 200, never a crash",
     async (_label, status) => {

@@ -1,0 +1,183 @@
+// A body something read before the callbacks, leaving no parsed body behind (a raw-body logger, a
+// signature check, a fetch middleware that called `request.json()`): the merchant's setup is at
+// fault, not the sender. Found by review: a valid order was answered 400 "Request body is empty"
+// on Node (the service drops an order it is told is malformed) and 499 on fetch (though the
+// client is still there, reading the answer). It is a 500, which the service retries.
+import { createServer, type IncomingMessage } from "node:http";
+import { serve } from "@hono/node-server";
+import express5 from "express";
+import express4 from "express4";
+import { Hono } from "hono";
+import Koa3 from "koa";
+import Koa2 from "koa2";
+import { beforeAll, describe, expect, it } from "vitest";
+import { toExpress } from "../../src/adapters/express.js";
+import { toFetch } from "../../src/adapters/fetch.js";
+import { toKoa } from "../../src/adapters/koa.js";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
+import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
+import { MERCHANT_GUID } from "./support/merchant.js";
+import { listen, type Running, running } from "./support/servers.js";
+import { json, signedPost } from "./support/suite.js";
+
+const ORDER = fixture("SendOrderToMerchant");
+
+const INTERNAL_ERROR = {
+  Success: false,
+  ErrorCode: "INTERNAL_ERROR",
+  Message: "Internal error",
+  Description: "",
+};
+
+let keys: ServiceKeys;
+beforeAll(async () => {
+  keys = await createServiceKeys();
+});
+
+/** The callbacks, and what the merchant and `onError` saw. */
+function callbacks() {
+  const seen = { failures: [] as CallbackFailure[], merchant: 0 };
+  const router = createCallbackRouter({
+    basePath: "/crossborder",
+    auth: createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKeyPem } },
+      merchantGuid: MERCHANT_GUID,
+    }),
+    onError: (failure) => void seen.failures.push(failure),
+    handlers: {
+      SendOrderToMerchant: (order) => {
+        seen.merchant++;
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+    },
+  });
+  return { router, seen };
+}
+
+/** Reads the whole request stream, as a raw-body logger does, then calls `next`. */
+function readAll(req: IncomingMessage, next: () => void): void {
+  req.on("data", () => undefined);
+  req.on("end", next);
+}
+
+async function expectConsumed(
+  response: Response,
+  seen: ReturnType<typeof callbacks>["seen"],
+): Promise<void> {
+  expect(response.status).toBe(500);
+  expect(await json(response)).toStrictEqual(INTERNAL_ERROR);
+  expect(seen.failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+  expect(seen.failures[0]?.reason).toMatch(/already read/);
+  expect(seen.merchant).toBe(0);
+}
+
+async function post(server: Running, body: string = ORDER): Promise<Response> {
+  return server.send("/crossborder/SendOrderToMerchant", signedPost(await keys.sign(), body));
+}
+
+describe("a body read before the callbacks, with no parsed body left", () => {
+  it("node:http, a listener that read the stream first: 500 INTERNAL_ERROR", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    const server = await listen((req, res) => readAll(req, () => listener(req, res)));
+    try {
+      await expectConsumed(await post(server), seen);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("node:http, an empty body read first is still the sender's 400 (nothing was declared)", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    const server = await listen((req, res) => readAll(req, () => listener(req, res)));
+    try {
+      const response = await post(server, "");
+      expect(response.status).toBe(400);
+      expect(await json(response)).toMatchObject({
+        ErrorCode: "MALFORMED_BODY",
+        Description: "Request body is empty",
+      });
+      expect(seen.failures.map((f) => f.kind)).toStrictEqual(["malformed_body"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const [label, express] of [
+    ["Express 4", express4 as unknown as typeof express5],
+    ["Express 5", express5],
+  ] as const) {
+    it(`${label}, a middleware that read the stream without setting req.body: 500 INTERNAL_ERROR`, async () => {
+      const { router, seen } = callbacks();
+      const app = express();
+      app.use((req, _res, next) => readAll(req, next));
+      app.use(toExpress(router));
+      const server = await listen(createServer(app));
+      try {
+        await expectConsumed(await post(server), seen);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  for (const [label, Koa] of [
+    ["Koa 2", Koa2 as unknown as typeof Koa3],
+    ["Koa 3", Koa3],
+  ] as const) {
+    it(`${label}, a middleware that read the stream without a parser: 500 INTERNAL_ERROR`, async () => {
+      const { router, seen } = callbacks();
+      const app = new Koa();
+      app.use((ctx, next) => new Promise<void>((resolve) => readAll(ctx.req, resolve)).then(next));
+      app.use(toKoa(router));
+      const server = await listen(createServer(app.callback()));
+      try {
+        await expectConsumed(await post(server), seen);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it("fetch, a Request whose body was already read: 500 INTERNAL_ERROR, not 499", async () => {
+    const { router, seen } = callbacks();
+    const request = new Request(
+      "http://127.0.0.1/crossborder/SendOrderToMerchant",
+      signedPost(await keys.sign(), ORDER),
+    );
+    await request.text();
+    await expectConsumed(await toFetch(router)(request), seen);
+  });
+
+  it("fetch, a Request whose body a middleware locked without reading it: 500 INTERNAL_ERROR", async () => {
+    const { router, seen } = callbacks();
+    const request = new Request(
+      "http://127.0.0.1/crossborder/SendOrderToMerchant",
+      signedPost(await keys.sign(), ORDER),
+    );
+    request.body?.getReader();
+    await expectConsumed(await toFetch(router)(request), seen);
+  });
+
+  it("Hono on @hono/node-server, a middleware that called c.req.json(): 500 INTERNAL_ERROR", async () => {
+    const { router, seen } = callbacks();
+    const handler = toFetch(router);
+    const app = new Hono();
+    app.use("*", async (c, next) => {
+      await c.req.json();
+      await next();
+    });
+    app.all("/crossborder/*", (c) => handler(c.req.raw));
+    const httpServer = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+    await new Promise((resolve) => httpServer.once("listening", resolve));
+    const server = running(httpServer as Parameters<typeof running>[0]);
+    try {
+      await expectConsumed(await post(server), seen);
+    } finally {
+      await server.close();
+    }
+  });
+});
