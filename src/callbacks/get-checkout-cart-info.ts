@@ -26,7 +26,10 @@ export interface GetCheckoutCartInfoRequest {
   /** The shopper's country: 2 letters documented, 3 seen (`"GER"`); kept as sent. */
   countryCode?: string | null | undefined;
   currencyCode?: string | null | undefined;
-  /** The token under the name some stores configure, as sent. */
+  /**
+   * The token under the name some stores configure: when both names are sent, the same value as
+   * `merchantCartToken` (the one the cart-token authentication checks).
+   */
   cartToken?: string | null | undefined;
   /** Sent in a POST body; checked by `createAuth({ merchantGuid })`. */
   MerchantGUID?: string | null | undefined;
@@ -84,6 +87,25 @@ function setField(target: Record<string, unknown>, key: string, value: unknown):
     writable: true,
     configurable: true,
   });
+}
+
+/**
+ * Gives every field of the payload that names the parameter (an alias, in any letter case) the
+ * value the documented name got: what authentication checked (the cart token) is then the only
+ * token on the payload, whichever name a store reads.
+ */
+function alignAliases(
+  payload: Record<string, unknown>,
+  aliases: readonly string[],
+  value: unknown,
+) {
+  if (value === undefined) return;
+  const names = new Set(aliases.map((alias) => alias.toLowerCase()));
+  for (const present of Object.keys(payload)) {
+    if (names.has(present.toLowerCase()) && payload[present] !== value) {
+      setField(payload, present, value);
+    }
+  }
 }
 
 /** The value under `name`, or under a key equal to it in another letter case. */
@@ -178,6 +200,9 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
           }
           if (found === "" && !isAbsent(lookup(payload, key))) continue;
           if (found !== undefined) setField(payload, key, found);
+          const named =
+            key === "merchantCartToken" ? [key, "cartToken", ...aliases] : [key, ...aliases];
+          alignAliases(payload, named, lookup(payload, key));
         }
         for (const name of FLAGS) {
           const signed = signedBody ? lookup(fields, name) : undefined;

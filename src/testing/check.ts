@@ -310,7 +310,6 @@ function statusProblem(callbackName: CallbackName, status: number): string | und
   return `HTTP ${status}: not a final HTTP status`;
 }
 
-/** What is wrong with a 2xx answer that is neither a cart nor a refusal. */
 /**
  * A SendOrderToMerchant success names the merchant's own order (ResponseInfo's `InternalOrderId`,
  * text or a number): without it the service cannot link the order it placed.
@@ -326,6 +325,7 @@ function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
   );
 }
 
+/** What is wrong with a 2xx answer that is neither a cart nor a refusal. */
 function checkCart(body: Record<string, unknown>, problems: string[]): void {
   const variant = caseVariant(body, "productsList");
   if (variant !== undefined && Array.isArray(body[variant])) {

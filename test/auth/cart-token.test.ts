@@ -18,6 +18,10 @@ interface Outcome {
   status: number;
   /** The token the merchant's function received; undefined when it did not run. */
   seen: string | null | undefined;
+  /** The payload's `cartToken` field, as the merchant's function received it. */
+  alias?: string | null | undefined;
+  /** The whole payload the merchant's function received, as JSON. */
+  payloadText?: string;
   called: boolean;
   methods: readonly string[] | undefined;
   /** Every token `verify` was called with. */
@@ -57,6 +61,8 @@ async function call(
     (query, context) => {
       outcome.called = true;
       outcome.seen = query.merchantCartToken;
+      outcome.alias = query.cartToken;
+      outcome.payloadText = JSON.stringify(query);
       outcome.methods = context.auth?.methods;
       return { productsList: [] };
     },
@@ -110,6 +116,26 @@ describe("cart token: verify sees the token the merchant receives", () => {
     expect(outcome.status).toBe(200);
     expect(outcome.verified).toEqual([VALID]);
     expect(outcome.seen).toBe(VALID);
+  });
+});
+
+describe("cart token: no other name on the payload carries an unchecked token", () => {
+  // Found by the final reader: `?merchantCartToken=valid&cartToken=victim` passed with the checked
+  // token under one name and the victim's under the other, which a store reading `cartToken` used.
+  it("the payload's cartToken holds the checked token, whatever was sent under it", async () => {
+    for (const request of [
+      get(`merchantCartToken=${VALID}&cartToken=${VICTIM}`),
+      postJson({ merchantCartToken: VALID, cartToken: VICTIM }),
+      postJson({ merchantCartToken: VALID }, `?CartToken=${VICTIM}`),
+    ]) {
+      const outcome = await call(request);
+      expect(outcome.status).toBe(200);
+      expect(outcome.verified).toEqual([VALID]);
+      expect(outcome.seen).toBe(VALID);
+      expect(outcome.payloadText).toContain(VALID);
+      expect(outcome.payloadText).not.toContain(VICTIM);
+    }
+    expect((await call(get(`merchantCartToken=${VALID}&cartToken=${VICTIM}`))).alias).toBe(VALID);
   });
 });
 

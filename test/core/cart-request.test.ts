@@ -43,7 +43,9 @@ describe("GetCheckoutCartInfo parameters", () => {
   it("prefers merchantCartToken when both are sent", async () => {
     const { payload } = await received(get("cartToken=other&merchantCartToken=abc"));
     expect(payload?.merchantCartToken).toBe("abc");
-    expect(payload?.cartToken).toBe("other");
+    // One token on the payload: the other name carries the one chosen (and checked), never a
+    // second token a store reading `cartToken` would act on unchecked.
+    expect(payload?.cartToken).toBe("abc");
   });
 
   it("reads the documented names in another letter case", async () => {
@@ -64,7 +66,8 @@ describe("GetCheckoutCartInfo parameters", () => {
     expect(payload).toMatchObject({
       merchantCartToken: "58211",
       countryCode: "FR",
-      cartToken: "abc",
+      // Not read for the token; it carries the chosen one, so no unchecked token stays.
+      cartToken: "58211",
     });
   });
 
