@@ -90,17 +90,51 @@ function setField(target: Record<string, unknown>, key: string, value: unknown):
 }
 
 /**
- * Gives every field of the payload that names the parameter (an alias, in any letter case) the
- * value the documented name got: what authentication checked (the cart token) is then the only
- * token on the payload, whichever name a store reads.
+ * Sets a documented parameter on the payload from its names: from the signed body alone when it
+ * carries one of them (a JWT body digest), else the first name with a value (an empty one only
+ * when nothing else has one, so an empty merchantCartToken does not hide a cartToken, nor an empty
+ * configured name the token sent under the documented one).
+ */
+function choose(
+  payload: Record<string, unknown>,
+  fields: Record<string, unknown>,
+  key: string,
+  aliases: readonly string[],
+  signedBody: boolean,
+): void {
+  if (signedBody) {
+    const signed = aliases.find((alias) => lookup(fields, alias) !== undefined);
+    if (signed !== undefined) {
+      setField(payload, key, lookup(fields, signed));
+      return;
+    }
+  }
+  let found: unknown;
+  for (const alias of aliases) {
+    const value = lookup(payload, alias);
+    if (value === undefined || value === null) continue;
+    if (value !== "") {
+      found = value;
+      break;
+    }
+    found ??= value;
+  }
+  if (found === "" && !isAbsent(lookup(payload, key))) return;
+  if (found !== undefined) setField(payload, key, found);
+}
+
+/**
+ * Gives every field of the payload that names the parameter (`names`, lower case: its documented
+ * name and aliases, matched in any letter case) the value the documented name got: what
+ * authentication checked (the cart token) is then the only token on the payload, whichever name a
+ * store reads.
  */
 function alignAliases(
   payload: Record<string, unknown>,
-  aliases: readonly string[],
+  names: ReadonlySet<string>,
   value: unknown,
-) {
+): void {
   if (value === undefined) return;
-  const names = new Set(aliases.map((alias) => alias.toLowerCase()));
   for (const present of Object.keys(payload)) {
     if (names.has(present.toLowerCase()) && payload[present] !== value) {
       setField(payload, present, value);
@@ -148,7 +182,13 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
     const wire = configured[key];
     const aliases =
       wire !== undefined ? [wire] : key === "merchantCartToken" ? [key, "cartToken"] : [key];
-    return [key, aliases] as const;
+    // Every name the parameter goes by on the payload (lower case), given the chosen value.
+    const named: ReadonlySet<string> = new Set(
+      (key === "merchantCartToken" ? [key, "cartToken", ...aliases] : [key, ...aliases]).map(
+        (name) => name.toLowerCase(),
+      ),
+    );
+    return [key, aliases, named] as const;
   });
   const methods = options?.methods ?? ["GET", "POST"];
   if (methods.length === 0 || methods.some((method) => method !== "GET" && method !== "POST")) {
@@ -177,31 +217,8 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
         const [under, over] = signedBody ? [query, fields] : [fields, query];
         for (const key of Object.keys(under)) setField(payload, key, under[key]);
         for (const key of Object.keys(over)) setField(payload, key, over[key]);
-        for (const [key, aliases] of names) {
-          if (signedBody) {
-            const signed = aliases.find((alias) => lookup(fields, alias) !== undefined);
-            if (signed !== undefined) {
-              setField(payload, key, lookup(fields, signed));
-              continue;
-            }
-          }
-          // The first alias with a value. An empty one ("") only when nothing else has one, so
-          // an empty merchantCartToken does not hide a cartToken, nor an empty configured name
-          // the token sent under the documented one.
-          let found: unknown;
-          for (const alias of aliases) {
-            const value = lookup(payload, alias);
-            if (value === undefined || value === null) continue;
-            if (value !== "") {
-              found = value;
-              break;
-            }
-            found ??= value;
-          }
-          if (found === "" && !isAbsent(lookup(payload, key))) continue;
-          if (found !== undefined) setField(payload, key, found);
-          const named =
-            key === "merchantCartToken" ? [key, "cartToken", ...aliases] : [key, ...aliases];
+        for (const [key, aliases, named] of names) {
+          choose(payload, fields, key, aliases, signedBody);
           alignAliases(payload, named, lookup(payload, key));
         }
         for (const name of FLAGS) {

@@ -168,7 +168,8 @@ describe("GetCheckoutCartInfo parameters", () => {
     const { payload } = await received(get("CartId=&merchantCartToken=58211"), {
       parameterNames: { merchantCartToken: "CartId" },
     });
-    expect(payload).toStrictEqual({ CartId: "", merchantCartToken: "58211" });
+    // Every name of the parameter carries the chosen token (one token on the payload).
+    expect(payload).toStrictEqual({ CartId: "58211", merchantCartToken: "58211" });
   });
 
   it("keeps an empty token as sent when no name carries a value", async () => {
