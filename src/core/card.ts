@@ -32,13 +32,18 @@ export function maskCardNumber(value: unknown): unknown {
 /** A key naming a CVV, in any case: `cvvNumber`, `Cvv2`, `"\uFFFD(CVVNumber"` (damaged in transit). */
 const CVV_KEY = /cvv/i;
 
+/** Whether a key names a CVV, in any case (see {@link isCvvKey} for a card object's own keys). */
+export function namesCvv(key: string): boolean {
+  return CVV_KEY.test(key);
+}
+
 /**
  * Whether a key of a card object holds a CVV: `CVVNumber`, or any key the spec does not give
  * PaymentDetails whose name contains `cvv` in any case. The spec's own fields (nearly every key
  * of a payment object) cost one set lookup and are never matched against the pattern.
  */
 function isCvvKey(key: string): boolean {
-  return key === "CVVNumber" || (!KNOWN_FIELDS.has(key) && CVV_KEY.test(key));
+  return key === "CVVNumber" || (!KNOWN_FIELDS.has(key) && namesCvv(key));
 }
 
 /** The keys of a card object's own fields that hold a CVV besides `CVVNumber`; undefined when none. */

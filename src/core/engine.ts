@@ -616,17 +616,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     sites: readonly CardSite[],
     accepted: boolean,
   ): Promise<CallbackResponse> {
-    // The secrets are collected only if a text is ever redacted (from values copied now).
-    const later = sites.map(({ details }) => cardSecretsLater(details));
-    const fields = secretFieldsOf(definition.secretFields, input);
-    if (later.length > 0 || fields.length > 0) {
-      call.redact = lazyRedactor(() => {
-        const secrets: string[] = [];
-        for (const collect of later) collect(secrets);
-        secrets.push(...fields);
-        return secrets;
-      });
-    }
+    const redact = redactorFor(
+      sites.map(({ details }) => details),
+      secretFieldsOf(definition.secretFields, input),
+    );
+    if (redact !== undefined) call.redact = redact;
     if (sites.length === 0) return await callWithPayload(call, exchange, input, sites, accepted);
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
@@ -647,12 +641,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * CVV before the refusal is answered, and the refusal's texts mask their card numbers and CVVs.
    */
   function refuseCards(call: Call, cards: readonly object[]): void {
-    const later = cards.map((details) => cardSecretsLater(details as Record<string, unknown>));
-    call.redact = lazyRedactor(() => {
-      const secrets: string[] = [];
-      for (const collect of later) collect(secrets);
-      return secrets;
-    });
+    call.redact = redactorFor(cards, []) ?? call.redact;
     for (const details of cards) {
       protectPaymentDetails(details);
       dropCvv(details);
@@ -874,6 +863,22 @@ function describeIgnored(fields: readonly string[]): string {
  * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
  * adds its own copies when it is built.
  */
+/**
+ * The redactor of a request with these payment objects and secret field values: their card
+ * numbers and CVVs masked wherever quoted, the secrets collected only if a text is ever redacted
+ * (from values copied now). `undefined` when there is nothing of the request's own to mask.
+ */
+function redactorFor(cards: readonly object[], fields: readonly string[]): Redactor | undefined {
+  if (cards.length === 0 && fields.length === 0) return undefined;
+  const later = cards.map((details) => cardSecretsLater(details as Record<string, unknown>));
+  return lazyRedactor(() => {
+    const secrets: string[] = [];
+    for (const collect of later) collect(secrets);
+    secrets.push(...fields);
+    return secrets;
+  });
+}
+
 /** A function masking the card number of each payment object in a text, in any spelling. */
 function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
   let cards: string[] | undefined;

@@ -281,6 +281,7 @@ const CARD_LIKE = /^\d(?:[ +-]?\d){11,18}$/;
 /**
  * Marks every run of digits (single spaces, dashes or `+` between them) whose digits hold one of
  * the card numbers `cards` (digits only): the card quoted with other separators than it was sent.
+ * The redactor's form of {@link maskCardDigits}: the run becomes `***`, as every secret it masks.
  */
 function markCardDigits(
   text: string,
@@ -289,7 +290,7 @@ function markCardDigits(
 ): Uint8Array | undefined {
   let out = marks;
   forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
-    const digits = text.slice(start, end).replace(/\D/g, "");
+    const digits = onlyDigits(text.slice(start, end));
     if (cards.some((card) => digits.includes(card))) {
       out ??= new Uint8Array(text.length);
       out.fill(1, start, end);
@@ -341,7 +342,7 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
     seen.add(text);
     list.push({ text });
     if (CARD_LIKE.test(text)) {
-      const digits = text.replace(/\D/g, "");
+      const digits = onlyDigits(text);
       if (!cardDigits.includes(digits)) cardDigits.push(digits);
     }
   }

@@ -1,5 +1,5 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
-import { maskCardNumber, redactCardNumbers } from "../core/card.js";
+import { maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
@@ -121,9 +121,6 @@ function inProgress(): CallbackError {
   );
 }
 
-/** Keys of a stored result that name a CVV (`CVVNumber`, `Cvv`, `cardCVV2`): left out whole. */
-const CVV_KEY = /cvv/i;
-
 /**
  * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
  * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
@@ -142,7 +139,8 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     createRedactor(isRecord(details) ? [details.CardNumber, details.CVVNumber] : []);
   const byDigits = (text: string) => (digits === undefined ? text : maskCardDigits(text, digits));
   return `j${JSON.stringify(result, (name, value: unknown) => {
-    if (CVV_KEY.test(name)) return undefined;
+    // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
+    if (namesCvv(name)) return undefined;
     if (typeof value === "number") {
       const text = String(value);
       const masked = byDigits(text);

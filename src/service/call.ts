@@ -152,8 +152,8 @@ export async function callOperation(
   const error = (failure: FailureInfo & { status?: number | undefined }, extra = {}) =>
     toError(ctx, name, op, failure, extra);
 
-  const timeoutMs = positiveOption(options.timeoutMs, "timeoutMs", ctx.timeoutMs);
-  const deadlineMs = positiveOption(options.deadlineMs, "deadlineMs", ctx.deadlineMs);
+  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs);
+  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs);
   const parsed = op.request.safeParse(input);
   if (!parsed.success) {
     throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
@@ -621,11 +621,14 @@ function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
   }
 }
 
-/** A per-call limit, checked as the client's own (a positive, finite number of milliseconds). */
-function positiveOption(value: number | undefined, option: string, fallback: number): number {
+/**
+ * A limit of the client or of one call (`timeoutMs`, `deadlineMs`, …): a positive, finite number,
+ * or the fallback when not given; anything else is a TypeError before anything is sent.
+ */
+export function positive(value: number | undefined, option: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${option} must be a positive number of milliseconds`);
+    throw new TypeError(`${option} must be a positive number`);
   }
   return value;
 }

@@ -10,6 +10,7 @@ import {
   type CallOptions,
   callOperation,
   type FetchLike,
+  positive,
   type ServiceHooks,
 } from "./call.js";
 import type { VoidParcelCode } from "./codes.js";
@@ -221,13 +222,6 @@ function httpUrl(value: unknown, option: string): string {
     throw new TypeError(`${option} must not carry credentials, a query or a fragment`);
   }
   return url.href;
-}
-
-function positive(value: number | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0)
-    throw new TypeError(`${option} must be a positive number`);
-  return value;
 }
 
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
