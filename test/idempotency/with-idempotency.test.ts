@@ -48,6 +48,20 @@ function instrumented(store: IdempotencyStore = createMemoryIdempotencyStore()) 
   return { store: wrapped, calls, failing, inner: store };
 }
 
+/** A memory store that keeps every text `complete` receives (what Redis and PostgreSQL persist). */
+function recording(): { store: IdempotencyStore; stored: string[] } {
+  const inner = createMemoryIdempotencyStore();
+  const stored: string[] = [];
+  const store: IdempotencyStore = {
+    ...inner,
+    complete: (key, owner, result, ttl) => {
+      stored.push(result);
+      return inner.complete(key, owner, result, ttl);
+    },
+  };
+  return { store, stored };
+}
+
 /** The merchant's side effect: counted, slow enough for repeats to arrive while it runs. */
 function orders(delayMs = 30) {
   let runs = 0;
@@ -548,15 +562,7 @@ describe("withIdempotency when the record cannot be written after the function s
 
 describe("stored results never hold card data", () => {
   it("masks this payment's card number wherever the result quotes it", async () => {
-    const inner = createMemoryIdempotencyStore();
-    const stored: string[] = [];
-    const store: IdempotencyStore = {
-      ...inner,
-      complete: (key, owner, result, ttl) => {
-        stored.push(result);
-        return inner.complete(key, owner, result, ttl);
-      },
-    };
+    const { store, stored } = recording();
     const handler = createPerformOrderPaymentHandler(
       withIdempotency(
         async (payment) => ({
@@ -580,15 +586,7 @@ describe("stored results never hold card data", () => {
   // too), masked an order id that passes the Luhn check, with or without card data.
   it("keeps an id that looks like a card number: the service records what the store answers", async () => {
     const LUHN_ID = "2026112601581233";
-    const stored: string[] = [];
-    const inner = createMemoryIdempotencyStore();
-    const store: IdempotencyStore = {
-      ...inner,
-      complete: (key, owner, result, ttl) => {
-        stored.push(result);
-        return inner.complete(key, owner, result, ttl);
-      },
-    };
+    const { store, stored } = recording();
     const status = createUpdateOrderStatusHandler(
       withIdempotency(async () => ({ InternalOrderId: LUHN_ID }), { store }),
       { auth: false },
@@ -618,15 +616,7 @@ describe("stored results never hold card data", () => {
   });
 
   it("drops the CVV and masks the card number of a result that copies PaymentDetails, and a card number written with spaces", async () => {
-    const inner = createMemoryIdempotencyStore();
-    const stored: string[] = [];
-    const store: IdempotencyStore = {
-      ...inner,
-      complete: (key, owner, result, ttl) => {
-        stored.push(result);
-        return inner.complete(key, owner, result, ttl);
-      },
-    };
+    const { store, stored } = recording();
     const { onError } = collector();
     // A field the answer does not carry (left out with a warning), recorded all the same: a copy
     // of PaymentDetails, unprotected. Typed loosely on purpose: the types refuse the field.
@@ -650,20 +640,6 @@ describe("stored results never hold card data", () => {
     expect(record.Message).toBe("charged **** **** **** 1111");
     expect(stored[0]).not.toContain("737");
   });
-
-  /** A memory store that keeps every text `complete` receives (what Redis and PostgreSQL persist). */
-  function recording(): { store: IdempotencyStore; stored: string[] } {
-    const inner = createMemoryIdempotencyStore();
-    const stored: string[] = [];
-    const store: IdempotencyStore = {
-      ...inner,
-      complete: (key, owner, result, ttl) => {
-        stored.push(result);
-        return inner.complete(key, owner, result, ttl);
-      },
-    };
-    return { store, stored };
-  }
 
   it("masks the CVV wherever the result quotes it, and leaves out every key that names it", async () => {
     const { store, stored } = recording();
