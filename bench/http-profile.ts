@@ -11,13 +11,12 @@
  * time ÷ requests, over the whole profile, warm-up and start included) and the functions with the
  * most self time, as a share of the profile and in µs per request.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { buildPackage } from "./build.js";
+import { startServer } from "./http.js";
 import {
   BARE_PATH,
   FRAMEWORKS,
@@ -25,8 +24,6 @@ import {
   LIB_PATH,
   makeSecrets,
   orderWithProducts,
-  ROOT,
-  secretsEnv,
 } from "./shared.js";
 
 const framework = (process.argv[2] ?? "node") as Framework;
@@ -39,21 +36,8 @@ if (!FRAMEWORKS.includes(framework) || (route !== "lib" && route !== "bare")) {
 if (process.env.BUILD !== "0") await buildPackage();
 const secrets = await makeSecrets();
 const dir = mkdtempSync(join(tmpdir(), "http-profile-"));
-const server = spawn(
-  process.execPath,
-  ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--import", "tsx", "bench/http-server.ts", framework],
-  {
-    cwd: ROOT,
-    env: { ...process.env, ...secretsEnv(secrets) },
-    stdio: ["pipe", "pipe", "inherit"],
-  },
-);
-const stdout = server.stdout;
-if (stdout === null) throw new Error("no stdout from the server");
-const ready: string = await new Promise((resolve) =>
-  createInterface({ input: stdout }).once("line", resolve),
-);
-const { port } = JSON.parse(ready) as { port: number };
+const server = await startServer(framework, secrets, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+const { port } = server;
 const body = JSON.stringify(orderWithProducts(30));
 const load = (seconds: number) =>
   autocannon({
@@ -66,8 +50,8 @@ const load = (seconds: number) =>
   });
 const warm = await load(2);
 const measured = await load(6);
-server.stdin?.end();
-await new Promise((resolve) => server.once("exit", resolve));
+// The profile is written when the process exits.
+await server.stop();
 
 interface ProfileNode {
   readonly id: number;

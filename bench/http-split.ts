@@ -19,19 +19,10 @@
  * libuv's pool too) with its difference from the bare route's. For the analysis in
  * bench/ANALYSIS.md; not part of `npm run bench`.
  */
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { buildPackage } from "./build.js";
-import {
-  BARE_PATH,
-  LIB_PATH,
-  makeSecrets,
-  orderWithProducts,
-  ROOT,
-  SPLIT_PATHS,
-  secretsEnv,
-} from "./shared.js";
+import { startServer } from "./http.js";
+import { BARE_PATH, LIB_PATH, makeSecrets, orderWithProducts, SPLIT_PATHS } from "./shared.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const ROUTES: readonly (readonly [string, string])[] = [
@@ -45,27 +36,13 @@ const ROUTES: readonly (readonly [string, string])[] = [
 
 if (process.env.BUILD !== "0") await buildPackage();
 const secrets = await makeSecrets();
-const server = spawn(process.execPath, ["--import", "tsx", "bench/http-server.ts", "node"], {
-  cwd: ROOT,
-  env: { ...process.env, ...secretsEnv(secrets) },
-  stdio: ["pipe", "pipe", "inherit"],
-});
-const stdout = server.stdout;
-if (stdout === null) throw new Error("no stdout from the server");
-const ready: string = await new Promise((resolve) =>
-  createInterface({ input: stdout }).once("line", resolve),
-);
-const { port, control } = JSON.parse(ready) as { port: number; control: number };
-/** The server process's CPU time so far, µs. */
-async function serverCpu(): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${control}/`);
-  return ((await response.json()) as { cpuUs: number }).cpuUs;
-}
+const server = await startServer("node", secrets);
+const { port } = server;
 const body = JSON.stringify(orderWithProducts(30));
 
 const cpu = new Map<string, number[]>();
 async function rate(path: string, seconds: number): Promise<number> {
-  const before = await serverCpu();
+  const before = await server.cpuUs();
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${path}`,
     method: "POST",
@@ -75,7 +52,7 @@ async function rate(path: string, seconds: number): Promise<number> {
     headers: { authorization: `Bearer ${secrets.token}`, "content-type": "application/json" },
   });
   if (result.non2xx > 0) throw new Error(`${path}: ${result.non2xx} answers were not 2xx`);
-  const used = (await serverCpu()) - before;
+  const used = (await server.cpuUs()) - before;
   cpu.set(path, [...(cpu.get(path) ?? []), used / result.requests.total]);
   return result.requests.average;
 }
@@ -88,7 +65,7 @@ for (let round = 0; round < ROUNDS; round++) {
     rates.get(name)?.push(await rate(path, 1));
   }
 }
-server.stdin?.end();
+await server.stop();
 
 const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const bare = mean(rates.get("bare") ?? []);

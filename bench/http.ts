@@ -67,12 +67,24 @@ export interface HttpResult {
   readonly cpuRatio: Spread;
 }
 
-async function startServer(framework: Framework, secrets: Secrets) {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/http-server.ts", framework], {
-    cwd: ROOT,
-    env: { ...process.env, ...secretsEnv(secrets) },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+/**
+ * The benchmark's server for one framework (bench/http-server.ts) in a child process, once it
+ * listens; `nodeArgs` go before the script (`--cpu-prof` for bench/http-profile.ts).
+ */
+export async function startServer(
+  framework: Framework,
+  secrets: Secrets,
+  nodeArgs: readonly string[] = [],
+) {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, "--import", "tsx", "bench/http-server.ts", framework],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...secretsEnv(secrets) },
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
   const { port, control } = await new Promise<{ port: number; control: number }>(
     (resolve, reject) => {
