@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PerformanceObserver } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import type * as ExpressAdapter from "crossborder-callbacks/express";
 import type * as KoaAdapter from "crossborder-callbacks/koa";
@@ -263,13 +264,23 @@ function listen(server: ReturnType<typeof createServer>): Promise<number> {
 }
 
 const port = await start();
+// GC pauses, counted only for bench/http-gc.ts (BENCH_GC=1): the benchmark's own runs observe none.
+const gcTotals = { us: 0, count: 0 };
+if (process.env.BENCH_GC === "1") {
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcTotals.us += entry.duration * 1000;
+      gcTotals.count++;
+    }
+  }).observe({ entryTypes: ["gc"] });
+}
 // A second port, outside the framework, where the parent reads this process's CPU time (every
 // thread: the RSA verifications in libuv's pool count) before and after each load run.
 const control = await listen(
   createServer((_req, res) => {
     const { user, system } = process.cpuUsage();
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ cpuUs: user + system }));
+    res.end(JSON.stringify({ cpuUs: user + system, gcUs: gcTotals.us, gcCount: gcTotals.count }));
   }),
 );
 process.stdout.write(`${JSON.stringify({ port, control, pid: process.pid })}\n`);

@@ -99,6 +99,11 @@ export async function startServer(
       const response = await fetch(`http://127.0.0.1:${control}/`);
       return ((await response.json()) as { cpuUs: number }).cpuUs;
     },
+    /** The server process's garbage collection so far: pauses' total µs and their count. */
+    async gc(): Promise<{ gcUs: number; gcCount: number }> {
+      const response = await fetch(`http://127.0.0.1:${control}/`);
+      return (await response.json()) as { gcUs: number; gcCount: number };
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.stdin?.end();

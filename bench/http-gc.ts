@@ -1,0 +1,63 @@
+/**
+ * How much of a route's server CPU is garbage collection: the HTTP benchmark's server for one
+ * framework (bench/http-server.ts, which counts its GC pauses with a PerformanceObserver), driven
+ * by autocannon on the bare route and the library's route in turn (alternating which goes first),
+ * ROUNDS rounds of SECONDS each.
+ *
+ *   node --import tsx bench/http-gc.ts [express|koa|hono|node]     (default node; ROUNDS=6, SECONDS=2)
+ *
+ * Prints per run: req/s, the server's CPU per request, GC pause time per request and collections
+ * per 1,000 requests. Uses the library's src/ through the server's own import (no build needed
+ * beyond what http-server.ts imports). For bench/ANALYSIS.md; not part of `npm run bench`.
+ */
+import autocannon from "autocannon";
+import { startServer } from "./http.js";
+import {
+  BARE_PATH,
+  FRAMEWORKS,
+  type Framework,
+  LIB_PATH,
+  makeSecrets,
+  orderWithProducts,
+} from "./shared.js";
+
+const framework = (process.argv[2] ?? "node") as Framework;
+if (!FRAMEWORKS.includes(framework)) {
+  throw new Error(`usage: bench/http-gc.ts <${FRAMEWORKS.join("|")}>`);
+}
+const ROUNDS = Number(process.env.ROUNDS ?? 6);
+const SECONDS = Number(process.env.SECONDS ?? 2);
+process.env.BENCH_GC = "1"; // the server counts its GC pauses (its environment is ours)
+const secrets = await makeSecrets();
+const server = await startServer(framework, secrets);
+const base = `http://127.0.0.1:${server.port}`;
+const body = Buffer.from(JSON.stringify(orderWithProducts(30)));
+const headers = { authorization: `Bearer ${secrets.token}`, "content-type": "application/json" };
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const path of round % 2 === 0 ? [BARE_PATH, LIB_PATH] : [LIB_PATH, BARE_PATH]) {
+      const cpu0 = await server.cpuUs();
+      const gc0 = await server.gc();
+      const result = await autocannon({
+        url: base + path,
+        method: "POST",
+        headers,
+        body,
+        connections: 10,
+        duration: SECONDS,
+      });
+      const cpu1 = await server.cpuUs();
+      const gc1 = await server.gc();
+      const n = result.requests.total;
+      if (result.non2xx + result.errors > 0) throw new Error(`${path}: failed requests`);
+      console.log(
+        `${(path === BARE_PATH ? "bare" : "library").padEnd(8)} ${String(Math.round(n / result.duration)).padStart(6)} req/s` +
+          `  cpu ${((cpu1 - cpu0) / n).toFixed(1).padStart(6)} µs/req` +
+          `  gc ${((gc1.gcUs - gc0.gcUs) / n).toFixed(2).padStart(5)} µs/req` +
+          `  ${(((gc1.gcCount - gc0.gcCount) * 1000) / n).toFixed(2)} collections / 1000 req`,
+      );
+    }
+  }
+} finally {
+  await server.stop();
+}
