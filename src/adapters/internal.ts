@@ -15,6 +15,7 @@ import {
   type SelfReadingBody,
   TIMEOUT,
   TOO_LARGE,
+  UNREADABLE,
   zero,
 } from "../core/body.js";
 import { keepRepeatedHeaders } from "../core/headers.js";
@@ -172,7 +173,8 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
       if (settled) return;
       const bytes = bytesOf(chunk, req);
       if (bytes === undefined) {
-        onError(notBytes());
+        zero(chunks);
+        settle(UNREADABLE);
         drain(req);
         return;
       }
@@ -244,7 +246,7 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
     if (bytes === undefined) {
       zero(chunks);
       drain(req);
-      return { kind: "failed", error: notBytes() };
+      return UNREADABLE;
     }
     total += bytes.byteLength;
     chunks.push(bytes);
@@ -261,20 +263,13 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
  * A chunk of the request stream as bytes: text (after a middleware's `setEncoding`) back to the
  * bytes sent, with the stream's own encoding (latin1, hex, base64 are not UTF-8). `undefined` for
  * what is neither bytes nor text (the objects of a stream in object mode), or text in an encoding
- * Buffer does not know: the reader refuses those as a broken stream.
+ * Buffer does not know: the reader answers those 500 (the setup is at fault, not the sender).
  */
 function bytesOf(chunk: unknown, req: NodeRequestLike): Uint8Array | undefined {
   if (chunk instanceof Uint8Array) return chunk;
   if (typeof chunk !== "string") return undefined;
   const encoding = req.readableEncoding ?? "utf8";
   return Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : undefined;
-}
-
-/** Why a stream that hands over something other than bytes or text is refused. */
-function notBytes(): Error {
-  return new TypeError(
-    "the request stream gave a chunk that is neither bytes nor text (a stream in object mode?)",
-  );
 }
 
 function drain(req: NodeRequestLike): void {

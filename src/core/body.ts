@@ -16,13 +16,19 @@ export type ReadBody =
    * Something read the body before the library (a middleware), leaving no parsed body: the
    * merchant's setup is at fault, not the sender.
    */
-  | { readonly kind: "consumed" };
+  | { readonly kind: "consumed" }
+  /**
+   * The source handed over something other than bytes or text (a stream in object mode): the
+   * merchant's setup is at fault, not the sender.
+   */
+  | { readonly kind: "unreadable" };
 
 const encoder = new TextEncoder();
 export const EMPTY: ReadBody = { kind: "empty" };
 export const TOO_LARGE: ReadBody = { kind: "too_large" };
 export const TIMEOUT: ReadBody = { kind: "timeout" };
 export const CONSUMED: ReadBody = { kind: "consumed" };
+export const UNREADABLE: ReadBody = { kind: "unreadable" };
 
 /**
  * A body that reads itself, faster than through the async iteration it also offers: the Node
@@ -160,13 +166,19 @@ export async function readStream(
         return TIMEOUT;
       }
       if (step.done) break;
-      total += step.value.byteLength;
+      const chunk: unknown = step.value;
+      if (!(chunk instanceof Uint8Array)) {
+        await reader.cancel().catch(() => undefined);
+        zero(chunks);
+        return UNREADABLE;
+      }
+      total += chunk.byteLength;
       if (total > limit) {
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return TOO_LARGE;
       }
-      chunks.push(step.value);
+      chunks.push(chunk);
     }
   } catch (error) {
     zero(chunks);
@@ -201,7 +213,12 @@ async function readIterable(
       }
       if (step.done) break;
       const chunk: unknown = step.value;
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : (chunk as Uint8Array);
+      if (typeof chunk !== "string" && !(chunk instanceof Uint8Array)) {
+        await endIteration(iterator);
+        zero(chunks);
+        return UNREADABLE;
+      }
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
       total += bytes.byteLength;
       if (total > limit) {
         // Ending the iteration early lets the Node adapters discard the rest: nothing more is kept.

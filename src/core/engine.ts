@@ -519,6 +519,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
             "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body): mount the callbacks before it",
           ),
         );
+      case "unreadable":
+        return fail(call, new Failure("internal_error", UNREADABLE_BODY));
       case "empty":
         if (source.kind === "json") {
           return fail(call, new Failure("malformed_body", "empty body", "Request body is empty"));
@@ -936,6 +938,8 @@ interface Exchange {
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
 
+const UNREADABLE_BODY =
+  "the request stream gave a chunk that is neither bytes nor text (a stream in object mode?): pass the callbacks the request as the server gave it";
 const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 

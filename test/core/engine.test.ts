@@ -1851,6 +1851,46 @@ describe("request bodies", () => {
     expect(failures.map((f) => f.kind)).toStrictEqual(["client_closed"]);
     expect(failures[0]?.error).toMatchObject({ message: "aborted", code: "ECONNRESET" });
   });
+
+  // Not the sender's fault and not a client gone away: the merchant's setup hands over objects
+  // (a stream in object mode). A 500, which the service retries, rather than a 400 or a 499 that
+  // drops the order; the merchant's function is not called.
+  for (const [label, body] of [
+    [
+      "an async iterable of objects",
+      async function* () {
+        yield { OrderId: "GE-1" };
+      },
+    ],
+    [
+      "a ReadableStream of objects",
+      () =>
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue({ OrderId: "GE-1" });
+            controller.close();
+          },
+        }),
+    ],
+  ] as const) {
+    it(`${label} → 500 internal_error naming the cause, the function not called`, async () => {
+      let called = false;
+      const failures: CallbackFailure[] = [];
+      const handler = createSendOrderToMerchantHandler(
+        () => {
+          called = true;
+          return { InternalOrderId: "M-1" };
+        },
+        { auth: false, onError: (failure) => void failures.push(failure) },
+      );
+      const response = await handler.handle(post(body() as never));
+      expect(response.status).toBe(500);
+      expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      expect(failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+      expect(failures[0]?.reason).toContain("neither bytes nor text");
+      expect(called).toBe(false);
+    });
+  }
 });
 
 // ---------------------------------------------------------------------------------------------
