@@ -1,5 +1,6 @@
 import { AuthenticationError } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
+import { hasControlCharacter } from "../core/text.js";
 import { readCredentialHeader } from "./authorization.js";
 import type { BasicCredentials } from "./config.js";
 import { SecretDigest, sha256 } from "./digest.js";
@@ -75,13 +76,4 @@ export class BasicVerifier {
     }
     if (matched === 0) throw new AuthenticationError("Basic credentials do not match");
   }
-}
-
-/** RFC 7617 forbids control characters in user-id and password. */
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
 }

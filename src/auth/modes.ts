@@ -1,5 +1,6 @@
 import { AuthenticationError } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
+import { hasControlCharacter } from "../core/text.js";
 import { readCredentialHeader } from "./authorization.js";
 import type { CartTokenOptions, HeaderSecretOptions, UrlSecretOptions } from "./config.js";
 import { SecretDigest } from "./digest.js";
@@ -13,12 +14,7 @@ const QUERY_CHANGES = /[+%&#\s]/u;
 
 /** Whether the query parser would change the text: those characters, C0 controls or DEL. */
 function changedByQuery(text: string): boolean {
-  if (QUERY_CHANGES.test(text)) return true;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
+  return QUERY_CHANGES.test(text) || hasControlCharacter(text);
 }
 
 /** The one value of a query parameter; absent, empty or repeated is refused (repeats are ambiguous). */

@@ -76,6 +76,26 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "<id>",
         description: "The session id that goes with it (SessionId)",
       },
+      "cart-method": {
+        type: "string",
+        value: "<GET|POST>",
+        description:
+          "How GetCheckoutCartInfo is sent: GET with its parameters in the query (default), or POST with a JSON body",
+      },
+      path: {
+        type: "string",
+        multiple: true,
+        value: "<Callback=/path>",
+        description:
+          "A callback mounted elsewhere under --url (the router's paths option): UpdateParcelDispatch=/parcels",
+      },
+      header: {
+        type: "string",
+        multiple: true,
+        value: "<Name: value>",
+        description:
+          "A header sent with every call (a headerSecret, Basic credentials); never printed",
+      },
       expect: {
         type: "string",
         multiple: true,
@@ -117,6 +137,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       `${PROGRAM} simulate SendOrderToMerchant --url … --private-key … --set OrderId=GE-42 --show-body`,
       `${PROGRAM} simulate all --url … --private-key stranger.pem --expect 401   # a forged call is refused`,
       `${PROGRAM} simulate GetCheckoutCartInfo --url … --private-key … --cart-token nope --expect refusal`,
+      `${PROGRAM} simulate all --url … --private-key … --cart-method POST --path UpdateParcelDispatch=/parcels --header "X-Shop-Secret: $SECRET"`,
     ],
     notes: [
       "Exit code 0 when every answer is as expected; 1 when any is not (a non-2xx status, a refusal, an HTML page, a malformed answer) or gets no answer; 2 for a usage error.",

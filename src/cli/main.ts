@@ -15,7 +15,10 @@ import {
   applySet,
   exitCodeOf,
   jsonRow,
+  parseCartMethod,
   parseExpectation,
+  parseHeaders,
+  parsePaths,
   ReportWriter,
   renderHints,
   renderSummary,
@@ -120,6 +123,9 @@ export async function simulateCommand(
   const slowMs = positiveInteger(text("slow-ms"), "--slow-ms", DEFAULT_SLOW_MS);
   const timeoutMs = positiveInteger(text("timeout-ms"), "--timeout-ms", DEFAULT_TIMEOUT_MS);
   const expect = parseExpectation(command.list("expect"));
+  const cartMethod = parseCartMethod(text("cart-method"));
+  const paths = parsePaths(command.list("path"));
+  const headers = parseHeaders(command.list("header"));
   const json = values.json === true;
   const showBody = values["show-body"] === true;
   const payloads = await payloadsOf(callbacks, text("payload"), command.list("set"));
@@ -155,6 +161,9 @@ export async function simulateCommand(
     slowMs,
     timeoutMs,
     expect,
+    cartMethod,
+    paths,
+    headers,
     payloads,
     onSend: (callback) => report?.sending(callback),
     onRow: (row) => report?.answered(row),

@@ -1,5 +1,6 @@
 import { isRecord } from "../core/objects.js";
 import { createRedactor } from "../core/redact.js";
+import { hasControlCharacter } from "../core/text.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { successFieldOf } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
@@ -91,6 +92,66 @@ export function parseExpectation(values: readonly string[]): Expectation {
   return { statuses: statuses.length > 0 ? statuses : undefined, outcome };
 }
 
+/** `--cart-method`: GET or POST, in any case. */
+export function parseCartMethod(value: string | undefined): "GET" | "POST" | undefined {
+  if (value === undefined) return undefined;
+  const method = value.trim().toUpperCase();
+  if (method !== "GET" && method !== "POST") {
+    throw new UsageError(`--cart-method takes GET or POST, got "${value}"`);
+  }
+  return method;
+}
+
+/** `--path Callback=/path`, repeated: the callback's name in any case, the path under `--url`. */
+export function parsePaths(values: readonly string[]): Partial<Record<CallbackName, string>> {
+  const paths: Partial<Record<CallbackName, string>> = {};
+  for (const value of values) {
+    const at = value.indexOf("=");
+    const name = value.slice(0, at).trim();
+    const path = value.slice(at + 1).trim();
+    if (at < 0 || name === "" || path === "") {
+      throw new UsageError(
+        `--path takes <Callback>=<path> (UpdateParcelDispatch=/parcels), got "${value}"`,
+      );
+    }
+    const callback = CALLBACK_NAMES.find((known) => known.toLowerCase() === name.toLowerCase());
+    if (callback === undefined) {
+      throw new UsageError(
+        `--path: unknown callback "${name}"; one of: ${CALLBACK_NAMES.join(", ")}`,
+      );
+    }
+    paths[callback] = path;
+  }
+  return paths;
+}
+
+/** A header field name (RFC 9110's token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * `--header "Name: value"`, repeated. The values may be secrets: no message quotes one.
+ */
+export function parseHeaders(values: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf(":");
+    if (at < 0) throw new UsageError('--header takes "Name: value" (X-Shop-Secret: …)');
+    const name = value.slice(0, at).trim();
+    if (!HEADER_NAME.test(name)) {
+      throw new UsageError(`--header: "${printable(truncate(name, 40))}" is not a header name`);
+    }
+    const text = value.slice(at + 1).trim();
+    // No line breaks or other control characters: fetch refuses them, and they would split headers.
+    if (hasControlCharacter(text)) {
+      throw new UsageError(
+        `--header: the value of "${name}" holds a line break or a control character`,
+      );
+    }
+    headers[name.toLowerCase()] = text;
+  }
+  return headers;
+}
+
 /** What `simulate` needs. */
 export interface SimulateOptions {
   /** The base the callbacks are mounted under: each goes to `<url>/<CallbackName>`. */
@@ -110,6 +171,12 @@ export interface SimulateOptions {
   readonly timeoutMs?: number | undefined;
   /** What every answer must be (default: a 2xx success). */
   readonly expect?: Expectation | undefined;
+  /** How GetCheckoutCartInfo is sent (default GET, its parameters in the query). */
+  readonly cartMethod?: "GET" | "POST" | undefined;
+  /** A callback's path under `url` where it is not `/<CallbackName>` (the router's `paths`). */
+  readonly paths?: Partial<Record<CallbackName, string>> | undefined;
+  /** Headers sent with every call (a header secret, Basic credentials). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** The payload of each callback; default its sample. */
   readonly payloads?: Partial<Record<CallbackName, unknown>> | undefined;
   /** Called before each call is sent, and when its answer (or failure) is in. */
@@ -149,6 +216,9 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         expectStatus: options.expect?.statuses,
         expect: options.expect?.outcome,
         fetch: options.fetch,
+        method: callback === "GetCheckoutCartInfo" ? options.cartMethod : undefined,
+        path: options.paths?.[callback],
+        headers: options.headers,
       });
       row = { callback, payload, result };
     } catch (error) {

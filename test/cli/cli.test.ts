@@ -2,6 +2,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
 import { parseCommand } from "../../src/cli/args.js";
 import { UsageError } from "../../src/cli/errors.js";
 import { baseUrl, positiveInteger, runCli } from "../../src/cli/main.js";
@@ -14,12 +16,19 @@ import {
   resolveCallbacks,
   type SimulationRow,
 } from "../../src/cli/simulate.js";
-import { CALLBACK_NAMES } from "../../src/index.js";
+import {
+  CALLBACK_NAMES,
+  createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
+} from "../../src/index.js";
 import { createTestKeys, signServiceToken, type TestKeys } from "../../src/testing/index.js";
 import {
+  cartFixture,
   closedPort,
   json,
+  listen,
   MERCHANT_GUID,
+  type RunningServer,
   startMerchant,
   startRawMerchant,
   WRONG_ANSWERS,
@@ -146,6 +155,134 @@ describe("argument handling", () => {
     expect(() => applySet(base, "__proto__.polluted=1")).toThrow(/not a usable path/);
     expect(() => applySet(base, "a.constructor.prototype.x=1")).toThrow(/not a usable path/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("simulate against a merchant set up as README's router snippet (cart by POST only, a callback under paths, a secret header)", () => {
+  let merchant: RunningServer & { readonly base: string };
+  const seen: { method: string; path: string; secret: string | undefined }[] = [];
+  beforeAll(async () => {
+    const auth = await createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKey } },
+      headerSecret: { name: "X-Shop-Secret", value: "s3cret-value" },
+    });
+    const router = createCallbackRouter({
+      basePath: "/crossborder",
+      auth,
+      onError: () => {},
+      paths: { UpdateParcelDispatch: "/parcels" },
+      handlers: {
+        GetCheckoutCartInfo: createGetCheckoutCartInfoHandler(() => cartFixture(), {
+          auth,
+          methods: ["POST"],
+        }),
+        UpdateParcelDispatch: () => undefined,
+        UpdateOrderStatus: () => undefined,
+      },
+    });
+    const listener = toNodeListener(router);
+    const server = await listen((req, res) => {
+      const secret = req.headers["x-shop-secret"];
+      seen.push({
+        method: req.method ?? "",
+        path: new URL(req.url ?? "/", "http://x").pathname,
+        secret: typeof secret === "string" ? secret : undefined,
+      });
+      listener(req, res);
+    });
+    merchant = { ...server, base: `${server.origin}/crossborder` };
+  });
+  afterAll(async () => {
+    await merchant?.close();
+  });
+
+  it("--cart-method POST, --path Callback=/sub and --header Name:value reach it: exit 0, the secret never printed", async () => {
+    const cap = captureIo();
+    const code = await runCli(
+      [
+        "simulate",
+        "GetCheckoutCartInfo,UpdateParcelDispatch,UpdateOrderStatus",
+        "--url",
+        merchant.base,
+        "--private-key",
+        keyFile,
+        "--cart-method",
+        "post",
+        "--path",
+        "updateparceldispatch=/parcels",
+        "--header",
+        "X-Shop-Secret: s3cret-value",
+        "--cart-token",
+        "cart-1",
+      ],
+      cap.io,
+    );
+    expect(cap.stdout).toContain("3 of 3 passed.");
+    expect(code).toBe(0);
+    expect(seen.map(({ method, path }) => `${method} ${path}`)).toStrictEqual([
+      "POST /crossborder/GetCheckoutCartInfo",
+      "POST /crossborder/parcels",
+      "POST /crossborder/UpdateOrderStatus",
+    ]);
+    expect(seen.every((request) => request.secret === "s3cret-value")).toBe(true);
+    expect(cap.stdout + cap.stderr).not.toContain("s3cret-value");
+    // --json prints no header either.
+    const asJson = captureIo();
+    await runCli(
+      [
+        "simulate",
+        "UpdateOrderStatus",
+        "--url",
+        merchant.base,
+        "--private-key",
+        keyFile,
+        "--header",
+        "X-Shop-Secret: s3cret-value",
+        "--json",
+      ],
+      asJson.io,
+    );
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: true, passed: 1 });
+    expect(asJson.stdout + asJson.stderr).not.toContain("s3cret-value");
+  });
+
+  it("without them, the same run fails (405 for the cart by GET, 404 off the path, 401 without the header)", async () => {
+    const cap = captureIo();
+    const code = await runCli(
+      [
+        "simulate",
+        "GetCheckoutCartInfo,UpdateParcelDispatch,UpdateOrderStatus",
+        "--url",
+        merchant.base,
+        "--private-key",
+        keyFile,
+      ],
+      cap.io,
+    );
+    expect(code).toBe(1);
+    expect(rowOf(cap.stdout, "GetCheckoutCartInfo")).toContain("← 405");
+    expect(rowOf(cap.stdout, "UpdateParcelDispatch")).toContain("← 404");
+    expect(rowOf(cap.stdout, "UpdateOrderStatus")).toContain("← 401");
+  });
+
+  it("refuses malformed values as usage errors (exit 2), naming the option", async () => {
+    for (const [option, value, message] of [
+      ["--cart-method", "PUT", /--cart-method takes GET or POST/],
+      ["--path", "parcels", /--path takes <Callback>=<path>/],
+      ["--path", "NoSuchCallback=/x", /unknown callback "NoSuchCallback"/],
+      ["--header", "X-Shop-Secret", /--header takes "Name: value"/],
+      ["--header", "Bad Name: v", /--header: "Bad Name" is not a header name/],
+      ["--header", "X-A: line\r\nInjected: 1", /--header: the value of "X-A"/],
+    ] as const) {
+      const cap = captureIo();
+      const code = await runCli(
+        ["simulate", "UpdateOrderStatus", "--url", merchant.base, option, value],
+        cap.io,
+      );
+      expect(code, `${option} ${value}`).toBe(2);
+      expect(cap.stderr, `${option} ${value}`).toMatch(message);
+      expect(cap.stderr).not.toContain("    at ");
+    }
   });
 });
 
