@@ -44,11 +44,15 @@ export type BodyInput =
   | undefined
   | ParsedBody;
 
-/** A body that a framework's JSON parser already turned into a value. */
+/**
+ * A body that a framework's JSON parser already turned into a value. Branded by a string key, not
+ * a `unique symbol`: the ESM and CommonJS declarations would each declare their own symbol, and a
+ * router typed by one would not fit an adapter typed by the other (a project mixing `.ts` and
+ * `.mts` files).
+ */
 export interface ParsedBody {
-  readonly [parsedBodyBrand]?: never;
+  readonly __crossborderParsedBody?: never;
 }
-declare const parsedBodyBrand: unique symbol;
 
 export interface CallbackRequest {
   /** HTTP method, any case. */

@@ -86,3 +86,63 @@ describe.each([
     for (const [i, c] of CASES.entries()) expect(wrong[i]).toContain(c.message);
   });
 });
+
+// A CommonJS project whose handlers live in a `.ts` file (typed by dist/index.d.cts) and whose
+// server is an `.mts` file (the adapters typed by the .d.ts side), as README's advice for a new
+// project leads to: the router from one build must fit the adapter of the other (a brand emitted
+// once per build made the two `ParsedBody`s unrelated types).
+describe("a CommonJS project mixing .ts (require) and .mts (import) files", () => {
+  it("passes a router built in the .ts file to the adapters imported in the .mts file", () => {
+    const dir = join(DIR, "mixed");
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    symlinkSync(ROOT, join(dir, "node_modules", "crossborder-callbacks"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "commonjs", private: true }));
+    const merchant = join(dir, "merchant.ts");
+    const server = join(dir, "server.mts");
+    writeFileSync(
+      merchant,
+      [
+        'import { createCallbackRouter, createSendOrderToMerchantHandler } from "crossborder-callbacks";',
+        "export const router = createCallbackRouter({",
+        "  auth: false,",
+        '  handlers: { SendOrderToMerchant: (order) => ({ InternalOrderId: "M-" + order.OrderId }) },',
+        "});",
+        'export const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {',
+        "  auth: false,",
+        "});",
+      ].join("\n"),
+    );
+    writeFileSync(
+      server,
+      [
+        'import { toNodeListener } from "crossborder-callbacks/node";',
+        'import { toFetch } from "crossborder-callbacks/fetch";',
+        'import { handler, router } from "./merchant.js";',
+        "export const listeners = [toNodeListener(router), toNodeListener(handler)];",
+        "export const fetchHandlers = [toFetch(router), toFetch(handler)];",
+      ].join("\n"),
+    );
+    const program = ts.createProgram([merchant, server], {
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      types: ["node"],
+      skipLibCheck: true,
+      noEmit: true,
+    });
+    const seen = program.getSourceFiles().map((source) => source.fileName);
+    // Both builds' declarations are in the program: the mix is real.
+    expect(
+      seen.some((name) => name.startsWith(join(ROOT, "dist/")) && name.endsWith(".d.cts")),
+    ).toBe(true);
+    expect(
+      seen.some((name) => name.startsWith(join(ROOT, "dist/")) && name.endsWith(".d.ts")),
+    ).toBe(true);
+    const diagnostics = [merchant, server].flatMap((path) =>
+      ts.getPreEmitDiagnostics(program, program.getSourceFile(path)).map(describeDiagnostic),
+    );
+    expect(diagnostics).toStrictEqual([]);
+  });
+});
