@@ -120,6 +120,14 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
     return plan as Plan;
   };
 
+  // `merchantGuid: process.env.MERCHANT_GUID` with the variable unset would switch the check off
+  // without a word: a key given as undefined is refused (left out, no GUID is checked).
+  if (Object.hasOwn(config, "merchantGuid") && config.merchantGuid === undefined) {
+    throw configError(
+      "merchantGuid",
+      "is undefined (an unset environment variable?): give the merchant GUID, or leave the key out to check none",
+    );
+  }
   // Top-level modes first, so their mistakes are reported under their own path.
   await buildPlan(config, (mode) => mode);
 

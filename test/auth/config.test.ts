@@ -199,6 +199,13 @@ describe("createAuth refuses unusable configurations at start-up", () => {
     );
     await refused({ merchantGuid: [] }, /merchantGuid must be/);
     await refused({ merchantGuid: "  " }, /merchantGuid must be a non-empty string/);
+    // `merchantGuid: process.env.MERCHANT_GUID` with the variable unset: the check would be off
+    // without a word. Given as a key, undefined is refused; left out, there is no GUID check.
+    await refused(
+      { jwt: jwt(), merchantGuid: undefined },
+      /merchantGuid is undefined \(an unset environment variable\?\)/,
+    );
+    await expect(createAuth({ jwt: jwt() })).resolves.toBeDefined();
     await refused({ cartToken: { verify: "yes" } }, /cartToken\.verify must be a function/);
     await refused({ jwt: false }, /jwt must be an object/);
   });

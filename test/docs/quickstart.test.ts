@@ -14,6 +14,7 @@ const block = /<!-- quick-start:begin -->\s*```ts\n([\s\S]*?)```\s*<!-- quick-st
   readme,
 );
 const dir = join(ROOT, ".tmp", `quickstart-${process.pid}`);
+const GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -58,6 +59,7 @@ describe("README quick start", () => {
       env: {
         ...process.env,
         SERVICE_PUBLIC_KEY: keys.publicKey,
+        MERCHANT_GUID: GUID,
         PORT: String(port),
         TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS,
       },
@@ -79,10 +81,12 @@ describe("README quick start", () => {
     const payload = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-1" });
     const first = await sendCallback(base, "SendOrderToMerchant", {
       privateKey: keys.privateKey,
+      merchantGuid: GUID,
       payload,
     });
     const again = await sendCallback(base, "SendOrderToMerchant", {
       privateKey: keys.privateKey,
+      merchantGuid: GUID,
       payload,
     });
     expect(first.status).toBe(200);
@@ -98,4 +102,49 @@ describe("README quick start", () => {
     expect(result.status).toBe(401);
     expect(result.body).toMatchObject({ Success: false, ErrorCode: "UNAUTHORIZED" });
   });
+});
+
+describe("README quick start without MERCHANT_GUID", () => {
+  it("answers every call 500 and logs why, rather than skipping the GUID check", async () => {
+    assertBuilt();
+    const code = block?.[1] ?? "";
+    const here = `${dir}-noguid`;
+    mkdirSync(here, { recursive: true });
+    writeFileSync(join(here, "server.mts"), code);
+    const keys = await createTestKeys();
+    const port = await freePort();
+    let output = "";
+    const child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["server.mts"], {
+      cwd: here,
+      // MERCHANT_GUID unset, whatever this process has.
+      env: {
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([name]) => name !== "MERCHANT_GUID"),
+        ),
+        SERVICE_PUBLIC_KEY: keys.publicKey,
+        PORT: String(port),
+        TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (chunk) => (output += chunk));
+    child.stderr?.on("data", (chunk) => (output += chunk));
+    try {
+      await waitForPort(port, Date.now() + 15_000);
+      const result = await sendCallback(
+        `http://127.0.0.1:${port}/crossborder`,
+        "SendOrderToMerchant",
+        {
+          privateKey: keys.privateKey,
+          merchantGuid: "someone-else",
+        },
+      );
+      expect(result.status).toBe(500);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(output).toContain("merchantGuid is undefined");
+    } finally {
+      child.kill();
+      rmSync(here, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
