@@ -310,8 +310,9 @@ function prepare(
       url.searchParams.append(wireName, String(item));
     }
   }
-  if (guidPlacement(ctx, op) === "query")
+  if (guidPlacement(ctx, op) === "query" || guidInUrlForToken(ctx, name, op)) {
     url.searchParams.set(MERCHANT_GUID_QUERY, ctx.merchantGuid);
+  }
   let wireBody: unknown;
   if (op.params.body === "rest") {
     const renamed: Record<string, unknown> = {};
@@ -330,6 +331,18 @@ function prepare(
 function guidPlacement(ctx: CallContext, op: OperationDefinition): "header" | "query" | "none" {
   if (op.merchantGuid === "none") return "none";
   return ctx.merchantGuidIn ?? op.merchantGuid;
+}
+
+/**
+ * 5.2: an operation that sends a token must "still provide the merchant GUID in the URL", wherever
+ * `merchantGuidIn` puts it otherwise; the billing summary carries it in its body (2.1) instead.
+ */
+function guidInUrlForToken(
+  ctx: CallContext,
+  name: OperationName,
+  op: OperationDefinition,
+): boolean {
+  return op.merchantGuid !== "none" && op.merchantGuidInBody !== true && ctx.jwt(name);
 }
 
 function requestHeaders(

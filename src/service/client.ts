@@ -56,7 +56,10 @@ export interface ServiceClientOptions {
   readonly baseUrl: string;
   /** The token operation's base address ({auth_url}); default `baseUrl`. */
   readonly authUrl?: string | undefined;
-  /** Sent in the `MerchantGUID` header (or the `merchantGUID` query parameter); never logged. */
+  /**
+   * Sent in the `MerchantGUID` header (or the `merchantGUID` query parameter); never logged. An
+   * operation that sends a token also sends it in the query (5.2), except the billing summary.
+   */
   readonly merchantGuid: string;
   /** The user the operator set up (5.2); needed by the operations that send a token. */
   readonly credentials?: { readonly userName: string; readonly password: string } | undefined;

@@ -453,6 +453,57 @@ describe("the merchant GUID (5.1)", () => {
   });
 });
 
+describe("the merchant GUID with a token (5.2: 'still provide the merchant GUID in the URL')", () => {
+  it("GetShippingDetailsExtended sends it in the query, and the header stays", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).getShippingDetailsExtended({
+      amount: 10,
+      currencyCode: "EUR",
+    });
+    const [sent] = simulator.requestsOf("getShippingDetailsExtended");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    expect(sent?.headers.merchantguid).toBe(simulator.merchantGuid);
+    const event = events.requests.find((e) => e.operation === "getShippingDetailsExtended");
+    expect(event?.url).toContain("merchantGUID=[REDACTED]");
+    expect(events.lines.join("\n")).not.toContain(simulator.merchantGuid);
+  });
+
+  it("an operation switched to a token with `jwt` sends it in the query too", async () => {
+    const simulator = await startSimulator({ jwtOperations: ["voidParcel"] });
+    await clientFor(simulator, { jwt: { voidParcel: true } }).voidParcel({
+      OrderId: "GE-1001",
+      ParcelCode: "P-1001-1",
+    });
+    const [sent] = simulator.requestsOf("voidParcel");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    // Without a token the GUID keeps to the header (5.1: header or query).
+    const plain = await startSimulator();
+    await clientFor(plain).voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    expect(plain.requestsOf("voidParcel")[0]?.query).toEqual({});
+  });
+
+  it("merchantGuidIn: 'header' does not take it out of a token operation's URL", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { merchantGuidIn: "header" });
+    await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+    const [sent] = simulator.requestsOf("getShippingDetailsExtended");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+  });
+
+  it("the billing summary carries it in its body (2.1), not in the query", async () => {
+    const simulator = await startSimulator();
+    await clientFor(simulator).calculateBillingSummary(billing);
+    const [sent] = simulator.requestsOf("calculateBillingSummary");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query).toEqual({});
+    expect(sent?.body).toMatchObject({ merchantGuid: simulator.merchantGuid });
+  });
+});
+
 describe("request validation: a bad request never leaves the process", () => {
   const bad: Record<(typeof SERVICE_OPERATION_NAMES)[number], unknown> = {
     calculateBillingSummary: { ...billing, currencyCode: "eur", products: [] },
