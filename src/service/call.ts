@@ -128,6 +128,7 @@ interface Failure extends FailureInfo {
   readonly retryable: boolean;
   readonly retryAfterMs?: number | undefined;
   readonly cause?: Error | undefined;
+  readonly mayHaveBeenApplied?: boolean | undefined;
 }
 
 interface Answer {
@@ -402,31 +403,70 @@ async function attemptOnce(
     if (limits.signal?.aborted) throw limits.signal.reason;
     if (timedOut) {
       const code = limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT";
-      const description = `no answer within ${limits.timeoutMs} ms`;
+      const { note, mayHaveBeenApplied } = appliedUnknown(op);
       return {
         failure: {
           kind: "timeout",
           code,
-          description,
+          description: `no answer within ${limits.timeoutMs} ms${note}`,
           status: undefined,
           retryable: !limits.byDeadline,
+          mayHaveBeenApplied,
         },
       };
     }
+    const { note, mayHaveBeenApplied } = nothingSent(caught) ? NOT_APPLIED : appliedUnknown(op);
     return {
       failure: {
         kind: "network",
         code: "NETWORK_ERROR",
-        description: ctx.redactor.text(describe(caught)),
+        description: `${ctx.redactor.text(describe(caught))}${note}`,
         status: undefined,
         retryable: true,
         cause: scrubbed(ctx, caught),
+        mayHaveBeenApplied,
       },
     };
   } finally {
     clearTimeout(timer);
     limits.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
+
+/**
+ * A request that may have reached the service, with no complete answer back (a timeout, a dropped
+ * connection, an answer cut off): an operation that is never retried may have been applied, and
+ * the error says so in one wording, as text and as `mayHaveBeenApplied`. A retried one was not
+ * (or is safe to send again), so nothing is added.
+ */
+function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApplied: boolean } {
+  if (op.retry !== "never") return NOT_APPLIED;
+  return {
+    note: `; ${op.wireName} is never retried and may have been applied: check before sending it again`,
+    mayHaveBeenApplied: true,
+  };
+}
+
+/**
+ * Fetch failure codes that mean the request never left: the connection was refused, or the name
+ * did not resolve (Node's and Bun's spellings). Anything else may have happened after sending.
+ */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ConnectionRefused",
+]);
+
+function nothingSent(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return [error, cause].some((value) => {
+    const code = (value as { code?: unknown } | null | undefined)?.code;
+    return typeof code === "string" && NOT_SENT.has(code);
+  });
 }
 
 /**
@@ -442,30 +482,36 @@ function cutOff(
   timedOut: boolean,
   limits: { timeoutMs: number; byDeadline: boolean },
 ): Failure {
-  const applied =
-    op.retry === "never"
-      ? `; ${op.wireName} is never retried and may have been applied: check before sending it again`
-      : "";
+  const { note, mayHaveBeenApplied } = appliedUnknown(op);
   if (caught instanceof ResponseTooLarge) {
-    const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${applied}`;
-    return { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false };
+    const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
+    return {
+      kind: "server",
+      code: "INVALID_RESPONSE",
+      description,
+      status,
+      retryable: false,
+      mayHaveBeenApplied,
+    };
   }
   if (timedOut) {
     return {
       kind: "timeout",
       code: limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT",
-      description: `the answer began but did not end within ${limits.timeoutMs} ms${applied}`,
+      description: `the answer began but did not end within ${limits.timeoutMs} ms${note}`,
       status,
       retryable: !limits.byDeadline,
+      mayHaveBeenApplied,
     };
   }
   return {
     kind: "network",
     code: "INCOMPLETE_RESPONSE",
-    description: `the answer was cut off after its status line (${ctx.redactor.text(describe(caught))})${applied}`,
+    description: `the answer was cut off after its status line (${ctx.redactor.text(describe(caught))})${note}`,
     status,
     retryable: true,
     cause: scrubbed(ctx, caught),
+    mayHaveBeenApplied,
   };
 }
 
@@ -515,8 +561,18 @@ function interpret(
       body,
     };
   }
-  const invalid = (description: string): { failure: Failure; body?: unknown } => ({
-    failure: { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false },
+  const invalid = (
+    description: string,
+    mayHaveBeenApplied = false,
+  ): { failure: Failure; body?: unknown } => ({
+    failure: {
+      kind: "server",
+      code: "INVALID_RESPONSE",
+      description,
+      status,
+      retryable: false,
+      mayHaveBeenApplied,
+    },
     body,
   });
   if (!parsedJson) return invalid("the answer is not JSON");
@@ -534,7 +590,8 @@ function interpret(
       .slice(0, 5);
     return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
-  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed);
+  // The service answered without saying it did it: it may have all the same.
+  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed, true);
   return { body: checked.data };
 }
 
@@ -619,6 +676,7 @@ function toError(
     retryAfterMs: (failure as Failure).retryAfterMs,
     issues: extra.issues,
     cause: extra.cause,
+    mayHaveBeenApplied: (failure as Failure).mayHaveBeenApplied,
   });
 }
 
