@@ -79,9 +79,12 @@ export interface ServiceHooks {
 export interface CallOptions {
   /** Aborts the call (and its retries); the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
-  /** Per attempt, in milliseconds (default: the client's `timeoutMs`). */
+  /** Per attempt, in milliseconds (default: the client's `timeoutMs`); at most 2^31 - 1. */
   readonly timeoutMs?: number | undefined;
-  /** For the whole call, retries and waits included (default: the client's `deadlineMs`). */
+  /**
+   * For the whole call, retries and waits included (default: the client's `deadlineMs`); at most
+   * 2^31 - 1.
+   */
   readonly deadlineMs?: number | undefined;
 }
 
@@ -153,8 +156,8 @@ export async function callOperation(
   const error = (failure: FailureInfo & { status?: number | undefined }, extra = {}) =>
     toError(ctx, name, op, failure, extra);
 
-  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs);
-  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs);
+  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs, MAX_TIMER_MS);
+  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs, MAX_TIMER_MS);
   const parsed = op.request.safeParse(input);
   if (!parsed.success) {
     throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
@@ -692,14 +695,24 @@ function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
   }
 }
 
+/** The longest timer delay: Node fires a longer one at once (after 1 ms), so would other runtimes. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * A limit of the client or of one call (`timeoutMs`, `deadlineMs`, …): a positive, finite number,
- * or the fallback when not given; anything else is a TypeError before anything is sent.
+ * A limit of the client or of one call (`timeoutMs`, `deadlineMs`, …): a positive, finite number
+ * up to `max`, or the fallback when not given; anything else is a TypeError before anything is
+ * sent. The limits that arm a timer pass `MAX_TIMER_MS`.
  */
-export function positive(value: number | undefined, option: string, fallback: number): number {
+export function positive(
+  value: number | undefined,
+  option: string,
+  fallback: number,
+  max = Number.MAX_VALUE,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${option} must be a positive number`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max) {
+    const bound = max < Number.MAX_VALUE ? ` of at most ${max}` : "";
+    throw new TypeError(`${option} must be a positive number${bound}`);
   }
   return value;
 }

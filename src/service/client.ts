@@ -10,6 +10,7 @@ import {
   type CallOptions,
   callOperation,
   type FetchLike,
+  MAX_TIMER_MS,
   positive,
   type ServiceHooks,
 } from "./call.js";
@@ -65,9 +66,9 @@ export interface ServiceClientOptions {
   readonly credentials?: { readonly userName: string; readonly password: string } | undefined;
   /** Default: the global `fetch`. */
   readonly fetch?: FetchLike | undefined;
-  /** Per attempt, in milliseconds. Default 15 000. */
+  /** Per attempt, in milliseconds. Default 15 000; at most 2^31 - 1. */
   readonly timeoutMs?: number | undefined;
-  /** For a whole call, retries and waits included. Default 60 000. */
+  /** For a whole call, retries and waits included. Default 60 000; at most 2^31 - 1. */
   readonly deadlineMs?: number | undefined;
   /** Backoff of the operations that may be retried; `false` turns retries off. */
   readonly retries?: RetryOptions | false | undefined;
@@ -264,8 +265,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     merchantGuid: options.merchantGuid,
     merchantGuidIn: options.merchantGuidIn,
     fetch: fetchImpl,
-    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS),
-    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS),
+    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
+    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS, MAX_TIMER_MS),
     retry: resolveRetry(options.retries),
     hooks: options.hooks ?? {},
     names,

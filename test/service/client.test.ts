@@ -787,6 +787,15 @@ describe("configuration", () => {
     expect(() =>
       createServiceClient({ baseUrl: "http://x", merchantGuid: "g", timeoutMs: 0 }),
     ).toThrow(/timeoutMs/);
+    // Timers above 2^31 - 1 ms fire at once: each call would fail with DEADLINE_EXCEEDED.
+    for (const option of ["timeoutMs", "deadlineMs"]) {
+      for (const value of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+        const create = () =>
+          createServiceClient({ baseUrl: "http://x", merchantGuid: "g", [option]: value });
+        expect(create).toThrow(TypeError);
+        expect(create).toThrow(`${option} must be a positive number`);
+      }
+    }
   });
 
   it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {
