@@ -79,9 +79,12 @@ export interface ServiceHooks {
 export interface CallOptions {
   /** Aborts the call (and its retries); the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
-  /** Per attempt, in milliseconds (default: the client's `timeoutMs`). */
+  /** Per attempt, in milliseconds (default: the client's `timeoutMs`); at most 2^31 - 1. */
   readonly timeoutMs?: number | undefined;
-  /** For the whole call, retries and waits included (default: the client's `deadlineMs`). */
+  /**
+   * For the whole call, retries and waits included (default: the client's `deadlineMs`); at most
+   * 2^31 - 1.
+   */
   readonly deadlineMs?: number | undefined;
 }
 
@@ -128,6 +131,7 @@ interface Failure extends FailureInfo {
   readonly retryable: boolean;
   readonly retryAfterMs?: number | undefined;
   readonly cause?: Error | undefined;
+  readonly mayHaveBeenApplied?: boolean | undefined;
 }
 
 interface Answer {
@@ -152,8 +156,8 @@ export async function callOperation(
   const error = (failure: FailureInfo & { status?: number | undefined }, extra = {}) =>
     toError(ctx, name, op, failure, extra);
 
-  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs);
-  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs);
+  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs, MAX_TIMER_MS);
+  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs, MAX_TIMER_MS);
   const parsed = op.request.safeParse(input);
   if (!parsed.success) {
     throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
@@ -310,8 +314,9 @@ function prepare(
       url.searchParams.append(wireName, String(item));
     }
   }
-  if (guidPlacement(ctx, op) === "query")
+  if (guidPlacement(ctx, op) === "query" || guidInUrlForToken(ctx, name, op)) {
     url.searchParams.set(MERCHANT_GUID_QUERY, ctx.merchantGuid);
+  }
   let wireBody: unknown;
   if (op.params.body === "rest") {
     const renamed: Record<string, unknown> = {};
@@ -330,6 +335,18 @@ function prepare(
 function guidPlacement(ctx: CallContext, op: OperationDefinition): "header" | "query" | "none" {
   if (op.merchantGuid === "none") return "none";
   return ctx.merchantGuidIn ?? op.merchantGuid;
+}
+
+/**
+ * 5.2: an operation that sends a token must "still provide the merchant GUID in the URL", wherever
+ * `merchantGuidIn` puts it otherwise; the billing summary carries it in its body (2.1) instead.
+ */
+function guidInUrlForToken(
+  ctx: CallContext,
+  name: OperationName,
+  op: OperationDefinition,
+): boolean {
+  return op.merchantGuid !== "none" && op.merchantGuidInBody !== true && ctx.jwt(name);
 }
 
 function requestHeaders(
@@ -389,31 +406,70 @@ async function attemptOnce(
     if (limits.signal?.aborted) throw limits.signal.reason;
     if (timedOut) {
       const code = limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT";
-      const description = `no answer within ${limits.timeoutMs} ms`;
+      const { note, mayHaveBeenApplied } = appliedUnknown(op);
       return {
         failure: {
           kind: "timeout",
           code,
-          description,
+          description: `no answer within ${limits.timeoutMs} ms${note}`,
           status: undefined,
           retryable: !limits.byDeadline,
+          mayHaveBeenApplied,
         },
       };
     }
+    const { note, mayHaveBeenApplied } = nothingSent(caught) ? NOT_APPLIED : appliedUnknown(op);
     return {
       failure: {
         kind: "network",
         code: "NETWORK_ERROR",
-        description: ctx.redactor.text(describe(caught)),
+        description: `${ctx.redactor.text(describe(caught))}${note}`,
         status: undefined,
         retryable: true,
         cause: scrubbed(ctx, caught),
+        mayHaveBeenApplied,
       },
     };
   } finally {
     clearTimeout(timer);
     limits.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
+
+/**
+ * A request that may have reached the service, with no complete answer back (a timeout, a dropped
+ * connection, an answer cut off): an operation that is never retried may have been applied, and
+ * the error says so in one wording, as text and as `mayHaveBeenApplied`. A retried one was not
+ * (or is safe to send again), so nothing is added.
+ */
+function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApplied: boolean } {
+  if (op.retry !== "never") return NOT_APPLIED;
+  return {
+    note: `; ${op.wireName} is never retried and may have been applied: check before sending it again`,
+    mayHaveBeenApplied: true,
+  };
+}
+
+/**
+ * Fetch failure codes that mean the request never left: the connection was refused, or the name
+ * did not resolve (Node's and Bun's spellings). Anything else may have happened after sending.
+ */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ConnectionRefused",
+]);
+
+function nothingSent(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return [error, cause].some((value) => {
+    const code = (value as { code?: unknown } | null | undefined)?.code;
+    return typeof code === "string" && NOT_SENT.has(code);
+  });
 }
 
 /**
@@ -429,30 +485,36 @@ function cutOff(
   timedOut: boolean,
   limits: { timeoutMs: number; byDeadline: boolean },
 ): Failure {
-  const applied =
-    op.retry === "never"
-      ? `; ${op.wireName} is never retried and may have been applied: check before sending it again`
-      : "";
+  const { note, mayHaveBeenApplied } = appliedUnknown(op);
   if (caught instanceof ResponseTooLarge) {
-    const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${applied}`;
-    return { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false };
+    const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
+    return {
+      kind: "server",
+      code: "INVALID_RESPONSE",
+      description,
+      status,
+      retryable: false,
+      mayHaveBeenApplied,
+    };
   }
   if (timedOut) {
     return {
       kind: "timeout",
       code: limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT",
-      description: `the answer began but did not end within ${limits.timeoutMs} ms${applied}`,
+      description: `the answer began but did not end within ${limits.timeoutMs} ms${note}`,
       status,
       retryable: !limits.byDeadline,
+      mayHaveBeenApplied,
     };
   }
   return {
     kind: "network",
     code: "INCOMPLETE_RESPONSE",
-    description: `the answer was cut off after its status line (${ctx.redactor.text(describe(caught))})${applied}`,
+    description: `the answer was cut off after its status line (${ctx.redactor.text(describe(caught))})${note}`,
     status,
     retryable: true,
     cause: scrubbed(ctx, caught),
+    mayHaveBeenApplied,
   };
 }
 
@@ -502,8 +564,18 @@ function interpret(
       body,
     };
   }
-  const invalid = (description: string): { failure: Failure; body?: unknown } => ({
-    failure: { kind: "server", code: "INVALID_RESPONSE", description, status, retryable: false },
+  const invalid = (
+    description: string,
+    mayHaveBeenApplied = false,
+  ): { failure: Failure; body?: unknown } => ({
+    failure: {
+      kind: "server",
+      code: "INVALID_RESPONSE",
+      description,
+      status,
+      retryable: false,
+      mayHaveBeenApplied,
+    },
     body,
   });
   if (!parsedJson) return invalid("the answer is not JSON");
@@ -521,7 +593,8 @@ function interpret(
       .slice(0, 5);
     return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
-  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed);
+  // The service answered without saying it did it: it may have all the same.
+  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed, true);
   return { body: checked.data };
 }
 
@@ -606,6 +679,7 @@ function toError(
     retryAfterMs: (failure as Failure).retryAfterMs,
     issues: extra.issues,
     cause: extra.cause,
+    mayHaveBeenApplied: (failure as Failure).mayHaveBeenApplied,
   });
 }
 
@@ -621,14 +695,24 @@ function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
   }
 }
 
+/** The longest timer delay: Node fires a longer one at once (after 1 ms), so would other runtimes. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * A limit of the client or of one call (`timeoutMs`, `deadlineMs`, …): a positive, finite number,
- * or the fallback when not given; anything else is a TypeError before anything is sent.
+ * A limit of the client or of one call (`timeoutMs`, `deadlineMs`, …): a positive, finite number
+ * up to `max`, or the fallback when not given; anything else is a TypeError before anything is
+ * sent. The limits that arm a timer pass `MAX_TIMER_MS`.
  */
-export function positive(value: number | undefined, option: string, fallback: number): number {
+export function positive(
+  value: number | undefined,
+  option: string,
+  fallback: number,
+  max = Number.MAX_VALUE,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${option} must be a positive number`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max) {
+    const bound = max < Number.MAX_VALUE ? ` of at most ${max}` : "";
+    throw new TypeError(`${option} must be a positive number${bound}`);
   }
   return value;
 }

@@ -10,6 +10,7 @@ import {
   type CallOptions,
   callOperation,
   type FetchLike,
+  MAX_TIMER_MS,
   positive,
   type ServiceHooks,
 } from "./call.js";
@@ -56,15 +57,18 @@ export interface ServiceClientOptions {
   readonly baseUrl: string;
   /** The token operation's base address ({auth_url}); default `baseUrl`. */
   readonly authUrl?: string | undefined;
-  /** Sent in the `MerchantGUID` header (or the `merchantGUID` query parameter); never logged. */
+  /**
+   * Sent in the `MerchantGUID` header (or the `merchantGUID` query parameter); never logged. An
+   * operation that sends a token also sends it in the query (5.2), except the billing summary.
+   */
   readonly merchantGuid: string;
   /** The user the operator set up (5.2); needed by the operations that send a token. */
   readonly credentials?: { readonly userName: string; readonly password: string } | undefined;
   /** Default: the global `fetch`. */
   readonly fetch?: FetchLike | undefined;
-  /** Per attempt, in milliseconds. Default 15 000. */
+  /** Per attempt, in milliseconds. Default 15 000; at most 2^31 - 1. */
   readonly timeoutMs?: number | undefined;
-  /** For a whole call, retries and waits included. Default 60 000. */
+  /** For a whole call, retries and waits included. Default 60 000; at most 2^31 - 1. */
   readonly deadlineMs?: number | undefined;
   /** Backoff of the operations that may be retried; `false` turns retries off. */
   readonly retries?: RetryOptions | false | undefined;
@@ -261,8 +265,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     merchantGuid: options.merchantGuid,
     merchantGuidIn: options.merchantGuidIn,
     fetch: fetchImpl,
-    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS),
-    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS),
+    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
+    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS, MAX_TIMER_MS),
     retry: resolveRetry(options.retries),
     hooks: options.hooks ?? {},
     names,

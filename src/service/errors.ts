@@ -25,6 +25,8 @@ export interface ServiceErrorInit {
   readonly issues?: readonly ServiceIssue[] | undefined;
   /** A scrubbed copy of the underlying error (never the original, which may quote a URL). */
   readonly cause?: Error | undefined;
+  /** See `ServiceError.mayHaveBeenApplied`. Default false. */
+  readonly mayHaveBeenApplied?: boolean | undefined;
 }
 
 /**
@@ -39,6 +41,14 @@ export abstract class ServiceError extends Error {
   readonly requestId: string | undefined;
   readonly description: string | undefined;
   readonly attempts: number;
+  /**
+   * True when the operation is never retried (dispatch, void, parcel status, refund) and its
+   * request may have reached the service without a complete answer coming back (a timeout, a
+   * dropped connection, an answer cut off, a refund answer that confirms nothing): it may have
+   * been applied, so check before sending it again. False when nothing was sent (a refused
+   * connection, a name that does not resolve) or the service's answer says what happened.
+   */
+  readonly mayHaveBeenApplied: boolean;
 
   constructor(init: ServiceErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -49,11 +59,24 @@ export abstract class ServiceError extends Error {
     this.requestId = init.requestId;
     this.description = init.description;
     this.attempts = init.attempts ?? 0;
+    this.mayHaveBeenApplied = init.mayHaveBeenApplied ?? false;
   }
 
   toJSON(): Record<string, unknown> {
-    const { name, kind, code, status, operation, requestId, description, attempts, message } = this;
-    return { name, kind, code, status, operation, requestId, description, attempts, message };
+    const { name, kind, code, status, operation, requestId, description, attempts } = this;
+    const { mayHaveBeenApplied, message } = this;
+    return {
+      name,
+      kind,
+      code,
+      status,
+      operation,
+      requestId,
+      description,
+      attempts,
+      mayHaveBeenApplied,
+      message,
+    };
   }
 }
 

@@ -72,6 +72,11 @@ export interface OperationDefinition {
   readonly tokenScheme?: "Bearer";
   /** Where the merchant GUID goes by default; `none` for the token operation. */
   readonly merchantGuid: "header" | "query" | "none";
+  /**
+   * Set where the request body carries the GUID (the billing summary, 2.1): sending a token then
+   * does not add it to the URL, as 5.2 asks of the other operations that send one.
+   */
+  readonly merchantGuidInBody?: true;
   readonly retry: RetryPolicy;
   readonly failures: FailureReading;
   /**
@@ -110,6 +115,7 @@ export const OPERATIONS = {
     jwt: true,
     tokenScheme: "Bearer",
     merchantGuid: "header",
+    merchantGuidInBody: true,
     retry: "idempotency-key",
     failures: "standard",
   },

@@ -98,6 +98,13 @@ function usableEntry(entry: unknown, now: number): CachedToken | undefined {
   return until > now ? { token, expiresAt: until } : undefined;
 }
 
+/** Whether a cache entry (not trusted, as in usableEntry) holds `token`. */
+function isCached(entry: unknown, token: string): boolean {
+  return (
+    typeof entry === "object" && entry !== null && (entry as { token?: unknown }).token === token
+  );
+}
+
 export class TokenProvider {
   readonly #options: TokenProviderOptions;
   readonly #now: () => number;
@@ -128,13 +135,21 @@ export class TokenProvider {
     return abortable(this.#pending, signal);
   }
 
-  /** The service refused `token`: the next `get` fetches another one. */
+  /**
+   * The service refused `token`: the next `get` fetches another one. The shared entry is deleted
+   * only while it still holds `token`: another instance may already have stored the replacement,
+   * and deleting that would make every instance issue its own.
+   */
   invalidate(token: string): void {
     this.#refused = token;
     if (this.#current?.token !== token) return;
     this.#current = undefined;
-    void Promise.resolve()
-      .then(() => this.#options.cache?.delete?.(this.#options.cacheKey))
+    const { cache, cacheKey } = this.#options;
+    if (cache?.delete === undefined) return;
+    void askCache(() => cache.get(cacheKey))
+      .then((entry) =>
+        isCached(entry, token) ? askCache(() => cache.delete?.(cacheKey)) : undefined,
+      )
       .catch(() => undefined);
   }
 

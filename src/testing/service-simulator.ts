@@ -115,7 +115,10 @@ export interface ServiceSimulatorOptions {
   readonly tokenTtlMinutes?: number | undefined;
   /** The JWT's `exp` after issue, in ms. Default: `tokenTtlMinutes`. Short values test expiry. */
   readonly tokenLifetimeMs?: number | undefined;
-  /** Operations that require a token. Default: the billing summary and GetShippingDetailsExtended. */
+  /**
+   * Operations that require a token, and (the billing summary excepted) the GUID in the URL (5.2).
+   * Default: the billing summary and GetShippingDetailsExtended.
+   */
   readonly jwtOperations?: readonly SimulatedOperation[] | undefined;
   /** Billing summary totals above this cannot be calculated (4.1 rule 3). Default 1000. */
   readonly clearanceThreshold?: number | undefined;
@@ -275,9 +278,17 @@ export async function createServiceSimulator(
       operation === "calculateBillingSummary"
         ? subscriptionError("UNAUTHORIZED", 401, description)
         : { status: 401, body: { Message: description } };
-    const guid = request.headers.merchantguid ?? request.query.get("merchantguid")?.[0];
+    // 5.2: a token call must "still provide the merchant GUID in the URL"; the billing summary
+    // carries it in its body (2.1).
+    const inUrl = jwtOperations.has(operation) && operation !== "calculateBillingSummary";
+    const inQuery = request.query.get("merchantguid")?.[0];
+    const guid = inUrl ? inQuery : (request.headers.merchantguid ?? inQuery);
     if (guid === undefined || guid.toLowerCase() !== merchantGuid.toLowerCase()) {
-      return unauthorized("The merchant GUID is missing or unknown");
+      return unauthorized(
+        inUrl
+          ? "The merchant GUID is missing from the URL or unknown"
+          : "The merchant GUID is missing or unknown",
+      );
     }
     if (!jwtOperations.has(operation)) return undefined;
     const header = request.headers.authorization ?? "";

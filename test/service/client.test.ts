@@ -410,6 +410,7 @@ describe("a failure body inside an HTTP 200 (7.4: the statuses of these errors a
       const error = await rejectionOf(calls.createOrderRefund(clientFor(simulator)));
       expect(error).toBeInstanceOf(ServiceServerError);
       expect(error).toMatchObject({ code: "INVALID_RESPONSE", status: 200, attempts: 1 });
+      expect(error).toMatchObject({ mayHaveBeenApplied: true });
       expect((error as Error).message).toMatch(/may have been created/);
     }
     // Never retried: one request each.
@@ -450,6 +451,57 @@ describe("the merchant GUID (5.1)", () => {
     );
     expect(error).toBeInstanceOf(ServiceAuthenticationError);
     expect(error).toMatchObject({ status: 401, code: "HTTP_401" });
+  });
+});
+
+describe("the merchant GUID with a token (5.2: 'still provide the merchant GUID in the URL')", () => {
+  it("GetShippingDetailsExtended sends it in the query, and the header stays", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).getShippingDetailsExtended({
+      amount: 10,
+      currencyCode: "EUR",
+    });
+    const [sent] = simulator.requestsOf("getShippingDetailsExtended");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    expect(sent?.headers.merchantguid).toBe(simulator.merchantGuid);
+    const event = events.requests.find((e) => e.operation === "getShippingDetailsExtended");
+    expect(event?.url).toContain("merchantGUID=[REDACTED]");
+    expect(events.lines.join("\n")).not.toContain(simulator.merchantGuid);
+  });
+
+  it("an operation switched to a token with `jwt` sends it in the query too", async () => {
+    const simulator = await startSimulator({ jwtOperations: ["voidParcel"] });
+    await clientFor(simulator, { jwt: { voidParcel: true } }).voidParcel({
+      OrderId: "GE-1001",
+      ParcelCode: "P-1001-1",
+    });
+    const [sent] = simulator.requestsOf("voidParcel");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    // Without a token the GUID keeps to the header (5.1: header or query).
+    const plain = await startSimulator();
+    await clientFor(plain).voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    expect(plain.requestsOf("voidParcel")[0]?.query).toEqual({});
+  });
+
+  it("merchantGuidIn: 'header' does not take it out of a token operation's URL", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { merchantGuidIn: "header" });
+    await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+    const [sent] = simulator.requestsOf("getShippingDetailsExtended");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+  });
+
+  it("the billing summary carries it in its body (2.1), not in the query", async () => {
+    const simulator = await startSimulator();
+    await clientFor(simulator).calculateBillingSummary(billing);
+    const [sent] = simulator.requestsOf("calculateBillingSummary");
+    expect(sent?.status).toBe(200);
+    expect(sent?.query).toEqual({});
+    expect(sent?.body).toMatchObject({ merchantGuid: simulator.merchantGuid });
   });
 });
 
@@ -636,7 +688,12 @@ describe("an answer cut off after its status line", () => {
     const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID, hooks });
     const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
     expect(error).toBeInstanceOf(ServiceNetworkError);
-    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 1 });
+    expect(error).toMatchObject({
+      code: "INCOMPLETE_RESPONSE",
+      status: 200,
+      attempts: 1,
+      mayHaveBeenApplied: true,
+    });
     expect((error as Error).message).toMatch(/HTTP 200/);
     expect((error as Error).message).toMatch(/may have been applied/);
     expect(service.requests()).toBe(1);
@@ -651,7 +708,12 @@ describe("an answer cut off after its status line", () => {
       retries: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
     });
     const error = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
-    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 2 });
+    expect(error).toMatchObject({
+      code: "INCOMPLETE_RESPONSE",
+      status: 200,
+      attempts: 2,
+      mayHaveBeenApplied: false,
+    });
     expect((error as Error).message).not.toMatch(/may have been applied/);
     expect(service.requests()).toBe(2);
   });
@@ -665,7 +727,7 @@ describe("an answer cut off after its status line", () => {
     });
     const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
     expect(error).toBeInstanceOf(ServiceTimeoutError);
-    expect(error).toMatchObject({ code: "TIMEOUT", status: 200, attempts: 1 });
+    expect(error).toMatchObject({ code: "TIMEOUT", status: 200, mayHaveBeenApplied: true });
     expect((error as Error).message).toMatch(/may have been applied/);
   });
 
@@ -673,7 +735,11 @@ describe("an answer cut off after its status line", () => {
     const simulator = await startSimulator();
     const client = clientFor(simulator, { maxResponseBytes: 1024 });
     const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
-    expect(error).toMatchObject({ code: "INVALID_RESPONSE", kind: "server", status: 200 });
+    expect(error).toMatchObject({
+      code: "INVALID_RESPONSE",
+      status: 200,
+      mayHaveBeenApplied: true,
+    });
     expect((error as Error).message).toMatch(/may have been applied/);
   });
 });
@@ -721,6 +787,15 @@ describe("configuration", () => {
     expect(() =>
       createServiceClient({ baseUrl: "http://x", merchantGuid: "g", timeoutMs: 0 }),
     ).toThrow(/timeoutMs/);
+    // Timers above 2^31 - 1 ms fire at once: each call would fail with DEADLINE_EXCEEDED.
+    for (const option of ["timeoutMs", "deadlineMs"]) {
+      for (const value of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+        const create = () =>
+          createServiceClient({ baseUrl: "http://x", merchantGuid: "g", [option]: value });
+        expect(create).toThrow(TypeError);
+        expect(create).toThrow(`${option} must be a positive number`);
+      }
+    }
   });
 
   it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {

@@ -1,10 +1,13 @@
 // Retries by operation, not by method: which operations are sent again, after what, how long
 // apart, and with which Idempotency-Key.
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
+  createServiceClient,
   OPERATIONS,
   type ServiceClient,
   ServiceConflictError,
+  type ServiceError,
   ServiceNetworkError,
   ServiceRateLimitError,
   ServiceServerError,
@@ -14,6 +17,7 @@ import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from "../../src/service/
 import type { SimulatedFailure, SimulatedOperation } from "../../src/testing/index.js";
 import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
 
+const GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 const billing = {
   subscriptionId: "SUB-PHYSICAL-1",
   currencyCode: "EUR",
@@ -202,6 +206,72 @@ describe("never retried: 4xx and 409", () => {
       expect(simulator.count("locationByIp")).toBe(1);
     });
   }
+});
+
+describe("a never-retried operation whose answer is lost says it may have been applied", () => {
+  const refund = { OrderId: "GE-1002", RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }] };
+  const APPLIED = /CreateOrderRefund is never retried and may have been applied: check before/;
+
+  it("a refund that timed out: the service recorded it, and the error says so", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { timeoutMs: 150 });
+    const before = (await client.getOrderRefunds({ orderId: "GE-1002" })).Refunds?.length ?? 0;
+    simulator.fail("createOrderRefund", { delayMs: 400 });
+    const error = await rejectionOf(client.createOrderRefund(refund));
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "TIMEOUT", status: undefined, mayHaveBeenApplied: true });
+    expect((error as Error).message).toMatch(APPLIED);
+    expect((error as ServiceError).toJSON()).toMatchObject({ mayHaveBeenApplied: true });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const after = (await client.getOrderRefunds({ orderId: "GE-1002" })).Refunds?.length ?? 0;
+    expect(after).toBe(before + 1);
+  });
+
+  for (const [operation, run] of Object.entries(NEVER)) {
+    it(`${operation}: a dropped connection or a timeout may have been applied, a 503 was not`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail(
+        operation as SimulatedOperation,
+        { drop: true },
+        { hang: true },
+        {
+          status: 503,
+        },
+      );
+      const client = clientFor(simulator, { timeoutMs: 200 });
+      const dropped = await rejectionOf(run(client));
+      expect(dropped).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: true });
+      expect((dropped as Error).message).toMatch(/is never retried and may have been applied/);
+      const timedOut = await rejectionOf(run(client));
+      expect(timedOut).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: true });
+      expect((timedOut as Error).message).toMatch(/is never retried and may have been applied/);
+      const refused = await rejectionOf(run(client));
+      expect(refused).toMatchObject({ code: "HTTP_503", mayHaveBeenApplied: false });
+    });
+  }
+
+  it("not when nothing was sent: a refused connection, a name that does not resolve", async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    for (const baseUrl of [`http://127.0.0.1:${port}`, "http://crossborder-service.invalid"]) {
+      const client = createServiceClient({ baseUrl, merchantGuid: GUID, retries: false });
+      const error = await rejectionOf(client.createOrderRefund(refund));
+      expect(error).toBeInstanceOf(ServiceNetworkError);
+      expect(error).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: false });
+      expect((error as Error).message).not.toMatch(/may have been applied/);
+    }
+  });
+
+  it("not for an operation that is retried: a read that timed out", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { hang: true });
+    const client = clientFor(simulator, { timeoutMs: 150, retries: false });
+    const error = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+    expect(error).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: false });
+    expect((error as Error).message).not.toMatch(/may have been applied/);
+  });
 });
 
 describe("timeouts, the deadline and the caller's signal", () => {

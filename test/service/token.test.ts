@@ -136,6 +136,35 @@ describe("token provider", () => {
     expect(simulator.tokensIssued).toBe(2);
   });
 
+  it("instances sharing a cache: one revocation costs one new token in all, not one each", async () => {
+    const simulator = await startSimulator();
+    const tokenCache = memoryTokenCache();
+    const clients = Array.from({ length: 5 }, () => clientFor(simulator, { tokenCache }));
+    for (const client of clients) await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    simulator.revokeTokens();
+    // The first gets a 401 and stores T2; each next one gets a 401 for T1 and must not delete T2.
+    for (const client of clients) await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(2);
+    const after = simulator.requestsOf("getShippingDetailsExtended").slice(5);
+    const answered = after.filter((r) => r.status === 200).map((r) => r.headers.authorization);
+    expect(answered).toHaveLength(5);
+    expect(new Set(answered).size).toBe(1);
+  });
+
+  it("still forgets the refused token in a shared cache, so a new instance does not try it", async () => {
+    const simulator = await startSimulator();
+    const tokenCache = memoryTokenCache();
+    const key = "shared-token";
+    const first = clientFor(simulator, { tokenCache, tokenCacheKey: key });
+    await first.getShippingDetailsExtended(rates);
+    expect(await tokenCache.get(key)).toMatchObject({ token: expect.any(String) });
+    simulator.fail("getShippingDetailsExtended", { status: 401 });
+    simulator.fail("getAuthenticationToken", { status: 503 }, { status: 503 }, { status: 503 });
+    await rejectionOf(first.getShippingDetailsExtended(rates));
+    expect(await tokenCache.get(key)).toBeUndefined();
+  });
+
   it("does not take a refused token back from the shared cache", async () => {
     const simulator = await startSimulator();
     const entries = new Map<string, CachedToken>();

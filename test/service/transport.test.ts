@@ -166,15 +166,35 @@ describe("per-call limits are checked like the client's", () => {
     ["deadlineMs", 0],
     ["deadlineMs", Number.NaN],
     ["deadlineMs", Number.POSITIVE_INFINITY],
+    // Above 2^31 - 1 ms, timers fire at once (Node clamps them to 1 ms): every call would fail.
+    ["timeoutMs", 2 ** 31],
+    ["deadlineMs", 2 ** 31],
+    ["timeoutMs", Number.MAX_SAFE_INTEGER],
+    ["deadlineMs", Number.MAX_SAFE_INTEGER],
   ])("%s: %d is refused before anything is sent", async (option, value) => {
     const service = await listen((_received, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ IsSuccess: true, Errors: [] }));
     });
     const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
-    await expect(
-      client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }, { [option]: value }),
-    ).rejects.toThrow(TypeError);
+    const call = client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }, { [option]: value });
+    await expect(call).rejects.toThrow(TypeError);
+    await expect(call).rejects.toThrow(`${option} must be a positive number`);
     expect(service.received).toEqual([]);
+  });
+
+  it("2^31 - 1 ms, the largest timer, is accepted per call and by the client", async () => {
+    const service = await listen((_received, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ IsSuccess: true, Errors: [] }));
+      }, 30);
+    });
+    const largest = 2 ** 31 - 1;
+    const options = { timeoutMs: largest, deadlineMs: largest };
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID, ...options });
+    const request = { OrderId: "GE-1", ParcelCode: "P-1" };
+    expect((await client.voidParcel(request)).warnings).toEqual([]);
+    expect((await client.voidParcel(request, options)).warnings).toEqual([]);
   });
 });

@@ -94,20 +94,13 @@ describe("createServiceSimulator", () => {
     });
     const first = await token(sim);
     const rates = { amount: 1, currencyCode: "EUR" };
-    expect(
-      (await post(sim, "/ShippingDetails/GetShippingDetailsExtended", rates, headers(first)))
-        .status,
-    ).toBe(200);
+    // 5.2: the GUID in the URL of a token call.
+    const shipping = `/ShippingDetails/GetShippingDetailsExtended?merchantGUID=${sim.merchantGuid}`;
+    expect((await post(sim, shipping, rates, headers(first))).status).toBe(200);
     sim.advanceClock(15 * 60_000 + 1);
-    expect(
-      (await post(sim, "/ShippingDetails/GetShippingDetailsExtended", rates, headers(first)))
-        .status,
-    ).toBe(401);
+    expect((await post(sim, shipping, rates, headers(first))).status).toBe(401);
     const second = await token(sim);
-    expect(
-      (await post(sim, "/ShippingDetails/GetShippingDetailsExtended", rates, headers(second)))
-        .status,
-    ).toBe(200);
+    expect((await post(sim, shipping, rates, headers(second))).status).toBe(200);
     sim.revokeTokens();
     const revoked = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
       ...headers(second),
@@ -132,9 +125,9 @@ describe("createServiceSimulator", () => {
     // The other token operations take the bare token (5.2 does not show their scheme).
     const rates = await post(
       sim,
-      "/ShippingDetails/GetShippingDetailsExtended",
+      `/ShippingDetails/GetShippingDetailsExtended?merchantGUID=${sim.merchantGuid}`,
       { amount: 1, currencyCode: "EUR" },
-      { MerchantGUID: sim.merchantGuid, Authorization: bare, UserName: sim.credentials.userName },
+      { Authorization: bare, UserName: sim.credentials.userName },
     );
     expect(rates.status).toBe(200);
     for (const body of [
@@ -163,6 +156,35 @@ describe("createServiceSimulator", () => {
       body,
     );
     expect(byQuery).toMatchObject({ status: 200, body: { IsSuccess: true } });
+  });
+
+  it("wants the GUID in the URL of a token call (5.2), the billing summary excepted (2.1: in its body)", async () => {
+    const sim = await start({ jwtOperations: ["getShippingDetailsExtended", "voidParcel"] });
+    const auth = {
+      Authorization: `Bearer ${await token(sim)}`,
+      UserName: sim.credentials.userName,
+    };
+    const rates = { amount: 1, currencyCode: "EUR" };
+    const shipping = "/ShippingDetails/GetShippingDetailsExtended";
+    const inHeader = await post(sim, shipping, rates, { ...auth, MerchantGUID: sim.merchantGuid });
+    expect(inHeader.status).toBe(401);
+    expect(inHeader.body.Message).toMatch(/URL/);
+    const wrongInUrl = await post(sim, `${shipping}?merchantGUID=someone-else`, rates, {
+      ...auth,
+      MerchantGUID: sim.merchantGuid,
+    });
+    expect(wrongInUrl.status).toBe(401);
+    expect(
+      (await post(sim, `${shipping}?merchantGUID=${sim.merchantGuid}`, rates, auth)).status,
+    ).toBe(200);
+    const voided = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+    const header = { ...auth, MerchantGUID: sim.merchantGuid };
+    expect((await post(sim, "/Parcel/VoidParcel", voided, header)).status).toBe(401);
+    const billingAnswer = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      ...header,
+      "Idempotency-Key": crypto.randomUUID(),
+    });
+    expect(billingAnswer.status).toBe(200);
   });
 
   it("answers the same key and body with the same answer, and another body with 409", async () => {
