@@ -24,6 +24,18 @@ export interface IoRedisLikeClient {
 
 export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 
+/** The Redis store, with the check of its server's setup. */
+export interface RedisIdempotencyStore extends IdempotencyStore {
+  /**
+   * Reads the server's `maxmemory-policy` (`INFO memory`), once per store: a problem to fix as a
+   * sentence when the policy lets Redis evict this store's keys (anything but `noeviction`),
+   * undefined when it does not. Rejects when the server refuses `INFO` (some managed Redis do).
+   * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
+   * `store_failure` warning; its failure changes no delivery.
+   */
+  checkSetup(): Promise<string | undefined>;
+}
+
 export interface RedisIdempotencyStoreOptions {
   /** Put in front of every key. Default `crossborder-callbacks:idempotency:`. */
   readonly prefix?: string;
@@ -121,6 +133,13 @@ function recordOf(reply: unknown): IdempotencyRecord | undefined {
   return undefined;
 }
 
+/** The problem with a server's eviction policy, from its `INFO memory` text. */
+function evictionProblem(info: string): string | undefined {
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+  if (policy === undefined || policy === "noeviction") return undefined;
+  return `Redis's maxmemory-policy is ${policy}: under memory pressure Redis evicts idempotency records and leases (every one has an expiry), and the next delivery of an evicted key runs the function again (a second charge); set maxmemory-policy noeviction (see the README's "Picking a store")`;
+}
+
 function validKey(key: string): void {
   if (typeof key !== "string" || key === "")
     throw new TypeError("an idempotency key must be a non-empty string");
@@ -134,7 +153,7 @@ function validKey(key: string): void {
 export function createRedisIdempotencyStore(
   client: RedisLikeClient,
   options: RedisIdempotencyStoreOptions = {},
-): IdempotencyStore {
+): RedisIdempotencyStore {
   if (
     client === null ||
     typeof client !== "object" ||
@@ -181,7 +200,19 @@ export function createRedisIdempotencyStore(
     }
   }
 
+  let setup: Promise<string | undefined> | undefined;
+  /** `INFO memory`, which managed Redis allow where they refuse `CONFIG GET`. */
+  async function readSetup(): Promise<string | undefined> {
+    const info = (client as { info?: (section: string) => Promise<unknown> }).info;
+    if (typeof info !== "function") return undefined;
+    return evictionProblem(replyText(await info.call(client, "memory")));
+  }
+
   return {
+    checkSetup() {
+      setup ??= readSetup();
+      return setup;
+    },
     async claim(key, owner, leaseMs): Promise<IdempotencyClaim> {
       const reply = await run("claim", key, [owner, String(leaseMs)]);
       if (Array.isArray(reply) && replyText(reply[0]) === "ok") return { claimed: true };

@@ -174,6 +174,17 @@ function unusable(text: string, callback: string): boolean {
   }
 }
 
+/** Stores whose setup was checked already: one warning per store, whatever wraps it. */
+const checkedStores = new WeakSet<object>();
+
+/** A store's check of its own setup (the Redis store's eviction policy), where it has one. */
+function setupCheckOf(store: IdempotencyStore): (() => Promise<string | undefined>) | undefined {
+  const check = (store as { checkSetup?: unknown }).checkSetup;
+  if (typeof check !== "function" || checkedStores.has(store)) return undefined;
+  checkedStores.add(store);
+  return () => Promise.resolve().then(() => check.call(store));
+}
+
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
 function report(context: CallbackContext<unknown>, reason: string, error?: unknown): void {
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
@@ -449,6 +460,16 @@ export function withIdempotency<TPayload, TResult>(
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
     const key = await storedKey(context.callback, derived);
+    const checkSetup = setupCheckOf(store);
+    // In the background: a server that refuses the check (INFO disabled) changes no delivery.
+    if (checkSetup !== undefined) {
+      within(checkSetup(), storeTimeoutMs, "check the setup").then(
+        (problem) => {
+          if (typeof problem === "string") report(context, problem);
+        },
+        () => undefined,
+      );
+    }
     const deadline = Date.now() + waitMs;
     for (;;) {
       const saved = unsaved.get(key);

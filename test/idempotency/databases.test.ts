@@ -257,6 +257,69 @@ describe("Redis (redis-server)", () => {
     expect(held).not.toMatch(/737|Cvv/);
   });
 
+  it("warns once per store, as a store_failure warning, when maxmemory-policy lets Redis evict its records; a client refused INFO changes nothing", async () => {
+    const { failures, onError } = collector();
+    const store = createRedisIdempotencyStore(nodeRedis);
+    // The default of ElastiCache, Azure Cache for Redis and Memorystore: keys with an expiry go.
+    await nodeRedis.configSet("maxmemory-policy", "volatile-lru");
+    try {
+      const handlers = [0, 1].map(() =>
+        createPerformOrderPaymentHandler(withIdempotency(charges().fn, { store }), {
+          auth: false,
+          onError,
+        }),
+      );
+      for (const handler of [...handlers, ...handlers]) {
+        expect((await handler.handle(post(payment()))).status).toBe(200);
+      }
+      await expect.poll(() => failures.length).toBe(1);
+      expect(failures[0]).toMatchObject({
+        kind: "store_failure",
+        status: 200,
+        severity: "warning",
+        callback: "PerformOrderPayment",
+      });
+      expect(failures[0]?.reason).toMatch(/maxmemory-policy is volatile-lru.*noeviction/);
+      await expect(createRedisIdempotencyStore(ioredis).checkSetup()).resolves.toMatch(
+        /volatile-lru/,
+      );
+    } finally {
+      await nodeRedis.configSet("maxmemory-policy", "noeviction");
+    }
+    expect(await createRedisIdempotencyStore(nodeRedis).checkSetup()).toBeUndefined();
+    expect(failures).toHaveLength(1);
+
+    // A managed Redis that refuses INFO to this user: deliveries go on, nothing is reported.
+    await nodeRedis.sendCommand([
+      "ACL",
+      "SETUSER",
+      "no-info",
+      "on",
+      ">secret",
+      "~*",
+      "&*",
+      "+@all",
+      "-info",
+    ]);
+    const limited = createClient({ url: server.url, username: "no-info", password: "secret" });
+    limited.on("error", () => undefined);
+    await limited.connect();
+    try {
+      const refused = createRedisIdempotencyStore(limited);
+      await expect(refused.checkSetup()).rejects.toThrow(/NOPERM|no permissions/i);
+      const quiet = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(limited) }),
+        { auth: false, onError: quiet.onError },
+      );
+      expect((await handler.handle(post(payment()))).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(quiet.failures).toEqual([]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("refuses something that is not a Redis client", () => {
     expect(() => createRedisIdempotencyStore({} as never)).toThrow(TypeError);
   });
