@@ -1,7 +1,7 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import { maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import { requestRedactor } from "../core/engine.js";
+import { detachedReporter, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
@@ -193,6 +193,27 @@ function report(context: CallbackContext<unknown>, reason: string, error?: unkno
   else console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
 }
 
+/** Reports to the handler's `onError` after the answer went out. */
+type Reporter = (reason: string, error?: unknown) => void;
+
+/**
+ * A reporter for work that outlives the delivery (lease renewals, record retries, the setup
+ * check) that keeps nothing of the request: never the context, whose payload holds the card
+ * number and CVV. A context of your own gives its `reportFailure` (the function alone).
+ */
+function reporterOf(context: CallbackContext<unknown>): Reporter {
+  const detached = detachedReporter(context);
+  if (detached !== undefined)
+    return (reason, error) => detached(`withIdempotency: ${reason}`, error);
+  const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
+    .reportFailure;
+  if (typeof reportFailure === "function") {
+    return (reason, error) => reportFailure(`withIdempotency: ${reason}`, error);
+  }
+  return (reason) =>
+    console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
+}
+
 /**
  * Wraps a callback function so that a delivery and its repeats apply its side effect once, across
  * every process that shares the store:
@@ -234,7 +255,7 @@ export function withIdempotency<TPayload, TResult>(
    * Renews the lease every third of it until `stop`: while the function runs, and after it, while
    * its record is being written, so that no other instance takes the key over meanwhile.
    */
-  function keepLease(key: string, owner: string, context: Context) {
+  function keepLease(key: string, owner: string, tell: Reporter) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
     const timer = setInterval(
@@ -244,8 +265,7 @@ export function withIdempotency<TPayload, TResult>(
           if (renewed || phase === "stopped") return;
           // Once recording, a refused renewal may be this run's own record landing: complete tells.
           if (phase === "running") {
-            report(
-              context,
+            tell(
               `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
             );
           }
@@ -254,7 +274,7 @@ export function withIdempotency<TPayload, TResult>(
           // While recording, the failure to write the record is reported already.
           if (phase === "running" && !reported) {
             reported = true;
-            report(context, `could not renew the lease on ${key}`, error);
+            tell(`could not renew the lease on ${key}`, error);
           }
         }
       },
@@ -290,9 +310,8 @@ export function withIdempotency<TPayload, TResult>(
     }
   }
 
-  function reportTakenOver(key: string, context: Context): void {
-    report(
-      context,
+  function reportTakenOver(key: string, tell: Reporter): void {
+    tell(
       `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
     );
   }
@@ -301,7 +320,7 @@ export function withIdempotency<TPayload, TResult>(
    * Writes a result the store refused, with backoff (at most a third of the lease between tries),
    * renewing the lease meanwhile, until it lands or the record would have expired.
    */
-  function completeLater(key: string, owner: string, text: string, lease: Lease, context: Context) {
+  function completeLater(key: string, owner: string, text: string, lease: Lease, tell: Reporter) {
     const giveUpAt = Date.now() + ttlMs;
     const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
     let delay = Math.min(100, longest);
@@ -310,13 +329,13 @@ export function withIdempotency<TPayload, TResult>(
         const done = await record(key, owner, text);
         lease.stop();
         unsaved.delete(key);
-        if (!done && !(await holds(key, text))) reportTakenOver(key, context);
+        if (!done && !(await holds(key, text))) reportTakenOver(key, tell);
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
           lease.stop();
           unsaved.delete(key);
-          report(context, `gave up recording the result of ${key}: the store stayed down`);
+          tell(`gave up recording the result of ${key}: the store stayed down`);
           return;
         }
       }
@@ -344,7 +363,9 @@ export function withIdempotency<TPayload, TResult>(
    * engine answers 500 (recording it would answer every redelivery that 500 for `ttlMs`).
    */
   async function run(key: string, owner: string, payload: TPayload, context: Context) {
-    const lease = keepLease(key, owner, context);
+    // What outlives this delivery (the lease, a record retried) reports through `tell` alone.
+    const tell = reporterOf(context as CallbackContext<unknown>);
+    const lease = keepLease(key, owner, tell);
     let result: TResult;
     try {
       result = await fn(payload, context);
@@ -371,7 +392,7 @@ export function withIdempotency<TPayload, TResult>(
       const done = await record(key, owner, text);
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, context);
+      if (!done) reportTakenOver(key, tell);
     } catch (error) {
       report(
         context,
@@ -379,7 +400,7 @@ export function withIdempotency<TPayload, TResult>(
         error,
       );
       unsaved.set(key, text);
-      completeLater(key, owner, text, lease, context);
+      completeLater(key, owner, text, lease, tell);
     }
     return { kind: "result", text } as const;
   }
@@ -463,9 +484,10 @@ export function withIdempotency<TPayload, TResult>(
     const checkSetup = setupCheckOf(store);
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
     if (checkSetup !== undefined) {
+      const tell = reporterOf(context as CallbackContext<unknown>);
       within(checkSetup(), storeTimeoutMs, "check the setup").then(
         (problem) => {
-          if (typeof problem === "string") report(context, problem);
+          if (typeof problem === "string") tell(problem);
         },
         () => undefined,
       );
