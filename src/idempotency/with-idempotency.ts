@@ -112,6 +112,36 @@ async function within<T>(promise: T | Promise<T>, ms: number, what: string): Pro
   }
 }
 
+/**
+ * A store call, and whether it has settled: a call that timed out is not abandoned but kept, so
+ * that the loops retrying in the background send the next one only once it settled (a client
+ * such as node-redis queues calls while disconnected and sends them all when it reconnects), and
+ * a claim that lands after its delivery gave up can be released.
+ */
+interface Flight<T> {
+  readonly promise: Promise<T>;
+  settled: "no" | "resolved" | "rejected";
+}
+
+function fly<T>(operation: () => T | Promise<T>): Flight<T> {
+  let promise: Promise<T>;
+  try {
+    promise = Promise.resolve(operation());
+  } catch (error) {
+    promise = Promise.reject(error);
+  }
+  const flight: Flight<T> = { promise, settled: "no" };
+  promise.then(
+    () => {
+      flight.settled = "resolved";
+    },
+    () => {
+      flight.settled = "rejected";
+    },
+  );
+  return flight;
+}
+
 function inProgress(): CallbackError {
   return new CallbackError(
     DELIVERY_IN_PROGRESS,
@@ -258,10 +288,15 @@ export function withIdempotency<TPayload, TResult>(
   function keepLease(key: string, owner: string, tell: Reporter) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
+    let renewing: Flight<boolean> | undefined;
     const timer = setInterval(
       async () => {
+        // One renewal at a time: while the last one is unanswered, none is sent (nor queued).
+        if (renewing?.settled === "no") return;
+        const flight = fly(() => store.renew(key, owner, leaseMs));
+        renewing = flight;
         try {
-          const renewed = await within(store.renew(key, owner, leaseMs), storeTimeoutMs, "renew");
+          const renewed = await within(flight.promise, storeTimeoutMs, "renew");
           if (renewed || phase === "stopped") return;
           // Once recording, a refused renewal may be this run's own record landing: complete tells.
           if (phase === "running") {
@@ -295,9 +330,9 @@ export function withIdempotency<TPayload, TResult>(
 
   type Lease = ReturnType<typeof keepLease>;
 
-  /** Completes the key with the result, within `storeTimeoutMs`. */
-  function record(key: string, owner: string, text: string): Promise<boolean> {
-    return within(store.complete(key, owner, text, ttlMs), storeTimeoutMs, "complete");
+  /** Completes the key with the result (awaited within `storeTimeoutMs` by the callers). */
+  function record(key: string, owner: string, text: string): Flight<boolean> {
+    return fly(() => store.complete(key, owner, text, ttlMs));
   }
 
   /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
@@ -318,15 +353,26 @@ export function withIdempotency<TPayload, TResult>(
 
   /**
    * Writes a result the store refused, with backoff (at most a third of the lease between tries),
-   * renewing the lease meanwhile, until it lands or the record would have expired.
+   * renewing the lease meanwhile, until it lands or the record would have expired. One write at a
+   * time, starting with the one that failed: an unanswered write is awaited again (and its late
+   * answer used), and a new one is sent only once the last one failed.
    */
-  function completeLater(key: string, owner: string, text: string, lease: Lease, tell: Reporter) {
+  function completeLater(
+    key: string,
+    owner: string,
+    text: string,
+    lease: Lease,
+    tell: Reporter,
+    first: Flight<boolean>,
+  ) {
     const giveUpAt = Date.now() + ttlMs;
     const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
     let delay = Math.min(100, longest);
+    let writing = first;
     const attempt = async (): Promise<void> => {
       try {
-        const done = await record(key, owner, text);
+        if (writing.settled === "rejected") writing = record(key, owner, text);
+        const done = await within(writing.promise, storeTimeoutMs, "complete");
         lease.stop();
         unsaved.delete(key);
         if (!done && !(await holds(key, text))) reportTakenOver(key, tell);
@@ -388,8 +434,9 @@ export function withIdempotency<TPayload, TResult>(
       await release(key, owner, context, "the function returned a result the engine refuses");
       return { kind: "unusable", text } as const;
     }
+    const writing = record(key, owner, text);
     try {
-      const done = await record(key, owner, text);
+      const done = await within(writing.promise, storeTimeoutMs, "complete");
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
       if (!done) reportTakenOver(key, tell);
@@ -400,7 +447,7 @@ export function withIdempotency<TPayload, TResult>(
         error,
       );
       unsaved.set(key, text);
-      completeLater(key, owner, text, lease, tell);
+      completeLater(key, owner, text, lease, tell, writing);
     }
     return { kind: "result", text } as const;
   }
@@ -457,9 +504,17 @@ export function withIdempotency<TPayload, TResult>(
     for (;;) {
       const owner = crypto.randomUUID();
       let claim: Awaited<ReturnType<IdempotencyStore["claim"]>>;
+      const claiming = fly(() => store.claim(key, owner, leaseMs));
       try {
-        claim = await within(store.claim(key, owner, leaseMs), storeTimeoutMs, "claim");
+        claim = await within(claiming.promise, storeTimeoutMs, "claim");
       } catch (error) {
+        // A claim that timed out may still land (a client queues it while disconnected): what it
+        // wins is released, or the service's retry would wait for a lease nobody holds.
+        if (claiming.settled === "no") {
+          claiming.promise
+            .then((late) => (late.claimed ? store.release(key, owner) : undefined))
+            .catch(() => undefined);
+        }
         return storeFailed("claim", key, error, payload, context);
       }
       if (claim.claimed) return run(key, owner, payload, context);

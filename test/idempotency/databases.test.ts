@@ -320,6 +320,62 @@ describe("Redis (redis-server)", () => {
     }
   });
 
+  it("releases a claim that lands after its delivery was refused: the service's retry once Redis is back runs at once", async () => {
+    const { fn, count } = charges();
+    const { failures, onError } = collector();
+    const store = createRedisIdempotencyStore(nodeRedis);
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, storeTimeoutMs: 500, waitMs: 1_000, leaseMs: 6_000 }),
+      { auth: false, onError },
+    );
+    const body = payment();
+    await server.stop();
+    try {
+      // node-redis queues the claim while disconnected, and sends it once it reconnects.
+      expect((await handler.handle(post(body))).status).toBe(500);
+    } finally {
+      await server.start();
+    }
+    await reachable(store);
+    const { OrderId } = JSON.parse(body) as { OrderId: string };
+    const key = `crossborder-callbacks:idempotency:PerformOrderPayment:${OrderId}`;
+    await expect.poll(() => nodeRedis.get(key)).toBeNull();
+    const retry = await handler.handle(post(body));
+    expect(retry.status).toBe(200);
+    expect(count()).toBe(1);
+    expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+  });
+
+  it("sends one renewal and one record at a time while Redis is down, not one per tick queued for the reconnect", async () => {
+    const { fn, count } = charges(() => server.stop());
+    const store = createRedisIdempotencyStore(nodeRedis);
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, storeTimeoutMs: 200, leaseMs: 600 }),
+      { auth: false, onError: collector().onError },
+    );
+    const body = payment();
+    try {
+      expect((await handler.handle(post(body))).status).toBe(200);
+      // Down for ten leases: a renewal every 200 ms, a record retry every 100-200 ms.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+    } finally {
+      await server.start();
+    }
+    // A new, empty server: what reaches it was queued in the client during the outage.
+    const other = createPerformOrderPaymentHandler(
+      withIdempotency(charges().fn, { store: createRedisIdempotencyStore(ioredis) }),
+      { auth: false, onError: collector().onError },
+    );
+    await expect
+      .poll(async () => (await other.handle(post(body))).status, { timeout: 15_000 })
+      .toBe(200);
+    expect(count()).toBe(1);
+    // Each call queued in the client during the outage reached the new server as an EVALSHA
+    // answered NOSCRIPT (one or two more come from the reconnected client loading its scripts).
+    const errors = String(await nodeRedis.sendCommand(["INFO", "errorstats"]));
+    expect(Number(/errorstat_NOSCRIPT:count=(\d+)/.exec(errors)?.[1] ?? 0)).toBeLessThanOrEqual(6);
+  }, 30_000);
+
   it("refuses something that is not a Redis client", () => {
     expect(() => createRedisIdempotencyStore({} as never)).toThrow(TypeError);
   });

@@ -543,8 +543,13 @@ describe("withIdempotency when the record cannot be written after the function s
     const slowFirstWrite: IdempotencyStore = {
       ...inner,
       complete: async (key, owner, result, ttl) => {
-        // The first write is slower than storeTimeoutMs, yet lands.
-        if (++writes === 1) await sleep(150);
+        // The first write is slower than storeTimeoutMs, lands, and its answer is lost (the
+        // connection dropped): the retry, sent once it failed, finds the record already there.
+        if (++writes === 1) {
+          await sleep(150);
+          inner.complete(key, owner, result, ttl);
+          throw new Error("Socket closed unexpectedly");
+        }
         return inner.complete(key, owner, result, ttl);
       },
     };
