@@ -41,6 +41,7 @@ import {
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
 import { type LazySignal, lazySignalOf } from "./signal.js";
+import { MAX_TIMEOUT_MS } from "./timers.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
@@ -54,8 +55,6 @@ export const DEFAULT_DOCUMENT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 /** 30 s to receive a body: a 1 MiB order at 35 kB/s. Node's own limit is 300 s. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
-/** The longest delay `setTimeout` keeps (about 24.8 days). */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** Options every handler factory and the router accept. */
 export interface HandlerOptions {

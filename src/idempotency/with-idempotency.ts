@@ -6,9 +6,10 @@ import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
+import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
-import { type IdempotencyStore, positiveMs } from "./store.js";
+import { type IdempotencyStore, positiveMs, TIMER_BOUND, timerMs } from "./store.js";
 
 export interface IdempotencyOptions<TPayload> {
   /**
@@ -266,12 +267,15 @@ export function withIdempotency<TPayload, TResult>(
   if (typeof fn !== "function") throw new TypeError("withIdempotency: fn must be a function");
   const store = options.store ?? createMemoryIdempotencyStore();
   const ttlMs = positiveMs(options.ttlMs ?? DAY_MS, "ttlMs");
-  const leaseMs = positiveMs(options.leaseMs ?? 30_000, "leaseMs");
+  // ttlMs sets no timer (the store keeps the record); the others are timers' delays.
+  const leaseMs = timerMs(options.leaseMs ?? 30_000, "leaseMs");
   const waitMs = options.waitMs ?? 10_000;
-  if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
-    throw new RangeError("waitMs must be a whole number of milliseconds, 0 or more");
+  if (!Number.isSafeInteger(waitMs) || waitMs < 0 || waitMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `waitMs must be a whole number of milliseconds, 0 or more, ${TIMER_BOUND}`,
+    );
   }
-  const storeTimeoutMs = positiveMs(options.storeTimeoutMs ?? 2_000, "storeTimeoutMs");
+  const storeTimeoutMs = timerMs(options.storeTimeoutMs ?? 2_000, "storeTimeoutMs");
   const failOpen = options.failOpen === true;
   const keyOf = (options.key ?? defaultIdempotencyKey) as IdempotencyKeyFunction<TPayload>;
   /** This process's one handle per key: a delivery running or waiting for it elsewhere. */

@@ -266,6 +266,44 @@ describe("withIdempotency in one process", () => {
     expect(() => withIdempotency(fn, { storeTimeoutMs: Number.NaN })).toThrow(RangeError);
     expect(() => withIdempotency(undefined as never)).toThrow(TypeError);
   });
+
+  it("refuses timer durations above 2^31-1 ms, which Node would fire after 1 ms, and accepts the bound itself", async () => {
+    const fn = async () => ({ PaymentAmount: 10, PaymentCurrencyCode: "EUR" });
+    for (const name of ["leaseMs", "waitMs", "storeTimeoutMs"] as const) {
+      for (const value of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+        expect(() => withIdempotency(fn, { [name]: value }), `${name}: ${value}`).toThrow(
+          new RangeError(
+            `${name} must be a ${name === "waitMs" ? "whole number of milliseconds, 0 or more" : "positive whole number of milliseconds"}, at most 2147483647 (about 24.8 days)`,
+          ),
+        );
+      }
+    }
+    // ttlMs sets no timer: the store keeps the record that long.
+    expect(() => withIdempotency(fn, { ttlMs: 2 ** 36 })).not.toThrow();
+    // At the bound, a store answering after 5 ms is waited for (no 1 ms timer refusing it).
+    const inner = createMemoryIdempotencyStore();
+    const remote = {} as IdempotencyStore;
+    for (const name of ["claim", "get", "complete", "renew", "release"] as const) {
+      (remote as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+        await sleep(5);
+        return (inner[name] as (...a: unknown[]) => unknown)(...args);
+      };
+    }
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, {
+        store: remote,
+        storeTimeoutMs: 2 ** 31 - 1,
+        leaseMs: 2 ** 31 - 1,
+        waitMs: 2 ** 31 - 1,
+      }),
+      { auth: false, onError },
+    );
+    expect(
+      (await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))))).status,
+    ).toBe(200);
+    expect(failures).toEqual([]);
+  });
 });
 
 describe("withIdempotency across instances sharing a store", () => {
