@@ -45,13 +45,24 @@ export interface RedisIdempotencyStoreOptions {
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** A record, or nothing when the key is absent or its written expiry has passed. */
-const READ = `local function read(key, now)
+/**
+ * A record, or nothing when the key is absent or its written expiry has passed; UNREADABLE for a
+ * value that is neither a lease nor a record (written by something else, damaged), which the
+ * scripts answer with an error naming the key (an error reply, as Redis 5 and 6 scripts cannot
+ * raise one with a message of their own).
+ */
+const READ = `local UNREADABLE = {}
+local function unreadable(key)
+  return redis.error_reply('ERR unreadable idempotency record under ' .. key .. ': delete the key to let the next delivery run')
+end
+local function read(key, now)
   local v = redis.call('GET', key)
   if not v then return nil end
   if string.sub(v, 1, 2) == 'r:' then return v end
   local sep = string.find(v, ':', 3, true)
-  if tonumber(string.sub(v, 3, sep - 1)) <= now then
+  local expiry = string.sub(v, 1, 2) == 'c:' and sep and tonumber(string.sub(v, 3, sep - 1))
+  if not expiry then return UNREADABLE end
+  if expiry <= now then
     redis.call('DEL', key)
     return nil
   end
@@ -72,6 +83,7 @@ ${READ}
 ${REPLY}
 if redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'NX', 'PX', ARGV[2]) then return {'ok'} end
 local v = read(KEYS[1], now)
+if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then
   redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'PX', ARGV[2])
   return {'ok'}
@@ -82,12 +94,14 @@ return reply(KEYS[1], v)`,
 ${READ}
 ${REPLY}
 local v = read(KEYS[1], now)
+if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then return {'none'} end
 return reply(KEYS[1], v)`,
   // KEYS[1] key; ARGV owner, result, ttl ms.
   complete: `${NOW}
 ${READ}
 local v = read(KEYS[1], now)
+if v == UNREADABLE then return unreadable(KEYS[1]) end
 if v and v ~= 'r:' .. ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. ':' .. ARGV[2], 'PX', ARGV[3])
 return 1`,

@@ -51,10 +51,9 @@ export class IdempotencyStoreError extends Error {
   constructor(
     readonly operation: string,
     cause: unknown,
+    outcome = "the delivery was refused so that the service retries it (failOpen is off)",
   ) {
-    super(
-      `withIdempotency: the store failed to ${operation} (${describe(cause)}); the delivery was refused so that the service retries it (failOpen is off)`,
-    );
+    super(`withIdempotency: the store failed to ${operation} (${describe(cause)}); ${outcome}`);
   }
 }
 
@@ -185,7 +184,30 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
 }
 
 function decode<TResult>(text: string): TResult {
-  return (text === "u" ? undefined : JSON.parse(text.slice(1))) as TResult;
+  if (text === "u") return undefined as TResult;
+  if (!text.startsWith("j")) throw new SyntaxError("not a stored result (neither u nor j…)");
+  return JSON.parse(text.slice(1)) as TResult;
+}
+
+/**
+ * A result read from the store, checked: one that cannot be decoded (written by something else,
+ * damaged) refuses the delivery, naming the record to delete, rather than running the function
+ * again (it ran) or throwing a SyntaxError that names nothing.
+ */
+function stored(text: string, key: string): Outcome {
+  try {
+    decode(text);
+    return { kind: "result", text };
+  } catch (error) {
+    return {
+      kind: "threw",
+      error: new IdempotencyStoreError(
+        `read back the unreadable idempotency record under ${key}`,
+        error,
+        "every delivery of this key is refused until that record is deleted or expires",
+      ),
+    };
+  }
 }
 
 /**
@@ -494,7 +516,7 @@ export function withIdempotency<TPayload, TResult>(
       delay = Math.min(delay * 1.5, LONGEST_POLL_MS);
       const record = await within(store.get(key), storeTimeoutMs, "read");
       if (record === undefined) return "free";
-      if (record.state === "completed") return { kind: "result", text: record.result };
+      if (record.state === "completed") return stored(record.result, key);
     }
   }
 
@@ -522,7 +544,7 @@ export function withIdempotency<TPayload, TResult>(
         return storeFailed("claim", key, error, payload, context);
       }
       if (claim.claimed) return run(key, owner, payload, context);
-      if (claim.record.state === "completed") return { kind: "result", text: claim.record.result };
+      if (claim.record.state === "completed") return stored(claim.record.result, key);
       let waited: Outcome | "free";
       try {
         waited = await poll(key, deadline, context);

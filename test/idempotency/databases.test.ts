@@ -146,6 +146,44 @@ function whenTheServerGoesDown(
   });
 }
 
+/**
+ * A record the store holds but that cannot be read back (written by something else, damaged):
+ * every delivery is refused 500 without running the function, and onError names the record to
+ * delete. `put` stores `value` under the key of `orderId`'s payment.
+ */
+async function anUnreadableRecordIsNamed(
+  store: IdempotencyStore,
+  values: readonly (string | null)[],
+  put: (orderId: string, value: string | null) => Promise<unknown>,
+): Promise<void> {
+  const { fn, count } = charges();
+  const { failures, onError } = collector();
+  const handler = createPerformOrderPaymentHandler(withIdempotency(fn, { store }), {
+    auth: false,
+    onError,
+  });
+  for (const value of values) {
+    // No long run of digits: one that passes the Luhn check would be masked in the report.
+    const OrderId = `GE-UNREADABLE-${++sequence}`;
+    const body = JSON.stringify({ ...JSON.parse(paymentText), OrderId });
+    await put(OrderId, value);
+    for (let i = 0; i < 2; i++) expect((await handler.handle(post(body))).status).toBe(500);
+    expect(failures, JSON.stringify(value)).toHaveLength(2);
+    for (const failure of failures.splice(0)) {
+      expect(failure).toMatchObject({ kind: "internal_error", status: 500 });
+      expect(failure.error).toMatchObject({ name: "IdempotencyStoreError" });
+      const message = String((failure.error as Error).message);
+      // Redis names its own key, with the store's prefix: the key to delete.
+      expect(message, JSON.stringify(value)).toMatch(
+        new RegExp(`unreadable idempotency record under \\S*PerformOrderPayment:${OrderId}\\b`),
+      );
+      // Not the script's internals (arithmetic on a nil value).
+      expect(message).not.toMatch(/nil value|compare/);
+    }
+  }
+  expect(count()).toBe(0);
+}
+
 /** A result the engine refuses (answered 500) is not recorded: the retry runs the function again. */
 function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencyStore) {
   it(`${name}: a result answered 500 (no PaymentAmount) is not recorded; the retry runs the function and its answer is kept`, async () => {
@@ -376,6 +414,15 @@ describe("Redis (redis-server)", () => {
     expect(Number(/errorstat_NOSCRIPT:count=(\d+)/.exec(errors)?.[1] ?? 0)).toBeLessThanOrEqual(6);
   }, 30_000);
 
+  it("refuses every delivery of a record it cannot read back, naming the key in onError", async () => {
+    const prefix = "unreadable:";
+    await anUnreadableRecordIsNamed(
+      createRedisIdempotencyStore(nodeRedis, { prefix }),
+      ["garbage", "c:notanumber:jx", "c:", "c:99999999999999:{not json", "c:99999999999999:x"],
+      (orderId, value) => nodeRedis.set(`${prefix}PerformOrderPayment:${orderId}`, String(value)),
+    );
+  });
+
   it("refuses something that is not a Redis client", () => {
     expect(() => createRedisIdempotencyStore({} as never)).toThrow(TypeError);
   });
@@ -401,6 +448,17 @@ describe("PostgreSQL (initdb + postgres)", () => {
   );
 
   anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
+
+  it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {
+    const store = createPostgresIdempotencyStore(pool);
+    await store.ready();
+    await anUnreadableRecordIsNamed(store, [null, "jnot json", "x", ""], (orderId, value) =>
+      pool.query(
+        "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ($1, NULL, $2, now() + interval '1 day')",
+        [`PerformOrderPayment:${orderId}`, value],
+      ),
+    );
+  });
 
   it("creates its table once when ten instances start at the same moment", async () => {
     const stores = Array.from({ length: 10 }, () =>
