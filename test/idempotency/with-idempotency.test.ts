@@ -942,4 +942,44 @@ describe("the default key", () => {
     expect(seen[1]).toMatch(/^SendOrderToMerchant:#/);
     expect(seen[2]).toBe("SendOrderToMerchant:GE927127001US");
   });
+
+  it("keeps two keys that differ only in lone surrogates apart: each order runs and gets its own answer", async () => {
+    let runs = 0;
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          return { InternalOrderId: `M-${runs}`, OrderId: order.OrderId };
+        },
+        { key: (order: SendOrderToMerchantRequest) => order.OrderId },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    const base = fixture("SendOrderToMerchant");
+    // Both legal JSON escapes; UTF-8 turns each lone surrogate into U+FFFD.
+    const first = await handler.handle(post(JSON.stringify({ ...base, OrderId: "GE-1\ud800" })));
+    const second = await handler.handle(post(JSON.stringify({ ...base, OrderId: "GE-1\udbff" })));
+    expect(json(first)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
+    expect(runs).toBe(2);
+  });
+});
+
+describe("the memory store", () => {
+  it("counts only live records against maxEntries: expired ones are swept before a claim is refused as full", () => {
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ maxEntries: 2, now: () => now });
+    for (const key of ["a", "b"]) {
+      expect(store.claim(key, "o", 1_000)).toEqual({ claimed: true });
+      expect(store.complete(key, "o", "jx", 1_000)).toBe(true);
+    }
+    now += 5_000; // both expired 4 s ago, long before the next minute's sweep
+    expect(store.get("a")).toBeUndefined();
+    expect(store.claim("c", "o", 10_000)).toEqual({ claimed: true });
+    expect(store.claim("d", "o", 10_000)).toEqual({ claimed: true });
+    // Full now, of live records: refused, and both kept.
+    expect(() => store.claim("e", "o", 10_000)).toThrow(/full \(2 live records\)/);
+    expect(store.get("c")).toMatchObject({ state: "running" });
+    expect(store.get("d")).toMatchObject({ state: "running" });
+  });
 });
