@@ -41,6 +41,7 @@ import {
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
 import { type LazySignal, lazySignalOf } from "./signal.js";
+import { MAX_TIMEOUT_MS } from "./timers.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
@@ -54,8 +55,6 @@ export const DEFAULT_DOCUMENT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 /** 30 s to receive a body: a 1 MiB order at 35 kB/s. Node's own limit is 300 s. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
-/** The longest delay `setTimeout` keeps (about 24.8 days). */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** Options every handler factory and the router accept. */
 export interface HandlerOptions {
@@ -263,6 +262,34 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       : undefined;
   }
 
+  /**
+   * A reporter like `reportFailure` for a context this engine made, that keeps nothing of the
+   * request (not the context, its payload or its card data): it holds the handler's `onError`
+   * and the callback's name, and masks card numbers wherever quoted (not this request's CVV,
+   * which it does not keep). For reports after the answer; undefined for any other value.
+   */
+  static detachedReporterOf(
+    value: unknown,
+  ): ((reason: string, error?: unknown) => void) | undefined {
+    if (typeof value !== "object" || value === null || !(#call in value)) return undefined;
+    const context = value as HandlerContext<unknown>;
+    const onError = context.#onError;
+    const callback = context.callback;
+    return (reason, error) =>
+      notify(
+        onError,
+        {
+          kind: "store_failure",
+          status: FAILURE_STATUS.store_failure,
+          severity: "warning",
+          callback,
+          reason,
+          error,
+        },
+        redactCards,
+      );
+  }
+
   get reportFailure(): (reason: string, error?: unknown) => void {
     this.#reportFailure ??= (reason, error) =>
       notify(
@@ -288,6 +315,17 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
  */
 export function requestRedactor(context: unknown): Redactor | undefined {
   return HandlerContext.redactorOf(context);
+}
+
+/**
+ * A failure reporter for the context's handler that keeps nothing of its request, for helpers
+ * reporting after the answer went out (`withIdempotency`'s background record retries); undefined
+ * when the context was not made by this engine. Internal: not exported by the package.
+ */
+export function detachedReporter(
+  context: unknown,
+): ((reason: string, error?: unknown) => void) | undefined {
+  return HandlerContext.detachedReporterOf(context);
 }
 
 /** Whether a payment object refuses what protection does to it (a prototype, deleting the CVV). */

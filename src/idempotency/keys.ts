@@ -158,13 +158,32 @@ function hasControl(key: string): boolean {
 }
 
 /**
+ * Whether a key holds a lone surrogate (ill-formed UTF-16): encoded as UTF-8 (by the byte round
+ * trip below, and by the Redis and PostgreSQL clients) each becomes U+FFFD, so two keys differing
+ * only there would be one key.
+ */
+function hasLoneSurrogate(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code < 0xd800 || code > 0xdfff) continue;
+    const next = key.charCodeAt(i + 1);
+    if (code > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return true;
+    i++;
+  }
+  return false;
+}
+
+/**
  * The key a store receives: the callback, then the derived key; hashed when longer than
- * `MAX_KEY_LENGTH` or when it holds control characters. Built through a byte round trip, so that the stored string is one flat
- * sequence and not a rope of the pieces it was concatenated from (which would keep them all).
+ * `MAX_KEY_LENGTH` or when it holds control characters or lone surrogates. Built through a byte
+ * round trip, so that the stored string is one flat sequence and not a rope of the pieces it was
+ * concatenated from (which would keep them all).
  */
 export async function storedKey(callback: string, key: string): Promise<string> {
   let stored = `${callback}:${key}`;
-  if (stored.length > MAX_KEY_LENGTH || hasControl(key))
-    stored = `${callback}:#${await sha256Text(key, "base64url")}`;
+  // A lone surrogate is hashed in its JSON escape (`\ud800`), as hashing encodes UTF-8 too.
+  const lone = hasLoneSurrogate(key);
+  if (stored.length > MAX_KEY_LENGTH || hasControl(key) || lone)
+    stored = `${callback}:#${await sha256Text(lone ? JSON.stringify(key) : key, "base64url")}`;
   return decoder.decode(encoder.encode(stored));
 }

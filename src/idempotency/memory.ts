@@ -74,7 +74,12 @@ export function createMemoryIdempotencyStore(
       const entry = live(key, at);
       if (entry) return { claimed: false, record: recordOf(entry, at) };
       if (entries.size >= maxEntries) {
-        throw new Error(`the memory idempotency store is full (${maxEntries} live records)`);
+        // Expired records count until swept: sweep them now, before refusing a key.
+        nextSweep = at;
+        sweep(at);
+        if (entries.size >= maxEntries) {
+          throw new Error(`the memory idempotency store is full (${maxEntries} live records)`);
+        }
       }
       entries.set(key, { owner, result: undefined, expiresAt: at + leaseMs });
       return { claimed: true };

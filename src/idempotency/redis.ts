@@ -24,6 +24,18 @@ export interface IoRedisLikeClient {
 
 export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 
+/** The Redis store, with the check of its server's setup. */
+export interface RedisIdempotencyStore extends IdempotencyStore {
+  /**
+   * Reads the server's `maxmemory-policy` (`INFO memory`), once per store: a problem to fix as a
+   * sentence when the policy lets Redis evict this store's keys (anything but `noeviction`),
+   * undefined when it does not. Rejects when the server refuses `INFO` (some managed Redis do).
+   * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
+   * `store_failure` warning; its failure changes no delivery.
+   */
+  checkSetup(): Promise<string | undefined>;
+}
+
 export interface RedisIdempotencyStoreOptions {
   /** Put in front of every key. Default `crossborder-callbacks:idempotency:`. */
   readonly prefix?: string;
@@ -33,13 +45,24 @@ export interface RedisIdempotencyStoreOptions {
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** A record, or nothing when the key is absent or its written expiry has passed. */
-const READ = `local function read(key, now)
+/**
+ * A record, or nothing when the key is absent or its written expiry has passed; UNREADABLE for a
+ * value that is neither a lease nor a record (written by something else, damaged), which the
+ * scripts answer with an error naming the key (an error reply, as Redis 5 and 6 scripts cannot
+ * raise one with a message of their own).
+ */
+const READ = `local UNREADABLE = {}
+local function unreadable(key)
+  return redis.error_reply('ERR unreadable idempotency record under ' .. key .. ': delete the key to let the next delivery run')
+end
+local function read(key, now)
   local v = redis.call('GET', key)
   if not v then return nil end
   if string.sub(v, 1, 2) == 'r:' then return v end
   local sep = string.find(v, ':', 3, true)
-  if tonumber(string.sub(v, 3, sep - 1)) <= now then
+  local expiry = string.sub(v, 1, 2) == 'c:' and sep and tonumber(string.sub(v, 3, sep - 1))
+  if not expiry then return UNREADABLE end
+  if expiry <= now then
     redis.call('DEL', key)
     return nil
   end
@@ -60,6 +83,7 @@ ${READ}
 ${REPLY}
 if redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'NX', 'PX', ARGV[2]) then return {'ok'} end
 local v = read(KEYS[1], now)
+if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then
   redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'PX', ARGV[2])
   return {'ok'}
@@ -70,12 +94,14 @@ return reply(KEYS[1], v)`,
 ${READ}
 ${REPLY}
 local v = read(KEYS[1], now)
+if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then return {'none'} end
 return reply(KEYS[1], v)`,
   // KEYS[1] key; ARGV owner, result, ttl ms.
   complete: `${NOW}
 ${READ}
 local v = read(KEYS[1], now)
+if v == UNREADABLE then return unreadable(KEYS[1]) end
 if v and v ~= 'r:' .. ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. ':' .. ARGV[2], 'PX', ARGV[3])
 return 1`,
@@ -121,6 +147,13 @@ function recordOf(reply: unknown): IdempotencyRecord | undefined {
   return undefined;
 }
 
+/** The problem with a server's eviction policy, from its `INFO memory` text. */
+function evictionProblem(info: string): string | undefined {
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+  if (policy === undefined || policy === "noeviction") return undefined;
+  return `Redis's maxmemory-policy is ${policy}: under memory pressure Redis evicts idempotency records and leases (every one has an expiry), and the next delivery of an evicted key runs the function again (a second charge); set maxmemory-policy noeviction (see the README's "Picking a store")`;
+}
+
 function validKey(key: string): void {
   if (typeof key !== "string" || key === "")
     throw new TypeError("an idempotency key must be a non-empty string");
@@ -134,7 +167,7 @@ function validKey(key: string): void {
 export function createRedisIdempotencyStore(
   client: RedisLikeClient,
   options: RedisIdempotencyStoreOptions = {},
-): IdempotencyStore {
+): RedisIdempotencyStore {
   if (
     client === null ||
     typeof client !== "object" ||
@@ -181,7 +214,19 @@ export function createRedisIdempotencyStore(
     }
   }
 
+  let setup: Promise<string | undefined> | undefined;
+  /** `INFO memory`, which managed Redis allow where they refuse `CONFIG GET`. */
+  async function readSetup(): Promise<string | undefined> {
+    const info = (client as { info?: (section: string) => Promise<unknown> }).info;
+    if (typeof info !== "function") return undefined;
+    return evictionProblem(replyText(await info.call(client, "memory")));
+  }
+
   return {
+    checkSetup() {
+      setup ??= readSetup();
+      return setup;
+    },
     async claim(key, owner, leaseMs): Promise<IdempotencyClaim> {
       const reply = await run("claim", key, [owner, String(leaseMs)]);
       if (Array.isArray(reply) && replyText(reply[0]) === "ok") return { claimed: true };

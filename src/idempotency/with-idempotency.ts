@@ -1,14 +1,15 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import { maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import { requestRedactor } from "../core/engine.js";
+import { detachedReporter, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
+import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
-import { type IdempotencyStore, positiveMs } from "./store.js";
+import { type IdempotencyStore, positiveMs, TIMER_BOUND, timerMs } from "./store.js";
 
 export interface IdempotencyOptions<TPayload> {
   /**
@@ -50,10 +51,9 @@ export class IdempotencyStoreError extends Error {
   constructor(
     readonly operation: string,
     cause: unknown,
+    outcome = "the delivery was refused so that the service retries it (failOpen is off)",
   ) {
-    super(
-      `withIdempotency: the store failed to ${operation} (${describe(cause)}); the delivery was refused so that the service retries it (failOpen is off)`,
-    );
+    super(`withIdempotency: the store failed to ${operation} (${describe(cause)}); ${outcome}`);
   }
 }
 
@@ -112,6 +112,36 @@ async function within<T>(promise: T | Promise<T>, ms: number, what: string): Pro
   }
 }
 
+/**
+ * A store call, and whether it has settled: a call that timed out is not abandoned but kept, so
+ * that the loops retrying in the background send the next one only once it settled (a client
+ * such as node-redis queues calls while disconnected and sends them all when it reconnects), and
+ * a claim that lands after its delivery gave up can be released.
+ */
+interface Flight<T> {
+  readonly promise: Promise<T>;
+  settled: "no" | "resolved" | "rejected";
+}
+
+function fly<T>(operation: () => T | Promise<T>): Flight<T> {
+  let promise: Promise<T>;
+  try {
+    promise = Promise.resolve(operation());
+  } catch (error) {
+    promise = Promise.reject(error);
+  }
+  const flight: Flight<T> = { promise, settled: "no" };
+  promise.then(
+    () => {
+      flight.settled = "resolved";
+    },
+    () => {
+      flight.settled = "rejected";
+    },
+  );
+  return flight;
+}
+
 function inProgress(): CallbackError {
   return new CallbackError(
     DELIVERY_IN_PROGRESS,
@@ -154,7 +184,30 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
 }
 
 function decode<TResult>(text: string): TResult {
-  return (text === "u" ? undefined : JSON.parse(text.slice(1))) as TResult;
+  if (text === "u") return undefined as TResult;
+  if (!text.startsWith("j")) throw new SyntaxError("not a stored result (neither u nor j…)");
+  return JSON.parse(text.slice(1)) as TResult;
+}
+
+/**
+ * A result read from the store, checked: one that cannot be decoded (written by something else,
+ * damaged) refuses the delivery, naming the record to delete, rather than running the function
+ * again (it ran) or throwing a SyntaxError that names nothing.
+ */
+function stored(text: string, key: string): Outcome {
+  try {
+    decode(text);
+    return { kind: "result", text };
+  } catch (error) {
+    return {
+      kind: "threw",
+      error: new IdempotencyStoreError(
+        `read back the unreadable idempotency record under ${key}`,
+        error,
+        "every delivery of this key is refused until that record is deleted or expires",
+      ),
+    };
+  }
 }
 
 /**
@@ -174,12 +227,44 @@ function unusable(text: string, callback: string): boolean {
   }
 }
 
+/** Stores whose setup was checked already: one warning per store, whatever wraps it. */
+const checkedStores = new WeakSet<object>();
+
+/** A store's check of its own setup (the Redis store's eviction policy), where it has one. */
+function setupCheckOf(store: IdempotencyStore): (() => Promise<string | undefined>) | undefined {
+  const check = (store as { checkSetup?: unknown }).checkSetup;
+  if (typeof check !== "function" || checkedStores.has(store)) return undefined;
+  checkedStores.add(store);
+  return () => Promise.resolve().then(() => check.call(store));
+}
+
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
 function report(context: CallbackContext<unknown>, reason: string, error?: unknown): void {
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
     .reportFailure;
   if (typeof reportFailure === "function") reportFailure(`withIdempotency: ${reason}`, error);
   else console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
+}
+
+/** Reports to the handler's `onError` after the answer went out. */
+type Reporter = (reason: string, error?: unknown) => void;
+
+/**
+ * A reporter for work that outlives the delivery (lease renewals, record retries, the setup
+ * check) that keeps nothing of the request: never the context, whose payload holds the card
+ * number and CVV. A context of your own gives its `reportFailure` (the function alone).
+ */
+function reporterOf(context: CallbackContext<unknown>): Reporter {
+  const detached = detachedReporter(context);
+  if (detached !== undefined)
+    return (reason, error) => detached(`withIdempotency: ${reason}`, error);
+  const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
+    .reportFailure;
+  if (typeof reportFailure === "function") {
+    return (reason, error) => reportFailure(`withIdempotency: ${reason}`, error);
+  }
+  return (reason) =>
+    console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
 }
 
 /**
@@ -204,12 +289,15 @@ export function withIdempotency<TPayload, TResult>(
   if (typeof fn !== "function") throw new TypeError("withIdempotency: fn must be a function");
   const store = options.store ?? createMemoryIdempotencyStore();
   const ttlMs = positiveMs(options.ttlMs ?? DAY_MS, "ttlMs");
-  const leaseMs = positiveMs(options.leaseMs ?? 30_000, "leaseMs");
+  // ttlMs sets no timer (the store keeps the record); the others are timers' delays.
+  const leaseMs = timerMs(options.leaseMs ?? 30_000, "leaseMs");
   const waitMs = options.waitMs ?? 10_000;
-  if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
-    throw new RangeError("waitMs must be a whole number of milliseconds, 0 or more");
+  if (!Number.isSafeInteger(waitMs) || waitMs < 0 || waitMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `waitMs must be a whole number of milliseconds, 0 or more, ${TIMER_BOUND}`,
+    );
   }
-  const storeTimeoutMs = positiveMs(options.storeTimeoutMs ?? 2_000, "storeTimeoutMs");
+  const storeTimeoutMs = timerMs(options.storeTimeoutMs ?? 2_000, "storeTimeoutMs");
   const failOpen = options.failOpen === true;
   const keyOf = (options.key ?? defaultIdempotencyKey) as IdempotencyKeyFunction<TPayload>;
   /** This process's one handle per key: a delivery running or waiting for it elsewhere. */
@@ -223,18 +311,22 @@ export function withIdempotency<TPayload, TResult>(
    * Renews the lease every third of it until `stop`: while the function runs, and after it, while
    * its record is being written, so that no other instance takes the key over meanwhile.
    */
-  function keepLease(key: string, owner: string, context: Context) {
+  function keepLease(key: string, owner: string, tell: Reporter) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
+    let renewing: Flight<boolean> | undefined;
     const timer = setInterval(
       async () => {
+        // One renewal at a time: while the last one is unanswered, none is sent (nor queued).
+        if (renewing?.settled === "no") return;
+        const flight = fly(() => store.renew(key, owner, leaseMs));
+        renewing = flight;
         try {
-          const renewed = await within(store.renew(key, owner, leaseMs), storeTimeoutMs, "renew");
+          const renewed = await within(flight.promise, storeTimeoutMs, "renew");
           if (renewed || phase === "stopped") return;
           // Once recording, a refused renewal may be this run's own record landing: complete tells.
           if (phase === "running") {
-            report(
-              context,
+            tell(
               `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
             );
           }
@@ -243,7 +335,7 @@ export function withIdempotency<TPayload, TResult>(
           // While recording, the failure to write the record is reported already.
           if (phase === "running" && !reported) {
             reported = true;
-            report(context, `could not renew the lease on ${key}`, error);
+            tell(`could not renew the lease on ${key}`, error);
           }
         }
       },
@@ -264,9 +356,9 @@ export function withIdempotency<TPayload, TResult>(
 
   type Lease = ReturnType<typeof keepLease>;
 
-  /** Completes the key with the result, within `storeTimeoutMs`. */
-  function record(key: string, owner: string, text: string): Promise<boolean> {
-    return within(store.complete(key, owner, text, ttlMs), storeTimeoutMs, "complete");
+  /** Completes the key with the result (awaited within `storeTimeoutMs` by the callers). */
+  function record(key: string, owner: string, text: string): Flight<boolean> {
+    return fly(() => store.complete(key, owner, text, ttlMs));
   }
 
   /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
@@ -279,33 +371,43 @@ export function withIdempotency<TPayload, TResult>(
     }
   }
 
-  function reportTakenOver(key: string, context: Context): void {
-    report(
-      context,
+  function reportTakenOver(key: string, tell: Reporter): void {
+    tell(
       `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
     );
   }
 
   /**
    * Writes a result the store refused, with backoff (at most a third of the lease between tries),
-   * renewing the lease meanwhile, until it lands or the record would have expired.
+   * renewing the lease meanwhile, until it lands or the record would have expired. One write at a
+   * time, starting with the one that failed: an unanswered write is awaited again (and its late
+   * answer used), and a new one is sent only once the last one failed.
    */
-  function completeLater(key: string, owner: string, text: string, lease: Lease, context: Context) {
+  function completeLater(
+    key: string,
+    owner: string,
+    text: string,
+    lease: Lease,
+    tell: Reporter,
+    first: Flight<boolean>,
+  ) {
     const giveUpAt = Date.now() + ttlMs;
     const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
     let delay = Math.min(100, longest);
+    let writing = first;
     const attempt = async (): Promise<void> => {
       try {
-        const done = await record(key, owner, text);
+        if (writing.settled === "rejected") writing = record(key, owner, text);
+        const done = await within(writing.promise, storeTimeoutMs, "complete");
         lease.stop();
         unsaved.delete(key);
-        if (!done && !(await holds(key, text))) reportTakenOver(key, context);
+        if (!done && !(await holds(key, text))) reportTakenOver(key, tell);
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
           lease.stop();
           unsaved.delete(key);
-          report(context, `gave up recording the result of ${key}: the store stayed down`);
+          tell(`gave up recording the result of ${key}: the store stayed down`);
           return;
         }
       }
@@ -333,7 +435,9 @@ export function withIdempotency<TPayload, TResult>(
    * engine answers 500 (recording it would answer every redelivery that 500 for `ttlMs`).
    */
   async function run(key: string, owner: string, payload: TPayload, context: Context) {
-    const lease = keepLease(key, owner, context);
+    // What outlives this delivery (the lease, a record retried) reports through `tell` alone.
+    const tell = reporterOf(context as CallbackContext<unknown>);
+    const lease = keepLease(key, owner, tell);
     let result: TResult;
     try {
       result = await fn(payload, context);
@@ -356,11 +460,12 @@ export function withIdempotency<TPayload, TResult>(
       await release(key, owner, context, "the function returned a result the engine refuses");
       return { kind: "unusable", text } as const;
     }
+    const writing = record(key, owner, text);
     try {
-      const done = await record(key, owner, text);
+      const done = await within(writing.promise, storeTimeoutMs, "complete");
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, context);
+      if (!done) reportTakenOver(key, tell);
     } catch (error) {
       report(
         context,
@@ -368,7 +473,7 @@ export function withIdempotency<TPayload, TResult>(
         error,
       );
       unsaved.set(key, text);
-      completeLater(key, owner, text, lease, context);
+      completeLater(key, owner, text, lease, tell, writing);
     }
     return { kind: "result", text } as const;
   }
@@ -411,7 +516,7 @@ export function withIdempotency<TPayload, TResult>(
       delay = Math.min(delay * 1.5, LONGEST_POLL_MS);
       const record = await within(store.get(key), storeTimeoutMs, "read");
       if (record === undefined) return "free";
-      if (record.state === "completed") return { kind: "result", text: record.result };
+      if (record.state === "completed") return stored(record.result, key);
     }
   }
 
@@ -425,13 +530,21 @@ export function withIdempotency<TPayload, TResult>(
     for (;;) {
       const owner = crypto.randomUUID();
       let claim: Awaited<ReturnType<IdempotencyStore["claim"]>>;
+      const claiming = fly(() => store.claim(key, owner, leaseMs));
       try {
-        claim = await within(store.claim(key, owner, leaseMs), storeTimeoutMs, "claim");
+        claim = await within(claiming.promise, storeTimeoutMs, "claim");
       } catch (error) {
+        // A claim that timed out may still land (a client queues it while disconnected): what it
+        // wins is released, or the service's retry would wait for a lease nobody holds.
+        if (claiming.settled === "no") {
+          claiming.promise
+            .then((late) => (late.claimed ? store.release(key, owner) : undefined))
+            .catch(() => undefined);
+        }
         return storeFailed("claim", key, error, payload, context);
       }
       if (claim.claimed) return run(key, owner, payload, context);
-      if (claim.record.state === "completed") return { kind: "result", text: claim.record.result };
+      if (claim.record.state === "completed") return stored(claim.record.result, key);
       let waited: Outcome | "free";
       try {
         waited = await poll(key, deadline, context);
@@ -449,6 +562,17 @@ export function withIdempotency<TPayload, TResult>(
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
     const key = await storedKey(context.callback, derived);
+    const checkSetup = setupCheckOf(store);
+    // In the background: a server that refuses the check (INFO disabled) changes no delivery.
+    if (checkSetup !== undefined) {
+      const tell = reporterOf(context as CallbackContext<unknown>);
+      within(checkSetup(), storeTimeoutMs, "check the setup").then(
+        (problem) => {
+          if (typeof problem === "string") tell(problem);
+        },
+        () => undefined,
+      );
+    }
     const deadline = Date.now() + waitMs;
     for (;;) {
       const saved = unsaved.get(key);

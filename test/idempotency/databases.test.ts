@@ -146,6 +146,44 @@ function whenTheServerGoesDown(
   });
 }
 
+/**
+ * A record the store holds but that cannot be read back (written by something else, damaged):
+ * every delivery is refused 500 without running the function, and onError names the record to
+ * delete. `put` stores `value` under the key of `orderId`'s payment.
+ */
+async function anUnreadableRecordIsNamed(
+  store: IdempotencyStore,
+  values: readonly (string | null)[],
+  put: (orderId: string, value: string | null) => Promise<unknown>,
+): Promise<void> {
+  const { fn, count } = charges();
+  const { failures, onError } = collector();
+  const handler = createPerformOrderPaymentHandler(withIdempotency(fn, { store }), {
+    auth: false,
+    onError,
+  });
+  for (const value of values) {
+    // No long run of digits: one that passes the Luhn check would be masked in the report.
+    const OrderId = `GE-UNREADABLE-${++sequence}`;
+    const body = JSON.stringify({ ...JSON.parse(paymentText), OrderId });
+    await put(OrderId, value);
+    for (let i = 0; i < 2; i++) expect((await handler.handle(post(body))).status).toBe(500);
+    expect(failures, JSON.stringify(value)).toHaveLength(2);
+    for (const failure of failures.splice(0)) {
+      expect(failure).toMatchObject({ kind: "internal_error", status: 500 });
+      expect(failure.error).toMatchObject({ name: "IdempotencyStoreError" });
+      const message = String((failure.error as Error).message);
+      // Redis names its own key, with the store's prefix: the key to delete.
+      expect(message, JSON.stringify(value)).toMatch(
+        new RegExp(`unreadable idempotency record under \\S*PerformOrderPayment:${OrderId}\\b`),
+      );
+      // Not the script's internals (arithmetic on a nil value).
+      expect(message).not.toMatch(/nil value|compare/);
+    }
+  }
+  expect(count()).toBe(0);
+}
+
 /** A result the engine refuses (answered 500) is not recorded: the retry runs the function again. */
 function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencyStore) {
   it(`${name}: a result answered 500 (no PaymentAmount) is not recorded; the retry runs the function and its answer is kept`, async () => {
@@ -257,6 +295,134 @@ describe("Redis (redis-server)", () => {
     expect(held).not.toMatch(/737|Cvv/);
   });
 
+  it("warns once per store, as a store_failure warning, when maxmemory-policy lets Redis evict its records; a client refused INFO changes nothing", async () => {
+    const { failures, onError } = collector();
+    const store = createRedisIdempotencyStore(nodeRedis);
+    // The default of ElastiCache, Azure Cache for Redis and Memorystore: keys with an expiry go.
+    await nodeRedis.configSet("maxmemory-policy", "volatile-lru");
+    try {
+      const handlers = [0, 1].map(() =>
+        createPerformOrderPaymentHandler(withIdempotency(charges().fn, { store }), {
+          auth: false,
+          onError,
+        }),
+      );
+      for (const handler of [...handlers, ...handlers]) {
+        expect((await handler.handle(post(payment()))).status).toBe(200);
+      }
+      await expect.poll(() => failures.length).toBe(1);
+      expect(failures[0]).toMatchObject({
+        kind: "store_failure",
+        status: 200,
+        severity: "warning",
+        callback: "PerformOrderPayment",
+      });
+      expect(failures[0]?.reason).toMatch(/maxmemory-policy is volatile-lru.*noeviction/);
+      await expect(createRedisIdempotencyStore(ioredis).checkSetup()).resolves.toMatch(
+        /volatile-lru/,
+      );
+    } finally {
+      await nodeRedis.configSet("maxmemory-policy", "noeviction");
+    }
+    expect(await createRedisIdempotencyStore(nodeRedis).checkSetup()).toBeUndefined();
+    expect(failures).toHaveLength(1);
+
+    // A managed Redis that refuses INFO to this user: deliveries go on, nothing is reported.
+    await nodeRedis.sendCommand([
+      "ACL",
+      "SETUSER",
+      "no-info",
+      "on",
+      ">secret",
+      "~*",
+      "&*",
+      "+@all",
+      "-info",
+    ]);
+    const limited = createClient({ url: server.url, username: "no-info", password: "secret" });
+    limited.on("error", () => undefined);
+    await limited.connect();
+    try {
+      const refused = createRedisIdempotencyStore(limited);
+      await expect(refused.checkSetup()).rejects.toThrow(/NOPERM|no permissions/i);
+      const quiet = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(limited) }),
+        { auth: false, onError: quiet.onError },
+      );
+      expect((await handler.handle(post(payment()))).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(quiet.failures).toEqual([]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("releases a claim that lands after its delivery was refused: the service's retry once Redis is back runs at once", async () => {
+    const { fn, count } = charges();
+    const { failures, onError } = collector();
+    const store = createRedisIdempotencyStore(nodeRedis);
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, storeTimeoutMs: 500, waitMs: 1_000, leaseMs: 6_000 }),
+      { auth: false, onError },
+    );
+    const body = payment();
+    await server.stop();
+    try {
+      // node-redis queues the claim while disconnected, and sends it once it reconnects.
+      expect((await handler.handle(post(body))).status).toBe(500);
+    } finally {
+      await server.start();
+    }
+    await reachable(store);
+    const { OrderId } = JSON.parse(body) as { OrderId: string };
+    const key = `crossborder-callbacks:idempotency:PerformOrderPayment:${OrderId}`;
+    await expect.poll(() => nodeRedis.get(key)).toBeNull();
+    const retry = await handler.handle(post(body));
+    expect(retry.status).toBe(200);
+    expect(count()).toBe(1);
+    expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+  });
+
+  it("sends one renewal and one record at a time while Redis is down, not one per tick queued for the reconnect", async () => {
+    const { fn, count } = charges(() => server.stop());
+    const store = createRedisIdempotencyStore(nodeRedis);
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, storeTimeoutMs: 200, leaseMs: 600 }),
+      { auth: false, onError: collector().onError },
+    );
+    const body = payment();
+    try {
+      expect((await handler.handle(post(body))).status).toBe(200);
+      // Down for ten leases: a renewal every 200 ms, a record retry every 100-200 ms.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+    } finally {
+      await server.start();
+    }
+    // A new, empty server: what reaches it was queued in the client during the outage.
+    const other = createPerformOrderPaymentHandler(
+      withIdempotency(charges().fn, { store: createRedisIdempotencyStore(ioredis) }),
+      { auth: false, onError: collector().onError },
+    );
+    await expect
+      .poll(async () => (await other.handle(post(body))).status, { timeout: 15_000 })
+      .toBe(200);
+    expect(count()).toBe(1);
+    // Each call queued in the client during the outage reached the new server as an EVALSHA
+    // answered NOSCRIPT (one or two more come from the reconnected client loading its scripts).
+    const errors = String(await nodeRedis.sendCommand(["INFO", "errorstats"]));
+    expect(Number(/errorstat_NOSCRIPT:count=(\d+)/.exec(errors)?.[1] ?? 0)).toBeLessThanOrEqual(6);
+  }, 30_000);
+
+  it("refuses every delivery of a record it cannot read back, naming the key in onError", async () => {
+    const prefix = "unreadable:";
+    await anUnreadableRecordIsNamed(
+      createRedisIdempotencyStore(nodeRedis, { prefix }),
+      ["garbage", "c:notanumber:jx", "c:", "c:99999999999999:{not json", "c:99999999999999:x"],
+      (orderId, value) => nodeRedis.set(`${prefix}PerformOrderPayment:${orderId}`, String(value)),
+    );
+  });
+
   it("refuses something that is not a Redis client", () => {
     expect(() => createRedisIdempotencyStore({} as never)).toThrow(TypeError);
   });
@@ -282,6 +448,17 @@ describe("PostgreSQL (initdb + postgres)", () => {
   );
 
   anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
+
+  it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {
+    const store = createPostgresIdempotencyStore(pool);
+    await store.ready();
+    await anUnreadableRecordIsNamed(store, [null, "jnot json", "x", ""], (orderId, value) =>
+      pool.query(
+        "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ($1, NULL, $2, now() + interval '1 day')",
+        [`PerformOrderPayment:${orderId}`, value],
+      ),
+    );
+  });
 
   it("creates its table once when ten instances start at the same moment", async () => {
     const stores = Array.from({ length: 10 }, () =>

@@ -266,6 +266,44 @@ describe("withIdempotency in one process", () => {
     expect(() => withIdempotency(fn, { storeTimeoutMs: Number.NaN })).toThrow(RangeError);
     expect(() => withIdempotency(undefined as never)).toThrow(TypeError);
   });
+
+  it("refuses timer durations above 2^31-1 ms, which Node would fire after 1 ms, and accepts the bound itself", async () => {
+    const fn = async () => ({ PaymentAmount: 10, PaymentCurrencyCode: "EUR" });
+    for (const name of ["leaseMs", "waitMs", "storeTimeoutMs"] as const) {
+      for (const value of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+        expect(() => withIdempotency(fn, { [name]: value }), `${name}: ${value}`).toThrow(
+          new RangeError(
+            `${name} must be a ${name === "waitMs" ? "whole number of milliseconds, 0 or more" : "positive whole number of milliseconds"}, at most 2147483647 (about 24.8 days)`,
+          ),
+        );
+      }
+    }
+    // ttlMs sets no timer: the store keeps the record that long.
+    expect(() => withIdempotency(fn, { ttlMs: 2 ** 36 })).not.toThrow();
+    // At the bound, a store answering after 5 ms is waited for (no 1 ms timer refusing it).
+    const inner = createMemoryIdempotencyStore();
+    const remote = {} as IdempotencyStore;
+    for (const name of ["claim", "get", "complete", "renew", "release"] as const) {
+      (remote as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+        await sleep(5);
+        return (inner[name] as (...a: unknown[]) => unknown)(...args);
+      };
+    }
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, {
+        store: remote,
+        storeTimeoutMs: 2 ** 31 - 1,
+        leaseMs: 2 ** 31 - 1,
+        waitMs: 2 ** 31 - 1,
+      }),
+      { auth: false, onError },
+    );
+    expect(
+      (await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))))).status,
+    ).toBe(200);
+    expect(failures).toEqual([]);
+  });
 });
 
 describe("withIdempotency across instances sharing a store", () => {
@@ -543,8 +581,13 @@ describe("withIdempotency when the record cannot be written after the function s
     const slowFirstWrite: IdempotencyStore = {
       ...inner,
       complete: async (key, owner, result, ttl) => {
-        // The first write is slower than storeTimeoutMs, yet lands.
-        if (++writes === 1) await sleep(150);
+        // The first write is slower than storeTimeoutMs, lands, and its answer is lost (the
+        // connection dropped): the retry, sent once it failed, finds the record already there.
+        if (++writes === 1) {
+          await sleep(150);
+          inner.complete(key, owner, result, ttl);
+          throw new Error("Socket closed unexpectedly");
+        }
         return inner.complete(key, owner, result, ttl);
       },
     };
@@ -898,5 +941,45 @@ describe("the default key", () => {
     expect(seen[0]).toMatch(/^SendOrderToMerchant:#[A-Za-z0-9_-]{43}$/);
     expect(seen[1]).toMatch(/^SendOrderToMerchant:#/);
     expect(seen[2]).toBe("SendOrderToMerchant:GE927127001US");
+  });
+
+  it("keeps two keys that differ only in lone surrogates apart: each order runs and gets its own answer", async () => {
+    let runs = 0;
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          return { InternalOrderId: `M-${runs}`, OrderId: order.OrderId };
+        },
+        { key: (order: SendOrderToMerchantRequest) => order.OrderId },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    const base = fixture("SendOrderToMerchant");
+    // Both legal JSON escapes; UTF-8 turns each lone surrogate into U+FFFD.
+    const first = await handler.handle(post(JSON.stringify({ ...base, OrderId: "GE-1\ud800" })));
+    const second = await handler.handle(post(JSON.stringify({ ...base, OrderId: "GE-1\udbff" })));
+    expect(json(first)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
+    expect(runs).toBe(2);
+  });
+});
+
+describe("the memory store", () => {
+  it("counts only live records against maxEntries: expired ones are swept before a claim is refused as full", () => {
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ maxEntries: 2, now: () => now });
+    for (const key of ["a", "b"]) {
+      expect(store.claim(key, "o", 1_000)).toEqual({ claimed: true });
+      expect(store.complete(key, "o", "jx", 1_000)).toBe(true);
+    }
+    now += 5_000; // both expired 4 s ago, long before the next minute's sweep
+    expect(store.get("a")).toBeUndefined();
+    expect(store.claim("c", "o", 10_000)).toEqual({ claimed: true });
+    expect(store.claim("d", "o", 10_000)).toEqual({ claimed: true });
+    // Full now, of live records: refused, and both kept.
+    expect(() => store.claim("e", "o", 10_000)).toThrow(/full \(2 live records\)/);
+    expect(store.get("c")).toMatchObject({ state: "running" });
+    expect(store.get("d")).toMatchObject({ state: "running" });
   });
 });
