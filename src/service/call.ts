@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
 import { isRecord } from "../core/objects.js";
+import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
@@ -156,8 +157,8 @@ export async function callOperation(
   const error = (failure: FailureInfo & { status?: number | undefined }, extra = {}) =>
     toError(ctx, name, op, failure, extra);
 
-  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs, MAX_TIMER_MS);
-  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs, MAX_TIMER_MS);
+  const timeoutMs = positive(options.timeoutMs, "timeoutMs", ctx.timeoutMs, MAX_TIMEOUT_MS);
+  const deadlineMs = positive(options.deadlineMs, "deadlineMs", ctx.deadlineMs, MAX_TIMEOUT_MS);
   const parsed = op.request.safeParse(input);
   if (!parsed.success) {
     throw error({ kind: "validation", code: "INVALID_REQUEST" }, { issues: issuesOf(ctx, parsed) });
@@ -695,13 +696,10 @@ function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
   }
 }
 
-/** The longest timer delay: Node fires a longer one at once (after 1 ms), so would other runtimes. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * A limit of the client or of one call (`timeoutMs`, `deadlineMs`, …): a positive, finite number
  * up to `max`, or the fallback when not given; anything else is a TypeError before anything is
- * sent. The limits that arm a timer pass `MAX_TIMER_MS`.
+ * sent. The limits that arm a timer pass `MAX_TIMEOUT_MS`.
  */
 export function positive(
   value: number | undefined,

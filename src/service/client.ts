@@ -4,13 +4,13 @@
  * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
  */
 import { isRecord } from "../core/objects.js";
+import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedFields } from "../schemas/common.js";
 import {
   type CallContext,
   type CallOptions,
   callOperation,
   type FetchLike,
-  MAX_TIMER_MS,
   positive,
   type ServiceHooks,
 } from "./call.js";
@@ -265,8 +265,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     merchantGuid: options.merchantGuid,
     merchantGuidIn: options.merchantGuidIn,
     fetch: fetchImpl,
-    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS, MAX_TIMER_MS),
+    timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
+    deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS, MAX_TIMEOUT_MS),
     retry: resolveRetry(options.retries),
     hooks: options.hooks ?? {},
     names,
