@@ -318,7 +318,7 @@ export interface MerchantRouterOptions {
    * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
    * (the store shared by your instances). Default: no deduplication.
    */
-  readonly idempotency?: IdempotencyOptions<unknown>;
+  readonly idempotency?: IdempotencyOptions<unknown> | undefined;
 }
 
 /** The callbacks whose repeats must not apply twice; a cart read or a removal is harmless. */

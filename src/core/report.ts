@@ -45,7 +45,9 @@ export function scrubError(error: unknown, redact: Redactor): Error {
   if (typeof code === "string")
     Object.defineProperty(copy, "code", { value: redact(code), enumerable: true });
   const stack = isError ? readSafely(error, "stack") : undefined;
-  copy.stack = typeof stack === "string" ? redact(stack) : undefined;
+  // No stack of this copy's own (it would show the library's frames) when the error had none.
+  (copy as { stack?: string | undefined }).stack =
+    typeof stack === "string" ? redact(stack) : undefined;
   return copy;
 }
 

@@ -6,9 +6,9 @@ export interface MemoryIdempotencyStoreOptions {
    * fails closed and is reported) rather than a live record forgotten. Default: no limit; records
    * leave when they expire.
    */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /** The clock, in milliseconds (tests pass their own). Default `Date.now`. */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
 }
 
 interface Entry {

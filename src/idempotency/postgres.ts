@@ -19,19 +19,19 @@ export interface PgLikeQueryable {
 
 export interface PostgresIdempotencyStoreOptions {
   /** The table. Default `crossborder_idempotency`. Quoted, so any name is safe. */
-  readonly table?: string;
+  readonly table?: string | undefined;
   /** Its schema. Default: none (the connection's `search_path`). */
-  readonly schema?: string;
+  readonly schema?: string | undefined;
   /**
    * Create the table (and its index) on first use with `CREATE TABLE IF NOT EXISTS`. Default
    * true; set false when your migrations create it from `postgresIdempotencySchema()`.
    */
-  readonly createTable?: boolean;
+  readonly createTable?: boolean | undefined;
   /**
    * Expired rows are deleted in the background, a thousand at a time, at most this often (on
    * use). Default 10 minutes; 0 turns it off (call `deleteExpired()` yourself).
    */
-  readonly cleanupIntervalMs?: number;
+  readonly cleanupIntervalMs?: number | undefined;
 }
 
 /** The Postgres store, with its table's upkeep. */

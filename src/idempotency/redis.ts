@@ -38,7 +38,7 @@ export interface RedisIdempotencyStore extends IdempotencyStore {
 
 export interface RedisIdempotencyStoreOptions {
   /** Put in front of every key. Default `crossborder-callbacks:idempotency:`. */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
 }
 
 /** The server's clock in milliseconds. */

@@ -18,31 +18,31 @@ export interface IdempotencyOptions<TPayload> {
    * delivery without deduplication. The callback's name is always put in front, so one store can
    * serve every callback.
    */
-  key?: IdempotencyKeyFunction<TPayload>;
+  key?: IdempotencyKeyFunction<TPayload> | undefined;
   /** Where records are kept. Default: a new in-memory store (this process only). */
-  store?: IdempotencyStore;
+  store?: IdempotencyStore | undefined;
   /** How long a result is answered to repeats. Default 24 hours. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /**
    * How long a claim holds; renewed every third of it while the function runs and until its
    * result is recorded, so it runs out only when the process died or could not reach the store
    * for a whole lease (then another delivery may run the function too). Default 30 seconds.
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * How long a repeat waits for the same delivery running elsewhere before it is answered
    * 503 `DELIVERY_IN_PROGRESS` (a failure the service retries). Default 10 seconds.
    */
-  waitMs?: number;
+  waitMs?: number | undefined;
   /** How long one store operation may take before it counts as the store failing. Default 2 seconds. */
-  storeTimeoutMs?: number;
+  storeTimeoutMs?: number | undefined;
   /**
    * When the store cannot be reached before the function runs: `false` (default) refuses the
    * delivery (HTTP 500, `Success: false`, so the service retries it later); `true` runs the
    * function without a record (duplicates between processes become possible). Reported to
    * `onError` either way.
    */
-  failOpen?: boolean;
+  failOpen?: boolean | undefined;
 }
 
 /** The store failed where the helper needed its answer to decide; the delivery is refused. */

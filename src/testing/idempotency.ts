@@ -21,7 +21,7 @@ export interface IdempotencyStoreConformanceOptions {
    * The unit of the timing checks, in milliseconds: leases and records of one unit, waits of two.
    * Raise it for a store far away. Default 250.
    */
-  readonly unitMs?: number;
+  readonly unitMs?: number | undefined;
 }
 
 class ConformanceError extends Error {

@@ -42,7 +42,7 @@ export interface SimulatedParcel {
   /** `declared` parcels can be voided; `received-in-hub` ones cannot (C100). */
   status: "declared" | "received-in-hub" | "voided";
   /** The carrier's cancel fails when this parcel is voided: C102 with IsSuccess true. */
-  readonly carrierCancelFails?: boolean;
+  readonly carrierCancelFails?: boolean | undefined;
   merchantStatusCodes: string[];
 }
 

@@ -105,7 +105,7 @@ export interface RequestInit {
   readonly method?: string;
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string | undefined>>;
-  readonly remoteAddress?: string;
+  readonly remoteAddress?: string | undefined;
 }
 
 export function makeRequest(init: RequestInit = {}): AuthRequest {
