@@ -302,6 +302,7 @@ export async function createServiceSimulator(
 
   function codeAnswer(
     operation: SimulatedOperation,
+    request: SimulatedRequest,
     code: string,
     description?: string,
   ): SimulatedAnswer {
@@ -312,11 +313,22 @@ export async function createServiceSimulator(
         : dispatchRefusal(code, text);
     }
     if (/^C\d{3}$/.test(code)) {
-      if (code === "C102")
+      if (code === "C102" && operation === "voidParcel") {
+        // C102 says the parcel is voided (7.3): void it as the data allows, so that voiding it
+        // again answers C104; a parcel the data cannot void is refused as the data says.
+        const voided = voidParcel(answerContext(), request);
+        if (!isRecord(voided.body) || voided.body.IsSuccess !== true) return voided;
         return {
           status: 200,
           body: { IsSuccess: true, Errors: [{ ErrorCode: code, ErrorText: text }] },
         };
+      }
+      if (code === "C102") {
+        return {
+          status: 200,
+          body: { IsSuccess: true, Errors: [{ ErrorCode: code, ErrorText: text }] },
+        };
+      }
       return voidRefusal(code, text);
     }
     return subscriptionError(code, SUBSCRIPTION_STATUS[code] ?? 400, text);
@@ -464,7 +476,7 @@ export async function createServiceSimulator(
     }
     const result =
       failure !== undefined && "code" in failure
-        ? codeAnswer(operation, failure.code, failure.description)
+        ? codeAnswer(operation, request, failure.code, failure.description)
         : answer(operation, request);
     send(res, record, result.status, result.body);
   }

@@ -302,3 +302,42 @@ describe("createServiceSimulator", () => {
     ]);
   });
 });
+
+describe("createServiceSimulator: state the failures and refunds leave behind", () => {
+  const refundPath = (sim: ServiceSimulator) =>
+    `/Order/CreateOrderRefund?merchantGUID=${sim.merchantGuid}`;
+  const refunds = async (sim: ServiceSimulator, orderId: string): Promise<Json> => {
+    const response = await fetch(`${sim.url}/v1/orders/${orderId}/refunds`, {
+      headers: { MerchantGUID: sim.merchantGuid },
+    });
+    return response.json();
+  };
+  const line = (details: Json, cartItemId: string) =>
+    details.RefundableAmount.ProductRefundableAmount.find(
+      (entry: Json) => entry.CartItemId === cartItemId,
+    );
+
+  it("an injected C102 voids the parcel: voiding it again answers C104, as the data does (7.3)", async () => {
+    const sim = await start();
+    const headers = { MerchantGUID: sim.merchantGuid };
+    const parcel = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+    sim.fail("voidParcel", { code: "C102" });
+    expect((await post(sim, "/Parcel/VoidParcel", parcel, headers)).body).toEqual({
+      IsSuccess: true,
+      Errors: [{ ErrorCode: "C102", ErrorText: "Simulated C102" }],
+    });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
+    const again = await post(sim, "/Parcel/VoidParcel", parcel, headers);
+    expect(again.body).toMatchObject({ IsSuccess: false, Errors: [{ ErrorCode: "C104" }] });
+    // A parcel the data cannot void is refused as the data says, injected C102 or not.
+    sim.fail("voidParcel", { code: "C102" });
+    const inHub = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { OrderId: "GE-1003", ParcelCode: "P-1003-1" },
+      headers,
+    );
+    expect(inHub.body).toMatchObject({ IsSuccess: false, Errors: [{ ErrorCode: "C100" }] });
+    expect(sim.state.parcels.get("P-1003-1")?.status).toBe("received-in-hub");
+  });
+});
