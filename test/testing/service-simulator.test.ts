@@ -340,4 +340,67 @@ describe("createServiceSimulator: state the failures and refunds leave behind", 
     expect(inHub.body).toMatchObject({ IsSuccess: false, Errors: [{ ErrorCode: "C100" }] });
     expect(sim.state.parcels.get("P-1003-1")?.status).toBe("received-in-hub");
   });
+
+  it("CreateOrderRefund refunds at most what remains of each line; GetOrderRefunds counts down", async () => {
+    const sim = await start();
+    const before = await refunds(sim, "GE-1002");
+    expect(line(before, "1")).toMatchObject({ RefundableQuantity: 2, RefundableTotalAmount: 39.8 });
+    expect(before.RefundableAmount.TotalCreditAmount).toBe(89.3);
+
+    const one = { OrderId: "GE-1002", RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }] };
+    expect((await post(sim, refundPath(sim), one)).body).toMatchObject({ Success: true });
+    const after = await refunds(sim, "GE-1002");
+    expect(after.Refunds).toHaveLength(1);
+    expect(line(after, "1")).toMatchObject({ RefundableQuantity: 1, RefundableTotalAmount: 19.9 });
+    expect(line(after, "2")).toMatchObject({ RefundableQuantity: 1, RefundableTotalAmount: 49.5 });
+    expect(after.RefundableAmount.TotalCreditAmount).toBe(69.4);
+
+    // Two units of a line with one left, and 999 of a one-unit line: refused, nothing recorded.
+    for (const quantity of [2, 999]) {
+      const over = {
+        OrderId: "GE-1002",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: quantity }],
+      };
+      const refused = await post(sim, refundPath(sim), over);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        error: {
+          code: "INVALID_REFUND",
+          message: expect.stringContaining("CartItemId 1"),
+          description: expect.stringContaining("1 left"),
+        },
+      });
+    }
+    // The same line listed twice counts twice.
+    const twice = {
+      OrderId: "GE-1002",
+      RefundProducts: [
+        { CartItemId: "2", RefundQuantity: 1 },
+        { CartItemId: "2", RefundQuantity: 1 },
+      ],
+    };
+    expect((await post(sim, refundPath(sim), twice)).status).toBe(400);
+    expect((await refunds(sim, "GE-1002")).Refunds).toHaveLength(1);
+
+    // What remains can still be refunded, and then the line is at zero.
+    expect((await post(sim, refundPath(sim), one)).body).toMatchObject({ Success: true });
+    const done = await refunds(sim, "GE-1002");
+    expect(line(done, "1")).toMatchObject({ RefundableQuantity: 0, RefundableTotalAmount: 0 });
+    expect((await post(sim, refundPath(sim), one)).status).toBe(400);
+  });
+
+  it("counts the seeded refund of GE-1001, and refuses a quantity that is not a positive number", async () => {
+    const sim = await start();
+    // R-1 refunded one of GE-1001's two units of line 1.
+    expect(line(await refunds(sim, "GE-1001"), "1")).toMatchObject({ RefundableQuantity: 1 });
+    for (const quantity of [0, -1, "x"]) {
+      const bad = {
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: quantity }],
+      };
+      expect((await post(sim, refundPath(sim), bad)).status).toBe(400);
+    }
+    const two = { OrderId: "GE-1001", RefundProducts: [{ CartItemId: "1", RefundQuantity: 2 }] };
+    expect((await post(sim, refundPath(sim), two)).status).toBe(400);
+  });
 });
