@@ -2,6 +2,13 @@
 // test their integration against it.
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  createServiceClient,
+  type ServiceClientOptions,
+  ServiceNetworkError,
+  ServiceNotFoundError,
+  ServiceTimeoutError,
+} from "../../src/service/index.js";
+import {
   createServiceSimulator,
   type ServiceSimulator,
   SIMULATOR_MERCHANT_GUID,
@@ -402,5 +409,72 @@ describe("createServiceSimulator: state the failures and refunds leave behind", 
     }
     const two = { OrderId: "GE-1001", RefundProducts: [{ CartItemId: "1", RefundQuantity: 2 }] };
     expect((await post(sim, refundPath(sim), two)).status).toBe(400);
+  });
+});
+
+describe("createServiceSimulator: failures after the status line, against the real client", () => {
+  function clientOf(sim: ServiceSimulator, options: Partial<ServiceClientOptions> = {}) {
+    return createServiceClient({
+      baseUrl: sim.url,
+      merchantGuid: sim.merchantGuid,
+      credentials: sim.credentials,
+      retries: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      ...options,
+    });
+  }
+  const refundOne = {
+    OrderId: "GE-1002",
+    RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+  };
+  const voidOne = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+
+  it("cutOff: the refund is applied, its 200 is cut off mid-body: INCOMPLETE_RESPONSE, may have been applied", async () => {
+    const sim = await start();
+    sim.fail("createOrderRefund", { cutOff: true });
+    const client = clientOf(sim);
+    const error = await client.createOrderRefund(refundOne).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceNetworkError);
+    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/may have been applied/);
+    expect(sim.requestsOf("createOrderRefund").map((r) => r.status)).toEqual([200]);
+    // What README advises after such an error: the refund is there, and what remains went down.
+    const details = await client.getOrderRefunds({ orderId: "GE-1002" });
+    expect(details.Refunds).toHaveLength(1);
+    expect(details.RefundableAmount?.ProductRefundableAmount?.[0]?.RefundableQuantity).toBe(1);
+  });
+
+  it("cutOff on a read: retried like a dropped connection, then answered", async () => {
+    const sim = await start();
+    sim.fail("locationByIp", { cutOff: true });
+    const location = await clientOf(sim).locationByIp({ ip: "203.0.113.7" });
+    expect(location.Country?.Code).toBe("US");
+    expect(sim.count("locationByIp")).toBe(2);
+  });
+
+  it("stallBody: the void is applied, its body stalls past timeoutMs: a TIMEOUT with status 200", async () => {
+    const sim = await start();
+    sim.fail("voidParcel", { stallBody: true });
+    const client = clientOf(sim, { timeoutMs: 200 });
+    const error = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "TIMEOUT", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/may have been applied/);
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
+    const again = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ServiceNotFoundError);
+    expect(again).toMatchObject({ code: "C104" });
+  });
+
+  it("drop with apply: the void is applied, then the connection closes without an answer", async () => {
+    const sim = await start();
+    sim.fail("voidParcel", { drop: true }, { drop: true, apply: true });
+    const client = clientOf(sim);
+    const dropped = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(dropped).toMatchObject({ code: "NETWORK_ERROR", status: undefined });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+    const applied = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(applied).toBeInstanceOf(ServiceNetworkError);
+    expect(applied).toMatchObject({ code: "NETWORK_ERROR", status: undefined, attempts: 1 });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
   });
 });
