@@ -1,5 +1,9 @@
 import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
-import { type PerformOrderPaymentResult, responseInfoShape } from "../core/responses.js";
+import {
+  PAYMENT_FIELDS,
+  type PerformOrderPaymentResult,
+  responseInfoShape,
+} from "../core/responses.js";
 import { type PerformOrderPaymentRequest, performOrderPaymentSchema } from "../schemas/index.js";
 import { ORDER_ENCODED_FIELDS } from "./encoded-fields.js";
 
@@ -17,7 +21,7 @@ export const performOrderPayment: CallbackDefinition<
   source: { kind: "json" },
   schema: performOrderPaymentSchema,
   encodedFields: ORDER_ENCODED_FIELDS,
-  response: responseInfoShape<PerformOrderPaymentResult>(["PaymentAmount", "PaymentCurrencyCode"]),
+  response: responseInfoShape<PerformOrderPaymentResult>(PAYMENT_FIELDS),
 };
 
 export const createPerformOrderPaymentHandler = handlerFactory(performOrderPayment);

@@ -295,6 +295,10 @@ export class ReportWriter {
       this.write(`← ${statusColor(String(status))}  ${success.padEnd(12)} ${ms}  ${verdict}\n`);
     }
     for (const problem of problems) this.write(`    ${colors.red(problem)}\n`);
+    const warnings = "error" in row ? [] : row.result.warnings;
+    for (const warning of warnings) {
+      this.write(`    ${colors.yellow(`warning: ${printable(warning)}`)}\n`);
+    }
     if (this.showBody && problems.length > 0 && !("error" in row)) {
       this.write(`${indent(maskedBody(row.payload, row.result.text))}\n`);
     }
@@ -379,6 +383,8 @@ export function jsonRow(row: SimulationRow, showBody: boolean): Record<string, u
     success: result.success ?? null,
     durationMs: Math.round(result.durationMs),
     problems: result.problems,
+    // Warnings do not fail the row: listed only when there are any.
+    ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     ...(showBody && result.problems.length > 0
       ? { body: maskedBody(row.payload, result.text) }
       : {}),

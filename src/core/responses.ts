@@ -75,6 +75,26 @@ export interface SendOrderToMerchantResult extends ResponseInfoResult {
   InternalOrderId: string | number;
 }
 
+/**
+ * The fields that say what a payment charged: the amount and its currency (001 §4.2, wire-facts
+ * §1). A PerformOrderPayment success requires them (the handler answers 500 without them, and
+ * `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried
+ * `PaymentDetails` returns them too (`inspectResponse` warns).
+ */
+export const PAYMENT_FIELDS = ["PaymentAmount", "PaymentCurrencyCode"] as const;
+
+/**
+ * Whether a required text field of an answer carries a value: text that is not blank, or a finite
+ * number (written as text). One rule for the handlers (a result without it is a 500) and for the
+ * testing kit (`checkResponse` flags an answer without it).
+ */
+export function hasTextValue(value: unknown): value is string | number {
+  return (
+    (typeof value === "string" && value.trim() !== "") ||
+    (typeof value === "number" && Number.isFinite(value))
+  );
+}
+
 /** PerformOrderPayment: the amount and currency actually charged. */
 export interface PerformOrderPaymentResult extends ResponseInfoResult {
   PaymentAmount: string | number;
@@ -222,7 +242,9 @@ function pickFields(
       target[key] = text;
     }
   }
-  const missing = required.filter((key) => target[key] === undefined);
+  const missing = required.filter((key) =>
+    fields[key] === "text" ? !hasTextValue(target[key]) : target[key] === undefined,
+  );
   if (missing.length > 0) return { invalid: `missing ${missing.join(", ")}` };
   return ignored.length > 0 ? { body: target, ignored } : { body: target };
 }

@@ -1,4 +1,7 @@
+import { cartShape } from "../callbacks/get-checkout-cart-info.js";
+import { isRecord } from "../core/objects.js";
 import { redactCards } from "../core/redact.js";
+import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import type { CallbackName } from "../core/types.js";
 import { parseSuccessValue } from "../schemas/response.js";
 
@@ -25,6 +28,19 @@ export interface CheckResponseOptions {
    * only statuses outside 2xx (their bodies are refusals), else `"success"`.
    */
   readonly expect?: "success" | "refusal" | undefined;
+  /**
+   * The payload the call carried (an object, or its JSON text). With it, a SendOrderToMerchant
+   * success to an order that carried `PaymentDetails` (the merchant performed the payment) is
+   * expected to say the amount and currency charged: a warning when it does not.
+   */
+  readonly payload?: unknown;
+}
+
+/** What `inspectResponse` found: problems (the service counts the call as failed, or cannot use the answer) and warnings. */
+export interface ResponseInspection {
+  readonly problems: string[];
+  /** Worth a look, but not a failure: the service still counts the call as a success. */
+  readonly warnings: string[];
 }
 
 /** Which field of the answer tells the service whether the callback succeeded. */
@@ -112,7 +128,12 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  * - a refusal (`Success: false`, `"False"`, `IsSuccess: false`, a refusal instead of a cart),
  *   unless `expect` (or `expectStatus`) says the test expects one — and then a success;
  * - a GetCheckoutCartInfo 2xx answer that is neither a cart with a `productsList` array nor a
- *   refusal (`Success: false`);
+ *   refusal (`Success: false`); a cart the library's cart schema refuses (a product that is not an
+ *   object, a field of the wrong type); a product without `ProductCode`, a price (`ListPrice` or
+ *   `SalePrice`) or `OrderedQuantity` (001 §2.3's SKU, price and quantity);
+ * - a SendOrderToMerchant success without `InternalOrderId`, and a PerformOrderPayment success
+ *   without `PaymentAmount` and `PaymentCurrencyCode` (text that is not blank, or a number: the
+ *   rule of the library's own handler);
  * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
  *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
@@ -132,7 +153,24 @@ export function checkResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): string[] {
+  return inspectResponse(callbackName, status, contentType, text, options).problems;
+}
+
+/**
+ * `checkResponse`'s checks, with the warnings as well: an answer that passes but leaves out
+ * something the document says it returns (a SendOrderToMerchant success to an order that carried
+ * `PaymentDetails` without the amount and currency charged; give `payload`).
+ */
+export function inspectResponse(
+  callbackName: CallbackName,
+  status: number,
+  contentType: string | null | undefined,
+  text: string,
+  options: CheckResponseOptions = {},
+): ResponseInspection {
   const problems: string[] = [];
+  const warnings: string[] = [];
+  const found = (): ResponseInspection => ({ problems, warnings });
   const verdict = VERDICT[callbackName];
   if (verdict === undefined)
     throw new TypeError(`checkResponse: unknown callback "${callbackName}"`);
@@ -166,20 +204,20 @@ export function checkResponse(
   const trimmed = text.trim();
   if (trimmed === "") {
     problems.push("empty body: expected a JSON object");
-    return problems;
+    return found();
   }
   if (type === "text/html" || looksLikeHtml(trimmed)) {
     if (!parseJson(trimmed).ok) {
       problems.push(
         `an HTML page instead of JSON (content-type ${contentType || "missing"}): an error page?`,
       );
-      return problems;
+      return found();
     }
   }
   const parsed = parseJson(trimmed);
   if (!parsed.ok) {
     problems.push(`body is not JSON (content-type ${contentType || "missing"})`);
-    return problems;
+    return found();
   }
   if (!isJsonMediaType(type)) {
     problems.push(
@@ -189,19 +227,20 @@ export function checkResponse(
   const body = parsed.value;
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     problems.push(`body is ${describeValue(body)}, expected a JSON object`);
-    return problems;
+    return found();
   }
   const record = body as Record<string, unknown>;
 
   if (verdict === "cart") {
     const isCart = isSuccessStatus(status) && Array.isArray(record.productsList);
+    if (isCart && outcome !== "refusal") checkCartContents(record, problems);
     if (isSuccessStatus(status) && !isCart && parseSuccessValue(record.Success) !== false) {
       checkCart(record, problems);
     } else if (!statusFailed) {
       if (isCart && outcome === "refusal") problems.push("a cart: expected a refusal");
       if (!isCart && outcome === "success") problems.push(refusalProblem(record, "Success"));
     }
-    return problems;
+    return found();
   }
   const field = verdict === "IsSuccess" ? "IsSuccess" : "Success";
   if (!Object.hasOwn(record, field)) {
@@ -216,19 +255,19 @@ export function checkResponse(
           : ` (found "IsSuccess", which only RemoveRestrictedProducts uses)`;
     }
     problems.push(`missing "${field}"${hint}: the service counts the call as failed`);
-    return problems;
+    return found();
   }
   const value = record[field];
   const giftCard = GIFT_CARD_ANSWERS[callbackName];
   if (giftCard !== undefined && parseSuccessValue(value) === true) {
     checkGiftCard(callbackName, record, giftCard.validation, problems);
   }
-  if (
-    callbackName === "SendOrderToMerchant" &&
-    parseSuccessValue(value) === true &&
-    outcome !== "refusal"
-  ) {
-    checkOrderId(record, problems);
+  if (parseSuccessValue(value) === true && outcome !== "refusal") {
+    if (callbackName === "SendOrderToMerchant") {
+      checkOrderId(record, problems);
+      if (carriedPayment(options.payload)) warnings.push(...uncharged(record, callbackName));
+    }
+    if (callbackName === "PerformOrderPayment") problems.push(...uncharged(record, callbackName));
   }
   if (parseSuccessValue(value) === undefined) {
     problems.push(
@@ -245,7 +284,7 @@ export function checkResponse(
       problems.push(`"${field}" is ${said}: expected a refusal`);
     }
   }
-  return problems;
+  return found();
 }
 
 function isSuccessStatus(status: number): boolean {
@@ -316,13 +355,85 @@ function statusProblem(callbackName: CallbackName, status: number): string | und
  */
 function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
   const id = body.InternalOrderId;
-  const usable =
-    (typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id));
-  if (usable) return;
+  if (hasTextValue(id)) return;
   const found = Object.hasOwn(body, "InternalOrderId") ? `is ${describeValue(id)}` : "is missing";
   problems.push(
     `"InternalOrderId" ${found}: a SendOrderToMerchant success names the merchant's order id`,
   );
+}
+
+/** Whether a payload carried `PaymentDetails` (an object): the merchant performs the payment. */
+function carriedPayment(payload: unknown): boolean {
+  let value = payload;
+  if (typeof value === "string") {
+    const parsed = parseJson(value);
+    value = parsed.ok ? parsed.value : undefined;
+  }
+  return isRecord(value) && isRecord(value.PaymentDetails);
+}
+
+const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
+  PaymentAmount: "the amount actually charged",
+  PaymentCurrencyCode: "the currency of that amount",
+};
+
+/**
+ * The payment fields a success leaves out (the rule of the library's PerformOrderPayment handler:
+ * `hasTextValue`, text that is not blank or a number), one sentence each.
+ */
+function uncharged(body: Record<string, unknown>, callbackName: CallbackName): string[] {
+  const paidOrder = callbackName === "SendOrderToMerchant";
+  const why = paidOrder
+    ? "the order carried PaymentDetails, so the payment was performed and the answer returns"
+    : "a PerformOrderPayment success returns";
+  return PAYMENT_FIELDS.filter((name) => !hasTextValue(body[name])).map((name) => {
+    const found = Object.hasOwn(body, name) ? `is ${describeValue(body[name])}` : "is missing";
+    return `"${name}" ${found}: ${why} ${CHARGED[name]}${paidOrder ? " (001 §4.2)" : ""}`;
+  });
+}
+
+/** At most this many product problems are listed; the rest are counted. */
+const PRODUCT_PROBLEMS = 5;
+
+/**
+ * A cart the library's handler would send: its cart schema (a product that is not an object, a
+ * price given as text, a field of the wrong type), and what 001 §2.3 requires of a product under
+ * the cart's names: the SKU (`ProductCode`), a price (`ListPrice` or `SalePrice`) and the quantity
+ * (`OrderedQuantity`). Not its VAT rate: real cart answers leave `VATRateType` out (wire-facts §6).
+ */
+function checkCartContents(body: Record<string, unknown>, problems: string[]): void {
+  const written = cartShape.success(body as never);
+  if ("invalid" in written) {
+    const issues = written.invalid.replace(/^not a CheckoutCartInfo: /, "");
+    problems.push(
+      `CheckoutCartInfo does not match the cart schema (its handler would answer 500): ${issues}`,
+    );
+  }
+  const missing: string[] = [];
+  const products = body.productsList as unknown[];
+  products.forEach((product, index) => {
+    if (!isRecord(product)) return;
+    const code = product.ProductCode;
+    if (typeof code !== "string" || code.trim() === "") {
+      missing.push(`product ${index} has no "ProductCode": 001 §2.3 requires each product's SKU`);
+    }
+    if (!isFiniteNumber(product.ListPrice) && !isFiniteNumber(product.SalePrice)) {
+      missing.push(
+        `product ${index} has no price ("ListPrice" or "SalePrice"): 001 §2.3 requires the price`,
+      );
+    }
+    if (!isFiniteNumber(product.OrderedQuantity)) {
+      missing.push(`product ${index} has no "OrderedQuantity": 001 §2.3 requires the quantity`);
+    }
+  });
+  problems.push(...missing.slice(0, PRODUCT_PROBLEMS));
+  if (missing.length > PRODUCT_PROBLEMS) {
+    problems.push(`… and ${missing.length - PRODUCT_PROBLEMS} more product problems`);
+  }
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
 }
 
 /** What is wrong with a 2xx answer that is neither a cart nor a refusal. */

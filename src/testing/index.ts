@@ -18,6 +18,8 @@ export {
   type CheckResponseOptions,
   checkResponse,
   DEFAULT_SLOW_MS,
+  inspectResponse,
+  type ResponseInspection,
   successFieldOf,
 } from "./check.js";
 export {

@@ -1,7 +1,7 @@
 import { isRecord } from "../core/objects.js";
 import { createRedactor } from "../core/redact.js";
 import type { CallbackName } from "../core/types.js";
-import { answerSuccess, checkResponse } from "./check.js";
+import { answerSuccess, inspectResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
@@ -77,6 +77,11 @@ export interface SendCallbackResult {
   readonly success: boolean | undefined;
   /** Shape problems of the answer (`checkResponse`); empty when well-formed. */
   readonly problems: string[];
+  /**
+   * What deserves a look without failing the call (`inspectResponse`): a SendOrderToMerchant
+   * success to an order with `PaymentDetails` that does not say what was charged.
+   */
+  readonly warnings: string[];
 }
 
 /** Thrown when no answer arrives: refused connection, timeout, DNS failure. */
@@ -271,6 +276,15 @@ export async function sendCallback(
   } catch {
     parsed = undefined;
   }
+  const inspection = inspectResponse(callbackName, response.status, contentType, text, {
+    durationMs,
+    slowMs: options.slowMs,
+    expectStatus: options.expectStatus,
+    expect: options.expect,
+    payload,
+  });
+  // A problem may quote the answer (a refusal's Message): the card and CVV sent stay masked.
+  const redact = createRedactor(payloadCardSecrets(payload));
   return {
     callback: callbackName,
     method,
@@ -281,12 +295,7 @@ export async function sendCallback(
     text,
     durationMs,
     success: answerSuccess(callbackName, response.status, parsed),
-    // A problem may quote the answer (a refusal's Message): the card and CVV sent stay masked.
-    problems: checkResponse(callbackName, response.status, contentType, text, {
-      durationMs,
-      slowMs: options.slowMs,
-      expectStatus: options.expectStatus,
-      expect: options.expect,
-    }).map(createRedactor(payloadCardSecrets(payload))),
+    problems: inspection.problems.map(redact),
+    warnings: inspection.warnings.map(redact),
   };
 }

@@ -263,8 +263,14 @@ export function voidRefusal(code: string, text: string): SimulatedAnswer {
   return ok({ IsSuccess: false, Errors: [{ ErrorCode: code, ErrorText: text }] });
 }
 
-function refundError(status: number, code: string, message: string): SimulatedAnswer {
-  return { status, body: { error: { code, message, description: message } } };
+/** 4.9's error body `{ error: { code, message, description } }`, the refund operations' shape. */
+function refundError(
+  status: number,
+  code: string,
+  message: string,
+  description = message,
+): SimulatedAnswer {
+  return { status, body: { error: { code, message, description } } };
 }
 
 function list(value: unknown): string[] {
@@ -736,6 +742,17 @@ export function vatCategories(request: SimulatedRequest): SimulatedAnswer {
 export function orderRefunds(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const found = ctx.state.findOrder(request.params.orderId ?? "");
   if (found === undefined) return refundError(404, "ORDER_NOT_FOUND", "Order not found");
+  const refunded = refundedQuantities(ctx, found.orderId);
+  const lines = found.products.map((product) => {
+    const left = Math.max(0, product.Quantity - (refunded.get(product.CartItemId) ?? 0));
+    return {
+      CartItemId: product.CartItemId,
+      Sku: product.Sku,
+      ProductCode: product.Sku,
+      RefundableTotalAmount: round(product.Price * left),
+      RefundableQuantity: left,
+    };
+  });
   return ok({
     OrderId: found.orderId,
     MerchantOrderId: found.merchantOrderId,
@@ -745,18 +762,26 @@ export function orderRefunds(ctx: AnswerContext, request: SimulatedRequest): Sim
     Refunds: ctx.state.refunds.get(found.orderId) ?? [],
     RefundableAmount: {
       CurrencyCode: found.currencyCode,
-      TotalCreditAmount: 89.3,
+      TotalCreditAmount: round(lines.reduce((sum, entry) => sum + entry.RefundableTotalAmount, 0)),
       RefundableShippingAmount: 9.95,
       RefundableDutiesAmount: 4.47,
-      ProductRefundableAmount: found.products.map((product) => ({
-        CartItemId: product.CartItemId,
-        Sku: product.Sku,
-        ProductCode: product.Sku,
-        RefundableTotalAmount: round(product.Price * product.Quantity),
-        RefundableQuantity: product.Quantity,
-      })),
+      ProductRefundableAmount: lines,
     },
   });
+}
+
+/** Units of each line of an order already refunded, from its refunds (seeded ones included). */
+function refundedQuantities(ctx: AnswerContext, orderId: string): Map<string, number> {
+  const refunded = new Map<string, number>();
+  for (const refund of ctx.state.refunds.get(orderId) ?? []) {
+    const products = Array.isArray(refund.RefundProducts) ? refund.RefundProducts : [];
+    for (const product of products.filter(isRecord)) {
+      const id = String(product.CartItemId);
+      const quantity = Number(product.RefundQuantity);
+      if (Number.isFinite(quantity)) refunded.set(id, (refunded.get(id) ?? 0) + quantity);
+    }
+  }
+  return refunded;
 }
 
 export function createRefund(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
@@ -770,14 +795,48 @@ export function createRefund(ctx: AnswerContext, request: SimulatedRequest): Sim
   if (lines.length === 0 || unknown !== undefined) {
     return refundError(400, "INVALID_REFUND", "RefundProducts must list cart items of the order");
   }
+  // What each line asks for (a line listed twice counts twice), against what remains of it.
+  const asked = new Map<string, number>();
+  for (const line of lines) {
+    const quantity = Number(line.RefundQuantity);
+    if (typeof line.RefundQuantity === "boolean" || !(quantity > 0) || !Number.isFinite(quantity)) {
+      return refundError(400, "INVALID_REFUND", "RefundQuantity must be a positive number");
+    }
+    const id = String(line.CartItemId);
+    asked.set(id, (asked.get(id) ?? 0) + quantity);
+  }
+  const refunded = refundedQuantities(ctx, found.orderId);
+  for (const product of found.products) {
+    const quantity = asked.get(product.CartItemId);
+    if (quantity === undefined) continue;
+    const left = Math.max(0, product.Quantity - (refunded.get(product.CartItemId) ?? 0));
+    if (quantity > left) {
+      return refundError(
+        400,
+        "INVALID_REFUND",
+        `RefundQuantity exceeds the refundable quantity of CartItemId ${product.CartItemId}`,
+        `${quantity} asked, ${left} left of ${product.Quantity}`,
+      );
+    }
+  }
   const refunds = ctx.state.refunds.get(found.orderId) ?? [];
   const refundId = `R-${found.orderId}-${refunds.length + 1}`;
-  refunds.push({
-    RefundID: refundId,
-    RefundProducts: lines.map((line) => ({
+  const refundProducts = lines.map((line) => {
+    const product = found.products.find((p) => p.CartItemId === line.CartItemId);
+    const amount = (product?.Price ?? 0) * Number(line.RefundQuantity);
+    return {
       CartItemId: line.CartItemId,
       RefundQuantity: String(line.RefundQuantity),
-    })),
+      RefundAmount: amount.toFixed(4),
+      Sku: product?.Sku,
+    };
+  });
+  const total = refundProducts.reduce((sum, product) => sum + Number(product.RefundAmount), 0);
+  refunds.push({
+    RefundID: refundId,
+    TotalRefundAmount: total.toFixed(4),
+    CurrencyCode: found.currencyCode,
+    RefundProducts: refundProducts,
   });
   ctx.state.refunds.set(found.orderId, refunds);
   return ok({ Success: true, RefundID: refundId });

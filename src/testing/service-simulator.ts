@@ -2,7 +2,8 @@
  * `createServiceSimulator()`: a real HTTP server on loopback that answers the operations the
  * service hosts as document 000 specifies — tokens that expire, GUID checks, the documented codes
  * and statuses, idempotency, VoidParcel's C102, the clearance-threshold case — and fails on
- * request (hangs, dropped connections, 429 with Retry-After, 503s, malformed JSON). It records
+ * request (hangs, dropped connections, answers cut off or stalled after their status line, 429
+ * with Retry-After, 503s, malformed JSON). It records
  * every request so a test can count calls and token refreshes and read the headers sent.
  *
  * `node:http` is loaded when a simulator starts, through `process.getBuiltinModule` (Node ≥ 20.16,
@@ -84,8 +85,18 @@ export type SimulatedFailure =
   | { readonly code: string; readonly description?: string | undefined }
   /** Never answers (until the client gives up or the simulator closes). */
   | { readonly hang: true }
-  /** Closes the connection without an answer. */
-  | { readonly drop: true }
+  /**
+   * Closes the connection without an answer: before the operation is applied, or with
+   * `apply: true` after it (the answer was lost on its way back).
+   */
+  | { readonly drop: true; readonly apply?: boolean | undefined }
+  /** Applies the operation, sends its status line, headers and half its body, then closes the connection. */
+  | { readonly cutOff: true }
+  /**
+   * Applies the operation, sends its status line, headers and half its body, then sends nothing
+   * more (until the client gives up or the simulator closes).
+   */
+  | { readonly stallBody: true }
   /** HTTP 200 with a truncated JSON body. */
   | { readonly malformed: true }
   /** Answers normally after a delay. */
@@ -313,6 +324,7 @@ export async function createServiceSimulator(
 
   function codeAnswer(
     operation: SimulatedOperation,
+    request: SimulatedRequest,
     code: string,
     description?: string,
   ): SimulatedAnswer {
@@ -323,11 +335,22 @@ export async function createServiceSimulator(
         : dispatchRefusal(code, text);
     }
     if (/^C\d{3}$/.test(code)) {
-      if (code === "C102")
+      if (code === "C102" && operation === "voidParcel") {
+        // C102 says the parcel is voided (7.3): void it as the data allows, so that voiding it
+        // again answers C104; a parcel the data cannot void is refused as the data says.
+        const voided = voidParcel(answerContext(), request);
+        if (!isRecord(voided.body) || voided.body.IsSuccess !== true) return voided;
         return {
           status: 200,
           body: { IsSuccess: true, Errors: [{ ErrorCode: code, ErrorText: text }] },
         };
+      }
+      if (code === "C102") {
+        return {
+          status: 200,
+          body: { IsSuccess: true, Errors: [{ ErrorCode: code, ErrorText: text }] },
+        };
+      }
       return voidRefusal(code, text);
     }
     return subscriptionError(code, SUBSCRIPTION_STATUS[code] ?? 400, text);
@@ -388,6 +411,26 @@ export async function createServiceSimulator(
     res.end(text);
   }
 
+  /** The status line, the headers (with the whole body's length) and half the body; then `then`. */
+  function sendPart(
+    res: ServerResponse,
+    record: { status: number | undefined },
+    status: number,
+    body: unknown,
+    then: "cutOff" | "stallBody",
+  ): void {
+    record.status = status;
+    const bytes = Buffer.from(typeof body === "string" ? body : (JSON.stringify(body) ?? ""));
+    res.writeHead(status, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": String(bytes.length),
+      "X-Request-Id": `sim-${++answers}`,
+    });
+    res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => {
+      if (then === "cutOff") res.socket?.destroy();
+    });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://simulator.invalid");
     const matched = ROUTES.map((candidate) => ({
@@ -434,12 +477,19 @@ export async function createServiceSimulator(
     }
     if (tooLarge) return send(res, record, 413, { Message: "The request body is too large" });
     const failure = nextFailure(operation);
+    // What happens once the answer is known: sent whole, dropped, cut off or stalled mid-body.
+    let delivery: "whole" | "drop" | "cutOff" | "stallBody" = "whole";
     if (failure !== undefined) {
       if ("hang" in failure) return;
       if ("drop" in failure) {
-        req.socket.destroy();
-        return;
+        if (failure.apply !== true) {
+          req.socket.destroy();
+          return;
+        }
+        delivery = "drop";
       }
+      if ("cutOff" in failure) delivery = "cutOff";
+      if ("stallBody" in failure) delivery = "stallBody";
       if ("malformed" in failure) return send(res, record, 200, '{"IsSuccess": tru');
       if ("delayMs" in failure)
         await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
@@ -463,7 +513,14 @@ export async function createServiceSimulator(
         });
       }
     }
-    if (malformed) return send(res, record, 400, { Message: "The request body is not valid JSON" });
+    const deliver = (answered: SimulatedAnswer): void => {
+      if (delivery === "drop") req.socket.destroy();
+      else if (delivery === "whole") send(res, record, answered.status, answered.body);
+      else sendPart(res, record, answered.status, answered.body, delivery);
+    };
+    if (malformed) {
+      return deliver({ status: 400, body: { Message: "The request body is not valid JSON" } });
+    }
     const params: Record<string, string> = {};
     matched.candidate.params.forEach((name, index) => {
       params[name] = decodeURIComponent(matched.match?.[index + 1] ?? "");
@@ -471,13 +528,13 @@ export async function createServiceSimulator(
     const request: SimulatedRequest = { body, query: lowerQuery, params, headers };
     if (operation !== "getAuthenticationToken") {
       const refused = refusal(operation, request);
-      if (refused !== undefined) return send(res, record, refused.status, refused.body);
+      if (refused !== undefined) return deliver(refused);
     }
-    const result =
+    deliver(
       failure !== undefined && "code" in failure
-        ? codeAnswer(operation, failure.code, failure.description)
-        : answer(operation, request);
-    send(res, record, result.status, result.body);
+        ? codeAnswer(operation, request, failure.code, failure.description)
+        : answer(operation, request),
+    );
   }
 
   const server: Server = createServer((req, res) => {

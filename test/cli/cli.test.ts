@@ -522,6 +522,29 @@ describe("simulate", () => {
     expect(row.body).not.toContain("4111111111111111");
   });
 
+  it("prints warnings under a passing row, and lists them in --json, without failing the run", async () => {
+    const plain = await startRawMerchant({
+      SendOrderToMerchant: (res) => json(res, 200, { Success: true, InternalOrderId: "M-1" }),
+    });
+    try {
+      const cap = captureIo();
+      expect(await runCli(["simulate", "SendOrderToMerchant", "--url", plain.base], cap.io)).toBe(
+        0,
+      );
+      const row = rowOf(cap.stdout, "SendOrderToMerchant");
+      expect(row).toContain("ok");
+      expect(row).toContain('warning: "PaymentAmount" is missing');
+      expect(row).toContain('warning: "PaymentCurrencyCode" is missing');
+      const out = captureIo();
+      await runCli(["simulate", "SendOrderToMerchant", "--url", plain.base, "--json"], out.io);
+      const [result] = JSON.parse(out.stdout).results;
+      expect(result).toMatchObject({ ok: true, problems: [] });
+      expect(result.warnings).toHaveLength(2);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("--payload and --set change what is sent", async () => {
     const file = join(dir, "order.json");
     await writeFile(file, JSON.stringify({ OrderId: "FROM-FILE", StatusCode: "canceled" }));

@@ -1,10 +1,19 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { CallbackName } from "../../src/index.js";
+import { toFetch } from "../../src/adapters/fetch.js";
+import {
+  type CallbackName,
+  createGetCheckoutCartInfoHandler,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+} from "../../src/index.js";
 import {
   answerSuccess,
   type CheckResponseOptions,
   checkResponse,
   DEFAULT_SLOW_MS,
+  inspectResponse,
+  samplePayload,
 } from "../../src/testing/index.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -68,7 +77,13 @@ describe("checkResponse", () => {
         expect400,
       ),
     ).toEqual([]);
-    expect(check("PerformOrderPayment", { Success: "true" })).toEqual([]);
+    expect(
+      check("PerformOrderPayment", {
+        Success: "true",
+        PaymentAmount: "104.00",
+        PaymentCurrencyCode: "EUR",
+      }),
+    ).toEqual([]);
     expect(check("SendRMAInfoToMerchant", { Success: "True" })).toEqual([]);
     expect(
       check(
@@ -379,5 +394,209 @@ describe("answerSuccess", () => {
     expect(answerSuccess("GetCheckoutCartInfo", 200, { productsList: [] })).toBe(true);
     expect(answerSuccess("GetCheckoutCartInfo", 401, { Success: false })).toBe(false);
     expect(answerSuccess("UpdateOrderStatus", 200, undefined)).toBeUndefined();
+  });
+});
+
+/** A real-shapes fixture: what captures show merchants send (wire-facts §6). */
+function realShape(name: string): Record<string, unknown> {
+  const url = new URL(`../fixtures/real-shapes/${name}.json`, import.meta.url);
+  return JSON.parse(readFileSync(url, "utf8"));
+}
+
+describe("checkResponse: a PerformOrderPayment success says what was charged", () => {
+  it.each([
+    [{ Success: true }, ['"PaymentAmount" is missing', '"PaymentCurrencyCode" is missing']],
+    [{ Success: "true", PaymentAmount: "10.00" }, ['"PaymentCurrencyCode" is missing']],
+    [
+      { Success: true, PaymentAmount: null, PaymentCurrencyCode: "EUR" },
+      ['"PaymentAmount" is null'],
+    ],
+    [
+      { Success: true, PaymentAmount: " ", PaymentCurrencyCode: "EUR" },
+      ['"PaymentAmount" is the text'],
+    ],
+    [
+      { Success: true, PaymentAmount: { v: 1 }, PaymentCurrencyCode: "EUR" },
+      ['"PaymentAmount" is an object'],
+    ],
+  ])("%j is a problem", (body, expected) => {
+    const problems = check("PerformOrderPayment", body);
+    expect(problems).toHaveLength(expected.length);
+    expected.forEach((text, i) => {
+      expect(problems[i]).toContain(text);
+    });
+  });
+
+  it("accepts what merchants send (an integer amount, nulls elsewhere); a refusal needs none", () => {
+    const answers = realShape("order-callback-answers-merchants-send").results as Record<
+      string,
+      unknown
+    >;
+    expect(check("PerformOrderPayment", answers.PerformOrderPayment)).toEqual([]);
+    expect(
+      check("PerformOrderPayment", { Success: false, ErrorCode: "DECLINED" }, 200, JSON_TYPE, {
+        expect: "refusal",
+      }),
+    ).toEqual([]);
+  });
+
+  it("flags exactly the results the library's own handler refuses (one rule)", async () => {
+    const results = [
+      {},
+      { PaymentAmount: "10.00" },
+      { PaymentAmount: "", PaymentCurrencyCode: "EUR" },
+      { PaymentAmount: "10.00", PaymentCurrencyCode: "  " },
+      { PaymentAmount: 10.5, PaymentCurrencyCode: "EUR" },
+      { PaymentAmount: "10.50", PaymentCurrencyCode: "EUR", InternalOrderId: "M-1" },
+    ];
+    for (const result of results) {
+      const handler = toFetch(
+        createPerformOrderPaymentHandler(() => result as never, { auth: false }),
+      );
+      const response = await handler(
+        new Request("http://merchant.test/PerformOrderPayment", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(samplePayload("PerformOrderPayment")),
+        }),
+      );
+      const refused = response.status === 500;
+      // What the handler would have written, had it accepted the result.
+      const answer = refused ? { Success: true, ...result } : await response.json();
+      expect(check("PerformOrderPayment", answer).length > 0, JSON.stringify(result)).toBe(refused);
+    }
+  });
+});
+
+describe("checkResponse and the SendOrderToMerchant handler: one rule for InternalOrderId", () => {
+  it("a blank id is refused by the handler (500) as checkResponse flags it", async () => {
+    for (const [id, refused] of [
+      ["", true],
+      ["  ", true],
+      ["M-1", false],
+      [1001, false],
+    ] as const) {
+      const handler = toFetch(
+        createSendOrderToMerchantHandler(() => ({ InternalOrderId: id }), { auth: false }),
+      );
+      const response = await handler(
+        new Request("http://merchant.test/SendOrderToMerchant", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(samplePayload("SendOrderToMerchant")),
+        }),
+      );
+      expect(response.status === 500, JSON.stringify(id)).toBe(refused);
+      const flagged = check("SendOrderToMerchant", { Success: true, InternalOrderId: id });
+      expect(flagged.length > 0).toBe(refused);
+    }
+  });
+});
+
+describe("inspectResponse: a SendOrderToMerchant that carried PaymentDetails (001 §4.2)", () => {
+  const paid = samplePayload("SendOrderToMerchant");
+  const unpaid = { ...paid, PaymentDetails: null };
+  const inspect = (body: unknown, payload?: unknown) =>
+    inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, JSON.stringify(body), { payload });
+
+  it("an answer without the amount and currency charged is a warning, not a problem", () => {
+    expect(paid.PaymentDetails).toBeTruthy();
+    const { problems, warnings } = inspect({ Success: true, InternalOrderId: "M-1" }, paid);
+    expect(problems).toEqual([]);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('"PaymentAmount" is missing');
+    expect(warnings[1]).toContain('"PaymentCurrencyCode" is missing');
+    // The same through a JSON text payload.
+    expect(
+      inspect({ Success: true, InternalOrderId: "M-1" }, JSON.stringify(paid)).warnings,
+    ).toHaveLength(2);
+    // checkResponse returns the problems only.
+    expect(
+      checkResponse(
+        "SendOrderToMerchant",
+        200,
+        JSON_TYPE,
+        '{"Success":true,"InternalOrderId":"M-1"}',
+        {
+          payload: paid,
+        },
+      ),
+    ).toEqual([]);
+  });
+
+  it("nothing to say when the order carried no PaymentDetails, no payload was given, or the amounts are there", () => {
+    const real = (
+      realShape("order-callback-answers-merchants-send").results as Record<string, unknown>
+    ).SendOrderToMerchant;
+    expect(inspect(real, unpaid)).toEqual({ problems: [], warnings: [] });
+    expect(inspect(real)).toEqual({ problems: [], warnings: [] });
+    const charged = {
+      Success: true,
+      InternalOrderId: "M-1",
+      PaymentAmount: 104,
+      PaymentCurrencyCode: "EUR",
+    };
+    expect(inspect(charged, paid)).toEqual({ problems: [], warnings: [] });
+    // A refusal charges nothing.
+    expect(
+      inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, '{"Success":false}', {
+        payload: paid,
+        expect: "refusal",
+      }),
+    ).toEqual({ problems: [], warnings: [] });
+  });
+});
+
+describe("checkResponse: the cart's products", () => {
+  it.each([
+    [
+      { productsList: ["garbage", 42] },
+      "productsList.0: Invalid input: expected object, received string",
+    ],
+    [{ productsList: [{}] }, 'product 0 has no "ProductCode"'],
+    [
+      { productsList: [{ ProductCode: " ", ListPrice: 1, OrderedQuantity: 1 }] },
+      'product 0 has no "ProductCode"',
+    ],
+    [
+      { productsList: [{ ProductCode: "A", OrderedQuantity: 1 }] },
+      'product 0 has no price ("ListPrice" or "SalePrice")',
+    ],
+    [{ productsList: [{ ProductCode: "A", SalePrice: 1 }] }, 'product 0 has no "OrderedQuantity"'],
+    [
+      { productsList: [{ ProductCode: "A", ListPrice: "1", OrderedQuantity: 1 }] },
+      "productsList.0.ListPrice",
+    ],
+  ])("%j is a problem", (cart, problem) => {
+    const problems = check("GetCheckoutCartInfo", cart);
+    expect(problems.join("\n")).toContain(problem);
+  });
+
+  it("accepts the carts merchants send (wire-facts §6) and the library's fixture", () => {
+    expect(
+      check("GetCheckoutCartInfo", realShape("get-checkout-cart-info-answer-merchant-shapes")),
+    ).toEqual([]);
+    const fixture = JSON.parse(
+      readFileSync(new URL("../fixtures/GetCheckoutCartInfo.json", import.meta.url), "utf8"),
+    );
+    expect(check("GetCheckoutCartInfo", fixture)).toEqual([]);
+    expect(
+      check("GetCheckoutCartInfo", {
+        productsList: [{ ProductCode: "A", SalePrice: 9, OrderedQuantity: 1 }],
+      }),
+    ).toEqual([]);
+  });
+
+  it("what the library's cart handler refuses, checkResponse flags", async () => {
+    const cart = {
+      productsList: [{ ProductCode: "A", ListPrice: 1, OrderedQuantity: 1 }],
+      hubId: "x",
+    };
+    const handler = toFetch(createGetCheckoutCartInfoHandler(() => cart as never, { auth: false }));
+    const response = await handler(
+      new Request("http://merchant.test/GetCheckoutCartInfo?merchantCartToken=t"),
+    );
+    expect(response.status).toBe(500);
+    expect(check("GetCheckoutCartInfo", cart).join("\n")).toContain("hubId");
   });
 });

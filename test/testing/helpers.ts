@@ -91,7 +91,11 @@ export async function startMerchant(
       },
       SendOrderToMerchant: (payload, context) => {
         record("SendOrderToMerchant")(payload, context);
-        return { InternalOrderId: "100004217", OrderId: "100004217", StatusCode: "pending" };
+        const ids = { InternalOrderId: "100004217", OrderId: "100004217", StatusCode: "pending" };
+        // An order with PaymentDetails is paid on the spot: the answer says what was charged (001 §4.2).
+        return payload.PaymentDetails
+          ? { ...ids, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" }
+          : ids;
       },
       UpdateOrderStatus: record("UpdateOrderStatus"),
       PerformOrderPayment: (payload, context) => {
@@ -179,7 +183,9 @@ function correctAnswer(name: CallbackName): Answer {
     else if (name === "SendRMAInfoToMerchant") json(res, 200, { Success: "True" });
     else if (name === "SendOrderToMerchant")
       json(res, 200, { Success: true, InternalOrderId: "M-1" });
-    else json(res, 200, { Success: true });
+    else if (name === "PerformOrderPayment") {
+      json(res, 200, { Success: true, PaymentAmount: "129.90", PaymentCurrencyCode: "USD" });
+    } else json(res, 200, { Success: true });
   };
 }
 

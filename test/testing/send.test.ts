@@ -253,6 +253,33 @@ describe("sendCallback (as the service sends)", () => {
     expect(result).toMatchObject({ status: 200, success: true, problems: [] });
   });
 
+  it("returns warnings apart from problems: a paid order answered without what was charged", async () => {
+    const answer = (body: unknown) => async () => Response.json(body);
+    const unpaid = await sendCallback("https://shop.example/cb", "SendOrderToMerchant", {
+      fetch: answer({ Success: true, InternalOrderId: "M-1" }),
+    });
+    // The sample order carries PaymentDetails: the merchant performed the payment (001 §4.2).
+    expect(unpaid.problems).toEqual([]);
+    expect(unpaid.warnings).toEqual([
+      expect.stringContaining('"PaymentAmount" is missing'),
+      expect.stringContaining('"PaymentCurrencyCode" is missing'),
+    ]);
+    const charged = await sendCallback("https://shop.example/cb", "SendOrderToMerchant", {
+      fetch: answer({
+        Success: true,
+        InternalOrderId: "M-1",
+        PaymentAmount: "129.90",
+        PaymentCurrencyCode: "USD",
+      }),
+    });
+    expect(charged).toMatchObject({ problems: [], warnings: [] });
+    const payment = await sendCallback("https://shop.example/cb", "PerformOrderPayment", {
+      fetch: answer({ Success: true }),
+    });
+    expect(payment.problems).toHaveLength(2);
+    expect(payment.warnings).toEqual([]);
+  });
+
   it("refuses an unknown callback or method", async () => {
     await expect(sendCallback(raw.base, "Nope" as CallbackName)).rejects.toThrow(TypeError);
     await expect(

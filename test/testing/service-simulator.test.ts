@@ -2,6 +2,13 @@
 // test their integration against it.
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  createServiceClient,
+  type ServiceClientOptions,
+  ServiceNetworkError,
+  ServiceNotFoundError,
+  ServiceTimeoutError,
+} from "../../src/service/index.js";
+import {
   createServiceSimulator,
   type ServiceSimulator,
   SIMULATOR_MERCHANT_GUID,
@@ -322,5 +329,174 @@ describe("createServiceSimulator", () => {
     expect((await page(5)).ProductCountry).toEqual([
       { CountryCode: "CA", ProductCode: "SKU-9", IsRestricted: true },
     ]);
+  });
+});
+
+describe("createServiceSimulator: state the failures and refunds leave behind", () => {
+  const refundPath = (sim: ServiceSimulator) =>
+    `/Order/CreateOrderRefund?merchantGUID=${sim.merchantGuid}`;
+  const refunds = async (sim: ServiceSimulator, orderId: string): Promise<Json> => {
+    const response = await fetch(`${sim.url}/v1/orders/${orderId}/refunds`, {
+      headers: { MerchantGUID: sim.merchantGuid },
+    });
+    return response.json();
+  };
+  const line = (details: Json, cartItemId: string) =>
+    details.RefundableAmount.ProductRefundableAmount.find(
+      (entry: Json) => entry.CartItemId === cartItemId,
+    );
+
+  it("an injected C102 voids the parcel: voiding it again answers C104, as the data does (7.3)", async () => {
+    const sim = await start();
+    const headers = { MerchantGUID: sim.merchantGuid };
+    const parcel = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+    sim.fail("voidParcel", { code: "C102" });
+    expect((await post(sim, "/Parcel/VoidParcel", parcel, headers)).body).toEqual({
+      IsSuccess: true,
+      Errors: [{ ErrorCode: "C102", ErrorText: "Simulated C102" }],
+    });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
+    const again = await post(sim, "/Parcel/VoidParcel", parcel, headers);
+    expect(again.body).toMatchObject({ IsSuccess: false, Errors: [{ ErrorCode: "C104" }] });
+    // A parcel the data cannot void is refused as the data says, injected C102 or not.
+    sim.fail("voidParcel", { code: "C102" });
+    const inHub = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { OrderId: "GE-1003", ParcelCode: "P-1003-1" },
+      headers,
+    );
+    expect(inHub.body).toMatchObject({ IsSuccess: false, Errors: [{ ErrorCode: "C100" }] });
+    expect(sim.state.parcels.get("P-1003-1")?.status).toBe("received-in-hub");
+  });
+
+  it("CreateOrderRefund refunds at most what remains of each line; GetOrderRefunds counts down", async () => {
+    const sim = await start();
+    const before = await refunds(sim, "GE-1002");
+    expect(line(before, "1")).toMatchObject({ RefundableQuantity: 2, RefundableTotalAmount: 39.8 });
+    expect(before.RefundableAmount.TotalCreditAmount).toBe(89.3);
+
+    const one = { OrderId: "GE-1002", RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }] };
+    expect((await post(sim, refundPath(sim), one)).body).toMatchObject({ Success: true });
+    const after = await refunds(sim, "GE-1002");
+    expect(after.Refunds).toHaveLength(1);
+    expect(line(after, "1")).toMatchObject({ RefundableQuantity: 1, RefundableTotalAmount: 19.9 });
+    expect(line(after, "2")).toMatchObject({ RefundableQuantity: 1, RefundableTotalAmount: 49.5 });
+    expect(after.RefundableAmount.TotalCreditAmount).toBe(69.4);
+
+    // Two units of a line with one left, and 999 of a one-unit line: refused, nothing recorded.
+    for (const quantity of [2, 999]) {
+      const over = {
+        OrderId: "GE-1002",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: quantity }],
+      };
+      const refused = await post(sim, refundPath(sim), over);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        error: {
+          code: "INVALID_REFUND",
+          message: expect.stringContaining("CartItemId 1"),
+          description: expect.stringContaining("1 left"),
+        },
+      });
+    }
+    // The same line listed twice counts twice.
+    const twice = {
+      OrderId: "GE-1002",
+      RefundProducts: [
+        { CartItemId: "2", RefundQuantity: 1 },
+        { CartItemId: "2", RefundQuantity: 1 },
+      ],
+    };
+    expect((await post(sim, refundPath(sim), twice)).status).toBe(400);
+    expect((await refunds(sim, "GE-1002")).Refunds).toHaveLength(1);
+
+    // What remains can still be refunded, and then the line is at zero.
+    expect((await post(sim, refundPath(sim), one)).body).toMatchObject({ Success: true });
+    const done = await refunds(sim, "GE-1002");
+    expect(line(done, "1")).toMatchObject({ RefundableQuantity: 0, RefundableTotalAmount: 0 });
+    expect((await post(sim, refundPath(sim), one)).status).toBe(400);
+  });
+
+  it("counts the seeded refund of GE-1001, and refuses a quantity that is not a positive number", async () => {
+    const sim = await start();
+    // R-1 refunded one of GE-1001's two units of line 1.
+    expect(line(await refunds(sim, "GE-1001"), "1")).toMatchObject({ RefundableQuantity: 1 });
+    for (const quantity of [0, -1, "x"]) {
+      const bad = {
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: quantity }],
+      };
+      expect((await post(sim, refundPath(sim), bad)).status).toBe(400);
+    }
+    const two = { OrderId: "GE-1001", RefundProducts: [{ CartItemId: "1", RefundQuantity: 2 }] };
+    expect((await post(sim, refundPath(sim), two)).status).toBe(400);
+  });
+});
+
+describe("createServiceSimulator: failures after the status line, against the real client", () => {
+  function clientOf(sim: ServiceSimulator, options: Partial<ServiceClientOptions> = {}) {
+    return createServiceClient({
+      baseUrl: sim.url,
+      merchantGuid: sim.merchantGuid,
+      credentials: sim.credentials,
+      retries: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      ...options,
+    });
+  }
+  const refundOne = {
+    OrderId: "GE-1002",
+    RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+  };
+  const voidOne = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+
+  it("cutOff: the refund is applied, its 200 is cut off mid-body: INCOMPLETE_RESPONSE, may have been applied", async () => {
+    const sim = await start();
+    sim.fail("createOrderRefund", { cutOff: true });
+    const client = clientOf(sim);
+    const error = await client.createOrderRefund(refundOne).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceNetworkError);
+    expect(error).toMatchObject({ code: "INCOMPLETE_RESPONSE", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/may have been applied/);
+    expect(sim.requestsOf("createOrderRefund").map((r) => r.status)).toEqual([200]);
+    // What README advises after such an error: the refund is there, and what remains went down.
+    const details = await client.getOrderRefunds({ orderId: "GE-1002" });
+    expect(details.Refunds).toHaveLength(1);
+    expect(details.RefundableAmount?.ProductRefundableAmount?.[0]?.RefundableQuantity).toBe(1);
+  });
+
+  it("cutOff on a read: retried like a dropped connection, then answered", async () => {
+    const sim = await start();
+    sim.fail("locationByIp", { cutOff: true });
+    const location = await clientOf(sim).locationByIp({ ip: "203.0.113.7" });
+    expect(location.Country?.Code).toBe("US");
+    expect(sim.count("locationByIp")).toBe(2);
+  });
+
+  it("stallBody: the void is applied, its body stalls past timeoutMs: a TIMEOUT with status 200", async () => {
+    const sim = await start();
+    sim.fail("voidParcel", { stallBody: true });
+    const client = clientOf(sim, { timeoutMs: 200 });
+    const error = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error).toMatchObject({ code: "TIMEOUT", status: 200, attempts: 1 });
+    expect((error as Error).message).toMatch(/may have been applied/);
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
+    const again = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ServiceNotFoundError);
+    expect(again).toMatchObject({ code: "C104" });
+  });
+
+  it("drop with apply: the void is applied, then the connection closes without an answer", async () => {
+    const sim = await start();
+    sim.fail("voidParcel", { drop: true }, { drop: true, apply: true });
+    const client = clientOf(sim);
+    const dropped = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(dropped).toMatchObject({ code: "NETWORK_ERROR", status: undefined });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+    const applied = await client.voidParcel(voidOne).catch((e: unknown) => e);
+    expect(applied).toBeInstanceOf(ServiceNetworkError);
+    expect(applied).toMatchObject({ code: "NETWORK_ERROR", status: undefined, attempts: 1 });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
   });
 });
