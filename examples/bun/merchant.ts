@@ -192,7 +192,17 @@ export function merchantHandlers(store: MemoryStore) {
         documentsReceived: existing?.documentsReceived ?? false,
       });
       if (order.ClearCart && order.CartToken) store.carts.delete(order.CartToken);
-      return { InternalOrderId: internalOrderId, OrderId: internalOrderId };
+      const answer = { InternalOrderId: internalOrderId, OrderId: internalOrderId };
+      // With PaymentDetails in the order, the payment is made now (spec 4.2): charge the card here
+      // with your payment provider (never store PaymentDetails) and say what was charged.
+      const stored = store.order(order.OrderId);
+      if (!order.PaymentDetails || !stored.charge) return answer;
+      stored.paid = true;
+      return {
+        ...answer,
+        PaymentAmount: stored.charge.amount,
+        PaymentCurrencyCode: stored.charge.currencyCode,
+      };
     },
 
     UpdateOrderStatus(update) {

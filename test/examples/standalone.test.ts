@@ -150,6 +150,7 @@ for (const example of EXAMPLES) {
       const result = await mustRun(simulate, dir, env).catch((error: Error) => error);
       if (result instanceof Error) throw result;
       expect(result.stdout).toContain("14 of 14 passed.");
+      expect(result.stdout).not.toContain("warning:");
       expect(result.stderr).toBe("");
 
       // The run placed an order that took the demo cart out, as the README says before anyone
