@@ -175,6 +175,7 @@ describe("simulate against a merchant set up as README's router snippet (cart by
         GetCheckoutCartInfo: createGetCheckoutCartInfoHandler(() => cartFixture(), {
           auth,
           methods: ["POST"],
+          onError: () => {},
         }),
         UpdateParcelDispatch: () => undefined,
         UpdateOrderStatus: () => undefined,

@@ -451,7 +451,10 @@ describe("checkResponse: a PerformOrderPayment success says what was charged", (
     ];
     for (const result of results) {
       const handler = toFetch(
-        createPerformOrderPaymentHandler(() => result as never, { auth: false }),
+        createPerformOrderPaymentHandler(() => result as never, {
+          auth: false,
+          onError: () => undefined,
+        }),
       );
       const response = await handler(
         new Request("http://merchant.test/PerformOrderPayment", {
@@ -477,7 +480,10 @@ describe("checkResponse and the SendOrderToMerchant handler: one rule for Intern
       [1001, false],
     ] as const) {
       const handler = toFetch(
-        createSendOrderToMerchantHandler(() => ({ InternalOrderId: id }), { auth: false }),
+        createSendOrderToMerchantHandler(() => ({ InternalOrderId: id }), {
+          auth: false,
+          onError: () => undefined,
+        }),
       );
       const response = await handler(
         new Request("http://merchant.test/SendOrderToMerchant", {
@@ -592,7 +598,12 @@ describe("checkResponse: the cart's products", () => {
       productsList: [{ ProductCode: "A", ListPrice: 1, OrderedQuantity: 1 }],
       hubId: "x",
     };
-    const handler = toFetch(createGetCheckoutCartInfoHandler(() => cart as never, { auth: false }));
+    const handler = toFetch(
+      createGetCheckoutCartInfoHandler(() => cart as never, {
+        auth: false,
+        onError: () => undefined,
+      }),
+    );
     const response = await handler(
       new Request("http://merchant.test/GetCheckoutCartInfo?merchantCartToken=t"),
     );

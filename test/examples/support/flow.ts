@@ -116,7 +116,7 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     expect(after.productsList.map((p) => p.ProductCode)).toEqual(["TSHIRT-BLK-M"]);
   });
 
-  it("SendOrderToMerchant: answers the merchant's ids, and clears the cart", async () => {
+  it("SendOrderToMerchant: answers the merchant's ids and, the order carrying PaymentDetails, what was charged; clears the cart", async () => {
     const response = await call(
       "SendOrderToMerchant",
       payload("SendOrderToMerchant", { CartToken: "demo-cart" }),
@@ -126,6 +126,8 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
       Success: true,
       InternalOrderId: "M-1001",
       OrderId: "M-1001",
+      PaymentAmount: "123.73",
+      PaymentCurrencyCode: "USD",
     });
     const gone = await cart();
     expect(await gone.json()).toMatchObject({ Success: false, ErrorCode: "CART_NOT_FOUND" });
