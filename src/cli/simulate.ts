@@ -138,7 +138,10 @@ export function parseHeaders(values: readonly string[]): Record<string, string> 
     if (at < 0) throw new UsageError('--header takes "Name: value" (X-Shop-Secret: …)');
     const name = value.slice(0, at).trim();
     if (!HEADER_NAME.test(name)) {
-      throw new UsageError(`--header: "${printable(truncate(name, 40))}" is not a header name`);
+      // Not quoted: with "=" instead of ":" or a forgotten colon, that text is the secret.
+      throw new UsageError(
+        '--header: the text before ":" is not a header name (letters, digits, and !#$%&\'*+-.^_`|~)',
+      );
     }
     const text = value.slice(at + 1).trim();
     // No line breaks or other control characters: fetch refuses them, and they would split headers.
