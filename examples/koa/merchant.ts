@@ -53,7 +53,8 @@ interface StoredOrder {
   readonly internalOrderId: string;
   readonly orderId: string;
   status: string;
-  paid: boolean;
+  /** What was paid, once it was: a repeat of the payment answers this and charges nothing. */
+  paid: Charge | undefined;
   /** The order's total in the shopper's currency; undefined when the order did not state it. */
   readonly charge: Charge | undefined;
   readonly parcels: string[];
@@ -94,6 +95,25 @@ function chargeOf(details: InternationalDetails | null | undefined): Charge | un
   return typeof amount === "number" && currencyCode ? { amount, currencyCode } : undefined;
 }
 
+/**
+ * The order's payment, made once: the first call charges (unless the service collected the money
+ * itself: payment method "OT", no card); a repeat — the same order delivered again, or
+ * PerformOrderPayment after SendOrderToMerchant — charges nothing and answers what was paid.
+ */
+function payOnce(
+  store: MemoryStore,
+  order: StoredOrder,
+  charge: Charge,
+  method: string | null | undefined,
+): Charge {
+  if (order.paid) return order.paid;
+  // Charge the card here with your payment provider (charge.amount in charge.currencyCode), with
+  // the order id as its idempotency key; never store PaymentDetails.
+  if (method !== "OT") store.charges.push({ orderId: order.orderId, charge });
+  order.paid = charge;
+  return charge;
+}
+
 /** What the merchant keeps. Card data (PaymentDetails) is never stored. */
 export class MemoryStore {
   readonly carts = new Map<string, CheckoutCartInfo>();
@@ -102,6 +122,8 @@ export class MemoryStore {
   readonly cards = new Map<string, StoredCard>();
   /** Shopper sessions: the session token handed to the service at checkout → its session id. */
   readonly sessions = new Map<string, string>();
+  /** The cards charged, in order: where your payment provider's calls would go. */
+  readonly charges: { readonly orderId: string; readonly charge: Charge }[] = [];
   #sequence = 1000;
 
   constructor() {
@@ -182,7 +204,7 @@ export function merchantHandlers(store: MemoryStore) {
         internalOrderId,
         orderId: order.OrderId,
         status: order.StatusCode ?? "N/A",
-        paid: existing?.paid ?? false,
+        paid: existing?.paid,
         charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],
         returns: existing?.returns ?? [],
@@ -193,16 +215,12 @@ export function merchantHandlers(store: MemoryStore) {
       });
       if (order.ClearCart && order.CartToken) store.carts.delete(order.CartToken);
       const answer = { InternalOrderId: internalOrderId, OrderId: internalOrderId };
-      // With PaymentDetails in the order, the payment is made now (spec 4.2): charge the card here
-      // with your payment provider (never store PaymentDetails) and say what was charged.
+      // With PaymentDetails in the order, the payment is made now (spec 4.2), once, and the
+      // answer says what was charged.
       const stored = store.order(order.OrderId);
       if (!order.PaymentDetails || !stored.charge) return answer;
-      stored.paid = true;
-      return {
-        ...answer,
-        PaymentAmount: stored.charge.amount,
-        PaymentCurrencyCode: stored.charge.currencyCode,
-      };
+      const paid = payOnce(store, stored, stored.charge, order.PaymentDetails.PaymentMethodCode);
+      return { ...answer, PaymentAmount: paid.amount, PaymentCurrencyCode: paid.currencyCode };
     },
 
     UpdateOrderStatus(update) {
@@ -213,30 +231,27 @@ export function merchantHandlers(store: MemoryStore) {
 
     PerformOrderPayment(payment) {
       const order = store.order(payment.OrderId);
-      if (payment.PaymentDetails.PaymentMethodCode === "OT") {
-        // The service collected the money itself: there is no card, nothing to charge here.
-        order.paid = true;
-        const paid = chargeOf(payment.InternationalDetails) ?? order.charge;
-        return {
-          InternalOrderId: order.internalOrderId,
-          PaymentAmount: paid?.amount ?? 0,
-          PaymentCurrencyCode: paid?.currencyCode ?? "USD",
-        };
-      }
-      // The amount to charge: the payment's own totals when it carries them, else the order's.
+      const method = payment.PaymentDetails.PaymentMethodCode;
+      // The amount: the payment's own totals when it carries them, else the order's.
       const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
-      if (!charge) {
+      if (!charge && !order.paid) {
+        if (method === "OT") {
+          // Collected by the service, amount not stated: nothing to charge, nothing to report.
+          return {
+            InternalOrderId: order.internalOrderId,
+            PaymentAmount: 0,
+            PaymentCurrencyCode: "USD",
+          };
+        }
         throw new CallbackError("AMOUNT_UNKNOWN", "No amount to charge", `Order ${order.orderId}`);
       }
-      // Charge the card here with your payment provider (charge.amount in charge.currencyCode);
-      // never store PaymentDetails.
-      order.paid = true;
+      const paid = payOnce(store, order, order.paid ?? (charge as Charge), method);
       return {
         InternalOrderId: order.internalOrderId,
         OrderId: order.internalOrderId,
         // What was actually charged: the service checks it against the order.
-        PaymentAmount: charge.amount,
-        PaymentCurrencyCode: charge.currencyCode,
+        PaymentAmount: paid.amount,
+        PaymentCurrencyCode: paid.currencyCode,
       };
     },
 

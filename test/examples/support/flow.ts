@@ -156,7 +156,7 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     });
   });
 
-  it("PerformOrderPayment: the payment's own totals win over the stored order's", async () => {
+  it("PerformOrderPayment for the order paid with it: answers what was paid then, charges nothing more", async () => {
     const response = await call(
       "PerformOrderPayment",
       payload("PerformOrderPayment", {
@@ -166,8 +166,8 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       Success: true,
-      PaymentAmount: "99.5",
-      PaymentCurrencyCode: "GBP",
+      PaymentAmount: "123.73",
+      PaymentCurrencyCode: "USD",
     });
   });
 
