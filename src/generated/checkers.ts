@@ -43,11 +43,6 @@ function countString(x: unknown): number {
   return x === undefined ? 0 : x === null || typeof x === "string" ? 1 : REFUSED;
 }
 
-/** `z.number().nullish()`: 0 when absent, 1 for null or a finite number (zod refuses NaN and ±Infinity), REFUSED otherwise. */
-function countNumber(x: unknown): number {
-  return x === undefined ? 0 : x === null || Number.isFinite(x) ? 1 : REFUSED;
-}
-
 /** `z.boolean().nullish()`: 0 when absent, 1 for null or a boolean, REFUSED otherwise. */
 function countBoolean(x: unknown): number {
   return x === undefined ? 0 : x === null || typeof x === "boolean" ? 1 : REFUSED;
@@ -320,100 +315,120 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (Object.getPrototypeOf(x4) !== Array.prototype) return DEFER;
   if (sealed && ownKey.call(x4, "__proto__")) sealed = false;
   for (let i5 = 0; i5 < x4.length; i5++) {
-    const r25 = checkProduct(x4[i5]);
-    if (r25 !== ACCEPT) return r25;
-  }
-  const x26 = o.Customer;
-  if (x26 !== undefined) n++;
-  if (x26 !== undefined && x26 !== null) {
-    const r27 = checkCustomer(x26);
-    if (r27 !== ACCEPT) return r27;
-  }
-  const x28 = o.PrimaryShipping;
-  if (x28 !== undefined) n++;
-  if (x28 !== undefined && x28 !== null) {
-    const r29 = checkAddress(x28);
-    if (r29 !== ACCEPT) return r29;
-  }
-  const x30 = o.SecondaryShipping;
-  if (x30 !== undefined) n++;
-  if (x30 !== undefined && x30 !== null) {
-    const r31 = checkAddress(x30);
-    if (r31 !== ACCEPT) return r31;
-  }
-  const x32 = o.PrimaryBilling;
-  if (x32 !== undefined) n++;
-  if (x32 !== undefined && x32 !== null) {
-    const r33 = checkAddress(x32);
-    if (r33 !== ACCEPT) return r33;
-  }
-  const x34 = o.SecondaryBilling;
-  if (x34 !== undefined) n++;
-  if (x34 !== undefined && x34 !== null) {
-    const r35 = checkAddress(x34);
+    const r35 = checkProduct(x4[i5]);
     if (r35 !== ACCEPT) return r35;
   }
-  n += countString(o.ShippingMethodCode);
-  const x36 = o.Discounts;
+  const x36 = o.Customer;
   if (x36 !== undefined) n++;
   if (x36 !== undefined && x36 !== null) {
-    if (!Array.isArray(x36)) return REJECT;
-    if (Object.getPrototypeOf(x36) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x36, "__proto__")) sealed = false;
-    for (let i37 = 0; i37 < x36.length; i37++) {
-      const r40 = checkDiscount(x36[i37]);
-      if (r40 !== ACCEPT) return r40;
+    const r37 = checkCustomer(x36);
+    if (r37 !== ACCEPT) return r37;
+  }
+  const x38 = o.PrimaryShipping;
+  if (x38 !== undefined) n++;
+  if (x38 !== undefined && x38 !== null) {
+    const r39 = checkAddress(x38);
+    if (r39 !== ACCEPT) return r39;
+  }
+  const x40 = o.SecondaryShipping;
+  if (x40 !== undefined) n++;
+  if (x40 !== undefined && x40 !== null) {
+    const r41 = checkAddress(x40);
+    if (r41 !== ACCEPT) return r41;
+  }
+  const x42 = o.PrimaryBilling;
+  if (x42 !== undefined) n++;
+  if (x42 !== undefined && x42 !== null) {
+    const r43 = checkAddress(x42);
+    if (r43 !== ACCEPT) return r43;
+  }
+  const x44 = o.SecondaryBilling;
+  if (x44 !== undefined) n++;
+  if (x44 !== undefined && x44 !== null) {
+    const r45 = checkAddress(x44);
+    if (r45 !== ACCEPT) return r45;
+  }
+  n += countString(o.ShippingMethodCode);
+  const x46 = o.Discounts;
+  if (x46 !== undefined) n++;
+  if (x46 !== undefined && x46 !== null) {
+    if (!Array.isArray(x46)) return REJECT;
+    if (Object.getPrototypeOf(x46) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x46, "__proto__")) sealed = false;
+    for (let i47 = 0; i47 < x46.length; i47++) {
+      const r56 = checkDiscount(x46[i47]);
+      if (r56 !== ACCEPT) return r56;
     }
   }
-  const x41 = o.InternationalDetails;
-  if (x41 !== undefined) n++;
-  if (x41 !== undefined && x41 !== null) {
-    const r47 = checkInternationalDetails(x41);
-    if (r47 !== ACCEPT) return r47;
+  const x57 = o.InternationalDetails;
+  if (x57 !== undefined) n++;
+  if (x57 !== undefined && x57 !== null) {
+    const r78 = checkInternationalDetails(x57);
+    if (r78 !== ACCEPT) return r78;
   }
-  const x48 = o.PaymentDetails;
-  if (x48 !== undefined) n++;
-  if (x48 !== undefined && x48 !== null) {
-    const r49 = checkPaymentDetails(x48);
-    if (r49 !== ACCEPT) return r49;
+  const x79 = o.PaymentDetails;
+  if (x79 !== undefined) n++;
+  if (x79 !== undefined && x79 !== null) {
+    const r80 = checkPaymentDetails(x79);
+    if (r80 !== ACCEPT) return r80;
   }
-  if (sealed) cardDetails(x48);
-  const x50 = o.OrderPaymentMethods;
-  if (x50 !== undefined) n++;
-  if (x50 !== undefined && x50 !== null) {
-    if (!Array.isArray(x50)) return REJECT;
-    if (Object.getPrototypeOf(x50) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x50, "__proto__")) sealed = false;
-    for (let i51 = 0; i51 < x50.length; i51++) {
-      const r54 = checkOrderPaymentMethod(x50[i51]);
-      if (r54 !== ACCEPT) return r54;
+  if (sealed) cardDetails(x79);
+  const x81 = o.OrderPaymentMethods;
+  if (x81 !== undefined) n++;
+  if (x81 !== undefined && x81 !== null) {
+    if (!Array.isArray(x81)) return REJECT;
+    if (Object.getPrototypeOf(x81) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x81, "__proto__")) sealed = false;
+    for (let i82 = 0; i82 < x81.length; i82++) {
+      const r88 = checkOrderPaymentMethod(x81[i82]);
+      if (r88 !== ACCEPT) return r88;
     }
   }
-  const x55 = o.AdditionalRequiredDocuments;
-  if (x55 !== undefined) n++;
-  if (x55 !== undefined && x55 !== null) {
-    if (!Array.isArray(x55)) return REJECT;
-    if (Object.getPrototypeOf(x55) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x55, "__proto__")) sealed = false;
-    for (let i56 = 0; i56 < x55.length; i56++) {
-      const r58 = checkAdditionalRequiredDocument(x55[i56]);
-      if (r58 !== ACCEPT) return r58;
+  const x89 = o.AdditionalRequiredDocuments;
+  if (x89 !== undefined) n++;
+  if (x89 !== undefined && x89 !== null) {
+    if (!Array.isArray(x89)) return REJECT;
+    if (Object.getPrototypeOf(x89) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x89, "__proto__")) sealed = false;
+    for (let i90 = 0; i90 < x89.length; i90++) {
+      const r92 = checkAdditionalRequiredDocument(x89[i90]);
+      if (r92 !== ACCEPT) return r92;
     }
   }
-  n += countNumber(o.PriceCoefficientRate);
-  n += countNumber(o.RoundingRate);
-  n += countNumber(o.EffectiveFXRate);
+  const x93 = o.PriceCoefficientRate;
+  if (x93 !== undefined) {
+    if (x93 !== null && !Number.isFinite(x93)) return REJECT;
+    n++;
+  }
+  const x94 = o.RoundingRate;
+  if (x94 !== undefined) {
+    if (x94 !== null && !Number.isFinite(x94)) return REJECT;
+    n++;
+  }
+  const x95 = o.EffectiveFXRate;
+  if (x95 !== undefined) {
+    if (x95 !== null && !Number.isFinite(x95)) return REJECT;
+    n++;
+  }
   n += countString(o.OrderCreationDate);
-  n += countNumber(o.OrderCreationSource);
+  const x96 = o.OrderCreationSource;
+  if (x96 !== undefined) {
+    if (x96 !== null && !Number.isFinite(x96)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x59 = o.UrlParameters;
-  if (x59 !== undefined) n++;
-  if (x59 !== undefined && x59 !== null) {
-    const r63 = checkSendOrderToMerchantSchema_UrlParameters(x59);
-    if (r63 !== ACCEPT) return r63;
+  const x97 = o.UrlParameters;
+  if (x97 !== undefined) n++;
+  if (x97 !== undefined && x97 !== null) {
+    const r101 = checkSendOrderToMerchantSchema_UrlParameters(x97);
+    if (r101 !== ACCEPT) return r101;
   }
-  n += countNumber(o.DiscountedShippingPrice);
+  const x102 = o.DiscountedShippingPrice;
+  if (x102 !== undefined) {
+    if (x102 !== null && !Number.isFinite(x102)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.DoNotChargeVAT);
   n += countBoolean(o.AllowMailsFromMerchant);
   n += countBoolean(o.AllowSMSFromMerchant);
@@ -426,75 +441,125 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x64 = o.OriginalOrder;
-  if (x64 !== undefined) n++;
-  if (x64 !== undefined && x64 !== null) {
-    const r65 = checkOriginalOrder(x64);
-    if (r65 !== ACCEPT) return r65;
+  const x103 = o.OriginalOrder;
+  if (x103 !== undefined) n++;
+  if (x103 !== undefined && x103 !== null) {
+    const r104 = checkOriginalOrder(x103);
+    if (r104 !== ACCEPT) return r104;
   }
   n += countString(o.LoyaltyCode);
-  n += countNumber(o.LoyaltyPointsEarned);
-  n += countNumber(o.LoyaltyPointsSpent);
-  n += countNumber(o.OTVoucherAmount);
+  const x105 = o.LoyaltyPointsEarned;
+  if (x105 !== undefined) {
+    if (x105 !== null && !Number.isFinite(x105)) return REJECT;
+    n++;
+  }
+  const x106 = o.LoyaltyPointsSpent;
+  if (x106 !== undefined) {
+    if (x106 !== null && !Number.isFinite(x106)) return REJECT;
+    n++;
+  }
+  const x107 = o.OTVoucherAmount;
+  if (x107 !== undefined) {
+    if (x107 !== null && !Number.isFinite(x107)) return REJECT;
+    n++;
+  }
   n += countString(o.OTVoucherCode);
   n += countString(o.OTVoucherCurrencyCode);
   n += countString(o.CultureCode);
   n += countString(o.InitialCheckoutCultureCode);
   n += countString(o.PreferredCultureCode);
-  n += countNumber(o.HubId);
+  const x108 = o.HubId;
+  if (x108 !== undefined) {
+    if (x108 !== null && !Number.isFinite(x108)) return REJECT;
+    n++;
+  }
   n += countString(o.HubCode);
   n += countBoolean(o.SameDayDispatch);
-  n += countNumber(o.SameDayDispatchCost);
-  n += countNumber(o.TotalDutiesAndTaxesPrice);
-  n += countNumber(o.CCFPrice);
-  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
-  n += countNumber(o.TotalValueForCustoms);
-  n += countNumber(o.USSalesTax);
-  const x66 = o.CustomerDTBreakdown;
-  if (x66 !== undefined) n++;
-  if (x66 !== undefined && x66 !== null) {
-    const r67 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x66);
-    if (r67 !== ACCEPT) return r67;
+  const x109 = o.SameDayDispatchCost;
+  if (x109 !== undefined) {
+    if (x109 !== null && !Number.isFinite(x109)) return REJECT;
+    n++;
   }
-  const x68 = o.MerchantDTBreakdown;
-  if (x68 !== undefined) n++;
-  if (x68 !== undefined && x68 !== null) {
-    const r69 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x68);
-    if (r69 !== ACCEPT) return r69;
+  const x110 = o.TotalDutiesAndTaxesPrice;
+  if (x110 !== undefined) {
+    if (x110 !== null && !Number.isFinite(x110)) return REJECT;
+    n++;
   }
-  n += countNumber(o.ShippingVATRate);
-  n += countNumber(o.CookieConsent);
+  const x111 = o.CCFPrice;
+  if (x111 !== undefined) {
+    if (x111 !== null && !Number.isFinite(x111)) return REJECT;
+    n++;
+  }
+  const x112 = o.TotalDutiesPaidByCustomerPrice;
+  if (x112 !== undefined) {
+    if (x112 !== null && !Number.isFinite(x112)) return REJECT;
+    n++;
+  }
+  const x113 = o.TotalValueForCustoms;
+  if (x113 !== undefined) {
+    if (x113 !== null && !Number.isFinite(x113)) return REJECT;
+    n++;
+  }
+  const x114 = o.USSalesTax;
+  if (x114 !== undefined) {
+    if (x114 !== null && !Number.isFinite(x114)) return REJECT;
+    n++;
+  }
+  const x115 = o.CustomerDTBreakdown;
+  if (x115 !== undefined) n++;
+  if (x115 !== undefined && x115 !== null) {
+    const r116 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x115);
+    if (r116 !== ACCEPT) return r116;
+  }
+  const x117 = o.MerchantDTBreakdown;
+  if (x117 !== undefined) n++;
+  if (x117 !== undefined && x117 !== null) {
+    const r118 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x117);
+    if (r118 !== ACCEPT) return r118;
+  }
+  const x119 = o.ShippingVATRate;
+  if (x119 !== undefined) {
+    if (x119 !== null && !Number.isFinite(x119)) return REJECT;
+    n++;
+  }
+  const x120 = o.CookieConsent;
+  if (x120 !== undefined) {
+    if (x120 !== null && !Number.isFinite(x120)) return REJECT;
+    n++;
+  }
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x70 = o.ImporterDetails;
-  if (x70 !== undefined) n++;
-  if (x70 !== undefined) {
-    if (sealed && typeof x70 === "object" && x70 !== null) sealed = plainValue(x70);
+  const x121 = o.ImporterDetails;
+  if (x121 !== undefined) n++;
+  if (x121 !== undefined) {
+    if (sealed && typeof x121 === "object" && x121 !== null) sealed = plainValue(x121);
   }
-  const x71 = o.GiftCards;
-  if (x71 !== undefined) n++;
-  if (x71 !== undefined) {
-    if (sealed && typeof x71 === "object" && x71 !== null) sealed = plainValue(x71);
+  const x122 = o.GiftCards;
+  if (x122 !== undefined) n++;
+  if (x122 !== undefined) {
+    if (sealed && typeof x122 === "object" && x122 !== null) sealed = plainValue(x122);
   }
-  const x72 = o.Markups;
-  if (x72 !== undefined) n++;
-  if (x72 !== undefined) {
-    if (sealed && typeof x72 === "object" && x72 !== null) sealed = plainValue(x72);
+  const x123 = o.Markups;
+  if (x123 !== undefined) n++;
+  if (x123 !== undefined) {
+    if (sealed && typeof x123 === "object" && x123 !== null) sealed = plainValue(x123);
   }
-  const x73 = o.ReservationRequestId;
-  if (x73 !== undefined) n++;
-  if (x73 !== undefined) {
-    if (sealed && typeof x73 === "object" && x73 !== null) sealed = plainValue(x73);
+  const x124 = o.ReservationRequestId;
+  if (x124 !== undefined) n++;
+  if (x124 !== undefined) {
+    if (sealed && typeof x124 === "object" && x124 !== null) sealed = plainValue(x124);
   }
-  const x74 = o.Subs;
-  if (x74 !== undefined) n++;
-  if (x74 !== undefined && x74 !== null) {
-    if (!Array.isArray(x74)) return REJECT;
-    if (Object.getPrototypeOf(x74) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x74, "__proto__")) sealed = false;
-    for (let i75 = 0; i75 < x74.length; i75++) {
-      const r77 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x74[i75]);
-      if (r77 !== ACCEPT) return r77;
+  const x125 = o.Subs;
+  if (x125 !== undefined) n++;
+  if (x125 !== undefined && x125 !== null) {
+    if (!Array.isArray(x125)) return REJECT;
+    if (Object.getPrototypeOf(x125) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x125, "__proto__")) sealed = false;
+    for (let i126 = 0; i126 < x125.length; i126++) {
+      const r128 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x125[i126],
+      );
+      if (r128 !== ACCEPT) return r128;
     }
   }
   if (n < 0) return REJECT;
@@ -590,61 +655,101 @@ function checkProduct(v: unknown): Verdict {
   const x7 = o.Price;
   if (x7 !== undefined) n++;
   if (!Number.isFinite(x7)) return REJECT;
-  n += countNumber(o.InternationalPrice);
-  n += countNumber(o.DiscountedPrice);
-  n += countNumber(o.InternationalDiscountedPrice);
-  const x8 = o.Quantity;
-  if (x8 !== undefined) n++;
-  if (!Number.isFinite(x8)) return REJECT;
-  n += countNumber(o.VATRate);
+  const x8 = o.InternationalPrice;
+  if (x8 !== undefined) {
+    if (x8 !== null && !Number.isFinite(x8)) return REJECT;
+    n++;
+  }
+  const x9 = o.DiscountedPrice;
+  if (x9 !== undefined) {
+    if (x9 !== null && !Number.isFinite(x9)) return REJECT;
+    n++;
+  }
+  const x10 = o.InternationalDiscountedPrice;
+  if (x10 !== undefined) {
+    if (x10 !== null && !Number.isFinite(x10)) return REJECT;
+    n++;
+  }
+  const x11 = o.Quantity;
+  if (x11 !== undefined) n++;
+  if (!Number.isFinite(x11)) return REJECT;
+  const x12 = o.VATRate;
+  if (x12 !== undefined) {
+    if (x12 !== null && !Number.isFinite(x12)) return REJECT;
+    n++;
+  }
   n += countString(o.CartItemId);
   n += countString(o.ParentCartItemId);
   n += countString(o.ChildCartItemId);
-  n += countNumber(o.RoundingRate);
+  const x13 = o.RoundingRate;
+  if (x13 !== undefined) {
+    if (x13 !== null && !Number.isFinite(x13)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsBackOrdered);
   n += countString(o.BackOrderDate);
   n += countString(o.GenericHSCode);
   n += countString(o.GiftMessage);
-  const x9 = o.Brand;
-  if (x9 !== undefined) n++;
-  if (x9 !== undefined && x9 !== null) {
-    const r10 = checkCodeName(x9);
-    if (r10 !== ACCEPT) return r10;
+  const x14 = o.Brand;
+  if (x14 !== undefined) n++;
+  if (x14 !== undefined && x14 !== null) {
+    const r15 = checkCodeName(x14);
+    if (r15 !== ACCEPT) return r15;
   }
-  const x11 = o.Categories;
-  if (x11 !== undefined) n++;
-  if (x11 !== undefined && x11 !== null) {
-    if (!Array.isArray(x11)) return REJECT;
-    if (Object.getPrototypeOf(x11) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x11, "__proto__")) sealed = false;
-    for (let i12 = 0; i12 < x11.length; i12++) {
-      const r14 = checkCodeName(x11[i12]);
-      if (r14 !== ACCEPT) return r14;
+  const x16 = o.Categories;
+  if (x16 !== undefined) n++;
+  if (x16 !== undefined && x16 !== null) {
+    if (!Array.isArray(x16)) return REJECT;
+    if (Object.getPrototypeOf(x16) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x16, "__proto__")) sealed = false;
+    for (let i17 = 0; i17 < x16.length; i17++) {
+      const r19 = checkCodeName(x16[i17]);
+      if (r19 !== ACCEPT) return r19;
     }
   }
-  const x15 = o.Attributes;
-  if (x15 !== undefined) n++;
-  if (x15 !== undefined && x15 !== null) {
-    if (!Array.isArray(x15)) return REJECT;
-    if (Object.getPrototypeOf(x15) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x15, "__proto__")) sealed = false;
-    for (let i16 = 0; i16 < x15.length; i16++) {
-      const r18 = checkProductAttribute(x15[i16]);
-      if (r18 !== ACCEPT) return r18;
+  const x20 = o.Attributes;
+  if (x20 !== undefined) n++;
+  if (x20 !== undefined && x20 !== null) {
+    if (!Array.isArray(x20)) return REJECT;
+    if (Object.getPrototypeOf(x20) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x20, "__proto__")) sealed = false;
+    for (let i21 = 0; i21 < x20.length; i21++) {
+      const r23 = checkProductAttribute(x20[i21]);
+      if (r23 !== ACCEPT) return r23;
     }
   }
-  const x19 = o.MetaData;
-  if (x19 !== undefined) n++;
-  if (x19 !== undefined && x19 !== null) {
-    const r24 = checkProductMetaData(x19);
-    if (r24 !== ACCEPT) return r24;
+  const x24 = o.MetaData;
+  if (x24 !== undefined) n++;
+  if (x24 !== undefined && x24 !== null) {
+    const r29 = checkProductMetaData(x24);
+    if (r29 !== ACCEPT) return r29;
   }
-  n += countNumber(o.PriceBeforeRoundingRate);
+  const x30 = o.PriceBeforeRoundingRate;
+  if (x30 !== undefined) {
+    if (x30 !== null && !Number.isFinite(x30)) return REJECT;
+    n++;
+  }
   n += countString(o.HandlingCode);
-  n += countNumber(o.ListPrice);
-  n += countNumber(o.InternationalListPrice);
-  n += countNumber(o.DiscountedPriceForCustoms);
-  n += countNumber(o.CustomerVATRate);
+  const x31 = o.ListPrice;
+  if (x31 !== undefined) {
+    if (x31 !== null && !Number.isFinite(x31)) return REJECT;
+    n++;
+  }
+  const x32 = o.InternationalListPrice;
+  if (x32 !== undefined) {
+    if (x32 !== null && !Number.isFinite(x32)) return REJECT;
+    n++;
+  }
+  const x33 = o.DiscountedPriceForCustoms;
+  if (x33 !== undefined) {
+    if (x33 !== null && !Number.isFinite(x33)) return REJECT;
+    n++;
+  }
+  const x34 = o.CustomerVATRate;
+  if (x34 !== undefined) {
+    if (x34 !== null && !Number.isFinite(x34)) return REJECT;
+    n++;
+  }
   if (n < 0) return REJECT;
   if (!(typeof o.Sku === "string" || typeof o.SKU === "string")) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProduct_keys);
@@ -719,15 +824,15 @@ function checkProductMetaData(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x20 = o.Attributes;
-  if (x20 !== undefined) n++;
-  if (x20 !== undefined && x20 !== null) {
-    if (!Array.isArray(x20)) return REJECT;
-    if (Object.getPrototypeOf(x20) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x20, "__proto__")) sealed = false;
-    for (let i21 = 0; i21 < x20.length; i21++) {
-      const r23 = checkProductAttribute(x20[i21]);
-      if (r23 !== ACCEPT) return r23;
+  const x25 = o.Attributes;
+  if (x25 !== undefined) n++;
+  if (x25 !== undefined && x25 !== null) {
+    if (!Array.isArray(x25)) return REJECT;
+    if (Object.getPrototypeOf(x25) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x25, "__proto__")) sealed = false;
+    for (let i26 = 0; i26 < x25.length; i26++) {
+      const r28 = checkProductAttribute(x25[i26]);
+      if (r28 !== ACCEPT) return r28;
     }
   }
   if (n < 0) return REJECT;
@@ -829,21 +934,45 @@ function checkDiscount(v: unknown): Verdict {
   let n = 0;
   n += countString(o.Name);
   n += countString(o.Description);
-  n += countNumber(o.Price);
-  n += countNumber(o.InternationalPrice);
-  n += countNumber(o.DiscountType);
-  n += countNumber(o.VATRate);
-  n += countNumber(o.LocalVATRate);
+  const x49 = o.Price;
+  if (x49 !== undefined) {
+    if (x49 !== null && !Number.isFinite(x49)) return REJECT;
+    n++;
+  }
+  const x50 = o.InternationalPrice;
+  if (x50 !== undefined) {
+    if (x50 !== null && !Number.isFinite(x50)) return REJECT;
+    n++;
+  }
+  const x51 = o.DiscountType;
+  if (x51 !== undefined) {
+    if (x51 !== null && !Number.isFinite(x51)) return REJECT;
+    n++;
+  }
+  const x52 = o.VATRate;
+  if (x52 !== undefined) {
+    if (x52 !== null && !Number.isFinite(x52)) return REJECT;
+    n++;
+  }
+  const x53 = o.LocalVATRate;
+  if (x53 !== undefined) {
+    if (x53 !== null && !Number.isFinite(x53)) return REJECT;
+    n++;
+  }
   n += countString(o.CouponCode);
   n += countString(o.DiscountCode);
   n += countString(o.ProductCartItemId);
   n += countString(o.LoyaltyVoucherCode);
-  const x39 = o.MetaData;
-  if (x39 !== undefined) n++;
-  if (x39 !== undefined) {
-    if (sealed && typeof x39 === "object" && x39 !== null) sealed = plainValue(x39);
+  const x54 = o.MetaData;
+  if (x54 !== undefined) n++;
+  if (x54 !== undefined) {
+    if (sealed && typeof x54 === "object" && x54 !== null) sealed = plainValue(x54);
   }
-  n += countNumber(o.CalculationMode);
+  const x55 = o.CalculationMode;
+  if (x55 !== undefined) {
+    if (x55 !== null && !Number.isFinite(x55)) return REJECT;
+    n++;
+  }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkDiscount_keys);
   return ACCEPT;
@@ -872,20 +1001,72 @@ function checkInternationalDetails(v: unknown): Verdict {
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CurrencyCode);
-  n += countNumber(o.TotalPrice);
+  const x58 = o.TotalPrice;
+  if (x58 !== undefined) {
+    if (x58 !== null && !Number.isFinite(x58)) return REJECT;
+    n++;
+  }
   n += countString(o.TransactionCurrencyCode);
-  n += countNumber(o.TransactionTotalPrice);
-  n += countNumber(o.TotalShippingPrice);
-  n += countNumber(o.DiscountedShippingPrice);
-  n += countNumber(o.TotalDutiesPrice);
-  n += countNumber(o.TotalCCFPrice);
-  n += countNumber(o.TotalVATAmount);
-  n += countNumber(o.ConsignmentFee);
-  n += countNumber(o.RemoteAreaSurcharge);
-  n += countNumber(o.SameDayDispatchCost);
-  n += countNumber(o.SizeOverchargeValue);
-  n += countNumber(o.CashOnDeliveryFee);
-  n += countNumber(o.ShippingVATRate);
+  const x59 = o.TransactionTotalPrice;
+  if (x59 !== undefined) {
+    if (x59 !== null && !Number.isFinite(x59)) return REJECT;
+    n++;
+  }
+  const x60 = o.TotalShippingPrice;
+  if (x60 !== undefined) {
+    if (x60 !== null && !Number.isFinite(x60)) return REJECT;
+    n++;
+  }
+  const x61 = o.DiscountedShippingPrice;
+  if (x61 !== undefined) {
+    if (x61 !== null && !Number.isFinite(x61)) return REJECT;
+    n++;
+  }
+  const x62 = o.TotalDutiesPrice;
+  if (x62 !== undefined) {
+    if (x62 !== null && !Number.isFinite(x62)) return REJECT;
+    n++;
+  }
+  const x63 = o.TotalCCFPrice;
+  if (x63 !== undefined) {
+    if (x63 !== null && !Number.isFinite(x63)) return REJECT;
+    n++;
+  }
+  const x64 = o.TotalVATAmount;
+  if (x64 !== undefined) {
+    if (x64 !== null && !Number.isFinite(x64)) return REJECT;
+    n++;
+  }
+  const x65 = o.ConsignmentFee;
+  if (x65 !== undefined) {
+    if (x65 !== null && !Number.isFinite(x65)) return REJECT;
+    n++;
+  }
+  const x66 = o.RemoteAreaSurcharge;
+  if (x66 !== undefined) {
+    if (x66 !== null && !Number.isFinite(x66)) return REJECT;
+    n++;
+  }
+  const x67 = o.SameDayDispatchCost;
+  if (x67 !== undefined) {
+    if (x67 !== null && !Number.isFinite(x67)) return REJECT;
+    n++;
+  }
+  const x68 = o.SizeOverchargeValue;
+  if (x68 !== undefined) {
+    if (x68 !== null && !Number.isFinite(x68)) return REJECT;
+    n++;
+  }
+  const x69 = o.CashOnDeliveryFee;
+  if (x69 !== undefined) {
+    if (x69 !== null && !Number.isFinite(x69)) return REJECT;
+    n++;
+  }
+  const x70 = o.ShippingVATRate;
+  if (x70 !== undefined) {
+    if (x70 !== null && !Number.isFinite(x70)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.DutiesGuaranteed);
   n += countString(o.PaymentMethodCode);
   n += countString(o.PaymentMethodName);
@@ -896,8 +1077,16 @@ function checkInternationalDetails(v: unknown): Verdict {
   n += countString(o.ShippingMethodTypeName);
   n += countString(o.ShippingMethodStatusCode);
   n += countString(o.ShippingMethodStatusName);
-  n += countNumber(o.DeliveryDaysFrom);
-  n += countNumber(o.DeliveryDaysTo);
+  const x71 = o.DeliveryDaysFrom;
+  if (x71 !== undefined) {
+    if (x71 !== null && !Number.isFinite(x71)) return REJECT;
+    n++;
+  }
+  const x72 = o.DeliveryDaysTo;
+  if (x72 !== undefined) {
+    if (x72 !== null && !Number.isFinite(x72)) return REJECT;
+    n++;
+  }
   n += countString(o.DeliveryDateFrom);
   n += countString(o.DeliveryDateTo);
   n += countString(o.OrderTrackingNumber);
@@ -906,22 +1095,22 @@ function checkInternationalDetails(v: unknown): Verdict {
   n += countString(o.OrderWaybillUrl);
   n += countString(o.CardNumberLastFourDigits);
   n += countString(o.ExpirationDate);
-  const x42 = o.ParcelsTracking;
-  if (x42 !== undefined) n++;
-  if (x42 !== undefined) {
-    if (sealed && typeof x42 === "object" && x42 !== null) sealed = plainValue(x42);
+  const x73 = o.ParcelsTracking;
+  if (x73 !== undefined) n++;
+  if (x73 !== undefined) {
+    if (sealed && typeof x73 === "object" && x73 !== null) sealed = plainValue(x73);
   }
-  const x43 = o.CustomerDTBreakdown;
-  if (x43 !== undefined) n++;
-  if (x43 !== undefined && x43 !== null) {
-    const r44 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x43);
-    if (r44 !== ACCEPT) return r44;
+  const x74 = o.CustomerDTBreakdown;
+  if (x74 !== undefined) n++;
+  if (x74 !== undefined && x74 !== null) {
+    const r75 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x74);
+    if (r75 !== ACCEPT) return r75;
   }
-  const x45 = o.MerchantDTBreakdown;
-  if (x45 !== undefined) n++;
-  if (x45 !== undefined && x45 !== null) {
-    const r46 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x45);
-    if (r46 !== ACCEPT) return r46;
+  const x76 = o.MerchantDTBreakdown;
+  if (x76 !== undefined) n++;
+  if (x76 !== undefined && x76 !== null) {
+    const r77 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x76);
+    if (r77 !== ACCEPT) return r77;
   }
   n += countString(o.ShipmentLocation);
   n += countString(o.ShipmentStatusUpdateTime);
@@ -1060,17 +1249,29 @@ function checkOrderPaymentMethod(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  n += countNumber(o.PaymentMethodId);
+  const x84 = o.PaymentMethodId;
+  if (x84 !== undefined) {
+    if (x84 !== null && !Number.isFinite(x84)) return REJECT;
+    n++;
+  }
   n += countString(o.PaymentMethodGuid);
   n += countString(o.PaymentMethodName);
   n += countBoolean(o.IsGiftCard);
-  const x53 = o.GiftCardFields;
-  if (x53 !== undefined) n++;
-  if (x53 !== undefined) {
-    if (sealed && typeof x53 === "object" && x53 !== null) sealed = plainValue(x53);
+  const x85 = o.GiftCardFields;
+  if (x85 !== undefined) n++;
+  if (x85 !== undefined) {
+    if (sealed && typeof x85 === "object" && x85 !== null) sealed = plainValue(x85);
   }
-  n += countNumber(o.PaidAmountInCustomerCurrency);
-  n += countNumber(o.PaidAmountInMerchantCurrency);
+  const x86 = o.PaidAmountInCustomerCurrency;
+  if (x86 !== undefined) {
+    if (x86 !== null && !Number.isFinite(x86)) return REJECT;
+    n++;
+  }
+  const x87 = o.PaidAmountInMerchantCurrency;
+  if (x87 !== undefined) {
+    if (x87 !== null && !Number.isFinite(x87)) return REJECT;
+    n++;
+  }
   n += countString(o.PaymentMethodTypeCode);
   n += countString(o.PaymentMethodTypeName);
   if (n < 0) return REJECT;
@@ -1127,9 +1328,9 @@ function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
   if (!Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Array.prototype) return DEFER;
   if (sealed && ownKey.call(v, "__proto__")) sealed = false;
-  for (let i60 = 0; i60 < v.length; i60++) {
-    const r62 = checkKeyValuePair(v[i60]);
-    if (r62 !== ACCEPT) return r62;
+  for (let i98 = 0; i98 < v.length; i98++) {
+    const r100 = checkKeyValuePair(v[i98]);
+    if (r100 !== ACCEPT) return r100;
   }
   return ACCEPT;
 }
@@ -1168,9 +1369,9 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x78 = o.OrderId;
-  if (x78 !== undefined) n++;
-  if (typeof x78 !== "string") return REJECT;
+  const x129 = o.OrderId;
+  if (x129 !== undefined) n++;
+  if (typeof x129 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.CartId);
@@ -1178,112 +1379,132 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   n += countString(o.CartHash);
   n += countString(o.UserId);
   n += countString(o.CurrencyCode);
-  const x79 = o.StatusCode;
-  if (x79 !== undefined) n++;
-  if (typeof x79 !== "string") return REJECT;
+  const x130 = o.StatusCode;
+  if (x130 !== undefined) n++;
+  if (typeof x130 !== "string") return REJECT;
   n += countBoolean(o.ClearCart);
-  const x80 = o.Products;
-  if (x80 !== undefined) n++;
-  if (x80 !== undefined && x80 !== null) {
-    if (!Array.isArray(x80)) return REJECT;
-    if (Object.getPrototypeOf(x80) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x80, "__proto__")) sealed = false;
-    for (let i81 = 0; i81 < x80.length; i81++) {
-      const r95 = checkProductLine(x80[i81]);
-      if (r95 !== ACCEPT) return r95;
+  const x131 = o.Products;
+  if (x131 !== undefined) n++;
+  if (x131 !== undefined && x131 !== null) {
+    if (!Array.isArray(x131)) return REJECT;
+    if (Object.getPrototypeOf(x131) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x131, "__proto__")) sealed = false;
+    for (let i132 = 0; i132 < x131.length; i132++) {
+      const r158 = checkProductLine(x131[i132]);
+      if (r158 !== ACCEPT) return r158;
     }
   }
-  const x96 = o.Customer;
-  if (x96 !== undefined) n++;
-  if (x96 !== undefined && x96 !== null) {
-    const r97 = checkCustomer(x96);
-    if (r97 !== ACCEPT) return r97;
+  const x159 = o.Customer;
+  if (x159 !== undefined) n++;
+  if (x159 !== undefined && x159 !== null) {
+    const r160 = checkCustomer(x159);
+    if (r160 !== ACCEPT) return r160;
   }
-  const x98 = o.PrimaryShipping;
-  if (x98 !== undefined) n++;
-  if (x98 !== undefined && x98 !== null) {
-    const r99 = checkAddress(x98);
-    if (r99 !== ACCEPT) return r99;
+  const x161 = o.PrimaryShipping;
+  if (x161 !== undefined) n++;
+  if (x161 !== undefined && x161 !== null) {
+    const r162 = checkAddress(x161);
+    if (r162 !== ACCEPT) return r162;
   }
-  const x100 = o.SecondaryShipping;
-  if (x100 !== undefined) n++;
-  if (x100 !== undefined && x100 !== null) {
-    const r101 = checkAddress(x100);
-    if (r101 !== ACCEPT) return r101;
+  const x163 = o.SecondaryShipping;
+  if (x163 !== undefined) n++;
+  if (x163 !== undefined && x163 !== null) {
+    const r164 = checkAddress(x163);
+    if (r164 !== ACCEPT) return r164;
   }
-  const x102 = o.PrimaryBilling;
-  if (x102 !== undefined) n++;
-  if (x102 !== undefined && x102 !== null) {
-    const r103 = checkAddress(x102);
-    if (r103 !== ACCEPT) return r103;
+  const x165 = o.PrimaryBilling;
+  if (x165 !== undefined) n++;
+  if (x165 !== undefined && x165 !== null) {
+    const r166 = checkAddress(x165);
+    if (r166 !== ACCEPT) return r166;
   }
-  const x104 = o.SecondaryBilling;
-  if (x104 !== undefined) n++;
-  if (x104 !== undefined && x104 !== null) {
-    const r105 = checkAddress(x104);
-    if (r105 !== ACCEPT) return r105;
+  const x167 = o.SecondaryBilling;
+  if (x167 !== undefined) n++;
+  if (x167 !== undefined && x167 !== null) {
+    const r168 = checkAddress(x167);
+    if (r168 !== ACCEPT) return r168;
   }
   n += countString(o.ShippingMethodCode);
-  const x106 = o.Discounts;
-  if (x106 !== undefined) n++;
-  if (x106 !== undefined && x106 !== null) {
-    if (!Array.isArray(x106)) return REJECT;
-    if (Object.getPrototypeOf(x106) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x106, "__proto__")) sealed = false;
-    for (let i107 = 0; i107 < x106.length; i107++) {
-      const r109 = checkDiscount(x106[i107]);
-      if (r109 !== ACCEPT) return r109;
+  const x169 = o.Discounts;
+  if (x169 !== undefined) n++;
+  if (x169 !== undefined && x169 !== null) {
+    if (!Array.isArray(x169)) return REJECT;
+    if (Object.getPrototypeOf(x169) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x169, "__proto__")) sealed = false;
+    for (let i170 = 0; i170 < x169.length; i170++) {
+      const r172 = checkDiscount(x169[i170]);
+      if (r172 !== ACCEPT) return r172;
     }
   }
-  const x110 = o.InternationalDetails;
-  if (x110 !== undefined) n++;
-  if (x110 !== undefined && x110 !== null) {
-    const r111 = checkInternationalDetails(x110);
-    if (r111 !== ACCEPT) return r111;
+  const x173 = o.InternationalDetails;
+  if (x173 !== undefined) n++;
+  if (x173 !== undefined && x173 !== null) {
+    const r174 = checkInternationalDetails(x173);
+    if (r174 !== ACCEPT) return r174;
   }
-  const x112 = o.PaymentDetails;
-  if (x112 !== undefined) n++;
-  if (x112 !== undefined && x112 !== null) {
-    const r113 = checkPaymentDetails(x112);
-    if (r113 !== ACCEPT) return r113;
+  const x175 = o.PaymentDetails;
+  if (x175 !== undefined) n++;
+  if (x175 !== undefined && x175 !== null) {
+    const r176 = checkPaymentDetails(x175);
+    if (r176 !== ACCEPT) return r176;
   }
-  if (sealed) cardDetails(x112);
-  const x114 = o.OrderPaymentMethods;
-  if (x114 !== undefined) n++;
-  if (x114 !== undefined && x114 !== null) {
-    if (!Array.isArray(x114)) return REJECT;
-    if (Object.getPrototypeOf(x114) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x114, "__proto__")) sealed = false;
-    for (let i115 = 0; i115 < x114.length; i115++) {
-      const r117 = checkOrderPaymentMethod(x114[i115]);
-      if (r117 !== ACCEPT) return r117;
+  if (sealed) cardDetails(x175);
+  const x177 = o.OrderPaymentMethods;
+  if (x177 !== undefined) n++;
+  if (x177 !== undefined && x177 !== null) {
+    if (!Array.isArray(x177)) return REJECT;
+    if (Object.getPrototypeOf(x177) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x177, "__proto__")) sealed = false;
+    for (let i178 = 0; i178 < x177.length; i178++) {
+      const r180 = checkOrderPaymentMethod(x177[i178]);
+      if (r180 !== ACCEPT) return r180;
     }
   }
-  const x118 = o.AdditionalRequiredDocuments;
-  if (x118 !== undefined) n++;
-  if (x118 !== undefined && x118 !== null) {
-    if (!Array.isArray(x118)) return REJECT;
-    if (Object.getPrototypeOf(x118) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x118, "__proto__")) sealed = false;
-    for (let i119 = 0; i119 < x118.length; i119++) {
-      const r121 = checkAdditionalRequiredDocument(x118[i119]);
-      if (r121 !== ACCEPT) return r121;
+  const x181 = o.AdditionalRequiredDocuments;
+  if (x181 !== undefined) n++;
+  if (x181 !== undefined && x181 !== null) {
+    if (!Array.isArray(x181)) return REJECT;
+    if (Object.getPrototypeOf(x181) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x181, "__proto__")) sealed = false;
+    for (let i182 = 0; i182 < x181.length; i182++) {
+      const r184 = checkAdditionalRequiredDocument(x181[i182]);
+      if (r184 !== ACCEPT) return r184;
     }
   }
-  n += countNumber(o.PriceCoefficientRate);
-  n += countNumber(o.RoundingRate);
-  n += countNumber(o.EffectiveFXRate);
+  const x185 = o.PriceCoefficientRate;
+  if (x185 !== undefined) {
+    if (x185 !== null && !Number.isFinite(x185)) return REJECT;
+    n++;
+  }
+  const x186 = o.RoundingRate;
+  if (x186 !== undefined) {
+    if (x186 !== null && !Number.isFinite(x186)) return REJECT;
+    n++;
+  }
+  const x187 = o.EffectiveFXRate;
+  if (x187 !== undefined) {
+    if (x187 !== null && !Number.isFinite(x187)) return REJECT;
+    n++;
+  }
   n += countString(o.OrderCreationDate);
-  n += countNumber(o.OrderCreationSource);
+  const x188 = o.OrderCreationSource;
+  if (x188 !== undefined) {
+    if (x188 !== null && !Number.isFinite(x188)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x122 = o.UrlParameters;
-  if (x122 !== undefined) n++;
-  if (x122 !== undefined && x122 !== null) {
-    const r123 = checkSendOrderToMerchantSchema_UrlParameters(x122);
-    if (r123 !== ACCEPT) return r123;
+  const x189 = o.UrlParameters;
+  if (x189 !== undefined) n++;
+  if (x189 !== undefined && x189 !== null) {
+    const r190 = checkSendOrderToMerchantSchema_UrlParameters(x189);
+    if (r190 !== ACCEPT) return r190;
   }
-  n += countNumber(o.DiscountedShippingPrice);
+  const x191 = o.DiscountedShippingPrice;
+  if (x191 !== undefined) {
+    if (x191 !== null && !Number.isFinite(x191)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.DoNotChargeVAT);
   n += countBoolean(o.AllowMailsFromMerchant);
   n += countBoolean(o.AllowSMSFromMerchant);
@@ -1296,77 +1517,125 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x124 = o.OriginalOrder;
-  if (x124 !== undefined) n++;
-  if (x124 !== undefined && x124 !== null) {
-    const r125 = checkOriginalOrder(x124);
-    if (r125 !== ACCEPT) return r125;
+  const x192 = o.OriginalOrder;
+  if (x192 !== undefined) n++;
+  if (x192 !== undefined && x192 !== null) {
+    const r193 = checkOriginalOrder(x192);
+    if (r193 !== ACCEPT) return r193;
   }
   n += countString(o.LoyaltyCode);
-  n += countNumber(o.LoyaltyPointsEarned);
-  n += countNumber(o.LoyaltyPointsSpent);
-  n += countNumber(o.OTVoucherAmount);
+  const x194 = o.LoyaltyPointsEarned;
+  if (x194 !== undefined) {
+    if (x194 !== null && !Number.isFinite(x194)) return REJECT;
+    n++;
+  }
+  const x195 = o.LoyaltyPointsSpent;
+  if (x195 !== undefined) {
+    if (x195 !== null && !Number.isFinite(x195)) return REJECT;
+    n++;
+  }
+  const x196 = o.OTVoucherAmount;
+  if (x196 !== undefined) {
+    if (x196 !== null && !Number.isFinite(x196)) return REJECT;
+    n++;
+  }
   n += countString(o.OTVoucherCode);
   n += countString(o.OTVoucherCurrencyCode);
   n += countString(o.CultureCode);
   n += countString(o.InitialCheckoutCultureCode);
   n += countString(o.PreferredCultureCode);
-  n += countNumber(o.HubId);
+  const x197 = o.HubId;
+  if (x197 !== undefined) {
+    if (x197 !== null && !Number.isFinite(x197)) return REJECT;
+    n++;
+  }
   n += countString(o.HubCode);
   n += countBoolean(o.SameDayDispatch);
-  n += countNumber(o.SameDayDispatchCost);
-  n += countNumber(o.TotalDutiesAndTaxesPrice);
-  n += countNumber(o.CCFPrice);
-  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
-  n += countNumber(o.TotalValueForCustoms);
-  n += countNumber(o.USSalesTax);
-  const x126 = o.CustomerDTBreakdown;
-  if (x126 !== undefined) n++;
-  if (x126 !== undefined && x126 !== null) {
-    const r127 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x126);
-    if (r127 !== ACCEPT) return r127;
+  const x198 = o.SameDayDispatchCost;
+  if (x198 !== undefined) {
+    if (x198 !== null && !Number.isFinite(x198)) return REJECT;
+    n++;
   }
-  const x128 = o.MerchantDTBreakdown;
-  if (x128 !== undefined) n++;
-  if (x128 !== undefined && x128 !== null) {
-    const r129 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x128);
-    if (r129 !== ACCEPT) return r129;
+  const x199 = o.TotalDutiesAndTaxesPrice;
+  if (x199 !== undefined) {
+    if (x199 !== null && !Number.isFinite(x199)) return REJECT;
+    n++;
   }
-  n += countNumber(o.ShippingVATRate);
-  n += countNumber(o.CookieConsent);
+  const x200 = o.CCFPrice;
+  if (x200 !== undefined) {
+    if (x200 !== null && !Number.isFinite(x200)) return REJECT;
+    n++;
+  }
+  const x201 = o.TotalDutiesPaidByCustomerPrice;
+  if (x201 !== undefined) {
+    if (x201 !== null && !Number.isFinite(x201)) return REJECT;
+    n++;
+  }
+  const x202 = o.TotalValueForCustoms;
+  if (x202 !== undefined) {
+    if (x202 !== null && !Number.isFinite(x202)) return REJECT;
+    n++;
+  }
+  const x203 = o.USSalesTax;
+  if (x203 !== undefined) {
+    if (x203 !== null && !Number.isFinite(x203)) return REJECT;
+    n++;
+  }
+  const x204 = o.CustomerDTBreakdown;
+  if (x204 !== undefined) n++;
+  if (x204 !== undefined && x204 !== null) {
+    const r205 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x204);
+    if (r205 !== ACCEPT) return r205;
+  }
+  const x206 = o.MerchantDTBreakdown;
+  if (x206 !== undefined) n++;
+  if (x206 !== undefined && x206 !== null) {
+    const r207 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x206);
+    if (r207 !== ACCEPT) return r207;
+  }
+  const x208 = o.ShippingVATRate;
+  if (x208 !== undefined) {
+    if (x208 !== null && !Number.isFinite(x208)) return REJECT;
+    n++;
+  }
+  const x209 = o.CookieConsent;
+  if (x209 !== undefined) {
+    if (x209 !== null && !Number.isFinite(x209)) return REJECT;
+    n++;
+  }
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x130 = o.ImporterDetails;
-  if (x130 !== undefined) n++;
-  if (x130 !== undefined) {
-    if (sealed && typeof x130 === "object" && x130 !== null) sealed = plainValue(x130);
+  const x210 = o.ImporterDetails;
+  if (x210 !== undefined) n++;
+  if (x210 !== undefined) {
+    if (sealed && typeof x210 === "object" && x210 !== null) sealed = plainValue(x210);
   }
-  const x131 = o.GiftCards;
-  if (x131 !== undefined) n++;
-  if (x131 !== undefined) {
-    if (sealed && typeof x131 === "object" && x131 !== null) sealed = plainValue(x131);
+  const x211 = o.GiftCards;
+  if (x211 !== undefined) n++;
+  if (x211 !== undefined) {
+    if (sealed && typeof x211 === "object" && x211 !== null) sealed = plainValue(x211);
   }
-  const x132 = o.Markups;
-  if (x132 !== undefined) n++;
-  if (x132 !== undefined) {
-    if (sealed && typeof x132 === "object" && x132 !== null) sealed = plainValue(x132);
+  const x212 = o.Markups;
+  if (x212 !== undefined) n++;
+  if (x212 !== undefined) {
+    if (sealed && typeof x212 === "object" && x212 !== null) sealed = plainValue(x212);
   }
-  const x133 = o.ReservationRequestId;
-  if (x133 !== undefined) n++;
-  if (x133 !== undefined) {
-    if (sealed && typeof x133 === "object" && x133 !== null) sealed = plainValue(x133);
+  const x213 = o.ReservationRequestId;
+  if (x213 !== undefined) n++;
+  if (x213 !== undefined) {
+    if (sealed && typeof x213 === "object" && x213 !== null) sealed = plainValue(x213);
   }
-  const x134 = o.Subs;
-  if (x134 !== undefined) n++;
-  if (x134 !== undefined && x134 !== null) {
-    if (!Array.isArray(x134)) return REJECT;
-    if (Object.getPrototypeOf(x134) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x134, "__proto__")) sealed = false;
-    for (let i135 = 0; i135 < x134.length; i135++) {
-      const r137 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x134[i135],
+  const x214 = o.Subs;
+  if (x214 !== undefined) n++;
+  if (x214 !== undefined && x214 !== null) {
+    if (!Array.isArray(x214)) return REJECT;
+    if (Object.getPrototypeOf(x214) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x214, "__proto__")) sealed = false;
+    for (let i215 = 0; i215 < x214.length; i215++) {
+      const r217 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x214[i215],
       );
-      if (r137 !== ACCEPT) return r137;
+      if (r217 !== ACCEPT) return r217;
     }
   }
   if (n < 0) return REJECT;
@@ -1459,60 +1728,108 @@ function checkProductLine(v: unknown): Verdict {
   n += countString(o.Sku);
   n += countString(o.SKU);
   n += countString(o.ProductName);
-  n += countNumber(o.Price);
-  n += countNumber(o.InternationalPrice);
-  n += countNumber(o.DiscountedPrice);
-  n += countNumber(o.InternationalDiscountedPrice);
-  n += countNumber(o.Quantity);
-  n += countNumber(o.VATRate);
+  const x134 = o.Price;
+  if (x134 !== undefined) {
+    if (x134 !== null && !Number.isFinite(x134)) return REJECT;
+    n++;
+  }
+  const x135 = o.InternationalPrice;
+  if (x135 !== undefined) {
+    if (x135 !== null && !Number.isFinite(x135)) return REJECT;
+    n++;
+  }
+  const x136 = o.DiscountedPrice;
+  if (x136 !== undefined) {
+    if (x136 !== null && !Number.isFinite(x136)) return REJECT;
+    n++;
+  }
+  const x137 = o.InternationalDiscountedPrice;
+  if (x137 !== undefined) {
+    if (x137 !== null && !Number.isFinite(x137)) return REJECT;
+    n++;
+  }
+  const x138 = o.Quantity;
+  if (x138 !== undefined) {
+    if (x138 !== null && !Number.isFinite(x138)) return REJECT;
+    n++;
+  }
+  const x139 = o.VATRate;
+  if (x139 !== undefined) {
+    if (x139 !== null && !Number.isFinite(x139)) return REJECT;
+    n++;
+  }
   n += countString(o.CartItemId);
   n += countString(o.ParentCartItemId);
   n += countString(o.ChildCartItemId);
-  n += countNumber(o.RoundingRate);
+  const x140 = o.RoundingRate;
+  if (x140 !== undefined) {
+    if (x140 !== null && !Number.isFinite(x140)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsBackOrdered);
   n += countString(o.BackOrderDate);
   n += countString(o.GenericHSCode);
   n += countString(o.GiftMessage);
-  const x83 = o.Brand;
-  if (x83 !== undefined) n++;
-  if (x83 !== undefined && x83 !== null) {
-    const r84 = checkCodeName(x83);
-    if (r84 !== ACCEPT) return r84;
+  const x141 = o.Brand;
+  if (x141 !== undefined) n++;
+  if (x141 !== undefined && x141 !== null) {
+    const r142 = checkCodeName(x141);
+    if (r142 !== ACCEPT) return r142;
   }
-  const x85 = o.Categories;
-  if (x85 !== undefined) n++;
-  if (x85 !== undefined && x85 !== null) {
-    if (!Array.isArray(x85)) return REJECT;
-    if (Object.getPrototypeOf(x85) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x85, "__proto__")) sealed = false;
-    for (let i86 = 0; i86 < x85.length; i86++) {
-      const r88 = checkCodeName(x85[i86]);
-      if (r88 !== ACCEPT) return r88;
+  const x143 = o.Categories;
+  if (x143 !== undefined) n++;
+  if (x143 !== undefined && x143 !== null) {
+    if (!Array.isArray(x143)) return REJECT;
+    if (Object.getPrototypeOf(x143) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x143, "__proto__")) sealed = false;
+    for (let i144 = 0; i144 < x143.length; i144++) {
+      const r146 = checkCodeName(x143[i144]);
+      if (r146 !== ACCEPT) return r146;
     }
   }
-  const x89 = o.Attributes;
-  if (x89 !== undefined) n++;
-  if (x89 !== undefined && x89 !== null) {
-    if (!Array.isArray(x89)) return REJECT;
-    if (Object.getPrototypeOf(x89) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x89, "__proto__")) sealed = false;
-    for (let i90 = 0; i90 < x89.length; i90++) {
-      const r92 = checkProductAttribute(x89[i90]);
-      if (r92 !== ACCEPT) return r92;
+  const x147 = o.Attributes;
+  if (x147 !== undefined) n++;
+  if (x147 !== undefined && x147 !== null) {
+    if (!Array.isArray(x147)) return REJECT;
+    if (Object.getPrototypeOf(x147) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x147, "__proto__")) sealed = false;
+    for (let i148 = 0; i148 < x147.length; i148++) {
+      const r150 = checkProductAttribute(x147[i148]);
+      if (r150 !== ACCEPT) return r150;
     }
   }
-  const x93 = o.MetaData;
-  if (x93 !== undefined) n++;
-  if (x93 !== undefined && x93 !== null) {
-    const r94 = checkProductMetaData(x93);
-    if (r94 !== ACCEPT) return r94;
+  const x151 = o.MetaData;
+  if (x151 !== undefined) n++;
+  if (x151 !== undefined && x151 !== null) {
+    const r152 = checkProductMetaData(x151);
+    if (r152 !== ACCEPT) return r152;
   }
-  n += countNumber(o.PriceBeforeRoundingRate);
+  const x153 = o.PriceBeforeRoundingRate;
+  if (x153 !== undefined) {
+    if (x153 !== null && !Number.isFinite(x153)) return REJECT;
+    n++;
+  }
   n += countString(o.HandlingCode);
-  n += countNumber(o.ListPrice);
-  n += countNumber(o.InternationalListPrice);
-  n += countNumber(o.DiscountedPriceForCustoms);
-  n += countNumber(o.CustomerVATRate);
+  const x154 = o.ListPrice;
+  if (x154 !== undefined) {
+    if (x154 !== null && !Number.isFinite(x154)) return REJECT;
+    n++;
+  }
+  const x155 = o.InternationalListPrice;
+  if (x155 !== undefined) {
+    if (x155 !== null && !Number.isFinite(x155)) return REJECT;
+    n++;
+  }
+  const x156 = o.DiscountedPriceForCustoms;
+  if (x156 !== undefined) {
+    if (x156 !== null && !Number.isFinite(x156)) return REJECT;
+    n++;
+  }
+  const x157 = o.CustomerVATRate;
+  if (x157 !== undefined) {
+    if (x157 !== null && !Number.isFinite(x157)) return REJECT;
+    n++;
+  }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductLine_keys);
   return ACCEPT;
@@ -1554,9 +1871,9 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x138 = o.OrderId;
-  if (x138 !== undefined) n++;
-  if (typeof x138 !== "string") return REJECT;
+  const x218 = o.OrderId;
+  if (x218 !== undefined) n++;
+  if (typeof x218 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.CartId);
@@ -1566,106 +1883,126 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   n += countString(o.CurrencyCode);
   n += countString(o.StatusCode);
   n += countBoolean(o.ClearCart);
-  const x139 = o.Products;
-  if (x139 !== undefined) n++;
-  if (x139 !== undefined && x139 !== null) {
-    if (!Array.isArray(x139)) return REJECT;
-    if (Object.getPrototypeOf(x139) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x139, "__proto__")) sealed = false;
-    for (let i140 = 0; i140 < x139.length; i140++) {
-      const r142 = checkProductLine(x139[i140]);
-      if (r142 !== ACCEPT) return r142;
+  const x219 = o.Products;
+  if (x219 !== undefined) n++;
+  if (x219 !== undefined && x219 !== null) {
+    if (!Array.isArray(x219)) return REJECT;
+    if (Object.getPrototypeOf(x219) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x219, "__proto__")) sealed = false;
+    for (let i220 = 0; i220 < x219.length; i220++) {
+      const r222 = checkProductLine(x219[i220]);
+      if (r222 !== ACCEPT) return r222;
     }
   }
-  const x143 = o.Customer;
-  if (x143 !== undefined) n++;
-  if (x143 !== undefined && x143 !== null) {
-    const r144 = checkCustomer(x143);
-    if (r144 !== ACCEPT) return r144;
+  const x223 = o.Customer;
+  if (x223 !== undefined) n++;
+  if (x223 !== undefined && x223 !== null) {
+    const r224 = checkCustomer(x223);
+    if (r224 !== ACCEPT) return r224;
   }
-  const x145 = o.PrimaryShipping;
-  if (x145 !== undefined) n++;
-  if (x145 !== undefined && x145 !== null) {
-    const r146 = checkAddress(x145);
-    if (r146 !== ACCEPT) return r146;
+  const x225 = o.PrimaryShipping;
+  if (x225 !== undefined) n++;
+  if (x225 !== undefined && x225 !== null) {
+    const r226 = checkAddress(x225);
+    if (r226 !== ACCEPT) return r226;
   }
-  const x147 = o.SecondaryShipping;
-  if (x147 !== undefined) n++;
-  if (x147 !== undefined && x147 !== null) {
-    const r148 = checkAddress(x147);
-    if (r148 !== ACCEPT) return r148;
+  const x227 = o.SecondaryShipping;
+  if (x227 !== undefined) n++;
+  if (x227 !== undefined && x227 !== null) {
+    const r228 = checkAddress(x227);
+    if (r228 !== ACCEPT) return r228;
   }
-  const x149 = o.PrimaryBilling;
-  if (x149 !== undefined) n++;
-  if (x149 !== undefined && x149 !== null) {
-    const r150 = checkAddress(x149);
-    if (r150 !== ACCEPT) return r150;
+  const x229 = o.PrimaryBilling;
+  if (x229 !== undefined) n++;
+  if (x229 !== undefined && x229 !== null) {
+    const r230 = checkAddress(x229);
+    if (r230 !== ACCEPT) return r230;
   }
-  const x151 = o.SecondaryBilling;
-  if (x151 !== undefined) n++;
-  if (x151 !== undefined && x151 !== null) {
-    const r152 = checkAddress(x151);
-    if (r152 !== ACCEPT) return r152;
+  const x231 = o.SecondaryBilling;
+  if (x231 !== undefined) n++;
+  if (x231 !== undefined && x231 !== null) {
+    const r232 = checkAddress(x231);
+    if (r232 !== ACCEPT) return r232;
   }
   n += countString(o.ShippingMethodCode);
-  const x153 = o.Discounts;
-  if (x153 !== undefined) n++;
-  if (x153 !== undefined && x153 !== null) {
-    if (!Array.isArray(x153)) return REJECT;
-    if (Object.getPrototypeOf(x153) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x153, "__proto__")) sealed = false;
-    for (let i154 = 0; i154 < x153.length; i154++) {
-      const r156 = checkDiscount(x153[i154]);
-      if (r156 !== ACCEPT) return r156;
+  const x233 = o.Discounts;
+  if (x233 !== undefined) n++;
+  if (x233 !== undefined && x233 !== null) {
+    if (!Array.isArray(x233)) return REJECT;
+    if (Object.getPrototypeOf(x233) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x233, "__proto__")) sealed = false;
+    for (let i234 = 0; i234 < x233.length; i234++) {
+      const r236 = checkDiscount(x233[i234]);
+      if (r236 !== ACCEPT) return r236;
     }
   }
-  const x157 = o.InternationalDetails;
-  if (x157 !== undefined) n++;
-  if (x157 !== undefined && x157 !== null) {
-    const r158 = checkInternationalDetails(x157);
-    if (r158 !== ACCEPT) return r158;
+  const x237 = o.InternationalDetails;
+  if (x237 !== undefined) n++;
+  if (x237 !== undefined && x237 !== null) {
+    const r238 = checkInternationalDetails(x237);
+    if (r238 !== ACCEPT) return r238;
   }
-  const x159 = o.PaymentDetails;
-  if (x159 !== undefined) n++;
-  const r160 = checkPaymentDetails(x159);
-  if (r160 !== ACCEPT) return r160;
-  if (sealed) cardDetails(x159);
-  const x161 = o.OrderPaymentMethods;
-  if (x161 !== undefined) n++;
-  if (x161 !== undefined && x161 !== null) {
-    if (!Array.isArray(x161)) return REJECT;
-    if (Object.getPrototypeOf(x161) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x161, "__proto__")) sealed = false;
-    for (let i162 = 0; i162 < x161.length; i162++) {
-      const r164 = checkOrderPaymentMethod(x161[i162]);
-      if (r164 !== ACCEPT) return r164;
+  const x239 = o.PaymentDetails;
+  if (x239 !== undefined) n++;
+  const r240 = checkPaymentDetails(x239);
+  if (r240 !== ACCEPT) return r240;
+  if (sealed) cardDetails(x239);
+  const x241 = o.OrderPaymentMethods;
+  if (x241 !== undefined) n++;
+  if (x241 !== undefined && x241 !== null) {
+    if (!Array.isArray(x241)) return REJECT;
+    if (Object.getPrototypeOf(x241) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x241, "__proto__")) sealed = false;
+    for (let i242 = 0; i242 < x241.length; i242++) {
+      const r244 = checkOrderPaymentMethod(x241[i242]);
+      if (r244 !== ACCEPT) return r244;
     }
   }
-  const x165 = o.AdditionalRequiredDocuments;
-  if (x165 !== undefined) n++;
-  if (x165 !== undefined && x165 !== null) {
-    if (!Array.isArray(x165)) return REJECT;
-    if (Object.getPrototypeOf(x165) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x165, "__proto__")) sealed = false;
-    for (let i166 = 0; i166 < x165.length; i166++) {
-      const r168 = checkAdditionalRequiredDocument(x165[i166]);
-      if (r168 !== ACCEPT) return r168;
+  const x245 = o.AdditionalRequiredDocuments;
+  if (x245 !== undefined) n++;
+  if (x245 !== undefined && x245 !== null) {
+    if (!Array.isArray(x245)) return REJECT;
+    if (Object.getPrototypeOf(x245) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x245, "__proto__")) sealed = false;
+    for (let i246 = 0; i246 < x245.length; i246++) {
+      const r248 = checkAdditionalRequiredDocument(x245[i246]);
+      if (r248 !== ACCEPT) return r248;
     }
   }
-  n += countNumber(o.PriceCoefficientRate);
-  n += countNumber(o.RoundingRate);
-  n += countNumber(o.EffectiveFXRate);
+  const x249 = o.PriceCoefficientRate;
+  if (x249 !== undefined) {
+    if (x249 !== null && !Number.isFinite(x249)) return REJECT;
+    n++;
+  }
+  const x250 = o.RoundingRate;
+  if (x250 !== undefined) {
+    if (x250 !== null && !Number.isFinite(x250)) return REJECT;
+    n++;
+  }
+  const x251 = o.EffectiveFXRate;
+  if (x251 !== undefined) {
+    if (x251 !== null && !Number.isFinite(x251)) return REJECT;
+    n++;
+  }
   n += countString(o.OrderCreationDate);
-  n += countNumber(o.OrderCreationSource);
+  const x252 = o.OrderCreationSource;
+  if (x252 !== undefined) {
+    if (x252 !== null && !Number.isFinite(x252)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x169 = o.UrlParameters;
-  if (x169 !== undefined) n++;
-  if (x169 !== undefined && x169 !== null) {
-    const r170 = checkSendOrderToMerchantSchema_UrlParameters(x169);
-    if (r170 !== ACCEPT) return r170;
+  const x253 = o.UrlParameters;
+  if (x253 !== undefined) n++;
+  if (x253 !== undefined && x253 !== null) {
+    const r254 = checkSendOrderToMerchantSchema_UrlParameters(x253);
+    if (r254 !== ACCEPT) return r254;
   }
-  n += countNumber(o.DiscountedShippingPrice);
+  const x255 = o.DiscountedShippingPrice;
+  if (x255 !== undefined) {
+    if (x255 !== null && !Number.isFinite(x255)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.DoNotChargeVAT);
   n += countBoolean(o.AllowMailsFromMerchant);
   n += countBoolean(o.AllowSMSFromMerchant);
@@ -1678,77 +2015,125 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x171 = o.OriginalOrder;
-  if (x171 !== undefined) n++;
-  if (x171 !== undefined && x171 !== null) {
-    const r172 = checkOriginalOrder(x171);
-    if (r172 !== ACCEPT) return r172;
+  const x256 = o.OriginalOrder;
+  if (x256 !== undefined) n++;
+  if (x256 !== undefined && x256 !== null) {
+    const r257 = checkOriginalOrder(x256);
+    if (r257 !== ACCEPT) return r257;
   }
   n += countString(o.LoyaltyCode);
-  n += countNumber(o.LoyaltyPointsEarned);
-  n += countNumber(o.LoyaltyPointsSpent);
-  n += countNumber(o.OTVoucherAmount);
+  const x258 = o.LoyaltyPointsEarned;
+  if (x258 !== undefined) {
+    if (x258 !== null && !Number.isFinite(x258)) return REJECT;
+    n++;
+  }
+  const x259 = o.LoyaltyPointsSpent;
+  if (x259 !== undefined) {
+    if (x259 !== null && !Number.isFinite(x259)) return REJECT;
+    n++;
+  }
+  const x260 = o.OTVoucherAmount;
+  if (x260 !== undefined) {
+    if (x260 !== null && !Number.isFinite(x260)) return REJECT;
+    n++;
+  }
   n += countString(o.OTVoucherCode);
   n += countString(o.OTVoucherCurrencyCode);
   n += countString(o.CultureCode);
   n += countString(o.InitialCheckoutCultureCode);
   n += countString(o.PreferredCultureCode);
-  n += countNumber(o.HubId);
+  const x261 = o.HubId;
+  if (x261 !== undefined) {
+    if (x261 !== null && !Number.isFinite(x261)) return REJECT;
+    n++;
+  }
   n += countString(o.HubCode);
   n += countBoolean(o.SameDayDispatch);
-  n += countNumber(o.SameDayDispatchCost);
-  n += countNumber(o.TotalDutiesAndTaxesPrice);
-  n += countNumber(o.CCFPrice);
-  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
-  n += countNumber(o.TotalValueForCustoms);
-  n += countNumber(o.USSalesTax);
-  const x173 = o.CustomerDTBreakdown;
-  if (x173 !== undefined) n++;
-  if (x173 !== undefined && x173 !== null) {
-    const r174 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x173);
-    if (r174 !== ACCEPT) return r174;
+  const x262 = o.SameDayDispatchCost;
+  if (x262 !== undefined) {
+    if (x262 !== null && !Number.isFinite(x262)) return REJECT;
+    n++;
   }
-  const x175 = o.MerchantDTBreakdown;
-  if (x175 !== undefined) n++;
-  if (x175 !== undefined && x175 !== null) {
-    const r176 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x175);
-    if (r176 !== ACCEPT) return r176;
+  const x263 = o.TotalDutiesAndTaxesPrice;
+  if (x263 !== undefined) {
+    if (x263 !== null && !Number.isFinite(x263)) return REJECT;
+    n++;
   }
-  n += countNumber(o.ShippingVATRate);
-  n += countNumber(o.CookieConsent);
+  const x264 = o.CCFPrice;
+  if (x264 !== undefined) {
+    if (x264 !== null && !Number.isFinite(x264)) return REJECT;
+    n++;
+  }
+  const x265 = o.TotalDutiesPaidByCustomerPrice;
+  if (x265 !== undefined) {
+    if (x265 !== null && !Number.isFinite(x265)) return REJECT;
+    n++;
+  }
+  const x266 = o.TotalValueForCustoms;
+  if (x266 !== undefined) {
+    if (x266 !== null && !Number.isFinite(x266)) return REJECT;
+    n++;
+  }
+  const x267 = o.USSalesTax;
+  if (x267 !== undefined) {
+    if (x267 !== null && !Number.isFinite(x267)) return REJECT;
+    n++;
+  }
+  const x268 = o.CustomerDTBreakdown;
+  if (x268 !== undefined) n++;
+  if (x268 !== undefined && x268 !== null) {
+    const r269 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x268);
+    if (r269 !== ACCEPT) return r269;
+  }
+  const x270 = o.MerchantDTBreakdown;
+  if (x270 !== undefined) n++;
+  if (x270 !== undefined && x270 !== null) {
+    const r271 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x270);
+    if (r271 !== ACCEPT) return r271;
+  }
+  const x272 = o.ShippingVATRate;
+  if (x272 !== undefined) {
+    if (x272 !== null && !Number.isFinite(x272)) return REJECT;
+    n++;
+  }
+  const x273 = o.CookieConsent;
+  if (x273 !== undefined) {
+    if (x273 !== null && !Number.isFinite(x273)) return REJECT;
+    n++;
+  }
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x177 = o.ImporterDetails;
-  if (x177 !== undefined) n++;
-  if (x177 !== undefined) {
-    if (sealed && typeof x177 === "object" && x177 !== null) sealed = plainValue(x177);
+  const x274 = o.ImporterDetails;
+  if (x274 !== undefined) n++;
+  if (x274 !== undefined) {
+    if (sealed && typeof x274 === "object" && x274 !== null) sealed = plainValue(x274);
   }
-  const x178 = o.GiftCards;
-  if (x178 !== undefined) n++;
-  if (x178 !== undefined) {
-    if (sealed && typeof x178 === "object" && x178 !== null) sealed = plainValue(x178);
+  const x275 = o.GiftCards;
+  if (x275 !== undefined) n++;
+  if (x275 !== undefined) {
+    if (sealed && typeof x275 === "object" && x275 !== null) sealed = plainValue(x275);
   }
-  const x179 = o.Markups;
-  if (x179 !== undefined) n++;
-  if (x179 !== undefined) {
-    if (sealed && typeof x179 === "object" && x179 !== null) sealed = plainValue(x179);
+  const x276 = o.Markups;
+  if (x276 !== undefined) n++;
+  if (x276 !== undefined) {
+    if (sealed && typeof x276 === "object" && x276 !== null) sealed = plainValue(x276);
   }
-  const x180 = o.ReservationRequestId;
-  if (x180 !== undefined) n++;
-  if (x180 !== undefined) {
-    if (sealed && typeof x180 === "object" && x180 !== null) sealed = plainValue(x180);
+  const x277 = o.ReservationRequestId;
+  if (x277 !== undefined) n++;
+  if (x277 !== undefined) {
+    if (sealed && typeof x277 === "object" && x277 !== null) sealed = plainValue(x277);
   }
-  const x181 = o.Subs;
-  if (x181 !== undefined) n++;
-  if (x181 !== undefined && x181 !== null) {
-    if (!Array.isArray(x181)) return REJECT;
-    if (Object.getPrototypeOf(x181) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x181, "__proto__")) sealed = false;
-    for (let i182 = 0; i182 < x181.length; i182++) {
-      const r184 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x181[i182],
+  const x278 = o.Subs;
+  if (x278 !== undefined) n++;
+  if (x278 !== undefined && x278 !== null) {
+    if (!Array.isArray(x278)) return REJECT;
+    if (Object.getPrototypeOf(x278) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x278, "__proto__")) sealed = false;
+    for (let i279 = 0; i279 < x278.length; i279++) {
+      const r281 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x278[i279],
       );
-      if (r184 !== ACCEPT) return r184;
+      if (r281 !== ACCEPT) return r281;
     }
   }
   if (n < 0) return REJECT;
@@ -1838,29 +2223,33 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x185 = o.OrderId;
-  if (x185 !== undefined) n++;
-  if (typeof x185 !== "string") return REJECT;
+  const x282 = o.OrderId;
+  if (x282 !== undefined) n++;
+  if (typeof x282 !== "string") return REJECT;
   n += countString(o.MerchantOrderId);
-  const x186 = o.RMANumber;
-  if (x186 !== undefined) n++;
-  if (typeof x186 !== "string") return REJECT;
+  const x283 = o.RMANumber;
+  if (x283 !== undefined) n++;
+  if (typeof x283 !== "string") return REJECT;
   n += countString(o.ShipperName);
   n += countString(o.ReturnTrackingNumber);
   n += countString(o.TrackingURL);
   n += countString(o.CreatedBy);
-  const x187 = o.ReturnedProducts;
-  if (x187 !== undefined) n++;
-  if (!Array.isArray(x187)) return REJECT;
-  if (Object.getPrototypeOf(x187) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x187, "__proto__")) sealed = false;
-  for (let i188 = 0; i188 < x187.length; i188++) {
-    const r190 = checkReturnedProduct(x187[i188]);
-    if (r190 !== ACCEPT) return r190;
+  const x284 = o.ReturnedProducts;
+  if (x284 !== undefined) n++;
+  if (!Array.isArray(x284)) return REJECT;
+  if (Object.getPrototypeOf(x284) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x284, "__proto__")) sealed = false;
+  for (let i285 = 0; i285 < x284.length; i285++) {
+    const r288 = checkReturnedProduct(x284[i285]);
+    if (r288 !== ACCEPT) return r288;
   }
   n += countString(o.MerchantGUID);
   n += countString(o.CurrencyCode);
-  n += countNumber(o.ReturnShippingCost);
+  const x289 = o.ReturnShippingCost;
+  if (x289 !== undefined) {
+    if (x289 !== null && !Number.isFinite(x289)) return REJECT;
+    n++;
+  }
   n += countString(o.WebStoreCode);
   n += countString(o.WebStoreInstanceCode);
   if (n < 0) return REJECT;
@@ -1894,7 +2283,11 @@ function checkReturnedProduct(v: unknown): Verdict {
   n += countString(o.Sku);
   n += countString(o.Name);
   n += countString(o.CartItemId);
-  n += countNumber(o.ReturnQuantity);
+  const x287 = o.ReturnQuantity;
+  if (x287 !== undefined) {
+    if (x287 !== null && !Number.isFinite(x287)) return REJECT;
+    n++;
+  }
   n += countString(o.ReturnReasonName);
   n += countString(o.MerchantReturnReasonCode);
   n += countString(o.MerchantReturnReasonName);
@@ -1920,19 +2313,19 @@ function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x191 = o.UrlParameters;
-  if (x191 !== undefined) n++;
-  if (x191 !== undefined && x191 !== null) {
-    const r192 = checkSendOrderToMerchantSchema_UrlParameters(x191);
-    if (r192 !== ACCEPT) return r192;
+  const x290 = o.UrlParameters;
+  if (x290 !== undefined) n++;
+  if (x290 !== undefined && x290 !== null) {
+    const r291 = checkSendOrderToMerchantSchema_UrlParameters(x290);
+    if (r291 !== ACCEPT) return r291;
   }
-  const x193 = o.DispatchedParcel;
-  if (x193 !== undefined) n++;
-  const r200 = checkParcel(x193);
-  if (r200 !== ACCEPT) return r200;
-  const x201 = o.OrderId;
-  if (x201 !== undefined) n++;
-  if (typeof x201 !== "string") return REJECT;
+  const x292 = o.DispatchedParcel;
+  if (x292 !== undefined) n++;
+  const r300 = checkParcel(x292);
+  if (r300 !== ACCEPT) return r300;
+  const x301 = o.OrderId;
+  if (x301 !== undefined) n++;
+  if (typeof x301 !== "string") return REJECT;
   n += countString(o.MerchantOrderId);
   n += countString(o.StatusCode);
   n += countString(o.MerchantGUID);
@@ -1963,21 +2356,21 @@ function checkParcel(v: unknown): Verdict {
   n += countString(o.Code);
   n += countString(o.StatusName);
   n += countString(o.HubCode);
-  const x194 = o.ParcelTracking;
-  if (x194 !== undefined) n++;
-  if (x194 !== undefined && x194 !== null) {
-    const r195 = checkParcelTracking(x194);
-    if (r195 !== ACCEPT) return r195;
+  const x293 = o.ParcelTracking;
+  if (x293 !== undefined) n++;
+  if (x293 !== undefined && x293 !== null) {
+    const r294 = checkParcelTracking(x293);
+    if (r294 !== ACCEPT) return r294;
   }
-  const x196 = o.Products;
-  if (x196 !== undefined) n++;
-  if (x196 !== undefined && x196 !== null) {
-    if (!Array.isArray(x196)) return REJECT;
-    if (Object.getPrototypeOf(x196) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x196, "__proto__")) sealed = false;
-    for (let i197 = 0; i197 < x196.length; i197++) {
-      const r199 = checkParcelProduct(x196[i197]);
-      if (r199 !== ACCEPT) return r199;
+  const x295 = o.Products;
+  if (x295 !== undefined) n++;
+  if (x295 !== undefined && x295 !== null) {
+    if (!Array.isArray(x295)) return REJECT;
+    if (Object.getPrototypeOf(x295) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x295, "__proto__")) sealed = false;
+    for (let i296 = 0; i296 < x295.length; i296++) {
+      const r299 = checkParcelProduct(x295[i296]);
+      if (r299 !== ACCEPT) return r299;
     }
   }
   if (n < 0) return REJECT;
@@ -2022,7 +2415,11 @@ function checkParcelProduct(v: unknown): Verdict {
   n += countString(o.Sku);
   n += countString(o.SKU);
   n += countString(o.CartItemId);
-  n += countNumber(o.Quantity);
+  const x298 = o.Quantity;
+  if (x298 !== undefined) {
+    if (x298 !== null && !Number.isFinite(x298)) return REJECT;
+    n++;
+  }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcelProduct_keys);
   return ACCEPT;
@@ -2049,14 +2446,14 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
   n += countString(o.CurrencyCode);
   n += countString(o.WebStoreCode);
   n += countString(o.WebStoreInstanceCode);
-  const x202 = o.RemovedProductCodes;
-  if (x202 !== undefined) n++;
-  if (!Array.isArray(x202)) return REJECT;
-  if (Object.getPrototypeOf(x202) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x202, "__proto__")) sealed = false;
-  for (let i203 = 0; i203 < x202.length; i203++) {
-    const e204 = x202[i203];
-    if (typeof e204 !== "string") return REJECT;
+  const x302 = o.RemovedProductCodes;
+  if (x302 !== undefined) n++;
+  if (!Array.isArray(x302)) return REJECT;
+  if (Object.getPrototypeOf(x302) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x302, "__proto__")) sealed = false;
+  for (let i303 = 0; i303 < x302.length; i303++) {
+    const e304 = x302[i303];
+    if (typeof e304 !== "string") return REJECT;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRemoveRestrictedProducts_keys);
@@ -2097,18 +2494,18 @@ function checkGiftCardRequest(v: unknown): Verdict {
   let n = 0;
   n += countString(o.MerchantGUID);
   n += countString(o.ShippingCountryCode);
-  const x205 = o.CardFields;
-  if (x205 !== undefined) n++;
-  if (x205 !== undefined && x205 !== null) {
-    const r208 = checkCardFields(x205);
-    if (r208 !== ACCEPT) return r208;
+  const x305 = o.CardFields;
+  if (x305 !== undefined) n++;
+  if (x305 !== undefined && x305 !== null) {
+    const r308 = checkCardFields(x305);
+    if (r308 !== ACCEPT) return r308;
   }
   n += countString(o.MerchantCartToken);
-  const x209 = o.CustomerId;
-  if (x209 !== undefined) n++;
-  if (x209 !== undefined && x209 !== null) {
-    const r210 = checkGiftCardRequestSchema_CardFields_CardId(x209);
-    if (r210 !== ACCEPT) return r210;
+  const x309 = o.CustomerId;
+  if (x309 !== undefined) n++;
+  if (x309 !== undefined && x309 !== null) {
+    const r310 = checkGiftCardRequestSchema_CardFields_CardId(x309);
+    if (r310 !== ACCEPT) return r310;
   }
   n += countString(o.CustomerEmail);
   n += countString(o.WebStoreCode);
@@ -2141,11 +2538,11 @@ function checkCardFields(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x206 = o.CardId;
-  if (x206 !== undefined) n++;
-  if (x206 !== undefined && x206 !== null) {
-    const r207 = checkGiftCardRequestSchema_CardFields_CardId(x206);
-    if (r207 !== ACCEPT) return r207;
+  const x306 = o.CardId;
+  if (x306 !== undefined) n++;
+  if (x306 !== undefined && x306 !== null) {
+    const r307 = checkGiftCardRequestSchema_CardFields_CardId(x306);
+    if (r307 !== ACCEPT) return r307;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCardFields_keys);
@@ -2179,9 +2576,9 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x211 = o.OrderId;
-  if (x211 !== undefined) n++;
-  if (typeof x211 !== "string") return REJECT;
+  const x311 = o.OrderId;
+  if (x311 !== undefined) n++;
+  if (typeof x311 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.MerchantInternalOrderId);
@@ -2193,10 +2590,10 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   n += countBoolean(o.FullRefund);
   n += countBoolean(o.ProductsDutiesRefund);
   n += countBoolean(o.ShippingRefund);
-  const x212 = o.RefundAsGiftCard;
-  if (x212 !== undefined) n++;
-  if (x212 !== undefined) {
-    if (sealed && typeof x212 === "object" && x212 !== null) sealed = plainValue(x212);
+  const x312 = o.RefundAsGiftCard;
+  if (x312 !== undefined) n++;
+  if (x312 !== undefined) {
+    if (sealed && typeof x312 === "object" && x312 !== null) sealed = plainValue(x312);
   }
   n += countString(o.TotalRefundAmount);
   n += countString(o.OriginalTotalRefundAmount);
@@ -2207,80 +2604,92 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   n += countString(o.CustomerPrepaidRefundAmount);
   n += countString(o.OriginalCustomerPrepaidRefundAmount);
   n += countString(o.TotalGiftCardsRefundAmount);
-  n += countNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency);
-  n += countNumber(o.TotalLoyaltyPointsRefunded);
-  n += countNumber(o.TotalLoyaltyPointsRefundAmount);
-  const x213 = o.GiftCardsData;
-  if (x213 !== undefined) n++;
-  if (x213 !== undefined && x213 !== null) {
-    if (!Array.isArray(x213)) return REJECT;
-    if (Object.getPrototypeOf(x213) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x213, "__proto__")) sealed = false;
-    for (let i214 = 0; i214 < x213.length; i214++) {
-      const r218 = checkRefundGiftCard(x213[i214]);
-      if (r218 !== ACCEPT) return r218;
+  const x313 = o.TotalGiftCardsRefundAmountinMerchantCurrency;
+  if (x313 !== undefined) {
+    if (x313 !== null && !Number.isFinite(x313)) return REJECT;
+    n++;
+  }
+  const x314 = o.TotalLoyaltyPointsRefunded;
+  if (x314 !== undefined) {
+    if (x314 !== null && !Number.isFinite(x314)) return REJECT;
+    n++;
+  }
+  const x315 = o.TotalLoyaltyPointsRefundAmount;
+  if (x315 !== undefined) {
+    if (x315 !== null && !Number.isFinite(x315)) return REJECT;
+    n++;
+  }
+  const x316 = o.GiftCardsData;
+  if (x316 !== undefined) n++;
+  if (x316 !== undefined && x316 !== null) {
+    if (!Array.isArray(x316)) return REJECT;
+    if (Object.getPrototypeOf(x316) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x316, "__proto__")) sealed = false;
+    for (let i317 = 0; i317 < x316.length; i317++) {
+      const r321 = checkRefundGiftCard(x316[i317]);
+      if (r321 !== ACCEPT) return r321;
     }
   }
   n += countString(o.ExternalReference);
   n += countString(o.InitiatedBy);
   n += countString(o.CurrencyCode);
   n += countString(o.OriginalCurrencyCode);
-  const x219 = o.RefundReason;
-  if (x219 !== undefined) n++;
-  if (x219 !== undefined && x219 !== null) {
-    const r220 = checkRefundReason(x219);
-    if (r220 !== ACCEPT) return r220;
+  const x322 = o.RefundReason;
+  if (x322 !== undefined) n++;
+  if (x322 !== undefined && x322 !== null) {
+    const r323 = checkRefundReason(x322);
+    if (r323 !== ACCEPT) return r323;
   }
-  const x221 = o.RefundProducts;
-  if (x221 !== undefined) n++;
-  if (x221 !== undefined && x221 !== null) {
-    if (!Array.isArray(x221)) return REJECT;
-    if (Object.getPrototypeOf(x221) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x221, "__proto__")) sealed = false;
-    for (let i222 = 0; i222 < x221.length; i222++) {
-      const r224 = checkRefundProduct(x221[i222]);
-      if (r224 !== ACCEPT) return r224;
+  const x324 = o.RefundProducts;
+  if (x324 !== undefined) n++;
+  if (x324 !== undefined && x324 !== null) {
+    if (!Array.isArray(x324)) return REJECT;
+    if (Object.getPrototypeOf(x324) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x324, "__proto__")) sealed = false;
+    for (let i325 = 0; i325 < x324.length; i325++) {
+      const r327 = checkRefundProduct(x324[i325]);
+      if (r327 !== ACCEPT) return r327;
     }
   }
-  const x225 = o.RefundComponents;
-  if (x225 !== undefined) n++;
-  if (x225 !== undefined && x225 !== null) {
-    if (!Array.isArray(x225)) return REJECT;
-    if (Object.getPrototypeOf(x225) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x225, "__proto__")) sealed = false;
-    for (let i226 = 0; i226 < x225.length; i226++) {
-      const r228 = checkRefundComponent(x225[i226]);
-      if (r228 !== ACCEPT) return r228;
+  const x328 = o.RefundComponents;
+  if (x328 !== undefined) n++;
+  if (x328 !== undefined && x328 !== null) {
+    if (!Array.isArray(x328)) return REJECT;
+    if (Object.getPrototypeOf(x328) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x328, "__proto__")) sealed = false;
+    for (let i329 = 0; i329 < x328.length; i329++) {
+      const r331 = checkRefundComponent(x328[i329]);
+      if (r331 !== ACCEPT) return r331;
     }
   }
   n += countString(o.RefundComments);
-  const x229 = o.RefundDocument;
-  if (x229 !== undefined) n++;
-  if (x229 !== undefined && x229 !== null) {
-    if (!Array.isArray(x229)) return REJECT;
-    if (Object.getPrototypeOf(x229) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x229, "__proto__")) sealed = false;
-    for (let i230 = 0; i230 < x229.length; i230++) {
-      const r232 = checkRefundDocument(x229[i230]);
-      if (r232 !== ACCEPT) return r232;
+  const x332 = o.RefundDocument;
+  if (x332 !== undefined) n++;
+  if (x332 !== undefined && x332 !== null) {
+    if (!Array.isArray(x332)) return REJECT;
+    if (Object.getPrototypeOf(x332) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x332, "__proto__")) sealed = false;
+    for (let i333 = 0; i333 < x332.length; i333++) {
+      const r335 = checkRefundDocument(x332[i333]);
+      if (r335 !== ACCEPT) return r335;
     }
   }
-  const x233 = o.Refunds;
-  if (x233 !== undefined) n++;
-  if (x233 !== undefined && x233 !== null) {
-    if (!Array.isArray(x233)) return REJECT;
-    if (Object.getPrototypeOf(x233) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x233, "__proto__")) sealed = false;
-    for (let i234 = 0; i234 < x233.length; i234++) {
-      const r255 = checkOrderRefund(x233[i234]);
-      if (r255 !== ACCEPT) return r255;
+  const x336 = o.Refunds;
+  if (x336 !== undefined) n++;
+  if (x336 !== undefined && x336 !== null) {
+    if (!Array.isArray(x336)) return REJECT;
+    if (Object.getPrototypeOf(x336) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x336, "__proto__")) sealed = false;
+    for (let i337 = 0; i337 < x336.length; i337++) {
+      const r361 = checkOrderRefund(x336[i337]);
+      if (r361 !== ACCEPT) return r361;
     }
   }
-  const x256 = o.RefundableAmount;
-  if (x256 !== undefined) n++;
-  if (x256 !== undefined && x256 !== null) {
-    const r261 = checkRefundableAmount(x256);
-    if (r261 !== ACCEPT) return r261;
+  const x362 = o.RefundableAmount;
+  if (x362 !== undefined) n++;
+  if (x362 !== undefined && x362 !== null) {
+    const r372 = checkRefundableAmount(x362);
+    if (r372 !== ACCEPT) return r372;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkNotifyOrderRefund_keys);
@@ -2333,11 +2742,11 @@ function checkRefundGiftCard(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x216 = o.CardId;
-  if (x216 !== undefined) n++;
-  if (x216 !== undefined && x216 !== null) {
-    const r217 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x216);
-    if (r217 !== ACCEPT) return r217;
+  const x319 = o.CardId;
+  if (x319 !== undefined) n++;
+  if (x319 !== undefined && x319 !== null) {
+    const r320 = checkNotifyOrderRefundSchema_GiftCardsData___CardId(x319);
+    if (r320 !== ACCEPT) return r320;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundGiftCard_keys);
@@ -2476,10 +2885,10 @@ function checkOrderRefund(v: unknown): Verdict {
   n += countBoolean(o.FullRefund);
   n += countBoolean(o.ProductsDutiesRefund);
   n += countBoolean(o.ShippingRefund);
-  const x236 = o.RefundAsGiftCard;
-  if (x236 !== undefined) n++;
-  if (x236 !== undefined) {
-    if (sealed && typeof x236 === "object" && x236 !== null) sealed = plainValue(x236);
+  const x339 = o.RefundAsGiftCard;
+  if (x339 !== undefined) n++;
+  if (x339 !== undefined) {
+    if (sealed && typeof x339 === "object" && x339 !== null) sealed = plainValue(x339);
   }
   n += countString(o.TotalRefundAmount);
   n += countString(o.OriginalTotalRefundAmount);
@@ -2490,62 +2899,74 @@ function checkOrderRefund(v: unknown): Verdict {
   n += countString(o.CustomerPrepaidRefundAmount);
   n += countString(o.OriginalCustomerPrepaidRefundAmount);
   n += countString(o.TotalGiftCardsRefundAmount);
-  n += countNumber(o.TotalGiftCardsRefundAmountinMerchantCurrency);
-  n += countNumber(o.TotalLoyaltyPointsRefunded);
-  n += countNumber(o.TotalLoyaltyPointsRefundAmount);
-  const x237 = o.GiftCardsData;
-  if (x237 !== undefined) n++;
-  if (x237 !== undefined && x237 !== null) {
-    if (!Array.isArray(x237)) return REJECT;
-    if (Object.getPrototypeOf(x237) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x237, "__proto__")) sealed = false;
-    for (let i238 = 0; i238 < x237.length; i238++) {
-      const r240 = checkRefundGiftCard(x237[i238]);
-      if (r240 !== ACCEPT) return r240;
+  const x340 = o.TotalGiftCardsRefundAmountinMerchantCurrency;
+  if (x340 !== undefined) {
+    if (x340 !== null && !Number.isFinite(x340)) return REJECT;
+    n++;
+  }
+  const x341 = o.TotalLoyaltyPointsRefunded;
+  if (x341 !== undefined) {
+    if (x341 !== null && !Number.isFinite(x341)) return REJECT;
+    n++;
+  }
+  const x342 = o.TotalLoyaltyPointsRefundAmount;
+  if (x342 !== undefined) {
+    if (x342 !== null && !Number.isFinite(x342)) return REJECT;
+    n++;
+  }
+  const x343 = o.GiftCardsData;
+  if (x343 !== undefined) n++;
+  if (x343 !== undefined && x343 !== null) {
+    if (!Array.isArray(x343)) return REJECT;
+    if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x343, "__proto__")) sealed = false;
+    for (let i344 = 0; i344 < x343.length; i344++) {
+      const r346 = checkRefundGiftCard(x343[i344]);
+      if (r346 !== ACCEPT) return r346;
     }
   }
   n += countString(o.ExternalReference);
   n += countString(o.InitiatedBy);
   n += countString(o.CurrencyCode);
   n += countString(o.OriginalCurrencyCode);
-  const x241 = o.RefundReason;
-  if (x241 !== undefined) n++;
-  if (x241 !== undefined && x241 !== null) {
-    const r242 = checkRefundReason(x241);
-    if (r242 !== ACCEPT) return r242;
+  const x347 = o.RefundReason;
+  if (x347 !== undefined) n++;
+  if (x347 !== undefined && x347 !== null) {
+    const r348 = checkRefundReason(x347);
+    if (r348 !== ACCEPT) return r348;
   }
-  const x243 = o.RefundProducts;
-  if (x243 !== undefined) n++;
-  if (x243 !== undefined && x243 !== null) {
-    if (!Array.isArray(x243)) return REJECT;
-    if (Object.getPrototypeOf(x243) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x243, "__proto__")) sealed = false;
-    for (let i244 = 0; i244 < x243.length; i244++) {
-      const r246 = checkRefundProduct(x243[i244]);
-      if (r246 !== ACCEPT) return r246;
+  const x349 = o.RefundProducts;
+  if (x349 !== undefined) n++;
+  if (x349 !== undefined && x349 !== null) {
+    if (!Array.isArray(x349)) return REJECT;
+    if (Object.getPrototypeOf(x349) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x349, "__proto__")) sealed = false;
+    for (let i350 = 0; i350 < x349.length; i350++) {
+      const r352 = checkRefundProduct(x349[i350]);
+      if (r352 !== ACCEPT) return r352;
     }
   }
-  const x247 = o.RefundComponents;
-  if (x247 !== undefined) n++;
-  if (x247 !== undefined && x247 !== null) {
-    if (!Array.isArray(x247)) return REJECT;
-    if (Object.getPrototypeOf(x247) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x247, "__proto__")) sealed = false;
-    for (let i248 = 0; i248 < x247.length; i248++) {
-      const r250 = checkRefundComponent(x247[i248]);
-      if (r250 !== ACCEPT) return r250;
+  const x353 = o.RefundComponents;
+  if (x353 !== undefined) n++;
+  if (x353 !== undefined && x353 !== null) {
+    if (!Array.isArray(x353)) return REJECT;
+    if (Object.getPrototypeOf(x353) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x353, "__proto__")) sealed = false;
+    for (let i354 = 0; i354 < x353.length; i354++) {
+      const r356 = checkRefundComponent(x353[i354]);
+      if (r356 !== ACCEPT) return r356;
     }
   }
   n += countString(o.RefundComments);
-  const x251 = o.RefundDocument;
-  if (x251 !== undefined) n++;
-  if (x251 !== undefined && x251 !== null) {
-    if (!Array.isArray(x251)) return REJECT;
-    if (Object.getPrototypeOf(x251) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x251, "__proto__")) sealed = false;
-    for (let i252 = 0; i252 < x251.length; i252++) {
-      const r254 = checkRefundDocument(x251[i252]);
-      if (r254 !== ACCEPT) return r254;
+  const x357 = o.RefundDocument;
+  if (x357 !== undefined) n++;
+  if (x357 !== undefined && x357 !== null) {
+    if (!Array.isArray(x357)) return REJECT;
+    if (Object.getPrototypeOf(x357) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x357, "__proto__")) sealed = false;
+    for (let i358 = 0; i358 < x357.length; i358++) {
+      const r360 = checkRefundDocument(x357[i358]);
+      if (r360 !== ACCEPT) return r360;
     }
   }
   if (n < 0) return REJECT;
@@ -2592,18 +3013,30 @@ function checkRefundableAmount(v: unknown): Verdict {
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CurrencyCode);
-  n += countNumber(o.TotalCreditAmount);
-  n += countNumber(o.RefundableShippingAmount);
-  n += countNumber(o.RefundableDutiesAmount);
-  const x257 = o.ProductRefundableAmount;
-  if (x257 !== undefined) n++;
-  if (x257 !== undefined && x257 !== null) {
-    if (!Array.isArray(x257)) return REJECT;
-    if (Object.getPrototypeOf(x257) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x257, "__proto__")) sealed = false;
-    for (let i258 = 0; i258 < x257.length; i258++) {
-      const r260 = checkProductRefundableAmount(x257[i258]);
-      if (r260 !== ACCEPT) return r260;
+  const x363 = o.TotalCreditAmount;
+  if (x363 !== undefined) {
+    if (x363 !== null && !Number.isFinite(x363)) return REJECT;
+    n++;
+  }
+  const x364 = o.RefundableShippingAmount;
+  if (x364 !== undefined) {
+    if (x364 !== null && !Number.isFinite(x364)) return REJECT;
+    n++;
+  }
+  const x365 = o.RefundableDutiesAmount;
+  if (x365 !== undefined) {
+    if (x365 !== null && !Number.isFinite(x365)) return REJECT;
+    n++;
+  }
+  const x366 = o.ProductRefundableAmount;
+  if (x366 !== undefined) n++;
+  if (x366 !== undefined && x366 !== null) {
+    if (!Array.isArray(x366)) return REJECT;
+    if (Object.getPrototypeOf(x366) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x366, "__proto__")) sealed = false;
+    for (let i367 = 0; i367 < x366.length; i367++) {
+      const r371 = checkProductRefundableAmount(x366[i367]);
+      if (r371 !== ACCEPT) return r371;
     }
   }
   if (n < 0) return REJECT;
@@ -2631,8 +3064,16 @@ function checkProductRefundableAmount(v: unknown): Verdict {
   n += countString(o.productGroupCode);
   n += countString(o.ProductCodeSecondary);
   n += countString(o.productGroupCodeSecondary);
-  n += countNumber(o.RefundableTotalAmount);
-  n += countNumber(o.RefundableQuantity);
+  const x369 = o.RefundableTotalAmount;
+  if (x369 !== undefined) {
+    if (x369 !== null && !Number.isFinite(x369)) return REJECT;
+    n++;
+  }
+  const x370 = o.RefundableQuantity;
+  if (x370 !== undefined) {
+    if (x370 !== null && !Number.isFinite(x370)) return REJECT;
+    n++;
+  }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductRefundableAmount_keys);
   return ACCEPT;
@@ -2655,9 +3096,9 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x262 = o.OrderId;
-  if (x262 !== undefined) n++;
-  if (typeof x262 !== "string") return REJECT;
+  const x373 = o.OrderId;
+  if (x373 !== undefined) n++;
+  if (typeof x373 !== "string") return REJECT;
   n += countString(o.MerchantGUID);
   n += countString(o.MerchantOrderId);
   n += countString(o.CartId);
@@ -2667,108 +3108,128 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   n += countString(o.CurrencyCode);
   n += countString(o.StatusCode);
   n += countBoolean(o.ClearCart);
-  const x263 = o.Products;
-  if (x263 !== undefined) n++;
-  if (x263 !== undefined && x263 !== null) {
-    if (!Array.isArray(x263)) return REJECT;
-    if (Object.getPrototypeOf(x263) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x263, "__proto__")) sealed = false;
-    for (let i264 = 0; i264 < x263.length; i264++) {
-      const r266 = checkProductLine(x263[i264]);
-      if (r266 !== ACCEPT) return r266;
+  const x374 = o.Products;
+  if (x374 !== undefined) n++;
+  if (x374 !== undefined && x374 !== null) {
+    if (!Array.isArray(x374)) return REJECT;
+    if (Object.getPrototypeOf(x374) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x374, "__proto__")) sealed = false;
+    for (let i375 = 0; i375 < x374.length; i375++) {
+      const r377 = checkProductLine(x374[i375]);
+      if (r377 !== ACCEPT) return r377;
     }
   }
-  const x267 = o.Customer;
-  if (x267 !== undefined) n++;
-  if (x267 !== undefined && x267 !== null) {
-    const r268 = checkCustomer(x267);
-    if (r268 !== ACCEPT) return r268;
+  const x378 = o.Customer;
+  if (x378 !== undefined) n++;
+  if (x378 !== undefined && x378 !== null) {
+    const r379 = checkCustomer(x378);
+    if (r379 !== ACCEPT) return r379;
   }
-  const x269 = o.PrimaryShipping;
-  if (x269 !== undefined) n++;
-  if (x269 !== undefined && x269 !== null) {
-    const r270 = checkAddress(x269);
-    if (r270 !== ACCEPT) return r270;
+  const x380 = o.PrimaryShipping;
+  if (x380 !== undefined) n++;
+  if (x380 !== undefined && x380 !== null) {
+    const r381 = checkAddress(x380);
+    if (r381 !== ACCEPT) return r381;
   }
-  const x271 = o.SecondaryShipping;
-  if (x271 !== undefined) n++;
-  if (x271 !== undefined && x271 !== null) {
-    const r272 = checkAddress(x271);
-    if (r272 !== ACCEPT) return r272;
+  const x382 = o.SecondaryShipping;
+  if (x382 !== undefined) n++;
+  if (x382 !== undefined && x382 !== null) {
+    const r383 = checkAddress(x382);
+    if (r383 !== ACCEPT) return r383;
   }
-  const x273 = o.PrimaryBilling;
-  if (x273 !== undefined) n++;
-  if (x273 !== undefined && x273 !== null) {
-    const r274 = checkAddress(x273);
-    if (r274 !== ACCEPT) return r274;
+  const x384 = o.PrimaryBilling;
+  if (x384 !== undefined) n++;
+  if (x384 !== undefined && x384 !== null) {
+    const r385 = checkAddress(x384);
+    if (r385 !== ACCEPT) return r385;
   }
-  const x275 = o.SecondaryBilling;
-  if (x275 !== undefined) n++;
-  if (x275 !== undefined && x275 !== null) {
-    const r276 = checkAddress(x275);
-    if (r276 !== ACCEPT) return r276;
+  const x386 = o.SecondaryBilling;
+  if (x386 !== undefined) n++;
+  if (x386 !== undefined && x386 !== null) {
+    const r387 = checkAddress(x386);
+    if (r387 !== ACCEPT) return r387;
   }
   n += countString(o.ShippingMethodCode);
-  const x277 = o.Discounts;
-  if (x277 !== undefined) n++;
-  if (x277 !== undefined && x277 !== null) {
-    if (!Array.isArray(x277)) return REJECT;
-    if (Object.getPrototypeOf(x277) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x277, "__proto__")) sealed = false;
-    for (let i278 = 0; i278 < x277.length; i278++) {
-      const r280 = checkDiscount(x277[i278]);
-      if (r280 !== ACCEPT) return r280;
+  const x388 = o.Discounts;
+  if (x388 !== undefined) n++;
+  if (x388 !== undefined && x388 !== null) {
+    if (!Array.isArray(x388)) return REJECT;
+    if (Object.getPrototypeOf(x388) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x388, "__proto__")) sealed = false;
+    for (let i389 = 0; i389 < x388.length; i389++) {
+      const r391 = checkDiscount(x388[i389]);
+      if (r391 !== ACCEPT) return r391;
     }
   }
-  const x281 = o.InternationalDetails;
-  if (x281 !== undefined) n++;
-  if (x281 !== undefined && x281 !== null) {
-    const r282 = checkInternationalDetails(x281);
-    if (r282 !== ACCEPT) return r282;
+  const x392 = o.InternationalDetails;
+  if (x392 !== undefined) n++;
+  if (x392 !== undefined && x392 !== null) {
+    const r393 = checkInternationalDetails(x392);
+    if (r393 !== ACCEPT) return r393;
   }
-  const x283 = o.PaymentDetails;
-  if (x283 !== undefined) n++;
-  if (x283 !== undefined && x283 !== null) {
-    const r284 = checkPaymentDetails(x283);
-    if (r284 !== ACCEPT) return r284;
+  const x394 = o.PaymentDetails;
+  if (x394 !== undefined) n++;
+  if (x394 !== undefined && x394 !== null) {
+    const r395 = checkPaymentDetails(x394);
+    if (r395 !== ACCEPT) return r395;
   }
-  if (sealed) cardDetails(x283);
-  const x285 = o.OrderPaymentMethods;
-  if (x285 !== undefined) n++;
-  if (x285 !== undefined && x285 !== null) {
-    if (!Array.isArray(x285)) return REJECT;
-    if (Object.getPrototypeOf(x285) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x285, "__proto__")) sealed = false;
-    for (let i286 = 0; i286 < x285.length; i286++) {
-      const r288 = checkOrderPaymentMethod(x285[i286]);
-      if (r288 !== ACCEPT) return r288;
+  if (sealed) cardDetails(x394);
+  const x396 = o.OrderPaymentMethods;
+  if (x396 !== undefined) n++;
+  if (x396 !== undefined && x396 !== null) {
+    if (!Array.isArray(x396)) return REJECT;
+    if (Object.getPrototypeOf(x396) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x396, "__proto__")) sealed = false;
+    for (let i397 = 0; i397 < x396.length; i397++) {
+      const r399 = checkOrderPaymentMethod(x396[i397]);
+      if (r399 !== ACCEPT) return r399;
     }
   }
-  const x289 = o.AdditionalRequiredDocuments;
-  if (x289 !== undefined) n++;
-  if (x289 !== undefined && x289 !== null) {
-    if (!Array.isArray(x289)) return REJECT;
-    if (Object.getPrototypeOf(x289) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x289, "__proto__")) sealed = false;
-    for (let i290 = 0; i290 < x289.length; i290++) {
-      const r292 = checkAdditionalRequiredDocument(x289[i290]);
-      if (r292 !== ACCEPT) return r292;
+  const x400 = o.AdditionalRequiredDocuments;
+  if (x400 !== undefined) n++;
+  if (x400 !== undefined && x400 !== null) {
+    if (!Array.isArray(x400)) return REJECT;
+    if (Object.getPrototypeOf(x400) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x400, "__proto__")) sealed = false;
+    for (let i401 = 0; i401 < x400.length; i401++) {
+      const r403 = checkAdditionalRequiredDocument(x400[i401]);
+      if (r403 !== ACCEPT) return r403;
     }
   }
-  n += countNumber(o.PriceCoefficientRate);
-  n += countNumber(o.RoundingRate);
-  n += countNumber(o.EffectiveFXRate);
+  const x404 = o.PriceCoefficientRate;
+  if (x404 !== undefined) {
+    if (x404 !== null && !Number.isFinite(x404)) return REJECT;
+    n++;
+  }
+  const x405 = o.RoundingRate;
+  if (x405 !== undefined) {
+    if (x405 !== null && !Number.isFinite(x405)) return REJECT;
+    n++;
+  }
+  const x406 = o.EffectiveFXRate;
+  if (x406 !== undefined) {
+    if (x406 !== null && !Number.isFinite(x406)) return REJECT;
+    n++;
+  }
   n += countString(o.OrderCreationDate);
-  n += countNumber(o.OrderCreationSource);
+  const x407 = o.OrderCreationSource;
+  if (x407 !== undefined) {
+    if (x407 !== null && !Number.isFinite(x407)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsMoto);
   n += countString(o.ModifiedProduct);
-  const x293 = o.UrlParameters;
-  if (x293 !== undefined) n++;
-  if (x293 !== undefined && x293 !== null) {
-    const r294 = checkSendOrderToMerchantSchema_UrlParameters(x293);
-    if (r294 !== ACCEPT) return r294;
+  const x408 = o.UrlParameters;
+  if (x408 !== undefined) n++;
+  if (x408 !== undefined && x408 !== null) {
+    const r409 = checkSendOrderToMerchantSchema_UrlParameters(x408);
+    if (r409 !== ACCEPT) return r409;
   }
-  n += countNumber(o.DiscountedShippingPrice);
+  const x410 = o.DiscountedShippingPrice;
+  if (x410 !== undefined) {
+    if (x410 !== null && !Number.isFinite(x410)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.DoNotChargeVAT);
   n += countBoolean(o.AllowMailsFromMerchant);
   n += countBoolean(o.AllowSMSFromMerchant);
@@ -2781,77 +3242,125 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   n += countString(o.WebStoreInstanceCode);
   n += countBoolean(o.IsSplitOrder);
   n += countBoolean(o.IsReplacementOrder);
-  const x295 = o.OriginalOrder;
-  if (x295 !== undefined) n++;
-  if (x295 !== undefined && x295 !== null) {
-    const r296 = checkOriginalOrder(x295);
-    if (r296 !== ACCEPT) return r296;
+  const x411 = o.OriginalOrder;
+  if (x411 !== undefined) n++;
+  if (x411 !== undefined && x411 !== null) {
+    const r412 = checkOriginalOrder(x411);
+    if (r412 !== ACCEPT) return r412;
   }
   n += countString(o.LoyaltyCode);
-  n += countNumber(o.LoyaltyPointsEarned);
-  n += countNumber(o.LoyaltyPointsSpent);
-  n += countNumber(o.OTVoucherAmount);
+  const x413 = o.LoyaltyPointsEarned;
+  if (x413 !== undefined) {
+    if (x413 !== null && !Number.isFinite(x413)) return REJECT;
+    n++;
+  }
+  const x414 = o.LoyaltyPointsSpent;
+  if (x414 !== undefined) {
+    if (x414 !== null && !Number.isFinite(x414)) return REJECT;
+    n++;
+  }
+  const x415 = o.OTVoucherAmount;
+  if (x415 !== undefined) {
+    if (x415 !== null && !Number.isFinite(x415)) return REJECT;
+    n++;
+  }
   n += countString(o.OTVoucherCode);
   n += countString(o.OTVoucherCurrencyCode);
   n += countString(o.CultureCode);
   n += countString(o.InitialCheckoutCultureCode);
   n += countString(o.PreferredCultureCode);
-  n += countNumber(o.HubId);
+  const x416 = o.HubId;
+  if (x416 !== undefined) {
+    if (x416 !== null && !Number.isFinite(x416)) return REJECT;
+    n++;
+  }
   n += countString(o.HubCode);
   n += countBoolean(o.SameDayDispatch);
-  n += countNumber(o.SameDayDispatchCost);
-  n += countNumber(o.TotalDutiesAndTaxesPrice);
-  n += countNumber(o.CCFPrice);
-  n += countNumber(o.TotalDutiesPaidByCustomerPrice);
-  n += countNumber(o.TotalValueForCustoms);
-  n += countNumber(o.USSalesTax);
-  const x297 = o.CustomerDTBreakdown;
-  if (x297 !== undefined) n++;
-  if (x297 !== undefined && x297 !== null) {
-    const r298 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x297);
-    if (r298 !== ACCEPT) return r298;
+  const x417 = o.SameDayDispatchCost;
+  if (x417 !== undefined) {
+    if (x417 !== null && !Number.isFinite(x417)) return REJECT;
+    n++;
   }
-  const x299 = o.MerchantDTBreakdown;
-  if (x299 !== undefined) n++;
-  if (x299 !== undefined && x299 !== null) {
-    const r300 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x299);
-    if (r300 !== ACCEPT) return r300;
+  const x418 = o.TotalDutiesAndTaxesPrice;
+  if (x418 !== undefined) {
+    if (x418 !== null && !Number.isFinite(x418)) return REJECT;
+    n++;
   }
-  n += countNumber(o.ShippingVATRate);
-  n += countNumber(o.CookieConsent);
+  const x419 = o.CCFPrice;
+  if (x419 !== undefined) {
+    if (x419 !== null && !Number.isFinite(x419)) return REJECT;
+    n++;
+  }
+  const x420 = o.TotalDutiesPaidByCustomerPrice;
+  if (x420 !== undefined) {
+    if (x420 !== null && !Number.isFinite(x420)) return REJECT;
+    n++;
+  }
+  const x421 = o.TotalValueForCustoms;
+  if (x421 !== undefined) {
+    if (x421 !== null && !Number.isFinite(x421)) return REJECT;
+    n++;
+  }
+  const x422 = o.USSalesTax;
+  if (x422 !== undefined) {
+    if (x422 !== null && !Number.isFinite(x422)) return REJECT;
+    n++;
+  }
+  const x423 = o.CustomerDTBreakdown;
+  if (x423 !== undefined) n++;
+  if (x423 !== undefined && x423 !== null) {
+    const r424 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x423);
+    if (r424 !== ACCEPT) return r424;
+  }
+  const x425 = o.MerchantDTBreakdown;
+  if (x425 !== undefined) n++;
+  if (x425 !== undefined && x425 !== null) {
+    const r426 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(x425);
+    if (r426 !== ACCEPT) return r426;
+  }
+  const x427 = o.ShippingVATRate;
+  if (x427 !== undefined) {
+    if (x427 !== null && !Number.isFinite(x427)) return REJECT;
+    n++;
+  }
+  const x428 = o.CookieConsent;
+  if (x428 !== undefined) {
+    if (x428 !== null && !Number.isFinite(x428)) return REJECT;
+    n++;
+  }
   n += countString(o.TaxCalculationRule);
   n += countString(o.VATRegistrationNumber);
-  const x301 = o.ImporterDetails;
-  if (x301 !== undefined) n++;
-  if (x301 !== undefined) {
-    if (sealed && typeof x301 === "object" && x301 !== null) sealed = plainValue(x301);
+  const x429 = o.ImporterDetails;
+  if (x429 !== undefined) n++;
+  if (x429 !== undefined) {
+    if (sealed && typeof x429 === "object" && x429 !== null) sealed = plainValue(x429);
   }
-  const x302 = o.GiftCards;
-  if (x302 !== undefined) n++;
-  if (x302 !== undefined) {
-    if (sealed && typeof x302 === "object" && x302 !== null) sealed = plainValue(x302);
+  const x430 = o.GiftCards;
+  if (x430 !== undefined) n++;
+  if (x430 !== undefined) {
+    if (sealed && typeof x430 === "object" && x430 !== null) sealed = plainValue(x430);
   }
-  const x303 = o.Markups;
-  if (x303 !== undefined) n++;
-  if (x303 !== undefined) {
-    if (sealed && typeof x303 === "object" && x303 !== null) sealed = plainValue(x303);
+  const x431 = o.Markups;
+  if (x431 !== undefined) n++;
+  if (x431 !== undefined) {
+    if (sealed && typeof x431 === "object" && x431 !== null) sealed = plainValue(x431);
   }
-  const x304 = o.ReservationRequestId;
-  if (x304 !== undefined) n++;
-  if (x304 !== undefined) {
-    if (sealed && typeof x304 === "object" && x304 !== null) sealed = plainValue(x304);
+  const x432 = o.ReservationRequestId;
+  if (x432 !== undefined) n++;
+  if (x432 !== undefined) {
+    if (sealed && typeof x432 === "object" && x432 !== null) sealed = plainValue(x432);
   }
-  const x305 = o.Subs;
-  if (x305 !== undefined) n++;
-  if (x305 !== undefined && x305 !== null) {
-    if (!Array.isArray(x305)) return REJECT;
-    if (Object.getPrototypeOf(x305) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x305, "__proto__")) sealed = false;
-    for (let i306 = 0; i306 < x305.length; i306++) {
-      const r308 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x305[i306],
+  const x433 = o.Subs;
+  if (x433 !== undefined) n++;
+  if (x433 !== undefined && x433 !== null) {
+    if (!Array.isArray(x433)) return REJECT;
+    if (Object.getPrototypeOf(x433) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x433, "__proto__")) sealed = false;
+    for (let i434 = 0; i434 < x433.length; i434++) {
+      const r436 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x433[i434],
       );
-      if (r308 !== ACCEPT) return r308;
+      if (r436 !== ACCEPT) return r436;
     }
   }
   if (n < 0) return REJECT;
@@ -2941,14 +3450,14 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x309 = o.productsList;
-  if (x309 !== undefined) n++;
-  if (!Array.isArray(x309)) return REJECT;
-  if (Object.getPrototypeOf(x309) !== Array.prototype) return DEFER;
-  if (sealed && ownKey.call(x309, "__proto__")) sealed = false;
-  for (let i310 = 0; i310 < x309.length; i310++) {
-    const r322 = checkCartProduct(x309[i310]);
-    if (r322 !== ACCEPT) return r322;
+  const x437 = o.productsList;
+  if (x437 !== undefined) n++;
+  if (!Array.isArray(x437)) return REJECT;
+  if (Object.getPrototypeOf(x437) !== Array.prototype) return DEFER;
+  if (sealed && ownKey.call(x437, "__proto__")) sealed = false;
+  for (let i438 = 0; i438 < x437.length; i438++) {
+    const r463 = checkCartProduct(x437[i438]);
+    if (r463 !== ACCEPT) return r463;
   }
   n += countString(o.clientIP);
   n += countString(o.clientIp);
@@ -2956,103 +3465,127 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   n += countString(o.cultureCode);
   n += countString(o.currencyCode);
   n += countString(o.originalCurrencyCode);
-  const x323 = o.discountsList;
-  if (x323 !== undefined) n++;
-  if (x323 !== undefined && x323 !== null) {
-    if (!Array.isArray(x323)) return REJECT;
-    if (Object.getPrototypeOf(x323) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x323, "__proto__")) sealed = false;
-    for (let i324 = 0; i324 < x323.length; i324++) {
-      const r329 = checkCartDiscount(x323[i324]);
-      if (r329 !== ACCEPT) return r329;
+  const x464 = o.discountsList;
+  if (x464 !== undefined) n++;
+  if (x464 !== undefined && x464 !== null) {
+    if (!Array.isArray(x464)) return REJECT;
+    if (Object.getPrototypeOf(x464) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x464, "__proto__")) sealed = false;
+    for (let i465 = 0; i465 < x464.length; i465++) {
+      const r474 = checkCartDiscount(x464[i465]);
+      if (r474 !== ACCEPT) return r474;
     }
   }
-  const x330 = o.discountList;
-  if (x330 !== undefined) n++;
-  if (x330 !== undefined && x330 !== null) {
-    if (!Array.isArray(x330)) return REJECT;
-    if (Object.getPrototypeOf(x330) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x330, "__proto__")) sealed = false;
-    for (let i331 = 0; i331 < x330.length; i331++) {
-      const r333 = checkCartDiscount(x330[i331]);
-      if (r333 !== ACCEPT) return r333;
+  const x475 = o.discountList;
+  if (x475 !== undefined) n++;
+  if (x475 !== undefined && x475 !== null) {
+    if (!Array.isArray(x475)) return REJECT;
+    if (Object.getPrototypeOf(x475) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x475, "__proto__")) sealed = false;
+    for (let i476 = 0; i476 < x475.length; i476++) {
+      const r478 = checkCartDiscount(x475[i476]);
+      if (r478 !== ACCEPT) return r478;
     }
   }
   n += countBoolean(o.doNotChargeVAT);
   n += countBoolean(o.isFreeShipping);
-  const x334 = o.freeShippingCouponCode;
-  if (x334 !== undefined) n++;
-  if (x334 !== undefined && x334 !== null) {
-    if (typeof x334 !== "string") return REJECT;
-    if (x334.length > 50) return DEFER;
+  const x479 = o.freeShippingCouponCode;
+  if (x479 !== undefined) n++;
+  if (x479 !== undefined && x479 !== null) {
+    if (typeof x479 !== "string") return REJECT;
+    if (x479.length > 50) return DEFER;
   }
-  n += countNumber(o.hubId);
-  const x335 = o.includeVAT;
-  if (x335 !== undefined) n++;
-  if (x335 !== undefined && x335 !== null) {
-    const r336 = checkCheckoutCartInfoSchema_includeVAT(x335);
-    if (r336 !== ACCEPT) return r336;
+  const x480 = o.hubId;
+  if (x480 !== undefined) {
+    if (x480 !== null && !Number.isFinite(x480)) return REJECT;
+    n++;
   }
-  n += countNumber(o.priceCoefficientRate);
+  const x481 = o.includeVAT;
+  if (x481 !== undefined) n++;
+  if (x481 !== undefined && x481 !== null) {
+    const r482 = checkCheckoutCartInfoSchema_includeVAT(x481);
+    if (r482 !== ACCEPT) return r482;
+  }
+  const x483 = o.priceCoefficientRate;
+  if (x483 !== undefined) {
+    if (x483 !== null && !Number.isFinite(x483)) return REJECT;
+    n++;
+  }
   n += countString(o.loyaltyCode);
-  n += countNumber(o.loyaltyPointsEarned);
-  n += countNumber(o.loyaltyPointsSpent);
-  n += countNumber(o.loyaltyPointsTotal);
+  const x484 = o.loyaltyPointsEarned;
+  if (x484 !== undefined) {
+    if (x484 !== null && !Number.isFinite(x484)) return REJECT;
+    n++;
+  }
+  const x485 = o.loyaltyPointsSpent;
+  if (x485 !== undefined) {
+    if (x485 !== null && !Number.isFinite(x485)) return REJECT;
+    n++;
+  }
+  const x486 = o.loyaltyPointsTotal;
+  if (x486 !== undefined) {
+    if (x486 !== null && !Number.isFinite(x486)) return REJECT;
+    n++;
+  }
   n += countString(o.merchantCartHash);
   n += countString(o.CartHash);
   n += countString(o.cartId);
   n += countString(o.otVoucherCode);
-  n += countNumber(o.otVoucherAmount);
+  const x487 = o.otVoucherAmount;
+  if (x487 !== undefined) {
+    if (x487 !== null && !Number.isFinite(x487)) return REJECT;
+    n++;
+  }
   n += countString(o.otVoucherCurrencyCode);
   n += countString(o.paymentInstallments);
-  const x337 = o.billingDetails;
-  if (x337 !== undefined) n++;
-  if (x337 !== undefined && x337 !== null) {
-    const r346 = checkUserDetails(x337);
-    if (r346 !== ACCEPT) return r346;
+  const x488 = o.billingDetails;
+  if (x488 !== undefined) n++;
+  if (x488 !== undefined && x488 !== null) {
+    const r497 = checkUserDetails(x488);
+    if (r497 !== ACCEPT) return r497;
   }
-  const x347 = o.shippingDetails;
-  if (x347 !== undefined) n++;
-  if (x347 !== undefined && x347 !== null) {
-    const r348 = checkUserDetails(x347);
-    if (r348 !== ACCEPT) return r348;
+  const x498 = o.shippingDetails;
+  if (x498 !== undefined) n++;
+  if (x498 !== undefined && x498 !== null) {
+    const r499 = checkUserDetails(x498);
+    if (r499 !== ACCEPT) return r499;
   }
-  const x349 = o.userDetails;
-  if (x349 !== undefined) n++;
-  if (x349 !== undefined && x349 !== null) {
-    const r350 = checkUserDetails(x349);
-    if (r350 !== ACCEPT) return r350;
+  const x500 = o.userDetails;
+  if (x500 !== undefined) n++;
+  if (x500 !== undefined && x500 !== null) {
+    const r501 = checkUserDetails(x500);
+    if (r501 !== ACCEPT) return r501;
   }
-  const x351 = o.shippingOptionsList;
-  if (x351 !== undefined) n++;
-  if (x351 !== undefined && x351 !== null) {
-    if (!Array.isArray(x351)) return REJECT;
-    if (Object.getPrototypeOf(x351) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x351, "__proto__")) sealed = false;
-    for (let i352 = 0; i352 < x351.length; i352++) {
-      const r354 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x351[i352],
+  const x502 = o.shippingOptionsList;
+  if (x502 !== undefined) n++;
+  if (x502 !== undefined && x502 !== null) {
+    if (!Array.isArray(x502)) return REJECT;
+    if (Object.getPrototypeOf(x502) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x502, "__proto__")) sealed = false;
+    for (let i503 = 0; i503 < x502.length; i503++) {
+      const r505 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
+        x502[i503],
       );
-      if (r354 !== ACCEPT) return r354;
+      if (r505 !== ACCEPT) return r505;
     }
   }
-  const x355 = o.urlParameters;
-  if (x355 !== undefined) n++;
-  if (x355 !== undefined && x355 !== null) {
-    if (!Array.isArray(x355)) return REJECT;
-    if (Object.getPrototypeOf(x355) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x355, "__proto__")) sealed = false;
-    for (let i356 = 0; i356 < x355.length; i356++) {
-      const r358 = checkKeyValuePair(x355[i356]);
-      if (r358 !== ACCEPT) return r358;
+  const x506 = o.urlParameters;
+  if (x506 !== undefined) n++;
+  if (x506 !== undefined && x506 !== null) {
+    if (!Array.isArray(x506)) return REJECT;
+    if (Object.getPrototypeOf(x506) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x506, "__proto__")) sealed = false;
+    for (let i507 = 0; i507 < x506.length; i507++) {
+      const r509 = checkKeyValuePair(x506[i507]);
+      if (r509 !== ACCEPT) return r509;
     }
   }
   n += countString(o.vatRegistrationNumber);
-  const x359 = o.webStoreCode;
-  if (x359 !== undefined) n++;
-  if (x359 !== undefined && x359 !== null) {
-    if (typeof x359 !== "string") return REJECT;
-    if (x359.length > 100) return DEFER;
+  const x510 = o.webStoreCode;
+  if (x510 !== undefined) n++;
+  if (x510 !== undefined && x510 !== null) {
+    if (typeof x510 !== "string") return REJECT;
+    if (x510.length > 100) return DEFER;
   }
   n += countString(o.webStoreInstanceCode);
   n += countBoolean(o.allowMailsFromMerchant);
@@ -3114,49 +3647,97 @@ function checkCartProduct(v: unknown): Verdict {
   n += countString(o.Description);
   n += countString(o.URL);
   n += countString(o.ImageURL);
-  n += countNumber(o.ListPrice);
-  n += countNumber(o.OriginalListPrice);
-  n += countNumber(o.SalePrice);
-  n += countNumber(o.OriginalSalePrice);
+  const x440 = o.ListPrice;
+  if (x440 !== undefined) {
+    if (x440 !== null && !Number.isFinite(x440)) return REJECT;
+    n++;
+  }
+  const x441 = o.OriginalListPrice;
+  if (x441 !== undefined) {
+    if (x441 !== null && !Number.isFinite(x441)) return REJECT;
+    n++;
+  }
+  const x442 = o.SalePrice;
+  if (x442 !== undefined) {
+    if (x442 !== null && !Number.isFinite(x442)) return REJECT;
+    n++;
+  }
+  const x443 = o.OriginalSalePrice;
+  if (x443 !== undefined) {
+    if (x443 !== null && !Number.isFinite(x443)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsFixedPrice);
-  n += countNumber(o.OrderedQuantity);
-  const x312 = o.VATRateType;
-  if (x312 !== undefined) n++;
-  if (x312 !== undefined && x312 !== null) {
-    const r313 = checkVatRateType(x312);
-    if (r313 !== ACCEPT) return r313;
+  const x444 = o.OrderedQuantity;
+  if (x444 !== undefined) {
+    if (x444 !== null && !Number.isFinite(x444)) return REJECT;
+    n++;
   }
-  const x314 = o.LocalVATRateType;
-  if (x314 !== undefined) n++;
-  if (x314 !== undefined && x314 !== null) {
-    const r315 = checkVatRateType(x314);
-    if (r315 !== ACCEPT) return r315;
+  const x445 = o.VATRateType;
+  if (x445 !== undefined) n++;
+  if (x445 !== undefined && x445 !== null) {
+    const r447 = checkVatRateType(x445);
+    if (r447 !== ACCEPT) return r447;
   }
-  const x316 = o.Attributes;
-  if (x316 !== undefined) n++;
-  if (x316 !== undefined && x316 !== null) {
-    if (!Array.isArray(x316)) return REJECT;
-    if (Object.getPrototypeOf(x316) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x316, "__proto__")) sealed = false;
-    for (let i317 = 0; i317 < x316.length; i317++) {
-      const r319 = checkCartProductAttribute(x316[i317]);
-      if (r319 !== ACCEPT) return r319;
+  const x448 = o.LocalVATRateType;
+  if (x448 !== undefined) n++;
+  if (x448 !== undefined && x448 !== null) {
+    const r449 = checkVatRateType(x448);
+    if (r449 !== ACCEPT) return r449;
+  }
+  const x450 = o.Attributes;
+  if (x450 !== undefined) n++;
+  if (x450 !== undefined && x450 !== null) {
+    if (!Array.isArray(x450)) return REJECT;
+    if (Object.getPrototypeOf(x450) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x450, "__proto__")) sealed = false;
+    for (let i451 = 0; i451 < x450.length; i451++) {
+      const r453 = checkCartProductAttribute(x450[i451]);
+      if (r453 !== ACCEPT) return r453;
     }
   }
   n += countString(o.ProductClassCode);
-  n += countNumber(o.PriceCoefficientRate);
-  const x320 = o.MetaData;
-  if (x320 !== undefined) n++;
-  if (x320 !== undefined && x320 !== null) {
-    const r321 = checkProductMetaData(x320);
-    if (r321 !== ACCEPT) return r321;
+  const x454 = o.PriceCoefficientRate;
+  if (x454 !== undefined) {
+    if (x454 !== null && !Number.isFinite(x454)) return REJECT;
+    n++;
   }
-  n += countNumber(o.Weight);
-  n += countNumber(o.Height);
-  n += countNumber(o.Width);
-  n += countNumber(o.Length);
-  n += countNumber(o.ImageHeight);
-  n += countNumber(o.ImageWidth);
+  const x455 = o.MetaData;
+  if (x455 !== undefined) n++;
+  if (x455 !== undefined && x455 !== null) {
+    const r456 = checkProductMetaData(x455);
+    if (r456 !== ACCEPT) return r456;
+  }
+  const x457 = o.Weight;
+  if (x457 !== undefined) {
+    if (x457 !== null && !Number.isFinite(x457)) return REJECT;
+    n++;
+  }
+  const x458 = o.Height;
+  if (x458 !== undefined) {
+    if (x458 !== null && !Number.isFinite(x458)) return REJECT;
+    n++;
+  }
+  const x459 = o.Width;
+  if (x459 !== undefined) {
+    if (x459 !== null && !Number.isFinite(x459)) return REJECT;
+    n++;
+  }
+  const x460 = o.Length;
+  if (x460 !== undefined) {
+    if (x460 !== null && !Number.isFinite(x460)) return REJECT;
+    n++;
+  }
+  const x461 = o.ImageHeight;
+  if (x461 !== undefined) {
+    if (x461 !== null && !Number.isFinite(x461)) return REJECT;
+    n++;
+  }
+  const x462 = o.ImageWidth;
+  if (x462 !== undefined) {
+    if (x462 !== null && !Number.isFinite(x462)) return REJECT;
+    n++;
+  }
   n += countBoolean(o.IsVirtual);
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartProduct_keys);
@@ -3202,7 +3783,11 @@ function checkVatRateType(v: unknown): Verdict {
   let n = 0;
   n += countString(o.VATRateTypeCode);
   n += countString(o.Name);
-  n += countNumber(o.Rate);
+  const x446 = o.Rate;
+  if (x446 !== undefined) {
+    if (x446 !== null && !Number.isFinite(x446)) return REJECT;
+    n++;
+  }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkVatRateType_keys);
   return ACCEPT;
@@ -3240,32 +3825,48 @@ function checkCartDiscount(v: unknown): Verdict {
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  n += countNumber(o.OriginalDiscountValue);
-  n += countNumber(o.DiscountValue);
-  n += countNumber(o.VATRate);
-  n += countNumber(o.LocalVATRate);
+  const x467 = o.OriginalDiscountValue;
+  if (x467 !== undefined) {
+    if (x467 !== null && !Number.isFinite(x467)) return REJECT;
+    n++;
+  }
+  const x468 = o.DiscountValue;
+  if (x468 !== undefined) {
+    if (x468 !== null && !Number.isFinite(x468)) return REJECT;
+    n++;
+  }
+  const x469 = o.VATRate;
+  if (x469 !== undefined) {
+    if (x469 !== null && !Number.isFinite(x469)) return REJECT;
+    n++;
+  }
+  const x470 = o.LocalVATRate;
+  if (x470 !== undefined) {
+    if (x470 !== null && !Number.isFinite(x470)) return REJECT;
+    n++;
+  }
   n += countString(o.Name);
   n += countString(o.Description);
-  const x326 = o.CouponCode;
-  if (x326 !== undefined) n++;
-  if (x326 !== undefined && x326 !== null) {
-    if (typeof x326 !== "string") return REJECT;
-    if (x326.length > 100) return DEFER;
+  const x471 = o.CouponCode;
+  if (x471 !== undefined) n++;
+  if (x471 !== undefined && x471 !== null) {
+    if (typeof x471 !== "string") return REJECT;
+    if (x471.length > 100) return DEFER;
   }
   n += countString(o.ProductCartItemId);
   n += countString(o.DiscountCode);
   n += countString(o.LoyaltyVoucherCode);
-  const x327 = o.DiscountType;
-  if (x327 !== undefined) n++;
-  if (x327 !== undefined && x327 !== null) {
-    if (!Number.isFinite(x327)) return REJECT;
-    if (!Number.isSafeInteger(x327)) return REJECT;
+  const x472 = o.DiscountType;
+  if (x472 !== undefined) n++;
+  if (x472 !== undefined && x472 !== null) {
+    if (!Number.isFinite(x472)) return REJECT;
+    if (!Number.isSafeInteger(x472)) return REJECT;
   }
-  const x328 = o.CalculationMode;
-  if (x328 !== undefined) n++;
-  if (x328 !== undefined && x328 !== null) {
-    if (!Number.isFinite(x328)) return REJECT;
-    if (!Number.isSafeInteger(x328)) return REJECT;
+  const x473 = o.CalculationMode;
+  if (x473 !== undefined) n++;
+  if (x473 !== undefined && x473 !== null) {
+    if (!Number.isFinite(x473)) return REJECT;
+    if (!Number.isSafeInteger(x473)) return REJECT;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartDiscount_keys);
@@ -3340,23 +3941,23 @@ function checkUserDetails(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x338 = o.UserIdNumberType;
-  if (x338 !== undefined) n++;
-  if (x338 !== undefined && x338 !== null) {
-    const r339 = checkUserIdNumberType(x338);
-    if (r339 !== ACCEPT) return r339;
+  const x489 = o.UserIdNumberType;
+  if (x489 !== undefined) n++;
+  if (x489 !== undefined && x489 !== null) {
+    const r490 = checkUserIdNumberType(x489);
+    if (r490 !== ACCEPT) return r490;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
-  const x340 = o.AddressDetails;
-  if (x340 !== undefined) n++;
-  if (x340 !== undefined && x340 !== null) {
-    if (!Array.isArray(x340)) return REJECT;
-    if (Object.getPrototypeOf(x340) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x340, "__proto__")) sealed = false;
-    for (let i341 = 0; i341 < x340.length; i341++) {
-      const r345 = checkAddressBookEntry(x340[i341]);
-      if (r345 !== ACCEPT) return r345;
+  const x491 = o.AddressDetails;
+  if (x491 !== undefined) n++;
+  if (x491 !== undefined && x491 !== null) {
+    if (!Array.isArray(x491)) return REJECT;
+    if (Object.getPrototypeOf(x491) !== Array.prototype) return DEFER;
+    if (sealed && ownKey.call(x491, "__proto__")) sealed = false;
+    for (let i492 = 0; i492 < x491.length; i492++) {
+      const r496 = checkAddressBookEntry(x491[i492]);
+      if (r496 !== ACCEPT) return r496;
     }
   }
   if (n < 0) return REJECT;
@@ -3446,11 +4047,11 @@ function checkAddressBookEntry(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x343 = o.UserIdNumberType;
-  if (x343 !== undefined) n++;
-  if (x343 !== undefined && x343 !== null) {
-    const r344 = checkUserIdNumberType(x343);
-    if (r344 !== ACCEPT) return r344;
+  const x494 = o.UserIdNumberType;
+  if (x494 !== undefined) n++;
+  if (x494 !== undefined && x494 !== null) {
+    const r495 = checkUserIdNumberType(x494);
+    if (r495 !== ACCEPT) return r495;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
