@@ -9,7 +9,13 @@ import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
-import { type IdempotencyStore, positiveMs, TIMER_BOUND, timerMs } from "./store.js";
+import {
+  type IdempotencyStore,
+  isUnreadableRecordError,
+  positiveMs,
+  TIMER_BOUND,
+  timerMs,
+} from "./store.js";
 
 export interface IdempotencyOptions<TPayload> {
   /**
@@ -209,15 +215,20 @@ function stored(text: string, key: string): Outcome {
     decode(text);
     return { kind: "result", text };
   } catch (error) {
-    return {
-      kind: "threw",
-      error: new IdempotencyStoreError(
-        `read back the unreadable idempotency record under ${key}`,
-        error,
-        "every delivery of this key is refused until that record is deleted or expires",
-      ),
-    };
+    return unreadableRecord(key, error);
   }
+}
+
+/** The refusal of a record that cannot be read back, with or without `failOpen`. */
+function unreadableRecord(key: string, error: unknown): Outcome {
+  return {
+    kind: "threw",
+    error: new IdempotencyStoreError(
+      `read back the unreadable idempotency record under ${key}`,
+      error,
+      "every delivery of this key is refused until that record is deleted or expires",
+    ),
+  };
 }
 
 /**
@@ -522,6 +533,8 @@ export function withIdempotency<TPayload, TResult>(
     payload: TPayload,
     context: Context,
   ): Promise<Outcome> {
+    // A record the store holds but cannot read (the Redis scripts refuse it): the function ran.
+    if (isUnreadableRecordError(error)) return unreadableRecord(key, error);
     if (!failOpen) return { kind: "threw", error: new IdempotencyStoreError(operation, error) };
     report(
       context,

@@ -148,8 +148,8 @@ function whenTheServerGoesDown(
 
 /**
  * A record the store holds but that cannot be read back (written by something else, damaged):
- * every delivery is refused 500 without running the function, and onError names the record to
- * delete. `put` stores `value` under the key of `orderId`'s payment.
+ * every delivery is refused 500 without running the function, with failOpen or without, and
+ * onError names the record to delete. `put` stores `value` under the key of `orderId`'s payment.
  */
 async function anUnreadableRecordIsNamed(
   store: IdempotencyStore,
@@ -158,11 +158,16 @@ async function anUnreadableRecordIsNamed(
 ): Promise<void> {
   const { fn, count } = charges();
   const { failures, onError } = collector();
-  const handler = createPerformOrderPaymentHandler(withIdempotency(fn, { store }), {
-    auth: false,
-    onError,
-  });
-  for (const value of values) {
+  // With failOpen too: the record is there, so the function ran; it must not run again.
+  const handlers = [false, true].map((failOpen) =>
+    createPerformOrderPaymentHandler(withIdempotency(fn, { store, failOpen }), {
+      auth: false,
+      onError,
+    }),
+  );
+  for (const [value, handler] of values.flatMap((value) =>
+    handlers.map((h) => [value, h] as const),
+  )) {
     // No long run of digits: one that passes the Luhn check would be masked in the report.
     const OrderId = `GE-UNREADABLE-${++sequence}`;
     const body = JSON.stringify({ ...JSON.parse(paymentText), OrderId });
