@@ -264,7 +264,7 @@ function report(context: CallbackContext<unknown>, reason: string, error?: unkno
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
     .reportFailure;
   if (typeof reportFailure === "function") reportFailure(`withIdempotency: ${reason}`, error);
-  else console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
+  else reporterOf(context)(reason, error);
 }
 
 /** Reports to the handler's `onError` after the answer went out. */

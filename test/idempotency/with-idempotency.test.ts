@@ -1,6 +1,6 @@
 /** withIdempotency's semantics over any store, in one process and across "instances" sharing a store. */
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type CallbackContext,
   type CallbackFailure,
@@ -674,6 +674,43 @@ describe("withIdempotency when the record cannot be written after the function s
     expect(failures.map((failure) => failure.reason)).toEqual([
       expect.stringContaining("could not record the result"),
     ]);
+  });
+});
+
+describe("withIdempotency called with a context of your own (no onError)", () => {
+  it("writes its reports to stderr with card numbers masked, in the delivery and after it", async () => {
+    const card = "4111111111111111";
+    const { store, failing } = instrumented();
+    failing.add("complete");
+    failing.add("renew");
+    const written: string[] = [];
+    const error = vi.spyOn(console, "error").mockImplementation((text: unknown) => {
+      written.push(String(text));
+    });
+    try {
+      const pay = withIdempotency(
+        async () => {
+          await sleep(60);
+          return { InternalOrderId: "M-1", PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+        },
+        { store, leaseMs: 90, key: () => `order ${card}` },
+      );
+      const payload = { OrderId: "GE-OWN-1" } as never;
+      await pay(payload, contextFor("PerformOrderPayment", payload) as never);
+    } finally {
+      error.mockRestore();
+    }
+    // In the delivery (the record refused) and after it (a renewal refused while it ran).
+    expect(written).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("could not renew the lease"),
+        expect.stringContaining("could not record the result"),
+      ]),
+    );
+    for (const text of written) {
+      expect(text).toMatch(/^\[crossborder-callbacks\] withIdempotency: /);
+      expect(text).not.toContain(card);
+    }
   });
 });
 
