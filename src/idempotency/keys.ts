@@ -6,6 +6,7 @@
 import { sha256Text } from "../auth/digest.js";
 import type { CallbackContext } from "../core/engine.js";
 import { isRecord } from "../core/objects.js";
+import { hasControlCharacter } from "../core/text.js";
 import { MAX_KEY_LENGTH } from "./store.js";
 
 /** Derives the key of a delivery; `undefined` runs the function without deduplication. */
@@ -148,15 +149,6 @@ export async function defaultIdempotencyKey(
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Whether a key holds control characters (NUL among them), which some stores refuse. */
-function hasControl(key: string): boolean {
-  for (let i = 0; i < key.length; i++) {
-    const code = key.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
-}
-
 /**
  * Whether a key holds a lone surrogate (ill-formed UTF-16): encoded as UTF-8 (by the byte round
  * trip below, and by the Redis and PostgreSQL clients) each becomes U+FFFD, so two keys differing
@@ -175,7 +167,8 @@ function hasLoneSurrogate(key: string): boolean {
 
 /**
  * The key a store receives: the callback, then the derived key; hashed when longer than
- * `MAX_KEY_LENGTH` or when it holds control characters or lone surrogates. Built through a byte
+ * `MAX_KEY_LENGTH` or when it holds control characters (NUL among them, which some stores refuse)
+ * or lone surrogates. Built through a byte
  * round trip, so that the stored string is one flat sequence and not a rope of the pieces it was
  * concatenated from (which would keep them all).
  */
@@ -183,7 +176,7 @@ export async function storedKey(callback: string, key: string): Promise<string> 
   let stored = `${callback}:${key}`;
   // A lone surrogate is hashed in its JSON escape (`\ud800`), as hashing encodes UTF-8 too.
   const lone = hasLoneSurrogate(key);
-  if (stored.length > MAX_KEY_LENGTH || hasControl(key) || lone)
+  if (stored.length > MAX_KEY_LENGTH || hasControlCharacter(key) || lone)
     stored = `${callback}:#${await sha256Text(lone ? JSON.stringify(key) : key, "base64url")}`;
   return decoder.decode(encoder.encode(stored));
 }

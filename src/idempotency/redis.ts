@@ -8,7 +8,12 @@
  * against the server's clock, by the time written in it). Every operation is one Lua script, so
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+import {
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  UnreadableRecordError,
+} from "./store.js";
 
 /** The official `redis` client (v4 and later): `createClient()` or `createCluster()`. */
 export interface NodeRedisLikeClient {
@@ -41,6 +46,9 @@ export interface RedisIdempotencyStoreOptions {
   readonly prefix?: string | undefined;
 }
 
+/** How the scripts' error reply for an unreadable value begins (after `ERR `). */
+const UNREADABLE_REPLY = "unreadable idempotency record under";
+
 /** The server's clock in milliseconds. */
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
@@ -53,7 +61,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  */
 const READ = `local UNREADABLE = {}
 local function unreadable(key)
-  return redis.error_reply('ERR unreadable idempotency record under ' .. key .. ': delete the key to let the next delivery run')
+  return redis.error_reply('ERR ${UNREADABLE_REPLY} ' .. key .. ': delete the key to let the next delivery run')
 end
 local function read(key, now)
   local v = redis.call('GET', key)
@@ -206,11 +214,18 @@ export function createRedisIdempotencyStore(
     }
     const keys = [`${prefix}${key}`];
     try {
-      return await send(undefined, await sha, keys, args);
+      try {
+        return await send(undefined, await sha, keys, args);
+      } catch (error) {
+        if (!String((error as Error)?.message ?? error).includes("NOSCRIPT")) throw error;
+        // EVAL also loads the script, so the next EVALSHA finds it.
+        return await send(SCRIPTS[name], await sha, keys, args);
+      }
     } catch (error) {
-      if (!String((error as Error)?.message ?? error).includes("NOSCRIPT")) throw error;
-      // EVAL also loads the script, so the next EVALSHA finds it.
-      return send(SCRIPTS[name], await sha, keys, args);
+      // The scripts' own refusal of a value they cannot read: a record, not the store failing.
+      const message = String((error as Error)?.message ?? error);
+      if (message.includes(UNREADABLE_REPLY)) throw new UnreadableRecordError(message);
+      throw error;
     }
   }
 

@@ -55,6 +55,20 @@ export interface IdempotencyStore {
   release(key: string, owner: string): Awaitable<boolean>;
 }
 
+/**
+ * A store's error for a record it holds but cannot read (written by something else, damaged), as
+ * the Redis store throws it: `withIdempotency` refuses the delivery for it with or without
+ * `failOpen`, as it does a record it cannot decode, since the function ran once already.
+ */
+export class UnreadableRecordError extends Error {
+  override readonly name = "UnreadableRecordError";
+}
+
+/** Whether `error` is an `UnreadableRecordError` (by name: each bundle may hold its own class). */
+export function isUnreadableRecordError(error: unknown): boolean {
+  return error instanceof Error && error.name === "UnreadableRecordError";
+}
+
 /** The longest key a store receives; longer keys are hashed by `withIdempotency` before. */
 export const MAX_KEY_LENGTH = 250;
 

@@ -9,7 +9,13 @@ import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
-import { type IdempotencyStore, positiveMs, TIMER_BOUND, timerMs } from "./store.js";
+import {
+  type IdempotencyStore,
+  isUnreadableRecordError,
+  positiveMs,
+  TIMER_BOUND,
+  timerMs,
+} from "./store.js";
 
 export interface IdempotencyOptions<TPayload> {
   /**
@@ -113,14 +119,24 @@ async function within<T>(promise: T | Promise<T>, ms: number, what: string): Pro
 }
 
 /**
- * A store call, and whether it has settled: a call that timed out is not abandoned but kept, so
- * that the loops retrying in the background send the next one only once it settled (a client
- * such as node-redis queues calls while disconnected and sends them all when it reconnects), and
- * a claim that lands after its delivery gave up can be released.
+ * A store call, when it was sent, and whether it has settled: a call that timed out is kept, so
+ * that the loops retrying in the background do not send the next one while it may still answer
+ * (a client such as node-redis queues calls while disconnected and sends them all when it
+ * reconnects), and a claim that lands after its delivery gave up can be released.
  */
 interface Flight<T> {
   readonly promise: Promise<T>;
+  readonly sentAt: number;
   settled: "no" | "resolved" | "rejected";
+}
+
+/**
+ * Whether a call still holds back the next one: unsettled and sent less than `ms` ago. Past that
+ * it counts as lost (a pooled connection that died silently answers nothing for minutes), so that
+ * one call that never settles cannot stop the loop.
+ */
+function holdsBack(flight: Flight<unknown> | undefined, ms: number): boolean {
+  return flight?.settled === "no" && Date.now() - flight.sentAt < ms;
 }
 
 function fly<T>(operation: () => T | Promise<T>): Flight<T> {
@@ -130,7 +146,7 @@ function fly<T>(operation: () => T | Promise<T>): Flight<T> {
   } catch (error) {
     promise = Promise.reject(error);
   }
-  const flight: Flight<T> = { promise, settled: "no" };
+  const flight: Flight<T> = { promise, sentAt: Date.now(), settled: "no" };
   promise.then(
     () => {
       flight.settled = "resolved";
@@ -199,15 +215,20 @@ function stored(text: string, key: string): Outcome {
     decode(text);
     return { kind: "result", text };
   } catch (error) {
-    return {
-      kind: "threw",
-      error: new IdempotencyStoreError(
-        `read back the unreadable idempotency record under ${key}`,
-        error,
-        "every delivery of this key is refused until that record is deleted or expires",
-      ),
-    };
+    return unreadableRecord(key, error);
   }
+}
+
+/** The refusal of a record that cannot be read back, with or without `failOpen`. */
+function unreadableRecord(key: string, error: unknown): Outcome {
+  return {
+    kind: "threw",
+    error: new IdempotencyStoreError(
+      `read back the unreadable idempotency record under ${key}`,
+      error,
+      "every delivery of this key is refused until that record is deleted or expires",
+    ),
+  };
 }
 
 /**
@@ -243,7 +264,7 @@ function report(context: CallbackContext<unknown>, reason: string, error?: unkno
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
     .reportFailure;
   if (typeof reportFailure === "function") reportFailure(`withIdempotency: ${reason}`, error);
-  else console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
+  else reporterOf(context)(reason, error);
 }
 
 /** Reports to the handler's `onError` after the answer went out. */
@@ -315,32 +336,41 @@ export function withIdempotency<TPayload, TResult>(
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
     let renewing: Flight<boolean> | undefined;
-    const timer = setInterval(
-      async () => {
-        // One renewal at a time: while the last one is unanswered, none is sent (nor queued).
-        if (renewing?.settled === "no") return;
-        const flight = fly(() => store.renew(key, owner, leaseMs));
-        renewing = flight;
-        try {
-          const renewed = await within(flight.promise, storeTimeoutMs, "renew");
-          if (renewed || phase === "stopped") return;
-          // Once recording, a refused renewal may be this run's own record landing: complete tells.
-          if (phase === "running") {
-            tell(
-              `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
-            );
-          }
-          stop();
-        } catch (error) {
-          // While recording, the failure to write the record is reported already.
-          if (phase === "running" && !reported) {
-            reported = true;
-            tell(`could not renew the lease on ${key}`, error);
-          }
+    const every = Math.max(1, Math.floor(leaseMs / 3));
+    // The lease surely ended in the store by then (granted before its answer arrived here).
+    let heldUntil = Date.now() + leaseMs;
+    const timer = setInterval(async () => {
+      // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
+      // (or a tick) failed, and the next is sent, or one that never settles would let the lease
+      // expire while the function runs (and another instance run it again).
+      if (holdsBack(renewing, Math.min(storeTimeoutMs, every))) return;
+      // No renewal answered for a whole lease: the store let it expire and refuses any other;
+      // sending more would only queue them in a client waiting to reconnect.
+      if (Date.now() >= heldUntil) {
+        stop();
+        return;
+      }
+      const flight = fly(() => store.renew(key, owner, leaseMs));
+      renewing = flight;
+      try {
+        const renewed = await within(flight.promise, storeTimeoutMs, "renew");
+        if (renewed) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+        if (renewed || phase === "stopped") return;
+        // Once recording, a refused renewal may be this run's own record landing: complete tells.
+        if (phase === "running") {
+          tell(
+            `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
+          );
         }
-      },
-      Math.max(1, Math.floor(leaseMs / 3)),
-    );
+        stop();
+      } catch (error) {
+        // While recording, the failure to write the record is reported already.
+        if (phase === "running" && !reported) {
+          reported = true;
+          tell(`could not renew the lease on ${key}`, error);
+        }
+      }
+    }, every);
     unref(timer);
     function stop(): void {
       phase = "stopped";
@@ -381,7 +411,8 @@ export function withIdempotency<TPayload, TResult>(
    * Writes a result the store refused, with backoff (at most a third of the lease between tries),
    * renewing the lease meanwhile, until it lands or the record would have expired. One write at a
    * time, starting with the one that failed: an unanswered write is awaited again (and its late
-   * answer used), and a new one is sent only once the last one failed.
+   * answer used), and a new one is sent once the last one failed, or went unanswered for a whole
+   * lease (one that never settles must not keep the record from landing).
    */
   function completeLater(
     key: string,
@@ -397,7 +428,12 @@ export function withIdempotency<TPayload, TResult>(
     let writing = first;
     const attempt = async (): Promise<void> => {
       try {
-        if (writing.settled === "rejected") writing = record(key, owner, text);
+        if (
+          writing.settled === "rejected" ||
+          (writing.settled === "no" && !holdsBack(writing, leaseMs))
+        ) {
+          writing = record(key, owner, text);
+        }
         const done = await within(writing.promise, storeTimeoutMs, "complete");
         lease.stop();
         unsaved.delete(key);
@@ -497,6 +533,8 @@ export function withIdempotency<TPayload, TResult>(
     payload: TPayload,
     context: Context,
   ): Promise<Outcome> {
+    // A record the store holds but cannot read (the Redis scripts refuse it): the function ran.
+    if (isUnreadableRecordError(error)) return unreadableRecord(key, error);
     if (!failOpen) return { kind: "threw", error: new IdempotencyStoreError(operation, error) };
     report(
       context,

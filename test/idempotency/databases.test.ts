@@ -148,8 +148,8 @@ function whenTheServerGoesDown(
 
 /**
  * A record the store holds but that cannot be read back (written by something else, damaged):
- * every delivery is refused 500 without running the function, and onError names the record to
- * delete. `put` stores `value` under the key of `orderId`'s payment.
+ * every delivery is refused 500 without running the function, with failOpen or without, and
+ * onError names the record to delete. `put` stores `value` under the key of `orderId`'s payment.
  */
 async function anUnreadableRecordIsNamed(
   store: IdempotencyStore,
@@ -158,11 +158,16 @@ async function anUnreadableRecordIsNamed(
 ): Promise<void> {
   const { fn, count } = charges();
   const { failures, onError } = collector();
-  const handler = createPerformOrderPaymentHandler(withIdempotency(fn, { store }), {
-    auth: false,
-    onError,
-  });
-  for (const value of values) {
+  // With failOpen too: the record is there, so the function ran; it must not run again.
+  const handlers = [false, true].map((failOpen) =>
+    createPerformOrderPaymentHandler(withIdempotency(fn, { store, failOpen }), {
+      auth: false,
+      onError,
+    }),
+  );
+  for (const [value, handler] of values.flatMap((value) =>
+    handlers.map((h) => [value, h] as const),
+  )) {
     // No long run of digits: one that passes the Luhn check would be masked in the report.
     const OrderId = `GE-UNREADABLE-${++sequence}`;
     const body = JSON.stringify({ ...JSON.parse(paymentText), OrderId });
@@ -459,6 +464,88 @@ describe("PostgreSQL (initdb + postgres)", () => {
       ),
     );
   });
+
+  /**
+   * Stops (SIGSTOP) the backend of the connection a pool of two hands out next, as a connection
+   * that died silently: a query sent on it never settles, and the next goes through the other.
+   */
+  async function stopNextConnection(two: pg.Pool): Promise<() => void> {
+    const client = await two.connect();
+    const pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
+    // Released last, so handed out first (pg-pool takes its idle clients last in, first out).
+    client.release();
+    process.kill(pid, "SIGSTOP");
+    return () => process.kill(pid, "SIGCONT");
+  }
+
+  it("renews through another connection while one renewal never settles: a repeat four leases later is answered 503, never run again", async () => {
+    const two = new pg.Pool({ connectionString: server.url, max: 2 });
+    two.on("error", () => undefined);
+    const store = createPostgresIdempotencyStore(two);
+    await store.ready();
+    await Promise.all([two.query("SELECT 1"), two.query("SELECT 1")]);
+    let resume = () => {};
+    const { fn, count } = charges(async () => {
+      resume = await stopNextConnection(two);
+      await new Promise((resolve) => setTimeout(resolve, 2_400));
+    });
+    const options = { store, leaseMs: 600, storeTimeoutMs: 200, waitMs: 300 };
+    const body = payment();
+    try {
+      const first = createPerformOrderPaymentHandler(withIdempotency(fn, options), {
+        auth: false,
+        onError: collector().onError,
+      }).handle(post(body));
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const other = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { ...options, store: createPostgresIdempotencyStore(pool) }),
+        { auth: false, onError: collector().onError },
+      );
+      const repeat = await other.handle(post(body));
+      expect(repeat.status).toBe(503);
+      expect(json(repeat)).toMatchObject({ ErrorCode: "DELIVERY_IN_PROGRESS" });
+      expect((await first).status).toBe(200);
+      expect(count()).toBe(1);
+    } finally {
+      resume();
+      await two.end();
+    }
+  }, 15_000);
+
+  it("records through another connection while one record write never settles", async () => {
+    const two = new pg.Pool({ connectionString: server.url, max: 2 });
+    two.on("error", () => undefined);
+    const store = createPostgresIdempotencyStore(two);
+    await store.ready();
+    await Promise.all([two.query("SELECT 1"), two.query("SELECT 1")]);
+    let resume = () => {};
+    // Stopped as the function returns: the record write is the next query.
+    const { fn, count } = charges(async () => {
+      resume = await stopNextConnection(two);
+    });
+    const { failures, onError } = collector();
+    const body = payment();
+    try {
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(fn, { store, leaseMs: 900, storeTimeoutMs: 200 }),
+        { auth: false, onError },
+      );
+      const first = await handler.handle(post(body));
+      expect(first.status).toBe(200);
+      const { OrderId } = JSON.parse(body) as { OrderId: string };
+      const reader = createPostgresIdempotencyStore(pool);
+      await expect
+        .poll(() => reader.get(`PerformOrderPayment:${OrderId}`), { timeout: 5_000 })
+        .toMatchObject({ state: "completed" });
+      expect(count()).toBe(1);
+      expect(failures.map((failure) => failure.reason)).toEqual([
+        expect.stringContaining("could not record the result"),
+      ]);
+    } finally {
+      resume();
+      await two.end();
+    }
+  }, 15_000);
 
   it("creates its table once when ten instances start at the same moment", async () => {
     const stores = Array.from({ length: 10 }, () =>

@@ -1,6 +1,6 @@
 /** withIdempotency's semantics over any store, in one process and across "instances" sharing a store. */
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type CallbackContext,
   type CallbackFailure,
@@ -575,6 +575,80 @@ describe("withIdempotency when the record cannot be written after the function s
     expect(failures).toHaveLength(1);
   });
 
+  it("sends a new renewal when one never settles: a repeat on another instance four leases later is answered 503, never run again", async () => {
+    // A memory store whose first renewal goes out on a pooled connection that died silently.
+    const inner = createMemoryIdempotencyStore();
+    let renewals = 0;
+    const store: IdempotencyStore = {
+      ...inner,
+      renew: (...args) =>
+        ++renewals === 1 ? new Promise<boolean>(() => {}) : inner.renew(...args),
+    };
+    let charges = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const charge = async () => {
+      if (++charges === 1) await finished;
+      return answer;
+    };
+    const options = { store, leaseMs: 300, storeTimeoutMs: 50, waitMs: 200 };
+    const a = collector();
+    const b = collector();
+    const first = createPerformOrderPaymentHandler(withIdempotency(charge, options), {
+      auth: false,
+      onError: a.onError,
+    }).handle(post(body));
+    await sleep(1_200);
+    const repeat = await createPerformOrderPaymentHandler(withIdempotency(charge, options), {
+      auth: false,
+      onError: b.onError,
+    }).handle(post(body));
+    finish();
+    expect((await first).status).toBe(200);
+    expect(charges).toBe(1);
+    expectInProgress(repeat, b.failures);
+    expect(renewals).toBeGreaterThan(2);
+  });
+
+  it("sends a new record write when one never settles: the record lands while the lease is kept", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let writes = 0;
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: (...args) =>
+        ++writes === 1 ? new Promise<boolean>(() => {}) : inner.complete(...args),
+    };
+    let charges = 0;
+    const charge = async () => {
+      charges++;
+      return answer;
+    };
+    const options = { store, leaseMs: 300, storeTimeoutMs: 50, waitMs: 100 };
+    const { failures, onError } = collector();
+    const first = await createPerformOrderPaymentHandler(withIdempotency(charge, options), {
+      auth: false,
+      onError,
+    }).handle(post(body));
+    expect(first.status).toBe(200);
+    // Another instance meanwhile: the lease is live (503), then the record lands (the result).
+    const other = collector();
+    const b = createPerformOrderPaymentHandler(withIdempotency(charge, options), {
+      auth: false,
+      onError: other.onError,
+    });
+    expectInProgress(await b.handle(post(body)), other.failures);
+    await expect
+      .poll(async () => (await b.handle(post(body))).body, { timeout: 3_000, interval: 50 })
+      .toBe(first.body);
+    expect(charges).toBe(1);
+    expect(writes).toBe(2);
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not record the result"),
+    ]);
+  });
+
   it("does not report a record that landed after its write timed out as another delivery's", async () => {
     const inner = createMemoryIdempotencyStore();
     let writes = 0;
@@ -600,6 +674,43 @@ describe("withIdempotency when the record cannot be written after the function s
     expect(failures.map((failure) => failure.reason)).toEqual([
       expect.stringContaining("could not record the result"),
     ]);
+  });
+});
+
+describe("withIdempotency called with a context of your own (no onError)", () => {
+  it("writes its reports to stderr with card numbers masked, in the delivery and after it", async () => {
+    const card = "4111111111111111";
+    const { store, failing } = instrumented();
+    failing.add("complete");
+    failing.add("renew");
+    const written: string[] = [];
+    const error = vi.spyOn(console, "error").mockImplementation((text: unknown) => {
+      written.push(String(text));
+    });
+    try {
+      const pay = withIdempotency(
+        async () => {
+          await sleep(60);
+          return { InternalOrderId: "M-1", PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+        },
+        { store, leaseMs: 90, key: () => `order ${card}` },
+      );
+      const payload = { OrderId: "GE-OWN-1" } as never;
+      await pay(payload, contextFor("PerformOrderPayment", payload) as never);
+    } finally {
+      error.mockRestore();
+    }
+    // In the delivery (the record refused) and after it (a renewal refused while it ran).
+    expect(written).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("could not renew the lease"),
+        expect.stringContaining("could not record the result"),
+      ]),
+    );
+    for (const text of written) {
+      expect(text).toMatch(/^\[crossborder-callbacks\] withIdempotency: /);
+      expect(text).not.toContain(card);
+    }
   });
 });
 
