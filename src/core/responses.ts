@@ -78,8 +78,8 @@ export interface SendOrderToMerchantResult extends ResponseInfoResult {
 /**
  * The fields that say what a payment charged: the amount and its currency (001 §4.2, wire-facts
  * §1). A PerformOrderPayment success requires them (the handler answers 500 without them, and
- * `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried
- * `PaymentDetails` returns them too (`inspectResponse` warns).
+ * `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried a card
+ * in `PaymentDetails` returns them too (`inspectResponse` warns).
  */
 export const PAYMENT_FIELDS = ["PaymentAmount", "PaymentCurrencyCode"] as const;
 

@@ -30,8 +30,9 @@ export interface CheckResponseOptions {
   readonly expect?: "success" | "refusal" | undefined;
   /**
    * The payload the call carried (an object, or its JSON text). With it, a SendOrderToMerchant
-   * success to an order that carried `PaymentDetails` (the merchant performed the payment) is
-   * expected to say the amount and currency charged: a warning when it does not.
+   * success to an order that carried a card in `PaymentDetails` (the merchant performed the
+   * payment; not `PaymentMethodCode` `"OT"`, which the service collected) is expected to say the
+   * amount and currency charged: a warning when it does not.
    */
   readonly payload?: unknown;
 }
@@ -362,14 +363,21 @@ function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
   );
 }
 
-/** Whether a payload carried `PaymentDetails` (an object): the merchant performs the payment. */
+/**
+ * Whether a payload carried a card to charge in `PaymentDetails`: the merchant performs the
+ * payment. Not when the service collected it itself (`PaymentMethodCode` `"OT"`, no card:
+ * wire-facts §6), nor without a card number.
+ */
 function carriedPayment(payload: unknown): boolean {
   let value = payload;
   if (typeof value === "string") {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  return isRecord(value) && isRecord(value.PaymentDetails);
+  if (!isRecord(value) || !isRecord(value.PaymentDetails)) return false;
+  const { CardNumber: card, PaymentMethodCode: method } = value.PaymentDetails;
+  const paidToService = typeof method === "string" && method.trim().toUpperCase() === "OT";
+  return !paidToService && hasTextValue(card);
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
@@ -384,7 +392,7 @@ const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
 function uncharged(body: Record<string, unknown>, callbackName: CallbackName): string[] {
   const paidOrder = callbackName === "SendOrderToMerchant";
   const why = paidOrder
-    ? "the order carried PaymentDetails, so the payment was performed and the answer returns"
+    ? "the order carried a card in PaymentDetails, so the payment was performed and the answer returns"
     : "a PerformOrderPayment success returns";
   return PAYMENT_FIELDS.filter((name) => !hasTextValue(body[name])).map((name) => {
     const found = Object.hasOwn(body, name) ? `is ${describeValue(body[name])}` : "is missing";

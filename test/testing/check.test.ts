@@ -540,6 +540,27 @@ describe("inspectResponse: a SendOrderToMerchant that carried PaymentDetails (00
     ).toEqual([]);
   });
 
+  it("nothing to say for an order the service paid itself: method OT, or no card (wire-facts §6)", () => {
+    const answer = { Success: true, InternalOrderId: "M-1" };
+    const noCard = { CardNumber: null, CVVNumber: null };
+    const orders = [
+      { ...noCard, PaymentMethodCode: "OT" },
+      { ...paid.PaymentDetails, PaymentMethodCode: "OT" },
+      noCard,
+      { ...noCard, CardNumber: " " },
+      {},
+    ].map((details) => ({ ...paid, PaymentDetails: details }));
+    for (const [index, order] of orders.entries()) {
+      expect(inspect(answer, order), `PaymentDetails ${index}`).toEqual({
+        problems: [],
+        warnings: [],
+      });
+    }
+    // A card to charge, masked as test payloads carry it, still calls for the amounts.
+    const masked = { ...paid, PaymentDetails: { ...noCard, CardNumber: "1234" } };
+    expect(inspect(answer, masked).warnings).toHaveLength(2);
+  });
+
   it("nothing to say when the order carried no PaymentDetails, no payload was given, or the amounts are there", () => {
     const real = (
       realShape("order-callback-answers-merchants-send").results as Record<string, unknown>
