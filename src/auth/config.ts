@@ -167,8 +167,12 @@ export interface AuthModes {
    * Your merchant GUID(s): the payload's `MerchantGUID` must equal one of them (trimmed,
    * case-insensitive). Checked after the body is parsed. Not a secret: combine it with a mode that
    * proves the caller (`createAuth` refuses it alone unless `allowWeakAuth` is set).
+   *
+   * Leave the key out to check none; given as `undefined` (an unset environment variable) it is
+   * refused by `createAuth`, and under `exactOptionalPropertyTypes` by the compiler. (Under
+   * `callbacks`, `undefined` inherits the top level's: see `CallbackAuthOverrides`.)
    */
-  readonly merchantGuid?: string | readonly string[] | undefined;
+  readonly merchantGuid?: string | readonly string[];
   /** HTTP Basic in the `Authorization` header; one credential or several (rotation). */
   readonly basic?: BasicCredentials | readonly BasicCredentials[] | undefined;
   readonly headerSecret?: HeaderSecretOptions | undefined;

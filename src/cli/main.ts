@@ -2,6 +2,7 @@ import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importPKCS8 } from "jose";
 import { version } from "../../package.json";
+import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import { DEFAULT_SLOW_MS } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
@@ -36,12 +37,23 @@ export interface CliIo {
 export const PROGRAM = "crossborder-callbacks";
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** A positive integer flag (`--slow-ms 2000`), or the default. */
-export function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
+/**
+ * A positive integer flag (`--slow-ms 2000`) up to `max`, or the default. A flag that becomes a
+ * timer's delay (`--timeout-ms`) passes `MAX_TIMEOUT_MS`.
+ */
+export function positiveInteger(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number <= 0) {
-    throw new UsageError(`${flag} must be a positive whole number of milliseconds, got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number <= 0 || number > max) {
+    const bound = max < Number.MAX_SAFE_INTEGER ? ` (at most ${max})` : "";
+    throw new UsageError(
+      `${flag} must be a positive whole number of milliseconds${bound}, got "${value}"`,
+    );
   }
   return number;
 }
@@ -121,7 +133,12 @@ export async function simulateCommand(
   const callbacks = resolveCallbacks(command.positionals[0] ?? "");
   const url = baseUrl(text("url"));
   const slowMs = positiveInteger(text("slow-ms"), "--slow-ms", DEFAULT_SLOW_MS);
-  const timeoutMs = positiveInteger(text("timeout-ms"), "--timeout-ms", DEFAULT_TIMEOUT_MS);
+  const timeoutMs = positiveInteger(
+    text("timeout-ms"),
+    "--timeout-ms",
+    DEFAULT_TIMEOUT_MS,
+    MAX_TIMEOUT_MS,
+  );
   const expect = parseExpectation(command.list("expect"));
   const cartMethod = parseCartMethod(text("cart-method"));
   const paths = parsePaths(command.list("path"));

@@ -78,21 +78,29 @@ export interface SendOrderToMerchantResult extends ResponseInfoResult {
 /**
  * The fields that say what a payment charged: the amount and its currency (001 §4.2, wire-facts
  * §1). A PerformOrderPayment success requires them (the handler answers 500 without them, and
- * `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried
- * `PaymentDetails` returns them too (`inspectResponse` warns).
+ * `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried a card
+ * in `PaymentDetails` returns them too (`inspectResponse` warns).
  */
 export const PAYMENT_FIELDS = ["PaymentAmount", "PaymentCurrencyCode"] as const;
 
 /**
- * Whether a required text field of an answer carries a value: text that is not blank, or a finite
- * number (written as text). One rule for the handlers (a result without it is a 500) and for the
- * testing kit (`checkResponse` flags an answer without it).
+ * A text field's value as an answer carries it: text, or a finite number written as text;
+ * undefined for anything else. The handlers' rule for a required text field: a result without
+ * such a value is a 500. A present but blank value is answered: the function has already created
+ * the order or charged the card, and a 500 would make the service deliver it again.
+ */
+export function writtenText(value: unknown): string | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * The testing kit's rule for a required text field (`checkResponse` flags an answer without it):
+ * the handlers' ({@link writtenText}), and not blank.
  */
 export function hasTextValue(value: unknown): value is string | number {
-  return (
-    (typeof value === "string" && value.trim() !== "") ||
-    (typeof value === "number" && Number.isFinite(value))
-  );
+  const text = writtenText(value);
+  return text !== undefined && text.trim() !== "";
 }
 
 /** PerformOrderPayment: the amount and currency actually charged. */
@@ -199,13 +207,13 @@ const VERDICT_FIELDS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
 
 function written(value: unknown, kind: FieldKind): string | boolean | undefined {
   if (kind === "boolean") return typeof value === "boolean" ? value : undefined;
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return typeof value === "string" ? value : undefined;
+  return writtenText(value);
 }
 
 /**
  * Copies the known fields of a result into `target`. A missing required field or a value of the
- * wrong type makes the result unusable (a 500, never a silently missing id); an unknown field (a
+ * wrong type makes the result unusable (a 500, never a silently missing id; a blank one is written,
+ * see {@link writtenText}); an unknown field (a
  * typo such as `InternalOrderID`) is left out of the answer and listed in `ignored`. A repeated
  * `Success`/`IsSuccess` is accepted only when it says true: a refusal is a `CallbackError`.
  */
@@ -242,9 +250,7 @@ function pickFields(
       target[key] = text;
     }
   }
-  const missing = required.filter((key) =>
-    fields[key] === "text" ? !hasTextValue(target[key]) : target[key] === undefined,
-  );
+  const missing = required.filter((key) => target[key] === undefined);
   if (missing.length > 0) return { invalid: `missing ${missing.join(", ")}` };
   return ignored.length > 0 ? { body: target, ignored } : { body: target };
 }

@@ -10,7 +10,7 @@ import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
-import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
+import { type FailureInfo, kindOfCode, readErrorAnswer, readRefusal } from "./failures.js";
 import {
   MERCHANT_GUID_HEADER,
   MERCHANT_GUID_QUERY,
@@ -454,6 +454,19 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
 }
 
 /**
+ * Whether an error status leaves open what the service did: a 500 (the service failed midway), a
+ * 502 or a 504 (a gateway forwarded the request and got no usable answer in time, RFC 9110
+ * §15.6.3/§15.6.5), unless the answer names a documented code of a refusal (not found, conflict,
+ * validation, permission). A 503 is the service declining to handle the request (§15.6.4), and
+ * any other status is an answer.
+ */
+function failedMidway(status: number, info: FailureInfo): boolean {
+  if (status !== 500 && status !== 502 && status !== 504) return false;
+  const kind = kindOfCode(info.code);
+  return kind === undefined || kind === "server";
+}
+
+/**
  * Fetch failure codes that mean the request never left: the connection was refused, or the name
  * did not resolve (Node's and Bun's spellings). Anything else may have happened after sending.
  */
@@ -560,8 +573,22 @@ function interpret(
   if (status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name));
     const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
+    const { note, mayHaveBeenApplied } = failedMidway(status, info)
+      ? appliedUnknown(op)
+      : NOT_APPLIED;
+    // The note follows the service's text ("; …"), or stands alone without one.
+    let description = info.description;
+    if (note !== "") description = description === undefined ? note.slice(2) : description + note;
     return {
-      failure: { ...info, code: safeCode(ctx, info), status, retryable, retryAfterMs },
+      failure: {
+        ...info,
+        code: safeCode(ctx, info),
+        description,
+        status,
+        retryable,
+        retryAfterMs,
+        mayHaveBeenApplied,
+      },
       body,
     };
   }

@@ -44,9 +44,10 @@ export abstract class ServiceError extends Error {
   /**
    * True when the operation is never retried (dispatch, void, parcel status, refund) and its
    * request may have reached the service without a complete answer coming back (a timeout, a
-   * dropped connection, an answer cut off, a refund answer that confirms nothing): it may have
-   * been applied, so check before sending it again. False when nothing was sent (a refused
-   * connection, a name that does not resolve) or the service's answer says what happened.
+   * dropped connection, an answer cut off, a refund answer that confirms nothing, a 500, 502 or
+   * 504 without a documented refusal code): it may have been applied, so check before sending it
+   * again. False when nothing was sent (a refused connection, a name that does not resolve) or
+   * the service's answer says what happened.
    */
   readonly mayHaveBeenApplied: boolean;
 

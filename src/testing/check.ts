@@ -30,8 +30,9 @@ export interface CheckResponseOptions {
   readonly expect?: "success" | "refusal" | undefined;
   /**
    * The payload the call carried (an object, or its JSON text). With it, a SendOrderToMerchant
-   * success to an order that carried `PaymentDetails` (the merchant performed the payment) is
-   * expected to say the amount and currency charged: a warning when it does not.
+   * success to an order that carried a card in `PaymentDetails` (the merchant performed the
+   * payment; not `PaymentMethodCode` `"OT"`, which the service collected) is expected to say the
+   * amount and currency charged: a warning when it does not.
    */
   readonly payload?: unknown;
 }
@@ -132,8 +133,8 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *   object, a field of the wrong type); a product without `ProductCode`, a price (`ListPrice` or
  *   `SalePrice`) or `OrderedQuantity` (001 §2.3's SKU, price and quantity);
  * - a SendOrderToMerchant success without `InternalOrderId`, and a PerformOrderPayment success
- *   without `PaymentAmount` and `PaymentCurrencyCode` (text that is not blank, or a number: the
- *   rule of the library's own handler);
+ *   without `PaymentAmount` and `PaymentCurrencyCode` (text or a number: the rule of the library's
+ *   own handler, which answers 500 without them; and not blank, which the handler answers);
  * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
  *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
@@ -362,14 +363,21 @@ function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
   );
 }
 
-/** Whether a payload carried `PaymentDetails` (an object): the merchant performs the payment. */
+/**
+ * Whether a payload carried a card to charge in `PaymentDetails`: the merchant performs the
+ * payment. Not when the service collected it itself (`PaymentMethodCode` `"OT"`, no card:
+ * wire-facts §6), nor without a card number.
+ */
 function carriedPayment(payload: unknown): boolean {
   let value = payload;
   if (typeof value === "string") {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  return isRecord(value) && isRecord(value.PaymentDetails);
+  if (!isRecord(value) || !isRecord(value.PaymentDetails)) return false;
+  const { CardNumber: card, PaymentMethodCode: method } = value.PaymentDetails;
+  const paidToService = typeof method === "string" && method.trim().toUpperCase() === "OT";
+  return !paidToService && hasTextValue(card);
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
@@ -378,13 +386,13 @@ const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
 };
 
 /**
- * The payment fields a success leaves out (the rule of the library's PerformOrderPayment handler:
- * `hasTextValue`, text that is not blank or a number), one sentence each.
+ * The payment fields a success leaves out or leaves blank (`hasTextValue`: the rule of the
+ * library's PerformOrderPayment handler, text or a number, and not blank), one sentence each.
  */
 function uncharged(body: Record<string, unknown>, callbackName: CallbackName): string[] {
   const paidOrder = callbackName === "SendOrderToMerchant";
   const why = paidOrder
-    ? "the order carried PaymentDetails, so the payment was performed and the answer returns"
+    ? "the order carried a card in PaymentDetails, so the payment was performed and the answer returns"
     : "a PerformOrderPayment success returns";
   return PAYMENT_FIELDS.filter((name) => !hasTextValue(body[name])).map((name) => {
     const found = Object.hasOwn(body, name) ? `is ${describeValue(body[name])}` : "is missing";

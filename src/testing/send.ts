@@ -1,5 +1,6 @@
 import { isRecord } from "../core/objects.js";
 import { createRedactor } from "../core/redact.js";
+import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, inspectResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
@@ -40,7 +41,10 @@ export interface SendCallbackOptions {
   readonly method?: "GET" | "POST" | undefined;
   /** Extra request headers (a custom secret header, HTTP Basic…); they win over the defaults. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Abort the call after this many milliseconds. Default 10 000. */
+  /**
+   * Abort the call after this many milliseconds: a positive integer, at most 2^31-1 (a
+   * `RangeError` otherwise). Default 10 000.
+   */
   readonly timeoutMs?: number | undefined;
   /** Answers slower than this are reported in `problems`. Default 5000. */
   readonly slowMs?: number | undefined;
@@ -187,6 +191,13 @@ export async function sendCallback(
   if (method !== "GET" && method !== "POST") {
     throw new TypeError(`sendCallback: method must be GET or POST, got ${String(method)}`);
   }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  // A longer delay is no timer at all: AbortSignal.timeout would abort the call at once.
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `sendCallback: timeoutMs must be a positive integer of milliseconds (at most ${MAX_TIMEOUT_MS}), got ${String(timeoutMs)}`,
+    );
+  }
   const url = callbackUrl(baseOrFullUrl, callbackName, options.path);
   let payload: unknown =
     options.payload === undefined ? samplePayload(callbackName) : options.payload;
@@ -246,7 +257,6 @@ export async function sendCallback(
   for (const [name, value] of Object.entries(options.headers ?? {}))
     headers[name.toLowerCase()] = value;
 
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const request = new Request(url, {
     method,
     headers,

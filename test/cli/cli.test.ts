@@ -16,6 +16,7 @@ import {
   resolveCallbacks,
   type SimulationRow,
 } from "../../src/cli/simulate.js";
+import { MAX_TIMEOUT_MS } from "../../src/core/timers.js";
 import {
   CALLBACK_NAMES,
   createCallbackRouter,
@@ -130,6 +131,13 @@ describe("argument handling", () => {
     expect(positiveInteger("250", "--slow-ms", 5000)).toBe(250);
     for (const wrong of ["0", "-1", "1.5", "abc", ""]) {
       expect(() => positiveInteger(wrong, "--slow-ms", 1)).toThrow(UsageError);
+    }
+    // A timer's delay: above 2^31-1 ms Node fires it at once.
+    expect(positiveInteger("2147483647", "--timeout-ms", 1, MAX_TIMEOUT_MS)).toBe(MAX_TIMEOUT_MS);
+    for (const wrong of ["2147483648", "3000000000"]) {
+      expect(() => positiveInteger(wrong, "--timeout-ms", 1, MAX_TIMEOUT_MS)).toThrow(
+        /^--timeout-ms must be a positive whole number of milliseconds \(at most 2147483647\), got "\d+"$/,
+      );
     }
     expect(baseUrl("http://127.0.0.1:3000/crossborder")).toBe("http://127.0.0.1:3000/crossborder");
     expect(() => baseUrl(undefined)).toThrow(/--url is required/);
@@ -708,6 +716,10 @@ describe("simulate", () => {
       [
         ["simulate", "all", "--url", good.base, "--slow-ms", "soon"],
         /--slow-ms must be a positive whole number/,
+      ],
+      [
+        ["simulate", "all", "--url", good.base, "--timeout-ms", "2147483648"],
+        /--timeout-ms must be a positive whole number of milliseconds \(at most 2147483647\)/,
       ],
       [
         ["simulate", "all", "--url", good.base, "--privat-key", "k.pem"],

@@ -1,5 +1,6 @@
 // What the merchant's function returns, at run time: unknown fields are left out of the answer and
-// reported as a warning; a repeated verdict must say true; a missing field stays a 500. And the
+// reported as a warning; a repeated verdict must say true; a missing field stays a 500 (a blank
+// one is answered, as the testing kit flags it). And the
 // shopper-session check of the gift-card callbacks: refused with a 401, never quoting the session.
 import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
@@ -7,12 +8,14 @@ import {
   CallbackError,
   type CallbackFailure,
   createCallbackRouter,
+  createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
   createSendOrderToMerchantHandler,
   createValidateGiftCardHandler,
   createValidateVoucherHandler,
   FAILURE_STATUS,
   type GiftCardRequest,
+  withIdempotency,
 } from "../../src/index.js";
 import { GIFT_CARD_UNAUTHORIZED } from "../adapters/support/suite.js";
 import { collector, json, post } from "./helpers.js";
@@ -78,6 +81,37 @@ describe("unknown result fields: a warning, not a lost order", () => {
     expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
       ["internal_error", "the handler's result is unusable: missing InternalOrderId"],
     ]);
+  });
+
+  it("a present but blank required field is answered 200: the order exists, a 500 would redeliver it", async () => {
+    // The function has already created the order (or charged the card) when it returns. The
+    // service reads Success (wire-facts §1); a 500 makes it redeliver, and withIdempotency does
+    // not record an unusable result, so each redelivery would create another order.
+    let created = 0;
+    const { failures, onError } = collector();
+    const order = createSendOrderToMerchantHandler(
+      withIdempotency(async () => {
+        created++;
+        return { InternalOrderId: "" };
+      }),
+      { auth: false, onError },
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await order.handle(post(ORDER))).status);
+    expect(statuses).toStrictEqual([200, 200, 200]);
+    expect(created).toBe(1);
+    const payment = createPerformOrderPaymentHandler(
+      () => ({ PaymentAmount: " ", PaymentCurrencyCode: "" }),
+      { auth: false, onError },
+    );
+    const response = await payment.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      Success: true,
+      PaymentAmount: " ",
+      PaymentCurrencyCode: "",
+    });
+    expect(failures).toStrictEqual([]);
   });
 
   it("never quotes a field name that is not an identifier (card data, a session token)", async () => {

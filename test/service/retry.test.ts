@@ -250,6 +250,55 @@ describe("a never-retried operation whose answer is lost says it may have been a
     });
   }
 
+  /**
+   * A gateway in front of the service (a load balancer, a proxy): it forwards the request, the
+   * service applies it, and the gateway answers `status` instead of the service's answer.
+   */
+  function gateway(status: number): typeof fetch {
+    return async (input, init) => {
+      const answer = await fetch(input, init);
+      await answer.arrayBuffer();
+      if (String(input).includes("/token")) return answer;
+      const page = `<html><body>${status} gateway error</body></html>`;
+      return new Response(page, { status, headers: { "content-type": "text/html" } });
+    };
+  }
+
+  for (const status of [500, 502, 504]) {
+    it(`a ${status} (a gateway that forwarded it, or the service failing midway) may have been applied`, async () => {
+      const simulator = await startSimulator();
+      const client = clientFor(simulator, { fetch: gateway(status) });
+      const before = (await clientFor(simulator).getOrderRefunds({ orderId: "GE-1002" })).Refunds;
+      const error = await rejectionOf(client.createOrderRefund(refund));
+      expect(error).toBeInstanceOf(ServiceServerError);
+      expect(error).toMatchObject({ code: `HTTP_${status}`, status, mayHaveBeenApplied: true });
+      expect((error as Error).message).toMatch(APPLIED);
+      const after = (await clientFor(simulator).getOrderRefunds({ orderId: "GE-1002" })).Refunds;
+      expect(after?.length).toBe((before?.length ?? 0) + 1);
+      for (const [operation, run] of Object.entries(NEVER)) {
+        const other = await rejectionOf(run(client));
+        expect(other, operation).toMatchObject({ status, mayHaveBeenApplied: true });
+        expect((other as Error).message).toMatch(/is never retried and may have been applied/);
+      }
+      // Not when the answer names what the service refused, nor for an operation that is retried.
+      simulator.fail("dispatchConsolidatedShipment", {
+        status,
+        body: { IsSuccess: false, ErrorCode: "B002", ErrorText: "Order cannot be dispatched" },
+      });
+      const refused = await rejectionOf(
+        clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+      );
+      expect(refused).toMatchObject({ code: "B002", status, mayHaveBeenApplied: false });
+      const read = await rejectionOf(
+        clientFor(simulator, { fetch: gateway(status), retries: false }).locationByIp({
+          ip: "203.0.113.7",
+        }),
+      );
+      expect(read).toMatchObject({ code: `HTTP_${status}`, mayHaveBeenApplied: false });
+      expect((read as Error).message).not.toMatch(/may have been applied/);
+    });
+  }
+
   it("not when nothing was sent: a refused connection, a name that does not resolve", async () => {
     const closed = createNetServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

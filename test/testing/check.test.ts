@@ -440,16 +440,23 @@ describe("checkResponse: a PerformOrderPayment success says what was charged", (
     ).toEqual([]);
   });
 
-  it("flags exactly the results the library's own handler refuses (one rule)", async () => {
-    const results = [
-      {},
-      { PaymentAmount: "10.00" },
-      { PaymentAmount: "", PaymentCurrencyCode: "EUR" },
-      { PaymentAmount: "10.00", PaymentCurrencyCode: "  " },
-      { PaymentAmount: 10.5, PaymentCurrencyCode: "EUR" },
-      { PaymentAmount: "10.50", PaymentCurrencyCode: "EUR", InternalOrderId: "M-1" },
+  it("flags what the library's own handler refuses, and what it answers blank (one rule, plus not blank)", async () => {
+    // [result, the handler refuses it (500), checkResponse flags its answer]
+    const results: [Record<string, unknown>, boolean, boolean][] = [
+      [{}, true, true],
+      [{ PaymentAmount: "10.00" }, true, true],
+      [{ PaymentAmount: null, PaymentCurrencyCode: "EUR" }, true, true],
+      // Present but blank: answered (the card was charged; a 500 would charge it again), flagged.
+      [{ PaymentAmount: "", PaymentCurrencyCode: "EUR" }, false, true],
+      [{ PaymentAmount: "10.00", PaymentCurrencyCode: "  " }, false, true],
+      [{ PaymentAmount: 10.5, PaymentCurrencyCode: "EUR" }, false, false],
+      [
+        { PaymentAmount: "10.50", PaymentCurrencyCode: "EUR", InternalOrderId: "M-1" },
+        false,
+        false,
+      ],
     ];
-    for (const result of results) {
+    for (const [result, refused, flagged] of results) {
       const handler = toFetch(
         createPerformOrderPaymentHandler(() => result as never, {
           auth: false,
@@ -463,17 +470,19 @@ describe("checkResponse: a PerformOrderPayment success says what was charged", (
           body: JSON.stringify(samplePayload("PerformOrderPayment")),
         }),
       );
-      const refused = response.status === 500;
-      // What the handler would have written, had it accepted the result.
+      expect(response.status === 500, JSON.stringify(result)).toBe(refused);
+      // What the handler wrote, or would have written had it accepted the result.
       const answer = refused ? { Success: true, ...result } : await response.json();
-      expect(check("PerformOrderPayment", answer).length > 0, JSON.stringify(result)).toBe(refused);
+      expect(check("PerformOrderPayment", answer).length > 0, JSON.stringify(result)).toBe(flagged);
     }
   });
 });
 
 describe("checkResponse and the SendOrderToMerchant handler: one rule for InternalOrderId", () => {
-  it("a blank id is refused by the handler (500) as checkResponse flags it", async () => {
-    for (const [id, refused] of [
+  it("a blank id is answered by the handler (the order exists) and flagged by checkResponse", async () => {
+    // The handler's rule is "present"; the kit's is the handler's plus "not blank". A 500 after
+    // the order was created would make the service redeliver it, and create it again.
+    for (const [id, flagged] of [
       ["", true],
       ["  ", true],
       ["M-1", false],
@@ -492,9 +501,10 @@ describe("checkResponse and the SendOrderToMerchant handler: one rule for Intern
           body: JSON.stringify(samplePayload("SendOrderToMerchant")),
         }),
       );
-      expect(response.status === 500, JSON.stringify(id)).toBe(refused);
-      const flagged = check("SendOrderToMerchant", { Success: true, InternalOrderId: id });
-      expect(flagged.length > 0).toBe(refused);
+      expect(response.status, JSON.stringify(id)).toBe(200);
+      const answer = await response.json();
+      expect(answer.InternalOrderId).toBe(String(id));
+      expect(check("SendOrderToMerchant", answer).length > 0).toBe(flagged);
     }
   });
 });
@@ -528,6 +538,27 @@ describe("inspectResponse: a SendOrderToMerchant that carried PaymentDetails (00
         },
       ),
     ).toEqual([]);
+  });
+
+  it("nothing to say for an order the service paid itself: method OT, or no card (wire-facts §6)", () => {
+    const answer = { Success: true, InternalOrderId: "M-1" };
+    const noCard = { CardNumber: null, CVVNumber: null };
+    const orders = [
+      { ...noCard, PaymentMethodCode: "OT" },
+      { ...paid.PaymentDetails, PaymentMethodCode: "OT" },
+      noCard,
+      { ...noCard, CardNumber: " " },
+      {},
+    ].map((details) => ({ ...paid, PaymentDetails: details }));
+    for (const [index, order] of orders.entries()) {
+      expect(inspect(answer, order), `PaymentDetails ${index}`).toEqual({
+        problems: [],
+        warnings: [],
+      });
+    }
+    // A card to charge, masked as test payloads carry it, still calls for the amounts.
+    const masked = { ...paid, PaymentDetails: { ...noCard, CardNumber: "1234" } };
+    expect(inspect(answer, masked).warnings).toHaveLength(2);
   });
 
   it("nothing to say when the order carried no PaymentDetails, no payload was given, or the amounts are there", () => {

@@ -1,5 +1,6 @@
 import { importSPKI, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_TIMEOUT_MS } from "../../src/core/timers.js";
 import {
   CALLBACK_NAMES,
   type CallbackName,
@@ -189,6 +190,25 @@ describe("sendCallback (as the service sends)", () => {
     expect((error as SendCallbackError).message).toMatch(/no answer within 50 ms/);
     expect((error as SendCallbackError).reason).toBe("no answer within 50 ms");
     expect((error as SendCallbackError).callback).toBe("SendAdditionalRequiredDocumentsToMerchant");
+  });
+
+  it("refuses a timeoutMs no timer keeps (over 2^31-1 ms, which would abort at once), sending nothing", async () => {
+    const sent = raw.seen.length;
+    for (const timeoutMs of [MAX_TIMEOUT_MS + 1, 3e9, 0, -1, 1.5, Number.NaN]) {
+      const error = await sendCallback(raw.base, "SendAdditionalRequiredDocumentsToMerchant", {
+        timeoutMs,
+      }).catch((e: unknown) => e);
+      expect(error, String(timeoutMs)).toBeInstanceOf(RangeError);
+      expect((error as Error).message).toMatch(
+        /^sendCallback: timeoutMs must be a positive integer of milliseconds \(at most 2147483647\)/,
+      );
+    }
+    expect(raw.seen.length).toBe(sent);
+    // The bound itself waits for the answer (about 300 ms here).
+    const answered = await sendCallback(raw.base, "SendAdditionalRequiredDocumentsToMerchant", {
+      timeoutMs: MAX_TIMEOUT_MS,
+    });
+    expect(answered.status).toBe(200);
   });
 
   it("rejects with SendCallbackError when nothing listens", async () => {

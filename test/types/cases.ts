@@ -2,6 +2,7 @@
 // test/types/compile.test.ts (against the sources) and test/package/types.test.ts (against dist/).
 
 export const HEADER = `import {
+  createAuth,
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
   createPerformOrderPaymentHandler,
@@ -11,6 +12,7 @@ export const HEADER = `import {
 } from "crossborder-callbacks";
 
 const options = { auth: false } as const;
+const jwt = { environment: "test", keys: { test: "PEM" } } as const;
 `;
 
 /** One merchant's code per line number: the misspelt form and the correct one. */
@@ -64,6 +66,14 @@ export const CASES = [
     wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: async () => ({ InternalOrderId: "1", OrderID: "x" }) } });`,
     right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: async () => ({ InternalOrderId: "1", OrderId: "x" }) } });`,
     message: "Types of property 'OrderID' are incompatible.",
+  },
+  {
+    // createAuth refuses a top-level merchantGuid given as undefined (an unset variable would
+    // switch the check off): its type says so too. Under callbacks, undefined still inherits.
+    wrong: `void createAuth({ jwt, merchantGuid: process.env.MERCHANT_GUID, callbacks: { SendOrderToMerchant: { merchantGuid: undefined } } });`,
+    right: `void createAuth({ jwt, merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7", callbacks: { SendOrderToMerchant: { merchantGuid: undefined } } });`,
+    message:
+      "merchantGuid: string | undefined; callbacks: { SendOrderToMerchant: { merchantGuid: undefined; }; }; }' is not assignable to parameter of type 'AuthConfig' with 'exactOptionalPropertyTypes: true'.",
   },
 ] as const;
 
