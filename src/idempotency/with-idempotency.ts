@@ -352,6 +352,14 @@ export function withIdempotency<TPayload, TResult>(
       }
       const flight = fly(() => store.renew(key, owner, leaseMs));
       renewing = flight;
+      // A renewal granted after storeTimeoutMs still holds the lease: a busy store that applies
+      // each one and answers late must not stop the renewals (and let another instance run).
+      flight.promise.then(
+        (late) => {
+          if (late) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+        },
+        () => undefined,
+      );
       try {
         const renewed = await within(flight.promise, storeTimeoutMs, "renew");
         if (renewed) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);

@@ -612,6 +612,49 @@ describe("withIdempotency when the record cannot be written after the function s
     expect(renewals).toBeGreaterThan(2);
   });
 
+  it("keeps the lease while every renewal is applied but answers after storeTimeoutMs: a repeat elsewhere is answered 503, never run again", async () => {
+    // A store that applies each renewal at once and answers it late (a saturated pool).
+    const inner = createMemoryIdempotencyStore();
+    let renewals = 0;
+    let slow = true;
+    const store: IdempotencyStore = {
+      ...inner,
+      renew: async (...args) => {
+        renewals++;
+        const renewed = await inner.renew(...args);
+        if (slow) await sleep(80);
+        return renewed;
+      },
+    };
+    let charges = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const charge = async () => {
+      if (++charges === 1) await finished;
+      return answer;
+    };
+    const options = { store, leaseMs: 300, storeTimeoutMs: 50, waitMs: 200 };
+    const a = collector();
+    const b = collector();
+    const first = createPerformOrderPaymentHandler(withIdempotency(charge, options), {
+      auth: false,
+      onError: a.onError,
+    }).handle(post(body));
+    await sleep(1_000);
+    slow = false;
+    const repeat = await createPerformOrderPaymentHandler(withIdempotency(charge, options), {
+      auth: false,
+      onError: b.onError,
+    }).handle(post(body));
+    finish();
+    expect((await first).status).toBe(200);
+    expect(charges).toBe(1);
+    expectInProgress(repeat, b.failures);
+    expect(renewals).toBeGreaterThan(3);
+  });
+
   it("sends a new record write when one never settles: the record lands while the lease is kept", async () => {
     const inner = createMemoryIdempotencyStore();
     let writes = 0;
