@@ -19,6 +19,7 @@ import {
   type GiftCardRequest,
   type IdempotencyOptions,
   type InternationalDetails,
+  type PaymentDetails,
   splitCartToken,
   type VerifySession,
   withIdempotency,
@@ -96,20 +97,30 @@ function chargeOf(details: InternationalDetails | null | undefined): Charge | un
 }
 
 /**
- * The order's payment, made once: the first call charges (unless the service collected the money
- * itself: payment method "OT", no card); a repeat — the same order delivered again, or
- * PerformOrderPayment after SendOrderToMerchant — charges nothing and answers what was paid.
+ * Whether the service collected the money itself: payment method "OT" (as sent: `" OT"`, `"ot"`),
+ * or no card number at all (`CardNumber: null`): there is nothing to charge.
+ */
+function collectedByService(details: PaymentDetails | null | undefined): boolean {
+  const card = details?.CardNumber;
+  const method = details?.PaymentMethodCode?.trim().toUpperCase();
+  return method === "OT" || typeof card !== "string" || card.trim() === "";
+}
+
+/**
+ * The order's payment, made once: the first call charges the card (unless the service collected
+ * the money itself); a repeat — the same order delivered again, or PerformOrderPayment after
+ * SendOrderToMerchant — charges nothing and answers what was paid.
  */
 function payOnce(
   store: MemoryStore,
   order: StoredOrder,
   charge: Charge,
-  method: string | null | undefined,
+  details: PaymentDetails | null | undefined,
 ): Charge {
   if (order.paid) return order.paid;
   // Charge the card here with your payment provider (charge.amount in charge.currencyCode), with
   // the order id as its idempotency key; never store PaymentDetails.
-  if (method !== "OT") store.charges.push({ orderId: order.orderId, charge });
+  if (!collectedByService(details)) store.charges.push({ orderId: order.orderId, charge });
   order.paid = charge;
   return charge;
 }
@@ -219,7 +230,7 @@ export function merchantHandlers(store: MemoryStore) {
       // answer says what was charged.
       const stored = store.order(order.OrderId);
       if (!order.PaymentDetails || !stored.charge) return answer;
-      const paid = payOnce(store, stored, stored.charge, order.PaymentDetails.PaymentMethodCode);
+      const paid = payOnce(store, stored, stored.charge, order.PaymentDetails);
       return { ...answer, PaymentAmount: paid.amount, PaymentCurrencyCode: paid.currencyCode };
     },
 
@@ -231,11 +242,10 @@ export function merchantHandlers(store: MemoryStore) {
 
     PerformOrderPayment(payment) {
       const order = store.order(payment.OrderId);
-      const method = payment.PaymentDetails.PaymentMethodCode;
       // The amount: the payment's own totals when it carries them, else the order's.
       const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
       if (!charge && !order.paid) {
-        if (method === "OT") {
+        if (collectedByService(payment.PaymentDetails)) {
           // Collected by the service, amount not stated: nothing to charge, nothing to report.
           return {
             InternalOrderId: order.internalOrderId,
@@ -245,7 +255,7 @@ export function merchantHandlers(store: MemoryStore) {
         }
         throw new CallbackError("AMOUNT_UNKNOWN", "No amount to charge", `Order ${order.orderId}`);
       }
-      const paid = payOnce(store, order, order.paid ?? (charge as Charge), method);
+      const paid = payOnce(store, order, order.paid ?? (charge as Charge), payment.PaymentDetails);
       return {
         InternalOrderId: order.internalOrderId,
         OrderId: order.internalOrderId,

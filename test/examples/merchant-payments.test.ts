@@ -52,6 +52,33 @@ describe("examples' merchant: an order's payment", () => {
     expect(store.charges).toStrictEqual([]);
   });
 
+  it("no charge without a card number, or for OT however it is spelt (wire-facts §6: stray whitespace)", async () => {
+    for (const [code, card] of [
+      ["OT ", null],
+      ["ot", null],
+      [" OT", "4111111111111111"],
+      ["CC", null],
+      ["CC", "  "],
+    ] as const) {
+      const store = new MemoryStore();
+      const { order, payment } = handlersOf(store);
+      const sample = samplePayload("SendOrderToMerchant") as unknown as Record<string, unknown>;
+      const details = {
+        ...(sample.PaymentDetails as Record<string, unknown>),
+        CardNumber: card,
+        CVVNumber: null,
+        PaymentMethodCode: code,
+      };
+      await order({ ...sample, OrderId: "GE-PAY-5", PaymentDetails: details });
+      await payment({
+        ...(samplePayload("PerformOrderPayment") as unknown as Record<string, unknown>),
+        OrderId: "GE-PAY-5",
+        PaymentDetails: details,
+      });
+      expect(store.charges, `${JSON.stringify(code)} card ${String(card)}`).toStrictEqual([]);
+    }
+  });
+
   it("PerformOrderPayment charges its own totals over the order's, when they differ", async () => {
     const store = new MemoryStore();
     const { order, payment } = handlersOf(store);
