@@ -454,14 +454,14 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
 }
 
 /**
- * Whether an error status leaves open what the service did: a 500 (the service failed midway), a
- * 502 or a 504 (a gateway forwarded the request and got no usable answer in time, RFC 9110
- * §15.6.3/§15.6.5), unless the answer names a documented code of a refusal (not found, conflict,
- * validation, permission). A 503 is the service declining to handle the request (§15.6.4), and
- * any other status is an answer.
+ * Whether an error status leaves open what the service did: any 5xx — the service failing midway,
+ * a gateway that forwarded the request and got no usable answer (502, 504, Cloudflare's 520/524),
+ * and a 503, which the service means as "not handled" (RFC 9110 §15.6.4) but a gateway may send
+ * after forwarding (the two cannot be told apart) — unless the answer names a documented code of a
+ * refusal (not found, conflict, validation, permission). A 4xx is an answer.
  */
 function failedMidway(status: number, info: FailureInfo): boolean {
-  if (status !== 500 && status !== 502 && status !== 504) return false;
+  if (status < 500 || status > 599) return false;
   const kind = kindOfCode(info.code);
   return kind === undefined || kind === "server";
 }
