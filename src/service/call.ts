@@ -135,6 +135,22 @@ interface Failure extends FailureInfo {
   readonly mayHaveBeenApplied?: boolean | undefined;
 }
 
+/** An answer the client cannot use (not JSON, too large, not the operation's shape): never retried. */
+function invalidResponse(
+  description: string,
+  status: number | undefined,
+  mayHaveBeenApplied: boolean,
+): Failure {
+  return {
+    kind: "server",
+    code: "INVALID_RESPONSE",
+    description,
+    status,
+    retryable: false,
+    mayHaveBeenApplied,
+  };
+}
+
 interface Answer {
   readonly status: number;
   readonly headers: Headers;
@@ -502,14 +518,7 @@ function cutOff(
   const { note, mayHaveBeenApplied } = appliedUnknown(op);
   if (caught instanceof ResponseTooLarge) {
     const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
-    return {
-      kind: "server",
-      code: "INVALID_RESPONSE",
-      description,
-      status,
-      retryable: false,
-      mayHaveBeenApplied,
-    };
+    return invalidResponse(description, status, mayHaveBeenApplied);
   }
   if (timedOut) {
     return {
@@ -596,14 +605,7 @@ function interpret(
     description: string,
     mayHaveBeenApplied = false,
   ): { failure: Failure; body?: unknown } => ({
-    failure: {
-      kind: "server",
-      code: "INVALID_RESPONSE",
-      description,
-      status,
-      retryable: false,
-      mayHaveBeenApplied,
-    },
+    failure: invalidResponse(description, status, mayHaveBeenApplied),
     body,
   });
   if (!parsedJson) return invalid("the answer is not JSON");
