@@ -575,15 +575,16 @@ describe("withIdempotency when the record cannot be written after the function s
     expect(failures).toHaveLength(1);
   });
 
-  it("sends a new renewal when one never settles: a repeat on another instance four leases later is answered 503, never run again", async () => {
-    // A memory store whose first renewal goes out on a pooled connection that died silently.
-    const inner = createMemoryIdempotencyStore();
-    let renewals = 0;
-    const store: IdempotencyStore = {
-      ...inner,
-      renew: (...args) =>
-        ++renewals === 1 ? new Promise<boolean>(() => {}) : inner.renew(...args),
-    };
+  /**
+   * A payment whose first run lasts until the repeat, sent `afterMs` later to another instance
+   * (leaseMs 300, storeTimeoutMs 50, waitMs 200), has been answered; `beforeRepeat` runs just
+   * before it. Resolves with the first answer, the repeat's, the runs and the repeat's failures.
+   */
+  async function repeatElsewhere(
+    store: IdempotencyStore,
+    afterMs: number,
+    beforeRepeat = () => {},
+  ) {
     let charges = 0;
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => {
@@ -600,15 +601,29 @@ describe("withIdempotency when the record cannot be written after the function s
       auth: false,
       onError: a.onError,
     }).handle(post(body));
-    await sleep(1_200);
+    await sleep(afterMs);
+    beforeRepeat();
     const repeat = await createPerformOrderPaymentHandler(withIdempotency(charge, options), {
       auth: false,
       onError: b.onError,
     }).handle(post(body));
     finish();
-    expect((await first).status).toBe(200);
+    return { first: await first, repeat, charges, failures: b.failures };
+  }
+
+  it("sends a new renewal when one never settles: a repeat on another instance four leases later is answered 503, never run again", async () => {
+    // A memory store whose first renewal goes out on a pooled connection that died silently.
+    const inner = createMemoryIdempotencyStore();
+    let renewals = 0;
+    const store: IdempotencyStore = {
+      ...inner,
+      renew: (...args) =>
+        ++renewals === 1 ? new Promise<boolean>(() => {}) : inner.renew(...args),
+    };
+    const { first, repeat, charges, failures } = await repeatElsewhere(store, 1_200);
+    expect(first.status).toBe(200);
     expect(charges).toBe(1);
-    expectInProgress(repeat, b.failures);
+    expectInProgress(repeat, failures);
     expect(renewals).toBeGreaterThan(2);
   });
 
@@ -626,32 +641,12 @@ describe("withIdempotency when the record cannot be written after the function s
         return renewed;
       },
     };
-    let charges = 0;
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve;
+    const { first, repeat, charges, failures } = await repeatElsewhere(store, 1_000, () => {
+      slow = false;
     });
-    const charge = async () => {
-      if (++charges === 1) await finished;
-      return answer;
-    };
-    const options = { store, leaseMs: 300, storeTimeoutMs: 50, waitMs: 200 };
-    const a = collector();
-    const b = collector();
-    const first = createPerformOrderPaymentHandler(withIdempotency(charge, options), {
-      auth: false,
-      onError: a.onError,
-    }).handle(post(body));
-    await sleep(1_000);
-    slow = false;
-    const repeat = await createPerformOrderPaymentHandler(withIdempotency(charge, options), {
-      auth: false,
-      onError: b.onError,
-    }).handle(post(body));
-    finish();
-    expect((await first).status).toBe(200);
+    expect(first.status).toBe(200);
     expect(charges).toBe(1);
-    expectInProgress(repeat, b.failures);
+    expectInProgress(repeat, failures);
     expect(renewals).toBeGreaterThan(3);
   });
 
