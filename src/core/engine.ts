@@ -41,7 +41,7 @@ import {
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
 import { type LazySignal, lazySignalOf } from "./signal.js";
-import { MAX_TIMEOUT_MS } from "./timers.js";
+import { isTimerDelay, MAX_TIMEOUT_MS } from "./timers.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 /** 1 MiB: an order with hundreds of products is far below it. */
@@ -426,11 +426,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   if (!Number.isSafeInteger(maxDepth) || maxDepth <= 0) {
     throw new RangeError(`${name}: maxDepth must be a positive integer`);
   }
-  if (
-    !Number.isSafeInteger(bodyTimeoutMs) ||
-    bodyTimeoutMs <= 0 ||
-    bodyTimeoutMs > MAX_TIMEOUT_MS
-  ) {
+  if (!isTimerDelay(bodyTimeoutMs)) {
     throw new RangeError(
       `${name}: bodyTimeoutMs must be a positive integer of milliseconds (at most ${MAX_TIMEOUT_MS})`,
     );

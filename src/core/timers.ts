@@ -4,3 +4,16 @@
  * delay is refused above it.
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * Whether a value is a whole number of milliseconds a timer keeps as given: positive (or 0 when
+ * `zero` allows it) and at most `MAX_TIMEOUT_MS`. Each option's own check words its error.
+ */
+export function isTimerDelay(value: unknown, zero = false): value is number {
+  return (
+    typeof value === "number" &&
+    Number.isSafeInteger(value) &&
+    (zero ? value >= 0 : value > 0) &&
+    value <= MAX_TIMEOUT_MS
+  );
+}

@@ -4,7 +4,7 @@
  * PostgreSQL, yours) implements these five operations and passes `idempotencyStoreConformance`.
  */
 
-import { MAX_TIMEOUT_MS } from "../core/timers.js";
+import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 
 /** A value, or a promise of it: a store may answer synchronously (memory) or not (a database). */
 export type Awaitable<T> = T | Promise<T>;
@@ -85,12 +85,7 @@ export const TIMER_BOUND = `at most ${MAX_TIMEOUT_MS} (about 24.8 days)`;
 
 /** Checks a duration option that becomes a timer's delay: positive and at most `MAX_TIMEOUT_MS`. */
 export function timerMs(value: unknown, name: string): number {
-  if (
-    typeof value !== "number" ||
-    !Number.isSafeInteger(value) ||
-    value <= 0 ||
-    value > MAX_TIMEOUT_MS
-  ) {
+  if (!isTimerDelay(value)) {
     throw new RangeError(`${name} must be a positive whole number of milliseconds, ${TIMER_BOUND}`);
   }
   return value;

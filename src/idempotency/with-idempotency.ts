@@ -6,7 +6,7 @@ import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
-import { MAX_TIMEOUT_MS } from "../core/timers.js";
+import { isTimerDelay } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
@@ -313,7 +313,7 @@ export function withIdempotency<TPayload, TResult>(
   // ttlMs sets no timer (the store keeps the record); the others are timers' delays.
   const leaseMs = timerMs(options.leaseMs ?? 30_000, "leaseMs");
   const waitMs = options.waitMs ?? 10_000;
-  if (!Number.isSafeInteger(waitMs) || waitMs < 0 || waitMs > MAX_TIMEOUT_MS) {
+  if (!isTimerDelay(waitMs, true)) {
     throw new RangeError(
       `waitMs must be a whole number of milliseconds, 0 or more, ${TIMER_BOUND}`,
     );

@@ -1,6 +1,6 @@
 import { isRecord } from "../core/objects.js";
 import { createRedactor } from "../core/redact.js";
-import { MAX_TIMEOUT_MS } from "../core/timers.js";
+import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, inspectResponse } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
@@ -193,7 +193,7 @@ export async function sendCallback(
   }
   const timeoutMs = options.timeoutMs ?? 10_000;
   // A longer delay is no timer at all: AbortSignal.timeout would abort the call at once.
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+  if (!isTimerDelay(timeoutMs)) {
     throw new RangeError(
       `sendCallback: timeoutMs must be a positive integer of milliseconds (at most ${MAX_TIMEOUT_MS}), got ${String(timeoutMs)}`,
     );
