@@ -7,10 +7,11 @@
  *   node --import tsx bench/http-gc.ts [express|koa|hono|node]     (default node; ROUNDS=6, SECONDS=2)
  *
  * Prints per run: req/s, the server's CPU per request, GC pause time per request and collections
- * per 1,000 requests. Uses the library's src/ through the server's own import (no build needed
- * beyond what http-server.ts imports). For bench/ANALYSIS.md; not part of `npm run bench`.
+ * per 1,000 requests. The server serves the build (dist/), built first (BUILD=0 skips it). For
+ * bench/ANALYSIS.md; not part of `npm run bench`.
  */
 import autocannon from "autocannon";
+import { buildPackage } from "./build.js";
 import { startServer } from "./http.js";
 import {
   BARE_PATH,
@@ -27,6 +28,7 @@ if (!FRAMEWORKS.includes(framework)) {
 }
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const SECONDS = Number(process.env.SECONDS ?? 2);
+if (process.env.BUILD !== "0") await buildPackage();
 process.env.BENCH_GC = "1"; // the server counts its GC pauses (its environment is ours)
 const secrets = await makeSecrets();
 const server = await startServer(framework, secrets);
