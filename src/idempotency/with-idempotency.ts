@@ -352,8 +352,8 @@ export function withIdempotency<TPayload, TResult>(
       }
       const flight = fly(() => store.renew(key, owner, leaseMs));
       renewing = flight;
-      // A renewal granted after storeTimeoutMs still holds the lease: a busy store that applies
-      // each one and answers late must not stop the renewals (and let another instance run).
+      // Every grant holds the lease, also one answered after storeTimeoutMs: a busy store that
+      // applies each renewal and answers late must not stop them (and let another instance run).
       flight.promise.then(
         (late) => {
           if (late) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
@@ -362,7 +362,6 @@ export function withIdempotency<TPayload, TResult>(
       );
       try {
         const renewed = await within(flight.promise, storeTimeoutMs, "renew");
-        if (renewed) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
         if (renewed || phase === "stopped") return;
         // Once recording, a refused renewal may be this run's own record landing: complete tells.
         if (phase === "running") {
