@@ -16,6 +16,7 @@ import {
   createCallbackRouter,
   extraField,
   type GiftCardRequest,
+  hasCardToCharge,
   type IdempotencyOptions,
   type InternationalDetails,
   type PaymentDetails,
@@ -96,16 +97,6 @@ function chargeOf(details: InternationalDetails | null | undefined): Charge | un
 }
 
 /**
- * Whether the service collected the money itself: payment method "OT" (as sent: `" OT"`, `"ot"`),
- * or no card number at all (`CardNumber: null`): there is nothing to charge.
- */
-function collectedByService(details: PaymentDetails | null | undefined): boolean {
-  const card = details?.CardNumber;
-  const method = details?.PaymentMethodCode?.trim().toUpperCase();
-  return method === "OT" || typeof card !== "string" || card.trim() === "";
-}
-
-/**
  * The order's payment, made once: the first call charges the card (unless the service collected
  * the money itself); a repeat — the same order delivered again, or PerformOrderPayment after
  * SendOrderToMerchant — charges nothing and answers what was paid.
@@ -119,7 +110,8 @@ function payOnce(
   if (order.paid) return order.paid;
   // Charge the card here with your payment provider (charge.amount in charge.currencyCode), with
   // the order id as its idempotency key; never store PaymentDetails.
-  if (!collectedByService(details)) store.charges.push({ orderId: order.orderId, charge });
+  // No card to charge: the service collected the money itself ("OT"), or sent no card number.
+  if (hasCardToCharge(details)) store.charges.push({ orderId: order.orderId, charge });
   order.paid = charge;
   return charge;
 }
@@ -244,7 +236,7 @@ export function merchantHandlers(store: MemoryStore) {
       // The amount: the payment's own totals when it carries them, else the order's.
       const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
       if (!charge && !order.paid) {
-        if (collectedByService(payment.PaymentDetails)) {
+        if (!hasCardToCharge(payment.PaymentDetails)) {
           // Collected by the service, amount not stated: nothing to charge, nothing to report.
           return {
             InternalOrderId: order.internalOrderId,

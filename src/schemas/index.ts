@@ -84,6 +84,7 @@ export {
   parcelTrackingSchema,
 } from "./parcel.js";
 export {
+  hasCardToCharge,
   type OrderPaymentMethod,
   orderPaymentMethodSchema,
   type PaymentDetails,

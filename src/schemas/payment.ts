@@ -95,3 +95,15 @@ export interface OrderPaymentMethod {
   PaymentMethodTypeCode?: string | null | undefined;
   PaymentMethodTypeName?: string | null | undefined;
 }
+
+/**
+ * Whether a payment carries a card for the merchant to charge: a card number (not blank), and not
+ * the service's own collection (`PaymentMethodCode` "OT", however spaced or cased; its
+ * `CardNumber` is then `null`). Takes any value: anything but such an object is `false`.
+ */
+export function hasCardToCharge(details: unknown): boolean {
+  if (typeof details !== "object" || details === null || Array.isArray(details)) return false;
+  const { CardNumber: card, PaymentMethodCode: method } = details as Record<string, unknown>;
+  if (typeof method === "string" && method.trim().toUpperCase() === "OT") return false;
+  return typeof card === "string" && card.trim() !== "";
+}

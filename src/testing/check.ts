@@ -3,6 +3,7 @@ import { isRecord } from "../core/objects.js";
 import { redactCards } from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import type { CallbackName } from "../core/types.js";
+import { hasCardToCharge } from "../schemas/payment.js";
 import { parseSuccessValue } from "../schemas/response.js";
 
 /** Above this many milliseconds an answer counts as slow (see `CheckResponseOptions.slowMs`). */
@@ -374,10 +375,7 @@ function carriedPayment(payload: unknown): boolean {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  if (!isRecord(value) || !isRecord(value.PaymentDetails)) return false;
-  const { CardNumber: card, PaymentMethodCode: method } = value.PaymentDetails;
-  const paidToService = typeof method === "string" && method.trim().toUpperCase() === "OT";
-  return !paidToService && hasTextValue(card);
+  return isRecord(value) && hasCardToCharge(value.PaymentDetails);
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
