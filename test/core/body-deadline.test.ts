@@ -116,11 +116,13 @@ describe("bodyTimeoutMs", () => {
     const slow: Authenticator = {
       needsRawBody: (callback) => stub.needsRawBody(callback),
       async authenticateRequest(request) {
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await new Promise((resolve) => setTimeout(resolve, 500));
         return stub.authenticateRequest(request);
       },
     };
-    const { handler: h, failures } = handler({ bodyTimeoutMs: 100, auth: slow });
+    // Authentication outlasts the deadline; reading the body takes one 10 ms gap, which leaves
+    // the deadline a margin a loaded machine's pauses do not eat (at 100 ms it was 90 ms).
+    const { handler: h, failures } = handler({ bodyTimeoutMs: 400, auth: slow });
     const response = await h.handle(post(slowStream(ORDER, 2, 10)));
     expect(response.status).toBe(200);
     expect(failures).toStrictEqual([]);

@@ -2195,10 +2195,16 @@ describe("createCallbackRouter", () => {
       expect(matched).toBe(false);
     }
     expect(best).toBeLessThan(50);
-    const start = performance.now();
-    expect(router.matches(trailing)).toBe(true);
-    expect(router.matches(`${path}?q=${"/".repeat(16_000)}`)).toBe(false);
-    expect(performance.now() - start).toBeLessThan(50);
+    // The best of three here too: one measurement can take a scheduler pause or a GC on a loaded
+    // machine (about 0.5 ms alone), where a quadratic match takes seconds every time.
+    let bestMatches = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      expect(router.matches(trailing)).toBe(true);
+      expect(router.matches(`${path}?q=${"/".repeat(16_000)}`)).toBe(false);
+      bestMatches = Math.min(bestMatches, performance.now() - start);
+    }
+    expect(bestMatches).toBeLessThan(50);
     expect(failures.every((f) => f.kind === "not_found")).toBe(true);
   });
 

@@ -492,9 +492,11 @@ describe("PostgreSQL (initdb + postgres)", () => {
     await store.ready();
     await Promise.all([two.query("SELECT 1"), two.query("SELECT 1")]);
     let resume = () => {};
+    // The function runs 3 s: the repeat, sent at 2 s, gives up at 2.3 s while it still runs,
+    // with room to spare on a loaded machine (at 2.4 s it had 0.1 s, less than a slow poll).
     const { fn, count } = charges(async () => {
       resume = await stopNextConnection(two);
-      await new Promise((resolve) => setTimeout(resolve, 2_400));
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
     });
     const options = { store, leaseMs: 600, storeTimeoutMs: 200, waitMs: 300 };
     const body = payment();

@@ -476,7 +476,8 @@ describe("createServiceSimulator: failures after the status line, against the re
   it("stallBody: the void is applied, its body stalls past timeoutMs: a TIMEOUT with status 200", async () => {
     const sim = await start();
     sim.fail("voidParcel", { stallBody: true });
-    const client = clientOf(sim, { timeoutMs: 200 });
+    // Long enough for the head (and the second call's whole answer) on a loaded machine.
+    const client = clientOf(sim, { timeoutMs: 1_000 });
     const error = await client.voidParcel(voidOne).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceTimeoutError);
     expect(error).toMatchObject({ code: "TIMEOUT", status: 200, attempts: 1 });
