@@ -4,7 +4,15 @@
  * fails or the worker exits. Installed by .ci/run (Debian packages `redis-server`, `postgresql`).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,17 +25,48 @@ process.once("exit", () => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` can be listened on at 127.0.0.1 now (`undefined` when it cannot). */
+function tryPort(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.once("error", () => resolve(undefined));
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === "object" && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** The lowest port the kernel hands out to `listen(0)` and to outgoing connections. */
+function ephemeralLow(): number {
+  try {
+    const [low] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
+      .trim()
+      .split(/\s+/);
+    const value = Number(low);
+    return Number.isInteger(value) && value > 12_000 ? value : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A free TCP port on 127.0.0.1 for a database server, below the kernel's ephemeral range: between
+ * our check and the server's bind (and while a test has stopped the server to start it again on
+ * the same port), the parallel test files' servers on port 0 and their outgoing connections take
+ * ports from that range only, so they cannot take this one.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  const low = Math.max(10_000, high - 12_000);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await tryPort(low + Math.floor(Math.random() * (high - low)));
+    if (port !== undefined) return port;
+  }
+  const port = await tryPort(0);
+  if (port === undefined) throw new Error("no free port on 127.0.0.1");
+  return port;
 }
 
 function connects(port: number): Promise<boolean> {
