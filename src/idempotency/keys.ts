@@ -101,6 +101,8 @@ function join(...parts: (string | undefined)[]): string {
  * - UpdateParcelDispatch: the order id, the parcel code and a digest of the dispatch;
  * - GetCheckoutCartInfo, ValidateGiftCard, ValidateVoucher: none (reads, not deduplicated);
  * - RemoveRestrictedProducts: none (idempotent by nature; the same removal again is a new event);
+ * - UpdateOrderShippingInfo: none (the latest shipping info applied again is harmless; a change
+ *   back, A → B → A, is a real sequence);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
@@ -116,6 +118,9 @@ export async function defaultIdempotencyKey(
     // Removal is idempotent by nature, and the same removal again is a new event (the shopper
     // put the product back): deduplicating it would answer success and leave the product.
     case "RemoveRestrictedProducts":
+    // The latest shipping info applied again changes nothing, and a change back to earlier
+    // content (A → B → A) is a real update: deduplicating it would ship to B.
+    case "UpdateOrderShippingInfo":
       return undefined;
     case "UpdateOrderStatus": {
       const status = field(raw, "StatusCode")?.toLowerCase();

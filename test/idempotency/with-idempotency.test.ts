@@ -10,6 +10,7 @@ import {
   createPerformOrderPaymentHandler,
   createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
+  createUpdateOrderShippingInfoHandler,
   createUpdateOrderStatusHandler,
   defaultIdempotencyKey,
   type IdempotencyStore,
@@ -1062,6 +1063,27 @@ describe("the default key", () => {
       expect(await key(callback, { ...request, AuthToken: "other", SessionId: "other" })).toBe(k);
       expect(await key(callback, { ...request, Amount: "26.00" })).not.toBe(k);
     }
+  });
+
+  it("UpdateOrderShippingInfo: none; A -> B -> A applies the change back", async () => {
+    expect(
+      await key("UpdateOrderShippingInfo", fixture("UpdateOrderShippingInfo")),
+    ).toBeUndefined();
+    let address = "";
+    let runs = 0;
+    const handler = createUpdateOrderShippingInfoHandler(
+      withIdempotency((update) => {
+        runs++;
+        address = update.PrimaryShipping?.Address1 ?? "";
+      }),
+      { auth: false },
+    );
+    const at = (a: string) => JSON.stringify({ OrderId: "GE1", PrimaryShipping: { Address1: a } });
+    for (const body of [at("1 First St"), at("2 Second St"), at("1 First St")]) {
+      expect((await handler.handle(post(body))).status).toBe(200);
+    }
+    // The shopper's address is back to the first one: the merchant must ship there.
+    expect({ runs, address }).toEqual({ runs: 3, address: "1 First St" });
   });
 
   it("stores keys of at most 250 characters, hashing long ones and ones with control characters", async () => {
