@@ -341,19 +341,29 @@ export interface MerchantRouterOptions {
   /** Your own functions in place of the demo's, callback by callback (the rest stay the demo's). */
   readonly handlers?: CallbackHandlers;
   /**
-   * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
-   * (the store shared by your instances). Default: no deduplication.
+   * Apply each delivery of the callbacks that write (`ONCE` below) once (`withIdempotency`),
+   * with these options (the store shared by your instances). Default: no deduplication.
    */
   readonly idempotency?: IdempotencyOptions<unknown> | undefined;
 }
 
-/** The callbacks whose repeats must not apply twice; a cart read or a removal is harmless. */
+/**
+ * The callbacks whose repeats must not apply twice: the order's writes, a gift card's debit and
+ * credit, a refund, the documents received. Not listed: the reads (the cart, the validations),
+ * and RemoveRestrictedProducts and UpdateOrderShippingInfo, which have no default key (a removal
+ * or the latest shipping info applied again is harmless, and the same content again may be a
+ * real change back): the store would never deduplicate them.
+ */
 const ONCE = [
   "SendOrderToMerchant",
   "UpdateOrderStatus",
   "PerformOrderPayment",
   "SendRMAInfoToMerchant",
   "UpdateParcelDispatch",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+  "NotifyOrderRefund",
+  "SendAdditionalRequiredDocumentsToMerchant",
 ] as const;
 
 function applyOnce(handlers: CallbackHandlers, options: IdempotencyOptions<unknown> | undefined) {
