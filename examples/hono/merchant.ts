@@ -283,12 +283,19 @@ export function merchantHandlers(store: MemoryStore) {
 
     NotifyOrderRefund(refund) {
       const order = store.order(refund.OrderId);
-      order.refunds.push({
-        refundId: refund.RefundID ?? `refund-${order.refunds.length + 1}`,
-        // Kept as the exact text: never turned into a float.
-        amount: refund.TotalRefundAmount ?? "0",
-        currency: refund.CurrencyCode ?? "",
-      });
+      // Two forms: the order's refund details (a `Refunds` list), or one refund's own fields at
+      // the top level. A refund already recorded (its RefundID) is not recorded again.
+      const entries = refund.Refunds?.length ? refund.Refunds : [refund];
+      for (const entry of entries) {
+        const known = entry.RefundID && order.refunds.some((r) => r.refundId === entry.RefundID);
+        if (known) continue;
+        order.refunds.push({
+          refundId: entry.RefundID ?? `refund-${order.refunds.length + 1}`,
+          // Kept as the exact text: never turned into a float.
+          amount: entry.TotalRefundAmount ?? "0",
+          currency: entry.CurrencyCode ?? "",
+        });
+      }
       return { InternalOrderId: order.internalOrderId, Message: "Refund recorded" };
     },
 

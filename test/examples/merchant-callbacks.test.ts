@@ -1,7 +1,8 @@
 /**
  * The examples' merchant code for the callbacks after the first eight, called as the service calls
  * it (signed, through the example's router and the fetch adapter): a gift card's debit, a refund
- * and documents apply once when the example deduplicates. Merchants copy this code.
+ * and documents apply once when the example deduplicates; NotifyOrderRefund records the refunds
+ * of either form it arrives in. Merchants copy this code.
  */
 import { type CallbackName, createMemoryIdempotencyStore } from "crossborder-callbacks";
 import { toFetch } from "crossborder-callbacks/fetch";
@@ -64,5 +65,51 @@ describe("examples' merchant with idempotency on (IDEMPOTENCY_STORE)", () => {
     await send("NotifyOrderRefund", notify);
     await send("NotifyOrderRefund", notify);
     expect(store.orders.get("GE927127001US")?.refunds).toHaveLength(1);
+  });
+});
+
+describe("examples' merchant, the newer callbacks", () => {
+  it("NotifyOrderRefund as the refund details (a Refunds list, 000 §2.4): each refund recorded with its id, amount and currency", async () => {
+    const { store, send } = await example(false);
+    await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant", { OrderId: "GE-R1" }));
+    const result = await send("NotifyOrderRefund", {
+      OrderId: "GE-R1",
+      MerchantGUID: GUID,
+      Refunds: [
+        { RefundID: "RF-1", TotalRefundAmount: "170.1000", CurrencyCode: "EUR" },
+        { RefundID: "RF-2", TotalRefundAmount: "12.5000", CurrencyCode: "EUR" },
+      ],
+      RefundableAmount: { CurrencyCode: "EUR", TotalCreditAmount: 0 },
+    });
+    expect(result.status).toBe(200);
+    expect(store.orders.get("GE-R1")?.refunds).toEqual([
+      { refundId: "RF-1", amount: "170.1000", currency: "EUR" },
+      { refundId: "RF-2", amount: "12.5000", currency: "EUR" },
+    ]);
+    // The details again, with a new refund: the ones recorded are not recorded twice.
+    await send("NotifyOrderRefund", {
+      OrderId: "GE-R1",
+      MerchantGUID: GUID,
+      Refunds: [
+        { RefundID: "RF-1", TotalRefundAmount: "170.1000", CurrencyCode: "EUR" },
+        { RefundID: "RF-2", TotalRefundAmount: "12.5000", CurrencyCode: "EUR" },
+        { RefundID: "RF-3", TotalRefundAmount: "1.0000", CurrencyCode: "EUR" },
+      ],
+    });
+    expect(store.orders.get("GE-R1")?.refunds.map((r) => r.refundId)).toEqual([
+      "RF-1",
+      "RF-2",
+      "RF-3",
+    ]);
+  });
+
+  it("NotifyOrderRefund with the refund's own fields at the top level: recorded as sent", async () => {
+    const { store, send } = await example(false);
+    await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant"));
+    const result = await send("NotifyOrderRefund", samplePayload("NotifyOrderRefund"));
+    expect(result.status).toBe(200);
+    expect(store.orders.get("GE927127001US")?.refunds).toEqual([
+      { refundId: "RF-20931", amount: "170.1000", currency: "USD" },
+    ]);
   });
 });
