@@ -331,8 +331,12 @@ export function merchantHandlers(store: MemoryStore) {
       return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
     },
 
-    RemoveRestrictedProducts({ CartToken, RemovedProductCodes }) {
-      const cart = CartToken ? store.carts.get(CartToken) : undefined;
+    RemoveRestrictedProducts({ CartId, CartToken, RemovedProductCodes }) {
+      // CartId is this store's own cart id (spec 4.7); CartToken is the service's SendCart
+      // token, tried only when the id is not a cart here.
+      const cart =
+        (CartId ? store.carts.get(CartId) : undefined) ??
+        (CartToken ? store.carts.get(CartToken) : undefined);
       if (!cart) return;
       const removed = new Set(RemovedProductCodes);
       cart.productsList = cart.productsList.filter(

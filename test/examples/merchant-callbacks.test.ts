@@ -1,8 +1,9 @@
 /**
  * The examples' merchant code for the callbacks after the first eight, called as the service calls
  * it (signed, through the example's router and the fetch adapter): a gift card's debit, a refund
- * and documents apply once when the example deduplicates; NotifyOrderRefund records the refunds
- * of either form it arrives in. Merchants copy this code.
+ * and documents apply once when the example deduplicates; RemoveRestrictedProducts finds the
+ * merchant's cart by `CartId` (spec 001 §4.7); NotifyOrderRefund records the refunds of either
+ * form it arrives in. Merchants copy this code.
  */
 import { type CallbackName, createMemoryIdempotencyStore } from "crossborder-callbacks";
 import { toFetch } from "crossborder-callbacks/fetch";
@@ -69,6 +70,32 @@ describe("examples' merchant with idempotency on (IDEMPOTENCY_STORE)", () => {
 });
 
 describe("examples' merchant, the newer callbacks", () => {
+  it("RemoveRestrictedProducts per 001 §4.7 (CartId = the merchant's cart, CartToken = the SendCart token): the product leaves the cart", async () => {
+    const { store, send } = await example(false);
+    const result = await send("RemoveRestrictedProducts", {
+      MerchantGUID: GUID,
+      CartToken: "0b5e1c7a-service-sendcart-token",
+      CartId: "demo-cart",
+      RemovedProductCodes: ["MUG-WHT"],
+    });
+    expect(result.body).toEqual({ IsSuccess: true });
+    const codes = store.carts.get("demo-cart")?.productsList.map((p) => p.ProductCode);
+    expect(codes).toEqual(["TSHIRT-BLK-M"]);
+  });
+
+  it("RemoveRestrictedProducts as the testing kit sends it with cartToken (simulate --cart-token)", async () => {
+    const { store, send } = await example(false);
+    const sample = samplePayload("RemoveRestrictedProducts");
+    const result = await send(
+      "RemoveRestrictedProducts",
+      { ...sample, RemovedProductCodes: ["MUG-WHT"] },
+      { cartToken: "demo-cart" },
+    );
+    expect(result.body).toEqual({ IsSuccess: true });
+    const codes = store.carts.get("demo-cart")?.productsList.map((p) => p.ProductCode);
+    expect(codes).toEqual(["TSHIRT-BLK-M"]);
+  });
+
   it("NotifyOrderRefund as the refund details (a Refunds list, 000 §2.4): each refund recorded with its id, amount and currency", async () => {
     const { store, send } = await example(false);
     await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant", { OrderId: "GE-R1" }));
