@@ -283,12 +283,19 @@ export function merchantHandlers(store: MemoryStore) {
 
     NotifyOrderRefund(refund) {
       const order = store.order(refund.OrderId);
-      order.refunds.push({
-        refundId: refund.RefundID ?? `refund-${order.refunds.length + 1}`,
-        // Kept as the exact text: never turned into a float.
-        amount: refund.TotalRefundAmount ?? "0",
-        currency: refund.CurrencyCode ?? "",
-      });
+      // Two forms: the order's refund details (a `Refunds` list), or one refund's own fields at
+      // the top level. A refund already recorded (its RefundID) is not recorded again.
+      const entries = refund.Refunds?.length ? refund.Refunds : [refund];
+      for (const entry of entries) {
+        const known = entry.RefundID && order.refunds.some((r) => r.refundId === entry.RefundID);
+        if (known) continue;
+        order.refunds.push({
+          refundId: entry.RefundID ?? `refund-${order.refunds.length + 1}`,
+          // Kept as the exact text: never turned into a float.
+          amount: entry.TotalRefundAmount ?? "0",
+          currency: entry.CurrencyCode ?? "",
+        });
+      }
       return { InternalOrderId: order.internalOrderId, Message: "Refund recorded" };
     },
 
@@ -324,8 +331,12 @@ export function merchantHandlers(store: MemoryStore) {
       return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
     },
 
-    RemoveRestrictedProducts({ CartToken, RemovedProductCodes }) {
-      const cart = CartToken ? store.carts.get(CartToken) : undefined;
+    RemoveRestrictedProducts({ CartId, CartToken, RemovedProductCodes }) {
+      // CartId is this store's own cart id (spec 4.7); CartToken is the service's SendCart
+      // token, tried only when the id is not a cart here.
+      const cart =
+        (CartId ? store.carts.get(CartId) : undefined) ??
+        (CartToken ? store.carts.get(CartToken) : undefined);
       if (!cart) return;
       const removed = new Set(RemovedProductCodes);
       cart.productsList = cart.productsList.filter(
@@ -342,19 +353,29 @@ export interface MerchantRouterOptions {
   /** Your own functions in place of the demo's, callback by callback (the rest stay the demo's). */
   readonly handlers?: CallbackHandlers;
   /**
-   * Apply each delivery of the order callbacks once (`withIdempotency`), with these options
-   * (the store shared by your instances). Default: no deduplication.
+   * Apply each delivery of the callbacks that write (`ONCE` below) once (`withIdempotency`),
+   * with these options (the store shared by your instances). Default: no deduplication.
    */
   readonly idempotency?: IdempotencyOptions<unknown> | undefined;
 }
 
-/** The callbacks whose repeats must not apply twice; a cart read or a removal is harmless. */
+/**
+ * The callbacks whose repeats must not apply twice: the order's writes, a gift card's debit and
+ * credit, a refund, the documents received. Not listed: the reads (the cart, the validations),
+ * and RemoveRestrictedProducts and UpdateOrderShippingInfo, which have no default key (a removal
+ * or the latest shipping info applied again is harmless, and the same content again may be a
+ * real change back): the store would never deduplicate them.
+ */
 const ONCE = [
   "SendOrderToMerchant",
   "UpdateOrderStatus",
   "PerformOrderPayment",
   "SendRMAInfoToMerchant",
   "UpdateParcelDispatch",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+  "NotifyOrderRefund",
+  "SendAdditionalRequiredDocumentsToMerchant",
 ] as const;
 
 function applyOnce(handlers: CallbackHandlers, options: IdempotencyOptions<unknown> | undefined) {

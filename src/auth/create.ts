@@ -50,6 +50,16 @@ type Plan = { readonly [M in ModeName]?: Awaited<ReturnType<(typeof COMPILERS)[M
 const CART_CALLBACK: CallbackName = "GetCheckoutCartInfo";
 
 /**
+ * The callbacks whose documented payload carries no MerchantGUID (NotifyOrderRefund's refund
+ * details, 000 §2.4; SendAdditionalRequiredDocumentsToMerchant's, not shown in 001 §6): a GUID
+ * they carry must match, but none is required, as long as another mode proved the caller.
+ */
+const GUID_WHEN_PRESENT: ReadonlySet<CallbackName> = new Set<CallbackName>([
+  "NotifyOrderRefund",
+  "SendAdditionalRequiredDocumentsToMerchant",
+]);
+
+/**
  * Whether a plan has a mode that proves who is calling. `merchantGuid` does not (it is no secret),
  * nor a `cartToken` without `verify` (any token passes).
  */
@@ -279,7 +289,11 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
         if (plan.merchantGuid !== undefined) {
           // GetCheckoutCartInfo by GET has no body: the GUID is checked only if one is present
           // (the cart payload keeps every query and body field, so a MerchantGUID sent is seen).
-          const optional = request.callback === CART_CALLBACK && !hasBody(request.method);
+          // So on the callbacks whose documented payload has none, once a request-level mode
+          // proved the caller (with merchantGuid alone, the GUID is all there is: required).
+          const optional =
+            (request.callback === CART_CALLBACK && !hasBody(request.method)) ||
+            (GUID_WHEN_PRESENT.has(request.callback) && result.methods.length > 0);
           if (checkMerchantGuid(plan.merchantGuid, payload, optional)) added.push("merchantGuid");
         }
         const digest = plan.jwt?.bodyDigest;

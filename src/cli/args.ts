@@ -63,7 +63,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       "cart-token": {
         type: "string",
         value: "<token>",
-        description: "A cart token your endpoint knows (merchantCartToken, CartToken)",
+        description: "A cart your endpoint knows (merchantCartToken, CartToken, CartId)",
       },
       "auth-token": {
         type: "string",

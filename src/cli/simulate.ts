@@ -163,7 +163,10 @@ export interface SimulateOptions {
   /** Signs a token per call; without it no `Authorization` header is sent. */
   readonly privateKey?: string | CryptoKey | undefined;
   readonly merchantGuid?: string | undefined;
-  /** A cart token the endpoint knows (GetCheckoutCartInfo's `merchantCartToken`, `CartToken`). */
+  /**
+   * A cart the endpoint knows (GetCheckoutCartInfo's `merchantCartToken`, SendOrderToMerchant's
+   * `CartToken`, RemoveRestrictedProducts' `CartId`).
+   */
   readonly cartToken?: string | undefined;
   /** A shopper session the endpoint knows (the gift-card payloads' `AuthToken`, `SessionId`). */
   readonly authToken?: string | undefined;

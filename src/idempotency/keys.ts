@@ -73,7 +73,16 @@ function canonical(value: unknown): string | undefined {
 
 /** SHA-256 (base64url) of the payload as sent, card fields and session secrets left out. */
 export function contentDigest(rawPayload: unknown): Promise<string> {
-  return sha256Text(canonical(rawPayload) ?? "null", "base64url");
+  return digest(rawPayload, undefined);
+}
+
+/**
+ * The content digest, with a gift card's id in it when given (kept even where its `CardFields`
+ * object is left out for holding a security code).
+ */
+function digest(rawPayload: unknown, cardId: string | undefined): Promise<string> {
+  const text = canonical(rawPayload) ?? "null";
+  return sha256Text(cardId === undefined ? text : `${JSON.stringify(cardId)}:${text}`, "base64url");
 }
 
 function text(value: unknown): string | undefined {
@@ -101,6 +110,10 @@ function join(...parts: (string | undefined)[]): string {
  * - UpdateParcelDispatch: the order id, the parcel code and a digest of the dispatch;
  * - GetCheckoutCartInfo, ValidateGiftCard, ValidateVoucher: none (reads, not deduplicated);
  * - RemoveRestrictedProducts: none (idempotent by nature; the same removal again is a new event);
+ * - UpdateOrderShippingInfo: none (the latest shipping info applied again is harmless; a change
+ *   back, A → B → A, is a real sequence);
+ * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload and the gift card's
+ *   `CardFields.CardId` (two cards of one order, amount and currency are two operations);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
@@ -109,6 +122,7 @@ export async function defaultIdempotencyKey(
 ): Promise<string | undefined> {
   const raw = context.rawPayload;
   const orderId = field(raw, "OrderId");
+  let cardId: string | undefined;
   switch (context.callback) {
     case "GetCheckoutCartInfo":
     case "ValidateGiftCard":
@@ -116,7 +130,16 @@ export async function defaultIdempotencyKey(
     // Removal is idempotent by nature, and the same removal again is a new event (the shopper
     // put the product back): deduplicating it would answer success and leave the product.
     case "RemoveRestrictedProducts":
+    // The latest shipping info applied again changes nothing, and a change back to earlier
+    // content (A → B → A) is a real update: deduplicating it would ship to B.
+    case "UpdateOrderShippingInfo":
       return undefined;
+    // A CardFields holding a security code is left out of the digest whole: the card's id is
+    // digested on its own, so two cards are two keys (the id is a bearer secret: hashed only).
+    case "RedeemGiftCard":
+    case "RefundGiftCard":
+      cardId = field(raw, "CardFields", "CardId");
+      break;
     case "UpdateOrderStatus": {
       const status = field(raw, "StatusCode")?.toLowerCase();
       if (orderId !== undefined && status !== undefined) return join(orderId, status);
@@ -143,7 +166,7 @@ export async function defaultIdempotencyKey(
     field(raw, "CartId") ??
     field(raw, "CartToken") ??
     field(raw, "merchantCartToken");
-  return join(id, await contentDigest(raw));
+  return join(id, await digest(raw, cardId));
 }
 
 const encoder = new TextEncoder();

@@ -20,6 +20,7 @@ export interface RemoveRestrictedProductsRequest {
   MerchantGUID?: string | null | undefined;
   /** The cart token from an earlier SendCart, kept in the shopper's session. */
   CartToken?: string | null | undefined;
+  /** The merchant's own cart identifier: the cart to take the products out of. */
   CartId?: string | null | undefined;
   UserId?: string | null | undefined;
   CountryCode?: string | null | undefined;

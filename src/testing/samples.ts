@@ -33,6 +33,11 @@ export const SAMPLE_ORDER_ID = "GE927127001US";
 export const SAMPLE_MERCHANT_ORDER_ID = "100004217";
 /** The cart token of the samples (GetCheckoutCartInfo's `merchantCartToken`). */
 export const SAMPLE_CART_TOKEN = "b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f";
+/**
+ * The service's own cart token (from its SendCart, kept in the shopper's session): the `CartToken`
+ * of RemoveRestrictedProducts (spec 4.7) and of the gift-card requests, never the merchant's.
+ */
+const SERVICE_CART_TOKEN = "8f2d6e1a-93b4-4c57-a0e2-5b9d7c3f1e84";
 /** The shopper's session of the gift-card and voucher samples (`AuthToken`; override with `authToken`). */
 export const SAMPLE_AUTH_TOKEN = "c2hvcHBlci1zZXNzaW9uLXRva2VuLTEwNDQy";
 /** The shopper's session id of the gift-card and voucher samples (`SessionId`). */
@@ -527,7 +532,7 @@ function updateParcelDispatch(): UpdateParcelDispatchRequest {
 function removeRestrictedProducts(): RemoveRestrictedProductsRequest {
   return {
     MerchantGUID: SAMPLE_MERCHANT_GUID,
-    CartToken: SAMPLE_CART_TOKEN,
+    CartToken: SERVICE_CART_TOKEN,
     CartId: "58211",
     UserId: null,
     CountryCode: "AU",
@@ -573,7 +578,7 @@ function giftCardRequest(cardId: string): GiftCardRequest {
     CustomerEmail: enc("jane.doe@example.com"),
     WebStoreCode: "eu-main",
     WebStoreInstanceCode: "eu-main-www",
-    CartToken: "8f2d6e1a-93b4-4c57-a0e2-5b9d7c3f1e84",
+    CartToken: SERVICE_CART_TOKEN,
     AuthToken: SAMPLE_AUTH_TOKEN,
     SessionId: SAMPLE_SESSION_ID,
   };

@@ -27,8 +27,9 @@ export interface SendCallbackOptions {
   readonly merchantGuid?: string | undefined;
   /**
    * A cart token your endpoint knows: written into GetCheckoutCartInfo's `merchantCartToken`, into
-   * `CartToken` of the payloads that carry one (SendOrderToMerchant, RemoveRestrictedProducts) and
-   * into `MerchantCartToken` of the gift-card and voucher payloads.
+   * SendOrderToMerchant's `CartToken`, into RemoveRestrictedProducts' `CartId` (its merchant cart
+   * identifier, spec 4.7; its `CartToken` is the service's own SendCart token, left as the sample's)
+   * and into `MerchantCartToken` of the gift-card and voucher payloads.
    */
   readonly cartToken?: string | undefined;
   /**
@@ -206,6 +207,8 @@ export async function sendCallback(
   }
   if (options.cartToken !== undefined && isRecord(payload)) {
     if (isCart) payload = { ...payload, merchantCartToken: options.cartToken };
+    else if (callbackName === "RemoveRestrictedProducts")
+      payload = { ...payload, CartId: options.cartToken };
     else if (Object.hasOwn(payload, "MerchantCartToken"))
       payload = { ...payload, MerchantCartToken: options.cartToken };
     else if (Object.hasOwn(payload, "CartToken"))

@@ -1,6 +1,7 @@
 import { base64url } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type AuthConfig, type AuthRequest, createAuth } from "../../src/auth/index.js";
+import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
 import { bearer, makeRequest, refusal, rsaKey, signToken, type TestKey } from "./helpers.js";
 
 const GUID = "6A1B2C3D-0000-4000-8000-000000000001";
@@ -86,6 +87,97 @@ describe("security.md — Other modes: merchant GUID", () => {
     await refusal(auth.authenticatePayload?.(result, {}, undefined, post));
     const full = await auth.authenticatePayload?.(result, { MerchantGUID: GUID }, undefined, post);
     expect(full?.methods).toEqual(["merchantGuid"]);
+  });
+});
+
+describe("merchant GUID on the callbacks whose documented payload carries none", () => {
+  // 000 §2.4's refund details (OrderId, MerchantOrderId, …, Refunds, RefundableAmount) have no
+  // MerchantGUID, and SendAdditionalRequiredDocumentsToMerchant's payload is not documented.
+  const refund = {
+    OrderId: "GE1184040US",
+    MerchantOrderId: "100004290",
+    Refunds: [{ RefundID: "RF-30112", TotalRefundAmount: "170.1000" }],
+    RefundableAmount: { CurrencyCode: "EUR", TotalCreditAmount: 0 },
+  };
+  const documents = {
+    OrderId: "GE1184040US",
+    Documents: [{ DocumentTypeCode: "CommercialInvoice" }],
+  };
+
+  async function router() {
+    const failures: CallbackFailure[] = [];
+    const auth = await createAuth({ jwt: jwt(), merchantGuid: GUID });
+    const handlers = {
+      NotifyOrderRefund: () => undefined,
+      SendAdditionalRequiredDocumentsToMerchant: () => undefined,
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+    };
+    const routed = createCallbackRouter({ auth, handlers, onError: (f) => failures.push(f) });
+    const send = async (callback: string, body: unknown) =>
+      routed.handle({
+        method: "POST",
+        url: `/${callback}`,
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${await signToken(key.privateKey)}`,
+        },
+        body: JSON.stringify(body),
+      });
+    return { send, failures };
+  }
+
+  it("NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant: 200 without MerchantGUID, 401 with a wrong one", async () => {
+    const { send, failures } = await router();
+    const without = [
+      (await send("NotifyOrderRefund", refund)).status,
+      (await send("SendAdditionalRequiredDocumentsToMerchant", documents)).status,
+    ];
+    expect([without, failures.map((f) => f.reason)]).toEqual([[200, 200], []]);
+    const wrong = "6A1B2C3D-0000-4000-8000-000000000002";
+    const withWrong = [
+      (await send("NotifyOrderRefund", { ...refund, MerchantGUID: wrong })).status,
+      (
+        await send("SendAdditionalRequiredDocumentsToMerchant", {
+          ...documents,
+          MerchantGUID: wrong,
+        })
+      ).status,
+    ];
+    expect(withWrong).toEqual([401, 401]);
+    expect(failures.map((f) => f.reason)).toEqual([
+      "MerchantGUID does not match",
+      "MerchantGUID does not match",
+    ]);
+    const withRight = await send("NotifyOrderRefund", { ...refund, MerchantGUID: GUID });
+    expect(withRight.status).toBe(200);
+  });
+
+  it("SendOrderToMerchant still requires it", async () => {
+    const { send, failures } = await router();
+    const order = { OrderId: "GE1", Products: [{ Sku: "A", Price: 1, Quantity: 1 }] };
+    expect((await send("SendOrderToMerchant", order)).status).toBe(401);
+    expect(failures.map((f) => f.reason)).toEqual(["MerchantGUID missing from the payload"]);
+    expect((await send("SendOrderToMerchant", { ...order, MerchantGUID: GUID })).status).toBe(200);
+  });
+
+  it("with merchantGuid the only mode (allowWeakAuth), a payload without it is still refused", async () => {
+    const auth = await createAuth({ merchantGuid: GUID, allowWeakAuth: true });
+    for (const callback of [
+      "NotifyOrderRefund",
+      "SendAdditionalRequiredDocumentsToMerchant",
+    ] as const) {
+      const request = makeRequest({ callback });
+      const result = await auth.authenticateRequest(request);
+      const error = await refusal(auth.authenticatePayload?.(result, refund, undefined, request));
+      expect(error.message).toBe("MerchantGUID missing from the payload");
+      const passed = await auth.authenticatePayload?.(
+        result,
+        { ...refund, MerchantGUID: GUID },
+        undefined,
+        request,
+      );
+      expect(passed?.methods).toEqual(["merchantGuid"]);
+    }
   });
 });
 

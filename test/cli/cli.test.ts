@@ -656,7 +656,9 @@ describe("simulate", () => {
       ["simulate", "RemoveRestrictedProducts", "--url", bad.base, "--cart-token", "000123"],
       captureIo().io,
     );
-    expect(JSON.parse(bad.seen.at(-1)?.body ?? "")).toMatchObject({ CartToken: "000123" });
+    // 001 §4.7: the merchant's cart is CartId; CartToken is the service's SendCart token.
+    expect(JSON.parse(bad.seen.at(-1)?.body ?? "")).toMatchObject({ CartId: "000123" });
+    expect(JSON.parse(bad.seen.at(-1)?.body ?? "").CartToken).not.toBe("000123");
 
     await runCli(
       [

@@ -8,8 +8,10 @@ import {
   type CallbackResponse,
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
   createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
+  createUpdateOrderShippingInfoHandler,
   createUpdateOrderStatusHandler,
   defaultIdempotencyKey,
   type IdempotencyStore,
@@ -1062,6 +1064,71 @@ describe("the default key", () => {
       expect(await key(callback, { ...request, AuthToken: "other", SessionId: "other" })).toBe(k);
       expect(await key(callback, { ...request, Amount: "26.00" })).not.toBe(k);
     }
+  });
+
+  it("RedeemGiftCard of two different gift cards on one order, each CardFields with a security code: both redeemed", async () => {
+    const redeemed: string[] = [];
+    const handler = createRedeemGiftCardHandler(
+      withIdempotency((request) => {
+        redeemed.push(String(request.CardFields?.CardId));
+        return { Balance: "0.00" };
+      }),
+      { auth: false },
+    );
+    const redeem = (card: string) =>
+      JSON.stringify({
+        OrderId: "GE1",
+        CardFields: { CardId: card, Cvv: "123" },
+        Amount: "25.00",
+        CurrencyCode: "USD",
+      });
+    await handler.handle(post(redeem("6006490000000001")));
+    await handler.handle(post(redeem("6006490000000002")));
+    expect(redeemed).toEqual(["6006490000000001", "6006490000000002"]);
+  });
+
+  it("gift cards: the key tells cards apart by CardId (hashed, never in plain text), card data left out", async () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const request = fixture(callback);
+      const withCard = (fields: Record<string, unknown>) => ({ ...request, CardFields: fields });
+      const first = await key(callback, withCard({ CardId: "6006490000000001", Cvv: "123" }));
+      const second = await key(callback, withCard({ CardId: "6006490000000002", Cvv: "123" }));
+      expect(first).toMatch(/^GE927127001US:[A-Za-z0-9_-]{43}$/);
+      expect(second).not.toBe(first);
+      // Only the security code or a payment card's number differs: the same delivery.
+      expect(await key(callback, withCard({ CardId: "6006490000000001", Cvv: "999" }))).toBe(first);
+      expect(
+        await key(
+          callback,
+          withCard({ CardId: "6006490000000001", Cvv: "123", CardNumber: "4111111111111111" }),
+        ),
+      ).toBe(first);
+      // Without a security code, two cards were already told apart; still so.
+      const plain = await key(callback, withCard({ CardId: "GC-1" }));
+      expect(await key(callback, withCard({ CardId: "GC-2" }))).not.toBe(plain);
+      expect(plain).not.toContain("GC-1");
+    }
+  });
+
+  it("UpdateOrderShippingInfo: none; A -> B -> A applies the change back", async () => {
+    expect(
+      await key("UpdateOrderShippingInfo", fixture("UpdateOrderShippingInfo")),
+    ).toBeUndefined();
+    let address = "";
+    let runs = 0;
+    const handler = createUpdateOrderShippingInfoHandler(
+      withIdempotency((update) => {
+        runs++;
+        address = update.PrimaryShipping?.Address1 ?? "";
+      }),
+      { auth: false },
+    );
+    const at = (a: string) => JSON.stringify({ OrderId: "GE1", PrimaryShipping: { Address1: a } });
+    for (const body of [at("1 First St"), at("2 Second St"), at("1 First St")]) {
+      expect((await handler.handle(post(body))).status).toBe(200);
+    }
+    // The shopper's address is back to the first one: the merchant must ship there.
+    expect({ runs, address }).toEqual({ runs: 3, address: "1 First St" });
   });
 
   it("stores keys of at most 250 characters, hashing long ones and ones with control characters", async () => {

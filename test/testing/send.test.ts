@@ -153,6 +153,13 @@ describe("sendCallback (as the service sends)", () => {
     expect(JSON.parse(lastSeen().body)).toMatchObject({ CartToken: "demo-cart", CartId: "58211" });
     await sendCallback(raw.base, "UpdateOrderStatus", { cartToken: "demo-cart" });
     expect(JSON.parse(lastSeen().body)).not.toHaveProperty("CartToken");
+    // RemoveRestrictedProducts (001 §4.7): CartId is the merchant's cart, CartToken the
+    // service's own SendCart token, which the merchant's cart token is not.
+    await sendCallback(raw.base, "RemoveRestrictedProducts", { cartToken: "demo-cart" });
+    const removal = JSON.parse(lastSeen().body);
+    expect(removal).toMatchObject({ CartId: "demo-cart" });
+    expect(removal.CartToken).toBe(samplePayload("RemoveRestrictedProducts").CartToken);
+    expect(removal.CartToken).not.toBe(samplePayload("GetCheckoutCartInfo").merchantCartToken);
   });
 
   it("writes merchantGuid into the payload, sends a custom payload and a custom path", async () => {

@@ -106,7 +106,7 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     const response = await call(
       "RemoveRestrictedProducts",
       payload("RemoveRestrictedProducts", {
-        CartToken: "demo-cart",
+        CartId: "demo-cart",
         RemovedProductCodes: ["MUG-WHT"],
       }),
     );
