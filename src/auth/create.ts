@@ -289,11 +289,12 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
         if (plan.merchantGuid !== undefined) {
           // GetCheckoutCartInfo by GET has no body: the GUID is checked only if one is present
           // (the cart payload keeps every query and body field, so a MerchantGUID sent is seen).
-          // So on the callbacks whose documented payload has none, once a request-level mode
-          // proved the caller (with merchantGuid alone, the GUID is all there is: required).
+          // So on the callbacks whose documented payload has none, when another mode proves the
+          // caller (it has passed by now); with nothing else vouching (merchantGuid alone, a cart
+          // token any value passes), the GUID is all there is: required.
           const optional =
             (request.callback === CART_CALLBACK && !hasBody(request.method)) ||
-            (GUID_WHEN_PRESENT.has(request.callback) && result.methods.length > 0);
+            (GUID_WHEN_PRESENT.has(request.callback) && provesCaller(plan));
           if (checkMerchantGuid(plan.merchantGuid, payload, optional)) added.push("merchantGuid");
         }
         const digest = plan.jwt?.bodyDigest;

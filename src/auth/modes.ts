@@ -175,7 +175,8 @@ export function compileMerchantGuid(
 /**
  * Checks every top-level key of the payload spelled `MerchantGUID` in any case (the service binds
  * names case-insensitively): all must match, at least one must exist. Returns false when the
- * payload carries none and `optional` is set (GetCheckoutCartInfo by GET has no body).
+ * payload carries none and `optional` is set (GetCheckoutCartInfo by GET has no body); then a key
+ * holding `null` or blank text counts as none (a serializer that writes every key writes it so).
  */
 export function checkMerchantGuid(
   guids: ReadonlySet<string>,
@@ -188,6 +189,9 @@ export function checkMerchantGuid(
     for (const key of Object.keys(record)) {
       if (key.length !== 12 || key.toLowerCase() !== "merchantguid") continue;
       const value = record[key];
+      if (optional && (value === null || (typeof value === "string" && value.trim() === ""))) {
+        continue;
+      }
       if (typeof value !== "string" || !guids.has(value.trim().toLowerCase())) {
         throw new AuthenticationError("MerchantGUID does not match");
       }

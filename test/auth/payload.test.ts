@@ -152,6 +152,27 @@ describe("merchant GUID on the callbacks whose documented payload carries none",
     expect(withRight.status).toBe(200);
   });
 
+  it("a MerchantGUID sent as null or blank there is one not sent (a serializer writes every key)", async () => {
+    const { send, failures } = await router();
+    const statuses = [
+      (await send("NotifyOrderRefund", { ...refund, MerchantGUID: null })).status,
+      (await send("NotifyOrderRefund", { ...refund, MerchantGUID: "" })).status,
+      (await send("NotifyOrderRefund", { ...refund, merchantGuid: "  " })).status,
+      (
+        await send("SendAdditionalRequiredDocumentsToMerchant", {
+          ...documents,
+          MerchantGUID: null,
+        })
+      ).status,
+    ];
+    expect([statuses, failures.map((f) => f.reason)]).toEqual([[200, 200, 200, 200], []]);
+    // Next to a wrong one it changes nothing; on SendOrderToMerchant a null GUID is still refused.
+    const wrong = { ...refund, MerchantGUID: null, merchantguid: "wrong" };
+    expect((await send("NotifyOrderRefund", wrong)).status).toBe(401);
+    const order = { OrderId: "GE1", Products: [{ Sku: "A", Price: 1, Quantity: 1 }] };
+    expect((await send("SendOrderToMerchant", { ...order, MerchantGUID: null })).status).toBe(401);
+  });
+
   it("SendOrderToMerchant still requires it", async () => {
     const { send, failures } = await router();
     const order = { OrderId: "GE1", Products: [{ Sku: "A", Price: 1, Quantity: 1 }] };
@@ -178,6 +199,22 @@ describe("merchant GUID on the callbacks whose documented payload carries none",
       );
       expect(passed?.methods).toEqual(["merchantGuid"]);
     }
+  });
+
+  it("with a cart token that verifies nothing (allowWeakAuth), the GUID is still required: nothing proved the caller", async () => {
+    const auth = await createAuth({
+      merchantGuid: GUID,
+      allowWeakAuth: true,
+      callbacks: { NotifyOrderRefund: { cartToken: {} } },
+    });
+    const request = makeRequest({
+      callback: "NotifyOrderRefund",
+      url: "https://merchant.example/crossborder/NotifyOrderRefund?merchantCartToken=anything",
+    });
+    const result = await auth.authenticateRequest(request);
+    expect(result.methods).toEqual(["cartToken"]);
+    const error = await refusal(auth.authenticatePayload?.(result, refund, undefined, request));
+    expect(error.message).toBe("MerchantGUID missing from the payload");
   });
 });
 

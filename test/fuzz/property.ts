@@ -755,6 +755,9 @@ function merchantGuidRefused(payload: unknown, optional: boolean): boolean {
     for (const key of Object.keys(payload)) {
       if (key.toLowerCase() !== "merchantguid") continue;
       const value = payload[key];
+      // Where none is required, null or blank is none.
+      if (optional && (value === null || (typeof value === "string" && value.trim() === "")))
+        continue;
       if (typeof value !== "string" || value.trim().toLowerCase() !== SAMPLE_MERCHANT_GUID)
         return true;
       found = true;
