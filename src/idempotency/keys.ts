@@ -96,6 +96,19 @@ function field(payload: unknown, ...path: string[]): string | undefined {
   return text(value);
 }
 
+/**
+ * The gift card's id (`CardId` in any case) when its `CardFields` holds a security code, which
+ * leaves the object out of the digest; `undefined` otherwise.
+ */
+function droppedCardId(payload: unknown): string | undefined {
+  const fields = isRecord(payload) ? payload.CardFields : undefined;
+  if (!isRecord(fields) || !isCardObject(fields)) return undefined;
+  for (const name of Object.keys(fields)) {
+    if (name.toLowerCase() === "cardid") return text(fields[name]);
+  }
+  return undefined;
+}
+
 function join(...parts: (string | undefined)[]): string {
   return parts.filter((part) => part !== undefined).join(":");
 }
@@ -112,8 +125,9 @@ function join(...parts: (string | undefined)[]): string {
  * - RemoveRestrictedProducts: none (idempotent by nature; the same removal again is a new event);
  * - UpdateOrderShippingInfo: none (the latest shipping info applied again is harmless; a change
  *   back, A → B → A, is a real sequence);
- * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload and the gift card's
- *   `CardFields.CardId` (two cards of one order, amount and currency are two operations);
+ * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload, with the gift card's
+ *   `CardFields.CardId` (any case) digested apart when its CardFields holds a security code (two
+ *   cards of one order, amount and currency are two operations);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
@@ -136,9 +150,10 @@ export async function defaultIdempotencyKey(
       return undefined;
     // A CardFields holding a security code is left out of the digest whole: the card's id is
     // digested on its own, so two cards are two keys (the id is a bearer secret: hashed only).
+    // Any other CardFields is in the digest, id included: its key stays what it always was.
     case "RedeemGiftCard":
     case "RefundGiftCard":
-      cardId = field(raw, "CardFields", "CardId");
+      cardId = droppedCardId(raw);
       break;
     case "UpdateOrderStatus": {
       const status = field(raw, "StatusCode")?.toLowerCase();

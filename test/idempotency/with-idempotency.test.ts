@@ -6,6 +6,7 @@ import {
   type CallbackFailure,
   type CallbackName,
   type CallbackResponse,
+  contentDigest,
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
@@ -1103,10 +1104,17 @@ describe("the default key", () => {
           withCard({ CardId: "6006490000000001", Cvv: "123", CardNumber: "4111111111111111" }),
         ),
       ).toBe(first);
-      // Without a security code, two cards were already told apart; still so.
+      // Without a security code, two cards were already told apart; still so, and by the same
+      // key as before the id was digested apart (a redelivery across an upgrade is one delivery).
       const plain = await key(callback, withCard({ CardId: "GC-1" }));
       expect(await key(callback, withCard({ CardId: "GC-2" }))).not.toBe(plain);
       expect(plain).not.toContain("GC-1");
+      expect(plain).toBe(`GE927127001US:${await contentDigest(withCard({ CardId: "GC-1" }))}`);
+      expect(await key(callback, request)).toBe(`GE927127001US:${await contentDigest(request)}`);
+      // The id's key in any case, as the service binds names.
+      const lower = await key(callback, withCard({ cardId: "GC-1", CVV: "123" }));
+      expect(await key(callback, withCard({ cardId: "GC-2", CVV: "123" }))).not.toBe(lower);
+      expect(await key(callback, withCard({ CARDID: "GC-1", cvv: "999" }))).toBe(lower);
     }
   });
 
