@@ -130,6 +130,32 @@ describe("examples' merchant, the newer callbacks", () => {
     ]);
   });
 
+  it("NotifyOrderRefund's details are the order's whole refund state: a refund without RefundID is not counted again, an empty list records none", async () => {
+    const { store, send } = await example(false);
+    await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant", { OrderId: "GE-R2" }));
+    const first = { RefundID: null, TotalRefundAmount: "170.1000", CurrencyCode: "EUR" };
+    await send("NotifyOrderRefund", { OrderId: "GE-R2", MerchantGUID: GUID, Refunds: [first] });
+    const second = { RefundID: "RF-2", TotalRefundAmount: "1.0000", CurrencyCode: "EUR" };
+    await send("NotifyOrderRefund", {
+      OrderId: "GE-R2",
+      MerchantGUID: GUID,
+      Refunds: [first, second],
+    });
+    expect(store.orders.get("GE-R2")?.refunds).toEqual([
+      { refundId: "refund-1", amount: "170.1000", currency: "EUR" },
+      { refundId: "RF-2", amount: "1.0000", currency: "EUR" },
+    ]);
+    await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant", { OrderId: "GE-R3" }));
+    const empty = await send("NotifyOrderRefund", {
+      OrderId: "GE-R3",
+      MerchantGUID: GUID,
+      Refunds: [],
+      RefundableAmount: { CurrencyCode: "EUR", TotalCreditAmount: 0 },
+    });
+    expect(empty.status).toBe(200);
+    expect(store.orders.get("GE-R3")?.refunds).toEqual([]);
+  });
+
   it("NotifyOrderRefund with the refund's own fields at the top level: recorded as sent", async () => {
     const { store, send } = await example(false);
     await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant"));

@@ -20,6 +20,7 @@ import {
   hasCardToCharge,
   type IdempotencyOptions,
   type InternationalDetails,
+  type OrderRefund,
   type PaymentDetails,
   splitCartToken,
   type VerifySession,
@@ -283,18 +284,19 @@ export function merchantHandlers(store: MemoryStore) {
 
     NotifyOrderRefund(refund) {
       const order = store.order(refund.OrderId);
-      // Two forms: the order's refund details (a `Refunds` list), or one refund's own fields at
-      // the top level. A refund already recorded (its RefundID) is not recorded again.
-      const entries = refund.Refunds?.length ? refund.Refunds : [refund];
-      for (const entry of entries) {
-        const known = entry.RefundID && order.refunds.some((r) => r.refundId === entry.RefundID);
-        if (known) continue;
-        order.refunds.push({
-          refundId: entry.RefundID ?? `refund-${order.refunds.length + 1}`,
-          // Kept as the exact text: never turned into a float.
-          amount: entry.TotalRefundAmount ?? "0",
-          currency: entry.CurrencyCode ?? "",
-        });
+      const recorded = (entry: OrderRefund, index: number) => ({
+        refundId: entry.RefundID ?? `refund-${index + 1}`,
+        // Kept as the exact text: never turned into a float.
+        amount: entry.TotalRefundAmount ?? "0",
+        currency: entry.CurrencyCode ?? "",
+      });
+      if (Array.isArray(refund.Refunds)) {
+        // The order's refund details: its whole refund state, earlier refunds included.
+        order.refunds.splice(0, order.refunds.length, ...refund.Refunds.map(recorded));
+      } else if (refund.RefundID != null || refund.TotalRefundAmount != null) {
+        // One refund's own fields at the top level, recorded once (by its RefundID).
+        const known = order.refunds.some((r) => r.refundId === refund.RefundID);
+        if (!known) order.refunds.push(recorded(refund, order.refunds.length));
       }
       return { InternalOrderId: order.internalOrderId, Message: "Refund recorded" };
     },
