@@ -80,6 +80,20 @@ describe("PaymentDetails protected by prototype", () => {
     expect(String(details)).toBe("[PaymentDetails ************1111]");
   });
 
+  // Found by mutation testing: with both keys, either check alone sent the object the safe way;
+  // each key by itself must keep the prototype from being used (an own `toJSON` string shadows the
+  // prototype's method and JSON.stringify prints every field).
+  for (const key of ["toJSON", "toString"]) {
+    it(`a payload key named ${key} alone cannot unmask it`, async () => {
+      const body = `{"OrderId":"GE1","MerchantGUID":"g","Products":[],"PaymentDetails":{"CardNumber":"${VISA}","CVVNumber":"737","${key}":"x"}}`;
+      const { details, status } = await deliver(body);
+      expect(status).toBe(200);
+      expect(details.CardNumber).toBe(VISA);
+      expectMasked(details);
+      expect(String(details)).toBe("[PaymentDetails ************1111]");
+    });
+  }
+
   it("a frozen body is tolerated (its decoded copy is protected)", async () => {
     const freeze = (value: unknown): unknown => {
       if (value !== null && typeof value === "object") {
@@ -124,6 +138,14 @@ describe("PaymentDetails protected by prototype", () => {
       "a body whose PaymentDetails is not extensible",
       (body: Record<string, unknown>) => {
         Object.preventExtensions(body.PaymentDetails);
+        return body;
+      },
+    ],
+    // Found by mutation testing: an extensible object whose CVVNumber cannot be deleted.
+    [
+      "a body whose PaymentDetails' CVVNumber is not configurable",
+      (body: Record<string, unknown>) => {
+        Object.defineProperty(body.PaymentDetails, "CVVNumber", { configurable: false });
         return body;
       },
     ],
