@@ -94,6 +94,31 @@ describe("PaymentDetails protected by prototype", () => {
     });
   }
 
+  // Found by mutation testing: the raw view's copy of a PaymentDetails takes its original's
+  // prototype, so nothing tested its own protection; an original protected by own methods (a
+  // payload key toJSON) has none to pass on, and only that protection masks the copy.
+  it("the raw payload's copy of a PaymentDetails protected by own methods prints masked too", async () => {
+    const body = `{"OrderId":"GE1","MerchantGUID":"g","Products":[],"PaymentDetails":{"CardNumber":"${VISA}","CVVNumber":"737","OwnerName":"Jane+Doe","toJSON":"x"}}`;
+    let raw: Record<string, unknown> | undefined;
+    let views: string[] = [];
+    const response = await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        raw = context.rawPayload.PaymentDetails as unknown as Record<string, unknown>;
+        expect(payload.PaymentDetails?.OwnerName).toBe("Jane Doe");
+        expect(raw.OwnerName).toBe("Jane+Doe");
+        expect(raw.CardNumber).toBe(VISA);
+        views = [JSON.stringify(context.rawPayload), String(raw), inspect(context.rawPayload)];
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body));
+    expect(response.status).toBe(200);
+    expect(views).toHaveLength(3);
+    for (const view of views) expect(view).not.toContain(VISA);
+    expectMasked(raw as Record<string, unknown>);
+    expect(Object.hasOwn(raw as object, "CVVNumber")).toBe(false);
+  });
+
   it("a frozen body is tolerated (its decoded copy is protected)", async () => {
     const freeze = (value: unknown): unknown => {
       if (value !== null && typeof value === "object") {
