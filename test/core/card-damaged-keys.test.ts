@@ -198,6 +198,33 @@ describe("masked views print no card number under any key of PaymentDetails", ()
   });
 });
 
+// Found by mutation testing: a copy of the CVV under a key the spec does not give PaymentDetails
+// (and that does not name a CVV) was only ever masked in tests, never checked to be removed.
+describe("a copy of the CVV under an unknown key of the payment object", () => {
+  it("is removed once the function returns; a known field quoting it keeps its text", async () => {
+    let kept: Record<string, unknown> | undefined;
+    const sent = order({
+      CardNumber: VISA,
+      CVVNumber: CVV,
+      SecurityCode: ` ${CVV} `,
+      Address2: `cvv ${CVV}`,
+    });
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+        expect(kept.SecurityCode).toBe(` ${CVV} `);
+        return OK;
+      },
+      { auth: false },
+    ).handle(post(JSON.stringify(sent)));
+    expect(response.status).toBe(200);
+    const own = kept as Record<string, unknown>;
+    expect(Object.hasOwn(own, "CVVNumber")).toBe(false);
+    expect(Object.hasOwn(own, "SecurityCode")).toBe(false);
+    expect(own.Address2).toBe("cvv ***");
+  });
+});
+
 // Found by mutation testing: no test quoted the CVV below the payment object's own fields.
 describe("a quote of the CVV in a value nested in the payment object", () => {
   it("keeps its text with the CVV masked once the function returns", async () => {
