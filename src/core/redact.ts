@@ -299,6 +299,12 @@ function markCardDigits(
   return out;
 }
 
+/** Whether the digits of a text, read in order whatever stands between them, hold one of the cards. */
+function holdsCard(text: string, cards: readonly string[]): boolean {
+  const digits = onlyDigits(text);
+  return cards.some((card) => digits.includes(card));
+}
+
 /** Replaces every marked stretch of the text with `***`. */
 function replaceMarked(text: string, marks: Uint8Array): string {
   const pieces: string[] = [];
@@ -328,7 +334,9 @@ export function maskSecret(text: string, secret: string): string {
 
 /**
  * A redactor for one request: card numbers, and the given secrets (this request's card numbers
- * and CVVs, trimmed; those under three characters are left out) wherever quoted.
+ * and CVVs, trimmed; those under three characters are left out) wherever quoted. A text that
+ * still holds one of this request's card numbers in its digits (quoted with other separators)
+ * has every digit masked.
  */
 export function createRedactor(secrets: readonly unknown[] = []): Redactor {
   const list: Secret[] = [];
@@ -352,7 +360,10 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
       let marks: Uint8Array | undefined;
       for (const secret of list) marks = markSecret(text, secret, marks);
       if (cardDigits.length > 0) marks = markCardDigits(text, cardDigits, marks);
-      return marks === undefined ? text : replaceMarked(text, marks);
+      const out = marks === undefined ? text : replaceMarked(text, marks);
+      // A card number quoted with other separators (`4111.1111.1111.1111`): no digit goes out, as
+      // in `maskCardDigits`.
+      return cardDigits.length > 0 && holdsCard(out, cardDigits) ? out.replace(/[0-9]/g, "*") : out;
     } catch {
       // Out of memory for a giant text, or anything else: nothing of the text goes out.
       return UNREADABLE;

@@ -144,6 +144,11 @@ describe("createAuth refuses unusable configurations at start-up", () => {
       { jwt: jwt({ keys: { production: [{ ...rsaJwk, alg: "HS256" }] } }) },
       /"alg" HS256, which is not an allowed algorithm/,
     );
+    // An encryption key is not a signing key (found by mutation testing: no test gave one).
+    await refused(
+      { jwt: jwt({ keys: { production: [{ ...rsaJwk, use: "enc" }] } }) },
+      /keys\.production\[0\] has "use" other than "sig"/,
+    );
     // An EC key cannot serve the default RS256.
     await refused(
       { jwt: jwt({ keys: { production: [ec.pem] } }) },

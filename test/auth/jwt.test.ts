@@ -356,6 +356,10 @@ describe("security.md — JWT", () => {
       ["iat 1e300", { exp: t + 300, iat: 1e300 }],
       ["iat negative", { exp: t + 300, iat: -5 }],
       ["nbf float", { exp: t + 300, nbf: t - 0.25 }],
+      // Found by mutation testing: a whole, safe number past 9999-12-31 (a token that never
+      // expires) was only refused by the bound no test reached.
+      ["exp past year 9999", { exp: 253_402_300_800, iat: t }],
+      ["exp 2^53 - 1", { exp: Number.MAX_SAFE_INTEGER, iat: t }],
     ];
     for (const [label, claims] of cases) {
       const token = await signRaw(

@@ -198,6 +198,64 @@ describe("masked views print no card number under any key of PaymentDetails", ()
   });
 });
 
+// Found by mutation testing: a copy of the CVV under a key the spec does not give PaymentDetails
+// (and that does not name a CVV) was only ever masked in tests, never checked to be removed.
+describe("a copy of the CVV under an unknown key of the payment object", () => {
+  it("is removed once the function returns; a known field quoting it keeps its text", async () => {
+    let kept: Record<string, unknown> | undefined;
+    const sent = order({
+      CardNumber: VISA,
+      CVVNumber: CVV,
+      SecurityCode: ` ${CVV} `,
+      Address2: `cvv ${CVV}`,
+    });
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+        expect(kept.SecurityCode).toBe(` ${CVV} `);
+        return OK;
+      },
+      { auth: false },
+    ).handle(post(JSON.stringify(sent)));
+    expect(response.status).toBe(200);
+    const own = kept as Record<string, unknown>;
+    expect(Object.hasOwn(own, "CVVNumber")).toBe(false);
+    expect(Object.hasOwn(own, "SecurityCode")).toBe(false);
+    expect(own.Address2).toBe("cvv ***");
+  });
+});
+
+// Found by mutation testing: no test quoted the CVV below the payment object's own fields.
+describe("a quote of the CVV in a value nested in the payment object", () => {
+  it("keeps its text with the CVV masked once the function returns", async () => {
+    let kept: Record<string, unknown> | undefined;
+    const details = {
+      CardNumber: VISA,
+      CVVNumber: CVV,
+      Extra: { Note: `cvv ${CVV} given`, List: [`cvv ${CVV}`, { Deep: `code ${CVV}` }] },
+    };
+    for (const transport of ["text", "parsed"] as const) {
+      const sent = order(structuredClone(details));
+      const response = await createPerformOrderPaymentHandler(
+        (payload) => {
+          kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+          expect(kept.Extra).toStrictEqual(details.Extra);
+          return OK;
+        },
+        { auth: false },
+      ).handle(post(transport === "text" ? JSON.stringify(sent) : parsed(sent)));
+      expect(response.status).toBe(200);
+      const own = kept as Record<string, unknown>;
+      expect(Object.hasOwn(own, "CVVNumber")).toBe(false);
+      expect(own.Extra).toStrictEqual({
+        Note: "cvv *** given",
+        List: ["cvv ***", { Deep: "code ***" }],
+      });
+      expect(own.CardNumber).toBe(VISA);
+    }
+  });
+});
+
 describe("the library's own reports mask card numbers from any field of PaymentDetails", () => {
   const quoting = (payload: Record<string, unknown>): string => {
     const details = payload.PaymentDetails as Record<string, unknown> | undefined;
@@ -287,6 +345,29 @@ describe("the library's own reports mask card numbers from any field of PaymentD
     });
   }
 
+  // Found by mutation testing: the secrets of a payment object with a nested value are read when
+  // the payload is handed over; a report after the merchant changed that value must still mask
+  // what was sent (the nested value is shared with any shallow copy).
+  for (const transport of ["text", "parsed"] as const) {
+    it(`a merchant that empties a nested value before throwing: the report still masks what it held (${transport})`, async () => {
+      const failures: CallbackFailure[] = [];
+      const sent = order({ CardNumber: VISA, CVVNumber: CVV, Extra: { Note: `card ${ODD_PAN}` } });
+      const response = await createPerformOrderPaymentHandler(
+        (payload) => {
+          const details = payload.PaymentDetails as unknown as Record<string, unknown>;
+          const extra = details.Extra as Record<string, unknown>;
+          const quoted = `backup ${String(extra.Note)} refused`;
+          extra.Note = "";
+          throw new Error(quoted);
+        },
+        { auth: false, onError: (f: CallbackFailure) => void failures.push(f) },
+      ).handle(post(transport === "text" ? JSON.stringify(sent) : parsed(sent)));
+      expect(response.status).toBe(500);
+      expect((failures[0]?.error as Error | undefined)?.message).toBe("backup card *** refused");
+      for (const text of stringsOf(failures)) expect(carriesPan(text), text).toBe(false);
+    });
+  }
+
   it("the object under a damaged PaymentDetails key prints masked and loses its CVV", async () => {
     let kept: Record<string, unknown> | undefined;
     const response = await createSendOrderToMerchantHandler(
@@ -366,6 +447,9 @@ describe("a CVV under any key of a card object that names it", () => {
       ["\uFFFD(CVVNumber"],
     ],
     ["another casing", { CardNumber: VISA, cvvNumber: CVV }, ["cvvNumber"]],
+    // Found by mutation testing: a CVV as a JSON number under such a key was dropped only by the
+    // scrub of its quotes, which reads strings.
+    ["a number under a damaged key", { CardNumber: VISA, Cvv2: 737 }, ["Cvv2"]],
     [
       "two keys with different values, beside CVVNumber",
       { CardNumber: VISA, CVVNumber: "4821", Cvv2: CVV, Note: `cvv ${CVV} / 4821` },

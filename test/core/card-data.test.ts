@@ -594,6 +594,72 @@ describe("per-request redaction of the card number and CVV", () => {
     expect((capture.failures[0]?.error as Error | undefined)?.message).toBe("card *** refused");
   });
 
+  // Found by mutation testing: a 12-digit card number (the shortest, ISO/IEC 7812) sent without
+  // separators was masked only where quoted the same way.
+  it("this request's 12-digit card number is masked whatever separators quote it", async () => {
+    const SHORT_PAN = "601100099999";
+    const quoted = "6011 0009 9999";
+    const declining = createPerformOrderPaymentHandler(
+      () => {
+        throw new CallbackError("DECLINED", `Card ${quoted} declined`);
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const declined = await declining.handle(post(JSON.stringify(order(SHORT_PAN, "0123"))));
+    expect(JSON.parse(declined.body).Message).toBe("Card *** declined");
+    expect(capture.failures[0]?.reason).toBe("DECLINED: Card *** declined");
+  });
+
+  // Found by mutation testing (a real leak): the redactor found this request's card number only
+  // in runs of digits with single spaces, dashes or `+` between them, while the README promises it
+  // masked "wherever quoted"; `4111.1111.1111.1111` in a CallbackError went out whole, in the
+  // answer and to onError. A text still holding its digits in order now has every digit masked, as
+  // the answer's ids and amounts already had.
+  it("this request's card number quoted with other separators (dots, slashes) has no digit let out", async () => {
+    const groups = ODD_PAN.match(/.{1,4}/g) ?? [];
+    for (const [sent, quoted] of [
+      [ODD_PAN, groups.join(".")],
+      [groups.join(" "), groups.join("/")],
+      [VISA, "4111.1111.1111.1111"],
+    ] as const) {
+      capture.failures.length = 0;
+      const declining = createPerformOrderPaymentHandler(
+        () => {
+          throw new CallbackError("DECLINED", `Card ${quoted} declined`, `ref ${quoted}`);
+        },
+        { auth: false, onError: collectingOnError },
+      );
+      const declined = await declining.handle(post(JSON.stringify(order(sent, "0123"))));
+      const masked = `Card ${quoted.replace(/[0-9]/g, "*")} declined`;
+      expect(JSON.parse(declined.body).Message).toBe(masked);
+      expect(JSON.parse(declined.body).Description).toBe(`ref ${quoted.replace(/[0-9]/g, "*")}`);
+      expect(capture.failures[0]?.reason).toBe(`DECLINED: ${masked}`);
+      const failing = createPerformOrderPaymentHandler(
+        () => {
+          throw new Error(`card ${quoted} refused`);
+        },
+        { auth: false, onError: collectingOnError },
+      );
+      expect((await failing.handle(post(JSON.stringify(order(sent, "0123"))))).status).toBe(500);
+      const message = (capture.failures[1]?.error as Error | undefined)?.message ?? "";
+      expect(message).toBe(`card ${quoted.replace(/[0-9]/g, "*")} refused`);
+      // An id of the answer quoting it the same way (only this request's card is masked there).
+      const answering = createPerformOrderPaymentHandler(
+        () => ({
+          InternalOrderId: `ref ${quoted}`,
+          PaymentAmount: "10.00",
+          PaymentCurrencyCode: "EUR",
+        }),
+        { auth: false, onError: collectingOnError },
+      );
+      const answered = await answering.handle(post(JSON.stringify(order(sent, "0123"))));
+      expect(answered.status).toBe(200);
+      expect(JSON.parse(answered.body).InternalOrderId).toBe(
+        `ref ${quoted.replace(/[0-9]/g, "*")}`,
+      );
+    }
+  });
+
   it("the CVV of this request in a CallbackError code is masked too", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {
@@ -874,6 +940,9 @@ describe("redactCardNumbers", () => {
   );
 
   it("keeps the separators and the last four digits", () => {
+    // The shortest length it looks for, 13 digits (an old Visa), found by mutation testing.
+    expect(redactCardNumbers("card 4222222222222 ok")).toBe("card *********2222 ok");
+    expect(redactCardNumbers("card 422222222222 ok")).toBe("card 422222222222 ok");
     expect(redactCardNumbers("4111 1111 1111 1111")).toBe("**** **** **** 1111");
     expect(redactCardNumbers("card=4111111111111111;")).toBe("card=************1111;");
   });

@@ -80,6 +80,45 @@ describe("PaymentDetails protected by prototype", () => {
     expect(String(details)).toBe("[PaymentDetails ************1111]");
   });
 
+  // Found by mutation testing: with both keys, either check alone sent the object the safe way;
+  // each key by itself must keep the prototype from being used (an own `toJSON` string shadows the
+  // prototype's method and JSON.stringify prints every field).
+  for (const key of ["toJSON", "toString"]) {
+    it(`a payload key named ${key} alone cannot unmask it`, async () => {
+      const body = `{"OrderId":"GE1","MerchantGUID":"g","Products":[],"PaymentDetails":{"CardNumber":"${VISA}","CVVNumber":"737","${key}":"x"}}`;
+      const { details, status } = await deliver(body);
+      expect(status).toBe(200);
+      expect(details.CardNumber).toBe(VISA);
+      expectMasked(details);
+      expect(String(details)).toBe("[PaymentDetails ************1111]");
+    });
+  }
+
+  // Found by mutation testing: the raw view's copy of a PaymentDetails takes its original's
+  // prototype, so nothing tested its own protection; an original protected by own methods (a
+  // payload key toJSON) has none to pass on, and only that protection masks the copy.
+  it("the raw payload's copy of a PaymentDetails protected by own methods prints masked too", async () => {
+    const body = `{"OrderId":"GE1","MerchantGUID":"g","Products":[],"PaymentDetails":{"CardNumber":"${VISA}","CVVNumber":"737","OwnerName":"Jane+Doe","toJSON":"x"}}`;
+    let raw: Record<string, unknown> | undefined;
+    let views: string[] = [];
+    const response = await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        raw = context.rawPayload.PaymentDetails as unknown as Record<string, unknown>;
+        expect(payload.PaymentDetails?.OwnerName).toBe("Jane Doe");
+        expect(raw.OwnerName).toBe("Jane+Doe");
+        expect(raw.CardNumber).toBe(VISA);
+        views = [JSON.stringify(context.rawPayload), String(raw), inspect(context.rawPayload)];
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body));
+    expect(response.status).toBe(200);
+    expect(views).toHaveLength(3);
+    for (const view of views) expect(view).not.toContain(VISA);
+    expectMasked(raw as Record<string, unknown>);
+    expect(Object.hasOwn(raw as object, "CVVNumber")).toBe(false);
+  });
+
   it("a frozen body is tolerated (its decoded copy is protected)", async () => {
     const freeze = (value: unknown): unknown => {
       if (value !== null && typeof value === "object") {
@@ -124,6 +163,14 @@ describe("PaymentDetails protected by prototype", () => {
       "a body whose PaymentDetails is not extensible",
       (body: Record<string, unknown>) => {
         Object.preventExtensions(body.PaymentDetails);
+        return body;
+      },
+    ],
+    // Found by mutation testing: an extensible object whose CVVNumber cannot be deleted.
+    [
+      "a body whose PaymentDetails' CVVNumber is not configurable",
+      (body: Record<string, unknown>) => {
+        Object.defineProperty(body.PaymentDetails, "CVVNumber", { configurable: false });
         return body;
       },
     ],

@@ -1024,6 +1024,18 @@ describe("GetCheckoutCartInfo requests", () => {
     expect(seen).toStrictEqual([{ merchantCartToken: "a b+c", currencyCode: "GBP" }]);
   });
 
+  // Found by mutation testing: nothing held the form to its documented rule for a repeated field.
+  it("POST with a form body repeating a field: the first value is kept, as in a query", async () => {
+    const { handler, seen } = cartHandler();
+    const response = await handler.handle(
+      post("merchantCartToken=first&currencyCode=GBP&merchantCartToken=second", {
+        "content-type": "application/x-www-form-urlencoded",
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(seen).toStrictEqual([{ merchantCartToken: "first", currencyCode: "GBP" }]);
+  });
+
   it("POST with an already-parsed body, the query winning over the body", async () => {
     const { handler, seen } = cartHandler();
     const response = await handler.handle(
@@ -1796,6 +1808,107 @@ describe("request bodies", () => {
     const response = await handler.handle(post(JSON.stringify(order)));
     expect(response.status).toBe(200);
     expect(payloads).toStrictEqual([order]);
+  });
+
+  // Found by mutation testing: the limits themselves (not only far past them) were not pinned.
+  // Never stricter than documented: a body of exactly the limit is read.
+  /** ORDER padded with a note to exactly `bytes` bytes of JSON. */
+  function sized(bytes: number): string {
+    const base = JSON.stringify({ ...ORDER, Note: "" }).length;
+    const body = JSON.stringify({ ...ORDER, Note: "x".repeat(bytes - base) });
+    expect(encoder.encode(body).byteLength).toBe(bytes);
+    return body;
+  }
+
+  it("a body of exactly maxBodyBytes is read, in every form; one byte more is 413", async () => {
+    const limit = 4096;
+    const forms: ReadonlyArray<[string, (body: string) => CallbackRequest]> = [
+      ["a string", (body) => post(body)],
+      ["a Uint8Array", (body) => post(encoder.encode(body))],
+      [
+        "a stream with Content-Length",
+        (body) =>
+          post(trackedStream(chunked(body, 1000)).stream, {
+            "content-length": String(encoder.encode(body).byteLength),
+          }),
+      ],
+      [
+        "a stream without Content-Length",
+        (body) => post(trackedStream(chunked(body, 1000)).stream),
+      ],
+      ["an async iterable", (body) => post(trackedIterable(chunked(body, 1000)).iterable)],
+    ];
+    for (const [label, request] of forms) {
+      const { handler, payloads, failures } = orderHandler({ maxBodyBytes: limit });
+      expect((await handler.handle(request(sized(limit)))).status, label).toBe(200);
+      expect(payloads, label).toHaveLength(1);
+      expect((await handler.handle(request(sized(limit + 1)))).status, label).toBe(413);
+      expect(
+        failures.map((f) => f.kind),
+        label,
+      ).toStrictEqual(["payload_too_large"]);
+    }
+  });
+
+  it("the default body limit is 1 MiB: a body of exactly 1 MiB is read", async () => {
+    expect(DEFAULT_MAX_BODY_BYTES).toBe(1024 * 1024);
+    const { handler, payloads } = orderHandler();
+    expect((await handler.handle(post(sized(1024 * 1024)))).status).toBe(200);
+    expect(payloads).toHaveLength(1);
+    expect((await handler.handle(post(sized(1024 * 1024 + 1)))).status).toBe(413);
+  });
+
+  it("the default depth limit is 64: a body 64 levels deep is read, 65 is not", async () => {
+    expect(DEFAULT_MAX_DEPTH).toBe(64);
+    /** ORDER (level 1) with a chain of objects below it reaching `levels` levels in all. */
+    const nested = (levels: number) => {
+      let value: Record<string, unknown> = {};
+      for (let level = 3; level <= levels; level++) value = { a: value };
+      return { ...ORDER, Extra: value };
+    };
+    const { handler, payloads } = orderHandler();
+    for (const body of [JSON.stringify(nested(64)), parsed(nested(64))]) {
+      expect((await handler.handle(post(body))).status).toBe(200);
+    }
+    expect(payloads).toHaveLength(2);
+    for (const body of [JSON.stringify(nested(65)), parsed(nested(65))]) {
+      expect((await handler.handle(post(body))).status).toBe(400);
+    }
+  });
+
+  it("a malformed body is reported as too deep only when it is nested past maxDepth", async () => {
+    const { handler } = orderHandler({ maxDepth: 3 });
+    expect(json(await handler.handle(post("[[[x")))).toMatchObject({
+      Description: "Request body is not valid JSON",
+    });
+    expect(json(await handler.handle(post("[[[[x")))).toMatchObject({
+      Description: "Request body is nested deeper than 3 levels",
+    });
+  });
+
+  it("the bytes of a stream body are zeroed once it is answered, accepted or refused", async () => {
+    for (const [body, status] of [
+      [text, 200],
+      ['{"OrderId":"GE1",', 400],
+    ] as const) {
+      const chunk = encoder.encode(body);
+      const { handler } = orderHandler();
+      const response = await handler.handle(post(trackedStream([chunk]).stream));
+      expect(response.status).toBe(status);
+      expect(chunk.every((byte) => byte === 0)).toBe(true);
+    }
+  });
+
+  it("a refusal's description quoting a key of the body masks a card number in it", async () => {
+    const { handler, failures } = orderHandler();
+    const body = JSON.stringify({ ...ORDER, "4111111111111111": { PaymentDetails: 5 } });
+    const response = await handler.handle(post(body));
+    expect(response.status).toBe(400);
+    expect(response.body).not.toContain("4111111111111111");
+    expect(json(response)).toMatchObject({
+      Description: "************1111.PaymentDetails: expected an object or null",
+    });
+    expect(JSON.stringify(failures)).not.toContain("4111111111111111");
   });
 
   it("maxDepth is configurable", async () => {

@@ -16,6 +16,15 @@ describe("lazyRedactor", () => {
     expect(calls).toBe(1);
   });
 
+  // Found by mutation testing: the search falling back to the start of the secret on a mismatch
+  // (instead of the longest border) missed a quote preceded by a repeat of the secret's first
+  // characters. A shopper's session token may start with the same character twice.
+  it("masks a secret quoted right after a partial repeat of its beginning", () => {
+    const redact = lazyRedactor(() => ["aab-session", "abab-x"]);
+    expect(redact("token aaab-session expired")).toBe("token a*** expired");
+    expect(redact("token ababab-x expired")).toBe("token ab*** expired");
+  });
+
   it("never throws: secrets that cannot be collected give the unreadable text, every time", () => {
     const redact = lazyRedactor(() => {
       throw new Error("card 4111111111111111");

@@ -913,6 +913,56 @@ describe("stored results never hold card data", () => {
     expect(stored[0]).toContain("************4444");
   });
 
+  // Found by mutation testing: every CardNumber a test stored was this delivery's own or
+  // Luhn-valid, which other rules mask too; the README's "a CardNumber property is masked" was
+  // held by nothing.
+  it("masks a CardNumber property that is not this delivery's card, Luhn-valid or not", async () => {
+    const { store, stored } = recording();
+    const charge: PerformOrderPaymentFunction = async () =>
+      ({
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Vault: { CardNumber: "1234567812345678", Holder: "Jane" },
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError: collector().onError,
+    });
+    const body = {
+      OrderId: "GE4",
+      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+    };
+    expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain("1234567812345678");
+    expect(JSON.parse(String(stored[0]).slice(1)).Vault).toEqual({
+      CardNumber: "************5678",
+      Holder: "Jane",
+    });
+  });
+
+  // Found by mutation testing: no stored result held the card number as a JSON number.
+  it("masks this delivery's card number written as a number", async () => {
+    const { store, stored } = recording();
+    const charge: PerformOrderPaymentFunction = async (payment) =>
+      ({
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Provider: { Pan: Number(payment.PaymentDetails?.CardNumber), Amount: 10 },
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError: collector().onError,
+    });
+    await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain("4111111111111111");
+    expect(JSON.parse(String(stored[0]).slice(1)).Provider).toEqual({
+      Pan: "************1111",
+      Amount: 10,
+    });
+  });
+
   it("keeps the amounts and ids of the answer that happen to equal the CVV", async () => {
     const { store, stored } = recording();
     const handler = createPerformOrderPaymentHandler(
@@ -980,6 +1030,14 @@ describe("the default key", () => {
       },
       (copy) => {
         (copy.Customer as Record<string, unknown>).cardnumber = "5555555555554444";
+      },
+      // A card object's other field quoting its card (found by mutation testing: the object is
+      // left out whole, not only its card fields).
+      (copy) => {
+        copy.Gateway = {
+          "\uFFFD(CardNumber": "5555555555554444",
+          Note: "card 5555555555554444 cvv 8642",
+        };
       },
     ];
     const base = structuredClone(order) as Record<string, unknown>;
@@ -1161,7 +1219,12 @@ describe("the default key", () => {
       post(JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: "GE\u0000 1" })),
     );
     await handler.handle(post(orderText));
-    expect(seen.map((k) => k.length <= 250)).toEqual([true, true, true]);
+    // Exactly 250 characters is kept as it is (found by mutation testing).
+    await handler.handle(
+      post(JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: "G".repeat(230) })),
+    );
+    expect(seen.map((k) => k.length <= 250)).toEqual([true, true, true, true]);
+    expect(seen[3]).toBe(`SendOrderToMerchant:${"G".repeat(230)}`);
     expect(seen[0]).toMatch(/^SendOrderToMerchant:#[A-Za-z0-9_-]{43}$/);
     expect(seen[1]).toMatch(/^SendOrderToMerchant:#/);
     expect(seen[2]).toBe("SendOrderToMerchant:GE927127001US");

@@ -320,6 +320,21 @@ describe("a never-retried operation whose answer is lost says it may have been a
     });
   }
 
+  // Found by mutation testing: only HTTP_5xx codes and refusals were tried, never a 5xx naming a
+  // documented code of the service failing (INTERNAL_ERROR): it failed midway too.
+  it("a 500 naming a documented server failure (INTERNAL_ERROR) may have been applied", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("createOrderRefund", {
+      status: 500,
+      body: { IsSuccess: false, ErrorCode: "INTERNAL_ERROR", ErrorText: "unexpected error" },
+    });
+    const error = await rejectionOf(clientFor(simulator).createOrderRefund(refund));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INTERNAL_ERROR", status: 500, mayHaveBeenApplied: true });
+    expect((error as Error).message).toMatch(APPLIED);
+    expect(simulator.count("createOrderRefund")).toBe(1);
+  });
+
   it("not when nothing was sent: a refused connection, a name that does not resolve", async () => {
     const closed = createNetServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
@@ -381,6 +396,22 @@ describe("timeouts, the deadline and the caller's signal", () => {
     );
     setTimeout(() => controller.abort(new Error("stop")), 200);
     await expect(call).rejects.toThrow("stop");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(simulator.count("locationByIp")).toBe(1);
+  });
+
+  // Found by mutation testing: a signal aborted before the wait began (by an onRetry or onResponse
+  // hook, synchronously) was never heard by the wait, which then sent the retry.
+  it("rejects when the caller aborts from the onRetry hook, and sends nothing more", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503, retryAfter: 2 });
+    const controller = new AbortController();
+    const started = Date.now();
+    const call = clientFor(simulator, {
+      hooks: { onRetry: () => controller.abort(new Error("stop")) },
+    }).locationByIp({ ip: "203.0.113.7" }, { signal: controller.signal });
+    await expect(call).rejects.toThrow("stop");
+    expect(Date.now() - started).toBeLessThan(1500);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(simulator.count("locationByIp")).toBe(1);
   });

@@ -95,6 +95,26 @@ describe("a redirect is a failure, never followed with the merchant's credential
     },
   );
 
+  // Found by mutation testing: nothing answered status 0, what a browser's fetch gives for a
+  // redirect it was told not to follow (an opaque redirect); it must not pass for an answer.
+  it("a browser's opaque answer to a redirect (status 0) is the same failure", async () => {
+    const client = createServiceClient({
+      baseUrl: "http://service.invalid",
+      merchantGuid: GUID,
+      fetch: async () => Response.error(),
+      retries: false,
+    });
+    for (const call of [
+      () => client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }),
+      () => client.locationByIp({ ip: "203.0.113.7" }),
+    ]) {
+      const failure = await failureOf(call());
+      expect(failure.status).toBe(0);
+      expect(failure.code).toBe("HTTP_0");
+      expect(failure.message).toMatch(/redirect/);
+    }
+  });
+
   it("307 on the token request: the password is not sent again anywhere", async () => {
     const other = await elsewhere();
     const service = await listen((_received, res) => {
