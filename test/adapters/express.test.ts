@@ -2,7 +2,8 @@ import express5 from "express";
 import express4 from "express4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
-import { createPerformOrderPaymentHandler } from "../../src/index.js";
+import { createAuth } from "../../src/auth/index.js";
+import { createCallbackRouter, createPerformOrderPaymentHandler } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK, listen, type Running } from "./support/servers.js";
@@ -212,6 +213,61 @@ for (const [version, express] of [
           expect(logged[0]).toContain("1111");
         });
       }
+    });
+
+    describe('security.md 30: an IP allow-list behind app.set("trust proxy", true)', () => {
+      let server: Running;
+      const seen: string[] = [];
+      beforeAll(async () => {
+        // Express's req.ip would believe the left-most X-Forwarded-For entry here; the library
+        // must read the socket and count only the hops its trusted proxies added.
+        const router = createCallbackRouter({
+          auth: await createAuth({
+            ipAllowList: {
+              allow: ["203.0.113.7"],
+              trustedProxies: ["127.0.0.1", "::ffff:127.0.0.1"],
+            },
+          }),
+          onError: () => undefined,
+          handlers: {
+            UpdateOrderStatus: (payload) => {
+              seen.push(payload.OrderId);
+            },
+          },
+        });
+        server = await listen(
+          appWith(express, (app) => {
+            app.set("trust proxy", true);
+            app.use(toExpress(router));
+          }).app,
+        );
+      });
+      afterAll(() => server.close());
+
+      const send = (forwardedFor: string | undefined, orderId: string) =>
+        server.send("/UpdateOrderStatus", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...(forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }),
+          },
+          body: JSON.stringify({ OrderId: orderId, StatusCode: "Shipped" }),
+        });
+
+      it("refuses a spoofed left-most entry and a direct call; passes the hop our proxy added", async () => {
+        for (const [forwardedFor, status] of [
+          ["203.0.113.7, 198.51.100.9", 401],
+          ["203.0.113.7, 198.51.100.9, 127.0.0.1", 401],
+          [undefined, 401],
+          ["198.51.100.9", 401],
+          ["203.0.113.7", 200],
+          ["6.6.6.6, 203.0.113.7", 200],
+        ] as const) {
+          const response = await send(forwardedFor, `GE-${forwardedFor ?? "direct"}`);
+          expect(response.status, forwardedFor).toBe(status);
+        }
+        expect(seen).toStrictEqual(["GE-203.0.113.7", "GE-6.6.6.6, 203.0.113.7"]);
+      });
     });
 
     describe('behind express.raw({ type: "*/*" }) and express.text({ type: "*/*" })', () => {

@@ -2,6 +2,8 @@ import { inspect } from "node:util";
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AuthConfig, createAuth, type JwtOptions } from "../../src/auth/index.js";
+import { AuthenticationError } from "../../src/core/errors.js";
+import { type CallbackFailure, createSendOrderToMerchantHandler } from "../../src/index.js";
 import {
   b64u,
   bearer,
@@ -630,6 +632,188 @@ describe("JWT keys and policy", () => {
       const error = await refusal(auth.authenticateRequest(bearer(token)));
       expect(error.message).toBe("JWT malformed");
     }
+  });
+});
+
+describe("security.md — JWT, facts about jose", () => {
+  /** Signs header and payload given as JSON text (duplicate keys and all) with an RS256 key. */
+  async function signText(header: string, payload: string, key: CryptoKey): Promise<string> {
+    const input = `${b64u(header)}.${b64u(payload)}`;
+    const signature = await crypto.subtle.sign(
+      { name: "RSASSA-PKCS1-v1_5" },
+      key,
+      new TextEncoder().encode(input),
+    );
+    return `${input}.${b64u(new Uint8Array(signature))}`;
+  }
+
+  it("jose keeps the last of duplicate keys: the library's own header and claim checks read that same value", async () => {
+    const t = freezeClock();
+    const auth = await createAuth(config());
+    const outcome = async (header: string, payload: string) => {
+      const token = await signText(header, payload, prodKey.privateKey);
+      try {
+        await auth.authenticateRequest(bearer(token));
+        return "accepted";
+      } catch (error) {
+        expect(error).toBeInstanceOf(AuthenticationError);
+        return (error as Error).message;
+      }
+    };
+    const claims = `"sub":"service","iat":${t}`;
+    // alg: the last one decides, for the allow-list as for jose.
+    expect(await outcome('{"alg":"none","alg":"RS256"}', `{${claims},"exp":${t + 300}}`)).toBe(
+      "accepted",
+    );
+    expect(await outcome('{"alg":"RS256","alg":"none"}', `{${claims},"exp":${t + 300}}`)).toBe(
+      "JWT algorithm not allowed",
+    );
+    expect(await outcome('{"alg":"RS256","alg":"HS256"}', `{${claims},"exp":${t + 300}}`)).toBe(
+      "JWT algorithm not allowed",
+    );
+    // b64 / crit hidden behind a later duplicate are still seen.
+    expect(
+      await outcome('{"alg":"RS256","b64":true,"b64":false}', `{${claims},"exp":${t + 300}}`),
+    ).toBe("JWT b64 header not supported");
+    // exp: the last value is the one checked, by jose and by the whole-seconds check alike.
+    expect(await outcome('{"alg":"RS256"}', `{${claims},"exp":${t - 500},"exp":${t + 300}}`)).toBe(
+      "accepted",
+    );
+    expect(await outcome('{"alg":"RS256"}', `{${claims},"exp":${t + 300},"exp":${t - 500}}`)).toBe(
+      'JWT claim "exp" check failed',
+    );
+    expect(
+      await outcome('{"alg":"RS256"}', `{${claims},"exp":${t + 300},"exp":"${t + 300}"}`),
+    ).toBe('JWT claim "exp" check failed');
+    expect(
+      await outcome(
+        '{"alg":"RS256"}',
+        `{"sub":"service","exp":${t + 300},"iat":${t},"iat":${t + 3600}}`,
+      ),
+    ).toBe('JWT claim "iat" is in the future');
+  });
+
+  it("12. an RSA key under 2048 bits is refused at start-up as a JWK and as a certificate too", async () => {
+    const weak = await weakRsaKey();
+    const jwk = await exportJWK(weak.publicKey);
+    await expect(createAuth(config({ keys: { production: [jwk as never] } }))).rejects.toThrow(
+      /jwt\.keys\.production\[0\] is an RSA key of 1024 bits/,
+    );
+    await expect(
+      createAuth(config({ keys: { production: [{ key: jwk as never, kid: "old" }] } })),
+    ).rejects.toThrow(/jwt\.keys\.production\[0\] is an RSA key of 1024 bits/);
+    const certificate = await selfSignedCertificate(weak);
+    await expect(createAuth(config({ keys: { production: [certificate] } }))).rejects.toThrow(
+      /jwt\.keys\.production\[0\] is an RSA key of 1024 bits/,
+    );
+  });
+});
+
+describe("security.md — JWT refusals through a handler (3, 18, 27)", () => {
+  const PAN = "4111111111111111";
+  const CVV = "7351";
+
+  it("forged, expired, wrong-issuer or oversized: 401 (431), a fixed body, no card data, token or payload anywhere", async () => {
+    const t = now();
+    const auth = await createAuth(config({ issuer: "crossborder-service" }));
+    const order = JSON.stringify({
+      OrderId: "GE100",
+      Products: [{ Sku: "SKU-1", Price: 10, Quantity: 1 }],
+      PaymentDetails: { CardNumber: PAN, CVVNumber: CVV },
+    });
+    const card = { card: PAN, cvv: CVV, note: `paid with ${PAN} cvv ${CVV}` };
+    const pem = prodKey.pem.trimEnd();
+    const hsWithPublicKey = async (secret: string) =>
+      await new SignJWT({ ...freshClaims(), iss: "crossborder-service", ...card })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .sign(new TextEncoder().encode(secret));
+    const tokens: Array<[string, string, number]> = [
+      ["HS256 keyed with the PEM", await hsWithPublicKey(pem), 401],
+      ["HS256 keyed with the PEM and a newline", await hsWithPublicKey(`${pem}\n`), 401],
+      [
+        "expired (JWTExpired carries the payload)",
+        await signToken(prodKey.privateKey, {
+          iss: "crossborder-service",
+          iat: t - 1000,
+          exp: t - 500,
+          ...card,
+        }),
+        401,
+      ],
+      [
+        "wrong issuer (JWTClaimValidationFailed carries the payload)",
+        await signToken(prodKey.privateKey, { iss: "someone-else", ...card }),
+        401,
+      ],
+      [
+        "signed by another key",
+        await signToken(attackerKey.privateKey, { iss: "crossborder-service", ...card }),
+        401,
+      ],
+      ["over 16 KiB", `${"a".repeat(16 * 1024)}${PAN}`, 431],
+    ];
+    const logs: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+      logs.push(args.map((a) => (typeof a === "string" ? a : inspect(a, { depth: 10 }))).join(" "));
+    });
+    const failures: CallbackFailure[] = [];
+    let called = 0;
+    const merchant = () => {
+      called++;
+      return { InternalOrderId: "M-1" };
+    };
+    const handlers = [
+      createSendOrderToMerchantHandler(merchant, {
+        auth,
+        onError: (failure) => void failures.push(failure),
+      }),
+      createSendOrderToMerchantHandler(merchant, { auth }),
+    ];
+    const digits = (text: string) => text.replace(/[^0-9]/g, " ");
+    for (const [label, token, status] of tokens) {
+      const payloadSegment = token.split(".")[1] ?? token;
+      for (const handler of handlers) {
+        logs.length = 0;
+        failures.length = 0;
+        const response = await handler.handle({
+          method: "POST",
+          url: "/callback",
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: order,
+        });
+        expect(response.status, label).toBe(status);
+        expect(JSON.parse(response.body), label).toStrictEqual(
+          status === 401
+            ? {
+                Success: false,
+                ErrorCode: "UNAUTHORIZED",
+                Message: "Unauthorized",
+                Description: "",
+              }
+            : {
+                Success: false,
+                ErrorCode: "HEADER_TOO_LARGE",
+                Message: "Request header too large",
+                Description: "",
+              },
+        );
+        const seen = [
+          response.body,
+          JSON.stringify(response.headers),
+          ...logs,
+          ...failures.map((f) => inspect(f, { depth: 10 })),
+          ...failures.map((f) => `${f.reason} ${String((f.error as Error | undefined)?.stack)}`),
+        ];
+        // Exactly one report of the refusal: on the hook, or the default one line on stderr.
+        expect(failures.length + logs.length, label).toBe(1);
+        for (const text of seen) {
+          expect(digits(text), label).not.toContain(PAN);
+          expect(digits(text).split(" "), label).not.toContain(CVV);
+          expect(text, label).not.toContain(payloadSegment.slice(0, 40));
+        }
+      }
+    }
+    expect(called).toBe(0);
   });
 });
 

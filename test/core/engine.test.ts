@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import {
   AuthenticationError,
@@ -2180,6 +2181,42 @@ describe("hostile JSON", () => {
     const payload = seen[0]?.payload ?? {};
     expect(payload.OrderId).toBe("last");
     expect((payload.PrimaryShipping as Record<string, unknown>).City).toBe("Paris");
+  });
+
+  it("a schema failure names paths and expectations only, never an input value (zod's reportInput stays off)", async () => {
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+    });
+    const marker = "ECHO-MARKER-7c1f";
+    const order = {
+      OrderId: { value: marker },
+      Products: [{ Sku: [marker], Price: `${marker}-price`, Quantity: { n: marker } }],
+      PrimaryShipping: { City: 12, Address1: [marker] },
+      StatusCode: [marker],
+    };
+    const payment = {
+      OrderId: "GE1",
+      Products: [],
+      PaymentDetails: { CardNumber: { n: marker }, CVVNumber: [marker] },
+    };
+    for (const [body, named] of [
+      [order, ["OrderId:", "Products.0.Price:", "PrimaryShipping.Address1:"]],
+      [payment, ["PaymentDetails.CardNumber:"]],
+    ] as const) {
+      failures.length = 0;
+      const response = await handler.handle(post(JSON.stringify(body)));
+      expect(response.status).toBe(400);
+      const answer = json(response) as Record<string, unknown>;
+      expect(answer).toMatchObject({ Success: false, ErrorCode: "INVALID_PAYLOAD" });
+      // The description does list the problems (so the test would notice them going missing).
+      for (const path of named) expect(answer.Description).toContain(path);
+      expect(failures.map((f) => f.kind)).toStrictEqual(["invalid_payload"]);
+      for (const text of [response.body, ...failures.map((f) => `${f.reason} ${inspect(f)}`)]) {
+        expect(text).not.toContain(marker);
+      }
+    }
   });
 
   it("duplicate keys: a valid value followed by an invalid one is invalid", async () => {

@@ -219,6 +219,98 @@ describe("an encoded value whose text starts with a space", () => {
   });
 });
 
+describe("security.md 25 and 26 through a handler", () => {
+  type Seen = { payload: Json; raw: Json; decoding: unknown };
+
+  async function deliver(primary: Json, secondary: Json): Promise<Seen[]> {
+    const body = {
+      OrderId: "E1",
+      Products: [{ Sku: "A", Price: 1, Quantity: 1 }],
+      PrimaryShipping: primary,
+      SecondaryShipping: secondary,
+    };
+    const seen: Seen[] = [];
+    // The generated decoder, the plan (a decoding option), and a body a framework parsed.
+    for (const [decoding, input] of [
+      [undefined, JSON.stringify(body)],
+      [{}, JSON.stringify(body)],
+      [undefined, structuredClone(body)],
+    ] as const) {
+      const failures: unknown[] = [];
+      const handler = createSendOrderToMerchantHandler(
+        (order, context) => {
+          seen.push({
+            payload: structuredClone({
+              ...order.PrimaryShipping,
+              ...prefixed(order.SecondaryShipping),
+            }),
+            raw: structuredClone({
+              ...((context.rawPayload as unknown as Json).PrimaryShipping as Json),
+              ...prefixed((context.rawPayload as unknown as Json).SecondaryShipping),
+            }),
+            decoding: structuredClone(context.decoding),
+          });
+          return { InternalOrderId: "M-1" };
+        },
+        {
+          auth: false,
+          onError: (failure) => void failures.push(failure),
+          ...(decoding === undefined ? {} : { decoding }),
+        },
+      );
+      const response = await handler.handle({
+        method: "POST",
+        url: "/callback",
+        headers: { "content-type": "application/json" },
+        body: input as never,
+      });
+      expect(response.status, response.body).toBe(200);
+      expect(failures).toStrictEqual([]);
+    }
+    // The order is not lost: the merchant's function ran once per delivery.
+    expect(seen).toHaveLength(3);
+    return seen;
+  }
+
+  function prefixed(value: unknown): Json {
+    const out: Json = {};
+    for (const [k, v] of Object.entries((value ?? {}) as Json)) out[`Secondary.${k}`] = v;
+    return out;
+  }
+
+  it.each(["%", "%zz", "%E0%A4%A", "%ED%A0%80", "100%"])(
+    "25. %j in an encoded field: no exception, the order delivered, the raw value kept and reported",
+    async (value) => {
+      for (const seen of await deliver({ City: value, Address1: "548+Market+St." }, {})) {
+        expect(seen.payload).toStrictEqual({ City: value, Address1: "548 Market St." });
+        expect(seen.raw).toStrictEqual({ City: value, Address1: "548+Market+St." });
+        expect(seen.decoding).toMatchObject({
+          decoded: ["PrimaryShipping.Address1"],
+          malformed: ["PrimaryShipping.City"],
+        });
+      }
+    },
+  );
+
+  it("26. %2B33… → +33…, %252B → %2B (decoded once), a plain +44 20 … stays as sent", async () => {
+    const primary = { Phone1: "%2B33+1+23+45+67+89", Address1: "%252B" };
+    const secondary = { Phone1: "+44 20 7946 0958", Phone2: "+442079460958" };
+    for (const seen of await deliver(primary, secondary)) {
+      expect(seen.payload).toStrictEqual({
+        Phone1: "+33 1 23 45 67 89",
+        Address1: "%2B",
+        "Secondary.Phone1": "+44 20 7946 0958",
+        "Secondary.Phone2": "+442079460958",
+      });
+      expect(seen.raw).toStrictEqual({
+        ...primary,
+        "Secondary.Phone1": "+44 20 7946 0958",
+        "Secondary.Phone2": "+442079460958",
+      });
+    }
+  });
+});
+
 describe("StateOrProvice, the cart-side spelling the schemas accept on every address", () => {
   const request = (body: unknown): CallbackRequest => ({
     method: "POST",
