@@ -91,6 +91,12 @@ beforeAll(async () => {
           PaymentCurrencyCode: "EUR",
         };
       },
+      UpdateOrderStatus: (update, context) => {
+        record(update, context.rawPayload, context.decoding.decoded);
+      },
+      UpdateOrderShippingInfo: (update, context) => {
+        record(update, context.rawPayload, context.decoding.decoded);
+      },
       NotifyOrderRefund: (refund, context) => {
         record(refund, context.rawPayload, context.decoding.decoded);
         return { InternalOrderId: refund.MerchantOrderId };
@@ -413,6 +419,186 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(at(payload, "VATRegistrationNumber")).toBe("GB/123 456 789");
     expect(extraField(payload as object, "VATRegistrationNumber")).toBe("GB/123 456 789");
   });
+});
+
+// The same captured order shapes reach every callback that carries the order object: each fact
+// above is checked on each of them, not on SendOrderToMerchant alone (wire-facts §3, §6).
+describe("the order shapes of real captures on every order callback", () => {
+  type OrderCallback =
+    | "SendOrderToMerchant"
+    | "UpdateOrderStatus"
+    | "PerformOrderPayment"
+    | "UpdateOrderShippingInfo";
+  const ORDER_CALLBACKS: readonly OrderCallback[] = [
+    "SendOrderToMerchant",
+    "UpdateOrderStatus",
+    "PerformOrderPayment",
+    "UpdateOrderShippingInfo",
+  ];
+  // What a callback requires beyond the captured order, added in front of the text as sent (so
+  // its escapes and long decimals reach the parser unchanged): UpdateOrderStatus its status, and
+  // PerformOrderPayment the payment of the capture without a card.
+  const NO_CARD = JSON.stringify(fixture("perform-order-payment-no-card").PaymentDetails);
+
+  function bodyFor(callback: OrderCallback, name: string): string {
+    let text = fixtureText(name);
+    const sent = JSON.parse(text) as Json;
+    if (callback === "PerformOrderPayment" && sent.PaymentDetails === null) {
+      text = text.replace('"PaymentDetails": null', `"PaymentDetails": ${NO_CARD}`);
+    } else if (callback === "PerformOrderPayment" && sent.PaymentDetails === undefined) {
+      text = text.replace("{", `{"PaymentDetails": ${NO_CARD},`);
+    }
+    if (callback === "UpdateOrderStatus" && sent.StatusCode === undefined) {
+      text = text.replace("{", '{"StatusCode": "CANCELLED",');
+    }
+    return text;
+  }
+
+  async function postTo(callback: OrderCallback, name: string) {
+    const result = await call(callback, { body: bodyFor(callback, name) });
+    expect(failures, `${callback} ${name}`).toStrictEqual([]);
+    expect(result.status, `${callback} ${name}`).toBe(200);
+    expect(result.body.Success, `${callback} ${name}`).toBe(true);
+    return result.received;
+  }
+
+  function expectAt(payload: unknown, expected: Record<string, unknown>, label: string): void {
+    for (const [path, value] of Object.entries(expected)) {
+      expect(at(payload, path), `${label}: ${path}`).toStrictEqual(value);
+    }
+  }
+
+  it.each(ORDER_CALLBACKS)(
+    "%s: nulls almost everywhere, null addresses, empty strings",
+    async (callback) => {
+      const received = await postTo(callback, "send-order-nulls");
+      const nulls = [
+        "CurrencyCode",
+        "Customer.EmailAddress",
+        "HubId",
+        "LoyaltyPointsEarned",
+        "LoyaltyPointsSpent",
+        "Products.0.Attributes",
+        "Products.0.Brand",
+        "Products.0.BackOrderDate",
+        "UrlParameters",
+        "OriginalOrder",
+        "InternationalDetails.ParcelsTracking",
+        "PrimaryBilling",
+        "UserId",
+        "MerchantOrderId",
+        "SecondaryShipping.Address1",
+        "SecondaryShipping.CountryCode3",
+        "SecondaryBilling.CountryCode",
+      ];
+      expectAt(received?.payload, Object.fromEntries(nulls.map((path) => [path, null])), callback);
+      expectAt(
+        received?.payload,
+        {
+          CartHash: "",
+          "PrimaryShipping.Company": "",
+          "PrimaryShipping.StateCode": "",
+          "PrimaryShipping.Address1": "Hauptstrasse 5",
+          "PrimaryShipping.CountryCode3": "DEU",
+          StatusCode: "N/A",
+          PaymentDetails: callback === "PerformOrderPayment" ? JSON.parse(NO_CARD) : null,
+        },
+        callback,
+      );
+    },
+  );
+
+  it.each(ORDER_CALLBACKS)(
+    "%s: stray spaces, loose dates, integers, long tails, \\/ escapes, CRLF kept",
+    async (callback) => {
+      const received = await postTo(callback, "send-order-values-as-sent");
+      expectAt(
+        received?.payload,
+        {
+          StatusCode: "N/A",
+          "InternationalDetails.TransactionCurrencyCode": " EUR",
+          "PrimaryShipping.FirstName": "Operator ",
+          "PaymentDetails.ExpirationDate": "2020-2-29",
+          "InternationalDetails.ExpirationDate": "2999-12-31",
+          "PrimaryShipping.Address2": "Test Address2\r\nOrderId:GE1184034US",
+          PriceCoefficientRate: 1,
+          "Products.0.VATRate": 0,
+          "Products.0.Price": 718.53,
+          "InternationalDetails.TransactionTotalPrice": 933,
+          RoundingRate: 0.7697801068639539,
+          // The operator's plain address is not decoded: its phone keeps its "+".
+          "PrimaryShipping.Phone1": "+ 44 (0)808 258 0300",
+          "PrimaryShipping.Email": "info@example.com",
+          "PaymentDetails.CardNumber": "1234",
+        },
+        callback,
+      );
+      expect(received?.decoded, callback).toStrictEqual(["Customer.EmailAddress"]);
+    },
+  );
+
+  it.each(ORDER_CALLBACKS)("%s: encoded or plain decided per value", async (callback) => {
+    const received = await postTo(callback, "send-order-mixed-encoding");
+    expectAt(
+      received?.payload,
+      {
+        "PrimaryShipping.City": "New York",
+        "PrimaryShipping.StateOrProvince": "New York",
+        "PrimaryShipping.CountryName": "United States",
+        "PrimaryShipping.Phone1": "+1 212 555 0199",
+        "PrimaryShipping.Email": "hub@example.com",
+        "SecondaryShipping.Zip": "ON M5B 1M4",
+        "SecondaryShipping.Address1": "20 Dundas St W",
+        "SecondaryShipping.Phone1": "+1 416 555 0142",
+        "PrimaryBilling.CountryName": "United States",
+        "PrimaryBilling.Email": "sam.lee@example.com",
+        "Customer.EmailAddress": "sam.lee@example.com",
+      },
+      callback,
+    );
+    expect(received?.raw, callback).toMatchObject({
+      PrimaryShipping: { City: "New+York" },
+      SecondaryShipping: { Zip: "ON+M5B+1M4", Phone1: "%2b1+416+555+0142" },
+    });
+  });
+
+  it.each(ORDER_CALLBACKS)("%s: phones already over-decoded stay as sent", async (callback) => {
+    const received = await postTo(callback, "send-order-over-decoded-phones");
+    expectAt(
+      received?.payload,
+      {
+        "PrimaryShipping.Phone1": " 972 73 204 1384",
+        "SecondaryShipping.Phone1": "  44 (0)808 258 0300",
+        "SecondaryShipping.Phone2": "+ 44 (0)808 258 0300",
+        "SecondaryShipping.Address1": "45 Leather Lane",
+        "PrimaryShipping.City": "Tel Aviv",
+      },
+      callback,
+    );
+  });
+
+  it.each(ORDER_CALLBACKS)(
+    "%s: Salutation, StateCode, CityRegion, VATRegistrationNumber decoded; CountryCode3 kept",
+    async (callback) => {
+      const received = await postTo(callback, "send-order-more-encoded-fields");
+      expectAt(
+        received?.payload,
+        {
+          "PrimaryShipping.Salutation": "Mme.",
+          "PrimaryShipping.StateCode": "Réunion",
+          "PrimaryShipping.StateOrProvince": "La Réunion",
+          "PrimaryShipping.CityRegion": "Le Tampon",
+          "PrimaryShipping.CountryName": "Réunion",
+          "PrimaryShipping.CountryCode3": "REU",
+          "PrimaryBilling.Salutation": "Dr med.",
+          "PrimaryBilling.VATRegistrationNumber": "FR 12 345678901",
+          "PrimaryBilling.CountryCode3": "FRA",
+          VATRegistrationNumber: "GB/123 456 789",
+        },
+        callback,
+      );
+    },
+  );
 });
 
 describe("answers merchants send to the order callbacks (wire-facts §6), returned by their functions", () => {
