@@ -577,6 +577,57 @@ describe("the order shapes of real captures on every order callback", () => {
     );
   });
 
+  // wire-facts §4: HttpUtility.UrlEncode's form (lower-case hex, "+" for a space, "%2b" for a
+  // literal plus), decoded exactly once, per value, and text that only looks encoded kept.
+  it.each(ORDER_CALLBACKS)(
+    "%s: %%xx in lower case, %%2b, decoded once; 100%% and %%zz kept",
+    async (callback) => {
+      const order = {
+        OrderId: "GE1184041US",
+        MerchantGUID: GUID,
+        StatusCode: "CANCELLED",
+        Products: [{ Sku: "MUG-WHT", Price: 12, Quantity: 1, VATRate: 20, CartItemId: "1" }],
+        Customer: { EmailAddress: "jane.doe%40example.com", IsEndCustomerPrimary: true },
+        PrimaryShipping: {
+          Address1: "100% Cotton Lane",
+          Address2: "Suite+%2540",
+          City: "%zz",
+          Company: "A+%2b+B",
+          Phone1: "%2b44+20+7946+0958",
+          Phone2: "+442079460958",
+          Email: "jane.doe%40example.com",
+          CountryName: "United+States",
+        },
+        InternationalDetails: {
+          OrderTrackingUrl: "http%3a%2f%2fwww.example.com%2ftrack%3fid%3d1",
+        },
+        PaymentDetails: JSON.parse(NO_CARD),
+      };
+      const result = await call(callback, { body: JSON.stringify(order) });
+      expect(result.status, callback).toBe(200);
+      const payload = result.received?.payload;
+      expectAt(
+        payload,
+        {
+          "Customer.EmailAddress": "jane.doe@example.com",
+          "PrimaryShipping.Address1": "100% Cotton Lane",
+          "PrimaryShipping.Address2": "Suite %40",
+          "PrimaryShipping.City": "%zz",
+          "PrimaryShipping.Company": "A + B",
+          "PrimaryShipping.Phone1": "+44 20 7946 0958",
+          "PrimaryShipping.Phone2": "+442079460958",
+          "PrimaryShipping.Email": "jane.doe@example.com",
+          "PrimaryShipping.CountryName": "United States",
+          "InternationalDetails.OrderTrackingUrl": "http://www.example.com/track?id=1",
+        },
+        callback,
+      );
+      // A malformed value is kept as sent, never a 400; the raw payload is the body as sent.
+      expect(failures, callback).toStrictEqual([]);
+      expect(result.received?.raw, callback).toStrictEqual(order);
+    },
+  );
+
   it.each(ORDER_CALLBACKS)(
     "%s: Salutation, StateCode, CityRegion, VATRegistrationNumber decoded; CountryCode3 kept",
     async (callback) => {
