@@ -421,6 +421,33 @@ describe("the other fixtures", () => {
   });
 });
 
+describe("the fixed list of encoded fields, per callback (wire-facts §4, §6)", () => {
+  it.each(["ValidateGiftCard", "RedeemGiftCard", "RefundGiftCard", "ValidateVoucher"] as const)(
+    "%s: the shopper's CustomerEmail decoded, nothing else",
+    async (name) => {
+      const { call, response } = await send(name);
+      expect(response.status).toBe(200);
+      expect(call?.decoding.decoded).toStrictEqual(["CustomerEmail"]);
+      expect(get(call?.payloadCopy, "CustomerEmail")).toBe("jane.doe@example.com");
+      expect(get(call?.rawCopy, "CustomerEmail")).toBe("jane.doe%40example.com");
+    },
+  );
+
+  it("UpdateOrderShippingInfo: the address and the tracking URL decoded, as on the order", async () => {
+    const { call, response } = await send("UpdateOrderShippingInfo");
+    expect(response.status).toBe(200);
+    expect(call?.decoding.decoded).toStrictEqual([
+      "PrimaryShipping.Address1",
+      "PrimaryShipping.Address2",
+      "PrimaryShipping.City",
+      "PrimaryShipping.Email",
+      "PrimaryShipping.Phone1",
+      "PrimaryShipping.CountryName",
+      "InternationalDetails.OrderTrackingUrl",
+    ]);
+  });
+});
+
 describe("GetCheckoutCartInfo fixture (the cart a merchant returns)", () => {
   const cart = fixture("GetCheckoutCartInfo") as unknown as CheckoutCartInfo;
 
