@@ -46,6 +46,44 @@ const CART = fixture(
   "get-checkout-cart-info-answer-merchant-shapes",
 ) as unknown as CheckoutCartInfo;
 
+// A cart written with the other spellings wire-facts §2 lists (clientIp, discountList, CartHash,
+// the cart side's StateOrProvice), the address book's own fields, urlParameters as pairs and
+// paymentInstallments as text: accepted and sent as returned.
+const OLDER_NAMES_CART: CheckoutCartInfo = {
+  productsList: [
+    {
+      ProductCode: "MUG-WHT",
+      CartItemId: "1",
+      ListPrice: 12,
+      SalePrice: 12,
+      OrderedQuantity: 2,
+      VATRateType: { VATRateTypeCode: "STD", Name: "Standard", Rate: 20 },
+      Attributes: [{ AttributeKey: "color", AttributeValue: "white" }],
+    },
+  ],
+  clientIp: "203.0.113.42",
+  discountList: [{ DiscountValue: 5, CalculationMode: 1, DiscountType: 1, Name: "Welcome" }],
+  CartHash: "b2a1",
+  paymentInstallments: "{2,4,6,8}",
+  urlParameters: [{ Key: "utm_source", Value: "newsletter" }],
+  billingDetails: { FirstName: "Anna", StateOrProvice: "Berlin", CountryCode: "DE" },
+  userDetails: {
+    UserId: "10442",
+    AddressDetails: [
+      {
+        FirstName: "Anna",
+        StateOrProvice: "Berlin",
+        IsShipping: true,
+        IsBilling: true,
+        IsDefaultShipping: true,
+        IsDefaultBilling: false,
+        AddressBookId: "7",
+        AddressBookName: "Home",
+      },
+    ],
+  },
+};
+
 /** What each call of a merchant's function saw, copied before the library drops the CVV. */
 interface Received {
   readonly payload: Json;
@@ -109,6 +147,7 @@ beforeAll(async () => {
         record(query, context.rawPayload, context.decoding.decoded);
         const token = query.merchantCartToken ?? "";
         const { cartToken } = splitCartToken(token);
+        if (cartToken === "older-names") return OLDER_NAMES_CART;
         if (cartToken !== "demo-cart") return { productsList: [] };
         return { ...CART, countryCode: query.countryCode };
       },
@@ -366,6 +405,15 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(failures).toStrictEqual([]);
     expect(status).toBe(200);
     expect(body).toStrictEqual({ ...CART, countryCode: "GER" });
+  });
+
+  it("a cart written with the other spellings (clientIp, discountList, CartHash, StateOrProvice) is sent as returned", async () => {
+    const { status, body } = await call("GetCheckoutCartInfo?cartToken=older-names", {
+      method: "GET",
+    });
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual(OLDER_NAMES_CART);
   });
 
   it("encoded or plain is decided per value, whatever IsEndCustomerPrimary says", async () => {
