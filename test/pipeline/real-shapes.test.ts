@@ -502,8 +502,9 @@ describe("the order shapes of real captures on every order callback", () => {
     return text;
   }
 
-  async function postTo(callback: OrderCallback, name: string) {
-    const result = await call(callback, { body: bodyFor(callback, name) });
+  async function postTo(callback: OrderCallback, name: string, edit = (text: string) => text) {
+    const body = edit(bodyFor(callback, name));
+    const result = await call(callback, { body });
     expect(failures, `${callback} ${name}`).toStrictEqual([]);
     expect(result.status, `${callback} ${name}`).toBe(200);
     expect(result.body.Success, `${callback} ${name}`).toBe(true);
@@ -559,7 +560,12 @@ describe("the order shapes of real captures on every order callback", () => {
   it.each(ORDER_CALLBACKS)(
     "%s: stray spaces, loose dates, integers, long tails, \\/ escapes, CRLF kept",
     async (callback) => {
-      const received = await postTo(callback, "send-order-values-as-sent");
+      // The formatter writes the fixture's numbers short: the captured "718.5300" is put back here.
+      const received = await postTo(callback, "send-order-values-as-sent", (text) => {
+        const edited = text.replace('"Price": 718.53,', '"Price": 718.5300,');
+        expect(edited).toContain("718.5300");
+        return edited;
+      });
       expectAt(
         received?.payload,
         {
@@ -582,6 +588,41 @@ describe("the order shapes of real captures on every order callback", () => {
         callback,
       );
       expect(received?.decoded, callback).toStrictEqual(["Customer.EmailAddress"]);
+    },
+  );
+
+  // wire-facts §3: order products carry PriceBeforeRoundingRate, HandlingCode, ListPrice,
+  // InternationalListPrice, DiscountedPriceForCustoms, CustomerVATRate; orders carry fields such as
+  // OriginalMerchantTotalProductsDiscountedPrice, and unknown ones: all kept, on each order callback.
+  it.each(ORDER_CALLBACKS)(
+    "%s: the undocumented product and order fields are kept as sent",
+    async (callback) => {
+      const text = readFileSync(
+        new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+        "utf8",
+      );
+      const sent = JSON.parse(text) as Json;
+      const result = await call(callback, { body: text });
+      expect(failures, callback).toStrictEqual([]);
+      expect(result.status, callback).toBe(200);
+      const payload = result.received?.payload;
+      expect(at(payload, "Products"), callback).toStrictEqual(sent.Products);
+      for (const field of [
+        "PriceBeforeRoundingRate",
+        "HandlingCode",
+        "ListPrice",
+        "InternationalListPrice",
+        "DiscountedPriceForCustoms",
+        "CustomerVATRate",
+      ]) {
+        expect(at(sent, `Products.0.${field}`), `the fixture carries ${field}`).toBeDefined();
+        expect(at(payload, `Products.0.${field}`), `${callback}: ${field}`).toStrictEqual(
+          at(sent, `Products.0.${field}`),
+        );
+      }
+      expect(at(payload, "OriginalMerchantTotalProductsDiscountedPrice"), callback).toBe(83.51);
+      expect(at(payload, "IsFirstOrderOfCustomer"), callback).toBe(true);
+      expect(result.received?.raw, callback).toStrictEqual(sent);
     },
   );
 
@@ -777,7 +818,7 @@ describe("answers merchants send to the order callbacks (wire-facts §6), return
     expect(failures).toStrictEqual([]);
   });
 
-  it("refusals with ErrorCode 100, as HTTP 200 or 400, read as well-formed refusals by checkResponse", () => {
+  it("refusals with ErrorCode 100, as HTTP 200, 400 or 500, read as well-formed refusals by checkResponse", () => {
     for (const refusal of answers.refusals) {
       const text = JSON.stringify(refusal.body);
       const expectStatus = refusal.status;
