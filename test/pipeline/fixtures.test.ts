@@ -421,6 +421,61 @@ describe("the other fixtures", () => {
   });
 });
 
+// wire-facts §6: "nulls almost everywhere". Every field of every fixture, set to null one at a
+// time, is answered 200, except the few README's "Required fields" names (a callback cannot be
+// acted on without them): those are a 400 naming the field.
+describe("null in any field but the documented required ones (wire-facts §6)", () => {
+  const REQUIRED: Record<string, readonly string[]> = {
+    SendOrderToMerchant: [
+      "OrderId",
+      "Products",
+      "Products.*.Sku",
+      "Products.*.Price",
+      "Products.*.Quantity",
+    ],
+    UpdateOrderStatus: ["OrderId", "StatusCode"],
+    PerformOrderPayment: ["OrderId", "PaymentDetails"],
+    SendRMAInfoToMerchant: ["OrderId", "RMANumber", "ReturnedProducts"],
+    UpdateParcelDispatch: ["OrderId", "DispatchedParcel"],
+    RemoveRestrictedProducts: ["RemovedProductCodes"],
+    NotifyOrderRefund: ["OrderId"],
+    UpdateOrderShippingInfo: ["OrderId"],
+  };
+
+  /** Every path of an object field (not an array element) in the value. */
+  function fieldPaths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+    if (value === null || typeof value !== "object") return [];
+    return Object.entries(value).flatMap(([key, child]) => {
+      const path = [...prefix, Array.isArray(value) ? Number(key) : key];
+      return [...(Array.isArray(value) ? [] : [path]), ...fieldPaths(child, path)];
+    });
+  }
+
+  it.each(JSON_CALLBACKS)("%s", async (name) => {
+    const required = REQUIRED[name] ?? [];
+    const refused: string[] = [];
+    for (const path of fieldPaths(fixture(name))) {
+      const body = structuredClone(fixture(name));
+      let parent = body as Record<string | number, unknown>;
+      for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+      parent[path[path.length - 1] as string | number] = null;
+      const { response, failures } = await send(name, JSON.stringify(body));
+      const general = path.map((key) => (typeof key === "number" ? "*" : key)).join(".");
+      if (response.status === 200) {
+        expect(required, general).not.toContain(general);
+        continue;
+      }
+      expect(response.status, general).toBe(400);
+      expect(
+        failures.map((failure) => failure.kind),
+        general,
+      ).toStrictEqual(["invalid_payload"]);
+      refused.push(general);
+    }
+    expect([...new Set(refused)].sort()).toStrictEqual([...required].sort());
+  });
+});
+
 describe("the fixed list of encoded fields, per callback (wire-facts §4, §6)", () => {
   it.each(["ValidateGiftCard", "RedeemGiftCard", "RefundGiftCard", "ValidateVoucher"] as const)(
     "%s: the shopper's CustomerEmail decoded, nothing else",
