@@ -626,6 +626,32 @@ describe("the order shapes of real captures on every order callback", () => {
     },
   );
 
+  // wire-facts §5/§6: the operator's cartridge compares MerchantGUID case-insensitively; a GUID
+  // written in capitals, or under another key case, is the merchant's own.
+  it.each(ORDER_CALLBACKS)(
+    "%s: MerchantGUID in capitals and under another key case",
+    async (callback) => {
+      for (const [from, to] of [
+        [`"MerchantGUID": "${GUID}"`, `"MerchantGUID": "${GUID.toUpperCase()}"`],
+        [`"MerchantGUID": "${GUID}"`, `"merchantGuid": "${GUID.toUpperCase()}"`],
+      ] as const) {
+        const received = await postTo(callback, "send-order-mixed-encoding", (text) => {
+          expect(text).toContain(from);
+          return text.replace(from, to);
+        });
+        expect(received?.payload, callback).toBeDefined();
+      }
+      // Another merchant's GUID is still refused.
+      const other = await call(callback, {
+        body: bodyFor(callback, "send-order-mixed-encoding").replace(
+          GUID,
+          GUID.replace("3f0e", "4f0e"),
+        ),
+      });
+      expect(other.status, callback).toBe(401);
+    },
+  );
+
   it.each(ORDER_CALLBACKS)("%s: encoded or plain decided per value", async (callback) => {
     const received = await postTo(callback, "send-order-mixed-encoding");
     expectAt(
