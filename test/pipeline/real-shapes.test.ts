@@ -66,9 +66,21 @@ const OLDER_NAMES_CART: CheckoutCartInfo = {
   CartHash: "b2a1",
   paymentInstallments: "{2,4,6,8}",
   urlParameters: [{ Key: "utm_source", Value: "newsletter" }],
+  includeVAT: 2,
   billingDetails: { FirstName: "Anna", StateOrProvice: "Berlin", CountryCode: "DE" },
+  shippingDetails: {
+    Salutation: "Frau",
+    FirstName: "Anna",
+    MiddleName: "Maria",
+    LastName: "Schmidt",
+    Phone2: "+49 30 1234568",
+    Fax: "+49 30 1234569",
+    StateOrProvice: "Berlin",
+  },
   userDetails: {
     UserId: "10442",
+    UserIdNumber: "X1234567",
+    UserIdNumberType: { UserIdNumberTypeCode: "PASSPORT", Name: "Passport" },
     AddressDetails: [
       {
         FirstName: "Anna",
