@@ -59,8 +59,8 @@ const RESULTS: Record<CallbackName, unknown> = {
   },
   UpdateOrderStatus: { InternalOrderId: "100004217", StatusCode: "cancelled" },
   PerformOrderPayment: { PaymentAmount: "104.03", PaymentCurrencyCode: "EUR" },
-  SendRMAInfoToMerchant: { Message: "RMA-000317 recorded" },
-  UpdateParcelDispatch: { Message: "Parcel PCL-88213 recorded" },
+  SendRMAInfoToMerchant: { Message: "RMA-000317 recorded", Description: "2 items" },
+  UpdateParcelDispatch: { Message: "Parcel PCL-88213 recorded", Description: "from DE-HUB-1" },
   RemoveRestrictedProducts: undefined,
   SendAdditionalRequiredDocumentsToMerchant: { InternalOrderId: "100004217" },
   ValidateGiftCard: {
@@ -88,8 +88,16 @@ const RESPONSES: Record<CallbackName, unknown> = {
   },
   UpdateOrderStatus: { Success: true, InternalOrderId: "100004217", StatusCode: "cancelled" },
   PerformOrderPayment: { Success: true, PaymentAmount: "104.03", PaymentCurrencyCode: "EUR" },
-  SendRMAInfoToMerchant: { Success: "True", Message: "RMA-000317 recorded" },
-  UpdateParcelDispatch: { Success: true, Message: "Parcel PCL-88213 recorded" },
+  SendRMAInfoToMerchant: {
+    Success: "True",
+    Message: "RMA-000317 recorded",
+    Description: "2 items",
+  },
+  UpdateParcelDispatch: {
+    Success: true,
+    Message: "Parcel PCL-88213 recorded",
+    Description: "from DE-HUB-1",
+  },
   RemoveRestrictedProducts: { IsSuccess: true },
   SendAdditionalRequiredDocumentsToMerchant: { Success: true, InternalOrderId: "100004217" },
   ValidateGiftCard: {
