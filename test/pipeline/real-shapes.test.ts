@@ -428,6 +428,31 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(body).toStrictEqual(OLDER_NAMES_CART);
   });
 
+  // wire-facts §3: the body is JSON, not form-encoded; README: Content-Type is not required. A
+  // JSON order under another content type is read as JSON, never refused.
+  it("an order's JSON body is read as JSON whatever the Content-Type says", async () => {
+    for (const type of [
+      "application/x-www-form-urlencoded",
+      "text/plain; charset=utf-8",
+      "application/octet-stream",
+    ]) {
+      received.length = 0;
+      failures.length = 0;
+      const token = await signServiceToken(keys.privateKey);
+      const response = await server.send("/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": type,
+        },
+        body: fixtureText("send-order-mixed-encoding"),
+      });
+      expect(response.status, type).toBe(200);
+      expect(failures, type).toStrictEqual([]);
+      expect(at(received[0]?.payload, "SecondaryShipping.Zip"), type).toBe("ON M5B 1M4");
+    }
+  });
+
   it("encoded or plain is decided per value, whatever IsEndCustomerPrimary says", async () => {
     const { status, received } = await post("SendOrderToMerchant", "send-order-mixed-encoding");
     expect(status).toBe(200);
