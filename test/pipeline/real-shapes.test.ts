@@ -417,6 +417,11 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(failures).toStrictEqual([]);
     expect(status).toBe(200);
     expect(body).toStrictEqual({ ...CART, countryCode: "GER" });
+    // The testing kit counts these shapes as a cart, as README says (wire-facts §6).
+    const text = JSON.stringify(body);
+    expect(checkResponse("GetCheckoutCartInfo", status, "application/json", text)).toStrictEqual(
+      [],
+    );
   });
 
   it("a cart written with the other spellings (clientIp, discountList, CartHash, StateOrProvice) is sent as returned", async () => {
@@ -426,6 +431,10 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(failures).toStrictEqual([]);
     expect(status).toBe(200);
     expect(body).toStrictEqual(OLDER_NAMES_CART);
+    const text = JSON.stringify(body);
+    expect(checkResponse("GetCheckoutCartInfo", status, "application/json", text)).toStrictEqual(
+      [],
+    );
   });
 
   // wire-facts §3: the body is JSON, not form-encoded; README: Content-Type is not required. A
