@@ -342,6 +342,12 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(at(received?.payload, "Subs")).toStrictEqual(
       fixture("perform-order-payment-mixed-subs").Subs,
     );
+    // wire-facts §3/§6: test payloads carry masked card strings, kept as the strings sent; the
+    // owner's encoded name and country are decoded like any payment contact field.
+    expect(at(received?.payload, "PaymentDetails.CardNumber")).toBe("1234");
+    expect(at(received?.payload, "PaymentDetails.CVVNumber")).toBe("**3");
+    expect(at(received?.payload, "PaymentDetails.OwnerName")).toBe("Jane Doe");
+    expect(at(received?.payload, "PaymentDetails.CountryName")).toBe("United States");
   });
 
   it("GetCheckoutCartInfo as POST with a JSON body carrying MerchantGUID", async () => {
