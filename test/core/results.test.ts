@@ -5,8 +5,10 @@
 import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import {
+  CALLBACK_NAMES,
   CallbackError,
   type CallbackFailure,
+  type CallbackName,
   createCallbackRouter,
   createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
@@ -208,6 +210,62 @@ describe("unknown result fields: a warning, not a lost order", () => {
       ]);
     }
   });
+
+  // wire-facts §1/§6: "Success": "true" as text is read as true wherever the library reads a
+  // Success, on every callback: each answers its own verdict (RMA the text "True",
+  // RemoveRestrictedProducts IsSuccess); a false one, in any case, is never sent as a success.
+  it.each(CALLBACK_NAMES.filter((name) => name !== "GetCheckoutCartInfo"))(
+    "%s: a result's Success as the text true in any case is its own success verdict",
+    async (name) => {
+      const required: Partial<Record<CallbackName, object>> = {
+        SendOrderToMerchant: { InternalOrderId: "M-1" },
+        PerformOrderPayment: { PaymentAmount: "10", PaymentCurrencyCode: "EUR" },
+        ValidateGiftCard: { IsValid: true },
+        ValidateVoucher: { IsValid: true },
+      };
+      const verdict =
+        name === "SendRMAInfoToMerchant"
+          ? { Success: "True" }
+          : name === "RemoveRestrictedProducts"
+            ? { IsSuccess: true }
+            : { Success: true };
+      const body = JSON.stringify({
+        OrderId: "GE100",
+        RMANumber: "R1",
+        ReturnedProducts: [],
+        StatusCode: "N/A",
+        Products: [{ Sku: "SKU-1", Price: 10, Quantity: 1 }],
+        PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+        DispatchedParcel: {},
+        RemovedProductCodes: [],
+      });
+      for (const [text, status] of [
+        ["true", 200],
+        ["TRUE", 200],
+        ["True", 200],
+        ["false", 500],
+        [" False ", 500],
+      ] as const) {
+        const { failures, onError } = collector();
+        const router = createCallbackRouter({
+          auth: false,
+          onError,
+          handlers: { [name]: () => ({ ...required[name], Success: text }) },
+        });
+        const response = await router.handle(post(body, {}, `/${name}`));
+        expect(response.status, `${name} ${text}`).toBe(status);
+        if (status === 200) {
+          expect(json(response), `${name} ${text}`).toMatchObject(verdict);
+          expect(failures, `${name} ${text}`).toStrictEqual([]);
+        } else {
+          expect(
+            failures.map((failure) => failure.kind),
+            `${name} ${text}`,
+          ).toStrictEqual(["internal_error"]);
+        }
+      }
+    },
+  );
 
   it("gift-card answers write Balance as text and booleans as booleans", async () => {
     const handler = createValidateGiftCardHandler(

@@ -59,8 +59,8 @@ const RESULTS: Record<CallbackName, unknown> = {
   },
   UpdateOrderStatus: { InternalOrderId: "100004217", StatusCode: "cancelled" },
   PerformOrderPayment: { PaymentAmount: "104.03", PaymentCurrencyCode: "EUR" },
-  SendRMAInfoToMerchant: { Message: "RMA-000317 recorded" },
-  UpdateParcelDispatch: { Message: "Parcel PCL-88213 recorded" },
+  SendRMAInfoToMerchant: { Message: "RMA-000317 recorded", Description: "2 items" },
+  UpdateParcelDispatch: { Message: "Parcel PCL-88213 recorded", Description: "from DE-HUB-1" },
   RemoveRestrictedProducts: undefined,
   SendAdditionalRequiredDocumentsToMerchant: { InternalOrderId: "100004217" },
   ValidateGiftCard: {
@@ -88,8 +88,16 @@ const RESPONSES: Record<CallbackName, unknown> = {
   },
   UpdateOrderStatus: { Success: true, InternalOrderId: "100004217", StatusCode: "cancelled" },
   PerformOrderPayment: { Success: true, PaymentAmount: "104.03", PaymentCurrencyCode: "EUR" },
-  SendRMAInfoToMerchant: { Success: "True", Message: "RMA-000317 recorded" },
-  UpdateParcelDispatch: { Success: true, Message: "Parcel PCL-88213 recorded" },
+  SendRMAInfoToMerchant: {
+    Success: "True",
+    Message: "RMA-000317 recorded",
+    Description: "2 items",
+  },
+  UpdateParcelDispatch: {
+    Success: true,
+    Message: "Parcel PCL-88213 recorded",
+    Description: "from DE-HUB-1",
+  },
   RemoveRestrictedProducts: { IsSuccess: true },
   SendAdditionalRequiredDocumentsToMerchant: { Success: true, InternalOrderId: "100004217" },
   ValidateGiftCard: {
@@ -417,6 +425,88 @@ describe("the other fixtures", () => {
     expect(decoded?.decoding.decoded).toStrictEqual([
       "Documents.0.DocumentUrl",
       "Documents.1.DocumentUrl",
+    ]);
+  });
+});
+
+// wire-facts §6: "nulls almost everywhere". Every field of every fixture, set to null one at a
+// time, is answered 200, except the few README's "Required fields" names (a callback cannot be
+// acted on without them): those are a 400 naming the field.
+describe("null in any field but the documented required ones (wire-facts §6)", () => {
+  const REQUIRED: Record<string, readonly string[]> = {
+    SendOrderToMerchant: [
+      "OrderId",
+      "Products",
+      "Products.*.Sku",
+      "Products.*.Price",
+      "Products.*.Quantity",
+    ],
+    UpdateOrderStatus: ["OrderId", "StatusCode"],
+    PerformOrderPayment: ["OrderId", "PaymentDetails"],
+    SendRMAInfoToMerchant: ["OrderId", "RMANumber", "ReturnedProducts"],
+    UpdateParcelDispatch: ["OrderId", "DispatchedParcel"],
+    RemoveRestrictedProducts: ["RemovedProductCodes"],
+    NotifyOrderRefund: ["OrderId"],
+    UpdateOrderShippingInfo: ["OrderId"],
+  };
+
+  /** Every path of an object field (not an array element) in the value. */
+  function fieldPaths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+    if (value === null || typeof value !== "object") return [];
+    return Object.entries(value).flatMap(([key, child]) => {
+      const path = [...prefix, Array.isArray(value) ? Number(key) : key];
+      return [...(Array.isArray(value) ? [] : [path]), ...fieldPaths(child, path)];
+    });
+  }
+
+  it.each(JSON_CALLBACKS)("%s", async (name) => {
+    const required = REQUIRED[name] ?? [];
+    const refused: string[] = [];
+    for (const path of fieldPaths(fixture(name))) {
+      const body = structuredClone(fixture(name));
+      let parent = body as Record<string | number, unknown>;
+      for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+      parent[path[path.length - 1] as string | number] = null;
+      const { response, failures } = await send(name, JSON.stringify(body));
+      const general = path.map((key) => (typeof key === "number" ? "*" : key)).join(".");
+      if (response.status === 200) {
+        expect(required, general).not.toContain(general);
+        continue;
+      }
+      expect(response.status, general).toBe(400);
+      expect(
+        failures.map((failure) => failure.kind),
+        general,
+      ).toStrictEqual(["invalid_payload"]);
+      refused.push(general);
+    }
+    expect([...new Set(refused)].sort()).toStrictEqual([...required].sort());
+  });
+});
+
+describe("the fixed list of encoded fields, per callback (wire-facts §4, §6)", () => {
+  it.each(["ValidateGiftCard", "RedeemGiftCard", "RefundGiftCard", "ValidateVoucher"] as const)(
+    "%s: the shopper's CustomerEmail decoded, nothing else",
+    async (name) => {
+      const { call, response } = await send(name);
+      expect(response.status).toBe(200);
+      expect(call?.decoding.decoded).toStrictEqual(["CustomerEmail"]);
+      expect(get(call?.payloadCopy, "CustomerEmail")).toBe("jane.doe@example.com");
+      expect(get(call?.rawCopy, "CustomerEmail")).toBe("jane.doe%40example.com");
+    },
+  );
+
+  it("UpdateOrderShippingInfo: the address and the tracking URL decoded, as on the order", async () => {
+    const { call, response } = await send("UpdateOrderShippingInfo");
+    expect(response.status).toBe(200);
+    expect(call?.decoding.decoded).toStrictEqual([
+      "PrimaryShipping.Address1",
+      "PrimaryShipping.Address2",
+      "PrimaryShipping.City",
+      "PrimaryShipping.Email",
+      "PrimaryShipping.Phone1",
+      "PrimaryShipping.CountryName",
+      "InternationalDetails.OrderTrackingUrl",
     ]);
   });
 });

@@ -46,6 +46,56 @@ const CART = fixture(
   "get-checkout-cart-info-answer-merchant-shapes",
 ) as unknown as CheckoutCartInfo;
 
+// A cart written with the other spellings wire-facts §2 lists (clientIp, discountList, CartHash,
+// the cart side's StateOrProvice), the address book's own fields, urlParameters as pairs and
+// paymentInstallments as text: accepted and sent as returned.
+const OLDER_NAMES_CART: CheckoutCartInfo = {
+  productsList: [
+    {
+      ProductCode: "MUG-WHT",
+      CartItemId: "1",
+      ListPrice: 12,
+      SalePrice: 12,
+      OrderedQuantity: 2,
+      VATRateType: { VATRateTypeCode: "STD", Name: "Standard", Rate: 20 },
+      Attributes: [{ AttributeKey: "color", AttributeValue: "white" }],
+    },
+  ],
+  clientIp: "203.0.113.42",
+  discountList: [{ DiscountValue: 5, CalculationMode: 1, DiscountType: 1, Name: "Welcome" }],
+  CartHash: "b2a1",
+  paymentInstallments: "{2,4,6,8}",
+  urlParameters: [{ Key: "utm_source", Value: "newsletter" }],
+  includeVAT: 2,
+  billingDetails: { FirstName: "Anna", StateOrProvice: "Berlin", CountryCode: "DE" },
+  shippingDetails: {
+    Salutation: "Frau",
+    FirstName: "Anna",
+    MiddleName: "Maria",
+    LastName: "Schmidt",
+    Phone2: "+49 30 1234568",
+    Fax: "+49 30 1234569",
+    StateOrProvice: "Berlin",
+  },
+  userDetails: {
+    UserId: "10442",
+    UserIdNumber: "X1234567",
+    UserIdNumberType: { UserIdNumberTypeCode: "PASSPORT", Name: "Passport" },
+    AddressDetails: [
+      {
+        FirstName: "Anna",
+        StateOrProvice: "Berlin",
+        IsShipping: true,
+        IsBilling: true,
+        IsDefaultShipping: true,
+        IsDefaultBilling: false,
+        AddressBookId: "7",
+        AddressBookName: "Home",
+      },
+    ],
+  },
+};
+
 /** What each call of a merchant's function saw, copied before the library drops the CVV. */
 interface Received {
   readonly payload: Json;
@@ -91,6 +141,12 @@ beforeAll(async () => {
           PaymentCurrencyCode: "EUR",
         };
       },
+      UpdateOrderStatus: (update, context) => {
+        record(update, context.rawPayload, context.decoding.decoded);
+      },
+      UpdateOrderShippingInfo: (update, context) => {
+        record(update, context.rawPayload, context.decoding.decoded);
+      },
       NotifyOrderRefund: (refund, context) => {
         record(refund, context.rawPayload, context.decoding.decoded);
         return { InternalOrderId: refund.MerchantOrderId };
@@ -103,6 +159,7 @@ beforeAll(async () => {
         record(query, context.rawPayload, context.decoding.decoded);
         const token = query.merchantCartToken ?? "";
         const { cartToken } = splitCartToken(token);
+        if (cartToken === "older-names") return OLDER_NAMES_CART;
         if (cartToken !== "demo-cart") return { productsList: [] };
         return { ...CART, countryCode: query.countryCode };
       },
@@ -285,6 +342,12 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(at(received?.payload, "Subs")).toStrictEqual(
       fixture("perform-order-payment-mixed-subs").Subs,
     );
+    // wire-facts §3/§6: test payloads carry masked card strings, kept as the strings sent; the
+    // owner's encoded name and country are decoded like any payment contact field.
+    expect(at(received?.payload, "PaymentDetails.CardNumber")).toBe("1234");
+    expect(at(received?.payload, "PaymentDetails.CVVNumber")).toBe("**3");
+    expect(at(received?.payload, "PaymentDetails.OwnerName")).toBe("Jane Doe");
+    expect(at(received?.payload, "PaymentDetails.CountryName")).toBe("United States");
   });
 
   it("GetCheckoutCartInfo as POST with a JSON body carrying MerchantGUID", async () => {
@@ -360,6 +423,49 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(failures).toStrictEqual([]);
     expect(status).toBe(200);
     expect(body).toStrictEqual({ ...CART, countryCode: "GER" });
+    // The testing kit counts these shapes as a cart, as README says (wire-facts §6).
+    const text = JSON.stringify(body);
+    expect(checkResponse("GetCheckoutCartInfo", status, "application/json", text)).toStrictEqual(
+      [],
+    );
+  });
+
+  it("a cart written with the other spellings (clientIp, discountList, CartHash, StateOrProvice) is sent as returned", async () => {
+    const { status, body } = await call("GetCheckoutCartInfo?cartToken=older-names", {
+      method: "GET",
+    });
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(body).toStrictEqual(OLDER_NAMES_CART);
+    const text = JSON.stringify(body);
+    expect(checkResponse("GetCheckoutCartInfo", status, "application/json", text)).toStrictEqual(
+      [],
+    );
+  });
+
+  // wire-facts §3: the body is JSON, not form-encoded; README: Content-Type is not required. A
+  // JSON order under another content type is read as JSON, never refused.
+  it("an order's JSON body is read as JSON whatever the Content-Type says", async () => {
+    for (const type of [
+      "application/x-www-form-urlencoded",
+      "text/plain; charset=utf-8",
+      "application/octet-stream",
+    ]) {
+      received.length = 0;
+      failures.length = 0;
+      const token = await signServiceToken(keys.privateKey);
+      const response = await server.send("/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": type,
+        },
+        body: fixtureText("send-order-mixed-encoding"),
+      });
+      expect(response.status, type).toBe(200);
+      expect(failures, type).toStrictEqual([]);
+      expect(at(received[0]?.payload, "SecondaryShipping.Zip"), type).toBe("ON M5B 1M4");
+    }
   });
 
   it("encoded or plain is decided per value, whatever IsEndCustomerPrimary says", async () => {
@@ -413,6 +519,304 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     expect(at(payload, "VATRegistrationNumber")).toBe("GB/123 456 789");
     expect(extraField(payload as object, "VATRegistrationNumber")).toBe("GB/123 456 789");
   });
+});
+
+// The same captured order shapes reach every callback that carries the order object: each fact
+// above is checked on each of them, not on SendOrderToMerchant alone (wire-facts §3, §6).
+describe("the order shapes of real captures on every order callback", () => {
+  type OrderCallback =
+    | "SendOrderToMerchant"
+    | "UpdateOrderStatus"
+    | "PerformOrderPayment"
+    | "UpdateOrderShippingInfo";
+  const ORDER_CALLBACKS: readonly OrderCallback[] = [
+    "SendOrderToMerchant",
+    "UpdateOrderStatus",
+    "PerformOrderPayment",
+    "UpdateOrderShippingInfo",
+  ];
+  // What a callback requires beyond the captured order, added in front of the text as sent (so
+  // its escapes and long decimals reach the parser unchanged): UpdateOrderStatus its status, and
+  // PerformOrderPayment the payment of the capture without a card.
+  const NO_CARD = JSON.stringify(fixture("perform-order-payment-no-card").PaymentDetails);
+
+  function bodyFor(callback: OrderCallback, name: string): string {
+    let text = fixtureText(name);
+    const sent = JSON.parse(text) as Json;
+    if (callback === "PerformOrderPayment" && sent.PaymentDetails === null) {
+      text = text.replace('"PaymentDetails": null', `"PaymentDetails": ${NO_CARD}`);
+    } else if (callback === "PerformOrderPayment" && sent.PaymentDetails === undefined) {
+      text = text.replace("{", `{"PaymentDetails": ${NO_CARD},`);
+    }
+    if (callback === "UpdateOrderStatus" && sent.StatusCode === undefined) {
+      text = text.replace("{", '{"StatusCode": "CANCELLED",');
+    }
+    return text;
+  }
+
+  async function postTo(callback: OrderCallback, name: string, edit = (text: string) => text) {
+    const body = edit(bodyFor(callback, name));
+    const result = await call(callback, { body });
+    expect(failures, `${callback} ${name}`).toStrictEqual([]);
+    expect(result.status, `${callback} ${name}`).toBe(200);
+    expect(result.body.Success, `${callback} ${name}`).toBe(true);
+    return result.received;
+  }
+
+  function expectAt(payload: unknown, expected: Record<string, unknown>, label: string): void {
+    for (const [path, value] of Object.entries(expected)) {
+      expect(at(payload, path), `${label}: ${path}`).toStrictEqual(value);
+    }
+  }
+
+  it.each(ORDER_CALLBACKS)(
+    "%s: nulls almost everywhere, null addresses, empty strings",
+    async (callback) => {
+      const received = await postTo(callback, "send-order-nulls");
+      const nulls = [
+        "CurrencyCode",
+        "Customer.EmailAddress",
+        "HubId",
+        "LoyaltyPointsEarned",
+        "LoyaltyPointsSpent",
+        "Products.0.Attributes",
+        "Products.0.Brand",
+        "Products.0.BackOrderDate",
+        "UrlParameters",
+        "OriginalOrder",
+        "InternationalDetails.ParcelsTracking",
+        "PrimaryBilling",
+        "UserId",
+        "MerchantOrderId",
+        "SecondaryShipping.Address1",
+        "SecondaryShipping.CountryCode3",
+        "SecondaryBilling.CountryCode",
+      ];
+      expectAt(received?.payload, Object.fromEntries(nulls.map((path) => [path, null])), callback);
+      expectAt(
+        received?.payload,
+        {
+          CartHash: "",
+          "PrimaryShipping.Company": "",
+          "PrimaryShipping.StateCode": "",
+          "PrimaryShipping.Address1": "Hauptstrasse 5",
+          "PrimaryShipping.CountryCode3": "DEU",
+          StatusCode: "N/A",
+          PaymentDetails: callback === "PerformOrderPayment" ? JSON.parse(NO_CARD) : null,
+        },
+        callback,
+      );
+    },
+  );
+
+  it.each(ORDER_CALLBACKS)(
+    "%s: stray spaces, loose dates, integers, long tails, \\/ escapes, CRLF kept",
+    async (callback) => {
+      // The formatter writes the fixture's numbers short: the captured "718.5300" is put back here.
+      const received = await postTo(callback, "send-order-values-as-sent", (text) => {
+        const edited = text.replace('"Price": 718.53,', '"Price": 718.5300,');
+        expect(edited).toContain("718.5300");
+        return edited;
+      });
+      expectAt(
+        received?.payload,
+        {
+          StatusCode: "N/A",
+          "InternationalDetails.TransactionCurrencyCode": " EUR",
+          "PrimaryShipping.FirstName": "Operator ",
+          "PaymentDetails.ExpirationDate": "2020-2-29",
+          "InternationalDetails.ExpirationDate": "2999-12-31",
+          "PrimaryShipping.Address2": "Test Address2\r\nOrderId:GE1184034US",
+          PriceCoefficientRate: 1,
+          "Products.0.VATRate": 0,
+          "Products.0.Price": 718.53,
+          "InternationalDetails.TransactionTotalPrice": 933,
+          RoundingRate: 0.7697801068639539,
+          // The operator's plain address is not decoded: its phone keeps its "+".
+          "PrimaryShipping.Phone1": "+ 44 (0)808 258 0300",
+          "PrimaryShipping.Email": "info@example.com",
+          "PaymentDetails.CardNumber": "1234",
+        },
+        callback,
+      );
+      expect(received?.decoded, callback).toStrictEqual(["Customer.EmailAddress"]);
+    },
+  );
+
+  // wire-facts §3: order products carry PriceBeforeRoundingRate, HandlingCode, ListPrice,
+  // InternationalListPrice, DiscountedPriceForCustoms, CustomerVATRate; orders carry fields such as
+  // OriginalMerchantTotalProductsDiscountedPrice, and unknown ones: all kept, on each order callback.
+  it.each(ORDER_CALLBACKS)(
+    "%s: the undocumented product and order fields are kept as sent",
+    async (callback) => {
+      const text = readFileSync(
+        new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+        "utf8",
+      );
+      const sent = JSON.parse(text) as Json;
+      const result = await call(callback, { body: text });
+      expect(failures, callback).toStrictEqual([]);
+      expect(result.status, callback).toBe(200);
+      const payload = result.received?.payload;
+      expect(at(payload, "Products"), callback).toStrictEqual(sent.Products);
+      for (const field of [
+        "PriceBeforeRoundingRate",
+        "HandlingCode",
+        "ListPrice",
+        "InternationalListPrice",
+        "DiscountedPriceForCustoms",
+        "CustomerVATRate",
+      ]) {
+        expect(at(sent, `Products.0.${field}`), `the fixture carries ${field}`).toBeDefined();
+        expect(at(payload, `Products.0.${field}`), `${callback}: ${field}`).toStrictEqual(
+          at(sent, `Products.0.${field}`),
+        );
+      }
+      expect(at(payload, "OriginalMerchantTotalProductsDiscountedPrice"), callback).toBe(83.51);
+      expect(at(payload, "IsFirstOrderOfCustomer"), callback).toBe(true);
+      expect(result.received?.raw, callback).toStrictEqual(sent);
+    },
+  );
+
+  // wire-facts §5/§6: the operator's cartridge compares MerchantGUID case-insensitively; a GUID
+  // written in capitals, or under another key case, is the merchant's own.
+  it.each(ORDER_CALLBACKS)(
+    "%s: MerchantGUID in capitals and under another key case",
+    async (callback) => {
+      for (const [from, to] of [
+        [`"MerchantGUID": "${GUID}"`, `"MerchantGUID": "${GUID.toUpperCase()}"`],
+        [`"MerchantGUID": "${GUID}"`, `"merchantGuid": "${GUID.toUpperCase()}"`],
+      ] as const) {
+        const received = await postTo(callback, "send-order-mixed-encoding", (text) => {
+          expect(text).toContain(from);
+          return text.replace(from, to);
+        });
+        expect(received?.payload, callback).toBeDefined();
+      }
+      // Another merchant's GUID is still refused.
+      const other = await call(callback, {
+        body: bodyFor(callback, "send-order-mixed-encoding").replace(
+          GUID,
+          GUID.replace("3f0e", "4f0e"),
+        ),
+      });
+      expect(other.status, callback).toBe(401);
+    },
+  );
+
+  it.each(ORDER_CALLBACKS)("%s: encoded or plain decided per value", async (callback) => {
+    const received = await postTo(callback, "send-order-mixed-encoding");
+    expectAt(
+      received?.payload,
+      {
+        "PrimaryShipping.City": "New York",
+        "PrimaryShipping.StateOrProvince": "New York",
+        "PrimaryShipping.CountryName": "United States",
+        "PrimaryShipping.Phone1": "+1 212 555 0199",
+        "PrimaryShipping.Email": "hub@example.com",
+        "SecondaryShipping.Zip": "ON M5B 1M4",
+        "SecondaryShipping.Address1": "20 Dundas St W",
+        "SecondaryShipping.Phone1": "+1 416 555 0142",
+        "PrimaryBilling.CountryName": "United States",
+        "PrimaryBilling.Email": "sam.lee@example.com",
+        "Customer.EmailAddress": "sam.lee@example.com",
+      },
+      callback,
+    );
+    expect(received?.raw, callback).toMatchObject({
+      PrimaryShipping: { City: "New+York" },
+      SecondaryShipping: { Zip: "ON+M5B+1M4", Phone1: "%2b1+416+555+0142" },
+    });
+  });
+
+  it.each(ORDER_CALLBACKS)("%s: phones already over-decoded stay as sent", async (callback) => {
+    const received = await postTo(callback, "send-order-over-decoded-phones");
+    expectAt(
+      received?.payload,
+      {
+        "PrimaryShipping.Phone1": " 972 73 204 1384",
+        "SecondaryShipping.Phone1": "  44 (0)808 258 0300",
+        "SecondaryShipping.Phone2": "+ 44 (0)808 258 0300",
+        "SecondaryShipping.Address1": "45 Leather Lane",
+        "PrimaryShipping.City": "Tel Aviv",
+      },
+      callback,
+    );
+  });
+
+  // wire-facts §4: HttpUtility.UrlEncode's form (lower-case hex, "+" for a space, "%2b" for a
+  // literal plus), decoded exactly once, per value, and text that only looks encoded kept.
+  it.each(ORDER_CALLBACKS)(
+    "%s: %%xx in lower case, %%2b, decoded once; 100%% and %%zz kept",
+    async (callback) => {
+      const order = {
+        OrderId: "GE1184041US",
+        MerchantGUID: GUID,
+        StatusCode: "CANCELLED",
+        Products: [{ Sku: "MUG-WHT", Price: 12, Quantity: 1, VATRate: 20, CartItemId: "1" }],
+        Customer: { EmailAddress: "jane.doe%40example.com", IsEndCustomerPrimary: true },
+        PrimaryShipping: {
+          Address1: "100% Cotton Lane",
+          Address2: "Suite+%2540",
+          City: "%zz",
+          Company: "A+%2b+B",
+          Phone1: "%2b44+20+7946+0958",
+          Phone2: "+442079460958",
+          Email: "jane.doe%40example.com",
+          CountryName: "United+States",
+        },
+        InternationalDetails: {
+          OrderTrackingUrl: "http%3a%2f%2fwww.example.com%2ftrack%3fid%3d1",
+        },
+        PaymentDetails: JSON.parse(NO_CARD),
+      };
+      const result = await call(callback, { body: JSON.stringify(order) });
+      expect(result.status, callback).toBe(200);
+      const payload = result.received?.payload;
+      expectAt(
+        payload,
+        {
+          "Customer.EmailAddress": "jane.doe@example.com",
+          "PrimaryShipping.Address1": "100% Cotton Lane",
+          "PrimaryShipping.Address2": "Suite %40",
+          "PrimaryShipping.City": "%zz",
+          "PrimaryShipping.Company": "A + B",
+          "PrimaryShipping.Phone1": "+44 20 7946 0958",
+          "PrimaryShipping.Phone2": "+442079460958",
+          "PrimaryShipping.Email": "jane.doe@example.com",
+          "PrimaryShipping.CountryName": "United States",
+          "InternationalDetails.OrderTrackingUrl": "http://www.example.com/track?id=1",
+        },
+        callback,
+      );
+      // A malformed value is kept as sent, never a 400; the raw payload is the body as sent.
+      expect(failures, callback).toStrictEqual([]);
+      expect(result.received?.raw, callback).toStrictEqual(order);
+    },
+  );
+
+  it.each(ORDER_CALLBACKS)(
+    "%s: Salutation, StateCode, CityRegion, VATRegistrationNumber decoded; CountryCode3 kept",
+    async (callback) => {
+      const received = await postTo(callback, "send-order-more-encoded-fields");
+      expectAt(
+        received?.payload,
+        {
+          "PrimaryShipping.Salutation": "Mme.",
+          "PrimaryShipping.StateCode": "Réunion",
+          "PrimaryShipping.StateOrProvince": "La Réunion",
+          "PrimaryShipping.CityRegion": "Le Tampon",
+          "PrimaryShipping.CountryName": "Réunion",
+          "PrimaryShipping.CountryCode3": "REU",
+          "PrimaryBilling.Salutation": "Dr med.",
+          "PrimaryBilling.VATRegistrationNumber": "FR 12 345678901",
+          "PrimaryBilling.CountryCode3": "FRA",
+          VATRegistrationNumber: "GB/123 456 789",
+        },
+        callback,
+      );
+    },
+  );
 });
 
 describe("answers merchants send to the order callbacks (wire-facts §6), returned by their functions", () => {
@@ -492,7 +896,7 @@ describe("answers merchants send to the order callbacks (wire-facts §6), return
     expect(failures).toStrictEqual([]);
   });
 
-  it("refusals with ErrorCode 100, as HTTP 200 or 400, read as well-formed refusals by checkResponse", () => {
+  it("refusals with ErrorCode 100, as HTTP 200, 400 or 500, read as well-formed refusals by checkResponse", () => {
     for (const refusal of answers.refusals) {
       const text = JSON.stringify(refusal.body);
       const expectStatus = refusal.status;
