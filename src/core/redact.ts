@@ -275,8 +275,11 @@ function markSecret(text: string, secret: Secret, marks: Uint8Array | undefined)
   return marks;
 }
 
-/** A card number as a secret: 12 to 19 digits, a single space, dash or `+` allowed between them. */
-const CARD_LIKE = /^\d(?:[ +-]?\d){11,18}$/;
+/**
+ * A card number as a secret: 12 to 19 digits, up to three characters that are neither digits nor
+ * letters between them (spaces, no-break spaces, dashes, dots, slashes: however it was sent).
+ */
+const CARD_LIKE = /^\d(?:[^\d\p{L}]{0,3}\d){11,18}$/u;
 
 /**
  * Marks every run of digits (single spaces, dashes or `+` between them) whose digits hold one of
@@ -341,19 +344,18 @@ export function maskSecret(text: string, secret: string): string {
 export function createRedactor(secrets: readonly unknown[] = []): Redactor {
   const list: Secret[] = [];
   const seen = new Set<string>();
-  // A card number is found by its digits, whatever separators the secret or the quote has.
-  const cardDigits: string[] = [];
+  // A card number is found by its digits, whatever separators the secret or the quote has. A set:
+  // a payment object full of digit runs must not cost a search of the list per run.
+  const digitSet = new Set<string>();
   for (const value of secrets) {
     if (typeof value !== "string") continue;
     const text = value.trim();
     if (text.length < MIN_SECRET_LENGTH || seen.has(text)) continue;
     seen.add(text);
     list.push({ text });
-    if (CARD_LIKE.test(text)) {
-      const digits = onlyDigits(text);
-      if (!cardDigits.includes(digits)) cardDigits.push(digits);
-    }
+    if (CARD_LIKE.test(text)) digitSet.add(onlyDigits(text));
   }
+  const cardDigits = [...digitSet];
   return (value) => {
     try {
       const text = redactCardNumbers(textOf(value));

@@ -594,6 +594,19 @@ describe("per-request redaction of the card number and CVV", () => {
     expect((capture.failures[0]?.error as Error | undefined)?.message).toBe("card *** refused");
   });
 
+  it("this request's card number sent with dots and quoted plainly is masked", async () => {
+    const groups = ODD_PAN.match(/.{1,4}/g) ?? [];
+    const declining = createPerformOrderPaymentHandler(
+      () => {
+        throw new CallbackError("DECLINED", `Card ${ODD_PAN} declined`);
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const declined = await declining.handle(post(JSON.stringify(order(groups.join("."), "0123"))));
+    expect(JSON.parse(declined.body).Message).toBe("Card *** declined");
+    expect(capture.failures[0]?.reason).toBe("DECLINED: Card *** declined");
+  });
+
   // Found by mutation testing: a 12-digit card number (the shortest, ISO/IEC 7812) sent without
   // separators was masked only where quoted the same way.
   it("this request's 12-digit card number is masked whatever separators quote it", async () => {
@@ -621,6 +634,10 @@ describe("per-request redaction of the card number and CVV", () => {
       [ODD_PAN, groups.join(".")],
       [groups.join(" "), groups.join("/")],
       [VISA, "4111.1111.1111.1111"],
+      // Sent with other separators than one space, dash or `+` (found by the final reader).
+      ["4111  1111  1111  1111", "4111.1111.1111.1111"],
+      ["4111\u00a01111\u00a01111\u00a01111", "4111.1111.1111.1111"],
+      [groups.join("."), groups.join("/")],
     ] as const) {
       capture.failures.length = 0;
       const declining = createPerformOrderPaymentHandler(
