@@ -96,17 +96,23 @@ function field(payload: unknown, ...path: string[]): string | undefined {
   return text(value);
 }
 
-/**
- * The gift card's id (`CardId` in any case) when its `CardFields` holds a security code, which
- * leaves the object out of the digest; `undefined` otherwise.
- */
-function droppedCardId(payload: unknown): string | undefined {
-  const fields = isRecord(payload) ? payload.CardFields : undefined;
-  if (!isRecord(fields) || !isCardObject(fields)) return undefined;
-  for (const name of Object.keys(fields)) {
-    if (name.toLowerCase() === "cardid") return text(fields[name]);
+/** The value under `lowerName` in any key case (the first such key), if `value` is an object. */
+function anyCase(value: unknown, lowerName: string): unknown {
+  if (!isRecord(value)) return undefined;
+  for (const name of Object.keys(value)) {
+    if (name.toLowerCase() === lowerName) return value[name];
   }
   return undefined;
+}
+
+/**
+ * The gift card's id (`CardFields.CardId`, each in any case) when its `CardFields` holds a security
+ * code, which leaves the object out of the digest; `undefined` otherwise.
+ */
+function droppedCardId(payload: unknown): string | undefined {
+  const fields = anyCase(payload, "cardfields");
+  if (!isRecord(fields) || !isCardObject(fields)) return undefined;
+  return text(anyCase(fields, "cardid"));
 }
 
 function join(...parts: (string | undefined)[]): string {
@@ -126,7 +132,7 @@ function join(...parts: (string | undefined)[]): string {
  * - UpdateOrderShippingInfo: none (the latest shipping info applied again is harmless; a change
  *   back, A → B → A, is a real sequence);
  * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload, with the gift card's
- *   `CardFields.CardId` (any case) digested apart when its CardFields holds a security code (two
+ *   `CardFields.CardId` (each in any case) digested apart when its CardFields holds a security code (two
  *   cards of one order, amount and currency are two operations);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */

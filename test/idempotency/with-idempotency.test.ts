@@ -1173,6 +1173,11 @@ describe("the default key", () => {
       const lower = await key(callback, withCard({ cardId: "GC-1", CVV: "123" }));
       expect(await key(callback, withCard({ cardId: "GC-2", CVV: "123" }))).not.toBe(lower);
       expect(await key(callback, withCard({ CARDID: "GC-1", cvv: "999" }))).toBe(lower);
+      const { CardFields: _, ...rest } = request;
+      const camel = await key(callback, { ...rest, cardFields: { CardId: "GC-1", CVV: "1" } });
+      expect(await key(callback, { ...rest, cardFields: { CardId: "GC-2", CVV: "1" } })).not.toBe(
+        camel,
+      );
     }
   });
 
