@@ -284,19 +284,26 @@ export function merchantHandlers(store: MemoryStore) {
 
     NotifyOrderRefund(refund) {
       const order = store.order(refund.OrderId);
-      const recorded = (entry: OrderRefund, index: number) => ({
-        refundId: entry.RefundID ?? `refund-${index + 1}`,
-        // Kept as the exact text: never turned into a float.
-        amount: entry.TotalRefundAmount ?? "0",
-        currency: entry.CurrencyCode ?? "",
-      });
+      // A refund is known by its RefundID, or (null or blank) by its place in the list.
+      const record = (entry: OrderRefund, fallbackId: string) => {
+        const refundId = entry.RefundID?.trim() || fallbackId;
+        const recorded = {
+          refundId,
+          // Kept as the exact text: never turned into a float.
+          amount: entry.TotalRefundAmount ?? "0",
+          currency: entry.CurrencyCode ?? "",
+        };
+        const at = order.refunds.findIndex((r) => r.refundId === refundId);
+        if (at === -1) order.refunds.push(recorded);
+        else order.refunds[at] = recorded;
+      };
       if (Array.isArray(refund.Refunds)) {
-        // The order's refund details: its whole refund state, earlier refunds included.
-        order.refunds.splice(0, order.refunds.length, ...refund.Refunds.map(recorded));
+        // The order's refund details: each refund listed is recorded or updated; one an older
+        // notice, arriving late, does not list yet is kept.
+        refund.Refunds.forEach((entry, index) => record(entry, `refund-${index + 1}`));
       } else if (refund.RefundID != null || refund.TotalRefundAmount != null) {
-        // One refund's own fields at the top level, recorded once (by its RefundID).
-        const known = order.refunds.some((r) => r.refundId === refund.RefundID);
-        if (!known) order.refunds.push(recorded(refund, order.refunds.length));
+        // One refund's own fields at the top level.
+        record(refund, `refund-${order.refunds.length + 1}`);
       }
       return { InternalOrderId: order.internalOrderId, Message: "Refund recorded" };
     },

@@ -156,6 +156,23 @@ describe("examples' merchant, the newer callbacks", () => {
     expect(store.orders.get("GE-R3")?.refunds).toEqual([]);
   });
 
+  it("NotifyOrderRefund: an older refund-details notice arriving late erases no newer refund; blank RefundIDs at the top level are distinct refunds", async () => {
+    const { store, send } = await example(false);
+    await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant", { OrderId: "GE-R4" }));
+    const one = { RefundID: "RF-1", TotalRefundAmount: "10.0000", CurrencyCode: "EUR" };
+    const two = { RefundID: "RF-2", TotalRefundAmount: "5.0000", CurrencyCode: "EUR" };
+    await send("NotifyOrderRefund", { OrderId: "GE-R4", MerchantGUID: GUID, Refunds: [one, two] });
+    await send("NotifyOrderRefund", { OrderId: "GE-R4", MerchantGUID: GUID, Refunds: [one] });
+    expect(store.orders.get("GE-R4")?.refunds.map((r) => r.refundId)).toEqual(["RF-1", "RF-2"]);
+
+    await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant", { OrderId: "GE-R5" }));
+    for (const amount of ["1.0000", "2.0000"]) {
+      const top = { OrderId: "GE-R5", MerchantGUID: GUID, RefundID: "", CurrencyCode: "EUR" };
+      await send("NotifyOrderRefund", { ...top, TotalRefundAmount: amount });
+    }
+    expect(store.orders.get("GE-R5")?.refunds.map((r) => r.amount)).toEqual(["1.0000", "2.0000"]);
+  });
+
   it("NotifyOrderRefund with the refund's own fields at the top level: recorded as sent", async () => {
     const { store, send } = await example(false);
     await send("SendOrderToMerchant", samplePayload("SendOrderToMerchant"));
