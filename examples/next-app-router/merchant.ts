@@ -298,9 +298,9 @@ export function merchantHandlers(store: MemoryStore) {
         else order.refunds[at] = recorded;
       };
       if (Array.isArray(refund.Refunds)) {
-        // The order's refund details: each refund listed is recorded or updated; one an older
-        // notice, arriving late, does not list yet is kept.
-        refund.Refunds.forEach((entry, index) => record(entry, `refund-${index + 1}`));
+        // The order's refund details: each refund listed is recorded or updated; a refund that an
+        // older notice, arriving late, does not list yet is kept.
+        for (const [index, entry] of refund.Refunds.entries()) record(entry, `refund-${index + 1}`);
       } else if (refund.RefundID != null || refund.TotalRefundAmount != null) {
         // One refund's own fields at the top level.
         record(refund, `refund-${order.refunds.length + 1}`);
