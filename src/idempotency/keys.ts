@@ -131,9 +131,9 @@ function join(...parts: (string | undefined)[]): string {
  * - RemoveRestrictedProducts: none (idempotent by nature; the same removal again is a new event);
  * - UpdateOrderShippingInfo: none (the latest shipping info applied again is harmless; a change
  *   back, A → B → A, is a real sequence);
- * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload, with the gift card's
- *   `CardFields.CardId` (each in any case) digested apart when its CardFields holds a security code (two
- *   cards of one order, amount and currency are two operations);
+ * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload, with the gift
+ *   card's `CardFields.CardId` (each in any case) digested apart when its CardFields holds a
+ *   security code (two cards of one order, amount and currency are two operations);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
