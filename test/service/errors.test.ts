@@ -19,6 +19,7 @@ import {
   SUBSCRIPTION_ERROR_CODES,
   VOID_PARCEL_CODES,
 } from "../../src/service/index.js";
+import { REDACTED, Redactor } from "../../src/service/redact.js";
 import {
   clientFor,
   expectNoSecrets,
@@ -477,5 +478,76 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     }
     expect(message).toContain("baseUrl");
     expectNoSecrets([message], [secret, "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f"]);
+  });
+});
+
+describe("the Redactor's rules", () => {
+  it("masks a secret in its URL-encoded form too", () => {
+    const password = "p@ss word/2026";
+    const redactor = new Redactor([password]);
+    expect(redactor.text(`password=${encodeURIComponent(password)}&x=1`)).toBe(
+      `password=${REDACTED}&x=1`,
+    );
+  });
+
+  it("masks the longer of two secrets whole when one begins with the other", () => {
+    const redactor = new Redactor(["secret-pass"]);
+    redactor.addToken("secret-pass-token-7f3a9c");
+    expect(redactor.text("sent secret-pass-token-7f3a9c")).toBe(`sent ${REDACTED}`);
+  });
+
+  it("remembers the last eight tokens, not only the current one", () => {
+    const redactor = new Redactor();
+    const tokens = Array.from({ length: 8 }, (_, index) => `token-number-${index}-abcdef`);
+    for (const token of tokens) redactor.addToken(token);
+    for (const token of tokens) expect(redactor.text(`t=${token}`)).toBe(`t=${REDACTED}`);
+  });
+
+  it("masks credential fields whatever their casing and value", () => {
+    const redactor = new Redactor();
+    expect(
+      redactor.value({
+        Authorization: "Bearer abc",
+        accessToken: "xyz",
+        AccessToken: "xyz",
+        PASSWORD: "pw",
+        Token: "t",
+        MerchantGUID: "g",
+        Other: "kept",
+      }),
+    ).toEqual({
+      Authorization: REDACTED,
+      accessToken: REDACTED,
+      AccessToken: REDACTED,
+      PASSWORD: REDACTED,
+      Token: REDACTED,
+      MerchantGUID: REDACTED,
+      Other: "kept",
+    });
+  });
+
+  it("leaves text alone for a secret shorter than four characters", () => {
+    const redactor = new Redactor(["abc"]);
+    expect(redactor.text("abcdef abc")).toBe("abcdef abc");
+  });
+});
+
+describe("a refused token request names the fields, never their values", () => {
+  it("5.2's validation shape: the title and the field names only", () => {
+    const secret = "hunter2-client-secret";
+    const failure = readErrorAnswer(
+      400,
+      {
+        title: "One or more validation errors occurred.",
+        errors: { ClientSecret: [`The value '${secret}' is not valid.`] },
+      },
+      "token",
+      {},
+    );
+    expect(failure).toEqual({
+      kind: "authentication",
+      code: "TOKEN_REFUSED",
+      description: "One or more validation errors occurred. (ClientSecret)",
+    });
   });
 });
