@@ -262,6 +262,36 @@ describe("recentProductCountries (4.7)", () => {
   });
 });
 
+describe("recentProductCountries: when to stop asking", () => {
+  it("stops on a page whose RequestID did not move, and on an empty page, without asking again", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const record = simulator.state.productCountryChanges[0];
+    expect(record).toBeDefined();
+    // A page with a record but the RequestID it was asked with: no progress.
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: { ProductCountry: [record], RequestID: 1 },
+    });
+    const stuck = [];
+    for await (const change of clientFor(simulator).recentProductCountries({ requestId: 1 })) {
+      stuck.push(change.record.ProductCode);
+    }
+    expect(stuck).toEqual([record?.ProductCode]);
+    expect(simulator.count("recentProductCountries")).toBe(1);
+    // An empty page that moved the RequestID on: no more changes for now.
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: { ProductCountry: [], RequestID: 3 },
+    });
+    const none = [];
+    for await (const change of clientFor(simulator).recentProductCountries({ requestId: 1 })) {
+      none.push(change);
+    }
+    expect(none).toEqual([]);
+    expect(simulator.count("recentProductCountries")).toBe(2);
+  });
+});
+
 describe("locationByIp (4.7a)", () => {
   it("sends the IP in the query and reads the location", async () => {
     const simulator = await startSimulator();

@@ -6,6 +6,7 @@ import {
   createServiceClient,
   DISPATCH_ERROR_CODES,
   isServiceError,
+  memoryTokenCache,
   ServiceAuthenticationError,
   ServiceConflictError,
   type ServiceError,
@@ -404,6 +405,51 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     const secrets = [guid, guid.replace(/-/g, ""), token];
     expectNoSecrets(events.lines, secrets);
     expectNoSecrets(errors.flatMap(renderings), secrets);
+  });
+
+  it("a token taken from the shared cache, never issued to this client, is redacted too", async () => {
+    const simulator = await startSimulator();
+    const collector = tokenCollector();
+    const tokenCache = memoryTokenCache();
+    const rates = { amount: 1, currencyCode: "EUR" };
+    await clientFor(simulator, { tokenCache, fetch: collector.fetch }).getShippingDetailsExtended(
+      rates,
+    );
+    const token = collector.tokens[0] ?? "";
+    expect(token.length).toBeGreaterThan(20);
+    const second = clientFor(simulator, { tokenCache });
+    await second.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    simulator.fail("locationByIp", { status: 400, body: { Message: `token ${token} refused` } });
+    const error = await rejectionOf(second.locationByIp({ ip: "203.0.113.7" }));
+    expect((error as Error).message).toContain(`token ${REDACTED} refused`);
+    expectNoSecrets(renderings(error), [token]);
+  });
+
+  it("the description of a billing delivery that could not be calculated", async () => {
+    const simulator = await startSimulator({ clearanceThreshold: 100 });
+    const guid = simulator.merchantGuid;
+    // The service quoting the merchant GUID in the delivery's error text.
+    const quotingFetch = async (input: string, init: RequestInit) => {
+      const response = await fetch(input, init);
+      if (!input.includes("billing-summary")) return response;
+      const body = (await response.json()) as {
+        dtResults: { status: { error?: { description?: string } } }[];
+      };
+      const error = body.dtResults[0]?.status.error;
+      if (error !== undefined) error.description = `merchant ${guid} over the threshold`;
+      return new Response(JSON.stringify(body), {
+        status: response.status,
+        headers: { "Content-Type": "application/json" },
+      });
+    };
+    const result = await clientFor(simulator, { fetch: quotingFetch }).calculateBillingSummary({
+      ...billing,
+      products: [{ code: "SKU-1", quantity: 10, price: 19.9 }],
+    });
+    expect(result.calculated).toBe(false);
+    if (result.calculated) return;
+    expect(result.error.description).toBe(`merchant ${REDACTED} over the threshold`);
   });
 
   it("an async hook that rejects changes nothing and is not an unhandled rejection", async () => {
