@@ -597,3 +597,17 @@ describe("a refused token request names the fields, never their values", () => {
     });
   });
 });
+
+describe("the kind of an HTTP status without a documented code", () => {
+  it("408 is a timeout, 410 a not-found, whatever the body", () => {
+    const names = {};
+    expect(readErrorAnswer(408, "Request Timeout", "standard", names)).toEqual({
+      kind: "timeout",
+      code: "HTTP_408",
+    });
+    expect(readErrorAnswer(410, { Message: "gone" }, "standard", names)).toMatchObject({
+      kind: "not-found",
+      code: "HTTP_410",
+    });
+  });
+});
