@@ -99,6 +99,11 @@ describe("dispatchConsolidatedShipment (4.2)", () => {
       "P-1002-1",
     ]);
     expect(simulator.state.orders.get("GE-1001")?.status).toBe("dispatched");
+    // A second dispatch of the same orders is refused (B002): a duplicate shipment shows.
+    const again = await rejectionOf(
+      clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] }),
+    );
+    expect(again).toMatchObject({ code: "B002" });
     // GUID only: no token is requested for this operation.
     expect(simulator.count("getAuthenticationToken")).toBe(0);
     expect(
