@@ -9,6 +9,7 @@ import { runCli } from "../../src/cli/main.js";
 import { exitCodeOf, resolveOperation, SERVICE_ENV } from "../../src/cli/service.js";
 import {
   SERVICE_OPERATION_NAMES,
+  ServiceRateLimitError,
   ServiceServerError,
   ServiceValidationError,
 } from "../../src/service/index.js";
@@ -278,6 +279,10 @@ describe("service (in process)", () => {
     );
     expect(exitCodeOf(new ServiceServerError({ ...init, code: "B700", status: 200 }))).toBe(1);
     expect(exitCodeOf(new ServiceServerError({ ...init, code: "HTTP_503", status: 503 }))).toBe(3);
+    expect(exitCodeOf(new ServiceServerError({ ...init, code: "HTTP_500", status: 500 }))).toBe(3);
+    expect(exitCodeOf(new ServiceRateLimitError({ ...init, code: "HTTP_429", status: 429 }))).toBe(
+      3,
+    );
     expect(
       exitCodeOf(new ServiceServerError({ ...init, code: "INVALID_RESPONSE", status: 200 })),
     ).toBe(3);

@@ -161,4 +161,47 @@ describe("conformance: the suite fails a store that breaks the contract", () => 
     });
     expect(failures.join("\n")).toContain("get still answers an expired record");
   });
+
+  it("flags a store that lets anyone renew or release a running key", async () => {
+    const memory = createMemoryIdempotencyStore();
+    const owners = new Map<string, string>();
+    const failures = await failuresOf({
+      ...memory,
+      claim: async (key, owner, leaseMs) => {
+        const claim = await memory.claim(key, owner, leaseMs);
+        if (claim.claimed) owners.set(key, owner);
+        return claim;
+      },
+      renew: (key, owner, leaseMs) => memory.renew(key, owners.get(key) ?? owner, leaseMs),
+    });
+    expect(failures.join("\n")).toContain("a stranger renewed it");
+    const releasing = await failuresOf({
+      ...memory,
+      claim: async (key, owner, leaseMs) => {
+        const claim = await memory.claim(key, owner, leaseMs);
+        if (claim.claimed) owners.set(key, owner);
+        return claim;
+      },
+      release: (key, owner) => memory.release(key, owners.get(key) ?? owner),
+    });
+    expect(releasing.join("\n")).toContain("a stranger released it");
+  });
+
+  it("flags a store that completes a key twice", async () => {
+    const memory = createMemoryIdempotencyStore();
+    const failures = await failuresOf({
+      ...memory,
+      complete: async (key, owner, result, ttlMs) => {
+        await memory.complete(key, owner, result, ttlMs);
+        return true;
+      },
+    });
+    expect(failures.join("\n")).toContain("completed twice");
+  });
+
+  it("flags a store whose release leaves the key in place", async () => {
+    const memory = createMemoryIdempotencyStore();
+    const failures = await failuresOf({ ...memory, release: async () => true });
+    expect(failures.join("\n")).toContain("get still answers a released key");
+  });
 });

@@ -99,6 +99,11 @@ describe("dispatchConsolidatedShipment (4.2)", () => {
       "P-1002-1",
     ]);
     expect(simulator.state.orders.get("GE-1001")?.status).toBe("dispatched");
+    // A second dispatch of the same orders is refused (B002): a duplicate shipment shows.
+    const again = await rejectionOf(
+      clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] }),
+    );
+    expect(again).toMatchObject({ code: "B002" });
     // GUID only: no token is requested for this operation.
     expect(simulator.count("getAuthenticationToken")).toBe(0);
     expect(
@@ -259,6 +264,36 @@ describe("recentProductCountries (4.7)", () => {
     }
     expect(actions).toContain("upsert SKU-3");
     expect(actions).toContain("delete SKU-5");
+  });
+});
+
+describe("recentProductCountries: when to stop asking", () => {
+  it("stops on a page whose RequestID did not move, and on an empty page, without asking again", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const record = simulator.state.productCountryChanges[0];
+    expect(record).toBeDefined();
+    // A page with a record but the RequestID it was asked with: no progress.
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: { ProductCountry: [record], RequestID: 1 },
+    });
+    const stuck = [];
+    for await (const change of clientFor(simulator).recentProductCountries({ requestId: 1 })) {
+      stuck.push(change.record.ProductCode);
+    }
+    expect(stuck).toEqual([record?.ProductCode]);
+    expect(simulator.count("recentProductCountries")).toBe(1);
+    // An empty page that moved the RequestID on: no more changes for now.
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: { ProductCountry: [], RequestID: 3 },
+    });
+    const none = [];
+    for await (const change of clientFor(simulator).recentProductCountries({ requestId: 1 })) {
+      none.push(change);
+    }
+    expect(none).toEqual([]);
+    expect(simulator.count("recentProductCountries")).toBe(2);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   createServiceClient,
   DISPATCH_ERROR_CODES,
   isServiceError,
+  memoryTokenCache,
   ServiceAuthenticationError,
   ServiceConflictError,
   type ServiceError,
@@ -19,6 +20,7 @@ import {
   SUBSCRIPTION_ERROR_CODES,
   VOID_PARCEL_CODES,
 } from "../../src/service/index.js";
+import { REDACTED, Redactor } from "../../src/service/redact.js";
 import {
   clientFor,
   expectNoSecrets,
@@ -405,6 +407,51 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     expectNoSecrets(errors.flatMap(renderings), secrets);
   });
 
+  it("a token taken from the shared cache, never issued to this client, is redacted too", async () => {
+    const simulator = await startSimulator();
+    const collector = tokenCollector();
+    const tokenCache = memoryTokenCache();
+    const rates = { amount: 1, currencyCode: "EUR" };
+    await clientFor(simulator, { tokenCache, fetch: collector.fetch }).getShippingDetailsExtended(
+      rates,
+    );
+    const token = collector.tokens[0] ?? "";
+    expect(token.length).toBeGreaterThan(20);
+    const second = clientFor(simulator, { tokenCache });
+    await second.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    simulator.fail("locationByIp", { status: 400, body: { Message: `token ${token} refused` } });
+    const error = await rejectionOf(second.locationByIp({ ip: "203.0.113.7" }));
+    expect((error as Error).message).toContain(`token ${REDACTED} refused`);
+    expectNoSecrets(renderings(error), [token]);
+  });
+
+  it("the description of a billing delivery that could not be calculated", async () => {
+    const simulator = await startSimulator({ clearanceThreshold: 100 });
+    const guid = simulator.merchantGuid;
+    // The service quoting the merchant GUID in the delivery's error text.
+    const quotingFetch = async (input: string, init: RequestInit) => {
+      const response = await fetch(input, init);
+      if (!input.includes("billing-summary")) return response;
+      const body = (await response.json()) as {
+        dtResults: { status: { error?: { description?: string } } }[];
+      };
+      const error = body.dtResults[0]?.status.error;
+      if (error !== undefined) error.description = `merchant ${guid} over the threshold`;
+      return new Response(JSON.stringify(body), {
+        status: response.status,
+        headers: { "Content-Type": "application/json" },
+      });
+    };
+    const result = await clientFor(simulator, { fetch: quotingFetch }).calculateBillingSummary({
+      ...billing,
+      products: [{ code: "SKU-1", quantity: 10, price: 19.9 }],
+    });
+    expect(result.calculated).toBe(false);
+    if (result.calculated) return;
+    expect(result.error.description).toBe(`merchant ${REDACTED} over the threshold`);
+  });
+
   it("an async hook that rejects changes nothing and is not an unhandled rejection", async () => {
     const simulator = await startSimulator();
     const unhandled: unknown[] = [];
@@ -477,5 +524,90 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     }
     expect(message).toContain("baseUrl");
     expectNoSecrets([message], [secret, "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f"]);
+  });
+});
+
+describe("the Redactor's rules", () => {
+  it("masks a secret in its URL-encoded form too", () => {
+    const password = "p@ss word/2026";
+    const redactor = new Redactor([password]);
+    expect(redactor.text(`password=${encodeURIComponent(password)}&x=1`)).toBe(
+      `password=${REDACTED}&x=1`,
+    );
+  });
+
+  it("masks the longer of two secrets whole when one begins with the other", () => {
+    const redactor = new Redactor(["secret-pass"]);
+    redactor.addToken("secret-pass-token-7f3a9c");
+    expect(redactor.text("sent secret-pass-token-7f3a9c")).toBe(`sent ${REDACTED}`);
+  });
+
+  it("remembers the last eight tokens, not only the current one", () => {
+    const redactor = new Redactor();
+    const tokens = Array.from({ length: 8 }, (_, index) => `token-number-${index}-abcdef`);
+    for (const token of tokens) redactor.addToken(token);
+    for (const token of tokens) expect(redactor.text(`t=${token}`)).toBe(`t=${REDACTED}`);
+  });
+
+  it("masks credential fields whatever their casing and value", () => {
+    const redactor = new Redactor();
+    expect(
+      redactor.value({
+        Authorization: "Bearer abc",
+        accessToken: "xyz",
+        AccessToken: "xyz",
+        PASSWORD: "pw",
+        Token: "t",
+        MerchantGUID: "g",
+        Other: "kept",
+      }),
+    ).toEqual({
+      Authorization: REDACTED,
+      accessToken: REDACTED,
+      AccessToken: REDACTED,
+      PASSWORD: REDACTED,
+      Token: REDACTED,
+      MerchantGUID: REDACTED,
+      Other: "kept",
+    });
+  });
+
+  it("leaves text alone for a secret shorter than four characters", () => {
+    const redactor = new Redactor(["abc"]);
+    expect(redactor.text("abcdef abc")).toBe("abcdef abc");
+  });
+});
+
+describe("a refused token request names the fields, never their values", () => {
+  it("5.2's validation shape: the title and the field names only", () => {
+    const secret = "hunter2-client-secret";
+    const failure = readErrorAnswer(
+      400,
+      {
+        title: "One or more validation errors occurred.",
+        errors: { ClientSecret: [`The value '${secret}' is not valid.`] },
+      },
+      "token",
+      {},
+    );
+    expect(failure).toEqual({
+      kind: "authentication",
+      code: "TOKEN_REFUSED",
+      description: "One or more validation errors occurred. (ClientSecret)",
+    });
+  });
+});
+
+describe("the kind of an HTTP status without a documented code", () => {
+  it("408 is a timeout, 410 a not-found, whatever the body", () => {
+    const names = {};
+    expect(readErrorAnswer(408, "Request Timeout", "standard", names)).toEqual({
+      kind: "timeout",
+      code: "HTTP_408",
+    });
+    expect(readErrorAnswer(410, { Message: "gone" }, "standard", names)).toMatchObject({
+      kind: "not-found",
+      code: "HTTP_410",
+    });
   });
 });

@@ -275,3 +275,18 @@ describe("token expiry", () => {
     );
   });
 });
+
+describe("the token request itself", () => {
+  it("never waits for a token, even when a JavaScript caller lists it in `jwt`", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      jwt: { getAuthenticationToken: true } as never,
+      deadlineMs: 5_000,
+    });
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(
+      simulator.requestsOf("getAuthenticationToken")[0]?.headers.authorization,
+    ).toBeUndefined();
+  });
+});

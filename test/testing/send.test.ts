@@ -267,6 +267,27 @@ describe("sendCallback (as the service sends)", () => {
     }
   });
 
+  it("masks a card number and CVV the payload gave as JSON numbers, where a refusal quotes them", async () => {
+    const sample = samplePayload("PerformOrderPayment");
+    const payload = {
+      ...sample,
+      PaymentDetails: { ...sample.PaymentDetails, CardNumber: 4111111111111111, CVVNumber: 737 },
+    };
+    const result = await sendCallback("https://shop.example/cb", "PerformOrderPayment", {
+      payload,
+      fetch: async (request) => {
+        const { CardNumber, CVVNumber } = (await request.json()).PaymentDetails;
+        return Response.json({
+          Success: false,
+          Message: `card ${CardNumber} declined, CVV ${CVVNumber}`,
+        });
+      },
+    });
+    expect(result.problems).toEqual([
+      'a refusal: "Success" is false (Message "card ************1111 declined, CVV ***"): the endpoint turned the call down',
+    ]);
+  });
+
   it("calls a fetch handler without a server", async () => {
     const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
       fetch: async (request) => {

@@ -137,6 +137,18 @@ describe("createServiceSimulator", () => {
       { Authorization: bare, UserName: sim.credentials.userName },
     );
     expect(rates.status).toBe(200);
+    // Their token goes with the UserName it was issued to: missing or another one is refused.
+    for (const userName of [undefined, `${sim.credentials.userName}-other`]) {
+      const refused = await post(
+        sim,
+        `/ShippingDetails/GetShippingDetailsExtended?merchantGUID=${sim.merchantGuid}`,
+        { amount: 1, currencyCode: "EUR" },
+        userName === undefined
+          ? { Authorization: bare }
+          : { Authorization: bare, UserName: userName },
+      );
+      expect(refused.status).toBe(401);
+    }
     for (const body of [
       { ...billing, products: [{ code: "SKU-1", quantity: 1 }] },
       { ...billing, products: [{ code: "SKU-1", price: 10 }] },
