@@ -1900,6 +1900,55 @@ describe("request bodies", () => {
     }
   });
 
+  // Hand mutation testing, round 2: each way out of the stream and iterable readers zeroes what
+  // was read, the piece that passed the limit too.
+  it("a stream or iterable body past the limit (413): every piece read is zeroed, the last one too, and the stream cancelled", async () => {
+    const half = Math.ceil(encoder.encode(text).length / 2);
+    const limit = encoder.encode(text).length - 1;
+    const streamed = chunked(text, half);
+    const { stream, state } = trackedStream(streamed);
+    const { handler } = orderHandler({ maxBodyBytes: limit });
+    expect((await handler.handle(post(stream))).status).toBe(413);
+    expect(state.cancelled).toBe(true);
+    expect(streamed.every((chunk) => chunk.every((byte) => byte === 0))).toBe(true);
+    const iterated = chunked(text, half);
+    const { iterable, state: iteration } = trackedIterable(iterated);
+    expect((await handler.handle(post(iterable))).status).toBe(413);
+    expect(iteration.finished).toBe(true);
+    expect(iterated.every((chunk) => chunk.every((byte) => byte === 0))).toBe(true);
+  });
+
+  it("a stream or iterable body that stalls (408) or breaks (499): what was read is zeroed", async () => {
+    const first = encoder.encode(text.slice(0, 40));
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(first);
+      },
+    });
+    const { handler } = orderHandler({ bodyTimeoutMs: 50 });
+    expect((await handler.handle(post(stalled))).status).toBe(408);
+    expect(first.every((byte) => byte === 0)).toBe(true);
+    const piece = encoder.encode(text.slice(0, 40));
+    async function* stalls() {
+      yield piece;
+      await new Promise(() => undefined);
+    }
+    expect((await handler.handle(post(stalls()))).status).toBe(408);
+    expect(piece.every((byte) => byte === 0)).toBe(true);
+    const before = encoder.encode(text.slice(0, 40));
+    let sent = false;
+    const broken = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) controller.error(new Error("connection reset"));
+        else controller.enqueue(before);
+        sent = true;
+      },
+    });
+    const failed = await handler.handle(post(broken));
+    expect(failed.status).toBe(499);
+    expect(before.every((byte) => byte === 0)).toBe(true);
+  });
+
   it("a refusal's description quoting a key of the body masks a card number in it", async () => {
     const { handler, failures } = orderHandler();
     const body = JSON.stringify({ ...ORDER, "4111111111111111": { PaymentDetails: 5 } });
