@@ -658,11 +658,19 @@ describe("PostgreSQL (initdb + postgres)", () => {
     expect((await store.claim("k", "third", 60_000)).claimed).toBe(false);
   });
 
-  it("refuses table names PostgreSQL cannot hold, and something that is not a pool", () => {
+  it("refuses table names PostgreSQL cannot hold, and something that is not a pool", async () => {
     expect(() => createPostgresIdempotencyStore(pool, { table: "" })).toThrow(TypeError);
     expect(() => createPostgresIdempotencyStore(pool, { table: "x".repeat(64) })).toThrow(
       RangeError,
     );
+    // 63 bytes, not characters: 40 "é" are 80 bytes, which PostgreSQL would cut.
+    expect(() => createPostgresIdempotencyStore(pool, { table: "é".repeat(40) })).toThrow(
+      RangeError,
+    );
+    // 62 bytes: held by PostgreSQL, so served (found by this test: its index's name, the first 40
+    // characters and a suffix, took 77 bytes and the store refused the table at construction).
+    const wide = createPostgresIdempotencyStore(pool, { table: "é".repeat(31) });
+    expect(await wide.claim("k", "o", 60_000)).toEqual({ claimed: true });
     expect(() => createPostgresIdempotencyStore(pool, { schema: "a\u0000b" })).toThrow(TypeError);
     expect(() => createPostgresIdempotencyStore({} as never)).toThrow(TypeError);
   });
