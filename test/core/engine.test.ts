@@ -2328,6 +2328,44 @@ describe("createCallbackRouter", () => {
     expect(calls).toStrictEqual(["SendOrderToMerchant"]);
   });
 
+  // Hand mutation testing, round 2: each of these survived (pathnameOf's scheme and fragment
+  // rules, normalisePath's trim, the router skipping an undefined handler).
+  it.each([
+    "/crossborder/SendOrderToMerchant?return=https://shop.example.com/a/b",
+    "/crossborder/SendOrderToMerchant#top",
+  ])("routes %s by its path alone (a URL in the query, a fragment)", async (url) => {
+    const { router, calls } = makeRouter();
+    expect(router.matches(url.replace(/[?#].*/, ""))).toBe(true);
+    const response = await router.handle(post(JSON.stringify(ORDER), {}, url));
+    expect(response.status).toBe(200);
+    expect(calls).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
+  it("trims spaces around basePath and paths; leaves out a callback whose handler is undefined", async () => {
+    const { router, calls } = makeRouter({
+      basePath: "  /crossborder/ ",
+      paths: { UpdateOrderStatus: " orders/status " },
+      handlers: {
+        SendOrderToMerchant: () => {
+          calls.push("SendOrderToMerchant");
+          return { InternalOrderId: "M-1" };
+        },
+        UpdateOrderStatus: () => void calls.push("UpdateOrderStatus"),
+        // What plain JavaScript may pass (`gifts ? redeem : undefined`); the types refuse it.
+        RedeemGiftCard: undefined,
+      } as never,
+    });
+    expect(router.routes).toStrictEqual({
+      SendOrderToMerchant: "/crossborder/SendOrderToMerchant",
+      UpdateOrderStatus: "/crossborder/orders/status",
+    });
+    expect(
+      (await router.handle(post(JSON.stringify(ORDER), {}, "/crossborder/SendOrderToMerchant")))
+        .status,
+    ).toBe(200);
+    expect(calls).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
   it("a custom path replaces the default one", async () => {
     const { router, calls } = makeRouter();
     expect(
