@@ -179,13 +179,13 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
         return;
       }
       total += bytes.byteLength;
+      // Kept before the check, so a piece past the limit is zeroed with the rest.
+      chunks.push(bytes);
       if (total > limit) {
         zero(chunks);
         settle(TOO_LARGE);
         drain(req);
-        return;
       }
-      chunks.push(bytes);
     };
     const onEnd = (): void => {
       if (!settled) settle(concat(chunks, total));

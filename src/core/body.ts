@@ -173,12 +173,13 @@ export async function readStream(
         return UNREADABLE;
       }
       total += chunk.byteLength;
+      // Kept before the check, so a piece past the limit is zeroed with the rest.
+      chunks.push(chunk);
       if (total > limit) {
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return TOO_LARGE;
       }
-      chunks.push(chunk);
     }
   } catch (error) {
     zero(chunks);
@@ -220,13 +221,13 @@ async function readIterable(
       }
       const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
       total += bytes.byteLength;
+      chunks.push(bytes);
       if (total > limit) {
         // Ending the iteration early lets the Node adapters discard the rest: nothing more is kept.
         await endIteration(iterator);
         zero(chunks);
         return TOO_LARGE;
       }
-      chunks.push(bytes);
     }
   } catch (error) {
     zero(chunks);

@@ -60,8 +60,14 @@ function names(options: PostgresIdempotencyStoreOptions): { table: string; index
   const table = quoteIdentifier(tableName, "table");
   const qualified =
     options.schema === undefined ? table : `${quoteIdentifier(options.schema, "schema")}.${table}`;
-  // Index names live in the table's schema and are cut at 63 bytes by PostgreSQL itself.
-  const index = quoteIdentifier(`${tableName.slice(0, 40)}_expires_at_idx`, "index");
+  // Index names live in the table's schema and are cut at 63 bytes by PostgreSQL itself. The
+  // table's first 40 characters, fewer when they take too many bytes (a table name of up to 63
+  // bytes, which PostgreSQL holds, must not be refused for the index's name).
+  let prefix = tableName.slice(0, 40);
+  while (new TextEncoder().encode(`${prefix}_expires_at_idx`).length > 63) {
+    prefix = Array.from(prefix).slice(0, -1).join("");
+  }
+  const index = quoteIdentifier(`${prefix}_expires_at_idx`, "index");
   return { table: qualified, index };
 }
 

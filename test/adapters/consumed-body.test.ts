@@ -89,6 +89,33 @@ describe("a body read before the callbacks, with no parsed body left", () => {
     }
   });
 
+  it("node:http, a chunked body (no Content-Length) read first: 500 INTERNAL_ERROR, not the sender's 400", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    let framing: string | undefined;
+    const server = await listen((req, res) => {
+      framing = req.headers["transfer-encoding"];
+      readAll(req, () => listener(req, res));
+    });
+    try {
+      const bytes = new TextEncoder().encode(ORDER);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+      const init = { ...signedPost(await keys.sign(), ORDER), body, duplex: "half" };
+      await expectConsumed(
+        await server.send("/crossborder/SendOrderToMerchant", init as RequestInit),
+        seen,
+      );
+      expect(framing).toBe("chunked");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("node:http, an empty body read first is still the sender's 400 (nothing was declared)", async () => {
     const { router, seen } = callbacks();
     const listener = toNodeListener(router);

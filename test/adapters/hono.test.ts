@@ -103,3 +103,36 @@ describe("a remoteAddress option that throws (the handler called without c)", ()
     }
   });
 });
+
+// Hand mutation testing, round 2: dropping the signal from the request the engine reads survived.
+describe("toFetch and the request's abort signal", () => {
+  it("hands the merchant a signal that aborts with the request's", async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const handler = toFetch(
+      createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        onError: () => undefined,
+        handlers: {
+          SendOrderToMerchant: (_order, context) => {
+            seen = context.signal;
+            expect(seen?.aborted).toBe(false);
+            controller.abort();
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      }),
+    );
+    await handler(
+      new Request("http://127.0.0.1/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: fixture("SendOrderToMerchant"),
+        signal: controller.signal,
+      }),
+    );
+    expect(seen).toBeDefined();
+    expect(seen?.aborted).toBe(true);
+  });
+});

@@ -2,7 +2,7 @@
 // removed): the body read by events must still be what was sent when a `close` or an `error`
 // follows the `end` (found by review: a late `close` zeroed the one chunk that was the body).
 import { EventEmitter } from "node:events";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type NodeRequestLike, nodeBody } from "../../src/adapters/internal.js";
 import { readBody } from "../../src/core/body.js";
 import { headerReader } from "../../src/core/headers.js";
@@ -53,5 +53,48 @@ describe("reading a body by events from a request without `off`", () => {
     req.emit("data", new TextEncoder().encode("6"));
     req.emit("end");
     expect((await reading).kind).toBe("too_large");
+  });
+});
+
+// Hand mutation testing, round 2: without clearing its timer, the reader kept one per request
+// until the deadline, and the timer then zeroed the chunk that was the body.
+describe("the body deadline's timer", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is cleared once the body is read: none left, and the body stays as sent past the deadline", async () => {
+    vi.useFakeTimers();
+    const req = structuralRequest();
+    const reading = readBody(
+      nodeBody(req as unknown as NodeRequestLike),
+      headerReader({}),
+      1024,
+      5_000,
+    );
+    req.emit("data", new TextEncoder().encode('{"OrderId":"GE1"}'));
+    req.emit("end");
+    const read = await reading;
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(10_000);
+    expect(read.kind).toBe("bytes");
+    if (read.kind !== "bytes") return;
+    expect(new TextDecoder().decode(read.bytes)).toBe('{"OrderId":"GE1"}');
+  });
+});
+
+describe("a request stream already destroyed when the engine reads it", () => {
+  it("is a failed read at once (the client gone), with the stream's own error, not a wait for the deadline", async () => {
+    const error = new Error("socket hang up");
+    const req = Object.assign(structuralRequest(), { destroyed: true, errored: error });
+    const started = Date.now();
+    const read = await readBody(
+      nodeBody(req as unknown as NodeRequestLike),
+      headerReader({}),
+      1024,
+      60_000,
+    );
+    expect(read).toStrictEqual({ kind: "failed", error });
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });

@@ -578,6 +578,24 @@ for (const [label, build] of SERVERS) {
         expect(statusOf(text)).toBe(401);
         expect(probe.failures.map((f) => f.kind)).toStrictEqual(["unauthorized"]);
       });
+
+      it("answers 401 to Authorization sent twice as the first two headers", async () => {
+        probe.reset();
+        const token = await keys.sign();
+        const text = await exchange(
+          `${[
+            "POST /crossborder/SendOrderToMerchant HTTP/1.1",
+            `Authorization: Bearer ${token}`,
+            `authorization: Bearer ${token}`,
+            "Host: 127.0.0.1",
+            `Content-Length: ${Buffer.byteLength(ORDER)}`,
+            "Content-Type: application/json",
+            "Connection: close",
+          ].join("\r\n")}\r\n\r\n${ORDER}`,
+        );
+        expect(statusOf(text)).toBe(401);
+        expect(probe.failures.map((f) => f.kind)).toStrictEqual(["unauthorized"]);
+      });
     });
 
     describe("writing the answer", () => {
@@ -784,6 +802,57 @@ describe("an endpoint of one's own behind toNodeListener", () => {
   });
 });
 
+describe("an answer with text outside ASCII", () => {
+  it("is sent whole: its Content-Length counts bytes, not characters", async () => {
+    const listener = toNodeListener(
+      createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        onError: () => undefined,
+        handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-東京-Zoë-🎁" }) },
+      }),
+    );
+    const server = await listen(listener);
+    try {
+      const response = await server.send("/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: ORDER,
+      });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-length")).toBe(String(bytes.byteLength));
+      expect(JSON.parse(bytes.toString("utf8"))).toMatchObject({
+        InternalOrderId: "M-東京-Zoë-🎁",
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("an answer the server refuses to write (a header value with a line break)", () => {
+  it("ends the exchange at once instead of leaving the client waiting", async () => {
+    const server = await listen(
+      toNodeListener({
+        matches: () => true,
+        handle: async () => ({ status: 200, headers: { "X-Note": "a\r\nb" }, body: "{}" }),
+      }),
+    );
+    try {
+      const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1");
+      const started = performance.now();
+      const reading = readUntilClosed(socket, 10_000);
+      socket.write("GET /anything HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      const text = await reading;
+      expect(text).toBe("");
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 /** A chunked POST of `pieces` sent in one write on a fresh connection: everything answered. */
 function sendChunked(baseUrl: string, pieces: readonly string[]): Promise<string> {
   const socket = connect(Number(new URL(baseUrl).port), "127.0.0.1");
@@ -844,6 +913,43 @@ describe("a wholly arrived body over the limit (taken from the stream's buffer)"
       expect(taken?.every((byte) => byte === 0)).toBe(true);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("a wholly arrived body at the limit (taken from the stream's buffer)", () => {
+  it("exactly maxBodyBytes is read (200), one byte more is 413", async () => {
+    const order = JSON.stringify(JSON.parse(ORDER));
+    const size = Buffer.byteLength(order);
+    for (const [maxBodyBytes, status] of [
+      [size, 200],
+      [size - 1, 413],
+    ] as const) {
+      const listener = toNodeListener(
+        createCallbackRouter({
+          basePath: "/crossborder",
+          auth: false,
+          maxBodyBytes,
+          onError: () => undefined,
+          handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+        }),
+      );
+      let buffered = -1;
+      const server = await listen((req, res) => {
+        const start = () => {
+          if (!req.complete) return void setTimeout(start, 2);
+          buffered = (req as unknown as { readableBuffer: { length: number } }).readableBuffer
+            .length;
+          listener(req, res);
+        };
+        start();
+      });
+      try {
+        expect(statusOf(await sendChunked(server.baseUrl, [order]))).toBe(status);
+        expect(buffered).toBe(1);
+      } finally {
+        await server.close();
+      }
     }
   });
 });
@@ -962,4 +1068,142 @@ describe("a request stream in object mode (a wrapper that hands on parsed object
       }
     });
   }
+});
+
+// Hand mutation testing, round 2: the reader by events (a body still arriving when the engine
+// reads it) had no test of its limit at the bound, nor of the zeroing on each way out.
+describe("a body still arriving, read by its events: the limit at its bound, every piece zeroed on every way out", () => {
+  const ORDER_WITH_CARD = JSON.stringify({
+    ...JSON.parse(ORDER),
+    PaymentDetails: { CardNumber: "4111111111111111", CVVNumber: "737", OwnerName: "Jane" },
+  });
+  const SIZE = Buffer.byteLength(ORDER_WITH_CARD);
+
+  /**
+   * node:http, the listener started as soon as the head arrived; the body's pieces then written
+   * one at a time (`pieces`, then the end unless `end` is false, or the socket destroyed if
+   * `destroy`). Answers the status (0 when none), the failures, and the pieces Node pushed.
+   */
+  async function deliver(
+    pieces: readonly string[],
+    options: {
+      maxBodyBytes?: number;
+      bodyTimeoutMs?: number;
+      end?: boolean;
+      destroy?: boolean;
+      paused?: boolean;
+    },
+  ): Promise<{ status: number; failures: CallbackFailure[]; pushed: Buffer[] }> {
+    const pushed: Buffer[] = [];
+    const failures: CallbackFailure[] = [];
+    let seen: IncomingMessage | undefined;
+    const listener = toNodeListener(
+      createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        maxBodyBytes: options.maxBodyBytes,
+        bodyTimeoutMs: options.bodyTimeoutMs,
+        onError: (failure) => void failures.push(failure),
+        handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+      }),
+    );
+    const server = await listen((req, res) => {
+      const push = req.push.bind(req);
+      req.push = ((chunk: unknown, encoding?: BufferEncoding) => {
+        if (Buffer.isBuffer(chunk)) pushed.push(chunk);
+        return push(chunk, encoding);
+      }) as typeof req.push;
+      seen = req;
+      // A middleware that paused the stream before the adapter.
+      if (options.paused) req.pause();
+      listener(req, res);
+    });
+    try {
+      const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1");
+      socket.on("error", () => undefined);
+      const reading = readUntilClosed(socket);
+      socket.write(
+        [
+          "POST /crossborder/SendOrderToMerchant HTTP/1.1",
+          "Host: 127.0.0.1",
+          "Transfer-Encoding: chunked",
+          "Content-Type: application/json",
+          "Connection: close",
+          "",
+          "",
+        ].join("\r\n"),
+      );
+      const req = await waitFor(() => seen);
+      expect(req.complete).toBe(false);
+      for (const piece of pieces) {
+        socket.write(`${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`);
+        await pause(5);
+      }
+      if (options.destroy) {
+        socket.destroy();
+        await waitFor(() => failures[0]);
+        return { status: 0, failures, pushed };
+      }
+      if (options.end !== false) socket.write("0\r\n\r\n");
+      return { status: statusOf(await reading), failures, pushed };
+    } finally {
+      await server.close();
+    }
+  }
+
+  const thirds = (text: string): string[] => {
+    const third = Math.ceil(text.length / 3);
+    return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)];
+  };
+  const allZero = (pieces: readonly Buffer[]) =>
+    pieces.length > 0 && pieces.every((piece) => piece.every((byte) => byte === 0));
+
+  it("a body of exactly maxBodyBytes is read (200), one byte more is 413", async () => {
+    const exact = await deliver(thirds(ORDER_WITH_CARD), { maxBodyBytes: SIZE });
+    expect(exact.status).toBe(200);
+    expect(exact.failures).toStrictEqual([]);
+    const over = await deliver(thirds(ORDER_WITH_CARD), { maxBodyBytes: SIZE - 1 });
+    expect(over.status).toBe(413);
+    expect(over.failures.map((f) => f.kind)).toStrictEqual(["payload_too_large"]);
+  });
+
+  it("a stream a middleware paused is read (200), not left to the deadline", async () => {
+    const { status, failures } = await deliver(thirds(ORDER_WITH_CARD), {
+      paused: true,
+      bodyTimeoutMs: 5_000,
+    });
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+  });
+
+  it("accepted: every piece zeroed once answered", async () => {
+    const { status, pushed } = await deliver(thirds(ORDER_WITH_CARD), {});
+    expect(status).toBe(200);
+    expect(allZero(pushed)).toBe(true);
+  });
+
+  it("refused past the limit by its last piece (413): every piece zeroed, that one too", async () => {
+    const { status, pushed } = await deliver(thirds(ORDER_WITH_CARD), { maxBodyBytes: SIZE - 1 });
+    expect(status).toBe(413);
+    expect(pushed).toHaveLength(3);
+    expect(allZero(pushed)).toBe(true);
+  });
+
+  it("stalled at the deadline (408): what arrived is zeroed", async () => {
+    const [first = "", second = ""] = thirds(ORDER_WITH_CARD);
+    const { status, failures, pushed } = await deliver([first, second], {
+      bodyTimeoutMs: 200,
+      end: false,
+    });
+    expect(status).toBe(408);
+    expect(failures.map((f) => f.kind)).toStrictEqual(["request_timeout"]);
+    expect(allZero(pushed)).toBe(true);
+  });
+
+  it("the client gone mid-body (client_closed): what arrived is zeroed", async () => {
+    const [first = "", second = ""] = thirds(ORDER_WITH_CARD);
+    const { failures, pushed } = await deliver([first, second], { destroy: true });
+    expect(failures.map((f) => f.kind)).toStrictEqual(["client_closed"]);
+    expect(allZero(pushed)).toBe(true);
+  });
 });

@@ -1900,6 +1900,55 @@ describe("request bodies", () => {
     }
   });
 
+  // Hand mutation testing, round 2: each way out of the stream and iterable readers zeroes what
+  // was read, the piece that passed the limit too.
+  it("a stream or iterable body past the limit (413): every piece read is zeroed, the last one too, and the stream cancelled", async () => {
+    const half = Math.ceil(encoder.encode(text).length / 2);
+    const limit = encoder.encode(text).length - 1;
+    const streamed = chunked(text, half);
+    const { stream, state } = trackedStream(streamed);
+    const { handler } = orderHandler({ maxBodyBytes: limit });
+    expect((await handler.handle(post(stream))).status).toBe(413);
+    expect(state.cancelled).toBe(true);
+    expect(streamed.every((chunk) => chunk.every((byte) => byte === 0))).toBe(true);
+    const iterated = chunked(text, half);
+    const { iterable, state: iteration } = trackedIterable(iterated);
+    expect((await handler.handle(post(iterable))).status).toBe(413);
+    expect(iteration.finished).toBe(true);
+    expect(iterated.every((chunk) => chunk.every((byte) => byte === 0))).toBe(true);
+  });
+
+  it("a stream or iterable body that stalls (408) or breaks (499): what was read is zeroed", async () => {
+    const first = encoder.encode(text.slice(0, 40));
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(first);
+      },
+    });
+    const { handler } = orderHandler({ bodyTimeoutMs: 50 });
+    expect((await handler.handle(post(stalled))).status).toBe(408);
+    expect(first.every((byte) => byte === 0)).toBe(true);
+    const piece = encoder.encode(text.slice(0, 40));
+    async function* stalls() {
+      yield piece;
+      await new Promise(() => undefined);
+    }
+    expect((await handler.handle(post(stalls()))).status).toBe(408);
+    expect(piece.every((byte) => byte === 0)).toBe(true);
+    const before = encoder.encode(text.slice(0, 40));
+    let sent = false;
+    const broken = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) controller.error(new Error("connection reset"));
+        else controller.enqueue(before);
+        sent = true;
+      },
+    });
+    const failed = await handler.handle(post(broken));
+    expect(failed.status).toBe(499);
+    expect(before.every((byte) => byte === 0)).toBe(true);
+  });
+
   it("a refusal's description quoting a key of the body masks a card number in it", async () => {
     const { handler, failures } = orderHandler();
     const body = JSON.stringify({ ...ORDER, "4111111111111111": { PaymentDetails: 5 } });
@@ -2276,6 +2325,44 @@ describe("createCallbackRouter", () => {
     const { router, calls } = makeRouter();
     const response = await router.handle(post(JSON.stringify(ORDER), {}, url));
     expect(response.status).toBe(200);
+    expect(calls).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
+  // Hand mutation testing, round 2: each of these survived (pathnameOf's scheme and fragment
+  // rules, normalisePath's trim, the router skipping an undefined handler).
+  it.each([
+    "/crossborder/SendOrderToMerchant?return=https://shop.example.com/a/b",
+    "/crossborder/SendOrderToMerchant#top",
+  ])("routes %s by its path alone (a URL in the query, a fragment)", async (url) => {
+    const { router, calls } = makeRouter();
+    expect(router.matches(url.replace(/[?#].*/, ""))).toBe(true);
+    const response = await router.handle(post(JSON.stringify(ORDER), {}, url));
+    expect(response.status).toBe(200);
+    expect(calls).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
+  it("trims spaces around basePath and paths; leaves out a callback whose handler is undefined", async () => {
+    const { router, calls } = makeRouter({
+      basePath: "  /crossborder/ ",
+      paths: { UpdateOrderStatus: " orders/status " },
+      handlers: {
+        SendOrderToMerchant: () => {
+          calls.push("SendOrderToMerchant");
+          return { InternalOrderId: "M-1" };
+        },
+        UpdateOrderStatus: () => void calls.push("UpdateOrderStatus"),
+        // What plain JavaScript may pass (`gifts ? redeem : undefined`); the types refuse it.
+        RedeemGiftCard: undefined,
+      } as never,
+    });
+    expect(router.routes).toStrictEqual({
+      SendOrderToMerchant: "/crossborder/SendOrderToMerchant",
+      UpdateOrderStatus: "/crossborder/orders/status",
+    });
+    expect(
+      (await router.handle(post(JSON.stringify(ORDER), {}, "/crossborder/SendOrderToMerchant")))
+        .status,
+    ).toBe(200);
     expect(calls).toStrictEqual(["SendOrderToMerchant"]);
   });
 

@@ -189,6 +189,28 @@ async function anUnreadableRecordIsNamed(
   expect(count()).toBe(0);
 }
 
+/**
+ * The store contract's `complete`: true when the key has no live record. A late owner whose
+ * takeover's lease ran out too records its result; a stranger completes a key whose record's
+ * window passed. (Mutation round 2: dropping the expiry test survived every other check.)
+ */
+function completesWhereNoRecordIsLive(name: string, store: () => IdempotencyStore) {
+  it(`${name}: complete over another owner's expired lease, or an expired record, is recorded`, async () => {
+    const each = store();
+    const key = `late-complete:${name}`;
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await each.claim(key, "first", 50)).toEqual({ claimed: true });
+    await wait();
+    expect(await each.claim(key, "second", 50)).toEqual({ claimed: true });
+    await wait();
+    expect(await each.complete(key, "first", "jlate", 50)).toBe(true);
+    expect(await each.get(key)).toEqual({ state: "completed", result: "jlate" });
+    await wait();
+    expect(await each.complete(key, "third", "jnext", 60_000)).toBe(true);
+    expect(await each.get(key)).toEqual({ state: "completed", result: "jnext" });
+  });
+}
+
 /** A result the engine refuses (answered 500) is not recorded: the retry runs the function again. */
 function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencyStore) {
   it(`${name}: a result answered 500 (no PaymentAmount) is not recorded; the retry runs the function and its answer is kept`, async () => {
@@ -256,6 +278,7 @@ describe("Redis (redis-server)", () => {
   );
 
   anUnusableResultIsNotRecorded("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  completesWhereNoRecordIsLive("redis client", () => createRedisIdempotencyStore(nodeRedis));
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
     const store = createRedisIdempotencyStore(nodeRedis);
@@ -460,6 +483,7 @@ describe("PostgreSQL (initdb + postgres)", () => {
   );
 
   anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
+  completesWhereNoRecordIsLive("pg pool", () => createPostgresIdempotencyStore(pool));
 
   it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {
     const store = createPostgresIdempotencyStore(pool);
@@ -567,6 +591,23 @@ describe("PostgreSQL (initdb + postgres)", () => {
     expect(claims.filter((claim) => claim.claimed)).toHaveLength(1);
   });
 
+  it("tries to create its table again after a failed attempt (the database back): not failing for good", async () => {
+    let calls = 0;
+    const flaky = {
+      query: (text: string, values?: unknown[]) =>
+        calls++ === 0
+          ? Promise.reject(
+              Object.assign(new Error("the database is starting up"), { code: "57P03" }),
+            )
+          : pool.query(text, values),
+    };
+    const store = createPostgresIdempotencyStore(flaky, { table: "retried_idempotency" });
+    await expect(store.claim("k", "o", 60_000)).rejects.toThrow(/starting up/);
+    expect(await store.claim("k", "o", 60_000)).toEqual({ claimed: true });
+    expect(await store.complete("k", "o", "jr", 60_000)).toBe(true);
+    expect(await store.get("k")).toEqual({ state: "completed", result: "jr" });
+  });
+
   it("deletes expired rows, and only those", async () => {
     const store = createPostgresIdempotencyStore(pool, { table: "expiring_idempotency" });
     for (const [key, ttl] of [
@@ -617,11 +658,19 @@ describe("PostgreSQL (initdb + postgres)", () => {
     expect((await store.claim("k", "third", 60_000)).claimed).toBe(false);
   });
 
-  it("refuses table names PostgreSQL cannot hold, and something that is not a pool", () => {
+  it("refuses table names PostgreSQL cannot hold, and something that is not a pool", async () => {
     expect(() => createPostgresIdempotencyStore(pool, { table: "" })).toThrow(TypeError);
     expect(() => createPostgresIdempotencyStore(pool, { table: "x".repeat(64) })).toThrow(
       RangeError,
     );
+    // 63 bytes, not characters: 40 "é" are 80 bytes, which PostgreSQL would cut.
+    expect(() => createPostgresIdempotencyStore(pool, { table: "é".repeat(40) })).toThrow(
+      RangeError,
+    );
+    // 62 bytes: held by PostgreSQL, so served (found by this test: its index's name, the first 40
+    // characters and a suffix, took 77 bytes and the store refused the table at construction).
+    const wide = createPostgresIdempotencyStore(pool, { table: "é".repeat(31) });
+    expect(await wide.claim("k", "o", 60_000)).toEqual({ claimed: true });
     expect(() => createPostgresIdempotencyStore(pool, { schema: "a\u0000b" })).toThrow(TypeError);
     expect(() => createPostgresIdempotencyStore({} as never)).toThrow(TypeError);
   });
