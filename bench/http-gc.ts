@@ -10,56 +10,32 @@
  * per 1,000 requests. The server serves the build (dist/), built first (BUILD=0 skips it). For
  * bench/ANALYSIS.md; not part of `npm run bench`.
  */
-import autocannon from "autocannon";
 import { buildPackage } from "./build.js";
-import { startServer } from "./http.js";
-import {
-  BARE_PATH,
-  FRAMEWORKS,
-  type Framework,
-  LIB_PATH,
-  makeSecrets,
-  orderWithProducts,
-} from "./shared.js";
+import { alternateRoutes, frameworkArgument, startServer } from "./http.js";
+import { makeSecrets } from "./shared.js";
 
-const framework = (process.argv[2] ?? "node") as Framework;
-if (!FRAMEWORKS.includes(framework)) {
-  throw new Error(`usage: bench/http-gc.ts <${FRAMEWORKS.join("|")}>`);
-}
+const framework = frameworkArgument("http-gc.ts");
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const SECONDS = Number(process.env.SECONDS ?? 2);
 if (process.env.BUILD !== "0") await buildPackage();
 process.env.BENCH_GC = "1"; // the server counts its GC pauses (its environment is ours)
 const secrets = await makeSecrets();
 const server = await startServer(framework, secrets);
-const base = `http://127.0.0.1:${server.port}`;
-const body = Buffer.from(JSON.stringify(orderWithProducts(30)));
-const headers = { authorization: `Bearer ${secrets.token}`, "content-type": "application/json" };
 try {
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const path of round % 2 === 0 ? [BARE_PATH, LIB_PATH] : [LIB_PATH, BARE_PATH]) {
-      const cpu0 = await server.cpuUs();
-      const gc0 = await server.gc();
-      const result = await autocannon({
-        url: base + path,
-        method: "POST",
-        headers,
-        body,
-        connections: 10,
-        duration: SECONDS,
-      });
-      const cpu1 = await server.cpuUs();
-      const gc1 = await server.gc();
-      const n = result.requests.total;
-      if (result.non2xx + result.errors > 0) throw new Error(`${path}: failed requests`);
-      console.log(
-        `${(path === BARE_PATH ? "bare" : "library").padEnd(8)} ${String(Math.round(n / result.duration)).padStart(6)} req/s` +
-          `  cpu ${((cpu1 - cpu0) / n).toFixed(1).padStart(6)} µs/req` +
-          `  gc ${((gc1.gcUs - gc0.gcUs) / n).toFixed(2).padStart(5)} µs/req` +
-          `  ${(((gc1.gcCount - gc0.gcCount) * 1000) / n).toFixed(2)} collections / 1000 req`,
-      );
-    }
-  }
+  await alternateRoutes(server.port, secrets, ROUNDS, SECONDS, async (route, load) => {
+    const cpu0 = await server.cpuUs();
+    const gc0 = await server.gc();
+    const result = await load();
+    const cpu1 = await server.cpuUs();
+    const gc1 = await server.gc();
+    const n = result.requests.total;
+    console.log(
+      `${route.padEnd(8)} ${String(Math.round(n / result.duration)).padStart(6)} req/s` +
+        `  cpu ${((cpu1 - cpu0) / n).toFixed(1).padStart(6)} µs/req` +
+        `  gc ${((gc1.gcUs - gc0.gcUs) / n).toFixed(2).padStart(5)} µs/req` +
+        `  ${(((gc1.gcCount - gc0.gcCount) * 1000) / n).toFixed(2)} collections / 1000 req`,
+    );
+  });
 } finally {
   await server.stop();
 }

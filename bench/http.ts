@@ -7,6 +7,7 @@
  * with p10–p90.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import {
@@ -69,29 +70,38 @@ export interface HttpResult {
 
 /**
  * The benchmark's server for one framework (bench/http-server.ts) in a child process, once it
- * listens; `nodeArgs` go before the script (`--cpu-prof` for bench/http-profile.ts).
+ * listens; `nodeArgs` go before the script (`--cpu-prof` for bench/http-profile.ts). With
+ * `stdoutFile`, the server's standard output goes to that file (V8's traces, which
+ * bench/http-jit.ts reads) and its port line is read from there.
  */
 export async function startServer(
   framework: Framework,
   secrets: Secrets,
   nodeArgs: readonly string[] = [],
+  stdoutFile?: string,
 ) {
+  const out = stdoutFile === undefined ? "pipe" : openSync(stdoutFile, "w");
   const child = spawn(
     process.execPath,
     [...nodeArgs, "--import", "tsx", "bench/http-server.ts", framework],
     {
       cwd: ROOT,
       env: { ...process.env, ...secretsEnv(secrets) },
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", out, "inherit"],
     },
   );
-  const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
-  const { port, control } = await new Promise<{ port: number; control: number }>(
-    (resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`${framework} server exited (${code})`)));
-      lines.once("line", (line) => resolve(JSON.parse(line) as { port: number; control: number }));
-    },
-  );
+  if (typeof out === "number") closeSync(out);
+  const exited = new Promise<never>((_, reject) => {
+    child.once("exit", (code) => reject(new Error(`${framework} server exited (${code})`)));
+  });
+  exited.catch(() => undefined);
+  const { port, control } = await Promise.race([
+    stdoutFile === undefined ? firstLine(child) : lineInFile(stdoutFile),
+    exited,
+  ]).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
   return {
     port,
     /** The server process's CPU time so far, µs. */
@@ -105,13 +115,87 @@ export async function startServer(
       return (await response.json()) as { gcUs: number; gcCount: number };
     },
     async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+      const done = new Promise((resolve) => child.once("exit", resolve));
       child.stdin?.end();
       const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-      await exited;
+      await done;
       clearTimeout(timer);
     },
   };
+}
+
+interface Listening {
+  readonly port: number;
+  readonly control: number;
+}
+
+/** The server's first line of output: its ports. */
+function firstLine(child: ChildProcess): Promise<Listening> {
+  const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
+  return new Promise((resolve) => {
+    lines.once("line", (line) => resolve(JSON.parse(line) as Listening));
+  });
+}
+
+/** The server's ports, from the line it prints among other output in `file`. */
+async function lineInFile(file: string): Promise<Listening> {
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const found = /^(\{"port":\d+,"control":\d+.*\})$/m.exec(readFileSync(file, "utf8"));
+    if (found !== null) return JSON.parse(found[1] as string) as Listening;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no port line in ${file} within 60 s`);
+}
+
+/** What one autocannon run reports. */
+export type LoadResult = Awaited<ReturnType<typeof autocannon>>;
+
+/** The framework a one-off HTTP script is asked about (its first argument; default node:http). */
+export function frameworkArgument(script: string): Framework {
+  const framework = (process.argv[2] ?? "node") as Framework;
+  if (!FRAMEWORKS.includes(framework)) {
+    throw new Error(`usage: bench/${script} <${FRAMEWORKS.join("|")}>`);
+  }
+  return framework;
+}
+
+/**
+ * The one-off scripts' loop (bench/http-gc.ts, bench/http-jit.ts): `rounds` rounds of one
+ * `seconds`-long autocannon run of each route (the 30-product order, 10 connections), alternating
+ * which goes first; `measure` wraps each run (`load`) with what it reads before and after.
+ */
+export async function alternateRoutes(
+  port: number,
+  secrets: Secrets,
+  rounds: number,
+  seconds: number,
+  measure: (
+    route: "bare" | "library",
+    load: () => Promise<LoadResult>,
+    round: number,
+  ) => Promise<void>,
+): Promise<void> {
+  const body = Buffer.from(JSON.stringify(orderWithProducts(30)));
+  const headers = { authorization: `Bearer ${secrets.token}`, "content-type": "application/json" };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (["bare", "library"] as const) : (["library", "bare"] as const);
+    for (const route of order) {
+      const path = route === "bare" ? BARE_PATH : LIB_PATH;
+      const load = async () => {
+        const result = await autocannon({
+          url: `http://127.0.0.1:${port}${path}`,
+          method: "POST",
+          headers,
+          body,
+          connections: 10,
+          duration: seconds,
+        });
+        if (result.non2xx + result.errors > 0) throw new Error(`${path}: failed requests`);
+        return result;
+      };
+      await measure(route, load, round);
+    }
+  }
 }
 
 export async function runHttpBench(
