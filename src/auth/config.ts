@@ -168,8 +168,9 @@ export interface AuthModes {
    * case-insensitive). Checked after the body is parsed. Required in every payload except where
    * the documented payload has none (GetCheckoutCartInfo by GET, NotifyOrderRefund,
    * SendAdditionalRequiredDocumentsToMerchant): there one sent must match (`null` or blank is
-   * none), and none is required unless no other mode proves the caller. Not a secret: combine it with a mode that proves the
-   * caller (`createAuth` refuses it alone unless `allowWeakAuth` is set).
+   * none), and none is required unless no other mode proves the caller. Not a secret: combine it
+   * with a mode that proves the caller (`createAuth` refuses it alone unless `allowWeakAuth` is
+   * set).
    *
    * Leave the key out to check none; given as `undefined` (an unset environment variable) it is
    * refused by `createAuth`, and under `exactOptionalPropertyTypes` by the compiler. (Under

@@ -6,6 +6,7 @@ import {
   describeIssues,
   type HandlerOptions,
 } from "../core/engine.js";
+import { fieldInAnyCase } from "../core/objects.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
 import { ACCEPT, CART_CHECKER } from "../generated/checkers.js";
 import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
@@ -103,15 +104,15 @@ function choose(
   signedBody: boolean,
 ): void {
   if (signedBody) {
-    const signed = aliases.find((alias) => lookup(fields, alias) !== undefined);
+    const signed = aliases.find((alias) => fieldInAnyCase(fields, alias) !== undefined);
     if (signed !== undefined) {
-      setField(payload, key, lookup(fields, signed));
+      setField(payload, key, fieldInAnyCase(fields, signed));
       return;
     }
   }
   let found: unknown;
   for (const alias of aliases) {
-    const value = lookup(payload, alias);
+    const value = fieldInAnyCase(payload, alias);
     if (value === undefined || value === null) continue;
     if (value !== "") {
       found = value;
@@ -119,7 +120,7 @@ function choose(
     }
     found ??= value;
   }
-  if (found === "" && !isAbsent(lookup(payload, key))) return;
+  if (found === "" && !isAbsent(fieldInAnyCase(payload, key))) return;
   if (found !== undefined) setField(payload, key, found);
 }
 
@@ -140,14 +141,6 @@ function alignAliases(
       setField(payload, present, value);
     }
   }
-}
-
-/** The value under `name`, or under a key equal to it in another letter case. */
-function lookup(fields: Record<string, unknown>, name: string): unknown {
-  if (Object.hasOwn(fields, name)) return fields[name];
-  const lower = name.toLowerCase();
-  const key = Object.keys(fields).find((candidate) => candidate.toLowerCase() === lower);
-  return key === undefined ? undefined : fields[key];
 }
 
 /** A query flag: "1"/"true" and "0"/"false" in any case (or a JSON boolean or 1/0). */
@@ -219,11 +212,11 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
         for (const key of Object.keys(over)) setField(payload, key, over[key]);
         for (const [key, aliases, named] of names) {
           choose(payload, fields, key, aliases, signedBody);
-          alignAliases(payload, named, lookup(payload, key));
+          alignAliases(payload, named, fieldInAnyCase(payload, key));
         }
         for (const name of FLAGS) {
-          const signed = signedBody ? lookup(fields, name) : undefined;
-          const value = flag(signed !== undefined ? signed : lookup(payload, name));
+          const signed = signedBody ? fieldInAnyCase(fields, name) : undefined;
+          const value = flag(signed !== undefined ? signed : fieldInAnyCase(payload, name));
           if (value === undefined) delete payload[name];
           else setField(payload, name, value);
         }

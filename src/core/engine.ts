@@ -894,12 +894,6 @@ function describeIgnored(fields: readonly string[]): string {
 }
 
 /**
- * Every PaymentDetails object of the request: where the walk found it in the parsed body, and at
- * the same path in the validated payload (zod copies the objects it knows) and in the decoded one
- * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
- * adds its own copies when it is built.
- */
-/**
  * The redactor of a request with these payment objects and secret field values: their card
  * numbers and CVVs masked wherever quoted, the secrets collected only if a text is ever redacted
  * (from values copied now). `undefined` when there is nothing of the request's own to mask.
@@ -926,6 +920,12 @@ function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
   };
 }
 
+/**
+ * Every PaymentDetails object of the request: where the walk found it in the parsed body, and at
+ * the same path in the validated payload (zod copies the objects it knows) and in the decoded one
+ * (the same object, decoded in place, unless a frozen container had to be copied). The raw view
+ * adds its own copies when it is built.
+ */
 function cardObjects(
   sites: readonly CardSite[],
   rawPayload: unknown,

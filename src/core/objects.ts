@@ -14,3 +14,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
+
+/**
+ * The value under `name` of an object, or under a key equal to it in another letter case (the
+ * service binds names case-insensitively); undefined when there is none, or `value` is no object.
+ */
+export function fieldInAnyCase(value: unknown, name: string): unknown {
+  if (!isRecord(value)) return undefined;
+  if (Object.hasOwn(value, name)) return value[name];
+  const lower = name.toLowerCase();
+  const key = Object.keys(value).find((candidate) => candidate.toLowerCase() === lower);
+  return key === undefined ? undefined : value[key];
+}

@@ -5,7 +5,7 @@
  */
 import { sha256Text } from "../auth/digest.js";
 import type { CallbackContext } from "../core/engine.js";
-import { isRecord } from "../core/objects.js";
+import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { hasControlCharacter } from "../core/text.js";
 import { MAX_KEY_LENGTH } from "./store.js";
 
@@ -96,23 +96,14 @@ function field(payload: unknown, ...path: string[]): string | undefined {
   return text(value);
 }
 
-/** The value under `lowerName` in any key case (the first such key), if `value` is an object. */
-function anyCase(value: unknown, lowerName: string): unknown {
-  if (!isRecord(value)) return undefined;
-  for (const name of Object.keys(value)) {
-    if (name.toLowerCase() === lowerName) return value[name];
-  }
-  return undefined;
-}
-
 /**
  * The gift card's id (`CardFields.CardId`, each in any case) when its `CardFields` holds a security
  * code, which leaves the object out of the digest; `undefined` otherwise.
  */
 function droppedCardId(payload: unknown): string | undefined {
-  const fields = anyCase(payload, "cardfields");
+  const fields = fieldInAnyCase(payload, "CardFields");
   if (!isRecord(fields) || !isCardObject(fields)) return undefined;
-  return text(anyCase(fields, "cardid"));
+  return text(fieldInAnyCase(fields, "CardId"));
 }
 
 function join(...parts: (string | undefined)[]): string {
