@@ -796,6 +796,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const warning = { kind: "result_fields_ignored", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
+    if (written.incomplete !== undefined) {
+      const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${written.incomplete}`;
+      const status = FAILURE_STATUS.result_incomplete;
+      const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
+      notify(onError, { ...warning, callback: name, reason }, call.redact);
+    }
     // A result may quote the card like a refusal may: with card data in the request, its texts
     // go through the request's redactor too (its ids, amounts and codes are masked only where they
     // quote this request's own card: an order id may pass the Luhn check). A request without card

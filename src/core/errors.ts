@@ -32,7 +32,8 @@ export const FAILURE_STATUS = {
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
   handler_failure: 200,
   /**
-   * The merchant's function threw anything else, or returned something unusable; or the body was
+   * The merchant's function threw anything else, or returned something unusable (a validation
+   * without its verdict, `Success: false`, a cart that is not a CheckoutCartInfo); or the body was
    * read before the library (a middleware) and no parsed body was left.
    */
   internal_error: 500,
@@ -41,6 +42,13 @@ export const FAILURE_STATUS = {
    * callback does not answer with (a typo such as `OrderID`): answered 200 without them.
    */
   result_fields_ignored: 200,
+  /**
+   * Not a failure: a warning (`severity: "warning"`). The merchant's result lacked a field the
+   * answer should carry (SendOrderToMerchant's `InternalOrderId`, the amount a payment charged),
+   * held a value of the wrong type, or was not an object: answered 200 without it, since the
+   * function has run and a 500 would make the service deliver the call again.
+   */
+  result_incomplete: 200,
   /**
    * Not a failure: a warning (`severity: "warning"`). A helper around the merchant's function
    * (`withIdempotency`) could not use its store while the delivery went on; it decides no answer.
@@ -51,7 +59,7 @@ export const FAILURE_STATUS = {
 export type FailureKind = keyof typeof FAILURE_STATUS;
 
 /** The kinds that report a call answered successfully (`severity: "warning"`). */
-export type WarningKind = "result_fields_ignored" | "store_failure";
+export type WarningKind = "result_fields_ignored" | "result_incomplete" | "store_failure";
 
 /** The error codes the library writes into `ErrorCode` for its own failures. */
 export const FAILURE_CODE: Readonly<
@@ -152,7 +160,7 @@ export interface CallbackFailure {
   readonly callback: CallbackName | undefined;
   /**
    * `"warning"` when the call was answered successfully and something deserves a look
-   * (`result_fields_ignored`, `store_failure`); absent (or `"error"`) when the call failed.
+   * (`result_fields_ignored`, `result_incomplete`, `store_failure`); absent (or `"error"`) when the call failed.
    */
   readonly severity?: "error" | "warning";
   /**

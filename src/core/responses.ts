@@ -15,9 +15,13 @@ export interface FailureFields {
 
 /** What a shape makes of the merchant's result. */
 export type WrittenResult =
-  /** The success body; `ignored` lists the result's unknown fields, left out of it (a warning). */
-  | { readonly body: object; readonly ignored?: readonly string[] }
-  /** The result is unusable (a required field missing, a wrong type): a 500. */
+  /**
+   * The success body; `ignored` lists the result's unknown fields, left out of it, and
+   * `incomplete` says what of the result could not be answered (an expected field missing, a
+   * value of the wrong type, left out): each a warning.
+   */
+  | { readonly body: object; readonly ignored?: readonly string[]; readonly incomplete?: string }
+  /** The result is unusable (a validation's verdict missing, `Success: false`): a 500. */
   | { readonly invalid: string };
 
 export interface ResponseShape<TResult> {
@@ -77,17 +81,17 @@ export interface SendOrderToMerchantResult extends ResponseInfoResult {
 
 /**
  * The fields that say what a payment charged: the amount and its currency (001 §4.2, wire-facts
- * §1). A PerformOrderPayment success requires them (the handler answers 500 without them, and
- * `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried a card
+ * §1). A PerformOrderPayment success requires them (the types; at run time the handler answers
+ * without them, with a warning, and `checkResponse` flags an answer without them); a SendOrderToMerchant whose order carried a card
  * in `PaymentDetails` returns them too (`inspectResponse` warns).
  */
 export const PAYMENT_FIELDS = ["PaymentAmount", "PaymentCurrencyCode"] as const;
 
 /**
  * A text field's value as an answer carries it: text, or a finite number written as text;
- * undefined for anything else. The handlers' rule for a required text field: a result without
- * such a value is a 500. A present but blank value is answered: the function has already created
- * the order or charged the card, and a 500 would make the service deliver it again.
+ * undefined for anything else. A result without such a value in an expected field is answered
+ * with a warning; a present but blank value is answered without one: either way the function has
+ * already created the order or charged the card, and a 500 would make the service deliver it again.
  */
 export function writtenText(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
@@ -211,48 +215,65 @@ function written(value: unknown, kind: FieldKind): string | boolean | undefined 
 }
 
 /**
- * Copies the known fields of a result into `target`. A missing required field or a value of the
- * wrong type makes the result unusable (a 500, never a silently missing id; a blank one is written,
- * see {@link writtenText}); an unknown field (a
- * typo such as `InternalOrderID`) is left out of the answer and listed in `ignored`. A repeated
- * `Success`/`IsSuccess` is accepted only when it says true: a refusal is a `CallbackError`.
+ * Copies the known fields of a result into `target`. The merchant's function has run when its
+ * result is read: the order is created, the card charged or debited. So what cannot be answered
+ * is left out and said in `incomplete` (a warning), and the answer is sent: a 500 would make the
+ * service deliver the call again, and run the function again. That covers an `expected` field
+ * missing (absent or null; a blank one is written, see {@link writtenText}), a value of the wrong
+ * type, and a result that is not an object. Only a `required` field (a validation's verdict,
+ * where nothing has happened yet and an answer without it says nothing) makes such a result
+ * unusable (a 500), as does a repeated `Success`/`IsSuccess` that is not true: a refusal is a
+ * `CallbackError`. An unknown field (a typo such as `InternalOrderID`) is left out of the answer
+ * and listed in `ignored`.
  */
 function pickFields(
   result: unknown,
   fields: Readonly<Record<string, FieldKind>>,
   required: readonly string[],
+  expected: readonly string[],
   target: Record<string, unknown>,
 ): WrittenResult {
   const ignored: string[] = [];
+  const unusable: string[] = [];
   if (result !== undefined && result !== null) {
     if (typeof result !== "object" || Array.isArray(result)) {
-      return {
-        invalid: `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`,
-      };
-    }
-    for (const key of Object.keys(result)) {
-      const value = (result as Record<string, unknown>)[key];
-      if (VERDICT_FIELDS.has(key)) {
-        if (value === undefined || value === null || parseSuccessValue(value) === true) continue;
-        return { invalid: `"${key}" is not true: throw a CallbackError to refuse` };
+      const got = `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
+      if (required.length > 0) return { invalid: got };
+      unusable.push(got);
+    } else {
+      for (const key of Object.keys(result)) {
+        const value = (result as Record<string, unknown>)[key];
+        if (VERDICT_FIELDS.has(key)) {
+          if (value === undefined || value === null || parseSuccessValue(value) === true) continue;
+          return { invalid: `"${key}" is not true: throw a CallbackError to refuse` };
+        }
+        const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
+        if (kind === undefined) {
+          ignored.push(key);
+          continue;
+        }
+        if (value === undefined || value === null) continue;
+        const text = written(value, kind);
+        if (text === undefined) {
+          const type = kind === "boolean" ? "a boolean" : "a string or a finite number";
+          const wrong = `field "${key}" must be ${type}`;
+          if (required.includes(key)) return { invalid: wrong };
+          unusable.push(wrong);
+          continue;
+        }
+        target[key] = text;
       }
-      const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
-      if (kind === undefined) {
-        ignored.push(key);
-        continue;
-      }
-      if (value === undefined || value === null) continue;
-      const text = written(value, kind);
-      if (text === undefined) {
-        const expected = kind === "boolean" ? "a boolean" : "a string or a finite number";
-        return { invalid: `field "${key}" must be ${expected}` };
-      }
-      target[key] = text;
     }
   }
-  const missing = required.filter((key) => target[key] === undefined);
-  if (missing.length > 0) return { invalid: `missing ${missing.join(", ")}` };
-  return ignored.length > 0 ? { body: target, ignored } : { body: target };
+  const missingRequired = required.filter((key) => target[key] === undefined);
+  if (missingRequired.length > 0) return { invalid: `missing ${missingRequired.join(", ")}` };
+  const missing = expected.filter((key) => target[key] === undefined);
+  if (missing.length > 0) unusable.push(`missing ${missing.join(", ")}`);
+  return {
+    body: target,
+    ...(ignored.length > 0 ? { ignored } : {}),
+    ...(unusable.length > 0 ? { incomplete: unusable.join("; ") } : {}),
+  };
 }
 
 /**
@@ -263,15 +284,19 @@ function successShape<TResult>(options: {
   readonly success: true | "True";
   readonly failure: false | "False";
   readonly fields: Readonly<Record<string, FieldKind>>;
+  /** Fields without which the result is unusable (a 500): a validation's verdict. */
   readonly required?: readonly string[];
+  /** Fields the answer should carry: without them it is sent all the same, with a warning. */
+  readonly expected?: readonly string[];
   readonly errorCode: boolean;
   /** Extra fields of a failure: `IsValid: false` and `ErrorText` for gift cards. */
   readonly failureExtra?: (fields: FailureFields) => Record<string, unknown>;
 }): ResponseShape<TResult> {
   const required = options.required ?? [];
+  const expected = options.expected ?? [];
   return {
     success(result) {
-      return pickFields(result, options.fields, required, { Success: options.success });
+      return pickFields(result, options.fields, required, expected, { Success: options.success });
     },
     failure(fields) {
       const code = options.errorCode ? { ErrorCode: fields.code } : {};
@@ -288,13 +313,13 @@ function successShape<TResult>(options: {
 
 /** ResponseInfo `{ Success, InternalOrderId, OrderId, PaymentAmount, … }`: the order callbacks. */
 export function responseInfoShape<TResult>(
-  required: readonly (keyof ResponseInfoResult)[] = [],
+  expected: readonly (keyof ResponseInfoResult)[] = [],
 ): ResponseShape<TResult> {
   return successShape({
     success: true,
     failure: false,
     fields: RESPONSE_INFO_FIELDS,
-    required,
+    expected,
     errorCode: true,
   });
 }
@@ -318,7 +343,7 @@ export const parcelDispatchShape = successShape<MessageResult | NoResult>({
 /** `{ IsSuccess }`, and `{ IsSuccess: false, ErrorCode, ErrorMessage }`: RemoveRestrictedProducts. */
 export const restrictedProductsShape: ResponseShape<NoResult> = {
   success(result) {
-    return pickFields(result, {}, [], { IsSuccess: true });
+    return pickFields(result, {}, [], [], { IsSuccess: true });
   },
   failure(fields) {
     return { IsSuccess: false, ErrorCode: fields.code, ErrorMessage: fields.message };

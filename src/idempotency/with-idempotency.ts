@@ -232,8 +232,8 @@ function unreadableRecord(key: string, error: unknown): Outcome {
 }
 
 /**
- * Whether the engine will refuse this stored result (a 500: a required field missing, a wrong
- * type, `Success: false` returned instead of thrown), read with the callback's own response shape
+ * Whether the engine will refuse this stored result (a 500: `Success: false` returned instead of
+ * thrown, a validation without a boolean verdict), read with the callback's own response shape
  * from the text repeats would be answered with. Unknown callbacks (a context of your own) pass.
  */
 function unusable(text: string, callback: string): boolean {
@@ -296,8 +296,9 @@ function reporterOf(context: CallbackContext<unknown>): Reporter {
  * - a repeat while it runs waits for it (in this process without polling; across processes by
  *   polling the store, up to `waitMs`) and answers its result, or past `waitMs` a 503 the service
  *   retries: never a second run;
- * - a function that throws, or returns a result the engine answers 500 (a required field
- *   missing, `Success: false`), releases the key, so the service's retry runs it again;
+ * - a function that throws, or returns a result the engine answers 500 (`Success: false`, a
+ *   validation without its verdict), releases the key, so the service's retry runs it again (an
+ *   incomplete result, an order without its id, is answered 200 and recorded);
  * - a process that dies while running leaves a lease that expires after `leaseMs`;
  * - the store failing before the function runs refuses the delivery (or runs it, `failOpen`);
  *   failing after it succeeded never turns the answer into a failure: see the README's

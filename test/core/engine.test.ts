@@ -284,13 +284,35 @@ const CASES: readonly Case[] = [
   },
 ];
 
-/** The fields a callback's result must carry (the rest may return nothing). */
+/**
+ * The verdict a validation's result must carry (a 500 without it: nothing has happened yet, and an
+ * answer without the verdict says nothing).
+ */
 const REQUIRED_RESULT_FIELDS: Partial<Record<CallbackName, string>> = {
-  SendOrderToMerchant: "InternalOrderId",
-  PerformOrderPayment: "PaymentAmount, PaymentCurrencyCode",
   ValidateGiftCard: "IsValid",
   ValidateVoucher: "IsValid",
 };
+
+/**
+ * The fields an order callback's answer should carry. Without them the answer is sent all the same
+ * (200, with a warning): the function has created the order or charged the card, and a 500 would
+ * make the service deliver it again.
+ */
+const EXPECTED_RESULT_FIELDS: Partial<Record<CallbackName, string>> = {
+  SendOrderToMerchant: "InternalOrderId",
+  PerformOrderPayment: "PaymentAmount, PaymentCurrencyCode",
+};
+
+/** The warning an incomplete result gets. */
+function incomplete(callback: CallbackName, reason: string): CallbackFailure {
+  return {
+    kind: "result_incomplete",
+    status: 200,
+    severity: "warning",
+    callback,
+    reason: `the handler's result is incomplete, answered 200 all the same (the function has run): ${reason}`,
+  };
+}
 
 function failureBody(
   shape: FailureShape,
@@ -362,6 +384,7 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
       handler_failure: 200,
       internal_error: 500,
       result_fields_ignored: 200,
+      result_incomplete: 200,
       store_failure: 200,
     });
   });
@@ -520,6 +543,7 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
       ...SCENARIOS.map((s) => s.kind),
       "not_found",
       "result_fields_ignored",
+      "result_incomplete",
       "store_failure",
     ]);
     expect([...covered].sort()).toStrictEqual(Object.keys(FAILURE_STATUS).sort());
@@ -582,11 +606,12 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         expect(failures).toStrictEqual([]);
       });
 
-      it("returning nothing is a plain success, unless the callback requires fields", async () => {
+      it("returning nothing is a success, unless the callback requires a verdict", async () => {
         if (c.name === "GetCheckoutCartInfo") return; // the cart is required: tested below
         const { handler, failures } = build(c, () => undefined);
         const response = await handler.handle(post(JSON.stringify(c.valid)));
         const required = REQUIRED_RESULT_FIELDS[c.name];
+        const expected = EXPECTED_RESULT_FIELDS[c.name];
         if (required !== undefined) {
           expect(response.status).toBe(500);
           expect(json(response)).toStrictEqual(
@@ -598,6 +623,9 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
           return;
         }
         expect(response.status).toBe(200);
+        expect(failures).toStrictEqual(
+          expected === undefined ? [] : [incomplete(c.name, `missing ${expected}`)],
+        );
         const plain = { responseInfo: { Success: true }, rma: { Success: "True" } };
         const parcel = { parcel: { Success: true }, restricted: { IsSuccess: true } };
         const giftCard = { giftCard: { Success: true }, giftCardAction: { Success: true } };
@@ -673,46 +701,48 @@ describe("the merchant's result", () => {
   });
 
   it.each([
-    ["nothing", undefined, "missing InternalOrderId"],
-    ["only OrderId", { OrderId: "M-1" }, "missing InternalOrderId"],
+    ["nothing", undefined, {}, "missing InternalOrderId"],
+    ["only OrderId", { OrderId: "M-1" }, { OrderId: "M-1" }, "missing InternalOrderId"],
     [
       "a null InternalOrderId",
       { InternalOrderId: null, OrderId: "M-1" },
+      { OrderId: "M-1" },
       "missing InternalOrderId",
     ],
   ])(
-    "SendOrderToMerchant returning %s → 500, missing InternalOrderId",
-    async (_l, result, reason) => {
+    "SendOrderToMerchant returning %s → 200 with what it has, and a warning: the order exists",
+    async (_l, result, answered, reason) => {
       const { handler, failures } = build(orderCase, () => result);
       const response = await handler.handle(post(JSON.stringify(ORDER)));
-      expect(response.status).toBe(500);
-      expect(json(response)).toStrictEqual({
-        Success: false,
-        ErrorCode: "INTERNAL_ERROR",
-        Message: "Internal error",
-        Description: "",
-      });
-      expect(failures).toHaveLength(1);
-      expect(failures[0]).toMatchObject({ kind: "internal_error", status: 500 });
-      expect(failures[0]?.reason).toBe(`the handler's result is unusable: ${reason}`);
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, ...answered });
+      expect(failures).toStrictEqual([incomplete("SendOrderToMerchant", reason)]);
     },
   );
 
   it.each([
-    ["nothing", undefined, "missing PaymentAmount, PaymentCurrencyCode"],
-    ["only the ids", { InternalOrderId: "M-1" }, "missing PaymentAmount, PaymentCurrencyCode"],
-    ["no currency", { PaymentAmount: 10 }, "missing PaymentCurrencyCode"],
-    ["no amount", { PaymentCurrencyCode: "EUR" }, "missing PaymentAmount"],
+    ["nothing", undefined, {}, "missing PaymentAmount, PaymentCurrencyCode"],
+    [
+      "only the ids",
+      { InternalOrderId: "M-1" },
+      { InternalOrderId: "M-1" },
+      "missing PaymentAmount, PaymentCurrencyCode",
+    ],
+    ["no currency", { PaymentAmount: 10 }, { PaymentAmount: "10" }, "missing PaymentCurrencyCode"],
+    [
+      "no amount",
+      { PaymentCurrencyCode: "EUR" },
+      { PaymentCurrencyCode: "EUR" },
+      "missing PaymentAmount",
+    ],
   ])(
-    "PerformOrderPayment returning %s → 500 naming what is missing",
-    async (_l, result, reason) => {
+    "PerformOrderPayment returning %s → 200 with what it has, and a warning naming what is missing: the card is charged",
+    async (_l, result, answered, reason) => {
       const { handler, failures } = build(paymentCase, () => result);
       const response = await handler.handle(post(JSON.stringify(paymentCase.valid)));
-      expect(response.status).toBe(500);
-      expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
-      expect(failures.map((f) => f.reason)).toStrictEqual([
-        `the handler's result is unusable: ${reason}`,
-      ]);
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, ...answered });
+      expect(failures).toStrictEqual([incomplete("PerformOrderPayment", reason)]);
     },
   );
 
@@ -785,16 +815,48 @@ describe("the merchant's result", () => {
   );
 
   it.each([
-    ["a string", "ok", "got string"],
-    ["an array", [], "got an array"],
-    ["an object-valued field", { PaymentAmount: { value: 1 } }, '"PaymentAmount" must be'],
-    ["a non-finite amount", { PaymentAmount: Number.NaN }, '"PaymentAmount" must be'],
-  ])("an unusable result (%s) → 500", async (_label, result, reason) => {
-    const { handler, failures } = build(orderCase, () => result);
-    const response = await handler.handle(post(JSON.stringify(ORDER)));
-    expect(response.status).toBe(500);
-    expect(failures[0]?.reason).toContain(reason);
-  });
+    ["a string", "ok", {}, "expected an object or nothing, got string; missing InternalOrderId"],
+    ["an array", [], {}, "expected an object or nothing, got an array; missing InternalOrderId"],
+    [
+      "an object-valued field",
+      { InternalOrderId: "M-1", PaymentAmount: { value: 1 } },
+      { InternalOrderId: "M-1" },
+      'field "PaymentAmount" must be a string or a finite number',
+    ],
+    [
+      "a non-finite amount and an object id",
+      { InternalOrderId: {}, PaymentAmount: Number.NaN, OrderId: "M-1" },
+      { OrderId: "M-1" },
+      'field "InternalOrderId" must be a string or a finite number; field "PaymentAmount" must be a string or a finite number; missing InternalOrderId',
+    ],
+  ])(
+    "a result with unusable parts (%s) → 200 without them, and a warning: the order exists",
+    async (_label, result, answered, reason) => {
+      const { handler, failures } = build(orderCase, () => result);
+      const response = await handler.handle(post(JSON.stringify(ORDER)));
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, ...answered });
+      expect(failures).toStrictEqual([incomplete("SendOrderToMerchant", reason)]);
+    },
+  );
+
+  it.each([
+    ["a string", "ok", "expected an object or nothing, got string"],
+    ["an array", [true], "expected an object or nothing, got an array"],
+    ["the verdict as text", { IsValid: "true" }, 'field "IsValid" must be a boolean'],
+    ["no verdict", { Balance: "10" }, "missing IsValid"],
+  ])(
+    "a validation's result without a usable verdict (%s) → 500: nothing has happened, and the answer would say nothing",
+    async (_label, result, reason) => {
+      const c = CASES.find((x) => x.name === "ValidateGiftCard") as Case;
+      const { handler, failures } = build(c, () => result);
+      const response = await handler.handle(post(JSON.stringify(c.valid)));
+      expect(response.status).toBe(500);
+      expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+        ["internal_error", `the handler's result is unusable: ${reason}`],
+      ]);
+    },
+  );
 
   it("a cart without productsList → 500 naming productsList", async () => {
     const { handler, failures } = build(cartCase, () => ({ countryCode: "US" }));

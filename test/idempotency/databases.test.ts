@@ -214,16 +214,20 @@ function completesWhereNoRecordIsLive(name: string, store: () => IdempotencyStor
 
 /** A result the engine refuses (answered 500) is not recorded: the retry runs the function again. */
 function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencyStore) {
-  it(`${name}: a result answered 500 (no PaymentAmount) is not recorded; the retry runs the function and its answer is kept`, async () => {
+  it(`${name}: a result answered 500 (Success: false returned) is not recorded; the retry runs the function and its answer is kept`, async () => {
     let count = 0;
     const { failures, onError } = collector();
     const pay = async (order: PerformOrderPaymentRequest) => {
       count++;
-      // The first run lost the amount charged: a result the engine answers 500.
-      const amount = count === 1 ? undefined : 10;
+      // The first run refused by returning instead of throwing: a result the engine answers 500.
+      if (count === 1)
+        return { Success: false } as unknown as {
+          PaymentAmount: number;
+          PaymentCurrencyCode: string;
+        };
       return {
         InternalOrderId: `M-${order.OrderId}`,
-        PaymentAmount: amount as unknown as number,
+        PaymentAmount: 10,
         PaymentCurrencyCode: "EUR",
       };
     };
@@ -245,6 +249,40 @@ function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencySto
     expect((await handler.handle(post(body))).body).toBe(retry.body);
     expect(count).toBe(2);
     expect(failures.map((failure) => failure.status)).toEqual([500]);
+  });
+
+  it(`${name}: a result without the amount charged is answered 200 and recorded; another instance answers it without charging again`, async () => {
+    let count = 0;
+    const pay = async (order: PerformOrderPaymentRequest) => {
+      count++;
+      return {
+        InternalOrderId: `M-${order.OrderId}`,
+        PaymentAmount: undefined as unknown as number,
+        PaymentCurrencyCode: "EUR",
+      };
+    };
+    const shared = store();
+    const options = { auth: false, onError: () => undefined } as const;
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(pay, { store: shared }),
+      options,
+    );
+    const other = createPerformOrderPaymentHandler(
+      withIdempotency(pay, { store: shared }),
+      options,
+    );
+    const body = payment();
+    const first = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({
+      Success: true,
+      InternalOrderId: expect.stringMatching(/^M-/),
+      PaymentCurrencyCode: "EUR",
+    });
+    const retry = await other.handle(post(body));
+    expect(retry.status).toBe(200);
+    expect(retry.body).toBe(first.body);
+    expect(count).toBe(1);
   });
 }
 

@@ -155,32 +155,33 @@ describe("withIdempotency in one process", () => {
     expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
   });
 
-  it("does not record a result the engine refuses (a required field missing): the service's retry runs the function again", async () => {
+  it("records an incomplete result (no id) as answered: the service's retry is answered the same, the order is not created again", async () => {
     let runs = 0;
     const { store, calls } = instrumented();
     const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(
       withIdempotency(
-        async (order: SendOrderToMerchantRequest) => {
+        async (_order: SendOrderToMerchantRequest) => {
           runs++;
-          // The first run's lookup missed: no id, a result the engine answers 500.
-          const id = runs === 1 ? undefined : `M-${order.OrderId}`;
-          return { InternalOrderId: id as unknown as string };
+          // The order was created, but the function lost its id: answered without it, not a 500.
+          return { InternalOrderId: undefined as unknown as string, OrderId: "M-1" };
         },
         { store },
       ),
       { auth: false, onError },
     );
     const first = await handler.handle(post(orderText));
-    expect(first.status).toBe(500);
-    expect(calls).toMatchObject({ complete: 0, release: 1 });
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({ Success: true, OrderId: "M-1" });
+    expect(calls).toMatchObject({ complete: 1, release: 0 });
     const retry = await handler.handle(post(orderText));
     expect(retry.status).toBe(200);
-    expect(json(retry)).toMatchObject({ Success: true, InternalOrderId: "M-GE927127001US" });
-    expect((await handler.handle(post(orderText))).body).toBe(retry.body);
-    expect(runs).toBe(2);
+    expect(retry.body).toBe(first.body);
+    expect(runs).toBe(1);
+    // Each delivery answered with that result says so.
     expect(failures.map((failure) => [failure.kind, failure.status])).toEqual([
-      ["internal_error", 500],
+      ["result_incomplete", 200],
+      ["result_incomplete", 200],
     ]);
   });
 

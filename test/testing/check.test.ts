@@ -440,13 +440,15 @@ describe("checkResponse: a PerformOrderPayment success says what was charged", (
     ).toEqual([]);
   });
 
-  it("flags what the library's own handler refuses, and what it answers blank (one rule, plus not blank)", async () => {
-    // [result, the handler refuses it (500), checkResponse flags its answer]
+  it("flags every answer the library's own handler warns about, and the blank ones it answers silently", async () => {
+    // [result, the handler warns (result_incomplete), checkResponse flags its answer]. The handler
+    // answers all of them (200): the card was charged, and a 500 would charge it again.
     const results: [Record<string, unknown>, boolean, boolean][] = [
       [{}, true, true],
       [{ PaymentAmount: "10.00" }, true, true],
       [{ PaymentAmount: null, PaymentCurrencyCode: "EUR" }, true, true],
-      // Present but blank: answered (the card was charged; a 500 would charge it again), flagged.
+      [{ PaymentAmount: { value: 10 }, PaymentCurrencyCode: "EUR" }, true, true],
+      // Present but blank: answered without a warning, flagged.
       [{ PaymentAmount: "", PaymentCurrencyCode: "EUR" }, false, true],
       [{ PaymentAmount: "10.00", PaymentCurrencyCode: "  " }, false, true],
       [{ PaymentAmount: 10.5, PaymentCurrencyCode: "EUR" }, false, false],
@@ -456,11 +458,12 @@ describe("checkResponse: a PerformOrderPayment success says what was charged", (
         false,
       ],
     ];
-    for (const [result, refused, flagged] of results) {
+    for (const [result, warned, flagged] of results) {
+      const kinds: string[] = [];
       const handler = toFetch(
         createPerformOrderPaymentHandler(() => result as never, {
           auth: false,
-          onError: () => undefined,
+          onError: (failure) => void kinds.push(failure.kind),
         }),
       );
       const response = await handler(
@@ -470,9 +473,9 @@ describe("checkResponse: a PerformOrderPayment success says what was charged", (
           body: JSON.stringify(samplePayload("PerformOrderPayment")),
         }),
       );
-      expect(response.status === 500, JSON.stringify(result)).toBe(refused);
-      // What the handler wrote, or would have written had it accepted the result.
-      const answer = refused ? { Success: true, ...result } : await response.json();
+      expect(response.status, JSON.stringify(result)).toBe(200);
+      expect(kinds, JSON.stringify(result)).toStrictEqual(warned ? ["result_incomplete"] : []);
+      const answer = await response.json();
       expect(check("PerformOrderPayment", answer).length > 0, JSON.stringify(result)).toBe(flagged);
     }
   });
