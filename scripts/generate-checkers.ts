@@ -157,6 +157,11 @@ class Deferral extends Error {}
 
 const PAYMENT_DETAILS = "PaymentDetails";
 const CARD_FIELDS: readonly string[] = ["CardNumber", "CVVNumber"];
+/** The card data names, exact and lower-cased (src/core/card-keys.ts). */
+const CARD_NAMES_EXACT: ReadonlySet<string> = new Set([PAYMENT_DETAILS, ...CARD_FIELDS]);
+const CARD_NAMES: ReadonlySet<string> = new Set(
+  [...CARD_NAMES_EXACT].map((name) => name.toLowerCase()),
+);
 
 /**
  * The deepest level at which a value of `schema` can hold an object or an array, the value itself
@@ -401,6 +406,11 @@ class Generator {
       // zod reads inherited keys (`key in input`) and never copies `__proto__`: left to zod.
       if (key === "__proto__" || key in Object.prototype) {
         throw new Deferral(`a field named ${key}, which plain objects inherit`);
+      }
+      // The walk finds card data under these names in any case; the sealed check, under the
+      // exact names only (the others are unknown keys, which make it decline).
+      if (CARD_NAMES.has(key.toLowerCase()) && !CARD_NAMES_EXACT.has(key)) {
+        throw new Deferral(`a field named ${key}, a card key in another case`);
       }
       fields.push(...this.field(def.shape[key] as Schema, key, `${where}.${key}`));
     }
@@ -765,7 +775,7 @@ function keyCount(o: object): number {
 
 /**
  * Whether an object's keys outside its shape (\`known\`) need nothing of the sealing walk: none is
- * \`__proto__\`, a card field or PaymentDetails, and none holds an object or an array.
+ * \`__proto__\`, a card field or PaymentDetails (in any case), and none holds an object or an array.
  */
 function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): boolean {
   // The values first (an enumeration's own loads are cheap): the set is asked only of a key
@@ -781,14 +791,36 @@ function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): bo
   return true;
 }
 
-/** A key the sealing walk acts on wherever it is: \`__proto__\`, a card field, PaymentDetails. */
+/**
+ * A key the sealing walk acts on wherever it is: \`__proto__\`, a card field, PaymentDetails, those
+ * in any ASCII case (src/core/card-keys.ts: \`paymentDetails\`, \`CARDNUMBER\` are card data too).
+ * A key of none of their lengths costs one comparison; the value then goes to the walk.
+ */
 function sealedKey(key: string): boolean {
-  return key === "__proto__" || key === "CardNumber" || key === "CVVNumber" || key === "PaymentDetails";
+  switch (key.length) {
+    case 9:
+      return key === "__proto__" || key === "CVVNumber" || caseless(key, "cvvnumber");
+    case 10:
+      return key === "CardNumber" || caseless(key, "cardnumber");
+    case 14:
+      return key === "PaymentDetails" || caseless(key, "paymentdetails");
+    default:
+      return false;
+  }
+}
+
+/** Whether a key equals \`lower\` (lower-case ASCII letters) ignoring ASCII case (as card-keys.ts). */
+function caseless(key: string, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    if ((key.charCodeAt(i) | 0x20) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /**
  * Whether a value the schema does not describe (an \`unknown\` field, a key outside a shape) needs
- * nothing of the sealing walk: no own \`__proto__\` key, no card field or PaymentDetails key, and no
+ * nothing of the sealing walk: no own \`__proto__\` key, no card field or PaymentDetails key (in any
+ * case), and no
  * object or array deeper than \`openLevels\` below it (itself at level 1).
  */
 function plainValue(root: object): boolean {

@@ -4,6 +4,7 @@
  */
 
 import { paymentDetailsSchema } from "../schemas/payment.js";
+import { CARD_NUMBER, CVV_NUMBER, cardNumbersOf, isCardNumberKey } from "./card-keys.js";
 import {
   createRedactor,
   digitRunsOf,
@@ -16,7 +17,7 @@ import {
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
 
-const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
+const CARD_FIELDS = [CARD_NUMBER, CVV_NUMBER] as const;
 /** The fields the spec gives PaymentDetails; any other key is unknown (or damaged in transit). */
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(paymentDetailsSchema.shape));
 
@@ -63,10 +64,17 @@ function pushSecret(value: unknown, out: string[]): void {
   else if (typeof value === "number") out.push(String(value));
 }
 
-/** The `CardNumber` and `CVVNumber` of a PaymentDetails object (own or inherited). */
+/**
+ * The `CardNumber` and `CVVNumber` of a PaymentDetails object (own or inherited), and its own
+ * card numbers under the key in another case (`cardNumber`; a CVV in another case is one of the
+ * keys that name a CVV: {@link otherCvvSecrets}).
+ */
 function cardFieldSecrets(details: Record<string, unknown>): string[] {
   const secrets: string[] = [];
   for (const field of CARD_FIELDS) pushSecret(details[field], secrets);
+  for (const key of Object.keys(details)) {
+    if (key !== CARD_NUMBER && isCardNumberKey(key)) pushSecret(details[key], secrets);
+  }
   return secrets;
 }
 
@@ -138,7 +146,8 @@ function maskedObject(
   seen.set(value, copy);
   for (const key of Object.keys(value)) {
     const item = value[key];
-    if (key === "CardNumber") {
+    // `CardNumber` in any case (`cardNumber`, `CARDNUMBER`): masked to its last four digits.
+    if (isCardNumberKey(key)) {
       copy[key] =
         typeof item === "string" || typeof item === "number"
           ? maskCardNumber(String(item))
@@ -158,8 +167,9 @@ function maskedCopy(this: Record<string, unknown>): Record<string, unknown> {
 }
 
 function maskedString(this: Record<string, unknown>): string {
-  // A payment the service collected itself has no card number (null).
-  const card = this.CardNumber;
+  // A payment the service collected itself has no card number (null). The key in another case
+  // (`cardNumber`) is the card number too.
+  const card = [this.CardNumber, ...cardNumbersOf(this)].find((value) => typeof value === "string");
   return typeof card === "string" ? `[PaymentDetails ${maskCardNumber(card)}]` : "[PaymentDetails]";
 }
 
@@ -346,11 +356,14 @@ function digitRunsOfFields(details: Record<string, unknown>, out: string[]): voi
  */
 export function cardSecretsLater(details: Record<string, unknown>): (out: string[]) => void {
   // The card fields as `cardSecretsOf` reads them (any own or inherited field, hidden ones too),
-  // now; the copy, of own enumerable fields, serves only the scan for digit runs.
-  const known = cardFieldSecrets(details);
+  // now; the copy, of own enumerable fields, serves the scan for digit runs, and gives the card
+  // number under the key in another case (`cardNumber`), rare, read on the way.
+  const known: string[] = [];
+  for (const field of CARD_FIELDS) pushSecret(details[field], known);
   const copy: Record<string, unknown> = { ...details };
   for (const key in copy) {
     const value = copy[key];
+    if (key !== CARD_NUMBER && isCardNumberKey(key)) pushSecret(value, known);
     if (value !== null && typeof value === "object") {
       const now: string[] = [];
       cardSecretsOf(details, now);

@@ -11,6 +11,7 @@ import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js"
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
+import { CARD_NUMBER, isCardNumberKey } from "./card-keys.js";
 import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
@@ -915,15 +916,33 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
   });
 }
 
-/** A function masking the card number of each payment object in a text, in any spelling. */
+/**
+ * A function masking the card number of each payment object in a text, in any spelling (under
+ * `CardNumber` in any case).
+ */
 function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
   let cards: string[] | undefined;
   return (text) => {
-    cards ??= sites.flatMap(({ details }) => cardDigits(details.CardNumber) ?? []);
+    cards ??= ownCardDigits(sites);
     let out = text;
     for (const digits of cards) out = maskCardDigits(out, digits);
     return out;
   };
+}
+
+/** The digits of each payment object's card number (under `CardNumber` in any case). */
+function ownCardDigits(sites: readonly CardSite[]): string[] {
+  const digits: string[] = [];
+  for (const { details } of sites) {
+    const exact = cardDigits(details.CardNumber);
+    if (exact !== undefined) digits.push(exact);
+    for (const key of Object.keys(details)) {
+      if (key === CARD_NUMBER || !isCardNumberKey(key)) continue;
+      const cased = cardDigits(details[key]);
+      if (cased !== undefined) digits.push(cased);
+    }
+  }
+  return digits;
 }
 
 /**

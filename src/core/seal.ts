@@ -1,3 +1,12 @@
+import {
+  CARD_NUMBER,
+  CVV_NUMBER,
+  hasCasedCardField,
+  isCardFieldKey,
+  isPaymentDetailsKey,
+  PAYMENT_DETAILS,
+} from "./card-keys.js";
+
 /**
  * The one walk over a parsed body before it is validated — `JSON.parse` output, a framework's
  * already-parsed `req.body`, or GetCheckoutCartInfo's object built from the query and the body.
@@ -12,7 +21,10 @@
  *   JSON numbers a card number or a CVV with a leading zero is already corrupted);
  * - finds every other object with an own `CardNumber` or `CVVNumber` (a PaymentDetails whose key
  *   was damaged in transit): card data too, protected the same way, its fields not checked (the
- *   schema decides, as before).
+ *   schema decides, as before);
+ * - finds the same keys in any other ASCII case (`paymentDetails`, `CARDNUMBER`, `cvvNumber`:
+ *   src/core/card-keys.ts): card data protected the same way, never checked (an object under a
+ *   `paymentDetails` key is a card object; anything else there is left as it is).
  * The body is changed in place: nothing of it is copied. GetCheckoutCartInfo's payload is built
  * from the body's fields and the query: the walk covers it (and so the body's nested values); the
  * body's own top level only needs `dropProtoKey`.
@@ -46,8 +58,7 @@ type Problem =
   | { readonly ok: false; readonly problem: "card_data"; readonly description: string };
 
 const PROTO = "__proto__";
-const PAYMENT_DETAILS = "PaymentDetails";
-const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
+const CARD_FIELDS = [CARD_NUMBER, CVV_NUMBER] as const;
 const NO_CARDS: readonly CardSite[] = Object.freeze([]);
 const TOO_DEEP: Problem = { ok: false, problem: "too_deep" };
 const ownKey = Object.prototype.hasOwnProperty;
@@ -74,7 +85,7 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
 
 /**
  * Every card object of a refused body: each object under a `PaymentDetails` key, and each object
- * with an own `CardNumber` or `CVVNumber`, at any depth. Only for a refusal (rare): one more pass
+ * with an own `CardNumber` or `CVVNumber`, at any depth (those keys in any ASCII case). Only for a refusal (rare): one more pass
  * over the whole body, iterative and visiting each object once, so neither depth nor a cycle (a
  * framework's own body) can stop it.
  */
@@ -92,9 +103,10 @@ function cardObjectsOf(root: object): object[] {
     }
     if (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) cards.add(node);
     for (const name of Object.keys(node)) {
+      if (isCardFieldKey(name)) cards.add(node);
       const child: unknown = (node as Record<string, unknown>)[name];
       if (!isObject(child)) continue;
-      if (name === PAYMENT_DETAILS && !Array.isArray(child)) cards.add(child);
+      if (isPaymentDetailsKey(name) && !Array.isArray(child)) cards.add(child);
       stack.push(child);
     }
   }
@@ -130,14 +142,15 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
       }
       continue;
     }
-    if (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) {
-      cards = addSelf(cards, node, trail, slots, depth);
-    }
+    const ownCard = ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1]);
     if (depth >= maxDepth) {
       // Any object below is too deep, unless a PaymentDetails before it fails its check first:
       // the keys in order, as the rule is stated.
       const problem = lastLevel(node, trail, slots, depth);
       if (problem !== undefined) return problem;
+      // Nothing below: the node itself may hold card fields (a key in another case is rare, and
+      // only this level's nodes need the second look at their keys).
+      if (ownCard || hasCasedCardField(node)) cards = addSelf(cards, node, trail, slots, depth);
       continue;
     }
     // Nothing below this node can be too deep: the children are pushed first, a PaymentDetails key
@@ -146,15 +159,32 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
     // fastest way through a JSON object: it builds the map's enumeration cache and loads each
     // value from it. (`Object.values` is as slow as keyed loads until some `Object.keys` has built
     // that cache, and `Object.hasOwn` here is not optimised the way `hasOwnProperty.call` is.)
+    // The card keys in another case cost a length comparison a key (src/core/card-keys.ts).
     let slot = 0;
+    let cased = false;
     let hasDetails = false;
     let details: unknown;
+    // The first PaymentDetails key in any case and its value; any others, as name, value, ….
+    let firstName: string | undefined;
+    let firstValue: unknown;
+    let more: unknown[] | undefined;
     for (const name in node) {
       if (!ownKey.call(node, name)) continue;
       const child: unknown = (node as Record<string, unknown>)[name];
-      if (name === PAYMENT_DETAILS) {
-        hasDetails = true;
-        details = child;
+      if (isPaymentDetailsKey(name)) {
+        if (name === PAYMENT_DETAILS) {
+          hasDetails = true;
+          details = child;
+        }
+        if (firstName === undefined) {
+          firstName = name;
+          firstValue = child;
+        } else {
+          more ??= [];
+          more.push(name, child);
+        }
+      } else if (isCardFieldKey(name)) {
+        cased = true;
       }
       if (isObject(child)) {
         nodes.push(child);
@@ -163,14 +193,17 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
       }
       slot++;
     }
-    if (hasDetails) {
-      const problem = checkCard(details, trail, slots, depth);
-      if (problem !== undefined) return problem;
-      if (details !== null) {
-        cards ??= [];
-        const path = pathTo(trail, slots, depth);
-        path.push(PAYMENT_DETAILS);
-        cards.push({ path, details: details as Record<string, unknown> });
+    if (ownCard || cased) cards = addSelf(cards, node, trail, slots, depth);
+    if (firstName !== undefined) {
+      if (hasDetails) {
+        const problem = checkCard(details, trail, slots, depth);
+        if (problem !== undefined) return problem;
+      }
+      cards = addDetails(cards, firstName, firstValue, trail, slots, depth);
+      if (more !== undefined) {
+        for (let i = 0; i < more.length; i += 2) {
+          cards = addDetails(cards, more[i] as string, more[i + 1], trail, slots, depth);
+        }
       }
     }
   }
@@ -178,9 +211,10 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
 }
 
 /**
- * An object carrying card fields outside a PaymentDetails key (that key damaged in transit) holds
- * card data all the same: protected like one, its fields left as the schema takes them. A
- * PaymentDetails object is recorded by its parent, not again here.
+ * An object carrying card fields outside a PaymentDetails key (that key damaged in transit, or the
+ * fields in another case) holds card data all the same: protected like one, its fields left as the
+ * schema takes them. An object under a PaymentDetails key (any case) is recorded by its parent,
+ * not again here.
  */
 function addSelf(
   cards: CardSite[] | undefined,
@@ -189,13 +223,35 @@ function addSelf(
   slots: readonly number[],
   depth: number,
 ): CardSite[] | undefined {
-  if (
-    depth > 1 &&
-    keyOf(trail[depth - 2] as object, slots[depth - 1] as number) === PAYMENT_DETAILS
-  )
-    return cards;
+  if (depth > 1) {
+    const key = keyOf(trail[depth - 2] as object, slots[depth - 1] as number);
+    if (typeof key === "string" && isPaymentDetailsKey(key)) return cards;
+  }
   const list = cards ?? [];
   list.push({ path: pathTo(trail, slots, depth), details: node as Record<string, unknown> });
+  return list;
+}
+
+/**
+ * The value under a PaymentDetails key of the node taken at `depth`, as a card site: under the
+ * exact key (checked already) anything but null; under the key in another case, an object that
+ * is not an array (anything else there holds no card object of its own, and is never refused).
+ */
+function addDetails(
+  cards: CardSite[] | undefined,
+  name: string,
+  value: unknown,
+  trail: readonly object[],
+  slots: readonly number[],
+  depth: number,
+): CardSite[] | undefined {
+  if (name === PAYMENT_DETAILS ? value === null : !isObject(value) || Array.isArray(value)) {
+    return cards;
+  }
+  const list = cards ?? [];
+  const path = pathTo(trail, slots, depth);
+  path.push(name);
+  list.push({ path, details: value as Record<string, unknown> });
   return list;
 }
 

@@ -88,7 +88,7 @@ function keyCount(o: object): number {
 
 /**
  * Whether an object's keys outside its shape (`known`) need nothing of the sealing walk: none is
- * `__proto__`, a card field or PaymentDetails, and none holds an object or an array.
+ * `__proto__`, a card field or PaymentDetails (in any case), and none holds an object or an array.
  */
 function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): boolean {
   // The values first (an enumeration's own loads are cheap): the set is asked only of a key
@@ -104,16 +104,36 @@ function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): bo
   return true;
 }
 
-/** A key the sealing walk acts on wherever it is: `__proto__`, a card field, PaymentDetails. */
+/**
+ * A key the sealing walk acts on wherever it is: `__proto__`, a card field, PaymentDetails, those
+ * in any ASCII case (src/core/card-keys.ts: `paymentDetails`, `CARDNUMBER` are card data too).
+ * A key of none of their lengths costs one comparison; the value then goes to the walk.
+ */
 function sealedKey(key: string): boolean {
-  return (
-    key === "__proto__" || key === "CardNumber" || key === "CVVNumber" || key === "PaymentDetails"
-  );
+  switch (key.length) {
+    case 9:
+      return key === "__proto__" || key === "CVVNumber" || caseless(key, "cvvnumber");
+    case 10:
+      return key === "CardNumber" || caseless(key, "cardnumber");
+    case 14:
+      return key === "PaymentDetails" || caseless(key, "paymentdetails");
+    default:
+      return false;
+  }
+}
+
+/** Whether a key equals `lower` (lower-case ASCII letters) ignoring ASCII case (as card-keys.ts). */
+function caseless(key: string, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    if ((key.charCodeAt(i) | 0x20) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /**
  * Whether a value the schema does not describe (an `unknown` field, a key outside a shape) needs
- * nothing of the sealing walk: no own `__proto__` key, no card field or PaymentDetails key, and no
+ * nothing of the sealing walk: no own `__proto__` key, no card field or PaymentDetails key (in any
+ * case), and no
  * object or array deeper than `openLevels` below it (itself at level 1).
  */
 function plainValue(root: object): boolean {

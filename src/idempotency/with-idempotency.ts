@@ -1,5 +1,6 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import { maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
+import { isCardFieldKey, isCardNumberKey, isPaymentDetailsKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { detachedReporter, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
@@ -170,20 +171,37 @@ function inProgress(): CallbackError {
 /**
  * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
  * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
- * is masked, this delivery's card number is masked in any spelling, and every other text goes
- * through the request's own redactor, the one its reports go through (card numbers, and this
- * request's card numbers and CVVs wherever quoted). Amounts, codes, ids and numbers only have this
+ * (in any case) is masked, this delivery's card numbers (under PaymentDetails and CardNumber in
+ * any case) are masked in any spelling, and every other text goes through the request's own
+ * redactor, the one its reports go through (card numbers, and this request's card numbers and
+ * CVVs wherever quoted). Amounts, codes, ids and numbers only have this
  * delivery's card masked: an order id that happens to pass the Luhn check is stored (and answered)
  * as it is.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  const details = isRecord(context.rawPayload) ? context.rawPayload.PaymentDetails : undefined;
-  const digits = isRecord(details) ? cardDigits(details.CardNumber) : undefined;
-  const redact =
-    requestRedactor(context) ??
-    createRedactor(isRecord(details) ? [details.CardNumber, details.CVVNumber] : []);
-  const byDigits = (text: string) => (digits === undefined ? text : maskCardDigits(text, digits));
+  // The delivery's payment objects: under PaymentDetails in any case, their card fields too.
+  const payload = context.rawPayload;
+  const fields: unknown[] = [];
+  const digits: string[] = [];
+  if (isRecord(payload)) {
+    for (const key of Object.keys(payload)) {
+      const details = isPaymentDetailsKey(key) ? payload[key] : undefined;
+      if (!isRecord(details)) continue;
+      for (const field of Object.keys(details)) {
+        if (!isCardFieldKey(field)) continue;
+        fields.push(details[field]);
+        const found = isCardNumberKey(field) ? cardDigits(details[field]) : undefined;
+        if (found !== undefined) digits.push(found);
+      }
+    }
+  }
+  const redact = requestRedactor(context) ?? createRedactor(fields);
+  const byDigits = (text: string) => {
+    let out = text;
+    for (const card of digits) out = maskCardDigits(out, card);
+    return out;
+  };
   return `j${JSON.stringify(result, (name, value: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
     if (namesCvv(name)) return undefined;
@@ -193,7 +211,7 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
       return masked === text ? value : masked;
     }
     if (typeof value !== "string") return value;
-    if (name === "CardNumber") return maskCardNumber(value);
+    if (isCardNumberKey(name)) return maskCardNumber(value);
     const text = byDigits(value);
     return PLAIN_RESULT_FIELDS.has(name) ? text : redact(text);
   })}`;

@@ -1,3 +1,4 @@
+import { isCardFieldKey, isPaymentDetailsKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor } from "../core/redact.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
@@ -142,8 +143,9 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * The card number and CVV a payload carries (`PaymentDetails`), to be masked wherever an answer
- * quotes them back: in `problems`, and in the body the CLI prints with `--show-body`.
+ * The card number and CVV a payload carries (`PaymentDetails`, those keys in any case), to be
+ * masked wherever an answer quotes them back: in `problems`, and in the body the CLI prints with
+ * `--show-body`.
  */
 export function payloadCardSecrets(payload: unknown): string[] {
   let value = payload;
@@ -154,10 +156,14 @@ export function payloadCardSecrets(payload: unknown): string[] {
       return [];
     }
   }
-  const details = isRecord(value) ? value.PaymentDetails : undefined;
   const secrets: string[] = [];
-  if (isRecord(details)) {
-    for (const name of ["CardNumber", "CVVNumber"]) {
+  if (!isRecord(value)) return secrets;
+  // PaymentDetails and its card fields in any letter case (`paymentDetails.cardNumber`).
+  for (const key of Object.keys(value)) {
+    const details = isPaymentDetailsKey(key) ? value[key] : undefined;
+    if (!isRecord(details)) continue;
+    for (const name of Object.keys(details)) {
+      if (!isCardFieldKey(name)) continue;
       const secret = details[name];
       if (typeof secret === "string" || typeof secret === "number") secrets.push(String(secret));
     }

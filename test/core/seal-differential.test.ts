@@ -3,6 +3,9 @@
 // the change, and both are run on the same random bodies: same result, same problem text, same
 // sites (paths and objects), and the same body afterwards (every `__proto__` key deleted that the
 // old walk deleted, and no other).
+// Fix cardcase: the card keys in any ASCII case are card data (a `paymentDetails` object, an
+// object with its own `cardNumber`), protected, never checked. The walk before is changed here
+// for that rule only, matching names with a case-insensitive pattern (not the library's code).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Sealing, sealBody } from "../../src/core/seal.js";
@@ -22,6 +25,18 @@ type BeforeSealing =
 const PROTO = "__proto__";
 const PAYMENT_DETAILS = "PaymentDetails";
 const CARD_FIELDS = ["CardNumber", "CVVNumber"] as const;
+/** The card names in any ASCII case: `i` without `u` folds no other character into ASCII. */
+const ANY_CASE_DETAILS = /^paymentdetails$/i;
+const ANY_CASE_CARD_FIELD = /^(?:cardnumber|cvvnumber)$/i;
+
+/** An object with its own card field, exact (enumerable or not) or in any case (enumerable). */
+function hasCardField(node: object): boolean {
+  return (
+    Object.hasOwn(node, CARD_FIELDS[0]) ||
+    Object.hasOwn(node, CARD_FIELDS[1]) ||
+    Object.keys(node).some((name) => ANY_CASE_CARD_FIELD.test(name))
+  );
+}
 const NO_CARDS: readonly BeforeCardSite[] = Object.freeze([]);
 const TOO_DEEP: BeforeSealing = { ok: false, problem: "too_deep" };
 
@@ -62,10 +77,7 @@ function sealBodyBefore(root: unknown, maxDepth: number): BeforeSealing {
     }
     // An object carrying card fields outside a PaymentDetails key (that key damaged in transit)
     // holds card data all the same: protected like one, its fields left as the schema takes them.
-    if (
-      key !== PAYMENT_DETAILS &&
-      (Object.hasOwn(node, CARD_FIELDS[0]) || Object.hasOwn(node, CARD_FIELDS[1]))
-    ) {
+    if (!(typeof key === "string" && ANY_CASE_DETAILS.test(key)) && hasCardField(node)) {
       cards ??= [];
       cards.push({ path: [...path], details: node as Record<string, unknown> });
     }
@@ -80,6 +92,10 @@ function sealBodyBefore(root: unknown, maxDepth: number): BeforeSealing {
           cards ??= [];
           cards.push({ path: [...path, name], details: child as Record<string, unknown> });
         }
+      } else if (ANY_CASE_DETAILS.test(name) && isObject(child) && !Array.isArray(child)) {
+        // Another case: protected, never checked.
+        cards ??= [];
+        cards.push({ path: [...path, name], details: child as Record<string, unknown> });
       }
       if (!isObject(child)) continue;
       if (depth >= maxDepth) return TOO_DEEP;
@@ -131,6 +147,15 @@ const KEYS = [
   "CardNumber",
   "CVVNumber",
   "paymentDetails",
+  "PAYMENTDETAILS",
+  "paymentdetails",
+  "cardNumber",
+  "CARDNUMBER",
+  "cvvNumber",
+  "CvvNumber",
+  // Not card keys: one letter off, or a non-ASCII letter that some case mappings fold to ASCII.
+  "CardNumbers",
+  "PaymentDetaıls",
   "Payment Details",
   "PaymentDetail",
   "constructor",
@@ -181,7 +206,9 @@ const bodies = fc.oneof(
   fc
     .tuple(
       trees,
-      fc.array(fc.constantFrom("[]", "a", "PaymentDetails", "__proto__"), { maxLength: 9 }),
+      fc.array(fc.constantFrom("[]", "a", "PaymentDetails", "paymentDetails", "__proto__"), {
+        maxLength: 9,
+      }),
     )
     .map(([tree, keys]) => text(nested(tree, keys))),
 );
@@ -195,17 +222,16 @@ function objectAt(root: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** Both walks on two parses of the same text: every observable outcome the same. */
-/** Every object under a PaymentDetails key (not an array) or with an own card field, recursively. */
+/**
+ * Every object under a PaymentDetails key (not an array) or with an own card field, those keys in
+ * any case, recursively.
+ */
 function cardObjectsIn(node: unknown, found: Set<object>): Set<object> {
   if (node === null || typeof node !== "object") return found;
-  if (
-    !Array.isArray(node) &&
-    (Object.hasOwn(node, "CardNumber") || Object.hasOwn(node, "CVVNumber"))
-  )
-    found.add(node);
+  if (!Array.isArray(node) && hasCardField(node)) found.add(node);
   for (const [key, child] of Object.entries(node)) {
     if (
-      key === "PaymentDetails" &&
+      ANY_CASE_DETAILS.test(key) &&
       child !== null &&
       typeof child === "object" &&
       !Array.isArray(child)
@@ -273,6 +299,15 @@ describe("sealBody: the same as the walk before issue 13e", () => {
       '{"__proto__":{"PaymentDetails":{"CardNumber":"4111111111111111"}},"x":[{"__proto__":1}]}',
       '{"PaymentDetails":{"CardNumber":"4111","PaymentDetails":{"CVVNumber":"737"}}}',
       '[{"CardNumber":"4111"},{"paymentDetails":{"CVVNumber":"737","__proto__":{}}}]',
+      // Fix cardcase: the card keys in other cases, beside the exact ones and at the limit.
+      '{"paymentDetails":{"cardNumber":"4111111111111111","cvvNumber":"737"},"PaymentDetails":null}',
+      '{"PAYMENTDETAILS":{"CARDNUMBER":1},"PaymentDetails":{"CardNumber":"4111"},"paymentdetails":{}}',
+      '{"a":{"paymentDetails":{"cvvnumber":737}, "b":{}}}',
+      '{"a":{"b":{}, "paymentDetails":[{"cardNumber":"4111"}]}}',
+      '{"a":{"paymentDetails":"4111111111111111","CardNumber":null}}',
+      '{"a":[{"cardNumber":"4111","b":[{"CVVNUMBER":"737"}]}],"PaymentDetails":{"CardNumber":1}}',
+      '{"paymentDetails":{"PaymentDetails":{"cardNumber":"4111"},"x":{"CvvNumber":"1"}}}',
+      '{"PaymentDetaıls":{"cardNumbers":"4111"},"a":{"PaymentDetails ":{}}}',
     ];
     for (const json of cases)
       for (let maxDepth = 1; maxDepth <= 4; maxDepth++) sameOutcome(json, maxDepth);

@@ -14,6 +14,9 @@
  * `onError` received (every string, deep) or on the console; no prototype changed; no `__proto__`
  * own key reachable from the payload or the raw payload; every PaymentDetails printed masked and
  * without its CVV after the function returned; a pristine request still accepted afterwards.
+ * The card keys (`PaymentDetails`, `CardNumber`, `CVVNumber`) are card data in any letter case: a
+ * card may be placed under `paymentDetails` with `cardNumber`/`cvvNumber`, protected like the
+ * exact one; only the exact `PaymentDetails` has its card fields checked (a 400 otherwise).
  */
 import { inspect } from "node:util";
 import fc from "fast-check";
@@ -124,7 +127,8 @@ type Behaviour =
 interface Card {
   readonly pan: string;
   readonly cvv: string;
-  readonly where: "sample" | "top" | "nested" | "array";
+  /** `cased`: at the top level under PaymentDetails in another case, its card fields too. */
+  readonly where: "sample" | "top" | "nested" | "array" | "cased";
   readonly pick: number;
 }
 
@@ -345,7 +349,13 @@ export const fuzzCaseArb: fc.Arbitrary<FuzzCase> = fc.record({
   card: fc.record({
     pan: panArb,
     cvv: cvvArb,
-    where: fc.constantFrom("sample" as const, "top" as const, "nested" as const, "array" as const),
+    where: fc.constantFrom(
+      "sample" as const,
+      "top" as const,
+      "nested" as const,
+      "array" as const,
+      "cased" as const,
+    ),
     pick: fc.nat(),
   }),
   mutations: fc.array(mutationArb, { maxLength: 3 }),
@@ -440,6 +450,25 @@ function buildPayload(c: FuzzCase): Built {
   return { payload, touched };
 }
 
+/** PaymentDetails, CardNumber and CVVNumber in other letter cases. */
+const CASINGS = [
+  ["paymentDetails", "cardNumber", "cvvNumber"],
+  ["PAYMENTDETAILS", "CARDNUMBER", "CVVNUMBER"],
+  ["paymentdetails", "Cardnumber", "cvvnumber"],
+] as const;
+
+/** The card keys in any ASCII case (`i` without `u` folds no other letter into ASCII). */
+const DETAILS_KEY = /^paymentdetails$/i;
+const CARD_NUMBER_KEY = /^cardnumber$/i;
+const CVV_NUMBER_KEY = /^cvvnumber$/i;
+
+/** The values of an object's own keys matching `key` (a card field in any case). */
+function fieldsNamed(details: Record<string, unknown>, key: RegExp): unknown[] {
+  return Object.keys(details)
+    .filter((name) => key.test(name))
+    .map((name) => details[name]);
+}
+
 function placeCard(payload: Record<string, unknown>, card: Card): void {
   // The sample's own PaymentDetails take the generated card data.
   for (const path of pathsOf(payload)) {
@@ -450,7 +479,12 @@ function placeCard(payload: Record<string, unknown>, card: Card): void {
     }
   }
   const details = paymentDetails(card.pan, card.cvv);
-  if (card.where === "top") payload.PaymentDetails = details;
+  if (card.where === "cased") {
+    // The keys in another case: card data all the same (never checked).
+    const casing = CASINGS[card.pick % CASINGS.length] as (typeof CASINGS)[number];
+    const { CardNumber: pan, CVVNumber: cvv, ...rest } = details;
+    payload[casing[0]] = { [casing[1]]: pan, [casing[2]]: cvv, ...rest };
+  } else if (card.where === "top") payload.PaymentDetails = details;
   else if (card.where === "array")
     payload.FuzzPayments = [{ Kind: "card", PaymentDetails: details }];
   else if (card.where === "nested") {
@@ -705,21 +739,37 @@ function tooDeep(value: unknown): boolean {
   return false;
 }
 
-/** Every PaymentDetails object reachable from a value (keys of objects, not array indices). */
+/**
+ * Every value under a PaymentDetails key (in any case) reachable from a value (keys of objects,
+ * not array indices).
+ */
 function paymentDetailsIn(root: unknown): { path: Key[]; value: unknown }[] {
   return pathsOf(root)
-    .filter((path) => path.at(-1) === "PaymentDetails" && isRecord(at(root, path.slice(0, -1))))
+    .filter(
+      (path) =>
+        typeof path.at(-1) === "string" &&
+        DETAILS_KEY.test(path.at(-1) as string) &&
+        isRecord(at(root, path.slice(0, -1))),
+    )
     .map((path) => ({ path, value: at(root, path) }));
 }
 
+/** The card objects under PaymentDetails keys in any case. */
 function detailsObjects(value: unknown): Record<string, unknown>[] {
   return paymentDetailsIn(value)
     .map((found) => found.value)
     .filter(isRecord);
 }
 
+/** Whether a card object still holds a CVV field (`CVVNumber` in any case). */
+function keepsCvv(details: Record<string, unknown>): boolean {
+  return Object.keys(details).some((name) => CVV_NUMBER_KEY.test(name));
+}
+
+/** The card fields are checked under the exact PaymentDetails key only (another case: protected). */
 function cardRuleBroken(root: unknown): boolean {
-  for (const { value } of paymentDetailsIn(root)) {
+  const exact = paymentDetailsIn(root).filter(({ path }) => path.at(-1) === "PaymentDetails");
+  for (const { value } of exact) {
     if (value === null) continue;
     if (!isRecord(value)) return true;
     for (const field of ["CardNumber", "CVVNumber"]) {
@@ -860,8 +910,10 @@ function expectedOf(c: FuzzCase, sent: Sent, touched: readonly string[]): Expect
 function secretsOf(input: unknown): string[] {
   const out: string[] = [];
   for (const details of detailsObjects(sealed(input))) {
-    for (const field of ["CardNumber", "CVVNumber"]) {
-      const value = details[field];
+    for (const value of [
+      ...fieldsNamed(details, CARD_NUMBER_KEY),
+      ...fieldsNamed(details, CVV_NUMBER_KEY),
+    ]) {
       if (typeof value !== "string") continue;
       const trimmed = value.trim();
       const digits = /^\d+$/.test(trimmed);
@@ -963,15 +1015,19 @@ function unmasked(
 ): string | undefined {
   const masked = /^\**[0-9]{0,4}$/;
   const json = JSON.parse(JSON.stringify(details)) as Record<string, unknown>;
-  const card = json.CardNumber;
-  if (typeof card === "string" && !masked.test(card)) return `JSON CardNumber ${card.slice(0, 40)}`;
-  if (json.CVVNumber !== undefined && json.CVVNumber !== null && json.CVVNumber !== "***") {
-    return `JSON CVVNumber ${String(json.CVVNumber).slice(0, 40)}`;
+  for (const card of fieldsNamed(json, CARD_NUMBER_KEY)) {
+    if (typeof card === "string" && !masked.test(card))
+      return `JSON CardNumber ${card.slice(0, 40)}`;
+  }
+  for (const cvv of fieldsNamed(json, CVV_NUMBER_KEY)) {
+    if (cvv !== undefined && cvv !== null && cvv !== "***") {
+      return `JSON CVVNumber ${String(cvv).slice(0, 40)}`;
+    }
   }
   const text = String(details);
   if (!/^\[PaymentDetails( \**[0-9]{0,4})?\]$/.test(text)) return `String() ${text.slice(0, 60)}`;
   const printed = inspect(details);
-  const cvv = /CVVNumber: ([^,\n}]*)/.exec(printed)?.[1]?.trim();
+  const cvv = /cvvnumber: ([^,\n}]*)/i.exec(printed)?.[1]?.trim();
   if (cvv !== undefined && cvv !== "'***'" && cvv !== "null")
     return `inspect CVVNumber ${cvv.slice(0, 40)}`;
   const long = secrets.filter((secret) => secret.length >= 13);
@@ -996,8 +1052,11 @@ const RESULTS: Partial<Record<CallbackName, unknown>> = {
 };
 
 function firstCard(payload: unknown): { card: string; cvv: string } {
-  for (const details of detailsObjects(payload))
-    return { card: String(details.CardNumber), cvv: String(details.CVVNumber) };
+  for (const details of detailsObjects(payload)) {
+    const [card] = fieldsNamed(details, CARD_NUMBER_KEY);
+    const [cvv] = fieldsNamed(details, CVV_NUMBER_KEY);
+    return { card: String(card), cvv: String(cvv) };
+  }
   return { card: "no card", cvv: "no cvv" };
 }
 
@@ -1301,7 +1360,7 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
     if (givenBody !== undefined && expected.walked === true) {
       // A framework's req.body keeps no CVV either, however the request ended after the walk.
       for (const details of detailsObjects(givenBody)) {
-        ensure(!Object.hasOwn(details, "CVVNumber"), "a CVV kept in the parsed body given");
+        ensure(!keepsCvv(details), "a CVV kept in the parsed body given");
       }
     }
     const outcome = `${answer.status} ${expected.kinds === "merchant" ? `merchant ${c.merchant.kind}` : (failures[0]?.kind ?? expected.kinds.join("|"))}`;
@@ -1323,7 +1382,7 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       ensure(problems.length === 0, problems.join("; "));
       ensure(protoKeys(payload) + protoKeys(raw) === 0, "a __proto__ key reachable after the call");
       for (const details of [...detailsObjects(payload), ...detailsObjects(raw)]) {
-        ensure(!Object.hasOwn(details, "CVVNumber"), "a CVV kept after the function returned");
+        ensure(!keepsCvv(details), "a CVV kept after the function returned");
       }
     }
     ensure(

@@ -123,6 +123,13 @@ const HOSTILE: fc.Arbitrary<unknown> = fc.oneof(
     { PaymentDetails: VISA },
     { PaymentDetails: null },
     { Note: { Inner: [{ CardNumber: VISA }] } },
+    // Fix cardcase: the card keys in other cases are card data to the walk.
+    { cardNumber: VISA, cvvNumber: "737" },
+    { CARDNUMBER: Number(VISA) },
+    { paymentDetails: { cardNumber: VISA } },
+    { PAYMENTDETAILS: VISA },
+    { paymentdetails: [{ CvvNumber: "737" }] },
+    { Note: { Inner: [{ cvvnumber: "737" }] } },
     JSON.parse('{"__proto__":{"polluted":true}}'),
     JSON.parse('[{"a":{"__proto__":1}}]'),
     { constructor: { prototype: { x: 1 } } },
@@ -137,6 +144,10 @@ const KEY = fc.constantFrom(
   "CardNumber",
   "CVVNumber",
   "PaymentDetails",
+  "cardNumber",
+  "CVVNUMBER",
+  "paymentDetails",
+  "PAYMENTDETAILS",
   "InternationalPriceBeforeRounding",
   "Extra",
   "GiftCards",
@@ -432,6 +443,8 @@ describe("the sealed check on a body with every field of its schema", () => {
           () => JSON.parse('{"a":{"__proto__":{"polluted":true}}}'),
           () => ({ Note: [{ CardNumber: VISA }] }),
           () => ({ PaymentDetails: null }),
+          () => ({ Note: [{ cardNumber: VISA }] }),
+          () => ({ paymentDetails: { Pan: VISA } }),
         ];
         for (const path of open) {
           for (const make of hostile) {
@@ -447,6 +460,37 @@ describe("the sealed check on a body with every field of its schema", () => {
           expect(checkSealed(subject.checker, body, 64), path.join(".")).toBeDefined();
         }
       });
+    });
+  }
+});
+
+// Fix cardcase: a card key in another case is card data to the walk, wherever it is; the sealed
+// check, which finds card objects under the exact keys only, must leave such a body to the walk.
+describe("the sealed check on a body with a card key in another case", () => {
+  for (const subject of subjects()) {
+    it(`${subject.label}: declined on any of its objects, as the walk finds a card object there`, () => {
+      const { value: full } = fullValue(subject.checker.schema as Schema);
+      const cased: ReadonlyArray<[string, unknown]> = [
+        ["cardNumber", VISA],
+        ["CVVNUMBER", "737"],
+        ["paymentDetails", { Pan: VISA }],
+        ["PaymentDETAILS", { cardnumber: VISA }],
+      ];
+      const paths = objectsOf(full);
+      for (const path of paths) {
+        for (const [key, value] of cased) {
+          const body = copy(full);
+          (at(body, path) as Record<string, unknown>)[key] = copy(value);
+          const label = `${path.join(".")}.${key}`;
+          expect(checkSealed(subject.checker, body, 64), label).toBeUndefined();
+          const sealing = sealBody(copy(body), 64);
+          const where = key.length === 14 ? [...path, key] : path;
+          expect(
+            sealing.ok && sealing.cards.some((site) => site.path.join(".") === where.join(".")),
+            label,
+          ).toBe(true);
+        }
+      }
     });
   }
 });

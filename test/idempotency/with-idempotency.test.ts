@@ -942,6 +942,65 @@ describe("stored results never hold card data", () => {
     });
   });
 
+  // Fix cardcase: the card keys are matched in any letter case, in stored results too.
+  it("masks a card number property in another case (`cardNumber`), Luhn-valid or not", async () => {
+    const { store, stored } = recording();
+    const charge: PerformOrderPaymentFunction = async () =>
+      ({
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Vault: { cardNumber: "1234567812345678", CARDNUMBER: "8765432187654321", Holder: "Jane" },
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError: collector().onError,
+    });
+    const body = {
+      OrderId: "GE6",
+      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+    };
+    expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
+    expect(stored).toHaveLength(1);
+    expect(JSON.parse(String(stored[0]).slice(1)).Vault).toEqual({
+      cardNumber: "************5678",
+      CARDNUMBER: "************4321",
+      Holder: "Jane",
+    });
+  });
+
+  it("masks the card number of a payment object in another case in the ids and amounts, stored and answered", async () => {
+    const { store, stored } = recording();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async (payment) => {
+          const cased = (payment as unknown as Record<string, Record<string, unknown>>)
+            .paymentDetails;
+          return {
+            InternalOrderId: `ref-${String(cased?.cardNumber)}`,
+            PaymentAmount: "10.00",
+            PaymentCurrencyCode: "EUR",
+          };
+        },
+        { store },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    // Not Luhn-valid: only its being this delivery's card number (in another case) tells.
+    const body = {
+      OrderId: "GE7",
+      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+      paymentDetails: { cardNumber: "1234 5678 1234 5678", cvvNumber: "737" },
+    };
+    const answer = await handler.handle(post(JSON.stringify(body)));
+    expect(answer.status).toBe(200);
+    expect(json(answer)).toMatchObject({ InternalOrderId: "ref-**** **** **** 5678" });
+    expect(stored).toHaveLength(1);
+    expect(String(stored[0]).replace(/\D/g, "")).not.toContain("1234567812345678");
+    expect(JSON.parse(String(stored[0]).slice(1))).toMatchObject({
+      InternalOrderId: "ref-**** **** **** 5678",
+    });
+  });
+
   // Found by mutation testing: no stored result held the card number as a JSON number.
   it("masks this delivery's card number written as a number", async () => {
     const { store, stored } = recording();

@@ -288,6 +288,27 @@ describe("sendCallback (as the service sends)", () => {
     ]);
   });
 
+  // Fix cardcase: the card keys are matched in any letter case.
+  it("masks a card number and CVV the payload gave under keys in another case, where a refusal quotes them", async () => {
+    const payload = {
+      ...samplePayload("PerformOrderPayment"),
+      paymentDetails: { cardNumber: "1234 5678  1234 5678", cvvNumber: "4821" },
+    };
+    const result = await sendCallback("https://shop.example/cb", "PerformOrderPayment", {
+      payload,
+      fetch: async (request) => {
+        const { cardNumber, cvvNumber } = (await request.json()).paymentDetails;
+        return Response.json({
+          Success: false,
+          Message: `card ${cardNumber} declined, CVV ${cvvNumber}`,
+        });
+      },
+    });
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toContain("declined, CVV ***");
+    expect(result.problems.join("\n").replace(/\D/g, "")).not.toContain("1234567812345678");
+  });
+
   it("calls a fetch handler without a server", async () => {
     const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
       fetch: async (request) => {
