@@ -421,6 +421,73 @@ function bodiless(status: number): boolean {
 }
 
 /**
+ * Headers HTTP/2 forbids (RFC 9113 §8.2.2): Node's compatibility response drops them, with an
+ * `UnsupportedWarning` on stderr.
+ */
+const CONNECTION_SPECIFIC = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** The stream of an HTTP/2 compatibility response (`Http2ServerResponse`), which HTTP/1's lacks. */
+interface Http2StreamLike {
+  readonly closed?: boolean;
+  close(code?: number): unknown;
+}
+
+function http2StreamOf(res: NodeResponseLike): Http2StreamLike | undefined {
+  const stream = (res as { readonly stream?: unknown }).stream;
+  return typeof stream === "object" &&
+    stream !== null &&
+    typeof (stream as Partial<Http2StreamLike>).close === "function"
+    ? (stream as Http2StreamLike)
+    : undefined;
+}
+
+/**
+ * The answer's headers as this response can carry them. On HTTP/1, as they are. On HTTP/2 (Node's
+ * compatibility API), without the connection-specific ones; and an answer that says
+ * `Connection: close` (a 408: the rest of the body is not awaited) ends its stream once sent,
+ * with RST_STREAM NO_ERROR (RFC 9113 §8.1; Node waits for the answer's end before sending it),
+ * as HTTP/1 closes the connection: a trickling client no longer holds a stream.
+ */
+export function headersFor(
+  res: NodeResponseLike,
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  const stream = http2StreamOf(res);
+  if (stream === undefined) return headers;
+  const kept: Record<string, string> = {};
+  let close = false;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name] as string;
+    const lower = name.toLowerCase();
+    if (!CONNECTION_SPECIFIC.has(lower)) kept[name] = value;
+    else if (lower === "connection" && /(^|[\s,])close([\s,]|$)/i.test(value)) close = true;
+  }
+  if (close) endStreamAfterAnswer(stream);
+  return kept;
+}
+
+/** Resets the stream with NO_ERROR once the answer is written (the writable side ended). */
+function endStreamAfterAnswer(stream: Http2StreamLike): void {
+  const writable = stream as Http2StreamLike & {
+    readonly writableEnded?: boolean;
+    once?(event: "finish", listener: () => void): unknown;
+  };
+  const close = (): void => {
+    if (stream.closed !== true) stream.close(0);
+  };
+  // Koa writes the body after the middleware returns: wait for it. `close` with NO_ERROR itself
+  // waits for the data already written to be sent.
+  if (writable.writableEnded === true || typeof writable.once !== "function") close();
+  else writable.once("finish", close);
+}
+
+/**
  * Writes the engine's answer to a Node response: one `writeHead` with every header (its
  * `Content-Length` too, as `end` would have set it), then `end`.
  */
@@ -433,7 +500,8 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     return;
   }
   try {
-    const { status, headers, body } = response;
+    const { status, body } = response;
+    const headers = headersFor(res, response.headers);
     if (typeof res.writeHead === "function") {
       res.writeHead(
         status,

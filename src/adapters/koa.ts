@@ -12,6 +12,7 @@ import {
   bodyConsumed,
   bodyLeft,
   handleSafely,
+  headersFor,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
@@ -77,7 +78,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).
     const { res } = ctx;
     if (!res.headersSent) {
-      const { headers } = response;
+      const headers = headersFor(res, response.headers);
       for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string);
     }
     ctx.body = response.body;

@@ -570,6 +570,8 @@ function interpret(
   }
   const status = answer.status;
   const retryable = status === 429 || status >= 500;
+  // The service's texts are redacted before they are cut (src/service/failures.ts).
+  const clean = (text: string) => ctx.redactor.text(text);
   // 3xx, or 0: a browser's opaque answer to a redirect it was told not to follow.
   if (status < 200 || (status >= 300 && status < 400)) {
     const description =
@@ -580,7 +582,7 @@ function interpret(
     };
   }
   if (status >= 300) {
-    const info = readErrorAnswer(status, body, op.failures, ctx.names(name));
+    const info = readErrorAnswer(status, body, op.failures, ctx.names(name), clean);
     const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
     const { note, mayHaveBeenApplied } = failedMidway(status, info)
       ? appliedUnknown(op)
@@ -609,7 +611,7 @@ function interpret(
     body,
   });
   if (!parsedJson) return invalid("the answer is not JSON");
-  const refused = readRefusal(body, op.failures, ctx.names(name));
+  const refused = readRefusal(body, op.failures, ctx.names(name), clean);
   if (refused !== undefined) {
     return {
       failure: { ...refused, code: safeCode(ctx, refused), status, retryable: false },

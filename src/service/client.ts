@@ -350,7 +350,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       call("getShippingDetailsExtended", request, callOptions),
     async voidParcel(request, callOptions) {
       const response = await call<VoidParcelResponse>("voidParcel", request, callOptions);
-      const warnings = voidParcelWarnings(response, names("voidParcel")).map((warning) => ({
+      const clean = (text: string) => redactor.text(text);
+      const warnings = voidParcelWarnings(response, names("voidParcel"), clean).map((warning) => ({
         code: warning.code,
         text: "parcel voided but the carrier cancel failed",
         description:

@@ -19,8 +19,16 @@ export interface FailureInfo {
   readonly description?: string | undefined;
 }
 
-/** Longer service texts are cut: an error is not the place for a whole HTML page. */
-const MAX_DESCRIPTION = 1000;
+/**
+ * Longer service texts are cut: an error is not the place for a whole HTML page. Cut after
+ * redaction (a card number or a secret the cut fell in would keep its unmasked first part), and
+ * never between the two halves of a surrogate pair (a lone surrogate is not text: JSON writes it
+ * as an escape, UTF-8 as U+FFFD).
+ */
+export const MAX_DESCRIPTION = 1000;
+/** What a text of the service is passed through before it is cut (the client's redactor). */
+export type Clean = (text: string) => string;
+const AS_IS: Clean = (text) => text;
 const CODE_IN_TEXT = /\b([BC]\d{3})\b/;
 const TEXT_FIELDS = ["ErrorText", "Error", "ErrorMessage", "Message", "Description", "Reason"];
 
@@ -29,23 +37,39 @@ export function kindOfCode(code: unknown): ServiceFailureKind | undefined {
   return documentedCode(code)?.kind;
 }
 
-function text(value: unknown): string | undefined {
-  if (typeof value === "number") return String(value);
-  if (typeof value !== "string" || value.trim() === "") return undefined;
-  return value.length > MAX_DESCRIPTION ? `${value.slice(0, MAX_DESCRIPTION)}…` : value;
+/** A text cut to `MAX_DESCRIPTION` UTF-16 units and an ellipsis; one fewer before a pair's end. */
+export function cutText(value: string): string {
+  if (value.length <= MAX_DESCRIPTION) return value;
+  const last = value.charCodeAt(MAX_DESCRIPTION - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? MAX_DESCRIPTION - 1 : MAX_DESCRIPTION;
+  return `${value.slice(0, end)}…`;
 }
 
-function firstText(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
+function text(value: unknown, clean: Clean): string | undefined {
+  if (typeof value === "number") return String(value);
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  return cutText(clean(value));
+}
+
+function firstText(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+  clean: Clean,
+): string | undefined {
   for (const field of fields) {
-    const value = text(body[field]);
+    const value = text(body[field], clean);
     if (value !== undefined) return value;
   }
   return undefined;
 }
 
 /** A B- or C-code named by a field, found in a text, or known by its documented text. */
-function codeOf(explicit: unknown, description: string | undefined): string | undefined {
-  const given = text(explicit)?.trim();
+function codeOf(
+  explicit: unknown,
+  description: string | undefined,
+  clean: Clean,
+): string | undefined {
+  const given = text(explicit, clean)?.trim();
   if (given !== undefined) return given;
   if (description === undefined) return undefined;
   const found = CODE_IN_TEXT.exec(description)?.[1];
@@ -68,18 +92,23 @@ function refusal(code: string, description: string | undefined): FailureInfo {
 export function voidParcelEntries(
   errors: unknown,
   names: Readonly<Record<string, string>>,
+  clean: Clean = AS_IS,
 ): { code: string | undefined; description: string | undefined }[] {
   if (!Array.isArray(errors)) return [];
   return errors.map((entry) => {
     if (!isRecord(entry)) {
-      const description = text(entry);
-      return { code: codeOf(undefined, description), description };
+      const description = text(entry, clean);
+      return { code: codeOf(undefined, description, clean), description };
     }
-    const description = firstText(entry, [names.errorText ?? "ErrorText", "Text", ...TEXT_FIELDS]);
+    const description = firstText(
+      entry,
+      [names.errorText ?? "ErrorText", "Text", ...TEXT_FIELDS],
+      clean,
+    );
     const explicit = [names.errorCode ?? "ErrorCode", "Code", "code"]
       .map((field) => entry[field])
-      .find((value) => text(value) !== undefined);
-    return { code: codeOf(explicit, description), description };
+      .find((value) => text(value, AS_IS) !== undefined);
+    return { code: codeOf(explicit, description, clean), description };
   });
 }
 
@@ -87,9 +116,10 @@ export function voidParcelEntries(
 export function voidParcelWarnings(
   body: unknown,
   names: Readonly<Record<string, string>>,
+  clean: Clean = AS_IS,
 ): { code: VoidParcelCode; description: string | undefined }[] {
   if (!isRecord(body)) return [];
-  return voidParcelEntries(body.Errors, names)
+  return voidParcelEntries(body.Errors, names, clean)
     .filter((entry) => entry.code === "C102")
     .map((entry) => ({ code: "C102", description: entry.description }));
 }
@@ -101,16 +131,17 @@ export function voidParcelWarnings(
  */
 function errorBody(
   body: Record<string, unknown>,
+  clean: Clean,
 ): { code: string | undefined; description: string | undefined } | undefined {
   const inner = body.error;
   if (isRecord(inner)) {
-    const code = text(inner.code);
-    const description = text(inner.description) ?? text(inner.message);
+    const code = text(inner.code, clean);
+    const description = text(inner.description, clean) ?? text(inner.message, clean);
     return code === undefined && description === undefined ? undefined : { code, description };
   }
-  const code = text(body.code);
-  if (code === undefined || text(inner) === undefined) return undefined;
-  return { code, description: text(body.description) ?? text(inner) };
+  const code = text(body.code, clean);
+  if (code === undefined || text(inner, AS_IS) === undefined) return undefined;
+  return { code, description: text(body.description, clean) ?? text(inner, clean) };
 }
 
 /** A refusal inside an answer with a 2xx status, or undefined for a success. */
@@ -118,12 +149,13 @@ export function readRefusal(
   body: unknown,
   reading: FailureReading,
   names: Readonly<Record<string, string>>,
+  clean: Clean = AS_IS,
 ): FailureInfo | undefined {
   if (!isRecord(body)) return undefined;
   const flag = parseSuccessValue(body.IsSuccess ?? body.Success);
   if (flag === true) return undefined;
   if (flag === undefined) {
-    const failed = errorBody(body);
+    const failed = errorBody(body, clean);
     if (failed === undefined) return undefined;
     if (reading === "token") {
       return { kind: "authentication", code: "TOKEN_REFUSED", description: failed.description };
@@ -131,16 +163,20 @@ export function readRefusal(
     return refusal(failed.code ?? "REFUSED", failed.description);
   }
   if (reading === "token") {
-    return { kind: "authentication", code: "TOKEN_REFUSED", description: text(body.Reason) };
+    return {
+      kind: "authentication",
+      code: "TOKEN_REFUSED",
+      description: text(body.Reason, clean),
+    };
   }
   if (reading === "void") {
-    const entries = voidParcelEntries(body.Errors, names);
+    const entries = voidParcelEntries(body.Errors, names, clean);
     const failure = entries.find((entry) => entry.code !== undefined && entry.code !== "C102");
     const first = failure ?? entries[0];
     return refusal(failure?.code ?? "REFUSED", first?.description);
   }
-  const description = firstText(body, TEXT_FIELDS);
-  const code = codeOf(body.ErrorCode ?? body.Code, description);
+  const description = firstText(body, TEXT_FIELDS, clean);
+  const code = codeOf(body.ErrorCode ?? body.Code, description, clean);
   return refusal(code ?? (reading === "dispatch" ? "B700" : "REFUSED"), description);
 }
 
@@ -150,6 +186,7 @@ export function readErrorAnswer(
   body: unknown,
   reading: FailureReading,
   names: Readonly<Record<string, string>>,
+  clean: Clean = AS_IS,
 ): FailureInfo {
   const byStatus = kindOfStatus(status);
   const fallback: ServiceErrorCode = `HTTP_${status}`;
@@ -157,7 +194,8 @@ export function readErrorAnswer(
   if (reading === "token" && status >= 400 && status < 500 && status !== 429) {
     // 5.2's validation shape: name the fields, not their values.
     const fields = isRecord(body.errors) ? Object.keys(body.errors).join(", ") : "";
-    const title = text(body.title) ?? text(body.Reason) ?? "the token request was refused";
+    const title =
+      text(body.title, clean) ?? text(body.Reason, clean) ?? "the token request was refused";
     return {
       kind: "authentication",
       code: "TOKEN_REFUSED",
@@ -168,18 +206,18 @@ export function readErrorAnswer(
   let description: string | undefined;
   if (isRecord(body.error)) {
     // 4.9: {error: {code, message, description}}.
-    code = text(body.error.code);
-    description = text(body.error.description) ?? text(body.error.message);
-  } else if (text(body.code) !== undefined) {
+    code = text(body.error.code, clean);
+    description = text(body.error.description, clean) ?? text(body.error.message, clean);
+  } else if (text(body.code, AS_IS) !== undefined) {
     // 7.1: {error, code, description}.
-    code = text(body.code);
-    description = text(body.description) ?? text(body.error);
+    code = text(body.code, clean);
+    description = text(body.description, clean) ?? text(body.error, clean);
   } else {
-    const refused = readRefusal(body, reading, names);
+    const refused = readRefusal(body, reading, names, clean);
     if (refused !== undefined && refused.code !== "REFUSED") {
       return { ...refused, kind: status === 429 ? "rate-limit" : refused.kind };
     }
-    description = text(body.title) ?? firstText(body, TEXT_FIELDS);
+    description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
   const kind = status === 429 || status >= 500 ? byStatus : (kindOfCode(code) ?? byStatus);
   return { kind, code: code ?? fallback, description };

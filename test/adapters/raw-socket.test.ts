@@ -2,7 +2,9 @@
 // header twice, stop half-way through a body, or trickle one byte at a time):
 // - a header sent twice is a 401 (Node keeps only the first Authorization);
 // - a client that goes away mid-body is reported as `client_closed`, not a 500;
-// - a body that takes longer than `bodyTimeoutMs` is answered 408 and the connection let go.
+// - a body that takes longer than `bodyTimeoutMs` is answered 408 and the connection let go;
+// - a refused body is drained (the answer still reaches the client): below the drain cap (64 MiB)
+//   the connection then serves the next request; a client streaming past it is cut off.
 import { createServer, type RequestListener, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import express5 from "express";
@@ -120,6 +122,42 @@ function head(lines: string[], length: number): string {
   return `${["POST /crossborder/SendOrderToMerchant HTTP/1.1", "Host: 127.0.0.1", ...lines, `Content-Length: ${length}`, "Content-Type: application/json", "Connection: close"].join("\r\n")}\r\n\r\n`;
 }
 
+/** The drain cap of src/adapters/internal.ts (MAX_DRAIN_BYTES). */
+const DRAIN_CAP = 64 * 1024 * 1024;
+const MIB = 1024 * 1024;
+
+/** A request head that keeps the connection open (HTTP/1.1's default). */
+function keepAliveHead(authorization: string, length: number): string {
+  return `${["POST /crossborder/SendOrderToMerchant HTTP/1.1", "Host: 127.0.0.1", `Authorization: ${authorization}`, `Content-Length: ${length}`, "Content-Type: application/json"].join("\r\n")}\r\n\r\n`;
+}
+
+/** Whether the text ends with a whole JSON answer (the library's answers are one object). */
+function answered(text: string): true | undefined {
+  return /\r\n\r\n\{.*\}$/s.test(text) ? true : undefined;
+}
+
+/** Writes `chunk` (with backpressure) until `total` bytes are written or the socket closes. */
+async function stream(socket: Socket, chunk: Uint8Array, total: number): Promise<number> {
+  let written = 0;
+  while (written < total && !socket.destroyed) {
+    const piece = chunk.subarray(0, Math.min(chunk.byteLength, total - written));
+    const flushed = socket.write(piece);
+    written += piece.byteLength;
+    if (!flushed) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          socket.off("drain", done);
+          socket.off("close", done);
+          resolve();
+        };
+        socket.once("drain", done);
+        socket.once("close", done);
+      });
+    }
+  }
+  return written;
+}
+
 function statusOf(exchange: Exchange): number {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(exchange.text)?.[1] ?? 0);
 }
@@ -230,5 +268,53 @@ for (const [label, build] of SERVERS) {
       );
       expect(statusOf(next)).toBe(200);
     }, 15_000);
+
+    it.each([
+      ["401 before the body is read", "Bearer forged", 4 * MIB, 401],
+      ["413 while it is read", "valid", 2 * MIB, 413],
+    ])(
+      "9. a refused body below the drain cap (%s) is drained: the connection serves the next request",
+      async (_case, authorization, size, status) => {
+        const token = await keys.sign();
+        const socket = open(port);
+        socket.on("error", () => undefined);
+        let text = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        const value = authorization === "valid" ? `Bearer ${token}` : authorization;
+        socket.write(keepAliveHead(value, size));
+        await stream(socket, new Uint8Array(MIB).fill(0x20), size);
+        await waitFor(() => answered(text));
+        expect(statusOf({ text, closedAfterMs: 0 })).toBe(status);
+        expect(text.toLowerCase()).not.toContain("connection: close");
+        // The same connection, the next request: the rest of the refused body was read and let go.
+        text = "";
+        socket.write(`${keepAliveHead(`Bearer ${token}`, Buffer.byteLength(ORDER))}${ORDER}`);
+        await waitFor(() => answered(text));
+        expect(statusOf({ text, closedAfterMs: 0 })).toBe(200);
+        expect(socket.destroyed).toBe(false);
+        socket.destroy();
+      },
+      15_000,
+    );
+
+    it("9. a client streaming a refused body past the drain cap is answered, then cut off", async () => {
+      const socket = open(port);
+      socket.on("error", () => undefined);
+      const started = performance.now();
+      const reading = readUntilClosed(socket, started, 15_000);
+      // Declares 1 GiB; the server answers 413 after 1 MiB, then drains up to the cap.
+      socket.write(keepAliveHead(`Bearer ${await keys.sign()}`, 1024 * MIB));
+      const written = await stream(socket, new Uint8Array(MIB).fill(0x20), 3 * DRAIN_CAP);
+      const exchange = await reading;
+      expect(statusOf(exchange)).toBe(413);
+      expect(exchange.text).toContain('"ErrorCode":"PAYLOAD_TOO_LARGE"');
+      // Cut off near the cap (what the kernel buffers between the two ends aside), not at 3x it.
+      expect(written).toBeGreaterThan(DRAIN_CAP);
+      expect(written).toBeLessThan(DRAIN_CAP + 32 * MIB);
+      expect(exchange.closedAfterMs).toBeLessThan(10_000);
+    }, 20_000);
   });
 }

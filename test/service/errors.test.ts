@@ -611,3 +611,96 @@ describe("the kind of an HTTP status without a documented code", () => {
     });
   });
 });
+
+describe("the service's long texts are cut at 1,000 characters", () => {
+  const CUT = 1000;
+  /** A lone surrogate, which a JSON encoder writes as `\udXXX` and a UTF-8 encoder as U+FFFD. */
+  const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  /** The description of the failure the service answers with `text`, over HTTP. */
+  async function described(text: string, answer: "400" | "refusal" | "warning" = "400") {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { retries: false });
+    let description: string | undefined;
+    const texts: string[] = [];
+    if (answer === "warning") {
+      simulator.fail("voidParcel", {
+        status: 200,
+        body: { IsSuccess: true, Errors: [{ ErrorCode: "C102", ErrorText: text }] },
+      });
+      const result = await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-2" });
+      description = result.warnings[0]?.description;
+      texts.push(JSON.stringify(result.warnings));
+    } else {
+      simulator.fail(
+        "dispatchConsolidatedShipment",
+        answer === "400"
+          ? { status: 400, body: { Message: text } }
+          : { status: 200, body: { IsSuccess: false, ErrorCode: "B300", ErrorText: text } },
+      );
+      const error = (await rejectionOf(
+        client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+      )) as ServiceError;
+      description = error.description;
+      texts.push(...renderings(error));
+      // What a logger writes is still JSON, and reads back to the same description.
+      expect(JSON.parse(JSON.stringify(error)).description).toBe(description);
+    }
+    for (const rendered of [description ?? "", ...texts]) {
+      expect(rendered).not.toMatch(LONE_SURROGATE);
+      expect(rendered).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+    }
+    return { description: description ?? "", texts, simulator };
+  }
+
+  it.each(["400", "refusal", "warning"] as const)(
+    "at exactly 1,000 characters, then an ellipsis (%s)",
+    async (answer) => {
+      const long = `${"a".repeat(CUT)}bcdef`;
+      expect((await described(long, answer)).description).toBe(`${"a".repeat(CUT)}…`);
+      const exact = "a".repeat(CUT);
+      expect((await described(exact, answer)).description).toBe(exact);
+    },
+  );
+
+  it.each(["400", "refusal", "warning"] as const)(
+    "never through a surrogate pair (%s)",
+    async (answer) => {
+      // An emoji whose first half is the 1,000th code unit.
+      const text = `${"a".repeat(CUT - 1)}\u{1F600}${"z".repeat(50)}`;
+      expect((await described(text, answer)).description).toBe(`${"a".repeat(CUT - 1)}…`);
+      // One earlier, the whole emoji fits.
+      const fits = `${"a".repeat(CUT - 2)}\u{1F600}${"z".repeat(50)}`;
+      expect((await described(fits, answer)).description).toBe(`${"a".repeat(CUT - 2)}\u{1F600}…`);
+    },
+  );
+
+  it.each(["400", "refusal", "warning"] as const)(
+    "never leaves part of a card number or a secret unmasked where the cut falls in it (%s)",
+    async (answer) => {
+      const card = "4111111111111111";
+      for (const quoted of [card, "4111 1111 1111 1111", "4111-1111-1111-1111"]) {
+        for (const at of [CUT - 13, CUT - 10, CUT - 4, CUT - 1]) {
+          const text = `${"x".repeat(at)}${quoted} and more`;
+          const { description, texts } = await described(text, answer);
+          expect(description.length, `${quoted} at ${at}`).toBeLessThanOrEqual(CUT + 1);
+          for (const rendered of [description, ...texts]) {
+            // No run of five or more of the card's digits, whatever the separators.
+            expect(rendered.replace(/[\s-]/g, ""), `${quoted} at ${at}`).not.toMatch(/\d{5,}/);
+          }
+        }
+      }
+      // The merchant GUID, cut after its first block.
+      const probe = await startSimulator();
+      const guid = probe.merchantGuid;
+      const { description, texts } = await described(
+        `${"x".repeat(CUT - 10)}${guid} refused`,
+        answer,
+      );
+      for (const rendered of [description, ...texts]) {
+        expect(rendered.toLowerCase()).not.toContain(guid.slice(0, 8).toLowerCase());
+      }
+    },
+    30_000,
+  );
+});

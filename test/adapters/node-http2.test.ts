@@ -1,0 +1,246 @@
+// toNodeListener (and toKoa, which writes its headers itself) on Node's HTTP/2 compatibility API
+// (`http2.createServer(listener)`: the listener gets an Http2ServerRequest and an
+// Http2ServerResponse), driven by a real HTTP/2 client (`http2.connect`). The round trips every adapter must get right, then what is HTTP/2's own: the
+// pseudo-headers (`:method`, `:path`, `:authority`, `:scheme`) sit in `req.headers` beside the
+// others, and a header HTTP/1 uses to end the exchange (`Connection: close`, on a 408) is
+// forbidden (RFC 9113 §8.2.2): Node drops it with an UnsupportedWarning on stderr.
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import Koa3 from "koa";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { toKoa } from "../../src/adapters/koa.js";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
+import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
+import { cartFor, MERCHANT_GUID } from "./support/merchant.js";
+import { LOOPBACK } from "./support/servers.js";
+import { json, roundTrips, type Send, UNAUTHORIZED } from "./support/suite.js";
+
+const ORDER = fixture("SendOrderToMerchant");
+const BODY_TIMEOUT_MS = 300;
+
+let keys: ServiceKeys;
+const failures: CallbackFailure[] = [];
+const warnings: Error[] = [];
+const onWarning = (warning: Error) => void warnings.push(warning);
+
+beforeAll(async () => {
+  keys = await createServiceKeys();
+  process.on("warning", onWarning);
+});
+
+afterAll(() => {
+  process.off("warning", onWarning);
+});
+
+function router() {
+  return createCallbackRouter({
+    basePath: "/crossborder",
+    auth: createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKeyPem } },
+      merchantGuid: MERCHANT_GUID,
+    }),
+    bodyTimeoutMs: BODY_TIMEOUT_MS,
+    onError: (failure) => void failures.push(failure),
+    handlers: {
+      SendOrderToMerchant: (order, context) => ({
+        InternalOrderId: `M-${order.OrderId}`,
+        OrderId: `SHOP-${order.CartId}`,
+        Message: `from ${context.request.remoteAddress ?? "unknown"}`,
+      }),
+      GetCheckoutCartInfo: (query) =>
+        cartFor(
+          String(query.merchantCartToken),
+          String(query.countryCode),
+          String(query.currencyCode),
+        ),
+    },
+  });
+}
+
+type Listener = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void;
+
+/** Each listener, and who answers a path the router does not serve. */
+const LISTENERS: [string, () => Listener, "router" | "app"][] = [
+  // The listener's structural request and response types take Node's compatibility objects.
+  ["toNodeListener", () => toNodeListener(router()), "router"],
+  [
+    "toKoa (Koa 3)",
+    () => {
+      const app = new Koa3();
+      app.use(toKoa(router()));
+      return app.callback() as unknown as Listener;
+    },
+    "app",
+  ],
+];
+
+afterEach(() => {
+  // Nothing went to stderr, and the library answered every failure itself.
+  expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
+  expect(failures.filter((failure) => failure.kind === "internal_error")).toEqual([]);
+  failures.length = 0;
+});
+
+/** One request on an HTTP/2 session; the answer as a fetch Response. */
+function exchange(
+  session: http2.ClientHttp2Session,
+  headers: http2.OutgoingHttpHeaders,
+  body?: BodyInit | null,
+  signal?: AbortSignal | null,
+): Promise<Response> {
+  const stream = session.request(headers, { endStream: body === undefined || body === null });
+  signal?.addEventListener("abort", () => stream.close(http2.constants.NGHTTP2_CANCEL));
+  const answered = new Promise<Response>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let head: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader = {};
+    stream.on("response", (received) => {
+      head = received;
+    });
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("error", reject);
+    stream.on("end", () => {
+      const plain = new Headers();
+      for (const [name, value] of Object.entries(head)) {
+        if (name.startsWith(":") || value === undefined) continue;
+        plain.set(name, Array.isArray(value) ? value.join(", ") : String(value));
+      }
+      resolve(
+        new Response(Buffer.concat(chunks), { status: head[":status"] ?? 0, headers: plain }),
+      );
+    });
+  });
+  if (body !== undefined && body !== null) void write(stream, body);
+  return answered;
+}
+
+/** Writes a body (text, bytes or a stream) as the request's DATA frames, then ends it. */
+async function write(stream: http2.ClientHttp2Stream, body: BodyInit): Promise<void> {
+  if (typeof body === "string" || body instanceof Uint8Array) {
+    stream.end(body);
+    return;
+  }
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || stream.destroyed) break;
+    if (!stream.write(value)) await new Promise((resolve) => stream.once("drain", resolve));
+  }
+  if (!stream.destroyed) stream.end();
+}
+
+/** The suite's `Send` over HTTP/2: the method and path as pseudo-headers. */
+function sendOver(session: () => http2.ClientHttp2Session): Send {
+  return async (path, init = {}) => {
+    const headers: http2.OutgoingHttpHeaders = { ":method": init.method ?? "GET", ":path": path };
+    for (const [name, value] of new Headers(init.headers).entries()) headers[name] = value;
+    return exchange(session(), headers, init.body, init.signal);
+  };
+}
+
+for (const [label, build, notFoundBy] of LISTENERS)
+  describe(`${label} on http2.createServer (compatibility API)`, () => {
+    let server: http2.Http2Server;
+    let session: http2.ClientHttp2Session;
+    beforeAll(async () => {
+      server = http2.createServer(build());
+      server.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    });
+    afterAll(async () => {
+      session?.destroy();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+    const send = sendOver(() => session);
+
+    roundTrips({ send: () => send, keys: () => keys, remoteAddress: LOOPBACK });
+
+    it("routes by :path and :method, and authenticates from authorization alone", async () => {
+      const token = await keys.sign();
+      const put = await send("/crossborder/SendOrderToMerchant", {
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}` },
+        body: ORDER,
+      });
+      expect(put.status).toBe(405);
+      expect(put.headers.get("allow")).toBe("POST");
+      expect(await json(put)).toMatchObject({ ErrorCode: "METHOD_NOT_ALLOWED" });
+
+      const elsewhere = await send("/crossborder/NoSuchCallback?x=1", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        body: "{}",
+      });
+      expect(elsewhere.status).toBe(404);
+      // The node:http listener's router answers it; under Koa, Koa's own 404 after next().
+      if (notFoundBy === "router") {
+        expect(await json(elsewhere)).toMatchObject({ ErrorCode: "NOT_FOUND" });
+      }
+
+      // The pseudo-headers are no credentials: without an Authorization header, a 401.
+      const unsigned = await send("/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        body: ORDER,
+      });
+      expect(unsigned.status).toBe(401);
+      expect(await json(unsigned)).toEqual(UNAUTHORIZED);
+      expect(failures.map((failure) => failure.kind)).toEqual(
+        notFoundBy === "router"
+          ? ["method_not_allowed", "not_found", "unauthorized"]
+          : ["method_not_allowed", "unauthorized"],
+      );
+    });
+
+    it("answers a body trickling past bodyTimeoutMs with 408, then resets the stream (no Connection header)", async () => {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/crossborder/SendOrderToMerchant",
+        authorization: `Bearer ${await keys.sign()}`,
+      });
+      const closed = new Promise<number>((resolve) =>
+        stream.once("close", () => resolve(stream.rstCode ?? -1)),
+      );
+      stream.on("error", () => undefined);
+      const started = performance.now();
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (!stream.destroyed && sent < ORDER.length) stream.write(ORDER.charAt(sent++));
+      }, 50);
+      try {
+        const head = await new Promise<http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader>(
+          (resolve) => stream.once("response", resolve),
+        );
+        let text = "";
+        stream.setEncoding("utf8");
+        stream.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        await new Promise((resolve) => stream.once("end", resolve));
+        expect(head[":status"]).toBe(408);
+        expect(head.connection).toBeUndefined();
+        expect(JSON.parse(text)).toMatchObject({ Success: false, ErrorCode: "REQUEST_TIMEOUT" });
+        // The rest of the body is not awaited: the server ends the stream (RST_STREAM NO_ERROR, RFC
+        // 9113 §8.1), as it closes an HTTP/1 connection, instead of reading the trickle on.
+        const outcome = await Promise.race([
+          closed,
+          new Promise((resolve) => setTimeout(resolve, 3000, "still open")),
+        ]);
+        expect(outcome).toBe(http2.constants.NGHTTP2_NO_ERROR);
+        expect(performance.now() - started).toBeLessThan(BODY_TIMEOUT_MS + 3000);
+        expect(sent).toBeLessThan(ORDER.length);
+      } finally {
+        clearInterval(trickle);
+        if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      }
+      expect(failures.map((failure) => failure.kind)).toEqual(["request_timeout"]);
+      // The session serves the next request.
+      const next = await send("/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: { authorization: `Bearer ${await keys.sign()}` },
+        body: ORDER,
+      });
+      expect(next.status).toBe(200);
+    }, 15_000);
+  });
