@@ -80,7 +80,7 @@ export function dropProtoKey(value: unknown): void {
 export function sealBody(root: unknown, maxDepth: number): Sealing {
   if (!isObject(root)) return { ok: true, cards: NO_CARDS };
   const sealing = walk(root, maxDepth);
-  return sealing.ok ? sealing : { ...sealing, cards: cardObjectsOf(root) };
+  return sealing.ok ? sealing : { ...sealing, cards: findCardObjects(root) };
 }
 
 /**
@@ -89,7 +89,7 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
  * over the whole body, iterative and visiting each object once, so neither depth nor a cycle (a
  * framework's own body) can stop it.
  */
-function cardObjectsOf(root: object): object[] {
+export function findCardObjects(root: object): object[] {
   const cards = new Set<object>();
   const seen = new Set<object>();
   const stack: object[] = [root];
