@@ -84,10 +84,11 @@ export function sealBody(root: unknown, maxDepth: number): Sealing {
 }
 
 /**
- * Every card object of a refused body: each object under a `PaymentDetails` key, and each object
- * with an own `CardNumber` or `CVVNumber`, at any depth (those keys in any ASCII case). Only for a refusal (rare): one more pass
- * over the whole body, iterative and visiting each object once, so neither depth nor a cycle (a
- * framework's own body) can stop it.
+ * Every card object of a value: each object under a `PaymentDetails` key, and each object with an
+ * own `CardNumber` or `CVVNumber`, at any depth (those keys in any ASCII case). For a refused body
+ * (rare: one more pass over the whole body) and for the helpers that mask a payload's card data
+ * outside the engine (the testing kit, withIdempotency given a context of its own); iterative and
+ * visiting each object once, so neither depth nor a cycle (a framework's own body) can stop it.
  */
 export function findCardObjects(root: object): object[] {
   const cards = new Set<object>();
