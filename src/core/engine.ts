@@ -11,7 +11,7 @@ import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js"
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
-import { CARD_NUMBER, isCardNumberKey } from "./card-keys.js";
+import { cardNumbersOf } from "./card-keys.js";
 import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
@@ -263,6 +263,13 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       : undefined;
   }
 
+  /** The masker of the request's own card numbers (identity without card data); see below. */
+  static cardMaskerOf(value: unknown): ((text: string) => string) | undefined {
+    return typeof value === "object" && value !== null && #call in value
+      ? ((value as HandlerContext<unknown>).#call.ownCards ?? unchanged)
+      : undefined;
+  }
+
   /**
    * A reporter like `reportFailure` for a context this engine made, that keeps nothing of the
    * request (not the context, its payload or its card data): it holds the handler's `onError`
@@ -317,6 +324,17 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
 export function requestRedactor(context: unknown): Redactor | undefined {
   return HandlerContext.redactorOf(context);
 }
+
+/**
+ * Masks the card number of each of the request's card objects (wherever the walk found them, in
+ * any spelling) in a text, as the engine masks the ids and amounts of its answer; undefined when
+ * the context was not made by this engine. Internal: not exported by the package.
+ */
+export function requestCardMasker(context: unknown): ((text: string) => string) | undefined {
+  return HandlerContext.cardMaskerOf(context);
+}
+
+const unchanged = (text: string): string => text;
 
 /**
  * A failure reporter for the context's handler that keeps nothing of its request, for helpers
@@ -659,6 +677,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
     if (redact !== undefined) call.redact = redact;
     if (sites.length === 0) return await callWithPayload(call, exchange, input, sites, accepted);
+    call.ownCards = ownCardsMasker(sites);
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
@@ -779,14 +798,23 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       for (const card of cards) dropCvv(card);
       call.cardsDone = true;
     }
+    // A result that cannot be read at all (a Proxy whose keys throw) is answered as nothing,
+    // unless the callback requires a verdict: the function has run.
     let written: WrittenResult;
+    let unreadable = false;
+    let readError: unknown;
     try {
       written = definition.response.success(outcome);
     } catch (error) {
-      const reason = "the handler's result is unusable: reading it threw";
-      return fail(call, new Failure("internal_error", reason, undefined, error));
+      unreadable = true;
+      readError = error;
+      written = definition.response.success(undefined as TResult);
     }
     if ("invalid" in written) {
+      if (unreadable) {
+        const reason = "the handler's result is unusable: reading it threw";
+        return fail(call, new Failure("internal_error", reason, undefined, readError));
+      }
       const reason = `the handler's result is unusable: ${written.invalid}`;
       return fail(call, new Failure("internal_error", reason));
     }
@@ -797,8 +825,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const warning = { kind: "result_fields_ignored", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
-    if (written.incomplete !== undefined) {
-      const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${written.incomplete}`;
+    const incomplete = !unreadable
+      ? written.incomplete
+      : ["reading it threw", written.incomplete].filter((part) => part !== undefined).join("; ");
+    if (incomplete !== undefined) {
+      const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);
@@ -811,7 +842,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       200,
       sites.length === 0
         ? written.body
-        : redactedBody(written.body, call.redact, ownCardsMasker(sites)),
+        : redactedBody(written.body, call.redact, call.ownCards ?? ownCardsMasker(sites)),
     );
   }
 
@@ -865,6 +896,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /** What one request carries through the engine: the redactor every text it lets out goes through. */
 interface Call {
   redact: Redactor;
+  /** Masks the card number of each of the request's card objects, in any spelling; none: none. */
+  ownCards?: (text: string) => string;
   /** The card objects were protected and stripped of their CVV after the merchant's function. */
   cardsDone: boolean;
 }
@@ -934,12 +967,9 @@ function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
 function ownCardDigits(sites: readonly CardSite[]): string[] {
   const digits: string[] = [];
   for (const { details } of sites) {
-    const exact = cardDigits(details.CardNumber);
-    if (exact !== undefined) digits.push(exact);
-    for (const key of Object.keys(details)) {
-      if (key === CARD_NUMBER || !isCardNumberKey(key)) continue;
-      const cased = cardDigits(details[key]);
-      if (cased !== undefined) digits.push(cased);
+    for (const value of cardNumbersOf(details)) {
+      const found = cardDigits(value);
+      if (found !== undefined) digits.push(found);
     }
   }
   return digits;

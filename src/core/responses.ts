@@ -209,9 +209,24 @@ export function redactedBody(
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */
 const VERDICT_FIELDS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
 
+/**
+ * A field's value as the answer writes it; undefined when unusable. A boolean is read like
+ * `Success` (wire-facts §1): a boolean, or the text true or false in any case.
+ */
 function written(value: unknown, kind: FieldKind): string | boolean | undefined {
-  if (kind === "boolean") return typeof value === "boolean" ? value : undefined;
+  if (kind === "boolean") return parseSuccessValue(value);
   return writtenText(value);
+}
+
+const UNREADABLE: unique symbol = Symbol("unreadable");
+
+/** A result's field, or UNREADABLE when reading it throws (a getter, a Proxy). */
+function readField(result: object, key: string): unknown {
+  try {
+    return (result as Record<string, unknown>)[key];
+  } catch {
+    return UNREADABLE;
+  }
 }
 
 /**
@@ -220,7 +235,8 @@ function written(value: unknown, kind: FieldKind): string | boolean | undefined 
  * is left out and said in `incomplete` (a warning), and the answer is sent: a 500 would make the
  * service deliver the call again, and run the function again. That covers an `expected` field
  * missing (absent or null; a blank one is written, see {@link writtenText}), a value of the wrong
- * type, and a result that is not an object. Only a `required` field (a validation's verdict,
+ * type or that cannot be read (a getter that throws), and a result that is not an object. Only a
+ * `required` field (a validation's verdict,
  * where nothing has happened yet and an answer without it says nothing) makes such a result
  * unusable (a 500), as does a repeated `Success`/`IsSuccess` that is not true: a refusal is a
  * `CallbackError`. An unknown field (a typo such as `InternalOrderID`) is left out of the answer
@@ -242,7 +258,14 @@ function pickFields(
       unusable.push(got);
     } else {
       for (const key of Object.keys(result)) {
-        const value = (result as Record<string, unknown>)[key];
+        const value = readField(result, key);
+        if (value === UNREADABLE) {
+          const unreadable = `field "${key}" could not be read`;
+          if (required.includes(key) || VERDICT_FIELDS.has(key)) return { invalid: unreadable };
+          if (Object.hasOwn(fields, key)) unusable.push(unreadable);
+          else ignored.push(key);
+          continue;
+        }
         if (VERDICT_FIELDS.has(key)) {
           if (value === undefined || value === null || parseSuccessValue(value) === true) continue;
           return { invalid: `"${key}" is not true: throw a CallbackError to refuse` };

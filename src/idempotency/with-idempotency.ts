@@ -1,12 +1,13 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import { maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
-import { isCardFieldKey, isCardNumberKey, isPaymentDetailsKey } from "../core/card-keys.js";
+import { cardNumbersOf, isCardFieldKey, isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import { detachedReporter, requestRedactor } from "../core/engine.js";
+import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
-import { PLAIN_RESULT_FIELDS } from "../core/responses.js";
+import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
+import { findCardObjects } from "../core/seal.js";
 import { isTimerDelay } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
@@ -171,50 +172,108 @@ function inProgress(): CallbackError {
 /**
  * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
  * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
- * (in any case) is masked, this delivery's card numbers (under PaymentDetails and CardNumber in
- * any case) are masked in any spelling, and every other text goes through the request's own
- * redactor, the one its reports go through (card numbers, and this request's card numbers and
- * CVVs wherever quoted). Amounts, codes, ids and numbers only have this
- * delivery's card masked: an order id that happens to pass the Luhn check is stored (and answered)
- * as it is.
+ * (in any case, text or number) is masked, the delivery's own card numbers (every card object
+ * of the request, in any spelling) are masked wherever quoted, and every other text or number
+ * goes through the request's own redactor, the one its reports go through (card numbers, and this
+ * request's card numbers and CVVs wherever quoted). Amounts, codes and ids only have the
+ * delivery's own cards masked: an order id that happens to pass the Luhn check is stored (and
+ * answered) as it is. Throws when the result cannot be written as JSON (a cycle, a BigInt, a
+ * getter that throws): see {@link encodeResult}.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  // The delivery's payment objects: under PaymentDetails in any case, their card fields too.
-  const payload = context.rawPayload;
-  const fields: unknown[] = [];
-  const digits: string[] = [];
-  if (isRecord(payload)) {
-    for (const key of Object.keys(payload)) {
-      const details = isPaymentDetailsKey(key) ? payload[key] : undefined;
-      if (!isRecord(details)) continue;
-      for (const field of Object.keys(details)) {
-        if (!isCardFieldKey(field)) continue;
-        fields.push(details[field]);
-        const found = isCardNumberKey(field) ? cardDigits(details[field]) : undefined;
-        if (found !== undefined) digits.push(found);
-      }
-    }
-  }
-  const redact = requestRedactor(context) ?? createRedactor(fields);
-  const byDigits = (text: string) => {
-    let out = text;
-    for (const card of digits) out = maskCardDigits(out, card);
-    return out;
-  };
+  const { redact, ownCards } = maskersOf(context);
   return `j${JSON.stringify(result, (name, value: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
     if (namesCvv(name)) return undefined;
     if (typeof value === "number") {
       const text = String(value);
-      const masked = byDigits(text);
+      const masked = isCardNumberKey(name) ? maskCardNumber(text) : written(name, text);
       return masked === text ? value : masked;
     }
     if (typeof value !== "string") return value;
-    if (isCardNumberKey(name)) return maskCardNumber(value);
-    const text = byDigits(value);
-    return PLAIN_RESULT_FIELDS.has(name) ? text : redact(text);
+    return isCardNumberKey(name) ? maskCardNumber(value) : written(name, value);
   })}`;
+
+  function written(name: string, text: string): string {
+    const masked = ownCards(text);
+    return PLAIN_RESULT_FIELDS.has(name) ? masked : redact(masked);
+  }
+}
+
+/**
+ * How a result's texts are masked: with the engine's own (the request's redactor, and the masker
+ * of its card numbers wherever the walk found them), or, for a context of your own, from the card
+ * objects of its raw payload found the same way.
+ */
+function maskersOf(context: CallbackContext<unknown>): {
+  redact: (text: string) => string;
+  ownCards: (text: string) => string;
+} {
+  const redactor = requestRedactor(context);
+  const masker = requestCardMasker(context);
+  if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
+  const secrets: unknown[] = [];
+  const digits: string[] = [];
+  const payload = context.rawPayload;
+  if (isRecord(payload)) {
+    for (const card of findCardObjects(payload) as Record<string, unknown>[]) {
+      for (const key of Object.keys(card)) {
+        if (isCardFieldKey(key) || namesCvv(key)) secrets.push(card[key]);
+      }
+      for (const value of cardNumbersOf(card)) {
+        const found = cardDigits(value);
+        if (found !== undefined) digits.push(found);
+      }
+    }
+  }
+  return {
+    redact: redactor ?? createRedactor(secrets),
+    ownCards: (text) => {
+      let out = text;
+      for (const card of digits) out = maskCardDigits(out, card);
+      return out;
+    },
+  };
+}
+
+/**
+ * The stored text of what the function returned. A result that cannot be written as JSON (an ORM
+ * entity with a cycle beside the id, a BigInt, a getter that throws) is stored as the answer the
+ * engine makes of it (the callback's known fields, as texts and booleans): the function has run,
+ * and failing here would answer 500 and run it again on the redelivery. Throws only when even
+ * that answer cannot be written (a callback of your own, a cart holding a cycle).
+ */
+function encodeResult(result: unknown, context: CallbackContext<unknown>): string {
+  try {
+    return encode(result, context);
+  } catch (error) {
+    const answer = answerOf(result, context.callback);
+    if (answer === undefined) throw error;
+    return encode(answer, context);
+  }
+}
+
+/** The success body the engine answers a result with; undefined when it refuses it (a 500). */
+function answerOf(result: unknown, callback: string): object | undefined {
+  const written = writtenAnswer(result, callback);
+  return written === undefined || "invalid" in written ? undefined : written.body;
+}
+
+/**
+ * What the engine makes of a result, read as it reads it (a result that cannot be read at all is
+ * read as nothing); undefined for a callback of your own, which has no response shape.
+ */
+function writtenAnswer(result: unknown, callback: string): WrittenResult | undefined {
+  const shape = Object.hasOwn(RESPONSE_SHAPES, callback)
+    ? RESPONSE_SHAPES[callback as keyof typeof RESPONSE_SHAPES]
+    : undefined;
+  if (shape === undefined) return undefined;
+  try {
+    return shape.success(result as never);
+  } catch {
+    return shape.success(undefined as never);
+  }
 }
 
 function decode<TResult>(text: string): TResult {
@@ -255,15 +314,8 @@ function unreadableRecord(key: string, error: unknown): Outcome {
  * from the text repeats would be answered with. Unknown callbacks (a context of your own) pass.
  */
 function unusable(text: string, callback: string): boolean {
-  const shape = Object.hasOwn(RESPONSE_SHAPES, callback)
-    ? RESPONSE_SHAPES[callback as keyof typeof RESPONSE_SHAPES]
-    : undefined;
-  if (shape === undefined) return false;
-  try {
-    return "invalid" in shape.success(decode<never>(text));
-  } catch {
-    return true;
-  }
+  const written = writtenAnswer(decode(text), callback);
+  return written !== undefined && "invalid" in written;
 }
 
 /** Stores whose setup was checked already: one warning per store, whatever wraps it. */
@@ -511,9 +563,10 @@ export function withIdempotency<TPayload, TResult>(
     lease.recording();
     let text: string;
     try {
-      text = encode(result, context as CallbackContext<unknown>);
+      text = encodeResult(result, context as CallbackContext<unknown>);
     } catch (error) {
-      // Not serialisable: the side effect happened, so the key stays claimed until its lease ends.
+      // Not serialisable, even as its answer: the side effect happened, so the key stays claimed
+      // until its lease ends.
       lease.stop();
       throw error;
     }
@@ -545,7 +598,7 @@ export function withIdempotency<TPayload, TResult>(
     try {
       return {
         kind: "result",
-        text: encode(await fn(payload, context), context as CallbackContext<unknown>),
+        text: encodeResult(await fn(payload, context), context as CallbackContext<unknown>),
       };
     } catch (error) {
       return { kind: "threw", error };

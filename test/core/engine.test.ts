@@ -843,7 +843,7 @@ describe("the merchant's result", () => {
   it.each([
     ["a string", "ok", "expected an object or nothing, got string"],
     ["an array", [true], "expected an object or nothing, got an array"],
-    ["the verdict as text", { IsValid: "true" }, 'field "IsValid" must be a boolean'],
+    ["the verdict as other text", { IsValid: "yes" }, 'field "IsValid" must be a boolean'],
     ["no verdict", { Balance: "10" }, "missing IsValid"],
   ])(
     "a validation's result without a usable verdict (%s) → 500: nothing has happened, and the answer would say nothing",

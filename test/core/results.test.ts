@@ -325,10 +325,38 @@ describe("unknown result fields: a warning, not a lost order", () => {
     });
   });
 
-  it("a gift-card answer with IsValid as text is unusable (a 500), not a valid card", async () => {
+  it.each([
+    ["true", true],
+    [" TRUE ", true],
+    ["false", false],
+    ["False", false],
+  ] as const)(
+    "a gift-card answer with IsValid as the text %j is read like Success: IsValid %s",
+    async (text, valid) => {
+      const { failures, onError } = collector();
+      const validate = createValidateGiftCardHandler(
+        () => ({ IsValid: text }) as unknown as { IsValid: boolean },
+        { auth: false, onError },
+      );
+      const response = await validate.handle(post(CARD_REQUEST));
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, IsValid: valid });
+      // A redemption saying the card is not valid must not read as a plain success.
+      const redeem = createRedeemGiftCardHandler(
+        () => ({ IsValid: text, Balance: "0" }) as unknown as { IsValid: boolean },
+        { auth: false, onError },
+      );
+      const redeemed = await redeem.handle(post(CARD_REQUEST));
+      expect(redeemed.status).toBe(200);
+      expect(json(redeemed)).toStrictEqual({ Success: true, IsValid: valid, Balance: "0" });
+      expect(failures).toStrictEqual([]);
+    },
+  );
+
+  it("a gift-card answer with IsValid as other text: a validation is unusable (a 500, not a valid card); a redemption is answered without it, with a warning", async () => {
     const { failures, onError } = collector();
     const handler = createValidateGiftCardHandler(
-      () => ({ IsValid: "true" }) as unknown as { IsValid: boolean },
+      () => ({ IsValid: "yes" }) as unknown as { IsValid: boolean },
       { auth: false, onError },
     );
     const response = await handler.handle(post(CARD_REQUEST));
@@ -341,13 +369,78 @@ describe("unknown result fields: a warning, not a lost order", () => {
       IsValid: false,
       ErrorText: "Internal error",
     });
-    expect(failures[0]?.reason).toBe(
+    expect(failures.map((f) => f.reason)).toStrictEqual([
       `the handler's result is unusable: field "IsValid" must be a boolean`,
+    ]);
+    const redeem = createRedeemGiftCardHandler(
+      () => ({ IsValid: "yes", Balance: "0" }) as unknown as { IsValid: boolean },
+      { auth: false, onError },
     );
+    const redeemed = await redeem.handle(post(CARD_REQUEST));
+    expect(redeemed.status).toBe(200);
+    expect(json(redeemed)).toStrictEqual({ Success: true, Balance: "0" });
+    expect(failures.map((f) => f.kind)).toStrictEqual(["internal_error", "result_incomplete"]);
   });
-});
 
-describe("verifySession: the shopper's session of the gift-card and voucher callbacks", () => {
+  it("a result whose getter throws: the readable fields are answered (200), the rest named in a warning", async () => {
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        runs++;
+        return {
+          InternalOrderId: "M-1",
+          get OrderId(): string {
+            throw new Error("lazy field not loaded 4111111111111111");
+          },
+        };
+      },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+      [
+        "result_incomplete",
+        `the handler's result is incomplete, answered 200 all the same (the function has run): field "OrderId" could not be read`,
+      ],
+    ]);
+    expect(runs).toBe(1);
+  });
+
+  it("a result whose keys cannot be listed (a Proxy): answered 200 with nothing of it, a warning; a validation's is a 500", async () => {
+    const hostile = () =>
+      new Proxy(
+        {},
+        {
+          ownKeys() {
+            throw new Error("no keys");
+          },
+        },
+      );
+    const { failures, onError } = collector();
+    const order = createSendOrderToMerchantHandler(() => hostile() as never, {
+      auth: false,
+      onError,
+    });
+    const response = await order.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ Success: true });
+    expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+      [
+        "result_incomplete",
+        "the handler's result is incomplete, answered 200 all the same (the function has run): reading it threw; missing InternalOrderId",
+      ],
+    ]);
+    const validate = createValidateGiftCardHandler(() => hostile() as never, {
+      auth: false,
+      onError,
+    });
+    expect((await validate.handle(post(CARD_REQUEST))).status).toBe(500);
+    expect(failures[1]?.reason).toBe("the handler's result is unusable: reading it threw");
+  });
+
   it("is given the AuthToken, the SessionId and the context, and lets an accepted call through", async () => {
     const seen: unknown[] = [];
     const handler = createValidateGiftCardHandler(

@@ -74,7 +74,11 @@ describe("constructs left to zod", () => {
     refine: z.looseObject({ a: z.string() }).refine((value) => value.a !== "x"),
     trim: z.looseObject({ a: z.string().trim() }),
     email: z.looseObject({ a: z.email() }),
-    preprocess: z.looseObject({ a: z.preprocess((value) => String(value), z.string()) }),
+    // A preprocess that cannot throw: `String(value)` throws on an object without a prototype,
+    // which fc.anything draws now and then (the test failed by chance).
+    preprocess: z.looseObject({
+      a: z.preprocess((value) => (typeof value === "string" ? value : "preprocessed"), z.string()),
+    }),
     catch: z.looseObject({ a: z.string().catch("x") }),
     xor: z.looseObject({ a: z.xor([z.string(), z.number()]) }),
     discriminated: z.discriminatedUnion("k", [

@@ -1407,3 +1407,135 @@ describe("the memory store", () => {
     expect(store.get("k")).toEqual({ state: "completed", result: "jnext" });
   });
 });
+
+describe("results the engine answers though they cannot be stored as returned (review s23)", () => {
+  it("a result holding a cycle beside its id: answered 200 and recorded, the redelivery is not run again", async () => {
+    // Before: JSON.stringify threw, the delivery was a 500, and once the lease lapsed the
+    // service's redelivery created the order again.
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          const entity: Record<string, unknown> = { id: runs };
+          entity.self = entity; // an ORM entity returned beside the id
+          return { InternalOrderId: `M-${runs}`, Entity: entity } as never;
+        },
+        { store: createMemoryIdempotencyStore(), leaseMs: 200 },
+      ),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    await sleep(300); // past the lease: a claim left behind would be taken over now
+    const again = await handler.handle(post(orderText));
+    expect(again.body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
+  });
+
+  it("a BigInt id: answered 200 without it (a warning), recorded, not run again", async () => {
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => {
+        runs++;
+        return { InternalOrderId: BigInt(runs), OrderId: "M-1" } as never;
+      }),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({ Success: true, OrderId: "M-1" });
+    const again = await handler.handle(post(orderText));
+    expect(again.body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(failures.map((f) => f.kind)).toContain("result_incomplete");
+    expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
+  });
+
+  it("a getter that throws: the readable fields are answered and recorded, not run again", async () => {
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => {
+        runs++;
+        return {
+          InternalOrderId: "M-1",
+          get OrderId(): string {
+            throw new Error("lazy field not loaded");
+          },
+        } as never;
+      }),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    expect((await handler.handle(post(orderText))).body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
+  });
+});
+
+describe("stored results keep no card number of the request's other card objects, nor any written as a number (review s23)", () => {
+  for (const panKey of ["CardNumber", "cardNumber"]) {
+    it(`a card on a product (${panKey}) quoted in the id: masked in the answer and in the record`, async () => {
+      const { store, stored } = recording();
+      const handler = createSendOrderToMerchantHandler(
+        withIdempotency(
+          async (order) => {
+            const product = (order as unknown as { Products: Record<string, unknown>[] })
+              .Products[0];
+            return { InternalOrderId: `ref-${String(product?.[panKey])}` };
+          },
+          { store },
+        ),
+        { auth: false, onError: () => undefined },
+      );
+      const body = fixture("SendOrderToMerchant") as { Products: Record<string, unknown>[] };
+      // Not Luhn-valid: only its key says it is a card number.
+      (body.Products[0] as Record<string, unknown>)[panKey] = "1234 5678 1234 5678";
+      (body.Products[0] as Record<string, unknown>).cvvNumber = "4821";
+      const answer = await handler.handle(post(JSON.stringify(body)));
+      expect(answer.status).toBe(200);
+      expect(JSON.stringify(json(answer)).replace(/\D/g, "")).not.toContain("1234567812345678");
+      expect(stored).toHaveLength(1);
+      expect(String(stored[0]).replace(/\D/g, "")).not.toContain("1234567812345678");
+      expect(String(stored[0])).toContain("ref-");
+    });
+  }
+
+  it("card numbers written as JSON numbers, under a card-number key in any case or any other key", async () => {
+    const { store, stored } = recording();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () =>
+          ({
+            PaymentAmount: "10.00",
+            PaymentCurrencyCode: "EUR",
+            Vault: {
+              cardNumber: 4111111111111111,
+              CardNumber: 5555555555554444,
+              Other: 4012888888881881,
+              Count: 3,
+            },
+          }) as unknown as PerformOrderPaymentResult,
+        { store },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    const body = {
+      OrderId: "GE6",
+      PaymentDetails: { CardNumber: "4000056655665556", CVVNumber: "737", PaymentMethodCode: "VI" },
+    };
+    expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
+    expect(stored).toHaveLength(1);
+    for (const pan of ["4111111111111111", "5555555555554444", "4012888888881881"]) {
+      expect(stored[0]).not.toContain(pan);
+    }
+    expect(stored[0]).toContain('"Count":3');
+  });
+});
