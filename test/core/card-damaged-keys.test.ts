@@ -5,7 +5,7 @@
 // exception quoting it. Every request here is a real payload through a real handler (and the fetch
 // adapter); the merchant logs what it holds the way merchant code does.
 import { inspect } from "node:util";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
 import { maskDigitRuns } from "../../src/core/redact.js";
 import {
@@ -17,7 +17,7 @@ import {
   createUpdateOrderStatusHandler,
   type HandlerOptions,
 } from "../../src/index.js";
-import { parsed, post } from "./helpers.js";
+import { captureConsole, parsed, post } from "./helpers.js";
 import { quotesStandalone, stringsOf } from "./leaks.js";
 
 const VISA = "4111111111111111";
@@ -74,21 +74,7 @@ function order(details: unknown, more: Record<string, unknown> = {}): Record<str
 
 const OK = { InternalOrderId: "M-1", PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" };
 
-let logs: string[];
-let spies: ReturnType<typeof vi.spyOn>[] = [];
-
-beforeEach(() => {
-  logs = [];
-  spies = (["error", "warn", "log", "info", "debug"] as const).map((method) =>
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      logs.push(args.map((a) => (typeof a === "string" ? a : inspect(a, { depth: 10 }))).join(" "));
-    }),
-  );
-});
-
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+const logs = captureConsole();
 
 /** What a merchant's code typically does with the payment object: it logs it. */
 function logEverything(payload: Record<string, unknown>, details: unknown): void {

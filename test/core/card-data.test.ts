@@ -2,7 +2,7 @@
 // CVVs go through every failure path; none may appear in a response, a header, a log line or an
 // error the library writes.
 import { inspect } from "node:util";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, } from "vitest";
 import {
   type BodyInput,
   CallbackError,
@@ -17,7 +17,14 @@ import {
   type PaymentDetails,
   redactCardNumbers,
 } from "../../src/index.js";
-import { encoder, parsed, post, StubAuthenticator, trackedStream } from "./helpers.js";
+import {
+  captureConsole,
+  encoder,
+  parsed,
+  post,
+  StubAuthenticator,
+  trackedStream,
+} from "./helpers.js";
 import { paymentDetails, withCheckDigit } from "./leaks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -71,21 +78,10 @@ interface Capture {
 }
 
 let capture: Capture;
-let spies: ReturnType<typeof vi.spyOn>[] = [];
+const logs = captureConsole();
 
 beforeEach(() => {
-  capture = { logs: [], hooks: [], failures: [] };
-  spies = (["error", "warn", "log", "info", "debug"] as const).map((method) =>
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      capture.logs.push(
-        args.map((a) => (typeof a === "string" ? a : inspect(a, { depth: 10 }))).join(" "),
-      );
-    }),
-  );
-});
-
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
+  capture = { logs, hooks: [], failures: [] };
 });
 
 /**

@@ -7,7 +7,7 @@
 // handler, as text (the generated checker's way) and as a framework's parsed body (the walk's).
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, } from "vitest";
 import {
   type CallbackFailure,
   type CallbackResponse,
@@ -15,7 +15,7 @@ import {
   createSendOrderToMerchantHandler,
   type HandlerOptions,
 } from "../../src/index.js";
-import { parsed, post } from "./helpers.js";
+import { captureConsole, parsed, post } from "./helpers.js";
 import { luhnValid, quotesStandalone, stringsOf } from "./leaks.js";
 
 type Path = readonly (string | number)[];
@@ -124,21 +124,7 @@ function expectClean(texts: readonly string[]): void {
   }
 }
 
-let logs: string[];
-let spies: ReturnType<typeof vi.spyOn>[] = [];
-
-beforeEach(() => {
-  logs = [];
-  spies = (["error", "warn", "log", "info", "debug"] as const).map((method) =>
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      logs.push(args.map((a) => (typeof a === "string" ? a : inspect(a, { depth: 10 }))).join(" "));
-    }),
-  );
-});
-
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+const logs = captureConsole();
 
 type Fn = (payload: Record<string, unknown>, context: { rawPayload: unknown }) => unknown;
 type Make = (

@@ -1,4 +1,6 @@
 // Shared by the engine, card-data and pipeline tests: requests, bodies, stub authenticators.
+import { inspect } from "node:util";
+import { afterEach, beforeEach, vi } from "vitest";
 import {
   AuthenticationError,
   type Authenticator,
@@ -168,4 +170,27 @@ export class StubAuthenticator implements Authenticator {
 /** Resolves after pending promise jobs and one macrotask: long enough for a rejection to surface. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/**
+ * Keeps what each test writes on the console (every method; objects inspected 10 deep), in the
+ * array returned, emptied before each test. Call at the top level of a test file.
+ */
+export function captureConsole(): string[] {
+  const logs: string[] = [];
+  let spies: ReturnType<typeof vi.spyOn>[] = [];
+  beforeEach(() => {
+    logs.length = 0;
+    spies = (["error", "warn", "log", "info", "debug"] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logs.push(
+          args.map((a) => (typeof a === "string" ? a : inspect(a, { depth: 10 }))).join(" "),
+        );
+      }),
+    );
+  });
+  afterEach(() => {
+    for (const spy of spies) spy.mockRestore();
+  });
+  return logs;
 }
