@@ -5,7 +5,7 @@
 // exception quoting it. Every request here is a real payload through a real handler (and the fetch
 // adapter); the merchant logs what it holds the way merchant code does.
 import { inspect } from "node:util";
-import { describe, expect, it, } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
 import { maskDigitRuns } from "../../src/core/redact.js";
 import {

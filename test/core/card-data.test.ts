@@ -2,7 +2,7 @@
 // CVVs go through every failure path; none may appear in a response, a header, a log line or an
 // error the library writes.
 import { inspect } from "node:util";
-import { beforeEach, describe, expect, it, } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   type BodyInput,
   CallbackError,

@@ -7,7 +7,7 @@
 // handler, as text (the generated checker's way) and as a framework's parsed body (the walk's).
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
-import { describe, expect, it, } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type CallbackFailure,
   type CallbackResponse,
