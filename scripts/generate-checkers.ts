@@ -28,6 +28,13 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import {
+  CARD_NUMBER,
+  CVV_NUMBER,
+  isCardFieldKey,
+  isPaymentDetailsKey,
+  PAYMENT_DETAILS,
+} from "../src/core/card-keys.js";
 import type { CallbackName } from "../src/core/types.js";
 import { getCheckoutCartInfoRequestSchema } from "../src/schemas/checkout-request.js";
 import * as schemas from "../src/schemas/index.js";
@@ -155,13 +162,21 @@ const KNOWN_DEF_KEYS: Readonly<Record<string, readonly string[]>> = {
 
 class Deferral extends Error {}
 
-const PAYMENT_DETAILS = "PaymentDetails";
-const CARD_FIELDS: readonly string[] = ["CardNumber", "CVVNumber"];
-/** The card data names, exact and lower-cased (src/core/card-keys.ts). */
+const CARD_FIELDS: readonly string[] = [CARD_NUMBER, CVV_NUMBER];
+/** The card data names as the schemas spell them (src/core/card-keys.ts). */
 const CARD_NAMES_EXACT: ReadonlySet<string> = new Set([PAYMENT_DETAILS, ...CARD_FIELDS]);
-const CARD_NAMES: ReadonlySet<string> = new Set(
-  [...CARD_NAMES_EXACT].map((name) => name.toLowerCase()),
-);
+
+/** A card data name in any ASCII case, as the walk matches it (src/core/card-keys.ts). */
+function isCardKey(key: string): boolean {
+  return isPaymentDetailsKey(key) || isCardFieldKey(key);
+}
+
+/**
+ * The generated code's import of the card key predicates: one definition of a card key, the
+ * walk's own (src/core/card-keys.ts), in the library and in the generated checks.
+ */
+const CARD_KEYS_IMPORT =
+  'import { isCardNumberKey, isCvvNumberKey, isPaymentDetailsKey } from "../core/card-keys.js";';
 
 /**
  * The deepest level at which a value of `schema` can hold an object or an array, the value itself
@@ -409,7 +424,7 @@ class Generator {
       }
       // The walk finds card data under these names in any case; the sealed check, under the
       // exact names only (the others are unknown keys, which make it decline).
-      if (CARD_NAMES.has(key.toLowerCase()) && !CARD_NAMES_EXACT.has(key)) {
+      if (isCardKey(key) && !CARD_NAMES_EXACT.has(key)) {
         throw new Deferral(`a field named ${key}, a card key in another case`);
       }
       fields.push(...this.field(def.shape[key] as Schema, key, `${where}.${key}`));
@@ -799,22 +814,14 @@ function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): bo
 function sealedKey(key: string): boolean {
   switch (key.length) {
     case 9:
-      return key === "__proto__" || key === "CVVNumber" || caseless(key, "cvvnumber");
+      return key === "__proto__" || isCvvNumberKey(key);
     case 10:
-      return key === "CardNumber" || caseless(key, "cardnumber");
+      return isCardNumberKey(key);
     case 14:
-      return key === "PaymentDetails" || caseless(key, "paymentdetails");
+      return isPaymentDetailsKey(key);
     default:
       return false;
   }
-}
-
-/** Whether a key equals \`lower\` (lower-case ASCII letters) ignoring ASCII case (as card-keys.ts). */
-function caseless(key: string, lower: string): boolean {
-  for (let i = 0; i < lower.length; i++) {
-    if ((key.charCodeAt(i) | 0x20) !== lower.charCodeAt(i)) return false;
-  }
-  return true;
 }
 
 /**
@@ -910,6 +917,7 @@ export function checkerModuleText(
   const { code, functions, deferred } = emitCheckers(roots);
   const entries = [...functions].map(([name, fn]) => `${JSON.stringify(name)}: ${fn},`);
   const text = [
+    CARD_KEYS_IMPORT,
     PRELUDE,
     code,
     `export const CHECKS: Record<string, (value: unknown) => Verdict> = {\n${entries.join("\n")}\n};`,
@@ -950,6 +958,7 @@ export function generateCheckersText(): string {
       ? "// Constructs always left to zod: none."
       : `// Constructs always left to zod:\n${deferred.map((line) => `// - ${line}`).join("\n")}`,
     "",
+    CARD_KEYS_IMPORT,
     'import type { CallbackName } from "../core/types.js";',
     ...[...imports]
       .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -8,6 +8,7 @@
 //
 // Constructs always left to zod: none.
 
+import { isCardNumberKey, isCvvNumberKey, isPaymentDetailsKey } from "../core/card-keys.js";
 import type { CallbackName } from "../core/types.js";
 import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
 import {
@@ -112,22 +113,14 @@ function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): bo
 function sealedKey(key: string): boolean {
   switch (key.length) {
     case 9:
-      return key === "__proto__" || key === "CVVNumber" || caseless(key, "cvvnumber");
+      return key === "__proto__" || isCvvNumberKey(key);
     case 10:
-      return key === "CardNumber" || caseless(key, "cardnumber");
+      return isCardNumberKey(key);
     case 14:
-      return key === "PaymentDetails" || caseless(key, "paymentdetails");
+      return isPaymentDetailsKey(key);
     default:
       return false;
   }
-}
-
-/** Whether a key equals `lower` (lower-case ASCII letters) ignoring ASCII case (as card-keys.ts). */
-function caseless(key: string, lower: string): boolean {
-  for (let i = 0; i < lower.length; i++) {
-    if ((key.charCodeAt(i) | 0x20) !== lower.charCodeAt(i)) return false;
-  }
-  return true;
 }
 
 /**

@@ -134,8 +134,10 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *   object, a field of the wrong type); a product without `ProductCode`, a price (`ListPrice` or
  *   `SalePrice`) or `OrderedQuantity` (001 §2.3's SKU, price and quantity);
  * - a SendOrderToMerchant success without `InternalOrderId`, and a PerformOrderPayment success
- *   without `PaymentAmount` and `PaymentCurrencyCode` (text or a number: the rule of the library's
- *   own handler, which answers 500 without them; and not blank, which the handler answers);
+ *   without `PaymentAmount` and `PaymentCurrencyCode` (text or a number, and not blank). The
+ *   library's own handler answers such a result 200: a missing or wrong-typed field is left out,
+ *   with a `result_incomplete` warning, a blank one answered as it is; the service then has no id
+ *   or amount to keep;
  * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
  *   gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
@@ -384,8 +386,9 @@ const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
 };
 
 /**
- * The payment fields a success leaves out or leaves blank (`hasTextValue`: the rule of the
- * library's PerformOrderPayment handler, text or a number, and not blank), one sentence each.
+ * The payment fields a success leaves out or leaves blank (`hasTextValue`: text or a number, and
+ * not blank; the library's PerformOrderPayment handler answers without them, with a
+ * `result_incomplete` warning for a missing or wrong-typed one), one sentence each.
  */
 function uncharged(body: Record<string, unknown>, callbackName: CallbackName): string[] {
   const paidOrder = callbackName === "SendOrderToMerchant";

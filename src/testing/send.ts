@@ -1,6 +1,7 @@
-import { isCardFieldKey, isPaymentDetailsKey } from "../core/card-keys.js";
+import { cardSecretsOf } from "../core/card.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor } from "../core/redact.js";
+import { findCardObjects } from "../core/seal.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import { answerSuccess, inspectResponse } from "./check.js";
@@ -143,9 +144,11 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * The card number and CVV a payload carries (`PaymentDetails`, those keys in any case), to be
- * masked wherever an answer quotes them back: in `problems`, and in the body the CLI prints with
- * `--show-body`.
+ * The card numbers and CVVs a payload carries, to be masked wherever an answer quotes them back:
+ * in `problems`, and in the body the CLI prints with `--show-body`. Every card object the engine
+ * finds (`findCardObjects`: an object under `PaymentDetails`, or with its own `CardNumber` or
+ * `CVVNumber`, those keys in any case, at any depth) gives what the engine's own reports mask
+ * (`cardSecretsOf`): its card numbers and CVVs, and its runs of 12 or more digits.
  */
 export function payloadCardSecrets(payload: unknown): string[] {
   let value = payload;
@@ -157,16 +160,9 @@ export function payloadCardSecrets(payload: unknown): string[] {
     }
   }
   const secrets: string[] = [];
-  if (!isRecord(value)) return secrets;
-  // PaymentDetails and its card fields in any letter case (`paymentDetails.cardNumber`).
-  for (const key of Object.keys(value)) {
-    const details = isPaymentDetailsKey(key) ? value[key] : undefined;
-    if (!isRecord(details)) continue;
-    for (const name of Object.keys(details)) {
-      if (!isCardFieldKey(name)) continue;
-      const secret = details[name];
-      if (typeof secret === "string" || typeof secret === "number") secrets.push(String(secret));
-    }
+  if (value === null || typeof value !== "object") return secrets;
+  for (const card of findCardObjects(value)) {
+    cardSecretsOf(card as Record<string, unknown>, secrets);
   }
   return secrets;
 }

@@ -536,6 +536,60 @@ describe("simulate", () => {
     expect(row.body).not.toContain("4111111111111111");
   });
 
+  // Fix s23 (review finding 5): card objects below the top level are masked too.
+  it("--show-body masks the card numbers and CVVs of card objects below the top level", async () => {
+    // Not Luhn-valid: only where they sit says they are card numbers.
+    const nested = await startRawMerchant({
+      SendOrderToMerchant: (res, request) => {
+        const sent = JSON.parse(request.body);
+        const [product] = sent.Products;
+        const { CARDNUMBER, cvvnumber } = product.Paymentdetails;
+        const [card] = sent.Extras;
+        json(res, 500, {
+          Success: false,
+          Message: `${product.cardNumber}/${product.CVVNumber}, ${CARDNUMBER}/${cvvnumber}, ${card.CardNumber}/${card.Cvv2}`,
+        });
+      },
+    });
+    try {
+      const setCards = [
+        "--set",
+        "Products.0.cardNumber=1234 5678 1234 5678",
+        "--set",
+        "Products.0.CVVNumber=4821",
+        "--set",
+        'Products.0.Paymentdetails:={"CARDNUMBER":"8765 4321 8765 4321","cvvnumber":"9137"}',
+        "--set",
+        'Extras:=[{"CardNumber":"9999 8888 7777 6666","Cvv2":5519}]',
+      ];
+      const cap = captureIo();
+      await runCli(
+        ["simulate", "SendOrderToMerchant", "--url", nested.base, ...setCards, "--show-body"],
+        cap.io,
+      );
+      expect(rowOf(cap.stdout, "SendOrderToMerchant")).toContain(
+        '    | {"Success":false,"Message":"***/***, ***/***, ***/***"}',
+      );
+      const machine = captureIo();
+      await runCli(
+        [
+          "simulate",
+          "SendOrderToMerchant",
+          "--url",
+          nested.base,
+          ...setCards,
+          "--show-body",
+          "--json",
+        ],
+        machine.io,
+      );
+      const [row] = JSON.parse(machine.stdout).results;
+      expect(row.body).toBe('{"Success":false,"Message":"***/***, ***/***, ***/***"}');
+    } finally {
+      await nested.close();
+    }
+  });
+
   it("prints warnings under a passing row, and lists them in --json, without failing the run", async () => {
     const plain = await startRawMerchant({
       SendOrderToMerchant: (res) => json(res, 200, { Success: true, InternalOrderId: "M-1" }),

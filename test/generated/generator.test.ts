@@ -11,6 +11,7 @@ import {
   checkerModuleText,
   generateCheckersText,
 } from "../../scripts/generate-checkers.js";
+import * as cardKeys from "../../src/core/card-keys.js";
 import { ACCEPT, DEFER, REJECT, type Verdict } from "../../src/generated/checkers.js";
 
 describe("src/generated/checkers.ts", () => {
@@ -28,6 +29,15 @@ describe("src/generated/checkers.ts", () => {
     const committed = readFileSync(new URL(`../../${CHECKERS_PATH}`, import.meta.url), "utf8");
     expect(committed).not.toMatch(/new Function|\beval\(/);
   });
+
+  // Fix s23 (review finding 8): one definition of a card key, the walk's own.
+  it("matches card keys with src/core/card-keys.ts's predicates, not a copy of its own", () => {
+    const committed = readFileSync(new URL(`../../${CHECKERS_PATH}`, import.meta.url), "utf8");
+    expect(committed).toContain(
+      'import { isCardNumberKey, isCvvNumberKey, isPaymentDetailsKey } from "../core/card-keys.js";',
+    );
+    expect(committed).not.toMatch(/caseless|\| 0x20|toLowerCase\(/);
+  });
 });
 
 type Schema = z.core.$ZodType;
@@ -42,7 +52,12 @@ function compile(roots: Record<string, Schema>): {
   );
   const { code } = transformSync(text, { loader: "ts", format: "cjs" });
   const module = { exports: {} as { CHECKS: Record<string, (value: unknown) => Verdict> } };
-  new Function("module", "exports", code)(module, module.exports);
+  // The generated code imports the card key predicates (src/core/card-keys.ts), and nothing else.
+  const require = (id: string): unknown => {
+    if (id === "../core/card-keys.js") return cardKeys;
+    throw new Error(`the generated checkers import ${id}`);
+  };
+  new Function("module", "exports", "require", code)(module, module.exports, require);
   return { checks: module.exports.CHECKS, deferred };
 }
 

@@ -309,6 +309,49 @@ describe("sendCallback (as the service sends)", () => {
     expect(result.problems.join("\n").replace(/\D/g, "")).not.toContain("1234567812345678");
   });
 
+  // Fix s23 (review finding 5): a card object anywhere in the payload, as the engine finds them.
+  it("masks the card numbers and CVVs of card objects below the top level, where a refusal quotes them", async () => {
+    // Not Luhn-valid: only where they sit says they are card numbers.
+    const onProduct = "1234 5678 1234 5678";
+    const inNestedDetails = "8765 4321 8765 4321";
+    const inArray = "9999 8888 7777 6666";
+    const sample = samplePayload("SendOrderToMerchant");
+    const [product, ...products] = sample.Products ?? [];
+    const payload = {
+      ...sample,
+      Products: [
+        {
+          ...product,
+          cardNumber: onProduct,
+          CVVNumber: "4821",
+          Paymentdetails: { CARDNUMBER: inNestedDetails, cvvnumber: "9137" },
+        },
+        ...products,
+      ],
+      Extras: [{ note: "kept" }, { CardNumber: inArray, Cvv2: 5519 }],
+    };
+    const result = await sendCallback("https://shop.example/cb", "SendOrderToMerchant", {
+      payload,
+      fetch: async (request) => {
+        const sent = await request.json();
+        const [first] = sent.Products;
+        const quoted = sent.Extras[1];
+        return Response.json({
+          Success: false,
+          // Under the 80 characters a problem quotes of a field.
+          Message: [
+            `${first.cardNumber}/${first.CVVNumber}`,
+            `${first.Paymentdetails.CARDNUMBER}/${first.Paymentdetails.cvvnumber}`,
+            `${quoted.CardNumber}/${quoted.Cvv2}`,
+          ].join(", "),
+        });
+      },
+    });
+    expect(result.problems).toEqual([
+      'a refusal: "Success" is false (Message "***/***, ***/***, ***/***"): the endpoint turned the call down',
+    ]);
+  });
+
   it("calls a fetch handler without a server", async () => {
     const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
       fetch: async (request) => {
