@@ -5,6 +5,7 @@
  */
 import { createAuth } from "../../../src/auth/index.js";
 import {
+  type CallbackFailure,
   type CallbackRouter,
   type CheckoutCartInfo,
   createCallbackRouter,
@@ -40,6 +41,9 @@ export interface TestRouterOptions {
   /** The service's public key (SPKI PEM). */
   readonly publicKey: string;
   readonly basePath?: string;
+  readonly bodyTimeoutMs?: number;
+  /** Default: failures are dropped. */
+  readonly onError?: (failure: CallbackFailure) => void;
 }
 
 export function createTestRouter(options: TestRouterOptions): CallbackRouter {
@@ -49,7 +53,8 @@ export function createTestRouter(options: TestRouterOptions): CallbackRouter {
       jwt: { environment: "test", keys: { test: options.publicKey } },
       merchantGuid: MERCHANT_GUID,
     }),
-    onError: () => undefined,
+    ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
+    onError: options.onError ?? (() => undefined),
     handlers: {
       SendOrderToMerchant: (order, context) => ({
         InternalOrderId: `M-${order.OrderId}`,
