@@ -249,21 +249,22 @@ function pickFields(
   expected: readonly string[],
   target: Record<string, unknown>,
 ): WrittenResult {
-  const ignored: string[] = [];
-  const unusable: string[] = [];
+  // Made only when something is left out: the usual result allocates nothing here.
+  let ignored: string[] | undefined;
+  let unusable: string[] | undefined;
   if (result !== undefined && result !== null) {
     if (typeof result !== "object" || Array.isArray(result)) {
       const got = `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
       if (required.length > 0) return { invalid: got };
-      unusable.push(got);
+      unusable = [got];
     } else {
       for (const key of Object.keys(result)) {
         const value = readField(result, key);
         if (value === UNREADABLE) {
           const unreadable = `field "${key}" could not be read`;
           if (required.includes(key) || VERDICT_FIELDS.has(key)) return { invalid: unreadable };
-          if (Object.hasOwn(fields, key)) unusable.push(unreadable);
-          else ignored.push(key);
+          if (Object.hasOwn(fields, key)) unusable = add(unusable, unreadable);
+          else ignored = add(ignored, key);
           continue;
         }
         if (VERDICT_FIELDS.has(key)) {
@@ -272,7 +273,7 @@ function pickFields(
         }
         const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
         if (kind === undefined) {
-          ignored.push(key);
+          ignored = add(ignored, key);
           continue;
         }
         if (value === undefined || value === null) continue;
@@ -281,22 +282,37 @@ function pickFields(
           const type = kind === "boolean" ? "a boolean" : "a string or a finite number";
           const wrong = `field "${key}" must be ${type}`;
           if (required.includes(key)) return { invalid: wrong };
-          unusable.push(wrong);
+          unusable = add(unusable, wrong);
           continue;
         }
         target[key] = text;
       }
     }
   }
-  const missingRequired = required.filter((key) => target[key] === undefined);
-  if (missingRequired.length > 0) return { invalid: `missing ${missingRequired.join(", ")}` };
-  const missing = expected.filter((key) => target[key] === undefined);
-  if (missing.length > 0) unusable.push(`missing ${missing.join(", ")}`);
+  const missingRequired = absent(required, target);
+  if (missingRequired !== undefined) return { invalid: `missing ${missingRequired.join(", ")}` };
+  const missing = absent(expected, target);
+  if (missing !== undefined) unusable = add(unusable, `missing ${missing.join(", ")}`);
+  if (ignored === undefined && unusable === undefined) return { body: target };
   return {
     body: target,
-    ...(ignored.length > 0 ? { ignored } : {}),
-    ...(unusable.length > 0 ? { incomplete: unusable.join("; ") } : {}),
+    ...(ignored === undefined ? {} : { ignored }),
+    ...(unusable === undefined ? {} : { incomplete: unusable.join("; ") }),
   };
+}
+
+/** The keys `target` lacks, in order; undefined when it has them all. */
+function absent(keys: readonly string[], target: Record<string, unknown>): string[] | undefined {
+  let missing: string[] | undefined;
+  for (const key of keys) if (target[key] === undefined) missing = add(missing, key);
+  return missing;
+}
+
+/** `list` with `item` at its end: a new list for the first. */
+function add(list: string[] | undefined, item: string): string[] {
+  if (list === undefined) return [item];
+  list.push(item);
+  return list;
 }
 
 /**
