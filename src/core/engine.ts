@@ -954,9 +954,9 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
  * `CardNumber` in any case).
  */
 function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
-  let cards: string[] | undefined;
+  // Read now, before the merchant's function, which may clear the card once it has charged it.
+  const cards = ownCardDigits(sites);
   return (text) => {
-    cards ??= ownCardDigits(sites);
     let out = text;
     for (const digits of cards) out = maskCardDigits(out, digits);
     return out;

@@ -262,7 +262,9 @@ function pickFields(
         const value = readField(result, key);
         if (value === UNREADABLE) {
           const unreadable = `field "${key}" could not be read`;
-          if (required.includes(key) || VERDICT_FIELDS.has(key)) return { invalid: unreadable };
+          if (required.includes(key)) return { invalid: unreadable };
+          // A verdict that cannot be read says nothing: as if absent (the library writes it).
+          if (VERDICT_FIELDS.has(key)) continue;
           if (Object.hasOwn(fields, key)) unusable = add(unusable, unreadable);
           else ignored = add(ignored, key);
           continue;

@@ -1,6 +1,6 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
-import { maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
-import { cardNumbersOf, isCardFieldKey, isCardNumberKey } from "../core/card-keys.js";
+import { cardSecretsOf, maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
+import { cardNumbersOf, isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
@@ -183,7 +183,7 @@ function inProgress(): CallbackError {
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
   const { redact, ownCards } = maskersOf(context);
-  return `j${JSON.stringify(result, (name, value: unknown) => {
+  const json: string | undefined = JSON.stringify(result, (name, value: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
     if (namesCvv(name)) return undefined;
     if (typeof value === "number") {
@@ -191,13 +191,37 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
       const masked = isCardNumberKey(name) ? maskCardNumber(text) : written(name, text);
       return masked === text ? value : masked;
     }
-    if (typeof value !== "string") return value;
-    return isCardNumberKey(name) ? maskCardNumber(value) : written(name, value);
-  })}`;
+    if (typeof value === "string") {
+      return isCardNumberKey(name) ? maskCardNumber(value) : written(name, value);
+    }
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? withMaskedKeys(value as Record<string, unknown>)
+      : value;
+  });
+  // A function, or a `toJSON` giving nothing: not a result JSON can write (see encodeResult).
+  if (json === undefined) throw new TypeError("the result is not something JSON can write");
+  return `j${json}`;
 
   function written(name: string, text: string): string {
     const masked = ownCards(text);
     return PLAIN_RESULT_FIELDS.has(name) ? masked : redact(masked);
+  }
+
+  /** The object itself, or a copy whose keys quoting card data are masked (`{"4111…": …}`). */
+  function withMaskedKeys(value: Record<string, unknown>): Record<string, unknown> {
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const masked = redact(ownCards(key));
+      if (masked === key && copy === undefined) continue;
+      if (copy === undefined) {
+        copy = {};
+        for (let j = 0; j < i; j++) copy[keys[j] as string] = value[keys[j] as string];
+      }
+      copy[masked] = value[key];
+    }
+    return copy ?? value;
   }
 }
 
@@ -213,14 +237,13 @@ function maskersOf(context: CallbackContext<unknown>): {
   const redactor = requestRedactor(context);
   const masker = requestCardMasker(context);
   if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
-  const secrets: unknown[] = [];
+  const secrets: string[] = [];
   const digits: string[] = [];
   const payload = context.rawPayload;
   if (isRecord(payload)) {
     for (const card of findCardObjects(payload) as Record<string, unknown>[]) {
-      for (const key of Object.keys(card)) {
-        if (isCardFieldKey(key) || namesCvv(key)) secrets.push(card[key]);
-      }
+      // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
+      cardSecretsOf(card, secrets);
       for (const value of cardNumbersOf(card)) {
         const found = cardDigits(value);
         if (found !== undefined) digits.push(found);
@@ -250,7 +273,15 @@ function encodeResult(result: unknown, context: CallbackContext<unknown>): strin
   } catch (error) {
     const answer = answerOf(result, context.callback);
     if (answer === undefined) throw error;
-    return encode(answer, context);
+    const text = encode(answer, context);
+    // This delivery and every repeat are answered with that answer: what the result held
+    // besides it (its unknown fields) is not reported again by the engine, so say it here.
+    report(
+      context,
+      "the function's result could not be stored as returned (JSON cannot write it); the answer made of it was stored, and this delivery is answered with it",
+      error,
+    );
+    return text;
   }
 }
 
@@ -565,9 +596,10 @@ export function withIdempotency<TPayload, TResult>(
     try {
       text = encodeResult(result, context as CallbackContext<unknown>);
     } catch (error) {
-      // Not serialisable, even as its answer: the side effect happened, so the key stays claimed
-      // until its lease ends.
+      // Not something JSON can write, even as its answer: a result the engine answers 500 (a
+      // refusal returned beside a cycle, a cart holding one), released like any such result.
       lease.stop();
+      await release(key, owner, context, "the function returned a result that cannot be stored");
       throw error;
     }
     if (unusable(text, context.callback)) {

@@ -1539,3 +1539,160 @@ describe("stored results keep no card number of the request's other card objects
     expect(stored[0]).toContain('"Count":3');
   });
 });
+
+describe("stored results, a second reading (review s23b)", () => {
+  const PAN = "4111111111111111"; // the fixture's PaymentDetails.CardNumber
+
+  it("a card number used as a key of the result is masked in the record", async () => {
+    const { store, stored } = recording();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order) => {
+          const pan = (order as unknown as { PaymentDetails: { CardNumber: string } })
+            .PaymentDetails.CardNumber;
+          return { InternalOrderId: "M-1", Charges: { [pan]: "captured", other: 1 } } as never;
+        },
+        { store },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    const answer = await handler.handle(post(orderText));
+    expect(answer.status).toBe(200);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain(PAN);
+    expect(stored[0]).toContain('"captured"');
+    expect(stored[0]).toContain('"other":1');
+  });
+
+  it.each([
+    ["a function", () => () => "M-1"],
+    [
+      "an object whose toJSON gives nothing",
+      () => ({ InternalOrderId: "M-1", toJSON: () => undefined }),
+    ],
+  ])(
+    "a result JSON writes as nothing (%s): answered 200, recorded, never a 503 or a second run",
+    async (_label, make) => {
+      let runs = 0;
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(
+        withIdempotency(
+          async () => {
+            runs++;
+            return make() as never;
+          },
+          { store: createMemoryIdempotencyStore(), leaseMs: 150, waitMs: 100 },
+        ),
+        { auth: false, onError },
+      );
+      const first = await handler.handle(post(orderText));
+      expect(first.status).toBe(200);
+      await sleep(400); // past two leases: a lease left renewing would answer 503 now
+      const again = await handler.handle(post(orderText));
+      expect(again.status).toBe(200);
+      expect(again.body).toBe(first.body);
+      expect(runs).toBe(1);
+      expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
+    },
+  );
+
+  it("a result stored as its answer says so in onError (its unknown fields are not reported again)", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => {
+        const entity: Record<string, unknown> = {};
+        entity.self = entity;
+        return { InternalOrderId: "M-1", Entity: entity } as never;
+      }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(failures.map((f) => [f.kind, f.severity, f.reason])).toStrictEqual([
+      [
+        "store_failure",
+        "warning",
+        "withIdempotency: the function's result could not be stored as returned (JSON cannot write it); the answer made of it was stored, and this delivery is answered with it",
+      ],
+    ]);
+  });
+
+  it("a merchant that clears the card after charging it: the card quoted in the id is masked in the answer and the record", async () => {
+    const { store, stored } = recording();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async (order) => {
+          const details = (order as unknown as { PaymentDetails: Record<string, unknown> })
+            .PaymentDetails;
+          const pan = String(details.CardNumber);
+          details.CardNumber = null;
+          return { InternalOrderId: `ref-${pan}` };
+        },
+        { store },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    const answer = await handler.handle(post(orderText));
+    expect(answer.status).toBe(200);
+    expect(answer.body).not.toContain(PAN);
+    expect(answer.body).toContain("ref-");
+    expect(stored[0]).not.toContain(PAN);
+  });
+
+  it("a context of your own: a CVV written as a JSON number is masked like a text one", async () => {
+    for (const cvv of ["4821", 4821] as const) {
+      const { store, stored } = recording();
+      const wrapped = withIdempotency(
+        async () => ({ InternalOrderId: "M-1", Message: "checked cvv 4821 ok" }),
+        { store, key: () => "k" },
+      );
+      const context = {
+        callback: "SendOrderToMerchant",
+        rawPayload: { OrderId: "X", PaymentDetails: { CardNumber: PAN, CVVNumber: cvv } },
+        reportFailure: () => undefined,
+      } as unknown as CallbackContext<never>;
+      await wrapped({} as never, context);
+      expect(stored[0], typeof cvv).not.toContain("4821");
+      expect(stored[0], typeof cvv).toContain("checked cvv");
+    }
+  });
+
+  it("a Success getter that throws reads as no Success: answered 200 and recorded, not run again", async () => {
+    let runs = 0;
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => {
+        runs++;
+        return {
+          InternalOrderId: `M-${runs}`,
+          get Success(): boolean {
+            throw new Error("lazy");
+          },
+        } as never;
+      }),
+      { auth: false, onError: () => undefined },
+    );
+    const first = await handler.handle(post(orderText));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    expect((await handler.handle(post(orderText))).body).toBe(first.body);
+    expect(runs).toBe(1);
+  });
+
+  it("a refusal returned beside a cycle (a 500 that cannot be stored) releases the key: the retry runs", async () => {
+    let runs = 0;
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          const result: Record<string, unknown> = { Success: false };
+          result.self = result;
+          return result as never;
+        },
+        { store: createMemoryIdempotencyStore(), leaseMs: 5_000, waitMs: 50 },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(500);
+    expect((await handler.handle(post(orderText))).status).toBe(500);
+    expect(runs).toBe(2);
+  });
+});
