@@ -51,7 +51,8 @@ export const FAILURE_STATUS = {
   result_incomplete: 200,
   /**
    * Not a failure: a warning (`severity: "warning"`). A helper around the merchant's function
-   * (`withIdempotency`) could not use its store while the delivery went on; it decides no answer.
+   * (`withIdempotency`) could not use its store while the delivery went on, or stored a result as
+   * the answer made of it (JSON cannot write it as returned); it decides no answer.
    */
   store_failure: 200,
 } as const satisfies Record<string, number>;
