@@ -17,6 +17,7 @@ import {
   defaultIdempotencyKey,
   type IdempotencyStore,
   type PerformOrderPaymentFunction,
+  type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
   type RemoveRestrictedProductsRequest,
   type SendOrderToMerchantRequest,
@@ -49,6 +50,28 @@ function instrumented(store: IdempotencyStore = createMemoryIdempotencyStore()) 
     };
   }
   return { store: wrapped, calls, failing, inner: store };
+}
+
+/**
+ * A PerformOrderPayment the service collected itself (payment method OT, no card), with `extra`
+ * fields, answered by `charge` under withIdempotency over a recording store: the answer, and
+ * every text the store was given.
+ */
+async function collectedPayment(
+  charge: (payment: PerformOrderPaymentRequest) => Promise<object>,
+  extra: Record<string, unknown> = {},
+): Promise<{ answer: CallbackResponse; stored: string[] }> {
+  const { store, stored } = recording();
+  const handler = createPerformOrderPaymentHandler(
+    withIdempotency(charge as PerformOrderPaymentFunction, { store }),
+    { auth: false, onError: collector().onError },
+  );
+  const body = {
+    OrderId: "GE-OT",
+    PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+    ...extra,
+  };
+  return { answer: await handler.handle(post(JSON.stringify(body))), stored };
 }
 
 /** A memory store that keeps every text `complete` receives (what Redis and PostgreSQL persist). */
@@ -892,23 +915,11 @@ describe("stored results never hold card data", () => {
   });
 
   it("masks a Luhn-valid card number of a delivery without a card (OT)", async () => {
-    const { store, stored } = recording();
-    const handler = createPerformOrderPaymentHandler(
-      withIdempotency(
-        async () => ({
-          PaymentAmount: "10.00",
-          PaymentCurrencyCode: "EUR",
-          Message: "charged stored card 5555555555554444",
-        }),
-        { store },
-      ),
-      { auth: false, onError: collector().onError },
-    );
-    const body = {
-      OrderId: "GE3",
-      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
-    };
-    await handler.handle(post(JSON.stringify(body)));
+    const { stored } = await collectedPayment(async () => ({
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+      Message: "charged stored card 5555555555554444",
+    }));
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toContain("5555555555554444");
     expect(stored[0]).toContain("************4444");
@@ -918,22 +929,12 @@ describe("stored results never hold card data", () => {
   // Luhn-valid, which other rules mask too; the README's "a CardNumber property is masked" was
   // held by nothing.
   it("masks a CardNumber property that is not this delivery's card, Luhn-valid or not", async () => {
-    const { store, stored } = recording();
-    const charge: PerformOrderPaymentFunction = async () =>
-      ({
-        PaymentAmount: "10.00",
-        PaymentCurrencyCode: "EUR",
-        Vault: { CardNumber: "1234567812345678", Holder: "Jane" },
-      }) as PerformOrderPaymentResult;
-    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
-      auth: false,
-      onError: collector().onError,
-    });
-    const body = {
-      OrderId: "GE4",
-      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
-    };
-    expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
+    const { answer, stored } = await collectedPayment(async () => ({
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+      Vault: { CardNumber: "1234567812345678", Holder: "Jane" },
+    }));
+    expect(answer.status).toBe(200);
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toContain("1234567812345678");
     expect(JSON.parse(String(stored[0]).slice(1)).Vault).toEqual({
@@ -944,22 +945,12 @@ describe("stored results never hold card data", () => {
 
   // Fix cardcase: the card keys are matched in any letter case, in stored results too.
   it("masks a card number property in another case (`cardNumber`), Luhn-valid or not", async () => {
-    const { store, stored } = recording();
-    const charge: PerformOrderPaymentFunction = async () =>
-      ({
-        PaymentAmount: "10.00",
-        PaymentCurrencyCode: "EUR",
-        Vault: { cardNumber: "1234567812345678", CARDNUMBER: "8765432187654321", Holder: "Jane" },
-      }) as PerformOrderPaymentResult;
-    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
-      auth: false,
-      onError: collector().onError,
-    });
-    const body = {
-      OrderId: "GE6",
-      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
-    };
-    expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
+    const { answer, stored } = await collectedPayment(async () => ({
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+      Vault: { cardNumber: "1234567812345678", CARDNUMBER: "8765432187654321", Holder: "Jane" },
+    }));
+    expect(answer.status).toBe(200);
     expect(stored).toHaveLength(1);
     expect(JSON.parse(String(stored[0]).slice(1)).Vault).toEqual({
       cardNumber: "************5678",
@@ -969,29 +960,19 @@ describe("stored results never hold card data", () => {
   });
 
   it("masks the card number of a payment object in another case in the ids and amounts, stored and answered", async () => {
-    const { store, stored } = recording();
-    const handler = createPerformOrderPaymentHandler(
-      withIdempotency(
-        async (payment) => {
-          const cased = (payment as unknown as Record<string, Record<string, unknown>>)
-            .paymentDetails;
-          return {
-            InternalOrderId: `ref-${String(cased?.cardNumber)}`,
-            PaymentAmount: "10.00",
-            PaymentCurrencyCode: "EUR",
-          };
-        },
-        { store },
-      ),
-      { auth: false, onError: collector().onError },
-    );
     // Not Luhn-valid: only its being this delivery's card number (in another case) tells.
-    const body = {
-      OrderId: "GE7",
-      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
-      paymentDetails: { cardNumber: "1234 5678 1234 5678", cvvNumber: "737" },
-    };
-    const answer = await handler.handle(post(JSON.stringify(body)));
+    const { answer, stored } = await collectedPayment(
+      async (payment) => {
+        const cased = (payment as unknown as Record<string, Record<string, unknown>>)
+          .paymentDetails;
+        return {
+          InternalOrderId: `ref-${String(cased?.cardNumber)}`,
+          PaymentAmount: "10.00",
+          PaymentCurrencyCode: "EUR",
+        };
+      },
+      { paymentDetails: { cardNumber: "1234 5678 1234 5678", cvvNumber: "737" } },
+    );
     expect(answer.status).toBe(200);
     expect(json(answer)).toMatchObject({ InternalOrderId: "ref-**** **** **** 5678" });
     expect(stored).toHaveLength(1);
@@ -1409,75 +1390,55 @@ describe("the memory store", () => {
 });
 
 describe("results the engine answers though they cannot be stored as returned (review s23)", () => {
-  it("a result holding a cycle beside its id: answered 200 and recorded, the redelivery is not run again", async () => {
-    // Before: JSON.stringify threw, the delivery was a 500, and once the lease lapsed the
-    // service's redelivery created the order again.
-    let runs = 0;
-    const { failures, onError } = collector();
-    const handler = createSendOrderToMerchantHandler(
-      withIdempotency(
-        async () => {
-          runs++;
-          const entity: Record<string, unknown> = { id: runs };
-          entity.self = entity; // an ORM entity returned beside the id
-          return { InternalOrderId: `M-${runs}`, Entity: entity } as never;
+  // Before: JSON.stringify threw, the delivery was a 500, and once the lease lapsed the service's
+  // redelivery created the order again.
+  it.each([
+    [
+      "a cycle beside the id (an ORM entity)",
+      (runs: number) => {
+        const entity: Record<string, unknown> = { id: runs };
+        entity.self = entity;
+        return { InternalOrderId: `M-${runs}`, Entity: entity };
+      },
+      { InternalOrderId: "M-1" },
+    ],
+    [
+      "a BigInt id",
+      (runs: number) => ({ InternalOrderId: BigInt(runs), OrderId: "M-1" }),
+      { OrderId: "M-1" },
+    ],
+    [
+      "a getter that throws",
+      (runs: number) => ({
+        InternalOrderId: `M-${runs}`,
+        get OrderId(): string {
+          throw new Error("lazy field not loaded");
         },
-        { store: createMemoryIdempotencyStore(), leaseMs: 200 },
-      ),
-      { auth: false, onError },
-    );
-    const first = await handler.handle(post(orderText));
-    expect(first.status).toBe(200);
-    expect(json(first)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
-    await sleep(300); // past the lease: a claim left behind would be taken over now
-    const again = await handler.handle(post(orderText));
-    expect(again.body).toBe(first.body);
-    expect(runs).toBe(1);
-    expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
-  });
-
-  it("a BigInt id: answered 200 without it (a warning), recorded, not run again", async () => {
-    let runs = 0;
-    const { failures, onError } = collector();
-    const handler = createSendOrderToMerchantHandler(
-      withIdempotency(async () => {
-        runs++;
-        return { InternalOrderId: BigInt(runs), OrderId: "M-1" } as never;
       }),
-      { auth: false, onError },
-    );
-    const first = await handler.handle(post(orderText));
-    expect(first.status).toBe(200);
-    expect(json(first)).toStrictEqual({ Success: true, OrderId: "M-1" });
-    const again = await handler.handle(post(orderText));
-    expect(again.body).toBe(first.body);
-    expect(runs).toBe(1);
-    expect(failures.map((f) => f.kind)).toContain("result_incomplete");
-    expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
-  });
-
-  it("a getter that throws: the readable fields are answered and recorded, not run again", async () => {
-    let runs = 0;
-    const { failures, onError } = collector();
-    const handler = createSendOrderToMerchantHandler(
-      withIdempotency(async () => {
-        runs++;
-        return {
-          InternalOrderId: "M-1",
-          get OrderId(): string {
-            throw new Error("lazy field not loaded");
-          },
-        } as never;
-      }),
-      { auth: false, onError },
-    );
-    const first = await handler.handle(post(orderText));
-    expect(first.status).toBe(200);
-    expect(json(first)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
-    expect((await handler.handle(post(orderText))).body).toBe(first.body);
-    expect(runs).toBe(1);
-    expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
-  });
+      { InternalOrderId: "M-1" },
+    ],
+  ])(
+    "a result JSON cannot write (%s): answered 200 with what it has, recorded, not run again past the lease",
+    async (_label, make, answered) => {
+      let runs = 0;
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(
+        withIdempotency(async () => make(++runs) as never, {
+          store: createMemoryIdempotencyStore(),
+          leaseMs: 200,
+        }),
+        { auth: false, onError },
+      );
+      const first = await handler.handle(post(orderText));
+      expect(first.status).toBe(200);
+      expect(json(first)).toStrictEqual({ Success: true, ...answered });
+      await sleep(300); // past the lease: a claim left behind would be taken over now
+      const again = await handler.handle(post(orderText));
+      expect(again.body).toBe(first.body);
+      expect(runs).toBe(1);
+      expect(failures.filter((f) => f.status >= 500)).toStrictEqual([]);
+    },
+  );
 });
 
 describe("stored results keep no card number of the request's other card objects, nor any written as a number (review s23)", () => {
