@@ -182,10 +182,14 @@ function inProgress(): CallbackError {
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  const { redact, ownCards } = maskersOf(context);
-  const json: string | undefined = JSON.stringify(result, (name, value: unknown) => {
+  const { redact, ownCards } = AS_RETURNED.has(context.callback)
+    ? { redact: unchanged, ownCards: unchanged }
+    : maskersOf(context);
+  const json: string | undefined = JSON.stringify(result, (name, given: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
     if (namesCvv(name)) return undefined;
+    // JSON writes a boxed value (`new String(pan)`) as its primitive, after asking here.
+    const value = unboxed(given);
     if (typeof value === "number") {
       const text = String(value);
       const masked = isCardNumberKey(name) ? maskCardNumber(text) : written(name, text);
@@ -223,6 +227,28 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     }
     return copy ?? value;
   }
+}
+
+/**
+ * The callbacks whose answer is the result as returned (the cart, its merchant's fields too): it
+ * is stored as returned, its product codes and ids never masked (a Luhn-valid EAN is a product
+ * code), as the engine answers it. Card-named keys are still masked and CVV-named ones left out.
+ */
+const AS_RETURNED: ReadonlySet<string> = new Set(["GetCheckoutCartInfo"]);
+
+const unchanged = (text: string): string => text;
+
+/** A boxed string, number or boolean as its primitive (what JSON writes); anything else as it is. */
+function unboxed(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  try {
+    if (value instanceof String) return String.prototype.valueOf.call(value);
+    if (value instanceof Number) return Number.prototype.valueOf.call(value);
+    if (value instanceof Boolean) return Boolean.prototype.valueOf.call(value);
+  } catch {
+    // Not really one (a prototype set by hand): JSON then writes it as an object.
+  }
+  return value;
 }
 
 /**
@@ -596,10 +622,14 @@ export function withIdempotency<TPayload, TResult>(
     try {
       text = encodeResult(result, context as CallbackContext<unknown>);
     } catch (error) {
-      // Not something JSON can write, even as its answer: a result the engine answers 500 (a
-      // refusal returned beside a cycle, a cart holding one), released like any such result.
       lease.stop();
-      await release(key, owner, context, "the function returned a result that cannot be stored");
+      // Not something JSON can write, even as its answer (a refusal returned beside a cycle, a
+      // cart holding one): the engine answers this delivery 500, so the key is released like
+      // that of any result it refuses. A callback of your own (no answer to read) keeps its
+      // claim until the lease ends.
+      if (Object.hasOwn(RESPONSE_SHAPES, context.callback)) {
+        await release(key, owner, context, "the function returned a result that cannot be stored");
+      }
       throw error;
     }
     if (unusable(text, context.callback)) {

@@ -7,6 +7,7 @@ import {
   type CallbackName,
   type CallbackResponse,
   contentDigest,
+  createGetCheckoutCartInfoHandler,
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
@@ -1655,5 +1656,93 @@ describe("stored results, a second reading (review s23b)", () => {
     expect((await handler.handle(post(orderText))).status).toBe(500);
     expect((await handler.handle(post(orderText))).status).toBe(500);
     expect(runs).toBe(2);
+  });
+});
+
+describe("stored results, a third reading (review s23c)", () => {
+  const PAN = "4111111111111111"; // the fixture's PaymentDetails.CardNumber
+
+  it("a card number or CVV in a boxed String or Number is masked in the record", async () => {
+    const { store, stored } = recording();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async () =>
+          ({
+            InternalOrderId: "M-1",
+            Note: new String(`card ${PAN}`),
+            Ref: new Number(PAN),
+            Check: new String("cvv 737"),
+          }) as never,
+        { store },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    const answer = await handler.handle(post(orderText));
+    expect(answer.status).toBe(200);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain(PAN);
+    expect(stored[0]).not.toMatch(/\b737\b/);
+    expect(stored[0]).toContain("************1111");
+  });
+
+  it("a cart is stored (and answered) as returned: a Luhn-valid product code is a product code", async () => {
+    // An EAN-13 that passes the Luhn check (the library's redactor masks such a run).
+    const ean = "4006381333908";
+    const { store, stored } = recording();
+    let runs = 0;
+    const cart = () => ({
+      productsList: [{ ProductCode: ean, CartItemId: "1", SalePrice: 10, OrderedQuantity: 1 }],
+      currencyCode: "USD",
+      stock: { [ean]: 3 },
+    });
+    const request = {
+      method: "GET",
+      url: "/GetCheckoutCartInfo?merchantCartToken=c1",
+      headers: {},
+    } as const;
+    const alone = await createGetCheckoutCartInfoHandler(async () => cart() as never, {
+      auth: false,
+      onError: () => undefined,
+    }).handle(request);
+    const wrapped = createGetCheckoutCartInfoHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return cart() as never;
+        },
+        { store, key: (query) => String(query.merchantCartToken) },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    const first = await wrapped.handle(request);
+    expect(first.status).toBe(200);
+    expect(first.body).toBe(alone.body);
+    expect((await wrapped.handle(request)).body).toBe(alone.body);
+    expect(runs).toBe(1);
+    expect(stored[0]).toContain(`"ProductCode":"${ean}"`);
+    expect(stored[0]).toContain(`"${ean}":3`);
+  });
+
+  it("a context of your own whose result JSON cannot write keeps its claim for the lease (no run on every delivery)", async () => {
+    let runs = 0;
+    const wrapped = withIdempotency(
+      async () => {
+        runs++;
+        const result: Record<string, unknown> = {};
+        result.self = result;
+        return result;
+      },
+      { store: createMemoryIdempotencyStore(), key: () => "k", leaseMs: 5_000, waitMs: 50 },
+    );
+    const context = {
+      callback: "MyOwnCallback",
+      rawPayload: {},
+      reportFailure: () => undefined,
+    } as unknown as CallbackContext<never>;
+    await expect(wrapped({} as never, context)).rejects.toThrow(TypeError);
+    await expect(wrapped({} as never, context)).rejects.toMatchObject({
+      code: "DELIVERY_IN_PROGRESS",
+    });
+    expect(runs).toBe(1);
   });
 });
