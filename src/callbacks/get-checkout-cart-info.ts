@@ -70,6 +70,7 @@ const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.
 
 /** The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. */
 export const cartShape: ResponseShape<CheckoutCartInfo> = {
+  asReturned: true,
   success(result) {
     // The checker generated from the schema first; zod when it does not accept (for the issues).
     if (checkCart !== undefined && checkCart(result) === ACCEPT) return { body: result as object };

@@ -42,6 +42,7 @@ import {
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
 import { type LazySignal, lazySignalOf } from "./signal.js";
+import { unchanged } from "./text.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "./timers.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
@@ -333,8 +334,6 @@ export function requestRedactor(context: unknown): Redactor | undefined {
 export function requestCardMasker(context: unknown): ((text: string) => string) | undefined {
   return HandlerContext.cardMaskerOf(context);
 }
-
-const unchanged = (text: string): string => text;
 
 /**
  * A failure reporter for the context's handler that keeps nothing of its request, for helpers

@@ -25,6 +25,12 @@ export type WrittenResult =
   | { readonly invalid: string };
 
 export interface ResponseShape<TResult> {
+  /**
+   * True when the success body is the result as returned (the cart, the merchant's own fields
+   * included) rather than fields picked from it: a helper storing the result (`withIdempotency`)
+   * keeps it as returned too.
+   */
+  readonly asReturned?: boolean;
   /** The success body, or a reason when the merchant's result is unusable. */
   success(result: TResult): WrittenResult;
   failure(fields: FailureFields): object;

@@ -8,6 +8,7 @@ import { isRecord } from "../core/objects.js";
 import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
+import { unchanged } from "../core/text.js";
 import { isTimerDelay } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
@@ -182,9 +183,10 @@ function inProgress(): CallbackError {
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  const { redact, ownCards } = AS_RETURNED.has(context.callback)
-    ? { redact: unchanged, ownCards: unchanged }
-    : maskersOf(context);
+  const { redact, ownCards } =
+    shapeOf(context.callback)?.asReturned === true
+      ? { redact: unchanged, ownCards: unchanged }
+      : maskersOf(context);
   const json: string | undefined = JSON.stringify(result, (name, given: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
     if (namesCvv(name)) return undefined;
@@ -230,13 +232,18 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
 }
 
 /**
- * The callbacks whose answer is the result as returned (the cart, its merchant's fields too): it
- * is stored as returned, its product codes and ids never masked (a Luhn-valid EAN is a product
- * code), as the engine answers it. Card-named keys are still masked and CVV-named ones left out.
+ * The response shape the engine answers a callback with; undefined for a callback of your own.
+ * A shape whose answer is the result as returned (the cart, its merchant's fields too) has it
+ * stored as returned, its product codes and ids never masked (a Luhn-valid EAN is a product
+ * code), as the engine answers it; card-named keys are still masked and CVV-named ones left out.
  */
-const AS_RETURNED: ReadonlySet<string> = new Set(["GetCheckoutCartInfo"]);
-
-const unchanged = (text: string): string => text;
+function shapeOf(
+  callback: string,
+): (typeof RESPONSE_SHAPES)[keyof typeof RESPONSE_SHAPES] | undefined {
+  return Object.hasOwn(RESPONSE_SHAPES, callback)
+    ? RESPONSE_SHAPES[callback as keyof typeof RESPONSE_SHAPES]
+    : undefined;
+}
 
 /** A boxed string, number or boolean as its primitive (what JSON writes); anything else as it is. */
 function unboxed(value: unknown): unknown {
@@ -322,9 +329,7 @@ function answerOf(result: unknown, callback: string): object | undefined {
  * read as nothing); undefined for a callback of your own, which has no response shape.
  */
 function writtenAnswer(result: unknown, callback: string): WrittenResult | undefined {
-  const shape = Object.hasOwn(RESPONSE_SHAPES, callback)
-    ? RESPONSE_SHAPES[callback as keyof typeof RESPONSE_SHAPES]
-    : undefined;
+  const shape = shapeOf(callback);
   if (shape === undefined) return undefined;
   try {
     return shape.success(result as never);
@@ -627,7 +632,7 @@ export function withIdempotency<TPayload, TResult>(
       // cart holding one): the engine answers this delivery 500, so the key is released like
       // that of any result it refuses. A callback of your own (no answer to read) keeps its
       // claim until the lease ends.
-      if (Object.hasOwn(RESPONSE_SHAPES, context.callback)) {
+      if (shapeOf(context.callback) !== undefined) {
         await release(key, owner, context, "the function returned a result that cannot be stored");
       }
       throw error;

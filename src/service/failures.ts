@@ -1,5 +1,6 @@
 /** Reading a failure out of an answer: the HTTP status, the body's code, the document's tables. */
 import { isRecord } from "../core/objects.js";
+import { unchanged } from "../core/text.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import {
   DISPATCH_ERROR_CODES,
@@ -28,7 +29,6 @@ export interface FailureInfo {
 export const MAX_DESCRIPTION = 1000;
 /** What a text of the service is passed through before it is cut (the client's redactor). */
 export type Clean = (text: string) => string;
-const AS_IS: Clean = (text) => text;
 const CODE_IN_TEXT = /\b([BC]\d{3})\b/;
 const TEXT_FIELDS = ["ErrorText", "Error", "ErrorMessage", "Message", "Description", "Reason"];
 
@@ -92,7 +92,7 @@ function refusal(code: string, description: string | undefined): FailureInfo {
 export function voidParcelEntries(
   errors: unknown,
   names: Readonly<Record<string, string>>,
-  clean: Clean = AS_IS,
+  clean: Clean = unchanged,
 ): { code: string | undefined; description: string | undefined }[] {
   if (!Array.isArray(errors)) return [];
   return errors.map((entry) => {
@@ -107,7 +107,7 @@ export function voidParcelEntries(
     );
     const explicit = [names.errorCode ?? "ErrorCode", "Code", "code"]
       .map((field) => entry[field])
-      .find((value) => text(value, AS_IS) !== undefined);
+      .find((value) => text(value, unchanged) !== undefined);
     return { code: codeOf(explicit, description, clean), description };
   });
 }
@@ -116,7 +116,7 @@ export function voidParcelEntries(
 export function voidParcelWarnings(
   body: unknown,
   names: Readonly<Record<string, string>>,
-  clean: Clean = AS_IS,
+  clean: Clean = unchanged,
 ): { code: VoidParcelCode; description: string | undefined }[] {
   if (!isRecord(body)) return [];
   return voidParcelEntries(body.Errors, names, clean)
@@ -140,7 +140,7 @@ function errorBody(
     return code === undefined && description === undefined ? undefined : { code, description };
   }
   const code = text(body.code, clean);
-  if (code === undefined || text(inner, AS_IS) === undefined) return undefined;
+  if (code === undefined || text(inner, unchanged) === undefined) return undefined;
   return { code, description: text(body.description, clean) ?? text(inner, clean) };
 }
 
@@ -149,7 +149,7 @@ export function readRefusal(
   body: unknown,
   reading: FailureReading,
   names: Readonly<Record<string, string>>,
-  clean: Clean = AS_IS,
+  clean: Clean = unchanged,
 ): FailureInfo | undefined {
   if (!isRecord(body)) return undefined;
   const flag = parseSuccessValue(body.IsSuccess ?? body.Success);
@@ -186,7 +186,7 @@ export function readErrorAnswer(
   body: unknown,
   reading: FailureReading,
   names: Readonly<Record<string, string>>,
-  clean: Clean = AS_IS,
+  clean: Clean = unchanged,
 ): FailureInfo {
   const byStatus = kindOfStatus(status);
   const fallback: ServiceErrorCode = `HTTP_${status}`;
@@ -208,7 +208,7 @@ export function readErrorAnswer(
     // 4.9: {error: {code, message, description}}.
     code = text(body.error.code, clean);
     description = text(body.error.description, clean) ?? text(body.error.message, clean);
-  } else if (text(body.code, AS_IS) !== undefined) {
+  } else if (text(body.code, unchanged) !== undefined) {
     // 7.1: {error, code, description}.
     code = text(body.code, clean);
     description = text(body.description, clean) ?? text(body.error, clean);
