@@ -11,7 +11,6 @@ import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js"
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
-import { cardNumbersOf } from "./card-keys.js";
 import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
@@ -22,7 +21,7 @@ import {
 } from "./errors.js";
 import { headerReader } from "./headers.js";
 import { requestUrl } from "./paths.js";
-import { cardDigits, lazyRedactor, maskCardDigits } from "./redact.js";
+import { cardNumbersMasker, lazyRedactor } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -948,30 +947,9 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
   });
 }
 
-/**
- * A function masking the card number of each payment object in a text, in any spelling (under
- * `CardNumber` in any case).
- */
+/** Masks the card number of each payment object of the request (see `cardNumbersMasker`). */
 function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
-  // Read now, before the merchant's function, which may clear the card once it has charged it.
-  const cards = ownCardDigits(sites);
-  return (text) => {
-    let out = text;
-    for (const digits of cards) out = maskCardDigits(out, digits);
-    return out;
-  };
-}
-
-/** The digits of each payment object's card number (under `CardNumber` in any case). */
-function ownCardDigits(sites: readonly CardSite[]): string[] {
-  const digits: string[] = [];
-  for (const { details } of sites) {
-    for (const value of cardNumbersOf(details)) {
-      const found = cardDigits(value);
-      if (found !== undefined) digits.push(found);
-    }
-  }
-  return digits;
+  return cardNumbersMasker(sites.map((site) => site.details));
 }
 
 /**

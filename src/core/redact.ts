@@ -9,6 +9,8 @@
  * data, and cannot throw: anything it cannot read becomes `[unreadable]`, never the text itself.
  */
 
+import { cardNumbersOf } from "./card-keys.js";
+
 /** Turns any value into a text safe to let out. */
 export type Redactor = (value: unknown) => string;
 
@@ -162,6 +164,28 @@ export function maskCardDigits(text: string, digits: string): string {
       : undefined,
   );
   return onlyDigits(masked).includes(digits) ? masked.replace(/[0-9]/g, "*") : masked;
+}
+
+/**
+ * A function masking, in a text, the card number of each of these card objects (under
+ * `CardNumber` in any case), in any spelling. The numbers are read now: the merchant's function
+ * may clear a card once it has charged it.
+ */
+export function cardNumbersMasker(
+  cards: Iterable<Record<string, unknown>>,
+): (text: string) => string {
+  const numbers: string[] = [];
+  for (const card of cards) {
+    for (const value of cardNumbersOf(card)) {
+      const found = cardDigits(value);
+      if (found !== undefined) numbers.push(found);
+    }
+  }
+  return (text) => {
+    let out = text;
+    for (const digits of numbers) out = maskCardDigits(out, digits);
+    return out;
+  };
 }
 
 /** The digits of a card number field (a string or a number), when it has enough to be one. */

@@ -1,11 +1,11 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import { cardSecretsOf, maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
-import { cardNumbersOf, isCardNumberKey } from "../core/card-keys.js";
+import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
-import { cardDigits, createRedactor, maskCardDigits } from "../core/redact.js";
+import { cardNumbersMasker, createRedactor } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
@@ -270,27 +270,12 @@ function maskersOf(context: CallbackContext<unknown>): {
   const redactor = requestRedactor(context);
   const masker = requestCardMasker(context);
   if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
-  const secrets: string[] = [];
-  const digits: string[] = [];
   const payload = context.rawPayload;
-  if (isRecord(payload)) {
-    for (const card of findCardObjects(payload) as Record<string, unknown>[]) {
-      // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
-      cardSecretsOf(card, secrets);
-      for (const value of cardNumbersOf(card)) {
-        const found = cardDigits(value);
-        if (found !== undefined) digits.push(found);
-      }
-    }
-  }
-  return {
-    redact: redactor ?? createRedactor(secrets),
-    ownCards: (text) => {
-      let out = text;
-      for (const card of digits) out = maskCardDigits(out, card);
-      return out;
-    },
-  };
+  const cards = isRecord(payload) ? (findCardObjects(payload) as Record<string, unknown>[]) : [];
+  const secrets: string[] = [];
+  // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
+  for (const card of cards) cardSecretsOf(card, secrets);
+  return { redact: redactor ?? createRedactor(secrets), ownCards: cardNumbersMasker(cards) };
 }
 
 /**
