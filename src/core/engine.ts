@@ -266,7 +266,7 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
   /** The masker of the request's own card numbers (identity without card data); see below. */
   static cardMaskerOf(value: unknown): ((text: string) => string) | undefined {
     return typeof value === "object" && value !== null && #call in value
-      ? ((value as HandlerContext<unknown>).#call.ownCards ?? unchanged)
+      ? (value as HandlerContext<unknown>).#call.ownCards
       : undefined;
   }
 
@@ -838,9 +838,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // data pays nothing for it.
     return respond(
       200,
-      sites.length === 0
-        ? written.body
-        : redactedBody(written.body, call.redact, call.ownCards ?? ownCardsMasker(sites)),
+      sites.length === 0 ? written.body : redactedBody(written.body, call.redact, call.ownCards),
     );
   }
 
@@ -869,7 +867,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   return {
     callback: name,
     async handle(request) {
-      const call: Call = { redact: redactCards, cardsDone: false };
+      const call: Call = { redact: redactCards, ownCards: unchanged, cardsDone: false };
       try {
         return await run(request, call);
       } catch (error) {
@@ -894,8 +892,11 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /** What one request carries through the engine: the redactor every text it lets out goes through. */
 interface Call {
   redact: Redactor;
-  /** Masks the card number of each of the request's card objects, in any spelling; none: none. */
-  ownCards?: (text: string) => string;
+  /**
+   * Masks the card number of each of the request's card objects, in any spelling (read before the
+   * merchant's function); the text as it is when the request has none.
+   */
+  ownCards: (text: string) => string;
   /** The card objects were protected and stripped of their CVV after the merchant's function. */
   cardsDone: boolean;
 }
