@@ -5,7 +5,8 @@
  *
  * A key holds one string: `r:<owner>` while running (the key's own expiry is the lease) or
  * `c:<expiry ms>:<result>` once completed (expiring by the key's expiry and, checked on every read
- * against the server's clock, by the time written in it). Every operation is one Lua script, so
+ * against the server's clock, by the time written in it). Anything else under a key (another
+ * string, another type, a lease without expiry) is an unreadable record. Every operation is one Lua script, so
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
 import {
@@ -57,16 +58,26 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  * A record, or nothing when the key is absent or its written expiry has passed; UNREADABLE for a
  * value that is neither a lease nor a record (written by something else, damaged), which the
  * scripts answer with an error naming the key (an error reply, as Redis 5 and 6 scripts cannot
- * raise one with a message of their own).
+ * raise one with a message of their own). Unreadable too: a value of another type (a hash, a
+ * list: GET would abort the script with WRONGTYPE, a store outage to withIdempotency, which
+ * with failOpen runs the function), and a lease without expiry (never written by this store,
+ * it would hold every delivery to a 503 forever), except to its own `owner`, who may renew it
+ * (giving it an expiry again), complete it or release it.
  */
 const READ = `local UNREADABLE = {}
 local function unreadable(key)
   return redis.error_reply('ERR ${UNREADABLE_REPLY} ' .. key .. ': delete the key to let the next delivery run')
 end
-local function read(key, now)
+local function read(key, now, owner)
+  local kind = redis.call('TYPE', key).ok
+  if kind == 'none' then return nil end
+  if kind ~= 'string' then return UNREADABLE end
   local v = redis.call('GET', key)
-  if not v then return nil end
-  if string.sub(v, 1, 2) == 'r:' then return v end
+  if string.sub(v, 1, 2) == 'r:' then
+    if owner and v == 'r:' .. owner then return v end
+    if redis.call('PTTL', key) < 0 then return UNREADABLE end
+    return v
+  end
   local sep = string.find(v, ':', 3, true)
   local expiry = string.sub(v, 1, 2) == 'c:' and sep and tonumber(string.sub(v, 3, sep - 1))
   if not expiry then return UNREADABLE end
@@ -82,6 +93,11 @@ const REPLY = `local function reply(key, v)
   if string.sub(v, 1, 2) == 'r:' then return {'r', tostring(redis.call('PTTL', key))} end
   local sep = string.find(v, ':', 3, true)
   return {'c', string.sub(v, sep + 1)}
+end`;
+
+/** Whether the key holds `owner`'s lease: a string (GET fails on another type) that is it. */
+const OWNED = `local function owned(key, owner)
+  return redis.call('TYPE', key).ok == 'string' and redis.call('GET', key) == 'r:' .. owner
 end`;
 
 const SCRIPTS = {
@@ -108,17 +124,19 @@ return reply(KEYS[1], v)`,
   // KEYS[1] key; ARGV owner, result, ttl ms.
   complete: `${NOW}
 ${READ}
-local v = read(KEYS[1], now)
+local v = read(KEYS[1], now, ARGV[1])
 if v == UNREADABLE then return unreadable(KEYS[1]) end
 if v and v ~= 'r:' .. ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. ':' .. ARGV[2], 'PX', ARGV[3])
 return 1`,
-  // KEYS[1] key; ARGV owner, lease ms.
-  renew: `if redis.call('GET', KEYS[1]) ~= 'r:' .. ARGV[1] then return 0 end
+  // KEYS[1] key; ARGV owner, lease ms. Not the owner's (a value of another type neither): 0.
+  renew: `${OWNED}
+if not owned(KEYS[1], ARGV[1]) then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`,
   // KEYS[1] key; ARGV owner.
-  release: `if redis.call('GET', KEYS[1]) ~= 'r:' .. ARGV[1] then return 0 end
+  release: `${OWNED}
+if not owned(KEYS[1], ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`,
 } as const;

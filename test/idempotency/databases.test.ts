@@ -8,7 +8,7 @@ import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
-import { createRedisIdempotencyStore } from "../../src/idempotency/redis.js";
+import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
 import {
   createPerformOrderPaymentHandler,
   type IdempotencyStore,
@@ -151,16 +151,17 @@ function whenTheServerGoesDown(
  * every delivery is refused 500 without running the function, with failOpen or without, and
  * onError names the record to delete. `put` stores `value` under the key of `orderId`'s payment.
  */
-async function anUnreadableRecordIsNamed(
+async function anUnreadableRecordIsNamed<T>(
   store: IdempotencyStore,
-  values: readonly (string | null)[],
-  put: (orderId: string, value: string | null) => Promise<unknown>,
+  values: readonly T[],
+  put: (orderId: string, value: T) => Promise<unknown>,
 ): Promise<void> {
   const { fn, count } = charges();
   const { failures, onError } = collector();
-  // With failOpen too: the record is there, so the function ran; it must not run again.
+  // With failOpen too: the record is there, so the function ran; it must not run again. A value
+  // misread as a live lease would hold each delivery waitMs before a 503: 1 s, not the default 10.
   const handlers = [false, true].map((failOpen) =>
-    createPerformOrderPaymentHandler(withIdempotency(fn, { store, failOpen }), {
+    createPerformOrderPaymentHandler(withIdempotency(fn, { store, failOpen, waitMs: 1_000 }), {
       auth: false,
       onError,
     }),
@@ -496,6 +497,101 @@ describe("Redis (redis-server)", () => {
       (orderId, value) => nodeRedis.set(`${prefix}PerformOrderPayment:${orderId}`, String(value)),
     );
   });
+
+  /**
+   * Another program's value of another Redis type under a record's key, or a lease (`r:…`) it
+   * wrote without an expiry (or whose expiry a PERSIST removed): unreadable, as a string the
+   * store cannot parse. Before, a hash or a list made the scripts' GET fail with WRONGTYPE, a
+   * store outage to withIdempotency, so with failOpen the function ran on every delivery; the
+   * lease without expiry was read as live with 0 ms left, every delivery answered 503 forever.
+   */
+  const otherValues = [
+    ["a hash", ["HSET", "·", "a", "b"]],
+    ["a list", ["RPUSH", "·", "x"]],
+    ["a set", ["SADD", "·", "x"]],
+    ["a sorted set", ["ZADD", "·", "1", "x"]],
+    ["a stream", ["XADD", "·", "*", "a", "b"]],
+    ["a lease without expiry", ["SET", "·", "r:another-program"]],
+  ] as const;
+  /** Runs `command` with `key` in the place of its "·", through either client. */
+  const clients = [
+    [
+      "redis client",
+      () => nodeRedis as RedisLikeClient,
+      (command: readonly string[]) => nodeRedis.sendCommand([...command]),
+    ],
+    [
+      "ioredis client",
+      () => ioredis as RedisLikeClient,
+      ([name, ...args]: readonly string[]) => ioredis.call(name as string, ...args),
+    ],
+  ] as const;
+  const withKey = (command: readonly string[], key: string) =>
+    command.map((part) => (part === "·" ? key : part));
+
+  for (const [name, client, send] of clients) {
+    it(`${name}: refuses every delivery of a value of another type, or of a lease without expiry, naming the key in onError`, async () => {
+      const prefix = `other-type:${name}:`;
+      await anUnreadableRecordIsNamed(
+        createRedisIdempotencyStore(client(), { prefix }),
+        otherValues.map(([, command]) => command),
+        (orderId, command) => send(withKey(command, `${prefix}PerformOrderPayment:${orderId}`)),
+      );
+    }, 30_000);
+
+    it(`${name}: every script meets a value of another type as a string it cannot parse: claim, get and complete refuse it by name, renew and release answer false; the value is left`, async () => {
+      const store = createRedisIdempotencyStore(client(), { prefix: `other-type-ops:${name}:` });
+      for (const [label, command] of otherValues.slice(0, 5)) {
+        const key = `k-${label.replace(/ /g, "-")}`;
+        const full = `other-type-ops:${name}:${key}`;
+        await send(withKey(command, full));
+        const type = String(await send(["TYPE", full]));
+        const unreadable = new RegExp(`^ERR unreadable idempotency record under ${full}: `);
+        const operations: (() => unknown)[] = [
+          () => store.claim(key, "o", 60_000),
+          () => store.get(key),
+          () => store.complete(key, "o", "jx", 60_000),
+        ];
+        for (const operation of operations) {
+          const error = await (async () => operation())().then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          expect(error, label).toMatchObject({ name: "UnreadableRecordError" });
+          expect(String((error as Error).message), label).toMatch(unreadable);
+        }
+        expect(await store.renew(key, "o", 60_000), label).toBe(false);
+        expect(await store.release(key, "o"), label).toBe(false);
+        expect(String(await send(["TYPE", full])), label).toBe(type);
+      }
+      // A key that is not there at all (TYPE none) is as before: claimed, read, completed.
+      expect(await store.get("absent")).toBeUndefined();
+      expect(await store.claim("absent", "o", 60_000)).toEqual({ claimed: true });
+      expect(await store.complete("absent", "o", "jdone", 60_000)).toBe(true);
+      expect(await store.get("absent")).toEqual({ state: "completed", result: "jdone" });
+    });
+
+    it(`${name}: a lease without expiry is unreadable to others; its own owner still renews (giving it back an expiry), completes or releases it`, async () => {
+      const prefix = `persisted:${name}:`;
+      const store = createRedisIdempotencyStore(client(), { prefix });
+      for (const key of ["renewed", "completed", "released"]) {
+        expect(await store.claim(key, "owner", 60_000)).toEqual({ claimed: true });
+        // A PERSIST (by hand, or a tool's) takes the lease's expiry away.
+        expect(Number(await send(["PERSIST", `${prefix}${key}`]))).toBe(1);
+        await expect(store.claim(key, "other", 60_000)).rejects.toThrow(
+          `unreadable idempotency record under ${prefix}${key}: `,
+        );
+        await expect(store.get(key)).rejects.toMatchObject({ name: "UnreadableRecordError" });
+      }
+      expect(await store.renew("renewed", "owner", 60_000)).toBe(true);
+      expect(Number(await send(["PTTL", `${prefix}renewed`]))).toBeGreaterThan(50_000);
+      expect(await store.get("renewed")).toMatchObject({ state: "running" });
+      expect(await store.complete("completed", "owner", "jdone", 60_000)).toBe(true);
+      expect(await store.get("completed")).toEqual({ state: "completed", result: "jdone" });
+      expect(await store.release("released", "owner")).toBe(true);
+      expect(await store.claim("released", "next", 60_000)).toEqual({ claimed: true });
+    });
+  }
 
   it("refuses something that is not a Redis client", () => {
     expect(() => createRedisIdempotencyStore({} as never)).toThrow(TypeError);
