@@ -7,7 +7,12 @@
  * end while running and the record's end once completed, always on the database's clock, and
  * checked by every statement, so a row past it counts as absent.
  */
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+import {
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  UnreadableRecordError,
+} from "./store.js";
 
 /** What the store needs of a `pg` Pool or Client. */
 export interface PgLikeQueryable {
@@ -112,8 +117,11 @@ VALUES ($1, $2, NULL, clock_timestamp() + ${MS.replace("$MS", "$3")})
 ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, result = NULL, expires_at = EXCLUDED.expires_at
 WHERE r.expires_at <= clock_timestamp()
 RETURNING 1`,
+    // No remaining time for an expires_at of 'infinity': PostgreSQL 15 refuses the subtraction
+    // ("cannot subtract infinite timestamps"), which failed every read of the key.
     get: `SELECT owner, result,
-  (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining
+  CASE WHEN isfinite(expires_at)
+    THEN (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 END AS remaining
 FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`,
     complete: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
 VALUES ($1, NULL, $3, clock_timestamp() + ${MS.replace("$MS", "$4")})
@@ -161,9 +169,22 @@ AND expires_at <= clock_timestamp()`,
     return pool.query(text, values);
   }
 
-  function recordOf(row: Record<string, unknown> | undefined): IdempotencyRecord | undefined {
+  /**
+   * The row's record. A lease that never ends (expires_at 'infinity', which this store never
+   * writes) is unreadable: read as live, it would hold every delivery to a 503 forever. A record
+   * that never expires is a record.
+   */
+  function recordOf(
+    key: string,
+    row: Record<string, unknown> | undefined,
+  ): IdempotencyRecord | undefined {
     if (row === undefined) return undefined;
     if (row.owner === null) return { state: "completed", result: String(row.result ?? "") };
+    if (row.remaining === null) {
+      throw new UnreadableRecordError(
+        `unreadable idempotency record under ${key} in ${table}: a lease that never ends (expires_at infinity); delete the row to let the next delivery run`,
+      );
+    }
     return { state: "running", leaseRemainingMs: Math.max(0, Math.round(Number(row.remaining))) };
   }
 
@@ -181,13 +202,13 @@ AND expires_at <= clock_timestamp()`,
       for (let attempt = 0; ; attempt++) {
         const inserted = await query(sql.claim, [key, owner, leaseMs]);
         if ((inserted.rowCount ?? 0) > 0) return { claimed: true };
-        const record = recordOf((await query(sql.get, [key])).rows[0]);
+        const record = recordOf(key, (await query(sql.get, [key])).rows[0]);
         if (record !== undefined) return { claimed: false, record };
         if (attempt >= 3) throw new Error("the idempotency row kept changing under the claim");
       }
     },
     async get(key) {
-      return recordOf((await query(sql.get, [key])).rows[0]);
+      return recordOf(key, (await query(sql.get, [key])).rows[0]);
     },
     async complete(key, owner, result, ttlMs) {
       return ((await query(sql.complete, [key, owner, result, ttlMs])).rowCount ?? 0) > 0;

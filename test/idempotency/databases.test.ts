@@ -632,6 +632,64 @@ describe("PostgreSQL (initdb + postgres)", () => {
   });
 
   /**
+   * A row whose expires_at is 'infinity' (timestamptz holds it; another program wrote it, or a
+   * hand's UPDATE): before, every read failed with "cannot subtract infinite timestamps", a store
+   * outage to withIdempotency, so with failOpen the function ran on every delivery. A lease that
+   * never ends is unreadable, as Redis's lease without expiry; a record that never expires is a
+   * record, answered.
+   */
+  it("refuses every delivery of a row whose lease never ends (expires_at infinity), naming the key in onError", async () => {
+    const store = createPostgresIdempotencyStore(pool);
+    await store.ready();
+    await anUnreadableRecordIsNamed(store, ["infinity"], (orderId, value) =>
+      pool.query(
+        "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ($1, 'another-program', NULL, $2)",
+        [`PerformOrderPayment:${orderId}`, value],
+      ),
+    );
+    await pool.query(
+      "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ('endless', 'another-program', NULL, 'infinity')",
+    );
+    await expect(store.claim("endless", "o", 60_000)).rejects.toThrow(
+      /^unreadable idempotency record under endless in "crossborder_idempotency": /,
+    );
+    await expect(store.get("endless")).rejects.toMatchObject({ name: "UnreadableRecordError" });
+  });
+
+  it("answers a record that never expires (expires_at infinity) with its result, the function not run; the owner of a lease that never ends still renews or completes it", async () => {
+    const store = createPostgresIdempotencyStore(pool);
+    await store.ready();
+    const { fn, count } = charges();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, failOpen: true }),
+      {
+        auth: false,
+      },
+    );
+    const body = payment();
+    const { OrderId } = JSON.parse(body) as { OrderId: string };
+    const result = { InternalOrderId: "M-kept", PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+    await pool.query(
+      "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ($1, NULL, $2, 'infinity')",
+      [`PerformOrderPayment:${OrderId}`, `j${JSON.stringify(result)}`],
+    );
+    const answer = await handler.handle(post(body));
+    expect(answer.status).toBe(200);
+    expect(json(answer)).toMatchObject({ Success: true, InternalOrderId: "M-kept" });
+    expect(count()).toBe(0);
+    for (const key of ["endless-renewed", "endless-completed"]) {
+      await pool.query(
+        "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ($1, 'owner', NULL, 'infinity')",
+        [key],
+      );
+    }
+    expect(await store.renew("endless-renewed", "owner", 60_000)).toBe(true);
+    expect(await store.get("endless-renewed")).toMatchObject({ state: "running" });
+    expect(await store.complete("endless-completed", "owner", "jdone", 60_000)).toBe(true);
+    expect(await store.get("endless-completed")).toEqual({ state: "completed", result: "jdone" });
+  });
+
+  /**
    * Stops (SIGSTOP) the backend of the connection a pool of two hands out next, as a connection
    * that died silently: a query sent on it never settles, and the next goes through the other.
    */

@@ -1372,6 +1372,20 @@ describe("the memory store", () => {
     expect(store.claim("k", "next", 1_000)).toEqual({ claimed: true });
   });
 
+  it("holds no lease without an end (Redis's lease without expiry, PostgreSQL's 'infinity'): nothing else writes its map, and withIdempotency's longest lease ends", () => {
+    const fn = async () => ({});
+    for (const leaseMs of [Number.POSITIVE_INFINITY, 2 ** 31]) {
+      expect(() => withIdempotency(fn, { leaseMs }), String(leaseMs)).toThrow(RangeError);
+    }
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ now: () => now });
+    const longest = 2 ** 31 - 1;
+    expect(store.claim("k", "crashed", longest)).toEqual({ claimed: true });
+    expect(store.get("k")).toEqual({ state: "running", leaseRemainingMs: longest });
+    now += longest;
+    expect(store.claim("k", "next", 1_000)).toEqual({ claimed: true });
+  });
+
   it("completes over another owner's expired lease or an expired record (no live record), never over a live one", () => {
     let now = 1_000_000;
     const store = createMemoryIdempotencyStore({ now: () => now });
