@@ -75,8 +75,9 @@ local function read(key, now, owner)
   local v = redis.call('GET', key)
   if string.sub(v, 1, 2) == 'r:' then
     if owner and v == 'r:' .. owner then return v end
-    if redis.call('PTTL', key) < 0 then return UNREADABLE end
-    return v
+    local ttl = redis.call('PTTL', key)
+    if ttl < 0 then return UNREADABLE end
+    return v, ttl
   end
   local sep = string.find(v, ':', 3, true)
   local expiry = string.sub(v, 1, 2) == 'c:' and sep and tonumber(string.sub(v, 3, sep - 1))
@@ -88,9 +89,9 @@ local function read(key, now, owner)
   return v
 end`;
 
-/** A live record as the reply: {'r', lease ms left} or {'c', result}. */
-const REPLY = `local function reply(key, v)
-  if string.sub(v, 1, 2) == 'r:' then return {'r', tostring(redis.call('PTTL', key))} end
+/** A live record as the reply: {'r', lease ms left (`ttl`, read's second value)} or {'c', result}. */
+const REPLY = `local function reply(v, ttl)
+  if string.sub(v, 1, 2) == 'r:' then return {'r', tostring(ttl)} end
   local sep = string.find(v, ':', 3, true)
   return {'c', string.sub(v, sep + 1)}
 end`;
@@ -106,21 +107,21 @@ const SCRIPTS = {
 ${READ}
 ${REPLY}
 if redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'NX', 'PX', ARGV[2]) then return {'ok'} end
-local v = read(KEYS[1], now)
+local v, ttl = read(KEYS[1], now)
 if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then
   redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'PX', ARGV[2])
   return {'ok'}
 end
-return reply(KEYS[1], v)`,
+return reply(v, ttl)`,
   // KEYS[1] key.
   get: `${NOW}
 ${READ}
 ${REPLY}
-local v = read(KEYS[1], now)
+local v, ttl = read(KEYS[1], now)
 if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then return {'none'} end
-return reply(KEYS[1], v)`,
+return reply(v, ttl)`,
   // KEYS[1] key; ARGV owner, result, ttl ms.
   complete: `${NOW}
 ${READ}
