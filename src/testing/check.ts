@@ -1,4 +1,5 @@
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
+import { isPaymentDetailsKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
 import { type Redactor, redactCards } from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
@@ -387,9 +388,9 @@ function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
 }
 
 /**
- * Whether a payload carried a card to charge in `PaymentDetails`: the merchant performs the
- * payment. Not when the service collected it itself (`PaymentMethodCode` `"OT"`, no card:
- * wire-facts §6), nor without a card number.
+ * Whether a payload carried a card to charge in `PaymentDetails` (the key in any letter case, as
+ * the library protects it): the merchant performs the payment. Not when the service collected it
+ * itself (`PaymentMethodCode` `"OT"`, no card: wire-facts §6), nor without a card number.
  */
 function carriedPayment(payload: unknown): boolean {
   let value = payload;
@@ -397,7 +398,11 @@ function carriedPayment(payload: unknown): boolean {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  return isRecord(value) && hasCardToCharge(value.PaymentDetails);
+  if (!isRecord(value)) return false;
+  const record = value;
+  return Object.keys(record).some(
+    (key) => isPaymentDetailsKey(key) && hasCardToCharge(record[key]),
+  );
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
