@@ -1,7 +1,7 @@
-import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import type { CallbackDefinition, CallbackFunction } from "../core/engine.js";
 import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
 import type { RedeemGiftCardRequest } from "../schemas/index.js";
-import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
 
 /**
  * Take an amount from a gift card: POST, the gift-card request's fields (the amount's own names
@@ -18,11 +18,10 @@ export const redeemGiftCard: CallbackDefinition<
   response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
 };
 
-export const createRedeemGiftCardHandler = handlerFactory<
+export const createRedeemGiftCardHandler = giftCardHandlerFactory<
   "RedeemGiftCard",
   RedeemGiftCardRequest,
-  GiftCardResult | NoResult,
-  GiftCardHandlerOptions
+  GiftCardResult | NoResult
 >(redeemGiftCard);
 
 /** The merchant's function for RedeemGiftCard, to type a standalone function. */

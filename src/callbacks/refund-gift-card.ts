@@ -1,7 +1,7 @@
-import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import type { CallbackDefinition, CallbackFunction } from "../core/engine.js";
 import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
 import type { RefundGiftCardRequest } from "../schemas/index.js";
-import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
 
 /**
  * Give an amount back to a gift card: POST, the gift-card request's fields (the amount's own names
@@ -18,11 +18,10 @@ export const refundGiftCard: CallbackDefinition<
   response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
 };
 
-export const createRefundGiftCardHandler = handlerFactory<
+export const createRefundGiftCardHandler = giftCardHandlerFactory<
   "RefundGiftCard",
   RefundGiftCardRequest,
-  GiftCardResult | NoResult,
-  GiftCardHandlerOptions
+  GiftCardResult | NoResult
 >(refundGiftCard);
 
 /** The merchant's function for RefundGiftCard, to type a standalone function. */

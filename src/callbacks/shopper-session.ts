@@ -1,4 +1,12 @@
-import type { CallbackContext, CallbackDefinition, HandlerOptions } from "../core/engine.js";
+import type { CallbackFactory } from "../core/checked.js";
+import {
+  type CallbackContext,
+  type CallbackDefinition,
+  type CallbackHandler,
+  type HandlerOptions,
+  handlerFactory,
+} from "../core/engine.js";
+import type { CallbackName } from "../core/types.js";
 import { type GiftCardRequest, giftCardRequestSchema } from "../schemas/index.js";
 import { GIFT_CARD_ENCODED_FIELDS } from "./encoded-fields.js";
 
@@ -55,3 +63,34 @@ export const GIFT_CARD_FAMILY = {
   secretFields: SESSION_FIELDS,
   authorize: checkShopperSession,
 } as const satisfies Omit<CallbackDefinition<GiftCardRequest, unknown>, "name" | "response">;
+
+/** The callbacks that carry a shopper session (`verifySession` applies to them only). */
+export const SESSION_CALLBACKS: ReadonlySet<CallbackName> = new Set<CallbackName>([
+  "ValidateGiftCard",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+  "ValidateVoucher",
+]);
+
+/** The handlers a gift-card or voucher factory built with a `verifySession` of their own. */
+const sessionChecked = new WeakSet<CallbackHandler>();
+
+/** Whether a handler was built by a gift-card or voucher factory with a `verifySession`. */
+export function checksShopperSession(handler: CallbackHandler): boolean {
+  return sessionChecked.has(handler);
+}
+
+/**
+ * `handlerFactory` for a gift-card or voucher callback that remembers which handlers check the
+ * shopper's session, so that the router can refuse one that does not where it has a check.
+ */
+export function giftCardHandlerFactory<TName extends CallbackName, TPayload, TResult>(
+  definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
+): CallbackFactory<TName, TPayload, TResult, GiftCardHandlerOptions> {
+  const create = handlerFactory<TName, TPayload, TResult, GiftCardHandlerOptions>(definition);
+  return (fn, options) => {
+    const handler = create(fn, options);
+    if (options?.verifySession !== undefined) sessionChecked.add(handler);
+    return handler;
+  };
+}

@@ -1,7 +1,7 @@
-import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import type { CallbackDefinition, CallbackFunction } from "../core/engine.js";
 import { giftCardShape, type ValidateGiftCardResult } from "../core/responses.js";
 import type { ValidateGiftCardRequest } from "../schemas/index.js";
-import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
 
 /**
  * May the shopper pay with this gift card: POST, the card (`CardFields.CardId`), the cart and the
@@ -17,11 +17,10 @@ export const validateGiftCard: CallbackDefinition<
   response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
 };
 
-export const createValidateGiftCardHandler = handlerFactory<
+export const createValidateGiftCardHandler = giftCardHandlerFactory<
   "ValidateGiftCard",
   ValidateGiftCardRequest,
-  ValidateGiftCardResult,
-  GiftCardHandlerOptions
+  ValidateGiftCardResult
 >(validateGiftCard);
 
 /** The merchant's function for ValidateGiftCard, to type a standalone function. */

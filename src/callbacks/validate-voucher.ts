@@ -1,7 +1,7 @@
-import { type CallbackDefinition, type CallbackFunction, handlerFactory } from "../core/engine.js";
+import type { CallbackDefinition, CallbackFunction } from "../core/engine.js";
 import { giftCardShape, type ValidateGiftCardResult } from "../core/responses.js";
 import type { ValidateVoucherRequest } from "../schemas/index.js";
-import { GIFT_CARD_FAMILY, type GiftCardHandlerOptions } from "./shopper-session.js";
+import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
 
 /**
  * May the shopper use this voucher: POST, the gift-card request's fields (the voucher's own are
@@ -15,11 +15,10 @@ export const validateVoucher: CallbackDefinition<ValidateVoucherRequest, Validat
   response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
 };
 
-export const createValidateVoucherHandler = handlerFactory<
+export const createValidateVoucherHandler = giftCardHandlerFactory<
   "ValidateVoucher",
   ValidateVoucherRequest,
-  ValidateGiftCardResult,
-  GiftCardHandlerOptions
+  ValidateGiftCardResult
 >(validateVoucher);
 
 /** The merchant's function for ValidateVoucher, to type a standalone function. */

@@ -117,7 +117,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       json: { type: "boolean", description: "Print the results as JSON on stdout" },
       "show-body": {
         type: "boolean",
-        description: "Print the body of each failed answer (card numbers masked)",
+        description:
+          "Print the body of each failed answer (card numbers, header values and credentials masked)",
       },
       issuer: { type: "string", value: "<iss>", description: "iss claim of the tokens" },
       audience: { type: "string", value: "<aud>", description: "aud claim of the tokens" },

@@ -1,14 +1,14 @@
 import { isRecord } from "../core/objects.js";
-import { createRedactor } from "../core/redact.js";
+import type { Redactor } from "../core/redact.js";
 import { hasControlCharacter } from "../core/text.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { successFieldOf } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
 import {
-  payloadCardSecrets,
   SendCallbackError,
   type SendCallbackResult,
   sendCallback,
+  sentRedactor,
 } from "../testing/send.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
@@ -148,6 +148,12 @@ export function parseHeaders(values: readonly string[]): Record<string, string> 
     if (hasControlCharacter(text)) {
       throw new UsageError(
         `--header: the value of "${name}" holds a line break or a control character`,
+      );
+    }
+    // Header values travel as bytes: fetch refuses a character above U+00FF (a TypeError).
+    if (/[\u0100-\uffff]/.test(text)) {
+      throw new UsageError(
+        `--header: the value of "${name}" holds a character outside Latin-1 (U+0000–U+00FF), which a header cannot carry`,
       );
     }
     headers[name.toLowerCase()] = text;
@@ -306,7 +312,8 @@ export class ReportWriter {
       this.write(`    ${colors.yellow(`warning: ${printable(warning)}`)}\n`);
     }
     if (this.showBody && problems.length > 0 && !("error" in row)) {
-      this.write(`${indent(maskedBody(row.payload, row.result.text))}\n`);
+      const redact = sentRedactor(row.result, row.payload);
+      this.write(`${indent(maskedBody(redact, row.result.text))}\n`);
     }
   }
 }
@@ -321,11 +328,13 @@ function indent(text: string): string {
 const BODY_LIMIT = 2000;
 
 /**
- * An answer's body as printable text: card numbers (any Luhn-valid number, and the card and CVV
- * the payload carried) masked, control characters out, at most 2,000 characters.
+ * An answer's body as printable text: masked by the redactor of what the call sent (any
+ * Luhn-valid number, the card and CVV the payload carried, the `--header` values, the Basic
+ * credentials and the token sent: `sentRedactor`), control characters out, at most 2,000
+ * characters.
  */
-export function maskedBody(payload: unknown, text: string): string {
-  const masked = createRedactor(payloadCardSecrets(payload))(text);
+export function maskedBody(redact: Redactor, text: string): string {
+  const masked = redact(text);
   const lines = masked.split(/\r?\n/).map((line) => printable(line));
   const body = lines.join("\n");
   if (body.trim() === "") return "(empty body)";
@@ -392,7 +401,7 @@ export function jsonRow(row: SimulationRow, showBody: boolean): Record<string, u
     // Warnings do not fail the row: listed only when there are any.
     ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     ...(showBody && result.problems.length > 0
-      ? { body: maskedBody(row.payload, result.text) }
+      ? { body: maskedBody(sentRedactor(result, row.payload), result.text) }
       : {}),
   };
 }

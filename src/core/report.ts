@@ -6,6 +6,7 @@
  */
 import type { CallbackFailure, OnError } from "./errors.js";
 import { type Redactor, redactCards } from "./redact.js";
+import { escapeControls } from "./text.js";
 
 export { createRedactor, type Redactor, redactCards, textOf } from "./redact.js";
 
@@ -83,9 +84,20 @@ export function notify(onError: OnError, failure: CallbackFailure, redact: Redac
 /** The longest default console line; a longer one is cut (never inside a run of digits). */
 const MAX_LINE = 8 * 1024;
 
+/** The line cut to `MAX_LINE` characters, if longer. */
+function cutLine(line: string): string {
+  if (line.length <= MAX_LINE) return line;
+  // Cutting inside a run of digits could leave a shorter run that reads as a card or a CVV.
+  let end = MAX_LINE;
+  while (end > 0 && /[0-9]/.test(line.charAt(end - 1))) end--;
+  return `${line.slice(0, end)}…[cut]`;
+}
+
 /**
  * One line on `console.error` per failure (`console.warn` per warning), of texts `notify` already
- * scrubbed.
+ * scrubbed. A message's line breaks and other controls are escaped (`\n`) after the card numbers
+ * are masked: an escape's digits (`\x01`) glued to a card number would make it a longer number,
+ * which is not masked.
  */
 export const defaultOnError: OnError = (failure) => {
   const where = failure.callback ?? "-";
@@ -95,12 +107,8 @@ export const defaultOnError: OnError = (failure) => {
   if (shown && failure.error instanceof Error) {
     line += ` (${failure.error.name}: ${failure.error.message})`;
   }
-  if (line.length > MAX_LINE) {
-    // Cutting inside a run of digits could leave a shorter run that reads as a card or a CVV.
-    let end = MAX_LINE;
-    while (end > 0 && /[0-9]/.test(line.charAt(end - 1))) end--;
-    line = `${line.slice(0, end)}…[cut]`;
-  }
-  if (warning) console.warn(redactCards(line));
-  else console.error(redactCards(line));
+  // Escaping may lengthen the line (up to six characters for one): cut again after it.
+  line = cutLine(escapeControls(redactCards(cutLine(line))));
+  if (warning) console.warn(line);
+  else console.error(line);
 };

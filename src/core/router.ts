@@ -34,7 +34,11 @@ import {
   createSendRMAInfoToMerchantHandler,
   type SendRMAInfoToMerchantFunction,
 } from "../callbacks/send-rma-info-to-merchant.js";
-import type { VerifySession } from "../callbacks/shopper-session.js";
+import {
+  checksShopperSession,
+  SESSION_CALLBACKS,
+  type VerifySession,
+} from "../callbacks/shopper-session.js";
 import {
   createUpdateOrderShippingInfoHandler,
   type UpdateOrderShippingInfoFunction,
@@ -160,6 +164,19 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     if (handler.callback !== name) {
       throw new TypeError(
         `createCallbackRouter: the handler under "${name}" is for ${handler.callback}`,
+      );
+    }
+    // A built handler is finished: the router's options reach only the functions it builds. A
+    // shopper-session check the merchant configured must not be missing from one gift-card
+    // callback without a word, so such a handler is refused rather than mounted unchecked.
+    if (
+      typeof entry !== "function" &&
+      handlerOptions.verifySession !== undefined &&
+      SESSION_CALLBACKS.has(name) &&
+      !checksShopperSession(handler)
+    ) {
+      throw new TypeError(
+        `createCallbackRouter: the handler under "${name}" was built without verifySession, and the router's verifySession reaches only the functions it builds: give it to that handler's factory too, or pass the function itself`,
       );
     }
     const path = `${base}${normalisePath(paths[name] ?? name)}`;

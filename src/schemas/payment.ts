@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { cardNumbersOf } from "../core/card-keys.js";
+import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "./common.js";
 
 /**
@@ -99,11 +101,17 @@ export interface OrderPaymentMethod {
 /**
  * Whether a payment carries a card for the merchant to charge: a card number (not blank), and not
  * the service's own collection (`PaymentMethodCode` "OT", however spaced or cased; its
- * `CardNumber` is then `null`). Takes any value: anything but such an object is `false`.
+ * `CardNumber` is then `null`). Both keys are read in any letter case (`cardNumber`,
+ * `paymentMethodCode`), as the library protects card data. Takes any value: anything but such an
+ * object is `false`.
  */
 export function hasCardToCharge(details: unknown): boolean {
-  if (typeof details !== "object" || details === null || Array.isArray(details)) return false;
-  const { CardNumber: card, PaymentMethodCode: method } = details as Record<string, unknown>;
+  if (!isRecord(details)) return false;
+  const method = fieldInAnyCase(details, "PaymentMethodCode");
   if (typeof method === "string" && method.trim().toUpperCase() === "OT") return false;
-  return typeof card === "string" && card.trim() !== "";
+  // The exact key as read before (an own key or not), then every own key that is `CardNumber`
+  // in any case: the keys the library masks as the card number.
+  return [details.CardNumber, ...cardNumbersOf(details)].some(
+    (card) => typeof card === "string" && card.trim() !== "",
+  );
 }

@@ -1,6 +1,7 @@
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
+import { isPaymentDetailsKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
-import { redactCards } from "../core/redact.js";
+import { type Redactor, redactCards } from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import type { CallbackName } from "../core/types.js";
 import { hasCardToCharge } from "../schemas/payment.js";
@@ -172,6 +173,21 @@ export function inspectResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): ResponseInspection {
+  return inspectAnswer(callbackName, status, contentType, text, options, redactCards);
+}
+
+/**
+ * `inspectResponse` with the redactor of what the call sent (`sendCallback`): a quoted field is
+ * masked before it is cut to 80 characters, so a secret at the cut is not printed in part.
+ */
+export function inspectAnswer(
+  callbackName: CallbackName,
+  status: number,
+  contentType: string | null | undefined,
+  text: string,
+  options: CheckResponseOptions,
+  redact: Redactor,
+): ResponseInspection {
   const problems: string[] = [];
   const warnings: string[] = [];
   const found = (): ResponseInspection => ({ problems, warnings });
@@ -242,7 +258,8 @@ export function inspectResponse(
       checkCart(record, problems);
     } else if (!statusFailed) {
       if (isCart && outcome === "refusal") problems.push("a cart: expected a refusal");
-      if (!isCart && outcome === "success") problems.push(refusalProblem(record, "Success"));
+      if (!isCart && outcome === "success")
+        problems.push(refusalProblem(record, "Success", redact));
     }
     return found();
   }
@@ -282,7 +299,8 @@ export function inspectResponse(
     // operator's own integration answers a boolean (wire-facts §6) and the service reads both:
     // a boolean is not a problem.
     const succeeded = parseSuccessValue(value);
-    if (succeeded === false && outcome === "success") problems.push(refusalProblem(record, field));
+    if (succeeded === false && outcome === "success")
+      problems.push(refusalProblem(record, field, redact));
     if (succeeded === true && outcome === "refusal") {
       const said = typeof value === "boolean" ? String(value) : describeValue(value);
       problems.push(`"${field}" is ${said}: expected a refusal`);
@@ -295,18 +313,21 @@ function isSuccessStatus(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** A field of a refusal worth quoting (its ErrorCode, Message), short and without card numbers. */
-function quoted(body: Record<string, unknown>, name: string): string | undefined {
+/**
+ * A field of a refusal worth quoting (its ErrorCode, Message), short and without card numbers:
+ * masked before it is cut, so that no part of a secret is left at the cut.
+ */
+function quoted(body: Record<string, unknown>, name: string, redact: Redactor): string | undefined {
   const value = body[name];
   if (typeof value !== "string" && typeof value !== "number") return undefined;
-  const text = redactCards(String(value));
+  const text = redact(String(value));
   return `${name} ${JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text)}`;
 }
 
 /** `a refusal: "Success" is false (ErrorCode "X", Message "…"): the endpoint turned the call down` */
-function refusalProblem(body: Record<string, unknown>, field: string): string {
+function refusalProblem(body: Record<string, unknown>, field: string, redact: Redactor): string {
   const details = ["ErrorCode", "Message", "ErrorMessage"]
-    .map((name) => quoted(body, name))
+    .map((name) => quoted(body, name, redact))
     .filter((text) => text !== undefined);
   const why = details.length > 0 ? ` (${details.join(", ")})` : "";
   const value = body[field];
@@ -367,9 +388,9 @@ function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
 }
 
 /**
- * Whether a payload carried a card to charge in `PaymentDetails`: the merchant performs the
- * payment. Not when the service collected it itself (`PaymentMethodCode` `"OT"`, no card:
- * wire-facts §6), nor without a card number.
+ * Whether a payload carried a card to charge in `PaymentDetails` (the key in any letter case, as
+ * the library protects it): the merchant performs the payment. Not when the service collected it
+ * itself (`PaymentMethodCode` `"OT"`, no card: wire-facts §6), nor without a card number.
  */
 function carriedPayment(payload: unknown): boolean {
   let value = payload;
@@ -377,7 +398,11 @@ function carriedPayment(payload: unknown): boolean {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  return isRecord(value) && hasCardToCharge(value.PaymentDetails);
+  if (!isRecord(value)) return false;
+  const record = value;
+  return Object.keys(record).some(
+    (key) => isPaymentDetailsKey(key) && hasCardToCharge(record[key]),
+  );
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {

@@ -1,10 +1,10 @@
 import { cardSecretsOf } from "../core/card.js";
 import { isRecord } from "../core/objects.js";
-import { createRedactor } from "../core/redact.js";
+import { createRedactor, type Redactor } from "../core/redact.js";
 import { findCardObjects } from "../core/seal.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
-import { answerSuccess, inspectResponse } from "./check.js";
+import { answerSuccess, inspectAnswer } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
@@ -168,6 +168,84 @@ export function payloadCardSecrets(payload: unknown): string[] {
 }
 
 /**
+ * Base64 credentials as text: UTF-8 when they are valid UTF-8, and byte for byte (Latin-1) too,
+ * as an endpoint may decode them either way. Empty when they are not base64.
+ */
+function decodedCredentials(base64: string): string[] {
+  let binary: string;
+  try {
+    binary = atob(base64);
+  } catch {
+    return [];
+  }
+  const texts = [binary];
+  try {
+    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    const utf8 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    if (utf8 !== binary) texts.push(utf8);
+  } catch {
+    // Not UTF-8: the bytes as they are.
+  }
+  return texts;
+}
+
+/**
+ * What a call sends in its headers that nothing printed may repeat: the value of every header
+ * given in `headers`, and of the `Authorization` header sent (a signed token or the given one),
+ * its credentials after the scheme, and Basic's `user:password` and password decoded. Each also
+ * as JSON writes it inside a string (a quote or backslash escaped), where a check quotes a value
+ * whole or a body holds it.
+ */
+function headerSecrets(
+  sent: Readonly<Record<string, string>>,
+  given: readonly unknown[],
+): string[] {
+  const secrets = given.filter((value) => typeof value === "string");
+  const authorization = sent.authorization?.trim();
+  if (authorization !== undefined) {
+    secrets.push(authorization);
+    const space = authorization.search(/\s/);
+    if (space > 0) {
+      const credentials = authorization.slice(space).trim();
+      secrets.push(credentials);
+      if (authorization.slice(0, space).toLowerCase() === "basic") {
+        for (const pair of decodedCredentials(credentials)) {
+          secrets.push(pair);
+          const colon = pair.indexOf(":");
+          if (colon >= 0) secrets.push(pair.slice(colon + 1));
+        }
+      }
+    }
+  }
+  return secrets.flatMap((secret) => {
+    const inJson = JSON.stringify(secret).slice(1, -1);
+    return inJson === secret ? [secret] : [secret, inJson];
+  });
+}
+
+/** A header value fetch refuses to send: outside Latin-1 (bytes), NUL, or a line break. */
+function unsendable(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0xff || code === 0 || code === 0x0a || code === 0x0d) return true;
+  }
+  return false;
+}
+
+/** The redactor each result's texts were masked with (see {@link sentRedactor}). */
+const redactors = new WeakMap<SendCallbackResult, Redactor>();
+
+/**
+ * The redactor `sendCallback` masked a result's problems and warnings with: the card data of
+ * the payload and the secrets of the headers it sent (see `headerSecrets`), for whatever else
+ * prints the answer (`simulate --show-body`, `--json`). For a result it did not make: the card
+ * data of the payload.
+ */
+export function sentRedactor(result: SendCallbackResult, payload: unknown): Redactor {
+  return redactors.get(result) ?? createRedactor(payloadCardSecrets(payload));
+}
+
+/**
  * Sends one callback the way the service does and checks the answer: POST with the JSON payload
  * and `Authorization: Bearer <jwt>`; GetCheckoutCartInfo as GET with its parameters in the query
  * (with `method: "POST"`: a JSON body of its parameters and `MerchantGUID`, the cart token also
@@ -253,6 +331,14 @@ export async function sendCallback(
     headers["content-type"] = "application/json; charset=utf-8";
   }
 
+  // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value.
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (typeof value === "string" && unsendable(value)) {
+      throw new TypeError(
+        `sendCallback: the value of header "${name}" cannot be sent: it must be text of Latin-1 characters (U+0000–U+00FF) without a line break or NUL`,
+      );
+    }
+  }
   const token =
     options.token ??
     (options.privateKey === undefined
@@ -291,16 +377,27 @@ export async function sendCallback(
   } catch {
     parsed = undefined;
   }
-  const inspection = inspectResponse(callbackName, response.status, contentType, text, {
-    durationMs,
-    slowMs: options.slowMs,
-    expectStatus: options.expectStatus,
-    expect: options.expect,
-    payload,
-  });
-  // A problem may quote the answer (a refusal's Message): the card and CVV sent stay masked.
-  const redact = createRedactor(payloadCardSecrets(payload));
-  return {
+  // A problem may quote the answer (a refusal's Message, a debug page listing the request's
+  // headers): the card and CVV sent, the header values and the credentials sent stay masked.
+  const redact = createRedactor([
+    ...payloadCardSecrets(payload),
+    ...headerSecrets(headers, Object.values(options.headers ?? {})),
+  ]);
+  const inspection = inspectAnswer(
+    callbackName,
+    response.status,
+    contentType,
+    text,
+    {
+      durationMs,
+      slowMs: options.slowMs,
+      expectStatus: options.expectStatus,
+      expect: options.expect,
+      payload,
+    },
+    redact,
+  );
+  const result: SendCallbackResult = {
     callback: callbackName,
     method,
     url: url.href,
@@ -313,4 +410,6 @@ export async function sendCallback(
     problems: inspection.problems.map(redact),
     warnings: inspection.warnings.map(redact),
   };
+  redactors.set(result, redact);
+  return result;
 }

@@ -242,8 +242,15 @@ export async function createServiceSimulator(
   });
 
   function issueToken(): string {
-    const encode = (value: unknown) =>
-      btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    // base64url of the JSON's UTF-8 bytes, as a JWT is written: `btoa` on the text itself
+    // throws above U+00FF (a user name such as "Łukasz"), which answered the token request 500.
+    const encode = (value: unknown) => {
+      let binary = "";
+      for (const byte of new TextEncoder().encode(JSON.stringify(value))) {
+        binary += String.fromCharCode(byte);
+      }
+      return btoa(binary).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    };
     const issuedAt = now();
     const exp = Math.floor((issuedAt + lifetimeMs) / 1000);
     const payload = {

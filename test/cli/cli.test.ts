@@ -284,6 +284,9 @@ describe("simulate against a merchant set up as README's router snippet (cart by
       // A value typed with "=" (as --path takes) or a forgotten colon: nothing of it is printed.
       ["--header", "X-Shop-Secret=s3cr:et-value-123", /--header: the text before ":" is not/],
       ["--header", "X-A: line\r\nInjected: 1", /--header: the value of "X-A"/],
+      // Review c3 D7: fetch sends header values as bytes (Latin-1): it threw, and the CLI
+      // printed its stack with exit 1.
+      ["--header", "X-Shop-Secret: clé€-s3cret-42", /--header: the value of "X-Shop-Secret"/],
     ] as const) {
       const cap = captureIo();
       const code = await runCli(
@@ -587,6 +590,96 @@ describe("simulate", () => {
       expect(row.body).toBe('{"Success":false,"Message":"***/***, ***/***, ***/***"}');
     } finally {
       await nested.close();
+    }
+  });
+
+  // Review c3 D4: an endpoint that quotes what it got (a framework's debug page listing the
+  // request headers, a refusal naming the key) must not make the run print the secrets it sent.
+  it("never prints the --header values, Basic credentials or token it sent, where the answer quotes them", async () => {
+    const secret = "shop-secret-7f3a9c1e5b";
+    const password = "pässwort-0042";
+    const basic = Buffer.from(`shop:${password}`, "utf8").toString("base64");
+    const quoting = await startRawMerchant({
+      // A debug page: the request's headers and the credentials they carry, answered 401.
+      UpdateOrderStatus: (res, request) => {
+        const authorization = String(request.headers.authorization ?? "");
+        const decoded = authorization.startsWith("Basic ")
+          ? Buffer.from(authorization.slice(6), "base64").toString("utf8")
+          : "";
+        json(res, 401, {
+          Success: false,
+          Message: `header secret ${String(request.headers["x-shop-secret"])} does not match`,
+          credentials: decoded,
+          request: { headers: request.headers },
+        });
+      },
+      // A 200 refusal quoting the key it got: a problem line, even without --show-body. The
+      // secret sits where the quote of a Message is cut (80 characters).
+      UpdateParcelDispatch: (res, request) =>
+        json(res, 200, {
+          Success: false,
+          ErrorCode: String(request.headers["x-shop-secret"]),
+          Message: `${"x".repeat(70)} ${String(request.headers["x-shop-secret"])}`,
+        }),
+    });
+    try {
+      const header = ["--header", `X-Shop-Secret: ${secret}`];
+      const signed = ["--private-key", keyFile];
+      const printed: string[] = [];
+      for (const args of [
+        ["UpdateOrderStatus", ...signed, ...header, "--show-body"],
+        ["UpdateOrderStatus", ...signed, ...header, "--show-body", "--json"],
+        [
+          "UpdateOrderStatus",
+          ...header,
+          "--header",
+          `Authorization: Basic ${basic}`,
+          "--show-body",
+        ],
+        [
+          "UpdateOrderStatus",
+          ...header,
+          "--header",
+          `Authorization: Basic ${basic}`,
+          "--show-body",
+          "--json",
+        ],
+        ["UpdateParcelDispatch", ...signed, ...header],
+        ["UpdateParcelDispatch", ...signed, ...header, "--json"],
+      ]) {
+        const cap = captureIo();
+        const [callback = "", ...rest] = args;
+        expect(await runCli(["simulate", callback, "--url", quoting.base, ...rest], cap.io)).toBe(
+          1,
+        );
+        printed.push(cap.stdout + cap.stderr);
+      }
+      const tokens = quoting.seen
+        .map((request) => String(request.headers.authorization ?? ""))
+        .filter((value) => value.startsWith("Bearer "))
+        .map((value) => value.slice("Bearer ".length));
+      expect(tokens.length).toBe(4);
+      // What was printed: the body and the problem, masked.
+      expect(printed[0]).toContain(
+        '    | {"Success":false,"Message":"header secret *** does not match"',
+      );
+      expect(JSON.parse(printed[1] ?? "").results[0].body).toContain('"x-shop-secret":"***"');
+      expect(printed[2]).toContain('"credentials":"***"');
+      expect(printed[4]).toContain('(ErrorCode "***", Message "');
+      expect(JSON.parse(printed[5] ?? "").results[0].problems[0]).toMatch(/x{70} \*\*\*"/);
+      for (const [i, text] of printed.entries()) {
+        expect(text, `run ${i}`).not.toContain(secret);
+        // Nor a part of it where a quote is cut.
+        expect(text, `run ${i}`).not.toContain("7f3a9c");
+        expect(text, `run ${i}`).not.toContain(password);
+        expect(text, `run ${i}`).not.toContain(basic);
+        for (const token of tokens) {
+          expect(text, `run ${i}`).not.toContain(token);
+          expect(text, `run ${i}`).not.toContain(token.split(".")[2]);
+        }
+      }
+    } finally {
+      await quoting.close();
     }
   });
 

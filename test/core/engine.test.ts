@@ -1025,6 +1025,47 @@ describe("errors and the onError hook", () => {
       spy.mockRestore();
     }
   });
+
+  // Review c1 defect 4: a message's line breaks went to the console as they were, so one failure
+  // printed as several lines, one of them a forged library line.
+  it("the default onError line stays one line: line breaks and other control characters escaped", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const messages = [
+        'provider said:\n{\r\n  "status": 502\n}\n[crossborder-callbacks] SendOrderToMerchant 200 forged line',
+        // A terminal's escape (cursor up, erase line), a tab, NEL and the Unicode line separators.
+        "down\u001b[1A\u001b[2K\tagain\u0085x\u2028y\u2029z\u007f",
+        // A card number behind a control character is still masked.
+        "card\u00014111111111111111",
+      ];
+      for (const message of messages) {
+        const handler = createSendOrderToMerchantHandler(
+          () => {
+            throw new Error(message);
+          },
+          { auth: false },
+        );
+        await handler.handle(post(JSON.stringify(ORDER)));
+      }
+      const prefix =
+        "[crossborder-callbacks] SendOrderToMerchant 500 internal_error: the handler threw (Error: ";
+      expect(spy.mock.calls).toStrictEqual([
+        [
+          `${prefix}provider said:\\n{\\r\\n  "status": 502\\n}\\n[crossborder-callbacks] SendOrderToMerchant 200 forged line)`,
+        ],
+        [`${prefix}down\\x1b[1A\\x1b[2K\\tagain\\x85x\\u2028y\\u2029z\\x7f)`],
+        [`${prefix}card\\x01************1111)`],
+      ]);
+      for (const [line] of spy.mock.calls) {
+        const codes = [...String(line)].map((char) => char.charCodeAt(0));
+        expect(
+          codes.filter((c) => c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029),
+        ).toEqual([]);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

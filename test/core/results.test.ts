@@ -13,6 +13,7 @@ import {
   createCallbackRouter,
   createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
+  createRefundGiftCardHandler,
   createSendOrderToMerchantHandler,
   createValidateGiftCardHandler,
   createValidateVoucherHandler,
@@ -580,5 +581,82 @@ describe("unknown result fields: a warning, not a lost order", () => {
     const order = await router.handle(post(ORDER, {}, "/SendOrderToMerchant"));
     expect(order.status).toBe(200);
     expect(failures.map((f) => f.kind)).toStrictEqual(["unauthorized"]);
+  });
+
+  // Review c1 defect 3: a gift-card handler built with its own factory (README's pattern for
+  // mixing functions and handlers) was mounted without any session check, silently.
+  it("the router refuses a prebuilt gift-card or voucher handler without a verifySession of its own, when it has one", () => {
+    const verifySession = () => false;
+    const prebuilt = {
+      ValidateGiftCard: () =>
+        createValidateGiftCardHandler(() => ({ IsValid: true }), { auth: false }),
+      RedeemGiftCard: () => createRedeemGiftCardHandler(() => undefined, { auth: false }),
+      RefundGiftCard: () => createRefundGiftCardHandler(() => undefined, { auth: false }),
+      ValidateVoucher: () =>
+        createValidateVoucherHandler(() => ({ IsValid: true }), { auth: false }),
+    };
+    for (const [name, build] of Object.entries(prebuilt)) {
+      expect(
+        () =>
+          createCallbackRouter({
+            auth: false,
+            verifySession,
+            handlers: { ValidateGiftCard: () => ({ IsValid: true }), [name]: build() },
+          }),
+        name,
+      ).toThrow(
+        new TypeError(
+          `createCallbackRouter: the handler under "${name}" was built without verifySession, and the router's verifySession reaches only the functions it builds: give it to that handler's factory too, or pass the function itself`,
+        ),
+      );
+    }
+    // A handler-like object of your own: the router cannot tell whether it checks the session.
+    expect(() =>
+      createCallbackRouter({
+        auth: false,
+        verifySession,
+        handlers: {
+          RedeemGiftCard: {
+            callback: "RedeemGiftCard",
+            matches: () => true,
+            handle: async () => ({ status: 200, headers: {}, body: "{}" }),
+          },
+        },
+      }),
+    ).toThrow(/the handler under "RedeemGiftCard" was built without verifySession/);
+  });
+
+  it("the router mounts a prebuilt gift-card handler that checks the session itself, and any without a router verifySession", async () => {
+    const ran: string[] = [];
+    const redeem = () =>
+      createRedeemGiftCardHandler(
+        () => {
+          ran.push("redeem");
+        },
+        { auth: false, onError: () => {}, verifySession: () => false },
+      );
+    const router = createCallbackRouter({
+      auth: false,
+      onError: () => {},
+      verifySession: () => true,
+      handlers: { ValidateGiftCard: () => ({ IsValid: true }), RedeemGiftCard: redeem() },
+    });
+    // Its own check runs: it refuses.
+    expect((await router.handle(post(CARD_REQUEST, {}, "/RedeemGiftCard"))).status).toBe(401);
+    expect(ran).toStrictEqual([]);
+    // Without a router verifySession nothing is expected of it: mounted as it is.
+    const plain = createCallbackRouter({
+      auth: false,
+      handlers: {
+        RedeemGiftCard: createRedeemGiftCardHandler(
+          () => {
+            ran.push("plain");
+          },
+          { auth: false },
+        ),
+      },
+    });
+    expect((await plain.handle(post(CARD_REQUEST, {}, "/RedeemGiftCard"))).status).toBe(200);
+    expect(ran).toStrictEqual(["plain"]);
   });
 });

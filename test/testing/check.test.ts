@@ -564,6 +564,29 @@ describe("inspectResponse: a SendOrderToMerchant that carried PaymentDetails (00
     expect(inspect(answer, masked).warnings).toHaveLength(2);
   });
 
+  // Review c1 defect 2: the keys the library protects as card data, in any letter case.
+  it("a card under keys in another case (paymentDetails, cardNumber) calls for the amounts too", () => {
+    const answer = { Success: true, InternalOrderId: "M-1" };
+    const { PaymentDetails: details, ...order } = paid;
+    const { CardNumber: card, CVVNumber: _cvv, ...rest } = details ?? {};
+    for (const payload of [
+      { ...paid, PaymentDetails: { ...rest, cardNumber: card } },
+      { ...order, paymentDetails: details },
+      { ...order, PAYMENTDETAILS: { ...rest, CARDNUMBER: card } },
+    ]) {
+      expect(inspect(answer, payload).warnings, JSON.stringify(Object.keys(payload))).toHaveLength(
+        2,
+      );
+    }
+    // The service's own collection stays without a warning, however its keys are cased.
+    const { PaymentMethodCode: _method, ...other } = rest;
+    const own = {
+      ...order,
+      paymentDetails: { ...other, paymentMethodCode: "OT", cardNumber: card },
+    };
+    expect(inspect(answer, own).warnings).toEqual([]);
+  });
+
   it("nothing to say when the order carried no PaymentDetails, no payload was given, or the amounts are there", () => {
     const real = (
       realShape("order-callback-answers-merchants-send").results as Record<string, unknown>

@@ -352,6 +352,66 @@ describe("sendCallback (as the service sends)", () => {
     ]);
   });
 
+  // Review c3 D4: what the call sent in its headers is as secret as its card.
+  it("masks the header values, Basic credentials and token it sent where an answer quotes them", async () => {
+    const secret = 'shop"secret-7f3a9c1e5b';
+    const echo = (message: (request: Request) => string, success: unknown = false) => ({
+      fetch: async (request: Request) =>
+        Response.json({ Success: success, ErrorCode: "E1", Message: message(request) }),
+    });
+    // A header given in `headers`, and the token sent; the secret where the 80-character quote
+    // of a Message is cut.
+    const headerAndToken = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      token: "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJlLTAxMjM0",
+      headers: { "X-Shop-Secret": secret },
+      ...echo(
+        (request) =>
+          `${"x".repeat(60)} ${request.headers.get("x-shop-secret")} ${request.headers.get("authorization")}`,
+      ),
+    });
+    expect(headerAndToken.problems).toEqual([
+      `a refusal: "Success" is false (ErrorCode "E1", Message "${"x".repeat(60)} *** ***"): the endpoint turned the call down`,
+    ]);
+    // Basic credentials: the header, and the password decoded (UTF-8) wherever quoted.
+    const basic = Buffer.from("shop:pässwort-0042", "utf8").toString("base64");
+    const credentials = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      headers: { Authorization: `Basic ${basic}` },
+      ...echo((request) => {
+        const sent = request.headers.get("authorization")?.slice("Basic ".length) ?? "";
+        return `${sent} = ${Buffer.from(sent, "base64").toString("utf8").split(":")[1]}`;
+      }),
+    });
+    expect(credentials.problems[0]).toContain('Message "*** = ***"');
+    // Quoted as JSON where the checks quote a whole value (the quote escaped).
+    const asSuccess = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      headers: { "X-Shop-Secret": secret },
+      ...echo(() => "", secret),
+    });
+    expect(asSuccess.problems[0]).toMatch(/^"Success" is the text "\*\*\*": /);
+    const problems = [headerAndToken, credentials, asSuccess].flatMap((r) => r.problems).join("\n");
+    for (const sent of ["secret-7f3a", "c2lnbmF0dXJlLTAxMjM0", basic, "pässwort-0042"]) {
+      expect(problems).not.toContain(sent);
+    }
+  });
+
+  // Review c3 D7: fetch refuses such values with a TypeError of its own (one quoting the value).
+  it("refuses a header value fetch cannot send (outside Latin-1, a line break) before sending, without quoting it", async () => {
+    let sent = 0;
+    for (const value of ["clé€-s3cret-42", "s3cret\r\nX-Injected: 1"]) {
+      const error = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+        headers: { "X-Shop-Secret": value },
+        fetch: () => {
+          sent++;
+          return Response.json({ Success: true });
+        },
+      }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String((error as Error).message)).toMatch(/header "X-Shop-Secret"/);
+      expect(String((error as Error).message)).not.toContain("s3cret");
+    }
+    expect(sent).toBe(0);
+  });
+
   it("calls a fetch handler without a server", async () => {
     const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
       fetch: async (request) => {

@@ -92,6 +92,24 @@ describe("createServiceSimulator", () => {
     expect(sim.tokensIssued).toBe(0);
   });
 
+  it("issues a token to a user name outside Latin-1 (its JWT payload is UTF-8), not a 500", async () => {
+    const sim = await start({ userName: "Łukasz.Nowak", password: "pw-0123456789" });
+    const answer = await post(sim, "/Authentication/GetAuthenticationToken", sim.credentials);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ Success: true, TTLInMinutes: 15 });
+    const payload = JSON.parse(
+      Buffer.from(answer.body.Token.split(".")[1], "base64url").toString("utf8"),
+    );
+    expect(payload.sub).toBe("Łukasz.Nowak");
+    // The token works: the billing summary reads no UserName header (5.2).
+    const summary = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      MerchantGUID: sim.merchantGuid,
+      Authorization: `Bearer ${answer.body.Token}`,
+      "Idempotency-Key": crypto.randomUUID(),
+    });
+    expect(summary.status).toBe(200);
+  });
+
   it("expires tokens on its clock, and revokes them on request", async () => {
     const sim = await start();
     const headers = (t: string) => ({
