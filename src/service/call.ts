@@ -603,14 +603,23 @@ function interpret(
       body,
     };
   }
-  const invalid = (
-    description: string,
-    mayHaveBeenApplied = false,
-  ): { failure: Failure; body?: unknown } => ({
-    failure: invalidResponse(description, status, mayHaveBeenApplied),
-    body,
-  });
-  if (!parsedJson) return invalid("the answer is not JSON");
+  // A 2xx that does not say what happened (not JSON, not the documented shape, or a refund answer
+  // that does not confirm it): an operation that is never retried may have been applied all the
+  // same. The refund says how to check; the others get the note of an answer that was lost.
+  const saysNothing = (reason: string): { failure: Failure; body?: unknown } => {
+    const { note, mayHaveBeenApplied } = appliedUnknown(op);
+    const description =
+      op.unconfirmed === undefined ? reason + note : `${reason}, so ${op.unconfirmed}`;
+    return {
+      failure: invalidResponse(
+        description,
+        status,
+        mayHaveBeenApplied || op.unconfirmed !== undefined,
+      ),
+      body,
+    };
+  };
+  if (!parsedJson) return saysNothing("the answer is not JSON");
   const refused = readRefusal(body, op.failures, ctx.names(name), clean);
   if (refused !== undefined) {
     return {
@@ -623,10 +632,11 @@ function interpret(
     const paths = issuesOf(ctx, checked)
       .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
       .slice(0, 5);
-    return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
+    return saysNothing(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
-  // The service answered without saying it did it: it may have all the same.
-  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed, true);
+  if (op.unconfirmed !== undefined && !confirmed(body)) {
+    return saysNothing("the answer says neither Success nor IsSuccess true");
+  }
   return { body: checked.data };
 }
 

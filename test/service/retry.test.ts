@@ -335,6 +335,52 @@ describe("a never-retried operation whose answer is lost says it may have been a
     expect(simulator.count("createOrderRefund")).toBe(1);
   });
 
+  /** A proxy that forwards the request (the service applies it), then answers `status` with `text`. */
+  function saysNothing(status: number, text: string, type: string): typeof fetch {
+    return async (input, init) => {
+      const answer = await fetch(input, init);
+      await answer.arrayBuffer();
+      if (String(input).includes("/token")) return answer;
+      return new Response(text, { status, headers: { "content-type": type } });
+    };
+  }
+
+  // Review c3 D1: only object bodies were tried; an empty, non-JSON or non-object 2xx came back
+  // `mayHaveBeenApplied: false`, and a merchant trusting it would create the refund twice.
+  for (const [label, status, text, type] of [
+    ["an empty 200", 200, "", "application/json"],
+    ["a JSON null", 200, "null", "application/json"],
+    ["a gateway's HTML page", 200, "<html><body>Request accepted</body></html>", "text/html"],
+    ["a 201 with an array", 201, "[]", "application/json"],
+    ["a JSON string", 200, '"OK"', "application/json"],
+  ] as const) {
+    it(`a 2xx that says nothing (${label}) may have been applied: the refund may have been created`, async () => {
+      const simulator = await startSimulator();
+      const client = clientFor(simulator, { fetch: saysNothing(status, text, type) });
+      const before = (await clientFor(simulator).getOrderRefunds({ orderId: "GE-1002" })).Refunds;
+      const error = await rejectionOf(client.createOrderRefund(refund));
+      expect(error).toBeInstanceOf(ServiceServerError);
+      expect(error).toMatchObject({ code: "INVALID_RESPONSE", status, mayHaveBeenApplied: true });
+      expect((error as Error).message).toMatch(/may have been created all the same/);
+      const after = (await clientFor(simulator).getOrderRefunds({ orderId: "GE-1002" })).Refunds;
+      expect(after?.length).toBe((before?.length ?? 0) + 1);
+      for (const [operation, run] of Object.entries(NEVER)) {
+        if (operation === "createOrderRefund") continue;
+        const other = await rejectionOf(run(client));
+        expect(other, operation).toMatchObject({
+          code: "INVALID_RESPONSE",
+          status,
+          mayHaveBeenApplied: true,
+        });
+        expect((other as Error).message).toMatch(/is never retried and may have been applied/);
+      }
+      // A read is sent again safely: nothing to say.
+      const read = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+      expect(read).toMatchObject({ code: "INVALID_RESPONSE", mayHaveBeenApplied: false });
+      expect((read as Error).message).not.toMatch(/may have been/);
+    });
+  }
+
   it("not when nothing was sent: a refused connection, a name that does not resolve", async () => {
     const closed = createNetServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
