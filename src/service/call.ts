@@ -133,6 +133,11 @@ interface Failure extends FailureInfo {
   readonly retryAfterMs?: number | undefined;
   readonly cause?: Error | undefined;
   readonly mayHaveBeenApplied?: boolean | undefined;
+  /**
+   * The client's "may have been applied" note ("; …") for a failure whose description is the
+   * service's text: said in the message only, so the description stays the service's.
+   */
+  readonly note?: string | undefined;
 }
 
 /** An answer the client cannot use (not JSON, too large, not the operation's shape): never retried. */
@@ -587,14 +592,11 @@ function interpret(
     const { note, mayHaveBeenApplied } = failedMidway(status, info)
       ? appliedUnknown(op)
       : NOT_APPLIED;
-    // The note follows the service's text ("; …"), or stands alone without one.
-    let description = info.description;
-    if (note !== "") description = description === undefined ? note.slice(2) : description + note;
     return {
       failure: {
         ...info,
         code: safeCode(ctx, info),
-        description,
+        note,
         status,
         retryable,
         retryAfterMs,
@@ -709,7 +711,10 @@ function toError(
   if (detail !== undefined && known !== undefined && detail.toLowerCase() === known.toLowerCase()) {
     detail = undefined;
   }
-  const message = `${op.wireName} failed: ${code}${known ? ` ${known}` : ""}${status}${detail ? ` — ${detail}` : ""}`;
+  // The note follows the service's text ("; …"), or stands alone without one.
+  const note = (failure as Failure).note ?? "";
+  const tail = detail ? ` — ${detail}${note}` : note === "" ? "" : ` — ${note.slice(2)}`;
+  const message = `${op.wireName} failed: ${code}${known ? ` ${known}` : ""}${status}${tail}`;
   return createServiceError(failure.kind, {
     operation: name,
     code: failure.code,

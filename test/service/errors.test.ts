@@ -618,7 +618,7 @@ describe("the service's long texts are cut at 1,000 characters", () => {
   const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
   /** The description of the failure the service answers with `text`, over HTTP. */
-  async function described(text: string, answer: "400" | "refusal" | "warning" = "400") {
+  async function described(text: string, answer: "400" | "500" | "refusal" | "warning" = "400") {
     const simulator = await startSimulator();
     const client = clientFor(simulator, { retries: false });
     let description: string | undefined;
@@ -634,8 +634,8 @@ describe("the service's long texts are cut at 1,000 characters", () => {
     } else {
       simulator.fail(
         "dispatchConsolidatedShipment",
-        answer === "400"
-          ? { status: 400, body: { Message: text } }
+        answer === "400" || answer === "500"
+          ? { status: Number(answer), body: { Message: text } }
           : { status: 200, body: { IsSuccess: false, ErrorCode: "B300", ErrorText: text } },
       );
       const error = (await rejectionOf(
@@ -653,7 +653,8 @@ describe("the service's long texts are cut at 1,000 characters", () => {
     return { description: description ?? "", texts, simulator };
   }
 
-  it.each(["400", "refusal", "warning"] as const)(
+  // Review c3 D6: a never-retried operation's 5xx had the client's note appended after the cut.
+  it.each(["400", "500", "refusal", "warning"] as const)(
     "at exactly 1,000 characters, then an ellipsis (%s)",
     async (answer) => {
       const long = `${"a".repeat(CUT)}bcdef`;
@@ -662,6 +663,16 @@ describe("the service's long texts are cut at 1,000 characters", () => {
       expect((await described(exact, answer)).description).toBe(exact);
     },
   );
+
+  it("a never-retried operation's 5xx: the service's text in description, the client's note in the message", async () => {
+    const { description, texts } = await described("the manifest service is down", "500");
+    expect(description).toBe("the manifest service is down");
+    const message = texts[1] ?? "";
+    expect(message).toContain("the manifest service is down");
+    expect(message).toMatch(
+      /DispatchConsolidatedShipment is never retried and may have been applied/,
+    );
+  });
 
   it.each(["400", "refusal", "warning"] as const)(
     "never through a surrogate pair (%s)",
