@@ -574,7 +574,6 @@ function interpret(
     parsedJson = false;
   }
   const status = answer.status;
-  const retryable = status === 429 || status >= 500;
   // The service's texts are redacted before they are cut (src/service/failures.ts).
   const clean = (text: string) => ctx.redactor.text(text);
   // 3xx, or 0: a browser's opaque answer to a redirect it was told not to follow.
@@ -589,9 +588,10 @@ function interpret(
   if (status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name), clean);
     const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
-    const { note, mayHaveBeenApplied } = failedMidway(status, info)
-      ? appliedUnknown(op)
-      : NOT_APPLIED;
+    // A 5xx naming a documented refusal is an answer: not sent again, and not applied.
+    const midway = failedMidway(status, info);
+    const retryable = status === 429 || midway;
+    const { note, mayHaveBeenApplied } = midway ? appliedUnknown(op) : NOT_APPLIED;
     return {
       failure: {
         ...info,

@@ -180,6 +180,17 @@ export function readRefusal(
   return refusal(code ?? (reading === "dispatch" ? "B700" : "REFUSED"), description);
 }
 
+/**
+ * The kind of a failure at a non-2xx status, one rule for every body shape: a 429 is a rate limit
+ * whatever it names; a documented code is its own kind (a 5xx naming B002 is that refusal, not the
+ * service failing midway, as `failedMidway` reads it); a 5xx naming no documented code is the
+ * server's failure; otherwise `otherwise` (the body's reading, or the status's kind).
+ */
+function kindAt(status: number, code: unknown, otherwise: ServiceFailureKind): ServiceFailureKind {
+  if (status === 429) return "rate-limit";
+  return kindOfCode(code) ?? (status >= 500 ? "server" : otherwise);
+}
+
 /** The failure an answer with a non-2xx status reports. */
 export function readErrorAnswer(
   status: number,
@@ -215,10 +226,9 @@ export function readErrorAnswer(
   } else {
     const refused = readRefusal(body, reading, names, clean);
     if (refused !== undefined && refused.code !== "REFUSED") {
-      return { ...refused, kind: status === 429 ? "rate-limit" : refused.kind };
+      return { ...refused, kind: kindAt(status, refused.code, refused.kind) };
     }
     description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
-  const kind = status === 429 || status >= 500 ? byStatus : (kindOfCode(code) ?? byStatus);
-  return { kind, code: code ?? fallback, description };
+  return { kind: kindAt(status, code, byStatus), code: code ?? fallback, description };
 }

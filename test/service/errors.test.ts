@@ -598,6 +598,71 @@ describe("a refused token request names the fields, never their values", () => {
   });
 });
 
+// Review c3 D5: B002 at a 503 was a ServiceConflictError in an IsSuccess body and a (retried)
+// ServiceServerError in a 4.9 or 7.1 body, while `mayHaveBeenApplied` read it as a refusal.
+describe("a 5xx naming a documented code: the code's class, whatever the body's shape", () => {
+  const SHAPES = {
+    "IsSuccess false": (code: string, text: string) => ({
+      IsSuccess: false,
+      ErrorCode: code,
+      ErrorText: text,
+    }),
+    "7.1 {error, code, description}": (code: string, text: string) => ({
+      error: "Failed",
+      code,
+      description: text,
+    }),
+    "4.9 {error: {code, message}}": (code: string, text: string) => ({
+      error: { code, message: text },
+    }),
+  } as const;
+
+  for (const [shape, body] of Object.entries(SHAPES)) {
+    it(`${shape}: a refusal code is that refusal, never retried and not applied; a server code is retried`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail("dispatchConsolidatedShipment", {
+        status: 503,
+        body: body("B002", "Order cannot be dispatched"),
+      });
+      const dispatch = await rejectionOf(
+        clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+      );
+      expect(dispatch).toBeInstanceOf(ServiceConflictError);
+      expect(dispatch).toMatchObject({ code: "B002", status: 503, mayHaveBeenApplied: false });
+      expect((dispatch as Error).message).not.toMatch(/may have been applied/);
+
+      // A retried operation: the refusal is answered once, not sent again.
+      simulator.fail("getOrderRefunds", {
+        status: 500,
+        body: body("ORDER_NOT_FOUND", "order id does not exist"),
+      });
+      const read = await rejectionOf(clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }));
+      expect(read).toBeInstanceOf(ServiceNotFoundError);
+      expect(read).toMatchObject({ code: "ORDER_NOT_FOUND", status: 500, attempts: 1 });
+      expect(simulator.count("getOrderRefunds")).toBe(1);
+
+      // The service failing (a server code, or none documented) stays a retried server failure.
+      for (const code of ["INTERNAL_ERROR", "SOMETHING_ELSE"]) {
+        simulator.fail("getOrderRefunds", ...Array(3).fill({ status: 500, body: body(code, "x") }));
+        const failed = await rejectionOf(
+          clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }),
+        );
+        expect(failed, code).toBeInstanceOf(ServiceServerError);
+        expect(failed, code).toMatchObject({ code, status: 500, attempts: 3 });
+      }
+    });
+  }
+
+  it("a 429 stays a rate limit whatever code it names", () => {
+    for (const body of Object.values(SHAPES)) {
+      expect(readErrorAnswer(429, body("B002", "x"), "dispatch", {})).toMatchObject({
+        kind: "rate-limit",
+        code: "B002",
+      });
+    }
+  });
+});
+
 describe("the kind of an HTTP status without a documented code", () => {
   it("408 is a timeout, 410 a not-found, whatever the body", () => {
     const names = {};
