@@ -228,6 +228,28 @@ function httpUrl(value: unknown, option: string): string {
   return url.href;
 }
 
+/**
+ * Whether fetch can send `value` as a header value: no character above U+00FF (a header is
+ * bytes), and no NUL or line break once fetch has trimmed the ends. Anything else makes fetch
+ * throw a TypeError that quotes the value: the GUID, in the merchant's logs.
+ */
+function isHeaderValue(value: string): boolean {
+  const trimmed = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  for (let i = 0; i < value.length; i++) {
+    if (value.charCodeAt(i) > 0xff) return false;
+  }
+  return !/[\n\r]/.test(trimmed) && !trimmed.includes(String.fromCharCode(0));
+}
+
+function headerValue(value: string, option: string): string {
+  if (!isHeaderValue(value)) {
+    throw new TypeError(
+      `${option} must be a value an HTTP header can carry: no character beyond Latin-1 (U+00FF), no line break`,
+    );
+  }
+  return value;
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -253,6 +275,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ) {
     throw new TypeError("credentials needs userName and password");
   }
+  // Sent in the MerchantGUID and UserName headers: refused now, not by fetch on the first call.
+  headerValue(options.merchantGuid, "merchantGuid");
+  if (credentials !== undefined) headerValue(credentials.userName, "credentials.userName");
+  if (typeof options.tokenScheme === "string") headerValue(options.tokenScheme, "tokenScheme");
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const redactor = new Redactor([options.merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({

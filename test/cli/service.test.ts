@@ -211,6 +211,33 @@ describe("service (in process)", () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  // Review c3 D2: fetch's TypeError (quoting the GUID) reached main, which printed its stack, exit 1.
+  it("exit 2, one line and no stack for a GUID or user name a header cannot carry", async () => {
+    const file = await jsonFile("rates-header.json", {
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    for (const [variable, value] of [
+      [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-\n9f80-112233445566"],
+      [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-9f80-11223344556\u0416"],
+      [SERVICE_ENV.userName, "\u0141ukasz.Nowak"],
+    ] as const) {
+      const { code, stdout, stderr } = await run(
+        ["getShippingDetailsExtended", "--json", file, "--base-url", simulator.url],
+        env({ [variable]: value }),
+      );
+      expect([code, stdout], variable).toEqual([2, ""]);
+      expect(stderr, variable).toMatch(
+        /^error (merchantGuid|credentials\.userName) must be [^\n]*\n$/,
+      );
+      expect(stderr, variable).not.toMatch(/\bat \S+ \(|TypeError/);
+      for (const part of ["9f80", "112233445566", "ukasz"]) expect(stderr).not.toContain(part);
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+
   it("--verbose logs every attempt on stderr, redacted", async () => {
     simulator.fail("getShippingDetailsExtended", { status: 503 });
     const file = await jsonFile("rates.json", { amount: 10, currencyCode: "EUR" });

@@ -834,6 +834,48 @@ describe("configuration", () => {
     }
   });
 
+  // Review c3 D2: such a value escaped the first call as fetch's raw TypeError, which quotes it.
+  it("refuses a GUID or user name fetch cannot send as a header, at creation, without quoting it", async () => {
+    const guid = "0e6f7a1c-3b2d-4c5e-9f80-112233445566";
+    const password = "pw-0123456789";
+    for (const [label, merchantGuid, userName] of [
+      ["a GUID with a line break", "0e6f7a1c-3b2d-4c5e-\n9f80-112233445566", "shop"],
+      ["a GUID with a carriage return", "0e6f7a1c-3b2d-4c5e-9f80\r-112233445566", "shop"],
+      ["a GUID outside Latin-1", "0e6f7a1c-3b2d-4c5e-9f80-11223344556\u0416", "shop"],
+      ["a user name outside Latin-1", guid, "\u0141ukasz.Nowak"],
+      ["a user name with a line break", guid, "shop\r\nX-Injected: 1"],
+      ["a user name with a NUL", guid, "shop\u0000admin"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        createServiceClient({
+          baseUrl: "http://127.0.0.1:9",
+          merchantGuid,
+          credentials: { userName, password },
+        });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, label).toBeInstanceOf(TypeError);
+      const message = String((caught as Error).message);
+      expect(message, label).toMatch(/^(merchantGuid|credentials\.userName) must be/);
+      for (const secret of [merchantGuid, userName, "9f80", "112233445566", "ukasz", "Injected"]) {
+        expect(message, label).not.toContain(secret);
+      }
+    }
+    // Latin-1 is what a header carries: such a user name is sent, and arrives as it was.
+    const simulator = await startSimulator({ userName: "Jos\u00e9.M\u00fcller", password });
+    const client = clientFor(simulator);
+    await client.getShippingDetailsExtended({
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    const sent = simulator.requestsOf("getShippingDetailsExtended")[0]?.headers;
+    expect(sent?.username).toBe("Jos\u00e9.M\u00fcller");
+  });
+
   it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {
     const guid = "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f";
     for (const [option, url] of [
