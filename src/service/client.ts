@@ -155,7 +155,8 @@ export interface RecentProductCountriesInput {
   readonly requestId?: number | undefined;
   /**
    * The country's default VAT rate (e.g. from LocationByIP's `Country.DefaultVATRateType.Rate`),
-   * as a map or a function. Without it, only a record with no `VATRateType` counts as default.
+   * as a map or a function. Without it, only a record with no `VATRateType` counts as default;
+   * a `VATRateType` without a `Rate` never does.
    */
   readonly defaultVatRates?:
     | Readonly<Record<string, number>>
@@ -256,9 +257,11 @@ export function isBackAtDefault(
   defaultVatRate: number | undefined,
 ): boolean {
   if (record.IsRestricted === true || record.IsForbidden === true) return false;
-  const rate = record.VATRateType?.Rate;
-  if (record.VATRateType == null || rate == null) return true;
-  return defaultVatRate !== undefined && Math.abs(rate - defaultVatRate) < 1e-9;
+  // No VATRateType at all: the country's default applies. One without a Rate still names a
+  // category (a reduced rate, say) that cannot be told to be the default: it is kept.
+  if (record.VATRateType == null) return true;
+  const rate = record.VATRateType.Rate;
+  return rate != null && defaultVatRate !== undefined && Math.abs(rate - defaultVatRate) < 1e-9;
 }
 
 /** A client for the operations the service hosts. No request is sent until a method is called. */

@@ -256,6 +256,35 @@ describe("recentProductCountries (4.7)", () => {
     expect(asked).toEqual(["DE", "US", "GB"]);
   });
 
+  // Review c3 D8: a VATRateType without a Rate counted as "no VATRateType at all", so a reduced-rate
+  // exception was deleted locally and the product priced at the country's standard rate.
+  it("keeps a record whose VATRateType names a category without a Rate; only no VATRateType at all is the default", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const changes = simulator.state.productCountryChanges as unknown as Record<string, unknown>[];
+    const record = (code: string, vat: unknown) => ({
+      CountryCode: "DE",
+      ProductCode: code,
+      IsRestricted: false,
+      IsForbidden: false,
+      VATRateType: vat,
+    });
+    changes.splice(
+      0,
+      changes.length,
+      record("BOOK-1", { VATRateTypeCode: "REDUCED", Name: "Reduced rate (books)" }),
+      record("BOOK-2", { VATRateTypeCode: "REDUCED", Name: "Reduced rate", Rate: null }),
+      record("SKU-8", null),
+      record("SKU-9", { VATRateTypeCode: "STANDARD", Rate: 19 }),
+    );
+    const actions = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: { DE: 19 },
+    })) {
+      actions.push(`${change.action} ${change.record.ProductCode}`);
+    }
+    expect(actions).toEqual(["upsert BOOK-1", "upsert BOOK-2", "delete SKU-8", "delete SKU-9"]);
+  });
+
   it("keeps a record with a rate but no known default (it cannot tell the rate is the default)", async () => {
     const simulator = await startSimulator({ pageSize: 10 });
     const actions = [];
