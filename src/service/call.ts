@@ -228,8 +228,18 @@ export async function callOperation(
     if (token === DEADLINE) throw pastDeadline();
     const remaining = deadlineAt - ctx.now();
     if (remaining <= 0) throw pastDeadline();
+    let headers: Headers;
+    try {
+      headers = requestHeaders(ctx, op, jwt ? token : undefined, key, prepared.body);
+    } catch {
+      // The GUID, user name and scheme were checked at creation: what fetch refuses here is the
+      // token (issued, or from a shared cache), and its TypeError would quote it. Not kept.
+      if (token !== undefined) ctx.tokens?.invalidate(token);
+      const description =
+        "the token cannot be sent in a header (a character beyond U+00FF, or a line break): nothing was sent";
+      throw error({ kind: "server", code: "INVALID_RESPONSE", description }, { attempts: attempt });
+    }
     attempt++;
-    const headers = requestHeaders(ctx, op, jwt ? token : undefined, key, prepared.body);
     emit(ctx.hooks.onRequest, {
       operation: name,
       attempt,

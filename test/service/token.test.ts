@@ -10,7 +10,14 @@ import {
   type TokenCache,
 } from "../../src/service/index.js";
 import { jwtExpiry, TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
-import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
+import {
+  clientFor,
+  expectNoSecrets,
+  recorder,
+  rejectionOf,
+  renderings,
+  startSimulator,
+} from "./helpers.js";
 
 const rates = { amount: 10, currencyCode: "EUR", destinationCountry: "US" } as const;
 
@@ -288,5 +295,26 @@ describe("the token request itself", () => {
     expect(
       simulator.requestsOf("getAuthenticationToken")[0]?.headers.authorization,
     ).toBeUndefined();
+  });
+});
+
+// Review c3 D2, the value left unchecked at creation: fetch's TypeError quoted the token.
+describe("a token a header cannot carry", () => {
+  it("is a ServiceError that does not quote it, nothing is sent, and it is not used again", async () => {
+    const simulator = await startSimulator();
+    const bad = `${jwtWith(Date.now() / 1000 + 3600)}\nX-Injected: 1`;
+    const cache: TokenCache = {
+      get: () => ({ token: bad, expiresAt: Date.now() + 3_600_000 }),
+      set: () => undefined,
+    };
+    const client = clientFor(simulator, { tokenCache: cache });
+    const error = await rejectionOf(client.getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", attempts: 0 });
+    expectNoSecrets(renderings(error), [bad.split(".")[1] ?? bad, "X-Injected"]);
+    expect(simulator.requestsOf("getShippingDetailsExtended")).toEqual([]);
+    // The next call does not take it back: it asks the service for a token of its own.
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
   });
 });
