@@ -10,7 +10,7 @@ import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
-import { type FailureInfo, kindOfCode, readErrorAnswer, readRefusal } from "./failures.js";
+import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
 import {
   MERCHANT_GUID_HEADER,
   MERCHANT_GUID_QUERY,
@@ -489,12 +489,11 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
  * a gateway that forwarded the request and got no usable answer (502, 504, Cloudflare's 520/524),
  * and a 503, which the service means as "not handled" (RFC 9110 §15.6.4) but a gateway may send
  * after forwarding (the two cannot be told apart) — unless the answer names a documented code of a
- * refusal (not found, conflict, validation, permission). A 4xx is an answer.
+ * refusal (not found, conflict, validation, permission, a refused token). A 4xx is an answer.
  */
 function failedMidway(status: number, info: FailureInfo): boolean {
-  if (status < 500 || status > 599) return false;
-  const kind = kindOfCode(info.code);
-  return kind === undefined || kind === "server";
+  // The kind is read by `kindAt` (failures.ts), the one rule for a code at a status.
+  return status >= 500 && status <= 599 && info.kind === "server";
 }
 
 /**

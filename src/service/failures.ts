@@ -182,12 +182,14 @@ export function readRefusal(
 
 /**
  * The kind of a failure at a non-2xx status, one rule for every body shape: a 429 is a rate limit
- * whatever it names; a documented code is its own kind (a 5xx naming B002 is that refusal, not the
- * service failing midway, as `failedMidway` reads it); a 5xx naming no documented code is the
+ * whatever it names; a refused token request (the client's `TOKEN_REFUSED`) is an authentication
+ * failure at any status; a documented code is its own kind (a 5xx naming B002 is that refusal, not
+ * the service failing midway, as `failedMidway` reads it); a 5xx naming no documented code is the
  * server's failure; otherwise `otherwise` (the body's reading, or the status's kind).
  */
 function kindAt(status: number, code: unknown, otherwise: ServiceFailureKind): ServiceFailureKind {
   if (status === 429) return "rate-limit";
+  if (code === "TOKEN_REFUSED") return "authentication";
   return kindOfCode(code) ?? (status >= 500 ? "server" : otherwise);
 }
 

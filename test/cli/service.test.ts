@@ -238,6 +238,32 @@ describe("service (in process)", () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  // Review r3 R1: the token endpoint's refusal in a 500 exited 3 (a server failure), asked 3 times.
+  it("exit 1 for a token request refused in a 5xx, asked once", async () => {
+    const refusal = { IsSuccess: false, Reason: "Invalid user name or password" };
+    simulator.fail("getAuthenticationToken", ...Array(3).fill({ status: 500, body: refusal }));
+    const file = await jsonFile("rates-refused.json", {
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    const { code, stderr } = await run([
+      "getShippingDetailsExtended",
+      "--json",
+      file,
+      "--base-url",
+      simulator.url,
+    ]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr).error).toMatchObject({
+      name: "ServiceAuthenticationError",
+      code: "TOKEN_REFUSED",
+      status: 500,
+    });
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+  });
+
   it("--verbose logs every attempt on stderr, redacted", async () => {
     simulator.fail("getShippingDetailsExtended", { status: 503 });
     const file = await jsonFile("rates.json", { amount: 10, currencyCode: "EUR" });

@@ -318,3 +318,33 @@ describe("a token a header cannot carry", () => {
     expect(simulator.tokensIssued).toBe(1);
   });
 });
+
+// Review r3 R1: since the 5xx rule of c3 D5, a token request refused in a 5xx was a retried
+// ServiceServerError TOKEN_REFUSED: the password sent three times, the class against the table.
+describe("a refused token request is TOKEN_REFUSED, an authentication failure, at any status", () => {
+  const refusal = { IsSuccess: false, Reason: "Invalid user name or password" };
+  it.each([200, 400, 500, 503])("at %i: ServiceAuthenticationError, asked once", async (status) => {
+    const simulator = await startSimulator();
+    simulator.fail("getAuthenticationToken", ...Array(3).fill({ status, body: refusal }));
+    const error = await rejectionOf(clientFor(simulator).getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceAuthenticationError);
+    expect(error).toMatchObject({
+      kind: "authentication",
+      code: "TOKEN_REFUSED",
+      status,
+      attempts: 1,
+      mayHaveBeenApplied: false,
+    });
+    // The password is not sent again, and nothing was sent with a token.
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+    expect(simulator.requestsOf("getShippingDetailsExtended")).toEqual([]);
+  });
+
+  it("a 5xx that names the service failing (4.9's INTERNAL_ERROR) is still retried", async () => {
+    const simulator = await startSimulator();
+    const failing = { error: { code: "INTERNAL_ERROR", message: "unexpected error" } };
+    simulator.fail("getAuthenticationToken", ...Array(2).fill({ status: 500, body: failing }));
+    await clientFor(simulator).getShippingDetailsExtended(rates);
+    expect(simulator.count("getAuthenticationToken")).toBe(3);
+  });
+});
