@@ -236,7 +236,7 @@ export async function callOperation(
       // token (issued, or from a shared cache), and its TypeError would quote it. Not kept.
       if (token !== undefined) ctx.tokens?.invalidate(token);
       const description =
-        "the token cannot be sent in a header (a character beyond U+00FF, or a line break): nothing was sent";
+        "the token cannot be sent in a header (a control character, or a character beyond U+00FF): nothing was sent";
       throw error({ kind: "server", code: "INVALID_RESPONSE", description }, { attempts: attempt });
     }
     attempt++;
@@ -381,6 +381,17 @@ function guidInUrlForToken(
   return op.merchantGuid !== "none" && op.merchantGuidInBody !== true && ctx.jwt(name);
 }
 
+/**
+ * Whether fetch can send `value` as a header value, by Node's rules (undici): once the ends are
+ * trimmed of tabs, spaces and line breaks (as `Headers` does), no control character but tab, no
+ * DEL and nothing beyond U+00FF (a header is bytes). `Headers` refuses NUL and line breaks, and
+ * its dispatcher the rest (`UND_ERR_INVALID_ARG`, "invalid … header", a NETWORK_ERROR); the
+ * first quotes the value: the GUID, or a token, in the merchant's logs.
+ */
+export function isHeaderValue(value: string): boolean {
+  return !/[^\t\x20-\x7e\x80-\xff]/.test(value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ""));
+}
+
 function requestHeaders(
   ctx: CallContext,
   op: OperationDefinition,
@@ -392,6 +403,8 @@ function requestHeaders(
   if (body !== undefined) headers.set("Content-Type", "application/json");
   if (guidPlacement(ctx, op) === "header") headers.set(MERCHANT_GUID_HEADER, ctx.merchantGuid);
   if (token !== undefined) {
+    // Checked here, not left to the dispatcher: its refusal is a NETWORK_ERROR, retried.
+    if (!isHeaderValue(token)) throw new TypeError("the token cannot be sent in a header");
     const scheme = op.tokenScheme ?? ctx.tokenScheme;
     headers.set("Authorization", scheme === null ? token : `${scheme} ${token}`);
     if (ctx.userName !== undefined) headers.set("UserName", ctx.userName);

@@ -11,6 +11,7 @@ import {
   type CallOptions,
   callOperation,
   type FetchLike,
+  isHeaderValue,
   positive,
   type ServiceHooks,
 } from "./call.js";
@@ -229,23 +230,10 @@ function httpUrl(value: unknown, option: string): string {
   return url.href;
 }
 
-/**
- * Whether fetch can send `value` as a header value: no character above U+00FF (a header is
- * bytes), and no NUL or line break once fetch has trimmed the ends. Anything else makes fetch
- * throw a TypeError that quotes the value: the GUID, in the merchant's logs.
- */
-function isHeaderValue(value: string): boolean {
-  const trimmed = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
-  for (let i = 0; i < value.length; i++) {
-    if (value.charCodeAt(i) > 0xff) return false;
-  }
-  return !/[\n\r]/.test(trimmed) && !trimmed.includes(String.fromCharCode(0));
-}
-
 function headerValue(value: string, option: string): string {
   if (!isHeaderValue(value)) {
     throw new TypeError(
-      `${option} must be a value an HTTP header can carry: no character beyond Latin-1 (U+00FF), no line break`,
+      `${option} must be a value an HTTP header can carry: no control character but tab, no character beyond Latin-1 (U+00FF)`,
     );
   }
   return value;

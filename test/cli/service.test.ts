@@ -223,6 +223,9 @@ describe("service (in process)", () => {
       [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-\n9f80-112233445566"],
       [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-9f80-11223344556\u0416"],
       [SERVICE_ENV.userName, "\u0141ukasz.Nowak"],
+      // Review r3 R2: accepted, then refused by undici at dispatch: a retried NETWORK_ERROR, exit 3.
+      [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-9f80-112233445566\u0001"],
+      [SERVICE_ENV.userName, "shop\u000bukasz"],
     ] as const) {
       const { code, stdout, stderr } = await run(
         ["getShippingDetailsExtended", "--json", file, "--base-url", simulator.url],

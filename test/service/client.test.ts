@@ -874,6 +874,12 @@ describe("configuration", () => {
       ["a user name outside Latin-1", guid, "\u0141ukasz.Nowak"],
       ["a user name with a line break", guid, "shop\r\nX-Injected: 1"],
       ["a user name with a NUL", guid, "shop\u0000admin"],
+      // Review r3 R2: undici's dispatcher refuses every control character but tab (and DEL),
+      // after Headers has accepted them: NETWORK_ERROR, retried, "may have been applied".
+      ["a GUID with \\x01", "0e6f7a1c-3b2d-4c5e-9f80-11223344\u000155", "shop"],
+      ["a GUID with DEL", "0e6f7a1c-3b2d-4c5e-9f80-112233445566\u007f", "shop"],
+      ["a user name with a vertical tab", guid, "shop\u000badmin"],
+      ["a user name with \\x1f at its end", guid, "shop-admin\u001f"],
     ] as const) {
       let caught: unknown;
       try {
@@ -888,7 +894,15 @@ describe("configuration", () => {
       expect(caught, label).toBeInstanceOf(TypeError);
       const message = String((caught as Error).message);
       expect(message, label).toMatch(/^(merchantGuid|credentials\.userName) must be/);
-      for (const secret of [merchantGuid, userName, "9f80", "112233445566", "ukasz", "Injected"]) {
+      for (const secret of [
+        merchantGuid,
+        userName,
+        "9f80",
+        "11223344",
+        "ukasz",
+        "Injected",
+        "admin",
+      ]) {
         expect(message, label).not.toContain(secret);
       }
     }

@@ -1,6 +1,6 @@
 // The token of 5.2: shared, refreshed once for many callers, replayed once after a refusal,
 // never remembered when the refresh failed, shared between instances through a cache.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type CachedToken,
   memoryTokenCache,
@@ -316,6 +316,42 @@ describe("a token a header cannot carry", () => {
     // The next call does not take it back: it asks the service for a token of its own.
     await client.getShippingDetailsExtended(rates);
     expect(simulator.tokensIssued).toBe(1);
+  });
+
+  // Review r3 R2: Headers accepts these, undici's dispatcher refuses them ("invalid header"): a
+  // NETWORK_ERROR retried three times, and the token kept, so every call did the same.
+  it.each([
+    ["\\x01", "\u0001"],
+    ["a vertical tab", "\u000b"],
+    ["DEL", "\u007f"],
+  ])("one with %s: the same, not a network error", async (_label, character) => {
+    const simulator = await startSimulator();
+    const jwt = jwtWith(Date.now() / 1000 + 3600);
+    const bad = `${jwt.slice(0, -4)}${character}${jwt.slice(-4)}`;
+    const deleted: string[] = [];
+    let held: CachedToken | undefined = { token: bad, expiresAt: Date.now() + 3_600_000 };
+    const cache: TokenCache = {
+      get: () => held,
+      set: (_key, value) => {
+        held = value;
+      },
+      delete: (key) => {
+        deleted.push(key);
+        held = undefined;
+      },
+    };
+    const client = clientFor(simulator, { tokenCache: cache });
+    const error = await rejectionOf(client.getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", attempts: 0 });
+    expectNoSecrets(renderings(error), [jwt.split(".")[1] ?? jwt]);
+    expect(simulator.requestsOf("getShippingDetailsExtended")).toEqual([]);
+    // Dropped from the shared cache (invalidate deletes in the background), so no instance takes
+    // it again.
+    await vi.waitFor(() => expect(deleted).toHaveLength(1));
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(held?.token).not.toBe(bad);
   });
 });
 
