@@ -389,7 +389,12 @@ function guidInUrlForToken(
  * first quotes the value: the GUID, or a token, in the merchant's logs.
  */
 export function isHeaderValue(value: string): boolean {
-  return !/[^\t\x20-\x7e\x80-\xff]/.test(value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ""));
+  return !/[^\t\x20-\x7e\x80-\xff]/.test(asSent(value));
+}
+
+/** A header value as fetch sends it: its ends trimmed of tabs, spaces and line breaks. */
+export function asSent(value: string): string {
+  return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
 
 function requestHeaders(

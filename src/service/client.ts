@@ -7,6 +7,7 @@ import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedFields } from "../schemas/common.js";
 import {
+  asSent,
   type CallContext,
   type CallOptions,
   callOperation,
@@ -230,13 +231,18 @@ function httpUrl(value: unknown, option: string): string {
   return url.href;
 }
 
+/**
+ * `value` as fetch would send it in a header, its ends trimmed (a CRLF `.env` leaves a `\r`), so
+ * that the query, the body and the redactor use the value the header carries; or a TypeError that
+ * does not quote it.
+ */
 function headerValue(value: string, option: string): string {
   if (!isHeaderValue(value)) {
     throw new TypeError(
       `${option} must be a value an HTTP header can carry: no control character but tab, no character beyond Latin-1 (U+00FF)`,
     );
   }
-  return value;
+  return asSent(value);
 }
 
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
@@ -266,12 +272,23 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ) {
     throw new TypeError("credentials needs userName and password");
   }
-  // Sent in the MerchantGUID and UserName headers: refused now, not by fetch on the first call.
-  headerValue(options.merchantGuid, "merchantGuid");
-  if (credentials !== undefined) headerValue(credentials.userName, "credentials.userName");
-  if (typeof options.tokenScheme === "string") headerValue(options.tokenScheme, "tokenScheme");
+  // Sent in the MerchantGUID and UserName headers: refused now, not by fetch on the first call;
+  // trimmed once, as the header carries them, for every other place they go (the password, sent
+  // in a body only, is sent as given).
+  const merchantGuid = headerValue(options.merchantGuid, "merchantGuid");
+  const account =
+    credentials === undefined
+      ? undefined
+      : {
+          userName: headerValue(credentials.userName, "credentials.userName"),
+          password: credentials.password,
+        };
+  const tokenScheme =
+    typeof options.tokenScheme === "string"
+      ? headerValue(options.tokenScheme, "tokenScheme")
+      : options.tokenScheme;
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
-  const redactor = new Redactor([options.merchantGuid, credentials?.password]);
+  const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({
     ...OPERATIONS[operation].names,
     ...(options.names?.[operation as ServiceOperationName] as Record<string, string> | undefined),
@@ -279,7 +296,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const ctx: CallContext = {
     baseUrl,
     authUrl,
-    merchantGuid: options.merchantGuid,
+    merchantGuid,
     merchantGuidIn: options.merchantGuidIn,
     fetch: fetchImpl,
     timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
@@ -292,8 +309,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     jwt: (operation) =>
       operation !== "getAuthenticationToken" &&
       (options.jwt?.[operation] ?? OPERATIONS[operation].jwt),
-    tokenScheme: options.tokenScheme === undefined ? "Bearer" : options.tokenScheme,
-    userName: credentials?.userName,
+    tokenScheme: tokenScheme === undefined ? "Bearer" : tokenScheme,
+    userName: account?.userName,
     get tokens() {
       return tokens;
     },
@@ -307,22 +324,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   };
   // The token provider calls the pipeline for GetAuthenticationToken, so it is built after `ctx`.
   const tokens: TokenProvider | undefined =
-    credentials === undefined
+    account === undefined
       ? undefined
       : new TokenProvider({
           issue: async () => {
-            const { body } = await callOperation(ctx, "getAuthenticationToken", {
-              userName: credentials.userName,
-              password: credentials.password,
-            });
+            const { body } = await callOperation(ctx, "getAuthenticationToken", account);
             const answer = body as AuthenticationTokenResponse;
             redactor.addToken(answer.Token);
             return { token: answer.Token, ttlMinutes: answer.TTLInMinutes ?? undefined };
           },
           cache: options.tokenCache,
           cacheKey:
-            options.tokenCacheKey ??
-            `crossborder-callbacks:token:${authUrl}:${credentials.userName}`,
+            options.tokenCacheKey ?? `crossborder-callbacks:token:${authUrl}:${account.userName}`,
           marginMs: positive(
             options.tokenRefreshMarginMs,
             "tokenRefreshMarginMs",
@@ -338,7 +351,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     async calculateBillingSummary(request, callOptions) {
       // Anything but an object is left to the request schema to refuse (INVALID_REQUEST).
       const input = isRecord(request)
-        ? { ...request, merchantGuid: request.merchantGuid ?? options.merchantGuid }
+        ? { ...request, merchantGuid: request.merchantGuid ?? merchantGuid }
         : request;
       const result = await callOperation(
         ctx,

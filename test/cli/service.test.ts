@@ -241,6 +241,24 @@ describe("service (in process)", () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  // Review r3 R3: the GUID of a CRLF .env was sent trimmed, a form neither redactor knew.
+  it("a GUID with a CR at its end (a CRLF .env) is sent trimmed, and its echo is redacted", async () => {
+    const guid = simulator.merchantGuid;
+    simulator.fail("voidParcel", {
+      status: 403,
+      body: { Message: `MerchantGUID ${guid} may not void this parcel` },
+    });
+    const file = await jsonFile("void-crlf.json", { OrderId: "GE-1001", ParcelCode: "P-1001-2" });
+    const { code, stdout, stderr } = await run(
+      ["voidParcel", "--json", file, "--base-url", simulator.url],
+      env({ [SERVICE_ENV.merchantGuid]: `${guid}\r` }),
+    );
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr).error).toMatchObject({ name: "ServicePermissionError" });
+    expectNoSecrets([stdout, stderr], [guid]);
+    expect(simulator.requestsOf("voidParcel")[0]?.headers.merchantguid).toBe(guid);
+  });
+
   // Review r3 R1: the token endpoint's refusal in a 500 exited 3 (a server failure), asked 3 times.
   it("exit 1 for a token request refused in a 5xx, asked once", async () => {
     const refusal = { IsSuccess: false, Reason: "Invalid user name or password" };

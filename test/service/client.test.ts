@@ -919,6 +919,23 @@ describe("configuration", () => {
     expect(sent?.username).toBe("Jos\u00e9.M\u00fcller");
   });
 
+  // Review r3 R3: fetch trims the UserName header's ends, the token request's body did not: the
+  // token was asked for "shop\r" (refused), and later calls would name "shop".
+  it("a user name given with whitespace at its ends is trimmed once, for the header and the token request", async () => {
+    const password = "pw-0123456789";
+    const simulator = await startSimulator({ userName: "shop-admin", password });
+    const client = clientFor(simulator, {
+      credentials: { userName: " shop-admin\r\n", password },
+    });
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    expect(JSON.stringify(simulator.requestsOf("getAuthenticationToken")[0]?.body)).toContain(
+      '"shop-admin"',
+    );
+    expect(simulator.requestsOf("getShippingDetailsExtended")[0]?.headers.username).toBe(
+      "shop-admin",
+    );
+  });
+
   it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {
     const guid = "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f";
     for (const [option, url] of [

@@ -510,6 +510,33 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     await expect(client.locationByIp({ ip: "203.0.113.7" })).resolves.toBeDefined();
   });
 
+  // Review r3 R3: fetch trims a header's ends, so the GUID of a CRLF .env ("guid\r") was sent as
+  // "guid", a form the redactor did not know: the service's echo of it came back in clear.
+  it("a GUID given with whitespace at its ends is sent trimmed, everywhere, and redacted as sent", async () => {
+    const simulator = await startSimulator();
+    const guid = simulator.merchantGuid;
+    simulator.fail("voidParcel", {
+      status: 403,
+      body: { Message: `MerchantGUID ${guid} may not void this parcel` },
+    });
+    const client = clientFor(simulator, { merchantGuid: `\t${guid}\r\n` });
+    const error = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-2" }),
+    );
+    expect(error).toBeInstanceOf(ServicePermissionError);
+    expectNoSecrets(renderings(error), [guid]);
+    expect(simulator.requestsOf("voidParcel")[0]?.headers.merchantguid).toBe(guid);
+    // In a token operation's query too, and in the billing summary's body: the same GUID.
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    expect(simulator.requestsOf("getShippingDetailsExtended")[0]?.query.merchantGUID).toEqual([
+      guid,
+    ]);
+    await client.calculateBillingSummary(billing);
+    expect(simulator.requestsOf("calculateBillingSummary")[0]?.body).toMatchObject({
+      merchantGuid: guid,
+    });
+  });
+
   it("options errors do not echo the GUID or password", () => {
     const secret = "pass-word-secret-42";
     let message = "";
@@ -570,6 +597,14 @@ describe("the Redactor's rules", () => {
       MerchantGUID: REDACTED,
       Other: "kept",
     });
+  });
+
+  it("masks a secret with whitespace at its ends as a header sends it too, trimmed", () => {
+    const guid = "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f";
+    const redactor = new Redactor([`${guid}\r`, " pass-word-42\n"]);
+    expect(redactor.text(`GUID ${guid}, password pass-word-42.`)).toBe(
+      `GUID ${REDACTED}, password ${REDACTED}.`,
+    );
   });
 
   it("leaves text alone for a secret shorter than four characters", () => {
