@@ -503,15 +503,17 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
 }
 
 /**
- * Whether an error status leaves open what the service did: any 5xx — the service failing midway,
- * a gateway that forwarded the request and got no usable answer (502, 504, Cloudflare's 520/524),
- * and a 503, which the service means as "not handled" (RFC 9110 §15.6.4) but a gateway may send
- * after forwarding (the two cannot be told apart) — unless the answer names a documented code of a
- * refusal (not found, conflict, validation, permission, a refused token). A 4xx is an answer.
+ * Whether a failure answer leaves open what the service did: the service failing (the kind
+ * `kindAt` or `readRefusal` gave: a 5xx naming no documented refusal, `INTERNAL_ERROR`, B700
+ * "Unknown failure") at any 5xx — a gateway that forwarded the request and got no usable answer
+ * (502, 504, Cloudflare's 520/524), and a 503, which the service means as "not handled" (RFC 9110
+ * §15.6.4) but a gateway may send after forwarding (the two cannot be told apart) — or inside a
+ * 2xx, which says no more than the 500 would. A 4xx is an answer, and so is any refusal (not found,
+ * conflict, validation, permission, a refused token), at any status.
  */
 function failedMidway(status: number, info: FailureInfo): boolean {
-  // The kind is read by `kindAt` (failures.ts), the one rule for a code at a status.
-  return status >= 500 && status <= 599 && info.kind === "server";
+  const failing = (status >= 200 && status <= 299) || (status >= 500 && status <= 599);
+  return failing && info.kind === "server";
 }
 
 /**
@@ -651,8 +653,20 @@ function interpret(
   if (!parsedJson) return saysNothing("the answer is not JSON");
   const refused = readRefusal(body, op.failures, ctx.names(name), clean);
   if (refused !== undefined) {
+    // Never sent again (a refusal in a 2xx is an answer), but one naming the service's failure
+    // may have been applied, as the same body at a 500.
+    const { note, mayHaveBeenApplied } = failedMidway(status, refused)
+      ? appliedUnknown(op)
+      : NOT_APPLIED;
     return {
-      failure: { ...refused, code: safeCode(ctx, refused), status, retryable: false },
+      failure: {
+        ...refused,
+        code: safeCode(ctx, refused),
+        note,
+        status,
+        retryable: false,
+        mayHaveBeenApplied,
+      },
       body,
     };
   }

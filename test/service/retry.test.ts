@@ -381,6 +381,67 @@ describe("a never-retried operation whose answer is lost says it may have been a
     });
   }
 
+  // Review r3 R4: the same server failure said "may have been applied" at a 500 and "not applied"
+  // inside a 200: a refund answered 200 "unexpected error" was created again.
+  const failing = { ErrorCode: "INTERNAL_ERROR", ErrorText: "unexpected error" };
+  for (const [label, bodyOf] of [
+    [
+      "4.9's INTERNAL_ERROR",
+      () => ({ error: { code: "INTERNAL_ERROR", message: "unexpected error" } }),
+    ],
+    // VoidParcel names its codes in `Errors`.
+    [
+      "IsSuccess false with INTERNAL_ERROR",
+      (operation: string) =>
+        operation === "voidParcel"
+          ? { IsSuccess: false, Errors: [failing] }
+          : { IsSuccess: false, ...failing },
+    ],
+  ] as const) {
+    it(`a 2xx naming the service's failure (${label}) may have been applied, as at a 500`, async () => {
+      const simulator = await startSimulator();
+      for (const [operation, run] of Object.entries(NEVER)) {
+        for (const status of [200, 500]) {
+          simulator.fail(operation as SimulatedOperation, { status, body: bodyOf(operation) });
+          const error = await rejectionOf(run(clientFor(simulator)));
+          expect(error, `${operation} ${status}`).toBeInstanceOf(ServiceServerError);
+          expect(error, `${operation} ${status}`).toMatchObject({
+            code: "INTERNAL_ERROR",
+            status,
+            attempts: 1,
+            mayHaveBeenApplied: true,
+          });
+          expect((error as Error).message).toMatch(/is never retried and may have been applied/);
+          // The service's text stays the description; the note is the client's.
+          expect((error as ServiceError).description ?? "").not.toMatch(/may have been/);
+        }
+      }
+      // A read answered so is not sent again, and has nothing to say.
+      simulator.fail("getOrderRefunds", { status: 200, body: bodyOf("getOrderRefunds") });
+      const read = await rejectionOf(clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }));
+      expect(read).toMatchObject({
+        code: "INTERNAL_ERROR",
+        attempts: 1,
+        mayHaveBeenApplied: false,
+      });
+    });
+  }
+
+  it("a dispatch refused in a 200 without a code (B700, 'Unknown failure') may have been applied; B002 was not", async () => {
+    const simulator = await startSimulator();
+    const dispatch = () =>
+      rejectionOf(clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    simulator.fail("dispatchConsolidatedShipment", { status: 200, body: { IsSuccess: false } });
+    expect(await dispatch()).toMatchObject({ code: "B700", mayHaveBeenApplied: true });
+    simulator.fail("dispatchConsolidatedShipment", {
+      status: 200,
+      body: { IsSuccess: false, ErrorCode: "B002", ErrorText: "Order cannot be dispatched" },
+    });
+    const refused = await dispatch();
+    expect(refused).toMatchObject({ code: "B002", mayHaveBeenApplied: false });
+    expect((refused as Error).message).not.toMatch(/may have been/);
+  });
+
   it("not when nothing was sent: a refused connection, a name that does not resolve", async () => {
     const closed = createNetServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
