@@ -184,13 +184,13 @@ export function readRefusal(
  * The kind of a failure at a non-2xx status, one rule for every body shape: a 429 is a rate limit
  * whatever it names; a refused token request (the client's `TOKEN_REFUSED`) is an authentication
  * failure at any status; a documented code is its own kind (a 5xx naming B002 is that refusal, not
- * the service failing midway, as `failedMidway` reads it); a 5xx naming no documented code is the
- * server's failure; otherwise `otherwise` (the body's reading, or the status's kind).
+ * the service failing midway, as `failedMidway` reads it); any other code, or none, is the
+ * status's kind (an undocumented code at a 404 is not-found, at a 5xx the server's failure).
  */
-function kindAt(status: number, code: unknown, otherwise: ServiceFailureKind): ServiceFailureKind {
+function kindAt(status: number, code: unknown): ServiceFailureKind {
   if (status === 429) return "rate-limit";
   if (code === "TOKEN_REFUSED") return "authentication";
-  return kindOfCode(code) ?? (status >= 500 ? "server" : otherwise);
+  return kindOfCode(code) ?? kindOfStatus(status);
 }
 
 /** The failure an answer with a non-2xx status reports. */
@@ -228,9 +228,9 @@ export function readErrorAnswer(
   } else {
     const refused = readRefusal(body, reading, names, clean);
     if (refused !== undefined && refused.code !== "REFUSED") {
-      return { ...refused, kind: kindAt(status, refused.code, refused.kind) };
+      return { ...refused, kind: kindAt(status, refused.code) };
     }
     description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
-  return { kind: kindAt(status, code, byStatus), code: code ?? fallback, description };
+  return { kind: kindAt(status, code), code: code ?? fallback, description };
 }

@@ -699,6 +699,31 @@ describe("a 5xx naming a documented code: the code's class, whatever the body's 
 });
 
 describe("the kind of an HTTP status without a documented code", () => {
+  // Review r3 R6: an IsSuccess-false body took `conflict` (a refusal's class in a 200), 4.9 and 7.1
+  // bodies the status's class: the same 404 was a ServiceConflictError or a ServiceNotFoundError.
+  it("an undocumented code at a 4xx takes the status's class, whatever the body's shape", async () => {
+    const simulator = await startSimulator();
+    for (const [status, errorClass] of [
+      [404, ServiceNotFoundError],
+      [400, ServiceValidationError],
+      [403, ServicePermissionError],
+    ] as const) {
+      for (const body of [
+        { IsSuccess: false, ErrorCode: "REFUND_NOT_ALLOWED", ErrorText: "not now" },
+        { error: "Refused", code: "REFUND_NOT_ALLOWED", description: "not now" },
+        { error: { code: "REFUND_NOT_ALLOWED", message: "not now" } },
+      ]) {
+        simulator.fail("getOrderRefunds", { status, body });
+        const error = await rejectionOf(
+          clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }),
+        );
+        const label = `${status} ${JSON.stringify(body)}`;
+        expect(error, label).toBeInstanceOf(errorClass);
+        expect(error, label).toMatchObject({ code: "REFUND_NOT_ALLOWED", status, attempts: 1 });
+      }
+    }
+  });
+
   it("408 is a timeout, 410 a not-found, whatever the body", () => {
     const names = {};
     expect(readErrorAnswer(408, "Request Timeout", "standard", names)).toEqual({
