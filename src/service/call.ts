@@ -10,7 +10,7 @@ import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
-import { type FailureInfo, kindOfCode, readErrorAnswer, readRefusal } from "./failures.js";
+import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
 import {
   MERCHANT_GUID_HEADER,
   MERCHANT_GUID_QUERY,
@@ -133,6 +133,11 @@ interface Failure extends FailureInfo {
   readonly retryAfterMs?: number | undefined;
   readonly cause?: Error | undefined;
   readonly mayHaveBeenApplied?: boolean | undefined;
+  /**
+   * The client's "may have been applied" note ("; …") for a failure whose description is the
+   * service's text: said in the message only, so the description stays the service's.
+   */
+  readonly note?: string | undefined;
 }
 
 /** An answer the client cannot use (not JSON, too large, not the operation's shape): never retried. */
@@ -223,8 +228,18 @@ export async function callOperation(
     if (token === DEADLINE) throw pastDeadline();
     const remaining = deadlineAt - ctx.now();
     if (remaining <= 0) throw pastDeadline();
+    let headers: Headers;
+    try {
+      headers = requestHeaders(ctx, op, jwt ? token : undefined, key, prepared.body);
+    } catch {
+      // The GUID, user name and scheme were checked at creation: what fetch refuses here is the
+      // token (issued, or from a shared cache), and its TypeError would quote it. Not kept.
+      if (token !== undefined) ctx.tokens?.invalidate(token);
+      const description =
+        "the token cannot be sent in a header (a control character, or a character beyond U+00FF): nothing was sent";
+      throw error({ kind: "server", code: "INVALID_RESPONSE", description }, { attempts: attempt });
+    }
     attempt++;
-    const headers = requestHeaders(ctx, op, jwt ? token : undefined, key, prepared.body);
     emit(ctx.hooks.onRequest, {
       operation: name,
       attempt,
@@ -366,6 +381,22 @@ function guidInUrlForToken(
   return op.merchantGuid !== "none" && op.merchantGuidInBody !== true && ctx.jwt(name);
 }
 
+/**
+ * Whether fetch can send `value` as a header value, by Node's rules (undici): once the ends are
+ * trimmed of tabs, spaces and line breaks (as `Headers` does), no control character but tab, no
+ * DEL and nothing beyond U+00FF (a header is bytes). `Headers` refuses NUL and line breaks, and
+ * its dispatcher the rest (`UND_ERR_INVALID_ARG`, "invalid … header", a NETWORK_ERROR); the
+ * first quotes the value: the GUID, or a token, in the merchant's logs.
+ */
+export function isHeaderValue(value: string): boolean {
+  return !/[^\t\x20-\x7e\x80-\xff]/.test(asSent(value));
+}
+
+/** A header value as fetch sends it: its ends trimmed of tabs, spaces and line breaks. */
+export function asSent(value: string): string {
+  return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+}
+
 function requestHeaders(
   ctx: CallContext,
   op: OperationDefinition,
@@ -377,6 +408,8 @@ function requestHeaders(
   if (body !== undefined) headers.set("Content-Type", "application/json");
   if (guidPlacement(ctx, op) === "header") headers.set(MERCHANT_GUID_HEADER, ctx.merchantGuid);
   if (token !== undefined) {
+    // Checked here, not left to the dispatcher: its refusal is a NETWORK_ERROR, retried.
+    if (!isHeaderValue(token)) throw new TypeError("the token cannot be sent in a header");
     const scheme = op.tokenScheme ?? ctx.tokenScheme;
     headers.set("Authorization", scheme === null ? token : `${scheme} ${token}`);
     if (ctx.userName !== undefined) headers.set("UserName", ctx.userName);
@@ -470,16 +503,17 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
 }
 
 /**
- * Whether an error status leaves open what the service did: any 5xx — the service failing midway,
- * a gateway that forwarded the request and got no usable answer (502, 504, Cloudflare's 520/524),
- * and a 503, which the service means as "not handled" (RFC 9110 §15.6.4) but a gateway may send
- * after forwarding (the two cannot be told apart) — unless the answer names a documented code of a
- * refusal (not found, conflict, validation, permission). A 4xx is an answer.
+ * Whether a failure answer leaves open what the service did: the service failing (the kind
+ * `kindAt` or `readRefusal` gave: a 5xx naming no documented refusal, `INTERNAL_ERROR`, B700
+ * "Unknown failure") at any 5xx — a gateway that forwarded the request and got no usable answer
+ * (502, 504, Cloudflare's 520/524), and a 503, which the service means as "not handled" (RFC 9110
+ * §15.6.4) but a gateway may send after forwarding (the two cannot be told apart) — or inside a
+ * 2xx, which says no more than the 500 would. A 4xx is an answer, and so is any refusal (not found,
+ * conflict, validation, permission, a refused token), at any status.
  */
 function failedMidway(status: number, info: FailureInfo): boolean {
-  if (status < 500 || status > 599) return false;
-  const kind = kindOfCode(info.code);
-  return kind === undefined || kind === "server";
+  const failing = (status >= 200 && status <= 299) || (status >= 500 && status <= 599);
+  return failing && info.kind === "server";
 }
 
 /**
@@ -569,7 +603,6 @@ function interpret(
     parsedJson = false;
   }
   const status = answer.status;
-  const retryable = status === 429 || status >= 500;
   // The service's texts are redacted before they are cut (src/service/failures.ts).
   const clean = (text: string) => ctx.redactor.text(text);
   // 3xx, or 0: a browser's opaque answer to a redirect it was told not to follow.
@@ -584,17 +617,15 @@ function interpret(
   if (status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name), clean);
     const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
-    const { note, mayHaveBeenApplied } = failedMidway(status, info)
-      ? appliedUnknown(op)
-      : NOT_APPLIED;
-    // The note follows the service's text ("; …"), or stands alone without one.
-    let description = info.description;
-    if (note !== "") description = description === undefined ? note.slice(2) : description + note;
+    // A 5xx naming a documented refusal is an answer: not sent again, and not applied.
+    const midway = failedMidway(status, info);
+    const retryable = status === 429 || midway;
+    const { note, mayHaveBeenApplied } = midway ? appliedUnknown(op) : NOT_APPLIED;
     return {
       failure: {
         ...info,
         code: safeCode(ctx, info),
-        description,
+        note,
         status,
         retryable,
         retryAfterMs,
@@ -603,18 +634,39 @@ function interpret(
       body,
     };
   }
-  const invalid = (
-    description: string,
-    mayHaveBeenApplied = false,
-  ): { failure: Failure; body?: unknown } => ({
-    failure: invalidResponse(description, status, mayHaveBeenApplied),
-    body,
-  });
-  if (!parsedJson) return invalid("the answer is not JSON");
+  // A 2xx that does not say what happened (not JSON, not the documented shape, or a refund answer
+  // that does not confirm it): an operation that is never retried may have been applied all the
+  // same. The refund says how to check; the others get the note of an answer that was lost.
+  const saysNothing = (reason: string): { failure: Failure; body?: unknown } => {
+    const { note, mayHaveBeenApplied } = appliedUnknown(op);
+    const description =
+      op.unconfirmed === undefined ? reason + note : `${reason}, so ${op.unconfirmed}`;
+    return {
+      failure: invalidResponse(
+        description,
+        status,
+        mayHaveBeenApplied || op.unconfirmed !== undefined,
+      ),
+      body,
+    };
+  };
+  if (!parsedJson) return saysNothing("the answer is not JSON");
   const refused = readRefusal(body, op.failures, ctx.names(name), clean);
   if (refused !== undefined) {
+    // Never sent again (a refusal in a 2xx is an answer), but one naming the service's failure
+    // may have been applied, as the same body at a 500.
+    const { note, mayHaveBeenApplied } = failedMidway(status, refused)
+      ? appliedUnknown(op)
+      : NOT_APPLIED;
     return {
-      failure: { ...refused, code: safeCode(ctx, refused), status, retryable: false },
+      failure: {
+        ...refused,
+        code: safeCode(ctx, refused),
+        note,
+        status,
+        retryable: false,
+        mayHaveBeenApplied,
+      },
       body,
     };
   }
@@ -623,10 +675,11 @@ function interpret(
     const paths = issuesOf(ctx, checked)
       .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
       .slice(0, 5);
-    return invalid(`the answer does not have the documented shape (${paths.join("; ")})`);
+    return saysNothing(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
-  // The service answered without saying it did it: it may have all the same.
-  if (op.unconfirmed !== undefined && !confirmed(body)) return invalid(op.unconfirmed, true);
+  if (op.unconfirmed !== undefined && !confirmed(body)) {
+    return saysNothing("the answer says neither Success nor IsSuccess true");
+  }
   return { body: checked.data };
 }
 
@@ -699,7 +752,10 @@ function toError(
   if (detail !== undefined && known !== undefined && detail.toLowerCase() === known.toLowerCase()) {
     detail = undefined;
   }
-  const message = `${op.wireName} failed: ${code}${known ? ` ${known}` : ""}${status}${detail ? ` — ${detail}` : ""}`;
+  // The note follows the service's text ("; …"), or stands alone without one.
+  const note = (failure as Failure).note ?? "";
+  const tail = detail ? ` — ${detail}${note}` : note === "" ? "" : ` — ${note.slice(2)}`;
+  const message = `${op.wireName} failed: ${code}${known ? ` ${known}` : ""}${status}${tail}`;
   return createServiceError(failure.kind, {
     operation: name,
     code: failure.code,

@@ -7,10 +7,12 @@ import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedFields } from "../schemas/common.js";
 import {
+  asSent,
   type CallContext,
   type CallOptions,
   callOperation,
   type FetchLike,
+  isHeaderValue,
   positive,
   type ServiceHooks,
 } from "./call.js";
@@ -155,7 +157,8 @@ export interface RecentProductCountriesInput {
   readonly requestId?: number | undefined;
   /**
    * The country's default VAT rate (e.g. from LocationByIP's `Country.DefaultVATRateType.Rate`),
-   * as a map or a function. Without it, only a record with no `VATRateType` counts as default.
+   * as a map or a function. Without it, only a record with no `VATRateType` counts as default;
+   * a `VATRateType` without a `Rate` never does.
    */
   readonly defaultVatRates?:
     | Readonly<Record<string, number>>
@@ -228,15 +231,31 @@ function httpUrl(value: unknown, option: string): string {
   return url.href;
 }
 
+/**
+ * `value` as fetch would send it in a header, its ends trimmed (a CRLF `.env` leaves a `\r`), so
+ * that the query, the body and the redactor use the value the header carries; or a TypeError that
+ * does not quote it.
+ */
+function headerValue(value: string, option: string): string {
+  if (!isHeaderValue(value)) {
+    throw new TypeError(
+      `${option} must be a value an HTTP header can carry: no control character but tab, no character beyond Latin-1 (U+00FF)`,
+    );
+  }
+  return asSent(value);
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
   defaultVatRate: number | undefined,
 ): boolean {
   if (record.IsRestricted === true || record.IsForbidden === true) return false;
-  const rate = record.VATRateType?.Rate;
-  if (record.VATRateType == null || rate == null) return true;
-  return defaultVatRate !== undefined && Math.abs(rate - defaultVatRate) < 1e-9;
+  // No VATRateType at all: the country's default applies. One without a Rate still names a
+  // category (a reduced rate, say) that cannot be told to be the default: it is kept.
+  if (record.VATRateType == null) return true;
+  const rate = record.VATRateType.Rate;
+  return rate != null && defaultVatRate !== undefined && Math.abs(rate - defaultVatRate) < 1e-9;
 }
 
 /** A client for the operations the service hosts. No request is sent until a method is called. */
@@ -253,8 +272,23 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ) {
     throw new TypeError("credentials needs userName and password");
   }
+  // Sent in the MerchantGUID and UserName headers: refused now, not by fetch on the first call;
+  // trimmed once, as the header carries them, for every other place they go (the password, sent
+  // in a body only, is sent as given).
+  const merchantGuid = headerValue(options.merchantGuid, "merchantGuid");
+  const account =
+    credentials === undefined
+      ? undefined
+      : {
+          userName: headerValue(credentials.userName, "credentials.userName"),
+          password: credentials.password,
+        };
+  const tokenScheme =
+    typeof options.tokenScheme === "string"
+      ? headerValue(options.tokenScheme, "tokenScheme")
+      : options.tokenScheme;
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
-  const redactor = new Redactor([options.merchantGuid, credentials?.password]);
+  const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({
     ...OPERATIONS[operation].names,
     ...(options.names?.[operation as ServiceOperationName] as Record<string, string> | undefined),
@@ -262,7 +296,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const ctx: CallContext = {
     baseUrl,
     authUrl,
-    merchantGuid: options.merchantGuid,
+    merchantGuid,
     merchantGuidIn: options.merchantGuidIn,
     fetch: fetchImpl,
     timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
@@ -275,8 +309,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     jwt: (operation) =>
       operation !== "getAuthenticationToken" &&
       (options.jwt?.[operation] ?? OPERATIONS[operation].jwt),
-    tokenScheme: options.tokenScheme === undefined ? "Bearer" : options.tokenScheme,
-    userName: credentials?.userName,
+    tokenScheme: tokenScheme === undefined ? "Bearer" : tokenScheme,
+    userName: account?.userName,
     get tokens() {
       return tokens;
     },
@@ -290,22 +324,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   };
   // The token provider calls the pipeline for GetAuthenticationToken, so it is built after `ctx`.
   const tokens: TokenProvider | undefined =
-    credentials === undefined
+    account === undefined
       ? undefined
       : new TokenProvider({
           issue: async () => {
-            const { body } = await callOperation(ctx, "getAuthenticationToken", {
-              userName: credentials.userName,
-              password: credentials.password,
-            });
+            const { body } = await callOperation(ctx, "getAuthenticationToken", account);
             const answer = body as AuthenticationTokenResponse;
             redactor.addToken(answer.Token);
             return { token: answer.Token, ttlMinutes: answer.TTLInMinutes ?? undefined };
           },
           cache: options.tokenCache,
           cacheKey:
-            options.tokenCacheKey ??
-            `crossborder-callbacks:token:${authUrl}:${credentials.userName}`,
+            options.tokenCacheKey ?? `crossborder-callbacks:token:${authUrl}:${account.userName}`,
           marginMs: positive(
             options.tokenRefreshMarginMs,
             "tokenRefreshMarginMs",
@@ -321,7 +351,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     async calculateBillingSummary(request, callOptions) {
       // Anything but an object is left to the request schema to refuse (INVALID_REQUEST).
       const input = isRecord(request)
-        ? { ...request, merchantGuid: request.merchantGuid ?? options.merchantGuid }
+        ? { ...request, merchantGuid: request.merchantGuid ?? merchantGuid }
         : request;
       const result = await callOperation(
         ctx,

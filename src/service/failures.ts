@@ -180,6 +180,19 @@ export function readRefusal(
   return refusal(code ?? (reading === "dispatch" ? "B700" : "REFUSED"), description);
 }
 
+/**
+ * The kind of a failure at a non-2xx status, one rule for every body shape: a 429 is a rate limit
+ * whatever it names; a refused token request (the client's `TOKEN_REFUSED`) is an authentication
+ * failure at any status; a documented code is its own kind (a 5xx naming B002 is that refusal, not
+ * the service failing midway, as `failedMidway` reads it); any other code, or none, is the
+ * status's kind (an undocumented code at a 404 is not-found, at a 5xx the server's failure).
+ */
+function kindAt(status: number, code: unknown): ServiceFailureKind {
+  if (status === 429) return "rate-limit";
+  if (code === "TOKEN_REFUSED") return "authentication";
+  return kindOfCode(code) ?? kindOfStatus(status);
+}
+
 /** The failure an answer with a non-2xx status reports. */
 export function readErrorAnswer(
   status: number,
@@ -215,10 +228,9 @@ export function readErrorAnswer(
   } else {
     const refused = readRefusal(body, reading, names, clean);
     if (refused !== undefined && refused.code !== "REFUSED") {
-      return { ...refused, kind: status === 429 ? "rate-limit" : refused.kind };
+      return { ...refused, kind: kindAt(status, refused.code) };
     }
     description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
-  const kind = status === 429 || status >= 500 ? byStatus : (kindOfCode(code) ?? byStatus);
-  return { kind, code: code ?? fallback, description };
+  return { kind: kindAt(status, code), code: code ?? fallback, description };
 }

@@ -81,7 +81,8 @@ export interface OperationDefinition {
   readonly failures: FailureReading;
   /**
    * Set where an answer must say `Success` or `IsSuccess` true to count as done (the answer's
-   * shape is not shown, so nothing else confirms it): what the caller is told otherwise.
+   * shape is not shown, so nothing else confirms it): what the caller is told otherwise, and of
+   * any 2xx it cannot read (the operation may have been applied all the same).
    */
   readonly unconfirmed?: string;
 }
@@ -291,7 +292,7 @@ export const OPERATIONS = {
     retry: "never",
     failures: "standard",
     unconfirmed:
-      "the answer says neither Success nor IsSuccess true, so the refund is not confirmed; it may have been created all the same: check getOrderRefunds before creating it again",
+      "the refund is not confirmed; it may have been created all the same: check getOrderRefunds before creating it again",
   },
 } as const satisfies Record<string, OperationDefinition>;
 

@@ -56,7 +56,11 @@ export class Redactor {
   }
 
   #push(list: string[], secret: string | undefined): void {
-    if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) list.push(secret);
+    if (typeof secret !== "string") return;
+    // Also as sent in a header, its ends trimmed (a GUID from a CRLF .env ends with `\r`).
+    for (const form of new Set([secret, secret.trim()])) {
+      if (form.length >= MIN_SECRET_LENGTH) list.push(form);
+    }
   }
 
   #compile(): void {

@@ -211,6 +211,80 @@ describe("service (in process)", () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  // Review c3 D2: fetch's TypeError (quoting the GUID) reached main, which printed its stack, exit 1.
+  it("exit 2, one line and no stack for a GUID or user name a header cannot carry", async () => {
+    const file = await jsonFile("rates-header.json", {
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    for (const [variable, value] of [
+      [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-\n9f80-112233445566"],
+      [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-9f80-11223344556\u0416"],
+      [SERVICE_ENV.userName, "\u0141ukasz.Nowak"],
+      // Review r3 R2: accepted, then refused by undici at dispatch: a retried NETWORK_ERROR, exit 3.
+      [SERVICE_ENV.merchantGuid, "0e6f7a1c-3b2d-4c5e-9f80-112233445566\u0001"],
+      [SERVICE_ENV.userName, "shop\u000bukasz"],
+    ] as const) {
+      const { code, stdout, stderr } = await run(
+        ["getShippingDetailsExtended", "--json", file, "--base-url", simulator.url],
+        env({ [variable]: value }),
+      );
+      expect([code, stdout], variable).toEqual([2, ""]);
+      expect(stderr, variable).toMatch(
+        /^error (merchantGuid|credentials\.userName) must be [^\n]*\n$/,
+      );
+      expect(stderr, variable).not.toMatch(/\bat \S+ \(|TypeError/);
+      for (const part of ["9f80", "112233445566", "ukasz"]) expect(stderr).not.toContain(part);
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+
+  // Review r3 R3: the GUID of a CRLF .env was sent trimmed, a form neither redactor knew.
+  it("a GUID with a CR at its end (a CRLF .env) is sent trimmed, and its echo is redacted", async () => {
+    const guid = simulator.merchantGuid;
+    simulator.fail("voidParcel", {
+      status: 403,
+      body: { Message: `MerchantGUID ${guid} may not void this parcel` },
+    });
+    const file = await jsonFile("void-crlf.json", { OrderId: "GE-1001", ParcelCode: "P-1001-2" });
+    const { code, stdout, stderr } = await run(
+      ["voidParcel", "--json", file, "--base-url", simulator.url],
+      env({ [SERVICE_ENV.merchantGuid]: `${guid}\r` }),
+    );
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr).error).toMatchObject({ name: "ServicePermissionError" });
+    expectNoSecrets([stdout, stderr], [guid]);
+    expect(simulator.requestsOf("voidParcel")[0]?.headers.merchantguid).toBe(guid);
+  });
+
+  // Review r3 R1: the token endpoint's refusal in a 500 exited 3 (a server failure), asked 3 times.
+  it("exit 1 for a token request refused in a 5xx, asked once", async () => {
+    const refusal = { IsSuccess: false, Reason: "Invalid user name or password" };
+    simulator.fail("getAuthenticationToken", ...Array(3).fill({ status: 500, body: refusal }));
+    const file = await jsonFile("rates-refused.json", {
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    const { code, stderr } = await run([
+      "getShippingDetailsExtended",
+      "--json",
+      file,
+      "--base-url",
+      simulator.url,
+    ]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr).error).toMatchObject({
+      name: "ServiceAuthenticationError",
+      code: "TOKEN_REFUSED",
+      status: 500,
+    });
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+  });
+
   it("--verbose logs every attempt on stderr, redacted", async () => {
     simulator.fail("getShippingDetailsExtended", { status: 503 });
     const file = await jsonFile("rates.json", { amount: 10, currencyCode: "EUR" });

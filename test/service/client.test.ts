@@ -256,6 +256,35 @@ describe("recentProductCountries (4.7)", () => {
     expect(asked).toEqual(["DE", "US", "GB"]);
   });
 
+  // Review c3 D8: a VATRateType without a Rate counted as "no VATRateType at all", so a reduced-rate
+  // exception was deleted locally and the product priced at the country's standard rate.
+  it("keeps a record whose VATRateType names a category without a Rate; only no VATRateType at all is the default", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const changes = simulator.state.productCountryChanges as unknown as Record<string, unknown>[];
+    const record = (code: string, vat: unknown) => ({
+      CountryCode: "DE",
+      ProductCode: code,
+      IsRestricted: false,
+      IsForbidden: false,
+      VATRateType: vat,
+    });
+    changes.splice(
+      0,
+      changes.length,
+      record("BOOK-1", { VATRateTypeCode: "REDUCED", Name: "Reduced rate (books)" }),
+      record("BOOK-2", { VATRateTypeCode: "REDUCED", Name: "Reduced rate", Rate: null }),
+      record("SKU-8", null),
+      record("SKU-9", { VATRateTypeCode: "STANDARD", Rate: 19 }),
+    );
+    const actions = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: { DE: 19 },
+    })) {
+      actions.push(`${change.action} ${change.record.ProductCode}`);
+    }
+    expect(actions).toEqual(["upsert BOOK-1", "upsert BOOK-2", "delete SKU-8", "delete SKU-9"]);
+  });
+
   it("keeps a record with a rate but no known default (it cannot tell the rate is the default)", async () => {
     const simulator = await startSimulator({ pageSize: 10 });
     const actions = [];
@@ -832,6 +861,79 @@ describe("configuration", () => {
         expect(create).toThrow(`${option} must be a positive number`);
       }
     }
+  });
+
+  // Review c3 D2: such a value escaped the first call as fetch's raw TypeError, which quotes it.
+  it("refuses a GUID or user name fetch cannot send as a header, at creation, without quoting it", async () => {
+    const guid = "0e6f7a1c-3b2d-4c5e-9f80-112233445566";
+    const password = "pw-0123456789";
+    for (const [label, merchantGuid, userName] of [
+      ["a GUID with a line break", "0e6f7a1c-3b2d-4c5e-\n9f80-112233445566", "shop"],
+      ["a GUID with a carriage return", "0e6f7a1c-3b2d-4c5e-9f80\r-112233445566", "shop"],
+      ["a GUID outside Latin-1", "0e6f7a1c-3b2d-4c5e-9f80-11223344556\u0416", "shop"],
+      ["a user name outside Latin-1", guid, "\u0141ukasz.Nowak"],
+      ["a user name with a line break", guid, "shop\r\nX-Injected: 1"],
+      ["a user name with a NUL", guid, "shop\u0000admin"],
+      // Review r3 R2: undici's dispatcher refuses every control character but tab (and DEL),
+      // after Headers has accepted them: NETWORK_ERROR, retried, "may have been applied".
+      ["a GUID with \\x01", "0e6f7a1c-3b2d-4c5e-9f80-11223344\u000155", "shop"],
+      ["a GUID with DEL", "0e6f7a1c-3b2d-4c5e-9f80-112233445566\u007f", "shop"],
+      ["a user name with a vertical tab", guid, "shop\u000badmin"],
+      ["a user name with \\x1f at its end", guid, "shop-admin\u001f"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        createServiceClient({
+          baseUrl: "http://127.0.0.1:9",
+          merchantGuid,
+          credentials: { userName, password },
+        });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, label).toBeInstanceOf(TypeError);
+      const message = String((caught as Error).message);
+      expect(message, label).toMatch(/^(merchantGuid|credentials\.userName) must be/);
+      for (const secret of [
+        merchantGuid,
+        userName,
+        "9f80",
+        "11223344",
+        "ukasz",
+        "Injected",
+        "admin",
+      ]) {
+        expect(message, label).not.toContain(secret);
+      }
+    }
+    // Latin-1 is what a header carries: such a user name is sent, and arrives as it was.
+    const simulator = await startSimulator({ userName: "Jos\u00e9.M\u00fcller", password });
+    const client = clientFor(simulator);
+    await client.getShippingDetailsExtended({
+      amount: 50.3,
+      currencyCode: "EUR",
+      destinationCountry: "USA",
+      serviceLevel: 2,
+    });
+    const sent = simulator.requestsOf("getShippingDetailsExtended")[0]?.headers;
+    expect(sent?.username).toBe("Jos\u00e9.M\u00fcller");
+  });
+
+  // Review r3 R3: fetch trims the UserName header's ends, the token request's body did not: the
+  // token was asked for "shop\r" (refused), and later calls would name "shop".
+  it("a user name given with whitespace at its ends is trimmed once, for the header and the token request", async () => {
+    const password = "pw-0123456789";
+    const simulator = await startSimulator({ userName: "shop-admin", password });
+    const client = clientFor(simulator, {
+      credentials: { userName: " shop-admin\r\n", password },
+    });
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    expect(JSON.stringify(simulator.requestsOf("getAuthenticationToken")[0]?.body)).toContain(
+      '"shop-admin"',
+    );
+    expect(simulator.requestsOf("getShippingDetailsExtended")[0]?.headers.username).toBe(
+      "shop-admin",
+    );
   });
 
   it("refuses base URLs with credentials, a query or a fragment (paths are appended to them)", () => {

@@ -510,6 +510,33 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     await expect(client.locationByIp({ ip: "203.0.113.7" })).resolves.toBeDefined();
   });
 
+  // Review r3 R3: fetch trims a header's ends, so the GUID of a CRLF .env ("guid\r") was sent as
+  // "guid", a form the redactor did not know: the service's echo of it came back in clear.
+  it("a GUID given with whitespace at its ends is sent trimmed, everywhere, and redacted as sent", async () => {
+    const simulator = await startSimulator();
+    const guid = simulator.merchantGuid;
+    simulator.fail("voidParcel", {
+      status: 403,
+      body: { Message: `MerchantGUID ${guid} may not void this parcel` },
+    });
+    const client = clientFor(simulator, { merchantGuid: `\t${guid}\r\n` });
+    const error = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-2" }),
+    );
+    expect(error).toBeInstanceOf(ServicePermissionError);
+    expectNoSecrets(renderings(error), [guid]);
+    expect(simulator.requestsOf("voidParcel")[0]?.headers.merchantguid).toBe(guid);
+    // In a token operation's query too, and in the billing summary's body: the same GUID.
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    expect(simulator.requestsOf("getShippingDetailsExtended")[0]?.query.merchantGUID).toEqual([
+      guid,
+    ]);
+    await client.calculateBillingSummary(billing);
+    expect(simulator.requestsOf("calculateBillingSummary")[0]?.body).toMatchObject({
+      merchantGuid: guid,
+    });
+  });
+
   it("options errors do not echo the GUID or password", () => {
     const secret = "pass-word-secret-42";
     let message = "";
@@ -572,6 +599,14 @@ describe("the Redactor's rules", () => {
     });
   });
 
+  it("masks a secret with whitespace at its ends as a header sends it too, trimmed", () => {
+    const guid = "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f";
+    const redactor = new Redactor([`${guid}\r`, " pass-word-42\n"]);
+    expect(redactor.text(`GUID ${guid}, password pass-word-42.`)).toBe(
+      `GUID ${REDACTED}, password ${REDACTED}.`,
+    );
+  });
+
   it("leaves text alone for a secret shorter than four characters", () => {
     const redactor = new Redactor(["abc"]);
     expect(redactor.text("abcdef abc")).toBe("abcdef abc");
@@ -598,7 +633,97 @@ describe("a refused token request names the fields, never their values", () => {
   });
 });
 
+// Review c3 D5: B002 at a 503 was a ServiceConflictError in an IsSuccess body and a (retried)
+// ServiceServerError in a 4.9 or 7.1 body, while `mayHaveBeenApplied` read it as a refusal.
+describe("a 5xx naming a documented code: the code's class, whatever the body's shape", () => {
+  const SHAPES = {
+    "IsSuccess false": (code: string, text: string) => ({
+      IsSuccess: false,
+      ErrorCode: code,
+      ErrorText: text,
+    }),
+    "7.1 {error, code, description}": (code: string, text: string) => ({
+      error: "Failed",
+      code,
+      description: text,
+    }),
+    "4.9 {error: {code, message}}": (code: string, text: string) => ({
+      error: { code, message: text },
+    }),
+  } as const;
+
+  for (const [shape, body] of Object.entries(SHAPES)) {
+    it(`${shape}: a refusal code is that refusal, never retried and not applied; a server code is retried`, async () => {
+      const simulator = await startSimulator();
+      simulator.fail("dispatchConsolidatedShipment", {
+        status: 503,
+        body: body("B002", "Order cannot be dispatched"),
+      });
+      const dispatch = await rejectionOf(
+        clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+      );
+      expect(dispatch).toBeInstanceOf(ServiceConflictError);
+      expect(dispatch).toMatchObject({ code: "B002", status: 503, mayHaveBeenApplied: false });
+      expect((dispatch as Error).message).not.toMatch(/may have been applied/);
+
+      // A retried operation: the refusal is answered once, not sent again.
+      simulator.fail("getOrderRefunds", {
+        status: 500,
+        body: body("ORDER_NOT_FOUND", "order id does not exist"),
+      });
+      const read = await rejectionOf(clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }));
+      expect(read).toBeInstanceOf(ServiceNotFoundError);
+      expect(read).toMatchObject({ code: "ORDER_NOT_FOUND", status: 500, attempts: 1 });
+      expect(simulator.count("getOrderRefunds")).toBe(1);
+
+      // The service failing (a server code, or none documented) stays a retried server failure.
+      for (const code of ["INTERNAL_ERROR", "SOMETHING_ELSE"]) {
+        simulator.fail("getOrderRefunds", ...Array(3).fill({ status: 500, body: body(code, "x") }));
+        const failed = await rejectionOf(
+          clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }),
+        );
+        expect(failed, code).toBeInstanceOf(ServiceServerError);
+        expect(failed, code).toMatchObject({ code, status: 500, attempts: 3 });
+      }
+    });
+  }
+
+  it("a 429 stays a rate limit whatever code it names", () => {
+    for (const body of Object.values(SHAPES)) {
+      expect(readErrorAnswer(429, body("B002", "x"), "dispatch", {})).toMatchObject({
+        kind: "rate-limit",
+        code: "B002",
+      });
+    }
+  });
+});
+
 describe("the kind of an HTTP status without a documented code", () => {
+  // Review r3 R6: an IsSuccess-false body took `conflict` (a refusal's class in a 200), 4.9 and 7.1
+  // bodies the status's class: the same 404 was a ServiceConflictError or a ServiceNotFoundError.
+  it("an undocumented code at a 4xx takes the status's class, whatever the body's shape", async () => {
+    const simulator = await startSimulator();
+    for (const [status, errorClass] of [
+      [404, ServiceNotFoundError],
+      [400, ServiceValidationError],
+      [403, ServicePermissionError],
+    ] as const) {
+      for (const body of [
+        { IsSuccess: false, ErrorCode: "REFUND_NOT_ALLOWED", ErrorText: "not now" },
+        { error: "Refused", code: "REFUND_NOT_ALLOWED", description: "not now" },
+        { error: { code: "REFUND_NOT_ALLOWED", message: "not now" } },
+      ]) {
+        simulator.fail("getOrderRefunds", { status, body });
+        const error = await rejectionOf(
+          clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }),
+        );
+        const label = `${status} ${JSON.stringify(body)}`;
+        expect(error, label).toBeInstanceOf(errorClass);
+        expect(error, label).toMatchObject({ code: "REFUND_NOT_ALLOWED", status, attempts: 1 });
+      }
+    }
+  });
+
   it("408 is a timeout, 410 a not-found, whatever the body", () => {
     const names = {};
     expect(readErrorAnswer(408, "Request Timeout", "standard", names)).toEqual({
@@ -618,7 +743,7 @@ describe("the service's long texts are cut at 1,000 characters", () => {
   const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
   /** The description of the failure the service answers with `text`, over HTTP. */
-  async function described(text: string, answer: "400" | "refusal" | "warning" = "400") {
+  async function described(text: string, answer: "400" | "500" | "refusal" | "warning" = "400") {
     const simulator = await startSimulator();
     const client = clientFor(simulator, { retries: false });
     let description: string | undefined;
@@ -634,8 +759,8 @@ describe("the service's long texts are cut at 1,000 characters", () => {
     } else {
       simulator.fail(
         "dispatchConsolidatedShipment",
-        answer === "400"
-          ? { status: 400, body: { Message: text } }
+        answer === "400" || answer === "500"
+          ? { status: Number(answer), body: { Message: text } }
           : { status: 200, body: { IsSuccess: false, ErrorCode: "B300", ErrorText: text } },
       );
       const error = (await rejectionOf(
@@ -653,7 +778,8 @@ describe("the service's long texts are cut at 1,000 characters", () => {
     return { description: description ?? "", texts, simulator };
   }
 
-  it.each(["400", "refusal", "warning"] as const)(
+  // Review c3 D6: a never-retried operation's 5xx had the client's note appended after the cut.
+  it.each(["400", "500", "refusal", "warning"] as const)(
     "at exactly 1,000 characters, then an ellipsis (%s)",
     async (answer) => {
       const long = `${"a".repeat(CUT)}bcdef`;
@@ -662,6 +788,16 @@ describe("the service's long texts are cut at 1,000 characters", () => {
       expect((await described(exact, answer)).description).toBe(exact);
     },
   );
+
+  it("a never-retried operation's 5xx: the service's text in description, the client's note in the message", async () => {
+    const { description, texts } = await described("the manifest service is down", "500");
+    expect(description).toBe("the manifest service is down");
+    const message = texts[1] ?? "";
+    expect(message).toContain("the manifest service is down");
+    expect(message).toMatch(
+      /DispatchConsolidatedShipment is never retried and may have been applied/,
+    );
+  });
 
   it.each(["400", "refusal", "warning"] as const)(
     "never through a surrogate pair (%s)",

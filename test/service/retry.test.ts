@@ -335,6 +335,113 @@ describe("a never-retried operation whose answer is lost says it may have been a
     expect(simulator.count("createOrderRefund")).toBe(1);
   });
 
+  /** A proxy that forwards the request (the service applies it), then answers `status` with `text`. */
+  function saysNothing(status: number, text: string, type: string): typeof fetch {
+    return async (input, init) => {
+      const answer = await fetch(input, init);
+      await answer.arrayBuffer();
+      if (String(input).includes("/token")) return answer;
+      return new Response(text, { status, headers: { "content-type": type } });
+    };
+  }
+
+  // Review c3 D1: only object bodies were tried; an empty, non-JSON or non-object 2xx came back
+  // `mayHaveBeenApplied: false`, and a merchant trusting it would create the refund twice.
+  for (const [label, status, text, type] of [
+    ["an empty 200", 200, "", "application/json"],
+    ["a JSON null", 200, "null", "application/json"],
+    ["a gateway's HTML page", 200, "<html><body>Request accepted</body></html>", "text/html"],
+    ["a 201 with an array", 201, "[]", "application/json"],
+    ["a JSON string", 200, '"OK"', "application/json"],
+  ] as const) {
+    it(`a 2xx that says nothing (${label}) may have been applied: the refund may have been created`, async () => {
+      const simulator = await startSimulator();
+      const client = clientFor(simulator, { fetch: saysNothing(status, text, type) });
+      const before = (await clientFor(simulator).getOrderRefunds({ orderId: "GE-1002" })).Refunds;
+      const error = await rejectionOf(client.createOrderRefund(refund));
+      expect(error).toBeInstanceOf(ServiceServerError);
+      expect(error).toMatchObject({ code: "INVALID_RESPONSE", status, mayHaveBeenApplied: true });
+      expect((error as Error).message).toMatch(/may have been created all the same/);
+      const after = (await clientFor(simulator).getOrderRefunds({ orderId: "GE-1002" })).Refunds;
+      expect(after?.length).toBe((before?.length ?? 0) + 1);
+      for (const [operation, run] of Object.entries(NEVER)) {
+        if (operation === "createOrderRefund") continue;
+        const other = await rejectionOf(run(client));
+        expect(other, operation).toMatchObject({
+          code: "INVALID_RESPONSE",
+          status,
+          mayHaveBeenApplied: true,
+        });
+        expect((other as Error).message).toMatch(/is never retried and may have been applied/);
+      }
+      // A read is sent again safely: nothing to say.
+      const read = await rejectionOf(client.locationByIp({ ip: "203.0.113.7" }));
+      expect(read).toMatchObject({ code: "INVALID_RESPONSE", mayHaveBeenApplied: false });
+      expect((read as Error).message).not.toMatch(/may have been/);
+    });
+  }
+
+  // Review r3 R4: the same server failure said "may have been applied" at a 500 and "not applied"
+  // inside a 200: a refund answered 200 "unexpected error" was created again.
+  const failing = { ErrorCode: "INTERNAL_ERROR", ErrorText: "unexpected error" };
+  for (const [label, bodyOf] of [
+    [
+      "4.9's INTERNAL_ERROR",
+      () => ({ error: { code: "INTERNAL_ERROR", message: "unexpected error" } }),
+    ],
+    // VoidParcel names its codes in `Errors`.
+    [
+      "IsSuccess false with INTERNAL_ERROR",
+      (operation: string) =>
+        operation === "voidParcel"
+          ? { IsSuccess: false, Errors: [failing] }
+          : { IsSuccess: false, ...failing },
+    ],
+  ] as const) {
+    it(`a 2xx naming the service's failure (${label}) may have been applied, as at a 500`, async () => {
+      const simulator = await startSimulator();
+      for (const [operation, run] of Object.entries(NEVER)) {
+        for (const status of [200, 500]) {
+          simulator.fail(operation as SimulatedOperation, { status, body: bodyOf(operation) });
+          const error = await rejectionOf(run(clientFor(simulator)));
+          expect(error, `${operation} ${status}`).toBeInstanceOf(ServiceServerError);
+          expect(error, `${operation} ${status}`).toMatchObject({
+            code: "INTERNAL_ERROR",
+            status,
+            attempts: 1,
+            mayHaveBeenApplied: true,
+          });
+          expect((error as Error).message).toMatch(/is never retried and may have been applied/);
+          // The service's text stays the description; the note is the client's.
+          expect((error as ServiceError).description ?? "").not.toMatch(/may have been/);
+        }
+      }
+      // A read answered so is not sent again, and has nothing to say.
+      simulator.fail("getOrderRefunds", { status: 200, body: bodyOf("getOrderRefunds") });
+      const read = await rejectionOf(clientFor(simulator).getOrderRefunds({ orderId: "GE-1001" }));
+      expect(read).toMatchObject({
+        code: "INTERNAL_ERROR",
+        attempts: 1,
+        mayHaveBeenApplied: false,
+      });
+    });
+  }
+
+  it("a dispatch refused in a 200 without a code (B700, 'Unknown failure') may have been applied; B002 was not", async () => {
+    const simulator = await startSimulator();
+    const dispatch = () =>
+      rejectionOf(clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    simulator.fail("dispatchConsolidatedShipment", { status: 200, body: { IsSuccess: false } });
+    expect(await dispatch()).toMatchObject({ code: "B700", mayHaveBeenApplied: true });
+    simulator.fail("dispatchConsolidatedShipment", {
+      status: 200,
+      body: { IsSuccess: false, ErrorCode: "B002", ErrorText: "Order cannot be dispatched" },
+    });
+    const refused = await dispatch();
+    expect(refused).toMatchObject({ code: "B002", mayHaveBeenApplied: false });
+    expect((refused as Error).message).not.toMatch(/may have been/);
+  });
+
   it("not when nothing was sent: a refused connection, a name that does not resolve", async () => {
     const closed = createNetServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

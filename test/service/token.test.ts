@@ -1,6 +1,6 @@
 // The token of 5.2: shared, refreshed once for many callers, replayed once after a refusal,
 // never remembered when the refresh failed, shared between instances through a cache.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type CachedToken,
   memoryTokenCache,
@@ -10,7 +10,14 @@ import {
   type TokenCache,
 } from "../../src/service/index.js";
 import { jwtExpiry, TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
-import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
+import {
+  clientFor,
+  expectNoSecrets,
+  recorder,
+  rejectionOf,
+  renderings,
+  startSimulator,
+} from "./helpers.js";
 
 const rates = { amount: 10, currencyCode: "EUR", destinationCountry: "US" } as const;
 
@@ -288,5 +295,92 @@ describe("the token request itself", () => {
     expect(
       simulator.requestsOf("getAuthenticationToken")[0]?.headers.authorization,
     ).toBeUndefined();
+  });
+});
+
+// Review c3 D2, the value left unchecked at creation: fetch's TypeError quoted the token.
+describe("a token a header cannot carry", () => {
+  it("is a ServiceError that does not quote it, nothing is sent, and it is not used again", async () => {
+    const simulator = await startSimulator();
+    const bad = `${jwtWith(Date.now() / 1000 + 3600)}\nX-Injected: 1`;
+    const cache: TokenCache = {
+      get: () => ({ token: bad, expiresAt: Date.now() + 3_600_000 }),
+      set: () => undefined,
+    };
+    const client = clientFor(simulator, { tokenCache: cache });
+    const error = await rejectionOf(client.getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", attempts: 0 });
+    expectNoSecrets(renderings(error), [bad.split(".")[1] ?? bad, "X-Injected"]);
+    expect(simulator.requestsOf("getShippingDetailsExtended")).toEqual([]);
+    // The next call does not take it back: it asks the service for a token of its own.
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+  });
+
+  // Review r3 R2: Headers accepts these, undici's dispatcher refuses them ("invalid header"): a
+  // NETWORK_ERROR retried three times, and the token kept, so every call did the same.
+  it.each([
+    ["\\x01", "\u0001"],
+    ["a vertical tab", "\u000b"],
+    ["DEL", "\u007f"],
+  ])("one with %s: the same, not a network error", async (_label, character) => {
+    const simulator = await startSimulator();
+    const jwt = jwtWith(Date.now() / 1000 + 3600);
+    const bad = `${jwt.slice(0, -4)}${character}${jwt.slice(-4)}`;
+    const deleted: string[] = [];
+    let held: CachedToken | undefined = { token: bad, expiresAt: Date.now() + 3_600_000 };
+    const cache: TokenCache = {
+      get: () => held,
+      set: (_key, value) => {
+        held = value;
+      },
+      delete: (key) => {
+        deleted.push(key);
+        held = undefined;
+      },
+    };
+    const client = clientFor(simulator, { tokenCache: cache });
+    const error = await rejectionOf(client.getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", attempts: 0 });
+    expectNoSecrets(renderings(error), [jwt.split(".")[1] ?? jwt]);
+    expect(simulator.requestsOf("getShippingDetailsExtended")).toEqual([]);
+    // Dropped from the shared cache (invalidate deletes in the background), so no instance takes
+    // it again.
+    await vi.waitFor(() => expect(deleted).toHaveLength(1));
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(held?.token).not.toBe(bad);
+  });
+});
+
+// Review r3 R1: since the 5xx rule of c3 D5, a token request refused in a 5xx was a retried
+// ServiceServerError TOKEN_REFUSED: the password sent three times, the class against the table.
+describe("a refused token request is TOKEN_REFUSED, an authentication failure, at any status", () => {
+  const refusal = { IsSuccess: false, Reason: "Invalid user name or password" };
+  it.each([200, 400, 500, 503])("at %i: ServiceAuthenticationError, asked once", async (status) => {
+    const simulator = await startSimulator();
+    simulator.fail("getAuthenticationToken", ...Array(3).fill({ status, body: refusal }));
+    const error = await rejectionOf(clientFor(simulator).getShippingDetailsExtended(rates));
+    expect(error).toBeInstanceOf(ServiceAuthenticationError);
+    expect(error).toMatchObject({
+      kind: "authentication",
+      code: "TOKEN_REFUSED",
+      status,
+      attempts: 1,
+      mayHaveBeenApplied: false,
+    });
+    // The password is not sent again, and nothing was sent with a token.
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+    expect(simulator.requestsOf("getShippingDetailsExtended")).toEqual([]);
+  });
+
+  it("a 5xx that names the service failing (4.9's INTERNAL_ERROR) is still retried", async () => {
+    const simulator = await startSimulator();
+    const failing = { error: { code: "INTERNAL_ERROR", message: "unexpected error" } };
+    simulator.fail("getAuthenticationToken", ...Array(2).fill({ status: 500, body: failing }));
+    await clientFor(simulator).getShippingDetailsExtended(rates);
+    expect(simulator.count("getAuthenticationToken")).toBe(3);
   });
 });
