@@ -18,6 +18,7 @@ import {
   UNREADABLE,
   zero,
 } from "../core/body.js";
+import { protectParsedBody } from "../core/card.js";
 import { keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
@@ -310,6 +311,17 @@ export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
   return declaresBody(req) ? CONSUMED_BODY : undefined;
 }
 
+/**
+ * The body of a Node request as the engine takes it: the stream, or, once a body parser read it,
+ * what the parser left (`parsed`: `req.body`, Koa's `ctx.request.body`; see `bodyLeft`).
+ */
+export function requestBody(
+  req: NodeRequestLike & { readonly _body?: unknown },
+  parsed: unknown,
+): BodyInput {
+  return bodyConsumed(req) ? bodyLeft(req, parsed) : nodeBody(req);
+}
+
 /** Whether the request says it carries a body (a length over 0, or chunks). */
 function declaresBody(req: NodeRequestLike): boolean {
   const { headers } = req;
@@ -322,11 +334,17 @@ function declaresBody(req: NodeRequestLike): boolean {
 /**
  * Whether an earlier middleware already answered (a rate limiter's 503 that still calls `next()`):
  * then the engine is not run, as the merchant's function must not act on a call whose answer it
- * cannot give (the service redelivers what it was told failed), and the body is let go.
+ * cannot give (the service redelivers what it was told failed), and the body is let go: the stream
+ * is drained, and a body a parser left (`parsed`) keeps no card number in clear and no CVV.
  */
-export function answeredBefore(req: NodeRequestLike, res: NodeResponseLike): boolean {
+export function answeredBefore(
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  parsed: unknown,
+): boolean {
   if (!res.headersSent) return false;
   drain(req);
+  protectParsedBody(parsed);
   return true;
 }
 

@@ -3,23 +3,23 @@
  *
  * Mount it before any body parser: the engine then reads the body itself, within its own limit,
  * after authentication. Behind `@koa/bodyparser` (or `koa-bodyparser`) it uses the raw text the
- * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`.
+ * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`; either way the
+ * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
-import type { BodyInput, CallbackEndpoint } from "../core/types.js";
+import { protectParsedBody } from "../core/card.js";
+import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
   assertEndpoint,
-  bodyConsumed,
-  bodyLeft,
   handleSafely,
   headersFor,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
-  nodeBody,
   nodeHeaders,
   pathnameOf,
   peerAddress,
+  requestBody,
 } from "./internal.js";
 
 export type { NodeRequestLike, NodeResponseLike } from "./internal.js";
@@ -61,18 +61,23 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
-    if (answeredBefore(ctx.req, ctx.res)) return;
+    if (answeredBefore(ctx.req, ctx.res, ctx.request.body)) return;
+    const { rawBody } = ctx.request;
+    const raw = typeof rawBody === "string" || rawBody instanceof Uint8Array;
     const response = await handleSafely(
       endpoint,
       new NodeCallbackRequest(
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        koaBody(ctx),
+        raw ? rawBody : requestBody(ctx.req, ctx.request.body),
         peerAddress(ctx.req),
         ctx.res,
       ),
     );
+    // The engine read its own copy, from the parser's text (its limit, its `__proto__` rule and a
+    // body digest hold there): the parser's object is protected here, however the call ended.
+    if (raw) protectParsedBody(ctx.request.body);
     ctx.status = response.status;
     // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
     // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).
@@ -83,11 +88,4 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     }
     ctx.body = response.body;
   };
-}
-
-function koaBody(ctx: KoaContextLike): BodyInput {
-  const { rawBody, body } = ctx.request;
-  if (typeof rawBody === "string" || rawBody instanceof Uint8Array) return rawBody;
-  if (bodyConsumed(ctx.req)) return bodyLeft(ctx.req, body);
-  return nodeBody(ctx.req);
 }

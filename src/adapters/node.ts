@@ -10,9 +10,9 @@ import {
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
-  nodeBody,
   nodeHeaders,
   peerAddress,
+  requestBody,
   writeNodeResponse,
 } from "./internal.js";
 
@@ -31,12 +31,14 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
 export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
   assertEndpoint(endpoint, "toNodeListener");
   return (req, res) => {
-    if (answeredBefore(req, res)) return;
+    // What a body parser in front of the listener left, if one ran (as on Express).
+    const parsed = req as NodeRequestLike & { readonly body?: unknown };
+    if (answeredBefore(req, res, parsed.body)) return;
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       req.url ?? "/",
       nodeHeaders(req),
-      nodeBody(req),
+      requestBody(req, parsed.body),
       peerAddress(req),
       res,
     );
