@@ -333,16 +333,18 @@ function declaresBody(req: NodeRequestLike): boolean {
 
 /**
  * Whether an earlier middleware already answered (a rate limiter's 503 that still calls `next()`):
- * then the engine is not run, as the merchant's function must not act on a call whose answer it
- * cannot give (the service redelivers what it was told failed), and the body is let go: the stream
- * is drained, and a body a parser left (`parsed`) keeps no card number in clear and no CVV.
+ * its headers sent, or `answered` (Koa's answer, which Koa sends after the whole chain). Then the
+ * engine is not run, as the merchant's function must not act on a call whose answer it cannot
+ * give (the service redelivers what it was told failed), and the body is let go: the stream is
+ * drained, and a body a parser left (`parsed`) keeps no card number in clear and no CVV.
  */
 export function answeredBefore(
   req: NodeRequestLike,
   res: NodeResponseLike,
   parsed: unknown,
+  answered = false,
 ): boolean {
-  if (!res.headersSent) return false;
+  if (!answered && !res.headersSent) return false;
   drain(req);
   protectParsedBody(parsed);
   return true;

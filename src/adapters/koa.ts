@@ -61,7 +61,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
-    if (answeredBefore(ctx.req, ctx.res, ctx.request.body)) return;
+    if (answeredBefore(ctx.req, ctx.res, ctx.request.body, answeredInKoa(ctx))) return;
     const { rawBody } = ctx.request;
     const raw = typeof rawBody === "string" || rawBody instanceof Uint8Array;
     const response = await handleSafely(
@@ -88,4 +88,13 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     }
     ctx.body = response.body;
   };
+}
+
+/**
+ * Whether an earlier middleware answered the Koa way, by setting `ctx.status` or `ctx.body` (Koa
+ * writes the answer after the whole chain, so no header is sent yet). Koa starts every response
+ * at 404 with no body: that is no answer.
+ */
+function answeredInKoa(ctx: KoaContextLike): boolean {
+  return (ctx.body !== undefined && ctx.body !== null) || ctx.status !== 404;
 }

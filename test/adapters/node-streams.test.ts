@@ -765,6 +765,108 @@ describe("an answer sent by an earlier middleware that still calls next() (a bug
   }
 });
 
+// Review c2, D4: a Koa middleware answers by setting ctx.status or ctx.body; Koa writes the answer
+// after the whole chain, so no header is sent when the callbacks run. Such an answer that still
+// calls next() was overwritten, and the merchant's function ran.
+describe("a Koa answer an earlier middleware set (ctx.status, ctx.body) and still calls next()", () => {
+  type KoaMiddleware = Parameters<InstanceType<typeof Koa3>["use"]>[0];
+  const earlier: [string, KoaMiddleware, number, string][] = [
+    [
+      "ctx.status = 503 and ctx.body",
+      async (ctx, next) => {
+        ctx.status = 503;
+        ctx.body = { error: "busy" };
+        await next();
+      },
+      503,
+      '{"error":"busy"}',
+    ],
+    [
+      "ctx.status = 429 alone",
+      async (ctx, next) => {
+        ctx.status = 429;
+        await next();
+      },
+      429,
+      "Too Many Requests",
+    ],
+    [
+      "ctx.body alone (Koa's 200)",
+      async (ctx, next) => {
+        ctx.body = "cached";
+        await next();
+      },
+      200,
+      "cached",
+    ],
+  ];
+
+  for (const [version, Koa] of [
+    ["2", Koa2 as unknown as typeof Koa3],
+    ["3", Koa3],
+  ] as const) {
+    /** A Koa app with `first`, then the callbacks; and the orders the merchant's function saw. */
+    async function serve(first: KoaMiddleware) {
+      const calls: string[] = [];
+      const app = new Koa();
+      app.use(first);
+      app.use(
+        toKoa(
+          createCallbackRouter({
+            basePath: "/crossborder",
+            auth: false,
+            onError: () => undefined,
+            handlers: {
+              SendOrderToMerchant: (order) => {
+                calls.push(order.OrderId);
+                return { InternalOrderId: `M-${order.OrderId}` };
+              },
+            },
+          }),
+        ),
+      );
+      const server = await listen(createServer(app.callback()));
+      const send = () =>
+        server.send("/crossborder/SendOrderToMerchant", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: ORDER,
+        });
+      return { calls, server, send };
+    }
+
+    for (const [label, first, status, text] of earlier) {
+      it(`Koa ${version}, ${label}: that answer stays, and the merchant is not called`, async () => {
+        const { calls, server, send } = await serve(first);
+        try {
+          const response = await send();
+          expect(response.status).toBe(status);
+          expect(await response.text()).toBe(text);
+          expect(calls).toStrictEqual([]);
+        } finally {
+          await server.close();
+        }
+      });
+    }
+
+    it(`Koa ${version}, a middleware that only sets a header: Koa's default 404 is no answer, the callbacks answer`, async () => {
+      const { calls, server, send } = await serve(async (ctx, next) => {
+        ctx.set("x-request-id", "r-1");
+        await next();
+      });
+      try {
+        const response = await send();
+        expect(response.status).toBe(200);
+        expect(response.headers.get("x-request-id")).toBe("r-1");
+        expect(JSON.parse(await response.text())).toMatchObject({ Success: true });
+        expect(calls).toStrictEqual([ORDER_ID]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
+
 describe("an endpoint of one's own behind toNodeListener", () => {
   it("still gets the body as an async iterable, and its own Content-Length is kept", async () => {
     const server = await listen(
