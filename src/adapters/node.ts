@@ -1,6 +1,6 @@
 /**
  * `crossborder-callbacks/node`: a handler or a router as a `node:http` (or `node:https`) request
- * listener.
+ * listener. Behind a body parser it answers from what the parser left in `req.body`, as on Express.
  */
 import type { CallbackEndpoint } from "../core/types.js";
 import {

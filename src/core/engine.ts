@@ -73,7 +73,8 @@ export interface HandlerOptions {
    */
   auth: Authenticator | Promise<Authenticator> | false;
   /**
-   * Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB
+   * Largest body read, in bytes; larger ones are answered 413 before parsing (a body a framework
+   * already parsed, by the request's `Content-Length`). Default 1 MiB
    * (16 MiB for NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, which carry
    * documents); a value set here applies to every callback it is given to.
    */
