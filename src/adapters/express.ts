@@ -58,12 +58,12 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       next();
       return;
     }
-    if (answeredBefore(req, res, req.body)) return;
+    if (answeredBefore(req, res, req)) return;
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       url,
       nodeHeaders(req),
-      requestBody(req, req.body),
+      requestBody(req, req),
       peerAddress(req),
       res,
     );

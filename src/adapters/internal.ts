@@ -311,15 +311,34 @@ export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
   return declaresBody(req) ? CONSUMED_BODY : undefined;
 }
 
+/** Where a body parser leaves its result: `req` on Express and `node:http`, Koa's `ctx.request`. */
+export interface ParsedBodyHolder {
+  readonly body?: unknown;
+}
+
+/**
+ * What a body parser left in `holder.body`. It may be a getter (a host's lazy parse of the bytes it
+ * buffered, as Vercel's `setLazyProp(req, "body", …)`): one that throws leaves no body this library
+ * can read, so `undefined`. Its error is not kept, as it may quote the body, card data included.
+ */
+export function parsedBody(holder: ParsedBodyHolder): unknown {
+  try {
+    return holder.body;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The body of a Node request as the engine takes it: the stream, or, once a body parser read it,
- * what the parser left (`parsed`: `req.body`, Koa's `ctx.request.body`; see `bodyLeft`).
+ * what the parser left in `holder` (`req.body`, Koa's `ctx.request.body`; see `bodyLeft`). The
+ * parsed body is read only then, as reading it may run a host's parse.
  */
 export function requestBody(
   req: NodeRequestLike & { readonly _body?: unknown },
-  parsed: unknown,
+  holder: ParsedBodyHolder,
 ): BodyInput {
-  return bodyConsumed(req) ? bodyLeft(req, parsed) : nodeBody(req);
+  return bodyConsumed(req) ? bodyLeft(req, parsedBody(holder)) : nodeBody(req);
 }
 
 /** Whether the request says it carries a body (a length over 0, or chunks). */
@@ -336,18 +355,30 @@ function declaresBody(req: NodeRequestLike): boolean {
  * its headers sent, or `answered` (Koa's answer, which Koa sends after the whole chain). Then the
  * engine is not run, as the merchant's function must not act on a call whose answer it cannot
  * give (the service redelivers what it was told failed), and the body is let go: the stream is
- * drained, and a body a parser left (`parsed`) keeps no card number in clear and no CVV.
+ * drained, and a body a parser left (in `holder`) keeps no card number in clear and no CVV.
  */
 export function answeredBefore(
   req: NodeRequestLike,
   res: NodeResponseLike,
-  parsed: unknown,
+  holder: ParsedBodyHolder,
   answered = false,
 ): boolean {
   if (!answered && !res.headersSent) return false;
   drain(req);
-  protectParsedBody(parsed);
+  protectParsedBodyOf(holder);
   return true;
+}
+
+/**
+ * `protectParsedBody` of what a parser left in `holder`, never throwing: a body that throws when
+ * read or walked (a getter, a Proxy) is one this library cannot reach.
+ */
+export function protectParsedBodyOf(holder: ParsedBodyHolder): void {
+  try {
+    protectParsedBody(parsedBody(holder));
+  } catch {
+    // Nothing this library can reach.
+  }
 }
 
 /** The signal aborted when the client goes away before the answer is written, made on first read. */

@@ -6,7 +6,6 @@
  * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`; either way the
  * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
-import { protectParsedBody } from "../core/card.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
@@ -19,6 +18,7 @@ import {
   nodeHeaders,
   pathnameOf,
   peerAddress,
+  protectParsedBodyOf,
   requestBody,
 } from "./internal.js";
 
@@ -61,7 +61,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
-    if (answeredBefore(ctx.req, ctx.res, ctx.request.body, answeredInKoa(ctx))) return;
+    if (answeredBefore(ctx.req, ctx.res, ctx.request, answeredInKoa(ctx))) return;
     const { rawBody } = ctx.request;
     const raw = typeof rawBody === "string" || rawBody instanceof Uint8Array;
     const response = await handleSafely(
@@ -70,14 +70,14 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        raw ? rawBody : requestBody(ctx.req, ctx.request.body),
+        raw ? rawBody : requestBody(ctx.req, ctx.request),
         peerAddress(ctx.req),
         ctx.res,
       ),
     );
     // The engine read its own copy, from the parser's text (its limit, its `__proto__` rule and a
     // body digest hold there): the parser's object is protected here, however the call ended.
-    if (raw) protectParsedBody(ctx.request.body);
+    if (raw) protectParsedBodyOf(ctx.request);
     ctx.status = response.status;
     // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
     // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).

@@ -11,6 +11,7 @@ import {
   type NodeRequestLike,
   type NodeResponseLike,
   nodeHeaders,
+  type ParsedBodyHolder,
   peerAddress,
   requestBody,
   writeNodeResponse,
@@ -31,14 +32,14 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
 export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
   assertEndpoint(endpoint, "toNodeListener");
   return (req, res) => {
-    // What a body parser in front of the listener left, if one ran (as on Express).
-    const parsed = req as NodeRequestLike & { readonly body?: unknown };
-    if (answeredBefore(req, res, parsed.body)) return;
+    // `req.body`: what a body parser in front of the listener left, if one ran (as on Express).
+    const holder = req as NodeRequestLike & ParsedBodyHolder;
+    if (answeredBefore(req, res, holder)) return;
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       req.url ?? "/",
       nodeHeaders(req),
-      requestBody(req, parsed.body),
+      requestBody(req, holder),
       peerAddress(req),
       res,
     );

@@ -577,7 +577,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           call,
           new Failure(
             "internal_error",
-            "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body): mount the callbacks before it",
+            "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body) the library can read: mount the callbacks before it",
           ),
         );
       case "unreadable":
