@@ -91,10 +91,15 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
 }
 
 /**
- * Whether an earlier middleware answered the Koa way, by setting `ctx.status` or `ctx.body` (Koa
- * writes the answer after the whole chain, so no header is sent yet). Koa starts every response
- * at 404 with no body: that is no answer.
+ * Whether an earlier middleware answered the Koa way (Koa writes the answer after the whole chain,
+ * so no header is sent yet): only an error status it set (a rate limiter's 429 or 503, an auth's
+ * 401) is an answer. Before `next()`, a status under 400 or a body is often a default (an "ok"
+ * middleware's `ctx.status = 200`, a body echoed or cleared): skipping the callbacks there would
+ * drop every delivery, while answering after it is safe, as Koa sends only the final `ctx`. 404 is
+ * Koa's starting status, which Koa 2 and 3 tell from one set on purpose only by a private field
+ * (`_explicitStatus`): never an answer.
  */
 function answeredInKoa(ctx: KoaContextLike): boolean {
-  return (ctx.body !== undefined && ctx.body !== null) || ctx.status !== 404;
+  const { status } = ctx;
+  return status >= 400 && status !== 404;
 }

@@ -12,6 +12,7 @@ import {
 } from "node:http";
 import { connect, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
+import { bodyParser as koaBodyParser } from "@koa/bodyparser";
 import express5 from "express";
 import express4 from "express4";
 import Koa3 from "koa";
@@ -790,14 +791,49 @@ describe("a Koa answer an earlier middleware set (ctx.status, ctx.body) and stil
       429,
       "Too Many Requests",
     ],
+  ];
+
+  // Review r1, R1: before next(), a status under 400 or a body is often only a default (an "ok"
+  // middleware's ctx.status = 200, a body echoed or cleared). Taken as an answer, it skipped the
+  // merchant on every delivery: the service, given no Success, redelivered, and the order was never
+  // taken. Only an error status is an answer; Koa sends only the final ctx, so running the callbacks
+  // after a default never answers twice. A 404 set on purpose cannot be told from Koa's default.
+  const defaults: [string, KoaMiddleware][] = [
     [
       "ctx.body alone (Koa's 200)",
       async (ctx, next) => {
         ctx.body = "cached";
         await next();
       },
-      200,
-      "cached",
+    ],
+    [
+      "ctx.status = 200 (an 'ok' default)",
+      async (ctx, next) => {
+        ctx.status = 200;
+        await next();
+      },
+    ],
+    [
+      "ctx.body = undefined (Koa's 204)",
+      async (ctx, next) => {
+        ctx.body = undefined;
+        await next();
+      },
+    ],
+    [
+      "ctx.body = ctx.request.body, behind @koa/bodyparser (the order echoed)",
+      async (ctx, next) => {
+        await koaBodyParser()(ctx, async () => undefined);
+        ctx.body = (ctx.request as { body?: unknown }).body;
+        await next();
+      },
+    ],
+    [
+      "ctx.status = 404 (as Koa's own default)",
+      async (ctx, next) => {
+        ctx.status = 404;
+        await next();
+      },
     ],
   ];
 
@@ -843,6 +879,20 @@ describe("a Koa answer an earlier middleware set (ctx.status, ctx.body) and stil
           expect(response.status).toBe(status);
           expect(await response.text()).toBe(text);
           expect(calls).toStrictEqual([]);
+        } finally {
+          await server.close();
+        }
+      });
+    }
+
+    for (const [label, first] of defaults) {
+      it(`Koa ${version}, ${label}: a default, not an answer; the callbacks answer`, async () => {
+        const { calls, server, send } = await serve(first);
+        try {
+          const response = await send();
+          expect(response.status).toBe(200);
+          expect(JSON.parse(await response.text())).toMatchObject({ Success: true });
+          expect(calls).toStrictEqual([ORDER_ID]);
         } finally {
           await server.close();
         }
