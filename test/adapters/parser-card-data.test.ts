@@ -50,7 +50,19 @@ async function router() {
   });
 }
 
-/** Every parser here takes bodies up to 2 MB, above the library's 1 MiB. */
+/**
+ * Whether an earlier middleware answers the request first (a rate limiter's 503 that still calls
+ * `next()`): asked by the test with this header.
+ */
+const ANSWER_FIRST = "x-test-answer-first";
+function answersFirst(headers: Record<string, unknown>): boolean {
+  return headers[ANSWER_FIRST] !== undefined;
+}
+
+/**
+ * Every parser here takes bodies up to 2 MB, above the library's 1 MiB. An earlier middleware
+ * answers 503 to a request with the `ANSWER_FIRST` header.
+ */
 const apps: [string, (log: Log) => Promise<Server>][] = [
   ...(
     [
@@ -64,6 +76,10 @@ const apps: [string, (log: Log) => Promise<Server>][] = [
       app.use(express.json({ limit: "2mb" }));
       app.use((req, res, next) => {
         res.on("finish", () => log.push(JSON.stringify(req.body)));
+        next();
+      });
+      app.use((req, res, next) => {
+        if (answersFirst(req.headers)) res.status(503).send("busy");
         next();
       });
       app.use(toExpress(await router()));
@@ -81,7 +97,10 @@ const apps: [string, (log: Log) => Promise<Server>][] = [
       const listener = toNodeListener(await router());
       return createServer((req, res) => {
         res.on("finish", () => log.push(JSON.stringify((req as { body?: unknown }).body)));
-        parse(req, res, () => listener(req, res));
+        parse(req, res, () => {
+          if (answersFirst(req.headers)) res.writeHead(503).end("busy");
+          listener(req, res);
+        });
       });
     },
   ],
@@ -99,6 +118,10 @@ const apps: [string, (log: Log) => Promise<Server>][] = [
         await next();
       });
       app.use(bodyParser({ jsonLimit: "2mb" }));
+      app.use(async (ctx, next) => {
+        if (answersFirst(ctx.headers)) ctx.status = 503;
+        await next();
+      });
       app.use(toKoa(await router()));
       return createServer(app.callback());
     },
@@ -134,6 +157,15 @@ const cases: [string, number, () => Promise<RequestInit>][] = [
     "refused for its method (PUT)",
     405,
     async () => ({ method: "PUT", headers: await signed(), body: payment() }),
+  ],
+  [
+    "answered by an earlier middleware (503, then next()): the callbacks let the body go",
+    503,
+    async () => ({
+      method: "POST",
+      headers: { ...(await signed()), [ANSWER_FIRST]: "1" },
+      body: payment(),
+    }),
   ],
   [
     "over the library's 1 MiB, under the parser's 2 MB",
