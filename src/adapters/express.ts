@@ -3,22 +3,21 @@
  *
  * Mount it before any body parser (`express.json()`, …): the engine then reads the body itself,
  * within its own limit, after authentication. Behind a parser it still works, from what the parser
- * left in `req.body`, but the parser's own limit and errors (its 413 for bodies over 100 kB) apply.
+ * left in `req.body` (held to the library's limit by its Content-Length), but the parser's own limit
+ * and errors (its 413 for bodies over 100 kB) apply first.
  */
-import type { BodyInput, CallbackEndpoint } from "../core/types.js";
+import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
   assertEndpoint,
-  bodyConsumed,
-  bodyLeft,
   handleSafely,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
-  nodeBody,
   nodeHeaders,
   pathnameOf,
   peerAddress,
+  requestBody,
   writeNodeResponse,
 } from "./internal.js";
 
@@ -59,13 +58,12 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       next();
       return;
     }
-    if (answeredBefore(req, res)) return;
-    const body: BodyInput = bodyConsumed(req) ? bodyLeft(req, req.body) : nodeBody(req);
+    if (answeredBefore(req, res, req)) return;
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       url,
       nodeHeaders(req),
-      body,
+      requestBody(req, req),
       peerAddress(req),
       res,
     );

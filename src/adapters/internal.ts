@@ -18,6 +18,7 @@ import {
   UNREADABLE,
   zero,
 } from "../core/body.js";
+import { protectParsedBody } from "../core/card.js";
 import { keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
@@ -310,6 +311,36 @@ export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
   return declaresBody(req) ? CONSUMED_BODY : undefined;
 }
 
+/** Where a body parser leaves its result: `req` on Express and `node:http`, Koa's `ctx.request`. */
+export interface ParsedBodyHolder {
+  readonly body?: unknown;
+}
+
+/**
+ * What a body parser left in `holder.body`. It may be a getter (a host's lazy parse of the bytes it
+ * buffered, as Vercel's `setLazyProp(req, "body", …)`): one that throws leaves no body this library
+ * can read, so `undefined`. Its error is not kept, as it may quote the body, card data included.
+ */
+export function parsedBody(holder: ParsedBodyHolder): unknown {
+  try {
+    return holder.body;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body of a Node request as the engine takes it: the stream, or, once a body parser read it,
+ * what the parser left in `holder` (`req.body`, Koa's `ctx.request.body`; see `bodyLeft`). The
+ * parsed body is read only then, as reading it may run a host's parse.
+ */
+export function requestBody(
+  req: NodeRequestLike & { readonly _body?: unknown },
+  holder: ParsedBodyHolder,
+): BodyInput {
+  return bodyConsumed(req) ? bodyLeft(req, parsedBody(holder)) : nodeBody(req);
+}
+
 /** Whether the request says it carries a body (a length over 0, or chunks). */
 function declaresBody(req: NodeRequestLike): boolean {
   const { headers } = req;
@@ -321,13 +352,33 @@ function declaresBody(req: NodeRequestLike): boolean {
 
 /**
  * Whether an earlier middleware already answered (a rate limiter's 503 that still calls `next()`):
- * then the engine is not run, as the merchant's function must not act on a call whose answer it
- * cannot give (the service redelivers what it was told failed), and the body is let go.
+ * its headers sent, or `answered` (Koa's answer, which Koa sends after the whole chain). Then the
+ * engine is not run, as the merchant's function must not act on a call whose answer it cannot
+ * give (the service redelivers what it was told failed), and the body is let go: the stream is
+ * drained, and a body a parser left (in `holder`) keeps no card number in clear and no CVV.
  */
-export function answeredBefore(req: NodeRequestLike, res: NodeResponseLike): boolean {
-  if (!res.headersSent) return false;
+export function answeredBefore(
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  holder: ParsedBodyHolder,
+  answered = false,
+): boolean {
+  if (!answered && !res.headersSent) return false;
   drain(req);
+  protectParsedBodyOf(holder);
   return true;
+}
+
+/**
+ * `protectParsedBody` of what a parser left in `holder`, never throwing: a body that throws when
+ * read or walked (a getter, a Proxy) is one this library cannot reach.
+ */
+export function protectParsedBodyOf(holder: ParsedBodyHolder): void {
+  try {
+    protectParsedBody(parsedBody(holder));
+  } catch {
+    // Nothing this library can reach.
+  }
 }
 
 /** The signal aborted when the client goes away before the answer is written, made on first read. */

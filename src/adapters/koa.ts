@@ -3,23 +3,23 @@
  *
  * Mount it before any body parser: the engine then reads the body itself, within its own limit,
  * after authentication. Behind `@koa/bodyparser` (or `koa-bodyparser`) it uses the raw text the
- * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`.
+ * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`; either way the
+ * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
-import type { BodyInput, CallbackEndpoint } from "../core/types.js";
+import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
   assertEndpoint,
-  bodyConsumed,
-  bodyLeft,
   handleSafely,
   headersFor,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
-  nodeBody,
   nodeHeaders,
   pathnameOf,
   peerAddress,
+  protectParsedBodyOf,
+  requestBody,
 } from "./internal.js";
 
 export type { NodeRequestLike, NodeResponseLike } from "./internal.js";
@@ -61,18 +61,23 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
       await next();
       return;
     }
-    if (answeredBefore(ctx.req, ctx.res)) return;
+    if (answeredBefore(ctx.req, ctx.res, ctx.request, answeredInKoa(ctx))) return;
+    const { rawBody } = ctx.request;
+    const raw = typeof rawBody === "string" || rawBody instanceof Uint8Array;
     const response = await handleSafely(
       endpoint,
       new NodeCallbackRequest(
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        koaBody(ctx),
+        raw ? rawBody : requestBody(ctx.req, ctx.request),
         peerAddress(ctx.req),
         ctx.res,
       ),
     );
+    // The engine read its own copy, from the parser's text (its limit, its `__proto__` rule and a
+    // body digest hold there): the parser's object is protected here, however the call ended.
+    if (raw) protectParsedBodyOf(ctx.request);
     ctx.status = response.status;
     // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
     // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).
@@ -85,9 +90,16 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
   };
 }
 
-function koaBody(ctx: KoaContextLike): BodyInput {
-  const { rawBody, body } = ctx.request;
-  if (typeof rawBody === "string" || rawBody instanceof Uint8Array) return rawBody;
-  if (bodyConsumed(ctx.req)) return bodyLeft(ctx.req, body);
-  return nodeBody(ctx.req);
+/**
+ * Whether an earlier middleware answered the Koa way (Koa writes the answer after the whole chain,
+ * so no header is sent yet): only an error status it set (a rate limiter's 429 or 503, an auth's
+ * 401) is an answer. Before `next()`, a status under 400 or a body is often a default (an "ok"
+ * middleware's `ctx.status = 200`, a body echoed or cleared): skipping the callbacks there would
+ * drop every delivery, while answering after it is safe, as Koa sends only the final `ctx`. 404 is
+ * Koa's starting status, which Koa 2 and 3 tell from one set on purpose only by a private field
+ * (`_explicitStatus`): never an answer.
+ */
+function answeredInKoa(ctx: KoaContextLike): boolean {
+  const { status } = ctx;
+  return status >= 400 && status !== 404;
 }

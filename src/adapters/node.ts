@@ -1,6 +1,6 @@
 /**
  * `crossborder-callbacks/node`: a handler or a router as a `node:http` (or `node:https`) request
- * listener.
+ * listener. Behind a body parser it answers from what the parser left in `req.body`, as on Express.
  */
 import type { CallbackEndpoint } from "../core/types.js";
 import {
@@ -10,9 +10,10 @@ import {
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
-  nodeBody,
   nodeHeaders,
+  type ParsedBodyHolder,
   peerAddress,
+  requestBody,
   writeNodeResponse,
 } from "./internal.js";
 
@@ -31,12 +32,14 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
 export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
   assertEndpoint(endpoint, "toNodeListener");
   return (req, res) => {
-    if (answeredBefore(req, res)) return;
+    // `req.body`: what a body parser in front of the listener left, if one ran (as on Express).
+    const holder = req as NodeRequestLike & ParsedBodyHolder;
+    if (answeredBefore(req, res, holder)) return;
     const request = new NodeCallbackRequest(
       req.method ?? "GET",
       req.url ?? "/",
       nodeHeaders(req),
-      nodeBody(req),
+      requestBody(req, holder),
       peerAddress(req),
       res,
     );

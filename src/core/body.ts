@@ -77,6 +77,34 @@ function isAsyncIterable(body: object): body is AsyncIterable<Uint8Array> {
 }
 
 /**
+ * Whether a body is an object a framework's parser made (`req.body`), not bytes or a stream the
+ * engine reads: the value the engine takes as the parsed body.
+ */
+export function isParsedBody(body: unknown): boolean {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    !(body instanceof Uint8Array) &&
+    !isSelfReading(body) &&
+    !isByteStream(body) &&
+    !isAsyncIterable(body)
+  );
+}
+
+/**
+ * A framework's parsed body: its parser read the bytes (and inflated them, if compressed), so only
+ * the length the request declared is left to hold the library's limit to.
+ */
+function parsedWithin(value: unknown, headers: HeaderReader, limit: number): ReadBody {
+  return declaredLength(headers) > limit ? TOO_LARGE : { kind: "parsed", value };
+}
+
+/** The request's `Content-Length`, `NaN` when absent or not a number. */
+function declaredLength(headers: HeaderReader): number {
+  return Number(headers.get("content-length") ?? Number.NaN);
+}
+
+/**
  * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
  * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
  * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
@@ -103,18 +131,19 @@ export async function readBody(
       ? { kind: "too_large" }
       : { kind: "bytes", bytes: body, owned: false };
   }
-  if (typeof body !== "object") return { kind: "parsed", value: body };
+  if (typeof body !== "object") return parsedWithin(body, headers, limit);
   const selfReading = isSelfReading(body);
   const streaming = !selfReading && isByteStream(body);
-  if (!selfReading && !streaming && !isAsyncIterable(body)) return { kind: "parsed", value: body };
+  if (!selfReading && !streaming && !isAsyncIterable(body)) {
+    return parsedWithin(body, headers, limit);
+  }
 
   const encoding = headers.get("content-encoding")?.trim().toLowerCase();
   if (encoding && encoding !== "identity") {
     await discard(body);
     return { kind: "compressed", encoding };
   }
-  const declared = Number(headers.get("content-length") ?? Number.NaN);
-  if (declared > limit) {
+  if (declaredLength(headers) > limit) {
     await discard(body);
     return { kind: "too_large" };
   }

@@ -4,6 +4,7 @@
  */
 
 import { paymentDetailsSchema } from "../schemas/payment.js";
+import { isParsedBody } from "./body.js";
 import { CARD_NUMBER, CVV_NUMBER, cardNumbersOf, isCardNumberKey } from "./card-keys.js";
 import {
   createRedactor,
@@ -13,6 +14,7 @@ import {
   maskSecret,
   textOf,
 } from "./redact.js";
+import { findCardObjects } from "./seal.js";
 
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
@@ -266,6 +268,23 @@ export function dropCvv(value: unknown): void {
     // A frozen object, a field that cannot be deleted or a quote that cannot be masked: there is
     // nothing more this library can do to it.
   }
+}
+
+/** Protects each card object (see `protectPaymentDetails`) and removes its CVV (`dropCvv`). */
+export function protectCards(cards: Iterable<object>): void {
+  for (const details of cards) {
+    protectPaymentDetails(details);
+    dropCvv(details);
+  }
+}
+
+/**
+ * A framework's parsed body (`req.body`) that the engine did not walk, or walked only in a copy:
+ * every card object in it (`findCardObjects`) prints masked and loses its CVV. Anything but a
+ * parsed object (text, bytes, a stream) is left alone.
+ */
+export function protectParsedBody(body: unknown): void {
+  if (isParsedBody(body)) protectCards(findCardObjects(body as object));
 }
 
 function scrubCvv(details: Record<string, unknown>, cvv: string): void {

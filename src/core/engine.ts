@@ -10,7 +10,13 @@ import {
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
-import { cardSecretsLater, dropCvv, protectPaymentDetails } from "./card.js";
+import {
+  cardSecretsLater,
+  dropCvv,
+  protectCards,
+  protectParsedBody,
+  protectPaymentDetails,
+} from "./card.js";
 import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
@@ -67,7 +73,8 @@ export interface HandlerOptions {
    */
   auth: Authenticator | Promise<Authenticator> | false;
   /**
-   * Largest body read, in bytes; larger ones are answered 413 before parsing. Default 1 MiB
+   * Largest body read, in bytes; larger ones are answered 413 before parsing (a body a framework
+   * already parsed, by the request's `Content-Length`). Default 1 MiB
    * (16 MiB for NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, which carry
    * documents); a value set here applies to every callback it is given to.
    */
@@ -485,7 +492,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     return failureResponse(kind, definition.response, description, extraHeaders[kind]);
   }
 
-  /** A refusal before the body was read: the body is let go so the answer reaches the caller. */
+  /**
+   * A refusal before the body was read: the body is let go so the answer reaches the caller (a
+   * framework's parsed body is protected once `handle` ends, as after every answer).
+   */
   function refuse(call: Call, request: CallbackRequest, failure: Failure): CallbackResponse {
     void discardBody(request.body);
     return fail(call, failure);
@@ -567,7 +577,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           call,
           new Failure(
             "internal_error",
-            "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body): mount the callbacks before it",
+            "the request body was already read before the callbacks, by a middleware or a body parser that left no parsed body (req.body) the library can read: mount the callbacks before it",
           ),
         );
       case "unreadable":
@@ -646,6 +656,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if (!sealing.ok) {
       // A refused body keeps no card data either (a framework's req.body outlives the request).
       if (sealing.cards.length > 0) refuseCards(call, sealing.cards);
+      if (input === body) call.bodyWalked = true;
       if (sealing.problem === "too_deep") {
         const reason = tooDeep(maxDepth);
         return fail(call, new Failure("malformed_body", reason, reason));
@@ -674,7 +685,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       secretFieldsOf(definition.secretFields, input),
     );
     if (redact !== undefined) call.redact = redact;
-    if (sites.length === 0) return await callWithPayload(call, exchange, input, sites, accepted);
+    const walked = input === exchange.body;
+    if (sites.length === 0) {
+      // The walk found no card object in the body: nothing in it to protect.
+      if (walked) call.bodyWalked = true;
+      return await callWithPayload(call, exchange, input, sites, accepted);
+    }
     call.ownCards = ownCardsMasker(sites);
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
@@ -687,6 +703,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           dropCvv(site.details);
         }
       }
+      // Every card object of the body is protected now, and has lost its CVV.
+      if (walked) call.bodyWalked = true;
     }
   }
 
@@ -696,10 +714,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    */
   function refuseCards(call: Call, cards: readonly object[]): void {
     call.redact = redactorFor(cards, []) ?? call.redact;
-    for (const details of cards) {
-      protectPaymentDetails(details);
-      dropCvv(details);
-    }
+    protectCards(cards);
   }
 
   async function callWithPayload(
@@ -867,12 +882,21 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   return {
     callback: name,
     async handle(request) {
-      const call: Call = { redact: redactCards, ownCards: unchanged, cardsDone: false };
+      const call: Call = {
+        redact: redactCards,
+        ownCards: unchanged,
+        cardsDone: false,
+        bodyWalked: false,
+      };
       try {
         return await run(request, call);
       } catch (error) {
         // A bug, or an adapter's request that throws when read: still a well-formed answer.
         return fail(call, new Failure("internal_error", "unexpected failure", undefined, error));
+      } finally {
+        // A framework's req.body outlives the request: whatever the answer (a refusal before the
+        // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
+        if (!call.bodyWalked) protectBodyOf(request);
       }
     },
     // A single handler answers wherever it is mounted; a router matches its own paths.
@@ -899,6 +923,20 @@ interface Call {
   ownCards: (text: string) => string;
   /** The card objects were protected and stripped of their CVV after the merchant's function. */
   cardsDone: boolean;
+  /**
+   * The walk ran over the request's body itself (not a copy, not a payload built from it), and its
+   * card objects were protected and stripped of their CVV: the body needs no second pass.
+   */
+  bodyWalked: boolean;
+}
+
+/** Protects a framework's parsed body the engine did not walk itself (see `protectParsedBody`). */
+function protectBodyOf(request: CallbackRequest): void {
+  try {
+    protectParsedBody(request.body);
+  } catch {
+    // A request whose body throws when read: there is no body this library can reach.
+  }
 }
 
 /**

@@ -60,6 +60,7 @@ import {
   type ValidateVoucherFunction,
 } from "../callbacks/validate-voucher.js";
 import { discardBody } from "./body.js";
+import { protectParsedBody } from "./card.js";
 import type { CheckedFunction } from "./checked.js";
 import type { CallbackFunction, CallbackHandler, HandlerOptions } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
@@ -198,6 +199,8 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       const handler = find(pathnameOf(request.url));
       if (handler) return handler.handle(request);
       void discardBody(request.body);
+      // A framework's req.body (node:http behind a parser) keeps no card data past the 404 either.
+      protectParsedBody(request.body);
       notify(
         onError,
         {

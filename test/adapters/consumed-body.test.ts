@@ -20,7 +20,7 @@ import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { MERCHANT_GUID } from "./support/merchant.js";
 import { listen, type Running, running } from "./support/servers.js";
-import { json, signedPost } from "./support/suite.js";
+import { json, signedPost, UNAUTHORIZED } from "./support/suite.js";
 
 const ORDER = fixture("SendOrderToMerchant");
 
@@ -203,6 +203,172 @@ describe("a body read before the callbacks, with no parsed body left", () => {
     const server = running(httpServer as Parameters<typeof running>[0]);
     try {
       await expectConsumed(await post(server), seen);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+// Review r1, R2: a host that buffers the body and defines `req.body` as a getter parsing it on first
+// read (Vercel's helpers: `setLazyProp(req, "body", …)`, which throws on bytes that are not JSON).
+// Behind a parser the adapters read `req.body`; they read it first thing, unguarded, so such a body
+// threw out of the listener before authentication: any caller could end the process with one
+// request (node:http), or get the framework's HTML 500 instead of the library's 401 (Express, Koa).
+// A getter that throws leaves no parsed body the library can read: the call is then the 500 above
+// once authenticated, and a caller without a token still gets its 401.
+describe("a parsed body whose getter throws (a host's lazy req.body, Vercel style)", () => {
+  const NOT_JSON = "{not json";
+
+  /** Reads the whole stream, then defines `body` on `holder` as a getter parsing it, as Vercel does. */
+  function lazyBody(req: IncomingMessage, holder: object, next: () => void): void {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString();
+      Object.defineProperty(holder, "body", {
+        configurable: true,
+        enumerable: true,
+        get: () => JSON.parse(raw) as unknown,
+      });
+      next();
+    });
+  }
+
+  /** The servers, each with the callbacks behind such a host; `thrown` holds what came out of them. */
+  const servers: [
+    string,
+    (
+      router: ReturnType<typeof callbacks>["router"],
+      thrown: unknown[],
+    ) => Running | Promise<Running>,
+  ][] = [
+    [
+      "node:http",
+      (router, thrown) => {
+        const listener = toNodeListener(router);
+        return listen((req, res) =>
+          lazyBody(req, req, () => {
+            try {
+              listener(req, res);
+            } catch (error) {
+              // Without this, a throw out of a 'request' listener ends the process.
+              thrown.push(error);
+              res.writeHead(599).end();
+            }
+          }),
+        );
+      },
+    ],
+    ...(
+      [
+        ["Express 4", express4 as unknown as typeof express5],
+        ["Express 5", express5],
+      ] as const
+    ).map(
+      ([label, express]): [
+        string,
+        (router: ReturnType<typeof callbacks>["router"], thrown: unknown[]) => Promise<Running>,
+      ] => [
+        label,
+        (router, thrown) => {
+          const app = express();
+          app.use((req, _res, next) => lazyBody(req, req, next));
+          app.use(toExpress(router));
+          app.use((error: unknown, _req: unknown, res: express5.Response, _next: unknown) => {
+            thrown.push(error);
+            res.status(599).end();
+          });
+          return listen(createServer(app));
+        },
+      ],
+    ),
+    ...(
+      [
+        ["Koa 2", Koa2 as unknown as typeof Koa3],
+        ["Koa 3", Koa3],
+      ] as const
+    ).map(
+      ([label, Koa]): [
+        string,
+        (router: ReturnType<typeof callbacks>["router"], thrown: unknown[]) => Promise<Running>,
+      ] => [
+        label,
+        (router, thrown) => {
+          const app = new Koa();
+          app.use(async (ctx, next) => {
+            try {
+              await next();
+            } catch (error) {
+              thrown.push(error);
+              ctx.status = 599;
+            }
+          });
+          app.use((ctx, next) =>
+            new Promise<void>((resolve) => lazyBody(ctx.req, ctx.request, resolve)).then(next),
+          );
+          app.use(toKoa(router));
+          return listen(createServer(app.callback()));
+        },
+      ],
+    ),
+  ];
+
+  for (const [label, serve] of servers) {
+    it(`${label}, a caller without a token: its 401, nothing thrown`, async () => {
+      const { router, seen } = callbacks();
+      const thrown: unknown[] = [];
+      const server = await serve(router, thrown);
+      try {
+        const response = await server.send("/crossborder/SendOrderToMerchant", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: NOT_JSON,
+        });
+        expect(thrown).toStrictEqual([]);
+        expect(response.status).toBe(401);
+        expect(await json(response)).toStrictEqual(UNAUTHORIZED);
+        expect(seen.merchant).toBe(0);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it(`${label}, an authenticated call: 500 INTERNAL_ERROR (no parsed body to read), nothing thrown`, async () => {
+      const { router, seen } = callbacks();
+      const thrown: unknown[] = [];
+      const server = await serve(router, thrown);
+      try {
+        const response = await post(server, NOT_JSON);
+        expect(thrown).toStrictEqual([]);
+        await expectConsumed(response, seen);
+        // The getter's error quotes the body (a card number, in a real one): it is not passed on.
+        expect(seen.failures[0]?.error).toBeUndefined();
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it("node:http, an earlier answer (503 sent): left as it is, nothing thrown", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    const thrown: unknown[] = [];
+    const server = await listen((req, res) =>
+      lazyBody(req, req, () => {
+        res.writeHead(503).end("busy");
+        try {
+          listener(req, res);
+        } catch (error) {
+          thrown.push(error);
+        }
+      }),
+    );
+    try {
+      const response = await post(server, NOT_JSON);
+      expect(response.status).toBe(503);
+      expect(await response.text()).toBe("busy");
+      expect(thrown).toStrictEqual([]);
+      expect(seen.merchant).toBe(0);
     } finally {
       await server.close();
     }

@@ -12,6 +12,7 @@ import {
 } from "node:http";
 import { connect, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
+import { bodyParser as koaBodyParser } from "@koa/bodyparser";
 import express5 from "express";
 import express4 from "express4";
 import Koa3 from "koa";
@@ -758,6 +759,157 @@ describe("an answer sent by an earlier middleware that still calls next() (a bug
         // The service redelivers a 503: a merchant run for each would apply the order each time.
         expect(calls).toStrictEqual([]);
         expect(failures).toStrictEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
+
+// Review c2, D4: a Koa middleware answers by setting ctx.status or ctx.body; Koa writes the answer
+// after the whole chain, so no header is sent when the callbacks run. Such an answer that still
+// calls next() was overwritten, and the merchant's function ran.
+describe("a Koa answer an earlier middleware set (ctx.status, ctx.body) and still calls next()", () => {
+  type KoaMiddleware = Parameters<InstanceType<typeof Koa3>["use"]>[0];
+  const earlier: [string, KoaMiddleware, number, string][] = [
+    [
+      "ctx.status = 503 and ctx.body",
+      async (ctx, next) => {
+        ctx.status = 503;
+        ctx.body = { error: "busy" };
+        await next();
+      },
+      503,
+      '{"error":"busy"}',
+    ],
+    [
+      "ctx.status = 429 alone",
+      async (ctx, next) => {
+        ctx.status = 429;
+        await next();
+      },
+      429,
+      "Too Many Requests",
+    ],
+  ];
+
+  // Review r1, R1: before next(), a status under 400 or a body is often only a default (an "ok"
+  // middleware's ctx.status = 200, a body echoed or cleared). Taken as an answer, it skipped the
+  // merchant on every delivery: the service, given no Success, redelivered, and the order was never
+  // taken. Only an error status is an answer; Koa sends only the final ctx, so running the callbacks
+  // after a default never answers twice. A 404 set on purpose cannot be told from Koa's default.
+  const defaults: [string, KoaMiddleware][] = [
+    [
+      "ctx.body alone (Koa's 200)",
+      async (ctx, next) => {
+        ctx.body = "cached";
+        await next();
+      },
+    ],
+    [
+      "ctx.status = 200 (an 'ok' default)",
+      async (ctx, next) => {
+        ctx.status = 200;
+        await next();
+      },
+    ],
+    [
+      "ctx.body = undefined (Koa's 204)",
+      async (ctx, next) => {
+        ctx.body = undefined;
+        await next();
+      },
+    ],
+    [
+      "ctx.body = ctx.request.body, behind @koa/bodyparser (the order echoed)",
+      async (ctx, next) => {
+        await koaBodyParser()(ctx, async () => undefined);
+        ctx.body = (ctx.request as { body?: unknown }).body;
+        await next();
+      },
+    ],
+    [
+      "ctx.status = 404 (as Koa's own default)",
+      async (ctx, next) => {
+        ctx.status = 404;
+        await next();
+      },
+    ],
+  ];
+
+  for (const [version, Koa] of [
+    ["2", Koa2 as unknown as typeof Koa3],
+    ["3", Koa3],
+  ] as const) {
+    /** A Koa app with `first`, then the callbacks; and the orders the merchant's function saw. */
+    async function serve(first: KoaMiddleware) {
+      const calls: string[] = [];
+      const app = new Koa();
+      app.use(first);
+      app.use(
+        toKoa(
+          createCallbackRouter({
+            basePath: "/crossborder",
+            auth: false,
+            onError: () => undefined,
+            handlers: {
+              SendOrderToMerchant: (order) => {
+                calls.push(order.OrderId);
+                return { InternalOrderId: `M-${order.OrderId}` };
+              },
+            },
+          }),
+        ),
+      );
+      const server = await listen(createServer(app.callback()));
+      const send = () =>
+        server.send("/crossborder/SendOrderToMerchant", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: ORDER,
+        });
+      return { calls, server, send };
+    }
+
+    for (const [label, first, status, text] of earlier) {
+      it(`Koa ${version}, ${label}: that answer stays, and the merchant is not called`, async () => {
+        const { calls, server, send } = await serve(first);
+        try {
+          const response = await send();
+          expect(response.status).toBe(status);
+          expect(await response.text()).toBe(text);
+          expect(calls).toStrictEqual([]);
+        } finally {
+          await server.close();
+        }
+      });
+    }
+
+    for (const [label, first] of defaults) {
+      it(`Koa ${version}, ${label}: a default, not an answer; the callbacks answer`, async () => {
+        const { calls, server, send } = await serve(first);
+        try {
+          const response = await send();
+          expect(response.status).toBe(200);
+          expect(JSON.parse(await response.text())).toMatchObject({ Success: true });
+          expect(calls).toStrictEqual([ORDER_ID]);
+        } finally {
+          await server.close();
+        }
+      });
+    }
+
+    it(`Koa ${version}, a middleware that only sets a header: Koa's default 404 is no answer, the callbacks answer`, async () => {
+      const { calls, server, send } = await serve(async (ctx, next) => {
+        ctx.set("x-request-id", "r-1");
+        await next();
+      });
+      try {
+        const response = await send();
+        expect(response.status).toBe(200);
+        expect(response.headers.get("x-request-id")).toBe("r-1");
+        expect(JSON.parse(await response.text())).toMatchObject({ Success: true });
+        expect(calls).toStrictEqual([ORDER_ID]);
       } finally {
         await server.close();
       }

@@ -5,10 +5,14 @@ import { inspect } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   type BodyInput,
+  type CallbackEndpoint,
   CallbackError,
   type CallbackFailure,
   type CallbackHandler,
+  type CallbackRequest,
   type CallbackResponse,
+  createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
   createPerformOrderPaymentHandler,
   createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
@@ -913,6 +917,101 @@ describe("the payment object inside and after the handler", () => {
     expect(seen[0]?.real.card).toBe(VISA);
     for (const view of seen[0]?.views ?? []) expect(carriesPan(view, VISA)).toBe(false);
     expect(Object.hasOwn(seen[0]?.payload.PaymentDetails ?? {}, "CVVNumber")).toBe(false);
+  });
+});
+
+// Review c2, D2 and D5: a framework's req.body outlives the request, and an app's logger prints it
+// once the answer is sent. The engine protected it only once the walk reached it: after a refusal
+// from the headers (401, 405), a 413 or the router's 404 it kept the card number and the CVV.
+describe("a framework's parsed body, whatever the answer", () => {
+  const payment = (fn: Fn = () => OK_RESULT, options: Partial<HandlerOptions> = {}) =>
+    (createPerformOrderPaymentHandler as unknown as Factory)(fn, {
+      auth: false,
+      onError: () => undefined,
+      ...options,
+    });
+  const cases: [string, number, () => CallbackEndpoint, (body: BodyInput) => CallbackRequest][] = [
+    [
+      "refused for its method (PUT)",
+      405,
+      () => payment(),
+      (body) => ({ ...post(body), method: "PUT" }),
+    ],
+    [
+      "refused from the request's headers",
+      401,
+      () => payment(undefined, { auth: new StubAuthenticator("deny") }),
+      post,
+    ],
+    [
+      "refused because the authentication is misconfigured",
+      500,
+      () => payment(undefined, { auth: Promise.reject(new Error("no key")) }),
+      post,
+    ],
+    [
+      "refused for a Content-Length over maxBodyBytes",
+      413,
+      () => payment(undefined, { maxBodyBytes: 1000 }),
+      (body) => post(body, { "content-length": "1001" }),
+    ],
+    [
+      "answered 404 by the router (no callback at this path)",
+      404,
+      () =>
+        createCallbackRouter({
+          auth: false,
+          onError: () => undefined,
+          handlers: { UpdateOrderStatus: () => undefined },
+        }),
+      (body) => post(body, {}, "/PerformOrderPayment"),
+    ],
+    [
+      "a GET whose body the cart ignores",
+      200,
+      () =>
+        createGetCheckoutCartInfoHandler(() => ({ productsList: [] }), {
+          auth: false,
+          onError: () => undefined,
+        }),
+      (body) => ({ ...post(body), method: "GET", url: "/cart?merchantCartToken=c" }),
+    ],
+  ];
+  for (const [label, status, endpoint, request] of cases) {
+    it(`${label} (${status}): masked, no CVV, the card number itself kept`, async () => {
+      const body = order(VISA, "737") as { PaymentDetails: Record<string, unknown> };
+      const response = await endpoint().handle(request(parsed(body)));
+      expect(response.status).toBe(status);
+      for (const view of [
+        JSON.stringify(body),
+        inspect(body, { depth: 10 }),
+        String(body.PaymentDetails),
+      ]) {
+        expect(carriesPan(view, VISA), view).toBe(false);
+        expect(carriesCvv(view, "737"), view).toBe(false);
+      }
+      expect(JSON.stringify(body)).toContain('"CardNumber":"************1111"');
+      expect(Object.hasOwn(body.PaymentDetails, "CVVNumber")).toBe(false);
+      expect(body.PaymentDetails.CardNumber).toBe(VISA);
+    });
+  }
+
+  it("within maxBodyBytes by its Content-Length: read as before (200)", async () => {
+    const seen: unknown[] = [];
+    const handler = payment(
+      (payload) => {
+        seen.push(payload);
+        return OK_RESULT;
+      },
+      {
+        maxBodyBytes: 1000,
+      },
+    );
+    const response = await handler.handle(
+      post(parsed(order(VISA, "737")), { "content-length": "1000" }),
+    );
+    expect(response.status).toBe(200);
+    expect(seen).toHaveLength(1);
   });
 });
 
