@@ -19,7 +19,7 @@ import {
   zero,
 } from "../core/body.js";
 import { protectParsedBody } from "../core/card.js";
-import { keepRepeatedHeaders } from "../core/headers.js";
+import { distinctHeaders, keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
 import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
@@ -399,12 +399,14 @@ export class NodeCallbackRequest implements CallbackRequest {
 
 /**
  * The request headers, with every value of a header Node keeps only the first of (Authorization).
- * Node's `headersDistinct` is built (and consulted) only when a name comes twice in `rawHeaders`.
+ * Node's `headersDistinct` is built (and consulted) only when a name comes twice in `rawHeaders`;
+ * HTTP/2's compatibility request has none, so its values are gathered from `rawHeaders` then.
  */
 export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
   const raw = req.rawHeaders;
   if (Array.isArray(raw) && !repeatsName(raw)) return req.headers;
-  return keepRepeatedHeaders(req.headers, req.headersDistinct);
+  const distinct = req.headersDistinct ?? (Array.isArray(raw) ? distinctHeaders(raw) : undefined);
+  return keepRepeatedHeaders(req.headers, distinct);
 }
 
 /**
