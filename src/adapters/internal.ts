@@ -8,6 +8,7 @@ import {
   CONSUMED,
   CONSUMED_BODY,
   concat,
+  decodedBody,
   EMPTY,
   type ReadBody,
   SELF_DISCARD,
@@ -307,6 +308,7 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
  * answers 500 (the merchant's setup is at fault, not the sender).
  */
 export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
+  if (typeof parsed === "string" || parsed instanceof Uint8Array) return decodedBody(parsed);
   if (parsed !== undefined) return parsed as BodyInput;
   return declaresBody(req) ? CONSUMED_BODY : undefined;
 }
