@@ -35,8 +35,11 @@ export const UNREADABLE: ReadBody = { kind: "unreadable" };
  * adapters' request stream, read by its events. `readBody` checks the encoding and the declared
  * length first, then hands over the limit and the deadline; `discardBody` lets it go.
  */
-export const SELF_READ = Symbol("crossborder-callbacks.selfRead");
-export const SELF_DISCARD = Symbol("crossborder-callbacks.selfDiscard");
+export const SELF_READ = Symbol.for("crossborder-callbacks.selfRead");
+export const SELF_DISCARD = Symbol.for("crossborder-callbacks.selfDiscard");
+// Registered symbols (`Symbol.for`), not `instanceof`: an application may load the engine from one
+// build (CommonJS) and an adapter from the other (ES modules), each with its own classes.
+const DECODED = Symbol.for("crossborder-callbacks.decodedBody");
 
 export interface SelfReadingBody {
   /** Reads within `limit` bytes and `timeoutMs`; never rejects (a failure is `failed`). */
@@ -65,6 +68,8 @@ export function decodedBody(value: string | Uint8Array): BodyInput {
 }
 
 class DecodedBody implements SelfReadingBody {
+  readonly [DECODED] = true;
+
   constructor(readonly value: string | Uint8Array) {}
 
   [SELF_READ](limit: number): Promise<ReadBody> {
@@ -74,6 +79,10 @@ class DecodedBody implements SelfReadingBody {
   [SELF_DISCARD](): void {
     // Already read by the parser: nothing to let go.
   }
+}
+
+function isDecoded(body: object): body is DecodedBody {
+  return (body as Partial<DecodedBody>)[DECODED] === true;
 }
 
 function isSelfReading(body: object): body is SelfReadingBody {
@@ -138,7 +147,9 @@ function rawBody(body: string | Uint8Array, limit: number): ReadBody {
  * How the body is coded, when the engine cannot read it as it is: a `Content-Encoding` other than
  * identity, or a transfer coding (`transferCoding`). `undefined` for a plain body. A request with
  * a `Content-Length` (`length`, the header's value) has no transfer coding (RFC 9112 §6.2; Node
- * refuses one with both), so the usual request costs no look-up of a header it lacks.
+ * refuses one with both unless run with `insecureHTTPParser`), so the usual request costs no
+ * look-up of a header it lacks; such a request's coded body is read as sent (a 400 if it is not
+ * JSON then, not the 415).
  */
 function codingOf(headers: HeaderReader, length: string | null): string | undefined {
   const encoding = headers.get("content-encoding")?.trim().toLowerCase();
@@ -182,7 +193,7 @@ export async function readBody(
   timeoutMs: number,
 ): Promise<ReadBody> {
   if (body === undefined || body === null) return EMPTY;
-  if (body instanceof DecodedBody) {
+  if (typeof body === "object" && isDecoded(body)) {
     const encoding = headers.get("content-length") === null ? transferCoding(headers) : undefined;
     return encoding === undefined ? rawBody(body.value, limit) : { kind: "compressed", encoding };
   }
