@@ -8,6 +8,7 @@ import {
   CONSUMED,
   CONSUMED_BODY,
   concat,
+  decodedBody,
   EMPTY,
   type ReadBody,
   SELF_DISCARD,
@@ -19,7 +20,7 @@ import {
   zero,
 } from "../core/body.js";
 import { protectParsedBody } from "../core/card.js";
-import { keepRepeatedHeaders } from "../core/headers.js";
+import { distinctHeaders, keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse } from "../core/responses.js";
 import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
@@ -307,6 +308,7 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
  * answers 500 (the merchant's setup is at fault, not the sender).
  */
 export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
+  if (typeof parsed === "string" || parsed instanceof Uint8Array) return decodedBody(parsed);
   if (parsed !== undefined) return parsed as BodyInput;
   return declaresBody(req) ? CONSUMED_BODY : undefined;
 }
@@ -430,12 +432,14 @@ export class NodeCallbackRequest implements CallbackRequest {
 
 /**
  * The request headers, with every value of a header Node keeps only the first of (Authorization).
- * Node's `headersDistinct` is built (and consulted) only when a name comes twice in `rawHeaders`.
+ * Node's `headersDistinct` is built (and consulted) only when a name comes twice in `rawHeaders`;
+ * HTTP/2's compatibility request has none, so its values are gathered from `rawHeaders` then.
  */
 export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
   const raw = req.rawHeaders;
   if (Array.isArray(raw) && !repeatsName(raw)) return req.headers;
-  return keepRepeatedHeaders(req.headers, req.headersDistinct);
+  const distinct = req.headersDistinct ?? (Array.isArray(raw) ? distinctHeaders(raw) : undefined);
+  return keepRepeatedHeaders(req.headers, distinct);
 }
 
 /**

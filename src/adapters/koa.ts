@@ -6,6 +6,7 @@
  * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`; either way the
  * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
+import { decodedBody } from "../core/body.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
@@ -70,7 +71,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        raw ? rawBody : requestBody(ctx.req, ctx.request),
+        raw ? decodedBody(rawBody) : requestBody(ctx.req, ctx.request),
         peerAddress(ctx.req),
         ctx.res,
       ),

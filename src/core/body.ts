@@ -35,8 +35,11 @@ export const UNREADABLE: ReadBody = { kind: "unreadable" };
  * adapters' request stream, read by its events. `readBody` checks the encoding and the declared
  * length first, then hands over the limit and the deadline; `discardBody` lets it go.
  */
-export const SELF_READ = Symbol("crossborder-callbacks.selfRead");
-export const SELF_DISCARD = Symbol("crossborder-callbacks.selfDiscard");
+export const SELF_READ = Symbol.for("crossborder-callbacks.selfRead");
+export const SELF_DISCARD = Symbol.for("crossborder-callbacks.selfDiscard");
+// Registered symbols (`Symbol.for`), not `instanceof`: an application may load the engine from one
+// build (CommonJS) and an adapter from the other (ES modules), each with its own classes.
+const DECODED = Symbol.for("crossborder-callbacks.decodedBody");
 
 export interface SelfReadingBody {
   /** Reads within `limit` bytes and `timeoutMs`; never rejects (a failure is `failed`). */
@@ -53,6 +56,34 @@ export const CONSUMED_BODY = {
   [SELF_READ]: () => Promise.resolve(CONSUMED),
   [SELF_DISCARD]: () => undefined,
 } satisfies SelfReadingBody as BodyInput;
+
+/**
+ * Text or bytes a framework's body parser left (`express.text()`, `express.raw()`, a Koa parser's
+ * `rawBody`), as the body the engine takes: the parser undid the `Content-Encoding` (or refused
+ * the body), so the engine reads it whatever that header says. Only a transfer coding besides
+ * chunked, which parsers leave as it is, is refused.
+ */
+export function decodedBody(value: string | Uint8Array): BodyInput {
+  return new DecodedBody(value) as SelfReadingBody as BodyInput;
+}
+
+class DecodedBody implements SelfReadingBody {
+  readonly [DECODED] = true;
+
+  constructor(readonly value: string | Uint8Array) {}
+
+  [SELF_READ](limit: number): Promise<ReadBody> {
+    return Promise.resolve(rawBody(this.value, limit));
+  }
+
+  [SELF_DISCARD](): void {
+    // Already read by the parser: nothing to let go.
+  }
+}
+
+function isDecoded(body: object): body is DecodedBody {
+  return (body as Partial<DecodedBody>)[DECODED] === true;
+}
 
 function isSelfReading(body: object): body is SelfReadingBody {
   return typeof (body as Partial<SelfReadingBody>)[SELF_READ] === "function";
@@ -99,6 +130,50 @@ function parsedWithin(value: unknown, headers: HeaderReader, limit: number): Rea
   return declaredLength(headers) > limit ? TOO_LARGE : { kind: "parsed", value };
 }
 
+/** Text or bytes as the engine reads them: measured against `limit` (UTF-8 for text). */
+function rawBody(body: string | Uint8Array, limit: number): ReadBody {
+  if (typeof body === "string") {
+    if (body.length === 0) return EMPTY;
+    // UTF-8 never takes fewer bytes than UTF-16 code units; only a long text needs encoding first.
+    if (body.length > limit) return TOO_LARGE;
+    const bytes = encoder.encode(body);
+    return bytes.byteLength > limit ? TOO_LARGE : { kind: "bytes", bytes, owned: true };
+  }
+  if (body.byteLength === 0) return EMPTY;
+  return body.byteLength > limit ? TOO_LARGE : { kind: "bytes", bytes: body, owned: false };
+}
+
+/**
+ * How the body is coded, when the engine cannot read it as it is: a `Content-Encoding` other than
+ * identity, or a transfer coding (`transferCoding`). `undefined` for a plain body. A request with
+ * a `Content-Length` (`length`, the header's value) has no transfer coding (RFC 9112 §6.2; Node
+ * refuses one with both unless run with `insecureHTTPParser`), so the usual request costs no
+ * look-up of a header it lacks; such a request's coded body is read as sent (a 400 if it is not
+ * JSON then, not the 415).
+ */
+function codingOf(headers: HeaderReader, length: string | null): string | undefined {
+  const encoding = headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") return encoding;
+  return length === null ? transferCoding(headers) : undefined;
+}
+
+/**
+ * A `Transfer-Encoding` with a coding besides chunked (and identity), with what it says:
+ * `gzip, chunked` (Node undoes the chunking and hands the gzip bytes on; it answers 400 itself to
+ * one not ending in chunked). `undefined` for none, or chunked alone.
+ */
+function transferCoding(headers: HeaderReader): string | undefined {
+  const transfer = headers.get("transfer-encoding");
+  if (transfer === null || transfer === "chunked") return undefined;
+  for (const part of transfer.split(",")) {
+    const coding = part.trim().toLowerCase();
+    if (coding !== "" && coding !== "chunked" && coding !== "identity") {
+      return `${transfer.trim().toLowerCase()} (Transfer-Encoding)`;
+    }
+  }
+  return undefined;
+}
+
 /** The request's `Content-Length`, `NaN` when absent or not a number. */
 function declaredLength(headers: HeaderReader): number {
   return Number(headers.get("content-length") ?? Number.NaN);
@@ -108,8 +183,8 @@ function declaredLength(headers: HeaderReader): number {
  * Reads the body within `limit` bytes and `timeoutMs`. The limit is enforced while reading (and up
  * front from `Content-Length`), so an oversized body is refused before it is buffered or parsed.
  * A stream not complete within `timeoutMs` is abandoned (`timeout`), one that fails is `failed`.
- * A body the engine reads itself must not be compressed: inflating is left to a framework that
- * does it within its own limit.
+ * A body the engine reads itself (a stream, text or bytes) must not be compressed: inflating is
+ * left to a framework that does it within its own limit (its text or bytes: `decodedBody`).
  */
 export async function readBody(
   body: BodyInput,
@@ -118,18 +193,15 @@ export async function readBody(
   timeoutMs: number,
 ): Promise<ReadBody> {
   if (body === undefined || body === null) return EMPTY;
-  if (typeof body === "string") {
-    if (body.length === 0) return EMPTY;
-    // UTF-8 never takes fewer bytes than UTF-16 code units; only a long text needs encoding first.
-    if (body.length > limit) return { kind: "too_large" };
-    const bytes = encoder.encode(body);
-    return bytes.byteLength > limit ? { kind: "too_large" } : { kind: "bytes", bytes, owned: true };
+  if (typeof body === "object" && isDecoded(body)) {
+    const encoding = headers.get("content-length") === null ? transferCoding(headers) : undefined;
+    return encoding === undefined ? rawBody(body.value, limit) : { kind: "compressed", encoding };
   }
-  if (body instanceof Uint8Array) {
-    if (body.byteLength === 0) return EMPTY;
-    return body.byteLength > limit
-      ? { kind: "too_large" }
-      : { kind: "bytes", bytes: body, owned: false };
+  // Text or bytes are the raw body, coded as the headers say (a custom adapter's, a serverless
+  // platform's): refused when compressed, as a stream is.
+  if (typeof body === "string" || body instanceof Uint8Array) {
+    const encoding = codingOf(headers, headers.get("content-length"));
+    return encoding === undefined ? rawBody(body, limit) : { kind: "compressed", encoding };
   }
   if (typeof body !== "object") return parsedWithin(body, headers, limit);
   const selfReading = isSelfReading(body);
@@ -138,12 +210,13 @@ export async function readBody(
     return parsedWithin(body, headers, limit);
   }
 
-  const encoding = headers.get("content-encoding")?.trim().toLowerCase();
-  if (encoding && encoding !== "identity") {
+  const length = headers.get("content-length");
+  const encoding = codingOf(headers, length);
+  if (encoding !== undefined) {
     await discard(body);
     return { kind: "compressed", encoding };
   }
-  if (declaredLength(headers) > limit) {
+  if (Number(length ?? Number.NaN) > limit) {
     await discard(body);
     return { kind: "too_large" };
   }

@@ -19,7 +19,10 @@ export const FAILURE_STATUS = {
   request_timeout: 408,
   /** Body larger than the configured limit. */
   payload_too_large: 413,
-  /** Compressed body (`Content-Encoding`), which the engine does not inflate. */
+  /**
+   * Compressed body (`Content-Encoding`, or a `Transfer-Encoding` other than chunked), which the
+   * engine does not inflate.
+   */
   unsupported_media_type: 415,
   /** A request header (Authorization) larger than the engine reads. */
   header_too_large: 431,

@@ -37,9 +37,11 @@ type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefin
 
 /**
  * Node's `IncomingMessage.headers` keeps only the first of a repeated `Authorization` (and of a
- * few other headers), so a header sent twice would pass as sent once. Given
- * `IncomingMessage.headersDistinct` too, this returns the headers with every value of such a
- * header, which the authentication then refuses as repeated. Without repeats, `headers` itself.
+ * few other headers), so a header sent twice would pass as sent once; so does HTTP/2's
+ * `Http2ServerRequest.headers` (`Content-Encoding` too). Given every value of every header
+ * (`IncomingMessage.headersDistinct`, or `distinctHeaders` of the raw headers), this returns the
+ * headers with every value of such a header, which the authentication then refuses as repeated.
+ * Without repeats, `headers` itself.
  */
 export function keepRepeatedHeaders(
   headers: HeaderRecord,
@@ -56,4 +58,22 @@ export function keepRepeatedHeaders(
     merged[name] = values;
   }
   return merged ?? headers;
+}
+
+/**
+ * Every value of every header in Node's `rawHeaders` (name, value, name, value, …), under its
+ * lower-cased name: `headersDistinct` for a request that has none (HTTP/2's
+ * `Http2ServerRequest`, whose `rawHeaders` still hold every header as received).
+ */
+export function distinctHeaders(raw: readonly string[]): Record<string, string[]> {
+  // No prototype: a header named `__proto__` or `constructor` is a name like any other.
+  const distinct: Record<string, string[]> = Object.create(null);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase();
+    const value = String(raw[i + 1]);
+    const values = distinct[name];
+    if (values === undefined) distinct[name] = [value];
+    else values.push(value);
+  }
+  return distinct;
 }

@@ -30,7 +30,8 @@ export type HeadersInput =
 
 /**
  * A body the engine can read:
- * - `Uint8Array` (a Node `Buffer` is one) or `string`: the raw body;
+ * - `Uint8Array` (a Node `Buffer` is one) or `string`: the raw body, coded as the headers say (a
+ *   compressed one, by `Content-Encoding` or `Transfer-Encoding`, is refused with 415);
  * - `ReadableStream<Uint8Array>` or `AsyncIterable<Uint8Array>` (a Node `IncomingMessage`): read
  *   by the engine within the size limit;
  * - any other value: a body a framework already parsed as JSON (the raw bytes are then gone).

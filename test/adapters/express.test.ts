@@ -1,3 +1,5 @@
+import { request as httpRequest } from "node:http";
+import { gzipSync } from "node:zlib";
 import express5 from "express";
 import express4 from "express4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -301,6 +303,48 @@ for (const [version, express] of [
           );
           expect(response.status).toBe(200);
           expect(await json(response)).toEqual(orderResult(LOOPBACK));
+        }
+      });
+
+      it("answers from what the parser inflated (Content-Encoding: gzip)", async () => {
+        for (const server of [raw, text]) {
+          const init = signedPost(await keys.sign(), gzipSync(ORDER));
+          init.headers = {
+            ...(init.headers as Record<string, string>),
+            "content-encoding": "gzip",
+          };
+          const response = await server.send("/crossborder/SendOrderToMerchant", init);
+          expect(response.status).toBe(200);
+          expect(await json(response)).toEqual(orderResult(LOOPBACK));
+        }
+      });
+
+      it("refuses a body gzipped by Transfer-Encoding, which the parser leaves as it is: 415", async () => {
+        for (const server of [raw, text]) {
+          const token = await keys.sign();
+          const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+            const request = httpRequest(`${server.baseUrl}/crossborder/SendOrderToMerchant`, {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${token}`,
+                "content-type": "application/json",
+                // Node's client writes the body chunked, as the last coding says.
+                "transfer-encoding": "gzip, chunked",
+              },
+            });
+            request.on("error", reject);
+            request.on("response", (response) => {
+              let body = "";
+              response.setEncoding("utf8");
+              response.on("data", (chunk: string) => {
+                body += chunk;
+              });
+              response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+            });
+            request.end(gzipSync(ORDER));
+          });
+          expect(answer.status).toBe(415);
+          expect(JSON.parse(answer.body)).toMatchObject({ ErrorCode: "UNSUPPORTED_MEDIA_TYPE" });
         }
       });
 

@@ -5,7 +5,8 @@
 // others, and a header HTTP/1 uses to end the exchange (`Connection: close`, on a 408) is
 // forbidden (RFC 9113 §8.2.2): Node drops it with an UnsupportedWarning on stderr.
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
+import { gzipSync } from "node:zlib";
 import Koa3 from "koa";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { toKoa } from "../../src/adapters/koa.js";
@@ -14,7 +15,7 @@ import type { CallbackFailure } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK } from "./support/servers.js";
-import { json, roundTrips, type Send, UNAUTHORIZED } from "./support/suite.js";
+import { json, orderResult, roundTrips, type Send, UNAUTHORIZED } from "./support/suite.js";
 
 const ORDER = fixture("SendOrderToMerchant");
 const BODY_TIMEOUT_MS = 300;
@@ -121,6 +122,103 @@ function sendOver(session: () => http2.ClientHttp2Session): Send {
   };
 }
 
+// A header sent twice, as the service's own HTTP/2 client could send it: Node's http2 client
+// refuses to (a single-value header given as an array throws), so the frames are written by hand,
+// the header block in HPACK literals without indexing, names from the static table (RFC 7541).
+const HPACK = { path: 4, authority: 1, authorization: 23, contentEncoding: 26, contentType: 31 };
+
+/** An HPACK integer with an N-bit prefix (RFC 7541 §5.1), `first` holding the pattern bits. */
+function hpackInteger(value: number, prefixBits: number, first: number): number[] {
+  const max = (1 << prefixBits) - 1;
+  if (value < max) return [first | value];
+  const out = [first | max];
+  let rest = value - max;
+  while (rest >= 128) {
+    out.push((rest % 128) + 128);
+    rest = Math.floor(rest / 128);
+  }
+  out.push(rest);
+  return out;
+}
+
+/** A literal header field without indexing, its name from the static table, its value raw. */
+function literal(index: number, value: string): number[] {
+  const bytes = Buffer.from(value);
+  return [...hpackInteger(index, 4, 0), ...hpackInteger(bytes.length, 7, 0), ...bytes];
+}
+
+function frame(type: number, flags: number, stream: number, payload: Uint8Array): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(stream, 5);
+  return Buffer.concat([head, payload]);
+}
+
+/**
+ * POSTs `body` on stream 1 of a new connection, with `headers` ([static index, value], repeats
+ * kept) after the pseudo-headers; resolves with the text of the answer's DATA frames once the
+ * server ends the stream.
+ */
+function postFrames(
+  port: number,
+  path: string,
+  headers: [number, string][],
+  body: Uint8Array,
+): Promise<string> {
+  const block = Buffer.from([
+    0x83, // :method POST
+    0x86, // :scheme http
+    ...literal(HPACK.path, path),
+    ...literal(HPACK.authority, "127.0.0.1"),
+    ...headers.flatMap(([index, value]) => literal(index, value)),
+  ]);
+  const data: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 16_384) {
+    const end = Math.min(at + 16_384, body.length);
+    data.push(frame(0, end === body.length ? 0x1 : 0, 1, body.subarray(at, end)));
+  }
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = Buffer.alloc(0);
+    const answer: Buffer[] = [];
+    const timer = setTimeout(() => finish(new Error("no end of stream 1 within 5 s")), 5000);
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      // GOAWAY, no error: the connection is done with.
+      socket.end(frame(7, 0, 0, Buffer.alloc(8)));
+      if (error) reject(error);
+      else resolve(Buffer.concat(answer).toString());
+    };
+    socket.on("error", finish);
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      while (received.length >= 9 && received.length >= 9 + received.readUIntBE(0, 3)) {
+        const length = received.readUIntBE(0, 3);
+        const [type, flags] = [received[3], received[4] as number];
+        const stream = received.readUInt32BE(5) & 0x7fffffff;
+        const payload = received.subarray(9, 9 + length);
+        received = received.subarray(9 + length);
+        // The server's SETTINGS are acknowledged, as a client must.
+        if (type === 4 && (flags & 0x1) === 0) socket.write(frame(4, 0x1, 0, Buffer.alloc(0)));
+        if (stream !== 1) continue;
+        if (type === 0) answer.push(Buffer.from(payload));
+        if (type === 3) return finish(new Error(`stream 1 reset (${payload.readUInt32BE(0)})`));
+        if ((type === 0 || type === 1) && (flags & 0x1) !== 0) return finish();
+      }
+    });
+    socket.write(
+      Buffer.concat([
+        Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+        frame(4, 0, 0, Buffer.alloc(0)),
+        frame(1, 0x4, 1, block), // HEADERS, END_HEADERS
+        ...data,
+      ]),
+    );
+  });
+}
+
 for (const [label, build, notFoundBy] of LISTENERS)
   describe(`${label} on http2.createServer (compatibility API)`, () => {
     let server: http2.Http2Server;
@@ -173,6 +271,63 @@ for (const [label, build, notFoundBy] of LISTENERS)
           ? ["method_not_allowed", "not_found", "unauthorized"]
           : ["method_not_allowed", "unauthorized"],
       );
+    });
+
+    describe("a header sent twice (raw HTTP/2 frames)", () => {
+      const order = Buffer.from(ORDER);
+      const frames = (headers: [number, string][], body: Uint8Array = order) =>
+        postFrames(
+          (server.address() as AddressInfo).port,
+          "/crossborder/SendOrderToMerchant",
+          [[HPACK.contentType, "application/json"], ...headers],
+          body,
+        );
+
+      it("control: one Authorization, the order is accepted", async () => {
+        const answer = await frames([[HPACK.authorization, `Bearer ${await keys.sign()}`]]);
+        expect(JSON.parse(answer)).toEqual(orderResult(LOOPBACK));
+      });
+
+      it.each([
+        [
+          "a valid token, then a forged one",
+          (token: string) => [`Bearer ${token}`, "Bearer forged.forged.forged"],
+        ],
+        [
+          "a forged token, then a valid one",
+          (token: string) => ["Bearer forged.forged.forged", `Bearer ${token}`],
+        ],
+        ["the same valid token twice", (token: string) => [`Bearer ${token}`, `Bearer ${token}`]],
+      ])("Authorization sent twice (%s): 401, as on HTTP/1.1", async (_case, values) => {
+        const token = await keys.sign();
+        const answer = await frames(
+          values(token).map((value): [number, string] => [HPACK.authorization, value]),
+        );
+        expect(JSON.parse(answer)).toEqual(UNAUTHORIZED);
+        expect(failures.map((failure) => failure.kind)).toEqual(["unauthorized"]);
+      });
+
+      it("Content-Encoding sent as identity, then gzip: 415 (Node keeps only the first)", async () => {
+        const authorization: [number, string] = [
+          HPACK.authorization,
+          `Bearer ${await keys.sign()}`,
+        ];
+        for (const encodings of [["gzip"], ["identity", "gzip"]]) {
+          const answer = await frames(
+            [
+              authorization,
+              ...encodings.map((value): [number, string] => [HPACK.contentEncoding, value]),
+            ],
+            gzipSync(ORDER),
+          );
+          expect(JSON.parse(answer), encodings.join()).toMatchObject({
+            ErrorCode: "UNSUPPORTED_MEDIA_TYPE",
+          });
+        }
+        expect(failures.map((failure) => failure.kind)).toEqual(
+          Array(2).fill("unsupported_media_type"),
+        );
+      });
     });
 
     it("answers a body trickling past bodyTimeoutMs with 408, then resets the stream (no Connection header)", async () => {

@@ -1,4 +1,5 @@
 import { inspect } from "node:util";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
 import {
   AuthenticationError,
@@ -1818,6 +1819,52 @@ describe("request bodies", () => {
     expect((await handler.handle(post(stream, { "content-encoding": "identity" }))).status).toBe(
       200,
     );
+  });
+
+  it("Content-Encoding on bytes or text handed to the engine (a custom adapter's raw body) → 415", async () => {
+    const { handler, payloads, failures } = orderHandler();
+    const gzipped = gzipSync(text);
+    for (const body of [new Uint8Array(gzipped), gzipped, gzipped.toString("latin1"), ""]) {
+      const response = await handler.handle(post(body, { "content-encoding": "gzip" }));
+      expect(response.status).toBe(415);
+      expect(json(response)).toMatchObject({ ErrorCode: "UNSUPPORTED_MEDIA_TYPE" });
+    }
+    expect(payloads).toHaveLength(0);
+    expect(failures.map((failure) => failure.reason)).toEqual(
+      Array(4).fill("body encoded as gzip"),
+    );
+  });
+
+  it("Transfer-Encoding with a coding besides chunked (gzip, chunked) → 415, whatever the body's form", async () => {
+    const { handler, payloads, failures } = orderHandler();
+    const gzipped = gzipSync(text);
+    for (const coding of ["gzip, chunked", "Deflate,chunked", "x-custom, identity, chunked"]) {
+      for (const body of [gzipped, gzipped.toString("latin1")]) {
+        const response = await handler.handle(post(body, { "transfer-encoding": coding }));
+        expect(response.status, coding).toBe(415);
+      }
+      const { stream, state } = trackedStream([gzipped]);
+      const response = await handler.handle(post(stream, { "Transfer-Encoding": coding }));
+      expect(response.status, coding).toBe(415);
+      expect(state).toEqual({ pulls: 0, cancelled: true });
+    }
+    expect(payloads).toHaveLength(0);
+    expect(failures[0]).toMatchObject({
+      kind: "unsupported_media_type",
+      reason: "body encoded as gzip, chunked (Transfer-Encoding)",
+    });
+  });
+
+  it("Transfer-Encoding: chunked (any case, identity beside it) is read as usual", async () => {
+    const { handler, payloads } = orderHandler();
+    for (const coding of ["chunked", "CHUNKED", " identity , Chunked "]) {
+      const { stream } = trackedStream(chunked(text, 16));
+      expect((await handler.handle(post(stream, { "transfer-encoding": coding }))).status).toBe(
+        200,
+      );
+      expect((await handler.handle(post(text, { "transfer-encoding": coding }))).status).toBe(200);
+    }
+    expect(payloads).toHaveLength(6);
   });
 
   it("JSON with a UTF-8 BOM is accepted (bytes and string)", async () => {

@@ -882,18 +882,22 @@ function expectedOf(c: FuzzCase, sent: Sent, touched: readonly string[]): Expect
   const bytes = sent.bytes as Uint8Array;
   if (c.transport === "parsed") {
     // A parser's object (or a JSON number or boolean) is held to the limit by its Content-Length;
-    // text is measured, and null or nothing is no body.
+    // text is measured, and null or nothing is no body. Text handed to the engine is the raw
+    // body: compressed, it is refused like the other raw forms.
     const value = sent.value;
+    if (around === "gzip" && typeof value === "string")
+      return { kinds: ["unsupported_media_type"] };
     const object = value !== undefined && value !== null && typeof value !== "string";
     if (around === "declaredTooLarge" && object) return { kinds: ["payload_too_large"] };
     const parsed = parseValue(c, value);
     return parsed.ok ? afterParse(c, parsed.value, sent.query, touched) : parsed.expected;
   }
+  // Refused from the headers, before a stream (even an empty one) is read, and before text or
+  // bytes (even empty) are looked at: every raw body the engine reads must not be compressed.
+  if (around === "gzip") return { kinds: ["unsupported_media_type"] };
   const streaming =
     c.transport === "stream" || c.transport === "iterable" || c.transport === "fetch";
   if (streaming) {
-    // Refused from the headers, before a stream (even an empty one) is read.
-    if (around === "gzip") return { kinds: ["unsupported_media_type"] };
     if (around === "declaredTooLarge") return { kinds: ["payload_too_large"] };
     // Stalls or breaks after its first chunk, when it has a second one.
     if (around === "stall" && bytes.length > c.chunk) return { kinds: ["request_timeout"] };

@@ -2,6 +2,7 @@
  * The round trips every adapter must get right, on a real server: a signed order, a signed cart
  * query, a forged token, oversized bodies (declared and streamed) and malformed JSON.
  */
+import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
 import { fixture, type ServiceKeys } from "./keys.js";
 import { cartFor } from "./merchant.js";
@@ -192,6 +193,24 @@ export function parserFirst(options: ParserFirstOptions): void {
     const response = await order(await options.keys().sign(), options.skippedContentType);
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual(orderResult(LOOPBACK));
+  });
+
+  it("answers from what the parser inflated (Content-Encoding: gzip), and refuses what it reads itself: 415", async () => {
+    const gzipped = async (contentType?: string) => {
+      const init = signedPost(await options.keys().sign(), gzipSync(ORDER));
+      init.headers = {
+        ...(init.headers as Record<string, string>),
+        "content-encoding": "gzip",
+        ...(contentType ? { "content-type": contentType } : {}),
+      };
+      return options.send()("/crossborder/SendOrderToMerchant", init);
+    };
+    const inflated = await gzipped();
+    expect(inflated.status).toBe(200);
+    expect(await json(inflated)).toEqual(orderResult(LOOPBACK));
+    const skipped = await gzipped(options.skippedContentType);
+    expect(skipped.status).toBe(415);
+    expect(await json(skipped)).toMatchObject({ ErrorCode: "UNSUPPORTED_MEDIA_TYPE" });
   });
 
   it("still authenticates: 401 for a forged token", async () => {
