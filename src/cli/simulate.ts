@@ -272,7 +272,12 @@ export function successText(row: SimulationRow): string {
   const value = Object.hasOwn(body, name) ? body[name] : undefined;
   if (value === undefined) return "-";
   // Masked before it is cut, as the problems are: no part of a secret is left at the cut.
-  const masked = sentRedactor(row.result, row.payload)(JSON.stringify(value));
+  // A boolean or null quotes nothing.
+  const json = JSON.stringify(value);
+  const masked =
+    typeof value === "boolean" || value === null
+      ? json
+      : sentRedactor(row.result, row.payload)(json);
   return truncate(printable(masked), 24);
 }
 

@@ -1,10 +1,8 @@
-import { cardSecretsOf } from "../core/card.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
-import { findCardObjects } from "../core/seal.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
-import { answerSuccess, inspectAnswer } from "./check.js";
+import { answerSuccess, inspectAnswer, payloadCardSecrets } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
@@ -144,30 +142,6 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * The card numbers and CVVs a payload carries, to be masked wherever an answer quotes them back:
- * in `problems`, and in the body the CLI prints with `--show-body`. Every card object the engine
- * finds (`findCardObjects`: an object under `PaymentDetails`, or with its own `CardNumber` or
- * `CVVNumber`, those keys in any case, at any depth) gives what the engine's own reports mask
- * (`cardSecretsOf`): its card numbers and CVVs, and its runs of 12 or more digits.
- */
-export function payloadCardSecrets(payload: unknown): string[] {
-  let value = payload;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return [];
-    }
-  }
-  const secrets: string[] = [];
-  if (value === null || typeof value !== "object") return secrets;
-  for (const card of findCardObjects(value)) {
-    cardSecretsOf(card as Record<string, unknown>, secrets);
-  }
-  return secrets;
-}
-
-/**
  * Base64 credentials as text: UTF-8 when they are valid UTF-8, and byte for byte (Latin-1) too,
  * as an endpoint may decode them either way. Empty when they are not base64.
  */
@@ -198,9 +172,11 @@ function decodedCredentials(base64: string): string[] {
  */
 function headerSecrets(
   sent: Readonly<Record<string, string>>,
-  given: readonly unknown[],
+  given: Readonly<Record<string, unknown>>,
 ): string[] {
-  const secrets = given.filter((value) => typeof value === "string");
+  const secrets = Object.entries(given)
+    .filter(([name, value]) => typeof value === "string" && !isStandardHeader(name))
+    .map(([, value]) => String(value));
   const authorization = sent.authorization?.trim();
   if (authorization !== undefined) {
     secrets.push(authorization);
@@ -217,10 +193,38 @@ function headerSecrets(
       }
     }
   }
-  return secrets.flatMap((secret) => {
-    const inJson = JSON.stringify(secret).slice(1, -1);
-    return inJson === secret ? [secret] : [secret, inJson];
-  });
+  return secrets.flatMap(spellings);
+}
+
+/**
+ * Request headers whose values say how to answer, not who asks: the answer may repeat them
+ * (`application/json`) and they are not masked as secrets.
+ */
+function isStandardHeader(name: string): boolean {
+  return /^(accept(-.*)?|content-(type|language|encoding)|user-agent|cache-control|pragma)$/i.test(
+    name.trim(),
+  );
+}
+
+/**
+ * The spellings of a secret an answer may quote it in: as sent, and as JSON encoders write it
+ * inside a string: a quote or backslash escaped, `/` as `\/` (PHP), characters outside ASCII
+ * as `\u00e4` or `\u00E4` (Python, and PHP, by default).
+ */
+function spellings(secret: string): string[] {
+  const inJson = JSON.stringify(secret).slice(1, -1);
+  const slashed = inJson.replace(/\//g, "\\/");
+  const found = new Set([secret, inJson, slashed]);
+  for (const text of [inJson, slashed]) {
+    const lower = text.replace(/[\u007f-\uffff]/g, (char) => `\\u${hex4(char)}`);
+    found.add(lower);
+    found.add(lower.replace(/\\u([0-9a-f]{4})/g, (_, hex: string) => `\\u${hex.toUpperCase()}`));
+  }
+  return [...found];
+}
+
+function hex4(char: string): string {
+  return char.charCodeAt(0).toString(16).padStart(4, "0");
 }
 
 /** A header value fetch refuses to send: outside Latin-1 (bytes), NUL, or a line break. */
@@ -379,10 +383,12 @@ export async function sendCallback(
   }
   // A problem may quote the answer (a refusal's Message, a debug page listing the request's
   // headers): the card and CVV sent, the header values and the credentials sent stay masked.
-  const redact = createRedactor([
-    ...payloadCardSecrets(payload),
-    ...headerSecrets(headers, Object.values(options.headers ?? {})),
-  ]);
+  // Only what is quoted from the answer is masked with the header secrets: the library's own
+  // sentences keep their words (`answer with application/json`), and only card data is masked
+  // in them.
+  const cards = payloadCardSecrets(payload);
+  const redact = createRedactor([...cards, ...headerSecrets(headers, options.headers ?? {})]);
+  const redactCardData = createRedactor(cards);
   const inspection = inspectAnswer(
     callbackName,
     response.status,
@@ -407,8 +413,8 @@ export async function sendCallback(
     text,
     durationMs,
     success: answerSuccess(callbackName, response.status, parsed),
-    problems: inspection.problems.map(redact),
-    warnings: inspection.warnings.map(redact),
+    problems: inspection.problems.map(redactCardData),
+    warnings: inspection.warnings.map(redactCardData),
   };
   redactors.set(result, redact);
   return result;
