@@ -1,12 +1,11 @@
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
 import { cardSecretsOf } from "../core/card.js";
-import { isPaymentDetailsKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import type { CallbackName } from "../core/types.js";
-import { hasCardToCharge } from "../schemas/payment.js";
+import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
 import { parseSuccessValue } from "../schemas/response.js";
 
 /** Above this many milliseconds an answer counts as slow (see `CheckResponseOptions.slowMs`). */
@@ -434,11 +433,7 @@ function carriedPayment(payload: unknown): boolean {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  if (!isRecord(value)) return false;
-  const record = value;
-  return Object.keys(record).some(
-    (key) => isPaymentDetailsKey(key) && hasCardToCharge(record[key]),
-  );
+  return hasCardToCharge(paymentDetailsOf(value));
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
