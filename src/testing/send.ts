@@ -1,3 +1,4 @@
+import { SESSION_FIELDS } from "../callbacks/shopper-session.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
@@ -174,8 +175,9 @@ function headerSecrets(
   sent: Readonly<Record<string, string>>,
   given: Readonly<Record<string, unknown>>,
 ): string[] {
+  // fetch sends a number (a JavaScript caller's) as its text: masked as that text.
   const secrets = Object.entries(given)
-    .filter(([name, value]) => typeof value === "string" && !isStandardHeader(name))
+    .filter(([name, value]) => value !== undefined && value !== null && !isStandardHeader(name))
     .map(([, value]) => String(value));
   const authorization = sent.authorization?.trim();
   if (authorization !== undefined) {
@@ -194,6 +196,26 @@ function headerSecrets(
     }
   }
   return secrets.flatMap(spellings);
+}
+
+/**
+ * The shopper session a gift-card or voucher payload carries (`AuthToken`, `SessionId`), which
+ * the library never quotes in what it reports, in each of its spellings.
+ */
+function sessionSecrets(payload: unknown): string[] {
+  let value = payload;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  if (!isRecord(value)) return [];
+  const record = value;
+  return SESSION_FIELDS.map((field) => record[field])
+    .filter((text) => typeof text === "string")
+    .flatMap(spellings);
 }
 
 /**
@@ -227,14 +249,17 @@ function hex4(char: string): string {
   return char.charCodeAt(0).toString(16).padStart(4, "0");
 }
 
-/** A header value fetch refuses to send: outside Latin-1 (bytes), NUL, or a line break. */
+/**
+ * A header value fetch refuses to send: a character outside Latin-1 (a header carries bytes), or
+ * a control character but tab (undici's dispatcher refuses any outside `\t`, U+0020–U+007E,
+ * U+0080–U+00FF).
+ */
 function unsendable(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code > 0xff || code === 0 || code === 0x0a || code === 0x0d) return true;
-  }
-  return false;
+  return /[^\t\x20-\x7e\x80-\xff]/.test(value);
 }
+
+const UNSENDABLE =
+  "it must be text of Latin-1 characters (U+0020–U+007E, U+0080–U+00FF, or a tab), without a line break or other control character";
 
 /** The redactor each result's texts were masked with (see {@link sentRedactor}). */
 const redactors = new WeakMap<SendCallbackResult, Redactor>();
@@ -335,13 +360,17 @@ export async function sendCallback(
     headers["content-type"] = "application/json; charset=utf-8";
   }
 
-  // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value.
+  // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value,
+  // and its dispatcher's refusal would read as the endpoint's fault (no answer).
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (typeof value === "string" && unsendable(value)) {
       throw new TypeError(
-        `sendCallback: the value of header "${name}" cannot be sent: it must be text of Latin-1 characters (U+0000–U+00FF) without a line break or NUL`,
+        `sendCallback: the value of header "${name}" cannot be sent: ${UNSENDABLE}`,
       );
     }
+  }
+  if (typeof options.token === "string" && unsendable(options.token)) {
+    throw new TypeError(`sendCallback: the token cannot be sent in a header: ${UNSENDABLE}`);
   }
   const token =
     options.token ??
@@ -387,7 +416,11 @@ export async function sendCallback(
   // sentences keep their words (`answer with application/json`), and only card data is masked
   // in them.
   const cards = payloadCardSecrets(payload);
-  const redact = createRedactor([...cards, ...headerSecrets(headers, options.headers ?? {})]);
+  const redact = createRedactor([
+    ...cards,
+    ...headerSecrets(headers, options.headers ?? {}),
+    ...sessionSecrets(payload),
+  ]);
   const redactCardData = createRedactor(cards);
   const inspection = inspectAnswer(
     callbackName,
