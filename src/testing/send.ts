@@ -178,7 +178,9 @@ function headerSecrets(
   // fetch sends a number (a JavaScript caller's) as its text: masked as that text.
   const secrets = Object.entries(given)
     .filter(([name, value]) => value !== undefined && value !== null && !isStandardHeader(name))
-    .map(([, value]) => String(value));
+    .map(([, value]) => String(value))
+    // A flag (`X-Debug: false`) hides nothing, and masked it would hide a body's own `false`.
+    .filter((value) => !/^\s*(true|false|null)\s*$/i.test(value));
   const authorization = sent.authorization?.trim();
   if (authorization !== undefined) {
     secrets.push(authorization);

@@ -788,14 +788,18 @@ describe("simulate", () => {
         "Accept-Language: en-GB",
         "--header",
         "X-Debug: false",
+        "--header",
+        "X-Shop-Secret: order",
       ];
       expect(await runCli([...args, ...headers], cap.io)).toBe(1);
       // The library's own advice keeps its words; a secret quoted from the answer is masked.
       expect(cap.stdout).toContain('content-type is "text/plain": answer with application/json');
       expect(cap.stdout).toContain(
-        'a refusal: "Success" is false (Message "Unknown order ***, send application/json")',
+        'a refusal: "Success" is false (Message "Unknown *** false, send application/json")',
       );
-      expect(cap.stdout).toContain('"Message":"Unknown order ***, send application/json"}');
+      expect(cap.stdout).toContain(
+        '| {"Success":false,"Message":"Unknown *** false, send application/json"}',
+      );
       // A boolean quotes no secret: the Success column shows it as it arrived.
       expect(cap.stdout).toMatch(/← 200 {2}false /);
     } finally {
