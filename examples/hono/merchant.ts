@@ -21,7 +21,7 @@ import {
   type IdempotencyOptions,
   type InternationalDetails,
   type OrderRefund,
-  type PaymentDetails,
+  paymentDetailsOf,
   splitCartToken,
   type VerifySession,
   withIdempotency,
@@ -103,12 +103,7 @@ function chargeOf(details: InternationalDetails | null | undefined): Charge | un
  * the money itself); a repeat — the same order delivered again, or PerformOrderPayment after
  * SendOrderToMerchant — charges nothing and answers what was paid.
  */
-function payOnce(
-  store: MemoryStore,
-  order: StoredOrder,
-  charge: Charge,
-  details: PaymentDetails | null | undefined,
-): Charge {
+function payOnce(store: MemoryStore, order: StoredOrder, charge: Charge, details: unknown): Charge {
   if (order.paid) return order.paid;
   // Charge the card here with your payment provider (charge.amount in charge.currencyCode), with
   // the order id as its idempotency key; never store PaymentDetails.
@@ -222,8 +217,10 @@ export function merchantHandlers(store: MemoryStore) {
       // With PaymentDetails in the order, the payment is made now (spec 4.2), once, and the
       // answer says what was charged.
       const stored = store.order(order.OrderId);
-      if (!order.PaymentDetails || !stored.charge) return answer;
-      const paid = payOnce(store, stored, stored.charge, order.PaymentDetails);
+      // The key in any letter case, as the library protects it.
+      const details = paymentDetailsOf(order);
+      if (!details || !stored.charge) return answer;
+      const paid = payOnce(store, stored, stored.charge, details);
       return { ...answer, PaymentAmount: paid.amount, PaymentCurrencyCode: paid.currencyCode };
     },
 
@@ -238,7 +235,7 @@ export function merchantHandlers(store: MemoryStore) {
       // The amount: the payment's own totals when it carries them, else the order's.
       const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
       if (!charge && !order.paid) {
-        if (!hasCardToCharge(payment.PaymentDetails)) {
+        if (!hasCardToCharge(paymentDetailsOf(payment))) {
           // Collected by the service, amount not stated: nothing to charge, nothing to report.
           return {
             InternalOrderId: order.internalOrderId,
@@ -248,7 +245,12 @@ export function merchantHandlers(store: MemoryStore) {
         }
         throw new CallbackError("AMOUNT_UNKNOWN", "No amount to charge", `Order ${order.orderId}`);
       }
-      const paid = payOnce(store, order, order.paid ?? (charge as Charge), payment.PaymentDetails);
+      const paid = payOnce(
+        store,
+        order,
+        order.paid ?? (charge as Charge),
+        paymentDetailsOf(payment),
+      );
       return {
         InternalOrderId: order.internalOrderId,
         OrderId: order.internalOrderId,

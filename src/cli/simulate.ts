@@ -255,7 +255,8 @@ export function exitCodeOf(rows: readonly SimulationRow[]): number {
 
 /**
  * The Success column: the value as it arrived (`true`, `"True"`, `"yes"`), `-` when absent; for
- * GetCheckoutCartInfo the number of products of a cart.
+ * GetCheckoutCartInfo the number of products of a cart. Quoted from the answer, so masked with
+ * what the call sent (`sentRedactor`): a card number or a header secret shows as `***`.
  */
 export function successText(row: SimulationRow): string {
   if ("error" in row) return "-";
@@ -269,7 +270,15 @@ export function successText(row: SimulationRow): string {
   // A cart refusal carries `Success` like the order callbacks.
   const name = field === "productsList" ? "Success" : field;
   const value = Object.hasOwn(body, name) ? body[name] : undefined;
-  return value === undefined ? "-" : truncate(printable(JSON.stringify(value)), 24);
+  if (value === undefined) return "-";
+  // Masked before it is cut, as the problems are: no part of a secret is left at the cut.
+  // A boolean or null quotes nothing.
+  const json = JSON.stringify(value);
+  const masked =
+    typeof value === "boolean" || value === null
+      ? json
+      : sentRedactor(row.result, row.payload)(json);
+  return truncate(printable(masked), 24);
 }
 
 /** Streams the report: one line per callback as its answer arrives, problems below it. */

@@ -107,8 +107,11 @@ export const defaultOnError: OnError = (failure) => {
   if (shown && failure.error instanceof Error) {
     line += ` (${failure.error.name}: ${failure.error.message})`;
   }
-  // Escaping may lengthen the line (up to six characters for one): cut again after it.
-  line = cutLine(escapeControls(redactCards(cutLine(line))));
+  // Cut once, after escaping (which may lengthen the line): a second cut would cut into the
+  // first one's marker. Escaping never shortens the line, so nothing past MAX_LINE characters is
+  // printed: a giant message is bounded first (without a marker) so the masking reads less.
+  const bounded = line.length > 2 * MAX_LINE ? line.slice(0, 2 * MAX_LINE) : line;
+  line = cutLine(escapeControls(redactCards(bounded)));
   if (warning) console.warn(line);
   else console.error(line);
 };

@@ -88,6 +88,7 @@ export {
   type OrderPaymentMethod,
   orderPaymentMethodSchema,
   type PaymentDetails,
+  paymentDetailsOf,
   paymentDetailsSchema,
 } from "./payment.js";
 export {

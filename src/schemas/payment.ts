@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cardNumbersOf } from "../core/card-keys.js";
+import { cardNumbersOf, isPaymentDetailsKey } from "../core/card-keys.js";
 import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "./common.js";
 
@@ -114,4 +114,17 @@ export function hasCardToCharge(details: unknown): boolean {
   return [details.CardNumber, ...cardNumbersOf(details)].some(
     (card) => typeof card === "string" && card.trim() !== "",
   );
+}
+
+/**
+ * The payment details of an order or a payment (SendOrderToMerchant, PerformOrderPayment): the
+ * value under `PaymentDetails`, the exact key first, else under that key in any letter case
+ * (`paymentDetails`), as the library protects card data; `undefined` without one. With
+ * `hasCardToCharge` it tells whether to charge: `hasCardToCharge(paymentDetailsOf(order))`.
+ */
+export function paymentDetailsOf(value: unknown): unknown {
+  if (!isRecord(value)) return undefined;
+  if (Object.hasOwn(value, "PaymentDetails")) return value.PaymentDetails;
+  const key = Object.keys(value).find(isPaymentDetailsKey);
+  return key === undefined ? undefined : value[key];
 }

@@ -1,10 +1,11 @@
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
-import { isPaymentDetailsKey } from "../core/card-keys.js";
+import { cardSecretsOf } from "../core/card.js";
 import { isRecord } from "../core/objects.js";
-import { type Redactor, redactCards } from "../core/redact.js";
+import { createRedactor, type Redactor } from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
+import { findCardObjects } from "../core/seal.js";
 import type { CallbackName } from "../core/types.js";
-import { hasCardToCharge } from "../schemas/payment.js";
+import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
 import { parseSuccessValue } from "../schemas/response.js";
 
 /** Above this many milliseconds an answer counts as slow (see `CheckResponseOptions.slowMs`). */
@@ -96,12 +97,13 @@ function looksLikeHtml(text: string): boolean {
   return /^<(!doctype\s+html|html|head|body|\?xml|!--|h\d|p|pre|div|title)\b/i.test(text);
 }
 
-function describeValue(value: unknown): string {
-  if (typeof value === "string") return `the text ${JSON.stringify(value)}`;
+/** A value of the answer as a problem quotes it, masked by `redact` (what the call sent). */
+function describeValue(value: unknown, redact: Redactor): string {
+  if (typeof value === "string") return `the text ${JSON.stringify(redact(value))}`;
   if (typeof value === "boolean") return `the boolean ${value}`;
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
+  return typeof value === "object" ? "an object" : `${typeof value} ${redact(String(value))}`;
 }
 
 /** A key that differs from `name` only in case, if the object has one. */
@@ -173,7 +175,33 @@ export function inspectResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): ResponseInspection {
-  return inspectAnswer(callbackName, status, contentType, text, options, redactCards);
+  // The payload's card data too: its CVV, which no pattern finds, quoted back in a refusal.
+  const redact = createRedactor(payloadCardSecrets(options.payload));
+  return inspectAnswer(callbackName, status, contentType, text, options, redact);
+}
+
+/**
+ * The card numbers and CVVs a payload carries, to be masked wherever an answer quotes them back:
+ * in `problems`, and in the body the CLI prints with `--show-body`. Every card object the engine
+ * finds (`findCardObjects`: an object under `PaymentDetails`, or with its own `CardNumber` or
+ * `CVVNumber`, those keys in any case, at any depth) gives what the engine's own reports mask
+ * (`cardSecretsOf`): its card numbers and CVVs, and its runs of 12 or more digits.
+ */
+export function payloadCardSecrets(payload: unknown): string[] {
+  let value = payload;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  const secrets: string[] = [];
+  if (value === null || typeof value !== "object") return secrets;
+  for (const card of findCardObjects(value)) {
+    cardSecretsOf(card as Record<string, unknown>, secrets);
+  }
+  return secrets;
 }
 
 /**
@@ -221,6 +249,8 @@ export function inspectAnswer(
   }
 
   const type = mediaType(contentType);
+  // The answer's content type, as its other texts, is quoted masked.
+  const shownType = contentType ? redact(contentType) : contentType;
   const trimmed = text.trim();
   if (trimmed === "") {
     problems.push("empty body: expected a JSON object");
@@ -229,24 +259,24 @@ export function inspectAnswer(
   if (type === "text/html" || looksLikeHtml(trimmed)) {
     if (!parseJson(trimmed).ok) {
       problems.push(
-        `an HTML page instead of JSON (content-type ${contentType || "missing"}): an error page?`,
+        `an HTML page instead of JSON (content-type ${shownType || "missing"}): an error page?`,
       );
       return found();
     }
   }
   const parsed = parseJson(trimmed);
   if (!parsed.ok) {
-    problems.push(`body is not JSON (content-type ${contentType || "missing"})`);
+    problems.push(`body is not JSON (content-type ${shownType || "missing"})`);
     return found();
   }
   if (!isJsonMediaType(type)) {
     problems.push(
-      `content-type is ${contentType ? `"${contentType}"` : "missing"}: answer with application/json`,
+      `content-type is ${shownType ? `"${shownType}"` : "missing"}: answer with application/json`,
     );
   }
   const body = parsed.value;
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    problems.push(`body is ${describeValue(body)}, expected a JSON object`);
+    problems.push(`body is ${describeValue(body, redact)}, expected a JSON object`);
     return found();
   }
   const record = body as Record<string, unknown>;
@@ -255,7 +285,7 @@ export function inspectAnswer(
     const isCart = isSuccessStatus(status) && Array.isArray(record.productsList);
     if (isCart && outcome !== "refusal") checkCartContents(record, problems);
     if (isSuccessStatus(status) && !isCart && parseSuccessValue(record.Success) !== false) {
-      checkCart(record, problems);
+      checkCart(record, problems, redact);
     } else if (!statusFailed) {
       if (isCart && outcome === "refusal") problems.push("a cart: expected a refusal");
       if (!isCart && outcome === "success")
@@ -281,18 +311,20 @@ export function inspectAnswer(
   const value = record[field];
   const giftCard = GIFT_CARD_ANSWERS[callbackName];
   if (giftCard !== undefined && parseSuccessValue(value) === true) {
-    checkGiftCard(callbackName, record, giftCard.validation, problems);
+    checkGiftCard(callbackName, record, giftCard.validation, problems, redact);
   }
   if (parseSuccessValue(value) === true && outcome !== "refusal") {
     if (callbackName === "SendOrderToMerchant") {
-      checkOrderId(record, problems);
-      if (carriedPayment(options.payload)) warnings.push(...uncharged(record, callbackName));
+      checkOrderId(record, problems, redact);
+      if (carriedPayment(options.payload))
+        warnings.push(...uncharged(record, callbackName, redact));
     }
-    if (callbackName === "PerformOrderPayment") problems.push(...uncharged(record, callbackName));
+    if (callbackName === "PerformOrderPayment")
+      problems.push(...uncharged(record, callbackName, redact));
   }
   if (parseSuccessValue(value) === undefined) {
     problems.push(
-      `"${field}" is ${describeValue(value)}: the service cannot parse it and counts the call as failed (use ${verdict === "SuccessText" ? '"True" or "False"' : "true or false"})`,
+      `"${field}" is ${describeValue(value, redact)}: the service cannot parse it and counts the call as failed (use ${verdict === "SuccessText" ? '"True" or "False"' : "true or false"})`,
     );
   } else if (!statusFailed) {
     // SendRMAInfoToMerchant's Success is documented as the text "True"/"False", but the
@@ -302,7 +334,7 @@ export function inspectAnswer(
     if (succeeded === false && outcome === "success")
       problems.push(refusalProblem(record, field, redact));
     if (succeeded === true && outcome === "refusal") {
-      const said = typeof value === "boolean" ? String(value) : describeValue(value);
+      const said = typeof value === "boolean" ? String(value) : describeValue(value, redact);
       problems.push(`"${field}" is ${said}: expected a refusal`);
     }
   }
@@ -331,7 +363,7 @@ function refusalProblem(body: Record<string, unknown>, field: string, redact: Re
     .filter((text) => text !== undefined);
   const why = details.length > 0 ? ` (${details.join(", ")})` : "";
   const value = body[field];
-  const said = typeof value === "boolean" ? String(value) : describeValue(value);
+  const said = typeof value === "boolean" ? String(value) : describeValue(value, redact);
   return `a refusal: "${field}" is ${said}${why}: the endpoint turned the call down`;
 }
 
@@ -340,10 +372,11 @@ function checkGiftCard(
   body: Record<string, unknown>,
   validation: boolean,
   problems: string[],
+  redact: Redactor,
 ): void {
   if (validation && typeof body.IsValid !== "boolean") {
     const found = Object.hasOwn(body, "IsValid")
-      ? `is ${describeValue(body.IsValid)}`
+      ? `is ${describeValue(body.IsValid, redact)}`
       : "is missing";
     problems.push(
       `"IsValid" ${found}: ${callbackName} answers whether the card is valid (true or false)`,
@@ -351,7 +384,7 @@ function checkGiftCard(
   }
   if (Object.hasOwn(body, "Balance") && body.Balance !== null && typeof body.Balance !== "string") {
     problems.push(
-      `"Balance" is ${describeValue(body.Balance)}: the service reads the balance as text ("25.00")`,
+      `"Balance" is ${describeValue(body.Balance, redact)}: the service reads the balance as text ("25.00")`,
     );
   }
 }
@@ -378,10 +411,12 @@ function statusProblem(callbackName: CallbackName, status: number): string | und
  * A SendOrderToMerchant success names the merchant's own order (ResponseInfo's `InternalOrderId`,
  * text or a number): without it the service cannot link the order it placed.
  */
-function checkOrderId(body: Record<string, unknown>, problems: string[]): void {
+function checkOrderId(body: Record<string, unknown>, problems: string[], redact: Redactor): void {
   const id = body.InternalOrderId;
   if (hasTextValue(id)) return;
-  const found = Object.hasOwn(body, "InternalOrderId") ? `is ${describeValue(id)}` : "is missing";
+  const found = Object.hasOwn(body, "InternalOrderId")
+    ? `is ${describeValue(id, redact)}`
+    : "is missing";
   problems.push(
     `"InternalOrderId" ${found}: a SendOrderToMerchant success names the merchant's order id`,
   );
@@ -398,11 +433,7 @@ function carriedPayment(payload: unknown): boolean {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : undefined;
   }
-  if (!isRecord(value)) return false;
-  const record = value;
-  return Object.keys(record).some(
-    (key) => isPaymentDetailsKey(key) && hasCardToCharge(record[key]),
-  );
+  return hasCardToCharge(paymentDetailsOf(value));
 }
 
 const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
@@ -415,13 +446,19 @@ const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
  * not blank; the library's PerformOrderPayment handler answers without them, with a
  * `result_incomplete` warning for a missing or wrong-typed one), one sentence each.
  */
-function uncharged(body: Record<string, unknown>, callbackName: CallbackName): string[] {
+function uncharged(
+  body: Record<string, unknown>,
+  callbackName: CallbackName,
+  redact: Redactor,
+): string[] {
   const paidOrder = callbackName === "SendOrderToMerchant";
   const why = paidOrder
     ? "the order carried a card in PaymentDetails, so the payment was performed and the answer returns"
     : "a PerformOrderPayment success returns";
   return PAYMENT_FIELDS.filter((name) => !hasTextValue(body[name])).map((name) => {
-    const found = Object.hasOwn(body, name) ? `is ${describeValue(body[name])}` : "is missing";
+    const found = Object.hasOwn(body, name)
+      ? `is ${describeValue(body[name], redact)}`
+      : "is missing";
     return `"${name}" ${found}: ${why} ${CHARGED[name]}${paidOrder ? " (001 §4.2)" : ""}`;
   });
 }
@@ -471,13 +508,13 @@ function isFiniteNumber(value: unknown): value is number {
 }
 
 /** What is wrong with a 2xx answer that is neither a cart nor a refusal. */
-function checkCart(body: Record<string, unknown>, problems: string[]): void {
+function checkCart(body: Record<string, unknown>, problems: string[], redact: Redactor): void {
   const variant = caseVariant(body, "productsList");
   if (variant !== undefined && Array.isArray(body[variant])) {
     problems.push(`CheckoutCartInfo has "${variant}": the name is "productsList"`);
   } else if (Object.hasOwn(body, "productsList")) {
     problems.push(
-      `CheckoutCartInfo "productsList" is ${describeValue(body.productsList)}, expected an array`,
+      `CheckoutCartInfo "productsList" is ${describeValue(body.productsList, redact)}, expected an array`,
     );
   } else {
     problems.push(`CheckoutCartInfo without a "productsList" array`);

@@ -1,10 +1,9 @@
-import { cardSecretsOf } from "../core/card.js";
+import { SESSION_FIELDS } from "../callbacks/shopper-session.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
-import { findCardObjects } from "../core/seal.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
-import { answerSuccess, inspectAnswer } from "./check.js";
+import { answerSuccess, inspectAnswer, payloadCardSecrets } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
@@ -144,30 +143,6 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * The card numbers and CVVs a payload carries, to be masked wherever an answer quotes them back:
- * in `problems`, and in the body the CLI prints with `--show-body`. Every card object the engine
- * finds (`findCardObjects`: an object under `PaymentDetails`, or with its own `CardNumber` or
- * `CVVNumber`, those keys in any case, at any depth) gives what the engine's own reports mask
- * (`cardSecretsOf`): its card numbers and CVVs, and its runs of 12 or more digits.
- */
-export function payloadCardSecrets(payload: unknown): string[] {
-  let value = payload;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return [];
-    }
-  }
-  const secrets: string[] = [];
-  if (value === null || typeof value !== "object") return secrets;
-  for (const card of findCardObjects(value)) {
-    cardSecretsOf(card as Record<string, unknown>, secrets);
-  }
-  return secrets;
-}
-
-/**
  * Base64 credentials as text: UTF-8 when they are valid UTF-8, and byte for byte (Latin-1) too,
  * as an endpoint may decode them either way. Empty when they are not base64.
  */
@@ -198,9 +173,14 @@ function decodedCredentials(base64: string): string[] {
  */
 function headerSecrets(
   sent: Readonly<Record<string, string>>,
-  given: readonly unknown[],
+  given: Readonly<Record<string, unknown>>,
 ): string[] {
-  const secrets = given.filter((value) => typeof value === "string");
+  // fetch sends a number (a JavaScript caller's) as its text: masked as that text.
+  const secrets = Object.entries(given)
+    .filter(([name, value]) => value !== undefined && value !== null && !isStandardHeader(name))
+    .map(([, value]) => String(value))
+    // A flag (`X-Debug: false`) hides nothing, and masked it would hide a body's own `false`.
+    .filter((value) => !/^\s*(true|false|null)\s*$/i.test(value));
   const authorization = sent.authorization?.trim();
   if (authorization !== undefined) {
     secrets.push(authorization);
@@ -217,20 +197,71 @@ function headerSecrets(
       }
     }
   }
-  return secrets.flatMap((secret) => {
-    const inJson = JSON.stringify(secret).slice(1, -1);
-    return inJson === secret ? [secret] : [secret, inJson];
-  });
+  return secrets.flatMap(spellings);
 }
 
-/** A header value fetch refuses to send: outside Latin-1 (bytes), NUL, or a line break. */
-function unsendable(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code > 0xff || code === 0 || code === 0x0a || code === 0x0d) return true;
+/**
+ * The shopper session a gift-card or voucher payload carries (`AuthToken`, `SessionId`), which
+ * the library never quotes in what it reports, in each of its spellings.
+ */
+function sessionSecrets(payload: unknown): string[] {
+  let value = payload;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return [];
+    }
   }
-  return false;
+  if (!isRecord(value)) return [];
+  const record = value;
+  return SESSION_FIELDS.map((field) => record[field])
+    .filter((text) => typeof text === "string")
+    .flatMap(spellings);
 }
+
+/**
+ * Request headers whose values say how to answer, not who asks: the answer may repeat them
+ * (`application/json`) and they are not masked as secrets.
+ */
+function isStandardHeader(name: string): boolean {
+  return /^(accept(-.*)?|content-(type|language|encoding)|user-agent|cache-control|pragma)$/i.test(
+    name.trim(),
+  );
+}
+
+/**
+ * The spellings of a secret an answer may quote it in: as sent, and as JSON encoders write it
+ * inside a string: a quote or backslash escaped, `/` as `\/` (PHP), characters outside ASCII
+ * as `\u00e4` or `\u00E4` (Python, and PHP, by default).
+ */
+function spellings(secret: string): string[] {
+  const inJson = JSON.stringify(secret).slice(1, -1);
+  const slashed = inJson.replace(/\//g, "\\/");
+  const found = new Set([secret, inJson, slashed]);
+  for (const text of [inJson, slashed]) {
+    const lower = text.replace(/[\u007f-\uffff]/g, (char) => `\\u${hex4(char)}`);
+    found.add(lower);
+    found.add(lower.replace(/\\u([0-9a-f]{4})/g, (_, hex: string) => `\\u${hex.toUpperCase()}`));
+  }
+  return [...found];
+}
+
+function hex4(char: string): string {
+  return char.charCodeAt(0).toString(16).padStart(4, "0");
+}
+
+/**
+ * A header value fetch refuses to send: a character outside Latin-1 (a header carries bytes), or
+ * a control character but tab (undici's dispatcher refuses any outside `\t`, U+0020–U+007E,
+ * U+0080–U+00FF).
+ */
+function unsendable(value: string): boolean {
+  return /[^\t\x20-\x7e\x80-\xff]/.test(value);
+}
+
+const UNSENDABLE =
+  "it must be text of Latin-1 characters (U+0020–U+007E, U+0080–U+00FF, or a tab), without a line break or other control character";
 
 /** The redactor each result's texts were masked with (see {@link sentRedactor}). */
 const redactors = new WeakMap<SendCallbackResult, Redactor>();
@@ -331,13 +362,17 @@ export async function sendCallback(
     headers["content-type"] = "application/json; charset=utf-8";
   }
 
-  // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value.
+  // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value,
+  // and its dispatcher's refusal would read as the endpoint's fault (no answer).
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (typeof value === "string" && unsendable(value)) {
       throw new TypeError(
-        `sendCallback: the value of header "${name}" cannot be sent: it must be text of Latin-1 characters (U+0000–U+00FF) without a line break or NUL`,
+        `sendCallback: the value of header "${name}" cannot be sent: ${UNSENDABLE}`,
       );
     }
+  }
+  if (typeof options.token === "string" && unsendable(options.token)) {
+    throw new TypeError(`sendCallback: the token cannot be sent in a header: ${UNSENDABLE}`);
   }
   const token =
     options.token ??
@@ -379,10 +414,16 @@ export async function sendCallback(
   }
   // A problem may quote the answer (a refusal's Message, a debug page listing the request's
   // headers): the card and CVV sent, the header values and the credentials sent stay masked.
+  // Only what is quoted from the answer is masked with the header secrets: the library's own
+  // sentences keep their words (`answer with application/json`), and only card data is masked
+  // in them.
+  const cards = payloadCardSecrets(payload);
   const redact = createRedactor([
-    ...payloadCardSecrets(payload),
-    ...headerSecrets(headers, Object.values(options.headers ?? {})),
+    ...cards,
+    ...headerSecrets(headers, options.headers ?? {}),
+    ...sessionSecrets(payload),
   ]);
+  const redactCardData = createRedactor(cards);
   const inspection = inspectAnswer(
     callbackName,
     response.status,
@@ -407,8 +448,8 @@ export async function sendCallback(
     text,
     durationMs,
     success: answerSuccess(callbackName, response.status, parsed),
-    problems: inspection.problems.map(redact),
-    warnings: inspection.warnings.map(redact),
+    problems: inspection.problems.map(redactCardData),
+    warnings: inspection.warnings.map(redactCardData),
   };
   redactors.set(result, redact);
   return result;

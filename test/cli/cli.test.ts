@@ -683,6 +683,130 @@ describe("simulate", () => {
     }
   });
 
+  it("masks the Success column as it masks the problems: a card number or a --header secret quoted there (review-r4 R4-1)", async () => {
+    const secret = "shop-secret-7f3a9c1e5b";
+    const quoting = await startRawMerchant({
+      UpdateOrderStatus: (res, request) =>
+        json(res, 200, { Success: String(request.headers["x-shop-secret"]) }),
+      UpdateParcelDispatch: (res) => json(res, 200, { Success: "4111111111111111" }),
+    });
+    try {
+      const header = ["--header", `X-Shop-Secret: ${secret}`];
+      const withSecret = captureIo();
+      expect(
+        await runCli(
+          ["simulate", "UpdateOrderStatus", "--url", quoting.base, ...header],
+          withSecret.io,
+        ),
+      ).toBe(1);
+      const withCard = captureIo();
+      expect(
+        await runCli(["simulate", "UpdateParcelDispatch", "--url", quoting.base], withCard.io),
+      ).toBe(1);
+      expect(withSecret.stdout).toMatch(/← 200 {2}"\*\*\*" /);
+      expect(withCard.stdout).toContain('"************1111"');
+      for (const text of [
+        withSecret.stdout + withSecret.stderr,
+        withCard.stdout + withCard.stderr,
+      ]) {
+        expect(text).not.toContain("4111111111111111");
+        expect(text).not.toContain("shop-sec");
+        expect(text).not.toContain("7f3a9c");
+      }
+    } finally {
+      await quoting.close();
+    }
+  });
+
+  it("masks a --header secret in the JSON spellings an endpoint may echo it in: PHP's \\/ and \\u escapes (review-r4 R4-2)", async () => {
+    const secret = "q8Zk/3vR+Tn0wXb1Lm==";
+    const password = "pässwort-0042";
+    const basic = Buffer.from(`shop:${password}`, "utf8").toString("base64");
+    const escaping = await startRawMerchant({
+      // PHP's json_encode writes "/" as "\/"; Python's json.dumps writes "ä" as "\u00e4"
+      // (here in upper case as well, which other encoders write).
+      UpdateOrderStatus: (res, request) => {
+        const authorization = String(request.headers.authorization ?? "");
+        const decoded = Buffer.from(authorization.slice(6), "base64").toString("utf8");
+        const escaped = JSON.stringify({
+          Success: false,
+          headers: { "x-shop-secret": String(request.headers["x-shop-secret"]) },
+          user: decoded,
+          password: decoded.slice(5),
+        }).replace(/\//g, "\\/");
+        const lower = escaped.replace(
+          /[\u0080-\uffff]/g,
+          (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+        );
+        const upper = escaped.replace(
+          /[\u0080-\uffff]/g,
+          (char) => `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`,
+        );
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(request.url?.includes("upper") ? upper : lower);
+      },
+    });
+    try {
+      for (const base of [escaping.base, `${escaping.base}/upper`]) {
+        for (const json of [[], ["--json"]]) {
+          const cap = captureIo();
+          const args = ["UpdateOrderStatus", "--url", base, "--show-body", ...json];
+          const headers = [
+            "--header",
+            `X-Shop-Secret: ${secret}`,
+            "--header",
+            `Authorization: Basic ${basic}`,
+          ];
+          expect(await runCli(["simulate", ...args, ...headers], cap.io)).toBe(1);
+          const text = cap.stdout + cap.stderr;
+          expect(text).toContain("x-shop-secret");
+          expect(text).not.toContain("3vR+Tn0wXb1Lm");
+          expect(text).not.toContain("sswort-0042");
+        }
+      }
+    } finally {
+      await escaping.close();
+    }
+  });
+
+  it("masks --header secrets only in what it quotes from the answer; standard content headers are no secret (review-r4 R4-3)", async () => {
+    const plain = await startRawMerchant({
+      UpdateOrderStatus: (res) => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(
+          JSON.stringify({ Success: false, Message: "Unknown order false, send application/json" }),
+        );
+      },
+    });
+    try {
+      const cap = captureIo();
+      const args = ["simulate", "UpdateOrderStatus", "--url", plain.base, "--show-body"];
+      const headers = [
+        "--header",
+        "Content-Type: application/json",
+        "--header",
+        "Accept-Language: en-GB",
+        "--header",
+        "X-Debug: false",
+        "--header",
+        "X-Shop-Secret: order",
+      ];
+      expect(await runCli([...args, ...headers], cap.io)).toBe(1);
+      // The library's own advice keeps its words; a secret quoted from the answer is masked.
+      expect(cap.stdout).toContain('content-type is "text/plain": answer with application/json');
+      expect(cap.stdout).toContain(
+        'a refusal: "Success" is false (Message "Unknown *** false, send application/json")',
+      );
+      expect(cap.stdout).toContain(
+        '| {"Success":false,"Message":"Unknown *** false, send application/json"}',
+      );
+      // A boolean quotes no secret: the Success column shows it as it arrived.
+      expect(cap.stdout).toMatch(/← 200 {2}false /);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("prints warnings under a passing row, and lists them in --json, without failing the run", async () => {
     const plain = await startRawMerchant({
       SendOrderToMerchant: (res) => json(res, 200, { Success: true, InternalOrderId: "M-1" }),

@@ -1,6 +1,7 @@
 import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
+import { defaultOnError } from "../../src/core/report.js";
 import {
   AuthenticationError,
   type BodyInput,
@@ -1062,6 +1063,33 @@ describe("errors and the onError hook", () => {
         expect(
           codes.filter((c) => c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029),
         ).toEqual([]);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("the default onError line cut where digits end carries one cut marker (review-r4 R4-9)", () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      // The cut backs off over the digits: a second cut after escaping must not cut the marker.
+      for (let pad = 8050; pad < 8192; pad++) {
+        defaultOnError({
+          kind: "internal_error",
+          severity: "error",
+          status: 500,
+          callback: "UpdateOrderStatus",
+          reason: `${"a".repeat(pad)}${"12345678901".repeat(3)}`,
+        } as never);
+      }
+      expect(spy.mock.calls.length).toBe(142);
+      const lines = spy.mock.calls.map(([line]) => String(line));
+      const cut = lines.filter((text) => text.includes("…["));
+      expect(cut.length).toBeGreaterThan(80);
+      for (const text of cut) {
+        expect(text.endsWith("…[cut]"), text.slice(-24)).toBe(true);
+        expect(text.slice(0, -"…[cut]".length), text.slice(-24)).not.toContain("…[");
+        expect(text.length).toBeLessThanOrEqual(8192 + "…[cut]".length);
       }
     } finally {
       spy.mockRestore();

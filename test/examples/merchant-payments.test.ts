@@ -5,8 +5,13 @@
  * itself (payment method "OT", no card) is charged never. Merchants copy this code.
  */
 import { describe, expect, it } from "vitest";
-import { MemoryStore, merchantHandlers } from "../../examples/express/merchant.js";
-import { samplePayload } from "../../src/testing/index.js";
+import {
+  createMerchantRouter,
+  MemoryStore,
+  merchantHandlers,
+} from "../../examples/express/merchant.js";
+import { toFetch } from "../../src/adapters/fetch.js";
+import { createTestKeys, samplePayload, sendCallback } from "../../src/testing/index.js";
 
 function handlersOf(store: MemoryStore) {
   const handlers = merchantHandlers(store);
@@ -108,5 +113,46 @@ describe("examples' merchant: an order's payment", () => {
     await payment(delivery);
     await payment(delivery);
     expect(store.charges.map((entry) => entry.orderId)).toStrictEqual(["GE-PAY-3"]);
+  });
+
+  // Review r4 R4-10: the library protects PaymentDetails under its key in any letter case, and
+  // the testing kit asks for the amount charged then; the examples charge then too.
+  it("a card under paymentDetails in another letter case is charged, and the testing kit agrees", async () => {
+    const store = new MemoryStore();
+    const { order, payment } = handlersOf(store);
+    const { PaymentDetails: details, ...rest } = samplePayload("SendOrderToMerchant", {
+      OrderId: "GE-PAY-6",
+    }) as unknown as Record<string, unknown>;
+    const answer = await order({ ...rest, paymentDetails: details });
+    expect(answer).toMatchObject({ PaymentAmount: 123.73, PaymentCurrencyCode: "USD" });
+    const { PaymentDetails: paid, ...payRest } = samplePayload("PerformOrderPayment", {
+      OrderId: "GE-PAY-7",
+      InternationalDetails: { TransactionTotalPrice: 10, TransactionCurrencyCode: "EUR" },
+    }) as unknown as Record<string, unknown>;
+    await order(
+      samplePayload("SendOrderToMerchant", { OrderId: "GE-PAY-7", PaymentDetails: null }),
+    );
+    await payment({ ...payRest, PAYMENTDETAILS: paid });
+    expect(store.charges.map((entry) => entry.orderId)).toStrictEqual(["GE-PAY-6", "GE-PAY-7"]);
+
+    // Through the router, as the service calls it: the kit has nothing to warn about.
+    const guid = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
+    const keys = await createTestKeys();
+    const routed = new MemoryStore();
+    const router = createMerchantRouter(
+      { publicKey: keys.publicKey, environment: "test", merchantGuid: guid },
+      { store: routed },
+    );
+    const fetchRouter = toFetch(router);
+    const result = await sendCallback("http://merchant.test/crossborder", "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: guid,
+      payload: { ...rest, OrderId: "GE-PAY-8", paymentDetails: details },
+      fetch: (request) => fetchRouter(request),
+    });
+    expect(result.status).toBe(200);
+    expect(result.problems).toEqual([]);
+    expect(result.warnings).toEqual([]);
+    expect(routed.charges.map((entry) => entry.orderId)).toStrictEqual(["GE-PAY-8"]);
   });
 });

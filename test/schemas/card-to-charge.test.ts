@@ -4,7 +4,11 @@
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createPerformOrderPaymentHandler, hasCardToCharge } from "../../src/index.js";
+import {
+  createPerformOrderPaymentHandler,
+  hasCardToCharge,
+  paymentDetailsOf,
+} from "../../src/index.js";
 import { post } from "../core/helpers.js";
 
 describe("hasCardToCharge", () => {
@@ -64,5 +68,21 @@ describe("hasCardToCharge", () => {
     expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
     expect(printed).not.toContain(visa);
     expect(charge).toBe(true);
+  });
+});
+
+describe("paymentDetailsOf", () => {
+  it("reads PaymentDetails, the exact key first, else the key in any letter case", () => {
+    const card = { CardNumber: "4111111111111111" };
+    const other = { CardNumber: null, PaymentMethodCode: "OT" };
+    expect(paymentDetailsOf({ PaymentDetails: card })).toBe(card);
+    expect(paymentDetailsOf({ paymentDetails: card })).toBe(card);
+    expect(paymentDetailsOf({ PAYMENTDETAILS: card })).toBe(card);
+    expect(paymentDetailsOf({ paymentDetails: card, PaymentDetails: other })).toBe(other);
+    expect(paymentDetailsOf({ PaymentDetails: null, paymentDetails: card })).toBeNull();
+    for (const value of [{}, { Payment_Details: card }, null, "PaymentDetails", [card]]) {
+      expect(paymentDetailsOf(value)).toBeUndefined();
+    }
+    expect(hasCardToCharge(paymentDetailsOf({ paymentdetails: card }))).toBe(true);
   });
 });

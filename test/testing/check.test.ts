@@ -610,6 +610,28 @@ describe("inspectResponse: a SendOrderToMerchant that carried PaymentDetails (00
   });
 });
 
+describe("checkResponse given the payload: its card data quoted back is masked, as sendCallback masks it", () => {
+  // Review r4 R4-4: a CVV is three digits that no pattern finds; only the payload names it.
+  it("masks the payload's card number and CVV in a quoted refusal", () => {
+    const payload = samplePayload("SendOrderToMerchant") as {
+      PaymentDetails: { CardNumber: string; CVVNumber: string };
+    };
+    const { CardNumber: card, CVVNumber: cvv } = payload.PaymentDetails;
+    expect(cvv.length).toBeGreaterThanOrEqual(3);
+    const text = JSON.stringify({ Success: false, Message: `card ${card} cvv ${cvv} declined` });
+    const problems = checkResponse("SendOrderToMerchant", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([
+      `a refusal: "Success" is false (Message "card ************${card.slice(-4)} cvv *** declined"): the endpoint turned the call down`,
+    ]);
+    const { problems: inspected } = inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, text, {
+      payload: JSON.stringify(payload),
+    });
+    expect(inspected).toEqual(problems);
+    // Without the payload, the card number is still masked (its pattern), the CVV cannot be.
+    expect(checkResponse("SendOrderToMerchant", 200, JSON_TYPE, text).join()).not.toContain(card);
+  });
+});
+
 describe("checkResponse: the cart's products", () => {
   it.each([
     [

@@ -412,6 +412,78 @@ describe("sendCallback (as the service sends)", () => {
     expect(sent).toBe(0);
   });
 
+  // Review r4 R4-5: the engine never quotes the shopper's session; nor does the kit.
+  it("masks the shopper session it sent (AuthToken, SessionId) where a gift-card endpoint quotes it", async () => {
+    const result = await sendCallback("https://shop.example/cb", "ValidateGiftCard", {
+      authToken: "shopper-tok-5c1d9e",
+      sessionId: "sess-88aa77bb",
+      fetch: async (request) => {
+        const body = (await request.json()) as { AuthToken: string; SessionId: string };
+        return Response.json({
+          Success: false,
+          Message: `session ${body.AuthToken}/${body.SessionId} expired`,
+        });
+      },
+    });
+    expect(result.problems).toEqual([
+      'a refusal: "Success" is false (Message "session ***/*** expired"): the endpoint turned the call down',
+    ]);
+  });
+
+  // Review r4 R4-6, R4-7: what fetch (undici) refuses to send is a TypeError before sending,
+  // naming what was given and not quoting it.
+  it("refuses a token or a header value with a control character before sending, without quoting it", async () => {
+    let sent = 0;
+    const fetch = () => {
+      sent++;
+      return Response.json({ Success: true });
+    };
+    for (const token of [
+      "eyJ.part\r\nsig-s3cret-77",
+      "eyJ.part€.sig-s3cret-77",
+      "eyJ\u0001sig-s3cret",
+    ]) {
+      const error = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+        token,
+        fetch,
+      }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String((error as Error).message)).toMatch(/token/);
+      expect(String((error as Error).message)).not.toContain("s3cret");
+    }
+    for (const value of ["abc\u0001def-s3cret", "abc\u007fdef-s3cret", "abc\u001bdef-s3cret"]) {
+      const error = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+        headers: { "X-Shop-Secret": value },
+        fetch,
+      }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String((error as Error).message)).toMatch(/header "X-Shop-Secret"/);
+      expect(String((error as Error).message)).not.toContain("s3cret");
+    }
+    expect(sent).toBe(0);
+    // A tab and Latin-1 letters are sent.
+    const fine = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      headers: { "X-Shop-Secret": "clé\ts3cret" },
+      fetch,
+    });
+    expect(fine.status).toBe(200);
+  });
+
+  // Review r4 R4-8: fetch sends a number given as a header value (a JavaScript caller).
+  it("masks a header value given as a number where the answer quotes it", async () => {
+    const result = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      headers: { "X-Shop-Secret": 918273645 as unknown as string },
+      fetch: async (request) =>
+        Response.json({
+          Success: false,
+          Message: `bad key ${request.headers.get("x-shop-secret")}`,
+        }),
+    });
+    expect(result.problems).toEqual([
+      'a refusal: "Success" is false (Message "bad key ***"): the endpoint turned the call down',
+    ]);
+  });
+
   it("calls a fetch handler without a server", async () => {
     const result = await sendCallback("https://shop.example/cb", "RemoveRestrictedProducts", {
       fetch: async (request) => {
