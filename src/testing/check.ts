@@ -188,20 +188,23 @@ export function inspectResponse(
  * (`cardSecretsOf`): its card numbers and CVVs, and its runs of 12 or more digits.
  */
 export function payloadCardSecrets(payload: unknown): string[] {
-  let value = payload;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return [];
-    }
-  }
+  const value = payloadValue(payload);
   const secrets: string[] = [];
   if (value === null || typeof value !== "object") return secrets;
   for (const card of findCardObjects(value)) {
     cardSecretsOf(card as Record<string, unknown>, secrets);
   }
   return secrets;
+}
+
+/** A payload as given to the testing kit: the value, or the JSON text of it (`undefined` if not JSON). */
+export function payloadValue(payload: unknown): unknown {
+  if (typeof payload !== "string") return payload;
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
-import { answerSuccess, inspectAnswer, payloadCardSecrets } from "./check.js";
+import { answerSuccess, inspectAnswer, payloadCardSecrets, payloadValue } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
@@ -205,14 +205,7 @@ function headerSecrets(
  * the library never quotes in what it reports, in each of its spellings.
  */
 function sessionSecrets(payload: unknown): string[] {
-  let value = payload;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return [];
-    }
-  }
+  const value = payloadValue(payload);
   if (!isRecord(value)) return [];
   const record = value;
   return SESSION_FIELDS.map((field) => record[field])
