@@ -72,12 +72,16 @@ export const SESSION_CALLBACKS: ReadonlySet<CallbackName> = new Set<CallbackName
   "ValidateVoucher",
 ]);
 
-/** The handlers a gift-card or voucher factory built with a `verifySession` of their own. */
-const sessionChecked = new WeakSet<CallbackHandler>();
+/**
+ * Marks the handlers a gift-card or voucher factory built with a `verifySession` of their own: a
+ * registered symbol, not a set of this module's, as the router may come from the other build
+ * (CommonJS or ES modules) than the factory that built the handler.
+ */
+const SESSION_CHECKED = Symbol.for("crossborder-callbacks.sessionChecked");
 
 /** Whether a handler was built by a gift-card or voucher factory with a `verifySession`. */
 export function checksShopperSession(handler: CallbackHandler): boolean {
-  return sessionChecked.has(handler);
+  return (handler as { readonly [SESSION_CHECKED]?: unknown })[SESSION_CHECKED] === true;
 }
 
 /**
@@ -90,7 +94,9 @@ export function giftCardHandlerFactory<TName extends CallbackName, TPayload, TRe
   const create = handlerFactory<TName, TPayload, TResult, GiftCardHandlerOptions>(definition);
   return (fn, options) => {
     const handler = create(fn, options);
-    if (options?.verifySession !== undefined) sessionChecked.add(handler);
+    if (options?.verifySession !== undefined) {
+      Object.defineProperty(handler, SESSION_CHECKED, { value: true });
+    }
     return handler;
   };
 }

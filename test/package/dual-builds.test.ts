@@ -113,3 +113,27 @@ describe.each(PAIRS)("%s", (_label, rootFrom, adapterFrom) => {
     },
   );
 });
+
+describe("a gift-card handler built with verifySession in one build, the router in the other", () => {
+  it.each(PAIRS)(
+    "%s: the router takes it as checking the session",
+    async (_label, rootFrom, handlerFrom) => {
+      const router =
+        rootFrom === "cjs" ? cjs<typeof Root>("index.cjs") : await esm<typeof Root>("index.js");
+      const factories =
+        handlerFrom === "cjs" ? cjs<typeof Root>("index.cjs") : await esm<typeof Root>("index.js");
+      const verifySession = () => true;
+      const handler = factories.createValidateGiftCardHandler(() => ({ IsValid: true }), {
+        auth: false,
+        verifySession,
+      });
+      const mount = () =>
+        router.createCallbackRouter({
+          auth: false,
+          verifySession,
+          handlers: { ValidateGiftCard: handler },
+        });
+      expect(mount).not.toThrow();
+    },
+  );
+});
