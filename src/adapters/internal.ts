@@ -340,7 +340,13 @@ export function requestBody(
   req: NodeRequestLike & { readonly _body?: unknown },
   holder: ParsedBodyHolder,
 ): BodyInput {
-  return bodyConsumed(req) ? bodyLeft(req, parsedBody(holder)) : nodeBody(req);
+  if (!bodyConsumed(req)) return nodeBody(req);
+  const parsed = parsedBody(holder);
+  // Destroyed before its end, with nothing parsed: the client went away (499), no parser read it.
+  if (parsed === undefined && req.destroyed === true && req.readableEnded !== true) {
+    return nodeBody(req);
+  }
+  return bodyLeft(req, parsed);
 }
 
 /** Whether the request says it carries a body (a length over 0, or chunks). */

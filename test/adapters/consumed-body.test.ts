@@ -4,6 +4,7 @@
 // on Node (the service drops an order it is told is malformed) and 499 on fetch (though the
 // client is still there, reading the answer). It is a 500, which the service retries.
 import { createServer, type IncomingMessage } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { serve } from "@hono/node-server";
 import express5 from "express";
 import express4 from "express4";
@@ -371,6 +372,59 @@ describe("a parsed body whose getter throws (a host's lazy req.body, Vercel styl
       expect(seen.merchant).toBe(0);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("a client gone after sending its whole body, before the listener ran", () => {
+  it("node:http: client_closed (499), not a setup 500 blaming a body parser there is not", async () => {
+    const failures: CallbackFailure[] = [];
+    let merchant = 0;
+    const router = createCallbackRouter({
+      basePath: "/cb",
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+      handlers: {
+        SendOrderToMerchant: () => {
+          merchant += 1;
+          return { InternalOrderId: "M-1" };
+        },
+      },
+    });
+    const listener = toNodeListener(router);
+    const states: { complete: boolean; readable: boolean; destroyed: boolean }[] = [];
+    let ran!: () => void;
+    const listened = new Promise<void>((resolve) => {
+      ran = resolve;
+    });
+    const server = createServer((req, res) => {
+      // An async wrapper in front (tracing, a lookup): the client is gone when the listener runs.
+      setTimeout(() => {
+        states.push({ complete: req.complete, readable: req.readable, destroyed: req.destroyed });
+        listener(req, res);
+        setTimeout(ran, 100);
+      }, 100);
+    }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const body = fixture("SendOrderToMerchant");
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.end(
+          `POST /cb/SendOrderToMerchant HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        setTimeout(() => socket.destroy(), 20);
+      });
+      socket.on("error", () => undefined);
+      await listened;
+      // The request as the listener saw it: whole, no longer readable, destroyed.
+      expect(states).toStrictEqual([{ complete: true, readable: false, destroyed: true }]);
+      expect(failures.map((failure) => [failure.kind, failure.status])).toStrictEqual([
+        ["client_closed", 499],
+      ]);
+      expect(merchant).toBe(0);
+    } finally {
+      server.close();
     }
   });
 });
