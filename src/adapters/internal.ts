@@ -377,16 +377,9 @@ export function answeredBefore(
   return true;
 }
 
-/**
- * `protectParsedBody` of what a parser left in `holder`, never throwing: a body that throws when
- * read or walked (a getter, a Proxy) is one this library cannot reach.
- */
+/** `protectParsedBody` of what a parser left in `holder` (a getter that throws leaves nothing). */
 export function protectParsedBodyOf(holder: ParsedBodyHolder): void {
-  try {
-    protectParsedBody(parsedBody(holder));
-  } catch {
-    // Nothing this library can reach.
-  }
+  protectParsedBody(parsedBody(holder));
 }
 
 /** The signal aborted when the client goes away before the answer is written, made on first read. */

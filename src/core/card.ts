@@ -281,10 +281,14 @@ export function protectCards(cards: Iterable<object>): void {
 /**
  * A framework's parsed body (`req.body`) that the engine did not walk, or walked only in a copy:
  * every card object in it (`findCardObjects`) prints masked and loses its CVV. Anything but a
- * parsed object (text, bytes, a stream) is left alone.
+ * parsed object (text, bytes, a stream) is left alone. Never throws: it runs on every answer.
  */
 export function protectParsedBody(body: unknown): void {
-  if (isParsedBody(body)) protectCards(findCardObjects(body as object));
+  try {
+    if (isParsedBody(body)) protectCards(findCardObjects(body as object));
+  } catch {
+    // A body that throws when walked (a getter, a Proxy): nothing this library can reach.
+  }
 }
 
 function scrubCvv(details: Record<string, unknown>, cvv: string): void {

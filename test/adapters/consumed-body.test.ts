@@ -428,3 +428,39 @@ describe("a client gone after sending its whole body, before the listener ran", 
     }
   });
 });
+
+describe("the router's 404 behind a parser, with a req.body its card walk cannot read", () => {
+  it("node:http: still the JSON 404, reported to onError", async () => {
+    const reports: string[] = [];
+    const listener = toNodeListener(
+      createCallbackRouter({
+        basePath: "/cb",
+        auth: false,
+        onError: (failure) => void reports.push(failure.kind),
+        handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+      }),
+    );
+    const server = await listen((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const body = {};
+        Object.defineProperty(body, "lazy", {
+          enumerable: true,
+          get() {
+            throw new Error("4111111111111111");
+          },
+        });
+        (req as IncomingMessage & { body?: unknown }).body = body;
+        listener(req, res);
+      });
+    });
+    try {
+      const response = await server.send("/elsewhere", { method: "POST", body: "{}" });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ Success: false });
+      expect(reports).toStrictEqual(["not_found"]);
+    } finally {
+      await server.close();
+    }
+  });
+});
