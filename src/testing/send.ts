@@ -224,24 +224,54 @@ function isStandardHeader(name: string): boolean {
 }
 
 /**
+ * The characters JSON encoders write as `\uXXXX` by default, one set per family: outside ASCII
+ * (Python, PHP); `& < >` (Go, Rails); `= & < > '` (Java's Gson); `+ & < > ' " \`` and outside
+ * ASCII (.NET's System.Text.Json). Each in lower and upper case hex.
+ */
+const ENCODER_ESCAPES: readonly RegExp[] = [
+  /[\u007f-\uffff]/,
+  /[&<>\u2028\u2029]/,
+  /[=&<>'\u2028\u2029]/,
+  /[+&<>'"`\u007f-\uffff]/,
+];
+
+/**
  * The spellings of a secret an answer may quote it in: as sent, and as JSON encoders write it
- * inside a string: a quote or backslash escaped, `/` as `\/` (PHP), characters outside ASCII
- * as `\u00e4` or `\u00E4` (Python, and PHP, by default).
+ * inside a string: a quote or backslash escaped, the characters of `ENCODER_ESCAPES` as `\uXXXX`,
+ * and each of those with `/` as `\/` (PHP).
  */
 function spellings(secret: string): string[] {
-  const inJson = JSON.stringify(secret).slice(1, -1);
-  const slashed = inJson.replace(/\//g, "\\/");
-  const found = new Set([secret, inJson, slashed]);
-  for (const text of [inJson, slashed]) {
-    const lower = text.replace(/[\u007f-\uffff]/g, (char) => `\\u${hex4(char)}`);
-    found.add(lower);
-    found.add(lower.replace(/\\u([0-9a-f]{4})/g, (_, hex: string) => `\\u${hex.toUpperCase()}`));
+  const found = new Set([secret]);
+  for (const text of [
+    JSON.stringify(secret).slice(1, -1),
+    ...ENCODER_ESCAPES.flatMap((set) => [
+      escapedWith(secret, set, false),
+      escapedWith(secret, set, true),
+    ]),
+  ]) {
+    found.add(text);
+    found.add(text.replace(/\//g, "\\/"));
   }
   return [...found];
 }
 
-function hex4(char: string): string {
-  return char.charCodeAt(0).toString(16).padStart(4, "0");
+/**
+ * `secret` as a JSON string's content, the characters in `set` written as `\uXXXX` (a character
+ * outside the BMP as its two code units, as encoders write it).
+ */
+function escapedWith(secret: string, set: RegExp, upper: boolean): string {
+  let text = "";
+  for (const char of secret) {
+    if (!set.test(char)) {
+      text += JSON.stringify(char).slice(1, -1);
+      continue;
+    }
+    for (let i = 0; i < char.length; i += 1) {
+      const hex = char.charCodeAt(i).toString(16).padStart(4, "0");
+      text += `\\u${upper ? hex.toUpperCase() : hex}`;
+    }
+  }
+  return text;
 }
 
 /**
@@ -358,7 +388,8 @@ export async function sendCallback(
   // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value,
   // and its dispatcher's refusal would read as the endpoint's fault (no answer).
   for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (typeof value === "string" && unsendable(value)) {
+    // Any value fetch would send as its text (a number, an object from a JavaScript caller).
+    if (value !== undefined && value !== null && unsendable(String(value))) {
       throw new TypeError(
         `sendCallback: the value of header "${name}" cannot be sent: ${UNSENDABLE}`,
       );

@@ -769,6 +769,51 @@ describe("simulate", () => {
     }
   });
 
+  it("masks a --header secret as .NET, Java's Gson and Go escape it in JSON (\\u002B, \\u003d, \\u0026) (review-r8 R8-1)", async () => {
+    const secret = "q8Zk/3vR+Tn0&wXb1Lm==";
+    const hex = (char: string) => char.charCodeAt(0).toString(16).padStart(4, "0");
+    // Each encoder's default: .NET's System.Text.Json writes + & < > ' " ` and non-ASCII as upper
+    // case \u escapes; Gson writes = & < > ' in lower case; Go writes & < > in lower case.
+    const encoders: Record<string, (text: string) => string> = {
+      dotnet: (text) => text.replace(/[+&<>'`]/g, (c) => `\\u${hex(c).toUpperCase()}`),
+      gson: (text) => text.replace(/[=&<>']/g, (c) => `\\u${hex(c)}`),
+      go: (text) => text.replace(/[&<>]/g, (c) => `\\u${hex(c)}`),
+    };
+    const escaping = await startRawMerchant({
+      UpdateOrderStatus: (res, request) => {
+        const encoder = encoders[request.url.split("/")[2] ?? ""] ?? ((text: string) => text);
+        const json = JSON.stringify({
+          Success: false,
+          headers: { "x-shop-secret": String(request.headers["x-shop-secret"]) },
+        });
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(encoder(json));
+      },
+    });
+    try {
+      for (const name of Object.keys(encoders)) {
+        for (const json of [[], ["--json"]]) {
+          const cap = captureIo();
+          const args = [
+            "UpdateOrderStatus",
+            "--url",
+            `${escaping.base}/${name}`,
+            "--show-body",
+            ...json,
+          ];
+          expect(
+            await runCli(["simulate", ...args, "--header", `X-Shop-Secret: ${secret}`], cap.io),
+          ).toBe(1);
+          const text = cap.stdout + cap.stderr;
+          expect(text, name).toContain("x-shop-secret");
+          expect(text, name).not.toContain("wXb1Lm");
+        }
+      }
+    } finally {
+      await escaping.close();
+    }
+  });
+
   it("masks --header secrets only in what it quotes from the answer; standard content headers are no secret (review-r4 R4-3)", async () => {
     const plain = await startRawMerchant({
       UpdateOrderStatus: (res) => {

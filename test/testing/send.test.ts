@@ -451,7 +451,14 @@ describe("sendCallback (as the service sends)", () => {
       expect(String((error as Error).message)).toMatch(/token/);
       expect(String((error as Error).message)).not.toContain("s3cret");
     }
-    for (const value of ["abc\u0001def-s3cret", "abc\u007fdef-s3cret", "abc\u001bdef-s3cret"]) {
+    // Review r8 R8-2: an object from a JavaScript caller is sent as its text, and checked so.
+    const objectValue = { toString: () => "s3cret\r\nX-Injected: 1" } as unknown as string;
+    for (const value of [
+      "abc\u0001def-s3cret",
+      "abc\u007fdef-s3cret",
+      "abc\u001bdef-s3cret",
+      objectValue,
+    ]) {
       const error = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
         headers: { "X-Shop-Secret": value },
         fetch,
