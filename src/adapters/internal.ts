@@ -341,12 +341,12 @@ export function requestBody(
   holder: ParsedBodyHolder,
 ): BodyInput {
   if (!bodyConsumed(req)) return nodeBody(req);
-  const parsed = parsedBody(holder);
-  // Destroyed before its end, with nothing parsed: the client went away (499), no parser read it.
-  if (parsed === undefined && req.destroyed === true && req.readableEnded !== true) {
+  // Destroyed before its end, and no parser read it (one finishes on the stream's end, or marks
+  // `_body`): the client went away (499), whatever a parser of another type left (`{}`).
+  if (req.destroyed === true && req.readableEnded !== true && req._body !== true) {
     return nodeBody(req);
   }
-  return bodyLeft(req, parsed);
+  return bodyLeft(req, parsedBody(holder));
 }
 
 /** Whether the request says it carries a body (a length over 0, or chunks). */

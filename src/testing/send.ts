@@ -225,30 +225,36 @@ function isStandardHeader(name: string): boolean {
 
 /**
  * The characters JSON encoders write as `\uXXXX` by default, one set per family: outside ASCII
- * (Python, PHP); `& < >` (Go, Rails); `= & < > '` (Java's Gson); `+ & < > ' " \`` and outside
- * ASCII (.NET's System.Text.Json). Each in lower and upper case hex.
+ * (Python, PHP); `& < >` (Go, Rails); `= & < > '` (Java's Gson); `& < > ' "` and outside ASCII
+ * (Symfony's JsonResponse: PHP's JSON_HEX_* flags); `+ & < > ' " \`` and outside ASCII (.NET's
+ * System.Text.Json). Not the `u` flag: a character outside the BMP is tested by its first code
+ * unit, so the sets with "outside ASCII" escape it, as encoders do, as its two code units.
  */
 const ENCODER_ESCAPES: readonly RegExp[] = [
   /[\u007f-\uffff]/,
   /[&<>\u2028\u2029]/,
   /[=&<>'\u2028\u2029]/,
+  /[&<>'"\u007f-\uffff]/,
   /[+&<>'"`\u007f-\uffff]/,
 ];
 
 /**
  * The spellings of a secret an answer may quote it in: as sent, and as JSON encoders write it
- * inside a string: a quote or backslash escaped, the characters of `ENCODER_ESCAPES` as `\uXXXX`,
- * and each of those with `/` as `\/` (PHP).
+ * inside a string: a quote or backslash escaped, the characters of `ENCODER_ESCAPES` as `\uXXXX`
+ * (hex digits in either case, for ASCII and for the rest apart: PHP writes `\u003C` but
+ * `\u00e4`), and each of those with `/` as `\/` (PHP).
  */
 function spellings(secret: string): string[] {
   const found = new Set([secret]);
-  for (const text of [
-    JSON.stringify(secret).slice(1, -1),
-    ...ENCODER_ESCAPES.flatMap((set) => [
-      escapedWith(secret, set, false),
-      escapedWith(secret, set, true),
-    ]),
-  ]) {
+  const texts = [JSON.stringify(secret).slice(1, -1)];
+  for (const set of ENCODER_ESCAPES) {
+    for (const upperAscii of [false, true]) {
+      for (const upperOther of [false, true]) {
+        texts.push(escapedWith(secret, set, upperAscii, upperOther));
+      }
+    }
+  }
+  for (const text of texts) {
     found.add(text);
     found.add(text.replace(/\//g, "\\/"));
   }
@@ -257,15 +263,22 @@ function spellings(secret: string): string[] {
 
 /**
  * `secret` as a JSON string's content, the characters in `set` written as `\uXXXX` (a character
- * outside the BMP as its two code units, as encoders write it).
+ * outside the BMP as its two code units, as encoders write it), the hex digits in upper case for
+ * ASCII characters when `upperAscii`, for the others when `upperOther`.
  */
-function escapedWith(secret: string, set: RegExp, upper: boolean): string {
+function escapedWith(
+  secret: string,
+  set: RegExp,
+  upperAscii: boolean,
+  upperOther: boolean,
+): string {
   let text = "";
   for (const char of secret) {
     if (!set.test(char)) {
       text += JSON.stringify(char).slice(1, -1);
       continue;
     }
+    const upper = char.charCodeAt(0) < 0x80 ? upperAscii : upperOther;
     for (let i = 0; i < char.length; i += 1) {
       const hex = char.charCodeAt(i).toString(16).padStart(4, "0");
       text += `\\u${upper ? hex.toUpperCase() : hex}`;

@@ -3,7 +3,7 @@
 // fault, not the sender. Found by review: a valid order was answered 400 "Request body is empty"
 // on Node (the service drops an order it is told is malformed) and 499 on fetch (though the
 // client is still there, reading the answer). It is a 500, which the service retries.
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { serve } from "@hono/node-server";
 import express5 from "express";
@@ -377,21 +377,10 @@ describe("a parsed body whose getter throws (a host's lazy req.body, Vercel styl
 });
 
 describe("a client gone after sending its whole body, before the listener ran", () => {
-  it("node:http: client_closed (499), not a setup 500 blaming a body parser there is not", async () => {
-    const failures: CallbackFailure[] = [];
-    let merchant = 0;
-    const router = createCallbackRouter({
-      basePath: "/cb",
-      auth: false,
-      onError: (failure) => void failures.push(failure),
-      handlers: {
-        SendOrderToMerchant: () => {
-          merchant += 1;
-          return { InternalOrderId: "M-1" };
-        },
-      },
-    });
-    const listener = toNodeListener(router);
+  /** Sends a whole order on a raw socket and hangs up; resolves once the listener has run. */
+  async function goneClient(
+    listener: (req: IncomingMessage, res: ServerResponse) => void,
+  ): Promise<{ complete: boolean; readable: boolean; destroyed: boolean }[]> {
     const states: { complete: boolean; readable: boolean; destroyed: boolean }[] = [];
     let ran!: () => void;
     const listened = new Promise<void>((resolve) => {
@@ -417,15 +406,50 @@ describe("a client gone after sending its whole body, before the listener ran", 
       });
       socket.on("error", () => undefined);
       await listened;
-      // The request as the listener saw it: whole, no longer readable, destroyed.
-      expect(states).toStrictEqual([{ complete: true, readable: false, destroyed: true }]);
-      expect(failures.map((failure) => [failure.kind, failure.status])).toStrictEqual([
-        ["client_closed", 499],
-      ]);
-      expect(merchant).toBe(0);
+      return states;
     } finally {
       server.close();
     }
+  }
+
+  function goneRouter() {
+    const failures: CallbackFailure[] = [];
+    const seen = { merchant: 0 };
+    const router = createCallbackRouter({
+      basePath: "/cb",
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+      handlers: {
+        SendOrderToMerchant: () => {
+          seen.merchant += 1;
+          return { InternalOrderId: "M-1" };
+        },
+      },
+    });
+    return { router, failures, seen };
+  }
+
+  it("node:http: client_closed (499), not a setup 500 blaming a body parser there is not", async () => {
+    const { router, failures, seen } = goneRouter();
+    const states = await goneClient(toNodeListener(router));
+    // The request as the listener saw it: whole, no longer readable, destroyed.
+    expect(states).toStrictEqual([{ complete: true, readable: false, destroyed: true }]);
+    expect(failures.map((failure) => [failure.kind, failure.status])).toStrictEqual([
+      ["client_closed", 499],
+    ]);
+    expect(seen.merchant).toBe(0);
+  });
+
+  it("Express 4 behind a parser of another type (its {} left in req.body): client_closed (499), not a 400", async () => {
+    const { router, failures, seen } = goneRouter();
+    const app = express4()
+      .use(express4.urlencoded({ extended: false }))
+      .use(toExpress(router));
+    await goneClient(app);
+    expect(failures.map((failure) => [failure.kind, failure.status])).toStrictEqual([
+      ["client_closed", 499],
+    ]);
+    expect(seen.merchant).toBe(0);
   });
 });
 
