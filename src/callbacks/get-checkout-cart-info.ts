@@ -107,13 +107,13 @@ function choose(
   if (signedBody) {
     const signed = aliases.find((alias) => fieldInAnyCase(fields, alias) !== undefined);
     if (signed !== undefined) {
-      setField(payload, key, fieldInAnyCase(fields, signed));
+      setField(payload, key, firstOfList(fieldInAnyCase(fields, signed)));
       return;
     }
   }
   let found: unknown;
   for (const alias of aliases) {
-    const value = fieldInAnyCase(payload, alias);
+    const value = firstOfList(fieldInAnyCase(payload, alias));
     if (value === undefined || value === null) continue;
     if (value !== "") {
       found = value;
@@ -142,6 +142,17 @@ function alignAliases(
       setField(payload, present, value);
     }
   }
+}
+
+/**
+ * A parameter repeated in a form a framework parsed (`express.urlencoded()` makes a list of its
+ * values): its first value, as a repeated query or form parameter read here gives. Any other value
+ * as it is.
+ */
+function firstOfList(value: unknown): unknown {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string")
+    ? value[0]
+    : value;
 }
 
 /** A query flag: "1"/"true" and "0"/"false" in any case (or a JSON boolean or 1/0). */
@@ -217,7 +228,9 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
         }
         for (const name of FLAGS) {
           const signed = signedBody ? fieldInAnyCase(fields, name) : undefined;
-          const value = flag(signed !== undefined ? signed : fieldInAnyCase(payload, name));
+          const value = flag(
+            firstOfList(signed !== undefined ? signed : fieldInAnyCase(payload, name)),
+          );
           if (value === undefined) delete payload[name];
           else setField(payload, name, value);
         }

@@ -2,6 +2,7 @@
 // under its documented name whatever the store calls it, the query flags as booleans, every
 // parameter kept, and nothing refused that a store really sends.
 import { describe, expect, it } from "vitest";
+import type { ParsedBody } from "../../src/core/types.js";
 import {
   type CallbackRequest,
   createGetCheckoutCartInfoHandler,
@@ -147,6 +148,14 @@ describe("GetCheckoutCartInfo parameters", () => {
     const expected = { merchantCartToken: "first", countryCode: "DE" };
     expect(fromQuery.payload).toStrictEqual(expected);
     expect(fromForm.payload).toStrictEqual(expected);
+    // What a framework's form parser leaves for it (express.urlencoded, either `extended`): a list.
+    const fromParser = await received({
+      method: "POST",
+      url: "/GetCheckoutCartInfo",
+      headers: form,
+      body: { merchantCartToken: ["first", "second"], countryCode: ["DE", "FR"] } as ParsedBody,
+    });
+    expect(fromParser).toStrictEqual({ status: 200, payload: expected });
   });
 
   it("an empty merchantCartToken does not hide a cartToken, in the query or a form body", async () => {
