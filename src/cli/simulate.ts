@@ -1,6 +1,6 @@
+import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import type { Redactor } from "../core/redact.js";
-import { hasControlCharacter } from "../core/text.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { successFieldOf } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
@@ -144,17 +144,9 @@ export function parseHeaders(values: readonly string[]): Record<string, string> 
       );
     }
     const text = value.slice(at + 1).trim();
-    // No line breaks or other control characters: fetch refuses them, and they would split headers.
-    if (hasControlCharacter(text)) {
-      throw new UsageError(
-        `--header: the value of "${name}" holds a line break or a control character`,
-      );
-    }
-    // Header values travel as bytes: fetch refuses a character above U+00FF (a TypeError).
-    if (/[\u0100-\uffff]/.test(text)) {
-      throw new UsageError(
-        `--header: the value of "${name}" holds a character outside Latin-1 (U+0000–U+00FF), which a header cannot carry`,
-      );
+    // Neither a line break (it would split headers) nor what fetch cannot send as bytes.
+    if (!isHeaderBytes(text)) {
+      throw new UsageError(`--header: the value of "${name}" cannot be sent: ${HEADER_BYTES_RULE}`);
     }
     headers[name.toLowerCase()] = text;
   }

@@ -77,3 +77,16 @@ export function distinctHeaders(raw: readonly string[]): Record<string, string[]
   }
   return distinct;
 }
+
+/**
+ * Whether fetch sends `value`, as it is, as a header value, by Node's rules (undici): no control
+ * character but tab, no DEL, nothing beyond U+00FF (a header is bytes). `Headers` refuses NUL and
+ * line breaks with a TypeError that quotes the value, its dispatcher the rest (a network error).
+ */
+export function isHeaderBytes(value: string): boolean {
+  return !/[^\t\x20-\x7e\x80-\xff]/.test(value);
+}
+
+/** `isHeaderBytes`'s rule, in words, for an error that names a value without quoting it. */
+export const HEADER_BYTES_RULE =
+  "it must be text of Latin-1 characters (U+0020–U+007E, U+0080–U+00FF, or a tab), without a line break or other control character";

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
+import { isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
@@ -382,14 +383,12 @@ function guidInUrlForToken(
 }
 
 /**
- * Whether fetch can send `value` as a header value, by Node's rules (undici): once the ends are
- * trimmed of tabs, spaces and line breaks (as `Headers` does), no control character but tab, no
- * DEL and nothing beyond U+00FF (a header is bytes). `Headers` refuses NUL and line breaks, and
- * its dispatcher the rest (`UND_ERR_INVALID_ARG`, "invalid … header", a NETWORK_ERROR); the
- * first quotes the value: the GUID, or a token, in the merchant's logs.
+ * Whether fetch can send `value` as a header value once `Headers` has trimmed its ends
+ * (`isHeaderBytes`): what it refuses would be a TypeError quoting the GUID or a token in the
+ * merchant's logs, or a NETWORK_ERROR that is retried.
  */
 export function isHeaderValue(value: string): boolean {
-  return !/[^\t\x20-\x7e\x80-\xff]/.test(asSent(value));
+  return isHeaderBytes(asSent(value));
 }
 
 /** A header value as fetch sends it: its ends trimmed of tabs, spaces and line breaks. */

@@ -1,4 +1,5 @@
 import { SESSION_FIELDS } from "../callbacks/shopper-session.js";
+import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
@@ -287,18 +288,6 @@ function escapedWith(
   return text;
 }
 
-/**
- * A header value fetch refuses to send: a character outside Latin-1 (a header carries bytes), or
- * a control character but tab (undici's dispatcher refuses any outside `\t`, U+0020–U+007E,
- * U+0080–U+00FF).
- */
-function unsendable(value: string): boolean {
-  return /[^\t\x20-\x7e\x80-\xff]/.test(value);
-}
-
-const UNSENDABLE =
-  "it must be text of Latin-1 characters (U+0020–U+007E, U+0080–U+00FF, or a tab), without a line break or other control character";
-
 /** The redactor each result's texts were masked with (see {@link sentRedactor}). */
 const redactors = new WeakMap<SendCallbackResult, Redactor>();
 
@@ -402,14 +391,14 @@ export async function sendCallback(
   // and its dispatcher's refusal would read as the endpoint's fault (no answer).
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     // Any value fetch would send as its text (a number, an object from a JavaScript caller).
-    if (value !== undefined && value !== null && unsendable(String(value))) {
+    if (value !== undefined && value !== null && !isHeaderBytes(String(value))) {
       throw new TypeError(
-        `sendCallback: the value of header "${name}" cannot be sent: ${UNSENDABLE}`,
+        `sendCallback: the value of header "${name}" cannot be sent: ${HEADER_BYTES_RULE}`,
       );
     }
   }
-  if (typeof options.token === "string" && unsendable(options.token)) {
-    throw new TypeError(`sendCallback: the token cannot be sent in a header: ${UNSENDABLE}`);
+  if (typeof options.token === "string" && !isHeaderBytes(options.token)) {
+    throw new TypeError(`sendCallback: the token cannot be sent in a header: ${HEADER_BYTES_RULE}`);
   }
   const token =
     options.token ??
