@@ -179,6 +179,21 @@ function maskedInspect(this: Record<string, unknown>): Record<string, unknown> {
   return maskedCopy.call(this);
 }
 
+/**
+ * Deno's hook must return text: Deno prints anything else through `String()` (`[object Object]`).
+ * Deno passes its own `inspect` and the current options, so the masked copy prints as Node and Bun
+ * print it, nested in an order too; called without them, the short masked text.
+ */
+function maskedDenoInspect(
+  this: Record<string, unknown>,
+  inspect?: unknown,
+  options?: unknown,
+): string {
+  return typeof inspect === "function"
+    ? String(inspect(maskedCopy.call(this), options))
+    : maskedString.call(this);
+}
+
 const hidden = (value: unknown): PropertyDescriptor => ({
   value,
   enumerable: false,
@@ -190,7 +205,7 @@ const PROTECTION: PropertyDescriptorMap = {
   toJSON: hidden(maskedCopy),
   toString: hidden(maskedString),
   [NODE_INSPECT]: hidden(maskedInspect),
-  [DENO_INSPECT]: hidden(maskedInspect),
+  [DENO_INSPECT]: hidden(maskedDenoInspect),
 };
 
 /**

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe } from "vitest";
-import { createServiceKeys, type ServiceKeys } from "./support/keys.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { BIN, bundle, type ChildServer, removeBundle, startServer } from "./support/runtime.js";
-import { roundTrips } from "./support/suite.js";
+import { roundTrips, signedPost } from "./support/suite.js";
 
 let keys: ServiceKeys;
 let script: string | undefined;
@@ -22,4 +22,38 @@ afterAll(async () => {
 
 describe("fetch adapter on Deno.serve", () => {
   roundTrips({ send: () => server.send, keys: () => keys, remoteAddress: /^from 127\.0\.0\.1$/ });
+
+  it("prints PaymentDetails masked in Deno's console, alone and inside the order (Deno.customInspect)", async () => {
+    const tag = `log-${Date.now()}`;
+    const init = signedPost(await keys.sign(), fixture("SendOrderToMerchant"));
+    init.headers = { ...(init.headers as Record<string, string>), "x-log-order": tag };
+    const response = await server.send("/crossborder/SendOrderToMerchant", init);
+    expect(response.status).toBe(200);
+    // The merchant logged before answering; the pipe delivers it a moment later.
+    const block = await vi.waitFor(
+      () => {
+        const output = server.output();
+        const end = output.indexOf(`END ${tag}`);
+        expect(end, output).toBeGreaterThan(-1);
+        return output.slice(output.indexOf(`BEGIN ${tag}`), end);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    const views = new Map(
+      block
+        .split(/\n(?=(?:DETAILS|ORDER|NESTED|INSPECT|DIR)\b)/)
+        .slice(1)
+        .map((view) => [view.slice(0, view.search(/\s/)), view] as const),
+    );
+    expect([...views.keys()]).toEqual(["DETAILS", "ORDER", "NESTED", "INSPECT", "DIR"]);
+    for (const [label, view] of views) {
+      expect(view, label).toMatch(/CardNumber: "\*{12}1111"/);
+      expect(view, label).toMatch(/CVVNumber: "\*\*\*"/);
+      expect(view, label).toMatch(/ExpirationDate: "2030-03-31"/);
+      expect(view, label).not.toContain("[object Object]");
+    }
+    expect(views.get("ORDER")).toMatch(/PaymentDetails: \{\s+CardNumber: "\*{12}1111"/);
+    expect(block).not.toContain("4111111111111111");
+    expect(block).not.toMatch(/"737"/);
+  });
 });

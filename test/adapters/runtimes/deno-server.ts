@@ -7,13 +7,36 @@ interface ServeHandlerInfo {
 }
 declare const Deno: {
   readonly env: { get(name: string): string | undefined };
+  inspect(value: unknown): string;
   serve(
     options: { hostname: string; port: number; onListen(address: { port: number }): void },
     handler: (request: Request, info: ServeHandlerInfo) => Promise<Response>,
   ): unknown;
 };
 
-const handler = toFetch(createTestRouter({ publicKey: Deno.env.get("SERVICE_PUBLIC_KEY") ?? "" }), {
+/**
+ * An order sent with `X-Log-Order: TAG` is printed the ways a merchant debugging it would, between
+ * `BEGIN TAG` and `END TAG` lines on stdout (one label per view).
+ */
+function logOrder(order: unknown, header: (name: string) => string | undefined): void {
+  const tag = header("x-log-order");
+  if (tag === undefined) return;
+  const details = (order as { PaymentDetails?: unknown }).PaymentDetails;
+  console.log(`BEGIN ${tag}`);
+  console.log("DETAILS", details);
+  console.log("ORDER", order);
+  console.log("NESTED", { wrap: { details } });
+  console.log("INSPECT", Deno.inspect(details));
+  console.log("DIR");
+  console.dir(details);
+  console.log(`END ${tag}`);
+}
+
+const router = createTestRouter({
+  publicKey: Deno.env.get("SERVICE_PUBLIC_KEY") ?? "",
+  onOrder: logOrder,
+});
+const handler = toFetch(router, {
   remoteAddress: (_request, info: ServeHandlerInfo) => info.remoteAddr.hostname,
 });
 Deno.serve(
