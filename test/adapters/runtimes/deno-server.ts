@@ -32,8 +32,10 @@ function logOrder(order: unknown, header: (name: string) => string | undefined):
   console.log(`END ${tag}`);
 }
 
+const bodyTimeoutMs = Number(Deno.env.get("BODY_TIMEOUT_MS") ?? "") || undefined;
 const router = createTestRouter({
   publicKey: Deno.env.get("SERVICE_PUBLIC_KEY") ?? "",
+  ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
   onOrder: logOrder,
 });
 const handler = toFetch(router, {
