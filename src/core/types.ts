@@ -65,8 +65,9 @@ export interface CallbackRequest {
   /** The peer address of the TCP connection, when the runtime knows it. */
   readonly remoteAddress?: string | undefined;
   /**
-   * Aborted when the runtime reports the client gone: Node and Bun when the client leaves, Deno
-   * only once the answer is written, local workerd never (README, "Fetch-based runtimes").
+   * Aborted when the runtime reports the client gone: Node and Bun when the client leaves; Deno
+   * then too for a GET or a small body, but for a larger one (an order) only once the answer is
+   * written; local workerd never (README, "Fetch-based runtimes").
    */
   readonly signal?: AbortSignal | undefined;
 }
