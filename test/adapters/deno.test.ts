@@ -62,18 +62,34 @@ describe("fetch adapter on Deno.serve", () => {
     );
     const views = new Map(
       block
-        .split(/\n(?=(?:DETAILS|ORDER|NESTED|INSPECT|DIR)\b)/)
+        .split(/\n(?=(?:DETAILS|ORDER|NESTED|INSPECT|DIR|CUT|SHALLOW|DEEP)\b)/)
         .slice(1)
         .map((view) => [view.slice(0, view.search(/\s/)), view] as const),
     );
-    expect([...views.keys()]).toEqual(["DETAILS", "ORDER", "NESTED", "INSPECT", "DIR"]);
-    for (const [label, view] of views) {
+    expect([...views.keys()]).toEqual([
+      "DETAILS",
+      "ORDER",
+      "NESTED",
+      "INSPECT",
+      "DIR",
+      "CUT",
+      "SHALLOW",
+      "DEEP",
+    ]);
+    for (const label of ["DETAILS", "ORDER", "NESTED", "INSPECT", "DIR", "CUT"]) {
+      const view = views.get(label);
       expect(view, label).toMatch(/CardNumber: "\*{12}1111"/);
       expect(view, label).toMatch(/CVVNumber: "\*\*\*"/);
       expect(view, label).toMatch(/ExpirationDate: "2030-03-31"/);
       expect(view, label).not.toContain("[object Object]");
     }
     expect(views.get("ORDER")).toMatch(/PaymentDetails: \{\s+CardNumber: "\*{12}1111"/);
+    // Deno's depth, as for a plain object in the same place: the note is cut one level below the
+    // details, and details past the depth print as [Object].
+    expect(views.get("CUT")).toMatch(/Note: \{ a: \[Object\] \}/);
+    expect(views.get("SHALLOW")?.trim()).toBe("SHALLOW { wrap: [Object] }");
+    expect(views.get("DEEP")).toMatch(/l4: \{ details: \[Object\] \}/);
+    expect(views.get("DEEP")).not.toContain("CardNumber");
     expect(block).not.toContain("4111111111111111");
     expect(block).not.toMatch(/"737"/);
   });

@@ -128,13 +128,22 @@ describe("PaymentDetails protected by prototype", () => {
       (payload) => {
         const details = payload.PaymentDetails as unknown as Record<string | symbol, unknown>;
         const hook = details[Symbol.for("Deno.customInspect")] as (...args: unknown[]) => unknown;
-        hooks.push(hook.call(details, inspect, { depth: 4 }), hook.call(details));
+        // Deno's `inspect` counts from zero: the hook passes on the depth left where it sits.
+        const depthSeen = (_value: unknown, options: { depth?: unknown }) =>
+          `depth ${options.depth}`;
+        hooks.push(
+          hook.call(details, inspect, { depth: 4 }),
+          hook.call(details),
+          hook.call(details, depthSeen, { depth: 4, currentDepth: 3 }),
+          hook.call(details, depthSeen, { depth: 4, currentDepth: "3" }),
+        );
         return OK;
       },
       { auth: false, onError: () => undefined },
     ).handle(post(JSON.stringify(order(paymentDetails(VISA, "737")))));
     expect(response.status).toBe(200);
-    const [full, short] = hooks;
+    const [full, short, relative, unknown] = hooks;
+    expect([relative, unknown]).toEqual(["depth 1", "depth 4"]);
     expect(typeof full).toBe("string");
     expect(full).toContain("CardNumber: '************1111'");
     expect(full).toContain("CVVNumber: '***'");

@@ -7,7 +7,7 @@ interface ServeHandlerInfo {
 }
 declare const Deno: {
   readonly env: { get(name: string): string | undefined };
-  inspect(value: unknown): string;
+  inspect(value: unknown, options?: { depth?: number }): string;
   serve(
     options: { hostname: string; port: number; onListen(address: { port: number }): void },
     handler: (request: Request, info: ServeHandlerInfo) => Promise<Response>,
@@ -29,6 +29,12 @@ function logOrder(order: unknown, header: (name: string) => string | undefined):
   console.log("INSPECT", Deno.inspect(details));
   console.log("DIR");
   console.dir(details);
+  // Deno's print depth counts the details where they sit: a merchant's own nested note on them is
+  // cut as a plain object there would be, and past the depth the details are `[Object]`.
+  (details as Record<string, unknown>).Note = { a: { b: { c: 1 } } };
+  console.log("CUT", Deno.inspect({ wrap: details }, { depth: 2 }));
+  console.log("SHALLOW", Deno.inspect({ wrap: details }, { depth: 0 }));
+  console.log("DEEP", { l1: { l2: { l3: { l4: { details } } } } });
   console.log(`END ${tag}`);
 }
 
