@@ -179,6 +179,27 @@ function maskedInspect(this: Record<string, unknown>): Record<string, unknown> {
   return maskedCopy.call(this);
 }
 
+/**
+ * Deno's hook must return text: Deno prints anything else through `String()` (`[object Object]`).
+ * Deno passes its own `inspect` and the current options, so the masked copy prints as Node and Bun
+ * print it, nested in an order too; called without them, the short masked text. Deno calls the hook
+ * before its depth check and its `inspect` counts from zero, so the depth left here is passed on
+ * (`depth - currentDepth`; below zero, Deno prints `[Object]` as for a plain object).
+ */
+function maskedDenoInspect(
+  this: Record<string, unknown>,
+  inspect?: unknown,
+  options?: unknown,
+): string {
+  if (typeof inspect !== "function") return maskedString.call(this);
+  const { depth, currentDepth } = (options ?? {}) as { depth?: unknown; currentDepth?: unknown };
+  const relative =
+    typeof depth === "number" && typeof currentDepth === "number"
+      ? { ...(options as object), depth: depth - currentDepth }
+      : options;
+  return String(inspect(maskedCopy.call(this), relative));
+}
+
 const hidden = (value: unknown): PropertyDescriptor => ({
   value,
   enumerable: false,
@@ -190,7 +211,7 @@ const PROTECTION: PropertyDescriptorMap = {
   toJSON: hidden(maskedCopy),
   toString: hidden(maskedString),
   [NODE_INSPECT]: hidden(maskedInspect),
-  [DENO_INSPECT]: hidden(maskedInspect),
+  [DENO_INSPECT]: hidden(maskedDenoInspect),
 };
 
 /**

@@ -64,7 +64,11 @@ export interface CallbackRequest {
   readonly body?: BodyInput;
   /** The peer address of the TCP connection, when the runtime knows it. */
   readonly remoteAddress?: string | undefined;
-  /** Aborted when the client goes away. */
+  /**
+   * Aborted when the runtime reports the client gone: Node and Bun when the client leaves; Deno
+   * then too for a GET or a small body, but for a larger one (an order) only once the answer is
+   * written; local workerd never (README, "Fetch-based runtimes").
+   */
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -119,6 +119,41 @@ describe("PaymentDetails protected by prototype", () => {
     expect(Object.hasOwn(raw as object, "CVVNumber")).toBe(false);
   });
 
+  // Review A, D1: Deno prints whatever its hook returns through String(), so a hook returning the
+  // masked object printed `[object Object]`. It returns the text Deno's own `inspect` makes of
+  // the masked copy (Deno passes it, with its options); the real Deno is in test/adapters/deno.test.ts.
+  it("Deno's inspect hook returns the masked text, with or without Deno's inspect", async () => {
+    const hooks: unknown[] = [];
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        const details = payload.PaymentDetails as unknown as Record<string | symbol, unknown>;
+        const hook = details[Symbol.for("Deno.customInspect")] as (...args: unknown[]) => unknown;
+        // Deno's `inspect` counts from zero: the hook passes on the depth left where it sits.
+        const depthSeen = (_value: unknown, options: { depth?: unknown }) =>
+          `depth ${options.depth}`;
+        hooks.push(
+          hook.call(details, inspect, { depth: 4 }),
+          hook.call(details),
+          hook.call(details, depthSeen, { depth: 4, currentDepth: 3 }),
+          hook.call(details, depthSeen, { depth: 4, currentDepth: "3" }),
+        );
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(JSON.stringify(order(paymentDetails(VISA, "737")))));
+    expect(response.status).toBe(200);
+    const [full, short, relative, unknown] = hooks;
+    expect([relative, unknown]).toEqual(["depth 1", "depth 4"]);
+    expect(typeof full).toBe("string");
+    expect(full).toContain("CardNumber: '************1111'");
+    expect(full).toContain("CVVNumber: '***'");
+    expect(short).toBe("[PaymentDetails ************1111]");
+    for (const view of hooks) {
+      expect(view).not.toContain(VISA);
+      expect(view).not.toContain("737");
+    }
+  });
+
   it("a frozen body is tolerated (its decoded copy is protected)", async () => {
     const freeze = (value: unknown): unknown => {
       if (value !== null && typeof value === "object") {

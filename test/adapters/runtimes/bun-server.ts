@@ -15,7 +15,12 @@ declare const Bun: {
   }): BunServer;
 };
 
-const handler = toFetch(createTestRouter({ publicKey: Bun.env.SERVICE_PUBLIC_KEY ?? "" }), {
+const bodyTimeoutMs = Number(Bun.env.BODY_TIMEOUT_MS ?? "") || undefined;
+const router = createTestRouter({
+  publicKey: Bun.env.SERVICE_PUBLIC_KEY ?? "",
+  ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+});
+const handler = toFetch(router, {
   remoteAddress: (request, server: BunServer) => server.requestIP(request)?.address,
 });
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: handler });

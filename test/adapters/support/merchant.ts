@@ -44,6 +44,11 @@ export interface TestRouterOptions {
   readonly bodyTimeoutMs?: number;
   /** Default: failures are dropped. */
   readonly onError?: (failure: CallbackFailure) => void;
+  /**
+   * Sees each order SendOrderToMerchant receives, as the merchant's function does, with the
+   * request's headers (a runtime server logs it when the test asks, to show what its console prints).
+   */
+  readonly onOrder?: (order: unknown, header: (name: string) => string | undefined) => void;
 }
 
 export function createTestRouter(options: TestRouterOptions): CallbackRouter {
@@ -56,12 +61,15 @@ export function createTestRouter(options: TestRouterOptions): CallbackRouter {
     ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
     onError: options.onError ?? (() => undefined),
     handlers: {
-      SendOrderToMerchant: (order, context) => ({
-        InternalOrderId: `M-${order.OrderId}`,
-        OrderId: `SHOP-${order.CartId}`,
-        // Shows that the adapter passed the peer address on.
-        Message: `from ${context.request.remoteAddress ?? "unknown"}`,
-      }),
+      SendOrderToMerchant: (order, context) => {
+        options.onOrder?.(order, (name) => context.request.header(name));
+        return {
+          InternalOrderId: `M-${order.OrderId}`,
+          OrderId: `SHOP-${order.CartId}`,
+          // Shows that the adapter passed the peer address on.
+          Message: `from ${context.request.remoteAddress ?? "unknown"}`,
+        };
+      },
       GetCheckoutCartInfo: (query) =>
         cartFor(query.merchantCartToken ?? "", query.countryCode ?? "", query.currencyCode ?? ""),
     },

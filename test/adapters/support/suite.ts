@@ -1,7 +1,9 @@
 /**
  * The round trips every adapter must get right, on a real server: a signed order, a signed cart
- * query, a forged token, oversized bodies (declared and streamed) and malformed JSON.
+ * query, a forged token, oversized bodies (declared and streamed) and malformed JSON; on the
+ * non-Node runtimes, a body trickling past `bodyTimeoutMs` too.
  */
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
 import { fixture, type ServiceKeys } from "./keys.js";
@@ -25,6 +27,24 @@ export interface RoundTripOptions {
   readonly afterRefusal?: () => Promise<void>;
   /** Size of the streamed oversized body. Default 2 MiB. */
   readonly streamedSize?: number;
+  /**
+   * Adds the 408 case, over a raw socket (a fetch client cannot trickle a body): the server's
+   * `http://127.0.0.1:PORT`, the short `bodyTimeoutMs` it was started with, and what the runtime
+   * does with the answer's `Connection: close` (node:http's is in raw-socket.test.ts).
+   */
+  readonly bodyTimeout?: BodyTimeoutCase;
+}
+
+export interface BodyTimeoutCase {
+  readonly baseUrl: () => string;
+  readonly ms: number;
+  /** Whether the runtime sends the library's `Connection: close` header on (workerd drops it). */
+  readonly connectionHeader: boolean;
+  /**
+   * Whether the runtime closes the connection after the 408 while the client keeps sending
+   * (Deno does not: README, "Deno").
+   */
+  readonly closes: boolean;
 }
 
 const ORDER = fixture("SendOrderToMerchant");
@@ -46,6 +66,12 @@ export const PAYLOAD_TOO_LARGE = {
   Success: false,
   ErrorCode: "PAYLOAD_TOO_LARGE",
   Message: "Request body too large",
+  Description: "",
+};
+export const REQUEST_TIMEOUT = {
+  Success: false,
+  ErrorCode: "REQUEST_TIMEOUT",
+  Message: "Request body not received in time",
   Description: "",
 };
 export const MALFORMED_JSON = {
@@ -95,6 +121,106 @@ export function signedPost(token: string, body: BodyInit): RequestInit {
     // Node's fetch needs it for a stream body; the others ignore it.
     duplex: "half",
   } as RequestInit;
+}
+
+interface Trickled {
+  /** The answer's head (status line and headers) and body, as the server wrote them. */
+  readonly head: string;
+  readonly body: string;
+  /** When the whole answer was in, in ms after the request head was written. */
+  readonly answeredAfterMs: number;
+  /** When the server ended the connection after the answer, in ms after it; undefined if not seen. */
+  readonly closedAfterAnswerMs: number | undefined;
+}
+
+/** Whether `data` holds one complete HTTP/1.1 answer (by Content-Length or chunked end). */
+function completeAnswer(data: string): { head: string; body: string } | undefined {
+  const split = data.indexOf("\r\n\r\n");
+  if (split < 0) return undefined;
+  const head = data.slice(0, split);
+  const rest = data.slice(split + 4);
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  if (length) {
+    const size = Number(length[1]);
+    return Buffer.byteLength(rest) >= size ? { head, body: rest.slice(0, size) } : undefined;
+  }
+  if (!/\r\ntransfer-encoding:\s*chunked/i.test(head) || !rest.endsWith("0\r\n\r\n")) {
+    return undefined;
+  }
+  let body = "";
+  for (let at = 0; ; ) {
+    const eol = rest.indexOf("\r\n", at);
+    const size = Number.parseInt(rest.slice(at, eol), 16);
+    if (!(size > 0)) return { head, body };
+    body += rest.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+}
+
+/**
+ * POSTs `body` with its full Content-Length over a raw socket, writing its first 100 bytes at once
+ * and then one byte every 100 ms, before and after the answer, until the server closes the
+ * connection, `waitCloseMs` after the answer, or `limitMs` in all.
+ */
+function trickle(
+  baseUrl: string,
+  path: string,
+  token: string,
+  body: string,
+  waitCloseMs: number,
+  limitMs: number,
+): Promise<Trickled> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const started = performance.now();
+    let data = "";
+    let sent = 0;
+    let answer: { head: string; body: string; at: number } | undefined;
+    let ticker: ReturnType<typeof setInterval> | undefined;
+    const finish = (closed: boolean) => {
+      clearTimeout(limit);
+      clearInterval(ticker);
+      socket.destroy();
+      if (!answer) {
+        reject(new Error(`no complete answer (${closed ? "closed" : "timed out"}): ${data}`));
+        return;
+      }
+      resolve({
+        head: answer.head,
+        body: answer.body,
+        answeredAfterMs: answer.at - started,
+        closedAfterAnswerMs: closed ? performance.now() - answer.at : undefined,
+      });
+    };
+    const limit = setTimeout(() => finish(false), limitMs);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      if (answer) return;
+      data += chunk;
+      const complete = completeAnswer(data);
+      if (!complete) return;
+      answer = { ...complete, at: performance.now() };
+      setTimeout(() => finish(false), waitCloseMs).unref();
+    });
+    socket.on("error", () => undefined);
+    socket.once("close", () => finish(true));
+    socket.once("connect", () => {
+      const head = [
+        `POST ${path} HTTP/1.1`,
+        `Host: ${url.host}`,
+        `Authorization: Bearer ${token}`,
+        "Content-Type: application/json",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+      ];
+      socket.write(`${head.join("\r\n")}\r\n\r\n${body.slice(0, 100)}`);
+      sent = 100;
+      // Alive, but never done: the body is not complete for another five minutes.
+      ticker = setInterval(() => {
+        if (!socket.destroyed && sent < body.length) socket.write(body.charAt(sent++));
+      }, 100);
+    });
+  });
 }
 
 /** Declares the round-trip tests (call inside a `describe`). */
@@ -158,6 +284,33 @@ export function roundTrips(options: RoundTripOptions): void {
     expect(response.status).toBe(400);
     expect(await json(response)).toEqual(MALFORMED_JSON);
   });
+
+  const timeout = options.bodyTimeout;
+  if (timeout) {
+    it("answers a body trickling past bodyTimeoutMs with 408, then keeps serving", async () => {
+      const exchange = await trickle(
+        timeout.baseUrl(),
+        `${base}/SendOrderToMerchant`,
+        await options.keys().sign(),
+        ORDER,
+        timeout.closes ? 5_000 : 0,
+        timeout.ms + 10_000,
+      );
+      expect(exchange.head).toMatch(/^HTTP\/1\.1 408 /);
+      expect(exchange.head).toMatch(/\r\ncontent-type: application\/json/i);
+      expect(JSON.parse(exchange.body)).toEqual(REQUEST_TIMEOUT);
+      // At the deadline, not when the body would have ended (five minutes on).
+      expect(exchange.answeredAfterMs).toBeGreaterThanOrEqual(timeout.ms - 50);
+      expect(exchange.answeredAfterMs).toBeLessThan(timeout.ms + 5_000);
+      expect(/\r\nconnection: close/i.test(exchange.head)).toBe(timeout.connectionHeader);
+      if (timeout.closes) expect(exchange.closedAfterAnswerMs).toBeDefined();
+      const next = await post(
+        "/SendOrderToMerchant",
+        signedPost(await options.keys().sign(), ORDER),
+      );
+      expect(next.status).toBe(200);
+    }, 20_000);
+  }
 }
 
 export interface ParserFirstOptions {
