@@ -9,7 +9,7 @@ import {
   ServiceTimeoutError,
   type TokenCache,
 } from "../../src/service/index.js";
-import { jwtExpiry, TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
+import { TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
 import {
   clientFor,
   expectNoSecrets,
@@ -21,9 +21,9 @@ import {
 
 const rates = { amount: 10, currencyCode: "EUR", destinationCountry: "US" } as const;
 
-function jwtWith(exp: number): string {
+function jwtWith(exp: number, iat?: number): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  return `${part({ alg: "HS256" })}.${part({ exp })}.sig`;
+  return `${part({ alg: "HS256" })}.${part({ exp, iat })}.sig`;
 }
 
 describe("token provider", () => {
@@ -126,6 +126,22 @@ describe("token provider", () => {
     expect(simulator.requests.filter((r) => r.status === 401)).toEqual([]);
   });
 
+  // Review C C1: the lifetime was `exp` read against this machine's clock. With this clock 20 min
+  // ahead of the service's, a fresh token looked expired: a token request per call, none cached.
+  it("counts a token's lifetime from when it came, whatever the service's clock says", async () => {
+    const simulator = await startSimulator();
+    simulator.advanceClock(-20 * 60_000); // the service's clock is 20 min behind this one
+    const tokenCache = memoryTokenCache();
+    const first = clientFor(simulator, { tokenCache });
+    for (let call = 0; call < 5; call++) await first.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    // Another instance takes it from the shared cache rather than asking for its own.
+    await clientFor(simulator, { tokenCache }).getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual(Array(6).fill(200));
+  });
+
   it("shares a token between two clients through a cache, and keeps working when the cache fails", async () => {
     const simulator = await startSimulator();
     const tokenCache = memoryTokenCache();
@@ -189,17 +205,14 @@ describe("token provider", () => {
     expect(statuses).toEqual([200, 401, 200]);
   });
 
-  it("treats what a cache should not hold (null, text, no token, a token past its exp) as empty", async () => {
+  it("treats what a cache should not hold (null, text, no token, no expiresAt) as empty", async () => {
     const simulator = await startSimulator();
-    const expired = jwtWith(Math.floor(Date.now() / 1000) - 60);
     const garbage: unknown[] = [
       null,
       JSON.stringify({ token: "abc", expiresAt: Date.now() + 60_000 }),
       { token: 42, expiresAt: Number.POSITIVE_INFINITY },
       { token: "", expiresAt: Date.now() + 60_000 },
       { token: "opaque", expiresAt: "tomorrow" },
-      // The entry says it is good for an hour; the JWT it holds says otherwise.
-      { token: expired, expiresAt: Date.now() + 3_600_000 },
     ];
     for (const entry of garbage) {
       const tokenCache: TokenCache = { get: () => entry as CachedToken, set: () => undefined };
@@ -209,6 +222,30 @@ describe("token provider", () => {
     // Not one request went out with the cache's junk, to be refused and replayed.
     const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
     expect(statuses).toEqual(garbage.map(() => 200));
+  });
+
+  // Review C C1: an entry was capped at the JWT's exp read on this clock, so an instance whose clock
+  // is ahead of the service's threw away every shared token. The service's 401 is what counts.
+  it("uses a cached entry until its expiresAt; one the service no longer takes is refused once and replaced", async () => {
+    const simulator = await startSimulator();
+    const stale = jwtWith(Date.now() / 1000 - 60, Date.now() / 1000 - 960);
+    let held: CachedToken | undefined = { token: stale, expiresAt: Date.now() + 3_600_000 };
+    const tokenCache: TokenCache = {
+      get: () => held,
+      set: (_key, value) => {
+        held = value;
+      },
+      delete: () => {
+        held = undefined;
+      },
+    };
+    const client = clientFor(simulator, { tokenCache });
+    await client.getShippingDetailsExtended(rates);
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual([401, 200, 200]);
+    expect(held?.token).not.toBe(stale);
   });
 
   it("does not wait on a cache that never answers (the shared refresh would hold up every call)", async () => {
@@ -256,30 +293,27 @@ describe("token provider", () => {
 
 describe("token expiry", () => {
   const now = 1_000_000_000_000;
+  const at = (ms: number) => ms / 1000;
 
-  it("reads exp from the JWT, and nothing from an opaque token", () => {
-    expect(jwtExpiry(jwtWith(2_000_000_000))).toBe(2_000_000_000_000);
-    expect(jwtExpiry("opaque-token")).toBeUndefined();
-    expect(jwtExpiry("a.%%%.c")).toBeUndefined();
-  });
-
-  it("uses the earlier of TTLInMinutes and exp, minus the margin", () => {
-    const inTenMinutes = jwtWith((now + 600_000) / 1000);
-    expect(usableUntil({ token: inTenMinutes, ttlMinutes: 15 }, now, 60_000)).toBe(now + 540_000);
-    expect(usableUntil({ token: inTenMinutes, ttlMinutes: 5 }, now, 60_000)).toBe(now + 240_000);
-    // No exp: TTLInMinutes, 15 by default.
+  it("uses the lifetime the service states, TTLInMinutes or exp - iat, counted from receipt, minus the margin", () => {
+    // Issued 10 minutes ago on the service's clock, good for 10 minutes: what counts is the 10.
+    const tenMinutes = jwtWith(at(now - 600_000 + 600_000), at(now - 600_000));
+    expect(usableUntil({ token: tenMinutes, ttlMinutes: 15 }, now, 60_000)).toBe(now + 540_000);
+    expect(usableUntil({ token: tenMinutes, ttlMinutes: 5 }, now, 60_000)).toBe(now + 240_000);
+    // No iat: exp is a time on the service's clock, not a lifetime; TTLInMinutes, 15 by default.
+    const expOnly = jwtWith(at(now - 60_000));
+    expect(usableUntil({ token: expOnly, ttlMinutes: 15 }, now, 60_000)).toBe(now + 840_000);
     expect(usableUntil({ token: "opaque", ttlMinutes: undefined }, now, 60_000)).toBe(
       now + 840_000,
     );
+    expect(usableUntil({ token: "a.%%%.c", ttlMinutes: 1 }, now, 60_000)).toBe(now + 30_000);
   });
 
-  it("keeps at most half a short lifetime as margin, and never uses a token past its exp", () => {
-    expect(usableUntil({ token: jwtWith((now + 4000) / 1000), ttlMinutes: 15 }, now, 60_000)).toBe(
-      now + 2000,
-    );
-    expect(usableUntil({ token: jwtWith((now - 1000) / 1000), ttlMinutes: 15 }, now, 60_000)).toBe(
-      now,
-    );
+  it("keeps at most half a short lifetime as margin, and nothing of a token stated to be dead", () => {
+    const fourSeconds = jwtWith(at(now + 4000), at(now));
+    expect(usableUntil({ token: fourSeconds, ttlMinutes: 15 }, now, 60_000)).toBe(now + 2000);
+    const dead = jwtWith(at(now - 1000), at(now));
+    expect(usableUntil({ token: dead, ttlMinutes: 15 }, now, 60_000)).toBe(now);
   });
 });
 
