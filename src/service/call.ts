@@ -227,6 +227,8 @@ export async function callOperation(
       ? await within((ctx.tokens as TokenProvider).get(signal), deadlineAt - ctx.now())
       : undefined;
     if (token === DEADLINE) throw pastDeadline();
+    // Aborted while the token (cached, or just shared) was handed over: nothing is sent.
+    if (signal?.aborted) throw signal.reason;
     const remaining = deadlineAt - ctx.now();
     if (remaining <= 0) throw pastDeadline();
     let headers: Headers;
@@ -424,6 +426,9 @@ async function attemptOnce(
   headers: Headers,
   limits: { signal: AbortSignal | undefined; timeoutMs: number; byDeadline: boolean },
 ): Promise<Answer | { failure: Failure }> {
+  // The last point before the send (the onRequest hook may have aborted): a listener added to a
+  // signal that has already aborted is never called, so the request would go out.
+  if (limits.signal?.aborted) throw limits.signal.reason;
   const controller = new AbortController();
   const onAbort = () => controller.abort(limits.signal?.reason);
   limits.signal?.addEventListener("abort", onAbort, { once: true });

@@ -138,7 +138,7 @@ export class TokenProvider {
   get(signal?: AbortSignal): Promise<string> {
     const current = this.#current;
     if (current !== undefined && current.expiresAt > this.#now()) {
-      return Promise.resolve(current.token);
+      return abortable(Promise.resolve(current.token), signal);
     }
     if (this.#pending === undefined) {
       const pending = this.#refresh();

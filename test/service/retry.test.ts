@@ -535,6 +535,43 @@ describe("timeouts, the deadline and the caller's signal", () => {
   });
 });
 
+// Review C C2: an abort between the last wait and the send was not heard: with a token cached the
+// call did not wait on anything the signal could stop, and fetch was given a signal of the client's
+// own, made after the caller's had aborted. The dispatch went out and the call resolved.
+describe("an abort before the request is sent sends nothing", () => {
+  const shipment = { OrderIds: ["GE-1001", "GE-1002"] };
+
+  it("from the onRequest hook", async () => {
+    const simulator = await startSimulator();
+    const controller = new AbortController();
+    const client = clientFor(simulator, {
+      hooks: { onRequest: () => controller.abort(new Error("stop")) },
+    });
+    const call = client.dispatchConsolidatedShipment(shipment, { signal: controller.signal });
+    await expect(call).rejects.toThrow("stop");
+    expect(simulator.count("dispatchConsolidatedShipment")).toBe(0);
+  });
+
+  it.each([0, 1, 2, 3])("with a token cached, %i microtasks after the call", async (depth) => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { jwt: { dispatchConsolidatedShipment: true }, hooks });
+    await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+    const controller = new AbortController();
+    const call = client.dispatchConsolidatedShipment(shipment, { signal: controller.signal });
+    let left = depth;
+    const tick = () => (left-- <= 0 ? controller.abort(new Error("stop")) : queueMicrotask(tick));
+    tick();
+    await expect(call).rejects.toThrow("stop");
+    expect(simulator.count("dispatchConsolidatedShipment")).toBe(0);
+    // Aborted before it began, the attempt is not announced to onRequest either.
+    if (depth === 0) {
+      const announced = events.requests.map((e) => e.operation);
+      expect(announced).toEqual(["getAuthenticationToken", "getShippingDetailsExtended"]);
+    }
+  });
+});
+
 describe("backoff and Retry-After parsing", () => {
   it("draws full jitter under the capped exponential step", () => {
     const retry = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300 };
