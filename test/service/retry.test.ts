@@ -202,6 +202,34 @@ describe("Retry-After", () => {
   });
 });
 
+// Review C C3: a text that is not an HTTP date was handed to Date.parse, which reads nearly
+// anything: "Retry in 5" as a date in 2001 (wait 0 ms), "a 99999" as one in the year 99999 (past
+// the deadline: a read failed at once instead of being retried).
+describe("Retry-After that is neither delta-seconds nor an HTTP date is ignored", () => {
+  it.each(["Retry in 5", "n/a 1", "soon 5", "a 99999", "Wed, 21 Oct 2026", "2026-11-26T12:00:00Z"])(
+    "%j: no retryAfterMs",
+    async (text) => {
+      const simulator = await startSimulator();
+      simulator.fail("locationByIp", { status: 429, retryAfter: text });
+      const error = await rejectionOf(
+        clientFor(simulator, { retries: false }).locationByIp({ ip: "203.0.113.7" }),
+      );
+      expect(error).toBeInstanceOf(ServiceRateLimitError);
+      expect(error).toMatchObject({ status: 429, attempts: 1, retryAfterMs: undefined });
+    },
+  );
+
+  it("a read answered 503 with one is retried after the backoff", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503, retryAfter: "a 99999" });
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).locationByIp({ ip: "203.0.113.7" });
+    expect(simulator.count("locationByIp")).toBe(2);
+    // The backoff of FAST_RETRIES: at most 5 ms before the first retry.
+    expect(events.retries[0]?.delayMs).toBeLessThanOrEqual(5);
+  });
+});
+
 describe("never retried: 4xx and 409", () => {
   it("a 409 IDEMPOTENCY_KEY_CONFLICT (same key, other body) is one attempt", async () => {
     const simulator = await startSimulator();
@@ -589,7 +617,15 @@ describe("backoff and Retry-After parsing", () => {
     expect(parseRetryAfter(" 0 ", now)).toBe(0);
     expect(parseRetryAfter("Wed, 21 Oct 2026 07:28:30 GMT", now)).toBe(30_000);
     expect(parseRetryAfter("Wed, 21 Oct 2026 07:27:00 GMT", now)).toBe(0);
+    // The obsolete forms a recipient must also accept (RFC 9110 5.6.7), read as GMT.
+    expect(parseRetryAfter("Wednesday, 21-Oct-26 07:28:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed Oct 21 07:28:30 2026", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed Oct  1 07:28:30 2026", now)).toBe(0);
     expect(parseRetryAfter("soon", now)).toBeUndefined();
+    for (const text of ["Retry in 5", "a 99999", "Wed, 21 Oct 2026", "Wed, 21 Oct 2026 07:28:30"]) {
+      expect(parseRetryAfter(text, now)).toBeUndefined();
+    }
+    expect(parseRetryAfter("Wed, 32 Oct 2026 07:28:30 GMT", now)).toBeUndefined();
     expect(parseRetryAfter("-5", now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
