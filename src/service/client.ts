@@ -245,6 +245,40 @@ function headerValue(value: string, option: string): string {
   return asSent(value);
 }
 
+/**
+ * The `paths` option, checked once: each value is appended to baseUrl (authUrl for the token
+ * request), so one without its leading `/` ("Order/…", "@other.example/…") would send the GUID
+ * and the token to another host. The message names the operation, never the value.
+ */
+function checkedPaths(
+  paths: ServiceClientOptions["paths"],
+  baseUrl: string,
+  authUrl: string,
+): Readonly<Record<string, string>> {
+  const checked: Record<string, string> = {};
+  for (const [operation, path] of Object.entries(paths ?? {})) {
+    if (path === undefined) continue;
+    const definition = OPERATIONS[operation as OperationName] as
+      | (typeof OPERATIONS)[OperationName]
+      | undefined;
+    const [option, base] =
+      definition?.base === "auth" ? ["authUrl", authUrl] : ["baseUrl", baseUrl];
+    let origin: string | undefined;
+    try {
+      origin = new URL(`${base.replace(/\/+$/, "")}${path}`).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (typeof path !== "string" || !path.startsWith("/") || origin !== new URL(base).origin) {
+      throw new TypeError(
+        `paths.${operation} must be a path starting with "/" that stays on ${option}'s origin`,
+      );
+    }
+    checked[operation] = path;
+  }
+  return checked;
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -287,6 +321,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     typeof options.tokenScheme === "string"
       ? headerValue(options.tokenScheme, "tokenScheme")
       : options.tokenScheme;
+  const paths = checkedPaths(options.paths, baseUrl, authUrl);
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({
@@ -305,7 +340,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     hooks: options.hooks ?? {},
     names,
     path: (operation) =>
-      options.paths?.[operation as ServiceOperationName] ?? OPERATIONS[operation].path,
+      Object.hasOwn(paths, operation) ? (paths[operation] as string) : OPERATIONS[operation].path,
     jwt: (operation) =>
       operation !== "getAuthenticationToken" &&
       (options.jwt?.[operation] ?? OPERATIONS[operation].jwt),

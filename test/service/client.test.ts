@@ -418,6 +418,52 @@ describe("createOrderRefund (4.10)", () => {
   });
 });
 
+// Review C C4: a `paths` value was appended to baseUrl unchecked: "Order/…" without its slash
+// sent the GUID to the host `service.exampleorder`, "@attacker.example/…" to attacker.example.
+describe("paths are checked at creation", () => {
+  const refund = { OrderId: "GE-1001", RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }] };
+
+  it.each([
+    ["", "Order/CreateOrderRefund"],
+    ["", "@attacker.example/Order/CreateOrderRefund"],
+    ["", ".attacker.example/Order/CreateOrderRefund"],
+    ["", ":8443/Order/CreateOrderRefund"],
+    ["/api", "Order/CreateOrderRefund"],
+    ["", ""],
+  ])("base%j + %j is a TypeError naming the operation, never the GUID", async (prefix, path) => {
+    const simulator = await startSimulator();
+    let caught: unknown;
+    try {
+      createServiceClient({
+        baseUrl: `${simulator.url}${prefix}`,
+        merchantGuid: simulator.merchantGuid,
+        paths: { createOrderRefund: path },
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(TypeError);
+    expect(String(caught)).toContain("paths.createOrderRefund");
+    expect(String(caught)).not.toContain(simulator.merchantGuid);
+  });
+
+  it("a value that is not text is refused too; one under baseUrl's path is used", async () => {
+    const simulator = await startSimulator();
+    expect(() =>
+      createServiceClient({
+        baseUrl: simulator.url,
+        merchantGuid: simulator.merchantGuid,
+        paths: { getOrderRefunds: 42 as never },
+      }),
+    ).toThrow(/paths\.getOrderRefunds/);
+    const client = clientFor(simulator, {
+      paths: { createOrderRefund: "/Order/CreateOrderRefund" },
+    });
+    await expect(client.createOrderRefund(refund)).resolves.toMatchObject({ Success: true });
+    expect(simulator.requestsOf("createOrderRefund")).toHaveLength(1);
+  });
+});
+
 describe("a failure body inside an HTTP 200 (7.4: the statuses of these errors are not shown)", () => {
   const refusedRefund = {
     error: { code: "REFUND_NOT_ALLOWED", message: "Refund not allowed", description: "Too late" },
