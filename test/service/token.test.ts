@@ -94,7 +94,16 @@ describe("token provider", () => {
     const client = clientFor(simulator);
     const error = await rejectionOf(client.getShippingDetailsExtended(rates));
     expect(error).toBeInstanceOf(ServiceServerError);
-    expect(error).toMatchObject({ operation: "getAuthenticationToken", status: 503, attempts: 3 });
+    // The call's own error, counting the token request's attempts; that request's error is its cause.
+    expect(error).toMatchObject({
+      operation: "getShippingDetailsExtended",
+      status: 503,
+      attempts: 3,
+    });
+    expect((error as Error).cause).toMatchObject({
+      operation: "getAuthenticationToken",
+      attempts: 3,
+    });
     expect(simulator.count("getShippingDetailsExtended")).toBe(0);
     await client.getShippingDetailsExtended(rates);
     expect(simulator.count("getAuthenticationToken")).toBe(4);
@@ -114,6 +123,46 @@ describe("token provider", () => {
       expect((error as Error).message).not.toContain("wrong-password-9");
       expect(simulator.count("getAuthenticationToken")).toBe(call);
     }
+  });
+
+  // Review C C6: every waiter of a failed refresh got one shared error object, naming
+  // getAuthenticationToken: what one caller wrote on it, every other one saw.
+  it("gives each call waiting on a failed refresh an error of its own, the refresh's as cause", async () => {
+    const simulator = await startSimulator();
+    const body = { title: "bad", errors: { Password: ["x"] } };
+    simulator.fail("getAuthenticationToken", { status: 400, body });
+    const client = clientFor(simulator);
+    const billing = {
+      subscriptionId: "SUB-PHYSICAL-1",
+      currencyCode: "EUR",
+      products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+    };
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 4 }, () => client.getShippingDetailsExtended(rates)),
+      client.calculateBillingSummary(billing),
+    ]);
+    const errors = settled.map((result) => (result as PromiseRejectedResult).reason as Error);
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+    expect(new Set(errors).size).toBe(5);
+    errors.forEach((error, index) => {
+      expect(error).toBeInstanceOf(ServiceAuthenticationError);
+      expect(error).toMatchObject({
+        code: "TOKEN_REFUSED",
+        status: 400,
+        attempts: 1,
+        operation: index < 4 ? "getShippingDetailsExtended" : "calculateBillingSummary",
+      });
+      expect(error.message).toContain("Password");
+      expect(error.cause).toBe(errors[0]?.cause);
+    });
+    expect(errors[0]?.cause).toMatchObject({
+      operation: "getAuthenticationToken",
+      code: "TOKEN_REFUSED",
+    });
+    expectNoSecrets(errors.flatMap(renderings), [simulator.credentials.password]);
+    // What one caller writes on its error, the others do not see.
+    (errors[0] as Error).message += " [seen by caller 1]";
+    expect(errors[1]?.message).not.toContain("caller 1");
   });
 
   it("refreshes before the JWT's exp, so the service never sees an expired token", async () => {
