@@ -224,6 +224,23 @@ describe("token provider", () => {
     expect(new Set(answered).size).toBe(1);
   });
 
+  // Review C C5: refused at the same moment, instances read the cache between the first one's
+  // delete and its set, and each may fetch its own token. The README says so; this is the bound.
+  it("instances refused at the same moment: at most one new token each, and every call succeeds", async () => {
+    const simulator = await startSimulator();
+    const tokenCache = memoryTokenCache();
+    const clients = Array.from({ length: 5 }, () => clientFor(simulator, { tokenCache }));
+    for (const client of clients) await client.getShippingDetailsExtended(rates);
+    simulator.revokeTokens();
+    const calls = clients.flatMap((client) => [
+      client.getShippingDetailsExtended(rates),
+      client.getShippingDetailsExtended(rates),
+    ]);
+    await expect(Promise.all(calls)).resolves.toHaveLength(10);
+    expect(simulator.tokensIssued - 1).toBeGreaterThanOrEqual(1);
+    expect(simulator.tokensIssued - 1).toBeLessThanOrEqual(clients.length);
+  });
+
   it("still forgets the refused token in a shared cache, so a new instance does not try it", async () => {
     const simulator = await startSimulator();
     const tokenCache = memoryTokenCache();
