@@ -75,17 +75,25 @@ function jwtClaims(token: string): Record<string, unknown> | undefined {
   }
 }
 
-/** A numeric claim in milliseconds. */
-function claimMs(claims: Record<string, unknown> | undefined, name: string): number | undefined {
+/**
+ * A NumericDate claim (seconds since the epoch), or undefined. Below 1e11 s (year 5138): a value
+ * in milliseconds, as some issuers write `iat`, is about 1.7e12 and is not taken for seconds.
+ */
+function claimSeconds(
+  claims: Record<string, unknown> | undefined,
+  name: string,
+): number | undefined {
   const value = claims?.[name];
-  return typeof value === "number" && Number.isFinite(value) ? value * 1000 : undefined;
+  return typeof value === "number" && value >= 0 && value < 1e11 ? value : undefined;
 }
 
 /**
  * Until when a token received at `now` (this machine's clock) is used: its lifetime as the service
- * states it — `TTLInMinutes`, or `exp - iat` when the JWT carries both and that is shorter —
- * counted from `now`, minus the margin. `exp` alone is a time on the service's clock: compared
- * with this one, a clock ahead of the service's would make every fresh token look expired.
+ * states it — `TTLInMinutes`, or `exp - iat` when the JWT carries both in seconds, `exp` is later
+ * than `iat` and that is shorter — counted from `now`, minus the margin. `exp` alone is a time on
+ * the service's clock: compared with this one, a clock ahead of the service's would make every
+ * fresh token look expired. An `exp` not after `iat` (an `iat` in ms, say) is an issuer's slip,
+ * not a dead token: read as a lifetime of 0, it would cost a token request per call.
  */
 export function usableUntil(
   issued: IssuedToken,
@@ -94,9 +102,10 @@ export function usableUntil(
 ): number {
   const ttl = (issued.ttlMinutes ?? DEFAULT_TOKEN_TTL_MINUTES) * 60_000;
   const claims = jwtClaims(issued.token);
-  const exp = claimMs(claims, "exp");
-  const iat = claimMs(claims, "iat");
-  const stated = exp === undefined || iat === undefined ? ttl : Math.min(ttl, exp - iat);
+  const exp = claimSeconds(claims, "exp");
+  const iat = claimSeconds(claims, "iat");
+  const span = exp !== undefined && iat !== undefined && exp > iat ? (exp - iat) * 1000 : undefined;
+  const stated = span === undefined ? ttl : Math.min(ttl, span);
   const lifetime = Math.max(0, stated);
   return now + lifetime - Math.min(marginMs, lifetime / 2);
 }

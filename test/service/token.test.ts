@@ -191,6 +191,40 @@ describe("token provider", () => {
     expect(statuses).toEqual(Array(6).fill(200));
   });
 
+  // Second read S1: with `exp - iat` taken as the lifetime whatever its sign, a JWT whose `iat`
+  // is in ms (exp in s) or not before its `exp` got a lifetime of 0: a token request per call.
+  it("a JWT whose exp is not after its iat (iat in ms, say) lives TTLInMinutes, not 0", async () => {
+    const s = Math.floor(Date.now() / 1000);
+    const odd = {
+      "iat in ms": { iat: Date.now(), exp: s + 900 },
+      "iat = exp": { iat: s + 900, exp: s + 900 },
+      "iat after exp": { iat: s + 901, exp: s + 900 },
+    };
+    for (const [label, claims] of Object.entries(odd)) {
+      const simulator = await startSimulator();
+      // The service's token, handed to the client with these claims, and swapped back on the way out.
+      const real = new Map<string, string>();
+      const oddClaims = async (input: string, init: RequestInit) => {
+        const headers = new Headers(init.headers);
+        const sent = headers.get("authorization")?.replace(/^Bearer /, "");
+        const original = sent === undefined ? undefined : real.get(sent);
+        if (original !== undefined) headers.set("authorization", `Bearer ${original}`);
+        const response = await fetch(input, { ...init, headers });
+        if (!input.includes("GetAuthenticationToken") || !response.ok) return response;
+        const body = (await response.json()) as { Token: string };
+        const token = jwtWith(claims.exp, claims.iat);
+        real.set(token, body.Token);
+        return Response.json({ ...body, Token: token }, { status: response.status });
+      };
+      const client = clientFor(simulator, { fetch: oddClaims });
+      for (let call = 0; call < 5; call++) await client.getShippingDetailsExtended(rates);
+      expect(simulator.tokensIssued, label).toBe(1);
+      expect(real.size, label).toBe(1);
+      const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+      expect(statuses, label).toEqual(Array(5).fill(200));
+    }
+  });
+
   it("shares a token between two clients through a cache, and keeps working when the cache fails", async () => {
     const simulator = await startSimulator();
     const tokenCache = memoryTokenCache();
@@ -375,11 +409,23 @@ describe("token expiry", () => {
     expect(usableUntil({ token: "a.%%%.c", ttlMinutes: 1 }, now, 60_000)).toBe(now + 30_000);
   });
 
-  it("keeps at most half a short lifetime as margin, and nothing of a token stated to be dead", () => {
+  it("keeps at most half a short lifetime as margin", () => {
     const fourSeconds = jwtWith(at(now + 4000), at(now));
     expect(usableUntil({ token: fourSeconds, ttlMinutes: 15 }, now, 60_000)).toBe(now + 2000);
-    const dead = jwtWith(at(now - 1000), at(now));
-    expect(usableUntil({ token: dead, ttlMinutes: 15 }, now, 60_000)).toBe(now);
+  });
+
+  it("reads exp - iat only when it is positive and both are in seconds, else TTLInMinutes", () => {
+    const ttl = now + 840_000;
+    const claims = {
+      "exp before iat": jwtWith(at(now - 1000), at(now)),
+      "exp = iat": jwtWith(at(now), at(now)),
+      "iat in ms": jwtWith(at(now + 600_000), now),
+      "exp in ms": jwtWith(now + 600_000, at(now)),
+      "both in ms": jwtWith(now + 600_000, now),
+    };
+    for (const [label, token] of Object.entries(claims)) {
+      expect(usableUntil({ token, ttlMinutes: 15 }, now, 60_000), label).toBe(ttl);
+    }
   });
 });
 
