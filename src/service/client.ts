@@ -215,9 +215,10 @@ const DEFAULT_DEADLINE_MS = 60_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 function httpUrl(value: unknown, option: string): string {
+  const text = String(value);
   let url: URL | undefined;
   try {
-    url = new URL(String(value));
+    url = new URL(text);
   } catch {
     url = undefined;
   }
@@ -225,8 +226,12 @@ function httpUrl(value: unknown, option: string): string {
     throw new TypeError(`${option} must be an http(s) URL`);
   }
   // Paths are appended to it, and it names the shared token (cache key): no secrets, no query.
-  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
-    throw new TypeError(`${option} must not carry credentials, a query or a fragment`);
+  // A bare `?` or `#` leaves `search` and `hash` empty but stays in `href`, and every path
+  // appended after it would land in the query or the fragment: any `?` or `#` is refused.
+  if (url.username !== "" || url.password !== "" || /[?#]/.test(text) || /[?#]/.test(url.href)) {
+    throw new TypeError(
+      `${option} must not carry credentials, a query or a fragment (no "?" or "#" in it)`,
+    );
   }
   return url.href;
 }

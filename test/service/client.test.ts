@@ -1005,6 +1005,33 @@ describe("configuration", () => {
     }
   });
 
+  // Second read S2: a bare `?` or `#` leaves `search` and `hash` empty, so the check above let it
+  // through, and every path was then appended after it: into the query or the fragment, the token
+  // request (with the password in its body) included. Any `?` or `#` is now refused.
+  it("refuses a baseUrl or authUrl ending in a bare ? or #, before anything is sent", async () => {
+    const simulator = await startSimulator();
+    for (const option of ["baseUrl", "authUrl"] as const) {
+      for (const suffix of ["?", "#", "/?", "/#", "?#"]) {
+        const label = `${option} ending in ${suffix}`;
+        let message = "";
+        try {
+          const client = clientFor(simulator, { [option]: `${simulator.url}${suffix}` });
+          // Created: a call shows where the paths go (the simulator answers 404 or 401 there).
+          await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+        } catch (error) {
+          expect(error, label).toBeInstanceOf(TypeError);
+          message = String(error);
+        }
+        expect(message, label).toContain(
+          `${option} must not carry credentials, a query or a fragment`,
+        );
+        expect(message, label).not.toContain(simulator.merchantGuid);
+        expect(message, label).not.toContain(simulator.credentials.password);
+      }
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+
   it("an option given as undefined keeps its default", async () => {
     const simulator = await startSimulator();
     simulator.fail("locationByIp", { status: 503 });
