@@ -1032,6 +1032,36 @@ describe("configuration", () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  // Second read S3 (README): a path is appended to baseUrl, the token request's to authUrl.
+  it("appends each path to baseUrl, a custom one too, and the token request's to authUrl", async () => {
+    const simulator = await startSimulator();
+    const seen: string[] = [];
+    // Two mount points in front of one simulator: what the client asked for, then the simulator's path.
+    const mounts = async (input: string, init: RequestInit) => {
+      const url = new URL(input);
+      seen.push(url.pathname);
+      const path = url.pathname
+        .replace(/^\/(svc|auth)\//, "/")
+        .replace(/^\/Rates\/Get$/, "/ShippingDetails/GetShippingDetailsExtended");
+      return fetch(`${simulator.url}${path}${url.search}`, init);
+    };
+    const client = clientFor(simulator, {
+      baseUrl: `${simulator.url}/svc`,
+      authUrl: `${simulator.url}/auth`,
+      paths: { getShippingDetailsExtended: "/Rates/Get" },
+      fetch: mounts,
+    });
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(seen).toEqual([
+      "/auth/Authentication/GetAuthenticationToken",
+      "/svc/Rates/Get",
+      "/svc/Browsing/LocationByIP",
+    ]);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(simulator.requests.map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
   it("an option given as undefined keeps its default", async () => {
     const simulator = await startSimulator();
     simulator.fail("locationByIp", { status: 503 });
