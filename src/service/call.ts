@@ -10,7 +10,13 @@ import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
-import { createServiceError, type ServiceError, type ServiceIssue } from "./errors.js";
+import {
+  createServiceError,
+  ServiceError,
+  type ServiceIssue,
+  ServiceRateLimitError,
+  ServiceValidationError,
+} from "./errors.js";
 import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
 import {
   MERCHANT_GUID_HEADER,
@@ -224,9 +230,15 @@ export async function callOperation(
     if (deadlineAt - ctx.now() <= 0) throw pastDeadline();
     // The refresh is shared, so it goes on for the others; only this call stops waiting for it.
     const token = jwt
-      ? await within((ctx.tokens as TokenProvider).get(signal), deadlineAt - ctx.now())
+      ? await within((ctx.tokens as TokenProvider).get(signal), deadlineAt - ctx.now()).catch(
+          (caught: unknown) => {
+            throw tokenFailure(ctx, name, op, caught, attempt);
+          },
+        )
       : undefined;
     if (token === DEADLINE) throw pastDeadline();
+    // Aborted while the token (cached, or just shared) was handed over: nothing is sent.
+    if (signal?.aborted) throw signal.reason;
     const remaining = deadlineAt - ctx.now();
     if (remaining <= 0) throw pastDeadline();
     let headers: Headers;
@@ -306,6 +318,37 @@ export async function callOperation(
     emit(ctx.hooks.onRetry, { ...retryEvent, delayMs, reason: "retry" });
     await sleep(delayMs, signal);
   }
+}
+
+/**
+ * The refresh is shared, and so is its failure: each call waiting on it gets an error of its own,
+ * of the same class, code, status and description, naming its own operation, counting its own
+ * attempts and the token request's, with the token request's error as `cause` (one object for
+ * every caller, never rethrown as theirs).
+ * Anything else (the caller's abort reason) is passed on as it is.
+ */
+function tokenFailure(
+  ctx: CallContext,
+  name: OperationName,
+  op: OperationDefinition,
+  caught: unknown,
+  attempts: number,
+): unknown {
+  if (!(caught instanceof ServiceError) || caught.operation !== "getAuthenticationToken") {
+    return caught;
+  }
+  return createServiceError(caught.kind, {
+    operation: name,
+    code: caught.code,
+    message: ctx.redactor.text(`${op.wireName} failed: no token — ${caught.message}`),
+    status: caught.status,
+    requestId: caught.requestId,
+    description: caught.description,
+    attempts: attempts + caught.attempts,
+    retryAfterMs: caught instanceof ServiceRateLimitError ? caught.retryAfterMs : undefined,
+    issues: caught instanceof ServiceValidationError ? caught.issues : undefined,
+    cause: caught,
+  });
 }
 
 const DEADLINE = Symbol("deadline");
@@ -424,6 +467,9 @@ async function attemptOnce(
   headers: Headers,
   limits: { signal: AbortSignal | undefined; timeoutMs: number; byDeadline: boolean },
 ): Promise<Answer | { failure: Failure }> {
+  // The last point before the send (the onRequest hook may have aborted): a listener added to a
+  // signal that has already aborted is never called, so the request would go out.
+  if (limits.signal?.aborted) throw limits.signal.reason;
   const controller = new AbortController();
   const onAbort = () => controller.abort(limits.signal?.reason);
   limits.signal?.addEventListener("abort", onAbort, { once: true });

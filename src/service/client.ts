@@ -215,9 +215,10 @@ const DEFAULT_DEADLINE_MS = 60_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 function httpUrl(value: unknown, option: string): string {
+  const text = String(value);
   let url: URL | undefined;
   try {
-    url = new URL(String(value));
+    url = new URL(text);
   } catch {
     url = undefined;
   }
@@ -225,8 +226,12 @@ function httpUrl(value: unknown, option: string): string {
     throw new TypeError(`${option} must be an http(s) URL`);
   }
   // Paths are appended to it, and it names the shared token (cache key): no secrets, no query.
-  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
-    throw new TypeError(`${option} must not carry credentials, a query or a fragment`);
+  // A bare `?` or `#` leaves `search` and `hash` empty but stays in `href`, and every path
+  // appended after it would land in the query or the fragment: any `?` or `#` is refused.
+  if (url.username !== "" || url.password !== "" || /[?#]/.test(text) || /[?#]/.test(url.href)) {
+    throw new TypeError(
+      `${option} must not carry credentials, a query or a fragment (no "?" or "#" in it)`,
+    );
   }
   return url.href;
 }
@@ -243,6 +248,40 @@ function headerValue(value: string, option: string): string {
     );
   }
   return asSent(value);
+}
+
+/**
+ * The `paths` option, checked once: each value is appended to baseUrl (authUrl for the token
+ * request), so one without its leading `/` ("Order/…", "@other.example/…") would send the GUID
+ * and the token to another host. The message names the operation, never the value.
+ */
+function checkedPaths(
+  paths: ServiceClientOptions["paths"],
+  baseUrl: string,
+  authUrl: string,
+): Readonly<Record<string, string>> {
+  const checked: Record<string, string> = {};
+  for (const [operation, path] of Object.entries(paths ?? {})) {
+    if (path === undefined) continue;
+    const definition = OPERATIONS[operation as OperationName] as
+      | (typeof OPERATIONS)[OperationName]
+      | undefined;
+    const [option, base] =
+      definition?.base === "auth" ? ["authUrl", authUrl] : ["baseUrl", baseUrl];
+    let origin: string | undefined;
+    try {
+      origin = new URL(`${base.replace(/\/+$/, "")}${path}`).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (typeof path !== "string" || !path.startsWith("/") || origin !== new URL(base).origin) {
+      throw new TypeError(
+        `paths.${operation} must be a path starting with "/" that stays on ${option}'s origin`,
+      );
+    }
+    checked[operation] = path;
+  }
+  return checked;
 }
 
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
@@ -287,6 +326,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     typeof options.tokenScheme === "string"
       ? headerValue(options.tokenScheme, "tokenScheme")
       : options.tokenScheme;
+  const paths = checkedPaths(options.paths, baseUrl, authUrl);
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({
@@ -305,7 +345,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     hooks: options.hooks ?? {},
     names,
     path: (operation) =>
-      options.paths?.[operation as ServiceOperationName] ?? OPERATIONS[operation].path,
+      Object.hasOwn(paths, operation) ? (paths[operation] as string) : OPERATIONS[operation].path,
     jwt: (operation) =>
       operation !== "getAuthenticationToken" &&
       (options.jwt?.[operation] ?? OPERATIONS[operation].jwt),

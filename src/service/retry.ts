@@ -47,11 +47,65 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  // An HTTP date names its day and month; a bare number that is not delta-seconds is nothing.
-  if (!/[a-z]/i.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  const date = httpDate(trimmed, now);
+  return date === undefined ? undefined : Math.max(0, date - now);
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const MONTH = `(${MONTHS.join("|")})`;
+const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
+/** IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = new RegExp(
+  `^(?:mon|tue|wed|thu|fri|sat|sun), (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`,
+  "i",
+);
+/** The obsolete rfc850-date: `Sunday, 06-Nov-94 08:49:37 GMT`. */
+const RFC850_DATE = new RegExp(
+  `^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday), (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`,
+  "i",
+);
+/** The obsolete asctime-date: `Sun Nov  6 08:49:37 1994` (GMT). */
+const ASCTIME_DATE = new RegExp(
+  `^(?:mon|tue|wed|thu|fri|sat|sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`,
+  "i",
+);
+
+/** An HTTP-date's fields as [day, month, year, hour, minute, second], whichever its form. */
+function dateFields(text: string, now: number): string[] | undefined {
+  const fixdate = IMF_FIXDATE.exec(text);
+  if (fixdate !== null) return fixdate.slice(1);
+  const rfc850 = RFC850_DATE.exec(text);
+  if (rfc850 !== null) {
+    // A two-digit year more than 50 years ahead is the latest past year with those digits.
+    const thisYear = new Date(now).getUTCFullYear();
+    let year = thisYear - (thisYear % 100) + Number(rfc850[3]);
+    if (year > thisYear + 50) year -= 100;
+    return [...rfc850.slice(1, 3), String(year), ...rfc850.slice(4)];
+  }
+  const asctime = ASCTIME_DATE.exec(text);
+  if (asctime === null) return undefined;
+  const [, month, day, hour, minute, second, year] = asctime;
+  return [day, month, year, hour, minute, second].map((field) => String(field).trim());
+}
+
+/**
+ * An HTTP-date (RFC 9110 5.6.7: IMF-fixdate, or one of the two obsolete forms a recipient must
+ * also accept) in epoch milliseconds; undefined for any other text. `Date.parse` is not used: it
+ * reads nearly anything ("Retry in 5" is a date in 2001), and an asctime-date as local time.
+ */
+function httpDate(text: string, now: number): number | undefined {
+  const fields = dateFields(text, now);
+  if (fields === undefined) return undefined;
+  const [day = 0, year = 0, hour = 0, minute = 0, second = 0] = [0, 2, 3, 4, 5].map((i) =>
+    Number(fields[i]),
+  );
+  const month = MONTHS.indexOf(String(fields[1]).toLowerCase());
+  // setUTCFullYear, not Date.UTC, which reads the years 0-99 as 1900-1999.
+  const midnight = new Date(0).setUTCFullYear(year, month, day);
+  // A day past the month's end (31 Apr) is not a date; a second of 60 is a leap second.
+  if (new Date(midnight).getUTCDate() !== day) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  return midnight + ((hour * 60 + minute) * 60 + second) * 1000;
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */

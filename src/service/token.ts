@@ -60,42 +60,67 @@ export interface TokenProviderOptions {
 export const DEFAULT_TOKEN_TTL_MINUTES = 15;
 export const DEFAULT_REFRESH_MARGIN_MS = 60_000;
 
-/** The `exp` claim of a JWT in milliseconds, without verifying it (the service checks it). */
-export function jwtExpiry(token: string): number | undefined {
+/** A JWT's claims, without verifying it (the service checks it); undefined for an opaque token. */
+function jwtClaims(token: string): Record<string, unknown> | undefined {
   const payload = token.split(".")[1];
   if (payload === undefined) return undefined;
   try {
     const base64 = payload.replace(/-/g, "+").replace(/_/g, "/");
     const json: unknown = JSON.parse(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)));
-    const exp = (json as { exp?: unknown } | null)?.exp;
-    return typeof exp === "number" && Number.isFinite(exp) ? exp * 1000 : undefined;
+    return typeof json === "object" && json !== null
+      ? (json as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Until when a token issued at `now` is used: the earlier of TTLInMinutes and exp, minus the margin. */
+/**
+ * A NumericDate claim (seconds since the epoch), or undefined. Below 1e11 s (year 5138): a value
+ * in milliseconds, as some issuers write `iat`, is about 1.7e12 and is not taken for seconds.
+ */
+function claimSeconds(
+  claims: Record<string, unknown> | undefined,
+  name: string,
+): number | undefined {
+  const value = claims?.[name];
+  return typeof value === "number" && value >= 0 && value < 1e11 ? value : undefined;
+}
+
+/**
+ * Until when a token received at `now` (this machine's clock) is used: its lifetime as the service
+ * states it — `TTLInMinutes`, or `exp - iat` when the JWT carries both in seconds, `exp` is later
+ * than `iat` and that is shorter — counted from `now`, minus the margin. `exp` alone is a time on
+ * the service's clock: compared with this one, a clock ahead of the service's would make every
+ * fresh token look expired. An `exp` not after `iat` (an `iat` in ms, say) is an issuer's slip,
+ * not a dead token: read as a lifetime of 0, it would cost a token request per call.
+ */
 export function usableUntil(
   issued: IssuedToken,
   now: number,
   marginMs = DEFAULT_REFRESH_MARGIN_MS,
 ): number {
   const ttl = (issued.ttlMinutes ?? DEFAULT_TOKEN_TTL_MINUTES) * 60_000;
-  const exp = jwtExpiry(issued.token);
-  const lifetime = Math.max(0, Math.min(ttl, exp === undefined ? ttl : exp - now));
+  const claims = jwtClaims(issued.token);
+  const exp = claimSeconds(claims, "exp");
+  const iat = claimSeconds(claims, "iat");
+  const span = exp !== undefined && iat !== undefined && exp > iat ? (exp - iat) * 1000 : undefined;
+  const stated = span === undefined ? ttl : Math.min(ttl, span);
+  const lifetime = Math.max(0, stated);
   return now + lifetime - Math.min(marginMs, lifetime / 2);
 }
 
 /**
  * A cache entry worth using, or undefined: what a shared cache returns is not trusted (null from
- * Redis, a serialised string, an entry without a token), and never past the JWT's own `exp`.
+ * Redis, a serialised string, an entry without a token). Its `expiresAt` was set by the instance
+ * that received the token, on its clock; the JWT's `exp` is not read against this one (see
+ * `usableUntil`): a token the service no longer takes is refused (401), dropped and replaced.
  */
 function usableEntry(entry: unknown, now: number): CachedToken | undefined {
   if (typeof entry !== "object" || entry === null) return undefined;
   const { token, expiresAt } = entry as Partial<Record<keyof CachedToken, unknown>>;
   if (typeof token !== "string" || token === "" || typeof expiresAt !== "number") return undefined;
-  const until = Math.min(expiresAt, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
-  return until > now ? { token, expiresAt: until } : undefined;
+  return expiresAt > now ? { token, expiresAt } : undefined;
 }
 
 /** Whether a cache entry (not trusted, as in usableEntry) holds `token`. */
@@ -122,7 +147,7 @@ export class TokenProvider {
   get(signal?: AbortSignal): Promise<string> {
     const current = this.#current;
     if (current !== undefined && current.expiresAt > this.#now()) {
-      return Promise.resolve(current.token);
+      return abortable(Promise.resolve(current.token), signal);
     }
     if (this.#pending === undefined) {
       const pending = this.#refresh();

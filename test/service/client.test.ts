@@ -418,6 +418,52 @@ describe("createOrderRefund (4.10)", () => {
   });
 });
 
+// Review C C4: a `paths` value was appended to baseUrl unchecked: "Order/…" without its slash
+// sent the GUID to the host `service.exampleorder`, "@attacker.example/…" to attacker.example.
+describe("paths are checked at creation", () => {
+  const refund = { OrderId: "GE-1001", RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }] };
+
+  it.each([
+    ["", "Order/CreateOrderRefund"],
+    ["", "@attacker.example/Order/CreateOrderRefund"],
+    ["", ".attacker.example/Order/CreateOrderRefund"],
+    ["", ":8443/Order/CreateOrderRefund"],
+    ["/api", "Order/CreateOrderRefund"],
+    ["", ""],
+  ])("base%j + %j is a TypeError naming the operation, never the GUID", async (prefix, path) => {
+    const simulator = await startSimulator();
+    let caught: unknown;
+    try {
+      createServiceClient({
+        baseUrl: `${simulator.url}${prefix}`,
+        merchantGuid: simulator.merchantGuid,
+        paths: { createOrderRefund: path },
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(TypeError);
+    expect(String(caught)).toContain("paths.createOrderRefund");
+    expect(String(caught)).not.toContain(simulator.merchantGuid);
+  });
+
+  it("a value that is not text is refused too; one under baseUrl's path is used", async () => {
+    const simulator = await startSimulator();
+    expect(() =>
+      createServiceClient({
+        baseUrl: simulator.url,
+        merchantGuid: simulator.merchantGuid,
+        paths: { getOrderRefunds: 42 as never },
+      }),
+    ).toThrow(/paths\.getOrderRefunds/);
+    const client = clientFor(simulator, {
+      paths: { createOrderRefund: "/Order/CreateOrderRefund" },
+    });
+    await expect(client.createOrderRefund(refund)).resolves.toMatchObject({ Success: true });
+    expect(simulator.requestsOf("createOrderRefund")).toHaveLength(1);
+  });
+});
+
 describe("a failure body inside an HTTP 200 (7.4: the statuses of these errors are not shown)", () => {
   const refusedRefund = {
     error: { code: "REFUND_NOT_ALLOWED", message: "Refund not allowed", description: "Too late" },
@@ -957,6 +1003,63 @@ describe("configuration", () => {
       expect(message).not.toContain(guid);
       expect(message).not.toContain("pass-word-42");
     }
+  });
+
+  // Second read S2: a bare `?` or `#` leaves `search` and `hash` empty, so the check above let it
+  // through, and every path was then appended after it: into the query or the fragment, the token
+  // request (with the password in its body) included. Any `?` or `#` is now refused.
+  it("refuses a baseUrl or authUrl ending in a bare ? or #, before anything is sent", async () => {
+    const simulator = await startSimulator();
+    for (const option of ["baseUrl", "authUrl"] as const) {
+      for (const suffix of ["?", "#", "/?", "/#", "?#"]) {
+        const label = `${option} ending in ${suffix}`;
+        let message = "";
+        try {
+          const client = clientFor(simulator, { [option]: `${simulator.url}${suffix}` });
+          // Created: a call shows where the paths go (the simulator answers 404 or 401 there).
+          await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+        } catch (error) {
+          expect(error, label).toBeInstanceOf(TypeError);
+          message = String(error);
+        }
+        expect(message, label).toContain(
+          `${option} must not carry credentials, a query or a fragment`,
+        );
+        expect(message, label).not.toContain(simulator.merchantGuid);
+        expect(message, label).not.toContain(simulator.credentials.password);
+      }
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+
+  // Second read S3 (README): a path is appended to baseUrl, the token request's to authUrl.
+  it("appends each path to baseUrl, a custom one too, and the token request's to authUrl", async () => {
+    const simulator = await startSimulator();
+    const seen: string[] = [];
+    // Two mount points in front of one simulator: what the client asked for, then the simulator's path.
+    const mounts = async (input: string, init: RequestInit) => {
+      const url = new URL(input);
+      seen.push(url.pathname);
+      const path = url.pathname
+        .replace(/^\/(svc|auth)\//, "/")
+        .replace(/^\/Rates\/Get$/, "/ShippingDetails/GetShippingDetailsExtended");
+      return fetch(`${simulator.url}${path}${url.search}`, init);
+    };
+    const client = clientFor(simulator, {
+      baseUrl: `${simulator.url}/svc`,
+      authUrl: `${simulator.url}/auth`,
+      paths: { getShippingDetailsExtended: "/Rates/Get" },
+      fetch: mounts,
+    });
+    await client.getShippingDetailsExtended({ amount: 1, currencyCode: "EUR" });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(seen).toEqual([
+      "/auth/Authentication/GetAuthenticationToken",
+      "/svc/Rates/Get",
+      "/svc/Browsing/LocationByIP",
+    ]);
+    expect(simulator.tokensIssued).toBe(1);
+    expect(simulator.requests.map((r) => r.status)).toEqual([200, 200, 200]);
   });
 
   it("an option given as undefined keeps its default", async () => {

@@ -202,6 +202,34 @@ describe("Retry-After", () => {
   });
 });
 
+// Review C C3: a text that is not an HTTP date was handed to Date.parse, which reads nearly
+// anything: "Retry in 5" as a date in 2001 (wait 0 ms), "a 99999" as one in the year 99999 (past
+// the deadline: a read failed at once instead of being retried).
+describe("Retry-After that is neither delta-seconds nor an HTTP date is ignored", () => {
+  it.each(["Retry in 5", "n/a 1", "soon 5", "a 99999", "Wed, 21 Oct 2026", "2026-11-26T12:00:00Z"])(
+    "%j: no retryAfterMs",
+    async (text) => {
+      const simulator = await startSimulator();
+      simulator.fail("locationByIp", { status: 429, retryAfter: text });
+      const error = await rejectionOf(
+        clientFor(simulator, { retries: false }).locationByIp({ ip: "203.0.113.7" }),
+      );
+      expect(error).toBeInstanceOf(ServiceRateLimitError);
+      expect(error).toMatchObject({ status: 429, attempts: 1, retryAfterMs: undefined });
+    },
+  );
+
+  it("a read answered 503 with one is retried after the backoff", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", { status: 503, retryAfter: "a 99999" });
+    const { hooks, events } = recorder();
+    await clientFor(simulator, { hooks }).locationByIp({ ip: "203.0.113.7" });
+    expect(simulator.count("locationByIp")).toBe(2);
+    // The backoff of FAST_RETRIES: at most 5 ms before the first retry.
+    expect(events.retries[0]?.delayMs).toBeLessThanOrEqual(5);
+  });
+});
+
 describe("never retried: 4xx and 409", () => {
   it("a 409 IDEMPOTENCY_KEY_CONFLICT (same key, other body) is one attempt", async () => {
     const simulator = await startSimulator();
@@ -535,6 +563,43 @@ describe("timeouts, the deadline and the caller's signal", () => {
   });
 });
 
+// Review C C2: an abort between the last wait and the send was not heard: with a token cached the
+// call did not wait on anything the signal could stop, and fetch was given a signal of the client's
+// own, made after the caller's had aborted. The dispatch went out and the call resolved.
+describe("an abort before the request is sent sends nothing", () => {
+  const shipment = { OrderIds: ["GE-1001", "GE-1002"] };
+
+  it("from the onRequest hook", async () => {
+    const simulator = await startSimulator();
+    const controller = new AbortController();
+    const client = clientFor(simulator, {
+      hooks: { onRequest: () => controller.abort(new Error("stop")) },
+    });
+    const call = client.dispatchConsolidatedShipment(shipment, { signal: controller.signal });
+    await expect(call).rejects.toThrow("stop");
+    expect(simulator.count("dispatchConsolidatedShipment")).toBe(0);
+  });
+
+  it.each([0, 1, 2, 3])("with a token cached, %i microtasks after the call", async (depth) => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { jwt: { dispatchConsolidatedShipment: true }, hooks });
+    await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+    const controller = new AbortController();
+    const call = client.dispatchConsolidatedShipment(shipment, { signal: controller.signal });
+    let left = depth;
+    const tick = () => (left-- <= 0 ? controller.abort(new Error("stop")) : queueMicrotask(tick));
+    tick();
+    await expect(call).rejects.toThrow("stop");
+    expect(simulator.count("dispatchConsolidatedShipment")).toBe(0);
+    // Aborted before it began, the attempt is not announced to onRequest either.
+    if (depth === 0) {
+      const announced = events.requests.map((e) => e.operation);
+      expect(announced).toEqual(["getAuthenticationToken", "getShippingDetailsExtended"]);
+    }
+  });
+});
+
 describe("backoff and Retry-After parsing", () => {
   it("draws full jitter under the capped exponential step", () => {
     const retry = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300 };
@@ -552,7 +617,15 @@ describe("backoff and Retry-After parsing", () => {
     expect(parseRetryAfter(" 0 ", now)).toBe(0);
     expect(parseRetryAfter("Wed, 21 Oct 2026 07:28:30 GMT", now)).toBe(30_000);
     expect(parseRetryAfter("Wed, 21 Oct 2026 07:27:00 GMT", now)).toBe(0);
+    // The obsolete forms a recipient must also accept (RFC 9110 5.6.7), read as GMT.
+    expect(parseRetryAfter("Wednesday, 21-Oct-26 07:28:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed Oct 21 07:28:30 2026", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed Oct  1 07:28:30 2026", now)).toBe(0);
     expect(parseRetryAfter("soon", now)).toBeUndefined();
+    for (const text of ["Retry in 5", "a 99999", "Wed, 21 Oct 2026", "Wed, 21 Oct 2026 07:28:30"]) {
+      expect(parseRetryAfter(text, now)).toBeUndefined();
+    }
+    expect(parseRetryAfter("Wed, 32 Oct 2026 07:28:30 GMT", now)).toBeUndefined();
     expect(parseRetryAfter("-5", now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });

@@ -9,7 +9,7 @@ import {
   ServiceTimeoutError,
   type TokenCache,
 } from "../../src/service/index.js";
-import { jwtExpiry, TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
+import { TOKEN_CACHE_TIMEOUT_MS, usableUntil } from "../../src/service/token.js";
 import {
   clientFor,
   expectNoSecrets,
@@ -21,9 +21,9 @@ import {
 
 const rates = { amount: 10, currencyCode: "EUR", destinationCountry: "US" } as const;
 
-function jwtWith(exp: number): string {
+function jwtWith(exp: number, iat?: number): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  return `${part({ alg: "HS256" })}.${part({ exp })}.sig`;
+  return `${part({ alg: "HS256" })}.${part({ exp, iat })}.sig`;
 }
 
 describe("token provider", () => {
@@ -94,7 +94,16 @@ describe("token provider", () => {
     const client = clientFor(simulator);
     const error = await rejectionOf(client.getShippingDetailsExtended(rates));
     expect(error).toBeInstanceOf(ServiceServerError);
-    expect(error).toMatchObject({ operation: "getAuthenticationToken", status: 503, attempts: 3 });
+    // The call's own error, counting the token request's attempts; that request's error is its cause.
+    expect(error).toMatchObject({
+      operation: "getShippingDetailsExtended",
+      status: 503,
+      attempts: 3,
+    });
+    expect((error as Error).cause).toMatchObject({
+      operation: "getAuthenticationToken",
+      attempts: 3,
+    });
     expect(simulator.count("getShippingDetailsExtended")).toBe(0);
     await client.getShippingDetailsExtended(rates);
     expect(simulator.count("getAuthenticationToken")).toBe(4);
@@ -116,6 +125,46 @@ describe("token provider", () => {
     }
   });
 
+  // Review C C6: every waiter of a failed refresh got one shared error object, naming
+  // getAuthenticationToken: what one caller wrote on it, every other one saw.
+  it("gives each call waiting on a failed refresh an error of its own, the refresh's as cause", async () => {
+    const simulator = await startSimulator();
+    const body = { title: "bad", errors: { Password: ["x"] } };
+    simulator.fail("getAuthenticationToken", { status: 400, body });
+    const client = clientFor(simulator);
+    const billing = {
+      subscriptionId: "SUB-PHYSICAL-1",
+      currencyCode: "EUR",
+      products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+    };
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 4 }, () => client.getShippingDetailsExtended(rates)),
+      client.calculateBillingSummary(billing),
+    ]);
+    const errors = settled.map((result) => (result as PromiseRejectedResult).reason as Error);
+    expect(simulator.count("getAuthenticationToken")).toBe(1);
+    expect(new Set(errors).size).toBe(5);
+    errors.forEach((error, index) => {
+      expect(error).toBeInstanceOf(ServiceAuthenticationError);
+      expect(error).toMatchObject({
+        code: "TOKEN_REFUSED",
+        status: 400,
+        attempts: 1,
+        operation: index < 4 ? "getShippingDetailsExtended" : "calculateBillingSummary",
+      });
+      expect(error.message).toContain("Password");
+      expect(error.cause).toBe(errors[0]?.cause);
+    });
+    expect(errors[0]?.cause).toMatchObject({
+      operation: "getAuthenticationToken",
+      code: "TOKEN_REFUSED",
+    });
+    expectNoSecrets(errors.flatMap(renderings), [simulator.credentials.password]);
+    // What one caller writes on its error, the others do not see.
+    (errors[0] as Error).message += " [seen by caller 1]";
+    expect(errors[1]?.message).not.toContain("caller 1");
+  });
+
   it("refreshes before the JWT's exp, so the service never sees an expired token", async () => {
     const simulator = await startSimulator({ tokenLifetimeMs: 2000 });
     const client = clientFor(simulator);
@@ -124,6 +173,56 @@ describe("token provider", () => {
     await client.getShippingDetailsExtended(rates);
     expect(simulator.tokensIssued).toBe(2);
     expect(simulator.requests.filter((r) => r.status === 401)).toEqual([]);
+  });
+
+  // Review C C1: the lifetime was `exp` read against this machine's clock. With this clock 20 min
+  // ahead of the service's, a fresh token looked expired: a token request per call, none cached.
+  it("counts a token's lifetime from when it came, whatever the service's clock says", async () => {
+    const simulator = await startSimulator();
+    simulator.advanceClock(-20 * 60_000); // the service's clock is 20 min behind this one
+    const tokenCache = memoryTokenCache();
+    const first = clientFor(simulator, { tokenCache });
+    for (let call = 0; call < 5; call++) await first.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    // Another instance takes it from the shared cache rather than asking for its own.
+    await clientFor(simulator, { tokenCache }).getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual(Array(6).fill(200));
+  });
+
+  // Second read S1: with `exp - iat` taken as the lifetime whatever its sign, a JWT whose `iat`
+  // is in ms (exp in s) or not before its `exp` got a lifetime of 0: a token request per call.
+  it("a JWT whose exp is not after its iat (iat in ms, say) lives TTLInMinutes, not 0", async () => {
+    const s = Math.floor(Date.now() / 1000);
+    const odd = {
+      "iat in ms": { iat: Date.now(), exp: s + 900 },
+      "iat = exp": { iat: s + 900, exp: s + 900 },
+      "iat after exp": { iat: s + 901, exp: s + 900 },
+    };
+    for (const [label, claims] of Object.entries(odd)) {
+      const simulator = await startSimulator();
+      // The service's token, handed to the client with these claims, and swapped back on the way out.
+      const real = new Map<string, string>();
+      const oddClaims = async (input: string, init: RequestInit) => {
+        const headers = new Headers(init.headers);
+        const sent = headers.get("authorization")?.replace(/^Bearer /, "");
+        const original = sent === undefined ? undefined : real.get(sent);
+        if (original !== undefined) headers.set("authorization", `Bearer ${original}`);
+        const response = await fetch(input, { ...init, headers });
+        if (!input.includes("GetAuthenticationToken") || !response.ok) return response;
+        const body = (await response.json()) as { Token: string };
+        const token = jwtWith(claims.exp, claims.iat);
+        real.set(token, body.Token);
+        return Response.json({ ...body, Token: token }, { status: response.status });
+      };
+      const client = clientFor(simulator, { fetch: oddClaims });
+      for (let call = 0; call < 5; call++) await client.getShippingDetailsExtended(rates);
+      expect(simulator.tokensIssued, label).toBe(1);
+      expect(real.size, label).toBe(1);
+      const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+      expect(statuses, label).toEqual(Array(5).fill(200));
+    }
   });
 
   it("shares a token between two clients through a cache, and keeps working when the cache fails", async () => {
@@ -159,6 +258,23 @@ describe("token provider", () => {
     expect(new Set(answered).size).toBe(1);
   });
 
+  // Review C C5: refused at the same moment, instances read the cache between the first one's
+  // delete and its set, and each may fetch its own token. The README says so; this is the bound.
+  it("instances refused at the same moment: at most one new token each, and every call succeeds", async () => {
+    const simulator = await startSimulator();
+    const tokenCache = memoryTokenCache();
+    const clients = Array.from({ length: 5 }, () => clientFor(simulator, { tokenCache }));
+    for (const client of clients) await client.getShippingDetailsExtended(rates);
+    simulator.revokeTokens();
+    const calls = clients.flatMap((client) => [
+      client.getShippingDetailsExtended(rates),
+      client.getShippingDetailsExtended(rates),
+    ]);
+    await expect(Promise.all(calls)).resolves.toHaveLength(10);
+    expect(simulator.tokensIssued - 1).toBeGreaterThanOrEqual(1);
+    expect(simulator.tokensIssued - 1).toBeLessThanOrEqual(clients.length);
+  });
+
   it("still forgets the refused token in a shared cache, so a new instance does not try it", async () => {
     const simulator = await startSimulator();
     const tokenCache = memoryTokenCache();
@@ -189,17 +305,14 @@ describe("token provider", () => {
     expect(statuses).toEqual([200, 401, 200]);
   });
 
-  it("treats what a cache should not hold (null, text, no token, a token past its exp) as empty", async () => {
+  it("treats what a cache should not hold (null, text, no token, no expiresAt) as empty", async () => {
     const simulator = await startSimulator();
-    const expired = jwtWith(Math.floor(Date.now() / 1000) - 60);
     const garbage: unknown[] = [
       null,
       JSON.stringify({ token: "abc", expiresAt: Date.now() + 60_000 }),
       { token: 42, expiresAt: Number.POSITIVE_INFINITY },
       { token: "", expiresAt: Date.now() + 60_000 },
       { token: "opaque", expiresAt: "tomorrow" },
-      // The entry says it is good for an hour; the JWT it holds says otherwise.
-      { token: expired, expiresAt: Date.now() + 3_600_000 },
     ];
     for (const entry of garbage) {
       const tokenCache: TokenCache = { get: () => entry as CachedToken, set: () => undefined };
@@ -209,6 +322,30 @@ describe("token provider", () => {
     // Not one request went out with the cache's junk, to be refused and replayed.
     const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
     expect(statuses).toEqual(garbage.map(() => 200));
+  });
+
+  // Review C C1: an entry was capped at the JWT's exp read on this clock, so an instance whose clock
+  // is ahead of the service's threw away every shared token. The service's 401 is what counts.
+  it("uses a cached entry until its expiresAt; one the service no longer takes is refused once and replaced", async () => {
+    const simulator = await startSimulator();
+    const stale = jwtWith(Date.now() / 1000 - 60, Date.now() / 1000 - 960);
+    let held: CachedToken | undefined = { token: stale, expiresAt: Date.now() + 3_600_000 };
+    const tokenCache: TokenCache = {
+      get: () => held,
+      set: (_key, value) => {
+        held = value;
+      },
+      delete: () => {
+        held = undefined;
+      },
+    };
+    const client = clientFor(simulator, { tokenCache });
+    await client.getShippingDetailsExtended(rates);
+    await client.getShippingDetailsExtended(rates);
+    expect(simulator.tokensIssued).toBe(1);
+    const statuses = simulator.requestsOf("getShippingDetailsExtended").map((r) => r.status);
+    expect(statuses).toEqual([401, 200, 200]);
+    expect(held?.token).not.toBe(stale);
   });
 
   it("does not wait on a cache that never answers (the shared refresh would hold up every call)", async () => {
@@ -256,30 +393,39 @@ describe("token provider", () => {
 
 describe("token expiry", () => {
   const now = 1_000_000_000_000;
+  const at = (ms: number) => ms / 1000;
 
-  it("reads exp from the JWT, and nothing from an opaque token", () => {
-    expect(jwtExpiry(jwtWith(2_000_000_000))).toBe(2_000_000_000_000);
-    expect(jwtExpiry("opaque-token")).toBeUndefined();
-    expect(jwtExpiry("a.%%%.c")).toBeUndefined();
-  });
-
-  it("uses the earlier of TTLInMinutes and exp, minus the margin", () => {
-    const inTenMinutes = jwtWith((now + 600_000) / 1000);
-    expect(usableUntil({ token: inTenMinutes, ttlMinutes: 15 }, now, 60_000)).toBe(now + 540_000);
-    expect(usableUntil({ token: inTenMinutes, ttlMinutes: 5 }, now, 60_000)).toBe(now + 240_000);
-    // No exp: TTLInMinutes, 15 by default.
+  it("uses the lifetime the service states, TTLInMinutes or exp - iat, counted from receipt, minus the margin", () => {
+    // Issued 10 minutes ago on the service's clock, good for 10 minutes: what counts is the 10.
+    const tenMinutes = jwtWith(at(now - 600_000 + 600_000), at(now - 600_000));
+    expect(usableUntil({ token: tenMinutes, ttlMinutes: 15 }, now, 60_000)).toBe(now + 540_000);
+    expect(usableUntil({ token: tenMinutes, ttlMinutes: 5 }, now, 60_000)).toBe(now + 240_000);
+    // No iat: exp is a time on the service's clock, not a lifetime; TTLInMinutes, 15 by default.
+    const expOnly = jwtWith(at(now - 60_000));
+    expect(usableUntil({ token: expOnly, ttlMinutes: 15 }, now, 60_000)).toBe(now + 840_000);
     expect(usableUntil({ token: "opaque", ttlMinutes: undefined }, now, 60_000)).toBe(
       now + 840_000,
     );
+    expect(usableUntil({ token: "a.%%%.c", ttlMinutes: 1 }, now, 60_000)).toBe(now + 30_000);
   });
 
-  it("keeps at most half a short lifetime as margin, and never uses a token past its exp", () => {
-    expect(usableUntil({ token: jwtWith((now + 4000) / 1000), ttlMinutes: 15 }, now, 60_000)).toBe(
-      now + 2000,
-    );
-    expect(usableUntil({ token: jwtWith((now - 1000) / 1000), ttlMinutes: 15 }, now, 60_000)).toBe(
-      now,
-    );
+  it("keeps at most half a short lifetime as margin", () => {
+    const fourSeconds = jwtWith(at(now + 4000), at(now));
+    expect(usableUntil({ token: fourSeconds, ttlMinutes: 15 }, now, 60_000)).toBe(now + 2000);
+  });
+
+  it("reads exp - iat only when it is positive and both are in seconds, else TTLInMinutes", () => {
+    const ttl = now + 840_000;
+    const claims = {
+      "exp before iat": jwtWith(at(now - 1000), at(now)),
+      "exp = iat": jwtWith(at(now), at(now)),
+      "iat in ms": jwtWith(at(now + 600_000), now),
+      "exp in ms": jwtWith(now + 600_000, at(now)),
+      "both in ms": jwtWith(now + 600_000, now),
+    };
+    for (const [label, token] of Object.entries(claims)) {
+      expect(usableUntil({ token, ttlMinutes: 15 }, now, 60_000), label).toBe(ttl);
+    }
   });
 });
 
