@@ -199,7 +199,16 @@ export async function simulateCommand(
   return code;
 }
 
-/** `keys`: writes the pair, prints the paths. */
+/** `text` as one word of a POSIX shell line: as is when nothing in it is special, else in '…'. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * `keys`: writes the pair, prints the paths and the whole `simulate` line to run next, with the
+ * README's URL and `--guid`: every server the README shows refuses a call without its merchant
+ * GUID (401), so a line without it fails.
+ */
 export async function keysCommand(
   command: ParsedCommand,
   io: CliIo,
@@ -210,8 +219,9 @@ export async function keysCommand(
   io.stdout.write(
     `${colors.green("Wrote")} ${written.publicKeyPath}\n` +
       `${colors.green("Wrote")} ${written.privateKeyPath} (mode 0600)\n\n` +
-      "Configure the public key as the service's test key (createAuth: jwt.keys.test), then:\n" +
-      `  ${PROGRAM} simulate all --url <base> --private-key ${written.privateKeyPath}\n`,
+      "Configure the public key as the service's test key (createAuth: jwt.keys.test), start your\n" +
+      "endpoint, then run (--url where it answers, MERCHANT_GUID the merchant GUID it checks):\n" +
+      `  npx ${PROGRAM} simulate all --url http://127.0.0.1:3000/crossborder --private-key ${shellWord(written.privateKeyPath)} --guid "$MERCHANT_GUID"\n`,
   );
   return 0;
 }

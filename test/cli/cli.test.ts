@@ -1205,6 +1205,44 @@ describe("keys", () => {
     expect((await stat(privatePath)).mode & 0o777).toBe(0o600);
   });
 
+  // Every server the README shows refuses a call without its merchant GUID (401), so the next
+  // step `keys` prints must name --guid: run as printed (the README's URL and the GUID filled in,
+  // as a shell would), against an endpoint that checks both, it passes.
+  it("prints the whole simulate line to run next: as printed, all 14 pass", async () => {
+    const out = join(dir, "keys-next");
+    const cap = captureIo();
+    expect(await runCli(["keys", "--out", out], cap.io)).toBe(0);
+    const line = /^ {2}npx crossborder-callbacks (simulate all .*)$/m.exec(cap.stdout)?.[1] ?? "";
+    expect(line).toBe(
+      `simulate all --url http://127.0.0.1:3000/crossborder --private-key ${join(out, "service-test-private.pem")} --guid "$MERCHANT_GUID"`,
+    );
+    expect(cap.stdout).toMatch(/MERCHANT_GUID/);
+    const merchant = await startMerchant(
+      await readFile(join(out, "service-test-public.pem"), "utf8"),
+    );
+    try {
+      const args = line
+        .replace("http://127.0.0.1:3000/crossborder", merchant.base)
+        .replace('"$MERCHANT_GUID"', MERCHANT_GUID)
+        .split(" ");
+      const run = captureIo();
+      expect(await runCli(args, run.io)).toBe(0);
+      expect(run.stdout).toContain("14 of 14 passed.");
+      expect(run.stderr).toBe("");
+    } finally {
+      await merchant.close();
+    }
+  });
+
+  it("quotes a key path a shell would split", async () => {
+    const out = join(dir, "my keys");
+    const cap = captureIo();
+    expect(await runCli(["keys", "--out", out], cap.io)).toBe(0);
+    expect(cap.stdout).toContain(
+      ` --private-key '${join(out, "service-test-private.pem")}' --guid "$MERCHANT_GUID"\n`,
+    );
+  });
+
   it("a directory that cannot be made is a usage error (exit 2, one line), not a stack trace", async () => {
     const file = join(dir, "a-file");
     await writeFile(file, "x");
