@@ -134,7 +134,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       },
     },
     examples: [
-      `${PROGRAM} simulate all --url http://127.0.0.1:3000/crossborder --private-key keys/service-test-private.pem --guid "$MERCHANT_GUID"`,
+      `${PROGRAM} simulate all --url http://127.0.0.1:3000/crossborder --private-key keys/service-test-private.pem --guid "\${MERCHANT_GUID:?set MERCHANT_GUID to the GUID your endpoint checks}"`,
       `${PROGRAM} simulate SendOrderToMerchant --url … --private-key … --set OrderId=GE-42 --show-body`,
       `${PROGRAM} simulate all --url … --private-key stranger.pem --expect 401   # a forged call is refused`,
       `${PROGRAM} simulate GetCheckoutCartInfo --url … --private-key … --cart-token nope --expect refusal`,

@@ -102,6 +102,20 @@ export async function loadPrivateKey(file: string): Promise<CryptoKey> {
   }
 }
 
+/**
+ * `--guid` as typed; absent, undefined (the samples' GUID). Empty or blank is a usage error: no
+ * merchant GUID is (createAuth refuses one), and it is what `--guid "$MERCHANT_GUID"` gives in a
+ * terminal where the variable is unset, which would send every call to a 401.
+ */
+function guidOf(value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === "") {
+    throw new UsageError(
+      '--guid is empty: give the merchant GUID your endpoint checks (an unset variable, e.g. "$MERCHANT_GUID" in a terminal where it is not exported?), or leave --guid out to send the samples\' GUID',
+    );
+  }
+  return value;
+}
+
 /** The payload of each callback: its sample, or `--payload`, then every `--set`. */
 async function payloadsOf(
   callbacks: readonly CallbackName[],
@@ -146,6 +160,7 @@ export async function simulateCommand(
   const json = values.json === true;
   const showBody = values["show-body"] === true;
   const payloads = await payloadsOf(callbacks, text("payload"), command.list("set"));
+  const merchantGuid = guidOf(text("guid"));
   const keyFile = text("private-key");
   const privateKey = keyFile === undefined ? undefined : await loadPrivateKey(keyFile);
 
@@ -169,7 +184,7 @@ export async function simulateCommand(
     url,
     callbacks,
     privateKey,
-    merchantGuid: text("guid"),
+    merchantGuid,
     cartToken: text("cart-token"),
     authToken: text("auth-token"),
     sessionId: text("session-id"),
@@ -199,7 +214,30 @@ export async function simulateCommand(
   return code;
 }
 
-/** `keys`: writes the pair, prints the paths. */
+/**
+ * `text` as one word of a command line for the platform's usual shell. Elsewhere than Windows, a
+ * POSIX shell's: as is when nothing in it is special, else in '…'. On Windows, cmd.exe's (also
+ * read right by PowerShell): as is when nothing in it is special, else in "…" — cmd.exe passes
+ * single quotes on as part of the word. A Windows path holds no `"`; a `%NAME%` in it would still
+ * expand in cmd.exe, which no quoting there prevents.
+ */
+export function shellWord(text: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === "win32") return /^[\w@+:./\\~-]+$/.test(text) ? text : `"${text}"`;
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The `--guid` word of the line `keys` prints. README step 4 sets MERCHANT_GUID only for the
+ * server's command and step 5 runs the simulator in a second terminal, where it is unset: the
+ * shell (POSIX sh, bash, zsh) then stops with this message instead of sending an empty GUID.
+ */
+const GUID_WORD = `"\${MERCHANT_GUID:?set MERCHANT_GUID to the GUID your endpoint checks}"`;
+
+/**
+ * `keys`: writes the pair, prints the paths and the whole `simulate` line to run next, with the
+ * README's URL and `--guid`: every server the README shows refuses a call without its merchant
+ * GUID (401), so a line without it fails.
+ */
 export async function keysCommand(
   command: ParsedCommand,
   io: CliIo,
@@ -210,8 +248,9 @@ export async function keysCommand(
   io.stdout.write(
     `${colors.green("Wrote")} ${written.publicKeyPath}\n` +
       `${colors.green("Wrote")} ${written.privateKeyPath} (mode 0600)\n\n` +
-      "Configure the public key as the service's test key (createAuth: jwt.keys.test), then:\n" +
-      `  ${PROGRAM} simulate all --url <base> --private-key ${written.privateKeyPath}\n`,
+      "Configure the public key as the service's test key (createAuth: jwt.keys.test), start your\n" +
+      "endpoint, then run (--url where it answers, MERCHANT_GUID the merchant GUID it checks):\n" +
+      `  npx ${PROGRAM} simulate all --url http://127.0.0.1:3000/crossborder --private-key ${shellWord(written.privateKeyPath)} --guid ${GUID_WORD}\n`,
   );
   return 0;
 }

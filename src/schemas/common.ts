@@ -1,4 +1,3 @@
-import type { OmitIndexSignature } from "type-fest";
 import { z } from "zod";
 
 // Shared leaf schemas: built once and reused by every resource (zod schemas are immutable).
@@ -60,6 +59,18 @@ export interface ProductAttribute {
   AttributeKey?: string | null | undefined;
   AttributeValue?: string | null | undefined;
 }
+
+/**
+ * `T` without its index signatures (`[field: string]: unknown`), its declared fields kept:
+ * type-fest's `OmitIndexSignature`, written here because the declarations the package ships must
+ * not import type-fest. It is ESM-only, so a CommonJS project type-checking them under node16
+ * (`skipLibCheck: false`) gets TS1479, and tsup's declaration bundle drops the `resolution-mode`
+ * attribute that would allow it. test/schemas/interfaces.test.ts checks it equals type-fest's.
+ */
+export type OmitIndexSignature<T> = {
+  // biome-ignore lint/complexity/noBannedTypes: `{}` is the test: it is assignable to a Record of an index signature's key only
+  [K in keyof T as {} extends Record<K, unknown> ? never : K]: T[K];
+};
 
 /**
  * A loose object type without its index signatures, all the way down: what the library lets

@@ -20,7 +20,7 @@ import {
   startRawMerchant,
   WRONG_ANSWERS,
 } from "../testing/helpers.js";
-import { type Run, runCommand } from "./io.js";
+import { type Run, runCommand, runWithClosedOutput } from "./io.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(root, "dist", "cli.js");
@@ -145,5 +145,49 @@ describe("node dist/cli.js", () => {
     const usage = await run(process.execPath, [bin, "simulate", "all"]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("--url is required");
+  });
+
+  // `simulate all … | head -1`: the reader closes the pipe after the first line, and each later
+  // line is an EPIPE. The CLI drops what it can no longer write, without a stack trace, and exits
+  // with the status of the run (0 all passed, 1 a failure, 2 a usage error).
+  it("simulate into a reader that closes after the first line (| head -1): no stack trace, exit 0", async () => {
+    const passing = await runWithClosedOutput(
+      process.execPath,
+      [bin, "simulate", "all", ...signedAt(good.base)],
+      "stdout",
+      "first chunk",
+      root,
+    );
+    expect(passing.stdout).toMatch(/^Simulating 14 callbacks against /);
+    expect(passing.stderr).toBe("");
+    expect(passing.code).toBe(0);
+  });
+
+  // The same with the pipe closed before the first write, so that every write is an EPIPE
+  // whatever the machine's speed.
+  it("simulate into a reader already gone: a failing run still exits 1, no stack trace", async () => {
+    const failing = await runWithClosedOutput(
+      process.execPath,
+      [bin, "simulate", "all", "--url", bad.base, "--slow-ms", "300"],
+      "stdout",
+      "start",
+      root,
+    );
+    expect(failing.stdout).toBe("");
+    expect(failing.stderr).toContain("No --private-key");
+    expect(failing.stderr).not.toMatch(/EPIPE|Error|\n +at /);
+    expect(failing.code).toBe(1);
+  });
+
+  it("a closed stderr: the usage error is lost, its exit code 2 is not", async () => {
+    const usage = await runWithClosedOutput(
+      process.execPath,
+      [bin, "simulate", "all"],
+      "stderr",
+      "start",
+      root,
+    );
+    expect(usage.stdout).toBe("");
+    expect(usage.code).toBe(2);
   });
 });

@@ -6,7 +6,7 @@ import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
 import { parseCommand } from "../../src/cli/args.js";
 import { UsageError } from "../../src/cli/errors.js";
-import { baseUrl, positiveInteger, runCli } from "../../src/cli/main.js";
+import { baseUrl, positiveInteger, runCli, shellWord } from "../../src/cli/main.js";
 import {
   ALL_CALLBACKS,
   applySet,
@@ -22,7 +22,12 @@ import {
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
 } from "../../src/index.js";
-import { createTestKeys, signServiceToken, type TestKeys } from "../../src/testing/index.js";
+import {
+  createTestKeys,
+  SAMPLE_MERCHANT_GUID,
+  signServiceToken,
+  type TestKeys,
+} from "../../src/testing/index.js";
 import {
   cartFixture,
   closedPort,
@@ -34,7 +39,7 @@ import {
   startRawMerchant,
   WRONG_ANSWERS,
 } from "../testing/helpers.js";
-import { captureIo } from "./io.js";
+import { captureIo, runCommand } from "./io.js";
 
 let dir: string;
 let keys: TestKeys;
@@ -943,6 +948,33 @@ describe("simulate", () => {
     expect(seen[0]?.url).toBe("/crossborder/SendRMAInfoToMerchant");
   });
 
+  // Second read S1: `--guid "$MERCHANT_GUID"` in a terminal where the variable is unset sent 14
+  // calls with an empty MerchantGUID, all refused with 401. No merchant GUID is empty (createAuth
+  // refuses a blank one), so an empty or blank --guid is a usage error and nothing is sent; an
+  // absent --guid still sends the sample GUID.
+  it("an empty or blank --guid is a usage error (exit 2), nothing sent; absent, the sample's", async () => {
+    for (const args of [["--guid", ""], ["--guid="], ["--guid", "   "], ["--guid", "\t"]]) {
+      const cap = captureIo();
+      const before = bad.seen.length;
+      const code = await runCli(
+        ["simulate", "UpdateOrderStatus", "--url", bad.base, "--private-key", keyFile, ...args],
+        cap.io,
+      );
+      expect(code, JSON.stringify(args)).toBe(2);
+      expect(cap.stderr).toMatch(/--guid is empty/);
+      expect(cap.stderr).toMatch(/MERCHANT_GUID/);
+      expect(cap.stdout).toBe("");
+      expect(bad.seen.length).toBe(before);
+    }
+    await runCli(
+      ["simulate", "UpdateOrderStatus", "--url", bad.base, "--private-key", keyFile],
+      captureIo().io,
+    );
+    expect(JSON.parse(bad.seen.at(-1)?.body ?? "")).toMatchObject({
+      MerchantGUID: SAMPLE_MERCHANT_GUID,
+    });
+  });
+
   it("signs with --issuer and --audience, writes --guid, --cart-token and the session as typed", async () => {
     const cap = captureIo();
     const before = bad.seen.length;
@@ -1203,6 +1235,85 @@ describe("keys", () => {
     expect(await runCli(["keys", "--out", out, "--force"], forced.io)).toBe(0);
     expect(await readFile(privatePath, "utf8")).not.toBe(privatePem);
     expect((await stat(privatePath)).mode & 0o777).toBe(0o600);
+  });
+
+  // Every server the README shows refuses a call without its merchant GUID (401), so the next
+  // step `keys` prints must name --guid. README step 4 sets MERCHANT_GUID only for the server's
+  // command, and step 5 runs the simulator in a second terminal (second read S1): there the
+  // variable is unset, and the printed line must stop with a message, not send 14 calls with an
+  // empty GUID. A real shell expands the printed line (printf in place of npx): unset, it stops;
+  // set, its words run as printed (the README's URL swapped for the test merchant's) and all pass.
+  it.skipIf(process.platform === "win32")(
+    "prints the whole simulate line to run next: unset MERCHANT_GUID stops it, set it passes",
+    async () => {
+      const out = join(dir, "keys-next");
+      const cap = captureIo();
+      expect(await runCli(["keys", "--out", out], cap.io)).toBe(0);
+      const line = /^ {2}npx crossborder-callbacks (simulate all .*)$/m.exec(cap.stdout)?.[1] ?? "";
+      expect(line).toBe(
+        `simulate all --url http://127.0.0.1:3000/crossborder --private-key ${shellWord(join(out, "service-test-private.pem"))} --guid "\${MERCHANT_GUID:?set MERCHANT_GUID to the GUID your endpoint checks}"`,
+      );
+      expect(cap.stdout).toMatch(/MERCHANT_GUID/);
+      const words = `printf '%s\\n' ${line}`;
+      for (const shell of ["sh", "bash"]) {
+        const unset = await runCommand(shell, ["-c", words], { MERCHANT_GUID: undefined }, dir);
+        expect(unset.code, shell).not.toBe(0);
+        expect(unset.stdout, shell).toBe("");
+        expect(unset.stderr, shell).toContain(
+          "MERCHANT_GUID: set MERCHANT_GUID to the GUID your endpoint checks",
+        );
+        const empty = await runCommand(shell, ["-c", words], { MERCHANT_GUID: "" }, dir);
+        expect(empty.code, shell).not.toBe(0);
+        expect(empty.stdout, shell).toBe("");
+      }
+      const set = await runCommand("sh", ["-c", words], { MERCHANT_GUID }, dir);
+      expect(set.code).toBe(0);
+      const args = set.stdout.replace(/\n$/, "").split("\n");
+      expect(args.slice(-2)).toEqual(["--guid", MERCHANT_GUID]);
+      expect(args[args.indexOf("--private-key") + 1]).toBe(join(out, "service-test-private.pem"));
+      const merchant = await startMerchant(
+        await readFile(join(out, "service-test-public.pem"), "utf8"),
+      );
+      try {
+        const run = captureIo();
+        const url = args.indexOf("--url") + 1;
+        args[url] = merchant.base;
+        expect(await runCli(args, run.io)).toBe(0);
+        expect(run.stdout).toContain("14 of 14 passed.");
+        expect(run.stderr).toBe("");
+      } finally {
+        await merchant.close();
+      }
+    },
+  );
+
+  it("quotes a key path a shell would split, by the rule of the platform's shell", async () => {
+    const out = join(dir, "my keys");
+    const cap = captureIo();
+    expect(await runCli(["keys", "--out", out], cap.io)).toBe(0);
+    const key = join(out, "service-test-private.pem");
+    expect(cap.stdout).toContain(` --private-key ${shellWord(key)} --guid "\${MERCHANT_GUID:?`);
+    expect(shellWord(key)).not.toBe(key);
+  });
+
+  // Second read S2: on Windows the path was put in POSIX single quotes, which cmd.exe passes on
+  // as part of the file name. There a path is quoted only when needed, and with double quotes.
+  it("shellWord: POSIX single quotes elsewhere, double quotes only when needed on Windows", () => {
+    for (const platform of ["linux", "darwin"] as const) {
+      expect(shellWord("/home/me/keys/k.pem", platform)).toBe("/home/me/keys/k.pem");
+      expect(shellWord("/home/me/my keys/k.pem", platform)).toBe("'/home/me/my keys/k.pem'");
+      expect(shellWord("/tmp/it's/$HOME", platform)).toBe("'/tmp/it'\\''s/$HOME'");
+      expect(shellWord("C:\\keys\\k.pem", platform)).toBe("'C:\\keys\\k.pem'");
+    }
+    expect(shellWord("C:\\Users\\me\\keys\\service-test-private.pem", "win32")).toBe(
+      "C:\\Users\\me\\keys\\service-test-private.pem",
+    );
+    expect(shellWord("C:\\Users\\Jane Doe\\keys\\k.pem", "win32")).toBe(
+      '"C:\\Users\\Jane Doe\\keys\\k.pem"',
+    );
+    expect(shellWord("D:\\R&D\\keys\\k.pem", "win32")).toBe('"D:\\R&D\\keys\\k.pem"');
+    expect(shellWord("C:\\it's\\k.pem", "win32")).toBe('"C:\\it\'s\\k.pem"');
+    expect(shellWord("\\\\server\\share\\k.pem", "win32")).toBe("\\\\server\\share\\k.pem");
   });
 
   it("a directory that cannot be made is a usage error (exit 2, one line), not a stack trace", async () => {

@@ -50,3 +50,37 @@ export function runCommand(
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/**
+ * Runs a command whose reader goes away early, as `… | head -1` does: its `closed` stream is
+ * closed after the first chunk arrives (`"first chunk"`), or before it writes anything (`"start"`,
+ * for an EPIPE on its very first write). Returns what was read of the other stream whole, and of
+ * the closed one before it closed.
+ */
+export function runWithClosedOutput(
+  command: string,
+  args: readonly string[],
+  closed: "stdout" | "stderr",
+  when: "start" | "first chunk",
+  cwd: string,
+): Promise<Run> {
+  const base = { ...process.env };
+  for (const name of ["NO_COLOR", "FORCE_COLOR", "CI"]) delete base[name];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: base, stdio: ["ignore", "pipe", "pipe"] });
+    const read = { stdout: "", stderr: "" };
+    for (const name of ["stdout", "stderr"] as const) {
+      const stream = child[name];
+      if (name === closed && when === "start") {
+        stream.destroy();
+        continue;
+      }
+      stream.on("data", (chunk: Buffer) => {
+        read[name] += chunk;
+        if (name === closed) stream.destroy();
+      });
+    }
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, ...read }));
+  });
+}

@@ -1,5 +1,7 @@
-// The README's service example, run exactly as a merchant copies it: extracted into a file, run
-// with tsx, importing the package by its name (dist/), against the simulator it starts itself.
+// The README's service example, run exactly as a merchant copies it: extracted into the file its
+// first line names, in a project of the README's step 1 (`npm init -y`: CommonJS, no "type":
+// "module"), run with the command that line gives, importing the package by its name (dist/),
+// against the simulator it starts itself.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,11 +24,17 @@ describe("README: Calling the service", () => {
   it("runs as copied and prints what the README says", async () => {
     assertBuilt();
     expect(block, "the example between its markers").not.toBeNull();
+    const source = block?.[1] ?? "";
+    const run = /^\/\/ (\S+) — run with: npx tsx (\S+) /.exec(source);
+    expect(run, "the example's first line names its file and how to run it").not.toBeNull();
+    const [, file = "", argument = ""] = run ?? [];
+    expect(argument).toBe(file);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "billing.ts"), block?.[1] ?? "");
+    writeFileSync(join(dir, "package.json"), '{ "name": "billing", "version": "1.0.0" }\n');
+    writeFileSync(join(dir, file), source);
     const { code, output } = await new Promise<{ code: number | null; output: string }>(
       (resolve, reject) => {
-        const child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["billing.ts"], {
+        const child = spawn(join(ROOT, "node_modules/.bin/tsx"), [file], {
           cwd: dir,
           env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS },
           stdio: ["ignore", "pipe", "pipe"],

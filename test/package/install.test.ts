@@ -2,14 +2,15 @@
  * The packed tarball installed into new projects outside this repository, one CommonJS (what
  * `npm init -y` writes) and one ES module: every subpath (root, express, koa, fetch, node,
  * service, testing, redis, postgres) loads there by `import` and by `require`, and answers
- * (test/package/smoke.mjs and smoke.cjs), and the bin runs.
+ * (test/package/smoke.mjs and smoke.cjs), the bin runs, and its declarations type-check there
+ * with `skipLibCheck: false` under node16 and nodenext (the compiler of this repository).
  */
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../adapters/support/runtime.js";
 import { assertBuilt } from "../examples/support/flow.js";
-import { mustRun, packedTarball, scratchDir, userEnv } from "../support/packed.js";
+import { mustRun, packedTarball, scratchDir, shell, userEnv } from "../support/packed.js";
 
 const SUBPATHS = [
   "",
@@ -83,6 +84,51 @@ for (const type of ["commonjs", "module"] as const) {
         "smoke: CJS entry points require",
       );
     }, 60_000);
+
+    // A declaration the package ships that imports an ES-module-only package (type-fest) is
+    // TS1479 in a CommonJS project under node16 (and nodenext before TypeScript 5.8), even though
+    // the types themselves resolve; only `skipLibCheck: false` shows it.
+    it.each(["node16", "nodenext"])(
+      "its types compile with skipLibCheck false under module %s",
+      async (module) => {
+        writeFileSync(
+          join(scratch.dir, "types.ts"),
+          [
+            'import * as root from "crossborder-callbacks";',
+            'import * as fetch from "crossborder-callbacks/fetch";',
+            'import type { ServiceClient } from "crossborder-callbacks/service";',
+            'import * as testing from "crossborder-callbacks/testing";',
+            "export const loaded = [root.createAuth, fetch.toFetch, testing.createServiceSimulator];",
+            'export const right: Parameters<ServiceClient["voidParcel"]>[0] = {',
+            '  OrderId: "GE-1001",',
+            '  ParcelCode: "P-1001-2",',
+            "};",
+            'export const wrong: Parameters<ServiceClient["voidParcel"]>[0] = {',
+            "  // @ts-expect-error a misspelt field is still an error: the types are not any",
+            '  OrderID: "GE-1001",',
+            '  ParcelCode: "P-1001-2",',
+            "};",
+            "",
+          ].join("\n"),
+        );
+        const compilerOptions = {
+          module,
+          moduleResolution: module,
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: [],
+        };
+        writeFileSync(
+          join(scratch.dir, "tsconfig.json"),
+          JSON.stringify({ compilerOptions, files: ["types.ts"] }),
+        );
+        const tsc = await shell(`${join(ROOT, "node_modules/.bin/tsc")} -p .`, scratch.dir, env);
+        expect(tsc.stdout + tsc.stderr).toBe("");
+        expect(tsc.code).toBe(0);
+      },
+      60_000,
+    );
 
     it("runs the bin", async () => {
       const help = await mustRun("npx crossborder-callbacks --help", scratch.dir, env);

@@ -2,13 +2,15 @@
 // and a misspelt field is an error); the zod schemas are what runs. Each interface must equal its
 // schema's type without the index signatures of the loose objects, at every depth: a field added
 // to one and not the other fails to compile here (tsc checks this file in `npm test`).
+
+import type { OmitIndexSignature as TypeFestOmitIndexSignature } from "type-fest";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
 import type {
   GetCheckoutCartInfoRequest,
   getCheckoutCartInfoRequestSchema,
 } from "../../src/callbacks/get-checkout-cart-info.js";
-import type { DocumentedFields } from "../../src/schemas/common.js";
+import type { DocumentedFields, OmitIndexSignature } from "../../src/schemas/common.js";
 import {
   type AdditionalRequiredDocument,
   type Address,
@@ -223,6 +225,38 @@ describe("every payload interface equals its schema (without index signatures)",
     expectTypeOf<Dropped>().toEqualTypeOf<Schema>();
     // @ts-expect-error an interface typing a field otherwise (no null)
     expectTypeOf<Narrower>().toEqualTypeOf<Schema>();
+    expect(Object.keys(originalOrderSchema.shape)).toStrictEqual(["OrderId"]);
+  });
+});
+
+// The library's own OmitIndexSignature (the shipped declarations import no ESM-only package) is
+// type-fest's: the same type for every kind of index signature, optional and readonly fields, and
+// the loose objects of the schemas.
+describe("OmitIndexSignature", () => {
+  it("equals type-fest's", () => {
+    interface Example {
+      [x: string]: unknown;
+      [x: number]: unknown;
+      [x: symbol]: unknown;
+      [x: `head-${string}`]: string;
+      [x: `embedded-${number}`]: string;
+      foo: "bar";
+      qux?: "baz";
+      readonly kept: number | null;
+    }
+    expectTypeOf<OmitIndexSignature<Example>>().toEqualTypeOf<
+      TypeFestOmitIndexSignature<Example>
+    >();
+    expectTypeOf<OmitIndexSignature<Example>>().toEqualTypeOf<{
+      foo: "bar";
+      qux?: "baz";
+      readonly kept: number | null;
+    }>();
+    expectTypeOf<keyof OmitIndexSignature<Record<string, unknown>>>().toEqualTypeOf<never>();
+    type Loose = z.output<typeof originalOrderSchema>;
+    expectTypeOf<OmitIndexSignature<Loose>>().toEqualTypeOf<TypeFestOmitIndexSignature<Loose>>();
+    // @ts-expect-error a type that kept the index signature would differ
+    expectTypeOf<Example>().toEqualTypeOf<TypeFestOmitIndexSignature<Example>>();
     expect(Object.keys(originalOrderSchema.shape)).toStrictEqual(["OrderId"]);
   });
 });
