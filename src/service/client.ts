@@ -253,7 +253,8 @@ function headerValue(value: string, option: string): string {
 /**
  * The `paths` option, checked once: each value is appended to baseUrl (authUrl for the token
  * request), so one without its leading `/` ("Order/…", "@other.example/…") would send the GUID
- * and the token to another host. The message names the operation, never the value.
+ * and the token to another host, and one with a `?` or `#` to another path. The message names
+ * the operation, never the value.
  */
 function checkedPaths(
   paths: ServiceClientOptions["paths"],
@@ -274,9 +275,15 @@ function checkedPaths(
     } catch {
       origin = undefined;
     }
-    if (typeof path !== "string" || !path.startsWith("/") || origin !== new URL(base).origin) {
+    // A "?" or "#" would move the rest of the path into a second query or the fragment.
+    if (
+      typeof path !== "string" ||
+      !path.startsWith("/") ||
+      /[?#]/.test(path) ||
+      origin !== new URL(base).origin
+    ) {
       throw new TypeError(
-        `paths.${operation} must be a path starting with "/" that stays on ${option}'s origin`,
+        `paths.${operation} must be a path starting with "/", without "?" or "#", that stays on ${option}'s origin`,
       );
     }
     checked[operation] = path;

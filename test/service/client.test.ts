@@ -419,7 +419,8 @@ describe("createOrderRefund (4.10)", () => {
 });
 
 // Review C C4: a `paths` value was appended to baseUrl unchecked: "Order/…" without its slash
-// sent the GUID to the host `service.exampleorder`, "@attacker.example/…" to attacker.example.
+// sent the GUID to the host `service.exampleorder`, "@attacker.example/…" to attacker.example;
+// a "#" in one sent the call, GUID included, to another path of the service.
 describe("paths are checked at creation", () => {
   const refund = { OrderId: "GE-1001", RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }] };
 
@@ -430,6 +431,10 @@ describe("paths are checked at creation", () => {
     ["", ":8443/Order/CreateOrderRefund"],
     ["/api", "Order/CreateOrderRefund"],
     ["", ""],
+    // A "#" or "?" in a path moves the rest into the fragment or a second query (final read F1).
+    ["", "/Order#/CreateOrderRefund"],
+    ["", "/Order/CreateOrderRefund?x=1"],
+    ["/api", "/Order/CreateOrderRefund#"],
   ])("base%j + %j is a TypeError naming the operation, never the GUID", async (prefix, path) => {
     const simulator = await startSimulator();
     let caught: unknown;
