@@ -33,9 +33,10 @@ export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 /** The Redis store, with the check of its server's setup. */
 export interface RedisIdempotencyStore extends IdempotencyStore {
   /**
-   * Reads the server's `maxmemory-policy` (`INFO memory`), once per store: a problem to fix as a
-   * sentence when the policy lets Redis evict this store's keys (anything but `noeviction`),
-   * undefined when it does not. Rejects when the server refuses `INFO` (some managed Redis do).
+   * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
+   * (`INFO persistence`), once per store: the problems to fix as a sentence when the policy lets
+   * Redis evict this store's keys (anything but `noeviction`) or when a restart would empty the
+   * leases of running functions (`appendonly no`), undefined when neither. Rejects when the server refuses `INFO` (some managed Redis do).
    * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
    * `store_failure` warning; its failure changes no delivery.
    */
@@ -181,6 +182,17 @@ function evictionProblem(info: string): string | undefined {
   return `Redis's maxmemory-policy is ${policy}: under memory pressure Redis evicts idempotency records and leases (every one has an expiry), and the next delivery of an evicted key runs the function again (a second charge); set maxmemory-policy noeviction (see the README's "Picking a store")`;
 }
 
+/**
+ * The problem with a server's persistence, from its `INFO persistence` text: without the
+ * append-only file (`aof_enabled:0`) a restart of Redis empties every lease of a function still
+ * running (and every record). RDB snapshots do not keep them: a 30 s lease is written after the
+ * last snapshot nearly always. Undefined when the text says nothing of it (not checkable).
+ */
+function persistenceProblem(info: string): string | undefined {
+  if (/^aof_enabled:0\s*$/m.exec(info) === null) return undefined;
+  return 'Redis keeps no append-only file (appendonly no; RDB snapshots do not keep a lease): a restart of Redis empties the lease of every function still running, and a redelivery then runs it a second time (a second charge), besides forgetting the records; set appendonly yes (see the README\'s "Picking a store")';
+}
+
 function validKey(key: string): void {
   if (typeof key !== "string" || key === "")
     throw new TypeError("an idempotency key must be a non-empty string");
@@ -249,11 +261,19 @@ export function createRedisIdempotencyStore(
   }
 
   let setup: Promise<string | undefined> | undefined;
-  /** `INFO memory`, which managed Redis allow where they refuse `CONFIG GET`. */
+  /** `INFO memory` and `INFO persistence`, which managed Redis allow where they refuse `CONFIG GET`. */
   async function readSetup(): Promise<string | undefined> {
     const info = (client as { info?: (section: string) => Promise<unknown> }).info;
     if (typeof info !== "function") return undefined;
-    return evictionProblem(replyText(await info.call(client, "memory")));
+    const [memory, persistence] = await Promise.all([
+      info.call(client, "memory"),
+      info.call(client, "persistence"),
+    ]);
+    const problems = [
+      evictionProblem(replyText(memory)),
+      persistenceProblem(replyText(persistence)),
+    ].filter((problem) => problem !== undefined);
+    return problems.length === 0 ? undefined : problems.join("; and ");
   }
 
   return {

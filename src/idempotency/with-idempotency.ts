@@ -35,7 +35,9 @@ export interface IdempotencyOptions<TPayload> {
   /**
    * How long a claim holds; renewed every third of it while the function runs and until its
    * result is recorded, so it runs out only when the process died or could not reach the store
-   * for a whole lease (then another delivery may run the function too). Default 30 seconds.
+   * for a whole lease (then another delivery may run the function too). A store can also lose it
+   * sooner (a Redis without `appendonly yes` that restarts, an eviction, a failover): see the
+   * README's "The lease". Default 30 seconds.
    */
   leaseMs?: number | undefined;
   /**
@@ -73,6 +75,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const FIRST_POLL_MS = 25;
 const LONGEST_POLL_MS = 500;
 const LONGEST_RETRY_MS = 10_000;
+/** What empties a lease before it runs out (the README's "Picking a store"). */
+const LOST_LEASE =
+  "restarted without an append-only file, evicted it, or failed over to a replica that had not received it";
 
 /** What became of this process's handle on a key, for the deliveries waiting on it. */
 type Outcome =
@@ -450,13 +455,16 @@ export function withIdempotency<TPayload, TResult>(
    * Renews the lease every third of it until `stop`: while the function runs, and after it, while
    * its record is being written, so that no other instance takes the key over meanwhile.
    */
-  function keepLease(key: string, owner: string, tell: Reporter) {
+  function keepLease(key: string, owner: string, tell: Reporter, claimedAt: number) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
     let renewing: Flight<boolean> | undefined;
     const every = Math.max(1, Math.floor(leaseMs / 3));
     // The lease surely ended in the store by then (granted before its answer arrived here).
     let heldUntil = Date.now() + leaseMs;
+    // When the last grant was sent: the store set its expiry after that, so it runs to this plus
+    // leaseMs at least, and a refusal sent before then means the store lost the lease.
+    let grantSentAt = claimedAt;
     const timer = setInterval(async () => {
       // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
       // (or a tick) failed, and the next is sent, or one that never settles would let the lease
@@ -474,7 +482,9 @@ export function withIdempotency<TPayload, TResult>(
       // applies each renewal and answers late must not stop them (and let another instance run).
       flight.promise.then(
         (late) => {
-          if (late) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+          if (!late) return;
+          heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+          grantSentAt = Math.max(grantSentAt, flight.sentAt);
         },
         () => undefined,
       );
@@ -484,7 +494,9 @@ export function withIdempotency<TPayload, TResult>(
         // Once recording, a refused renewal may be this run's own record landing: complete tells.
         if (phase === "running") {
           tell(
-            `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
+            lostBefore(flight.sentAt)
+              ? `the store lost the lease on ${key} while the function ran, before its leaseMs ran out (${LOST_LEASE}), so another delivery may run it too`
+              : `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
           );
         }
         stop();
@@ -501,8 +513,13 @@ export function withIdempotency<TPayload, TResult>(
       phase = "stopped";
       clearInterval(timer);
     }
+    /** Whether a refusal of a call sent at `sentAt` came while the lease was still granted. */
+    function lostBefore(sentAt: number): boolean {
+      return sentAt < grantSentAt + leaseMs;
+    }
     return {
       stop,
+      lostBefore,
       recording(): void {
         if (phase === "running") phase = "recording";
       },
@@ -526,9 +543,16 @@ export function withIdempotency<TPayload, TResult>(
     }
   }
 
-  function reportTakenOver(key: string, tell: Reporter): void {
+  /**
+   * A record refused: another delivery holds the key. `lost` when the refused write was sent while
+   * the lease was still granted (the run and the wait for a renewal shorter than leaseMs): the
+   * store lost it, and raising leaseMs would change nothing.
+   */
+  function reportTakenOver(key: string, tell: Reporter, lost: boolean): void {
     tell(
-      `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
+      lost
+        ? `${key} was claimed by another delivery although this one's lease had not run out: the store lost the lease (${LOST_LEASE}), so the function may have run twice`
+        : `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
     );
   }
 
@@ -562,7 +586,9 @@ export function withIdempotency<TPayload, TResult>(
         const done = await within(writing.promise, storeTimeoutMs, "complete");
         lease.stop();
         unsaved.delete(key);
-        if (!done && !(await holds(key, text))) reportTakenOver(key, tell);
+        if (!done && !(await holds(key, text))) {
+          reportTakenOver(key, tell, lease.lostBefore(writing.sentAt));
+        }
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
@@ -595,10 +621,16 @@ export function withIdempotency<TPayload, TResult>(
    * Runs the function under a claim: complete on success, release on a throw or on a result the
    * engine answers 500 (recording it would answer every redelivery that 500 for `ttlMs`).
    */
-  async function run(key: string, owner: string, payload: TPayload, context: Context) {
+  async function run(
+    key: string,
+    owner: string,
+    payload: TPayload,
+    context: Context,
+    claimedAt: number,
+  ) {
     // What outlives this delivery (the lease, a record retried) reports through `tell` alone.
     const tell = reporterOf(context as CallbackContext<unknown>);
-    const lease = keepLease(key, owner, tell);
+    const lease = keepLease(key, owner, tell, claimedAt);
     let result: TResult;
     try {
       result = await fn(payload, context);
@@ -632,7 +664,7 @@ export function withIdempotency<TPayload, TResult>(
       const done = await within(writing.promise, storeTimeoutMs, "complete");
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, tell);
+      if (!done) reportTakenOver(key, tell, lease.lostBefore(writing.sentAt));
     } catch (error) {
       report(
         context,
@@ -712,7 +744,7 @@ export function withIdempotency<TPayload, TResult>(
         }
         return storeFailed("claim", key, error, payload, context);
       }
-      if (claim.claimed) return run(key, owner, payload, context);
+      if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt);
       if (claim.record.state === "completed") return stored(claim.record.result, key);
       let waited: Outcome | "free";
       try {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
 import {
+  type CallbackFailure,
   createPerformOrderPaymentHandler,
   type IdempotencyStore,
   type PerformOrderPaymentRequest,
@@ -431,6 +432,111 @@ describe("Redis (redis-server)", () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it("warns, as a store_failure warning, when Redis keeps no append-only file (a restart empties every live lease); quiet with appendonly yes", async () => {
+    // The test server runs with appendonly yes: turned off here, as Redis's default is.
+    await nodeRedis.configSet("appendonly", "no");
+    try {
+      const { failures, onError } = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
+        { auth: false, onError },
+      );
+      expect((await handler.handle(post(payment()))).status).toBe(200);
+      await expect.poll(() => failures.length).toBe(1);
+      expect(failures[0]).toMatchObject({
+        kind: "store_failure",
+        status: 200,
+        severity: "warning",
+      });
+      expect(failures[0]?.reason).toMatch(/append-only file.*appendonly yes/);
+      expect(failures[0]?.reason).toMatch(/runs it a second time/);
+      await expect(createRedisIdempotencyStore(ioredis).checkSetup()).resolves.toMatch(
+        /appendonly yes/,
+      );
+      // RDB snapshots alone keep no lease: what was written since the last one is lost.
+      await nodeRedis.configSet("save", "60 1");
+      await expect(createRedisIdempotencyStore(nodeRedis).checkSetup()).resolves.toMatch(
+        /appendonly yes/,
+      );
+    } finally {
+      await nodeRedis.configSet("save", "");
+      await nodeRedis.configSet("appendonly", "yes");
+    }
+    await expect
+      .poll(async () => String(await nodeRedis.info("persistence")))
+      .toMatch(/aof_enabled:1/);
+    expect(await createRedisIdempotencyStore(nodeRedis).checkSetup()).toBeUndefined();
+  });
+
+  /**
+   * One function behind two instances sharing `store`: its first run restarts `restart` (a 0.3 s
+   * outage, far shorter than leaseMs) and has the service redeliver to the other instance meanwhile.
+   */
+  async function restartDuringTheRun(
+    restart: RedisServer,
+    store: IdempotencyStore,
+    onError: (failure: CallbackFailure) => void,
+  ) {
+    let runs = 0;
+    let redelivered: { status: number; body: string } | undefined;
+    const body = payment();
+    const fn = async (_order: PerformOrderPaymentRequest) => {
+      if (++runs === 1) {
+        await restart.stop();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await restart.start();
+        await reachable(store);
+        redelivered = await other.handle(post(body));
+      }
+      return { InternalOrderId: `M-${runs}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+    };
+    const other = createPerformOrderPaymentHandler(withIdempotency(fn, { store, waitMs: 500 }), {
+      auth: false,
+      onError: () => undefined,
+    });
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, leaseMs: 30_000 }),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(body));
+    return { first, redelivered, runs, repeat: () => other.handle(post(body)) };
+  }
+
+  it("a restart without an append-only file empties the running delivery's lease: the redelivery runs again, and onError says the store lost the lease, not to raise leaseMs", async () => {
+    const bare = await startRedis({ appendOnly: false });
+    const client = createClient({ url: bare.url });
+    client.on("error", () => undefined);
+    await client.connect();
+    try {
+      const { failures, onError } = collector();
+      const store = createRedisIdempotencyStore(client);
+      const { first, redelivered, runs } = await restartDuringTheRun(bare, store, onError);
+      expect(first.status).toBe(200);
+      // The documented limit: the lease is gone, so the redelivery ran the function a second time.
+      expect(redelivered?.status).toBe(200);
+      expect(runs).toBe(2);
+      await expect.poll(() => failures.filter((f) => /run twice/.test(f.reason)).length).toBe(1);
+      const lost = failures.find((failure) => /run twice/.test(failure.reason));
+      expect(lost?.reason).toMatch(/lost the lease.*restarted.*evicted.*failed over/);
+      expect(lost?.reason).not.toMatch(/raise leaseMs/);
+    } finally {
+      await client.close().catch(() => undefined);
+      await bare.close();
+    }
+  });
+
+  it("a restart with the append-only file keeps the running delivery's lease: the redelivery waits and is answered 503, one run", async () => {
+    const { failures, onError } = collector();
+    const store = createRedisIdempotencyStore(nodeRedis);
+    const { first, redelivered, runs, repeat } = await restartDuringTheRun(server, store, onError);
+    expect(first.status).toBe(200);
+    expect(redelivered?.status).toBe(503);
+    expect(redelivered?.body).toMatch(/DELIVERY_IN_PROGRESS/);
+    expect(runs).toBe(1);
+    expect(failures.filter((failure) => /twice|lost/.test(failure.reason))).toEqual([]);
+    expect((await repeat()).body).toBe(first.body);
   });
 
   it("releases a claim that lands after its delivery was refused: the service's retry once Redis is back runs at once", async () => {

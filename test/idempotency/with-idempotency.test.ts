@@ -427,6 +427,22 @@ describe("withIdempotency across instances sharing a store", () => {
     expect(failures[0]?.reason).toContain("lease");
   });
 
+  it("says the store lost the lease, not to raise leaseMs, when a renewal is refused before leaseMs passed since the last grant (a Redis restarted without its append-only file)", async () => {
+    const { store } = instrumented();
+    // The lease vanished from the store at once: every renewal is refused, none ran out.
+    const emptied: IdempotencyStore = { ...store, renew: async () => false };
+    const { failures, onError } = collector();
+    const { fn } = orders(250);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: emptied, leaseMs: 600 }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(failures).toMatchObject([{ kind: "store_failure", status: 200, severity: "warning" }]);
+    expect(failures[0]?.reason).toMatch(/store lost the lease .*restarted .*evicted .*failed over/);
+    expect(failures[0]?.reason).not.toMatch(/raise leaseMs/);
+  });
+
   it("lets a second run start while the first still runs once renewals could not reach the store for a whole lease: each answered with its own result, the first's record refused and reported", async () => {
     const { store, failing, inner } = instrumented();
     failing.add("renew");
@@ -454,6 +470,8 @@ describe("withIdempotency across instances sharing a store", () => {
       expect.stringContaining("could not renew the lease"),
       expect.stringContaining("may have run twice"),
     ]);
+    // The lease ran out (no renewal reached the store): leaseMs is what to look at.
+    expect(a.failures[1]?.reason).toMatch(/lease expired.*raise leaseMs/);
     expect(b.failures).toEqual([]);
     // The record is the second run's: repeats get M-2.
     const payload = JSON.parse(orderText);
