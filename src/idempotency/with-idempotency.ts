@@ -362,7 +362,7 @@ function unreadableRecord(key: string, error: unknown): Outcome {
 
 /**
  * Whether the engine will refuse this stored result (a 500: `Success: false` returned instead of
- * thrown, a validation without a boolean verdict), read with the callback's own response shape
+ * thrown, a redemption's `IsValid: false`, a validation without a boolean verdict), read with the callback's own response shape
  * from the text repeats would be answered with. Unknown callbacks (a context of your own) pass.
  */
 function unusable(text: string, callback: string): boolean {
@@ -419,7 +419,7 @@ function reporterOf(context: CallbackContext<unknown>): Reporter {
  *   polling the store, up to `waitMs`) and answers its result, or past `waitMs` a 503 the service
  *   retries: never a second run;
  * - a function that throws, or returns a result the engine answers 500 (`Success: false`, a
- *   validation without its verdict), releases the key, so the service's retry runs it again (an
+ *   redemption's `IsValid: false`, a validation without its verdict), releases the key, so the service's retry runs it again (an
  *   incomplete result, an order without its id, is answered 200 and recorded);
  * - a process that dies while running leaves a lease that expires after `leaseMs`;
  * - the store failing before the function runs refuses the delivery (or runs it, `failOpen`);

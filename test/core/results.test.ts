@@ -331,6 +331,9 @@ describe("unknown result fields: a warning, not a lost order", () => {
     [" TRUE ", true],
     ["false", false],
     ["False", false],
+    [" FALSE ", false],
+    [false, false],
+    [true, true],
   ] as const)(
     "a gift-card answer with IsValid as the text %j is read like Success: IsValid %s",
     async (text, valid) => {
@@ -342,15 +345,36 @@ describe("unknown result fields: a warning, not a lost order", () => {
       const response = await validate.handle(post(CARD_REQUEST));
       expect(response.status).toBe(200);
       expect(json(response)).toStrictEqual({ Success: true, IsValid: valid });
-      // A redemption saying the card is not valid must not read as a plain success.
-      const redeem = createRedeemGiftCardHandler(
-        () => ({ IsValid: text, Balance: "0" }) as unknown as { IsValid: boolean },
-        { auth: false, onError },
-      );
-      const redeemed = await redeem.handle(post(CARD_REQUEST));
-      expect(redeemed.status).toBe(200);
-      expect(json(redeemed)).toStrictEqual({ Success: true, IsValid: valid, Balance: "0" });
       expect(failures).toStrictEqual([]);
+      // A redemption or a refund saying the card is not valid did not debit or credit it: it is a
+      // refusal returned instead of thrown, never answered Success: true (the service reads that
+      // as done), but a 500, as a Success: false result is.
+      for (const factory of [createRedeemGiftCardHandler, createRefundGiftCardHandler]) {
+        const handler = factory(
+          () => ({ IsValid: text, ErrorCode: "INSUFFICIENT", Balance: "0" }) as never,
+          { auth: false, onError },
+        );
+        const answer = await handler.handle(post(CARD_REQUEST));
+        if (valid) {
+          expect(answer.status).toBe(200);
+          expect(json(answer)).toStrictEqual({
+            Success: true,
+            IsValid: true,
+            ErrorCode: "INSUFFICIENT",
+            Balance: "0",
+          });
+          expect(failures).toStrictEqual([]);
+        } else {
+          expect(answer.status).toBe(500);
+          expect(json(answer)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+          expect(failures.splice(0).map((f) => [f.kind, f.reason])).toStrictEqual([
+            [
+              "internal_error",
+              `the handler's result is unusable: "IsValid" is false: throw a CallbackError to refuse`,
+            ],
+          ]);
+        }
+      }
     },
   );
 

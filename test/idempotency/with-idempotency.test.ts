@@ -240,6 +240,37 @@ describe("withIdempotency in one process", () => {
     expect(runs).toBe(2);
   });
 
+  it.each([false, "False"])(
+    "does not record a redemption refused by returning IsValid: %j (a 500): the retry runs it again, and only its success is recorded",
+    async (refused) => {
+      let runs = 0;
+      const { store, calls } = instrumented();
+      const { failures, onError } = collector();
+      const handler = createRedeemGiftCardHandler(
+        withIdempotency(
+          async () => {
+            runs++;
+            if (runs === 1) return { IsValid: refused, ErrorCode: "INSUFFICIENT" } as never;
+            return { Balance: "5.00", CurrencyCode: "USD" };
+          },
+          { store },
+        ),
+        { auth: false, onError },
+      );
+      const body = JSON.stringify(fixture("RedeemGiftCard"));
+      const first = await handler.handle(post(body));
+      expect(first.status).toBe(500);
+      expect(json(first)).toMatchObject({ Success: false });
+      expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+      expect(calls).toMatchObject({ complete: 0, release: 1 });
+      const retry = await handler.handle(post(body));
+      expect(retry.status).toBe(200);
+      expect(json(retry)).toStrictEqual({ Success: true, Balance: "5.00", CurrencyCode: "USD" });
+      expect((await handler.handle(post(body))).body).toBe(retry.body);
+      expect(runs).toBe(2);
+    },
+  );
+
   it("lets a repeat that waited on a run that threw run it itself", async () => {
     let calls = 0;
     const { onError } = collector();
