@@ -48,6 +48,16 @@ function isCardObject(value: Record<string, unknown>): boolean {
   return false;
 }
 
+/**
+ * Whether a gift card's `CardFields` holds a security code: any member but `CardId` (in any case).
+ * The spec gives it `CardId` alone; what else a platform sends there (`Pin`, `SecurityCode`, `Cvv`)
+ * is what proves the card is the shopper's, a few digits an unkeyed digest would not hide.
+ */
+export function holdsCardSecret(cardFields: Record<string, unknown>): boolean {
+  for (const name of Object.keys(cardFields)) if (name.toLowerCase() !== "cardid") return true;
+  return false;
+}
+
 /** The shopper's own session (gift cards, vouchers): a secret of the merchant's, never digested. */
 const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
 
@@ -63,6 +73,9 @@ function canonical(value: unknown): string | undefined {
     for (const name of Object.keys(value).sort()) {
       const field = value[name];
       if (field === undefined || isCardField(name) || SESSION_FIELDS.has(name)) continue;
+      // A gift card's CardFields holding more than its id: left out whole (the id is digested apart).
+      if (name.toLowerCase() === "cardfields" && isRecord(field) && holdsCardSecret(field))
+        continue;
       const text = canonical(field);
       if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
     }
@@ -98,11 +111,12 @@ function field(payload: unknown, ...path: string[]): string | undefined {
 
 /**
  * The gift card's id (`CardFields.CardId`, each in any case) when its `CardFields` holds a security
- * code, which leaves the object out of the digest; `undefined` otherwise.
+ * code (any member but the id: {@link holdsCardSecret}), which leaves the object out of the digest;
+ * `undefined` otherwise.
  */
 function droppedCardId(payload: unknown): string | undefined {
   const fields = fieldInAnyCase(payload, "CardFields");
-  if (!isRecord(fields) || !isCardObject(fields)) return undefined;
+  if (!isRecord(fields) || !(isCardObject(fields) || holdsCardSecret(fields))) return undefined;
   return text(fieldInAnyCase(fields, "CardId"));
 }
 
@@ -124,7 +138,8 @@ function join(...parts: (string | undefined)[]): string {
  *   back, A → B → A, is a real sequence);
  * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload, with the gift
  *   card's `CardFields.CardId` (each in any case) digested apart when its CardFields holds a
- *   security code (two cards of one order, amount and currency are two operations);
+ *   security code, any member but the id (two cards of one order, amount and currency are two
+ *   operations);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
@@ -145,9 +160,10 @@ export async function defaultIdempotencyKey(
     // content (A → B → A) is a real update: deduplicating it would ship to B.
     case "UpdateOrderShippingInfo":
       return undefined;
-    // A CardFields holding a security code is left out of the digest whole: the card's id is
-    // digested on its own, so two cards are two keys (the id is a bearer secret: hashed only).
-    // Any other CardFields is in the digest, id included: its key stays what it always was.
+    // A CardFields holding a security code (any member but CardId: a Pin, a SecurityCode) is left
+    // out of the digest whole: the card's id is digested on its own, so two cards are two keys
+    // (the id is a bearer secret: hashed only). A CardFields of CardId alone is in the digest:
+    // its key stays what it always was.
     case "RedeemGiftCard":
     case "RefundGiftCard":
       cardId = droppedCardId(raw);

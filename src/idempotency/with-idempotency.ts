@@ -4,13 +4,18 @@ import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
-import { isRecord } from "../core/objects.js";
+import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay } from "../core/timers.js";
-import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
+import {
+  defaultIdempotencyKey,
+  holdsCardSecret,
+  type IdempotencyKeyFunction,
+  storedKey,
+} from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
   type IdempotencyStore,
@@ -181,7 +186,8 @@ function inProgress(): CallbackError {
  * (in any case, text or number) is masked, the delivery's own card numbers (every card object
  * of the request, in any spelling) are masked wherever quoted, and every other text or number
  * goes through the request's own redactor, the one its reports go through (card numbers, and this
- * request's card numbers and CVVs wherever quoted). Amounts, codes and ids only have the
+ * request's card numbers and CVVs wherever quoted), and a gift card's secrets (its `CardFields`
+ * members but `CardId`) are masked wherever quoted. Amounts, codes and ids only have the
  * delivery's own cards masked: an order id that happens to pass the Luhn check is stored (and
  * answered) as it is. Throws when the result cannot be written as JSON (a cycle, a BigInt, a
  * getter that throws): see {@link encodeResult}.
@@ -272,27 +278,54 @@ function maskersOf(context: CallbackContext<unknown>): {
   redact: (text: string) => string;
   ownCards: (text: string) => string;
 } {
+  const giftCard = giftCardRedactor(context.rawPayload);
   const redactor = requestRedactor(context);
   const masker = requestCardMasker(context);
-  if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
+  if (redactor !== undefined && masker !== undefined) {
+    return {
+      redact: giftCard === undefined ? redactor : (text) => giftCard(redactor(text)),
+      ownCards: masker,
+    };
+  }
   const payload = context.rawPayload;
   const cards = isRecord(payload) ? (findCardObjects(payload) as Record<string, unknown>[]) : [];
   const secrets: string[] = [];
   // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
   for (const card of cards) cardSecretsOf(card, secrets);
-  return { redact: redactor ?? createRedactor(secrets), ownCards: cardNumbersMasker(cards) };
+  const own = redactor ?? createRedactor(secrets);
+  return {
+    redact: giftCard === undefined ? own : (text) => giftCard(own(text)),
+    ownCards: cardNumbersMasker(cards),
+  };
 }
 
 /**
- * The stored text of what the function returned. A result that cannot be written as JSON (an ORM
- * entity with a cycle beside the id, a BigInt, a getter that throws) is stored as the answer the
- * engine makes of it (the callback's known fields, as texts and booleans): the function has run,
+ * A redactor of a gift card's secrets (every `CardFields` member but `CardId`: a `Pin`, a
+ * `SecurityCode`, texts or numbers) wherever a stored text quotes them; undefined when the payload
+ * has none.
+ */
+function giftCardRedactor(payload: unknown): ((text: string) => string) | undefined {
+  const fields = fieldInAnyCase(payload, "CardFields");
+  if (!isRecord(fields) || !holdsCardSecret(fields)) return undefined;
+  const secrets: string[] = [];
+  for (const name of Object.keys(fields)) {
+    if (name.toLowerCase() === "cardid") continue;
+    const value = fields[name];
+    if (typeof value === "string" || typeof value === "number") secrets.push(String(value));
+  }
+  return secrets.length === 0 ? undefined : createRedactor(secrets);
+}
+
+/**
+ * The stored text of what the function returned: the part of it the engine answers (see
+ * {@link answeredPart}). A result that cannot be read or written as JSON (a getter that throws, a
+ * Proxy, a function) is stored as the answer the engine makes of it (the callback's known fields, as texts and booleans): the function has run,
  * and failing here would answer 500 and run it again on the redelivery. Throws only when even
  * that answer cannot be written (a callback of your own, a cart holding a cycle).
  */
 function encodeResult(result: unknown, context: CallbackContext<unknown>): string {
   try {
-    return encode(result, context);
+    return encode(answeredPart(result, context.callback) ?? result, context);
   } catch (error) {
     const answer = answerOf(result, context.callback);
     if (answer === undefined) throw error;
@@ -305,6 +338,51 @@ function encodeResult(result: unknown, context: CallbackContext<unknown>): strin
       error,
     );
     return text;
+  }
+}
+
+/** The verdicts a result may repeat: the engine writes them itself. */
+const VERDICTS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
+
+/**
+ * What of a result is stored: the answer the engine makes of it (its known fields as written,
+ * texts and booleans), in the result's order, with the name of each unknown field (its value
+ * `null`) and a known field of the wrong type as `{}`, never their values: read again, it gives
+ * the same answer and the same warnings (`result_fields_ignored`, `result_incomplete`), and keeps
+ * nothing the service is not answered (a copy of PaymentDetails, megabytes of lines). A result
+ * that is not an object is kept as an empty one of its kind. Undefined, to store the result as
+ * returned: a callback of your own or one answered with the result itself (the cart), a result
+ * the engine refuses (never stored) or cannot read.
+ */
+function answeredPart(result: unknown, callback: string): unknown {
+  const shape = shapeOf(callback);
+  if (shape === undefined || shape.asReturned === true) return undefined;
+  if (result === undefined || result === null) return undefined;
+  if (Array.isArray(result)) return [];
+  if (typeof result === "string") return "";
+  if (typeof result === "number") return 0;
+  if (typeof result === "boolean") return false;
+  if (typeof result !== "object") return undefined;
+  try {
+    const written = shape.success(result as never);
+    if ("invalid" in written) return undefined;
+    const body = written.body as Record<string, unknown>;
+    const ignored = new Set(written.ignored);
+    // No prototype: a field named `__proto__` is a field like any other.
+    const part: Record<string, unknown> = Object.create(null);
+    for (const key of Object.keys(result)) {
+      if (VERDICTS.has(key)) continue;
+      if (Object.hasOwn(body, key)) part[key] = body[key];
+      else if (ignored.has(key)) part[key] = null;
+      else {
+        const value = (result as Record<string, unknown>)[key];
+        if (value !== undefined && value !== null) part[key] = {};
+      }
+    }
+    return part;
+  } catch {
+    // A getter or a Proxy that throws: stored as before (see encodeResult).
+    return undefined;
   }
 }
 
