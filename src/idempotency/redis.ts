@@ -36,7 +36,8 @@ export interface RedisIdempotencyStore extends IdempotencyStore {
    * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
    * (`INFO persistence`), once per store: the problems to fix as a sentence when the policy lets
    * Redis evict this store's keys (anything but `noeviction`) or when a restart would empty the
-   * leases of running functions (`appendonly no`), undefined when neither. Rejects when the server refuses `INFO` (some managed Redis do).
+   * leases of running functions (`appendonly no`), undefined when neither. A section the server
+   * refuses is not checked; rejects when it refuses both (some managed Redis refuse `INFO`).
    * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
    * `store_failure` warning; its failure changes no delivery.
    */
@@ -265,13 +266,17 @@ export function createRedisIdempotencyStore(
   async function readSetup(): Promise<string | undefined> {
     const info = (client as { info?: (section: string) => Promise<unknown> }).info;
     if (typeof info !== "function") return undefined;
-    const [memory, persistence] = await Promise.all([
-      info.call(client, "memory"),
-      info.call(client, "persistence"),
+    // Each section on its own: a server that refuses one (an ACL) is still checked on the other.
+    const [memory, persistence] = await Promise.allSettled([
+      Promise.resolve().then(() => info.call(client, "memory")),
+      Promise.resolve().then(() => info.call(client, "persistence")),
     ]);
+    if (memory.status === "rejected" && persistence.status === "rejected") throw memory.reason;
     const problems = [
-      evictionProblem(replyText(memory)),
-      persistenceProblem(replyText(persistence)),
+      memory.status === "fulfilled" ? evictionProblem(replyText(memory.value)) : undefined,
+      persistence.status === "fulfilled"
+        ? persistenceProblem(replyText(persistence.value))
+        : undefined,
     ].filter((problem) => problem !== undefined);
     return problems.length === 0 ? undefined : problems.join("; and ");
   }

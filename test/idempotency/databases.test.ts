@@ -470,6 +470,44 @@ describe("Redis (redis-server)", () => {
     expect(await createRedisIdempotencyStore(nodeRedis).checkSetup()).toBeUndefined();
   });
 
+  it("checks the eviction policy of a server whose ACL refuses INFO persistence, and the append-only file of one refusing INFO memory", async () => {
+    await nodeRedis.configSet("maxmemory-policy", "allkeys-lru");
+    await nodeRedis.configSet("appendonly", "no");
+    const users: [string, string, RegExp, RegExp][] = [
+      ["info-memory", "+info|memory", /maxmemory-policy is allkeys-lru/, /append-only/],
+      ["info-persistence", "+info|persistence", /append-only/, /maxmemory-policy/],
+    ];
+    try {
+      for (const [user, allowed, found, unseen] of users) {
+        await nodeRedis.sendCommand([
+          "ACL",
+          "SETUSER",
+          user,
+          "on",
+          ">secret",
+          "~*",
+          "&*",
+          "+@all",
+          "-info",
+          allowed,
+        ]);
+        const limited = createClient({ url: server.url, username: user, password: "secret" });
+        limited.on("error", () => undefined);
+        await limited.connect();
+        try {
+          const problem = await createRedisIdempotencyStore(limited).checkSetup();
+          expect(problem, user).toMatch(found);
+          expect(problem, user).not.toMatch(unseen);
+        } finally {
+          await limited.close();
+        }
+      }
+    } finally {
+      await nodeRedis.configSet("maxmemory-policy", "noeviction");
+      await nodeRedis.configSet("appendonly", "yes");
+    }
+  });
+
   /**
    * One function behind two instances sharing `store`: its first run restarts `restart` (a 0.3 s
    * outage, far shorter than leaseMs) and has the service redeliver to the other instance meanwhile.
