@@ -147,21 +147,39 @@ describe("withIdempotency in one process", () => {
   });
 
   it("answers a repeat in the same process that waited past waitMs 503, and the next one the result", async () => {
-    const { fn, runs } = orders(500);
+    // The function ends only when the test opens the gate, after the repeat was answered: that
+    // the first was still running proves the repeat did not wait for it (no clock upper bound,
+    // which a loaded machine's lost time slices would break).
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let runs = 0;
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      runs++;
+      await gate;
+      return { InternalOrderId: "M-1", OrderId: order.OrderId };
+    };
     const { store, calls } = instrumented();
     const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store, waitMs: 100 }), {
       auth: false,
       onError,
     });
-    const first = handler.handle(post(orderText));
+    let firstDone = false;
+    const first = handler.handle(post(orderText)).finally(() => {
+      firstDone = true;
+    });
     const started = Date.now();
     const busy = await handler.handle(post(orderText));
-    expect(Date.now() - started).toBeLessThan(450);
+    // It waited waitMs (less a timer's rounding) before answering.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect(firstDone).toBe(false);
     expectInProgress(busy, failures);
+    open();
     expect((await first).status).toBe(200);
     expect((await handler.handle(post(orderText))).body).toBe((await first).body);
-    expect(runs()).toBe(1);
+    expect(runs).toBe(1);
     expect(calls.get).toBe(0);
   });
 
