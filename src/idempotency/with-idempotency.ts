@@ -541,8 +541,11 @@ export function withIdempotency<TPayload, TResult>(
     // The lease surely ended in the store by then (granted before its answer arrived here).
     let heldUntil = Date.now() + leaseMs;
     // When the last grant was sent: the store set its expiry after that, so it runs to this plus
-    // leaseMs at least, and a refusal sent before then means the store lost the lease.
+    // leaseMs at least, and a refusal received before then means the store lost the lease.
     let grantSentAt = claimedAt;
+    // When the last renewal that failed (an error, no answer within storeTimeoutMs) was sent:
+    // after the last grant, the lease may have run out unrenewed.
+    let failedSentAt = Number.NEGATIVE_INFINITY;
     const timer = setInterval(async () => {
       // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
       // (or a tick) failed, and the next is sent, or one that never settles would let the lease
@@ -572,13 +575,14 @@ export function withIdempotency<TPayload, TResult>(
         // Once recording, a refused renewal may be this run's own record landing: complete tells.
         if (phase === "running") {
           tell(
-            lostBefore(flight.sentAt)
+            lostBefore(Date.now())
               ? `the store lost the lease on ${key} while the function ran, before its leaseMs ran out (${LOST_LEASE}), so another delivery may run it too`
               : `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
           );
         }
         stop();
       } catch (error) {
+        failedSentAt = Math.max(failedSentAt, flight.sentAt);
         // While recording, the failure to write the record is reported already.
         if (phase === "running" && !reported) {
           reported = true;
@@ -591,9 +595,15 @@ export function withIdempotency<TPayload, TResult>(
       phase = "stopped";
       clearInterval(timer);
     }
-    /** Whether a refusal of a call sent at `sentAt` came while the lease was still granted. */
-    function lostBefore(sentAt: number): boolean {
-      return sentAt < grantSentAt + leaseMs;
+    /**
+     * Whether a refusal received at `receivedAt` came while the store still owed the lease: before
+     * leaseMs passed since the last grant was sent, with no renewal failed since that grant. The
+     * store applies a call at some time before its answer arrives, so only the time the refusal
+     * was received bounds it (a call sent in time may land late: a slow link, a client's queue
+     * while it reconnects); a failed renewal means the lease may have run out unrenewed.
+     */
+    function lostBefore(receivedAt: number): boolean {
+      return failedSentAt <= grantSentAt && receivedAt < grantSentAt + leaseMs;
     }
     return {
       stop,
@@ -622,15 +632,15 @@ export function withIdempotency<TPayload, TResult>(
   }
 
   /**
-   * A record refused: another delivery holds the key. `lost` when the refused write was sent while
-   * the lease was still granted (the run and the wait for a renewal shorter than leaseMs): the
-   * store lost it, and raising leaseMs would change nothing.
+   * A record refused: another delivery holds the key. `lost` when the refusal was received while
+   * the lease was still granted, with no renewal failed since (see `lostBefore`): the store lost
+   * it, and raising leaseMs would change nothing.
    */
   function reportTakenOver(key: string, tell: Reporter, lost: boolean): void {
     tell(
       lost
         ? `${key} was claimed by another delivery although this one's lease had not run out: the store lost the lease (${LOST_LEASE}), so the function may have run twice`
-        : `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
+        : `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: keep the store reachable (renewals and the record must reach it within leaseMs), or raise leaseMs above the function's longest run`,
     );
   }
 
@@ -662,10 +672,11 @@ export function withIdempotency<TPayload, TResult>(
           writing = record(key, owner, text);
         }
         const done = await within(writing.promise, storeTimeoutMs, "complete");
+        const receivedAt = Date.now();
         lease.stop();
         unsaved.delete(key);
         if (!done && !(await holds(key, text))) {
-          reportTakenOver(key, tell, lease.lostBefore(writing.sentAt));
+          reportTakenOver(key, tell, lease.lostBefore(receivedAt));
         }
         return;
       } catch {
@@ -742,7 +753,7 @@ export function withIdempotency<TPayload, TResult>(
       const done = await within(writing.promise, storeTimeoutMs, "complete");
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, tell, lease.lostBefore(writing.sentAt));
+      if (!done) reportTakenOver(key, tell, lease.lostBefore(Date.now()));
     } catch (error) {
       report(
         context,

@@ -577,6 +577,97 @@ describe("Redis (redis-server)", () => {
     expect((await repeat()).body).toBe(first.body);
   });
 
+  /**
+   * Instance A reaches Redis through `link` after its claim; instance B directly. A's function
+   * runs `runMs`; `during` runs 10 ms into it. Returns A's reports and the runs.
+   */
+  async function overALink(
+    link: (store: IdempotencyStore) => IdempotencyStore,
+    runMs: number,
+    during: (body: string) => Promise<void>,
+  ) {
+    const direct = createRedisIdempotencyStore(nodeRedis);
+    const { failures, onError } = collector();
+    let runs = 0;
+    const body = payment();
+    const fn = async () => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, runMs));
+      return { InternalOrderId: `M-${runs}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+    };
+    const a = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store: link(direct), leaseMs: 300, storeTimeoutMs: 2_000 }),
+      { auth: false, onError },
+    );
+    const first = a.handle(post(body));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await during(body);
+    expect((await first).status).toBe(200);
+    return { failures, runs: () => runs };
+  }
+
+  it("a record sent before leaseMs ran out but landing after it (a slow link): onError says to keep the store reachable or raise leaseMs, not that the store lost the lease", async () => {
+    // Every call after A's claim takes 800 ms to reach Redis: the first renewal lands after the
+    // lease ran out, the record write (sent at 60 ms) at 860 ms, after B claimed at 340 ms.
+    const slow = (store: IdempotencyStore): IdempotencyStore => {
+      const late =
+        <T extends unknown[], R>(call: (...args: T) => R) =>
+        async (...args: T): Promise<Awaited<R>> => {
+          await new Promise((resolve) => setTimeout(resolve, 800));
+          return await call(...args);
+        };
+      return {
+        ...store,
+        renew: late(store.renew),
+        complete: late(store.complete),
+        release: late(store.release),
+      };
+    };
+    let second: { status: number } | undefined;
+    const { failures, runs } = await overALink(slow, 50, async (body) => {
+      await new Promise((resolve) => setTimeout(resolve, 330));
+      const b = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
+        { auth: false, onError: () => undefined },
+      );
+      second = await b.handle(post(body));
+    });
+    expect(second?.status).toBe(200);
+    expect(runs()).toBe(1);
+    await expect.poll(() => failures.filter((f) => /run twice/.test(f.reason)).length).toBe(1);
+    const taken = failures.find((failure) => /run twice/.test(failure.reason));
+    expect(taken?.reason).toMatch(/lease expired.*keep the store reachable.*raise leaseMs/);
+    expect(taken?.reason).not.toMatch(/store lost the lease/);
+  });
+
+  it("a lease lost after a renewal failed: onError says to keep the store reachable or raise leaseMs, not that the store lost the lease", async () => {
+    // A's renewals fail (the store unreachable from A); the lease is gone from Redis before
+    // leaseMs passed, B runs, and A's record is refused at once.
+    const unreachable = (store: IdempotencyStore): IdempotencyStore => ({
+      ...store,
+      renew: async () => {
+        throw new Error("connect ETIMEDOUT");
+      },
+    });
+    const { failures, runs } = await overALink(unreachable, 250, async (body) => {
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      const [key] = await nodeRedis.keys(`*${JSON.parse(body).OrderId}*`);
+      expect(key).toBeDefined();
+      await nodeRedis.del(key as string);
+      const b = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
+        { auth: false, onError: () => undefined },
+      );
+      expect((await b.handle(post(body))).status).toBe(200);
+    });
+    expect(runs()).toBe(1);
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not renew the lease"),
+      expect.stringMatching(/run twice.*keep the store reachable.*raise leaseMs/),
+    ]);
+    expect(failures[1]?.reason).not.toMatch(/store lost the lease/);
+  });
+
   it("releases a claim that lands after its delivery was refused: the service's retry once Redis is back runs at once", async () => {
     const { fn, count } = charges();
     const { failures, onError } = collector();
