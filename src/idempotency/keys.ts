@@ -63,9 +63,9 @@ const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
 
 /**
  * Canonical JSON (keys sorted) of a payload without its card fields and session secrets, so key
- * order never matters.
+ * order never matters. `top` for the payload itself, whose `CardFields` is the gift card's.
  */
-function canonical(value: unknown): string | undefined {
+function canonical(value: unknown, top = false): string | undefined {
   if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? "null").join(",")}]`;
   if (isRecord(value)) {
     if (isCardObject(value)) return undefined;
@@ -73,8 +73,10 @@ function canonical(value: unknown): string | undefined {
     for (const name of Object.keys(value).sort()) {
       const field = value[name];
       if (field === undefined || isCardField(name) || SESSION_FIELDS.has(name)) continue;
-      // A gift card's CardFields holding more than its id: left out whole (the id is digested apart).
-      if (name.toLowerCase() === "cardfields" && isRecord(field) && holdsCardSecret(field))
+      // The gift card's CardFields holding more than its id: left out whole, its id digested apart
+      // (droppedCardId). Only the payload's own: one below it has no id digested apart, and left
+      // out it would give two different cards one key.
+      if (top && name.toLowerCase() === "cardfields" && isRecord(field) && holdsCardSecret(field))
         continue;
       const text = canonical(field);
       if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
@@ -94,7 +96,7 @@ export function contentDigest(rawPayload: unknown): Promise<string> {
  * object is left out for holding a security code).
  */
 function digest(rawPayload: unknown, cardId: string | undefined): Promise<string> {
-  const text = canonical(rawPayload) ?? "null";
+  const text = canonical(rawPayload, true) ?? "null";
   return sha256Text(cardId === undefined ? text : `${JSON.stringify(cardId)}:${text}`, "base64url");
 }
 

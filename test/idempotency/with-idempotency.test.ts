@@ -1289,6 +1289,22 @@ describe("a gift card's CardFields members other than CardId are secrets", () =>
       expect(await key(plain)).toBe(`GE927127001US:${await contentDigest(plain)}`);
     }
   });
+
+  it("only the top-level CardFields is left out: a CardFields below it (a wrapper of a platform's) is digested, so two different cards there keep two keys", async () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const { CardFields: _top, ...request } = fixture(callback);
+      const nested = (fields: Record<string, unknown>) => ({
+        ...request,
+        GiftCard: { CardFields: fields },
+      });
+      const key = (payload: Record<string, unknown>) =>
+        defaultIdempotencyKey(payload, contextFor(callback, payload));
+      const a = await key(nested({ CardId: "GC-A", Pin: "1111" }));
+      expect(await key(nested({ CardId: "GC-B", Pin: "1111" }))).not.toBe(a);
+      expect(await key(nested({ CardId: "GC-B", Pin: "2222" }))).not.toBe(a);
+      expect(await key(nested({ CardId: "GC-A", Pin: "1111" }))).toBe(a);
+    }
+  });
 });
 
 function contextFor(callback: CallbackName, rawPayload: unknown): CallbackContext<unknown> {
