@@ -161,6 +161,8 @@ export interface CallbackDefinition<TPayload, TResult> {
   readonly defaultMaxBodyBytes?: number;
   /** Top-level payload fields whose values are never quoted in what the library reports. */
   readonly secretFields?: readonly string[];
+  /** Other values of the payload as sent never quoted in what the library reports (a gift card's PIN). */
+  readonly secretValues?: (payload: unknown) => readonly string[];
   /**
    * A check of the validated payload with the merchant's options, run before the merchant's
    * function (the gift-card callbacks' shopper session). Returns the reason of a refusal — a 401
@@ -682,7 +684,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   ): Promise<CallbackResponse> {
     const redact = redactorFor(
       sites.map(({ details }) => details),
-      secretFieldsOf(definition.secretFields, input),
+      [
+        ...secretFieldsOf(definition.secretFields, input),
+        ...(definition.secretValues?.(input) ?? []),
+      ],
     );
     if (redact !== undefined) call.redact = redact;
     const walked = input === exchange.body;

@@ -1,21 +1,22 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
-import { cardSecretsOf, maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
+import {
+  cardSecretsOf,
+  giftCardSecretsOf,
+  maskCardNumber,
+  namesCvv,
+  redactCardNumbers,
+} from "../core/card.js";
 import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
-import { fieldInAnyCase, isRecord } from "../core/objects.js";
+import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay } from "../core/timers.js";
-import {
-  defaultIdempotencyKey,
-  holdsCardSecret,
-  type IdempotencyKeyFunction,
-  storedKey,
-} from "./keys.js";
+import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
   type IdempotencyStore,
@@ -278,15 +279,11 @@ function maskersOf(context: CallbackContext<unknown>): {
   redact: (text: string) => string;
   ownCards: (text: string) => string;
 } {
-  const giftCard = giftCardRedactor(context.rawPayload);
   const redactor = requestRedactor(context);
   const masker = requestCardMasker(context);
-  if (redactor !== undefined && masker !== undefined) {
-    return {
-      redact: giftCard === undefined ? redactor : (text) => giftCard(redactor(text)),
-      ownCards: masker,
-    };
-  }
+  // The engine's request: its redactor masks the gift card's secrets too.
+  if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
+  const giftCard = giftCardRedactor(context.rawPayload);
   const payload = context.rawPayload;
   const cards = isRecord(payload) ? (findCardObjects(payload) as Record<string, unknown>[]) : [];
   const secrets: string[] = [];
@@ -301,18 +298,12 @@ function maskersOf(context: CallbackContext<unknown>): {
 
 /**
  * A redactor of a gift card's secrets (every `CardFields` member but `CardId`: a `Pin`, a
- * `SecurityCode`, texts or numbers) wherever a stored text quotes them; undefined when the payload
- * has none.
+ * `SecurityCode`, texts or numbers, nested ones too) wherever a stored text quotes them, for a
+ * context of your own (the engine's request redactor masks them already); undefined when the
+ * payload has none.
  */
 function giftCardRedactor(payload: unknown): ((text: string) => string) | undefined {
-  const fields = fieldInAnyCase(payload, "CardFields");
-  if (!isRecord(fields) || !holdsCardSecret(fields)) return undefined;
-  const secrets: string[] = [];
-  for (const name of Object.keys(fields)) {
-    if (name.toLowerCase() === "cardid") continue;
-    const value = fields[name];
-    if (typeof value === "string" || typeof value === "number") secrets.push(String(value));
-  }
+  const secrets = giftCardSecretsOf(payload);
   return secrets.length === 0 ? undefined : createRedactor(secrets);
 }
 

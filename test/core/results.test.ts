@@ -684,3 +684,75 @@ describe("unknown result fields: a warning, not a lost order", () => {
     expect(ran).toStrictEqual(["plain"]);
   });
 });
+
+describe("a gift card's CardFields members other than CardId are never quoted (review S4)", () => {
+  const GIFT_CARD_FACTORIES = [
+    ["RedeemGiftCard", createRedeemGiftCardHandler],
+    ["RefundGiftCard", createRefundGiftCardHandler],
+    ["ValidateGiftCard", createValidateGiftCardHandler],
+  ] as const;
+  // Any member but CardId, any key case, texts and numbers, nested ones too.
+  const fields = {
+    CardId: "GC-7342",
+    Pin: "4321",
+    securityCODE: 9876,
+    cvv: "5555",
+    Extra: { Code: "8080" },
+  };
+  const SECRETS = /4321|9876|5555|8080/;
+
+  for (const [name, factory] of GIFT_CARD_FACTORIES) {
+    for (const wrapped of [false, true]) {
+      it(`${name}${wrapped ? " under withIdempotency" : ""}: a thrown error quoting them reaches onError masked, and the 500 body never holds them`, async () => {
+        const { failures, onError } = collector();
+        const fn = async () => {
+          throw new Error("card GC-7342 PIN 4321 code 9876 cvv 5555 extra 8080 rejected");
+        };
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          (wrapped ? withIdempotency(fn) : fn) as never,
+          { auth: false, onError },
+        );
+        const request = JSON.stringify({
+          OrderId: `GE-S4-${name}-${wrapped}`,
+          Amount: "10.00",
+          cardFields: fields,
+        });
+        const response = await handler.handle(post(request));
+        expect(response.status).toBe(500);
+        expect(response.body).not.toMatch(SECRETS);
+        expect(failures).toHaveLength(1);
+        expect(printed(failures)).not.toMatch(SECRETS);
+        // The card's id is no security code: quoted as it is.
+        expect((failures[0]?.error as Error | undefined)?.message).toBe(
+          "card GC-7342 PIN *** code *** cvv *** extra *** rejected",
+        );
+      });
+    }
+  }
+
+  it("a refusal thrown as a CallbackError quoting the PIN is answered and reported without it; a PIN under three characters is not masked (the stores' minimum)", async () => {
+    const { failures, onError } = collector();
+    const handler = createRedeemGiftCardHandler(
+      async () => {
+        throw new CallbackError("PIN_WRONG", "PIN 4321 is wrong", "PIN 4321 refused");
+      },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(
+      post(JSON.stringify({ CardFields: { CardId: "GC-1", Pin: "4321" }, Amount: "1.00" })),
+    );
+    expect(response.body).not.toContain("4321");
+    expect(printed(failures)).not.toContain("4321");
+    const { failures: short, onError: shortOnError } = collector();
+    const shortPin = createRedeemGiftCardHandler(
+      async () => {
+        throw new Error("PIN 42 rejected");
+      },
+      { auth: false, onError: shortOnError },
+    );
+    await shortPin.handle(
+      post(JSON.stringify({ CardFields: { CardId: "GC-1", Pin: "42" }, Amount: "1.00" })),
+    );
+    expect((short[0]?.error as Error | undefined)?.message).toBe("PIN 42 rejected");
+  });
+});
