@@ -10,9 +10,9 @@
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
 import {
+  type ForgettingIdempotencyStore,
   type IdempotencyClaim,
   type IdempotencyRecord,
-  type IdempotencyStore,
   UnreadableRecordError,
 } from "./store.js";
 
@@ -31,7 +31,7 @@ export interface IoRedisLikeClient {
 export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 
 /** The Redis store, with the check of its server's setup. */
-export interface RedisIdempotencyStore extends IdempotencyStore {
+export interface RedisIdempotencyStore extends ForgettingIdempotencyStore {
   /**
    * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
    * (`INFO persistence`), once per store: the problems to fix as a sentence when the policy lets
@@ -140,6 +140,14 @@ return 1`,
   // KEYS[1] key; ARGV owner.
   release: `${OWNED}
 if not owned(KEYS[1], ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`,
+  // KEYS[1] key; ARGV result. Only a record completed with exactly that result.
+  forget: `if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return 0 end
+local v = redis.call('GET', KEYS[1])
+if string.sub(v, 1, 2) ~= 'c:' then return 0 end
+local sep = string.find(v, ':', 3, true)
+if not sep or string.sub(v, sep + 1) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`,
 } as const;
@@ -305,7 +313,15 @@ export function createRedisIdempotencyStore(
     async release(key, owner) {
       return Number(await run("release", key, [owner])) === 1;
     },
+    async forget(key, result) {
+      return Number(await run("forget", key, [result])) === 1;
+    },
   };
 }
 
-export type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+export type {
+  ForgettingIdempotencyStore,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyStore,
+} from "./store.js";

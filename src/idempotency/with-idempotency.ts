@@ -19,6 +19,7 @@ import { isTimerDelay } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
+  type ForgettingIdempotencyStore,
   type IdempotencyStore,
   isUnreadableRecordError,
   positiveMs,
@@ -797,8 +798,56 @@ export function withIdempotency<TPayload, TResult>(
       delay = Math.min(delay * 1.5, LONGEST_POLL_MS);
       const record = await within(store.get(key), storeTimeoutMs, "read");
       if (record === undefined) return "free";
-      if (record.state === "completed") return stored(record.result, key);
+      // A record the engine now refuses: the claim that follows deletes it (see `lead`).
+      if (record.state === "completed") {
+        return refusedRecord(record.result, context) ? "free" : stored(record.result, key);
+      }
     }
+  }
+
+  /** Whether a completed record holds a result the engine refuses now (an earlier version wrote it). */
+  function refusedRecord(text: string, context: Context): boolean {
+    if (typeof (store as Partial<ForgettingIdempotencyStore>).forget !== "function") return false;
+    try {
+      return unusable(text, context.callback);
+    } catch {
+      // Unreadable: `stored` refuses it by name.
+      return false;
+    }
+  }
+
+  /**
+   * Deletes a completed record holding a result the engine refuses now: written by an earlier
+   * version, which recorded it (a redemption's `IsValid: false`). Answered from, it would be a 500
+   * to every redelivery until it expires, the function never run again; it refused, so nothing was
+   * done, and the delivery runs it. True when this delivery deleted it (and said so), or another
+   * did meanwhile (its claim then answers what is there now).
+   */
+  async function forgetRefused(key: string, text: string, context: Context): Promise<boolean> {
+    const forget = (store as Partial<ForgettingIdempotencyStore>).forget;
+    if (typeof forget !== "function") return false;
+    let forgotten: boolean;
+    try {
+      forgotten = await within(
+        Promise.resolve().then(() => forget.call(store, key, text)),
+        storeTimeoutMs,
+        "delete",
+      );
+    } catch (error) {
+      report(
+        context,
+        `could not delete the record of ${key}, written by an earlier version with a result answered 500 now: answered 500 until it is deleted or expires`,
+        error,
+      );
+      return false;
+    }
+    if (forgotten) {
+      report(
+        context,
+        `the record of ${key} was written by an earlier version with a result answered 500 now (a refusal returned, recorded then): deleted, and this delivery runs the function again, as after any refusal`,
+      );
+    }
+    return true;
   }
 
   /** This delivery holds the process's handle on the key: claim, then run or wait. */
@@ -808,6 +857,7 @@ export function withIdempotency<TPayload, TResult>(
     context: Context,
     deadline: number,
   ): Promise<Outcome> {
+    let forgotOnce = false;
     for (;;) {
       const owner = crypto.randomUUID();
       let claim: Awaited<ReturnType<IdempotencyStore["claim"]>>;
@@ -825,7 +875,15 @@ export function withIdempotency<TPayload, TResult>(
         return storeFailed("claim", key, error, payload, context);
       }
       if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt);
-      if (claim.record.state === "completed") return stored(claim.record.result, key);
+      if (claim.record.state === "completed") {
+        const text = claim.record.result;
+        // Once per delivery: a store whose `forget` keeps answering false must not loop here.
+        if (!forgotOnce && refusedRecord(text, context)) {
+          forgotOnce = true;
+          if (await forgetRefused(key, text, context)) continue;
+        }
+        return stored(text, key);
+      }
       let waited: Outcome | "free";
       try {
         waited = await poll(key, deadline, context);

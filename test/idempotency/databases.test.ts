@@ -7,11 +7,14 @@ import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { defaultIdempotencyKey, storedKey } from "../../src/idempotency/keys.js";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
 import {
   type CallbackFailure,
   createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
+  type ForgettingIdempotencyStore,
   type IdempotencyStore,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
@@ -288,6 +291,62 @@ function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencySto
   });
 }
 
+/**
+ * A record an earlier version wrote for a redemption it answered 200 although its result said
+ * `IsValid: false` (the whole result, as that version stored it): read now, it is a result the
+ * engine answers 500. It is deleted and the delivery runs the function (nothing was debited),
+ * `onError` saying so once; the new result is recorded and answers the repeats.
+ */
+function anOldRefusalRecordRunsAgain(name: string, store: () => ForgettingIdempotencyStore) {
+  it(`${name}: a redemption recorded by an earlier version with IsValid: false is deleted and run again, not answered 500 for the record's ttl`, async () => {
+    const shared = store();
+    const payload = {
+      ...JSON.parse(
+        readFileSync(new URL("../fixtures/RedeemGiftCard.json", import.meta.url), "utf8"),
+      ),
+      OrderId: `GE-OLD-${Date.now()}-${++sequence}`,
+    };
+    const context = { callback: "RedeemGiftCard", rawPayload: payload } as never;
+    const derived = await defaultIdempotencyKey(payload, context);
+    expect(derived).toBeDefined();
+    const key = await storedKey("RedeemGiftCard", derived as string);
+    const old = `j${JSON.stringify({ IsValid: false, ErrorCode: "INSUFFICIENT", Balance: "0.00" })}`;
+    expect(await shared.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    // forget deletes only a record completed with exactly that result: never a running lease.
+    expect(await shared.forget(key, old)).toBe(false);
+    expect(await shared.complete(key, "earlier-version", old, 86_400_000)).toBe(true);
+    expect(await shared.forget(key, `${old} `)).toBe(false);
+    expect(await shared.get(key)).toEqual({ state: "completed", result: old });
+    let runs = 0;
+    const redeem = async () => {
+      runs++;
+      return { Balance: "15.00", CurrencyCode: "USD" };
+    };
+    const { failures, onError } = collector();
+    const handler = createRedeemGiftCardHandler(withIdempotency(redeem, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    const body = JSON.stringify(payload);
+    const first = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toMatchObject({ Success: true, Balance: "15.00" });
+    expect(runs).toBe(1);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ kind: "store_failure", severity: "warning" });
+    expect(failures[0]?.reason).toMatch(/earlier version.*deleted.*runs the function/);
+    // Recorded now: another instance answers the repeat without running it again, and quietly.
+    const other = createRedeemGiftCardHandler(withIdempotency(redeem, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    expect((await other.handle(post(body))).body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(failures).toHaveLength(1);
+    expect(await shared.get(key)).toMatchObject({ state: "completed" });
+  });
+}
+
 describe("Redis (redis-server)", () => {
   let server: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
@@ -319,6 +378,8 @@ describe("Redis (redis-server)", () => {
   );
 
   anUnusableResultIsNotRecorded("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  anOldRefusalRecordRunsAgain("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  anOldRefusalRecordRunsAgain("ioredis client", () => createRedisIdempotencyStore(ioredis));
   completesWhereNoRecordIsLive("redis client", () => createRedisIdempotencyStore(nodeRedis));
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
@@ -853,6 +914,7 @@ describe("PostgreSQL (initdb + postgres)", () => {
   );
 
   anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
+  anOldRefusalRecordRunsAgain("pg pool", () => createPostgresIdempotencyStore(pool));
   completesWhereNoRecordIsLive("pg pool", () => createPostgresIdempotencyStore(pool));
 
   it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {
