@@ -8,7 +8,12 @@ import {
 } from "../core/card.js";
 import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
+import {
+  detachedReporter,
+  requestAnswerRedactor,
+  requestCardMasker,
+  requestRedactor,
+} from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
@@ -188,17 +193,18 @@ function inProgress(): CallbackError {
  * (in any case, text or number) is masked, the delivery's own card numbers (every card object
  * of the request, in any spelling) are masked wherever quoted, and every other text or number
  * goes through the request's own redactor, the one its reports go through (card numbers, and this
- * request's card numbers and CVVs wherever quoted), and a gift card's secrets (its `CardFields`
- * members but `CardId`) are masked wherever quoted. Amounts, codes and ids only have the
+ * request's card numbers and CVVs wherever quoted); a gift card's secrets (its `CardFields`
+ * members but `CardId`) are masked in the names of fields left out, not in the answer's texts,
+ * which are stored as the engine answers them (a repeat is the first answer). Amounts, codes and ids only have the
  * delivery's own cards masked: an order id that happens to pass the Luhn check is stored (and
  * answered) as it is. Throws when the result cannot be written as JSON (a cycle, a BigInt, a
  * getter that throws): see {@link encodeResult}.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  const { redact, ownCards } =
+  const { redact, redactAnswer, ownCards } =
     shapeOf(context.callback)?.asReturned === true
-      ? { redact: unchanged, ownCards: unchanged }
+      ? { redact: unchanged, redactAnswer: unchanged, ownCards: unchanged }
       : maskersOf(context);
   const json: string | undefined = JSON.stringify(result, (name, given: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
@@ -223,7 +229,7 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
 
   function written(name: string, text: string): string {
     const masked = ownCards(text);
-    return PLAIN_RESULT_FIELDS.has(name) ? masked : redact(masked);
+    return PLAIN_RESULT_FIELDS.has(name) ? masked : redactAnswer(masked);
   }
 
   /** The object itself, or a copy whose keys quoting card data are masked (`{"4111…": …}`). */
@@ -278,12 +284,17 @@ function unboxed(value: unknown): unknown {
  */
 function maskersOf(context: CallbackContext<unknown>): {
   redact: (text: string) => string;
+  redactAnswer: (text: string) => string;
   ownCards: (text: string) => string;
 } {
   const redactor = requestRedactor(context);
   const masker = requestCardMasker(context);
-  // The engine's request: its redactor masks the gift card's secrets too.
-  if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
+  const answerRedactor = requestAnswerRedactor(context);
+  // The engine's request: its redactor masks the gift card's secrets too (in the names of fields
+  // left out); the answered texts are stored as the engine answers them, so a repeat is the same.
+  if (redactor !== undefined && masker !== undefined && answerRedactor !== undefined) {
+    return { redact: redactor, redactAnswer: answerRedactor, ownCards: masker };
+  }
   const giftCard = giftCardRedactor(context.rawPayload);
   const payload = context.rawPayload;
   const cards = isRecord(payload) ? (findCardObjects(payload) as Record<string, unknown>[]) : [];
@@ -291,8 +302,10 @@ function maskersOf(context: CallbackContext<unknown>): {
   // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
   for (const card of cards) cardSecretsOf(card, secrets);
   const own = redactor ?? createRedactor(secrets);
+  const redact = giftCard === undefined ? own : (text: string) => giftCard(own(text));
   return {
-    redact: giftCard === undefined ? own : (text) => giftCard(own(text)),
+    redact,
+    redactAnswer: redact,
     ownCards: cardNumbersMasker(cards),
   };
 }

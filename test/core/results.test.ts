@@ -755,4 +755,40 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
     );
     expect((short[0]?.error as Error | undefined)?.message).toBe("PIN 42 rejected");
   });
+
+  for (const wrapped of [false, true]) {
+    it(`a CallbackError's code reaches the service intact when it holds a PIN${wrapped ? " (under withIdempotency)" : ""}; its message is still masked (second read E1)`, async () => {
+      for (const [pin, code] of [
+        ["4001", "4001"],
+        ["4001", "GC_4001"],
+        ["FUNDS", "INSUFFICIENT_FUNDS"],
+      ] as const) {
+        const { failures, onError } = collector();
+        const fn = async () => {
+          throw new CallbackError(code, `PIN ${pin} refused`);
+        };
+        const handler = createRedeemGiftCardHandler((wrapped ? withIdempotency(fn) : fn) as never, {
+          auth: false,
+          onError,
+        });
+        const response = await handler.handle(
+          post(
+            JSON.stringify({
+              OrderId: `GE-E1-${code}-${wrapped}`,
+              Amount: "1.00",
+              CardFields: { CardId: "GC-1", Pin: pin },
+            }),
+          ),
+        );
+        expect(response.status).toBe(200);
+        expect(json(response)).toMatchObject({
+          Success: false,
+          ErrorCode: code,
+          Message: "PIN *** refused",
+        });
+        expect(failures).toHaveLength(1);
+        expect(failures[0]?.reason).not.toContain(`PIN ${pin}`);
+      }
+    });
+  }
 });
