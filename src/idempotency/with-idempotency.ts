@@ -834,26 +834,17 @@ export function withIdempotency<TPayload, TResult>(
    * version, which recorded it (a redemption's `IsValid: false`). Answered from, it would be a 500
    * to every redelivery until it expires, the function never run again; it refused, so nothing was
    * done, and the delivery runs it. True when this delivery deleted it (and said so), or another
-   * did meanwhile (its claim then answers what is there now).
+   * did meanwhile (its claim then answers what is there now). Throws when the store fails to
+   * delete it (an error, or past `storeTimeoutMs`): a store failure like any other (`storeFailed`).
    */
   async function forgetRefused(key: string, text: string, context: Context): Promise<boolean> {
     const forget = (store as Partial<ForgettingIdempotencyStore>).forget;
     if (typeof forget !== "function") return false;
-    let forgotten: boolean;
-    try {
-      forgotten = await within(
-        Promise.resolve().then(() => forget.call(store, key, text)),
-        storeTimeoutMs,
-        "delete",
-      );
-    } catch (error) {
-      report(
-        context,
-        `could not delete the record of ${key}, written by an earlier version with a result answered 500 now: answered 500 until it is deleted or expires`,
-        error,
-      );
-      return false;
-    }
+    const forgotten = await within(
+      Promise.resolve().then(() => forget.call(store, key, text)),
+      storeTimeoutMs,
+      "delete",
+    );
     if (forgotten) {
       report(
         context,
@@ -891,9 +882,22 @@ export function withIdempotency<TPayload, TResult>(
       if (claim.record.state === "completed") {
         const text = claim.record.result;
         // Once per delivery: a store whose `forget` keeps answering false must not loop here.
-        if (!forgotOnce && refusedRecord(text, context)) {
+        if (refusedRecord(text, context)) {
+          if (forgotOnce) {
+            // The store's forget answered false, yet the same record is still there.
+            report(
+              context,
+              `the record of ${key}, written by an earlier version with a result answered 500 now, could not be deleted (the store's forget answered false and the record remains): answered 500 until it is deleted or expires`,
+            );
+            return stored(text, key);
+          }
           forgotOnce = true;
-          if (await forgetRefused(key, text, context)) continue;
+          try {
+            if (await forgetRefused(key, text, context)) continue;
+          } catch (error) {
+            // Safe to run unrecorded with failOpen: the record is a refusal, nothing was done.
+            return storeFailed("delete", key, error, payload, context);
+          }
         }
         return stored(text, key);
       }

@@ -1,6 +1,7 @@
 /** withIdempotency's semantics over any store, in one process and across "instances" sharing a store. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
+import { storedKey } from "../../src/idempotency/keys.js";
 import {
   type CallbackContext,
   type CallbackFailure,
@@ -16,6 +17,7 @@ import {
   createUpdateOrderShippingInfoHandler,
   createUpdateOrderStatusHandler,
   defaultIdempotencyKey,
+  type ForgettingIdempotencyStore,
   type IdempotencyStore,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
@@ -2059,5 +2061,89 @@ describe("stored results, a third reading (review s23c)", () => {
       code: "DELIVERY_IN_PROGRESS",
     });
     expect(runs).toBe(1);
+  });
+});
+
+describe("a record an earlier version wrote with a refusal, when the store cannot delete it (second read E2)", () => {
+  const OLD = `j${JSON.stringify({ IsValid: false, ErrorCode: "INSUFFICIENT", Balance: "0.00" })}`;
+  let sequence = 0;
+
+  /** A memory store holding an old refusal record for a fresh redemption, its forget replaced. */
+  async function oldRecord(forget: ForgettingIdempotencyStore["forget"]) {
+    const memory = createMemoryIdempotencyStore();
+    const payload = { ...fixture("RedeemGiftCard"), OrderId: `GE-E2-${++sequence}` };
+    const derived = await defaultIdempotencyKey(payload, {
+      callback: "RedeemGiftCard",
+      rawPayload: payload,
+    } as never);
+    const key = await storedKey("RedeemGiftCard", derived as string);
+    expect(await memory.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    expect(await memory.complete(key, "earlier-version", OLD, 86_400_000)).toBe(true);
+    const store: ForgettingIdempotencyStore = {
+      claim: (k, owner, ms) => memory.claim(k, owner, ms),
+      get: (k) => memory.get(k),
+      complete: (k, owner, result, ms) => memory.complete(k, owner, result, ms),
+      renew: (k, owner, ms) => memory.renew(k, owner, ms),
+      release: (k, owner) => memory.release(k, owner),
+      forget,
+    };
+    let runs = 0;
+    const redeem = async () => {
+      runs++;
+      return { Balance: "15.00", CurrencyCode: "USD" };
+    };
+    return { store, memory, key, body: JSON.stringify(payload), redeem, runs: () => runs };
+  }
+
+  for (const [how, forget] of [
+    ["throws", async () => Promise.reject(new Error("ECONNRESET"))],
+    ["times out", () => new Promise<boolean>(() => {})],
+  ] as const) {
+    it(`a forget that ${how} is a store failure: 500 with an IdempotencyStoreError, or with failOpen the function runs unrecorded`, async () => {
+      const closed = await oldRecord(forget);
+      const { failures, onError } = collector();
+      const refused = await createRedeemGiftCardHandler(
+        withIdempotency(closed.redeem, { store: closed.store, storeTimeoutMs: 50 }),
+        { auth: false, onError },
+      ).handle(post(closed.body));
+      expect(refused.status).toBe(500);
+      expect(closed.runs()).toBe(0);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "internal_error" });
+      expect(failures[0]?.error).toMatchObject({ name: "IdempotencyStoreError" });
+      expect(String((failures[0]?.error as Error | undefined)?.message)).toContain(
+        "the store failed to delete",
+      );
+      expect(failures[0]?.reason).not.toMatch(/throw a CallbackError/);
+
+      const open = await oldRecord(forget);
+      const { failures: told, onError: tell } = collector();
+      const answered = await createRedeemGiftCardHandler(
+        withIdempotency(open.redeem, { store: open.store, storeTimeoutMs: 50, failOpen: true }),
+        { auth: false, onError: tell },
+      ).handle(post(open.body));
+      expect(answered.status).toBe(200);
+      expect(json(answered)).toMatchObject({ Success: true, Balance: "15.00" });
+      expect(open.runs()).toBe(1);
+      expect(told.map((failure) => failure.kind)).toStrictEqual(["store_failure"]);
+      expect(told[0]?.reason).toMatch(/failed to delete.*without a record \(failOpen\)/);
+      // Unrecorded: the old record is still there for the next delivery to delete.
+      expect(await open.memory.get(open.key)).toEqual({ state: "completed", result: OLD });
+    });
+  }
+
+  it("a forget answering false while the record remains is reported as a store failure naming the record", async () => {
+    const old = await oldRecord(async () => false);
+    const { failures, onError } = collector();
+    const answer = await createRedeemGiftCardHandler(
+      withIdempotency(old.redeem, { store: old.store }),
+      { auth: false, onError },
+    ).handle(post(old.body));
+    expect(answer.status).toBe(500);
+    expect(old.runs()).toBe(0);
+    const stores = failures.filter((failure) => failure.kind === "store_failure");
+    expect(stores).toHaveLength(1);
+    expect(stores[0]?.reason).toContain(old.key);
+    expect(stores[0]?.reason).toMatch(/could not be deleted/);
   });
 });
