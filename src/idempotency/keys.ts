@@ -88,16 +88,18 @@ function canonical(value: unknown, top = false): string | undefined {
 
 /** SHA-256 (base64url) of the payload as sent, card fields and session secrets left out. */
 export function contentDigest(rawPayload: unknown): Promise<string> {
-  return digest(rawPayload, undefined);
+  return digest(rawPayload, []);
 }
 
 /**
- * The content digest, with a gift card's id in it when given (kept even where its `CardFields`
- * object is left out for holding a security code).
+ * The content digest, with the gift card ids in it when given (kept even where their `CardFields`
+ * object is left out for holding a security code). One id is digested as it always was.
  */
-function digest(rawPayload: unknown, cardId: string | undefined): Promise<string> {
+function digest(rawPayload: unknown, cardIds: readonly string[]): Promise<string> {
   const text = canonical(rawPayload, true) ?? "null";
-  return sha256Text(cardId === undefined ? text : `${JSON.stringify(cardId)}:${text}`, "base64url");
+  if (cardIds.length === 0) return sha256Text(text, "base64url");
+  const ids = JSON.stringify(cardIds.length === 1 ? cardIds[0] : cardIds);
+  return sha256Text(`${ids}:${text}`, "base64url");
 }
 
 function text(value: unknown): string | undefined {
@@ -112,14 +114,22 @@ function field(payload: unknown, ...path: string[]): string | undefined {
 }
 
 /**
- * The gift card's id (`CardFields.CardId`, each in any case) when its `CardFields` holds a security
- * code (any member but the id: {@link holdsCardSecret}), which leaves the object out of the digest;
- * `undefined` otherwise.
+ * The gift card ids (`CardFields.CardId`, each in any case), sorted, of every top-level
+ * `CardFields` member (any case) left out of the digest: it holds a security code (any member but
+ * the id: {@link holdsCardSecret}) or is a card object. Two such members differing only in case
+ * are both left out, so both ids are kept, or two different cards would share one key.
  */
-function droppedCardId(payload: unknown): string | undefined {
-  const fields = fieldInAnyCase(payload, "CardFields");
-  if (!isRecord(fields) || !(isCardObject(fields) || holdsCardSecret(fields))) return undefined;
-  return text(fieldInAnyCase(fields, "CardId"));
+function droppedCardIds(payload: unknown): string[] {
+  const ids: string[] = [];
+  if (!isRecord(payload)) return ids;
+  for (const name of Object.keys(payload)) {
+    if (name.toLowerCase() !== "cardfields") continue;
+    const fields = payload[name];
+    if (!isRecord(fields) || !(isCardObject(fields) || holdsCardSecret(fields))) continue;
+    const id = text(fieldInAnyCase(fields, "CardId"));
+    if (id !== undefined) ids.push(id);
+  }
+  return ids.sort();
 }
 
 function join(...parts: (string | undefined)[]): string {
@@ -150,7 +160,7 @@ export async function defaultIdempotencyKey(
 ): Promise<string | undefined> {
   const raw = context.rawPayload;
   const orderId = field(raw, "OrderId");
-  let cardId: string | undefined;
+  let cardIds: string[] = [];
   switch (context.callback) {
     case "GetCheckoutCartInfo":
     case "ValidateGiftCard":
@@ -168,7 +178,7 @@ export async function defaultIdempotencyKey(
     // its key stays what it always was.
     case "RedeemGiftCard":
     case "RefundGiftCard":
-      cardId = droppedCardId(raw);
+      cardIds = droppedCardIds(raw);
       break;
     case "UpdateOrderStatus": {
       const status = field(raw, "StatusCode")?.toLowerCase();
@@ -196,7 +206,7 @@ export async function defaultIdempotencyKey(
     field(raw, "CartId") ??
     field(raw, "CartToken") ??
     field(raw, "merchantCartToken");
-  return join(id, await digest(raw, cardId));
+  return join(id, await digest(raw, cardIds));
 }
 
 const encoder = new TextEncoder();

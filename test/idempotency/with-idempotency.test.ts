@@ -1311,6 +1311,22 @@ describe("a gift card's CardFields members other than CardId are secrets", () =>
       expect(await key(nested({ CardId: "GC-A", Pin: "1111" }))).toBe(a);
     }
   });
+
+  it("two top-level CardFields members differing only in case, both left out: each one's id is digested, so two different cards keep two keys (second read E3)", async () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const { CardFields: _top, ...request } = fixture(callback);
+      const twice = (id: string, pin = "1234") => ({
+        ...request,
+        CardFields: { CardId: "GC-A", Pin: "9999" },
+        cardFields: { CardId: id, Pin: pin },
+      });
+      const key = (payload: Record<string, unknown>) =>
+        defaultIdempotencyKey(payload, contextFor(callback, payload));
+      const x = await key(twice("GC-X"));
+      expect(await key(twice("GC-Y"))).not.toBe(x);
+      expect(await key(twice("GC-X", "5678"))).toBe(x);
+    }
+  });
 });
 
 function contextFor(callback: CallbackName, rawPayload: unknown): CallbackContext<unknown> {
