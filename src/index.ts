@@ -128,6 +128,7 @@ export {
 } from "./idempotency/memory.js";
 export type {
   Awaitable,
+  ForgettingIdempotencyStore,
   IdempotencyClaim,
   IdempotencyRecord,
   IdempotencyStore,

@@ -1,3 +1,4 @@
+import { giftCardSecretsOf } from "../core/card.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackContext,
@@ -52,8 +53,8 @@ export async function checkShopperSession(
 
 /**
  * What the gift-card and voucher callbacks share: POST, the request of Part 5.4, the shopper's
- * e-mail encoded, the session checked by `verifySession` and never quoted. Each callback adds its
- * name and its answer.
+ * e-mail encoded, the session checked by `verifySession` and never quoted, nor the card's PIN
+ * (any `CardFields` member but `CardId`). Each callback adds its name and its answer.
  */
 export const GIFT_CARD_FAMILY = {
   methods: ["POST"],
@@ -61,6 +62,7 @@ export const GIFT_CARD_FAMILY = {
   schema: giftCardRequestSchema,
   encodedFields: GIFT_CARD_ENCODED_FIELDS,
   secretFields: SESSION_FIELDS,
+  secretValues: giftCardSecretsOf,
   authorize: checkShopperSession,
 } as const satisfies Omit<CallbackDefinition<GiftCardRequest, unknown>, "name" | "response">;
 

@@ -6,6 +6,7 @@
 import { paymentDetailsSchema } from "../schemas/payment.js";
 import { isParsedBody } from "./body.js";
 import { CARD_NUMBER, CVV_NUMBER, cardNumbersOf, isCardNumberKey } from "./card-keys.js";
+import { fieldInAnyCase, isRecord } from "./objects.js";
 import {
   createRedactor,
   digitRunsOf,
@@ -364,6 +365,33 @@ function scrubFields(
 export function cardSecretsOf(details: Record<string, unknown>, out: string[]): void {
   out.push(...knownSecrets(details));
   digitRunsOfFields(details, out);
+}
+
+/**
+ * A gift card's security codes in a gift-card request as sent: every value (a text or a number,
+ * nested ones too) of its `CardFields` members other than `CardId` (both names in any key case),
+ * the `Pin`, `SecurityCode` or `Cvv` that proves the card is the shopper's. The redactors mask
+ * them wherever quoted (those under three characters are left, as for every secret).
+ */
+export function giftCardSecretsOf(payload: unknown): string[] {
+  const secrets: string[] = [];
+  const fields = fieldInAnyCase(payload, "CardFields");
+  if (!isRecord(fields)) return secrets;
+  const stack: unknown[] = [];
+  for (const name of Object.keys(fields)) {
+    if (name.toLowerCase() !== "cardid") stack.push(fields[name]);
+  }
+  const seen = new Set<object>([fields]);
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === "string") secrets.push(node);
+    else if (typeof node === "number" || typeof node === "bigint") secrets.push(String(node));
+    else if (node !== null && typeof node === "object" && !seen.has(node)) {
+      seen.add(node);
+      for (const key of Object.keys(node)) stack.push((node as Record<string, unknown>)[key]);
+    }
+  }
+  return secrets;
 }
 
 /** The runs of 12 or more digits in a payment object's own fields, keys and nested values. */

@@ -161,6 +161,8 @@ export interface CallbackDefinition<TPayload, TResult> {
   readonly defaultMaxBodyBytes?: number;
   /** Top-level payload fields whose values are never quoted in what the library reports. */
   readonly secretFields?: readonly string[];
+  /** Other values of the payload as sent never quoted in what the library reports (a gift card's PIN). */
+  readonly secretValues?: (payload: unknown) => readonly string[];
   /**
    * A check of the validated payload with the merchant's options, run before the merchant's
    * function (the gift-card callbacks' shopper session). Returns the reason of a refusal — a 401
@@ -271,6 +273,12 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
   }
 
   /** The masker of the request's own card numbers (identity without card data); see below. */
+  static answerRedactorOf(value: unknown): Redactor | undefined {
+    return typeof value === "object" && value !== null && #call in value
+      ? (value as HandlerContext<unknown>).#call.redactAnswer
+      : undefined;
+  }
+
   static cardMaskerOf(value: unknown): ((text: string) => string) | undefined {
     return typeof value === "object" && value !== null && #call in value
       ? (value as HandlerContext<unknown>).#call.ownCards
@@ -330,6 +338,14 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
  */
 export function requestRedactor(context: unknown): Redactor | undefined {
   return HandlerContext.redactorOf(context);
+}
+
+/**
+ * The request's redactor without a gift card's secret values (see `Call.redactAnswer`), for the
+ * stored copy of an answer; undefined when the context was not made by this engine. Internal.
+ */
+export function requestAnswerRedactor(context: unknown): Redactor | undefined {
+  return HandlerContext.answerRedactorOf(context);
 }
 
 /**
@@ -680,11 +696,16 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     sites: readonly CardSite[],
     accepted: boolean,
   ): Promise<CallbackResponse> {
-    const redact = redactorFor(
-      sites.map(({ details }) => details),
-      secretFieldsOf(definition.secretFields, input),
-    );
+    const details = sites.map((site) => site.details);
+    const sessionSecrets = secretFieldsOf(definition.secretFields, input);
+    const redact = redactorFor(details, [
+      ...sessionSecrets,
+      ...(definition.secretValues?.(input) ?? []),
+    ]);
     if (redact !== undefined) call.redact = redact;
+    // Codes and answered texts: a gift card's PIN is often a few digits, which a code may hold.
+    const redactAnswer = redactorFor(details, sessionSecrets);
+    if (redactAnswer !== undefined) call.redactAnswer = redactAnswer;
     const walked = input === exchange.body;
     if (sites.length === 0) {
       // The walk found no card object in the body: nothing in it to protect.
@@ -714,6 +735,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    */
   function refuseCards(call: Call, cards: readonly object[]): void {
     call.redact = redactorFor(cards, []) ?? call.redact;
+    call.redactAnswer = call.redact;
     protectCards(cards);
   }
 
@@ -867,7 +889,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
     const { redact } = call;
     const status = answerableStatus(readSafely(error, "status"));
-    const code = redact(readSafely(error, "code"));
+    // The code is the service's to act on: only card data is masked in it, never a gift card's PIN.
+    const code = call.redactAnswer(readSafely(error, "code"));
     const message = redact(readSafely(error, "message"));
     const text = readSafely(error, "description");
     const description = text === undefined || text === null ? undefined : redact(text);
@@ -884,6 +907,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     async handle(request) {
       const call: Call = {
         redact: redactCards,
+        redactAnswer: redactCards,
         ownCards: unchanged,
         cardsDone: false,
         bodyWalked: false,
@@ -916,6 +940,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /** What one request carries through the engine: the redactor every text it lets out goes through. */
 interface Call {
   redact: Redactor;
+  /**
+   * `redact` without a gift card's secret values (its `CardFields` members but `CardId`): for a
+   * `CallbackError`'s code and for the stored copy of an answer, which must reach the service as
+   * the merchant wrote them (a code like `4001` may hold a four-digit PIN).
+   */
+  redactAnswer: Redactor;
   /**
    * Masks the card number of each of the request's card objects, in any spelling (read before the
    * merchant's function); the text as it is when the request has none.

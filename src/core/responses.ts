@@ -245,8 +245,9 @@ function readField(result: object, key: string): unknown {
  * `required` field (a validation's verdict,
  * where nothing has happened yet and an answer without it says nothing) makes such a result
  * unusable (a 500), as does a repeated `Success`/`IsSuccess` that is not true: a refusal is a
- * `CallbackError`. An unknown field (a typo such as `InternalOrderID`) is left out of the answer
- * and listed in `ignored`.
+ * `CallbackError`; the same for a boolean of `refusals` that is false (a redemption's `IsValid`).
+ * An unknown field (a typo such as `InternalOrderID`) is left out of the answer and listed in
+ * `ignored`.
  */
 function pickFields(
   result: unknown,
@@ -254,6 +255,7 @@ function pickFields(
   required: readonly string[],
   expected: readonly string[],
   target: Record<string, unknown>,
+  refusals: readonly string[] = [],
 ): WrittenResult {
   // Made only when something is left out: the usual result allocates nothing here.
   let ignored: string[] | undefined;
@@ -292,6 +294,10 @@ function pickFields(
           if (required.includes(key)) return { invalid: wrong };
           unusable = add(unusable, wrong);
           continue;
+        }
+        // A redemption's `IsValid: false`: the card was not debited, a refusal returned.
+        if (text === false && refusals.includes(key)) {
+          return { invalid: `"${key}" is false: throw a CallbackError to refuse` };
         }
         target[key] = text;
       }
@@ -335,15 +341,25 @@ function successShape<TResult>(options: {
   readonly required?: readonly string[];
   /** Fields the answer should carry: without them it is sent all the same, with a warning. */
   readonly expected?: readonly string[];
+  /** Booleans that, false, make the result a refusal returned instead of thrown (a 500). */
+  readonly refusals?: readonly string[];
   readonly errorCode: boolean;
   /** Extra fields of a failure: `IsValid: false` and `ErrorText` for gift cards. */
   readonly failureExtra?: (fields: FailureFields) => Record<string, unknown>;
 }): ResponseShape<TResult> {
   const required = options.required ?? [];
   const expected = options.expected ?? [];
+  const refusals = options.refusals ?? [];
   return {
     success(result) {
-      return pickFields(result, options.fields, required, expected, { Success: options.success });
+      return pickFields(
+        result,
+        options.fields,
+        required,
+        expected,
+        { Success: options.success },
+        refusals,
+      );
     },
     failure(fields) {
       const code = options.errorCode ? { ErrorCode: fields.code } : {};
@@ -400,7 +416,10 @@ export const restrictedProductsShape: ResponseShape<NoResult> = {
 /**
  * The gift-card and voucher answer `{ Success, IsValid, Balance, CurrencyCode, IsOperatorGiftCard,
  * ErrorCode, Message, Description, ErrorText }`. A failure carries `ErrorText` (the message) and,
- * for a validation, `IsValid: false`, so that no failure can read as a valid card.
+ * for a validation, `IsValid: false`, so that no failure can read as a valid card. A redemption or
+ * refund (not a validation) whose result says `IsValid: false` (read like `Success`) did not take
+ * place: answering it `Success: true` would tell the service the card was debited, so it is a
+ * refusal returned instead of thrown, a 500 like `Success: false`.
  */
 export function giftCardShape<TResult>(options: {
   readonly required?: readonly (keyof GiftCardResult)[];
@@ -411,6 +430,7 @@ export function giftCardShape<TResult>(options: {
     failure: false,
     fields: GIFT_CARD_FIELDS,
     required: options.required ?? [],
+    refusals: options.validation ? [] : ["IsValid"],
     errorCode: true,
     failureExtra: (fields) =>
       options.validation

@@ -48,14 +48,24 @@ function isCardObject(value: Record<string, unknown>): boolean {
   return false;
 }
 
+/**
+ * Whether a gift card's `CardFields` holds a security code: any member but `CardId` (in any case).
+ * The spec gives it `CardId` alone; what else a platform sends there (`Pin`, `SecurityCode`, `Cvv`)
+ * is what proves the card is the shopper's, a few digits an unkeyed digest would not hide.
+ */
+export function holdsCardSecret(cardFields: Record<string, unknown>): boolean {
+  for (const name of Object.keys(cardFields)) if (name.toLowerCase() !== "cardid") return true;
+  return false;
+}
+
 /** The shopper's own session (gift cards, vouchers): a secret of the merchant's, never digested. */
 const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
 
 /**
  * Canonical JSON (keys sorted) of a payload without its card fields and session secrets, so key
- * order never matters.
+ * order never matters. `top` for the payload itself, whose `CardFields` is the gift card's.
  */
-function canonical(value: unknown): string | undefined {
+function canonical(value: unknown, top = false): string | undefined {
   if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? "null").join(",")}]`;
   if (isRecord(value)) {
     if (isCardObject(value)) return undefined;
@@ -63,6 +73,11 @@ function canonical(value: unknown): string | undefined {
     for (const name of Object.keys(value).sort()) {
       const field = value[name];
       if (field === undefined || isCardField(name) || SESSION_FIELDS.has(name)) continue;
+      // The gift card's CardFields holding more than its id: left out whole, its id digested apart
+      // (droppedCardId). Only the payload's own: one below it has no id digested apart, and left
+      // out it would give two different cards one key.
+      if (top && name.toLowerCase() === "cardfields" && isRecord(field) && holdsCardSecret(field))
+        continue;
       const text = canonical(field);
       if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
     }
@@ -73,16 +88,18 @@ function canonical(value: unknown): string | undefined {
 
 /** SHA-256 (base64url) of the payload as sent, card fields and session secrets left out. */
 export function contentDigest(rawPayload: unknown): Promise<string> {
-  return digest(rawPayload, undefined);
+  return digest(rawPayload, []);
 }
 
 /**
- * The content digest, with a gift card's id in it when given (kept even where its `CardFields`
- * object is left out for holding a security code).
+ * The content digest, with the gift card ids in it when given (kept even where their `CardFields`
+ * object is left out for holding a security code). One id is digested as it always was.
  */
-function digest(rawPayload: unknown, cardId: string | undefined): Promise<string> {
-  const text = canonical(rawPayload) ?? "null";
-  return sha256Text(cardId === undefined ? text : `${JSON.stringify(cardId)}:${text}`, "base64url");
+function digest(rawPayload: unknown, cardIds: readonly string[]): Promise<string> {
+  const text = canonical(rawPayload, true) ?? "null";
+  if (cardIds.length === 0) return sha256Text(text, "base64url");
+  const ids = JSON.stringify(cardIds.length === 1 ? cardIds[0] : cardIds);
+  return sha256Text(`${ids}:${text}`, "base64url");
 }
 
 function text(value: unknown): string | undefined {
@@ -97,13 +114,22 @@ function field(payload: unknown, ...path: string[]): string | undefined {
 }
 
 /**
- * The gift card's id (`CardFields.CardId`, each in any case) when its `CardFields` holds a security
- * code, which leaves the object out of the digest; `undefined` otherwise.
+ * The gift card ids (`CardFields.CardId`, each in any case), sorted, of every top-level
+ * `CardFields` member (any case) left out of the digest: it holds a security code (any member but
+ * the id: {@link holdsCardSecret}) or is a card object. Two such members differing only in case
+ * are both left out, so both ids are kept, or two different cards would share one key.
  */
-function droppedCardId(payload: unknown): string | undefined {
-  const fields = fieldInAnyCase(payload, "CardFields");
-  if (!isRecord(fields) || !isCardObject(fields)) return undefined;
-  return text(fieldInAnyCase(fields, "CardId"));
+function droppedCardIds(payload: unknown): string[] {
+  const ids: string[] = [];
+  if (!isRecord(payload)) return ids;
+  for (const name of Object.keys(payload)) {
+    if (name.toLowerCase() !== "cardfields") continue;
+    const fields = payload[name];
+    if (!isRecord(fields) || !(isCardObject(fields) || holdsCardSecret(fields))) continue;
+    const id = text(fieldInAnyCase(fields, "CardId"));
+    if (id !== undefined) ids.push(id);
+  }
+  return ids.sort();
 }
 
 function join(...parts: (string | undefined)[]): string {
@@ -124,7 +150,8 @@ function join(...parts: (string | undefined)[]): string {
  *   back, A → B → A, is a real sequence);
  * - RedeemGiftCard, RefundGiftCard: the order id and a digest of the payload, with the gift
  *   card's `CardFields.CardId` (each in any case) digested apart when its CardFields holds a
- *   security code (two cards of one order, amount and currency are two operations);
+ *   security code, any member but the id (two cards of one order, amount and currency are two
+ *   operations);
  * - any other: the order id (or RMA number, cart id, cart token) and a digest of the payload.
  */
 export async function defaultIdempotencyKey(
@@ -133,7 +160,7 @@ export async function defaultIdempotencyKey(
 ): Promise<string | undefined> {
   const raw = context.rawPayload;
   const orderId = field(raw, "OrderId");
-  let cardId: string | undefined;
+  let cardIds: string[] = [];
   switch (context.callback) {
     case "GetCheckoutCartInfo":
     case "ValidateGiftCard":
@@ -145,12 +172,13 @@ export async function defaultIdempotencyKey(
     // content (A → B → A) is a real update: deduplicating it would ship to B.
     case "UpdateOrderShippingInfo":
       return undefined;
-    // A CardFields holding a security code is left out of the digest whole: the card's id is
-    // digested on its own, so two cards are two keys (the id is a bearer secret: hashed only).
-    // Any other CardFields is in the digest, id included: its key stays what it always was.
+    // A CardFields holding a security code (any member but CardId: a Pin, a SecurityCode) is left
+    // out of the digest whole: the card's id is digested on its own, so two cards are two keys
+    // (the id is a bearer secret: hashed only). A CardFields of CardId alone is in the digest:
+    // its key stays what it always was.
     case "RedeemGiftCard":
     case "RefundGiftCard":
-      cardId = droppedCardId(raw);
+      cardIds = droppedCardIds(raw);
       break;
     case "UpdateOrderStatus": {
       const status = field(raw, "StatusCode")?.toLowerCase();
@@ -178,7 +206,7 @@ export async function defaultIdempotencyKey(
     field(raw, "CartId") ??
     field(raw, "CartToken") ??
     field(raw, "merchantCartToken");
-  return join(id, await digest(raw, cardId));
+  return join(id, await digest(raw, cardIds));
 }
 
 const encoder = new TextEncoder();

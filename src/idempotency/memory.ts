@@ -1,4 +1,4 @@
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+import type { ForgettingIdempotencyStore, IdempotencyClaim, IdempotencyRecord } from "./store.js";
 
 export interface MemoryIdempotencyStoreOptions {
   /**
@@ -31,7 +31,7 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 export function createMemoryIdempotencyStore(
   options: MemoryIdempotencyStoreOptions = {},
-): IdempotencyStore {
+): ForgettingIdempotencyStore {
   const maxEntries = options.maxEntries ?? Number.POSITIVE_INFINITY;
   if (
     !(
@@ -110,6 +110,12 @@ export function createMemoryIdempotencyStore(
     release(key, owner) {
       const entry = entries.get(key);
       if (entry === undefined || entry.owner !== owner) return false;
+      entries.delete(key);
+      return true;
+    },
+    forget(key, result) {
+      const entry = entries.get(key);
+      if (entry === undefined || entry.owner !== undefined || entry.result !== result) return false;
       entries.delete(key);
       return true;
     },

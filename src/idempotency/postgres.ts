@@ -8,9 +8,9 @@
  * checked by every statement, so a row past it counts as absent.
  */
 import {
+  type ForgettingIdempotencyStore,
   type IdempotencyClaim,
   type IdempotencyRecord,
-  type IdempotencyStore,
   UnreadableRecordError,
 } from "./store.js";
 
@@ -40,7 +40,7 @@ export interface PostgresIdempotencyStoreOptions {
 }
 
 /** The Postgres store, with its table's upkeep. */
-export interface PostgresIdempotencyStore extends IdempotencyStore {
+export interface PostgresIdempotencyStore extends ForgettingIdempotencyStore {
   /** Creates the table if needed (done on first use anyway); rejects if the database refuses. */
   ready(): Promise<void>;
   /** Deletes up to `limit` expired rows; answers how many. */
@@ -131,6 +131,7 @@ RETURNING 1`,
     renew: `UPDATE ${table} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
 WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
     release: `DELETE FROM ${table} WHERE key = $1 AND owner = $2`,
+    forget: `DELETE FROM ${table} WHERE key = $1 AND owner IS NULL AND result = $2`,
     // Expiry checked again on the row deleted: a claim may take a row over (and commit) while
     // this statement waits for its lock, and the re-check then sees the new lease.
     deleteExpired: `DELETE FROM ${table} WHERE key IN (
@@ -219,7 +220,15 @@ AND expires_at <= clock_timestamp()`,
     async release(key, owner) {
       return ((await query(sql.release, [key, owner])).rowCount ?? 0) > 0;
     },
+    async forget(key, result) {
+      return ((await query(sql.forget, [key, result])).rowCount ?? 0) > 0;
+    },
   };
 }
 
-export type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+export type {
+  ForgettingIdempotencyStore,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyStore,
+} from "./store.js";

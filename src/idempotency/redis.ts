@@ -10,9 +10,9 @@
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
 import {
+  type ForgettingIdempotencyStore,
   type IdempotencyClaim,
   type IdempotencyRecord,
-  type IdempotencyStore,
   UnreadableRecordError,
 } from "./store.js";
 
@@ -31,11 +31,13 @@ export interface IoRedisLikeClient {
 export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 
 /** The Redis store, with the check of its server's setup. */
-export interface RedisIdempotencyStore extends IdempotencyStore {
+export interface RedisIdempotencyStore extends ForgettingIdempotencyStore {
   /**
-   * Reads the server's `maxmemory-policy` (`INFO memory`), once per store: a problem to fix as a
-   * sentence when the policy lets Redis evict this store's keys (anything but `noeviction`),
-   * undefined when it does not. Rejects when the server refuses `INFO` (some managed Redis do).
+   * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
+   * (`INFO persistence`), once per store: the problems to fix as a sentence when the policy lets
+   * Redis evict this store's keys (anything but `noeviction`) or when a restart would empty the
+   * leases of running functions (`appendonly no`), undefined when neither. A section the server
+   * refuses is not checked; rejects when it refuses both (some managed Redis refuse `INFO`).
    * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
    * `store_failure` warning; its failure changes no delivery.
    */
@@ -140,6 +142,14 @@ return 1`,
 if not owned(KEYS[1], ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`,
+  // KEYS[1] key; ARGV result. Only a record completed with exactly that result.
+  forget: `if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return 0 end
+local v = redis.call('GET', KEYS[1])
+if string.sub(v, 1, 2) ~= 'c:' then return 0 end
+local sep = string.find(v, ':', 3, true)
+if not sep or string.sub(v, sep + 1) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`,
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -179,6 +189,17 @@ function evictionProblem(info: string): string | undefined {
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   if (policy === undefined || policy === "noeviction") return undefined;
   return `Redis's maxmemory-policy is ${policy}: under memory pressure Redis evicts idempotency records and leases (every one has an expiry), and the next delivery of an evicted key runs the function again (a second charge); set maxmemory-policy noeviction (see the README's "Picking a store")`;
+}
+
+/**
+ * The problem with a server's persistence, from its `INFO persistence` text: without the
+ * append-only file (`aof_enabled:0`) a restart of Redis empties every lease of a function still
+ * running (and every record). RDB snapshots do not keep them: a 30 s lease is written after the
+ * last snapshot nearly always. Undefined when the text says nothing of it (not checkable).
+ */
+function persistenceProblem(info: string): string | undefined {
+  if (/^aof_enabled:0\s*$/m.exec(info) === null) return undefined;
+  return 'Redis keeps no append-only file (appendonly no; RDB snapshots do not keep a lease): a restart of Redis empties the lease of every function still running, and a redelivery then runs it a second time (a second charge), besides forgetting the records; set appendonly yes (see the README\'s "Picking a store")';
 }
 
 function validKey(key: string): void {
@@ -249,11 +270,23 @@ export function createRedisIdempotencyStore(
   }
 
   let setup: Promise<string | undefined> | undefined;
-  /** `INFO memory`, which managed Redis allow where they refuse `CONFIG GET`. */
+  /** `INFO memory` and `INFO persistence`, which managed Redis allow where they refuse `CONFIG GET`. */
   async function readSetup(): Promise<string | undefined> {
     const info = (client as { info?: (section: string) => Promise<unknown> }).info;
     if (typeof info !== "function") return undefined;
-    return evictionProblem(replyText(await info.call(client, "memory")));
+    // Each section on its own: a server that refuses one (an ACL) is still checked on the other.
+    const [memory, persistence] = await Promise.allSettled([
+      Promise.resolve().then(() => info.call(client, "memory")),
+      Promise.resolve().then(() => info.call(client, "persistence")),
+    ]);
+    if (memory.status === "rejected" && persistence.status === "rejected") throw memory.reason;
+    const problems = [
+      memory.status === "fulfilled" ? evictionProblem(replyText(memory.value)) : undefined,
+      persistence.status === "fulfilled"
+        ? persistenceProblem(replyText(persistence.value))
+        : undefined,
+    ].filter((problem) => problem !== undefined);
+    return problems.length === 0 ? undefined : problems.join("; and ");
   }
 
   return {
@@ -280,7 +313,15 @@ export function createRedisIdempotencyStore(
     async release(key, owner) {
       return Number(await run("release", key, [owner])) === 1;
     },
+    async forget(key, result) {
+      return Number(await run("forget", key, [result])) === 1;
+    },
   };
 }
 
-export type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from "./store.js";
+export type {
+  ForgettingIdempotencyStore,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyStore,
+} from "./store.js";

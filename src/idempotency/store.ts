@@ -56,6 +56,20 @@ export interface IdempotencyStore {
 }
 
 /**
+ * A store that can also delete a completed record (the memory, Redis and PostgreSQL stores). A
+ * store of your own may add `forget`: without it, a record an earlier version wrote whose result
+ * the engine now refuses is answered 500 until it expires or is deleted.
+ */
+export interface ForgettingIdempotencyStore extends IdempotencyStore {
+  /**
+   * Deletes a key completed with exactly `result`, so that the next delivery runs; false, changing
+   * nothing, otherwise. `withIdempotency` calls it for a record whose result the engine now
+   * answers 500 (written by an earlier version, which recorded it).
+   */
+  forget(key: string, result: string): Awaitable<boolean>;
+}
+
+/**
  * A store's error for a record it holds but cannot read (written by something else, damaged), as
  * the Redis store throws it: `withIdempotency` refuses the delivery for it with or without
  * `failOpen`, as it does a record it cannot decode, since the function ran once already.

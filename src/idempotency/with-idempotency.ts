@@ -1,8 +1,19 @@
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
-import { cardSecretsOf, maskCardNumber, namesCvv, redactCardNumbers } from "../core/card.js";
+import {
+  cardSecretsOf,
+  giftCardSecretsOf,
+  maskCardNumber,
+  namesCvv,
+  redactCardNumbers,
+} from "../core/card.js";
 import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import { detachedReporter, requestCardMasker, requestRedactor } from "../core/engine.js";
+import {
+  detachedReporter,
+  requestAnswerRedactor,
+  requestCardMasker,
+  requestRedactor,
+} from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
@@ -13,6 +24,7 @@ import { isTimerDelay } from "../core/timers.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
+  type ForgettingIdempotencyStore,
   type IdempotencyStore,
   isUnreadableRecordError,
   positiveMs,
@@ -35,7 +47,9 @@ export interface IdempotencyOptions<TPayload> {
   /**
    * How long a claim holds; renewed every third of it while the function runs and until its
    * result is recorded, so it runs out only when the process died or could not reach the store
-   * for a whole lease (then another delivery may run the function too). Default 30 seconds.
+   * for a whole lease (then another delivery may run the function too). A store can also lose it
+   * sooner (a Redis without `appendonly yes` that restarts, an eviction, a failover): see the
+   * README's "The lease". Default 30 seconds.
    */
   leaseMs?: number | undefined;
   /**
@@ -73,6 +87,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const FIRST_POLL_MS = 25;
 const LONGEST_POLL_MS = 500;
 const LONGEST_RETRY_MS = 10_000;
+/** What empties a lease before it runs out (the README's "Picking a store"). */
+const LOST_LEASE =
+  "restarted without an append-only file, evicted it, or failed over to a replica that had not received it";
 
 /** What became of this process's handle on a key, for the deliveries waiting on it. */
 type Outcome =
@@ -176,16 +193,18 @@ function inProgress(): CallbackError {
  * (in any case, text or number) is masked, the delivery's own card numbers (every card object
  * of the request, in any spelling) are masked wherever quoted, and every other text or number
  * goes through the request's own redactor, the one its reports go through (card numbers, and this
- * request's card numbers and CVVs wherever quoted). Amounts, codes and ids only have the
+ * request's card numbers and CVVs wherever quoted); a gift card's secrets (its `CardFields`
+ * members but `CardId`) are masked in the names of fields left out, not in the answer's texts,
+ * which are stored as the engine answers them (a repeat is the first answer). Amounts, codes and ids only have the
  * delivery's own cards masked: an order id that happens to pass the Luhn check is stored (and
  * answered) as it is. Throws when the result cannot be written as JSON (a cycle, a BigInt, a
  * getter that throws): see {@link encodeResult}.
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
-  const { redact, ownCards } =
+  const { redact, redactAnswer, ownCards } =
     shapeOf(context.callback)?.asReturned === true
-      ? { redact: unchanged, ownCards: unchanged }
+      ? { redact: unchanged, redactAnswer: unchanged, ownCards: unchanged }
       : maskersOf(context);
   const json: string | undefined = JSON.stringify(result, (name, given: unknown) => {
     // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
@@ -210,7 +229,7 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
 
   function written(name: string, text: string): string {
     const masked = ownCards(text);
-    return PLAIN_RESULT_FIELDS.has(name) ? masked : redact(masked);
+    return PLAIN_RESULT_FIELDS.has(name) ? masked : redactAnswer(masked);
   }
 
   /** The object itself, or a copy whose keys quoting card data are masked (`{"4111…": …}`). */
@@ -265,29 +284,53 @@ function unboxed(value: unknown): unknown {
  */
 function maskersOf(context: CallbackContext<unknown>): {
   redact: (text: string) => string;
+  redactAnswer: (text: string) => string;
   ownCards: (text: string) => string;
 } {
   const redactor = requestRedactor(context);
   const masker = requestCardMasker(context);
-  if (redactor !== undefined && masker !== undefined) return { redact: redactor, ownCards: masker };
+  const answerRedactor = requestAnswerRedactor(context);
+  // The engine's request: its redactor masks the gift card's secrets too (in the names of fields
+  // left out); the answered texts are stored as the engine answers them, so a repeat is the same.
+  if (redactor !== undefined && masker !== undefined && answerRedactor !== undefined) {
+    return { redact: redactor, redactAnswer: answerRedactor, ownCards: masker };
+  }
+  const giftCard = giftCardRedactor(context.rawPayload);
   const payload = context.rawPayload;
   const cards = isRecord(payload) ? (findCardObjects(payload) as Record<string, unknown>[]) : [];
   const secrets: string[] = [];
   // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
   for (const card of cards) cardSecretsOf(card, secrets);
-  return { redact: redactor ?? createRedactor(secrets), ownCards: cardNumbersMasker(cards) };
+  const own = redactor ?? createRedactor(secrets);
+  const redact = giftCard === undefined ? own : (text: string) => giftCard(own(text));
+  return {
+    redact,
+    redactAnswer: redact,
+    ownCards: cardNumbersMasker(cards),
+  };
 }
 
 /**
- * The stored text of what the function returned. A result that cannot be written as JSON (an ORM
- * entity with a cycle beside the id, a BigInt, a getter that throws) is stored as the answer the
- * engine makes of it (the callback's known fields, as texts and booleans): the function has run,
+ * A redactor of a gift card's secrets (every `CardFields` member but `CardId`: a `Pin`, a
+ * `SecurityCode`, texts or numbers, nested ones too) wherever a stored text quotes them, for a
+ * context of your own (the engine's request redactor masks them already); undefined when the
+ * payload has none.
+ */
+function giftCardRedactor(payload: unknown): ((text: string) => string) | undefined {
+  const secrets = giftCardSecretsOf(payload);
+  return secrets.length === 0 ? undefined : createRedactor(secrets);
+}
+
+/**
+ * The stored text of what the function returned: the part of it the engine answers (see
+ * {@link answeredPart}). A result that cannot be read or written as JSON (a getter that throws, a
+ * Proxy, a function) is stored as the answer the engine makes of it (the callback's known fields, as texts and booleans): the function has run,
  * and failing here would answer 500 and run it again on the redelivery. Throws only when even
  * that answer cannot be written (a callback of your own, a cart holding a cycle).
  */
 function encodeResult(result: unknown, context: CallbackContext<unknown>): string {
   try {
-    return encode(result, context);
+    return encode(answeredPart(result, context.callback) ?? result, context);
   } catch (error) {
     const answer = answerOf(result, context.callback);
     if (answer === undefined) throw error;
@@ -300,6 +343,51 @@ function encodeResult(result: unknown, context: CallbackContext<unknown>): strin
       error,
     );
     return text;
+  }
+}
+
+/** The verdicts a result may repeat: the engine writes them itself. */
+const VERDICTS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
+
+/**
+ * What of a result is stored: the answer the engine makes of it (its known fields as written,
+ * texts and booleans), in the result's order, with the name of each unknown field (its value
+ * `null`) and a known field of the wrong type as `{}`, never their values: read again, it gives
+ * the same answer and the same warnings (`result_fields_ignored`, `result_incomplete`), and keeps
+ * nothing the service is not answered (a copy of PaymentDetails, megabytes of lines). A result
+ * that is not an object is kept as an empty one of its kind. Undefined, to store the result as
+ * returned: a callback of your own or one answered with the result itself (the cart), a result
+ * the engine refuses (never stored) or cannot read.
+ */
+function answeredPart(result: unknown, callback: string): unknown {
+  const shape = shapeOf(callback);
+  if (shape === undefined || shape.asReturned === true) return undefined;
+  if (result === undefined || result === null) return undefined;
+  if (Array.isArray(result)) return [];
+  if (typeof result === "string") return "";
+  if (typeof result === "number") return 0;
+  if (typeof result === "boolean") return false;
+  if (typeof result !== "object") return undefined;
+  try {
+    const written = shape.success(result as never);
+    if ("invalid" in written) return undefined;
+    const body = written.body as Record<string, unknown>;
+    const ignored = new Set(written.ignored);
+    // No prototype: a field named `__proto__` is a field like any other.
+    const part: Record<string, unknown> = Object.create(null);
+    for (const key of Object.keys(result)) {
+      if (VERDICTS.has(key)) continue;
+      if (Object.hasOwn(body, key)) part[key] = body[key];
+      else if (ignored.has(key)) part[key] = null;
+      else {
+        const value = (result as Record<string, unknown>)[key];
+        if (value !== undefined && value !== null) part[key] = {};
+      }
+    }
+    return part;
+  } catch {
+    // A getter or a Proxy that throws: stored as before (see encodeResult).
+    return undefined;
   }
 }
 
@@ -357,7 +445,7 @@ function unreadableRecord(key: string, error: unknown): Outcome {
 
 /**
  * Whether the engine will refuse this stored result (a 500: `Success: false` returned instead of
- * thrown, a validation without a boolean verdict), read with the callback's own response shape
+ * thrown, a redemption's `IsValid: false`, a validation without a boolean verdict), read with the callback's own response shape
  * from the text repeats would be answered with. Unknown callbacks (a context of your own) pass.
  */
 function unusable(text: string, callback: string): boolean {
@@ -414,7 +502,7 @@ function reporterOf(context: CallbackContext<unknown>): Reporter {
  *   polling the store, up to `waitMs`) and answers its result, or past `waitMs` a 503 the service
  *   retries: never a second run;
  * - a function that throws, or returns a result the engine answers 500 (`Success: false`, a
- *   validation without its verdict), releases the key, so the service's retry runs it again (an
+ *   redemption's `IsValid: false`, a validation without its verdict), releases the key, so the service's retry runs it again (an
  *   incomplete result, an order without its id, is answered 200 and recorded);
  * - a process that dies while running leaves a lease that expires after `leaseMs`;
  * - the store failing before the function runs refuses the delivery (or runs it, `failOpen`);
@@ -450,13 +538,19 @@ export function withIdempotency<TPayload, TResult>(
    * Renews the lease every third of it until `stop`: while the function runs, and after it, while
    * its record is being written, so that no other instance takes the key over meanwhile.
    */
-  function keepLease(key: string, owner: string, tell: Reporter) {
+  function keepLease(key: string, owner: string, tell: Reporter, claimedAt: number) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
     let renewing: Flight<boolean> | undefined;
     const every = Math.max(1, Math.floor(leaseMs / 3));
     // The lease surely ended in the store by then (granted before its answer arrived here).
     let heldUntil = Date.now() + leaseMs;
+    // When the last grant was sent: the store set its expiry after that, so it runs to this plus
+    // leaseMs at least, and a refusal received before then means the store lost the lease.
+    let grantSentAt = claimedAt;
+    // When the last renewal that failed (an error, no answer within storeTimeoutMs) was sent:
+    // after the last grant, the lease may have run out unrenewed.
+    let failedSentAt = Number.NEGATIVE_INFINITY;
     const timer = setInterval(async () => {
       // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
       // (or a tick) failed, and the next is sent, or one that never settles would let the lease
@@ -474,7 +568,9 @@ export function withIdempotency<TPayload, TResult>(
       // applies each renewal and answers late must not stop them (and let another instance run).
       flight.promise.then(
         (late) => {
-          if (late) heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+          if (!late) return;
+          heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+          grantSentAt = Math.max(grantSentAt, flight.sentAt);
         },
         () => undefined,
       );
@@ -484,11 +580,14 @@ export function withIdempotency<TPayload, TResult>(
         // Once recording, a refused renewal may be this run's own record landing: complete tells.
         if (phase === "running") {
           tell(
-            `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
+            lostBefore(Date.now())
+              ? `the store lost the lease on ${key} while the function ran, before its leaseMs ran out (${LOST_LEASE}), so another delivery may run it too`
+              : `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
           );
         }
         stop();
       } catch (error) {
+        failedSentAt = Math.max(failedSentAt, flight.sentAt);
         // While recording, the failure to write the record is reported already.
         if (phase === "running" && !reported) {
           reported = true;
@@ -501,8 +600,19 @@ export function withIdempotency<TPayload, TResult>(
       phase = "stopped";
       clearInterval(timer);
     }
+    /**
+     * Whether a refusal received at `receivedAt` came while the store still owed the lease: before
+     * leaseMs passed since the last grant was sent, with no renewal failed since that grant. The
+     * store applies a call at some time before its answer arrives, so only the time the refusal
+     * was received bounds it (a call sent in time may land late: a slow link, a client's queue
+     * while it reconnects); a failed renewal means the lease may have run out unrenewed.
+     */
+    function lostBefore(receivedAt: number): boolean {
+      return failedSentAt <= grantSentAt && receivedAt < grantSentAt + leaseMs;
+    }
     return {
       stop,
+      lostBefore,
       recording(): void {
         if (phase === "running") phase = "recording";
       },
@@ -526,9 +636,16 @@ export function withIdempotency<TPayload, TResult>(
     }
   }
 
-  function reportTakenOver(key: string, tell: Reporter): void {
+  /**
+   * A record refused: another delivery holds the key. `lost` when the refusal was received while
+   * the lease was still granted, with no renewal failed since (see `lostBefore`): the store lost
+   * it, and raising leaseMs would change nothing.
+   */
+  function reportTakenOver(key: string, tell: Reporter, lost: boolean): void {
     tell(
-      `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: raise leaseMs above the function's longest run`,
+      lost
+        ? `${key} was claimed by another delivery although this one's lease had not run out: the store lost the lease (${LOST_LEASE}), so the function may have run twice`
+        : `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: keep the store reachable (renewals and the record must reach it within leaseMs), or raise leaseMs above the function's longest run`,
     );
   }
 
@@ -560,9 +677,12 @@ export function withIdempotency<TPayload, TResult>(
           writing = record(key, owner, text);
         }
         const done = await within(writing.promise, storeTimeoutMs, "complete");
+        const receivedAt = Date.now();
         lease.stop();
         unsaved.delete(key);
-        if (!done && !(await holds(key, text))) reportTakenOver(key, tell);
+        if (!done && !(await holds(key, text))) {
+          reportTakenOver(key, tell, lease.lostBefore(receivedAt));
+        }
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
@@ -595,10 +715,16 @@ export function withIdempotency<TPayload, TResult>(
    * Runs the function under a claim: complete on success, release on a throw or on a result the
    * engine answers 500 (recording it would answer every redelivery that 500 for `ttlMs`).
    */
-  async function run(key: string, owner: string, payload: TPayload, context: Context) {
+  async function run(
+    key: string,
+    owner: string,
+    payload: TPayload,
+    context: Context,
+    claimedAt: number,
+  ) {
     // What outlives this delivery (the lease, a record retried) reports through `tell` alone.
     const tell = reporterOf(context as CallbackContext<unknown>);
-    const lease = keepLease(key, owner, tell);
+    const lease = keepLease(key, owner, tell, claimedAt);
     let result: TResult;
     try {
       result = await fn(payload, context);
@@ -632,7 +758,7 @@ export function withIdempotency<TPayload, TResult>(
       const done = await within(writing.promise, storeTimeoutMs, "complete");
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, tell);
+      if (!done) reportTakenOver(key, tell, lease.lostBefore(Date.now()));
     } catch (error) {
       report(
         context,
@@ -685,8 +811,47 @@ export function withIdempotency<TPayload, TResult>(
       delay = Math.min(delay * 1.5, LONGEST_POLL_MS);
       const record = await within(store.get(key), storeTimeoutMs, "read");
       if (record === undefined) return "free";
-      if (record.state === "completed") return stored(record.result, key);
+      // A record the engine now refuses: the claim that follows deletes it (see `lead`).
+      if (record.state === "completed") {
+        return refusedRecord(record.result, context) ? "free" : stored(record.result, key);
+      }
     }
+  }
+
+  /** Whether a completed record holds a result the engine refuses now (an earlier version wrote it). */
+  function refusedRecord(text: string, context: Context): boolean {
+    if (typeof (store as Partial<ForgettingIdempotencyStore>).forget !== "function") return false;
+    try {
+      return unusable(text, context.callback);
+    } catch {
+      // Unreadable: `stored` refuses it by name.
+      return false;
+    }
+  }
+
+  /**
+   * Deletes a completed record holding a result the engine refuses now: written by an earlier
+   * version, which recorded it (a redemption's `IsValid: false`). Answered from, it would be a 500
+   * to every redelivery until it expires, the function never run again; it refused, so nothing was
+   * done, and the delivery runs it. True when this delivery deleted it (and said so), or another
+   * did meanwhile (its claim then answers what is there now). Throws when the store fails to
+   * delete it (an error, or past `storeTimeoutMs`): a store failure like any other (`storeFailed`).
+   */
+  async function forgetRefused(key: string, text: string, context: Context): Promise<boolean> {
+    const forget = (store as Partial<ForgettingIdempotencyStore>).forget;
+    if (typeof forget !== "function") return false;
+    const forgotten = await within(
+      Promise.resolve().then(() => forget.call(store, key, text)),
+      storeTimeoutMs,
+      "delete",
+    );
+    if (forgotten) {
+      report(
+        context,
+        `the record of ${key} was written by an earlier version with a result answered 500 now (a refusal returned, recorded then): deleted, and this delivery runs the function again, as after any refusal`,
+      );
+    }
+    return true;
   }
 
   /** This delivery holds the process's handle on the key: claim, then run or wait. */
@@ -696,6 +861,7 @@ export function withIdempotency<TPayload, TResult>(
     context: Context,
     deadline: number,
   ): Promise<Outcome> {
+    let forgotOnce = false;
     for (;;) {
       const owner = crypto.randomUUID();
       let claim: Awaited<ReturnType<IdempotencyStore["claim"]>>;
@@ -712,8 +878,29 @@ export function withIdempotency<TPayload, TResult>(
         }
         return storeFailed("claim", key, error, payload, context);
       }
-      if (claim.claimed) return run(key, owner, payload, context);
-      if (claim.record.state === "completed") return stored(claim.record.result, key);
+      if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt);
+      if (claim.record.state === "completed") {
+        const text = claim.record.result;
+        // Once per delivery: a store whose `forget` keeps answering false must not loop here.
+        if (refusedRecord(text, context)) {
+          if (forgotOnce) {
+            // The store's forget answered false, yet the same record is still there.
+            report(
+              context,
+              `the record of ${key}, written by an earlier version with a result answered 500 now, could not be deleted (the store's forget answered false and the record remains): answered 500 until it is deleted or expires`,
+            );
+            return stored(text, key);
+          }
+          forgotOnce = true;
+          try {
+            if (await forgetRefused(key, text, context)) continue;
+          } catch (error) {
+            // Safe to run unrecorded with failOpen: the record is a refusal, nothing was done.
+            return storeFailed("delete", key, error, payload, context);
+          }
+        }
+        return stored(text, key);
+      }
       let waited: Outcome | "free";
       try {
         waited = await poll(key, deadline, context);

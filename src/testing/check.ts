@@ -141,8 +141,9 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *   library's own handler answers such a result 200: a missing or wrong-typed field is left out,
  *   with a `result_incomplete` warning, a blank one answered as it is; the service then has no id
  *   or amount to keep;
- * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, and a
- *   gift-card or voucher answer whose `Balance` is not text;
+ * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, a
+ *   successful RedeemGiftCard or RefundGiftCard answer saying `IsValid` false (the service takes
+ *   the card as debited or credited), and a gift-card or voucher answer whose `Balance` is not text;
  * - an answer slower than `slowMs` (when `durationMs` is given).
  *
  * A refusal is the endpoint turning the call down: a problem when a success is expected (a wrong
@@ -383,6 +384,12 @@ function checkGiftCard(
       : "is missing";
     problems.push(
       `"IsValid" ${found}: ${callbackName} answers whether the card is valid (true or false)`,
+    );
+  }
+  // A redemption or refund the endpoint did not make: a success the service acts on all the same.
+  if (!validation && parseSuccessValue(body.IsValid) === false) {
+    problems.push(
+      `"IsValid" is false in a success: the service reads "Success" and takes ${callbackName} as done; answer a refusal ("Success": false) instead`,
     );
   }
   if (Object.hasOwn(body, "Balance") && body.Balance !== null && typeof body.Balance !== "string") {

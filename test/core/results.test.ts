@@ -331,6 +331,9 @@ describe("unknown result fields: a warning, not a lost order", () => {
     [" TRUE ", true],
     ["false", false],
     ["False", false],
+    [" FALSE ", false],
+    [false, false],
+    [true, true],
   ] as const)(
     "a gift-card answer with IsValid as the text %j is read like Success: IsValid %s",
     async (text, valid) => {
@@ -342,15 +345,36 @@ describe("unknown result fields: a warning, not a lost order", () => {
       const response = await validate.handle(post(CARD_REQUEST));
       expect(response.status).toBe(200);
       expect(json(response)).toStrictEqual({ Success: true, IsValid: valid });
-      // A redemption saying the card is not valid must not read as a plain success.
-      const redeem = createRedeemGiftCardHandler(
-        () => ({ IsValid: text, Balance: "0" }) as unknown as { IsValid: boolean },
-        { auth: false, onError },
-      );
-      const redeemed = await redeem.handle(post(CARD_REQUEST));
-      expect(redeemed.status).toBe(200);
-      expect(json(redeemed)).toStrictEqual({ Success: true, IsValid: valid, Balance: "0" });
       expect(failures).toStrictEqual([]);
+      // A redemption or a refund saying the card is not valid did not debit or credit it: it is a
+      // refusal returned instead of thrown, never answered Success: true (the service reads that
+      // as done), but a 500, as a Success: false result is.
+      for (const factory of [createRedeemGiftCardHandler, createRefundGiftCardHandler]) {
+        const handler = factory(
+          () => ({ IsValid: text, ErrorCode: "INSUFFICIENT", Balance: "0" }) as never,
+          { auth: false, onError },
+        );
+        const answer = await handler.handle(post(CARD_REQUEST));
+        if (valid) {
+          expect(answer.status).toBe(200);
+          expect(json(answer)).toStrictEqual({
+            Success: true,
+            IsValid: true,
+            ErrorCode: "INSUFFICIENT",
+            Balance: "0",
+          });
+          expect(failures).toStrictEqual([]);
+        } else {
+          expect(answer.status).toBe(500);
+          expect(json(answer)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+          expect(failures.splice(0).map((f) => [f.kind, f.reason])).toStrictEqual([
+            [
+              "internal_error",
+              `the handler's result is unusable: "IsValid" is false: throw a CallbackError to refuse`,
+            ],
+          ]);
+        }
+      }
     },
   );
 
@@ -659,4 +683,112 @@ describe("unknown result fields: a warning, not a lost order", () => {
     expect((await plain.handle(post(CARD_REQUEST, {}, "/RedeemGiftCard"))).status).toBe(200);
     expect(ran).toStrictEqual(["plain"]);
   });
+});
+
+describe("a gift card's CardFields members other than CardId are never quoted (review S4)", () => {
+  const GIFT_CARD_FACTORIES = [
+    ["RedeemGiftCard", createRedeemGiftCardHandler],
+    ["RefundGiftCard", createRefundGiftCardHandler],
+    ["ValidateGiftCard", createValidateGiftCardHandler],
+  ] as const;
+  // Any member but CardId, any key case, texts and numbers, nested ones too.
+  const fields = {
+    CardId: "GC-7342",
+    Pin: "4321",
+    securityCODE: 9876,
+    cvv: "5555",
+    Extra: { Code: "8080" },
+  };
+  const SECRETS = /4321|9876|5555|8080/;
+
+  for (const [name, factory] of GIFT_CARD_FACTORIES) {
+    for (const wrapped of [false, true]) {
+      it(`${name}${wrapped ? " under withIdempotency" : ""}: a thrown error quoting them reaches onError masked, and the 500 body never holds them`, async () => {
+        const { failures, onError } = collector();
+        const fn = async () => {
+          throw new Error("card GC-7342 PIN 4321 code 9876 cvv 5555 extra 8080 rejected");
+        };
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          (wrapped ? withIdempotency(fn) : fn) as never,
+          { auth: false, onError },
+        );
+        const request = JSON.stringify({
+          OrderId: `GE-S4-${name}-${wrapped}`,
+          Amount: "10.00",
+          cardFields: fields,
+        });
+        const response = await handler.handle(post(request));
+        expect(response.status).toBe(500);
+        expect(response.body).not.toMatch(SECRETS);
+        expect(failures).toHaveLength(1);
+        expect(printed(failures)).not.toMatch(SECRETS);
+        // The card's id is no security code: quoted as it is.
+        expect((failures[0]?.error as Error | undefined)?.message).toBe(
+          "card GC-7342 PIN *** code *** cvv *** extra *** rejected",
+        );
+      });
+    }
+  }
+
+  it("a refusal thrown as a CallbackError quoting the PIN is answered and reported without it; a PIN under three characters is not masked (the stores' minimum)", async () => {
+    const { failures, onError } = collector();
+    const handler = createRedeemGiftCardHandler(
+      async () => {
+        throw new CallbackError("PIN_WRONG", "PIN 4321 is wrong", "PIN 4321 refused");
+      },
+      { auth: false, onError },
+    );
+    const response = await handler.handle(
+      post(JSON.stringify({ CardFields: { CardId: "GC-1", Pin: "4321" }, Amount: "1.00" })),
+    );
+    expect(response.body).not.toContain("4321");
+    expect(printed(failures)).not.toContain("4321");
+    const { failures: short, onError: shortOnError } = collector();
+    const shortPin = createRedeemGiftCardHandler(
+      async () => {
+        throw new Error("PIN 42 rejected");
+      },
+      { auth: false, onError: shortOnError },
+    );
+    await shortPin.handle(
+      post(JSON.stringify({ CardFields: { CardId: "GC-1", Pin: "42" }, Amount: "1.00" })),
+    );
+    expect((short[0]?.error as Error | undefined)?.message).toBe("PIN 42 rejected");
+  });
+
+  for (const wrapped of [false, true]) {
+    it(`a CallbackError's code reaches the service intact when it holds a PIN${wrapped ? " (under withIdempotency)" : ""}; its message is still masked (second read E1)`, async () => {
+      for (const [pin, code] of [
+        ["4001", "4001"],
+        ["4001", "GC_4001"],
+        ["FUNDS", "INSUFFICIENT_FUNDS"],
+      ] as const) {
+        const { failures, onError } = collector();
+        const fn = async () => {
+          throw new CallbackError(code, `PIN ${pin} refused`);
+        };
+        const handler = createRedeemGiftCardHandler((wrapped ? withIdempotency(fn) : fn) as never, {
+          auth: false,
+          onError,
+        });
+        const response = await handler.handle(
+          post(
+            JSON.stringify({
+              OrderId: `GE-E1-${code}-${wrapped}`,
+              Amount: "1.00",
+              CardFields: { CardId: "GC-1", Pin: pin },
+            }),
+          ),
+        );
+        expect(response.status).toBe(200);
+        expect(json(response)).toMatchObject({
+          Success: false,
+          ErrorCode: code,
+          Message: "PIN *** refused",
+        });
+        expect(failures).toHaveLength(1);
+        expect(failures[0]?.reason).not.toContain(`PIN ${pin}`);
+      }
+    });
+  }
 });

@@ -122,7 +122,19 @@ type Behaviour =
   | { readonly kind: "undefined" }
   | { readonly kind: "proxy" }
   | { readonly kind: "toStringThrows" }
-  | { readonly kind: "unusableResult" };
+  | { readonly kind: "unusableResult" }
+  /**
+   * A refusal returned instead of thrown where the rules read one: RedeemGiftCard and
+   * RefundGiftCard returning `IsValid` false (in any of its forms) are answered 500, never
+   * `Success: true`; every other callback returns its plain success.
+   */
+  | { readonly kind: "refusalReturned"; readonly isValid: false | string };
+
+/** The callbacks whose result's `IsValid: false` is a refusal (a 500), not a success. */
+const REFUSED_BY_IS_VALID: ReadonlySet<CallbackName> = new Set([
+  "RedeemGiftCard",
+  "RefundGiftCard",
+]);
 
 interface Card {
   readonly pan: string;
@@ -338,6 +350,13 @@ const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
       { kind: "toStringThrows" as const },
       { kind: "unusableResult" as const },
     ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("refusalReturned" as const),
+      isValid: fc.constantFrom(false as const, "false", "False", " FALSE "),
+    }),
   },
 );
 
@@ -1191,6 +1210,10 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       }
       seen.push({ payload, raw: context.rawPayload, problems });
       if (behaviour.kind === "ok") return RESULTS[name];
+      if (behaviour.kind === "refusalReturned") {
+        if (!REFUSED_BY_IS_VALID.has(name)) return RESULTS[name];
+        return { IsValid: behaviour.isValid, ErrorCode: "INSUFFICIENT_FUNDS" };
+      }
       if (behaviour.kind === "unusableResult") {
         const { card, cvv } = firstCard(payload);
         return { [cvv]: "x", [card]: "y" };
@@ -1459,7 +1482,13 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       return;
     }
     ensure(seen.length === 1, `the merchant was called ${seen.length} times; ${context()}`);
+    if (c.merchant.kind === "refusalReturned" && REFUSED_BY_IS_VALID.has(c.callback)) {
+      // Never answered Success: true (the service would take the card as debited): a 500.
+      failed(500, "internal_error", (value) => value === FAILURE_CODE.internal_error);
+      return;
+    }
     switch (c.merchant.kind) {
+      case "refusalReturned":
       case "ok": {
         ensure(
           answer.status === 200,

@@ -7,10 +7,14 @@ import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { defaultIdempotencyKey, storedKey } from "../../src/idempotency/keys.js";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
 import {
+  type CallbackFailure,
   createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
+  type ForgettingIdempotencyStore,
   type IdempotencyStore,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
@@ -287,6 +291,62 @@ function anUnusableResultIsNotRecorded(name: string, store: () => IdempotencySto
   });
 }
 
+/**
+ * A record an earlier version wrote for a redemption it answered 200 although its result said
+ * `IsValid: false` (the whole result, as that version stored it): read now, it is a result the
+ * engine answers 500. It is deleted and the delivery runs the function (nothing was debited),
+ * `onError` saying so once; the new result is recorded and answers the repeats.
+ */
+function anOldRefusalRecordRunsAgain(name: string, store: () => ForgettingIdempotencyStore) {
+  it(`${name}: a redemption recorded by an earlier version with IsValid: false is deleted and run again, not answered 500 for the record's ttl`, async () => {
+    const shared = store();
+    const payload = {
+      ...JSON.parse(
+        readFileSync(new URL("../fixtures/RedeemGiftCard.json", import.meta.url), "utf8"),
+      ),
+      OrderId: `GE-OLD-${Date.now()}-${++sequence}`,
+    };
+    const context = { callback: "RedeemGiftCard", rawPayload: payload } as never;
+    const derived = await defaultIdempotencyKey(payload, context);
+    expect(derived).toBeDefined();
+    const key = await storedKey("RedeemGiftCard", derived as string);
+    const old = `j${JSON.stringify({ IsValid: false, ErrorCode: "INSUFFICIENT", Balance: "0.00" })}`;
+    expect(await shared.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    // forget deletes only a record completed with exactly that result: never a running lease.
+    expect(await shared.forget(key, old)).toBe(false);
+    expect(await shared.complete(key, "earlier-version", old, 86_400_000)).toBe(true);
+    expect(await shared.forget(key, `${old} `)).toBe(false);
+    expect(await shared.get(key)).toEqual({ state: "completed", result: old });
+    let runs = 0;
+    const redeem = async () => {
+      runs++;
+      return { Balance: "15.00", CurrencyCode: "USD" };
+    };
+    const { failures, onError } = collector();
+    const handler = createRedeemGiftCardHandler(withIdempotency(redeem, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    const body = JSON.stringify(payload);
+    const first = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toMatchObject({ Success: true, Balance: "15.00" });
+    expect(runs).toBe(1);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ kind: "store_failure", severity: "warning" });
+    expect(failures[0]?.reason).toMatch(/earlier version.*deleted.*runs the function/);
+    // Recorded now: another instance answers the repeat without running it again, and quietly.
+    const other = createRedeemGiftCardHandler(withIdempotency(redeem, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    expect((await other.handle(post(body))).body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(failures).toHaveLength(1);
+    expect(await shared.get(key)).toMatchObject({ state: "completed" });
+  });
+}
+
 describe("Redis (redis-server)", () => {
   let server: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
@@ -318,6 +378,8 @@ describe("Redis (redis-server)", () => {
   );
 
   anUnusableResultIsNotRecorded("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  anOldRefusalRecordRunsAgain("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  anOldRefusalRecordRunsAgain("ioredis client", () => createRedisIdempotencyStore(ioredis));
   completesWhereNoRecordIsLive("redis client", () => createRedisIdempotencyStore(nodeRedis));
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
@@ -431,6 +493,240 @@ describe("Redis (redis-server)", () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it("warns, as a store_failure warning, when Redis keeps no append-only file (a restart empties every live lease); quiet with appendonly yes", async () => {
+    // The test server runs with appendonly yes: turned off here, as Redis's default is.
+    await nodeRedis.configSet("appendonly", "no");
+    try {
+      const { failures, onError } = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
+        { auth: false, onError },
+      );
+      expect((await handler.handle(post(payment()))).status).toBe(200);
+      await expect.poll(() => failures.length).toBe(1);
+      expect(failures[0]).toMatchObject({
+        kind: "store_failure",
+        status: 200,
+        severity: "warning",
+      });
+      expect(failures[0]?.reason).toMatch(/append-only file.*appendonly yes/);
+      expect(failures[0]?.reason).toMatch(/runs it a second time/);
+      await expect(createRedisIdempotencyStore(ioredis).checkSetup()).resolves.toMatch(
+        /appendonly yes/,
+      );
+      // RDB snapshots alone keep no lease: what was written since the last one is lost.
+      await nodeRedis.configSet("save", "60 1");
+      await expect(createRedisIdempotencyStore(nodeRedis).checkSetup()).resolves.toMatch(
+        /appendonly yes/,
+      );
+    } finally {
+      await nodeRedis.configSet("save", "");
+      await nodeRedis.configSet("appendonly", "yes");
+    }
+    await expect
+      .poll(async () => String(await nodeRedis.info("persistence")))
+      .toMatch(/aof_enabled:1/);
+    expect(await createRedisIdempotencyStore(nodeRedis).checkSetup()).toBeUndefined();
+  });
+
+  it("checks the eviction policy of a server whose ACL refuses INFO persistence, and the append-only file of one refusing INFO memory", async () => {
+    await nodeRedis.configSet("maxmemory-policy", "allkeys-lru");
+    await nodeRedis.configSet("appendonly", "no");
+    const users: [string, string, RegExp, RegExp][] = [
+      ["info-memory", "+info|memory", /maxmemory-policy is allkeys-lru/, /append-only/],
+      ["info-persistence", "+info|persistence", /append-only/, /maxmemory-policy/],
+    ];
+    try {
+      for (const [user, allowed, found, unseen] of users) {
+        await nodeRedis.sendCommand([
+          "ACL",
+          "SETUSER",
+          user,
+          "on",
+          ">secret",
+          "~*",
+          "&*",
+          "+@all",
+          "-info",
+          allowed,
+        ]);
+        const limited = createClient({ url: server.url, username: user, password: "secret" });
+        limited.on("error", () => undefined);
+        await limited.connect();
+        try {
+          const problem = await createRedisIdempotencyStore(limited).checkSetup();
+          expect(problem, user).toMatch(found);
+          expect(problem, user).not.toMatch(unseen);
+        } finally {
+          await limited.close();
+        }
+      }
+    } finally {
+      await nodeRedis.configSet("maxmemory-policy", "noeviction");
+      await nodeRedis.configSet("appendonly", "yes");
+    }
+  });
+
+  /**
+   * One function behind two instances sharing `store`: its first run restarts `restart` (a 0.3 s
+   * outage, far shorter than leaseMs) and has the service redeliver to the other instance meanwhile.
+   */
+  async function restartDuringTheRun(
+    restart: RedisServer,
+    store: IdempotencyStore,
+    onError: (failure: CallbackFailure) => void,
+  ) {
+    let runs = 0;
+    let redelivered: { status: number; body: string } | undefined;
+    const body = payment();
+    const fn = async (_order: PerformOrderPaymentRequest) => {
+      if (++runs === 1) {
+        await restart.stop();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await restart.start();
+        await reachable(store);
+        redelivered = await other.handle(post(body));
+      }
+      return { InternalOrderId: `M-${runs}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+    };
+    const other = createPerformOrderPaymentHandler(withIdempotency(fn, { store, waitMs: 500 }), {
+      auth: false,
+      onError: () => undefined,
+    });
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, leaseMs: 30_000 }),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(body));
+    return { first, redelivered, runs, repeat: () => other.handle(post(body)) };
+  }
+
+  it("a restart without an append-only file empties the running delivery's lease: the redelivery runs again, and onError says the store lost the lease, not to raise leaseMs", async () => {
+    const bare = await startRedis({ appendOnly: false });
+    const client = createClient({ url: bare.url });
+    client.on("error", () => undefined);
+    await client.connect();
+    try {
+      const { failures, onError } = collector();
+      const store = createRedisIdempotencyStore(client);
+      const { first, redelivered, runs } = await restartDuringTheRun(bare, store, onError);
+      expect(first.status).toBe(200);
+      // The documented limit: the lease is gone, so the redelivery ran the function a second time.
+      expect(redelivered?.status).toBe(200);
+      expect(runs).toBe(2);
+      await expect.poll(() => failures.filter((f) => /run twice/.test(f.reason)).length).toBe(1);
+      const lost = failures.find((failure) => /run twice/.test(failure.reason));
+      expect(lost?.reason).toMatch(/lost the lease.*restarted.*evicted.*failed over/);
+      expect(lost?.reason).not.toMatch(/raise leaseMs/);
+    } finally {
+      await client.close().catch(() => undefined);
+      await bare.close();
+    }
+  });
+
+  it("a restart with the append-only file keeps the running delivery's lease: the redelivery waits and is answered 503, one run", async () => {
+    const { failures, onError } = collector();
+    const store = createRedisIdempotencyStore(nodeRedis);
+    const { first, redelivered, runs, repeat } = await restartDuringTheRun(server, store, onError);
+    expect(first.status).toBe(200);
+    expect(redelivered?.status).toBe(503);
+    expect(redelivered?.body).toMatch(/DELIVERY_IN_PROGRESS/);
+    expect(runs).toBe(1);
+    expect(failures.filter((failure) => /twice|lost/.test(failure.reason))).toEqual([]);
+    expect((await repeat()).body).toBe(first.body);
+  });
+
+  /**
+   * Instance A reaches Redis through `link` after its claim; instance B directly. A's function
+   * runs `runMs`; `during` runs 10 ms into it. Returns A's reports and the runs.
+   */
+  async function overALink(
+    link: (store: IdempotencyStore) => IdempotencyStore,
+    runMs: number,
+    during: (body: string) => Promise<void>,
+  ) {
+    const direct = createRedisIdempotencyStore(nodeRedis);
+    const { failures, onError } = collector();
+    let runs = 0;
+    const body = payment();
+    const fn = async () => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, runMs));
+      return { InternalOrderId: `M-${runs}`, PaymentAmount: 10, PaymentCurrencyCode: "EUR" };
+    };
+    const a = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store: link(direct), leaseMs: 300, storeTimeoutMs: 2_000 }),
+      { auth: false, onError },
+    );
+    const first = a.handle(post(body));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await during(body);
+    expect((await first).status).toBe(200);
+    return { failures, runs: () => runs };
+  }
+
+  it("a record sent before leaseMs ran out but landing after it (a slow link): onError says to keep the store reachable or raise leaseMs, not that the store lost the lease", async () => {
+    // Every call after A's claim takes 800 ms to reach Redis: the first renewal lands after the
+    // lease ran out, the record write (sent at 60 ms) at 860 ms, after B claimed at 340 ms.
+    const slow = (store: IdempotencyStore): IdempotencyStore => {
+      const late =
+        <T extends unknown[], R>(call: (...args: T) => R) =>
+        async (...args: T): Promise<Awaited<R>> => {
+          await new Promise((resolve) => setTimeout(resolve, 800));
+          return await call(...args);
+        };
+      return {
+        ...store,
+        renew: late(store.renew),
+        complete: late(store.complete),
+        release: late(store.release),
+      };
+    };
+    let second: { status: number } | undefined;
+    const { failures, runs } = await overALink(slow, 50, async (body) => {
+      await new Promise((resolve) => setTimeout(resolve, 330));
+      const b = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
+        { auth: false, onError: () => undefined },
+      );
+      second = await b.handle(post(body));
+    });
+    expect(second?.status).toBe(200);
+    expect(runs()).toBe(1);
+    await expect.poll(() => failures.filter((f) => /run twice/.test(f.reason)).length).toBe(1);
+    const taken = failures.find((failure) => /run twice/.test(failure.reason));
+    expect(taken?.reason).toMatch(/lease expired.*keep the store reachable.*raise leaseMs/);
+    expect(taken?.reason).not.toMatch(/store lost the lease/);
+  });
+
+  it("a lease lost after a renewal failed: onError says to keep the store reachable or raise leaseMs, not that the store lost the lease", async () => {
+    // A's renewals fail (the store unreachable from A); the lease is gone from Redis before
+    // leaseMs passed, B runs, and A's record is refused at once.
+    const unreachable = (store: IdempotencyStore): IdempotencyStore => ({
+      ...store,
+      renew: async () => {
+        throw new Error("connect ETIMEDOUT");
+      },
+    });
+    const { failures, runs } = await overALink(unreachable, 250, async (body) => {
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      const [key] = await nodeRedis.keys(`*${JSON.parse(body).OrderId}*`);
+      expect(key).toBeDefined();
+      await nodeRedis.del(key as string);
+      const b = createPerformOrderPaymentHandler(
+        withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
+        { auth: false, onError: () => undefined },
+      );
+      expect((await b.handle(post(body))).status).toBe(200);
+    });
+    expect(runs()).toBe(1);
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      expect.stringContaining("could not renew the lease"),
+      expect.stringMatching(/run twice.*keep the store reachable.*raise leaseMs/),
+    ]);
+    expect(failures[1]?.reason).not.toMatch(/store lost the lease/);
   });
 
   it("releases a claim that lands after its delivery was refused: the service's retry once Redis is back runs at once", async () => {
@@ -618,6 +914,7 @@ describe("PostgreSQL (initdb + postgres)", () => {
   );
 
   anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
+  anOldRefusalRecordRunsAgain("pg pool", () => createPostgresIdempotencyStore(pool));
   completesWhereNoRecordIsLive("pg pool", () => createPostgresIdempotencyStore(pool));
 
   it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {

@@ -1,6 +1,7 @@
 /** withIdempotency's semantics over any store, in one process and across "instances" sharing a store. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
+import { storedKey } from "../../src/idempotency/keys.js";
 import {
   type CallbackContext,
   type CallbackFailure,
@@ -16,6 +17,7 @@ import {
   createUpdateOrderShippingInfoHandler,
   createUpdateOrderStatusHandler,
   defaultIdempotencyKey,
+  type ForgettingIdempotencyStore,
   type IdempotencyStore,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
@@ -89,6 +91,19 @@ function recording(): { store: IdempotencyStore; stored: string[] } {
   return { store, stored };
 }
 
+/**
+ * What the store is given for `result` under a callback of your own (a context you make, no
+ * response shape): the result as returned, masked. A callback the library answers stores its
+ * answer instead, where a field it leaves out keeps only its name.
+ */
+async function storedAsReturned(result: unknown, rawPayload: unknown): Promise<string[]> {
+  const { store, stored } = recording();
+  const wrapped = withIdempotency(async () => result as never, { store, key: () => "k" });
+  const context = { callback: "MyOwnCallback", rawPayload, reportFailure: () => undefined };
+  await wrapped({} as never, context as unknown as CallbackContext<never>);
+  return stored;
+}
+
 /** The merchant's side effect: counted, slow enough for repeats to arrive while it runs. */
 function orders(delayMs = 30) {
   let runs = 0;
@@ -134,21 +149,39 @@ describe("withIdempotency in one process", () => {
   });
 
   it("answers a repeat in the same process that waited past waitMs 503, and the next one the result", async () => {
-    const { fn, runs } = orders(500);
+    // The function ends only when the test opens the gate, after the repeat was answered: that
+    // the first was still running proves the repeat did not wait for it (no clock upper bound,
+    // which a loaded machine's lost time slices would break).
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let runs = 0;
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      runs++;
+      await gate;
+      return { InternalOrderId: "M-1", OrderId: order.OrderId };
+    };
     const { store, calls } = instrumented();
     const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store, waitMs: 100 }), {
       auth: false,
       onError,
     });
-    const first = handler.handle(post(orderText));
+    let firstDone = false;
+    const first = handler.handle(post(orderText)).finally(() => {
+      firstDone = true;
+    });
     const started = Date.now();
     const busy = await handler.handle(post(orderText));
-    expect(Date.now() - started).toBeLessThan(450);
+    // It waited waitMs (less a timer's rounding) before answering.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect(firstDone).toBe(false);
     expectInProgress(busy, failures);
+    open();
     expect((await first).status).toBe(200);
     expect((await handler.handle(post(orderText))).body).toBe((await first).body);
-    expect(runs()).toBe(1);
+    expect(runs).toBe(1);
     expect(calls.get).toBe(0);
   });
 
@@ -239,6 +272,37 @@ describe("withIdempotency in one process", () => {
     expect((await handler.handle(post(orderText))).status).toBe(200);
     expect(runs).toBe(2);
   });
+
+  it.each([false, "False"])(
+    "does not record a redemption refused by returning IsValid: %j (a 500): the retry runs it again, and only its success is recorded",
+    async (refused) => {
+      let runs = 0;
+      const { store, calls } = instrumented();
+      const { failures, onError } = collector();
+      const handler = createRedeemGiftCardHandler(
+        withIdempotency(
+          async () => {
+            runs++;
+            if (runs === 1) return { IsValid: refused, ErrorCode: "INSUFFICIENT" } as never;
+            return { Balance: "5.00", CurrencyCode: "USD" };
+          },
+          { store },
+        ),
+        { auth: false, onError },
+      );
+      const body = JSON.stringify(fixture("RedeemGiftCard"));
+      const first = await handler.handle(post(body));
+      expect(first.status).toBe(500);
+      expect(json(first)).toMatchObject({ Success: false });
+      expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+      expect(calls).toMatchObject({ complete: 0, release: 1 });
+      const retry = await handler.handle(post(body));
+      expect(retry.status).toBe(200);
+      expect(json(retry)).toStrictEqual({ Success: true, Balance: "5.00", CurrencyCode: "USD" });
+      expect((await handler.handle(post(body))).body).toBe(retry.body);
+      expect(runs).toBe(2);
+    },
+  );
 
   it("lets a repeat that waited on a run that threw run it itself", async () => {
     let calls = 0;
@@ -427,6 +491,22 @@ describe("withIdempotency across instances sharing a store", () => {
     expect(failures[0]?.reason).toContain("lease");
   });
 
+  it("says the store lost the lease, not to raise leaseMs, when a renewal is refused before leaseMs passed since the last grant (a Redis restarted without its append-only file)", async () => {
+    const { store } = instrumented();
+    // The lease vanished from the store at once: every renewal is refused, none ran out.
+    const emptied: IdempotencyStore = { ...store, renew: async () => false };
+    const { failures, onError } = collector();
+    const { fn } = orders(250);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: emptied, leaseMs: 600 }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(failures).toMatchObject([{ kind: "store_failure", status: 200, severity: "warning" }]);
+    expect(failures[0]?.reason).toMatch(/store lost the lease .*restarted .*evicted .*failed over/);
+    expect(failures[0]?.reason).not.toMatch(/raise leaseMs/);
+  });
+
   it("lets a second run start while the first still runs once renewals could not reach the store for a whole lease: each answered with its own result, the first's record refused and reported", async () => {
     const { store, failing, inner } = instrumented();
     failing.add("renew");
@@ -454,6 +534,8 @@ describe("withIdempotency across instances sharing a store", () => {
       expect.stringContaining("could not renew the lease"),
       expect.stringContaining("may have run twice"),
     ]);
+    // The lease ran out (no renewal reached the store): leaseMs is what to look at.
+    expect(a.failures[1]?.reason).toMatch(/lease expired.*raise leaseMs/);
     expect(b.failures).toEqual([]);
     // The record is the second run's: repeats get M-2.
     const payload = JSON.parse(orderText);
@@ -835,11 +917,11 @@ describe("stored results never hold card data", () => {
     expect(stored[1]).not.toContain("4111111111111111");
   });
 
-  it("drops the CVV and masks the card number of a result that copies PaymentDetails, and a card number written with spaces", async () => {
+  it("keeps only the name of a copy of PaymentDetails the answer leaves out, and masks a card number written with spaces", async () => {
     const { store, stored } = recording();
     const { onError } = collector();
-    // A field the answer does not carry (left out with a warning), recorded all the same: a copy
-    // of PaymentDetails, unprotected. Typed loosely on purpose: the types refuse the field.
+    // A field the answer does not carry (left out with a warning): a copy of PaymentDetails,
+    // unprotected. Its name alone is recorded. Typed loosely on purpose: the types refuse it.
     const charge: PerformOrderPaymentFunction = async (payment) =>
       ({
         InternalOrderId: "M-1",
@@ -855,10 +937,19 @@ describe("stored results never hold card data", () => {
     await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
     expect(stored).toHaveLength(1);
     const record = JSON.parse(String(stored[0]).slice(1));
-    expect(record.Card).not.toHaveProperty("CVVNumber");
-    expect(record.Card.CardNumber).toBe("************1111");
+    expect(record.Card).toBeNull();
     expect(record.Message).toBe("charged **** **** **** 1111");
-    expect(stored[0]).not.toContain("737");
+    expect(stored[0]).not.toMatch(/737|2030-03-31|Jane/);
+    // A callback of your own stores the copy, masked: the CVV dropped, the card number masked.
+    const payment = fixture("PerformOrderPayment");
+    const [own] = await storedAsReturned(
+      { Card: { ...(payment.PaymentDetails as object) } },
+      payment,
+    );
+    const kept = JSON.parse(String(own).slice(1));
+    expect(kept.Card).not.toHaveProperty("CVVNumber");
+    expect(kept.Card.CardNumber).toBe("************1111");
+    expect(own).not.toContain("737");
   });
 
   it("masks the CVV wherever the result quotes it, and leaves out every key that names it", async () => {
@@ -884,8 +975,15 @@ describe("stored results never hold card data", () => {
       PaymentAmount: "10.00",
       PaymentCurrencyCode: "EUR",
       Message: "authorised with cvv ***",
-      Provider: {},
+      Provider: null,
     });
+    // Stored as returned (a callback of your own): every key naming a CVV is left out.
+    const payment = fixture("PerformOrderPayment");
+    const [own] = await storedAsReturned(
+      { Cvv: "737", Provider: { cvvResult: "M", cardCVV2: "737" } },
+      payment,
+    );
+    expect(JSON.parse(String(own).slice(1))).toEqual({ Provider: {} });
   });
 
   it("masks the delivery's own card number in any spelling, Luhn-valid or not", async () => {
@@ -930,12 +1028,17 @@ describe("stored results never hold card data", () => {
   // Luhn-valid, which other rules mask too; the README's "a CardNumber property is masked" was
   // held by nothing.
   it("masks a CardNumber property that is not this delivery's card, Luhn-valid or not", async () => {
-    const { answer, stored } = await collectedPayment(async () => ({
+    const { answer } = await collectedPayment(async () => ({
       PaymentAmount: "10.00",
       PaymentCurrencyCode: "EUR",
       Vault: { CardNumber: "1234567812345678", Holder: "Jane" },
     }));
     expect(answer.status).toBe(200);
+    // Stored as returned (a callback of your own): the property masked.
+    const stored = await storedAsReturned(
+      { Vault: { CardNumber: "1234567812345678", Holder: "Jane" } },
+      { OrderId: "GE-OT", PaymentDetails: { CardNumber: null, PaymentMethodCode: "OT" } },
+    );
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toContain("1234567812345678");
     expect(JSON.parse(String(stored[0]).slice(1)).Vault).toEqual({
@@ -946,12 +1049,12 @@ describe("stored results never hold card data", () => {
 
   // Fix cardcase: the card keys are matched in any letter case, in stored results too.
   it("masks a card number property in another case (`cardNumber`), Luhn-valid or not", async () => {
-    const { answer, stored } = await collectedPayment(async () => ({
-      PaymentAmount: "10.00",
-      PaymentCurrencyCode: "EUR",
-      Vault: { cardNumber: "1234567812345678", CARDNUMBER: "8765432187654321", Holder: "Jane" },
-    }));
-    expect(answer.status).toBe(200);
+    const stored = await storedAsReturned(
+      {
+        Vault: { cardNumber: "1234567812345678", CARDNUMBER: "8765432187654321", Holder: "Jane" },
+      },
+      { OrderId: "GE-OT", PaymentDetails: { CardNumber: null, PaymentMethodCode: "OT" } },
+    );
     expect(stored).toHaveLength(1);
     expect(JSON.parse(String(stored[0]).slice(1)).Vault).toEqual({
       cardNumber: "************5678",
@@ -985,18 +1088,16 @@ describe("stored results never hold card data", () => {
 
   // Found by mutation testing: no stored result held the card number as a JSON number.
   it("masks this delivery's card number written as a number", async () => {
-    const { store, stored } = recording();
-    const charge: PerformOrderPaymentFunction = async (payment) =>
-      ({
-        PaymentAmount: "10.00",
-        PaymentCurrencyCode: "EUR",
-        Provider: { Pan: Number(payment.PaymentDetails?.CardNumber), Amount: 10 },
-      }) as PerformOrderPaymentResult;
-    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
-      auth: false,
-      onError: collector().onError,
-    });
-    await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    const payment = fixture("PerformOrderPayment");
+    const stored = await storedAsReturned(
+      {
+        Provider: {
+          Pan: Number((payment.PaymentDetails as { CardNumber: string }).CardNumber),
+          Amount: 10,
+        },
+      },
+      payment,
+    );
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toContain("4111111111111111");
     expect(JSON.parse(String(stored[0]).slice(1)).Provider).toEqual({
@@ -1025,6 +1126,206 @@ describe("stored results never hold card data", () => {
       PaymentCurrencyCode: "EUR",
     });
     expect(json(answer)).toMatchObject({ InternalOrderId: "M-737", PaymentAmount: "737.00" });
+  });
+});
+
+describe("stored results keep what is answered", () => {
+  it("an echoed PaymentDetails and an 8 MB unknown field keep only their names: the repeat is byte-identical to the first answer and to the answer without withIdempotency, and warns the same", async () => {
+    const big = "L".repeat(8 * 1024 * 1024);
+    const charge: PerformOrderPaymentFunction = async (payment) =>
+      ({
+        PaymentAmount: 10,
+        PaymentCurrencyCode: "EUR",
+        Message: "charged",
+        Details: { ...payment.PaymentDetails },
+        Lines: big,
+        ErrorCode: 0,
+      }) as PerformOrderPaymentResult;
+    const { store, stored } = recording();
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError,
+    });
+    const plain = createPerformOrderPaymentHandler(charge, { auth: false, onError: () => {} });
+    const body = JSON.stringify(fixture("PerformOrderPayment"));
+    const first = await handler.handle(post(body));
+    const repeat = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(repeat.body).toBe(first.body);
+    expect(first.body).toBe((await plain.handle(post(body))).body);
+    expect(stored).toHaveLength(1);
+    const record = String(stored[0]);
+    expect(record.length).toBeLessThan(300);
+    expect(JSON.parse(record.slice(1))).toStrictEqual({
+      PaymentAmount: "10",
+      PaymentCurrencyCode: "EUR",
+      Message: "charged",
+      Details: null,
+      Lines: null,
+      ErrorCode: "0",
+    });
+    for (const kept of ["2030-03-31", "Jane", "Doe", "jane.doe", "Market", "4111", "737"]) {
+      expect(record).not.toContain(kept);
+    }
+    // Each delivery says what its answer left out, as without the record.
+    expect(failures.map((failure) => [failure.kind, failure.reason])).toStrictEqual([
+      [
+        "result_fields_ignored",
+        `the result's unknown fields were left out of the answer: "Details", "Lines"`,
+      ],
+      [
+        "result_fields_ignored",
+        `the result's unknown fields were left out of the answer: "Details", "Lines"`,
+      ],
+    ]);
+  });
+
+  it("a known field of the wrong type is kept as a placeholder, never its value: each delivery warns about it as the first did", async () => {
+    const { store, stored } = recording();
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(
+        async () =>
+          ({
+            InternalOrderId: "M-1",
+            Message: { secret: "the customer's note", size: 12 },
+          }) as unknown as { InternalOrderId: string },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    expect((await handler.handle(post(orderText))).body).toBe(first.body);
+    expect(json(first)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    expect(stored[0]).not.toContain("note");
+    expect(failures.map((failure) => failure.reason)).toStrictEqual([
+      `the handler's result is incomplete, answered 200 all the same (the function has run): field "Message" must be a string or a finite number`,
+      `the handler's result is incomplete, answered 200 all the same (the function has run): field "Message" must be a string or a finite number`,
+    ]);
+  });
+
+  it("a record of the previous version (the whole result) still replays its answer", async () => {
+    const store = createMemoryIdempotencyStore();
+    const payload = fixture("PerformOrderPayment");
+    const key = `PerformOrderPayment:${await defaultIdempotencyKey(payload, contextFor("PerformOrderPayment", payload))}`;
+    expect((await store.claim(key, "old", 60_000)).claimed).toBe(true);
+    const old = {
+      PaymentAmount: 10,
+      PaymentCurrencyCode: "EUR",
+      Details: { OwnerFirstName: "Jane" },
+    };
+    expect(await store.complete(key, "old", `j${JSON.stringify(old)}`, 60_000)).toBe(true);
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return { PaymentAmount: 99, PaymentCurrencyCode: "USD" };
+        },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const answer = await handler.handle(post(JSON.stringify(payload)));
+    expect(runs).toBe(0);
+    expect(json(answer)).toStrictEqual({
+      Success: true,
+      PaymentAmount: "10",
+      PaymentCurrencyCode: "EUR",
+    });
+    expect(failures.map((failure) => failure.kind)).toStrictEqual(["result_fields_ignored"]);
+  });
+});
+
+describe("a gift card's CardFields members other than CardId are secrets", () => {
+  const secretCard = { CardId: "GC-7342-1109-5561", Pin: "4321", SecurityCode: "9876" };
+
+  // A success's answered texts are stored as the engine answers them (second read E1): the first
+  // answer, the repeat and the answer without withIdempotency are the same bytes.
+  it("are never written into a stored result when echoed or named; an answered text is stored as answered, the repeat answers the same", async () => {
+    const { store, stored } = recording();
+    const { onError } = collector();
+    const fn = async (request: { CardFields?: unknown }) =>
+      ({
+        Balance: "4321.00",
+        CurrencyCode: "USD",
+        ErrorCode: "W4321",
+        Message: `left 4321.00, pin ${String((request.CardFields as Record<string, unknown>)?.Pin)}`,
+        Card: request.CardFields,
+        [`pin-${String((request.CardFields as Record<string, unknown>)?.SecurityCode)}`]: 1,
+      }) as never;
+    const handler = createRedeemGiftCardHandler(withIdempotency(fn, { store }), {
+      auth: false,
+      onError,
+    });
+    const plain = createRedeemGiftCardHandler(fn, { auth: false, onError: () => {} });
+    const body = JSON.stringify({ ...fixture("RedeemGiftCard"), CardFields: secretCard });
+    const first = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect((await handler.handle(post(body))).body).toBe(first.body);
+    expect(first.body).toBe((await plain.handle(post(body))).body);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toMatch(/9876/);
+    expect(first.body).not.toMatch(/9876/);
+    expect(json(first)).toMatchObject({
+      Success: true,
+      Balance: "4321.00",
+      ErrorCode: "W4321",
+      Message: "left 4321.00, pin 4321",
+    });
+  });
+
+  it("are left out of the key, whatever their names: the card's id alone tells cards apart; a CardFields of CardId alone keeps its key", async () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const request = fixture(callback);
+      const withCard = (fields: Record<string, unknown>) => ({ ...request, CardFields: fields });
+      const key = (payload: Record<string, unknown>) =>
+        defaultIdempotencyKey(payload, contextFor(callback, payload));
+      const k = await key(withCard(secretCard));
+      // Only the PIN or the security code differs: the same key, so neither was digested.
+      expect(await key(withCard({ ...secretCard, Pin: "0000" }))).toBe(k);
+      expect(await key(withCard({ ...secretCard, SecurityCode: "0000" }))).toBe(k);
+      // Any name, in any case: the same key as a CardFields with a CVV (the README's rule).
+      expect(await key(withCard({ cardid: secretCard.CardId, Code: "1" }))).toBe(k);
+      expect(await key(withCard({ CardId: secretCard.CardId, Cvv: "123" }))).toBe(k);
+      expect(await key(withCard({ ...secretCard, CardId: "GC-OTHER" }))).not.toBe(k);
+      const plain = withCard({ CardId: secretCard.CardId });
+      expect(await key(plain)).toBe(`GE927127001US:${await contentDigest(plain)}`);
+    }
+  });
+
+  it("only the top-level CardFields is left out: a CardFields below it (a wrapper of a platform's) is digested, so two different cards there keep two keys", async () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const { CardFields: _top, ...request } = fixture(callback);
+      const nested = (fields: Record<string, unknown>) => ({
+        ...request,
+        GiftCard: { CardFields: fields },
+      });
+      const key = (payload: Record<string, unknown>) =>
+        defaultIdempotencyKey(payload, contextFor(callback, payload));
+      const a = await key(nested({ CardId: "GC-A", Pin: "1111" }));
+      expect(await key(nested({ CardId: "GC-B", Pin: "1111" }))).not.toBe(a);
+      expect(await key(nested({ CardId: "GC-B", Pin: "2222" }))).not.toBe(a);
+      expect(await key(nested({ CardId: "GC-A", Pin: "1111" }))).toBe(a);
+    }
+  });
+
+  it("two top-level CardFields members differing only in case, both left out: each one's id is digested, so two different cards keep two keys (second read E3)", async () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      const { CardFields: _top, ...request } = fixture(callback);
+      const twice = (id: string, pin = "1234") => ({
+        ...request,
+        CardFields: { CardId: "GC-A", Pin: "9999" },
+        cardFields: { CardId: id, Pin: pin },
+      });
+      const key = (payload: Record<string, unknown>) =>
+        defaultIdempotencyKey(payload, contextFor(callback, payload));
+      const x = await key(twice("GC-X"));
+      expect(await key(twice("GC-Y"))).not.toBe(x);
+      expect(await key(twice("GC-X", "5678"))).toBe(x);
+    }
   });
 });
 
@@ -1485,29 +1786,22 @@ describe("stored results keep no card number of the request's other card objects
   }
 
   it("card numbers written as JSON numbers, under a card-number key in any case or any other key", async () => {
-    const { store, stored } = recording();
-    const handler = createPerformOrderPaymentHandler(
-      withIdempotency(
-        async () =>
-          ({
-            PaymentAmount: "10.00",
-            PaymentCurrencyCode: "EUR",
-            Vault: {
-              cardNumber: 4111111111111111,
-              CardNumber: 5555555555554444,
-              Other: 4012888888881881,
-              Count: 3,
-            },
-          }) as unknown as PerformOrderPaymentResult,
-        { store },
-      ),
-      { auth: false, onError: () => undefined },
-    );
     const body = {
       OrderId: "GE6",
       PaymentDetails: { CardNumber: "4000056655665556", CVVNumber: "737", PaymentMethodCode: "VI" },
     };
-    expect((await handler.handle(post(JSON.stringify(body)))).status).toBe(200);
+    // Stored as returned (a callback of your own); a callback the library answers keeps the name.
+    const stored = await storedAsReturned(
+      {
+        Vault: {
+          cardNumber: 4111111111111111,
+          CardNumber: 5555555555554444,
+          Other: 4012888888881881,
+          Count: 3,
+        },
+      },
+      body,
+    );
     expect(stored).toHaveLength(1);
     for (const pan of ["4111111111111111", "5555555555554444", "4012888888881881"]) {
       expect(stored[0]).not.toContain(pan);
@@ -1526,7 +1820,7 @@ describe("stored results, a second reading (review s23b)", () => {
         async (order) => {
           const pan = (order as unknown as { PaymentDetails: { CardNumber: string } })
             .PaymentDetails.CardNumber;
-          return { InternalOrderId: "M-1", Charges: { [pan]: "captured", other: 1 } } as never;
+          return { InternalOrderId: "M-1", [pan]: "captured" } as never;
         },
         { store },
       ),
@@ -1535,6 +1829,17 @@ describe("stored results, a second reading (review s23b)", () => {
     const answer = await handler.handle(post(orderText));
     expect(answer.status).toBe(200);
     expect(stored).toHaveLength(1);
+    // The name of the field the answer leaves out is kept, masked.
+    expect(stored[0]).not.toContain(PAN);
+    expect(stored[0]).toContain("1111");
+    stored.splice(
+      0,
+      1,
+      ...(await storedAsReturned(
+        { Charges: { [PAN]: "captured", other: 1 } },
+        JSON.parse(orderText),
+      )),
+    );
     expect(stored[0]).not.toContain(PAN);
     expect(stored[0]).toContain('"captured"');
     expect(stored[0]).toContain('"other":1');
@@ -1572,7 +1877,7 @@ describe("stored results, a second reading (review s23b)", () => {
     },
   );
 
-  it("a result stored as its answer says so in onError (its unknown fields are not reported again)", async () => {
+  it("a result beside a cycle is stored as its answer, its unknown field named like any other; one whose keys cannot be listed says so in onError", async () => {
     const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(
       withIdempotency(async () => {
@@ -1585,10 +1890,30 @@ describe("stored results, a second reading (review s23b)", () => {
     expect((await handler.handle(post(orderText))).status).toBe(200);
     expect(failures.map((f) => [f.kind, f.severity, f.reason])).toStrictEqual([
       [
-        "store_failure",
+        "result_fields_ignored",
         "warning",
-        "withIdempotency: the function's result could not be stored as returned (JSON cannot write it); the answer made of it was stored, and this delivery is answered with it",
+        `the result's unknown fields were left out of the answer: "Entity"`,
       ],
+    ]);
+    failures.splice(0);
+    // A Proxy whose keys cannot be listed: neither the result nor its answer is read from it.
+    const unlisted = new Proxy(
+      { InternalOrderId: "M-2" },
+      {
+        ownKeys() {
+          throw new Error("lazy entity");
+        },
+      },
+    );
+    const other = createSendOrderToMerchantHandler(
+      withIdempotency(async () => unlisted as never),
+      { auth: false, onError },
+    );
+    expect((await other.handle(post(orderText))).status).toBe(200);
+    expect(failures.map((f) => [f.kind, f.severity, f.reason])).toContainEqual([
+      "store_failure",
+      "warning",
+      "withIdempotency: the function's result could not be stored as returned (JSON cannot write it); the answer made of it was stored, and this delivery is answered with it",
     ]);
   });
 
@@ -1677,22 +2002,16 @@ describe("stored results, a third reading (review s23c)", () => {
   const PAN = "4111111111111111"; // the fixture's PaymentDetails.CardNumber
 
   it("a card number or CVV in a boxed String or Number is masked in the record", async () => {
-    const { store, stored } = recording();
-    const handler = createSendOrderToMerchantHandler(
-      withIdempotency(
-        async () =>
-          ({
-            InternalOrderId: "M-1",
-            Note: new String(`card ${PAN}`),
-            Ref: new Number(PAN),
-            Check: new String("cvv 737"),
-          }) as never,
-        { store },
-      ),
-      { auth: false, onError: () => undefined },
+    // Stored as returned (a callback of your own); a callback the library answers keeps the names.
+    const stored = await storedAsReturned(
+      {
+        InternalOrderId: "M-1",
+        Note: new String(`card ${PAN}`),
+        Ref: new Number(PAN),
+        Check: new String("cvv 737"),
+      },
+      JSON.parse(orderText),
     );
-    const answer = await handler.handle(post(orderText));
-    expect(answer.status).toBe(200);
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toContain(PAN);
     expect(stored[0]).not.toMatch(/\b737\b/);
@@ -1758,5 +2077,89 @@ describe("stored results, a third reading (review s23c)", () => {
       code: "DELIVERY_IN_PROGRESS",
     });
     expect(runs).toBe(1);
+  });
+});
+
+describe("a record an earlier version wrote with a refusal, when the store cannot delete it (second read E2)", () => {
+  const OLD = `j${JSON.stringify({ IsValid: false, ErrorCode: "INSUFFICIENT", Balance: "0.00" })}`;
+  let sequence = 0;
+
+  /** A memory store holding an old refusal record for a fresh redemption, its forget replaced. */
+  async function oldRecord(forget: ForgettingIdempotencyStore["forget"]) {
+    const memory = createMemoryIdempotencyStore();
+    const payload = { ...fixture("RedeemGiftCard"), OrderId: `GE-E2-${++sequence}` };
+    const derived = await defaultIdempotencyKey(payload, {
+      callback: "RedeemGiftCard",
+      rawPayload: payload,
+    } as never);
+    const key = await storedKey("RedeemGiftCard", derived as string);
+    expect(await memory.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    expect(await memory.complete(key, "earlier-version", OLD, 86_400_000)).toBe(true);
+    const store: ForgettingIdempotencyStore = {
+      claim: (k, owner, ms) => memory.claim(k, owner, ms),
+      get: (k) => memory.get(k),
+      complete: (k, owner, result, ms) => memory.complete(k, owner, result, ms),
+      renew: (k, owner, ms) => memory.renew(k, owner, ms),
+      release: (k, owner) => memory.release(k, owner),
+      forget,
+    };
+    let runs = 0;
+    const redeem = async () => {
+      runs++;
+      return { Balance: "15.00", CurrencyCode: "USD" };
+    };
+    return { store, memory, key, body: JSON.stringify(payload), redeem, runs: () => runs };
+  }
+
+  for (const [how, forget] of [
+    ["throws", async () => Promise.reject(new Error("ECONNRESET"))],
+    ["times out", () => new Promise<boolean>(() => {})],
+  ] as const) {
+    it(`a forget that ${how} is a store failure: 500 with an IdempotencyStoreError, or with failOpen the function runs unrecorded`, async () => {
+      const closed = await oldRecord(forget);
+      const { failures, onError } = collector();
+      const refused = await createRedeemGiftCardHandler(
+        withIdempotency(closed.redeem, { store: closed.store, storeTimeoutMs: 50 }),
+        { auth: false, onError },
+      ).handle(post(closed.body));
+      expect(refused.status).toBe(500);
+      expect(closed.runs()).toBe(0);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "internal_error" });
+      expect(failures[0]?.error).toMatchObject({ name: "IdempotencyStoreError" });
+      expect(String((failures[0]?.error as Error | undefined)?.message)).toContain(
+        "the store failed to delete",
+      );
+      expect(failures[0]?.reason).not.toMatch(/throw a CallbackError/);
+
+      const open = await oldRecord(forget);
+      const { failures: told, onError: tell } = collector();
+      const answered = await createRedeemGiftCardHandler(
+        withIdempotency(open.redeem, { store: open.store, storeTimeoutMs: 50, failOpen: true }),
+        { auth: false, onError: tell },
+      ).handle(post(open.body));
+      expect(answered.status).toBe(200);
+      expect(json(answered)).toMatchObject({ Success: true, Balance: "15.00" });
+      expect(open.runs()).toBe(1);
+      expect(told.map((failure) => failure.kind)).toStrictEqual(["store_failure"]);
+      expect(told[0]?.reason).toMatch(/failed to delete.*without a record \(failOpen\)/);
+      // Unrecorded: the old record is still there for the next delivery to delete.
+      expect(await open.memory.get(open.key)).toEqual({ state: "completed", result: OLD });
+    });
+  }
+
+  it("a forget answering false while the record remains is reported as a store failure naming the record", async () => {
+    const old = await oldRecord(async () => false);
+    const { failures, onError } = collector();
+    const answer = await createRedeemGiftCardHandler(
+      withIdempotency(old.redeem, { store: old.store }),
+      { auth: false, onError },
+    ).handle(post(old.body));
+    expect(answer.status).toBe(500);
+    expect(old.runs()).toBe(0);
+    const stores = failures.filter((failure) => failure.kind === "store_failure");
+    expect(stores).toHaveLength(1);
+    expect(stores[0]?.reason).toContain(old.key);
+    expect(stores[0]?.reason).toMatch(/could not be deleted/);
   });
 });

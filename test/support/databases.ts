@@ -176,8 +176,12 @@ async function managed(options: {
   return server;
 }
 
-/** Starts `redis-server` on a free port, without persistence. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * Starts `redis-server` on a free port, with the append-only file the README asks for
+ * (`appendonly yes`, `appendfsync everysec`: a restart keeps every record and lease), or with no
+ * persistence at all (`appendOnly: false`: a restart empties it).
+ */
+export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
   const binary = which([
     "/usr/bin/redis-server",
     "/usr/local/bin/redis-server",
@@ -199,7 +203,9 @@ export async function startRedis(): Promise<RedisServer> {
     "--save",
     "",
     "--appendonly",
-    "no",
+    options.appendOnly === false ? "no" : "yes",
+    "--appendfsync",
+    "everysec",
     "--dir",
     directory,
   ];

@@ -62,6 +62,22 @@ describe("checkResponse: the gift-card and voucher answers", () => {
       '"Balance" is number 12: the service reads the balance as text ("25.00")',
     ]);
   });
+
+  it("flags a redemption or refund answered Success: true with IsValid false: the service takes the card as debited or credited", () => {
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      for (const isValid of [false, "False"]) {
+        expect(check(callback, { Success: true, IsValid: isValid, ErrorCode: "X" })).toEqual([
+          `"IsValid" is false in a success: the service reads "Success" and takes ${callback} as done; answer a refusal ("Success": false) instead`,
+        ]);
+      }
+      expect(check(callback, { Success: true, IsValid: true })).toEqual([]);
+      expect(
+        check(callback, { Success: false, IsValid: false, ErrorCode: "X" }, 200, JSON_TYPE, {
+          expect: "refusal",
+        }),
+      ).toEqual([]);
+    }
+  });
 });
 
 describe("checkResponse", () => {
