@@ -698,14 +698,18 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   ): Promise<CallbackResponse> {
     const details = sites.map((site) => site.details);
     const sessionSecrets = secretFieldsOf(definition.secretFields, input);
-    const redact = redactorFor(details, [
-      ...sessionSecrets,
-      ...(definition.secretValues?.(input) ?? []),
-    ]);
-    if (redact !== undefined) call.redact = redact;
-    // Codes and answered texts: a gift card's PIN is often a few digits, which a code may hold.
-    const redactAnswer = redactorFor(details, sessionSecrets);
-    if (redactAnswer !== undefined) call.redactAnswer = redactAnswer;
+    const { secretValues } = definition;
+    if (secretValues === undefined) {
+      // Every callback but the gift-card family: one redactor for the logs and the answer.
+      const redact = redactorFor(details, sessionSecrets);
+      if (redact !== undefined) call.redact = call.redactAnswer = redact;
+    } else {
+      const redact = redactorFor(details, [...sessionSecrets, ...secretValues(input)]);
+      if (redact !== undefined) call.redact = redact;
+      // Codes and answered texts: a gift card's PIN is often a few digits, which a code may hold.
+      const redactAnswer = redactorFor(details, sessionSecrets);
+      if (redactAnswer !== undefined) call.redactAnswer = redactAnswer;
+    }
     const walked = input === exchange.body;
     if (sites.length === 0) {
       // The walk found no card object in the body: nothing in it to protect.
