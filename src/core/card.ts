@@ -6,7 +6,7 @@
 import { paymentDetailsSchema } from "../schemas/payment.js";
 import { isParsedBody } from "./body.js";
 import { CARD_NUMBER, CVV_NUMBER, cardNumbersOf, isCardNumberKey } from "./card-keys.js";
-import { fieldInAnyCase, isRecord } from "./objects.js";
+import { isRecord } from "./objects.js";
 import {
   createRedactor,
   digitRunsOf,
@@ -367,21 +367,58 @@ export function cardSecretsOf(details: Record<string, unknown>, out: string[]): 
   digitRunsOfFields(details, out);
 }
 
+/** A payload member naming a gift card's `CardFields`, in any key case. */
+export function isGiftCardFieldsName(name: string): boolean {
+  return name.toLowerCase() === "cardfields";
+}
+
+/**
+ * Every top-level `CardFields` member of a gift-card request that is an object, in any key case
+ * (the service binds names case-insensitively, so a body may hold `CardFields` and `cardFields`
+ * both). The one rule for "the gift card's CardFields": the default key (which ids it digests
+ * apart) and the redactors (which PINs they mask) both read it.
+ */
+export function giftCardFieldsOf(payload: unknown): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  if (!isRecord(payload)) return found;
+  for (const name of Object.keys(payload)) {
+    const fields = payload[name];
+    if (isGiftCardFieldsName(name) && isRecord(fields)) found.push(fields);
+  }
+  return found;
+}
+
+/** A `CardFields` member other than `CardId` (in any case): a security code. */
+function isCardSecretName(name: string): boolean {
+  return name.toLowerCase() !== "cardid";
+}
+
+/**
+ * Whether a gift card's `CardFields` holds a security code: any member but `CardId` (in any case).
+ * The spec gives it `CardId` alone; what else a platform sends there (`Pin`, `SecurityCode`, `Cvv`)
+ * is what proves the card is the shopper's, a few digits an unkeyed digest would not hide.
+ */
+export function holdsCardSecret(cardFields: Record<string, unknown>): boolean {
+  for (const name of Object.keys(cardFields)) if (isCardSecretName(name)) return true;
+  return false;
+}
+
 /**
  * A gift card's security codes in a gift-card request as sent: every value (a text or a number,
- * nested ones too) of its `CardFields` members other than `CardId` (both names in any key case),
- * the `Pin`, `SecurityCode` or `Cvv` that proves the card is the shopper's. The redactors mask
- * them wherever quoted (those under three characters are left, as for every secret).
+ * nested ones too) of its `CardFields` members other than `CardId`, in every top-level
+ * `CardFields` ({@link giftCardFieldsOf}; both names in any key case), the `Pin`, `SecurityCode`
+ * or `Cvv` that proves the card is the shopper's. The redactors mask them wherever quoted (those
+ * under three characters are left, as for every secret).
  */
 export function giftCardSecretsOf(payload: unknown): string[] {
   const secrets: string[] = [];
-  const fields = fieldInAnyCase(payload, "CardFields");
-  if (!isRecord(fields)) return secrets;
+  const cards = giftCardFieldsOf(payload);
+  if (cards.length === 0) return secrets;
   const stack: unknown[] = [];
-  for (const name of Object.keys(fields)) {
-    if (name.toLowerCase() !== "cardid") stack.push(fields[name]);
+  for (const fields of cards) {
+    for (const name of Object.keys(fields)) if (isCardSecretName(name)) stack.push(fields[name]);
   }
-  const seen = new Set<object>([fields]);
+  const seen = new Set<object>(cards);
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node === "string") secrets.push(node);

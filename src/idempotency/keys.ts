@@ -4,6 +4,7 @@
  * hash of a card number): card fields are left out of every digest, whole.
  */
 import { sha256Text } from "../auth/digest.js";
+import { giftCardFieldsOf, holdsCardSecret, isGiftCardFieldsName } from "../core/card.js";
 import type { CallbackContext } from "../core/engine.js";
 import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { hasControlCharacter } from "../core/text.js";
@@ -48,16 +49,6 @@ function isCardObject(value: Record<string, unknown>): boolean {
   return false;
 }
 
-/**
- * Whether a gift card's `CardFields` holds a security code: any member but `CardId` (in any case).
- * The spec gives it `CardId` alone; what else a platform sends there (`Pin`, `SecurityCode`, `Cvv`)
- * is what proves the card is the shopper's, a few digits an unkeyed digest would not hide.
- */
-export function holdsCardSecret(cardFields: Record<string, unknown>): boolean {
-  for (const name of Object.keys(cardFields)) if (name.toLowerCase() !== "cardid") return true;
-  return false;
-}
-
 /** The shopper's own session (gift cards, vouchers): a secret of the merchant's, never digested. */
 const SESSION_FIELDS = new Set(["AuthToken", "SessionId"]);
 
@@ -76,8 +67,7 @@ function canonical(value: unknown, top = false): string | undefined {
       // The gift card's CardFields holding more than its id: left out whole, its id digested apart
       // (droppedCardId). Only the payload's own: one below it has no id digested apart, and left
       // out it would give two different cards one key.
-      if (top && name.toLowerCase() === "cardfields" && isRecord(field) && holdsCardSecret(field))
-        continue;
+      if (top && isGiftCardFieldsName(name) && isRecord(field) && holdsCardSecret(field)) continue;
       const text = canonical(field);
       if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
     }
@@ -115,17 +105,14 @@ function field(payload: unknown, ...path: string[]): string | undefined {
 
 /**
  * The gift card ids (`CardFields.CardId`, each in any case), sorted, of every top-level
- * `CardFields` member (any case) left out of the digest: it holds a security code (any member but
- * the id: {@link holdsCardSecret}) or is a card object. Two such members differing only in case
+ * `CardFields` member ({@link giftCardFieldsOf}, any case) left out of the digest: it holds a
+ * security code (any member but the id: {@link holdsCardSecret}) or is a card object. Two such members differing only in case
  * are both left out, so both ids are kept, or two different cards would share one key.
  */
 function droppedCardIds(payload: unknown): string[] {
   const ids: string[] = [];
-  if (!isRecord(payload)) return ids;
-  for (const name of Object.keys(payload)) {
-    if (name.toLowerCase() !== "cardfields") continue;
-    const fields = payload[name];
-    if (!isRecord(fields) || !(isCardObject(fields) || holdsCardSecret(fields))) continue;
+  for (const fields of giftCardFieldsOf(payload)) {
+    if (!(isCardObject(fields) || holdsCardSecret(fields))) continue;
     const id = text(fieldInAnyCase(fields, "CardId"));
     if (id !== undefined) ids.push(id);
   }

@@ -160,13 +160,16 @@ function holdsBack(flight: Flight<unknown> | undefined, ms: number): boolean {
 }
 
 function fly<T>(operation: () => T | Promise<T>): Flight<T> {
+  // Taken before the call: a store may start the lease, then work synchronously (a memory store
+  // sweeping a large map) before it returns; `lostBefore` takes the lease to run from no earlier.
+  const sentAt = Date.now();
   let promise: Promise<T>;
   try {
     promise = Promise.resolve(operation());
   } catch (error) {
     promise = Promise.reject(error);
   }
-  const flight: Flight<T> = { promise, sentAt: Date.now(), settled: "no" };
+  const flight: Flight<T> = { promise, sentAt, settled: "no" };
   promise.then(
     () => {
       flight.settled = "resolved";

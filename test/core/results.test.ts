@@ -791,4 +791,51 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
       }
     });
   }
+
+  // The service binds names in any case: a body may hold CardFields twice, in two casings. The key
+  // treats both as gift cards (second read E3); the masking reads both too (final read F2).
+  const TWO_CASINGS = {
+    CardFields: { CardId: "GC-1", Pin: "1111" },
+    cardFields: { CardId: "GC-2", Pin: "9876" },
+  };
+  for (const [name, factory] of GIFT_CARD_FACTORIES) {
+    for (const wrapped of [false, true]) {
+      it(`${name}${wrapped ? " under withIdempotency" : ""}: CardFields in two casings have both PINs masked in onError and in a CallbackError's answer (final read F2)`, async () => {
+        const thrown = collector();
+        const fn = async () => {
+          throw new Error("PIN 1111 or PIN 9876 rejected");
+        };
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          (wrapped ? withIdempotency(fn) : fn) as never,
+          { auth: false, onError: thrown.onError },
+        );
+        const request = (id: string) =>
+          post(JSON.stringify({ OrderId: id, Amount: "1.00", ...TWO_CASINGS }));
+        const response = await handler.handle(request(`GE-F2-${name}-${wrapped}`));
+        expect(response.status).toBe(500);
+        expect(response.body).not.toMatch(/1111|9876/);
+        expect(thrown.failures).toHaveLength(1);
+        expect(printed(thrown.failures)).not.toMatch(/1111|9876/);
+        expect((thrown.failures[0]?.error as Error | undefined)?.message).toBe(
+          "PIN *** or PIN *** rejected",
+        );
+
+        const refused = collector();
+        const refuse = async () => {
+          throw new CallbackError("PIN_WRONG", "PIN 9876 is wrong", "PIN 1111 refused");
+        };
+        const refusing = (factory as typeof createRedeemGiftCardHandler)(
+          (wrapped ? withIdempotency(refuse) : refuse) as never,
+          { auth: false, onError: refused.onError },
+        );
+        const answer = await refusing.handle(request(`GE-F2-refused-${name}-${wrapped}`));
+        expect(answer.status).toBe(200);
+        expect(json(answer)).toMatchObject({ ErrorCode: "PIN_WRONG" });
+        expect(answer.body).toContain("PIN *** is wrong");
+        expect(answer.body).not.toMatch(/1111|9876/);
+        expect(refused.failures.length).toBeGreaterThan(0);
+        expect(printed(refused.failures)).not.toMatch(/1111|9876/);
+      });
+    }
+  }
 });

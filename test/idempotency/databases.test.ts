@@ -669,7 +669,10 @@ describe("Redis (redis-server)", () => {
 
   it("a record sent before leaseMs ran out but landing after it (a slow link): onError says to keep the store reachable or raise leaseMs, not that the store lost the lease", async () => {
     // Every call after A's claim takes 800 ms to reach Redis: the first renewal lands after the
-    // lease ran out, the record write (sent at 60 ms) at 860 ms, after B claimed at 340 ms.
+    // lease ran out, the record write (sent about 50 ms after the claim) 800 ms later, after B
+    // claimed. B claims once A's lease is seen gone from Redis (not after a fixed time, which a
+    // slow claim on a loaded machine would outlast): 300 ms after A's claim, 500 ms before A's
+    // record lands.
     const slow = (store: IdempotencyStore): IdempotencyStore => {
       const late =
         <T extends unknown[], R>(call: (...args: T) => R) =>
@@ -686,7 +689,10 @@ describe("Redis (redis-server)", () => {
     };
     let second: { status: number } | undefined;
     const { failures, runs } = await overALink(slow, 50, async (body) => {
-      await new Promise((resolve) => setTimeout(resolve, 330));
+      const { OrderId } = JSON.parse(body) as { OrderId: string };
+      const key = `crossborder-callbacks:idempotency:PerformOrderPayment:${OrderId}`;
+      await expect.poll(() => nodeRedis.exists(key), { timeout: 5_000, interval: 5 }).toBe(1);
+      await expect.poll(() => nodeRedis.exists(key), { timeout: 5_000, interval: 5 }).toBe(0);
       const b = createPerformOrderPaymentHandler(
         withIdempotency(charges().fn, { store: createRedisIdempotencyStore(nodeRedis) }),
         { auth: false, onError: () => undefined },

@@ -507,6 +507,36 @@ describe("withIdempotency across instances sharing a store", () => {
     expect(failures[0]?.reason).not.toMatch(/raise leaseMs/);
   });
 
+  it("says the lease expired, not that the store lost it, when the store measured the lease from before its claim returned (final read F6)", async () => {
+    const inner = createMemoryIdempotencyStore();
+    // The memory store takes its time, then may sweep a large map before its claim returns: here
+    // 150 ms pass between the lease's start in the store and the claim's answer.
+    const slowClaim: IdempotencyStore = {
+      ...inner,
+      claim: (...args) => {
+        const answer = inner.claim(...args);
+        const until = Date.now() + 150;
+        while (Date.now() < until) {
+          // busy, as a synchronous sweep is
+        }
+        return answer;
+      },
+    };
+    const { failures, onError } = collector();
+    const { fn } = orders(250);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: slowClaim, leaseMs: 200 }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    // The first renewal (66 ms after the claim returned) comes after the lease ran out in the
+    // store: refused because it expired, which leaseMs is to look at.
+    expect(failures[0]?.reason).toMatch(
+      /lease on .* was lost .*expired in the store.*raise leaseMs/,
+    );
+    expect(failures[0]?.reason).not.toMatch(/store lost the lease/);
+  });
+
   it("lets a second run start while the first still runs once renewals could not reach the store for a whole lease: each answered with its own result, the first's record refused and reported", async () => {
     const { store, failing, inner } = instrumented();
     failing.add("renew");
