@@ -119,8 +119,12 @@ function readUntilClosed(socket: Socket, started: number, limitMs = 5000): Promi
   });
 }
 
-function head(lines: string[], length: number): string {
-  return `${["POST /crossborder/SendOrderToMerchant HTTP/1.1", "Host: 127.0.0.1", ...lines, `Content-Length: ${length}`, "Content-Type: application/json", "Connection: close"].join("\r\n")}\r\n\r\n`;
+function head(
+  lines: string[],
+  length: number,
+  target = "/crossborder/SendOrderToMerchant",
+): string {
+  return `${[`POST ${target} HTTP/1.1`, "Host: 127.0.0.1", ...lines, `Content-Length: ${length}`, "Content-Type: application/json", "Connection: close"].join("\r\n")}\r\n\r\n`;
 }
 
 /** The drain cap of src/adapters/internal.ts (MAX_DRAIN_BYTES). */
@@ -257,6 +261,23 @@ for (const [label, build] of SERVERS) {
       } else expect(exchange.text).toContain('"InternalOrderId":"M-');
     });
 
+    // Review H2, H1-3: Node hands an absolute-form target on as sent; its path is what follows the
+    // authority up to `?` or `#`, empty (so `/`) when a `?` comes first, as Express and Koa read it.
+    it.each([
+      ["http://127.0.0.1/crossborder/SendOrderToMerchant", 200],
+      ["http://127.0.0.1?/crossborder/SendOrderToMerchant", 404],
+      ["http://127.0.0.1:80?/crossborder/SendOrderToMerchant", 404],
+    ])("an absolute-form target, %s: %i", async (target, status) => {
+      failures.length = 0;
+      const token = await keys.sign();
+      const exchange = await send(
+        `${head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER), target)}${ORDER}`,
+      );
+      expect(statusOf(exchange)).toBe(status);
+      if (status === 200) expect(exchange.text).toContain('"InternalOrderId":"M-');
+      else expect(exchange.text).not.toContain("InternalOrderId");
+    });
+
     it("7. a client that goes away mid-body is reported as client_closed, not a 500", async () => {
       failures.length = 0;
       const token = await keys.sign();
@@ -352,5 +373,43 @@ for (const [label, build] of SERVERS) {
       expect(written).toBeLessThan(DRAIN_CAP + 32 * MIB);
       expect(exchange.closedAfterMs).toBeLessThan(10_000);
     }, 20_000);
+  });
+}
+
+// Review H2, H1-3: a guard mounted on the callbacks' path (a rate limiter, an IP allow-list) sees
+// the path Express routes by; an absolute-form target whose query holds the callback's path must
+// not reach the callback around it.
+for (const [label, express] of [
+  ["Express 4", express4 as unknown as typeof express5],
+  ["Express 5", express5],
+] as const) {
+  describe(`${label}, a guard mounted on /crossborder in front of the callbacks`, () => {
+    let server: Running;
+    beforeAll(async () => {
+      const app = express();
+      app.use(
+        "/crossborder",
+        (_req, res) => void res.status(403).type("text/plain").send("guarded"),
+      );
+      app.use(toExpress(router([])));
+      server = await listen(app as unknown as RequestListener);
+    });
+    afterAll(() => server.close());
+
+    it.each([
+      ["/crossborder/SendOrderToMerchant", 403],
+      ["http://127.0.0.1/crossborder/SendOrderToMerchant", 403],
+      ["http://127.0.0.1?/crossborder/SendOrderToMerchant", 404],
+    ])("%s: %i, never the order's 200", async (target, status) => {
+      const socket = open(Number(new URL(server.baseUrl).port));
+      const reading = readUntilClosed(socket, performance.now());
+      const token = await keys.sign();
+      socket.write(
+        `${head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER), target)}${ORDER}`,
+      );
+      const exchange = await reading;
+      expect(statusOf(exchange)).toBe(status);
+      expect(exchange.text).not.toContain("InternalOrderId");
+    });
   });
 }
