@@ -147,10 +147,17 @@ function aborted(): Error {
  */
 function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
   // Read to its end before us (a wrapper, a middleware): the body is gone unless none was sent.
-  if (req.readableEnded === true) return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
+  // Unless `aborted`: HTTP/2's compatibility request, its stream reset or its connection lost,
+  // ends and lets go of what it held, and is never destroyed (the client went away: 499).
+  if (req.readableEnded === true) {
+    if (req.aborted === true) return Promise.resolve({ kind: "failed", error: aborted() });
+    return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
+  }
   if (req.destroyed === true) {
     return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
   }
+  // The same, its end not emitted yet.
+  if (req.aborted === true) return Promise.resolve({ kind: "failed", error: aborted() });
   const arrived = readArrived(req, limit);
   if (arrived !== undefined) return Promise.resolve(arrived);
   return new Promise<ReadBody>((resolve) => {
@@ -342,8 +349,12 @@ export function requestBody(
 ): BodyInput {
   if (!bodyConsumed(req)) return nodeBody(req);
   // Destroyed before its end, and no parser read it (one finishes on the stream's end, or marks
-  // `_body`): the client went away (499), whatever a parser of another type left (`{}`).
-  if (req.destroyed === true && req.readableEnded !== true && req._body !== true) {
+  // `_body`), or aborted (HTTP/2's compatibility request, ended by a reset or a lost connection,
+  // never destroyed): the client went away (499), whatever a parser of another type left (`{}`).
+  if (
+    (req.destroyed === true && req.readableEnded !== true && req._body !== true) ||
+    req.aborted === true
+  ) {
     return nodeBody(req);
   }
   return bodyLeft(req, parsedBody(holder));

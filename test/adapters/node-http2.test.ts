@@ -11,7 +11,7 @@ import Koa3 from "koa";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { toKoa } from "../../src/adapters/koa.js";
 import { toNodeListener } from "../../src/adapters/node.js";
-import type { CallbackFailure } from "../../src/index.js";
+import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK } from "./support/servers.js";
@@ -125,7 +125,14 @@ function sendOver(session: () => http2.ClientHttp2Session): Send {
 // A header sent twice, as the service's own HTTP/2 client could send it: Node's http2 client
 // refuses to (a single-value header given as an array throws), so the frames are written by hand,
 // the header block in HPACK literals without indexing, names from the static table (RFC 7541).
-const HPACK = { path: 4, authority: 1, authorization: 23, contentEncoding: 26, contentType: 31 };
+const HPACK = {
+  path: 4,
+  authority: 1,
+  authorization: 23,
+  contentEncoding: 26,
+  contentLength: 28,
+  contentType: 31,
+};
 
 /** An HPACK integer with an N-bit prefix (RFC 7541 §5.1), `first` holding the pattern bits. */
 function hpackInteger(value: number, prefixBits: number, first: number): number[] {
@@ -217,6 +224,70 @@ function postFrames(
       ]),
     );
   });
+}
+
+/**
+ * An HTTP/2 connection written by hand, for what Node's client will not send: a RST_STREAM without
+ * END_STREAM first, at a chosen moment, or a connection dropped mid-stream. The server's SETTINGS
+ * are acknowledged; `write` sends frames in one piece, `drop` destroys the socket.
+ */
+async function rawSession(port: number): Promise<{ write(frames: Buffer[]): void; drop(): void }> {
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  let received = Buffer.alloc(0);
+  socket.on("data", (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    while (received.length >= 9 && received.length >= 9 + received.readUIntBE(0, 3)) {
+      const length = received.readUIntBE(0, 3);
+      if (received[3] === 4 && ((received[4] as number) & 0x1) === 0) {
+        socket.write(frame(4, 0x1, 0, Buffer.alloc(0)));
+      }
+      received = received.subarray(9 + length);
+    }
+  });
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.write(
+    Buffer.concat([
+      Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+      frame(4, 0, 0, Buffer.alloc(0)),
+    ]),
+  );
+  return { write: (frames) => socket.write(Buffer.concat(frames)), drop: () => socket.destroy() };
+}
+
+/** Stream 1's HEADERS: a POST to `path`, with `headers` ([static index, value]) after the pseudo-headers. */
+function headersFrame(path: string, headers: [number, string][]): Buffer {
+  const block = Buffer.from([
+    0x83, // :method POST
+    0x86, // :scheme http
+    ...literal(HPACK.path, path),
+    ...literal(HPACK.authority, "127.0.0.1"),
+    ...headers.flatMap(([index, value]) => literal(index, value)),
+  ]);
+  return frame(1, 0x4, 1, block); // END_HEADERS
+}
+
+/** Stream 1's DATA frames for `body` (END_STREAM on the last when `end`). */
+function dataFrames(body: Uint8Array, end: boolean): Buffer[] {
+  const frames: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 16_384) {
+    const stop = Math.min(at + 16_384, body.length);
+    frames.push(frame(0, end && stop === body.length ? 0x1 : 0, 1, body.subarray(at, stop)));
+  }
+  return frames;
+}
+
+/** RST_STREAM on stream 1, CANCEL. */
+const RESET = frame(3, 0, 1, Buffer.from([0, 0, 0, http2.constants.NGHTTP2_CANCEL]));
+
+async function waitFor<T>(probe: () => T | undefined, limitMs = 3000): Promise<T> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (performance.now() > until) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 for (const [label, build, notFoundBy] of LISTENERS)
@@ -330,6 +401,45 @@ for (const [label, build, notFoundBy] of LISTENERS)
       });
     });
 
+    // Review H2, H2-1: a reset or a lost connection while the JWT is verified leaves Node's
+    // compatibility request ended (what was buffered dumped) and `aborted`, never destroyed: the
+    // client went away (499, as on HTTP/1.1), not a body read before the callbacks (a 500 telling
+    // the merchant to fix its setup) nor an empty body (a 400 blaming the sender).
+    it.each([
+      ["RST_STREAM after part of the body, with a Content-Length", "reset", "part", true],
+      ["RST_STREAM after the whole body and END_STREAM", "reset", "whole", true],
+      ["RST_STREAM after part of the body, no Content-Length", "reset", "part", false],
+      ["the connection lost after part of the body", "drop", "part", true],
+    ] as const)(
+      "a client gone before its body is read (%s): client_closed, 499",
+      async (_case, how, sent, length) => {
+        const order = Buffer.from(ORDER);
+        const client = await rawSession((server.address() as AddressInfo).port);
+        // One write: the server takes every frame before the token's verification ends.
+        client.write([
+          headersFrame("/crossborder/SendOrderToMerchant", [
+            [HPACK.authorization, `Bearer ${await keys.sign()}`],
+            [HPACK.contentType, "application/json"],
+            ...(length ? [[HPACK.contentLength, String(order.length)] as [number, string]] : []),
+          ]),
+          ...(sent === "whole"
+            ? dataFrames(order, true)
+            : dataFrames(order.subarray(0, 200), false)),
+          ...(how === "reset" ? [RESET] : []),
+        ]);
+        if (how === "drop") client.drop();
+        const failure = await waitFor(() => failures[0]);
+        expect(failure).toMatchObject({
+          kind: "client_closed",
+          status: 499,
+          callback: "SendOrderToMerchant",
+        });
+        client.drop();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(failures.map((f) => f.kind)).toEqual(["client_closed"]);
+      },
+    );
+
     it("answers a body trickling past bodyTimeoutMs with 408, then resets the stream (no Connection header)", async () => {
       // What the listener hands Node's Http2ServerResponse: Node drops a connection-specific
       // header itself (the client cannot tell) and warns only once a process, so what it is
@@ -410,3 +520,93 @@ for (const [label, build, notFoundBy] of LISTENERS)
       expect(next.status).toBe(200);
     }, 15_000);
   });
+
+// Review H2, H2-1: a client that leaves before a listener that runs late (behind a middleware that
+// waits) reads its body.
+describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
+  "%s on http2.createServer: a client that leaves",
+  (adapter) => {
+    const order = Buffer.from(ORDER);
+    /** What the order's function does, set by each test. */
+    let onOrder: (signal: () => AbortSignal | undefined) => Promise<void> = async () => undefined;
+    /** How long a middleware in front waits before the callbacks run. */
+    let delayMs = 0;
+    let server: http2.Http2Server;
+    const sessions = new Set<http2.ServerHttp2Session>();
+    let port: number;
+    beforeAll(async () => {
+      const endpoint = createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        onError: (failure) => void failures.push(failure),
+        handlers: {
+          SendOrderToMerchant: async (_order, context) => {
+            await onOrder(() => context.signal);
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      });
+      const wait = () => new Promise((resolve) => setTimeout(resolve, delayMs));
+      let listener: Listener;
+      if (adapter === "toNodeListener") {
+        const callbacks = toNodeListener(endpoint);
+        listener = (req, res) => void wait().then(() => callbacks(req, res));
+      } else {
+        const app = new Koa3();
+        app.use(async (_ctx, next) => {
+          await wait();
+          await next();
+        });
+        app.use(toKoa(endpoint));
+        listener = app.callback() as unknown as Listener;
+      }
+      server = http2.createServer(listener);
+      server.on("session", (session) => void sessions.add(session));
+      server.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      onOrder = async () => undefined;
+      delayMs = 0;
+      // A session whose client vanished without a GOAWAY would hold \`close\` open.
+      for (const session of sessions) session.destroy();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    /** Resolves when the server's side of the next stream closes. */
+    const nextStreamClosed = () =>
+      new Promise<void>((resolve) =>
+        server.once("stream", (stream) => stream.once("close", () => resolve())),
+      );
+
+    it.each([
+      ["RST_STREAM", "reset"],
+      ["the connection lost", "drop"],
+    ] as const)(
+      "a listener run after the client left (%s) reports client_closed, 499",
+      async (_case, how) => {
+        delayMs = 50;
+        try {
+          const closed = nextStreamClosed();
+          const client = await rawSession(port);
+          client.write([
+            headersFrame("/crossborder/SendOrderToMerchant", [
+              [HPACK.contentType, "application/json"],
+              [HPACK.contentLength, String(order.length)],
+            ]),
+            ...dataFrames(order.subarray(0, 200), false),
+            ...(how === "reset" ? [RESET] : []),
+          ]);
+          if (how === "drop") client.drop();
+          await closed;
+          const failure = await waitFor(() => failures[0]);
+          expect(failure).toMatchObject({ kind: "client_closed", status: 499 });
+          client.drop();
+        } finally {
+          delayMs = 0;
+        }
+      },
+    );
+  },
+);
