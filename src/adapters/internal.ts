@@ -404,11 +404,15 @@ class ResponseCloseSignal implements LazySignal {
     const res = this.res;
     if (typeof res.once !== "function") return undefined;
     const controller = new AbortController();
+    // HTTP/2's compatibility response has no `destroyed`, and a reset finishes its stream's writable
+    // side: there the stream says it, `aborted` when it closed before the answer's end.
+    const stream = http2StreamOf(res);
     // Already gone (the signal read late): aborted from the start.
-    if (res.destroyed === true && res.writableFinished !== true) controller.abort();
-    else {
+    if ((res.destroyed === true && res.writableFinished !== true) || stream?.aborted === true) {
+      controller.abort();
+    } else {
       res.once("close", () => {
-        if (!res.writableFinished) controller.abort();
+        if (!res.writableFinished || stream?.aborted === true) controller.abort();
       });
     }
     this.#signal = controller.signal;
@@ -500,6 +504,8 @@ const CONNECTION_SPECIFIC = new Set([
 /** The stream of an HTTP/2 compatibility response (`Http2ServerResponse`), which HTTP/1's lacks. */
 interface Http2StreamLike {
   readonly closed?: boolean;
+  /** Closed before its answer was ended (a reset, a lost connection). */
+  readonly aborted?: boolean;
   close(code?: number): unknown;
 }
 

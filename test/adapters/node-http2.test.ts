@@ -521,8 +521,8 @@ for (const [label, build, notFoundBy] of LISTENERS)
     }, 15_000);
   });
 
-// Review H2, H2-1: a client that leaves before a listener that runs late (behind a middleware that
-// waits) reads its body.
+// Review H2, H2-1 and H2-2: a client that leaves while the function runs, or before a listener
+// that runs late (behind a middleware that waits) reads its body.
 describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
   "%s on http2.createServer: a client that leaves",
   (adapter) => {
@@ -606,6 +606,58 @@ describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
         } finally {
           delayMs = 0;
         }
+      },
+    );
+
+    it.each([
+      ["RST_STREAM", "reset", "before it leaves", true],
+      ["RST_STREAM", "reset", "after it left", true],
+      ["the connection lost", "drop", "before it leaves", true],
+      ["the connection lost", "drop", "after it left", true],
+      ["control: the client stays for the answer", "stay", "before the answer", false],
+    ] as const)(
+      "%s (%s) while the function runs, context.signal read %s: aborted is %s",
+      async (_case, how, when, aborted) => {
+        let read: AbortSignal | undefined;
+        let entered!: () => void;
+        const inFunction = new Promise<void>((resolve) => {
+          entered = resolve;
+        });
+        let leave!: () => void;
+        const left = new Promise<void>((resolve) => {
+          leave = resolve;
+        });
+        onOrder = async (signal) => {
+          if (when !== "after it left") read = signal();
+          entered();
+          if (how !== "stay") await left;
+          else read?.addEventListener("abort", () => undefined);
+          if (when === "after it left") read = signal();
+        };
+        const closed = nextStreamClosed();
+        const client = await rawSession(port);
+        client.write([
+          headersFrame("/crossborder/SendOrderToMerchant", [
+            [HPACK.contentType, "application/json"],
+            [HPACK.contentLength, String(order.length)],
+          ]),
+          ...dataFrames(order, true),
+        ]);
+        await inFunction;
+        if (how === "reset") client.write([RESET]);
+        if (how === "drop") client.drop();
+        await closed;
+        leave();
+        // The function ends; the signal it holds says whether the client left before the answer.
+        await waitFor(() => read);
+        if (aborted && read?.aborted !== true) {
+          await Promise.race([
+            new Promise((resolve) => read?.addEventListener("abort", resolve)),
+            new Promise((resolve) => setTimeout(resolve, 1000)),
+          ]);
+        }
+        client.drop();
+        expect(read?.aborted).toBe(aborted);
       },
     );
   },
