@@ -99,10 +99,13 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
  * 408, 401) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
  */
 class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
-  constructor(private readonly req: NodeRequestLike) {}
+  constructor(
+    private readonly req: NodeRequestLike,
+    private readonly res: NodeResponseLike | undefined,
+  ) {}
 
   [SELF_READ](limit: number, timeoutMs: number): Promise<ReadBody> {
-    return readByEvents(this.req, limit, timeoutMs);
+    return readByEvents(this.req, limit, timeoutMs, this.res);
   }
 
   [SELF_DISCARD](): void {
@@ -111,6 +114,7 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const req = this.req;
+    if (this.res !== undefined) continueIfAwaited(this.res);
     const inner =
       typeof req.iterator === "function"
         ? req.iterator({ destroyOnReturn: false })
@@ -126,8 +130,31 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
   }
 }
 
-export function nodeBody(req: NodeRequestLike): BodyInput {
-  return new NodeBody(req);
+export function nodeBody(req: NodeRequestLike, res?: NodeResponseLike): BodyInput {
+  return new NodeBody(req, res);
+}
+
+/**
+ * Writes `100 Continue` when the client asked for it (`Expect: 100-continue`) and it was not sent:
+ * Node writes it itself before the listener runs unless the server has a `checkContinue` listener,
+ * which leaves it to the merchant. Called when the body is to be read (after authentication), so a
+ * refused call is answered without its body being uploaded. Node's own flags, as its `writeHead`
+ * reads them (HTTP/1 only; HTTP/2's compatibility response keeps none).
+ */
+function continueIfAwaited(res: NodeResponseLike): void {
+  const expecting = res as NodeResponseLike & {
+    readonly _expect_continue?: boolean;
+    readonly _sent100?: boolean;
+    writeContinue?(): unknown;
+  };
+  if (
+    expecting._expect_continue === true &&
+    expecting._sent100 === false &&
+    !res.headersSent &&
+    typeof expecting.writeContinue === "function"
+  ) {
+    expecting.writeContinue();
+  }
 }
 
 /** What the stream's async iterator rejects with when the stream closes before its end. */
@@ -145,7 +172,12 @@ function aborted(): Error {
  * out (end, limit, deadline, error, client gone) removes the five listeners and clears the timer;
  * what was read of a refused body is zeroed (it may hold card data).
  */
-function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
+function readByEvents(
+  req: NodeRequestLike,
+  limit: number,
+  timeoutMs: number,
+  res: NodeResponseLike | undefined,
+): Promise<ReadBody> {
   // Read to its end before us (a wrapper, a middleware): the body is gone unless none was sent.
   // Unless `aborted`: HTTP/2's compatibility request, its stream reset or its connection lost,
   // ends and lets go of what it held, and is never destroyed (the client went away: 499).
@@ -160,6 +192,8 @@ function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): P
   if (req.aborted === true) return Promise.resolve({ kind: "failed", error: aborted() });
   const arrived = readArrived(req, limit);
   if (arrived !== undefined) return Promise.resolve(arrived);
+  // Not all here: a client that waits for a 100 before sending it gets it now.
+  if (res !== undefined) continueIfAwaited(res);
   return new Promise<ReadBody>((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -346,8 +380,9 @@ export function parsedBody(holder: ParsedBodyHolder): unknown {
 export function requestBody(
   req: NodeRequestLike & { readonly _body?: unknown },
   holder: ParsedBodyHolder,
+  res?: NodeResponseLike,
 ): BodyInput {
-  if (!bodyConsumed(req)) return nodeBody(req);
+  if (!bodyConsumed(req)) return nodeBody(req, res);
   // Destroyed before its end, and no parser read it (one finishes on the stream's end, or marks
   // `_body`), or aborted (HTTP/2's compatibility request, ended by a reset or a lost connection,
   // never destroyed): the client went away (499), whatever a parser of another type left (`{}`).
@@ -355,7 +390,7 @@ export function requestBody(
     (req.destroyed === true && req.readableEnded !== true && req._body !== true) ||
     req.aborted === true
   ) {
-    return nodeBody(req);
+    return nodeBody(req, res);
   }
   return bodyLeft(req, parsedBody(holder));
 }

@@ -413,3 +413,68 @@ for (const [label, express] of [
     });
   });
 }
+
+// Review H2, H1-4: a client that sends `Expect: 100-continue` and waits for the 100 before its body
+// (RFC 9110 §10.1.1; .NET's HttpClient, curl for a large body). On Node's default server Node writes
+// the 100 itself before the listener runs; with `server.on("checkContinue", …)` it leaves that to
+// the listener, and the library writes it when it starts reading the body: after authentication,
+// so a forged call is refused without its body being uploaded.
+for (const [label, build] of SERVERS) {
+  describe(`${label}, Expect: 100-continue`, () => {
+    const failures: CallbackFailure[] = [];
+    const servers: Record<"default" | "checkContinue", { port: number; close(): Promise<void> }> =
+      {} as never;
+    beforeAll(async () => {
+      for (const kind of ["default", "checkContinue"] as const) {
+        const built = build(failures);
+        const server = typeof built === "function" ? createServer(built) : built;
+        // The merchant decides: its request listener gets the request before any 100 is sent.
+        if (kind === "checkContinue") {
+          server.on("checkContinue", (req, res) => server.emit("request", req, res));
+        }
+        const running = await listen(server);
+        servers[kind] = { port: Number(new URL(running.baseUrl).port), close: running.close };
+      }
+    });
+    afterAll(async () => {
+      await servers.default?.close();
+      await servers.checkContinue?.close();
+    });
+
+    /** Sends the head, waits for the server's first answer, then the body if that was a 100. */
+    async function expecting(kind: "default" | "checkContinue", token: string) {
+      failures.length = 0;
+      const socket = open(servers[kind].port);
+      const reading = readUntilClosed(socket, performance.now());
+      let first = "";
+      socket.on("data", (chunk: string) => {
+        first += chunk;
+      });
+      socket.write(
+        head([`Authorization: Bearer ${token}`, "Expect: 100-continue"], Buffer.byteLength(ORDER)),
+      );
+      await waitFor(() => (first.includes("\r\n\r\n") ? true : undefined));
+      if (first.startsWith("HTTP/1.1 100 Continue\r\n\r\n")) socket.write(ORDER);
+      const exchange = await reading;
+      const statuses = [...exchange.text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map(([, code]) =>
+        Number(code),
+      );
+      return { exchange, statuses };
+    }
+
+    it.each(["default", "checkContinue"] as const)(
+      "%s: a valid call gets one 100 Continue, then its answer",
+      async (kind) => {
+        const { exchange, statuses } = await expecting(kind, await keys.sign());
+        expect(statuses).toEqual([100, 200]);
+        expect(exchange.text).toContain('"InternalOrderId":"M-');
+      },
+    );
+
+    it("checkContinue: a forged call is refused before its body is asked for (no 100)", async () => {
+      const { statuses } = await expecting("checkContinue", "forged.forged.forged");
+      expect(statuses).toEqual([401]);
+      expect(failures.map((f) => f.kind)).toEqual(["unauthorized"]);
+    });
+  });
+}
