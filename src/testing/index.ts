@@ -57,4 +57,9 @@ export {
   type SimulatedFailure,
   type SimulatedOperation,
 } from "./service-simulator.js";
-export { bodyDigest, type SignServiceTokenOptions, signServiceToken } from "./token.js";
+export {
+  bodyDigest,
+  type CryptoKeyLike,
+  type SignServiceTokenOptions,
+  signServiceToken,
+} from "./token.js";

@@ -26,6 +26,19 @@ export interface SignServiceTokenOptions {
   readonly bodyDigestEncoding?: "base64url" | "hex" | undefined;
 }
 
+/**
+ * A Web Crypto key, as `crypto.subtle` gives it: the DOM's `CryptoKey` and Node's
+ * `webcrypto.CryptoKey` both fit. Written out rather than naming the global `CryptoKey`, which only
+ * the DOM library declares (not `"lib": ["esnext"]` with @types/node 20 or 22): there the global
+ * name is an error in these declarations, or `any` under `skipLibCheck`.
+ */
+export interface CryptoKeyLike {
+  readonly type: string;
+  readonly extractable: boolean;
+  readonly algorithm: { readonly name: string };
+  readonly usages: readonly string[];
+}
+
 /** SHA-256 of the body, written as `createAuth`'s body binding expects it. */
 export async function bodyDigest(
   body: string | Uint8Array,
@@ -44,10 +57,14 @@ export async function bodyDigest(
  * const token = await signServiceToken(keys.privateKey, { issuer: "https://service.example" });
  */
 export async function signServiceToken(
-  privateKey: string | CryptoKey,
+  privateKey: string | CryptoKeyLike,
   options: SignServiceTokenOptions = {},
 ): Promise<string> {
-  const key = typeof privateKey === "string" ? await importPKCS8(privateKey, "RS256") : privateKey;
+  // A CryptoKeyLike is a CryptoKey (jose checks it at run time, as it did when typed CryptoKey).
+  const key =
+    typeof privateKey === "string"
+      ? await importPKCS8(privateKey, "RS256")
+      : (privateKey as CryptoKey);
   const lifetime = options.expiresInSeconds ?? 300;
   if (!Number.isFinite(lifetime)) {
     throw new RangeError("signServiceToken: expiresInSeconds must be a finite number");
