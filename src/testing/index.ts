@@ -60,6 +60,7 @@ export {
 export {
   bodyDigest,
   type CryptoKeyLike,
+  type KeyObjectLike,
   type SignServiceTokenOptions,
   signServiceToken,
 } from "./token.js";

@@ -1,4 +1,4 @@
-import { importPKCS8, type JWTPayload, SignJWT } from "jose";
+import { importPKCS8, type JWTPayload, type KeyInput, SignJWT } from "jose";
 import { sha256Text } from "../auth/digest.js";
 
 /** Options of `signServiceToken`. */
@@ -39,6 +39,17 @@ export interface CryptoKeyLike {
   readonly usages: readonly string[];
 }
 
+/**
+ * A Node.js `KeyObject`, as `crypto.createPrivateKey(pem)` or `generateKeyPairSync("rsa")` gives
+ * it (jose signs with it too). Written out, as `CryptoKeyLike`, so that the declarations name no
+ * type of @types/node.
+ */
+export interface KeyObjectLike {
+  readonly type: "secret" | "public" | "private";
+  readonly asymmetricKeyType?: string | undefined;
+  export(options?: never): unknown;
+}
+
 /** SHA-256 of the body, written as `createAuth`'s body binding expects it. */
 export async function bodyDigest(
   body: string | Uint8Array,
@@ -52,19 +63,21 @@ export async function bodyDigest(
  * issuer and audience, and — when `bodyDigestClaim` is given — the SHA-256 of `body` in that
  * claim. Send it as `Authorization: Bearer <token>`.
  *
- * @param privateKey a PKCS#8 PEM (from `createTestKeys`) or an RSA private `CryptoKey`.
+ * @param privateKey a PKCS#8 PEM (from `createTestKeys`), an RSA private `CryptoKey` or Node
+ * `KeyObject`.
  * @example
  * const token = await signServiceToken(keys.privateKey, { issuer: "https://service.example" });
  */
 export async function signServiceToken(
-  privateKey: string | CryptoKeyLike,
+  privateKey: string | CryptoKeyLike | KeyObjectLike,
   options: SignServiceTokenOptions = {},
 ): Promise<string> {
-  // A CryptoKeyLike is a CryptoKey (jose checks it at run time, as it did when typed CryptoKey).
-  const key =
+  // A CryptoKeyLike is a CryptoKey, a KeyObjectLike a KeyObject: jose checks either at run time
+  // (an RSA private key), as it did when the parameter was typed CryptoKey.
+  const key: KeyInput =
     typeof privateKey === "string"
       ? await importPKCS8(privateKey, "RS256")
-      : (privateKey as CryptoKey);
+      : (privateKey as KeyInput);
   const lifetime = options.expiresInSeconds ?? 300;
   if (!Number.isFinite(lifetime)) {
     throw new RangeError("signServiceToken: expiresInSeconds must be a finite number");

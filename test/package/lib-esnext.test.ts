@@ -5,7 +5,8 @@
 // examples'), and `skipLibCheck: false` as the README promises. Every subpath is imported as an ES
 // module (.mts, typed by dist/*.d.ts) and as CommonJS (.cts, dist/*.d.cts). A DOM-only name in a
 // declaration is an error there, and silently `any` under `skipLibCheck: true`: the parameters that
-// take a key must still refuse a number and take Node's own CryptoKey.
+// take a key must still refuse a number (or {}, a Buffer, a JWK) and take Node's own CryptoKey and
+// KeyObject (test/package/keys.ts).
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../adapters/support/runtime.js";
 import { assertBuilt } from "../examples/support/flow.js";
 import { describe as describeDiagnostic } from "../types/program.js";
+import { keyUses } from "./keys.js";
 
 const DIR = join(ROOT, ".tmp", `lib-esnext-${process.pid}`);
 
@@ -29,31 +31,28 @@ function declarationsOf(subpath: string, extension: ".d.ts" | ".d.cts"): string 
   return `dist/${name}${extension}`;
 }
 
-// The key parameters, with what must and must not fit them (each file names its own key type).
-const KEYS = (key: string) => [
-  `declare const nodeKey: ${key};`,
-  "export const fromNodeKey = signServiceToken(nodeKey);",
-  'export const sentWithNodeKey = sendCallback("http://127.0.0.1/", "SendOrderToMerchant", { privateKey: nodeKey });',
-  "// @ts-expect-error a number is not a key",
-  "export const fromNumber = signServiceToken(42);",
-  "// @ts-expect-error a number is not a key",
-  'export const sentWithNumber = sendCallback("http://127.0.0.1/", "SendOrderToMerchant", { privateKey: 42 });',
-];
+// Node's own Web Crypto key and KeyObject fit the key parameters; 42, {}, a Buffer, a JWK do not.
+const KEYS = keyUses({
+  testing: "",
+  crypto: "crypto",
+  webKey: "crypto.webcrypto.CryptoKey",
+  declare: "export const",
+});
 
 const FILES = {
   "esm.mts": [
     ...SUBPATHS.map((subpath, i) => `import * as s${i} from "${subpath}";`),
-    'import type { webcrypto } from "node:crypto";',
+    'import * as crypto from "node:crypto";',
     'import { sendCallback, signServiceToken } from "crossborder-callbacks/testing";',
     `export const all = [${SUBPATHS.map((_s, i) => `s${i}`).join(", ")}];`,
-    ...KEYS("webcrypto.CryptoKey"),
+    ...KEYS,
   ],
   "cjs.cts": [
     ...SUBPATHS.map((subpath, i) => `import s${i} = require("${subpath}");`),
     'import crypto = require("node:crypto");',
     `const { sendCallback, signServiceToken } = s${SUBPATHS.indexOf("crossborder-callbacks/testing")};`,
     `export const all = [${SUBPATHS.map((_s, i) => `s${i}`).join(", ")}];`,
-    ...KEYS("crypto.webcrypto.CryptoKey"),
+    ...KEYS,
   ],
 };
 

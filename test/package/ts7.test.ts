@@ -12,6 +12,7 @@ import { ROOT } from "../adapters/support/runtime.js";
 import { assertBuilt } from "../examples/support/flow.js";
 import { CASES, FIRST_LINE, file } from "../types/cases.js";
 import { type Tsc7Run, tsc7 } from "../types/tsc7.js";
+import { keyUses } from "./keys.js";
 
 const DIR = join(ROOT, ".tmp", `dist-ts7-${process.pid}`);
 
@@ -25,31 +26,26 @@ const TESTING = SUBPATHS.indexOf("crossborder-callbacks/testing");
 
 /**
  * A file importing every subpath, with `import * as` or `import = require`, then using the key
- * parameters of /testing: a `keyType` value fits them, a number does not.
+ * parameters of /testing: a `webKey` value and Node's KeyObject fit them, a number, {}, a Buffer
+ * and a JWK do not (test/package/keys.ts).
  */
-function importing(style: "import" | "require", keyType: string): string {
+function importing(style: "import" | "require", webKey: string): string {
   const lines =
     style === "import"
       ? [
           ...SUBPATHS.map((subpath, i) => `import * as s${i} from "${subpath}";`),
-          ...(keyType.startsWith("crypto.") ? ['import * as crypto from "node:crypto";'] : []),
+          'import * as crypto from "node:crypto";',
         ]
       : [
           ...SUBPATHS.map((subpath, i) => `import s${i} = require("${subpath}");`),
-          ...(keyType.startsWith("crypto.") ? ['import crypto = require("node:crypto");'] : []),
+          'import crypto = require("node:crypto");',
         ];
   // A CommonJS file under verbatimModuleSyntax cannot `export const`.
   const declare = style === "import" ? "export const" : "const";
   return [
     ...lines,
     `${declare} all = [${SUBPATHS.map((_s, i) => `s${i}`).join(", ")}];`,
-    `declare const key: ${keyType};`,
-    `${declare} token = s${TESTING}.signServiceToken(key);`,
-    `${declare} sent = s${TESTING}.sendCallback("http://127.0.0.1/", "SendOrderToMerchant", { privateKey: key });`,
-    "// @ts-expect-error a number is not a key",
-    `${declare} fromNumber = s${TESTING}.signServiceToken(42);`,
-    "// @ts-expect-error a number is not a key",
-    `${declare} sentNumber = s${TESTING}.sendCallback("http://127.0.0.1/", "SendOrderToMerchant", { privateKey: 42 });`,
+    ...keyUses({ testing: `s${TESTING}.`, crypto: "crypto", webKey, declare }),
     "",
   ].join("\n");
 }
