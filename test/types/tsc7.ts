@@ -12,13 +12,20 @@ import { ROOT } from "../adapters/support/runtime.js";
 
 export const TSC7 = join(ROOT, "node_modules/typescript7/bin/tsc");
 
+/**
+ * The key in `errors` of the errors tsc prints without a file: the program's own, such as TS2688
+ * for a `types` entry it cannot resolve, or TS5xxx for an option given on the command line.
+ */
+export const PROGRAM = "(program)";
+
 export interface Tsc7Run {
   readonly status: number;
   readonly stdout: string;
   /**
    * The errors by file (as tsc names it, relative to the project): `line:col TSxxxx message`, the
    * message's further lines (tsc indents them) joined by "\n", as program.ts's `describe` writes
-   * a 5.9 diagnostic.
+   * a 5.9 diagnostic. Errors without a file are under `PROGRAM`: `TSxxxx message` (or the whole
+   * line, for any other line that names an error).
    */
   readonly errors: Map<string, string[]>;
   /** With `--listFiles`: every file of the program, absolute. */
@@ -48,6 +55,12 @@ export function tsc7(args: readonly string[], cwd: string): Promise<Tsc7Run> {
           last = errors.get(file as string) ?? [];
           errors.set(file as string, last);
           index = last.push(`${row}:${col} ${code} ${message}`) - 1;
+        } else if (/\berror TS\d+: /.test(line)) {
+          // `error TS2688: Cannot find type definition file for 'x'.`: kept, not skipped.
+          const program = /^error (TS\d+): (.*)$/.exec(line);
+          last = errors.get(PROGRAM) ?? [];
+          errors.set(PROGRAM, last);
+          index = last.push(program ? `${program[1]} ${program[2]}` : line) - 1;
         } else if (line.startsWith("  ") && last !== undefined) {
           last[index] += `\n${line}`;
         } else {
