@@ -64,10 +64,13 @@ export interface IdempotencyOptions<TPayload> {
    * returns: a call without a timeout on a connection that died silently) has its lease no longer
    * renewed, so that once it runs out (within `leaseMs`) the next delivery, on any instance, runs
    * the function again, **while this run may still go on** (a possible second side effect; its
-   * result, should it come, is answered to its own delivery and recorded only if no other run
-   * claimed the key meanwhile). Told to `onError`. Default: none, the lease is renewed for as
-   * long as the function runs, and `onError` is told once when a run has held its key past
-   * `max(leaseMs, waitMs)`. See the README's "A function that does not return".
+   * result, should it come, is answered to its own delivery, not recorded if another run holds the
+   * key or its record, and `onError` says the function ran twice; else recorded, and if that is
+   * after its lease may have run out, `onError` says it may have run twice: another run may have
+   * claimed the key and given it up, after a throw or a refusal). Told to `onError`. Default:
+   * none, the lease is renewed for as long as the function runs, and `onError` is told once when
+   * a run has held its key past `max(leaseMs, waitMs)`. See the README's "A function that does
+   * not return".
    */
   maxRunMs?: number | undefined;
   /**
@@ -719,6 +722,20 @@ export function withIdempotency<TPayload, TResult>(
   }
 
   /**
+   * A record accepted after the run passed maxRunMs. Unless its answer came while the store still
+   * owed this run the lease (`lostBefore`: no other claim could have been granted before it
+   * landed), the lease may have run out first, and another delivery may have claimed the key, run
+   * the function and given the key up (it threw, or returned a refusal): the store then holds no
+   * row, takes this record, and nothing else would tell that the function ran twice.
+   */
+  function reportLateRecord(key: string, tell: Reporter, lease: Lease, receivedAt: number): void {
+    if (!lease.overran || lease.lostBefore(receivedAt)) return;
+    tell(
+      `${key} was recorded after this run passed maxRunMs (${maxRunMs} ms) and its lease may have run out first: another delivery may have claimed the key meanwhile, run the function and given the key up (it threw, or returned a result the engine refuses), so the function may have run twice`,
+    );
+  }
+
+  /**
    * Writes a result the store refused, with backoff (at most a third of the lease between tries),
    * renewing the lease meanwhile, until it lands or the record would have expired. One write at a
    * time, starting with the one that failed: an unanswered write is awaited again (and its late
@@ -749,9 +766,9 @@ export function withIdempotency<TPayload, TResult>(
         const receivedAt = Date.now();
         lease.stop();
         unsaved.delete(key);
-        if (!done && !(await holds(key, text))) {
-          reportTakenOver(key, tell, lease, receivedAt);
-        }
+        // An earlier try that landed after all landed before this answer came.
+        if (done || (await holds(key, text))) reportLateRecord(key, tell, lease, receivedAt);
+        else reportTakenOver(key, tell, lease, receivedAt);
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
@@ -826,9 +843,11 @@ export function withIdempotency<TPayload, TResult>(
     const writing = record(key, owner, text);
     try {
       const done = await within(writing.promise, storeTimeoutMs, "complete");
+      const receivedAt = Date.now();
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, tell, lease, Date.now());
+      if (done) reportLateRecord(key, tell, lease, receivedAt);
+      else reportTakenOver(key, tell, lease, receivedAt);
     } catch (error) {
       report(
         context,

@@ -2198,8 +2198,11 @@ describe("a record an earlier version wrote with a refusal, when the store canno
 // silently, without a timeout) had its lease renewed for as long as the process lived: every
 // redelivery, on every instance, answered 503, and onError never told.
 describe("a function that does not return (review life R2)", () => {
-  /** A SendOrderToMerchant whose first run waits for the gate; later runs return at once. */
-  function hanging() {
+  /**
+   * A SendOrderToMerchant whose first run waits for the gate; later runs return at once, with
+   * `later`'s result when given (which may throw).
+   */
+  function hanging(later?: () => unknown) {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
@@ -2208,6 +2211,7 @@ describe("a function that does not return (review life R2)", () => {
     const fn = async (order: SendOrderToMerchantRequest) => {
       const run = ++runs;
       if (run === 1) await gate;
+      else if (later !== undefined) return later() as never;
       return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
     };
     return { fn, runs: () => runs, open };
@@ -2328,6 +2332,84 @@ describe("a function that does not return (review life R2)", () => {
     expect((await handler.handle(post(orderText))).body).toBe(first.body);
     expect(runs()).toBe(1);
     expect(failures).toEqual([]);
+  });
+
+  // Second reader D1: run 2 claimed the key once run 1's lease ran out, then gave it up (it threw,
+  // or returned a refusal): run 1's late record found no row and was written, and onError never
+  // heard that the function ran twice.
+  it("with maxRunMs, a late run recorded after another instance ran the function and gave the key up (it threw, or returned a refusal): onError says it may have run twice", async () => {
+    const laters = [
+      [
+        "threw",
+        () => {
+          throw new Error("the provider is down");
+        },
+      ],
+      ["returned a refusal", () => ({ Success: false })],
+    ] as const;
+    for (const [what, later] of laters) {
+      const { fn, runs, open } = hanging(later);
+      const store = createMemoryIdempotencyStore();
+      const options = { store, leaseMs: 300, waitMs: 200, maxRunMs: 400 };
+      const a = collector();
+      const one = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+        auth: false,
+        onError: a.onError,
+      });
+      const other = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+        auth: false,
+        onError: () => undefined,
+      });
+      const first = one.handle(post(orderText));
+      await sleep(450);
+      // The second run, on the other instance once the lease ran out, answers 500 and releases.
+      const second = await redeliver(() => other.handle(post(orderText)), 5_000);
+      expect(second.status, what).toBe(500);
+      expect(runs(), what).toBe(2);
+      open();
+      expect(json(await first), what).toMatchObject({ InternalOrderId: "M-1" });
+      const late = a.failures.filter((failure) => failure.reason?.includes("was recorded after"));
+      expect(late, what).toHaveLength(1);
+      expect(late[0], what).toMatchObject({
+        kind: "store_failure",
+        status: 200,
+        severity: "warning",
+      });
+      expect(late[0]?.reason, what).toMatch(
+        /^withIdempotency: SendOrderToMerchant:GE\S+ was recorded after this run passed maxRunMs \(400 ms\) and its lease may have run out first: another delivery may have claimed the key.*given the key up.*so the function may have run twice$/,
+      );
+      // Recorded: the next delivery, on either instance, is answered the late run's result.
+      expect(json(await other.handle(post(orderText))), what).toMatchObject({
+        InternalOrderId: "M-1",
+      });
+      expect(runs(), what).toBe(2);
+    }
+  });
+
+  it("with maxRunMs, a run that returns past it while its lease still holds is recorded, and onError does not say it may have run twice", async () => {
+    const { fn, runs, open } = hanging();
+    const store = createMemoryIdempotencyStore();
+    const a = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, leaseMs: 900, waitMs: 200, maxRunMs: 1_000 }),
+      { auth: false, onError: a.onError },
+    );
+    const first = handler.handle(post(orderText));
+    // Renewed every 300 ms: the first tick past 1,000 ms stops the renewals, and the last grant
+    // holds the lease until 1,500 ms at the earliest (1,800 ms on time); the run returns then.
+    const overran = () => a.failures.some((failure) => failure.reason?.includes("ran past"));
+    for (let i = 0; i < 150 && !overran(); i++) await sleep(20);
+    expect(overran()).toBe(true);
+    open();
+    expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    const payload = JSON.parse(orderText);
+    const key = await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload));
+    expect(await store.get(`SendOrderToMerchant:${key}`)).toMatchObject({
+      state: "completed",
+      result: expect.stringContaining("M-1"),
+    });
+    expect(a.failures.filter((failure) => /r[au]n twice/.test(failure.reason ?? ""))).toEqual([]);
+    expect(runs()).toBe(1);
   });
 
   it("refuses a maxRunMs that is not a timer's delay", () => {
