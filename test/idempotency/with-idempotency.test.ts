@@ -2258,26 +2258,28 @@ describe("a function that does not return (review life R2)", () => {
     const { fn, runs, open } = hanging();
     const store = createMemoryIdempotencyStore();
     const a = collector();
-    const options = { store, leaseMs: 300, waitMs: 200, maxRunMs: 400 };
+    const options = { store, leaseMs: 600, waitMs: 200, maxRunMs: 1_200 };
     const handler = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
       auth: false,
       onError: a.onError,
     });
     const first = handler.handle(post(orderText));
-    // The lease is renewed until 400 ms, so it runs out in the store by 700 ms; the redelivery
-    // to this process no longer waits on the hung run, but claims the key once it is free.
-    await sleep(450);
+    // The lease is renewed until 1,200 ms, so it runs out in the store by 1,800 ms; the
+    // redelivery to this process no longer waits on the hung run, but claims the key once free.
+    await sleep(1_250);
     const second = await redeliver(() => handler.handle(post(orderText)), 5_000);
     expect(second.status).toBe(200);
     expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
     expect(runs()).toBe(2);
-    // Past max(leaseMs, waitMs) = 300 ms, then past maxRunMs (a lease lost to a stalled machine
-    // would be told too: only these are counted).
+    // Past max(leaseMs, waitMs) = 600 ms, then past maxRunMs (a lease lost to a stalled machine
+    // would be told too: only these are counted). Both are checked on the renewals, every 200 ms:
+    // the first needs one in [600, 1,200) ms, which a stall of the event loop shorter than the
+    // lease (past it, the lease counts as lost) still leaves.
     const reasons = a.failures.map((failure) => failure.reason ?? "");
     expect(reasons.filter((reason) => reason.includes("maxRunMs"))).toEqual([
-      expect.stringMatching(/has run for 300 ms or more .*503.* until maxRunMs \(400 ms\)/),
+      expect.stringMatching(/has run for 600 ms or more .*503.* until maxRunMs \(1200 ms\)/),
       expect.stringMatching(
-        /ran past maxRunMs \(400 ms\).*no longer renewed.*may run it again while this run goes on/,
+        /ran past maxRunMs \(1200 ms\).*no longer renewed.*may run it again while this run goes on/,
       ),
     ]);
     // The hung run returns at last: answered with its own result; its record is refused, as the
@@ -2285,7 +2287,7 @@ describe("a function that does not return (review life R2)", () => {
     open();
     expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
     expect(a.failures.at(-1)?.reason).toMatch(
-      /was claimed by another delivery after this run passed maxRunMs \(400 ms\).*ran twice/,
+      /was claimed by another delivery after this run passed maxRunMs \(1200 ms\).*ran twice/,
     );
     const payload = JSON.parse(orderText);
     const key = await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload));
@@ -2350,7 +2352,7 @@ describe("a function that does not return (review life R2)", () => {
     for (const [what, later] of laters) {
       const { fn, runs, open } = hanging(later);
       const store = createMemoryIdempotencyStore();
-      const options = { store, leaseMs: 300, waitMs: 200, maxRunMs: 400 };
+      const options = { store, leaseMs: 600, waitMs: 200, maxRunMs: 800 };
       const a = collector();
       const one = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
         auth: false,
@@ -2361,8 +2363,9 @@ describe("a function that does not return (review life R2)", () => {
         onError: () => undefined,
       });
       const first = one.handle(post(orderText));
-      await sleep(450);
-      // The second run, on the other instance once the lease ran out, answers 500 and releases.
+      // Renewed every 200 ms until 800 ms: the lease runs out in the store by 1,400 ms. The
+      // second run, on the other instance once it has, answers 500 and releases the key.
+      await sleep(850);
       const second = await redeliver(() => other.handle(post(orderText)), 5_000);
       expect(second.status, what).toBe(500);
       expect(runs(), what).toBe(2);
@@ -2376,7 +2379,7 @@ describe("a function that does not return (review life R2)", () => {
         severity: "warning",
       });
       expect(late[0]?.reason, what).toMatch(
-        /^withIdempotency: SendOrderToMerchant:GE\S+ was recorded after this run passed maxRunMs \(400 ms\) and its lease may have run out first: another delivery may have claimed the key.*given the key up.*so the function may have run twice$/,
+        /^withIdempotency: SendOrderToMerchant:GE\S+ was recorded after this run passed maxRunMs \(800 ms\) and its lease may have run out first: another delivery may have claimed the key.*given the key up.*so the function may have run twice$/,
       );
       // Recorded: the next delivery, on either instance, is answered the late run's result.
       expect(json(await other.handle(post(orderText))), what).toMatchObject({
