@@ -69,8 +69,9 @@ export interface IdempotencyOptions<TPayload> {
    * after its lease may have run out, `onError` says it may have run twice: another run may have
    * claimed the key and given it up, after a throw or a refusal). Told to `onError`. Default:
    * none, the lease is renewed for as long as the function runs, and `onError` is told once when
-   * a run has held its key past `max(leaseMs, waitMs)`. See the README's "A function that does
-   * not return".
+   * a run has held its key past `max(leaseMs, waitMs)`. Both are checked at each renewal (every
+   * `leaseMs / 3`), not by a timer of their own: a run is stopped up to that much past
+   * `maxRunMs`. See the README's "A function that does not return".
    */
   maxRunMs?: number | undefined;
   /**
