@@ -54,8 +54,9 @@ export const FAILURE_STATUS = {
   result_incomplete: 200,
   /**
    * Not a failure: a warning (`severity: "warning"`). A helper around the merchant's function
-   * (`withIdempotency`) could not use its store while the delivery went on, or stored a result as
-   * the answer made of it (JSON cannot write it as returned); it decides no answer. One exception
+   * (`withIdempotency`) could not use its store while the delivery went on, stored a result as
+   * the answer made of it (JSON cannot write it as returned), or saw the function hold its key
+   * long (or past `maxRunMs`); it decides no answer. One exception
    * to "the delivery went on": an earlier version's refusal record its store's `forget` would not
    * delete is reported so, and the delivery is answered 500 (reported apart, `internal_error`).
    */
