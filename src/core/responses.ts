@@ -117,6 +117,12 @@ export function hasTextValue(value: unknown): value is string | number {
 export interface PerformOrderPaymentResult extends ResponseInfoResult {
   PaymentAmount: string | number;
   PaymentCurrencyCode: string;
+  /**
+   * Not in a success: a result with an error code (and without `Success: true` of its own, which
+   * the types do not take) is a declined payment returned instead of thrown, answered 500. To
+   * refuse, throw a `CallbackError`.
+   */
+  ErrorCode?: null | undefined;
 }
 
 /**
@@ -137,6 +143,19 @@ export interface GiftCardResult {
   Message?: string | null | undefined;
   Description?: string | null | undefined;
   ErrorText?: string | null | undefined;
+}
+
+/**
+ * RedeemGiftCard and RefundGiftCard: a result is a debit or a credit made. One with an error code
+ * or text (and without `Success: true` of its own, which the types do not take) is a refusal
+ * returned instead of thrown, answered 500, as is `IsValid: false`. To refuse, throw a
+ * `CallbackError`.
+ */
+export interface GiftCardTransactionResult extends GiftCardResult {
+  /** Not in a success: throw a `CallbackError` to refuse. */
+  ErrorCode?: null | undefined;
+  /** Not in a success: throw a `CallbackError` to refuse. */
+  ErrorText?: null | undefined;
 }
 
 /** ValidateGiftCard and ValidateVoucher: whether the card or voucher is valid is required. */
@@ -245,7 +264,9 @@ function readField(result: object, key: string): unknown {
  * `required` field (a validation's verdict,
  * where nothing has happened yet and an answer without it says nothing) makes such a result
  * unusable (a 500), as does a repeated `Success`/`IsSuccess` that is not true: a refusal is a
- * `CallbackError`; the same for a boolean of `refusals` that is false (a redemption's `IsValid`).
+ * `CallbackError`; the same for a boolean of `refusals` that is false (a redemption's `IsValid`),
+ * and for a text of `errors` that is set (not blank: a payment's or a redemption's `ErrorCode`)
+ * when the result does not say `Success` (or `IsSuccess`) true itself.
  * An unknown field (a typo such as `InternalOrderID`) is left out of the answer and listed in
  * `ignored`.
  */
@@ -256,10 +277,13 @@ function pickFields(
   expected: readonly string[],
   target: Record<string, unknown>,
   refusals: readonly string[] = [],
+  errors: readonly string[] = [],
 ): WrittenResult {
   // Made only when something is left out: the usual result allocates nothing here.
   let ignored: string[] | undefined;
   let unusable: string[] | undefined;
+  // Whether the result says Success (or IsSuccess) true itself: a ported answer's ErrorCode 100.
+  let saysSuccess = false;
   if (result !== undefined && result !== null) {
     if (typeof result !== "object" || Array.isArray(result)) {
       const got = `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
@@ -278,7 +302,11 @@ function pickFields(
           continue;
         }
         if (VERDICT_FIELDS.has(key)) {
-          if (value === undefined || value === null || parseSuccessValue(value) === true) continue;
+          if (value === undefined || value === null) continue;
+          if (parseSuccessValue(value) === true) {
+            saysSuccess = true;
+            continue;
+          }
           return { invalid: `"${key}" is not true: throw a CallbackError to refuse` };
         }
         const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
@@ -300,6 +328,17 @@ function pickFields(
           return { invalid: `"${key}" is false: throw a CallbackError to refuse` };
         }
         target[key] = text;
+      }
+    }
+  }
+  if (!saysSuccess) {
+    // An error code (or text) without the result's own Success: true: a refusal returned.
+    for (const key of errors) {
+      const text = target[key];
+      if (typeof text === "string" && text.trim() !== "") {
+        return {
+          invalid: `"${key}" is set without "Success": true: throw a CallbackError to refuse`,
+        };
       }
     }
   }
@@ -343,6 +382,11 @@ function successShape<TResult>(options: {
   readonly expected?: readonly string[];
   /** Booleans that, false, make the result a refusal returned instead of thrown (a 500). */
   readonly refusals?: readonly string[];
+  /**
+   * Texts that, set (not blank) in a result that does not say `Success: true` itself, make it a
+   * refusal returned instead of thrown (a 500): a payment's or a redemption's `ErrorCode`.
+   */
+  readonly errors?: readonly string[];
   readonly errorCode: boolean;
   /** Extra fields of a failure: `IsValid: false` and `ErrorText` for gift cards. */
   readonly failureExtra?: (fields: FailureFields) => Record<string, unknown>;
@@ -350,6 +394,7 @@ function successShape<TResult>(options: {
   const required = options.required ?? [];
   const expected = options.expected ?? [];
   const refusals = options.refusals ?? [];
+  const errors = options.errors ?? [];
   return {
     success(result) {
       return pickFields(
@@ -359,6 +404,7 @@ function successShape<TResult>(options: {
         expected,
         { Success: options.success },
         refusals,
+        errors,
       );
     },
     failure(fields) {
@@ -377,12 +423,18 @@ function successShape<TResult>(options: {
 /** ResponseInfo `{ Success, InternalOrderId, OrderId, PaymentAmount, … }`: the order callbacks. */
 export function responseInfoShape<TResult>(
   expected: readonly (keyof ResponseInfoResult)[] = [],
+  /**
+   * Whether an `ErrorCode` in a result without its own `Success: true` is a refusal returned (a
+   * 500): PerformOrderPayment, whose success tells the service the card was charged.
+   */
+  errorCodeRefuses = false,
 ): ResponseShape<TResult> {
   return successShape({
     success: true,
     failure: false,
     fields: RESPONSE_INFO_FIELDS,
     expected,
+    errors: errorCodeRefuses ? ["ErrorCode"] : [],
     errorCode: true,
   });
 }
@@ -419,7 +471,8 @@ export const restrictedProductsShape: ResponseShape<NoResult> = {
  * for a validation, `IsValid: false`, so that no failure can read as a valid card. A redemption or
  * refund (not a validation) whose result says `IsValid: false` (read like `Success`) did not take
  * place: answering it `Success: true` would tell the service the card was debited, so it is a
- * refusal returned instead of thrown, a 500 like `Success: false`.
+ * refusal returned instead of thrown, a 500 like `Success: false`. So is a redemption's or
+ * refund's result that carries an `ErrorCode` or `ErrorText` without its own `Success: true`.
  */
 export function giftCardShape<TResult>(options: {
   readonly required?: readonly (keyof GiftCardResult)[];
@@ -431,6 +484,7 @@ export function giftCardShape<TResult>(options: {
     fields: GIFT_CARD_FIELDS,
     required: options.required ?? [],
     refusals: options.validation ? [] : ["IsValid"],
+    errors: options.validation ? [] : ["ErrorCode", "ErrorText"],
     errorCode: true,
     failureExtra: (fields) =>
       options.validation

@@ -21,6 +21,7 @@ import {
   type GiftCardRequest,
   withIdempotency,
 } from "../../src/index.js";
+import { checkResponse } from "../../src/testing/index.js";
 import { GIFT_CARD_UNAUTHORIZED } from "../adapters/support/suite.js";
 import { collector, json, post } from "./helpers.js";
 
@@ -350,19 +351,20 @@ describe("unknown result fields: a warning, not a lost order", () => {
       // refusal returned instead of thrown, never answered Success: true (the service reads that
       // as done), but a 500, as a Success: false result is.
       for (const factory of [createRedeemGiftCardHandler, createRefundGiftCardHandler]) {
+        // (An ErrorCode beside IsValid true is a refusal too since review-left D1: see below.)
         const handler = factory(
-          () => ({ IsValid: text, ErrorCode: "INSUFFICIENT", Balance: "0" }) as never,
+          () =>
+            ({
+              IsValid: text,
+              ...(valid ? {} : { ErrorCode: "INSUFFICIENT" }),
+              Balance: "0",
+            }) as never,
           { auth: false, onError },
         );
         const answer = await handler.handle(post(CARD_REQUEST));
         if (valid) {
           expect(answer.status).toBe(200);
-          expect(json(answer)).toStrictEqual({
-            Success: true,
-            IsValid: true,
-            ErrorCode: "INSUFFICIENT",
-            Balance: "0",
-          });
+          expect(json(answer)).toStrictEqual({ Success: true, IsValid: true, Balance: "0" });
           expect(failures).toStrictEqual([]);
         } else {
           expect(answer.status).toBe(500);
@@ -838,4 +840,123 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
       });
     }
   }
+});
+
+describe("a payment or gift-card debit refused by returning an ErrorCode (review-left D1)", () => {
+  // A result's verdict is the library's to write: a PerformOrderPayment, RedeemGiftCard or
+  // RefundGiftCard result that carries an ErrorCode (on the gift-card calls also an ErrorText) and
+  // does not say Success: true itself is a refusal written the ResponseInfo way (001 §2.2
+  // "ErrorCode: error code on error"). Answered Success: true, the service would take the card
+  // as charged, debited or credited; so it is a 500, as Success: false and IsValid: false are.
+  const PAYMENT = JSON.stringify({
+    OrderId: "GE100",
+    MerchantGUID: "g",
+    PaymentDetails: { CardNumber: "4111111111111111", CVVNumber: "737", PaymentMethodCode: "VI" },
+  });
+  const calls = [
+    ["PerformOrderPayment", createPerformOrderPaymentHandler, PAYMENT],
+    ["RedeemGiftCard", createRedeemGiftCardHandler, CARD_REQUEST],
+    ["RefundGiftCard", createRefundGiftCardHandler, CARD_REQUEST],
+  ] as const;
+  const refused: [string, Record<string, unknown>][] = [
+    ["ErrorCode and Message", { ErrorCode: "DECLINED", Message: "Card declined" }],
+    ["Success: null", { Success: null, ErrorCode: "DECLINED" }],
+    ["Success: undefined", { Success: undefined, ErrorCode: "DECLINED" }],
+    ["IsSuccess: null", { IsSuccess: null, ErrorCode: "DECLINED" }],
+    ["ErrorCode as a number", { ErrorCode: 100 }],
+    ["ErrorCode 0", { ErrorCode: 0 }],
+    [
+      "the amount beside it",
+      { PaymentAmount: 0, PaymentCurrencyCode: "USD", Balance: "3.00", ErrorCode: "DECLINED" },
+    ],
+  ];
+  const giftCardRefused: [string, Record<string, unknown>][] = [
+    ["IsValid: null", { IsValid: null, ErrorCode: "CARD_BLOCKED" }],
+    ["IsValid: true", { IsValid: true, ErrorCode: "INSUFFICIENT_FUNDS", Balance: "3.00" }],
+    ["ErrorText alone", { ErrorText: "Not enough balance", Balance: "3.00" }],
+  ];
+
+  for (const [name, factory, request] of calls) {
+    const cases = name === "PerformOrderPayment" ? refused : [...refused, ...giftCardRefused];
+    it.each(cases)(`${name}: %s is a 500, flagged by the testing kit`, async (_label, result) => {
+      const { failures, onError } = collector();
+      const handler = (factory as typeof createRedeemGiftCardHandler)(() => result as never, {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(post(request));
+      expect(response.status).toBe(500);
+      expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      const field = Object.hasOwn(result, "ErrorCode") ? "ErrorCode" : "ErrorText";
+      expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+        [
+          "internal_error",
+          `the handler's result is unusable: "${field}" is set without "Success": true: throw a CallbackError to refuse`,
+        ],
+      ]);
+      expect(
+        checkResponse(name, response.status, response.headers["content-type"], response.body),
+      ).not.toStrictEqual([]);
+    });
+
+    it(`${name}: an explicit Success: true with an ErrorCode (a ported answer), or a blank code, is answered as before`, async () => {
+      const { failures, onError } = collector();
+      const amount =
+        name === "PerformOrderPayment" ? { PaymentAmount: 104, PaymentCurrencyCode: "EUR" } : {};
+      const written =
+        name === "PerformOrderPayment" ? { PaymentAmount: "104", PaymentCurrencyCode: "EUR" } : {};
+      for (const [result, answer] of [
+        [{ Success: true, ErrorCode: 100 }, { ErrorCode: "100" }],
+        [{ Success: "true", ErrorCode: "100" }, { ErrorCode: "100" }],
+        [{ IsSuccess: true, ErrorCode: "100" }, { ErrorCode: "100" }],
+        [{ ErrorCode: null, Message: "Paid" }, { Message: "Paid" }],
+        [
+          { ErrorCode: "", Message: "Paid" },
+          { ErrorCode: "", Message: "Paid" },
+        ],
+        [{ ErrorCode: "  " }, { ErrorCode: "  " }],
+        ...(name === "PerformOrderPayment"
+          ? []
+          : [[{ Success: true, ErrorText: "none" }, { ErrorText: "none" }]]),
+      ] as [Record<string, unknown>, Record<string, unknown>][]) {
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          () => ({ ...amount, ...result }) as never,
+          { auth: false, onError },
+        );
+        const response = await handler.handle(post(request));
+        expect(response.status, JSON.stringify(result)).toBe(200);
+        expect(json(response)).toStrictEqual({ Success: true, ...written, ...answer });
+      }
+      expect(failures).toStrictEqual([]);
+    });
+  }
+
+  it("the other callbacks answering Success: true are not changed: an ErrorCode there is answered as before", async () => {
+    // SendOrderToMerchant, UpdateOrderStatus and the other ResponseInfo callbacks: the order (or
+    // the status, the refund) exists whatever the code says, and a 500 would deliver it again.
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () => ({ InternalOrderId: "M-1", ErrorCode: "PARTIAL" }),
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      Success: true,
+      InternalOrderId: "M-1",
+      ErrorCode: "PARTIAL",
+    });
+    // A validation's verdict is IsValid, required: IsValid false with an ErrorCode is its answer.
+    const validate = createValidateGiftCardHandler(
+      () => ({ IsValid: false, ErrorCode: "CARD_BLOCKED" }),
+      { auth: false, onError },
+    );
+    const validated = await validate.handle(post(CARD_REQUEST));
+    expect(json(validated)).toStrictEqual({
+      Success: true,
+      IsValid: false,
+      ErrorCode: "CARD_BLOCKED",
+    });
+    expect(failures).toStrictEqual([]);
+  });
 });

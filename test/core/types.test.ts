@@ -152,6 +152,42 @@ describe("result types: a misspelt field is a compile error, inline functions in
     expect(true).toBe(true);
   });
 
+  it("a payment or a gift-card debit does not take an error code in its result: throw a CallbackError (review-left D1)", () => {
+    // At run time such a result is a 500 (a refusal returned); a typed one does not compile.
+    createPerformOrderPaymentHandler(
+      // @ts-expect-error a declined payment written as a result
+      () => ({ PaymentAmount: 0, PaymentCurrencyCode: "USD", ErrorCode: "DECLINED" }),
+      options,
+    );
+    createPerformOrderPaymentHandler(
+      (payment) =>
+        // @ts-expect-error the same on one branch
+        payment.OrderId === "GE1"
+          ? { PaymentAmount: 10, PaymentCurrencyCode: "USD" }
+          : { PaymentAmount: 0, PaymentCurrencyCode: "USD", ErrorCode: 100 },
+      options,
+    );
+    createRedeemGiftCardHandler(
+      // @ts-expect-error a refused redemption written as a result
+      () => ({ ErrorCode: "INSUFFICIENT_FUNDS", Balance: "3.00" }),
+      options,
+    );
+    // @ts-expect-error the same for a refund, with an ErrorText
+    createRefundGiftCardHandler(async () => ({ ErrorText: "Card blocked" }), options);
+    // Still compiling: null codes (a serializer that writes every key), texts, the validations.
+    createPerformOrderPaymentHandler(
+      () => ({ PaymentAmount: 10, PaymentCurrencyCode: "USD", ErrorCode: null, Message: "Paid" }),
+      options,
+    );
+    createRedeemGiftCardHandler(
+      () => ({ Balance: "3.00", ErrorCode: null, ErrorText: null }),
+      options,
+    );
+    createValidateGiftCardHandler(() => ({ IsValid: false, ErrorCode: "BLOCKED" }), options);
+    createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", ErrorCode: 100 }), options);
+    expect(true).toBe(true);
+  });
+
   it("required result fields stay required", () => {
     // @ts-expect-error the merchant's order id is required
     createSendOrderToMerchantHandler(async () => {}, options);

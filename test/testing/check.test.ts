@@ -80,6 +80,56 @@ describe("checkResponse: the gift-card and voucher answers", () => {
   });
 });
 
+describe("inspectResponse: a payment or a gift-card debit answered Success: true with an error code (review-left D1)", () => {
+  const inspect = (callback: CallbackName, body: unknown) =>
+    inspectResponse(callback, 200, JSON_TYPE, JSON.stringify(body));
+  const paid = { PaymentAmount: "0", PaymentCurrencyCode: "USD" };
+
+  it("warns: the service reads Success and takes the card as charged, debited or credited", () => {
+    expect(
+      inspect("PerformOrderPayment", { Success: true, ...paid, ErrorCode: "DECLINED" }),
+    ).toEqual({
+      problems: [],
+      warnings: [
+        'ErrorCode "DECLINED" in a success: the service reads "Success" and takes PerformOrderPayment as done; if it was refused, answer a refusal ("Success": false)',
+      ],
+    });
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      expect(inspect(callback, { Success: true, ErrorCode: 100 }).warnings).toEqual([
+        `ErrorCode "100" in a success: the service reads "Success" and takes ${callback} as done; if it was refused, answer a refusal ("Success": false)`,
+      ]);
+      expect(inspect(callback, { Success: "true", ErrorText: "Card blocked" }).warnings).toEqual([
+        `ErrorText "Card blocked" in a success: the service reads "Success" and takes ${callback} as done; if it was refused, answer a refusal ("Success": false)`,
+      ]);
+    }
+  });
+
+  it("nothing to say of a blank or null code, a refusal, a validation or the other callbacks", () => {
+    for (const code of [null, "", "  "]) {
+      expect(inspect("PerformOrderPayment", { Success: true, ...paid, ErrorCode: code })).toEqual({
+        problems: [],
+        warnings: [],
+      });
+    }
+    expect(
+      inspectResponse(
+        "RedeemGiftCard",
+        200,
+        JSON_TYPE,
+        JSON.stringify({ Success: false, ErrorCode: "X", ErrorText: "no" }),
+        { expect: "refusal" },
+      ),
+    ).toEqual({ problems: [], warnings: [] });
+    expect(inspect("ValidateGiftCard", { Success: true, IsValid: false, ErrorCode: "X" })).toEqual({
+      problems: [],
+      warnings: [],
+    });
+    expect(
+      inspect("SendOrderToMerchant", { Success: true, InternalOrderId: "1", ErrorCode: 100 }),
+    ).toEqual({ problems: [], warnings: [] });
+  });
+});
+
 describe("checkResponse", () => {
   it("accepts the answers the library writes, success and (expected) refusal", () => {
     expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" })).toEqual([]);
