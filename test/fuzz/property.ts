@@ -128,13 +128,56 @@ type Behaviour =
    * RefundGiftCard returning `IsValid` false (in any of its forms) are answered 500, never
    * `Success: true`; every other callback returns its plain success.
    */
-  | { readonly kind: "refusalReturned"; readonly isValid: false | string };
+  | { readonly kind: "refusalReturned"; readonly isValid: false | string }
+  /**
+   * A failure reported with an error code in the result (review-left D1): PerformOrderPayment,
+   * RedeemGiftCard and RefundGiftCard returning their success plus an `ErrorCode` (on the gift-card
+   * calls, or an `ErrorText`) without a `Success` of their own (absent or null) are answered 500;
+   * with their own `Success` true (a ported answer's `ErrorCode: 100`), a success. The other
+   * callbacks whose result has an `ErrorCode` return their success plus one, without `Success`:
+   * a success still; the rest return their plain success.
+   */
+  | {
+      readonly kind: "errorCodeReturned";
+      readonly field: "ErrorCode" | "ErrorText";
+      readonly success: "absent" | null | true | "true";
+    };
 
 /** The callbacks whose result's `IsValid: false` is a refusal (a 500), not a success. */
 const REFUSED_BY_IS_VALID: ReadonlySet<CallbackName> = new Set([
   "RedeemGiftCard",
   "RefundGiftCard",
 ]);
+
+/**
+ * The callbacks whose result's error code (`ErrorCode`; on the gift-card calls `ErrorText` too)
+ * without its own `Success: true` is a refusal (a 500): their success says money moved.
+ */
+const REFUSED_BY_ERROR_CODE: ReadonlySet<CallbackName> = new Set([
+  "PerformOrderPayment",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+]);
+
+/** The other callbacks whose result has an `ErrorCode` field, answered as it is. */
+const ANSWERS_ERROR_CODE: ReadonlySet<CallbackName> = new Set([
+  "SendOrderToMerchant",
+  "UpdateOrderStatus",
+  "SendAdditionalRequiredDocumentsToMerchant",
+  "NotifyOrderRefund",
+  "UpdateOrderShippingInfo",
+  "ValidateGiftCard",
+  "ValidateVoucher",
+]);
+
+/** Whether the case's merchant returns a failure with an error code the library answers 500. */
+function refusedByErrorCode(c: FuzzCase): boolean {
+  return (
+    c.merchant.kind === "errorCodeReturned" &&
+    REFUSED_BY_ERROR_CODE.has(c.callback) &&
+    (c.merchant.success === "absent" || c.merchant.success === null)
+  );
+}
 
 interface Card {
   readonly pan: string;
@@ -356,6 +399,14 @@ const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("refusalReturned" as const),
       isValid: fc.constantFrom(false as const, "false", "False", " FALSE "),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("errorCodeReturned" as const),
+      field: fc.constantFrom("ErrorCode" as const, "ErrorText" as const),
+      success: fc.constantFrom("absent" as const, null, true as const, "true" as const),
     }),
   },
 );
@@ -1214,6 +1265,16 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
         if (!REFUSED_BY_IS_VALID.has(name)) return RESULTS[name];
         return { IsValid: behaviour.isValid, ErrorCode: "INSUFFICIENT_FUNDS" };
       }
+      if (behaviour.kind === "errorCodeReturned") {
+        const success = RESULTS[name] ?? {};
+        if (REFUSED_BY_ERROR_CODE.has(name)) {
+          const field = REFUSED_BY_IS_VALID.has(name) ? behaviour.field : "ErrorCode";
+          const verdict = behaviour.success === "absent" ? {} : { Success: behaviour.success };
+          return { ...success, [field]: "DECLINED", ...verdict };
+        }
+        if (ANSWERS_ERROR_CODE.has(name)) return { ...success, ErrorCode: "DECLINED" };
+        return RESULTS[name];
+      }
       if (behaviour.kind === "unusableResult") {
         const { card, cvv } = firstCard(payload);
         return { [cvv]: "x", [card]: "y" };
@@ -1482,13 +1543,17 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       return;
     }
     ensure(seen.length === 1, `the merchant was called ${seen.length} times; ${context()}`);
-    if (c.merchant.kind === "refusalReturned" && REFUSED_BY_IS_VALID.has(c.callback)) {
-      // Never answered Success: true (the service would take the card as debited): a 500.
+    if (
+      (c.merchant.kind === "refusalReturned" && REFUSED_BY_IS_VALID.has(c.callback)) ||
+      refusedByErrorCode(c)
+    ) {
+      // Never answered Success: true (the service would take the card as charged or debited): a 500.
       failed(500, "internal_error", (value) => value === FAILURE_CODE.internal_error);
       return;
     }
     switch (c.merchant.kind) {
       case "refusalReturned":
+      case "errorCodeReturned":
       case "ok": {
         ensure(
           answer.status === 200,
