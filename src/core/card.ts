@@ -283,12 +283,23 @@ export function dropCvv(value: unknown): void {
         scrubCvv(details, known);
       }
     } finally {
-      if (others !== undefined) for (const key of others) delete details[key];
-      if (own) delete details.CVVNumber;
+      // Each key on its own, CVVNumber first: one that cannot be deleted (not configurable) must
+      // not keep the others.
+      if (own) deleteKey(details, "CVVNumber");
+      if (others !== undefined) for (const key of others) deleteKey(details, key);
     }
   } catch {
     // A frozen object, a field that cannot be deleted or a quote that cannot be masked: there is
     // nothing more this library can do to it.
+  }
+}
+
+/** Deletes one key; a key that cannot be deleted (strict mode throws) is left. */
+function deleteKey(details: Record<string, unknown>, key: string): void {
+  try {
+    delete details[key];
+  } catch {
+    // Not configurable, or the object is sealed: nothing more can be done to this key.
   }
 }
 

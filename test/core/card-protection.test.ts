@@ -462,3 +462,25 @@ describe("PaymentDetails protected by prototype", () => {
     expect(JSON.stringify(second.details)).not.toContain("leaked");
   });
 });
+
+describe("a CVV-named key that cannot be deleted keeps no other (review-left D3)", () => {
+  it("a framework's body whose Cvv2 is not configurable loses its CVVNumber and its other CVV keys all the same", async () => {
+    const details: Record<string, unknown> = { CardNumber: VISA, PaymentMethodCode: "VI" };
+    Object.defineProperty(details, "Cvv2", {
+      value: "737",
+      enumerable: true,
+      writable: true,
+      configurable: false,
+    });
+    details.cvvNumber = "737";
+    details.CVVNumber = "737";
+    const body = order(details);
+    const { details: seen, status } = await deliver(body);
+    expect(status).toBe(200);
+    expect(seen.CardNumber).toBe(VISA);
+    // What could be deleted was: CVVNumber first, then each other key on its own.
+    expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
+    expect(Object.hasOwn(details, "cvvNumber")).toBe(false);
+    expect(Object.keys(details)).toStrictEqual(["CardNumber", "PaymentMethodCode", "Cvv2"]);
+  });
+});
