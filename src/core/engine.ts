@@ -368,6 +368,19 @@ export function detachedReporter(
   return HandlerContext.detachedReporterOf(context);
 }
 
+/**
+ * Why bytes that are gzip data are refused: the engine reads compressed bodies nowhere (a body it
+ * reads itself is refused by its `Content-Encoding` before it is read), so these came from a
+ * parser in front that does not inflate (a raw-body middleware), or without the header.
+ */
+const GZIP_BODY =
+  "body is gzip data (it starts 1f 8b), which the callbacks do not inflate: a body parser in front left it compressed (mount the callbacks before it, or use one that inflates)";
+
+/** Whether bytes start as gzip data does (RFC 1952 §2.3.1: ID1 0x1f, ID2 0x8b). */
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
 /** Whether a payment object refuses what protection does to it (a prototype, deleting the CVV). */
 function isLocked(details: object): boolean {
   if (!Object.isExtensible(details)) return true;
@@ -612,7 +625,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
             ? parseForm(read.bytes, maxDepth)
             : parseJson(read.bytes, maxDepth);
         if (!parsed.ok) {
+          // Only here, after the parse failed: gzip data (1f 8b, never UTF-8) that a parser in
+          // front left compressed is the table's compressed body, not a malformed one.
+          const gzip = isGzip(read.bytes);
           if (read.owned) read.bytes.fill(0);
+          if (gzip) return fail(call, new Failure("unsupported_media_type", GZIP_BODY));
           return fail(call, new Failure("malformed_body", parsed.reason, parsed.reason));
         }
         body = parsed.value;

@@ -720,6 +720,9 @@ function parseBytes(c: FuzzCase, bytes: Uint8Array): Parsed {
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
+    // Gzip data (1f 8b) is the compressed-body 415, found only once the UTF-8 check failed.
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b)
+      return { ok: false, expected: { kinds: ["unsupported_media_type"] } };
     return { ok: false, expected: malformed("Request body is not valid UTF-8") };
   }
   if (isCart && !text.trim().startsWith("{")) {
