@@ -265,8 +265,9 @@ function readField(result: object, key: string): unknown {
  * where nothing has happened yet and an answer without it says nothing) makes such a result
  * unusable (a 500), as does a repeated `Success`/`IsSuccess` that is not true: a refusal is a
  * `CallbackError`; the same for a boolean of `refusals` that is false (a redemption's `IsValid`),
- * and for a text of `errors` that is set (not blank: a payment's or a redemption's `ErrorCode`)
- * when the result does not say `Success` (or `IsSuccess`) true itself.
+ * and for a text of `errors` that is set (not blank: a payment's or a redemption's `ErrorCode`; or
+ * set but unusable, an object or a getter that throws) when the result does not say `Success` (or
+ * `IsSuccess`) true itself.
  * An unknown field (a typo such as `InternalOrderID`) is left out of the answer and listed in
  * `ignored`.
  */
@@ -284,6 +285,9 @@ function pickFields(
   let unusable: string[] | undefined;
   // Whether the result says Success (or IsSuccess) true itself: a ported answer's ErrorCode 100.
   let saysSuccess = false;
+  // One of `errors` set but unusable (an object, a boolean, NaN, a getter that throws): it is
+  // left out of the answer, yet it says a refusal all the same.
+  let unusableError: string | undefined;
   if (result !== undefined && result !== null) {
     if (typeof result !== "object" || Array.isArray(result)) {
       const got = `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
@@ -297,6 +301,7 @@ function pickFields(
           if (required.includes(key)) return { invalid: unreadable };
           // A verdict that cannot be read says nothing: as if absent (the library writes it).
           if (VERDICT_FIELDS.has(key)) continue;
+          if (errors.includes(key)) unusableError ??= key;
           if (Object.hasOwn(fields, key)) unusable = add(unusable, unreadable);
           else ignored = add(ignored, key);
           continue;
@@ -320,6 +325,7 @@ function pickFields(
           const type = kind === "boolean" ? "a boolean" : "a string or a finite number";
           const wrong = `field "${key}" must be ${type}`;
           if (required.includes(key)) return { invalid: wrong };
+          if (errors.includes(key)) unusableError ??= key;
           unusable = add(unusable, wrong);
           continue;
         }
@@ -333,6 +339,11 @@ function pickFields(
   }
   if (!saysSuccess) {
     // An error code (or text) without the result's own Success: true: a refusal returned.
+    if (unusableError !== undefined) {
+      return {
+        invalid: `"${unusableError}" is set without "Success": true: throw a CallbackError to refuse`,
+      };
+    }
     for (const key of errors) {
       const text = target[key];
       if (typeof text === "string" && text.trim() !== "") {

@@ -931,6 +931,74 @@ describe("a payment or gift-card debit refused by returning an ErrorCode (review
     });
   }
 
+  // An ErrorCode that cannot be answered (not text nor a finite number, or a getter that throws)
+  // still says a refusal: left out of the answer, the rest would read Success: true (second-left
+  // S1). `return { ErrorCode: pspResponse.error }` with a PSP's error object is plain JS.
+  const unusableCode = (): [string, () => Record<string, unknown>][] => [
+    ["an object", () => ({ ErrorCode: { code: "DECLINED" } })],
+    ["an array", () => ({ ErrorCode: ["DECLINED"] })],
+    ["a boolean", () => ({ ErrorCode: true })],
+    ["NaN", () => ({ ErrorCode: Number.NaN })],
+    [
+      "a getter that throws",
+      () =>
+        Object.defineProperty({}, "ErrorCode", {
+          enumerable: true,
+          get() {
+            throw new Error("lazy");
+          },
+        }),
+    ],
+  ];
+  for (const [name, factory, request] of calls) {
+    const amount =
+      name === "PerformOrderPayment" ? { PaymentAmount: "1", PaymentCurrencyCode: "USD" } : {};
+    it.each(unusableCode())(
+      `${name}: an ErrorCode that is %s, without Success: true, is a 500 too`,
+      async (_label, make) => {
+        const { failures, onError } = collector();
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          () => Object.assign(make(), amount) as never,
+          { auth: false, onError },
+        );
+        const response = await handler.handle(post(request));
+        expect(response.status).toBe(500);
+        expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+        expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+          [
+            "internal_error",
+            `the handler's result is unusable: "ErrorCode" is set without "Success": true: throw a CallbackError to refuse`,
+          ],
+        ]);
+      },
+    );
+
+    it(`${name}: an unusable ErrorCode beside the result's own Success: true is left out with a warning, as before`, async () => {
+      const { failures, onError } = collector();
+      const handler = (factory as typeof createRedeemGiftCardHandler)(
+        () => ({ Success: true, ...amount, ErrorCode: { code: 100 } }) as never,
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(request));
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, ...amount });
+      expect(failures.map((f) => f.kind)).toStrictEqual(["result_incomplete"]);
+    });
+  }
+
+  it("RedeemGiftCard: an ErrorText that is an object, without Success: true, is a 500", async () => {
+    const { failures, onError } = collector();
+    const handler = createRedeemGiftCardHandler(
+      () => ({ Balance: "3.00", ErrorText: { text: "Not enough balance" } }) as never,
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(500);
+    expect(failures.map((f) => f.reason)).toStrictEqual([
+      `the handler's result is unusable: "ErrorText" is set without "Success": true: throw a CallbackError to refuse`,
+    ]);
+  });
+
   it("the other callbacks answering Success: true are not changed: an ErrorCode there is answered as before", async () => {
     // SendOrderToMerchant, UpdateOrderStatus and the other ResponseInfo callbacks: the order (or
     // the status, the refund) exists whatever the code says, and a 500 would deliver it again.
