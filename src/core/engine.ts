@@ -516,8 +516,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       { kind, status, callback: name, reason: failure.reason, error: failure.error },
       call.redact,
     );
+    // The library's own description names paths, never request values: the answer's redactor
+    // (card data), as for codes. The request's masks a gift card's secrets too, and a PIN that is
+    // a word of a path ("Card") made CardFields.CardId read ***Fields.***Id.
     const description =
-      failure.description === undefined ? undefined : call.redact(failure.description);
+      failure.description === undefined ? undefined : call.redactAnswer(failure.description);
     return failureResponse(kind, definition.response, description, extraHeaders[kind]);
   }
 

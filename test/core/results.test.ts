@@ -794,6 +794,27 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
     });
   }
 
+  it("a 400's answered Description names its paths as they are, even when a PIN is a word of them (the fuzzer's RedeemGiftCard seed 1804228351)", async () => {
+    // The library's own descriptions name paths, never request values: the answer masks card data
+    // in them, not a gift card's secrets (a PIN "Card" made CardFields.CardId read ***Fields.***Id).
+    // onError's reason is a log: masked there all the same.
+    for (const [name, factory] of GIFT_CARD_FACTORIES) {
+      const { failures, onError } = collector();
+      const handler = (factory as typeof createRedeemGiftCardHandler)(() => ({}) as never, {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(
+        post(JSON.stringify({ CardFields: { CardId: { no: 1 }, Pin: "Card" }, Amount: "1.00" })),
+      );
+      expect(response.status, name).toBe(400);
+      expect(json(response)).toMatchObject({ ErrorCode: "INVALID_PAYLOAD" });
+      expect(String(json(response).Description)).toMatch(/^CardFields\.CardId\b/);
+      expect(failures.map((f) => f.kind)).toStrictEqual(["invalid_payload"]);
+      expect(failures[0]?.reason).not.toContain("Card");
+    }
+  });
+
   // The service binds names in any case: a body may hold CardFields twice, in two casings. The key
   // treats both as gift cards (second read E3); the masking reads both too (final read F2).
   const TWO_CASINGS = {
