@@ -809,7 +809,9 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
       );
       expect(response.status, name).toBe(400);
       expect(json(response)).toMatchObject({ ErrorCode: "INVALID_PAYLOAD" });
-      expect(String(json(response).Description)).toMatch(/^CardFields\.CardId\b/);
+      expect(String((json(response) as { Description?: unknown }).Description)).toMatch(
+        /^CardFields\.CardId\b/,
+      );
       expect(failures.map((f) => f.kind)).toStrictEqual(["invalid_payload"]);
       expect(failures[0]?.reason).not.toContain("Card");
     }
