@@ -9,6 +9,7 @@ import {
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
+import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import {
   cardSecretsLater,
@@ -889,6 +890,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       : ["reading it threw", written.incomplete].filter((part) => part !== undefined).join("; ");
     if (incomplete !== undefined) {
       const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
+      const status = FAILURE_STATUS.result_incomplete;
+      const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
+      notify(onError, { ...warning, callback: name, reason }, call.redact);
+    }
+    // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
+    // card it charges (001 §4.2), may be a decline the service takes as paid. Still a success (the
+    // order exists: a 500 would deliver it again), with a warning. Read only when there is a code.
+    if (
+      written.unconfirmed !== undefined &&
+      sites.length > 0 &&
+      holdsSafely(() => hasCardToCharge(paymentDetailsOf(payload)))
+    ) {
+      const reason = `the handler's result carries "${written.unconfirmed}" without "Success": true, answered 200 all the same (the order exists: a 500 would deliver it again): the order carried a card, which ${name} charges (001 §4.2), and the service takes it as paid; if the payment was refused, throw a CallbackError`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);

@@ -20,7 +20,17 @@ export type WrittenResult =
    * `incomplete` says what of the result could not be answered (an expected field missing, a
    * value of the wrong type, left out): each a warning.
    */
-  | { readonly body: object; readonly ignored?: readonly string[]; readonly incomplete?: string }
+  | {
+      readonly body: object;
+      readonly ignored?: readonly string[];
+      readonly incomplete?: string;
+      /**
+       * A field of the shape's `errors` set (or set but unusable) in a result that does not say
+       * `Success: true` itself, where the shape answers it all the same (SendOrderToMerchant: the
+       * order exists); the engine warns when the order carried a card to charge.
+       */
+      readonly unconfirmed?: string;
+    }
   /** The result is unusable (a validation's verdict missing, `Success: false`): a 500. */
   | { readonly invalid: string };
 
@@ -279,6 +289,7 @@ function pickFields(
   target: Record<string, unknown>,
   refusals: readonly string[] = [],
   errors: readonly string[] = [],
+  errorsRefuse = true,
 ): WrittenResult {
   // Made only when something is left out: the usual result allocates nothing here.
   let ignored: string[] | undefined;
@@ -337,31 +348,35 @@ function pickFields(
       }
     }
   }
-  if (!saysSuccess) {
-    // An error code (or text) without the result's own Success: true: a refusal returned.
-    if (unusableError !== undefined) {
-      return {
-        invalid: `"${unusableError}" is set without "Success": true: throw a CallbackError to refuse`,
-      };
-    }
+  // An error code (or text) without the result's own Success: true: a refusal returned (or, where
+  // the shape answers it all the same, `unconfirmed`).
+  let unconfirmed = saysSuccess ? undefined : unusableError;
+  if (!saysSuccess && unconfirmed === undefined) {
     for (const key of errors) {
       const text = target[key];
       if (typeof text === "string" && text.trim() !== "") {
-        return {
-          invalid: `"${key}" is set without "Success": true: throw a CallbackError to refuse`,
-        };
+        unconfirmed = key;
+        break;
       }
     }
+  }
+  if (unconfirmed !== undefined && errorsRefuse) {
+    return {
+      invalid: `"${unconfirmed}" is set without "Success": true: throw a CallbackError to refuse`,
+    };
   }
   const missingRequired = absent(required, target);
   if (missingRequired !== undefined) return { invalid: `missing ${missingRequired.join(", ")}` };
   const missing = absent(expected, target);
   if (missing !== undefined) unusable = add(unusable, `missing ${missing.join(", ")}`);
-  if (ignored === undefined && unusable === undefined) return { body: target };
+  if (ignored === undefined && unusable === undefined && unconfirmed === undefined) {
+    return { body: target };
+  }
   return {
     body: target,
     ...(ignored === undefined ? {} : { ignored }),
     ...(unusable === undefined ? {} : { incomplete: unusable.join("; ") }),
+    ...(unconfirmed === undefined ? {} : { unconfirmed }),
   };
 }
 
@@ -398,6 +413,8 @@ function successShape<TResult>(options: {
    * refusal returned instead of thrown (a 500): a payment's or a redemption's `ErrorCode`.
    */
   readonly errors?: readonly string[];
+  /** Whether `errors` refuse (a 500); otherwise the success is answered, `unconfirmed` said. */
+  readonly errorsRefuse?: boolean;
   readonly errorCode: boolean;
   /** Extra fields of a failure: `IsValid: false` and `ErrorText` for gift cards. */
   readonly failureExtra?: (fields: FailureFields) => Record<string, unknown>;
@@ -416,6 +433,7 @@ function successShape<TResult>(options: {
         { Success: options.success },
         refusals,
         errors,
+        options.errorsRefuse ?? true,
       );
     },
     failure(fields) {
@@ -435,17 +453,20 @@ function successShape<TResult>(options: {
 export function responseInfoShape<TResult>(
   expected: readonly (keyof ResponseInfoResult)[] = [],
   /**
-   * Whether an `ErrorCode` in a result without its own `Success: true` is a refusal returned (a
-   * 500): PerformOrderPayment, whose success tells the service the card was charged.
+   * What an `ErrorCode` in a result without its own `Success: true` is: `"refuses"`, a refusal
+   * returned (a 500): PerformOrderPayment, whose success tells the service the card was charged;
+   * `"unconfirmed"`, answered all the same and said in `unconfirmed` (SendOrderToMerchant, which
+   * charges an order's card, but whose order exists); otherwise nothing.
    */
-  errorCodeRefuses = false,
+  errorCode?: "refuses" | "unconfirmed",
 ): ResponseShape<TResult> {
   return successShape({
     success: true,
     failure: false,
     fields: RESPONSE_INFO_FIELDS,
     expected,
-    errors: errorCodeRefuses ? ["ErrorCode"] : [],
+    errors: errorCode === undefined ? [] : ["ErrorCode"],
+    errorsRefuse: errorCode === "refuses",
     errorCode: true,
   });
 }

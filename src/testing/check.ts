@@ -167,9 +167,10 @@ export function checkResponse(
 /**
  * `checkResponse`'s checks, with the warnings as well: an answer that passes but leaves out
  * something the document says it returns (a SendOrderToMerchant success to an order that carried
- * `PaymentDetails` without the amount and currency charged; give `payload`), or a
- * PerformOrderPayment, RedeemGiftCard or RefundGiftCard success carrying an error code (`ErrorCode`;
- * on the gift-card calls also `ErrorText`), which the service takes as a payment made.
+ * `PaymentDetails` without the amount and currency charged, or with an `ErrorCode`; give
+ * `payload`), or a PerformOrderPayment, RedeemGiftCard or RefundGiftCard success carrying an error
+ * code (`ErrorCode`; on the gift-card calls also `ErrorText`), which the service takes as a payment
+ * made.
  */
 export function inspectResponse(
   callbackName: CallbackName,
@@ -322,8 +323,11 @@ export function inspectAnswer(
   if (parseSuccessValue(value) === true && outcome !== "refusal") {
     if (callbackName === "SendOrderToMerchant") {
       checkOrderId(record, problems, redact);
-      if (carriedPayment(options.payload))
+      if (carriedPayment(options.payload)) {
         warnings.push(...uncharged(record, callbackName, redact));
+        // It charged the card (001 §4.2): an error code beside the success may be a decline.
+        warnings.push(...errorsInSuccess(record, callbackName, ["ErrorCode"], redact));
+      }
     }
     if (callbackName === "PerformOrderPayment")
       problems.push(...uncharged(record, callbackName, redact));

@@ -3,6 +3,7 @@
 // callback is answered without it and reported as a warning (the function has run: a 500 would
 // deliver the order again), a blank one answered as it is (the testing kit flags both). And the
 // shopper-session check of the gift-card callbacks: refused with a 401, never quoting the session.
+import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import {
@@ -1025,12 +1026,14 @@ describe("a payment or gift-card debit refused by returning an ErrorCode (review
   it("the other callbacks answering Success: true are not changed: an ErrorCode there is answered as before", async () => {
     // SendOrderToMerchant, UpdateOrderStatus and the other ResponseInfo callbacks: the order (or
     // the status, the refund) exists whatever the code says, and a 500 would deliver it again.
+    // (An order without a card: one with a card to charge is warned of, see below.)
     const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(
       () => ({ InternalOrderId: "M-1", ErrorCode: "PARTIAL" }),
       { auth: false, onError },
     );
-    const response = await handler.handle(post(ORDER));
+    const { PaymentDetails: _card, ...withoutCard } = JSON.parse(ORDER) as Record<string, unknown>;
+    const response = await handler.handle(post(JSON.stringify(withoutCard)));
     expect(response.status).toBe(200);
     expect(json(response)).toStrictEqual({
       Success: true,
@@ -1049,5 +1052,66 @@ describe("a payment or gift-card debit refused by returning an ErrorCode (review
       ErrorCode: "CARD_BLOCKED",
     });
     expect(failures).toStrictEqual([]);
+  });
+
+  // 001 §4.2: an order carrying a card in PaymentDetails is charged in SendOrderToMerchant. An
+  // ErrorCode without the result's own Success: true may be a decline the service will take as paid;
+  // still a 200 (the order exists: a 500 would deliver it again), with one warning (second-left S2).
+  const CHARGED_ORDER = readFileSync(
+    new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+    "utf8",
+  );
+  it("SendOrderToMerchant with a card: an ErrorCode without Success: true is answered 200 with one result_incomplete warning", async () => {
+    for (const code of ["DECLINED", 51, { code: "DECLINED" }] as const) {
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(
+        () =>
+          ({
+            InternalOrderId: "M1",
+            PaymentAmount: "0",
+            PaymentCurrencyCode: "USD",
+            ErrorCode: code,
+            Message: "Card declined",
+          }) as never,
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(CHARGED_ORDER));
+      expect(response.status).toBe(200);
+      expect(json(response)).toMatchObject({ Success: true, InternalOrderId: "M1" });
+      const warned = failures.filter((f) => f.reason.includes("charges"));
+      expect(warned.map((f) => [f.kind, f.status, f.severity, f.reason])).toStrictEqual([
+        [
+          "result_incomplete",
+          200,
+          "warning",
+          `the handler's result carries "ErrorCode" without "Success": true, answered 200 all the same (the order exists: a 500 would deliver it again): the order carried a card, which SendOrderToMerchant charges (001 §4.2), and the service takes it as paid; if the payment was refused, throw a CallbackError`,
+        ],
+      ]);
+      expect(printed(failures)).not.toContain("4111111111111111");
+    }
+  });
+
+  it("SendOrderToMerchant: no such warning with the result's own Success: true, without a code, or without a card to charge", async () => {
+    const card = JSON.parse(CHARGED_ORDER) as Record<string, unknown>;
+    const { PaymentDetails: _details, ...noCard } = card;
+    for (const [request, result] of [
+      [CHARGED_ORDER, { Success: true, InternalOrderId: "M1", ErrorCode: 100 }],
+      [CHARGED_ORDER, { InternalOrderId: "M1", ErrorCode: null, Message: "ok" }],
+      [CHARGED_ORDER, { InternalOrderId: "M1", ErrorCode: " " }],
+      [JSON.stringify(noCard), { InternalOrderId: "M1", ErrorCode: "DECLINED" }],
+      [
+        JSON.stringify({ ...noCard, PaymentDetails: { PaymentMethodCode: "OT" } }),
+        { InternalOrderId: "M1", ErrorCode: "DECLINED" },
+      ],
+    ] as const) {
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(() => result as never, {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(post(request));
+      expect(response.status).toBe(200);
+      expect(failures, JSON.stringify(result)).toStrictEqual([]);
+    }
   });
 });

@@ -130,6 +130,41 @@ describe("inspectResponse: a payment or a gift-card debit answered Success: true
   });
 });
 
+describe("inspectResponse: a SendOrderToMerchant that charged a card answered Success: true with an ErrorCode (second-left S2)", () => {
+  // 001 §4.2: with a card in PaymentDetails the payment is performed in this callback. An error
+  // code beside the success may be a decline the service takes as paid: a warning (the order
+  // exists, so never a problem), only when the payload carried a card to charge.
+  const order = JSON.parse(
+    readFileSync(new URL("../fixtures/SendOrderToMerchant.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown>;
+  const answer = {
+    Success: true,
+    InternalOrderId: "M1",
+    PaymentAmount: "0",
+    PaymentCurrencyCode: "USD",
+    ErrorCode: "DECLINED",
+  };
+  const inspect = (payload: unknown) =>
+    inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, JSON.stringify(answer), { payload });
+
+  it("warns when the payload carried a card, as a value or as its JSON text", () => {
+    const warning =
+      'ErrorCode "DECLINED" in a success: the service reads "Success" and takes SendOrderToMerchant as done; if it was refused, answer a refusal ("Success": false)';
+    expect(inspect(order)).toEqual({ problems: [], warnings: [warning] });
+    expect(inspect(JSON.stringify(order)).warnings).toEqual([warning]);
+  });
+
+  it("nothing to say without a card to charge (none, or collected by the service: OT)", () => {
+    const { PaymentDetails: _card, ...withoutCard } = order;
+    expect(inspect(withoutCard)).toEqual({ problems: [], warnings: [] });
+    expect(inspect(undefined)).toEqual({ problems: [], warnings: [] });
+    expect(inspect({ ...order, PaymentDetails: { PaymentMethodCode: "OT" } })).toEqual({
+      problems: [],
+      warnings: [],
+    });
+  });
+});
+
 describe("checkResponse", () => {
   it("accepts the answers the library writes, success and (expected) refusal", () => {
     expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" })).toEqual([]);
