@@ -1,4 +1,5 @@
 import { parseSuccessValue } from "../schemas/response.js";
+import type { RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
 
@@ -136,8 +137,11 @@ export interface PerformOrderPaymentResult extends ResponseInfoResult {
 }
 
 /**
- * What a gift-card or voucher function returns (ValidateGiftCard, RedeemGiftCard, RefundGiftCard,
- * ValidateVoucher); the library adds `Success`. Amounts are written as text.
+ * What a gift-card or voucher function returns (ValidateGiftCard and ValidateVoucher through
+ * {@link ValidateGiftCardResult}, RedeemGiftCard and RefundGiftCard through
+ * {@link GiftCardTransactionResult}, which takes this type); the library adds `Success`. Amounts
+ * are written as text. `ErrorCode` and `ErrorText` belong to a validation's `IsValid: false`: in a
+ * redemption's or refund's result without its own `Success: true` they are a 500.
  */
 export interface GiftCardResult {
   /** Whether the card or voucher can be used. */
@@ -159,14 +163,13 @@ export interface GiftCardResult {
  * RedeemGiftCard and RefundGiftCard: a result is a debit or a credit made. One with an error code
  * or text (and without `Success: true` of its own, which the types do not take) is a refusal
  * returned instead of thrown, answered 500, as is `IsValid: false`. To refuse, throw a
- * `CallbackError`.
+ * `CallbackError`. A result the factories or the router infer that sets `ErrorCode` or `ErrorText`
+ * (to anything but `null`) does not compile; a value typed `GiftCardResult`, where they are
+ * optional, does (a helper shared with ValidateGiftCard).
  */
-export interface GiftCardTransactionResult extends GiftCardResult {
-  /** Not in a success: throw a `CallbackError` to refuse. */
-  ErrorCode?: null | undefined;
-  /** Not in a success: throw a `CallbackError` to refuse. */
-  ErrorText?: null | undefined;
-}
+export interface GiftCardTransactionResult
+  extends GiftCardResult,
+    RefusedFields<"ErrorCode" | "ErrorText"> {}
 
 /** ValidateGiftCard and ValidateVoucher: whether the card or voucher is valid is required. */
 export interface ValidateGiftCardResult extends GiftCardResult {
