@@ -21,7 +21,8 @@ export const FAILURE_STATUS = {
   payload_too_large: 413,
   /**
    * Compressed body (`Content-Encoding`, or a `Transfer-Encoding` other than chunked), which the
-   * engine does not inflate.
+   * engine does not inflate; or gzip bytes (`1f 8b`) a parser in front left compressed, found
+   * when they fail to parse.
    */
   unsupported_media_type: 415,
   /** A request header (Authorization) larger than the engine reads. */

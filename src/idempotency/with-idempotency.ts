@@ -21,6 +21,7 @@ import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay } from "../core/timers.js";
+import { parseSuccessValue } from "../schemas/response.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
@@ -394,7 +395,12 @@ function answeredPart(result: unknown, callback: string): unknown {
     // No prototype: a field named `__proto__` is a field like any other.
     const part: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(result)) {
-      if (VERDICTS.has(key)) continue;
+      if (VERDICTS.has(key)) {
+        // A verdict the result says itself (true: the engine refuses any other) is kept: beside
+        // an ErrorCode it is what makes a payment's or a redemption's result a success.
+        if (parseSuccessValue((result as Record<string, unknown>)[key]) === true) part[key] = true;
+        continue;
+      }
       if (Object.hasOwn(body, key)) part[key] = body[key];
       else if (ignored.has(key)) part[key] = null;
       else {
@@ -426,6 +432,28 @@ function writtenAnswer(result: unknown, callback: string): WrittenResult | undef
     return shape.success(result as never);
   } catch {
     return shape.success(undefined as never);
+  }
+}
+
+/**
+ * A completed record as the engine is to read it. Earlier versions stored no verdict, and a
+ * payment's, redemption's or refund's result carrying an `ErrorCode` without `Success: true` was
+ * answered `Success: true` then; the engine refuses it now (review-left D1). Such a record (one the
+ * engine refuses, and would answer with the verdict) is read with `Success: true`, as it was
+ * answered: deleted and run again, the card could be charged or debited twice. Any other record
+ * (an unreadable one too) as it is.
+ */
+function asAnswered(text: string, callback: string): string {
+  try {
+    const result: unknown = decode(text);
+    if (!isRecord(result)) return text;
+    const written = writtenAnswer(result, callback);
+    if (written === undefined || !("invalid" in written)) return text;
+    const withVerdict = { ...result, Success: true };
+    const again = writtenAnswer(withVerdict, callback);
+    return again !== undefined && !("invalid" in again) ? `j${JSON.stringify(withVerdict)}` : text;
+  } catch {
+    return text;
   }
 }
 
@@ -903,7 +931,8 @@ export function withIdempotency<TPayload, TResult>(
       if (record === undefined) return "free";
       // A record the engine now refuses: the claim that follows deletes it (see `lead`).
       if (record.state === "completed") {
-        return refusedRecord(record.result, context) ? "free" : stored(record.result, key);
+        const text = asAnswered(record.result, context.callback);
+        return refusedRecord(text, context) ? "free" : stored(text, key);
       }
     }
   }
@@ -971,7 +1000,7 @@ export function withIdempotency<TPayload, TResult>(
       }
       if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt, abandon);
       if (claim.record.state === "completed") {
-        const text = claim.record.result;
+        const text = asAnswered(claim.record.result, context.callback);
         // Once per delivery: a store whose `forget` keeps answering false must not loop here.
         if (refusedRecord(text, context)) {
           if (forgotOnce) {

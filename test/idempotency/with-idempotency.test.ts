@@ -12,6 +12,7 @@ import {
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
+  createRefundGiftCardHandler,
   createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
   createUpdateOrderShippingInfoHandler,
@@ -299,6 +300,50 @@ describe("withIdempotency in one process", () => {
       const retry = await handler.handle(post(body));
       expect(retry.status).toBe(200);
       expect(json(retry)).toStrictEqual({ Success: true, Balance: "5.00", CurrencyCode: "USD" });
+      expect((await handler.handle(post(body))).body).toBe(retry.body);
+      expect(runs).toBe(2);
+    },
+  );
+
+  it.each([
+    ["PerformOrderPayment", { ErrorCode: "DECLINED", Message: "Card declined" }],
+    ["PerformOrderPayment", { Success: null, ErrorCode: "DECLINED" }],
+    ["RedeemGiftCard", { IsValid: null, ErrorCode: "CARD_BLOCKED" }],
+    ["RefundGiftCard", { ErrorText: "Card blocked" }],
+  ] as const)(
+    "does not record a %s refused by returning %j without Success: true (a 500): the retry runs it again (review-left D1)",
+    async (name, refusal) => {
+      let runs = 0;
+      const { store, calls } = instrumented();
+      const { failures, onError } = collector();
+      const success =
+        name === "PerformOrderPayment"
+          ? { PaymentAmount: "10.00", PaymentCurrencyCode: "USD" }
+          : { Balance: "5.00", CurrencyCode: "USD" };
+      const factory = {
+        PerformOrderPayment: createPerformOrderPaymentHandler,
+        RedeemGiftCard: createRedeemGiftCardHandler,
+        RefundGiftCard: createRefundGiftCardHandler,
+      }[name] as typeof createRedeemGiftCardHandler;
+      const handler = factory(
+        withIdempotency(
+          async () => {
+            runs++;
+            return (runs === 1 ? refusal : success) as never;
+          },
+          { store },
+        ),
+        { auth: false, onError },
+      );
+      const body = JSON.stringify(fixture(name));
+      const first = await handler.handle(post(body));
+      expect(first.status).toBe(500);
+      expect(json(first)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+      expect(calls).toMatchObject({ complete: 0, release: 1 });
+      const retry = await handler.handle(post(body));
+      expect(retry.status).toBe(200);
+      expect(json(retry)).toStrictEqual({ Success: true, ...success });
       expect((await handler.handle(post(body))).body).toBe(retry.body);
       expect(runs).toBe(2);
     },
@@ -1169,7 +1214,7 @@ describe("stored results keep what is answered", () => {
         Message: "charged",
         Details: { ...payment.PaymentDetails },
         Lines: big,
-        ErrorCode: 0,
+        OrderId: 4217,
       }) as PerformOrderPaymentResult;
     const { store, stored } = recording();
     const { failures, onError } = collector();
@@ -1193,7 +1238,7 @@ describe("stored results keep what is answered", () => {
       Message: "charged",
       Details: null,
       Lines: null,
-      ErrorCode: "0",
+      OrderId: "4217",
     });
     for (const kept of ["2030-03-31", "Jane", "Doe", "jane.doe", "Market", "4111", "737"]) {
       expect(record).not.toContain(kept);
@@ -1279,6 +1324,8 @@ describe("a gift card's CardFields members other than CardId are secrets", () =>
     const { onError } = collector();
     const fn = async (request: { CardFields?: unknown }) =>
       ({
+        // Its own Success: true, since an ErrorCode without it is a refusal (review-left D1).
+        Success: true,
         Balance: "4321.00",
         CurrencyCode: "USD",
         ErrorCode: "W4321",
@@ -2421,5 +2468,78 @@ describe("a function that does not return (review life R2)", () => {
       expect(() => withIdempotency(fn, { maxRunMs }), String(maxRunMs)).toThrow(RangeError);
     }
     expect(() => withIdempotency(fn, { maxRunMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+});
+
+describe("a payment's or gift card's success that says Success: true beside an ErrorCode (review-left D1)", () => {
+  // A ported answer pairs `ErrorCode: 100` with `Success: true` (wire-facts §6): a success. What
+  // is stored keeps that verdict, since without it the record would read as a refusal now.
+  it("is recorded with its verdict and every repeat is answered 200 from the record, the function run once", async () => {
+    let runs = 0;
+    const { store, stored } = recording();
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return {
+            Success: true,
+            PaymentAmount: 104,
+            PaymentCurrencyCode: "EUR",
+            ErrorCode: 100,
+          } as never;
+        },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const body = JSON.stringify(fixture("PerformOrderPayment"));
+    const first = await handler.handle(post(body));
+    const repeat = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({
+      Success: true,
+      PaymentAmount: "104",
+      PaymentCurrencyCode: "EUR",
+      ErrorCode: "100",
+    });
+    expect(repeat.body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(stored).toHaveLength(1);
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("a record an earlier version wrote of it, without the verdict, is answered as it was then (Success: true), never run again", async () => {
+    // Earlier versions stored no verdict: `{ PaymentAmount, …, ErrorCode }` was answered
+    // Success: true. Deleted and run again, the card could be charged twice.
+    const memory = createMemoryIdempotencyStore();
+    const payload = fixture("PerformOrderPayment");
+    const derived = await defaultIdempotencyKey(payload, {
+      callback: "PerformOrderPayment",
+      rawPayload: payload,
+    } as never);
+    const key = await storedKey("PerformOrderPayment", derived as string);
+    const old = { PaymentAmount: "104", PaymentCurrencyCode: "EUR", ErrorCode: "100" };
+    expect(await memory.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    expect(await memory.complete(key, "earlier-version", `j${JSON.stringify(old)}`, 60_000)).toBe(
+      true,
+    );
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return { PaymentAmount: "1.00", PaymentCurrencyCode: "EUR" };
+        },
+        { store: memory },
+      ),
+      { auth: false, onError },
+    );
+    const answer = await handler.handle(post(JSON.stringify(payload)));
+    expect(answer.status).toBe(200);
+    expect(json(answer)).toStrictEqual({ Success: true, ...old });
+    expect(runs).toBe(0);
+    expect(failures).toStrictEqual([]);
   });
 });
