@@ -1516,9 +1516,11 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       throw new FuzzFailure(`the answer is not JSON: ${answer.text.slice(0, 300)}`);
     }
     const kinds = told.map((failure) => `${failure.status} ${failure.kind}`);
-    const lines = consoleLines.map(
-      (line) => /^\[crossborder-callbacks\] \S+ (\d{3} \w+):/.exec(line)?.[1] ?? line,
-    );
+    // The default logger writes a warning as `… 200 warning result_incomplete: …`.
+    const lines = consoleLines.map((line) => {
+      const match = /^\[crossborder-callbacks\] \S+ (\d{3}) (?:warning )?(\w+):/.exec(line);
+      return match === null ? line : `${match[1]} ${match[2]}`;
+    });
     const reported = c.hook === "custom" ? kinds : lines;
     const context = () =>
       `answer ${answer.status} ${answer.text.slice(0, 300)}; told ${JSON.stringify(reported)}`;
