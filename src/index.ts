@@ -90,6 +90,7 @@ export {
 } from "./core/errors.js";
 export type {
   GiftCardResult,
+  GiftCardTransactionResult,
   MessageResult,
   NoResult,
   PerformOrderPaymentResult,

@@ -21,7 +21,7 @@ export const performOrderPayment: CallbackDefinition<
   source: { kind: "json" },
   schema: performOrderPaymentSchema,
   encodedFields: ORDER_ENCODED_FIELDS,
-  response: responseInfoShape<PerformOrderPaymentResult>(PAYMENT_FIELDS),
+  response: responseInfoShape<PerformOrderPaymentResult>(PAYMENT_FIELDS, "refuses"),
 };
 
 export const createPerformOrderPaymentHandler = handlerFactory(performOrderPayment);

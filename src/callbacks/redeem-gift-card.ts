@@ -1,5 +1,5 @@
 import type { CallbackDefinition, CallbackFunction } from "../core/engine.js";
-import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
+import { type GiftCardTransactionResult, giftCardShape, type NoResult } from "../core/responses.js";
 import type { RedeemGiftCardRequest } from "../schemas/index.js";
 import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
 
@@ -9,23 +9,23 @@ import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
  */
 export const redeemGiftCard: CallbackDefinition<
   RedeemGiftCardRequest,
-  GiftCardResult | NoResult
+  GiftCardTransactionResult | NoResult
 > & {
   readonly name: "RedeemGiftCard";
 } = {
   name: "RedeemGiftCard",
   ...GIFT_CARD_FAMILY,
-  response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
+  response: giftCardShape<GiftCardTransactionResult | NoResult>({ validation: false }),
 };
 
 export const createRedeemGiftCardHandler = giftCardHandlerFactory<
   "RedeemGiftCard",
   RedeemGiftCardRequest,
-  GiftCardResult | NoResult
+  GiftCardTransactionResult | NoResult
 >(redeemGiftCard);
 
 /** The merchant's function for RedeemGiftCard, to type a standalone function. */
 export type RedeemGiftCardFunction = CallbackFunction<
   RedeemGiftCardRequest,
-  GiftCardResult | NoResult
+  GiftCardTransactionResult | NoResult
 >;

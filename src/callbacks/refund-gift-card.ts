@@ -1,5 +1,5 @@
 import type { CallbackDefinition, CallbackFunction } from "../core/engine.js";
-import { type GiftCardResult, giftCardShape, type NoResult } from "../core/responses.js";
+import { type GiftCardTransactionResult, giftCardShape, type NoResult } from "../core/responses.js";
 import type { RefundGiftCardRequest } from "../schemas/index.js";
 import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
 
@@ -9,23 +9,23 @@ import { GIFT_CARD_FAMILY, giftCardHandlerFactory } from "./shopper-session.js";
  */
 export const refundGiftCard: CallbackDefinition<
   RefundGiftCardRequest,
-  GiftCardResult | NoResult
+  GiftCardTransactionResult | NoResult
 > & {
   readonly name: "RefundGiftCard";
 } = {
   name: "RefundGiftCard",
   ...GIFT_CARD_FAMILY,
-  response: giftCardShape<GiftCardResult | NoResult>({ validation: false }),
+  response: giftCardShape<GiftCardTransactionResult | NoResult>({ validation: false }),
 };
 
 export const createRefundGiftCardHandler = giftCardHandlerFactory<
   "RefundGiftCard",
   RefundGiftCardRequest,
-  GiftCardResult | NoResult
+  GiftCardTransactionResult | NoResult
 >(refundGiftCard);
 
 /** The merchant's function for RefundGiftCard, to type a standalone function. */
 export type RefundGiftCardFunction = CallbackFunction<
   RefundGiftCardRequest,
-  GiftCardResult | NoResult
+  GiftCardTransactionResult | NoResult
 >;

@@ -17,7 +17,7 @@ export const sendOrderToMerchant: CallbackDefinition<
   source: { kind: "json" },
   schema: sendOrderToMerchantSchema,
   encodedFields: ORDER_ENCODED_FIELDS,
-  response: responseInfoShape<SendOrderToMerchantResult>(["InternalOrderId"]),
+  response: responseInfoShape<SendOrderToMerchantResult>(["InternalOrderId"], "unconfirmed"),
 };
 
 export const createSendOrderToMerchantHandler = handlerFactory(sendOrderToMerchant);

@@ -242,25 +242,28 @@ export async function readBody(
   }
 }
 
-/** Never settles: no deadline. */
-const NO_DEADLINE: Promise<typeof TIMED_OUT> = new Promise(() => undefined);
-
 /**
  * Reads a byte stream within `limit` bytes, cancelling it as soon as the limit is passed, and
  * before `expired` settles (`timeout`), if given. A stream that fails rejects, what was read of it
  * zeroed first.
+ *
+ * Without a deadline each read is awaited alone, never raced with a promise that never settles:
+ * every race adds a reaction to each promise raced, kept until that promise settles, and the
+ * reaction holds the race's result (the chunk read). Raced with a long-lived promise, every chunk
+ * ever read would stay reachable. `expired` is the request's own, let go with it.
  */
 export async function readStream(
   stream: ReadableStream<Uint8Array>,
   limit: number,
-  expired: Promise<typeof TIMED_OUT> = NO_DEADLINE,
+  expired?: Promise<typeof TIMED_OUT>,
 ): Promise<ReadBody> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
-      const step = await Promise.race([reader.read(), expired]);
+      const step =
+        expired === undefined ? await reader.read() : await Promise.race([reader.read(), expired]);
       if (step === TIMED_OUT) {
         // Not awaited: a source that hangs must not hold the answer back.
         reader.cancel().catch(() => undefined);

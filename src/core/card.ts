@@ -258,7 +258,8 @@ export function protectPaymentDetails(value: unknown): void {
  * field, every other own key naming a CVV (`cvvNumber`, a key damaged in transit such as
  * `"\uFFFD(CVVNumber"`: see {@link isCvvKey}), and every quote of any of them left in the object's
  * other strings, however deep: a copy under a key the spec does not give PaymentDetails is
- * removed, and a field quoting it (`"card … cvv 737"`) keeps its text with `***` in its place.
+ * removed, and a field quoting it (`"card … cvv 737"`) keeps its text with `***` in its place. A
+ * key that cannot be deleted (not configurable) but can be written is overwritten with `***`.
  */
 export function dropCvv(value: unknown): void {
   if (value === null || typeof value !== "object") return;
@@ -283,12 +284,33 @@ export function dropCvv(value: unknown): void {
         scrubCvv(details, known);
       }
     } finally {
-      if (others !== undefined) for (const key of others) delete details[key];
-      if (own) delete details.CVVNumber;
+      // Each key on its own, CVVNumber first: one that cannot be deleted (not configurable) must
+      // not keep the others.
+      if (own) deleteKey(details, "CVVNumber");
+      if (others !== undefined) for (const key of others) deleteKey(details, key);
     }
   } catch {
     // A frozen object, a field that cannot be deleted or a quote that cannot be masked: there is
     // nothing more this library can do to it.
+  }
+}
+
+/**
+ * Deletes one key holding a CVV (or naming one). One that cannot be deleted (not configurable, a
+ * sealed object: strict mode throws) but can be written is overwritten with `***`, so the CVV is
+ * not kept; one that can be neither (a frozen object) is left. Never throws.
+ */
+function deleteKey(details: Record<string, unknown>, key: string): void {
+  try {
+    delete details[key];
+    return;
+  } catch {
+    // Not configurable, or the object is sealed: overwritten below, if it can be.
+  }
+  try {
+    details[key] = "***";
+  } catch {
+    // Read-only too: nothing more can be done to this key.
   }
 }
 
@@ -349,7 +371,8 @@ function scrubFields(
     // A field that does not quote it (nearly all) costs one native search.
     if (typeof item !== "string" || !item.includes(cvv)) continue;
     if (top && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
-      delete node[key];
+      // On its own: one that cannot be deleted must not keep the quotes in the fields after it.
+      deleteKey(node, key);
       continue;
     }
     const masked = maskSecret(item, cvv);

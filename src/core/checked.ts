@@ -8,6 +8,32 @@
 import type { CallbackContext, CallbackHandler } from "./engine.js";
 import type { CallbackName } from "./types.js";
 
+/**
+ * The key of a result type's marker listing the fields a success must not set (a refusal written
+ * as a result: a redemption's `ErrorCode`). Type-only: no value exists.
+ */
+export declare const refusedFields: unique symbol;
+
+/**
+ * Marks the fields of a result type that a success must not set: a result whose inferred type sets
+ * one (a required field that is not only `null`) does not compile; a declared type where it is
+ * optional (the exported `GiftCardResult`) does, as nothing says it is set.
+ */
+export interface RefusedFields<K extends string> {
+  readonly [refusedFields]?: K;
+}
+
+/** The fields a result type marks as refused (of every object member of a union). */
+type RefusedKeys<Shape> = Shape extends RefusedFields<infer K> ? K : never;
+
+/** Whether `R` sets `K`: required, and not only `null` or `undefined`. */
+type Sets<R, K extends keyof R> =
+  Partial<Pick<R, K>> extends Pick<R, K>
+    ? false
+    : [NonNullable<R[K]>] extends [never]
+      ? false
+      : true;
+
 /** The keys a result type names (of every object member of a union). */
 type KnownKeys<Shape> = Shape extends object ? keyof Shape : never;
 
@@ -22,7 +48,8 @@ type FieldOf<Shape, K extends PropertyKey> = Shape extends object
 /**
  * The check laid over a result `R`: every field `Shape` does not name is typed `never`, and the
  * known fields holding objects or arrays are checked the same way, at every depth and inside a
- * promise. Known fields holding plain values are left to `R` itself.
+ * promise. Known fields holding plain values are left to `R` itself, but for a field `Shape` marks
+ * refused ({@link RefusedFields}) that `R` sets: `never` too.
  */
 export type NoExtraFields<R, Shape> =
   R extends PromiseLike<infer Value>
@@ -31,11 +58,19 @@ export type NoExtraFields<R, Shape> =
       ? readonly NoExtraFields<Item, ItemOf<Shape>>[]
       : R extends object
         ? {
-            [K in keyof R as K extends KnownKeys<Shape>
-              ? NonNullable<R[K]> extends object
+            [K in keyof R as K extends RefusedKeys<Shape>
+              ? Sets<R, K> extends true
                 ? K
                 : never
-              : K]: K extends KnownKeys<Shape> ? NoExtraFields<R[K], FieldOf<Shape, K>> : never;
+              : K extends KnownKeys<Shape>
+                ? NonNullable<R[K]> extends object
+                  ? K
+                  : never
+                : K]: K extends RefusedKeys<Shape>
+              ? never
+              : K extends KnownKeys<Shape>
+                ? NoExtraFields<R[K], FieldOf<Shape, K>>
+                : never;
           }
         : unknown;
 

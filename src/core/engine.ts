@@ -9,6 +9,7 @@ import {
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
+import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import {
   cardSecretsLater,
@@ -368,6 +369,19 @@ export function detachedReporter(
   return HandlerContext.detachedReporterOf(context);
 }
 
+/**
+ * Why bytes that are gzip data are refused: the engine reads compressed bodies nowhere (a body it
+ * reads itself is refused by its `Content-Encoding` before it is read), so these came from a
+ * parser in front that does not inflate (a raw-body middleware), or without the header.
+ */
+const GZIP_BODY =
+  "body is gzip data (it starts 1f 8b), which the callbacks do not inflate: a body parser in front left it compressed (mount the callbacks before it, or use one that inflates)";
+
+/** Whether bytes start as gzip data does (RFC 1952 §2.3.1: ID1 0x1f, ID2 0x8b). */
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
 /** Whether a payment object refuses what protection does to it (a prototype, deleting the CVV). */
 function isLocked(details: object): boolean {
   if (!Object.isExtensible(details)) return true;
@@ -503,8 +517,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       { kind, status, callback: name, reason: failure.reason, error: failure.error },
       call.redact,
     );
+    // The library's own description names paths, never request values: the answer's redactor
+    // (card data), as for codes. The request's masks a gift card's secrets too, and a PIN that is
+    // a word of a path ("Card") made CardFields.CardId read ***Fields.***Id.
     const description =
-      failure.description === undefined ? undefined : call.redact(failure.description);
+      failure.description === undefined ? undefined : call.redactAnswer(failure.description);
     return failureResponse(kind, definition.response, description, extraHeaders[kind]);
   }
 
@@ -612,7 +629,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
             ? parseForm(read.bytes, maxDepth)
             : parseJson(read.bytes, maxDepth);
         if (!parsed.ok) {
+          // Only here, after the parse failed: gzip data (1f 8b, never UTF-8) that a parser in
+          // front left compressed is the table's compressed body, not a malformed one.
+          const gzip = isGzip(read.bytes);
           if (read.owned) read.bytes.fill(0);
+          if (gzip) return fail(call, new Failure("unsupported_media_type", GZIP_BODY));
           return fail(call, new Failure("malformed_body", parsed.reason, parsed.reason));
         }
         body = parsed.value;
@@ -869,6 +890,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       : ["reading it threw", written.incomplete].filter((part) => part !== undefined).join("; ");
     if (incomplete !== undefined) {
       const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
+      const status = FAILURE_STATUS.result_incomplete;
+      const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
+      notify(onError, { ...warning, callback: name, reason }, call.redact);
+    }
+    // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
+    // card it charges (001 §4.2), may be a decline the service takes as paid. Still a success (the
+    // order exists: a 500 would deliver it again), with a warning. Read only when there is a code.
+    if (
+      written.unconfirmed !== undefined &&
+      sites.length > 0 &&
+      holdsSafely(() => hasCardToCharge(paymentDetailsOf(payload)))
+    ) {
+      const reason = `the handler's result carries "${written.unconfirmed}" without "Success": true, answered 200 all the same (the order exists: a 500 would deliver it again): the order carried a card, which ${name} charges (001 §4.2), and the service takes it as paid; if the payment was refused, throw a CallbackError`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
       notify(onError, { ...warning, callback: name, reason }, call.redact);

@@ -21,7 +21,8 @@ export const FAILURE_STATUS = {
   payload_too_large: 413,
   /**
    * Compressed body (`Content-Encoding`, or a `Transfer-Encoding` other than chunked), which the
-   * engine does not inflate.
+   * engine does not inflate; or gzip bytes (`1f 8b`) a parser in front left compressed, found
+   * when they fail to parse.
    */
   unsupported_media_type: 415,
   /** A request header (Authorization) larger than the engine reads. */
@@ -54,8 +55,9 @@ export const FAILURE_STATUS = {
   result_incomplete: 200,
   /**
    * Not a failure: a warning (`severity: "warning"`). A helper around the merchant's function
-   * (`withIdempotency`) could not use its store while the delivery went on, or stored a result as
-   * the answer made of it (JSON cannot write it as returned); it decides no answer. One exception
+   * (`withIdempotency`) could not use its store while the delivery went on, stored a result as
+   * the answer made of it (JSON cannot write it as returned), or saw the function hold its key
+   * long (or past `maxRunMs`); it decides no answer. One exception
    * to "the delivery went on": an earlier version's refusal record its store's `forget` would not
    * delete is reported so, and the delivery is answered 500 (reported apart, `internal_error`).
    */

@@ -1,4 +1,5 @@
 import { parseSuccessValue } from "../schemas/response.js";
+import type { RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
 
@@ -20,7 +21,17 @@ export type WrittenResult =
    * `incomplete` says what of the result could not be answered (an expected field missing, a
    * value of the wrong type, left out): each a warning.
    */
-  | { readonly body: object; readonly ignored?: readonly string[]; readonly incomplete?: string }
+  | {
+      readonly body: object;
+      readonly ignored?: readonly string[];
+      readonly incomplete?: string;
+      /**
+       * A field of the shape's `errors` set (or set but unusable) in a result that does not say
+       * `Success: true` itself, where the shape answers it all the same (SendOrderToMerchant: the
+       * order exists); the engine warns when the order carried a card to charge.
+       */
+      readonly unconfirmed?: string;
+    }
   /** The result is unusable (a validation's verdict missing, `Success: false`): a 500. */
   | { readonly invalid: string };
 
@@ -117,11 +128,20 @@ export function hasTextValue(value: unknown): value is string | number {
 export interface PerformOrderPaymentResult extends ResponseInfoResult {
   PaymentAmount: string | number;
   PaymentCurrencyCode: string;
+  /**
+   * Not in a success: a result with an error code (and without `Success: true` of its own, which
+   * the types do not take) is a declined payment returned instead of thrown, answered 500. To
+   * refuse, throw a `CallbackError`.
+   */
+  ErrorCode?: null | undefined;
 }
 
 /**
- * What a gift-card or voucher function returns (ValidateGiftCard, RedeemGiftCard, RefundGiftCard,
- * ValidateVoucher); the library adds `Success`. Amounts are written as text.
+ * What a gift-card or voucher function returns (ValidateGiftCard and ValidateVoucher through
+ * {@link ValidateGiftCardResult}, RedeemGiftCard and RefundGiftCard through
+ * {@link GiftCardTransactionResult}, which takes this type); the library adds `Success`. Amounts
+ * are written as text. `ErrorCode` and `ErrorText` belong to a validation's `IsValid: false`: in a
+ * redemption's or refund's result without its own `Success: true` they are a 500.
  */
 export interface GiftCardResult {
   /** Whether the card or voucher can be used. */
@@ -138,6 +158,18 @@ export interface GiftCardResult {
   Description?: string | null | undefined;
   ErrorText?: string | null | undefined;
 }
+
+/**
+ * RedeemGiftCard and RefundGiftCard: a result is a debit or a credit made. One with an error code
+ * or text (and without `Success: true` of its own, which the types do not take) is a refusal
+ * returned instead of thrown, answered 500, as is `IsValid: false`. To refuse, throw a
+ * `CallbackError`. A result the factories or the router infer that sets `ErrorCode` or `ErrorText`
+ * (to anything but `null`) does not compile; a value typed `GiftCardResult`, where they are
+ * optional, does (a helper shared with ValidateGiftCard).
+ */
+export interface GiftCardTransactionResult
+  extends GiftCardResult,
+    RefusedFields<"ErrorCode" | "ErrorText"> {}
 
 /** ValidateGiftCard and ValidateVoucher: whether the card or voucher is valid is required. */
 export interface ValidateGiftCardResult extends GiftCardResult {
@@ -245,7 +277,10 @@ function readField(result: object, key: string): unknown {
  * `required` field (a validation's verdict,
  * where nothing has happened yet and an answer without it says nothing) makes such a result
  * unusable (a 500), as does a repeated `Success`/`IsSuccess` that is not true: a refusal is a
- * `CallbackError`; the same for a boolean of `refusals` that is false (a redemption's `IsValid`).
+ * `CallbackError`; the same for a boolean of `refusals` that is false (a redemption's `IsValid`),
+ * and for a text of `errors` that is set (not blank: a payment's or a redemption's `ErrorCode`; or
+ * set but unusable, an object or a getter that throws) when the result does not say `Success` (or
+ * `IsSuccess`) true itself.
  * An unknown field (a typo such as `InternalOrderID`) is left out of the answer and listed in
  * `ignored`.
  */
@@ -256,10 +291,17 @@ function pickFields(
   expected: readonly string[],
   target: Record<string, unknown>,
   refusals: readonly string[] = [],
+  errors: readonly string[] = [],
+  errorsRefuse = true,
 ): WrittenResult {
   // Made only when something is left out: the usual result allocates nothing here.
   let ignored: string[] | undefined;
   let unusable: string[] | undefined;
+  // Whether the result says Success (or IsSuccess) true itself: a ported answer's ErrorCode 100.
+  let saysSuccess = false;
+  // One of `errors` set but unusable (an object, a boolean, NaN, a getter that throws): it is
+  // left out of the answer, yet it says a refusal all the same.
+  let unusableError: string | undefined;
   if (result !== undefined && result !== null) {
     if (typeof result !== "object" || Array.isArray(result)) {
       const got = `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
@@ -273,12 +315,17 @@ function pickFields(
           if (required.includes(key)) return { invalid: unreadable };
           // A verdict that cannot be read says nothing: as if absent (the library writes it).
           if (VERDICT_FIELDS.has(key)) continue;
+          if (errors.includes(key)) unusableError ??= key;
           if (Object.hasOwn(fields, key)) unusable = add(unusable, unreadable);
           else ignored = add(ignored, key);
           continue;
         }
         if (VERDICT_FIELDS.has(key)) {
-          if (value === undefined || value === null || parseSuccessValue(value) === true) continue;
+          if (value === undefined || value === null) continue;
+          if (parseSuccessValue(value) === true) {
+            saysSuccess = true;
+            continue;
+          }
           return { invalid: `"${key}" is not true: throw a CallbackError to refuse` };
         }
         const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
@@ -292,6 +339,7 @@ function pickFields(
           const type = kind === "boolean" ? "a boolean" : "a string or a finite number";
           const wrong = `field "${key}" must be ${type}`;
           if (required.includes(key)) return { invalid: wrong };
+          if (errors.includes(key)) unusableError ??= key;
           unusable = add(unusable, wrong);
           continue;
         }
@@ -303,15 +351,35 @@ function pickFields(
       }
     }
   }
+  // An error code (or text) without the result's own Success: true: a refusal returned (or, where
+  // the shape answers it all the same, `unconfirmed`).
+  let unconfirmed = saysSuccess ? undefined : unusableError;
+  if (!saysSuccess && unconfirmed === undefined) {
+    for (const key of errors) {
+      const text = target[key];
+      if (typeof text === "string" && text.trim() !== "") {
+        unconfirmed = key;
+        break;
+      }
+    }
+  }
+  if (unconfirmed !== undefined && errorsRefuse) {
+    return {
+      invalid: `"${unconfirmed}" is set without "Success": true: throw a CallbackError to refuse`,
+    };
+  }
   const missingRequired = absent(required, target);
   if (missingRequired !== undefined) return { invalid: `missing ${missingRequired.join(", ")}` };
   const missing = absent(expected, target);
   if (missing !== undefined) unusable = add(unusable, `missing ${missing.join(", ")}`);
-  if (ignored === undefined && unusable === undefined) return { body: target };
+  if (ignored === undefined && unusable === undefined && unconfirmed === undefined) {
+    return { body: target };
+  }
   return {
     body: target,
     ...(ignored === undefined ? {} : { ignored }),
     ...(unusable === undefined ? {} : { incomplete: unusable.join("; ") }),
+    ...(unconfirmed === undefined ? {} : { unconfirmed }),
   };
 }
 
@@ -343,6 +411,13 @@ function successShape<TResult>(options: {
   readonly expected?: readonly string[];
   /** Booleans that, false, make the result a refusal returned instead of thrown (a 500). */
   readonly refusals?: readonly string[];
+  /**
+   * Texts that, set (not blank) in a result that does not say `Success: true` itself, make it a
+   * refusal returned instead of thrown (a 500): a payment's or a redemption's `ErrorCode`.
+   */
+  readonly errors?: readonly string[];
+  /** Whether `errors` refuse (a 500); otherwise the success is answered, `unconfirmed` said. */
+  readonly errorsRefuse?: boolean;
   readonly errorCode: boolean;
   /** Extra fields of a failure: `IsValid: false` and `ErrorText` for gift cards. */
   readonly failureExtra?: (fields: FailureFields) => Record<string, unknown>;
@@ -350,6 +425,7 @@ function successShape<TResult>(options: {
   const required = options.required ?? [];
   const expected = options.expected ?? [];
   const refusals = options.refusals ?? [];
+  const errors = options.errors ?? [];
   return {
     success(result) {
       return pickFields(
@@ -359,6 +435,8 @@ function successShape<TResult>(options: {
         expected,
         { Success: options.success },
         refusals,
+        errors,
+        options.errorsRefuse ?? true,
       );
     },
     failure(fields) {
@@ -377,12 +455,21 @@ function successShape<TResult>(options: {
 /** ResponseInfo `{ Success, InternalOrderId, OrderId, PaymentAmount, … }`: the order callbacks. */
 export function responseInfoShape<TResult>(
   expected: readonly (keyof ResponseInfoResult)[] = [],
+  /**
+   * What an `ErrorCode` in a result without its own `Success: true` is: `"refuses"`, a refusal
+   * returned (a 500): PerformOrderPayment, whose success tells the service the card was charged;
+   * `"unconfirmed"`, answered all the same and said in `unconfirmed` (SendOrderToMerchant, which
+   * charges an order's card, but whose order exists); otherwise nothing.
+   */
+  errorCode?: "refuses" | "unconfirmed",
 ): ResponseShape<TResult> {
   return successShape({
     success: true,
     failure: false,
     fields: RESPONSE_INFO_FIELDS,
     expected,
+    errors: errorCode === undefined ? [] : ["ErrorCode"],
+    errorsRefuse: errorCode === "refuses",
     errorCode: true,
   });
 }
@@ -419,7 +506,8 @@ export const restrictedProductsShape: ResponseShape<NoResult> = {
  * for a validation, `IsValid: false`, so that no failure can read as a valid card. A redemption or
  * refund (not a validation) whose result says `IsValid: false` (read like `Success`) did not take
  * place: answering it `Success: true` would tell the service the card was debited, so it is a
- * refusal returned instead of thrown, a 500 like `Success: false`.
+ * refusal returned instead of thrown, a 500 like `Success: false`. So is a redemption's or
+ * refund's result that carries an `ErrorCode` or `ErrorText` without its own `Success: true`.
  */
 export function giftCardShape<TResult>(options: {
   readonly required?: readonly (keyof GiftCardResult)[];
@@ -431,6 +519,7 @@ export function giftCardShape<TResult>(options: {
     fields: GIFT_CARD_FIELDS,
     required: options.required ?? [],
     refusals: options.validation ? [] : ["IsValid"],
+    errors: options.validation ? [] : ["ErrorCode", "ErrorText"],
     errorCode: true,
     failureExtra: (fields) =>
       options.validation

@@ -21,6 +21,7 @@ import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay } from "../core/timers.js";
+import { parseSuccessValue } from "../schemas/response.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
@@ -59,6 +60,21 @@ export interface IdempotencyOptions<TPayload> {
   waitMs?: number | undefined;
   /** How long one store operation may take before it counts as the store failing. Default 2 seconds. */
   storeTimeoutMs?: number | undefined;
+  /**
+   * Opt-in bound on a run, from its claim: a function still running past it (one that never
+   * returns: a call without a timeout on a connection that died silently) has its lease no longer
+   * renewed, so that once it runs out (within `leaseMs`) the next delivery, on any instance, runs
+   * the function again, **while this run may still go on** (a possible second side effect; its
+   * result, should it come, is answered to its own delivery, not recorded if another run holds the
+   * key or its record, and `onError` says the function ran twice; else recorded, and if that is
+   * after its lease may have run out, `onError` says it may have run twice: another run may have
+   * claimed the key and given it up, after a throw or a refusal). Told to `onError`. Default:
+   * none, the lease is renewed for as long as the function runs, and `onError` is told once when
+   * a run has held its key past `max(leaseMs, waitMs)`. Both are checked at each renewal (every
+   * `leaseMs / 3`), not by a timer of their own: a run is stopped up to that much past
+   * `maxRunMs`. See the README's "A function that does not return".
+   */
+  maxRunMs?: number | undefined;
   /**
    * When the store cannot be reached before the function runs: `false` (default) refuses the
    * delivery (HTTP 500, `Success: false`, so the service retries it later); `true` runs the
@@ -379,7 +395,12 @@ function answeredPart(result: unknown, callback: string): unknown {
     // No prototype: a field named `__proto__` is a field like any other.
     const part: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(result)) {
-      if (VERDICTS.has(key)) continue;
+      if (VERDICTS.has(key)) {
+        // A verdict the result says itself (true: the engine refuses any other) is kept: beside
+        // an ErrorCode it is what makes a payment's or a redemption's result a success.
+        if (parseSuccessValue((result as Record<string, unknown>)[key]) === true) part[key] = true;
+        continue;
+      }
       if (Object.hasOwn(body, key)) part[key] = body[key];
       else if (ignored.has(key)) part[key] = null;
       else {
@@ -411,6 +432,28 @@ function writtenAnswer(result: unknown, callback: string): WrittenResult | undef
     return shape.success(result as never);
   } catch {
     return shape.success(undefined as never);
+  }
+}
+
+/**
+ * A completed record as the engine is to read it. Earlier versions stored no verdict, and a
+ * payment's, redemption's or refund's result carrying an `ErrorCode` without `Success: true` was
+ * answered `Success: true` then; the engine refuses it now (review-left D1). Such a record (one the
+ * engine refuses, and would answer with the verdict) is read with `Success: true`, as it was
+ * answered: deleted and run again, the card could be charged or debited twice. Any other record
+ * (an unreadable one too) as it is.
+ */
+function asAnswered(text: string, callback: string): string {
+  try {
+    const result: unknown = decode(text);
+    if (!isRecord(result)) return text;
+    const written = writtenAnswer(result, callback);
+    if (written === undefined || !("invalid" in written)) return text;
+    const withVerdict = { ...result, Success: true };
+    const again = writtenAnswer(withVerdict, callback);
+    return again !== undefined && !("invalid" in again) ? `j${JSON.stringify(withVerdict)}` : text;
+  } catch {
+    return text;
   }
 }
 
@@ -528,6 +571,14 @@ export function withIdempotency<TPayload, TResult>(
     );
   }
   const storeTimeoutMs = timerMs(options.storeTimeoutMs ?? 2_000, "storeTimeoutMs");
+  const maxRunMs =
+    options.maxRunMs === undefined ? undefined : timerMs(options.maxRunMs, "maxRunMs");
+  /**
+   * How long a run holds its key before `onError` is told: past `waitMs` every repeat of the
+   * delivery is answered 503, and past `leaseMs` the key is held longer than a dead process
+   * would hold it; a run past both looks, to the service, like one that never ends.
+   */
+  const longRunMs = Math.max(leaseMs, waitMs);
   const failOpen = options.failOpen === true;
   const keyOf = (options.key ?? defaultIdempotencyKey) as IdempotencyKeyFunction<TPayload>;
   /** This process's one handle per key: a delivery running or waiting for it elsewhere. */
@@ -539,11 +590,22 @@ export function withIdempotency<TPayload, TResult>(
 
   /**
    * Renews the lease every third of it until `stop`: while the function runs, and after it, while
-   * its record is being written, so that no other instance takes the key over meanwhile.
+   * its record is being written, so that no other instance takes the key over meanwhile. A run
+   * still going past `longRunMs` is told to `onError` once; past `maxRunMs`, if set, renewals
+   * stop and `abandon` lets this process's repeats go to the store (checked on the renewals'
+   * ticks: no timer of its own).
    */
-  function keepLease(key: string, owner: string, tell: Reporter, claimedAt: number) {
+  function keepLease(
+    key: string,
+    owner: string,
+    tell: Reporter,
+    claimedAt: number,
+    abandon: () => void,
+  ) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
+    let toldLong = false;
+    let overran = false;
     let renewing: Flight<boolean> | undefined;
     const every = Math.max(1, Math.floor(leaseMs / 3));
     // The lease surely ended in the store by then (granted before its answer arrived here).
@@ -555,6 +617,7 @@ export function withIdempotency<TPayload, TResult>(
     // after the last grant, the lease may have run out unrenewed.
     let failedSentAt = Number.NEGATIVE_INFINITY;
     const timer = setInterval(async () => {
+      if (phase === "running" && ranTooLong()) return;
       // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
       // (or a tick) failed, and the next is sent, or one that never settles would let the lease
       // expire while the function runs (and another instance run it again).
@@ -603,6 +666,30 @@ export function withIdempotency<TPayload, TResult>(
       phase = "stopped";
       clearInterval(timer);
     }
+    /** Whether the function, still running, passed maxRunMs (renewals stop); tells past longRunMs. */
+    function ranTooLong(): boolean {
+      const ranMs = Date.now() - claimedAt;
+      if (maxRunMs !== undefined && ranMs >= maxRunMs) {
+        overran = true;
+        stop();
+        abandon();
+        tell(
+          `the function ran past maxRunMs (${maxRunMs} ms) on ${key} and has not returned: its lease is no longer renewed, so once it runs out (within leaseMs, ${leaseMs} ms) the next delivery, on any instance, may run it again while this run goes on`,
+        );
+        return true;
+      }
+      if (!toldLong && ranMs >= longRunMs) {
+        toldLong = true;
+        tell(
+          `the function has run for ${longRunMs} ms or more on ${key} and has not returned: its lease is renewed while it runs, so every delivery of this key, on every instance, is answered 503 ${DELIVERY_IN_PROGRESS} meanwhile${
+            maxRunMs === undefined
+              ? ", and one that never returns (a call without a timeout) holds the key until this process exits: give the calls it makes a timeout, or set maxRunMs"
+              : ` until maxRunMs (${maxRunMs} ms), when renewals stop: give the calls it makes a timeout`
+          }`,
+        );
+      }
+      return false;
+    }
     /**
      * Whether a refusal received at `receivedAt` came while the store still owed the lease: before
      * leaseMs passed since the last grant was sent, with no renewal failed since that grant. The
@@ -618,6 +705,10 @@ export function withIdempotency<TPayload, TResult>(
       lostBefore,
       recording(): void {
         if (phase === "running") phase = "recording";
+      },
+      /** Whether renewals stopped because the function ran past maxRunMs. */
+      get overran(): boolean {
+        return overran;
       },
     };
   }
@@ -640,15 +731,36 @@ export function withIdempotency<TPayload, TResult>(
   }
 
   /**
-   * A record refused: another delivery holds the key. `lost` when the refusal was received while
-   * the lease was still granted, with no renewal failed since (see `lostBefore`): the store lost
-   * it, and raising leaseMs would change nothing.
+   * A record refused: another delivery holds the key. After a run past maxRunMs, that is what it
+   * allowed. Else `lost` when the refusal was received while the lease was still granted, with no
+   * renewal failed since (see `lostBefore`): the store lost it, and raising leaseMs would change
+   * nothing.
    */
-  function reportTakenOver(key: string, tell: Reporter, lost: boolean): void {
+  function reportTakenOver(key: string, tell: Reporter, lease: Lease, receivedAt: number): void {
+    if (lease.overran) {
+      tell(
+        `${key} was claimed by another delivery after this run passed maxRunMs (${maxRunMs} ms) and its lease ran out, so the function ran twice: this run's result was answered to its own delivery, not recorded`,
+      );
+      return;
+    }
     tell(
-      lost
+      lease.lostBefore(receivedAt)
         ? `${key} was claimed by another delivery although this one's lease had not run out: the store lost the lease (${LOST_LEASE}), so the function may have run twice`
         : `${key} was claimed by another delivery after this one's lease expired, so the function may have run twice: keep the store reachable (renewals and the record must reach it within leaseMs), or raise leaseMs above the function's longest run`,
+    );
+  }
+
+  /**
+   * A record accepted after the run passed maxRunMs. Unless its answer came while the store still
+   * owed this run the lease (`lostBefore`: no other claim could have been granted before it
+   * landed), the lease may have run out first, and another delivery may have claimed the key, run
+   * the function and given the key up (it threw, or returned a refusal): the store then holds no
+   * row, takes this record, and nothing else would tell that the function ran twice.
+   */
+  function reportLateRecord(key: string, tell: Reporter, lease: Lease, receivedAt: number): void {
+    if (!lease.overran || lease.lostBefore(receivedAt)) return;
+    tell(
+      `${key} was recorded after this run passed maxRunMs (${maxRunMs} ms) and its lease may have run out first: another delivery may have claimed the key meanwhile, run the function and given the key up (it threw, or returned a result the engine refuses), so the function may have run twice`,
     );
   }
 
@@ -683,9 +795,9 @@ export function withIdempotency<TPayload, TResult>(
         const receivedAt = Date.now();
         lease.stop();
         unsaved.delete(key);
-        if (!done && !(await holds(key, text))) {
-          reportTakenOver(key, tell, lease.lostBefore(receivedAt));
-        }
+        // An earlier try that landed after all landed before this answer came.
+        if (done || (await holds(key, text))) reportLateRecord(key, tell, lease, receivedAt);
+        else reportTakenOver(key, tell, lease, receivedAt);
         return;
       } catch {
         if (Date.now() + delay >= giveUpAt) {
@@ -724,10 +836,11 @@ export function withIdempotency<TPayload, TResult>(
     payload: TPayload,
     context: Context,
     claimedAt: number,
+    abandon: () => void,
   ) {
     // What outlives this delivery (the lease, a record retried) reports through `tell` alone.
     const tell = reporterOf(context as CallbackContext<unknown>);
-    const lease = keepLease(key, owner, tell, claimedAt);
+    const lease = keepLease(key, owner, tell, claimedAt, abandon);
     let result: TResult;
     try {
       result = await fn(payload, context);
@@ -759,9 +872,11 @@ export function withIdempotency<TPayload, TResult>(
     const writing = record(key, owner, text);
     try {
       const done = await within(writing.promise, storeTimeoutMs, "complete");
+      const receivedAt = Date.now();
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
-      if (!done) reportTakenOver(key, tell, lease.lostBefore(Date.now()));
+      if (done) reportLateRecord(key, tell, lease, receivedAt);
+      else reportTakenOver(key, tell, lease, receivedAt);
     } catch (error) {
       report(
         context,
@@ -816,7 +931,8 @@ export function withIdempotency<TPayload, TResult>(
       if (record === undefined) return "free";
       // A record the engine now refuses: the claim that follows deletes it (see `lead`).
       if (record.state === "completed") {
-        return refusedRecord(record.result, context) ? "free" : stored(record.result, key);
+        const text = asAnswered(record.result, context.callback);
+        return refusedRecord(text, context) ? "free" : stored(text, key);
       }
     }
   }
@@ -863,6 +979,7 @@ export function withIdempotency<TPayload, TResult>(
     payload: TPayload,
     context: Context,
     deadline: number,
+    abandon: () => void,
   ): Promise<Outcome> {
     let forgotOnce = false;
     for (;;) {
@@ -881,9 +998,9 @@ export function withIdempotency<TPayload, TResult>(
         }
         return storeFailed("claim", key, error, payload, context);
       }
-      if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt);
+      if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt, abandon);
       if (claim.record.state === "completed") {
-        const text = claim.record.result;
+        const text = asAnswered(claim.record.result, context.callback);
         // Once per delivery: a store whose `forget` keeps answering false must not loop here.
         if (refusedRecord(text, context)) {
           if (forgotOnce) {
@@ -950,11 +1067,17 @@ export function withIdempotency<TPayload, TResult>(
         settle = resolve;
       });
       handles.set(key, mine);
+      // A run past maxRunMs lets go of the handle: this process's repeats then go to the store,
+      // as another instance's do, and claim the key once the lease has run out.
+      const abandon = () => {
+        if (handles.get(key) === mine) handles.delete(key);
+        settle({ kind: "again" });
+      };
       let outcome: Outcome = { kind: "again" };
       try {
-        outcome = await lead(key, payload, context, deadline);
+        outcome = await lead(key, payload, context, deadline, abandon);
       } finally {
-        handles.delete(key);
+        if (handles.get(key) === mine) handles.delete(key);
         // Waiters share a result; after a throw, an unusable result or a store failure each
         // tries on its own.
         settle(outcome.kind === "result" || outcome.kind === "busy" ? outcome : { kind: "again" });

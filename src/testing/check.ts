@@ -167,7 +167,10 @@ export function checkResponse(
 /**
  * `checkResponse`'s checks, with the warnings as well: an answer that passes but leaves out
  * something the document says it returns (a SendOrderToMerchant success to an order that carried
- * `PaymentDetails` without the amount and currency charged; give `payload`).
+ * `PaymentDetails` without the amount and currency charged, or with an `ErrorCode`; give
+ * `payload`), or a PerformOrderPayment, RedeemGiftCard or RefundGiftCard success carrying an error
+ * code (`ErrorCode`; on the gift-card calls also `ErrorText`), which the service takes as a payment
+ * made.
  */
 export function inspectResponse(
   callbackName: CallbackName,
@@ -320,11 +323,17 @@ export function inspectAnswer(
   if (parseSuccessValue(value) === true && outcome !== "refusal") {
     if (callbackName === "SendOrderToMerchant") {
       checkOrderId(record, problems, redact);
-      if (carriedPayment(options.payload))
+      if (carriedPayment(options.payload)) {
         warnings.push(...uncharged(record, callbackName, redact));
+        // It charged the card (001 §4.2): an error code beside the success may be a decline.
+        warnings.push(...errorsInSuccess(record, callbackName, ["ErrorCode"], redact));
+      }
     }
     if (callbackName === "PerformOrderPayment")
       problems.push(...uncharged(record, callbackName, redact));
+    const errorFields = ERROR_FIELDS[callbackName];
+    if (errorFields !== undefined)
+      warnings.push(...errorsInSuccess(record, callbackName, errorFields, redact));
   }
   if (parseSuccessValue(value) === undefined) {
     problems.push(
@@ -471,6 +480,34 @@ function uncharged(
       : "is missing";
     return `"${name}" ${found}: ${why} ${CHARGED[name]}${paidOrder ? " (001 §4.2)" : ""}`;
   });
+}
+
+/**
+ * The callbacks whose success tells the service that money moved (a card charged, a gift card
+ * debited or credited), and the fields that say a failure in them (001 §2.2 "ErrorCode: error code
+ * on error"; the gift-card answer's ErrorText). The library's own handlers answer such a result
+ * without its own `Success: true` with a 500; with it (a ported answer's `ErrorCode: 100`) the
+ * answer is a success, so an answer carrying one is a warning, not a problem.
+ */
+const ERROR_FIELDS: Partial<Record<CallbackName, readonly string[]>> = {
+  PerformOrderPayment: ["ErrorCode"],
+  RedeemGiftCard: ["ErrorCode", "ErrorText"],
+  RefundGiftCard: ["ErrorCode", "ErrorText"],
+};
+
+/** An error code or text (not blank) in a success, one sentence each. */
+function errorsInSuccess(
+  body: Record<string, unknown>,
+  callbackName: CallbackName,
+  fields: readonly string[],
+  redact: Redactor,
+): string[] {
+  return fields
+    .filter((name) => hasTextValue(body[name]))
+    .map(
+      (name) =>
+        `${quoted(body, name, redact)} in a success: the service reads "Success" and takes ${callbackName} as done; if it was refused, answer a refusal ("Success": false)`,
+    );
 }
 
 /** At most this many product problems are listed; the rest are counted. */

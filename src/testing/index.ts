@@ -57,4 +57,10 @@ export {
   type SimulatedFailure,
   type SimulatedOperation,
 } from "./service-simulator.js";
-export { bodyDigest, type SignServiceTokenOptions, signServiceToken } from "./token.js";
+export {
+  bodyDigest,
+  type CryptoKeyLike,
+  type KeyObjectLike,
+  type SignServiceTokenOptions,
+  signServiceToken,
+} from "./token.js";

@@ -7,12 +7,17 @@ import type { CallbackName } from "../core/types.js";
 import { answerSuccess, inspectAnswer, payloadCardSecrets, payloadValue } from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
-import { type SignServiceTokenOptions, signServiceToken } from "./token.js";
+import {
+  type CryptoKeyLike,
+  type KeyObjectLike,
+  type SignServiceTokenOptions,
+  signServiceToken,
+} from "./token.js";
 
 /** Options of `sendCallback`. */
 export interface SendCallbackOptions {
-  /** Signs a fresh token for the call (PKCS#8 PEM or `CryptoKey`). Without it and `token`, no `Authorization` header is sent. */
-  readonly privateKey?: string | CryptoKey | undefined;
+  /** Signs a fresh token for the call (PKCS#8 PEM, `CryptoKey` or Node `KeyObject`). Without it and `token`, no `Authorization` header is sent. */
+  readonly privateKey?: string | CryptoKeyLike | KeyObjectLike | undefined;
   /** A ready token, sent as `Authorization: Bearer <token>`; wins over `privateKey`. */
   readonly token?: string | undefined;
   /** Claims of the signed token (issuer, audience, lifetime, body digest claim…); the body is filled in. */

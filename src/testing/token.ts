@@ -1,4 +1,4 @@
-import { importPKCS8, type JWTPayload, SignJWT } from "jose";
+import { importPKCS8, type JWTPayload, type KeyInput, SignJWT } from "jose";
 import { sha256Text } from "../auth/digest.js";
 
 /** Options of `signServiceToken`. */
@@ -26,6 +26,30 @@ export interface SignServiceTokenOptions {
   readonly bodyDigestEncoding?: "base64url" | "hex" | undefined;
 }
 
+/**
+ * A Web Crypto key, as `crypto.subtle` gives it: the DOM's `CryptoKey` and Node's
+ * `webcrypto.CryptoKey` both fit. Written out rather than naming the global `CryptoKey`, which only
+ * the DOM library declares (not `"lib": ["esnext"]` with @types/node 20 or 22): there the global
+ * name is an error in these declarations, or `any` under `skipLibCheck`.
+ */
+export interface CryptoKeyLike {
+  readonly type: string;
+  readonly extractable: boolean;
+  readonly algorithm: { readonly name: string };
+  readonly usages: readonly string[];
+}
+
+/**
+ * A Node.js `KeyObject`, as `crypto.createPrivateKey(pem)` or `generateKeyPairSync("rsa")` gives
+ * it (jose signs with it too). Written out, as `CryptoKeyLike`, so that the declarations name no
+ * type of @types/node.
+ */
+export interface KeyObjectLike {
+  readonly type: "secret" | "public" | "private";
+  readonly asymmetricKeyType?: string | undefined;
+  export(options?: never): unknown;
+}
+
 /** SHA-256 of the body, written as `createAuth`'s body binding expects it. */
 export async function bodyDigest(
   body: string | Uint8Array,
@@ -39,15 +63,21 @@ export async function bodyDigest(
  * issuer and audience, and — when `bodyDigestClaim` is given — the SHA-256 of `body` in that
  * claim. Send it as `Authorization: Bearer <token>`.
  *
- * @param privateKey a PKCS#8 PEM (from `createTestKeys`) or an RSA private `CryptoKey`.
+ * @param privateKey a PKCS#8 PEM (from `createTestKeys`), an RSA private `CryptoKey` or Node
+ * `KeyObject`.
  * @example
  * const token = await signServiceToken(keys.privateKey, { issuer: "https://service.example" });
  */
 export async function signServiceToken(
-  privateKey: string | CryptoKey,
+  privateKey: string | CryptoKeyLike | KeyObjectLike,
   options: SignServiceTokenOptions = {},
 ): Promise<string> {
-  const key = typeof privateKey === "string" ? await importPKCS8(privateKey, "RS256") : privateKey;
+  // A CryptoKeyLike is a CryptoKey, a KeyObjectLike a KeyObject: jose checks either at run time
+  // (an RSA private key), as it did when the parameter was typed CryptoKey.
+  const key: KeyInput =
+    typeof privateKey === "string"
+      ? await importPKCS8(privateKey, "RS256")
+      : (privateKey as KeyInput);
   const lifetime = options.expiresInSeconds ?? 300;
   if (!Number.isFinite(lifetime)) {
     throw new RangeError("signServiceToken: expiresInSeconds must be a finite number");

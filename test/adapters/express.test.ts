@@ -348,6 +348,36 @@ for (const [version, express] of [
         }
       });
 
+      it("a gzip body behind a raw-body middleware that does not inflate: 415, the status of a compressed body (review-left D4)", async () => {
+        const kept = await listen(
+          appWith(express, (app) => {
+            // What raw-body (without inflate) does: the bytes as sent, in req.body.
+            app.use((req, _res, next) => {
+              const chunks: Buffer[] = [];
+              req.on("data", (chunk: Buffer) => chunks.push(chunk));
+              req.on("end", () => {
+                req.body = Buffer.concat(chunks);
+                next();
+              });
+              req.on("error", next);
+            });
+            app.use(toExpress(createTestRouter({ publicKey: keys.publicKeyPem })));
+          }).app,
+        );
+        try {
+          const init = signedPost(await keys.sign(), gzipSync(ORDER));
+          init.headers = {
+            ...(init.headers as Record<string, string>),
+            "content-encoding": "gzip",
+          };
+          const response = await kept.send("/crossborder/SendOrderToMerchant", init);
+          expect(response.status).toBe(415);
+          expect(await json(response)).toMatchObject({ ErrorCode: "UNSUPPORTED_MEDIA_TYPE" });
+        } finally {
+          await kept.close();
+        }
+      });
+
       it("applies the engine's limit to what the parser read: 413", async () => {
         const oversized = `{"OrderId":"${"x".repeat(1024 * 1024)}"}`;
         for (const server of [raw, text]) {

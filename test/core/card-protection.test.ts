@@ -5,6 +5,7 @@
 // body is tolerated.
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
+import { dropCvv } from "../../src/core/card.js";
 import {
   createPerformOrderPaymentHandler,
   createSendOrderToMerchantHandler,
@@ -460,5 +461,79 @@ describe("PaymentDetails protected by prototype", () => {
     const second = await deliver(JSON.stringify(order(paymentDetails(VISA, "737"))));
     expectMasked(second.details);
     expect(JSON.stringify(second.details)).not.toContain("leaked");
+  });
+});
+
+describe("a CVV-named key that cannot be deleted keeps no other (review-left D3)", () => {
+  it("a framework's body whose Cvv2 is not configurable loses its CVVNumber and its other CVV keys all the same", async () => {
+    const details: Record<string, unknown> = { CardNumber: VISA, PaymentMethodCode: "VI" };
+    Object.defineProperty(details, "Cvv2", {
+      value: "737",
+      enumerable: true,
+      writable: true,
+      configurable: false,
+    });
+    details.cvvNumber = "737";
+    details.CVVNumber = "737";
+    const body = order(details);
+    const { details: seen, status } = await deliver(body);
+    expect(status).toBe(200);
+    expect(seen.CardNumber).toBe(VISA);
+    // What could be deleted was: CVVNumber first, then each other key on its own.
+    expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
+    expect(Object.hasOwn(details, "cvvNumber")).toBe(false);
+    expect(Object.keys(details)).toStrictEqual(["CardNumber", "PaymentMethodCode", "Cvv2"]);
+  });
+
+  // The scrub's own delete of a bare copy threw on such a key too, and every field after it kept
+  // its quote of the CVV (second-left S4). A key that cannot be deleted but can be written is
+  // overwritten with *** instead.
+  it.each([
+    ["before the quote", ["Cvv2", "Note"]],
+    ["after the quote", ["Note", "Cvv2"]],
+  ])(
+    "a non-configurable Cvv2 %s: every quote is masked, and its value overwritten",
+    async (_label, order2) => {
+      const details: Record<string, unknown> = { CardNumber: VISA, PaymentMethodCode: "VI" };
+      for (const key of order2) {
+        if (key === "Note") details.Note = "cvv 737 given";
+        else
+          Object.defineProperty(details, "Cvv2", {
+            value: "737",
+            enumerable: true,
+            writable: true,
+            configurable: false,
+          });
+      }
+      details.Memo = "the cvv was 737";
+      details.CVVNumber = "737";
+      const { status } = await deliver(order(details));
+      expect(status).toBe(200);
+      const raw = Object.fromEntries(
+        Object.keys(details).map((key) => [
+          key,
+          Object.getOwnPropertyDescriptor(details, key)?.value,
+        ]),
+      );
+      expect(raw).toStrictEqual({
+        CardNumber: VISA,
+        PaymentMethodCode: "VI",
+        ...(order2[0] === "Cvv2"
+          ? { Cvv2: "***", Note: "cvv *** given" }
+          : { Note: "cvv *** given", Cvv2: "***" }),
+        Memo: "the cvv was ***",
+      });
+    },
+  );
+
+  it("dropCvv on a sealed object: the CVV fields are overwritten with ***, the quotes masked", () => {
+    const details: Record<string, unknown> = {
+      CardNumber: VISA,
+      CVVNumber: "737",
+      Note: "cvv 737",
+    };
+    Object.seal(details);
+    dropCvv(details);
+    expect({ ...details }).toStrictEqual({ CardNumber: VISA, CVVNumber: "***", Note: "cvv ***" });
   });
 });

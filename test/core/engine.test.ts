@@ -1,6 +1,7 @@
 import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
+import { decodedBody } from "../../src/core/body.js";
 import { pathnameOf } from "../../src/core/paths.js";
 import { defaultOnError } from "../../src/core/report.js";
 import {
@@ -1862,6 +1863,36 @@ describe("request bodies", () => {
     expect(failures.map((failure) => failure.reason)).toEqual(
       Array(4).fill("body encoded as gzip"),
     );
+  });
+
+  it("gzip bytes a parser left compressed (a raw-body middleware that does not inflate) → 415, not 400 (review-left D4)", async () => {
+    const { handler, payloads, failures } = orderHandler();
+    const gzipped = gzipSync(text);
+    // Through decodedBody (what the adapters make of a parser's Buffer), with or without the
+    // header; and bytes handed over without a Content-Encoding.
+    for (const request of [
+      post(decodedBody(gzipped), { "content-encoding": "gzip" }),
+      post(decodedBody(new Uint8Array(gzipped))),
+      post(new Uint8Array(gzipped)),
+    ]) {
+      const response = await handler.handle(request);
+      expect(response.status).toBe(415);
+      expect(json(response)).toMatchObject({ ErrorCode: "UNSUPPORTED_MEDIA_TYPE" });
+    }
+    expect(payloads).toHaveLength(0);
+    expect(failures.map((failure) => [failure.kind, failure.reason])).toStrictEqual(
+      Array(3).fill([
+        "unsupported_media_type",
+        "body is gzip data (it starts 1f 8b), which the callbacks do not inflate: a body parser in front left it compressed (mount the callbacks before it, or use one that inflates)",
+      ]),
+    );
+    // Other bytes that are not UTF-8 stay the 400 they were.
+    const latin = await handler.handle(post(decodedBody(new Uint8Array([0x7b, 0xff, 0x7d]))));
+    expect(latin.status).toBe(400);
+    expect(failures.at(-1)).toMatchObject({
+      kind: "malformed_body",
+      reason: "Request body is not valid UTF-8",
+    });
   });
 
   it("Transfer-Encoding with a coding besides chunked (gzip, chunked) → 415, whatever the body's form", async () => {

@@ -3,6 +3,7 @@
 // callback is answered without it and reported as a warning (the function has run: a 500 would
 // deliver the order again), a blank one answered as it is (the testing kit flags both). And the
 // shopper-session check of the gift-card callbacks: refused with a 401, never quoting the session.
+import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import {
@@ -21,6 +22,7 @@ import {
   type GiftCardRequest,
   withIdempotency,
 } from "../../src/index.js";
+import { checkResponse } from "../../src/testing/index.js";
 import { GIFT_CARD_UNAUTHORIZED } from "../adapters/support/suite.js";
 import { collector, json, post } from "./helpers.js";
 
@@ -350,19 +352,20 @@ describe("unknown result fields: a warning, not a lost order", () => {
       // refusal returned instead of thrown, never answered Success: true (the service reads that
       // as done), but a 500, as a Success: false result is.
       for (const factory of [createRedeemGiftCardHandler, createRefundGiftCardHandler]) {
+        // (An ErrorCode beside IsValid true is a refusal too since review-left D1: see below.)
         const handler = factory(
-          () => ({ IsValid: text, ErrorCode: "INSUFFICIENT", Balance: "0" }) as never,
+          () =>
+            ({
+              IsValid: text,
+              ...(valid ? {} : { ErrorCode: "INSUFFICIENT" }),
+              Balance: "0",
+            }) as never,
           { auth: false, onError },
         );
         const answer = await handler.handle(post(CARD_REQUEST));
         if (valid) {
           expect(answer.status).toBe(200);
-          expect(json(answer)).toStrictEqual({
-            Success: true,
-            IsValid: true,
-            ErrorCode: "INSUFFICIENT",
-            Balance: "0",
-          });
+          expect(json(answer)).toStrictEqual({ Success: true, IsValid: true, Balance: "0" });
           expect(failures).toStrictEqual([]);
         } else {
           expect(answer.status).toBe(500);
@@ -792,6 +795,29 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
     });
   }
 
+  it("a 400's answered Description names its paths as they are, even when a PIN is a word of them (the fuzzer's RedeemGiftCard seed 1804228351)", async () => {
+    // The library's own descriptions name paths, never request values: the answer masks card data
+    // in them, not a gift card's secrets (a PIN "Card" made CardFields.CardId read ***Fields.***Id).
+    // onError's reason is a log: masked there all the same.
+    for (const [name, factory] of GIFT_CARD_FACTORIES) {
+      const { failures, onError } = collector();
+      const handler = (factory as typeof createRedeemGiftCardHandler)(() => ({}) as never, {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(
+        post(JSON.stringify({ CardFields: { CardId: { no: 1 }, Pin: "Card" }, Amount: "1.00" })),
+      );
+      expect(response.status, name).toBe(400);
+      expect(json(response)).toMatchObject({ ErrorCode: "INVALID_PAYLOAD" });
+      expect(String((json(response) as { Description?: unknown }).Description)).toMatch(
+        /^CardFields\.CardId\b/,
+      );
+      expect(failures.map((f) => f.kind)).toStrictEqual(["invalid_payload"]);
+      expect(failures[0]?.reason).not.toContain("Card");
+    }
+  });
+
   // The service binds names in any case: a body may hold CardFields twice, in two casings. The key
   // treats both as gift cards (second read E3); the masking reads both too (final read F2).
   const TWO_CASINGS = {
@@ -838,4 +864,254 @@ describe("a gift card's CardFields members other than CardId are never quoted (r
       });
     }
   }
+});
+
+describe("a payment or gift-card debit refused by returning an ErrorCode (review-left D1)", () => {
+  // A result's verdict is the library's to write: a PerformOrderPayment, RedeemGiftCard or
+  // RefundGiftCard result that carries an ErrorCode (on the gift-card calls also an ErrorText) and
+  // does not say Success: true itself is a refusal written the ResponseInfo way (001 §2.2
+  // "ErrorCode: error code on error"). Answered Success: true, the service would take the card
+  // as charged, debited or credited; so it is a 500, as Success: false and IsValid: false are.
+  const PAYMENT = JSON.stringify({
+    OrderId: "GE100",
+    MerchantGUID: "g",
+    PaymentDetails: { CardNumber: "4111111111111111", CVVNumber: "737", PaymentMethodCode: "VI" },
+  });
+  const calls = [
+    ["PerformOrderPayment", createPerformOrderPaymentHandler, PAYMENT],
+    ["RedeemGiftCard", createRedeemGiftCardHandler, CARD_REQUEST],
+    ["RefundGiftCard", createRefundGiftCardHandler, CARD_REQUEST],
+  ] as const;
+  const refused: [string, Record<string, unknown>][] = [
+    ["ErrorCode and Message", { ErrorCode: "DECLINED", Message: "Card declined" }],
+    ["Success: null", { Success: null, ErrorCode: "DECLINED" }],
+    ["Success: undefined", { Success: undefined, ErrorCode: "DECLINED" }],
+    ["IsSuccess: null", { IsSuccess: null, ErrorCode: "DECLINED" }],
+    ["ErrorCode as a number", { ErrorCode: 100 }],
+    ["ErrorCode 0", { ErrorCode: 0 }],
+    [
+      "the amount beside it",
+      { PaymentAmount: 0, PaymentCurrencyCode: "USD", Balance: "3.00", ErrorCode: "DECLINED" },
+    ],
+  ];
+  const giftCardRefused: [string, Record<string, unknown>][] = [
+    ["IsValid: null", { IsValid: null, ErrorCode: "CARD_BLOCKED" }],
+    ["IsValid: true", { IsValid: true, ErrorCode: "INSUFFICIENT_FUNDS", Balance: "3.00" }],
+    ["ErrorText alone", { ErrorText: "Not enough balance", Balance: "3.00" }],
+  ];
+
+  for (const [name, factory, request] of calls) {
+    const cases = name === "PerformOrderPayment" ? refused : [...refused, ...giftCardRefused];
+    it.each(cases)(`${name}: %s is a 500, flagged by the testing kit`, async (_label, result) => {
+      const { failures, onError } = collector();
+      const handler = (factory as typeof createRedeemGiftCardHandler)(() => result as never, {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(post(request));
+      expect(response.status).toBe(500);
+      expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      const field = Object.hasOwn(result, "ErrorCode") ? "ErrorCode" : "ErrorText";
+      expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+        [
+          "internal_error",
+          `the handler's result is unusable: "${field}" is set without "Success": true: throw a CallbackError to refuse`,
+        ],
+      ]);
+      expect(
+        checkResponse(name, response.status, response.headers["content-type"], response.body),
+      ).not.toStrictEqual([]);
+    });
+
+    it(`${name}: an explicit Success: true with an ErrorCode (a ported answer), or a blank code, is answered as before`, async () => {
+      const { failures, onError } = collector();
+      const amount =
+        name === "PerformOrderPayment" ? { PaymentAmount: 104, PaymentCurrencyCode: "EUR" } : {};
+      const written =
+        name === "PerformOrderPayment" ? { PaymentAmount: "104", PaymentCurrencyCode: "EUR" } : {};
+      for (const [result, answer] of [
+        [{ Success: true, ErrorCode: 100 }, { ErrorCode: "100" }],
+        [{ Success: "true", ErrorCode: "100" }, { ErrorCode: "100" }],
+        [{ IsSuccess: true, ErrorCode: "100" }, { ErrorCode: "100" }],
+        [{ ErrorCode: null, Message: "Paid" }, { Message: "Paid" }],
+        [
+          { ErrorCode: "", Message: "Paid" },
+          { ErrorCode: "", Message: "Paid" },
+        ],
+        [{ ErrorCode: "  " }, { ErrorCode: "  " }],
+        ...(name === "PerformOrderPayment"
+          ? []
+          : [[{ Success: true, ErrorText: "none" }, { ErrorText: "none" }]]),
+      ] as [Record<string, unknown>, Record<string, unknown>][]) {
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          () => ({ ...amount, ...result }) as never,
+          { auth: false, onError },
+        );
+        const response = await handler.handle(post(request));
+        expect(response.status, JSON.stringify(result)).toBe(200);
+        expect(json(response)).toStrictEqual({ Success: true, ...written, ...answer });
+      }
+      expect(failures).toStrictEqual([]);
+    });
+  }
+
+  // An ErrorCode that cannot be answered (not text nor a finite number, or a getter that throws)
+  // still says a refusal: left out of the answer, the rest would read Success: true (second-left
+  // S1). `return { ErrorCode: pspResponse.error }` with a PSP's error object is plain JS.
+  const unusableCode = (): [string, () => Record<string, unknown>][] => [
+    ["an object", () => ({ ErrorCode: { code: "DECLINED" } })],
+    ["an array", () => ({ ErrorCode: ["DECLINED"] })],
+    ["a boolean", () => ({ ErrorCode: true })],
+    ["NaN", () => ({ ErrorCode: Number.NaN })],
+    [
+      "a getter that throws",
+      () =>
+        Object.defineProperty({}, "ErrorCode", {
+          enumerable: true,
+          get() {
+            throw new Error("lazy");
+          },
+        }),
+    ],
+  ];
+  for (const [name, factory, request] of calls) {
+    const amount =
+      name === "PerformOrderPayment" ? { PaymentAmount: "1", PaymentCurrencyCode: "USD" } : {};
+    it.each(unusableCode())(
+      `${name}: an ErrorCode that is %s, without Success: true, is a 500 too`,
+      async (_label, make) => {
+        const { failures, onError } = collector();
+        const handler = (factory as typeof createRedeemGiftCardHandler)(
+          () => Object.assign(make(), amount) as never,
+          { auth: false, onError },
+        );
+        const response = await handler.handle(post(request));
+        expect(response.status).toBe(500);
+        expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+        expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+          [
+            "internal_error",
+            `the handler's result is unusable: "ErrorCode" is set without "Success": true: throw a CallbackError to refuse`,
+          ],
+        ]);
+      },
+    );
+
+    it(`${name}: an unusable ErrorCode beside the result's own Success: true is left out with a warning, as before`, async () => {
+      const { failures, onError } = collector();
+      const handler = (factory as typeof createRedeemGiftCardHandler)(
+        () => ({ Success: true, ...amount, ErrorCode: { code: 100 } }) as never,
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(request));
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, ...amount });
+      expect(failures.map((f) => f.kind)).toStrictEqual(["result_incomplete"]);
+    });
+  }
+
+  it("RedeemGiftCard: an ErrorText that is an object, without Success: true, is a 500", async () => {
+    const { failures, onError } = collector();
+    const handler = createRedeemGiftCardHandler(
+      () => ({ Balance: "3.00", ErrorText: { text: "Not enough balance" } }) as never,
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(CARD_REQUEST));
+    expect(response.status).toBe(500);
+    expect(failures.map((f) => f.reason)).toStrictEqual([
+      `the handler's result is unusable: "ErrorText" is set without "Success": true: throw a CallbackError to refuse`,
+    ]);
+  });
+
+  it("the other callbacks answering Success: true are not changed: an ErrorCode there is answered as before", async () => {
+    // SendOrderToMerchant, UpdateOrderStatus and the other ResponseInfo callbacks: the order (or
+    // the status, the refund) exists whatever the code says, and a 500 would deliver it again.
+    // (An order without a card: one with a card to charge is warned of, see below.)
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () => ({ InternalOrderId: "M-1", ErrorCode: "PARTIAL" }),
+      { auth: false, onError },
+    );
+    const { PaymentDetails: _card, ...withoutCard } = JSON.parse(ORDER) as Record<string, unknown>;
+    const response = await handler.handle(post(JSON.stringify(withoutCard)));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      Success: true,
+      InternalOrderId: "M-1",
+      ErrorCode: "PARTIAL",
+    });
+    // A validation's verdict is IsValid, required: IsValid false with an ErrorCode is its answer.
+    const validate = createValidateGiftCardHandler(
+      () => ({ IsValid: false, ErrorCode: "CARD_BLOCKED" }),
+      { auth: false, onError },
+    );
+    const validated = await validate.handle(post(CARD_REQUEST));
+    expect(json(validated)).toStrictEqual({
+      Success: true,
+      IsValid: false,
+      ErrorCode: "CARD_BLOCKED",
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  // 001 §4.2: an order carrying a card in PaymentDetails is charged in SendOrderToMerchant. An
+  // ErrorCode without the result's own Success: true may be a decline the service will take as paid;
+  // still a 200 (the order exists: a 500 would deliver it again), with one warning (second-left S2).
+  const CHARGED_ORDER = readFileSync(
+    new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+    "utf8",
+  );
+  it("SendOrderToMerchant with a card: an ErrorCode without Success: true is answered 200 with one result_incomplete warning", async () => {
+    for (const code of ["DECLINED", 51, { code: "DECLINED" }] as const) {
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(
+        () =>
+          ({
+            InternalOrderId: "M1",
+            PaymentAmount: "0",
+            PaymentCurrencyCode: "USD",
+            ErrorCode: code,
+            Message: "Card declined",
+          }) as never,
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(CHARGED_ORDER));
+      expect(response.status).toBe(200);
+      expect(json(response)).toMatchObject({ Success: true, InternalOrderId: "M1" });
+      const warned = failures.filter((f) => f.reason.includes("charges"));
+      expect(warned.map((f) => [f.kind, f.status, f.severity, f.reason])).toStrictEqual([
+        [
+          "result_incomplete",
+          200,
+          "warning",
+          `the handler's result carries "ErrorCode" without "Success": true, answered 200 all the same (the order exists: a 500 would deliver it again): the order carried a card, which SendOrderToMerchant charges (001 §4.2), and the service takes it as paid; if the payment was refused, throw a CallbackError`,
+        ],
+      ]);
+      expect(printed(failures)).not.toContain("4111111111111111");
+    }
+  });
+
+  it("SendOrderToMerchant: no such warning with the result's own Success: true, without a code, or without a card to charge", async () => {
+    const card = JSON.parse(CHARGED_ORDER) as Record<string, unknown>;
+    const { PaymentDetails: _details, ...noCard } = card;
+    for (const [request, result] of [
+      [CHARGED_ORDER, { Success: true, InternalOrderId: "M1", ErrorCode: 100 }],
+      [CHARGED_ORDER, { InternalOrderId: "M1", ErrorCode: null, Message: "ok" }],
+      [CHARGED_ORDER, { InternalOrderId: "M1", ErrorCode: " " }],
+      [JSON.stringify(noCard), { InternalOrderId: "M1", ErrorCode: "DECLINED" }],
+      [
+        JSON.stringify({ ...noCard, PaymentDetails: { PaymentMethodCode: "OT" } }),
+        { InternalOrderId: "M1", ErrorCode: "DECLINED" },
+      ],
+    ] as const) {
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(() => result as never, {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(post(request));
+      expect(response.status).toBe(200);
+      expect(failures, JSON.stringify(result)).toStrictEqual([]);
+    }
+  });
 });

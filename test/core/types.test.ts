@@ -27,6 +27,8 @@ import {
   extraField,
   type GetCheckoutCartInfoFunction,
   type GetCheckoutCartInfoRequest,
+  type GiftCardResult,
+  type GiftCardTransactionResult,
   type NotifyOrderRefundRequest,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
@@ -147,6 +149,76 @@ describe("result types: a misspelt field is a compile error, inline functions in
     createGetCheckoutCartInfoHandler(
       // @ts-expect-error currencyCod is misspelt
       async () => ({ productsList: [], currencyCod: "EUR" }),
+      options,
+    );
+    expect(true).toBe(true);
+  });
+
+  it("a payment or a gift-card debit does not take an error code in its result: throw a CallbackError (review-left D1)", () => {
+    // At run time such a result is a 500 (a refusal returned); a typed one does not compile.
+    createPerformOrderPaymentHandler(
+      // @ts-expect-error a declined payment written as a result
+      () => ({ PaymentAmount: 0, PaymentCurrencyCode: "USD", ErrorCode: "DECLINED" }),
+      options,
+    );
+    createPerformOrderPaymentHandler(
+      (payment) =>
+        // @ts-expect-error the same on one branch
+        payment.OrderId === "GE1"
+          ? { PaymentAmount: 10, PaymentCurrencyCode: "USD" }
+          : { PaymentAmount: 0, PaymentCurrencyCode: "USD", ErrorCode: 100 },
+      options,
+    );
+    createRedeemGiftCardHandler(
+      // @ts-expect-error a refused redemption written as a result
+      () => ({ ErrorCode: "INSUFFICIENT_FUNDS", Balance: "3.00" }),
+      options,
+    );
+    // @ts-expect-error the same for a refund, with an ErrorText
+    createRefundGiftCardHandler(async () => ({ ErrorText: "Card blocked" }), options);
+    // Still compiling: null codes (a serializer that writes every key), texts, the validations.
+    createPerformOrderPaymentHandler(
+      () => ({ PaymentAmount: 10, PaymentCurrencyCode: "USD", ErrorCode: null, Message: "Paid" }),
+      options,
+    );
+    createRedeemGiftCardHandler(
+      () => ({ Balance: "3.00", ErrorCode: null, ErrorText: null }),
+      options,
+    );
+    createValidateGiftCardHandler(() => ({ IsValid: false, ErrorCode: "BLOCKED" }), options);
+    createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", ErrorCode: 100 }), options);
+    expect(true).toBe(true);
+  });
+
+  it("a result typed with the exported GiftCardResult still compiles as a redemption or a refund (second-left S3)", () => {
+    // A helper shared by ValidateGiftCard and RedeemGiftCard, typed with the exported type, as
+    // before review-left D1: its ErrorCode is optional, so nothing says a code is set. An inferred
+    // result that sets one is still refused (above), in a router entry too.
+    function balanceOf(balance: number): GiftCardResult {
+      return { Balance: balance.toFixed(2), CurrencyCode: "USD" };
+    }
+    createValidateGiftCardHandler(() => ({ ...balanceOf(3), IsValid: true }), options);
+    createRedeemGiftCardHandler(() => balanceOf(3), options);
+    createRefundGiftCardHandler(
+      async (): Promise<GiftCardResult> => ({ Balance: "1.00" }),
+      options,
+    );
+    createCallbackRouter({
+      ...options,
+      handlers: { RedeemGiftCard: () => balanceOf(1), RefundGiftCard: async () => balanceOf(2) },
+    });
+    const transaction: GiftCardTransactionResult = { Balance: "1.00", ErrorCode: null };
+    createRefundGiftCardHandler(() => transaction, options);
+    createCallbackRouter({
+      ...options,
+      handlers: {
+        // @ts-expect-error a refused redemption written as a result, in a router entry
+        RedeemGiftCard: () => ({ ErrorCode: "INSUFFICIENT_FUNDS", Balance: "3.00" }),
+      },
+    });
+    createRedeemGiftCardHandler(
+      // @ts-expect-error a code set on one branch only
+      (card) => ({ Balance: "3.00", ErrorCode: card.CardFields?.CardId ? undefined : "BLOCKED" }),
       options,
     );
     expect(true).toBe(true);

@@ -3,41 +3,10 @@
 // supplied from outside are the ones the README says you already have: `router` (a router built
 // as shown), `auth` (the result of `await createAuth(…)`), the `Bun` and `Deno` globals, and the
 // merchant's own `../src/callbacks.js` of the testing example.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../adapters/support/runtime.js";
 import { createProject, describe as describeDiagnostic, type Project } from "../types/program.js";
-
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => ({
-  name: `readme-${String(index + 1).padStart(2, "0")}.ts`,
-  line: readme.slice(0, match.index).split("\n").length + 1,
-  code: match[1] ?? "",
-}));
-
-/** What the README's snippets take as given; a global script, seen by every snippet. */
-const GIVEN = `
-declare const router: import("crossborder-callbacks").CallbackRouter;
-declare const auth: import("crossborder-callbacks").Authenticator;
-declare const Bun: {
-  serve(options: { port: number; fetch: (request: Request, server: never) => unknown }): unknown;
-};
-declare namespace Deno {
-  interface NetAddr { hostname: string; port: number }
-  interface ServeHandlerInfo<A> { remoteAddr: A }
-  function serve(
-    options: { port: number },
-    handler: (request: Request, info: ServeHandlerInfo<NetAddr>) => Response | Promise<Response>,
-  ): unknown;
-}
-`;
-
-/** The merchant's own functions the testing example imports. */
-const CALLBACKS = `import type { CallbackHandlers } from "crossborder-callbacks";
-export const handlers: CallbackHandlers = {};
-`;
+import { CALLBACKS, GIVEN, snippets } from "./snippets.js";
 
 let project: Project;
 let results: Map<string, ts.Diagnostic[]>;

@@ -25,5 +25,6 @@ it(`${RUNS} mutated requests: exact statuses, no card data out, no prototype rea
     const replay = `replay: FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath ?? ""} npx vitest run test/fuzz`;
     expect.fail(`${fc.defaultReportMessage(details) ?? "failed"}\n${replay}`);
   }
-  expect(harness.sent).toBeGreaterThanOrEqual(RUNS * 2);
+  // A replay (FUZZ_PATH) runs the one case of its path, not RUNS of them.
+  expect(harness.sent).toBeGreaterThanOrEqual(PATH === undefined ? RUNS * 2 : 2);
 }, 180_000);

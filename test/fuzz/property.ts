@@ -128,13 +128,83 @@ type Behaviour =
    * RefundGiftCard returning `IsValid` false (in any of its forms) are answered 500, never
    * `Success: true`; every other callback returns its plain success.
    */
-  | { readonly kind: "refusalReturned"; readonly isValid: false | string };
+  | { readonly kind: "refusalReturned"; readonly isValid: false | string }
+  /**
+   * A failure reported with an error code in the result (review-left D1): PerformOrderPayment,
+   * RedeemGiftCard and RefundGiftCard returning their success plus an `ErrorCode` (on the gift-card
+   * calls, or an `ErrorText`) without a `Success` of their own (absent or null) are answered 500;
+   * with their own `Success` true (a ported answer's `ErrorCode: 100`), a success. The other
+   * callbacks whose result has an `ErrorCode` return their success plus one, without `Success`:
+   * a success still (SendOrderToMerchant with a card to charge: with one `result_incomplete`
+   * warning); the rest return their plain success.
+   */
+  | {
+      readonly kind: "errorCodeReturned";
+      readonly field: "ErrorCode" | "ErrorText";
+      readonly success: "absent" | null | true | "true";
+    };
 
 /** The callbacks whose result's `IsValid: false` is a refusal (a 500), not a success. */
 const REFUSED_BY_IS_VALID: ReadonlySet<CallbackName> = new Set([
   "RedeemGiftCard",
   "RefundGiftCard",
 ]);
+
+/**
+ * The callbacks whose result's error code (`ErrorCode`; on the gift-card calls `ErrorText` too)
+ * without its own `Success: true` is a refusal (a 500): their success says money moved.
+ */
+const REFUSED_BY_ERROR_CODE: ReadonlySet<CallbackName> = new Set([
+  "PerformOrderPayment",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+]);
+
+/** The other callbacks whose result has an `ErrorCode` field, answered as it is. */
+const ANSWERS_ERROR_CODE: ReadonlySet<CallbackName> = new Set([
+  "SendOrderToMerchant",
+  "UpdateOrderStatus",
+  "SendAdditionalRequiredDocumentsToMerchant",
+  "NotifyOrderRefund",
+  "UpdateOrderShippingInfo",
+  "ValidateGiftCard",
+  "ValidateVoucher",
+]);
+
+/** Whether the case's merchant returns a failure with an error code the library answers 500. */
+function refusedByErrorCode(c: FuzzCase): boolean {
+  return (
+    c.merchant.kind === "errorCodeReturned" &&
+    REFUSED_BY_ERROR_CODE.has(c.callback) &&
+    (c.merchant.success === "absent" || c.merchant.success === null)
+  );
+}
+
+/**
+ * Whether an order as the merchant's function got it carried a card to charge (001 §4.2): its
+ * `PaymentDetails` (that key, else the key in any case) is an object with a `CardNumber` (in any
+ * case) that is text, not blank, and its `PaymentMethodCode` (that key, else in any case) is not
+ * "OT" (the service collected the payment itself).
+ */
+function chargesCard(order: unknown): boolean {
+  const details = anyCase(order, "PaymentDetails");
+  if (details === null || typeof details !== "object" || Array.isArray(details)) return false;
+  const method = anyCase(details, "PaymentMethodCode");
+  if (typeof method === "string" && method.trim().toUpperCase() === "OT") return false;
+  return Object.keys(details).some((key) => {
+    const value = (details as Record<string, unknown>)[key];
+    return /^cardnumber$/i.test(key) && typeof value === "string" && value.trim() !== "";
+  });
+}
+
+/** A field by its name, else by the name in any case (the first such key). */
+function anyCase(value: unknown, name: string): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (Object.hasOwn(record, name)) return record[name];
+  const key = Object.keys(record).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : record[key];
+}
 
 interface Card {
   readonly pan: string;
@@ -356,6 +426,14 @@ const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("refusalReturned" as const),
       isValid: fc.constantFrom(false as const, "false", "False", " FALSE "),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("errorCodeReturned" as const),
+      field: fc.constantFrom("ErrorCode" as const, "ErrorText" as const),
+      success: fc.constantFrom("absent" as const, null, true as const, "true" as const),
     }),
   },
 );
@@ -669,6 +747,9 @@ function parseBytes(c: FuzzCase, bytes: Uint8Array): Parsed {
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
+    // Gzip data (1f 8b) is the compressed-body 415, found only once the UTF-8 check failed.
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b)
+      return { ok: false, expected: { kinds: ["unsupported_media_type"] } };
     return { ok: false, expected: malformed("Request body is not valid UTF-8") };
   }
   if (isCart && !text.trim().startsWith("{")) {
@@ -1214,6 +1295,16 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
         if (!REFUSED_BY_IS_VALID.has(name)) return RESULTS[name];
         return { IsValid: behaviour.isValid, ErrorCode: "INSUFFICIENT_FUNDS" };
       }
+      if (behaviour.kind === "errorCodeReturned") {
+        const success = RESULTS[name] ?? {};
+        if (REFUSED_BY_ERROR_CODE.has(name)) {
+          const field = REFUSED_BY_IS_VALID.has(name) ? behaviour.field : "ErrorCode";
+          const verdict = behaviour.success === "absent" ? {} : { Success: behaviour.success };
+          return { ...success, [field]: "DECLINED", ...verdict };
+        }
+        if (ANSWERS_ERROR_CODE.has(name)) return { ...success, ErrorCode: "DECLINED" };
+        return RESULTS[name];
+      }
       if (behaviour.kind === "unusableResult") {
         const { card, cvv } = firstCard(payload);
         return { [cvv]: "x", [card]: "y" };
@@ -1425,9 +1516,11 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       throw new FuzzFailure(`the answer is not JSON: ${answer.text.slice(0, 300)}`);
     }
     const kinds = told.map((failure) => `${failure.status} ${failure.kind}`);
-    const lines = consoleLines.map(
-      (line) => /^\[crossborder-callbacks\] \S+ (\d{3} \w+):/.exec(line)?.[1] ?? line,
-    );
+    // The default logger writes a warning as `… 200 warning result_incomplete: …`.
+    const lines = consoleLines.map((line) => {
+      const match = /^\[crossborder-callbacks\] \S+ (\d{3}) (?:warning )?(\w+):/.exec(line);
+      return match === null ? line : `${match[1]} ${match[2]}`;
+    });
     const reported = c.hook === "custom" ? kinds : lines;
     const context = () =>
       `answer ${answer.status} ${answer.text.slice(0, 300)}; told ${JSON.stringify(reported)}`;
@@ -1482,13 +1575,17 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       return;
     }
     ensure(seen.length === 1, `the merchant was called ${seen.length} times; ${context()}`);
-    if (c.merchant.kind === "refusalReturned" && REFUSED_BY_IS_VALID.has(c.callback)) {
-      // Never answered Success: true (the service would take the card as debited): a 500.
+    if (
+      (c.merchant.kind === "refusalReturned" && REFUSED_BY_IS_VALID.has(c.callback)) ||
+      refusedByErrorCode(c)
+    ) {
+      // Never answered Success: true (the service would take the card as charged or debited): a 500.
       failed(500, "internal_error", (value) => value === FAILURE_CODE.internal_error);
       return;
     }
     switch (c.merchant.kind) {
       case "refusalReturned":
+      case "errorCodeReturned":
       case "ok": {
         ensure(
           answer.status === 200,
@@ -1505,7 +1602,16 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
           answerSuccess(c.callback, answer.status, body) === true,
           "the answer is not a success",
         );
-        ensure(reported.length === 0, `a success reported as a failure; ${context()}`);
+        // SendOrderToMerchant charges an order's card (001 §4.2): an ErrorCode without Success
+        // true there is answered, with one warning (second-left S2).
+        const warned =
+          c.merchant.kind === "errorCodeReturned" &&
+          c.callback === "SendOrderToMerchant" &&
+          chargesCard(seen[0]?.payload);
+        ensure(
+          JSON.stringify(reported) === (warned ? '["200 result_incomplete"]' : "[]"),
+          `${warned ? "an unconfirmed charge not warned of" : "a success reported as a failure"}; ${context()}`,
+        );
         return;
       }
       case "callbackError":

@@ -347,6 +347,61 @@ function anOldRefusalRecordRunsAgain(name: string, store: () => ForgettingIdempo
   });
 }
 
+/**
+ * Second reader D1: a run past maxRunMs whose lease ran out, while another instance claimed the
+ * key, ran the function and released the key (it threw). The store holds no row, so it takes the
+ * late record; onError says the function may have run twice.
+ */
+function aLateRunPastMaxRunMs(name: string, store: () => IdempotencyStore) {
+  it(`${name}: a run past maxRunMs recorded after another instance ran the function and released the key: onError says it may have run twice`, async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let runs = 0;
+    const pay = async (order: PerformOrderPaymentRequest) => {
+      const run = ++runs;
+      if (run === 2) throw new Error("the provider is down");
+      await gate;
+      return {
+        InternalOrderId: `M-${order.OrderId}`,
+        PaymentAmount: 10,
+        PaymentCurrencyCode: "EUR",
+      };
+    };
+    const shared = store();
+    const options = { store: shared, leaseMs: 600, waitMs: 200, maxRunMs: 800 };
+    const { failures, onError } = collector();
+    const one = createPerformOrderPaymentHandler(withIdempotency(pay, options), {
+      auth: false,
+      onError,
+    });
+    const other = createPerformOrderPaymentHandler(withIdempotency(pay, options), {
+      auth: false,
+      onError: () => undefined,
+    });
+    const body = payment();
+    const first = one.handle(post(body));
+    await new Promise((resolve) => setTimeout(resolve, 850));
+    // The other instance claims once the lease ran out (503 until then), runs, throws: 500.
+    let second = await other.handle(post(body));
+    for (let i = 0; i < 100 && second.status === 503; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      second = await other.handle(post(body));
+    }
+    expect(second.status).toBe(500);
+    expect(runs).toBe(2);
+    open();
+    expect((await first).status).toBe(200);
+    const late = failures.filter((failure) => failure.reason?.includes("was recorded after"));
+    expect(late).toHaveLength(1);
+    expect(late[0]?.reason).toMatch(/maxRunMs \(800 ms\).*may have run twice$/);
+    // Recorded: the next delivery to the other instance is answered without a third run.
+    expect((await other.handle(post(body))).body).toBe((await first).body);
+    expect(runs).toBe(2);
+  });
+}
+
 describe("Redis (redis-server)", () => {
   let server: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
@@ -381,6 +436,7 @@ describe("Redis (redis-server)", () => {
   anOldRefusalRecordRunsAgain("redis client", () => createRedisIdempotencyStore(nodeRedis));
   anOldRefusalRecordRunsAgain("ioredis client", () => createRedisIdempotencyStore(ioredis));
   completesWhereNoRecordIsLive("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  aLateRunPastMaxRunMs("redis client", () => createRedisIdempotencyStore(nodeRedis));
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
     const store = createRedisIdempotencyStore(nodeRedis);
@@ -922,6 +978,7 @@ describe("PostgreSQL (initdb + postgres)", () => {
   anUnusableResultIsNotRecorded("pg pool", () => createPostgresIdempotencyStore(pool));
   anOldRefusalRecordRunsAgain("pg pool", () => createPostgresIdempotencyStore(pool));
   completesWhereNoRecordIsLive("pg pool", () => createPostgresIdempotencyStore(pool));
+  aLateRunPastMaxRunMs("pg pool", () => createPostgresIdempotencyStore(pool));
 
   it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {
     const store = createPostgresIdempotencyStore(pool);

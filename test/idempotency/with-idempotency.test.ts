@@ -12,6 +12,7 @@ import {
   createMemoryIdempotencyStore,
   createPerformOrderPaymentHandler,
   createRedeemGiftCardHandler,
+  createRefundGiftCardHandler,
   createRemoveRestrictedProductsHandler,
   createSendOrderToMerchantHandler,
   createUpdateOrderShippingInfoHandler,
@@ -299,6 +300,50 @@ describe("withIdempotency in one process", () => {
       const retry = await handler.handle(post(body));
       expect(retry.status).toBe(200);
       expect(json(retry)).toStrictEqual({ Success: true, Balance: "5.00", CurrencyCode: "USD" });
+      expect((await handler.handle(post(body))).body).toBe(retry.body);
+      expect(runs).toBe(2);
+    },
+  );
+
+  it.each([
+    ["PerformOrderPayment", { ErrorCode: "DECLINED", Message: "Card declined" }],
+    ["PerformOrderPayment", { Success: null, ErrorCode: "DECLINED" }],
+    ["RedeemGiftCard", { IsValid: null, ErrorCode: "CARD_BLOCKED" }],
+    ["RefundGiftCard", { ErrorText: "Card blocked" }],
+  ] as const)(
+    "does not record a %s refused by returning %j without Success: true (a 500): the retry runs it again (review-left D1)",
+    async (name, refusal) => {
+      let runs = 0;
+      const { store, calls } = instrumented();
+      const { failures, onError } = collector();
+      const success =
+        name === "PerformOrderPayment"
+          ? { PaymentAmount: "10.00", PaymentCurrencyCode: "USD" }
+          : { Balance: "5.00", CurrencyCode: "USD" };
+      const factory = {
+        PerformOrderPayment: createPerformOrderPaymentHandler,
+        RedeemGiftCard: createRedeemGiftCardHandler,
+        RefundGiftCard: createRefundGiftCardHandler,
+      }[name] as typeof createRedeemGiftCardHandler;
+      const handler = factory(
+        withIdempotency(
+          async () => {
+            runs++;
+            return (runs === 1 ? refusal : success) as never;
+          },
+          { store },
+        ),
+        { auth: false, onError },
+      );
+      const body = JSON.stringify(fixture(name));
+      const first = await handler.handle(post(body));
+      expect(first.status).toBe(500);
+      expect(json(first)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
+      expect(failures.map((failure) => failure.kind)).toEqual(["internal_error"]);
+      expect(calls).toMatchObject({ complete: 0, release: 1 });
+      const retry = await handler.handle(post(body));
+      expect(retry.status).toBe(200);
+      expect(json(retry)).toStrictEqual({ Success: true, ...success });
       expect((await handler.handle(post(body))).body).toBe(retry.body);
       expect(runs).toBe(2);
     },
@@ -1169,7 +1214,7 @@ describe("stored results keep what is answered", () => {
         Message: "charged",
         Details: { ...payment.PaymentDetails },
         Lines: big,
-        ErrorCode: 0,
+        OrderId: 4217,
       }) as PerformOrderPaymentResult;
     const { store, stored } = recording();
     const { failures, onError } = collector();
@@ -1193,7 +1238,7 @@ describe("stored results keep what is answered", () => {
       Message: "charged",
       Details: null,
       Lines: null,
-      ErrorCode: "0",
+      OrderId: "4217",
     });
     for (const kept of ["2030-03-31", "Jane", "Doe", "jane.doe", "Market", "4111", "737"]) {
       expect(record).not.toContain(kept);
@@ -1279,6 +1324,8 @@ describe("a gift card's CardFields members other than CardId are secrets", () =>
     const { onError } = collector();
     const fn = async (request: { CardFields?: unknown }) =>
       ({
+        // Its own Success: true, since an ErrorCode without it is a refusal (review-left D1).
+        Success: true,
         Balance: "4321.00",
         CurrencyCode: "USD",
         ErrorCode: "W4321",
@@ -2191,5 +2238,308 @@ describe("a record an earlier version wrote with a refusal, when the store canno
     expect(stores).toHaveLength(1);
     expect(stores[0]?.reason).toContain(old.key);
     expect(stores[0]?.reason).toMatch(/could not be deleted/);
+  });
+});
+
+// Review life R2: a function that never settles (a provider's call on a connection that died
+// silently, without a timeout) had its lease renewed for as long as the process lived: every
+// redelivery, on every instance, answered 503, and onError never told.
+describe("a function that does not return (review life R2)", () => {
+  /**
+   * A SendOrderToMerchant whose first run waits for the gate; later runs return at once, with
+   * `later`'s result when given (which may throw).
+   */
+  function hanging(later?: () => unknown) {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let runs = 0;
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      const run = ++runs;
+      if (run === 1) await gate;
+      else if (later !== undefined) return later() as never;
+      return { InternalOrderId: `M-${run}`, OrderId: order.OrderId };
+    };
+    return { fn, runs: () => runs, open };
+  }
+
+  /** Delivers until the answer is not 503 DELIVERY_IN_PROGRESS, for up to `ms`. */
+  async function redeliver(handle: () => Promise<CallbackResponse>, ms: number) {
+    const until = Date.now() + ms;
+    for (;;) {
+      const answer = await handle();
+      if (answer.status !== 503 || Date.now() >= until) return answer;
+      await sleep(50);
+    }
+  }
+
+  it("tells onError once when a run has held its key past max(leaseMs, waitMs), naming the key and what it costs", async () => {
+    const { fn, runs, open } = hanging();
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { leaseMs: 300, waitMs: 200 }),
+      { auth: false, onError },
+    );
+    // (A lease lost to a stalled machine would be told too: only this warning is counted.)
+    const told = () => failures.filter((failure) => failure.reason?.includes("has run for"));
+    const first = handler.handle(post(orderText));
+    // Past 300 ms, the first renewal due (every 100 ms) tells; a loaded machine may be late.
+    for (let i = 0; i < 100 && told().length === 0; i++) await sleep(20);
+    // Once only, however long it goes on (three leases more).
+    await sleep(900);
+    expect(told()).toHaveLength(1);
+    expect(told()[0]).toMatchObject({ kind: "store_failure", status: 200, severity: "warning" });
+    expect(told()[0]?.reason).toMatch(
+      /^withIdempotency: the function has run for 300 ms or more on SendOrderToMerchant:GE\S+ and has not returned.*503.*until this process exits.*set maxRunMs$/,
+    );
+    // Without maxRunMs nothing changes: the key stays held, every repeat is 503, no second run.
+    const repeat = await handler.handle(post(orderText));
+    expect(repeat.status).toBe(503);
+    open();
+    expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(runs()).toBe(1);
+  });
+
+  it("with maxRunMs, stops renewing the lease once the run passed it: a redelivery to this process, then to another instance, runs the function again", async () => {
+    const { fn, runs, open } = hanging();
+    const store = createMemoryIdempotencyStore();
+    const a = collector();
+    const options = { store, leaseMs: 600, waitMs: 200, maxRunMs: 1_200 };
+    const handler = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+      auth: false,
+      onError: a.onError,
+    });
+    const first = handler.handle(post(orderText));
+    // The lease is renewed until 1,200 ms, so it runs out in the store by 1,800 ms; the
+    // redelivery to this process no longer waits on the hung run, but claims the key once free.
+    await sleep(1_250);
+    const second = await redeliver(() => handler.handle(post(orderText)), 5_000);
+    expect(second.status).toBe(200);
+    expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
+    expect(runs()).toBe(2);
+    // Past max(leaseMs, waitMs) = 600 ms, then past maxRunMs (a lease lost to a stalled machine
+    // would be told too: only these are counted). Both are checked on the renewals, every 200 ms:
+    // the first needs one in [600, 1,200) ms, which a stall of the event loop shorter than the
+    // lease (past it, the lease counts as lost) still leaves.
+    const reasons = a.failures.map((failure) => failure.reason ?? "");
+    expect(reasons.filter((reason) => reason.includes("maxRunMs"))).toEqual([
+      expect.stringMatching(/has run for 600 ms or more .*503.* until maxRunMs \(1200 ms\)/),
+      expect.stringMatching(
+        /ran past maxRunMs \(1200 ms\).*no longer renewed.*may run it again while this run goes on/,
+      ),
+    ]);
+    // The hung run returns at last: answered with its own result; its record is refused, as the
+    // second run's is there, and onError says the function ran twice because of maxRunMs.
+    open();
+    expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(a.failures.at(-1)?.reason).toMatch(
+      /was claimed by another delivery after this run passed maxRunMs \(1200 ms\).*ran twice/,
+    );
+    const payload = JSON.parse(orderText);
+    const key = await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload));
+    expect(await store.get(`SendOrderToMerchant:${key}`)).toMatchObject({
+      state: "completed",
+      result: expect.stringContaining("M-2"),
+    });
+    // Another instance sharing the store answers the second run's result, without a third run.
+    const b = createSendOrderToMerchantHandler(withIdempotency(fn, options), { auth: false });
+    expect(json(await b.handle(post(orderText)))).toMatchObject({ InternalOrderId: "M-2" });
+    expect(runs()).toBe(2);
+  });
+
+  it("with maxRunMs, a hung run on one instance lets another instance run the delivery after the lease", async () => {
+    const { fn, runs, open } = hanging();
+    const store = createMemoryIdempotencyStore();
+    const options = { store, leaseMs: 300, waitMs: 200, maxRunMs: 400 };
+    const a = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+      auth: false,
+      onError: () => undefined,
+    });
+    const b = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+      auth: false,
+      onError: () => undefined,
+    });
+    const first = a.handle(post(orderText));
+    await sleep(450);
+    const second = await redeliver(() => b.handle(post(orderText)), 5_000);
+    expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
+    expect(runs()).toBe(2);
+    open();
+    await first;
+  });
+
+  it("a run that returns before maxRunMs is recorded as ever, and repeats get its result", async () => {
+    const { fn, runs } = orders(50);
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { leaseMs: 300, maxRunMs: 400 }),
+      { auth: false, onError },
+    );
+    const first = await handler.handle(post(orderText));
+    await sleep(600);
+    expect((await handler.handle(post(orderText))).body).toBe(first.body);
+    expect(runs()).toBe(1);
+    expect(failures).toEqual([]);
+  });
+
+  // Second reader D1: run 2 claimed the key once run 1's lease ran out, then gave it up (it threw,
+  // or returned a refusal): run 1's late record found no row and was written, and onError never
+  // heard that the function ran twice.
+  it("with maxRunMs, a late run recorded after another instance ran the function and gave the key up (it threw, or returned a refusal): onError says it may have run twice", async () => {
+    const laters = [
+      [
+        "threw",
+        () => {
+          throw new Error("the provider is down");
+        },
+      ],
+      ["returned a refusal", () => ({ Success: false })],
+    ] as const;
+    for (const [what, later] of laters) {
+      const { fn, runs, open } = hanging(later);
+      const store = createMemoryIdempotencyStore();
+      const options = { store, leaseMs: 600, waitMs: 200, maxRunMs: 800 };
+      const a = collector();
+      const one = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+        auth: false,
+        onError: a.onError,
+      });
+      const other = createSendOrderToMerchantHandler(withIdempotency(fn, options), {
+        auth: false,
+        onError: () => undefined,
+      });
+      const first = one.handle(post(orderText));
+      // Renewed every 200 ms until 800 ms: the lease runs out in the store by 1,400 ms. The
+      // second run, on the other instance once it has, answers 500 and releases the key.
+      await sleep(850);
+      const second = await redeliver(() => other.handle(post(orderText)), 5_000);
+      expect(second.status, what).toBe(500);
+      expect(runs(), what).toBe(2);
+      open();
+      expect(json(await first), what).toMatchObject({ InternalOrderId: "M-1" });
+      const late = a.failures.filter((failure) => failure.reason?.includes("was recorded after"));
+      expect(late, what).toHaveLength(1);
+      expect(late[0], what).toMatchObject({
+        kind: "store_failure",
+        status: 200,
+        severity: "warning",
+      });
+      expect(late[0]?.reason, what).toMatch(
+        /^withIdempotency: SendOrderToMerchant:GE\S+ was recorded after this run passed maxRunMs \(800 ms\) and its lease may have run out first: another delivery may have claimed the key.*given the key up.*so the function may have run twice$/,
+      );
+      // Recorded: the next delivery, on either instance, is answered the late run's result.
+      expect(json(await other.handle(post(orderText))), what).toMatchObject({
+        InternalOrderId: "M-1",
+      });
+      expect(runs(), what).toBe(2);
+    }
+  });
+
+  it("with maxRunMs, a run that returns past it while its lease still holds is recorded, and onError does not say it may have run twice", async () => {
+    const { fn, runs, open } = hanging();
+    const store = createMemoryIdempotencyStore();
+    const a = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, leaseMs: 900, waitMs: 200, maxRunMs: 1_000 }),
+      { auth: false, onError: a.onError },
+    );
+    const first = handler.handle(post(orderText));
+    // Renewed every 300 ms: the first tick past 1,000 ms stops the renewals, and the last grant
+    // holds the lease until 1,500 ms at the earliest (1,800 ms on time); the run returns then.
+    const overran = () => a.failures.some((failure) => failure.reason?.includes("ran past"));
+    for (let i = 0; i < 150 && !overran(); i++) await sleep(20);
+    expect(overran()).toBe(true);
+    open();
+    expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    const payload = JSON.parse(orderText);
+    const key = await defaultIdempotencyKey(payload, contextFor("SendOrderToMerchant", payload));
+    expect(await store.get(`SendOrderToMerchant:${key}`)).toMatchObject({
+      state: "completed",
+      result: expect.stringContaining("M-1"),
+    });
+    expect(a.failures.filter((failure) => /r[au]n twice/.test(failure.reason ?? ""))).toEqual([]);
+    expect(runs()).toBe(1);
+  });
+
+  it("refuses a maxRunMs that is not a timer's delay", () => {
+    const fn = async () => ({ InternalOrderId: "M-1" });
+    for (const maxRunMs of [0, -1, 1.5, Number.NaN, 2 ** 31]) {
+      expect(() => withIdempotency(fn, { maxRunMs }), String(maxRunMs)).toThrow(RangeError);
+    }
+    expect(() => withIdempotency(fn, { maxRunMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+});
+
+describe("a payment's or gift card's success that says Success: true beside an ErrorCode (review-left D1)", () => {
+  // A ported answer pairs `ErrorCode: 100` with `Success: true` (wire-facts §6): a success. What
+  // is stored keeps that verdict, since without it the record would read as a refusal now.
+  it("is recorded with its verdict and every repeat is answered 200 from the record, the function run once", async () => {
+    let runs = 0;
+    const { store, stored } = recording();
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return {
+            Success: true,
+            PaymentAmount: 104,
+            PaymentCurrencyCode: "EUR",
+            ErrorCode: 100,
+          } as never;
+        },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const body = JSON.stringify(fixture("PerformOrderPayment"));
+    const first = await handler.handle(post(body));
+    const repeat = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toStrictEqual({
+      Success: true,
+      PaymentAmount: "104",
+      PaymentCurrencyCode: "EUR",
+      ErrorCode: "100",
+    });
+    expect(repeat.body).toBe(first.body);
+    expect(runs).toBe(1);
+    expect(stored).toHaveLength(1);
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("a record an earlier version wrote of it, without the verdict, is answered as it was then (Success: true), never run again", async () => {
+    // Earlier versions stored no verdict: `{ PaymentAmount, …, ErrorCode }` was answered
+    // Success: true. Deleted and run again, the card could be charged twice.
+    const memory = createMemoryIdempotencyStore();
+    const payload = fixture("PerformOrderPayment");
+    const derived = await defaultIdempotencyKey(payload, {
+      callback: "PerformOrderPayment",
+      rawPayload: payload,
+    } as never);
+    const key = await storedKey("PerformOrderPayment", derived as string);
+    const old = { PaymentAmount: "104", PaymentCurrencyCode: "EUR", ErrorCode: "100" };
+    expect(await memory.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    expect(await memory.complete(key, "earlier-version", `j${JSON.stringify(old)}`, 60_000)).toBe(
+      true,
+    );
+    let runs = 0;
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return { PaymentAmount: "1.00", PaymentCurrencyCode: "EUR" };
+        },
+        { store: memory },
+      ),
+      { auth: false, onError },
+    );
+    const answer = await handler.handle(post(JSON.stringify(payload)));
+    expect(answer.status).toBe(200);
+    expect(json(answer)).toStrictEqual({ Success: true, ...old });
+    expect(runs).toBe(0);
+    expect(failures).toStrictEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // Retries by operation, not by method: which operations are sent again, after what, how long
 // apart, and with which Idempotency-Key.
+import { getEventListeners, setMaxListeners } from "node:events";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
@@ -560,6 +561,45 @@ describe("timeouts, the deadline and the caller's signal", () => {
     );
     await expect(call).rejects.toThrow();
     expect(simulator.requests).toEqual([]);
+  });
+
+  // Review life R3: each call in flight listens on the caller's signal (the attempt, the wait for
+  // the token, the backoff) and stops listening when it settles. An app-wide signal shared by 11
+  // calls or more makes Node warn of a leak that is not one; the README's remedy is
+  // setMaxListeners. AbortSignal.any would add no listener, but keeps every signal it derives
+  // from a long-lived one alive on Node 20 (nodejs/node#55351, #64476): a real leak instead.
+  it("12 calls in flight on one signal whose limit is raised: no warning, and no listener stays", async () => {
+    const simulator = await startSimulator();
+    const shared = new AbortController();
+    setMaxListeners(100, shared.signal);
+    // The listeners on the signal as each request goes out: past Node's default of 10, it warns.
+    let most = 0;
+    const client = clientFor(simulator, {
+      fetch: (input, init) => {
+        most = Math.max(most, getEventListeners(shared.signal, "abort").length);
+        return fetch(input, init);
+      },
+    });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      await Promise.all(
+        Array.from({ length: 12 }, () =>
+          client.getShippingDetailsExtended(
+            { amount: 10, currencyCode: "EUR" },
+            { signal: shared.signal },
+          ),
+        ),
+      );
+      // Node emits its warning on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(most).toBeGreaterThan(10);
+    expect(warnings).toEqual([]);
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
   });
 });
 

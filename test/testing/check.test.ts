@@ -80,6 +80,91 @@ describe("checkResponse: the gift-card and voucher answers", () => {
   });
 });
 
+describe("inspectResponse: a payment or a gift-card debit answered Success: true with an error code (review-left D1)", () => {
+  const inspect = (callback: CallbackName, body: unknown) =>
+    inspectResponse(callback, 200, JSON_TYPE, JSON.stringify(body));
+  const paid = { PaymentAmount: "0", PaymentCurrencyCode: "USD" };
+
+  it("warns: the service reads Success and takes the card as charged, debited or credited", () => {
+    expect(
+      inspect("PerformOrderPayment", { Success: true, ...paid, ErrorCode: "DECLINED" }),
+    ).toEqual({
+      problems: [],
+      warnings: [
+        'ErrorCode "DECLINED" in a success: the service reads "Success" and takes PerformOrderPayment as done; if it was refused, answer a refusal ("Success": false)',
+      ],
+    });
+    for (const callback of ["RedeemGiftCard", "RefundGiftCard"] as const) {
+      expect(inspect(callback, { Success: true, ErrorCode: 100 }).warnings).toEqual([
+        `ErrorCode "100" in a success: the service reads "Success" and takes ${callback} as done; if it was refused, answer a refusal ("Success": false)`,
+      ]);
+      expect(inspect(callback, { Success: "true", ErrorText: "Card blocked" }).warnings).toEqual([
+        `ErrorText "Card blocked" in a success: the service reads "Success" and takes ${callback} as done; if it was refused, answer a refusal ("Success": false)`,
+      ]);
+    }
+  });
+
+  it("nothing to say of a blank or null code, a refusal, a validation or the other callbacks", () => {
+    for (const code of [null, "", "  "]) {
+      expect(inspect("PerformOrderPayment", { Success: true, ...paid, ErrorCode: code })).toEqual({
+        problems: [],
+        warnings: [],
+      });
+    }
+    expect(
+      inspectResponse(
+        "RedeemGiftCard",
+        200,
+        JSON_TYPE,
+        JSON.stringify({ Success: false, ErrorCode: "X", ErrorText: "no" }),
+        { expect: "refusal" },
+      ),
+    ).toEqual({ problems: [], warnings: [] });
+    expect(inspect("ValidateGiftCard", { Success: true, IsValid: false, ErrorCode: "X" })).toEqual({
+      problems: [],
+      warnings: [],
+    });
+    expect(
+      inspect("SendOrderToMerchant", { Success: true, InternalOrderId: "1", ErrorCode: 100 }),
+    ).toEqual({ problems: [], warnings: [] });
+  });
+});
+
+describe("inspectResponse: a SendOrderToMerchant that charged a card answered Success: true with an ErrorCode (second-left S2)", () => {
+  // 001 §4.2: with a card in PaymentDetails the payment is performed in this callback. An error
+  // code beside the success may be a decline the service takes as paid: a warning (the order
+  // exists, so never a problem), only when the payload carried a card to charge.
+  const order = JSON.parse(
+    readFileSync(new URL("../fixtures/SendOrderToMerchant.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown>;
+  const answer = {
+    Success: true,
+    InternalOrderId: "M1",
+    PaymentAmount: "0",
+    PaymentCurrencyCode: "USD",
+    ErrorCode: "DECLINED",
+  };
+  const inspect = (payload: unknown) =>
+    inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, JSON.stringify(answer), { payload });
+
+  it("warns when the payload carried a card, as a value or as its JSON text", () => {
+    const warning =
+      'ErrorCode "DECLINED" in a success: the service reads "Success" and takes SendOrderToMerchant as done; if it was refused, answer a refusal ("Success": false)';
+    expect(inspect(order)).toEqual({ problems: [], warnings: [warning] });
+    expect(inspect(JSON.stringify(order)).warnings).toEqual([warning]);
+  });
+
+  it("nothing to say without a card to charge (none, or collected by the service: OT)", () => {
+    const { PaymentDetails: _card, ...withoutCard } = order;
+    expect(inspect(withoutCard)).toEqual({ problems: [], warnings: [] });
+    expect(inspect(undefined)).toEqual({ problems: [], warnings: [] });
+    expect(inspect({ ...order, PaymentDetails: { PaymentMethodCode: "OT" } })).toEqual({
+      problems: [],
+      warnings: [],
+    });
+  });
+});
+
 describe("checkResponse", () => {
   it("accepts the answers the library writes, success and (expected) refusal", () => {
     expect(check("SendOrderToMerchant", { Success: true, InternalOrderId: "1" })).toEqual([]);

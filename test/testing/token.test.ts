@@ -1,9 +1,10 @@
-import { createHash, createPublicKey } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { decodeProtectedHeader, generateKeyPair, importSPKI, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   bodyDigest,
   createTestKeys,
+  type SendCallbackOptions,
   signServiceToken,
   type TestKeys,
 } from "../../src/testing/index.js";
@@ -83,6 +84,29 @@ describe("signServiceToken", () => {
     const token = await signServiceToken(pair.privateKey, { audience: ["a", "b"] });
     const { payload } = await jwtVerify(token, pair.publicKey);
     expect(payload.aud).toEqual(["a", "b"]);
+  });
+
+  it("accepts Node's KeyObject, from a PEM or generated, as sendCallback's privateKey too", async () => {
+    const fromPem = createPrivateKey(keys.privateKey);
+    await expect(verify(await signServiceToken(fromPem))).resolves.toBeDefined();
+    const pair = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const options = { privateKey: pair.privateKey } satisfies SendCallbackOptions;
+    const token = await signServiceToken(options.privateKey, { issuer: "https://service.example" });
+    const { payload } = await jwtVerify(token, pair.publicKey);
+    expect(payload.iss).toBe("https://service.example");
+  });
+
+  it("refuses what is no key, in its type and at run time", async () => {
+    // @ts-expect-error a number is not a key
+    await expect(signServiceToken(42)).rejects.toThrow(TypeError);
+    // @ts-expect-error nor is an empty object
+    await expect(signServiceToken({})).rejects.toThrow(TypeError);
+    // @ts-expect-error nor a Buffer (of the PEM)
+    await expect(signServiceToken(Buffer.from(keys.privateKey))).rejects.toThrow(TypeError);
+    const jwk = createPrivateKey(keys.privateKey).export({ format: "jwk" });
+    // @ts-expect-error nor a JWK (jose would import one; the parameters do not take it)
+    const options: SendCallbackOptions = { privateKey: jwk };
+    expect(options.privateKey).toBe(jwk);
   });
 
   it("adds the SHA-256 of the body under the configured claim, base64url or hex", async () => {
