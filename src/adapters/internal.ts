@@ -386,10 +386,13 @@ export function requestBody(
   // Destroyed before its end, and no parser read it (one finishes on the stream's end, or marks
   // `_body`), or aborted (HTTP/2's compatibility request, ended by a reset or a lost connection,
   // never destroyed): the client went away (499), whatever a parser of another type left (`{}`).
+  // The engine then protects only the stream it is given: what a parser left is protected here, as
+  // the library answers without it (it may hold the card number and CVV).
   if (
     (req.destroyed === true && req.readableEnded !== true && req._body !== true) ||
     req.aborted === true
   ) {
+    protectParsedBodyOf(holder);
     return nodeBody(req, res);
   }
   return bodyLeft(req, parsedBody(holder));

@@ -6,6 +6,7 @@
 // forbidden (RFC 9113 §8.2.2): Node drops it with an UnsupportedWarning on stderr.
 import http2 from "node:http2";
 import { type AddressInfo, connect } from "node:net";
+import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import Koa3 from "koa";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -660,5 +661,103 @@ describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
         expect(read?.aborted).toBe(aborted);
       },
     );
+  },
+);
+
+// Second reading of H2, D1: a body parser in front read the whole body, then the client reset its
+// stream before the callbacks ran. The library answers 499 without the parsed body, and the
+// parser's object (req.body, Koa's ctx.request.body) must still hold no CVV and no card number in
+// clear afterwards, as the README says whatever the status.
+describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
+  "%s on http2.createServer behind a body parser: a client reset after the parser read the body",
+  (adapter) => {
+    const order = Buffer.from(ORDER);
+    let server: http2.Http2Server;
+    const sessions = new Set<http2.ServerHttp2Session>();
+    /** What the parser left, and the reset the test sends once it has. */
+    let parsed: { PaymentDetails?: { CVVNumber?: unknown; CardNumber?: unknown } } | undefined;
+    let afterParse: () => void = () => undefined;
+    let answered: () => void = () => undefined;
+    let calls = 0;
+    /** A parser that reads the whole stream and leaves JSON.parse of it (no raw body). */
+    const parse = (req: NodeJS.ReadableStream) =>
+      new Promise<typeof parsed>((resolve) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => void chunks.push(chunk));
+        req.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+      });
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 50));
+    beforeAll(async () => {
+      const endpoint = createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        onError: (failure) => void failures.push(failure),
+        handlers: {
+          SendOrderToMerchant: async () => {
+            calls++;
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      });
+      let listener: Listener;
+      if (adapter === "toNodeListener") {
+        const callbacks = toNodeListener(endpoint);
+        listener = (req, res) =>
+          void parse(req).then(async (body) => {
+            parsed = body;
+            (req as unknown as { body: unknown }).body = body;
+            afterParse();
+            await wait();
+            await callbacks(req, res);
+            answered();
+          });
+      } else {
+        const app = new Koa3();
+        app.use(async (ctx, next) => {
+          parsed = await parse(ctx.req);
+          ctx.request.body = parsed;
+          afterParse();
+          await wait();
+          await next();
+          answered();
+        });
+        app.use(toKoa(endpoint));
+        listener = app.callback() as unknown as Listener;
+      }
+      server = http2.createServer(listener);
+      server.on("session", (session) => void sessions.add(session));
+      server.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+    });
+    afterAll(async () => {
+      for (const session of sessions) session.destroy();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    it("RST_STREAM after END_STREAM: client_closed 499, the parser's object holds no CVV and a masked card number", async () => {
+      parsed = undefined;
+      calls = 0;
+      const done = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
+      const client = await rawSession((server.address() as AddressInfo).port);
+      afterParse = () => client.write([RESET]);
+      client.write([
+        headersFrame("/crossborder/SendOrderToMerchant", [
+          [HPACK.contentType, "application/json"],
+          [HPACK.contentLength, String(order.length)],
+        ]),
+        ...dataFrames(order, true),
+      ]);
+      await done;
+      client.drop();
+      expect(failures.map((f) => `${f.kind}/${f.status}`)).toEqual(["client_closed/499"]);
+      expect(calls).toBe(0);
+      const details = parsed?.PaymentDetails;
+      expect(details).toBeDefined();
+      expect(details?.CVVNumber).toBeUndefined();
+      expect(inspect(details)).not.toMatch(/4111111111111111|CVV/);
+      expect(JSON.stringify(details)).not.toMatch(/4111111111111111|CVV/);
+    });
   },
 );
