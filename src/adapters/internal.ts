@@ -168,6 +168,17 @@ function aborted(): Error {
 }
 
 /**
+ * Whether HTTP/2's compatibility request says its client went away (its stream reset, its
+ * connection lost): it then ends and is never destroyed, so `aborted` is the only sign. Only there
+ * (it has `stream`): an `IncomingMessage` is `aborted` by any destroy before `complete`, which a
+ * serverless bridge's stand-in (its body pushed, `complete` never set) meets once a parser read it
+ * to its end; on HTTP/1 a client gone destroys the request, which the callers check first.
+ */
+function http2Aborted(req: NodeRequestLike): boolean {
+  return req.aborted === true && "stream" in req;
+}
+
+/**
  * Reads the whole body within `limit` bytes and `timeoutMs`, by the stream's events. Every way
  * out (end, limit, deadline, error, client gone) removes the five listeners and clears the timer;
  * what was read of a refused body is zeroed (it may hold card data).
@@ -182,14 +193,14 @@ function readByEvents(
   // Unless `aborted`: HTTP/2's compatibility request, its stream reset or its connection lost,
   // ends and lets go of what it held, and is never destroyed (the client went away: 499).
   if (req.readableEnded === true) {
-    if (req.aborted === true) return Promise.resolve({ kind: "failed", error: aborted() });
+    if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
     return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
   }
   if (req.destroyed === true) {
     return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
   }
   // The same, its end not emitted yet.
-  if (req.aborted === true) return Promise.resolve({ kind: "failed", error: aborted() });
+  if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
   const arrived = readArrived(req, limit);
   if (arrived !== undefined) return Promise.resolve(arrived);
   // Not all here: a client that waits for a 100 before sending it gets it now.
@@ -390,7 +401,7 @@ export function requestBody(
   // the library answers without it (it may hold the card number and CVV).
   if (
     (req.destroyed === true && req.readableEnded !== true && req._body !== true) ||
-    req.aborted === true
+    http2Aborted(req)
   ) {
     protectParsedBodyOf(holder);
     return nodeBody(req, res);
