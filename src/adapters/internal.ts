@@ -114,7 +114,7 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const req = this.req;
-    if (this.res !== undefined) continueIfAwaited(this.res);
+    if (this.res !== undefined) continueIfAwaited(req, this.res);
     const inner =
       typeof req.iterator === "function"
         ? req.iterator({ destroyOnReturn: false })
@@ -138,23 +138,29 @@ export function nodeBody(req: NodeRequestLike, res?: NodeResponseLike): BodyInpu
  * Writes `100 Continue` when the client asked for it (`Expect: 100-continue`) and it was not sent:
  * Node writes it itself before the listener runs unless the server has a `checkContinue` listener,
  * which leaves it to the merchant. Called when the body is to be read (after authentication), so a
- * refused call is answered without its body being uploaded. Node's own flags, as its `writeHead`
- * reads them (HTTP/1 only; HTTP/2's compatibility response keeps none).
+ * refused call is answered without its body being uploaded. Whether one was sent is `_sent100`, as
+ * Node's `writeHead` reads it (Bun's node:http keeps it too, but has no `_expect_continue`, so the
+ * request's header is read, as Node matches it); HTTP/2's compatibility response keeps none, so
+ * nothing is written there.
  */
-function continueIfAwaited(res: NodeResponseLike): void {
+function continueIfAwaited(req: NodeRequestLike, res: NodeResponseLike): void {
   const expecting = res as NodeResponseLike & {
-    readonly _expect_continue?: boolean;
     readonly _sent100?: boolean;
     writeContinue?(): unknown;
   };
   if (
-    expecting._expect_continue === true &&
     expecting._sent100 === false &&
     !res.headersSent &&
-    typeof expecting.writeContinue === "function"
+    typeof expecting.writeContinue === "function" &&
+    expectsContinue(req.headers.expect)
   ) {
     expecting.writeContinue();
   }
+}
+
+/** Whether an `Expect` header asks for `100-continue` (Node's own match, any case). */
+function expectsContinue(expect: string | readonly string[] | undefined): boolean {
+  return typeof expect === "string" && /(?:^|\W)100-continue(?:$|\W)/i.test(expect);
 }
 
 /** What the stream's async iterator rejects with when the stream closes before its end. */
@@ -204,7 +210,7 @@ function readByEvents(
   const arrived = readArrived(req, limit);
   if (arrived !== undefined) return Promise.resolve(arrived);
   // Not all here: a client that waits for a 100 before sending it gets it now.
-  if (res !== undefined) continueIfAwaited(res);
+  if (res !== undefined) continueIfAwaited(req, res);
   return new Promise<ReadBody>((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
