@@ -49,6 +49,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly complete?: boolean;
   /** Set when the client went away before the request's end (HTTP/2's compatibility request). */
   readonly aborted?: boolean;
+  /** `"1.1"`, `"1.0"`, `"2.0"`: a 100 Continue is for HTTP/1.1 only (RFC 9110 §10.1.1). */
+  readonly httpVersion?: string;
   /** `true` once a `data` listener or `resume()` made the stream flow. */
   readonly readableFlowing?: boolean | null;
   readonly readableObjectMode?: boolean;
@@ -140,8 +142,9 @@ export function nodeBody(req: NodeRequestLike, res?: NodeResponseLike): BodyInpu
  * which leaves it to the merchant. Called when the body is to be read (after authentication), so a
  * refused call is answered without its body being uploaded. Whether one was sent is `_sent100`, as
  * Node's `writeHead` reads it (Bun's node:http keeps it too, but has no `_expect_continue`, so the
- * request's header is read, as Node matches it); HTTP/2's compatibility response keeps none, so
- * nothing is written there.
+ * request's header is read, as Node matches it, on HTTP/1.1 only as Node does: an HTTP/1.0
+ * client's expectation is ignored); HTTP/2's compatibility response keeps no `_sent100`, so nothing
+ * is written there.
  */
 function continueIfAwaited(req: NodeRequestLike, res: NodeResponseLike): void {
   const expecting = res as NodeResponseLike & {
@@ -152,6 +155,7 @@ function continueIfAwaited(req: NodeRequestLike, res: NodeResponseLike): void {
     expecting._sent100 === false &&
     !res.headersSent &&
     typeof expecting.writeContinue === "function" &&
+    req.httpVersion === "1.1" &&
     expectsContinue(req.headers.expect)
   ) {
     expecting.writeContinue();

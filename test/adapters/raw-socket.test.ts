@@ -479,6 +479,29 @@ for (const [label, build] of SERVERS) {
       },
     );
 
+    // RFC 9110 §10.1.1: an HTTP/1.0 client's expectation is ignored (Node sends it no 100 either).
+    it.each(["default", "checkContinue, Bun's flags"] as const)(
+      "%s: an HTTP/1.0 request with Expect: 100-continue gets no 100, only its answer",
+      async (kind) => {
+        failures.length = 0;
+        const socket = open(servers[kind].port);
+        const reading = readUntilClosed(socket, performance.now());
+        const token = await keys.sign();
+        socket.write(
+          head(
+            [`Authorization: Bearer ${token}`, "Expect: 100-continue"],
+            Buffer.byteLength(ORDER),
+          ).replace(" HTTP/1.1\r\n", " HTTP/1.0\r\n"),
+        );
+        // Long enough for the token's check and a 100, were one written.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        socket.write(ORDER);
+        const exchange = await reading;
+        expect(exchange.text).not.toContain("100 Continue");
+        expect(statusOf(exchange)).toBe(200);
+      },
+    );
+
     it.each(["checkContinue", "checkContinue, Bun's flags"] as const)(
       "%s: a forged call is refused before its body is asked for (no 100)",
       async (kind) => {
