@@ -63,7 +63,7 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       req.method ?? "GET",
       url,
       nodeHeaders(req),
-      requestBody(req, req),
+      requestBody(req, req, res),
       peerAddress(req),
       res,
     );

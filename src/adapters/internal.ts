@@ -49,6 +49,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly complete?: boolean;
   /** Set when the client went away before the request's end (HTTP/2's compatibility request). */
   readonly aborted?: boolean;
+  /** `"1.1"`, `"1.0"`, `"2.0"`: a 100 Continue is for HTTP/1.1 only (RFC 9110 §10.1.1). */
+  readonly httpVersion?: string;
   /** `true` once a `data` listener or `resume()` made the stream flow. */
   readonly readableFlowing?: boolean | null;
   readonly readableObjectMode?: boolean;
@@ -99,10 +101,13 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
  * 408, 401) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
  */
 class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
-  constructor(private readonly req: NodeRequestLike) {}
+  constructor(
+    private readonly req: NodeRequestLike,
+    private readonly res: NodeResponseLike | undefined,
+  ) {}
 
   [SELF_READ](limit: number, timeoutMs: number): Promise<ReadBody> {
-    return readByEvents(this.req, limit, timeoutMs);
+    return readByEvents(this.req, limit, timeoutMs, this.res);
   }
 
   [SELF_DISCARD](): void {
@@ -111,6 +116,7 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const req = this.req;
+    if (this.res !== undefined) continueIfAwaited(req, this.res);
     const inner =
       typeof req.iterator === "function"
         ? req.iterator({ destroyOnReturn: false })
@@ -126,8 +132,39 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
   }
 }
 
-export function nodeBody(req: NodeRequestLike): BodyInput {
-  return new NodeBody(req);
+export function nodeBody(req: NodeRequestLike, res?: NodeResponseLike): BodyInput {
+  return new NodeBody(req, res);
+}
+
+/**
+ * Writes `100 Continue` when the client asked for it (`Expect: 100-continue`) and it was not sent:
+ * Node writes it itself before the listener runs unless the server has a `checkContinue` listener,
+ * which leaves it to the merchant. Called when the body is to be read (after authentication), so a
+ * refused call is answered without its body being uploaded. Whether one was sent is `_sent100`, as
+ * Node's `writeHead` reads it (Bun's node:http keeps it too, but has no `_expect_continue`, so the
+ * request's header is read, as Node matches it, on HTTP/1.1 only as Node does: an HTTP/1.0
+ * client's expectation is ignored); HTTP/2's compatibility response keeps no `_sent100`, so nothing
+ * is written there.
+ */
+function continueIfAwaited(req: NodeRequestLike, res: NodeResponseLike): void {
+  const expecting = res as NodeResponseLike & {
+    readonly _sent100?: boolean;
+    writeContinue?(): unknown;
+  };
+  if (
+    expecting._sent100 === false &&
+    !res.headersSent &&
+    typeof expecting.writeContinue === "function" &&
+    req.httpVersion === "1.1" &&
+    expectsContinue(req.headers.expect)
+  ) {
+    expecting.writeContinue();
+  }
+}
+
+/** Whether an `Expect` header asks for `100-continue` (Node's own match, any case). */
+function expectsContinue(expect: string | readonly string[] | undefined): boolean {
+  return typeof expect === "string" && /(?:^|\W)100-continue(?:$|\W)/i.test(expect);
 }
 
 /** What the stream's async iterator rejects with when the stream closes before its end. */
@@ -141,18 +178,43 @@ function aborted(): Error {
 }
 
 /**
+ * Whether HTTP/2's compatibility request says its client went away (its stream reset, its
+ * connection lost): it then ends and is never destroyed, so `aborted` is the only sign. Only there
+ * (it has `stream`): an `IncomingMessage` is `aborted` by any destroy before `complete`, which a
+ * serverless bridge's stand-in (its body pushed, `complete` never set) meets once a parser read it
+ * to its end; on HTTP/1 a client gone destroys the request, which the callers check first.
+ */
+function http2Aborted(req: NodeRequestLike): boolean {
+  return req.aborted === true && "stream" in req;
+}
+
+/**
  * Reads the whole body within `limit` bytes and `timeoutMs`, by the stream's events. Every way
  * out (end, limit, deadline, error, client gone) removes the five listeners and clears the timer;
  * what was read of a refused body is zeroed (it may hold card data).
  */
-function readByEvents(req: NodeRequestLike, limit: number, timeoutMs: number): Promise<ReadBody> {
+function readByEvents(
+  req: NodeRequestLike,
+  limit: number,
+  timeoutMs: number,
+  res: NodeResponseLike | undefined,
+): Promise<ReadBody> {
   // Read to its end before us (a wrapper, a middleware): the body is gone unless none was sent.
-  if (req.readableEnded === true) return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
+  // Unless `aborted`: HTTP/2's compatibility request, its stream reset or its connection lost,
+  // ends and lets go of what it held, and is never destroyed (the client went away: 499).
+  if (req.readableEnded === true) {
+    if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
+    return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
+  }
   if (req.destroyed === true) {
     return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
   }
+  // The same, its end not emitted yet.
+  if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
   const arrived = readArrived(req, limit);
   if (arrived !== undefined) return Promise.resolve(arrived);
+  // Not all here: a client that waits for a 100 before sending it gets it now.
+  if (res !== undefined) continueIfAwaited(req, res);
   return new Promise<ReadBody>((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -339,12 +401,20 @@ export function parsedBody(holder: ParsedBodyHolder): unknown {
 export function requestBody(
   req: NodeRequestLike & { readonly _body?: unknown },
   holder: ParsedBodyHolder,
+  res?: NodeResponseLike,
 ): BodyInput {
-  if (!bodyConsumed(req)) return nodeBody(req);
+  if (!bodyConsumed(req)) return nodeBody(req, res);
   // Destroyed before its end, and no parser read it (one finishes on the stream's end, or marks
-  // `_body`): the client went away (499), whatever a parser of another type left (`{}`).
-  if (req.destroyed === true && req.readableEnded !== true && req._body !== true) {
-    return nodeBody(req);
+  // `_body`), or aborted (HTTP/2's compatibility request, ended by a reset or a lost connection,
+  // never destroyed): the client went away (499), whatever a parser of another type left (`{}`).
+  // The engine then protects only the stream it is given: what a parser left is protected here, as
+  // the library answers without it (it may hold the card number and CVV).
+  if (
+    (req.destroyed === true && req.readableEnded !== true && req._body !== true) ||
+    http2Aborted(req)
+  ) {
+    protectParsedBodyOf(holder);
+    return nodeBody(req, res);
   }
   return bodyLeft(req, parsedBody(holder));
 }
@@ -393,11 +463,15 @@ class ResponseCloseSignal implements LazySignal {
     const res = this.res;
     if (typeof res.once !== "function") return undefined;
     const controller = new AbortController();
+    // HTTP/2's compatibility response has no `destroyed`, and a reset finishes its stream's writable
+    // side: there the stream says it, `aborted` when it closed before the answer's end.
+    const stream = http2StreamOf(res);
     // Already gone (the signal read late): aborted from the start.
-    if (res.destroyed === true && res.writableFinished !== true) controller.abort();
-    else {
+    if ((res.destroyed === true && res.writableFinished !== true) || stream?.aborted === true) {
+      controller.abort();
+    } else {
       res.once("close", () => {
-        if (!res.writableFinished) controller.abort();
+        if (!res.writableFinished || stream?.aborted === true) controller.abort();
       });
     }
     this.#signal = controller.signal;
@@ -489,6 +563,8 @@ const CONNECTION_SPECIFIC = new Set([
 /** The stream of an HTTP/2 compatibility response (`Http2ServerResponse`), which HTTP/1's lacks. */
 interface Http2StreamLike {
   readonly closed?: boolean;
+  /** Closed before its answer was ended (a reset, a lost connection). */
+  readonly aborted?: boolean;
   close(code?: number): unknown;
 }
 

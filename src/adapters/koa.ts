@@ -71,7 +71,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        raw ? decodedBody(rawBody) : requestBody(ctx.req, ctx.request),
+        raw ? decodedBody(rawBody) : requestBody(ctx.req, ctx.request, ctx.res),
         peerAddress(ctx.req),
         ctx.res,
       ),

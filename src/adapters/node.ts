@@ -39,7 +39,7 @@ export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
       req.method ?? "GET",
       req.url ?? "/",
       nodeHeaders(req),
-      requestBody(req, holder),
+      requestBody(req, holder, res),
       peerAddress(req),
       res,
     );

@@ -1,13 +1,23 @@
 /** Request targets: cheap path extraction for routing, and the URL the engine parses once. */
 
-/** The path of a request target (`/a/b?x` or `https://host/a/b?x`), without query or fragment. */
+/**
+ * The path of a request target (`/a/b?x` or `https://host/a/b?x`), without query or fragment. In
+ * the absolute form the path starts at the first `/`, `?` or `#` after the authority; when that is
+ * not a `/` (`http://host?/a/b`), the path is `/`, as `new URL`, Express and Koa read it, whatever
+ * the query or fragment holds. The origin form (`/…`, what clients send) costs one comparison more.
+ */
 export function pathnameOf(target: string): string {
   let start = 0;
-  const scheme = target.indexOf("://");
-  if (scheme !== -1 && scheme < target.indexOf("/")) {
-    const slash = target.indexOf("/", scheme + 3);
-    if (slash === -1) return "/";
-    start = slash;
+  if (target.charCodeAt(0) !== 0x2f) {
+    const scheme = target.indexOf("://");
+    if (scheme !== -1 && scheme < target.indexOf("/")) {
+      start = scheme + 3;
+      for (; start < target.length; start++) {
+        const c = target.charCodeAt(start);
+        if (c === 0x2f || c === 0x3f || c === 0x23) break;
+      }
+      if (target.charCodeAt(start) !== 0x2f) return "/";
+    }
   }
   let end = target.length;
   for (let i = start; i < target.length; i++) {

@@ -3,8 +3,9 @@
 // fault, not the sender. Found by review: a valid order was answered 400 "Request body is empty"
 // on Node (the service drops an order it is told is malformed) and 499 on fetch (though the
 // client is still there, reading the answer). It is a 500, which the service retries.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { createServer, IncomingMessage, ServerResponse } from "node:http";
+import { type AddressInfo, connect, Socket } from "node:net";
+import { Writable } from "node:stream";
 import { serve } from "@hono/node-server";
 import express5 from "express";
 import express4 from "express4";
@@ -486,5 +487,57 @@ describe("the router's 404 behind a parser, with a req.body its card walk cannot
     } finally {
       await server.close();
     }
+  });
+});
+
+// Second reading of H2, D2: a serverless bridge builds an IncomingMessage, pushes the body itself
+// and never sets `complete`. Once a parser reads it to its end, Node's autoDestroy runs _destroy,
+// which sets `aborted` (the same on Bun): that is not a client gone, and the order must run.
+describe("an IncomingMessage stand-in (a serverless bridge) read to its end by a parser", () => {
+  it("node:http listener: 200 from req.body, the function runs once, no client_closed", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    const body = Buffer.from(ORDER);
+    const req = new IncomingMessage(new Socket());
+    Object.assign(req, {
+      method: "POST",
+      url: "/crossborder/SendOrderToMerchant",
+      headers: {
+        authorization: `Bearer ${await keys.sign()}`,
+        "content-type": "application/json",
+        "content-length": String(body.length),
+      },
+    });
+    req._read = () => {
+      req.push(body);
+      req.push(null);
+    };
+    // The parser in front.
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => void chunks.push(chunk));
+    await new Promise((resolve) => req.on("end", resolve));
+    (req as IncomingMessage & { body?: unknown }).body = JSON.parse(
+      Buffer.concat(chunks).toString(),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    // What the bridge leaves: ended, destroyed by autoDestroy, and so aborted.
+    expect([req.readableEnded, req.destroyed, req.aborted]).toEqual([true, true, true]);
+    const res = new ServerResponse(req);
+    const written: Buffer[] = [];
+    res.assignSocket(
+      new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          written.push(chunk);
+          done();
+        },
+      }) as unknown as Socket,
+    );
+    const finished = new Promise((resolve) => res.once("finish", resolve));
+    listener(req, res);
+    await finished;
+    expect(res.statusCode).toBe(200);
+    expect(Buffer.concat(written).toString()).toContain('"InternalOrderId":"M-');
+    expect(seen.merchant).toBe(1);
+    expect(seen.failures).toEqual([]);
   });
 });

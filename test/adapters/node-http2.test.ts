@@ -6,12 +6,14 @@
 // forbidden (RFC 9113 §8.2.2): Node drops it with an UnsupportedWarning on stderr.
 import http2 from "node:http2";
 import { type AddressInfo, connect } from "node:net";
+import type { Readable } from "node:stream";
+import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import Koa3 from "koa";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { toKoa } from "../../src/adapters/koa.js";
 import { toNodeListener } from "../../src/adapters/node.js";
-import type { CallbackFailure } from "../../src/index.js";
+import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK } from "./support/servers.js";
@@ -125,7 +127,14 @@ function sendOver(session: () => http2.ClientHttp2Session): Send {
 // A header sent twice, as the service's own HTTP/2 client could send it: Node's http2 client
 // refuses to (a single-value header given as an array throws), so the frames are written by hand,
 // the header block in HPACK literals without indexing, names from the static table (RFC 7541).
-const HPACK = { path: 4, authority: 1, authorization: 23, contentEncoding: 26, contentType: 31 };
+const HPACK = {
+  path: 4,
+  authority: 1,
+  authorization: 23,
+  contentEncoding: 26,
+  contentLength: 28,
+  contentType: 31,
+};
 
 /** An HPACK integer with an N-bit prefix (RFC 7541 §5.1), `first` holding the pattern bits. */
 function hpackInteger(value: number, prefixBits: number, first: number): number[] {
@@ -217,6 +226,70 @@ function postFrames(
       ]),
     );
   });
+}
+
+/**
+ * An HTTP/2 connection written by hand, for what Node's client will not send: a RST_STREAM without
+ * END_STREAM first, at a chosen moment, or a connection dropped mid-stream. The server's SETTINGS
+ * are acknowledged; `write` sends frames in one piece, `drop` destroys the socket.
+ */
+async function rawSession(port: number): Promise<{ write(frames: Buffer[]): void; drop(): void }> {
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  let received = Buffer.alloc(0);
+  socket.on("data", (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    while (received.length >= 9 && received.length >= 9 + received.readUIntBE(0, 3)) {
+      const length = received.readUIntBE(0, 3);
+      if (received[3] === 4 && ((received[4] as number) & 0x1) === 0) {
+        socket.write(frame(4, 0x1, 0, Buffer.alloc(0)));
+      }
+      received = received.subarray(9 + length);
+    }
+  });
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.write(
+    Buffer.concat([
+      Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+      frame(4, 0, 0, Buffer.alloc(0)),
+    ]),
+  );
+  return { write: (frames) => socket.write(Buffer.concat(frames)), drop: () => socket.destroy() };
+}
+
+/** Stream 1's HEADERS: a POST to `path`, with `headers` ([static index, value]) after the pseudo-headers. */
+function headersFrame(path: string, headers: [number, string][]): Buffer {
+  const block = Buffer.from([
+    0x83, // :method POST
+    0x86, // :scheme http
+    ...literal(HPACK.path, path),
+    ...literal(HPACK.authority, "127.0.0.1"),
+    ...headers.flatMap(([index, value]) => literal(index, value)),
+  ]);
+  return frame(1, 0x4, 1, block); // END_HEADERS
+}
+
+/** Stream 1's DATA frames for `body` (END_STREAM on the last when `end`). */
+function dataFrames(body: Uint8Array, end: boolean): Buffer[] {
+  const frames: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 16_384) {
+    const stop = Math.min(at + 16_384, body.length);
+    frames.push(frame(0, end && stop === body.length ? 0x1 : 0, 1, body.subarray(at, stop)));
+  }
+  return frames;
+}
+
+/** RST_STREAM on stream 1, CANCEL. */
+const RESET = frame(3, 0, 1, Buffer.from([0, 0, 0, http2.constants.NGHTTP2_CANCEL]));
+
+async function waitFor<T>(probe: () => T | undefined, limitMs = 3000): Promise<T> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (performance.now() > until) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 for (const [label, build, notFoundBy] of LISTENERS)
@@ -330,6 +403,45 @@ for (const [label, build, notFoundBy] of LISTENERS)
       });
     });
 
+    // Review H2, H2-1: a reset or a lost connection while the JWT is verified leaves Node's
+    // compatibility request ended (what was buffered dumped) and `aborted`, never destroyed: the
+    // client went away (499, as on HTTP/1.1), not a body read before the callbacks (a 500 telling
+    // the merchant to fix its setup) nor an empty body (a 400 blaming the sender).
+    it.each([
+      ["RST_STREAM after part of the body, with a Content-Length", "reset", "part", true],
+      ["RST_STREAM after the whole body and END_STREAM", "reset", "whole", true],
+      ["RST_STREAM after part of the body, no Content-Length", "reset", "part", false],
+      ["the connection lost after part of the body", "drop", "part", true],
+    ] as const)(
+      "a client gone before its body is read (%s): client_closed, 499",
+      async (_case, how, sent, length) => {
+        const order = Buffer.from(ORDER);
+        const client = await rawSession((server.address() as AddressInfo).port);
+        // One write: the server takes every frame before the token's verification ends.
+        client.write([
+          headersFrame("/crossborder/SendOrderToMerchant", [
+            [HPACK.authorization, `Bearer ${await keys.sign()}`],
+            [HPACK.contentType, "application/json"],
+            ...(length ? [[HPACK.contentLength, String(order.length)] as [number, string]] : []),
+          ]),
+          ...(sent === "whole"
+            ? dataFrames(order, true)
+            : dataFrames(order.subarray(0, 200), false)),
+          ...(how === "reset" ? [RESET] : []),
+        ]);
+        if (how === "drop") client.drop();
+        const failure = await waitFor(() => failures[0]);
+        expect(failure).toMatchObject({
+          kind: "client_closed",
+          status: 499,
+          callback: "SendOrderToMerchant",
+        });
+        client.drop();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(failures.map((f) => f.kind)).toEqual(["client_closed"]);
+      },
+    );
+
     it("answers a body trickling past bodyTimeoutMs with 408, then resets the stream (no Connection header)", async () => {
       // What the listener hands Node's Http2ServerResponse: Node drops a connection-specific
       // header itself (the client cannot tell) and warns only once a process, so what it is
@@ -410,3 +522,245 @@ for (const [label, build, notFoundBy] of LISTENERS)
       expect(next.status).toBe(200);
     }, 15_000);
   });
+
+// Review H2, H2-1 and H2-2: a client that leaves while the function runs, or before a listener
+// that runs late (behind a middleware that waits) reads its body.
+describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
+  "%s on http2.createServer: a client that leaves",
+  (adapter) => {
+    const order = Buffer.from(ORDER);
+    /** What the order's function does, set by each test. */
+    let onOrder: (signal: () => AbortSignal | undefined) => Promise<void> = async () => undefined;
+    /** How long a middleware in front waits before the callbacks run. */
+    let delayMs = 0;
+    let server: http2.Http2Server;
+    const sessions = new Set<http2.ServerHttp2Session>();
+    let port: number;
+    beforeAll(async () => {
+      const endpoint = createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        onError: (failure) => void failures.push(failure),
+        handlers: {
+          SendOrderToMerchant: async (_order, context) => {
+            await onOrder(() => context.signal);
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      });
+      const wait = () => new Promise((resolve) => setTimeout(resolve, delayMs));
+      let listener: Listener;
+      if (adapter === "toNodeListener") {
+        const callbacks = toNodeListener(endpoint);
+        listener = (req, res) => void wait().then(() => callbacks(req, res));
+      } else {
+        const app = new Koa3();
+        app.use(async (_ctx, next) => {
+          await wait();
+          await next();
+        });
+        app.use(toKoa(endpoint));
+        listener = app.callback() as unknown as Listener;
+      }
+      server = http2.createServer(listener);
+      server.on("session", (session) => void sessions.add(session));
+      server.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      onOrder = async () => undefined;
+      delayMs = 0;
+      // A session whose client vanished without a GOAWAY would hold \`close\` open.
+      for (const session of sessions) session.destroy();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    /** Resolves when the server's side of the next stream closes. */
+    const nextStreamClosed = () =>
+      new Promise<void>((resolve) =>
+        server.once("stream", (stream) => stream.once("close", () => resolve())),
+      );
+
+    it.each([
+      ["RST_STREAM", "reset"],
+      ["the connection lost", "drop"],
+    ] as const)(
+      "a listener run after the client left (%s) reports client_closed, 499",
+      async (_case, how) => {
+        delayMs = 50;
+        try {
+          const closed = nextStreamClosed();
+          const client = await rawSession(port);
+          client.write([
+            headersFrame("/crossborder/SendOrderToMerchant", [
+              [HPACK.contentType, "application/json"],
+              [HPACK.contentLength, String(order.length)],
+            ]),
+            ...dataFrames(order.subarray(0, 200), false),
+            ...(how === "reset" ? [RESET] : []),
+          ]);
+          if (how === "drop") client.drop();
+          await closed;
+          const failure = await waitFor(() => failures[0]);
+          expect(failure).toMatchObject({ kind: "client_closed", status: 499 });
+          client.drop();
+        } finally {
+          delayMs = 0;
+        }
+      },
+    );
+
+    it.each([
+      ["RST_STREAM", "reset", "before it leaves", true],
+      ["RST_STREAM", "reset", "after it left", true],
+      ["the connection lost", "drop", "before it leaves", true],
+      ["the connection lost", "drop", "after it left", true],
+      ["control: the client stays for the answer", "stay", "before the answer", false],
+    ] as const)(
+      "%s (%s) while the function runs, context.signal read %s: aborted is %s",
+      async (_case, how, when, aborted) => {
+        let read: AbortSignal | undefined;
+        let entered!: () => void;
+        const inFunction = new Promise<void>((resolve) => {
+          entered = resolve;
+        });
+        let leave!: () => void;
+        const left = new Promise<void>((resolve) => {
+          leave = resolve;
+        });
+        onOrder = async (signal) => {
+          if (when !== "after it left") read = signal();
+          entered();
+          if (how !== "stay") await left;
+          else read?.addEventListener("abort", () => undefined);
+          if (when === "after it left") read = signal();
+        };
+        const closed = nextStreamClosed();
+        const client = await rawSession(port);
+        client.write([
+          headersFrame("/crossborder/SendOrderToMerchant", [
+            [HPACK.contentType, "application/json"],
+            [HPACK.contentLength, String(order.length)],
+          ]),
+          ...dataFrames(order, true),
+        ]);
+        await inFunction;
+        if (how === "reset") client.write([RESET]);
+        if (how === "drop") client.drop();
+        await closed;
+        leave();
+        // The function ends; the signal it holds says whether the client left before the answer.
+        await waitFor(() => read);
+        if (aborted && read?.aborted !== true) {
+          await Promise.race([
+            new Promise((resolve) => read?.addEventListener("abort", resolve)),
+            new Promise((resolve) => setTimeout(resolve, 1000)),
+          ]);
+        }
+        client.drop();
+        expect(read?.aborted).toBe(aborted);
+      },
+    );
+  },
+);
+
+// Second reading of H2, D1: a body parser in front read the whole body, then the client reset its
+// stream before the callbacks ran. The library answers 499 without the parsed body, and the
+// parser's object (req.body, Koa's ctx.request.body) must still hold no CVV and no card number in
+// clear afterwards, as the README says whatever the status.
+describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
+  "%s on http2.createServer behind a body parser: a client reset after the parser read the body",
+  (adapter) => {
+    const order = Buffer.from(ORDER);
+    let server: http2.Http2Server;
+    const sessions = new Set<http2.ServerHttp2Session>();
+    /** What the parser left, and the reset the test sends once it has. */
+    type Parsed = { PaymentDetails?: { CVVNumber?: unknown; CardNumber?: unknown } };
+    let parsed: Parsed | undefined;
+    let afterParse: () => void = () => undefined;
+    let answered: () => void = () => undefined;
+    let calls = 0;
+    /** A parser that reads the whole stream and leaves JSON.parse of it (no raw body). */
+    const parse = (req: Readable) =>
+      new Promise<Parsed>((resolve) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => void chunks.push(chunk));
+        req.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+      });
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 50));
+    beforeAll(async () => {
+      const endpoint = createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        onError: (failure) => void failures.push(failure),
+        handlers: {
+          SendOrderToMerchant: async () => {
+            calls++;
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      });
+      let listener: Listener;
+      if (adapter === "toNodeListener") {
+        const callbacks = toNodeListener(endpoint);
+        listener = (req, res) =>
+          void parse(req).then(async (body) => {
+            parsed = body;
+            (req as unknown as { body: unknown }).body = body;
+            afterParse();
+            await wait();
+            await callbacks(req, res);
+            answered();
+          });
+      } else {
+        const app = new Koa3();
+        app.use(async (ctx, next) => {
+          parsed = await parse(ctx.req);
+          ctx.request.body = parsed;
+          afterParse();
+          await wait();
+          await next();
+          answered();
+        });
+        app.use(toKoa(endpoint));
+        listener = app.callback() as unknown as Listener;
+      }
+      server = http2.createServer(listener);
+      server.on("session", (session) => void sessions.add(session));
+      server.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+    });
+    afterAll(async () => {
+      for (const session of sessions) session.destroy();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    it("RST_STREAM after END_STREAM: client_closed 499, the parser's object holds no CVV and a masked card number", async () => {
+      parsed = undefined;
+      calls = 0;
+      const done = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
+      const client = await rawSession((server.address() as AddressInfo).port);
+      afterParse = () => client.write([RESET]);
+      client.write([
+        headersFrame("/crossborder/SendOrderToMerchant", [
+          [HPACK.contentType, "application/json"],
+          [HPACK.contentLength, String(order.length)],
+        ]),
+        ...dataFrames(order, true),
+      ]);
+      await done;
+      client.drop();
+      expect(failures.map((f) => `${f.kind}/${f.status}`)).toEqual(["client_closed/499"]);
+      expect(calls).toBe(0);
+      // Set by the listener (a closure TypeScript does not follow).
+      const details = (parsed as Parsed | undefined)?.PaymentDetails;
+      expect(details).toBeDefined();
+      expect(details?.CVVNumber).toBeUndefined();
+      expect(inspect(details)).not.toMatch(/4111111111111111|CVV/);
+      expect(JSON.stringify(details)).not.toMatch(/4111111111111111|CVV/);
+    });
+  },
+);

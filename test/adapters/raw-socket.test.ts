@@ -119,8 +119,12 @@ function readUntilClosed(socket: Socket, started: number, limitMs = 5000): Promi
   });
 }
 
-function head(lines: string[], length: number): string {
-  return `${["POST /crossborder/SendOrderToMerchant HTTP/1.1", "Host: 127.0.0.1", ...lines, `Content-Length: ${length}`, "Content-Type: application/json", "Connection: close"].join("\r\n")}\r\n\r\n`;
+function head(
+  lines: string[],
+  length: number,
+  target = "/crossborder/SendOrderToMerchant",
+): string {
+  return `${[`POST ${target} HTTP/1.1`, "Host: 127.0.0.1", ...lines, `Content-Length: ${length}`, "Content-Type: application/json", "Connection: close"].join("\r\n")}\r\n\r\n`;
 }
 
 /** The drain cap of src/adapters/internal.ts (MAX_DRAIN_BYTES). */
@@ -257,6 +261,23 @@ for (const [label, build] of SERVERS) {
       } else expect(exchange.text).toContain('"InternalOrderId":"M-');
     });
 
+    // Review H2, H1-3: Node hands an absolute-form target on as sent; its path is what follows the
+    // authority up to `?` or `#`, empty (so `/`) when a `?` comes first, as Express and Koa read it.
+    it.each([
+      ["http://127.0.0.1/crossborder/SendOrderToMerchant", 200],
+      ["http://127.0.0.1?/crossborder/SendOrderToMerchant", 404],
+      ["http://127.0.0.1:80?/crossborder/SendOrderToMerchant", 404],
+    ])("an absolute-form target, %s: %i", async (target, status) => {
+      failures.length = 0;
+      const token = await keys.sign();
+      const exchange = await send(
+        `${head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER), target)}${ORDER}`,
+      );
+      expect(statusOf(exchange)).toBe(status);
+      if (status === 200) expect(exchange.text).toContain('"InternalOrderId":"M-');
+      else expect(exchange.text).not.toContain("InternalOrderId");
+    });
+
     it("7. a client that goes away mid-body is reported as client_closed, not a 500", async () => {
       failures.length = 0;
       const token = await keys.sign();
@@ -352,5 +373,142 @@ for (const [label, build] of SERVERS) {
       expect(written).toBeLessThan(DRAIN_CAP + 32 * MIB);
       expect(exchange.closedAfterMs).toBeLessThan(10_000);
     }, 20_000);
+  });
+}
+
+// Review H2, H1-3: a guard mounted on the callbacks' path (a rate limiter, an IP allow-list) sees
+// the path Express routes by; an absolute-form target whose query holds the callback's path must
+// not reach the callback around it.
+for (const [label, express] of [
+  ["Express 4", express4 as unknown as typeof express5],
+  ["Express 5", express5],
+] as const) {
+  describe(`${label}, a guard mounted on /crossborder in front of the callbacks`, () => {
+    let server: Running;
+    beforeAll(async () => {
+      const app = express();
+      app.use(
+        "/crossborder",
+        (_req, res) => void res.status(403).type("text/plain").send("guarded"),
+      );
+      app.use(toExpress(router([])));
+      server = await listen(app as unknown as RequestListener);
+    });
+    afterAll(() => server.close());
+
+    it.each([
+      ["/crossborder/SendOrderToMerchant", 403],
+      ["http://127.0.0.1/crossborder/SendOrderToMerchant", 403],
+      ["http://127.0.0.1?/crossborder/SendOrderToMerchant", 404],
+    ])("%s: %i, never the order's 200", async (target, status) => {
+      const socket = open(Number(new URL(server.baseUrl).port));
+      const reading = readUntilClosed(socket, performance.now());
+      const token = await keys.sign();
+      socket.write(
+        `${head([`Authorization: Bearer ${token}`], Buffer.byteLength(ORDER), target)}${ORDER}`,
+      );
+      const exchange = await reading;
+      expect(statusOf(exchange)).toBe(status);
+      expect(exchange.text).not.toContain("InternalOrderId");
+    });
+  });
+}
+
+// Review H2, H1-4: a client that sends `Expect: 100-continue` and waits for the 100 before its body
+// (RFC 9110 §10.1.1; .NET's HttpClient, curl for a large body). On Node's default server Node writes
+// the 100 itself before the listener runs; with `server.on("checkContinue", …)` it leaves that to
+// the listener, and the library writes it when it starts reading the body: after authentication,
+// so a forged call is refused without its body being uploaded. Second reading of H2, D3: Bun's
+// node:http keeps Node's `_sent100` but has no `_expect_continue`; the "bun flags" server leaves
+// it unset the same way, so the library reads the request's Expect header instead.
+type ContinueKind = "default" | "checkContinue" | "checkContinue, Bun's flags";
+for (const [label, build] of SERVERS) {
+  describe(`${label}, Expect: 100-continue`, () => {
+    const failures: CallbackFailure[] = [];
+    const servers: Record<ContinueKind, { port: number; close(): Promise<void> }> = {} as never;
+    beforeAll(async () => {
+      for (const kind of ["default", "checkContinue", "checkContinue, Bun's flags"] as const) {
+        const built = build(failures);
+        const server = typeof built === "function" ? createServer(built) : built;
+        // The merchant decides: its request listener gets the request before any 100 is sent.
+        if (kind !== "default") {
+          server.on("checkContinue", (req, res) => {
+            if (kind !== "checkContinue") {
+              (res as { _expect_continue?: boolean | undefined })._expect_continue = undefined;
+            }
+            server.emit("request", req, res);
+          });
+        }
+        const running = await listen(server);
+        servers[kind] = { port: Number(new URL(running.baseUrl).port), close: running.close };
+      }
+    });
+    afterAll(async () => {
+      await servers.default?.close();
+      await servers.checkContinue?.close();
+      await servers["checkContinue, Bun's flags"]?.close();
+    });
+
+    /** Sends the head, waits for the server's first answer, then the body if that was a 100. */
+    async function expecting(kind: ContinueKind, token: string) {
+      failures.length = 0;
+      const socket = open(servers[kind].port);
+      const reading = readUntilClosed(socket, performance.now());
+      let first = "";
+      socket.on("data", (chunk: string) => {
+        first += chunk;
+      });
+      socket.write(
+        head([`Authorization: Bearer ${token}`, "Expect: 100-continue"], Buffer.byteLength(ORDER)),
+      );
+      await waitFor(() => (first.includes("\r\n\r\n") ? true : undefined));
+      if (first.startsWith("HTTP/1.1 100 Continue\r\n\r\n")) socket.write(ORDER);
+      const exchange = await reading;
+      const statuses = [...exchange.text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map(([, code]) =>
+        Number(code),
+      );
+      return { exchange, statuses };
+    }
+
+    it.each(["default", "checkContinue", "checkContinue, Bun's flags"] as const)(
+      "%s: a valid call gets one 100 Continue, then its answer",
+      async (kind) => {
+        const { exchange, statuses } = await expecting(kind, await keys.sign());
+        expect(statuses).toEqual([100, 200]);
+        expect(exchange.text).toContain('"InternalOrderId":"M-');
+      },
+    );
+
+    // RFC 9110 §10.1.1: an HTTP/1.0 client's expectation is ignored (Node sends it no 100 either).
+    it.each(["default", "checkContinue, Bun's flags"] as const)(
+      "%s: an HTTP/1.0 request with Expect: 100-continue gets no 100, only its answer",
+      async (kind) => {
+        failures.length = 0;
+        const socket = open(servers[kind].port);
+        const reading = readUntilClosed(socket, performance.now());
+        const token = await keys.sign();
+        socket.write(
+          head(
+            [`Authorization: Bearer ${token}`, "Expect: 100-continue"],
+            Buffer.byteLength(ORDER),
+          ).replace(" HTTP/1.1\r\n", " HTTP/1.0\r\n"),
+        );
+        // Long enough for the token's check and a 100, were one written.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        socket.write(ORDER);
+        const exchange = await reading;
+        expect(exchange.text).not.toContain("100 Continue");
+        expect(statusOf(exchange)).toBe(200);
+      },
+    );
+
+    it.each(["checkContinue", "checkContinue, Bun's flags"] as const)(
+      "%s: a forged call is refused before its body is asked for (no 100)",
+      async (kind) => {
+        const { statuses } = await expecting(kind, "forged.forged.forged");
+        expect(statuses).toEqual([401]);
+        expect(failures.map((f) => f.kind)).toEqual(["unauthorized"]);
+      },
+    );
   });
 }

@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
 import { decodedBody } from "../../src/core/body.js";
+import { pathnameOf } from "../../src/core/paths.js";
 import { defaultOnError } from "../../src/core/report.js";
 import {
   AuthenticationError,
@@ -2556,6 +2557,36 @@ describe("createCallbackRouter", () => {
     const response = await router.handle(post(JSON.stringify(ORDER), {}, url));
     expect(response.status).toBe(200);
     expect(calls).toStrictEqual(["SendOrderToMerchant"]);
+  });
+
+  // Review H2, H1-3: an absolute-form target's path starts at the first `/`, `?` or `#` after the
+  // authority; when that is a `?` or a `#`, the path is `/` (as `new URL`, Node's frameworks and
+  // path-scoped middleware in front read it), whatever the query or fragment holds.
+  it.each([
+    "http://127.0.0.1?/crossborder/SendOrderToMerchant",
+    "https://shop.example.com:8443?/crossborder/SendOrderToMerchant",
+    "http://user@shop.example.com?/crossborder/SendOrderToMerchant",
+    "HTTP://shop.example.com#/crossborder/SendOrderToMerchant",
+    "http://shop.example.com?return=http://h/crossborder/SendOrderToMerchant",
+  ])("does not route %s (its path is /) to the callback in its query or fragment", async (url) => {
+    const { router, calls, failures } = makeRouter();
+    expect(new URL(url).pathname).toBe("/");
+    expect(router.matches(pathnameOf(url))).toBe(false);
+    const response = await router.handle(post(JSON.stringify(ORDER), {}, url));
+    expect(response.status).toBe(404);
+    expect(calls).toStrictEqual([]);
+    expect(failures.map((f) => f.kind)).toStrictEqual(["not_found"]);
+  });
+
+  it.each([
+    ["http://127.0.0.1/crossborder/SendOrderToMerchant?x=/y", "/crossborder/SendOrderToMerchant"],
+    ["https://h:1/crossborder/SendOrderToMerchant#/z", "/crossborder/SendOrderToMerchant"],
+    ["http://h/?/crossborder/SendOrderToMerchant", "/"],
+    ["http://h", "/"],
+    ["/crossborder/SendOrderToMerchant?return=http://h/a", "/crossborder/SendOrderToMerchant"],
+  ])("pathnameOf(%s) is %s, as new URL reads it", (url, path) => {
+    expect(pathnameOf(url)).toBe(path);
+    expect(new URL(url, "http://localhost").pathname).toBe(path);
   });
 
   it("trims spaces around basePath and paths; leaves out a callback whose handler is undefined", async () => {
