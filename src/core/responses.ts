@@ -124,16 +124,16 @@ export function hasTextValue(value: unknown): value is string | number {
   return text !== undefined && text.trim() !== "";
 }
 
-/** PerformOrderPayment: the amount and currency actually charged. */
-export interface PerformOrderPaymentResult extends ResponseInfoResult {
+/**
+ * PerformOrderPayment: the amount and currency actually charged. A result with an error code (and
+ * without `Success: true` of its own, which the types do not take) is a declined payment returned
+ * instead of thrown, answered 500: to refuse, throw a `CallbackError`. A result the factories or
+ * the router infer that sets `ErrorCode` (to anything but `null`) does not compile; a value typed
+ * `ResponseInfoResult`, where it is optional, does (a helper shared with the order callbacks).
+ */
+export interface PerformOrderPaymentResult extends ResponseInfoResult, RefusedFields<"ErrorCode"> {
   PaymentAmount: string | number;
   PaymentCurrencyCode: string;
-  /**
-   * Not in a success: a result with an error code (and without `Success: true` of its own, which
-   * the types do not take) is a declined payment returned instead of thrown, answered 500. To
-   * refuse, throw a `CallbackError`.
-   */
-  ErrorCode?: null | undefined;
 }
 
 /**
