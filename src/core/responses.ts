@@ -42,6 +42,12 @@ export interface ResponseShape<TResult> {
    * keeps it as returned too.
    */
   readonly asReturned?: boolean;
+  /**
+   * True when a success may say `unconfirmed` (SendOrderToMerchant): the engine then reads,
+   * before the function runs, whether the order carries a card to charge (the function may clear
+   * the card number once charged).
+   */
+  readonly unconfirms?: boolean;
   /** The success body, or a reason when the merchant's result is unusable. */
   success(result: TResult): WrittenResult;
   failure(fields: FailureFields): object;
@@ -427,6 +433,7 @@ function successShape<TResult>(options: {
   const refusals = options.refusals ?? [];
   const errors = options.errors ?? [];
   return {
+    unconfirms: errors.length > 0 && options.errorsRefuse === false,
     success(result) {
       return pickFields(
         result,
