@@ -49,7 +49,8 @@ type FieldOf<Shape, K extends PropertyKey> = Shape extends object
  * The check laid over a result `R`: every field `Shape` does not name is typed `never`, and the
  * known fields holding objects or arrays are checked the same way, at every depth and inside a
  * promise. Known fields holding plain values are left to `R` itself, but for a field `Shape` marks
- * refused ({@link RefusedFields}) that `R` sets: `never` too.
+ * refused ({@link RefusedFields}): `never` where `R` sets it, else its own type, so that in a union
+ * (`cond ? { Balance } : { ErrorCode: "X" }`) the member without it does not take the other.
  */
 export type NoExtraFields<R, Shape> =
   R extends PromiseLike<infer Value>
@@ -59,15 +60,15 @@ export type NoExtraFields<R, Shape> =
       : R extends object
         ? {
             [K in keyof R as K extends RefusedKeys<Shape>
-              ? Sets<R, K> extends true
-                ? K
-                : never
+              ? K
               : K extends KnownKeys<Shape>
                 ? NonNullable<R[K]> extends object
                   ? K
                   : never
                 : K]: K extends RefusedKeys<Shape>
-              ? never
+              ? Sets<R, K> extends true
+                ? never
+                : R[K]
               : K extends KnownKeys<Shape>
                 ? NoExtraFields<R[K], FieldOf<Shape, K>>
                 : never;

@@ -837,6 +837,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       call,
     );
 
+    // SendOrderToMerchant: whether the order carries a card it charges (001 §4.2), read before
+    // the function, which may clear the card number once charged. Nothing is allocated.
+    const chargesCard =
+      definition.response.unconfirms === true && sites.length > 0 && carriesCardToCharge(payload);
+
     // 6. Call the merchant (after the callback's own check, if any), 7. write its response.
     let outcome: TResult;
     try {
@@ -896,12 +901,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
     // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
     // card it charges (001 §4.2), may be a decline the service takes as paid. Still a success (the
-    // order exists: a 500 would deliver it again), with a warning. Read only when there is a code.
-    if (
-      written.unconfirmed !== undefined &&
-      sites.length > 0 &&
-      holdsSafely(() => hasCardToCharge(paymentDetailsOf(payload)))
-    ) {
+    // order exists: a 500 would deliver it again), with a warning. The card as the order came in.
+    if (written.unconfirmed !== undefined && chargesCard) {
       const reason = `the handler's result carries "${written.unconfirmed}" without "Success": true, answered 200 all the same (the order exists: a 500 would deliver it again): the order carried a card, which ${name} charges (001 §4.2), and the service takes it as paid; if the payment was refused, throw a CallbackError`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
@@ -1055,6 +1056,15 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
 }
 
 /** Masks the card number of each payment object of the request (see `cardNumbersMasker`). */
+/** Whether an order carries a card to charge (`hasCardToCharge`); false if reading it throws. */
+function carriesCardToCharge(payload: unknown): boolean {
+  try {
+    return hasCardToCharge(paymentDetailsOf(payload));
+  } catch {
+    return false;
+  }
+}
+
 function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
   return cardNumbersMasker(sites.map((site) => site.details));
 }

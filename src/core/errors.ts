@@ -37,8 +37,12 @@ export const FAILURE_STATUS = {
   handler_failure: 200,
   /**
    * The merchant's function threw anything else, or returned something unusable (a validation
-   * without its verdict, `Success: false`, a cart that is not a CheckoutCartInfo); or the body was
-   * read before the library (a middleware) and no parsed body was left.
+   * without its verdict, `Success: false`, a redemption's or refund's `IsValid: false`, a
+   * PerformOrderPayment, RedeemGiftCard or RefundGiftCard result with an `ErrorCode`, or on the
+   * gift-card calls an `ErrorText`, without its own `Success: true`: set, or of a type no answer
+   * can carry, it is a refusal returned instead of thrown; a cart that is not a
+   * CheckoutCartInfo); or the body was read before the library (a middleware) and no parsed body
+   * was left.
    */
   internal_error: 500,
   /**
@@ -50,7 +54,11 @@ export const FAILURE_STATUS = {
    * Not a failure: a warning (`severity: "warning"`). The merchant's result lacked a field the
    * answer should carry (SendOrderToMerchant's `InternalOrderId`, the amount a payment charged),
    * held a value of the wrong type, or was not an object: answered 200 without it, since the
-   * function has run and a 500 would make the service deliver the call again.
+   * function has run and a 500 would make the service deliver the call again (but for the
+   * `ErrorCode` or `ErrorText` of a payment, redemption or refund without `Success: true`, an
+   * `internal_error`). Also a SendOrderToMerchant result carrying an `ErrorCode` without its own
+   * `Success: true` when the order came with a card to charge: answered 200 all the same (the
+   * order exists), as the card may have been declined.
    */
   result_incomplete: 200,
   /**

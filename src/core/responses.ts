@@ -42,6 +42,12 @@ export interface ResponseShape<TResult> {
    * keeps it as returned too.
    */
   readonly asReturned?: boolean;
+  /**
+   * True when a success may say `unconfirmed` (SendOrderToMerchant): the engine then reads,
+   * before the function runs, whether the order carries a card to charge (the function may clear
+   * the card number once charged).
+   */
+  readonly unconfirms?: boolean;
   /** The success body, or a reason when the merchant's result is unusable. */
   success(result: TResult): WrittenResult;
   failure(fields: FailureFields): object;
@@ -124,16 +130,16 @@ export function hasTextValue(value: unknown): value is string | number {
   return text !== undefined && text.trim() !== "";
 }
 
-/** PerformOrderPayment: the amount and currency actually charged. */
-export interface PerformOrderPaymentResult extends ResponseInfoResult {
+/**
+ * PerformOrderPayment: the amount and currency actually charged. A result with an error code (and
+ * without `Success: true` of its own, which the types do not take) is a declined payment returned
+ * instead of thrown, answered 500: to refuse, throw a `CallbackError`. A result the factories or
+ * the router infer that sets `ErrorCode` (to anything but `null`) does not compile; a value typed
+ * `ResponseInfoResult`, where it is optional, does (a helper shared with the order callbacks).
+ */
+export interface PerformOrderPaymentResult extends ResponseInfoResult, RefusedFields<"ErrorCode"> {
   PaymentAmount: string | number;
   PaymentCurrencyCode: string;
-  /**
-   * Not in a success: a result with an error code (and without `Success: true` of its own, which
-   * the types do not take) is a declined payment returned instead of thrown, answered 500. To
-   * refuse, throw a `CallbackError`.
-   */
-  ErrorCode?: null | undefined;
 }
 
 /**
@@ -427,6 +433,7 @@ function successShape<TResult>(options: {
   const refusals = options.refusals ?? [];
   const errors = options.errors ?? [];
   return {
+    unconfirms: errors.length > 0 && options.errorsRefuse === false,
     success(result) {
       return pickFields(
         result,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cardNumbersOf, isPaymentDetailsKey } from "../core/card-keys.js";
+import { CARD_NUMBER, isCardNumberKey, isPaymentDetailsKey } from "../core/card-keys.js";
 import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "./common.js";
 
@@ -108,12 +108,25 @@ export interface OrderPaymentMethod {
 export function hasCardToCharge(details: unknown): boolean {
   if (!isRecord(details)) return false;
   const method = fieldInAnyCase(details, "PaymentMethodCode");
-  if (typeof method === "string" && method.trim().toUpperCase() === "OT") return false;
-  // The exact key as read before (an own key or not), then every own key that is `CardNumber`
-  // in any case: the keys the library masks as the card number.
-  return [details.CardNumber, ...cardNumbersOf(details)].some(
-    (card) => typeof card === "string" && card.trim() !== "",
-  );
+  if (typeof method === "string" && OT_METHOD.test(method)) return false;
+  // The exact key as read before (an own key or not), then every other own key that is
+  // `CardNumber` in any case: the keys the library masks as the card number. Nothing is allocated
+  // (the engine reads this for every SendOrderToMerchant carrying a card, before the function).
+  if (isCardText(details.CardNumber)) return true;
+  for (const key in details) {
+    if (key !== CARD_NUMBER && isCardNumberKey(key) && Object.hasOwn(details, key)) {
+      if (isCardText(details[key])) return true;
+    }
+  }
+  return false;
+}
+
+/** `OT`, in any case, however spaced (as `trim()` spaces: `\s` is the same set). */
+const OT_METHOD = /^\s*ot\s*$/i;
+const NOT_BLANK = /\S/;
+
+function isCardText(value: unknown): boolean {
+  return typeof value === "string" && NOT_BLANK.test(value);
 }
 
 /**

@@ -1091,6 +1091,45 @@ describe("a payment or gift-card debit refused by returning an ErrorCode (review
     }
   });
 
+  it("SendOrderToMerchant with a card: the warning holds when the function clears the card once charged (final-1 F2)", async () => {
+    // PCI hygiene after the charge: the card number nulled, deleted, or the payment details
+    // dropped. The order carried a card when it came in, which is what the warning is about.
+    type Order = { PaymentDetails?: Record<string, unknown> | null };
+    const clearings: readonly ((order: Order) => void)[] = [
+      (order) => {
+        if (order.PaymentDetails) order.PaymentDetails.CardNumber = null;
+      },
+      (order) => {
+        if (order.PaymentDetails) delete order.PaymentDetails.CardNumber;
+      },
+      (order) => {
+        order.PaymentDetails = null;
+      },
+    ];
+    for (const clear of clearings) {
+      const { failures, onError } = collector();
+      const handler = createSendOrderToMerchantHandler(
+        ((order: Order) => {
+          clear(order);
+          return { InternalOrderId: "M1", ErrorCode: "DECLINED" };
+        }) as never,
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(CHARGED_ORDER));
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({
+        Success: true,
+        InternalOrderId: "M1",
+        ErrorCode: "DECLINED",
+      });
+      expect(
+        failures.map((f) => [f.kind, f.severity]),
+        clear.toString(),
+      ).toStrictEqual([["result_incomplete", "warning"]]);
+      expect(failures[0]?.reason).toContain("SendOrderToMerchant charges (001 §4.2)");
+    }
+  });
+
   it("SendOrderToMerchant: no such warning with the result's own Success: true, without a code, or without a card to charge", async () => {
     const card = JSON.parse(CHARGED_ORDER) as Record<string, unknown>;
     const { PaymentDetails: _details, ...noCard } = card;

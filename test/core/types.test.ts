@@ -33,6 +33,7 @@ import {
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
+  type ResponseInfoResult,
   type SendOrderToMerchantFunction,
   type SendOrderToMerchantRequest,
   type SendOrderToMerchantResult,
@@ -219,6 +220,58 @@ describe("result types: a misspelt field is a compile error, inline functions in
     createRedeemGiftCardHandler(
       // @ts-expect-error a code set on one branch only
       (card) => ({ Balance: "3.00", ErrorCode: card.CardFields?.CardId ? undefined : "BLOCKED" }),
+      options,
+    );
+    expect(true).toBe(true);
+  });
+
+  it("a result typed with the exported ResponseInfoResult still compiles as a payment (final-1 F1)", () => {
+    // A helper shared by the order callbacks, typed with the exported type: its ErrorCode is
+    // optional, so nothing says a code is set (it compiled before review-left D1).
+    function common(): ResponseInfoResult {
+      return { OrderId: "GE1", Message: "Paid" };
+    }
+    function paid(): ResponseInfoResult & { PaymentAmount: string; PaymentCurrencyCode: string } {
+      return { ...common(), PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" };
+    }
+    createPerformOrderPaymentHandler(
+      async () => ({ ...common(), PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" }),
+      options,
+    );
+    const pay: PerformOrderPaymentFunction = async () => ({
+      ...common(),
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+    });
+    createPerformOrderPaymentHandler(pay, options);
+    createCallbackRouter({ ...options, handlers: { PerformOrderPayment: async () => paid() } });
+    const result: PerformOrderPaymentResult = paid();
+    createPerformOrderPaymentHandler(() => result, options);
+    // An inferred result that sets a code is still refused, in a router entry too.
+    createCallbackRouter({
+      ...options,
+      handlers: {
+        // @ts-expect-error a declined payment written as a result, in a router entry
+        PerformOrderPayment: () => ({
+          PaymentAmount: 0,
+          PaymentCurrencyCode: "USD",
+          ErrorCode: "X",
+        }),
+      },
+    });
+    // @ts-expect-error a code alone, without the amounts or Success
+    createPerformOrderPaymentHandler(() => ({ ErrorCode: "X" }), options);
+    // @ts-expect-error a code beside the amounts, in an async function
+    createPerformOrderPaymentHandler(async () => ({ ...paid(), ErrorCode: "DECLINED" }), options);
+    // A code on one member of a union of results (the members without it do not take it).
+    createRedeemGiftCardHandler(
+      // @ts-expect-error a refused redemption on one branch
+      (card) => (card.CardFields?.CardId ? { Balance: "1.00" } : { ErrorCode: "BLOCKED" }),
+      options,
+    );
+    createRedeemGiftCardHandler(
+      (card) =>
+        card.CardFields?.CardId ? { Balance: "1.00" } : { Balance: "0.00", ErrorCode: null },
       options,
     );
     expect(true).toBe(true);
