@@ -72,8 +72,17 @@ export type NoExtraFields<R, Shape> =
               : K extends KnownKeys<Shape>
                 ? NoExtraFields<R[K], FieldOf<Shape, K>>
                 : never;
-          }
+          } & RefusedLeftOut<R, Shape>
         : unknown;
+
+/**
+ * A refused field a member leaves out stays optional and nullish: a member without it (a
+ * variable, a second `return`) does not take the type of one that sets it. Nothing (`unknown`)
+ * for a shape that refuses no field, so that the messages of every other check stay as they are.
+ */
+type RefusedLeftOut<R, Shape> = [RefusedKeys<Shape>] extends [never]
+  ? unknown
+  : { [K in Exclude<RefusedKeys<Shape>, keyof R>]?: null | undefined };
 
 /** A result of type `R` (or a promise of one) that names no field outside `Shape`. */
 export type Checked<R, Shape> = R & NoExtraFields<R, Shape>;

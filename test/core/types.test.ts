@@ -274,6 +274,31 @@ describe("result types: a misspelt field is a compile error, inline functions in
         card.CardFields?.CardId ? { Balance: "1.00" } : { Balance: "0.00", ErrorCode: null },
       options,
     );
+    // The member without a code as a variable or a second `return` (final-2 G1): it does not
+    // take the code of the member that sets one.
+    const base = { PaymentAmount: 10, PaymentCurrencyCode: "USD" };
+    // @ts-expect-error a declined payment returned beside a variable
+    createPerformOrderPaymentHandler((payment) => {
+      if (payment.OrderId === "GE1") return { ...base, ErrorCode: "DECLINED" };
+      return base;
+    }, options);
+    createPerformOrderPaymentHandler(
+      // @ts-expect-error the same as a conditional
+      (payment) => (payment.OrderId === "GE1" ? base : { ...base, ErrorCode: "DECLINED" }),
+      options,
+    );
+    const balance = { Balance: "1.00" };
+    // @ts-expect-error a refused redemption returned beside a variable
+    createRedeemGiftCardHandler(async (card) => {
+      if (card.CardFields?.CardId === undefined) return { ...balance, ErrorText: "no card" };
+      return balance;
+    }, options);
+    // Still compiling: the same shapes without a code, or with a null one.
+    createPerformOrderPaymentHandler((payment) => {
+      if (payment.OrderId === "GE1") return { ...base, ErrorCode: null };
+      return base;
+    }, options);
+    createRedeemGiftCardHandler(async () => balance, options);
     expect(true).toBe(true);
   });
 
