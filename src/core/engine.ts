@@ -1055,7 +1055,6 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
   });
 }
 
-/** Masks the card number of each payment object of the request (see `cardNumbersMasker`). */
 /** Whether an order carries a card to charge (`hasCardToCharge`); false if reading it throws. */
 function carriesCardToCharge(payload: unknown): boolean {
   try {
@@ -1065,6 +1064,7 @@ function carriesCardToCharge(payload: unknown): boolean {
   }
 }
 
+/** Masks the card number of each payment object of the request (see `cardNumbersMasker`). */
 function ownCardsMasker(sites: readonly CardSite[]): (text: string) => string {
   return cardNumbersMasker(sites.map((site) => site.details));
 }
