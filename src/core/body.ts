@@ -192,7 +192,12 @@ export async function readBody(
   limit: number,
   timeoutMs: number,
 ): Promise<ReadBody> {
-  if (body === undefined || body === null) return EMPTY;
+  if (body === undefined || body === null) {
+    // No body, but one declared compressed (Bun hands `null` for an empty gzip body): 415, as the
+    // same request gets where the runtime passes the empty stream on.
+    const encoding = codingOf(headers, headers.get("content-length"));
+    return encoding === undefined ? EMPTY : { kind: "compressed", encoding };
+  }
   if (typeof body === "object" && isDecoded(body)) {
     const encoding = headers.get("content-length") === null ? transferCoding(headers) : undefined;
     return encoding === undefined ? rawBody(body.value, limit) : { kind: "compressed", encoding };

@@ -1865,6 +1865,24 @@ describe("request bodies", () => {
     );
   });
 
+  it("Content-Encoding on no body at all (Bun hands `null` for an empty gzip body) → 415 as on every other runtime, not 400 (review-par D1)", async () => {
+    const { handler, payloads, failures } = orderHandler();
+    for (const body of [null, undefined]) {
+      const response = await handler.handle(
+        post(body, { "content-encoding": "gzip", "content-length": "0" }),
+      );
+      expect(response.status).toBe(415);
+      expect(json(response)).toMatchObject({ ErrorCode: "UNSUPPORTED_MEDIA_TYPE" });
+    }
+    expect(payloads).toHaveLength(0);
+    expect(failures.map((failure) => failure.reason)).toEqual(
+      Array(2).fill("body encoded as gzip"),
+    );
+    // No coding: still the empty body's 400.
+    const plain = await handler.handle(post(null, { "content-length": "0" }));
+    expect(plain.status).toBe(400);
+  });
+
   it("gzip bytes a parser left compressed (a raw-body middleware that does not inflate) → 415, not 400 (review-left D4)", async () => {
     const { handler, payloads, failures } = orderHandler();
     const gzipped = gzipSync(text);
