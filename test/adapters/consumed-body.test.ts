@@ -3,7 +3,9 @@
 // fault, not the sender. Found by review: a valid order was answered 400 "Request body is empty"
 // on Node (the service drops an order it is told is malformed) and 499 on fetch (though the
 // client is still there, reading the answer). It is a 500, which the service retries.
+import { once } from "node:events";
 import { createServer, request as httpRequest, IncomingMessage, ServerResponse } from "node:http";
+import http2 from "node:http2";
 import { type AddressInfo, connect, Socket } from "node:net";
 import { Writable } from "node:stream";
 import { serve } from "@hono/node-server";
@@ -302,6 +304,52 @@ describe("a tee in front (a data listener, then next()), the body still arriving
         return counted.bytes;
       },
     });
+  });
+
+  it("node:http2 (its compatibility request): 500 INTERNAL_ERROR, not the sender's 400 MALFORMED_BODY", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    let counted = { bytes: 0 };
+    const server = http2.createServer((req, res) => {
+      counted = tee(req as unknown as IncomingMessage);
+      listener(req, res);
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const bytes = Buffer.from(BIG_ORDER);
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/crossborder/SendOrderToMerchant",
+        authorization: `Bearer ${await keys.sign()}`,
+        "content-type": "application/json",
+        "content-length": String(bytes.length),
+      });
+      const answer = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        let status = 0;
+        const chunks: Buffer[] = [];
+        stream.on("response", (headers) => {
+          status = Number(headers[":status"]);
+        });
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () =>
+          resolve({ status, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
+        stream.on("error", reject);
+      });
+      stream.write(bytes.subarray(0, bytes.length >> 1));
+      setTimeout(() => stream.end(bytes.subarray(bytes.length >> 1)), 150);
+      expect(await answer).toStrictEqual({ status: 500, body: INTERNAL_ERROR });
+      expect(seen.failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+      expect(seen.failures[0]?.reason).toMatch(/already read/);
+      expect(seen.merchant).toBe(0);
+      // The tee saw the first half at least before the library answered.
+      expect(counted.bytes).toBeGreaterThan(0);
+    } finally {
+      session.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   for (const [label, express] of [
