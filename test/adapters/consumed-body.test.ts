@@ -231,8 +231,14 @@ describe("a tee in front (a data listener, then next()), the body still arriving
     return counted;
   }
 
-  /** The order with its true Content-Length: the first half, then the rest 150 ms later. */
-  async function postInHalves(server: Running): Promise<{ status: number; body: unknown }> {
+  /**
+   * The order with its true Content-Length: the first half (or, `split` 0, only the headers), then
+   * the rest 150 ms later.
+   */
+  async function postInHalves(
+    server: Running,
+    split = Buffer.byteLength(BIG_ORDER) >> 1,
+  ): Promise<{ status: number; body: unknown }> {
     const token = await keys.sign();
     const bytes = Buffer.from(BIG_ORDER);
     // Settled once the answer is in and the whole body was sent (the answer comes before the rest).
@@ -263,8 +269,9 @@ describe("a tee in front (a data listener, then next()), the body still arriving
         },
       );
       req.on("error", reject);
-      req.write(bytes.subarray(0, bytes.length >> 1));
-      setTimeout(() => req.end(bytes.subarray(bytes.length >> 1), () => sent()), 150);
+      if (split > 0) req.write(bytes.subarray(0, split));
+      else req.flushHeaders();
+      setTimeout(() => req.end(bytes.subarray(split), () => sent()), 150);
     });
     await whole;
     return answer;
@@ -304,6 +311,26 @@ describe("a tee in front (a data listener, then next()), the body still arriving
         return counted.bytes;
       },
     });
+  });
+
+  it("node:http, a tee that saw nothing yet (only the headers came): the whole body, 200", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    const server = await listen((req, res) => {
+      tee(req);
+      listener(req, res);
+    });
+    try {
+      const response = await postInHalves(server, 0);
+      expect(response).toStrictEqual({
+        status: 200,
+        body: expect.objectContaining({ Success: true }),
+      });
+      expect(seen.failures).toStrictEqual([]);
+      expect(seen.merchant).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 
   it("node:http2 (its compatibility request): 500 INTERNAL_ERROR, not the sender's 400 MALFORMED_BODY", async () => {
