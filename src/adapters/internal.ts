@@ -53,6 +53,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly httpVersion?: string;
   /** `true` once a `data` listener or `resume()` made the stream flow. */
   readonly readableFlowing?: boolean | null;
+  /** Node ≥ 16.7: `true` once the stream handed out a chunk (a `data` event, a `read()`). */
+  readonly readableDidRead?: boolean;
   readonly readableObjectMode?: boolean;
   /** What `setEncoding` set: the text chunks are the bytes in this encoding (`null`: bytes). */
   readonly readableEncoding?: string | null;
@@ -211,6 +213,12 @@ function readByEvents(
   }
   // The same, its end not emitted yet.
   if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
+  // Read in part before us, its end still to come (a middleware's `data` listener that lets the
+  // call through, a byte counter, a raw-body logger): the chunks it was handed are gone, a reader
+  // now gets only the tail, which would be the sender's 400. Nothing in this library or in the
+  // frameworks reads the stream before this point (a paused stream or a `data` listener that saw
+  // nothing yet still gets the whole body here).
+  if (req.readableDidRead === true) return Promise.resolve(CONSUMED);
   const arrived = readArrived(req, limit);
   if (arrived !== undefined) return Promise.resolve(arrived);
   // Not all here: a client that waits for a 100 before sending it gets it now.

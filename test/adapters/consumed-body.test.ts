@@ -3,7 +3,9 @@
 // fault, not the sender. Found by review: a valid order was answered 400 "Request body is empty"
 // on Node (the service drops an order it is told is malformed) and 499 on fetch (though the
 // client is still there, reading the answer). It is a 500, which the service retries.
-import { createServer, IncomingMessage, ServerResponse } from "node:http";
+import { once } from "node:events";
+import { createServer, request as httpRequest, IncomingMessage, ServerResponse } from "node:http";
+import http2 from "node:http2";
 import { type AddressInfo, connect, Socket } from "node:net";
 import { Writable } from "node:stream";
 import { serve } from "@hono/node-server";
@@ -209,6 +211,217 @@ describe("a body read before the callbacks, with no parsed body left", () => {
       await server.close();
     }
   });
+});
+
+// Review mw, D1: a middleware in front that listens to the body and lets the call through at once
+// (a byte counter, a raw-body logger: `req.on("data", …); next()`). When the body was still arriving
+// the library read only the chunks left after its own listener came: the tail of the JSON, a 400
+// MALFORMED_BODY that drops a valid order. The body is sent in two halves 150 ms apart, as a large
+// order arrives over a network: the first half has gone to the tee before the library reads.
+describe("a tee in front (a data listener, then next()), the body still arriving", () => {
+  // A valid order with a 300 kB field the service added (unknown fields are kept).
+  const BIG_ORDER = JSON.stringify({ ...JSON.parse(ORDER), Notes: "x".repeat(300 * 1024) });
+
+  /** Counts the bytes as they pass; leaves the stream to whatever comes next. */
+  function tee(req: IncomingMessage): { bytes: number } {
+    const counted = { bytes: 0 };
+    req.on("data", (chunk: Buffer) => {
+      counted.bytes += chunk.length;
+    });
+    return counted;
+  }
+
+  /**
+   * The order with its true Content-Length: the first half (or, `split` 0, only the headers), then
+   * the rest 150 ms later.
+   */
+  async function postInHalves(
+    server: Running,
+    split = Buffer.byteLength(BIG_ORDER) >> 1,
+  ): Promise<{ status: number; body: unknown }> {
+    const token = await keys.sign();
+    const bytes = Buffer.from(BIG_ORDER);
+    // Settled once the answer is in and the whole body was sent (the answer comes before the rest).
+    let sent: () => void = () => undefined;
+    const whole = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const answer = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const req = httpRequest(
+        new URL("/crossborder/SendOrderToMerchant", server.baseUrl),
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            "content-length": String(bytes.length),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString()),
+            }),
+          );
+        },
+      );
+      req.on("error", reject);
+      if (split > 0) req.write(bytes.subarray(0, split));
+      else req.flushHeaders();
+      setTimeout(() => req.end(bytes.subarray(split), () => sent()), 150);
+    });
+    await whole;
+    return answer;
+  }
+
+  async function expectTeeConsumed(
+    server: Running,
+    seen: ReturnType<typeof callbacks>["seen"],
+    counted: { bytes: number },
+  ): Promise<void> {
+    try {
+      const response = await postInHalves(server);
+      expect({ status: response.status, body: response.body }).toStrictEqual({
+        status: 500,
+        body: INTERNAL_ERROR,
+      });
+      expect(seen.failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+      expect(seen.failures[0]?.reason).toMatch(/already read/);
+      expect(seen.merchant).toBe(0);
+      // The tee itself still gets the whole body: the library took nothing from it, cut nothing.
+      await expect.poll(() => counted.bytes).toBe(Buffer.byteLength(BIG_ORDER));
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("node:http: 500 INTERNAL_ERROR, not the sender's 400 MALFORMED_BODY", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    let counted = { bytes: 0 };
+    const server = await listen((req, res) => {
+      counted = tee(req);
+      listener(req, res);
+    });
+    await expectTeeConsumed(server, seen, {
+      get bytes() {
+        return counted.bytes;
+      },
+    });
+  });
+
+  it("node:http, a tee that saw nothing yet (only the headers came): the whole body, 200", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    const server = await listen((req, res) => {
+      tee(req);
+      listener(req, res);
+    });
+    try {
+      const response = await postInHalves(server, 0);
+      expect(response).toStrictEqual({
+        status: 200,
+        body: expect.objectContaining({ Success: true }),
+      });
+      expect(seen.failures).toStrictEqual([]);
+      expect(seen.merchant).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("node:http2 (its compatibility request): 500 INTERNAL_ERROR, not the sender's 400 MALFORMED_BODY", async () => {
+    const { router, seen } = callbacks();
+    const listener = toNodeListener(router);
+    let counted = { bytes: 0 };
+    const server = http2.createServer((req, res) => {
+      counted = tee(req as unknown as IncomingMessage);
+      listener(req, res);
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const bytes = Buffer.from(BIG_ORDER);
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/crossborder/SendOrderToMerchant",
+        authorization: `Bearer ${await keys.sign()}`,
+        "content-type": "application/json",
+        "content-length": String(bytes.length),
+      });
+      const answer = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        let status = 0;
+        const chunks: Buffer[] = [];
+        stream.on("response", (headers) => {
+          status = Number(headers[":status"]);
+        });
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () =>
+          resolve({ status, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
+        stream.on("error", reject);
+      });
+      stream.write(bytes.subarray(0, bytes.length >> 1));
+      setTimeout(() => stream.end(bytes.subarray(bytes.length >> 1)), 150);
+      expect(await answer).toStrictEqual({ status: 500, body: INTERNAL_ERROR });
+      expect(seen.failures.map((f) => f.kind)).toStrictEqual(["internal_error"]);
+      expect(seen.failures[0]?.reason).toMatch(/already read/);
+      expect(seen.merchant).toBe(0);
+      // The tee saw the first half at least before the library answered.
+      expect(counted.bytes).toBeGreaterThan(0);
+    } finally {
+      session.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  for (const [label, express] of [
+    ["Express 4", express4 as unknown as typeof express5],
+    ["Express 5", express5],
+  ] as const) {
+    it(`${label}: 500 INTERNAL_ERROR, not the sender's 400 MALFORMED_BODY`, async () => {
+      const { router, seen } = callbacks();
+      const app = express();
+      let counted = { bytes: 0 };
+      app.use((req, _res, next) => {
+        counted = tee(req);
+        next();
+      });
+      app.use(toExpress(router));
+      const server = await listen(createServer(app));
+      await expectTeeConsumed(server, seen, {
+        get bytes() {
+          return counted.bytes;
+        },
+      });
+    });
+  }
+
+  for (const [label, Koa] of [
+    ["Koa 2", Koa2 as unknown as typeof Koa3],
+    ["Koa 3", Koa3],
+  ] as const) {
+    it(`${label}: 500 INTERNAL_ERROR, not the sender's 400 MALFORMED_BODY`, async () => {
+      const { router, seen } = callbacks();
+      const app = new Koa();
+      let counted = { bytes: 0 };
+      app.use((ctx, next) => {
+        counted = tee(ctx.req);
+        return next();
+      });
+      app.use(toKoa(router));
+      const server = await listen(createServer(app.callback()));
+      await expectTeeConsumed(server, seen, {
+        get bytes() {
+          return counted.bytes;
+        },
+      });
+    });
+  }
 });
 
 // Review r1, R2: a host that buffers the body and defines `req.body` as a getter parsing it on first
