@@ -9,7 +9,7 @@ import { vatRateTypeSchema } from "../schemas/cart.js";
 import {
   openObjectSchema,
   optionalBoolean,
-  optionalInteger,
+  optionalCount,
   optionalNumber,
   optionalString,
 } from "../schemas/common.js";
@@ -101,7 +101,8 @@ export const dtResultSchema = z.looseObject({
 export const fxRateSchema = z.looseObject({
   fxRate: optionalNumber,
   fxMarginRate: optionalNumber,
-  fxRateServiceProviderId: optionalInteger,
+  /** An integer in 2.2; sent by the service, so not checked for being whole. */
+  fxRateServiceProviderId: optionalCount,
   currencyFrom: optionalString,
   currencyTo: optionalString,
 });
@@ -349,12 +350,14 @@ export const productCountryListSchema = z.looseObject({
 // ---------------------------------------------------------------- 4.7 RecentProductCountryS
 
 export const recentProductCountriesRequestSchema = z.object({
-  requestId: z.number().int().min(0),
+  /** 0, or a `RequestID` the service answered: sent back as it came, whole or not. */
+  requestId: z.number().min(0),
 });
 
 export const recentProductCountriesResponseSchema = z.looseObject({
   ProductCountry: z.array(productCountrySchema).nullish(),
-  RequestID: z.number().int(),
+  /** An integer in 4.7; sent by the service, so not checked for being whole. */
+  RequestID: z.number(),
 });
 
 // ---------------------------------------------------------------- 4.7a LocationByIP
@@ -463,7 +466,8 @@ export const refundableAmountSchema = z.looseObject({
         ProductCodeSecondary: optionalString,
         productGroupCodeSecondary: optionalString,
         RefundableTotalAmount: optionalNumber,
-        RefundableQuantity: optionalInteger,
+        /** An integer in 2.4, but order quantities are decimals (document 001, 2.3). */
+        RefundableQuantity: optionalCount,
       }),
     )
     .nullish(),
@@ -485,7 +489,9 @@ export const createOrderRefundRequestSchema = z.looseObject({
   OrderId: nonEmpty,
   /** The list's wire name is not shown: `names.createOrderRefund.RefundProducts`. */
   RefundProducts: z
-    .array(z.looseObject({ CartItemId: nonEmpty, RefundQuantity: z.number().int().positive() }))
+    // No type in 4.10, a string in 2.4, and order quantities are decimals (document 001, 2.3):
+    // a part of a unit sold by weight can be refunded.
+    .array(z.looseObject({ CartItemId: nonEmpty, RefundQuantity: z.number().positive() }))
     .min(1),
 });
 

@@ -1078,3 +1078,72 @@ describe("configuration", () => {
     expect(simulator.count("locationByIp")).toBe(2);
   });
 });
+
+// Review OPS D1/D5: integers the service sends were checked as whole numbers (`.int()`), so an
+// answer carrying a decimal (a product sold by weight, partly refunded) lost the whole call; and
+// a fractional RefundQuantity was refused before sending, though 4.10 gives it no type and order
+// quantities are decimals (document 001, 2.3).
+describe("numbers the service sends are not checked for being whole (never stricter than the service)", () => {
+  it("createOrderRefund sends a fractional RefundQuantity, and getOrderRefunds reads the RefundableQuantity left", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const created = await client.createOrderRefund({
+      OrderId: "GE-1002",
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 0.5 }],
+    });
+    expect(created).toMatchObject({ Success: true, RefundID: "R-GE-1002-1" });
+    expect(simulator.requestsOf("createOrderRefund")[0]?.body).toMatchObject({
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 0.5 }],
+    });
+    const details = await client.getOrderRefunds({ orderId: "GE-1002" });
+    expect(details.RefundableAmount?.ProductRefundableAmount?.[0]).toMatchObject({
+      CartItemId: "1",
+      RefundableQuantity: 1.5,
+    });
+  });
+
+  it("a billing summary whose fxRateServiceProviderId is not whole is still read", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("calculateBillingSummary", {
+      status: 200,
+      body: {
+        externalReference: "BS-1",
+        dtResults: [
+          {
+            deliveryId: "0",
+            status: { isSuccessful: true },
+            lineItems: [],
+            additionalFees: [],
+            totals: { taxes: 1, duties: 0, additionalFees: 0 },
+          },
+        ],
+        fxRates: [{ fxRate: 1, fxRateServiceProviderId: 2.5 }],
+      },
+    });
+    const result = await clientFor(simulator).calculateBillingSummary(billing);
+    expect(result.calculated).toBe(true);
+    expect(result.summary.fxRates?.[0]?.fxRateServiceProviderId).toBe(2.5);
+  });
+
+  it("a RequestID that is not whole is followed, not refused", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [{ CountryCode: "DE", ProductCode: "SKU-1", IsRestricted: true }],
+          RequestID: 2.5,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: 2.5 } },
+    );
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries()) {
+      changes.push([change.record.ProductCode, change.requestId]);
+    }
+    expect(changes).toEqual([["SKU-1", 2.5]]);
+    const sent = simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId?.[0]);
+    expect(sent).toEqual(["0", "2.5"]);
+  });
+});
