@@ -286,8 +286,11 @@ export const updateParcelStatusResponseSchema = z.looseObject({
 // ---------------------------------------------------------------- 2.3a browsing resources
 
 export const productCountrySchema = z.looseObject({
-  CountryCode: z.string(),
-  ProductCode: z.string(),
+  // Strings in 2.3a, but a product-level record (IsForbidden applies to every country) may name
+  // no country, and nulls are everywhere in real answers (wire-facts §6): one such record must
+  // not fail the page, or a product-country sync could never get past it.
+  CountryCode: optionalString,
+  ProductCode: optionalString,
   IsForbidden: optionalFlag,
   IsRestricted: optionalFlag,
   IsVerified: optionalFlag,

@@ -4,6 +4,9 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
+  isBackAtDefault,
+  type ProductCountry,
+  productCountrySchema,
   SERVICE_OPERATION_NAMES,
   ServiceAuthenticationError,
   ServiceConflictError,
@@ -1145,5 +1148,59 @@ describe("numbers the service sends are not checked for being whole (never stric
     expect(changes).toEqual([["SKU-1", 2.5]]);
     const sent = simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId?.[0]);
     expect(sent).toEqual(["0", "2.5"]);
+  });
+});
+
+// Review OPS D2: CountryCode and ProductCode were required strings, so one record without a
+// country (IsForbidden is product-level, 2.3a: "a global restriction applying to all countries")
+// failed the page, and resuming from the stored requestId asked for that page again for good.
+describe("a ProductCountry record without a country or product code (2.3a, wire-facts §6: nulls)", () => {
+  it("recentProductCountries yields it and goes on to the next page", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: {
+        ProductCountry: [
+          { CountryCode: null, ProductCode: "SKU-9", IsForbidden: true, ForbiddanceMessage: "x" },
+          { CountryCode: null, ProductCode: null, IsRestricted: false, IsForbidden: false },
+          { CountryCode: null, ProductCode: "SKU-8", VATRateType: { Rate: 0.2 } },
+        ],
+        RequestID: 3,
+      },
+    });
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: (country) => (country === "GB" ? 0.2 : undefined),
+    })) {
+      changes.push([change.action, change.record.CountryCode, change.record.ProductCode]);
+    }
+    expect(changes).toEqual([
+      ["upsert", null, "SKU-9"], // forbidden everywhere
+      ["delete", null, null], // nothing left: back at the default
+      ["upsert", null, "SKU-8"], // a rate, and no country to know the default of
+      // The sync got past that page: the simulator's own changes from RequestID 3 on.
+      ["upsert", "US", "SKU-4"],
+      ["delete", "GB", "SKU-5"],
+    ]);
+    expect(simulator.requestsOf("recentProductCountries")[1]?.query.requestId).toEqual(["3"]);
+  });
+
+  it("the public type and isBackAtDefault say so", () => {
+    // Compiles only while ProductCountry's CountryCode and ProductCode are nullable.
+    const record: ProductCountry = { CountryCode: null, ProductCode: null, IsForbidden: false };
+    expect(productCountrySchema.parse(record)).toEqual(record);
+    expect(isBackAtDefault(record, undefined)).toBe(true);
+  });
+
+  it("saveProductsList reads it too", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("saveProductsList", {
+      status: 200,
+      body: { ProductCountry: [{ CountryCode: null, ProductCode: "SKU-9", IsForbidden: true }] },
+    });
+    const answer = await clientFor(simulator).saveProductsList({
+      products: [{ Sku: "SKU-9", Price: 10, Quantity: 1, VATRate: 0.2 }],
+    });
+    expect(answer.ProductCountry?.[0]).toMatchObject({ CountryCode: null, IsForbidden: true });
   });
 });
