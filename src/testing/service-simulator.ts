@@ -525,6 +525,19 @@ export async function createServiceSimulator(
       else if (delivery === "whole") send(res, record, answered.status, answered.body);
       else sendPart(res, record, answered.status, answered.body, delivery);
     };
+    // Document 000: requests are JSON with `Content-Type: application/json`. A body declared as
+    // anything else (or not declared) is refused as an ASP.NET-style service refuses it; the
+    // status is not shown (7.4): 415. A POST without a body (4.7, 4.7a, 4.8) has nothing to read.
+    if (req.method === "POST" && (text !== "" || headers["content-type"] !== undefined)) {
+      if (!isJsonMediaType(headers["content-type"])) {
+        const description = "The request's Content-Type must be application/json";
+        return deliver(
+          operation === "calculateBillingSummary"
+            ? subscriptionError("UNSUPPORTED_MEDIA_TYPE", 415, description)
+            : { status: 415, body: { Message: description } },
+        );
+      }
+    }
     if (malformed) {
       return deliver({ status: 400, body: { Message: "The request body is not valid JSON" } });
     }
@@ -601,6 +614,11 @@ export async function createServiceSimulator(
       });
     },
   };
+}
+
+/** `application/json`, in any case, with parameters (`; charset=utf-8`) or as a `+json` type. */
+function isJsonMediaType(value: string | undefined): boolean {
+  return value !== undefined && /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i.test(value);
 }
 
 async function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {

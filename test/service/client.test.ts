@@ -1204,3 +1204,33 @@ describe("a ProductCountry record without a country or product code (2.3a, wire-
     expect(answer.ProductCountry?.[0]).toMatchObject({ CountryCode: null, IsForbidden: true });
   });
 });
+
+// Review OPS D3: a POST without a body (4.7, 4.7a, 4.8: query only) went out without
+// `Content-Type`, though document 000's preamble gives every POST `Content-Type: application/json`.
+describe("Content-Type (document 000: every POST has Content-Type: application/json)", () => {
+  it("every POST sends it, with a body or without; the GET of 4.9 does not", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { jwt: { voidParcel: true } });
+    for await (const _ of client.recentProductCountries()) {
+      // draining
+    }
+    await client.locationByIp({ ip: "203.0.113.7" });
+    await client.vatCategoryCountries({ countryCode: "DE" });
+    await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    await client.getOrderRefunds({ orderId: "GE-1001" });
+    const posts = simulator.requests.filter((request) => request.method === "POST");
+    expect(posts.map((request) => request.operation)).toEqual(
+      expect.arrayContaining([
+        "recentProductCountries",
+        "locationByIp",
+        "vatCategoryCountries",
+        "getAuthenticationToken",
+        "voidParcel",
+      ]),
+    );
+    for (const request of posts) {
+      expect(request.headers["content-type"], request.operation).toBe("application/json");
+    }
+    expect(simulator.requestsOf("getOrderRefunds")[0]?.headers["content-type"]).toBeUndefined();
+  });
+});

@@ -531,3 +531,64 @@ describe("createServiceSimulator: failures after the status line, against the re
     expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
   });
 });
+
+// Review OPS D3: the simulator parsed any body as JSON whatever its Content-Type, so a merchant's
+// own HTTP code sending text/plain passed here and not against the service (document 000: every
+// request has `Content-Type: application/json`). The status is not shown (7.4): 415.
+describe("createServiceSimulator: the request's media type", () => {
+  it("answers 415 to a POST whose body is not declared application/json, and applies nothing", async () => {
+    const sim = await start();
+    const voidBody = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+    const guid = { MerchantGUID: sim.merchantGuid };
+    const plain = await post(sim, "/Parcel/VoidParcel", voidBody, {
+      ...guid,
+      "Content-Type": "text/plain",
+    });
+    expect(plain.status).toBe(415);
+    expect(plain.body).toEqual({ Message: expect.stringMatching(/application\/json/) });
+    const form = await post(sim, "/Parcel/VoidParcel", voidBody, {
+      ...guid,
+      "Content-Type": "application/x-www-form-urlencoded",
+    });
+    expect(form.status).toBe(415);
+    // A body without any Content-Type (fetch sends a string as text/plain, so use raw bytes).
+    const untyped = await fetch(`${sim.url}/Parcel/VoidParcel`, {
+      method: "POST",
+      headers: guid,
+      body: new TextEncoder().encode(JSON.stringify(voidBody)),
+    });
+    expect(untyped.status).toBe(415);
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+    // The billing summary answers in 7.1's body, as its other refusals do.
+    const summary = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      ...guid,
+      Authorization: `Bearer ${await token(sim)}`,
+      "Idempotency-Key": crypto.randomUUID(),
+      "Content-Type": "text/plain",
+    });
+    expect(summary.status).toBe(415);
+    expect(summary.body).toMatchObject({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      error: expect.any(String),
+    });
+  });
+
+  it("takes application/json with parameters and in any case, and a POST without a body", async () => {
+    const sim = await start();
+    const guid = { MerchantGUID: sim.merchantGuid };
+    const voided = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { OrderId: "GE-1001", ParcelCode: "P-1001-1" },
+      { ...guid, "Content-Type": "Application/JSON; charset=utf-8" },
+    );
+    expect(voided.status).toBe(200);
+    expect(voided.body).toMatchObject({ IsSuccess: true });
+    // 4.7a is query only: no body, no media type to check.
+    const located = await fetch(`${sim.url}/Browsing/LocationByIP?IP=203.0.113.7`, {
+      method: "POST",
+      headers: guid,
+    });
+    expect(located.status).toBe(200);
+  });
+});
