@@ -190,10 +190,18 @@ export class SimulatorState {
     });
   }
 
+  /**
+   * An order by the service's id or the merchant's: only where the document does not say which
+   * (4.9's path `orderId`). Where it asks for the service's (4.2 `OrderIds`, 4.5's path, 4.10's
+   * `OrderId`) the simulator uses `orders.get`, as the service would answer B001 to the other.
+   */
   findOrder(id: string): SimulatedOrder | undefined {
-    return (
-      this.orders.get(id) ?? [...this.orders.values()].find((item) => item.merchantOrderId === id)
-    );
+    return this.orders.get(id) ?? this.findMerchantOrder(id);
+  }
+
+  /** An order by the merchant's id (4.2 `MerchantOrderIds`, 4.4 `MerchantOrderId`). */
+  findMerchantOrder(id: string): SimulatedOrder | undefined {
+    return [...this.orders.values()].find((item) => item.merchantOrderId === id);
   }
 }
 
@@ -446,7 +454,10 @@ function priceSubscription(ctx: AnswerContext, body: Record<string, unknown>): S
 
 export function dispatch(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
-  const ids = [...list(body.OrderIds), ...list(body.MerchantOrderIds)];
+  // 4.2: OrderIds are the service's order ids, MerchantOrderIds the merchant's.
+  const orderIds = list(body.OrderIds);
+  const merchantOrderIds = list(body.MerchantOrderIds);
+  const ids = [...orderIds, ...merchantOrderIds];
   const parcelCodes = list(body.ParcelCodes);
   const trackingNumbers = list(body.TrackingNumbers);
   if (ids.length + parcelCodes.length + trackingNumbers.length === 0) {
@@ -465,11 +476,15 @@ export function dispatch(ctx: AnswerContext, request: SimulatedRequest): Simulat
   );
   if (untracked.length > 0)
     return dispatchRefusal("B402", `Tracking number(s) not found: ${untracked.join(", ")}`);
-  const orders = [];
-  for (const id of ids) {
-    const found = state.findOrder(id);
+  const orders: SimulatedOrder[] = [];
+  const named = [
+    ...orderIds.map((id) => state.orders.get(id)),
+    ...merchantOrderIds.map((id) => state.findMerchantOrder(id)),
+  ];
+  for (const found of named) {
     if (found === undefined) return dispatchRefusal("B001", "Order ID not found");
-    orders.push(found);
+    // One order named by both of its ids is dispatched (and its parcels counted) once.
+    if (!orders.includes(found)) orders.push(found);
   }
   for (const code of [...parcelCodes, ...trackingNumbers]) {
     const parcel = parcels.find((p) => p.parcelCode === code || p.trackingNumber === code);
@@ -617,8 +632,9 @@ export function voidParcel(ctx: AnswerContext, request: SimulatedRequest): Simul
 
 export function parcelStatus(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
+  // 4.5: the path's orderId is the service order identifier; a merchant id is not found (B001).
   const orderId = request.params.orderId ?? "";
-  if (ctx.state.findOrder(orderId) === undefined)
+  if (!ctx.state.orders.has(orderId))
     return ok({ Success: false, Error: "B001: Order ID not found" });
   if (typeof body.merchantParcelStatusCode !== "string" || body.merchantParcelStatusCode === "") {
     return { status: 400, body: { Message: "merchantParcelStatusCode is required" } };
@@ -786,7 +802,8 @@ function refundedQuantities(ctx: AnswerContext, orderId: string): Map<string, nu
 
 export function createRefund(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
-  const found = typeof body.OrderId === "string" ? ctx.state.findOrder(body.OrderId) : undefined;
+  // 4.10's OrderId, beside the MerchantOrderId it is told from everywhere else: the service's id.
+  const found = typeof body.OrderId === "string" ? ctx.state.orders.get(body.OrderId) : undefined;
   if (found === undefined) return refundError(404, "ORDER_NOT_FOUND", "Order not found");
   const lines = Array.isArray(body.RefundProducts) ? body.RefundProducts.filter(isRecord) : [];
   const unknown = lines.find(

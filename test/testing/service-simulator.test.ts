@@ -592,3 +592,58 @@ describe("createServiceSimulator: the request's media type", () => {
     expect(located.status).toBe(200);
   });
 });
+
+// Review OPS D4: the simulator looked every order id up as the service's or the merchant's, so a
+// merchant sending its own id where the document wants the service's passed here and failed in
+// production (B001, 4.5 and 7.2).
+describe("createServiceSimulator: the service's order id where the document asks for it", () => {
+  const client = (sim: ServiceSimulator) =>
+    createServiceClient({ baseUrl: sim.url, merchantGuid: sim.merchantGuid, retries: false });
+
+  it("UpdateParcelStatus (4.5: orderId is the service order identifier) answers B001 to a merchant id", async () => {
+    const sim = await start();
+    const status = { parcelCode: "P-1001-1", merchantParcelStatusCode: "Delivered" };
+    const error = await client(sim)
+      .updateParcelStatus({ orderId: "M-1001", ...status })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "B001" });
+    expect(sim.requestsOf("updateParcelStatus")[0]?.status).toBe(200);
+    expect(sim.state.parcels.get("P-1001-1")?.merchantStatusCodes).toEqual([]);
+    const done = await client(sim).updateParcelStatus({ orderId: "GE-1001", ...status });
+    expect(done.Success).toBe(true);
+    expect(sim.state.parcels.get("P-1001-1")?.merchantStatusCodes).toEqual(["Delivered"]);
+  });
+
+  it("DispatchConsolidatedShipment looks OrderIds up as the service's ids and MerchantOrderIds as the merchant's", async () => {
+    const sim = await start();
+    for (const body of [{ OrderIds: ["M-1001", "M-1002"] }, { MerchantOrderIds: ["GE-1001"] }]) {
+      const error = await client(sim)
+        .dispatchConsolidatedShipment(body)
+        .catch((e: unknown) => e);
+      expect(error, JSON.stringify(body)).toMatchObject({ code: "B001" });
+    }
+    expect(sim.state.orders.get("GE-1001")?.status).toBe("ready");
+    const done = await client(sim).dispatchConsolidatedShipment({
+      OrderIds: ["GE-1001"],
+      MerchantOrderIds: ["M-1001", "M-1002"],
+    });
+    expect(done.IsSuccess).toBe(true);
+    // GE-1001 named twice (by both ids) is one order: its two parcels and GE-1002's one.
+    expect(done.ParcelsTracking).toHaveLength(3);
+    expect(sim.state.orders.get("GE-1002")?.status).toBe("dispatched");
+  });
+
+  it("CreateOrderRefund's OrderId is the service's: a merchant id is ORDER_NOT_FOUND and nothing is refunded", async () => {
+    const sim = await start();
+    const error = await client(sim)
+      .createOrderRefund({
+        OrderId: "M-1002",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "ORDER_NOT_FOUND", status: 404 });
+    expect(sim.state.refunds.get("GE-1002")).toBeUndefined();
+  });
+});
