@@ -3,6 +3,7 @@
  * and how each operation answers, as pure functions of a request and that state. Written from
  * the document, independently of the client's operation table, so that the two check each other.
  */
+import ipaddr from "ipaddr.js";
 import { isRecord } from "../core/objects.js";
 
 export type SimulatedOperation =
@@ -698,32 +699,64 @@ const LOCATIONS: Record<string, { country: string; name: string; city: string; c
     "198.51.100.20": { country: "DE", name: "Germany", city: "Berlin", currency: "EUR" },
   };
 
+/**
+ * The range 4.7a's caching applies to, holding `ip`: its /24 for IPv4 (an IPv4-mapped IPv6
+ * address counts as its IPv4), its /64 for IPv6. `From` and `To` are integers (2.3a).
+ */
+function ipRange(ip: string): { From: bigint; To: bigint; Type: "IPV4" | "IPV6" } | null {
+  if (!ipaddr.isValid(ip)) return null;
+  const address = ipaddr.process(ip);
+  const value = address.toByteArray().reduce((n, byte) => n * 256n + BigInt(byte), 0n);
+  const hostBits = address.kind() === "ipv4" ? 8n : 64n;
+  const from = (value >> hostBits) << hostBits;
+  return {
+    From: from,
+    To: from + (1n << hostBits) - 1n,
+    Type: address.kind() === "ipv4" ? "IPV4" : "IPV6",
+  };
+}
+
+/**
+ * JSON text with every bigint written as the exact integer it is: an IPv6 bound is beyond what
+ * a JavaScript number holds (a reader's `JSON.parse` rounds it; the wire carries it exactly).
+ */
+function jsonWithIntegers(value: unknown): string {
+  const marked = JSON.stringify(value, (_, item: unknown) =>
+    typeof item === "bigint" ? `\u0000bigint:${item}` : item,
+  );
+  return marked.replace(/"\\u0000bigint:(\d+)"/g, "$1");
+}
+
 export function locationByIp(request: SimulatedRequest): SimulatedAnswer {
   const ip = first(request, "IP");
   if (ip === undefined || ip === "") return { status: 400, body: { Message: "IP is required" } };
+  const range = ipRange(ip);
+  const key = range?.Type === "IPV4" ? ipaddr.process(ip).toString() : ip;
   // Unresolvable addresses (private networks among them) get the merchant's default location.
-  const found = LOCATIONS[ip] ?? {
+  const found = LOCATIONS[key] ?? {
     country: "GB",
     name: "United Kingdom",
     city: "London",
     currency: "GBP",
   };
-  return ok({
-    City: { Code: found.city.toUpperCase().replace(/\s/g, "-"), Name: found.city },
-    Country: {
-      Code: found.country,
-      DefaultCurrencyCode: found.currency,
-      DefaultVATRateType: vat(found.country),
-      IsOperatedByOperator: true,
-      IsStateMandatory: found.country === "US",
-      Name: found.name,
-      SiteURL: null,
-      SupportsFixedPrices: true,
-      UseCountryVAT: false,
-    },
-    IPRange: { From: 3405803776, To: 3405804031, Type: "IPV4" },
-    Region: { Code: "", CountryCode: found.country, Name: "" },
-  });
+  return ok(
+    jsonWithIntegers({
+      City: { Code: found.city.toUpperCase().replace(/\s/g, "-"), Name: found.city },
+      Country: {
+        Code: found.country,
+        DefaultCurrencyCode: found.currency,
+        DefaultVATRateType: vat(found.country),
+        IsOperatedByOperator: true,
+        IsStateMandatory: found.country === "US",
+        Name: found.name,
+        SiteURL: null,
+        SupportsFixedPrices: true,
+        UseCountryVAT: false,
+      },
+      IPRange: range,
+      Region: { Code: "", CountryCode: found.country, Name: "" },
+    }),
+  );
 }
 
 const VAT_CATEGORIES: Record<string, [string, number][]> = {

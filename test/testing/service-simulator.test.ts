@@ -647,3 +647,49 @@ describe("createServiceSimulator: the service's order id where the document asks
     expect(sim.state.refunds.get("GE-1002")).toBeUndefined();
   });
 });
+
+// Review OPS D6: every LocationByIP answer carried 203.0.113.0-255 as its IPRange, whatever the IP
+// asked, while 4.7a says the caching policy applies to the whole range returned: a merchant who
+// cached by range served 203.0.113.7 (US) as Germany.
+describe("createServiceSimulator: LocationByIP's IPRange contains the IP asked (4.7a)", () => {
+  const ipv4 = (ip: string) => ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+
+  it("IPv4: the address's /24, for a known address and for the default location", async () => {
+    const sim = await start();
+    const client = createServiceClient({ baseUrl: sim.url, merchantGuid: sim.merchantGuid });
+    const ranges = new Map<string, unknown>();
+    for (const ip of ["203.0.113.7", "198.51.100.20", "10.0.0.1"]) {
+      const { IPRange } = await client.locationByIp({ ip });
+      const n = ipv4(ip);
+      expect(IPRange?.Type, ip).toBe("IPV4");
+      expect(IPRange?.From, ip).toBe(n - (n % 256));
+      expect(IPRange?.To, ip).toBe(n - (n % 256) + 255);
+      ranges.set(ip, IPRange);
+    }
+    // Germany's range does not hold the US address: a cache by range keeps them apart.
+    expect(ranges.get("198.51.100.20")).not.toEqual(ranges.get("203.0.113.7"));
+  });
+
+  it("IPv6: Type IPV6 and a range holding the address; an IPv4-mapped address is its IPv4", async () => {
+    const sim = await start();
+    const client = createServiceClient({ baseUrl: sim.url, merchantGuid: sim.merchantGuid });
+    const v6 = await client.locationByIp({ ip: "2001:db8::1" });
+    expect(v6.IPRange?.Type).toBe("IPV6");
+    // The bounds are beyond a JavaScript number: read them exactly from the JSON text.
+    const answer = await fetch(`${sim.url}/Browsing/LocationByIP?IP=2001:db8::1`, {
+      method: "POST",
+      headers: { MerchantGUID: sim.merchantGuid, "Content-Type": "application/json" },
+    });
+    const text = await answer.text();
+    const bound = (name: string) => BigInt(new RegExp(`"${name}":(\\d+)`).exec(text)?.[1] ?? -1);
+    expect(bound("From")).toBe(BigInt("0x20010db8000000000000000000000000"));
+    expect(bound("To")).toBe(BigInt("0x20010db800000000ffffffffffffffff"));
+    const mapped = await client.locationByIp({ ip: "::ffff:203.0.113.7" });
+    expect(mapped.Country?.Code).toBe("US");
+    expect(mapped.IPRange).toEqual({
+      From: ipv4("203.0.113.0"),
+      To: ipv4("203.0.113.255"),
+      Type: "IPV4",
+    });
+  });
+});
