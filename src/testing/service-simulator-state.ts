@@ -288,6 +288,9 @@ function list(value: unknown): string[] {
     : [];
 }
 
+/** 4.1 and Part 8: the Idempotency-Key is a uuid, 8-4-4-4-12 hex digits in any case. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function billingSummary(
   ctx: AnswerContext,
   request: SimulatedRequest,
@@ -296,7 +299,7 @@ export function billingSummary(
   const body = request.body;
   if (!isRecord(body))
     return subscriptionError("VALIDATION_FAILED", 422, "The body must be an object");
-  if (idempotencyKey === undefined || !/^[0-9a-f-]{36}$/i.test(idempotencyKey)) {
+  if (idempotencyKey === undefined || !UUID.test(idempotencyKey)) {
     return subscriptionError("VALIDATION_FAILED", 422, "Idempotency-Key (uuid) is required");
   }
   const fingerprint = canonical(body);

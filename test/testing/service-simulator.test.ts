@@ -693,3 +693,31 @@ describe("createServiceSimulator: LocationByIP's IPRange contains the IP asked (
     });
   });
 });
+
+// Review OPS D7: the key was checked with /^[0-9a-f-]{36}$/i, so 36 hyphens passed for a UUID
+// (4.1 and Part 8: the key is a uuid).
+describe("createServiceSimulator: the billing summary's Idempotency-Key is a UUID (4.1, Part 8)", () => {
+  it("refuses 36 hyphens, hex without hyphens, and hyphens in the wrong places; takes a UUID", async () => {
+    const sim = await start();
+    const bearer = `Bearer ${await token(sim)}`;
+    const ask = (key: string) =>
+      post(sim, "/subscriptions/billing-summary/calculate", billing, {
+        MerchantGUID: sim.merchantGuid,
+        Authorization: bearer,
+        "Idempotency-Key": key,
+      });
+    for (const key of [
+      "-".repeat(36),
+      "0123456789abcdef0123456789abcdef0123",
+      "0123456789ab-cdef-0123-4567-89abcdef0123",
+      "01234567-89ab-cdef-0123-456789abcdeg",
+    ]) {
+      const answer = await ask(key);
+      expect(answer.status, key).toBe(422);
+      expect(answer.body, key).toMatchObject({ code: "VALIDATION_FAILED" });
+    }
+    expect(sim.state.billingSummaries).toBe(0);
+    const good = await ask(crypto.randomUUID().toUpperCase());
+    expect(good.status).toBe(200);
+  });
+});
