@@ -1176,13 +1176,49 @@ describe("a ProductCountry record without a country or product code (2.3a, wire-
     }
     expect(changes).toEqual([
       ["upsert", null, "SKU-9"], // forbidden everywhere
-      ["delete", null, null], // nothing left: back at the default
+      ["upsert", null, null], // nothing left, but no keys to delete by (second reading S2)
       ["upsert", null, "SKU-8"], // a rate, and no country to know the default of
       // The sync got past that page: the simulator's own changes from RequestID 3 on.
       ["upsert", "US", "SKU-4"],
       ["delete", "GB", "SKU-5"],
     ]);
     expect(simulator.requestsOf("recentProductCountries")[1]?.query.requestId).toEqual(["3"]);
+  });
+
+  // Second reading S2: a record back at the default was yielded as "delete" whatever its keys,
+  // so a merchant's deleteMany({ where: { country, product: undefined } }) deleted a whole country.
+  it("is never yielded as a delete while either key is null or missing", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [
+            { CountryCode: "DE" },
+            { ProductCode: "SKU-1", IsRestricted: false },
+            { CountryCode: "DE", ProductCode: null, VATRateType: { Rate: 0.19 } },
+            { CountryCode: null, ProductCode: "SKU-2", IsForbidden: false },
+            { CountryCode: "DE", ProductCode: "SKU-3" },
+          ],
+          RequestID: 5,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: 5 } },
+    );
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: { DE: 0.19 },
+    })) {
+      changes.push([change.action, change.record.CountryCode, change.record.ProductCode]);
+    }
+    expect(changes).toEqual([
+      ["upsert", "DE", undefined],
+      ["upsert", undefined, "SKU-1"],
+      ["upsert", "DE", null],
+      ["upsert", null, "SKU-2"],
+      ["delete", "DE", "SKU-3"], // both keys: 4.7's rule as before
+    ]);
   });
 
   it("the public type and isBackAtDefault say so", () => {
