@@ -359,8 +359,14 @@ export const recentProductCountriesRequestSchema = z.object({
 
 export const recentProductCountriesResponseSchema = z.looseObject({
   ProductCountry: z.array(productCountrySchema).nullish(),
-  /** An integer in 4.7; sent by the service, so not checked for being whole. */
-  RequestID: z.number(),
+  /**
+   * An integer in 4.7; sent by the service, so not checked for being whole. One beyond 2^53 is
+   * refused: `JSON.parse` has already rounded it, and sending back the rounded id would resume
+   * from another place.
+   */
+  RequestID: z.number().refine((id) => Math.abs(id) <= Number.MAX_SAFE_INTEGER, {
+    message: "beyond 2^53: a JavaScript number cannot hold it exactly, so it cannot be sent back",
+  }),
 });
 
 // ---------------------------------------------------------------- 4.7a LocationByIP

@@ -1151,6 +1151,54 @@ describe("numbers the service sends are not checked for being whole (never stric
   });
 });
 
+// Second reading S3: a RequestID beyond 2^53 was rounded by JSON.parse and the next page asked
+// from another id (skipping or repeating changes) without a word. It is refused instead.
+describe("a RequestID that a JavaScript number cannot hold exactly", () => {
+  it("fails its page as INVALID_RESPONSE naming RequestID, and nothing is asked from a rounded id", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: '{"ProductCountry":[{"CountryCode":"DE","ProductCode":"SKU-1","IsRestricted":true}],"RequestID":9007199254740993}',
+    });
+    const changes: unknown[] = [];
+    const error = await (async () => {
+      for await (const change of clientFor(simulator).recentProductCountries()) {
+        changes.push(change);
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", status: 200, attempts: 1 });
+    expect((error as Error).message).toContain("RequestID");
+    expect(changes).toEqual([]);
+    expect(simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId)).toEqual([
+      ["0"],
+    ]);
+  });
+
+  it("takes the largest safe integer", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [{ CountryCode: "DE", ProductCode: "SKU-1", IsRestricted: true }],
+          RequestID: Number.MAX_SAFE_INTEGER,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: Number.MAX_SAFE_INTEGER } },
+    );
+    const ids = [];
+    for await (const change of clientFor(simulator).recentProductCountries()) {
+      ids.push(change.requestId);
+    }
+    expect(ids).toEqual([Number.MAX_SAFE_INTEGER]);
+    expect(simulator.requestsOf("recentProductCountries")[1]?.query.requestId).toEqual([
+      String(Number.MAX_SAFE_INTEGER),
+    ]);
+  });
+});
+
 // Review OPS D2: CountryCode and ProductCode were required strings, so one record without a
 // country (IsForbidden is product-level, 2.3a: "a global restriction applying to all countries")
 // failed the page, and resuming from the stored requestId asked for that page again for good.
