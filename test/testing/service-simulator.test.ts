@@ -593,6 +593,61 @@ describe("createServiceSimulator: the request's media type", () => {
   });
 });
 
+// Second reading S4: the 415 was stricter than an ASP.NET Core service, whose JSON input formatter
+// takes text/json too, and which reads no media type for an action that binds no body; it also
+// answered before authentication, which such a service checks first.
+describe("createServiceSimulator: the media type, no stricter than the service", () => {
+  it("takes text/json and application/*+json, with parameters", async () => {
+    const sim = await start();
+    const guid = { MerchantGUID: sim.merchantGuid };
+    const parcels = ["P-1001-1", "P-1001-2"];
+    const types = ["text/json", "application/vnd.api+json; charset=utf-8"];
+    for (const [index, type] of types.entries()) {
+      const voided = await post(
+        sim,
+        "/Parcel/VoidParcel",
+        { OrderId: "GE-1001", ParcelCode: parcels[index] },
+        { ...guid, "Content-Type": type },
+      );
+      expect(voided.status, type).toBe(200);
+      expect(sim.state.parcels.get(parcels[index] ?? "")?.status, type).toBe("voided");
+    }
+  });
+
+  it("takes a query-only POST with an empty body whatever its Content-Type", async () => {
+    const sim = await start();
+    // curl -X POST -d '' (or PHP's CURLOPT_POSTFIELDS "") sends a form type and no bytes.
+    for (const type of ["application/x-www-form-urlencoded", "text/plain"]) {
+      const located = await fetch(`${sim.url}/Browsing/LocationByIP?IP=203.0.113.7`, {
+        method: "POST",
+        headers: { MerchantGUID: sim.merchantGuid, "Content-Type": type },
+        body: "",
+      });
+      expect(located.status, type).toBe(200);
+      expect(await located.json(), type).toMatchObject({ Country: { Code: "US" } });
+    }
+  });
+
+  it("answers 401 to a missing token or GUID before looking at the media type", async () => {
+    const sim = await start();
+    const summary = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      MerchantGUID: sim.merchantGuid,
+      "Idempotency-Key": crypto.randomUUID(),
+      "Content-Type": "text/plain",
+    });
+    expect(summary.status).toBe(401);
+    expect(summary.body).toMatchObject({ code: "UNAUTHORIZED" });
+    const voided = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { OrderId: "GE-1001", ParcelCode: "P-1001-1" },
+      { MerchantGUID: "00000000-0000-0000-0000-000000000000", "Content-Type": "text/plain" },
+    );
+    expect(voided.status).toBe(401);
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+  });
+});
+
 // Review OPS D4: the simulator looked every order id up as the service's or the merchant's, so a
 // merchant sending its own id where the document wants the service's passed here and failed in
 // production (B001, 4.5 and 7.2).
