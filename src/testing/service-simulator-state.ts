@@ -696,15 +696,25 @@ export function recentProductCountries(
   return ok({ ProductCountry: changes, RequestID: from + changes.length });
 }
 
-const LOCATIONS: Record<string, { country: string; name: string; city: string; currency: string }> =
-  {
-    "203.0.113.7": { country: "US", name: "United States", city: "New York", currency: "USD" },
-    "198.51.100.20": { country: "DE", name: "Germany", city: "Berlin", currency: "EUR" },
-  };
+/**
+ * Known locations by IPv4 /24, the range an IPv4 answer gives: every address of a block is
+ * answered alike, as a geolocation database does, so a merchant caching by range (4.7a) gets the
+ * same country for every address it serves from the cache. A Map: no name `Object.prototype` has
+ * (`constructor`, `__proto__`) is found in it.
+ */
+const LOCATIONS = new Map<
+  string,
+  { country: string; name: string; city: string; currency: string }
+>([
+  ["203.0.113", { country: "US", name: "United States", city: "New York", currency: "USD" }],
+  ["198.51.100", { country: "DE", name: "Germany", city: "Berlin", currency: "EUR" }],
+]);
 
 /**
  * The range 4.7a's caching applies to, holding `ip`: its /24 for IPv4 (an IPv4-mapped IPv6
- * address counts as its IPv4), its /64 for IPv6. `From` and `To` are integers (2.3a).
+ * address counts as its IPv4), its /64 for IPv6. In ::/64, which holds the IPv4-mapped addresses
+ * as IPv6 integers (and ::1), the range is the address alone, so it holds no address answered
+ * otherwise. `From` and `To` are integers (2.3a).
  */
 function ipRange(ip: string): { From: bigint; To: bigint; Type: "IPV4" | "IPV6" } | null {
   if (!ipaddr.isValid(ip)) return null;
@@ -712,6 +722,7 @@ function ipRange(ip: string): { From: bigint; To: bigint; Type: "IPV4" | "IPV6" 
   const value = address.toByteArray().reduce((n, byte) => n * 256n + BigInt(byte), 0n);
   const hostBits = address.kind() === "ipv4" ? 8n : 64n;
   const from = (value >> hostBits) << hostBits;
+  if (address.kind() === "ipv6" && from === 0n) return { From: value, To: value, Type: "IPV6" };
   return {
     From: from,
     To: from + (1n << hostBits) - 1n,
@@ -734,9 +745,10 @@ export function locationByIp(request: SimulatedRequest): SimulatedAnswer {
   const ip = first(request, "IP");
   if (ip === undefined || ip === "") return { status: 400, body: { Message: "IP is required" } };
   const range = ipRange(ip);
-  const key = range?.Type === "IPV4" ? ipaddr.process(ip).toString() : ip;
+  const block =
+    range?.Type === "IPV4" ? ipaddr.process(ip).toString().split(".").slice(0, 3).join(".") : "";
   // Unresolvable addresses (private networks among them) get the merchant's default location.
-  const found = LOCATIONS[key] ?? {
+  const found = LOCATIONS.get(block) ?? {
     country: "GB",
     name: "United Kingdom",
     city: "London",

@@ -749,6 +749,89 @@ describe("createServiceSimulator: LocationByIP's IPRange contains the IP asked (
   });
 });
 
+// Second reading S1: the default location's /24 overlapped the known addresses' /24s, so a
+// merchant caching by range (4.7a) served 203.0.113.7 as GB after asking 203.0.113.8 first, or
+// 203.0.113.8 as US the other way round. Every answer's range must hold only addresses the
+// simulator answers with the same country, IPv4-mapped addresses read as IPv6 integers included.
+describe("createServiceSimulator: no LocationByIP range holds an address answered otherwise (4.7a)", () => {
+  const ipv4 = (ip: string) => BigInt(ip.split(".").reduce((n, part) => n * 256 + Number(part), 0));
+  // Each address as the integers a merchant may key its cache with: [Type, value].
+  const views: Record<string, [string, bigint][]> = {
+    "::1": [["IPV6", 1n]],
+    "::ffff:203.0.113.7": [
+      ["IPV4", ipv4("203.0.113.7")],
+      ["IPV6", 0xffffcb007107n],
+    ],
+    "::ffff:198.51.100.21": [
+      ["IPV4", ipv4("198.51.100.21")],
+      ["IPV6", 0xffffc6336415n],
+    ],
+    "2001:db8::1": [["IPV6", 0x20010db8000000000000000000000001n]],
+  };
+  const v4 = ["203.0.113.7", "198.51.100.20", "10.0.0.1", "192.0.2.1"];
+  for (const near of ["203.0.113.", "198.51.100."]) {
+    for (const last of ["0", "1", "8", "21", "255"]) v4.push(`${near}${last}`);
+  }
+  v4.push("203.0.112.255", "203.0.114.0", "198.51.99.255", "198.51.101.0");
+  for (const ip of v4) views[ip] = [["IPV4", ipv4(ip)]];
+
+  it("every address of every answered range is answered with that range's country", async () => {
+    const sim = await start();
+    const answers = new Map<string, { country: string; type: string; from: bigint; to: bigint }>();
+    for (const ip of Object.keys(views)) {
+      const response = await fetch(`${sim.url}/Browsing/LocationByIP?IP=${ip}`, {
+        method: "POST",
+        headers: { MerchantGUID: sim.merchantGuid, "Content-Type": "application/json" },
+      });
+      const text = await response.text();
+      // The bounds read exactly from the text (an IPv6 bound is beyond a JavaScript number).
+      const bound = (name: string) => BigInt(new RegExp(`"${name}":(\\d+)`).exec(text)?.[1] ?? -1);
+      const parsed = JSON.parse(text);
+      answers.set(ip, {
+        country: parsed.Country.Code,
+        type: parsed.IPRange.Type,
+        from: bound("From"),
+        to: bound("To"),
+      });
+    }
+    expect(answers.get("203.0.113.7")?.country).toBe("US");
+    expect(answers.get("198.51.100.20")?.country).toBe("DE");
+    expect(answers.get("10.0.0.1")?.country).toBe("GB");
+    const clashes: string[] = [];
+    for (const [ip, range] of answers) {
+      for (const [other, otherViews] of Object.entries(views)) {
+        const inside = otherViews.some(
+          ([type, value]) => type === range.type && value >= range.from && value <= range.to,
+        );
+        const country = answers.get(other)?.country;
+        if (inside && country !== range.country) {
+          clashes.push(`${other} (${country}) in the range of ${ip} (${range.country})`);
+        }
+      }
+    }
+    expect(clashes).toEqual([]);
+  });
+});
+
+// Second reading S5: LOCATIONS was a plain object, so IP=constructor found Object's own function
+// and the answer crashed as a 500; 4.7a gives an unresolvable address the default location.
+describe("createServiceSimulator: LocationByIP with a name Object.prototype has", () => {
+  it("answers the merchant's default location, not a 500", async () => {
+    const sim = await start();
+    for (const ip of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const response = await fetch(`${sim.url}/Browsing/LocationByIP?IP=${ip}`, {
+        method: "POST",
+        headers: { MerchantGUID: sim.merchantGuid, "Content-Type": "application/json" },
+      });
+      expect(response.status, ip).toBe(200);
+      expect(await response.json(), ip).toMatchObject({
+        Country: { Code: "GB" },
+        IPRange: null,
+      });
+    }
+  });
+});
+
 // Review OPS D7: the key was checked with /^[0-9a-f-]{36}$/i, so 36 hyphens passed for a UUID
 // (4.1 and Part 8: the key is a uuid).
 describe("createServiceSimulator: the billing summary's Idempotency-Key is a UUID (4.1, Part 8)", () => {
