@@ -447,7 +447,9 @@ function requestHeaders(
   body: string | undefined,
 ): Headers {
   const headers = new Headers({ Accept: "application/json" });
-  if (body !== undefined) headers.set("Content-Type", "application/json");
+  // Document 000: every POST has `Content-Type: application/json`, those of 4.7, 4.7a and 4.8
+  // without a body too (nothing there says otherwise).
+  if (body !== undefined || op.method === "POST") headers.set("Content-Type", "application/json");
   if (guidPlacement(ctx, op) === "header") headers.set(MERCHANT_GUID_HEADER, ctx.merchantGuid);
   if (token !== undefined) {
     // Checked here, not left to the dispatcher: its refusal is a NETWORK_ERROR, retried.

@@ -454,7 +454,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         const records = page.ProductCountry ?? [];
         if (records.length === 0) return;
         for (const record of records) {
-          const reverted = isBackAtDefault(record, await defaultRate(record.CountryCode));
+          // A record without a country has no country default to compare its rate with. One
+          // without either key is never a delete: there is no (country, product) to delete, and
+          // a filter given a null or missing key could match far more than this record.
+          const country = record.CountryCode;
+          const keyed = country != null && record.ProductCode != null;
+          const reverted = keyed && isBackAtDefault(record, await defaultRate(country));
           yield { action: reverted ? "delete" : "upsert", record, requestId: page.RequestID };
         }
         // No progress means no more changes (and guards against a loop on a stuck RequestID).

@@ -9,7 +9,7 @@ import { vatRateTypeSchema } from "../schemas/cart.js";
 import {
   openObjectSchema,
   optionalBoolean,
-  optionalInteger,
+  optionalCount,
   optionalNumber,
   optionalString,
 } from "../schemas/common.js";
@@ -101,7 +101,8 @@ export const dtResultSchema = z.looseObject({
 export const fxRateSchema = z.looseObject({
   fxRate: optionalNumber,
   fxMarginRate: optionalNumber,
-  fxRateServiceProviderId: optionalInteger,
+  /** An integer in 2.2; sent by the service, so not checked for being whole. */
+  fxRateServiceProviderId: optionalCount,
   currencyFrom: optionalString,
   currencyTo: optionalString,
 });
@@ -285,8 +286,11 @@ export const updateParcelStatusResponseSchema = z.looseObject({
 // ---------------------------------------------------------------- 2.3a browsing resources
 
 export const productCountrySchema = z.looseObject({
-  CountryCode: z.string(),
-  ProductCode: z.string(),
+  // Strings in 2.3a, but a product-level record (IsForbidden applies to every country) may name
+  // no country, and nulls are everywhere in real answers (wire-facts §6): one such record must
+  // not fail the page, or a product-country sync could never get past it.
+  CountryCode: optionalString,
+  ProductCode: optionalString,
   IsForbidden: optionalFlag,
   IsRestricted: optionalFlag,
   IsVerified: optionalFlag,
@@ -349,12 +353,20 @@ export const productCountryListSchema = z.looseObject({
 // ---------------------------------------------------------------- 4.7 RecentProductCountryS
 
 export const recentProductCountriesRequestSchema = z.object({
-  requestId: z.number().int().min(0),
+  /** 0, or a `RequestID` the service answered: sent back as it came, whole or not. */
+  requestId: z.number().min(0),
 });
 
 export const recentProductCountriesResponseSchema = z.looseObject({
   ProductCountry: z.array(productCountrySchema).nullish(),
-  RequestID: z.number().int(),
+  /**
+   * An integer in 4.7; sent by the service, so not checked for being whole. One beyond 2^53 is
+   * refused: `JSON.parse` has already rounded it, and sending back the rounded id would resume
+   * from another place.
+   */
+  RequestID: z.number().refine((id) => Math.abs(id) <= Number.MAX_SAFE_INTEGER, {
+    message: "beyond 2^53: a JavaScript number cannot hold it exactly, so it cannot be sent back",
+  }),
 });
 
 // ---------------------------------------------------------------- 4.7a LocationByIP
@@ -463,7 +475,8 @@ export const refundableAmountSchema = z.looseObject({
         ProductCodeSecondary: optionalString,
         productGroupCodeSecondary: optionalString,
         RefundableTotalAmount: optionalNumber,
-        RefundableQuantity: optionalInteger,
+        /** An integer in 2.4, but order quantities are decimals (document 001, 2.3). */
+        RefundableQuantity: optionalCount,
       }),
     )
     .nullish(),
@@ -485,7 +498,9 @@ export const createOrderRefundRequestSchema = z.looseObject({
   OrderId: nonEmpty,
   /** The list's wire name is not shown: `names.createOrderRefund.RefundProducts`. */
   RefundProducts: z
-    .array(z.looseObject({ CartItemId: nonEmpty, RefundQuantity: z.number().int().positive() }))
+    // No type in 4.10, a string in 2.4, and order quantities are decimals (document 001, 2.3):
+    // a part of a unit sold by weight can be refunded.
+    .array(z.looseObject({ CartItemId: nonEmpty, RefundQuantity: z.number().positive() }))
     .min(1),
 });
 

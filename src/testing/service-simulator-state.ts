@@ -3,6 +3,7 @@
  * and how each operation answers, as pure functions of a request and that state. Written from
  * the document, independently of the client's operation table, so that the two check each other.
  */
+import ipaddr from "ipaddr.js";
 import { isRecord } from "../core/objects.js";
 
 export type SimulatedOperation =
@@ -190,10 +191,18 @@ export class SimulatorState {
     });
   }
 
+  /**
+   * An order by the service's id or the merchant's: only where the document does not say which
+   * (4.9's path `orderId`). Where it asks for the service's (4.2 `OrderIds`, 4.5's path, 4.10's
+   * `OrderId`) the simulator uses `orders.get`, as the service would answer B001 to the other.
+   */
   findOrder(id: string): SimulatedOrder | undefined {
-    return (
-      this.orders.get(id) ?? [...this.orders.values()].find((item) => item.merchantOrderId === id)
-    );
+    return this.orders.get(id) ?? this.findMerchantOrder(id);
+  }
+
+  /** An order by the merchant's id (4.2 `MerchantOrderIds`, 4.4 `MerchantOrderId`). */
+  findMerchantOrder(id: string): SimulatedOrder | undefined {
+    return [...this.orders.values()].find((item) => item.merchantOrderId === id);
   }
 }
 
@@ -279,6 +288,9 @@ function list(value: unknown): string[] {
     : [];
 }
 
+/** 4.1 and Part 8: the Idempotency-Key is a uuid, 8-4-4-4-12 hex digits in any case. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function billingSummary(
   ctx: AnswerContext,
   request: SimulatedRequest,
@@ -287,7 +299,7 @@ export function billingSummary(
   const body = request.body;
   if (!isRecord(body))
     return subscriptionError("VALIDATION_FAILED", 422, "The body must be an object");
-  if (idempotencyKey === undefined || !/^[0-9a-f-]{36}$/i.test(idempotencyKey)) {
+  if (idempotencyKey === undefined || !UUID.test(idempotencyKey)) {
     return subscriptionError("VALIDATION_FAILED", 422, "Idempotency-Key (uuid) is required");
   }
   const fingerprint = canonical(body);
@@ -446,7 +458,10 @@ function priceSubscription(ctx: AnswerContext, body: Record<string, unknown>): S
 
 export function dispatch(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
-  const ids = [...list(body.OrderIds), ...list(body.MerchantOrderIds)];
+  // 4.2: OrderIds are the service's order ids, MerchantOrderIds the merchant's.
+  const orderIds = list(body.OrderIds);
+  const merchantOrderIds = list(body.MerchantOrderIds);
+  const ids = [...orderIds, ...merchantOrderIds];
   const parcelCodes = list(body.ParcelCodes);
   const trackingNumbers = list(body.TrackingNumbers);
   if (ids.length + parcelCodes.length + trackingNumbers.length === 0) {
@@ -465,11 +480,15 @@ export function dispatch(ctx: AnswerContext, request: SimulatedRequest): Simulat
   );
   if (untracked.length > 0)
     return dispatchRefusal("B402", `Tracking number(s) not found: ${untracked.join(", ")}`);
-  const orders = [];
-  for (const id of ids) {
-    const found = state.findOrder(id);
+  const orders: SimulatedOrder[] = [];
+  const named = [
+    ...orderIds.map((id) => state.orders.get(id)),
+    ...merchantOrderIds.map((id) => state.findMerchantOrder(id)),
+  ];
+  for (const found of named) {
     if (found === undefined) return dispatchRefusal("B001", "Order ID not found");
-    orders.push(found);
+    // One order named by both of its ids is dispatched (and its parcels counted) once.
+    if (!orders.includes(found)) orders.push(found);
   }
   for (const code of [...parcelCodes, ...trackingNumbers]) {
     const parcel = parcels.find((p) => p.parcelCode === code || p.trackingNumber === code);
@@ -617,8 +636,9 @@ export function voidParcel(ctx: AnswerContext, request: SimulatedRequest): Simul
 
 export function parcelStatus(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
+  // 4.5: the path's orderId is the service order identifier; a merchant id is not found (B001).
   const orderId = request.params.orderId ?? "";
-  if (ctx.state.findOrder(orderId) === undefined)
+  if (!ctx.state.orders.has(orderId))
     return ok({ Success: false, Error: "B001: Order ID not found" });
   if (typeof body.merchantParcelStatusCode !== "string" || body.merchantParcelStatusCode === "") {
     return { status: 400, body: { Message: "merchantParcelStatusCode is required" } };
@@ -676,38 +696,82 @@ export function recentProductCountries(
   return ok({ ProductCountry: changes, RequestID: from + changes.length });
 }
 
-const LOCATIONS: Record<string, { country: string; name: string; city: string; currency: string }> =
-  {
-    "203.0.113.7": { country: "US", name: "United States", city: "New York", currency: "USD" },
-    "198.51.100.20": { country: "DE", name: "Germany", city: "Berlin", currency: "EUR" },
+/**
+ * Known locations by IPv4 /24, the range an IPv4 answer gives: every address of a block is
+ * answered alike, as a geolocation database does, so a merchant caching by range (4.7a) gets the
+ * same country for every address it serves from the cache. A Map: no name `Object.prototype` has
+ * (`constructor`, `__proto__`) is found in it.
+ */
+const LOCATIONS = new Map<
+  string,
+  { country: string; name: string; city: string; currency: string }
+>([
+  ["203.0.113", { country: "US", name: "United States", city: "New York", currency: "USD" }],
+  ["198.51.100", { country: "DE", name: "Germany", city: "Berlin", currency: "EUR" }],
+]);
+
+/**
+ * The range 4.7a's caching applies to, holding `ip`: its /24 for IPv4 (an IPv4-mapped IPv6
+ * address counts as its IPv4), its /64 for IPv6. In ::/64, which holds the IPv4-mapped addresses
+ * as IPv6 integers (and ::1), the range is the address alone, so it holds no address answered
+ * otherwise. `From` and `To` are integers (2.3a).
+ */
+function ipRange(ip: string): { From: bigint; To: bigint; Type: "IPV4" | "IPV6" } | null {
+  if (!ipaddr.isValid(ip)) return null;
+  const address = ipaddr.process(ip);
+  const value = address.toByteArray().reduce((n, byte) => n * 256n + BigInt(byte), 0n);
+  const hostBits = address.kind() === "ipv4" ? 8n : 64n;
+  const from = (value >> hostBits) << hostBits;
+  if (address.kind() === "ipv6" && from === 0n) return { From: value, To: value, Type: "IPV6" };
+  return {
+    From: from,
+    To: from + (1n << hostBits) - 1n,
+    Type: address.kind() === "ipv4" ? "IPV4" : "IPV6",
   };
+}
+
+/**
+ * JSON text with every bigint written as the exact integer it is: an IPv6 bound is beyond what
+ * a JavaScript number holds (a reader's `JSON.parse` rounds it; the wire carries it exactly).
+ */
+function jsonWithIntegers(value: unknown): string {
+  const marked = JSON.stringify(value, (_, item: unknown) =>
+    typeof item === "bigint" ? `\u0000bigint:${item}` : item,
+  );
+  return marked.replace(/"\\u0000bigint:(\d+)"/g, "$1");
+}
 
 export function locationByIp(request: SimulatedRequest): SimulatedAnswer {
   const ip = first(request, "IP");
   if (ip === undefined || ip === "") return { status: 400, body: { Message: "IP is required" } };
+  const range = ipRange(ip);
+  const block =
+    range?.Type === "IPV4" ? ipaddr.process(ip).toString().split(".").slice(0, 3).join(".") : "";
   // Unresolvable addresses (private networks among them) get the merchant's default location.
-  const found = LOCATIONS[ip] ?? {
+  const found = LOCATIONS.get(block) ?? {
     country: "GB",
     name: "United Kingdom",
     city: "London",
     currency: "GBP",
   };
-  return ok({
-    City: { Code: found.city.toUpperCase().replace(/\s/g, "-"), Name: found.city },
-    Country: {
-      Code: found.country,
-      DefaultCurrencyCode: found.currency,
-      DefaultVATRateType: vat(found.country),
-      IsOperatedByOperator: true,
-      IsStateMandatory: found.country === "US",
-      Name: found.name,
-      SiteURL: null,
-      SupportsFixedPrices: true,
-      UseCountryVAT: false,
-    },
-    IPRange: { From: 3405803776, To: 3405804031, Type: "IPV4" },
-    Region: { Code: "", CountryCode: found.country, Name: "" },
-  });
+  return ok(
+    jsonWithIntegers({
+      City: { Code: found.city.toUpperCase().replace(/\s/g, "-"), Name: found.city },
+      Country: {
+        Code: found.country,
+        DefaultCurrencyCode: found.currency,
+        DefaultVATRateType: vat(found.country),
+        IsOperatedByOperator: true,
+        IsStateMandatory: found.country === "US",
+        Name: found.name,
+        SiteURL: null,
+        SupportsFixedPrices: true,
+        UseCountryVAT: false,
+      },
+      IPRange: range,
+      Region: { Code: "", CountryCode: found.country, Name: "" },
+    }),
+  );
 }
 
 const VAT_CATEGORIES: Record<string, [string, number][]> = {
@@ -786,7 +850,8 @@ function refundedQuantities(ctx: AnswerContext, orderId: string): Map<string, nu
 
 export function createRefund(ctx: AnswerContext, request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
-  const found = typeof body.OrderId === "string" ? ctx.state.findOrder(body.OrderId) : undefined;
+  // 4.10's OrderId, beside the MerchantOrderId it is told from everywhere else: the service's id.
+  const found = typeof body.OrderId === "string" ? ctx.state.orders.get(body.OrderId) : undefined;
   if (found === undefined) return refundError(404, "ORDER_NOT_FOUND", "Order not found");
   const lines = Array.isArray(body.RefundProducts) ? body.RefundProducts.filter(isRecord) : [];
   const unknown = lines.find(

@@ -525,17 +525,31 @@ export async function createServiceSimulator(
       else if (delivery === "whole") send(res, record, answered.status, answered.body);
       else sendPart(res, record, answered.status, answered.body, delivery);
     };
-    if (malformed) {
-      return deliver({ status: 400, body: { Message: "The request body is not valid JSON" } });
-    }
     const params: Record<string, string> = {};
     matched.candidate.params.forEach((name, index) => {
       params[name] = decodeURIComponent(matched.match?.[index + 1] ?? "");
     });
     const request: SimulatedRequest = { body, query: lowerQuery, params, headers };
+    // Authentication first (the GUID and the token are read from headers and query only), as an
+    // ASP.NET-style service authorizes before it binds a body.
     if (operation !== "getAuthenticationToken") {
       const refused = refusal(operation, request);
       if (refused !== undefined) return deliver(refused);
+    }
+    // Document 000: requests are JSON with `Content-Type: application/json`. A body declared as
+    // anything else (or not declared) is refused as an ASP.NET-style service refuses it; the
+    // status is not shown (7.4): 415. An empty body (4.7, 4.7a, 4.8 are query only) has nothing
+    // to read, so its Content-Type, whatever it is, is not looked at.
+    if (req.method === "POST" && text !== "" && !isJsonMediaType(headers["content-type"])) {
+      const description = "The request's Content-Type must be application/json";
+      return deliver(
+        operation === "calculateBillingSummary"
+          ? subscriptionError("UNSUPPORTED_MEDIA_TYPE", 415, description)
+          : { status: 415, body: { Message: description } },
+      );
+    }
+    if (malformed) {
+      return deliver({ status: 400, body: { Message: "The request body is not valid JSON" } });
     }
     deliver(
       failure !== undefined && "code" in failure
@@ -601,6 +615,16 @@ export async function createServiceSimulator(
       });
     },
   };
+}
+
+/**
+ * What ASP.NET Core's JSON input formatter takes: `application/json`, `text/json` and
+ * `application/*+json`, in any case, with parameters (`; charset=utf-8`).
+ */
+function isJsonMediaType(value: string | undefined): boolean {
+  return (
+    value !== undefined && /^\s*(application\/([\w.-]+\+)?json|text\/json)\s*(;|$)/i.test(value)
+  );
 }
 
 async function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {

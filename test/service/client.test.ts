@@ -4,6 +4,9 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
+  isBackAtDefault,
+  type ProductCountry,
+  productCountrySchema,
   SERVICE_OPERATION_NAMES,
   ServiceAuthenticationError,
   ServiceConflictError,
@@ -1076,5 +1079,242 @@ describe("configuration", () => {
     });
     await client.locationByIp({ ip: "203.0.113.7" });
     expect(simulator.count("locationByIp")).toBe(2);
+  });
+});
+
+// Review OPS D1/D5: integers the service sends were checked as whole numbers (`.int()`), so an
+// answer carrying a decimal (a product sold by weight, partly refunded) lost the whole call; and
+// a fractional RefundQuantity was refused before sending, though 4.10 gives it no type and order
+// quantities are decimals (document 001, 2.3).
+describe("numbers the service sends are not checked for being whole (never stricter than the service)", () => {
+  it("createOrderRefund sends a fractional RefundQuantity, and getOrderRefunds reads the RefundableQuantity left", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const created = await client.createOrderRefund({
+      OrderId: "GE-1002",
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 0.5 }],
+    });
+    expect(created).toMatchObject({ Success: true, RefundID: "R-GE-1002-1" });
+    expect(simulator.requestsOf("createOrderRefund")[0]?.body).toMatchObject({
+      RefundProducts: [{ CartItemId: "1", RefundQuantity: 0.5 }],
+    });
+    const details = await client.getOrderRefunds({ orderId: "GE-1002" });
+    expect(details.RefundableAmount?.ProductRefundableAmount?.[0]).toMatchObject({
+      CartItemId: "1",
+      RefundableQuantity: 1.5,
+    });
+  });
+
+  it("a billing summary whose fxRateServiceProviderId is not whole is still read", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("calculateBillingSummary", {
+      status: 200,
+      body: {
+        externalReference: "BS-1",
+        dtResults: [
+          {
+            deliveryId: "0",
+            status: { isSuccessful: true },
+            lineItems: [],
+            additionalFees: [],
+            totals: { taxes: 1, duties: 0, additionalFees: 0 },
+          },
+        ],
+        fxRates: [{ fxRate: 1, fxRateServiceProviderId: 2.5 }],
+      },
+    });
+    const result = await clientFor(simulator).calculateBillingSummary(billing);
+    expect(result.calculated).toBe(true);
+    expect(result.summary.fxRates?.[0]?.fxRateServiceProviderId).toBe(2.5);
+  });
+
+  it("a RequestID that is not whole is followed, not refused", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [{ CountryCode: "DE", ProductCode: "SKU-1", IsRestricted: true }],
+          RequestID: 2.5,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: 2.5 } },
+    );
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries()) {
+      changes.push([change.record.ProductCode, change.requestId]);
+    }
+    expect(changes).toEqual([["SKU-1", 2.5]]);
+    const sent = simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId?.[0]);
+    expect(sent).toEqual(["0", "2.5"]);
+  });
+});
+
+// Second reading S3: a RequestID beyond 2^53 was rounded by JSON.parse and the next page asked
+// from another id (skipping or repeating changes) without a word. It is refused instead.
+describe("a RequestID that a JavaScript number cannot hold exactly", () => {
+  it("fails its page as INVALID_RESPONSE naming RequestID, and nothing is asked from a rounded id", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: '{"ProductCountry":[{"CountryCode":"DE","ProductCode":"SKU-1","IsRestricted":true}],"RequestID":9007199254740993}',
+    });
+    const changes: unknown[] = [];
+    const error = await (async () => {
+      for await (const change of clientFor(simulator).recentProductCountries()) {
+        changes.push(change);
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({ code: "INVALID_RESPONSE", status: 200, attempts: 1 });
+    expect((error as Error).message).toContain("RequestID");
+    expect(changes).toEqual([]);
+    expect(simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId)).toEqual([
+      ["0"],
+    ]);
+  });
+
+  it("takes the largest safe integer", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [{ CountryCode: "DE", ProductCode: "SKU-1", IsRestricted: true }],
+          RequestID: Number.MAX_SAFE_INTEGER,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: Number.MAX_SAFE_INTEGER } },
+    );
+    const ids = [];
+    for await (const change of clientFor(simulator).recentProductCountries()) {
+      ids.push(change.requestId);
+    }
+    expect(ids).toEqual([Number.MAX_SAFE_INTEGER]);
+    expect(simulator.requestsOf("recentProductCountries")[1]?.query.requestId).toEqual([
+      String(Number.MAX_SAFE_INTEGER),
+    ]);
+  });
+});
+
+// Review OPS D2: CountryCode and ProductCode were required strings, so one record without a
+// country (IsForbidden is product-level, 2.3a: "a global restriction applying to all countries")
+// failed the page, and resuming from the stored requestId asked for that page again for good.
+describe("a ProductCountry record without a country or product code (2.3a, wire-facts §6: nulls)", () => {
+  it("recentProductCountries yields it and goes on to the next page", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("recentProductCountries", {
+      status: 200,
+      body: {
+        ProductCountry: [
+          { CountryCode: null, ProductCode: "SKU-9", IsForbidden: true, ForbiddanceMessage: "x" },
+          { CountryCode: null, ProductCode: null, IsRestricted: false, IsForbidden: false },
+          { CountryCode: null, ProductCode: "SKU-8", VATRateType: { Rate: 0.2 } },
+        ],
+        RequestID: 3,
+      },
+    });
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: (country) => (country === "GB" ? 0.2 : undefined),
+    })) {
+      changes.push([change.action, change.record.CountryCode, change.record.ProductCode]);
+    }
+    expect(changes).toEqual([
+      ["upsert", null, "SKU-9"], // forbidden everywhere
+      ["upsert", null, null], // nothing left, but no keys to delete by (second reading S2)
+      ["upsert", null, "SKU-8"], // a rate, and no country to know the default of
+      // The sync got past that page: the simulator's own changes from RequestID 3 on.
+      ["upsert", "US", "SKU-4"],
+      ["delete", "GB", "SKU-5"],
+    ]);
+    expect(simulator.requestsOf("recentProductCountries")[1]?.query.requestId).toEqual(["3"]);
+  });
+
+  // Second reading S2: a record back at the default was yielded as "delete" whatever its keys,
+  // so a merchant's deleteMany({ where: { country, product: undefined } }) deleted a whole country.
+  it("is never yielded as a delete while either key is null or missing", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [
+            { CountryCode: "DE" },
+            { ProductCode: "SKU-1", IsRestricted: false },
+            { CountryCode: "DE", ProductCode: null, VATRateType: { Rate: 0.19 } },
+            { CountryCode: null, ProductCode: "SKU-2", IsForbidden: false },
+            { CountryCode: "DE", ProductCode: "SKU-3" },
+          ],
+          RequestID: 5,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: 5 } },
+    );
+    const changes = [];
+    for await (const change of clientFor(simulator).recentProductCountries({
+      defaultVatRates: { DE: 0.19 },
+    })) {
+      changes.push([change.action, change.record.CountryCode, change.record.ProductCode]);
+    }
+    expect(changes).toEqual([
+      ["upsert", "DE", undefined],
+      ["upsert", undefined, "SKU-1"],
+      ["upsert", "DE", null],
+      ["upsert", null, "SKU-2"],
+      ["delete", "DE", "SKU-3"], // both keys: 4.7's rule as before
+    ]);
+  });
+
+  it("the public type and isBackAtDefault say so", () => {
+    // Compiles only while ProductCountry's CountryCode and ProductCode are nullable.
+    const record: ProductCountry = { CountryCode: null, ProductCode: null, IsForbidden: false };
+    expect(productCountrySchema.parse(record)).toEqual(record);
+    expect(isBackAtDefault(record, undefined)).toBe(true);
+  });
+
+  it("saveProductsList reads it too", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("saveProductsList", {
+      status: 200,
+      body: { ProductCountry: [{ CountryCode: null, ProductCode: "SKU-9", IsForbidden: true }] },
+    });
+    const answer = await clientFor(simulator).saveProductsList({
+      products: [{ Sku: "SKU-9", Price: 10, Quantity: 1, VATRate: 0.2 }],
+    });
+    expect(answer.ProductCountry?.[0]).toMatchObject({ CountryCode: null, IsForbidden: true });
+  });
+});
+
+// Review OPS D3: a POST without a body (4.7, 4.7a, 4.8: query only) went out without
+// `Content-Type`, though document 000's preamble gives every POST `Content-Type: application/json`.
+describe("Content-Type (document 000: every POST has Content-Type: application/json)", () => {
+  it("every POST sends it, with a body or without; the GET of 4.9 does not", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, { jwt: { voidParcel: true } });
+    for await (const _ of client.recentProductCountries()) {
+      // draining
+    }
+    await client.locationByIp({ ip: "203.0.113.7" });
+    await client.vatCategoryCountries({ countryCode: "DE" });
+    await client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" });
+    await client.getOrderRefunds({ orderId: "GE-1001" });
+    const posts = simulator.requests.filter((request) => request.method === "POST");
+    expect(posts.map((request) => request.operation)).toEqual(
+      expect.arrayContaining([
+        "recentProductCountries",
+        "locationByIp",
+        "vatCategoryCountries",
+        "getAuthenticationToken",
+        "voidParcel",
+      ]),
+    );
+    for (const request of posts) {
+      expect(request.headers["content-type"], request.operation).toBe("application/json");
+    }
+    expect(simulator.requestsOf("getOrderRefunds")[0]?.headers["content-type"]).toBeUndefined();
   });
 });

@@ -531,3 +531,331 @@ describe("createServiceSimulator: failures after the status line, against the re
     expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
   });
 });
+
+// Review OPS D3: the simulator parsed any body as JSON whatever its Content-Type, so a merchant's
+// own HTTP code sending text/plain passed here and not against the service (document 000: every
+// request has `Content-Type: application/json`). The status is not shown (7.4): 415.
+describe("createServiceSimulator: the request's media type", () => {
+  it("answers 415 to a POST whose body is not declared application/json, and applies nothing", async () => {
+    const sim = await start();
+    const voidBody = { OrderId: "GE-1001", ParcelCode: "P-1001-1" };
+    const guid = { MerchantGUID: sim.merchantGuid };
+    const plain = await post(sim, "/Parcel/VoidParcel", voidBody, {
+      ...guid,
+      "Content-Type": "text/plain",
+    });
+    expect(plain.status).toBe(415);
+    expect(plain.body).toEqual({ Message: expect.stringMatching(/application\/json/) });
+    const form = await post(sim, "/Parcel/VoidParcel", voidBody, {
+      ...guid,
+      "Content-Type": "application/x-www-form-urlencoded",
+    });
+    expect(form.status).toBe(415);
+    // A body without any Content-Type (fetch sends a string as text/plain, so use raw bytes).
+    const untyped = await fetch(`${sim.url}/Parcel/VoidParcel`, {
+      method: "POST",
+      headers: guid,
+      body: new TextEncoder().encode(JSON.stringify(voidBody)),
+    });
+    expect(untyped.status).toBe(415);
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+    // The billing summary answers in 7.1's body, as its other refusals do.
+    const summary = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      ...guid,
+      Authorization: `Bearer ${await token(sim)}`,
+      "Idempotency-Key": crypto.randomUUID(),
+      "Content-Type": "text/plain",
+    });
+    expect(summary.status).toBe(415);
+    expect(summary.body).toMatchObject({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      error: expect.any(String),
+    });
+  });
+
+  it("takes application/json with parameters and in any case, and a POST without a body", async () => {
+    const sim = await start();
+    const guid = { MerchantGUID: sim.merchantGuid };
+    const voided = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { OrderId: "GE-1001", ParcelCode: "P-1001-1" },
+      { ...guid, "Content-Type": "Application/JSON; charset=utf-8" },
+    );
+    expect(voided.status).toBe(200);
+    expect(voided.body).toMatchObject({ IsSuccess: true });
+    // 4.7a is query only: no body, no media type to check.
+    const located = await fetch(`${sim.url}/Browsing/LocationByIP?IP=203.0.113.7`, {
+      method: "POST",
+      headers: guid,
+    });
+    expect(located.status).toBe(200);
+  });
+});
+
+// Second reading S4: the 415 was stricter than an ASP.NET Core service, whose JSON input formatter
+// takes text/json too, and which reads no media type for an action that binds no body; it also
+// answered before authentication, which such a service checks first.
+describe("createServiceSimulator: the media type, no stricter than the service", () => {
+  it("takes text/json and application/*+json, with parameters", async () => {
+    const sim = await start();
+    const guid = { MerchantGUID: sim.merchantGuid };
+    const parcels = ["P-1001-1", "P-1001-2"];
+    const types = ["text/json", "application/vnd.api+json; charset=utf-8"];
+    for (const [index, type] of types.entries()) {
+      const voided = await post(
+        sim,
+        "/Parcel/VoidParcel",
+        { OrderId: "GE-1001", ParcelCode: parcels[index] },
+        { ...guid, "Content-Type": type },
+      );
+      expect(voided.status, type).toBe(200);
+      expect(sim.state.parcels.get(parcels[index] ?? "")?.status, type).toBe("voided");
+    }
+  });
+
+  it("takes a query-only POST with an empty body whatever its Content-Type", async () => {
+    const sim = await start();
+    // curl -X POST -d '' (or PHP's CURLOPT_POSTFIELDS "") sends a form type and no bytes.
+    for (const type of ["application/x-www-form-urlencoded", "text/plain"]) {
+      const located = await fetch(`${sim.url}/Browsing/LocationByIP?IP=203.0.113.7`, {
+        method: "POST",
+        headers: { MerchantGUID: sim.merchantGuid, "Content-Type": type },
+        body: "",
+      });
+      expect(located.status, type).toBe(200);
+      expect(await located.json(), type).toMatchObject({ Country: { Code: "US" } });
+    }
+  });
+
+  it("answers 401 to a missing token or GUID before looking at the media type", async () => {
+    const sim = await start();
+    const summary = await post(sim, "/subscriptions/billing-summary/calculate", billing, {
+      MerchantGUID: sim.merchantGuid,
+      "Idempotency-Key": crypto.randomUUID(),
+      "Content-Type": "text/plain",
+    });
+    expect(summary.status).toBe(401);
+    expect(summary.body).toMatchObject({ code: "UNAUTHORIZED" });
+    const voided = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { OrderId: "GE-1001", ParcelCode: "P-1001-1" },
+      { MerchantGUID: "00000000-0000-0000-0000-000000000000", "Content-Type": "text/plain" },
+    );
+    expect(voided.status).toBe(401);
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+  });
+});
+
+// Review OPS D4: the simulator looked every order id up as the service's or the merchant's, so a
+// merchant sending its own id where the document wants the service's passed here and failed in
+// production (B001, 4.5 and 7.2).
+describe("createServiceSimulator: the service's order id where the document asks for it", () => {
+  const client = (sim: ServiceSimulator) =>
+    createServiceClient({ baseUrl: sim.url, merchantGuid: sim.merchantGuid, retries: false });
+
+  it("UpdateParcelStatus (4.5: orderId is the service order identifier) answers B001 to a merchant id", async () => {
+    const sim = await start();
+    const status = { parcelCode: "P-1001-1", merchantParcelStatusCode: "Delivered" };
+    const error = await client(sim)
+      .updateParcelStatus({ orderId: "M-1001", ...status })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "B001" });
+    expect(sim.requestsOf("updateParcelStatus")[0]?.status).toBe(200);
+    expect(sim.state.parcels.get("P-1001-1")?.merchantStatusCodes).toEqual([]);
+    const done = await client(sim).updateParcelStatus({ orderId: "GE-1001", ...status });
+    expect(done.Success).toBe(true);
+    expect(sim.state.parcels.get("P-1001-1")?.merchantStatusCodes).toEqual(["Delivered"]);
+  });
+
+  it("DispatchConsolidatedShipment looks OrderIds up as the service's ids and MerchantOrderIds as the merchant's", async () => {
+    const sim = await start();
+    for (const body of [{ OrderIds: ["M-1001", "M-1002"] }, { MerchantOrderIds: ["GE-1001"] }]) {
+      const error = await client(sim)
+        .dispatchConsolidatedShipment(body)
+        .catch((e: unknown) => e);
+      expect(error, JSON.stringify(body)).toMatchObject({ code: "B001" });
+    }
+    expect(sim.state.orders.get("GE-1001")?.status).toBe("ready");
+    const done = await client(sim).dispatchConsolidatedShipment({
+      OrderIds: ["GE-1001"],
+      MerchantOrderIds: ["M-1001", "M-1002"],
+    });
+    expect(done.IsSuccess).toBe(true);
+    // GE-1001 named twice (by both ids) is one order: its two parcels and GE-1002's one.
+    expect(done.ParcelsTracking).toHaveLength(3);
+    expect(sim.state.orders.get("GE-1002")?.status).toBe("dispatched");
+  });
+
+  it("CreateOrderRefund's OrderId is the service's: a merchant id is ORDER_NOT_FOUND and nothing is refunded", async () => {
+    const sim = await start();
+    const error = await client(sim)
+      .createOrderRefund({
+        OrderId: "M-1002",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceNotFoundError);
+    expect(error).toMatchObject({ code: "ORDER_NOT_FOUND", status: 404 });
+    expect(sim.state.refunds.get("GE-1002")).toBeUndefined();
+  });
+});
+
+// Review OPS D6: every LocationByIP answer carried 203.0.113.0-255 as its IPRange, whatever the IP
+// asked, while 4.7a says the caching policy applies to the whole range returned: a merchant who
+// cached by range served 203.0.113.7 (US) as Germany.
+describe("createServiceSimulator: LocationByIP's IPRange contains the IP asked (4.7a)", () => {
+  const ipv4 = (ip: string) => ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+
+  it("IPv4: the address's /24, for a known address and for the default location", async () => {
+    const sim = await start();
+    const client = createServiceClient({ baseUrl: sim.url, merchantGuid: sim.merchantGuid });
+    const ranges = new Map<string, unknown>();
+    for (const ip of ["203.0.113.7", "198.51.100.20", "10.0.0.1"]) {
+      const { IPRange } = await client.locationByIp({ ip });
+      const n = ipv4(ip);
+      expect(IPRange?.Type, ip).toBe("IPV4");
+      expect(IPRange?.From, ip).toBe(n - (n % 256));
+      expect(IPRange?.To, ip).toBe(n - (n % 256) + 255);
+      ranges.set(ip, IPRange);
+    }
+    // Germany's range does not hold the US address: a cache by range keeps them apart.
+    expect(ranges.get("198.51.100.20")).not.toEqual(ranges.get("203.0.113.7"));
+  });
+
+  it("IPv6: Type IPV6 and a range holding the address; an IPv4-mapped address is its IPv4", async () => {
+    const sim = await start();
+    const client = createServiceClient({ baseUrl: sim.url, merchantGuid: sim.merchantGuid });
+    const v6 = await client.locationByIp({ ip: "2001:db8::1" });
+    expect(v6.IPRange?.Type).toBe("IPV6");
+    // The bounds are beyond a JavaScript number: read them exactly from the JSON text.
+    const answer = await fetch(`${sim.url}/Browsing/LocationByIP?IP=2001:db8::1`, {
+      method: "POST",
+      headers: { MerchantGUID: sim.merchantGuid, "Content-Type": "application/json" },
+    });
+    const text = await answer.text();
+    const bound = (name: string) => BigInt(new RegExp(`"${name}":(\\d+)`).exec(text)?.[1] ?? -1);
+    expect(bound("From")).toBe(BigInt("0x20010db8000000000000000000000000"));
+    expect(bound("To")).toBe(BigInt("0x20010db800000000ffffffffffffffff"));
+    const mapped = await client.locationByIp({ ip: "::ffff:203.0.113.7" });
+    expect(mapped.Country?.Code).toBe("US");
+    expect(mapped.IPRange).toEqual({
+      From: ipv4("203.0.113.0"),
+      To: ipv4("203.0.113.255"),
+      Type: "IPV4",
+    });
+  });
+});
+
+// Second reading S1: the default location's /24 overlapped the known addresses' /24s, so a
+// merchant caching by range (4.7a) served 203.0.113.7 as GB after asking 203.0.113.8 first, or
+// 203.0.113.8 as US the other way round. Every answer's range must hold only addresses the
+// simulator answers with the same country, IPv4-mapped addresses read as IPv6 integers included.
+describe("createServiceSimulator: no LocationByIP range holds an address answered otherwise (4.7a)", () => {
+  const ipv4 = (ip: string) => BigInt(ip.split(".").reduce((n, part) => n * 256 + Number(part), 0));
+  // Each address as the integers a merchant may key its cache with: [Type, value].
+  const views: Record<string, [string, bigint][]> = {
+    "::1": [["IPV6", 1n]],
+    "::ffff:203.0.113.7": [
+      ["IPV4", ipv4("203.0.113.7")],
+      ["IPV6", 0xffffcb007107n],
+    ],
+    "::ffff:198.51.100.21": [
+      ["IPV4", ipv4("198.51.100.21")],
+      ["IPV6", 0xffffc6336415n],
+    ],
+    "2001:db8::1": [["IPV6", 0x20010db8000000000000000000000001n]],
+  };
+  const v4 = ["203.0.113.7", "198.51.100.20", "10.0.0.1", "192.0.2.1"];
+  for (const near of ["203.0.113.", "198.51.100."]) {
+    for (const last of ["0", "1", "8", "21", "255"]) v4.push(`${near}${last}`);
+  }
+  v4.push("203.0.112.255", "203.0.114.0", "198.51.99.255", "198.51.101.0");
+  for (const ip of v4) views[ip] = [["IPV4", ipv4(ip)]];
+
+  it("every address of every answered range is answered with that range's country", async () => {
+    const sim = await start();
+    const answers = new Map<string, { country: string; type: string; from: bigint; to: bigint }>();
+    for (const ip of Object.keys(views)) {
+      const response = await fetch(`${sim.url}/Browsing/LocationByIP?IP=${ip}`, {
+        method: "POST",
+        headers: { MerchantGUID: sim.merchantGuid, "Content-Type": "application/json" },
+      });
+      const text = await response.text();
+      // The bounds read exactly from the text (an IPv6 bound is beyond a JavaScript number).
+      const bound = (name: string) => BigInt(new RegExp(`"${name}":(\\d+)`).exec(text)?.[1] ?? -1);
+      const parsed = JSON.parse(text);
+      answers.set(ip, {
+        country: parsed.Country.Code,
+        type: parsed.IPRange.Type,
+        from: bound("From"),
+        to: bound("To"),
+      });
+    }
+    expect(answers.get("203.0.113.7")?.country).toBe("US");
+    expect(answers.get("198.51.100.20")?.country).toBe("DE");
+    expect(answers.get("10.0.0.1")?.country).toBe("GB");
+    const clashes: string[] = [];
+    for (const [ip, range] of answers) {
+      for (const [other, otherViews] of Object.entries(views)) {
+        const inside = otherViews.some(
+          ([type, value]) => type === range.type && value >= range.from && value <= range.to,
+        );
+        const country = answers.get(other)?.country;
+        if (inside && country !== range.country) {
+          clashes.push(`${other} (${country}) in the range of ${ip} (${range.country})`);
+        }
+      }
+    }
+    expect(clashes).toEqual([]);
+  });
+});
+
+// Second reading S5: LOCATIONS was a plain object, so IP=constructor found Object's own function
+// and the answer crashed as a 500; 4.7a gives an unresolvable address the default location.
+describe("createServiceSimulator: LocationByIP with a name Object.prototype has", () => {
+  it("answers the merchant's default location, not a 500", async () => {
+    const sim = await start();
+    for (const ip of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const response = await fetch(`${sim.url}/Browsing/LocationByIP?IP=${ip}`, {
+        method: "POST",
+        headers: { MerchantGUID: sim.merchantGuid, "Content-Type": "application/json" },
+      });
+      expect(response.status, ip).toBe(200);
+      expect(await response.json(), ip).toMatchObject({
+        Country: { Code: "GB" },
+        IPRange: null,
+      });
+    }
+  });
+});
+
+// Review OPS D7: the key was checked with /^[0-9a-f-]{36}$/i, so 36 hyphens passed for a UUID
+// (4.1 and Part 8: the key is a uuid).
+describe("createServiceSimulator: the billing summary's Idempotency-Key is a UUID (4.1, Part 8)", () => {
+  it("refuses 36 hyphens, hex without hyphens, and hyphens in the wrong places; takes a UUID", async () => {
+    const sim = await start();
+    const bearer = `Bearer ${await token(sim)}`;
+    const ask = (key: string) =>
+      post(sim, "/subscriptions/billing-summary/calculate", billing, {
+        MerchantGUID: sim.merchantGuid,
+        Authorization: bearer,
+        "Idempotency-Key": key,
+      });
+    for (const key of [
+      "-".repeat(36),
+      "0123456789abcdef0123456789abcdef0123",
+      "0123456789ab-cdef-0123-4567-89abcdef0123",
+      "01234567-89ab-cdef-0123-456789abcdeg",
+    ]) {
+      const answer = await ask(key);
+      expect(answer.status, key).toBe(422);
+      expect(answer.body, key).toMatchObject({ code: "VALIDATION_FAILED" });
+    }
+    expect(sim.state.billingSummaries).toBe(0);
+    const good = await ask(crypto.randomUUID().toUpperCase());
+    expect(good.status).toBe(200);
+  });
+});
