@@ -1,3 +1,4 @@
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import {
   createGetCheckoutCartInfoHandler,
   type GetCheckoutCartInfoFunction,
@@ -151,6 +152,7 @@ export interface CallbackRouter extends CallbackEndpoint {
 export function createCallbackRouter<H extends CallbackHandlers>(
   options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
 ): CallbackRouter {
+  checkRouterOptions(options);
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
@@ -214,6 +216,37 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       return failureResponse("not_found");
     },
   };
+}
+
+const ROUTER_OPTION_NAMES = optionNames<CallbackRouterOptions>({
+  auth: true,
+  maxBodyBytes: true,
+  maxDepth: true,
+  bodyTimeoutMs: true,
+  decoding: true,
+  onError: true,
+  basePath: true,
+  paths: true,
+  verifySession: true,
+  handlers: true,
+});
+
+/**
+ * What the router checks itself, as it may build no handler (every one built with a factory) that
+ * would: a misspelt option, and an `onError` that is not a function (its 404s would go unreported).
+ * The factories check the rest of the options of the functions it builds.
+ */
+function checkRouterOptions(options: CallbackRouterOptions): void {
+  assertKnownKeys(
+    options as unknown as Record<string, unknown>,
+    ROUTER_OPTION_NAMES,
+    "options",
+    "createCallbackRouter",
+  );
+  const { onError } = options;
+  if (onError !== undefined && onError !== null && typeof onError !== "function") {
+    throw new TypeError("createCallbackRouter: onError must be a function (failure) => void");
+  }
 }
 
 function build(
