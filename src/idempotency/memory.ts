@@ -1,3 +1,4 @@
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import type { ForgettingIdempotencyStore, IdempotencyClaim, IdempotencyRecord } from "./store.js";
 
 export interface MemoryIdempotencyStoreOptions {
@@ -10,6 +11,11 @@ export interface MemoryIdempotencyStoreOptions {
   /** The clock, in milliseconds (tests pass their own). Default `Date.now`. */
   readonly now?: (() => number) | undefined;
 }
+
+const MEMORY_OPTION_NAMES = optionNames<MemoryIdempotencyStoreOptions>({
+  maxEntries: true,
+  now: true,
+});
 
 interface Entry {
   /** Who runs it, while running; undefined once completed. */
@@ -32,6 +38,12 @@ const SWEEP_INTERVAL_MS = 60_000;
 export function createMemoryIdempotencyStore(
   options: MemoryIdempotencyStoreOptions = {},
 ): ForgettingIdempotencyStore {
+  assertKnownKeys(
+    options as Record<string, unknown>,
+    MEMORY_OPTION_NAMES,
+    "options",
+    "createMemoryIdempotencyStore",
+  );
   const maxEntries = options.maxEntries ?? Number.POSITIVE_INFINITY;
   if (
     !(

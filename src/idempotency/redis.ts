@@ -9,6 +9,7 @@
  * string, another type, a lease without expiry) is an unreadable record. Every operation is one Lua script, so
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyClaim,
@@ -48,6 +49,8 @@ export interface RedisIdempotencyStoreOptions {
   /** Put in front of every key. Default `crossborder-callbacks:idempotency:`. */
   readonly prefix?: string | undefined;
 }
+
+const REDIS_OPTION_NAMES = optionNames<RedisIdempotencyStoreOptions>({ prefix: true });
 
 /** How the scripts' error reply for an unreadable value begins (after `ERR `). */
 const UNREADABLE_REPLY = "unreadable idempotency record under";
@@ -225,6 +228,13 @@ export function createRedisIdempotencyStore(
       "createRedisIdempotencyStore: pass a client of the `redis` package (createClient()) or of `ioredis` (new Redis())",
     );
   }
+  // A misnamed prefix would share the default one with another application's keys.
+  assertKnownKeys(
+    options as Record<string, unknown>,
+    REDIS_OPTION_NAMES,
+    "options",
+    "createRedisIdempotencyStore",
+  );
   const prefix = options.prefix ?? "crossborder-callbacks:idempotency:";
   if (typeof prefix !== "string") throw new TypeError("prefix must be a string");
   const shas = new Map<ScriptName, Promise<string>>();
