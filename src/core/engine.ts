@@ -139,12 +139,21 @@ function checkOptionShapes(
   if (onError !== undefined && onError !== null && typeof onError !== "function") {
     throw new TypeError(`${name}: onError must be a function (failure) => void`);
   }
-  if (decoding !== undefined) {
-    if (!isRecord(decoding)) {
-      throw new TypeError(`${name}: decoding must be an object { default?, fields? }`);
-    }
-    assertKnownKeys(decoding, DECODING_OPTION_NAMES, "decoding", name);
+  checkDecodingShape(decoding, name);
+}
+
+/**
+ * A `decoding` option is `{ default?, fields? }` or undefined: a bare policy (`"off"`), null or a
+ * misspelt key (`defaults`) is a TypeError after `owner`, the function it was given to (a factory,
+ * or the router, which may build no handler that would check it). The policies themselves are
+ * checked by `compileDecoding`.
+ */
+export function checkDecodingShape(decoding: unknown, owner: string): void {
+  if (decoding === undefined) return;
+  if (!isRecord(decoding)) {
+    throw new TypeError(`${owner}: decoding must be an object { default?, fields? }`);
   }
+  assertKnownKeys(decoding, DECODING_OPTION_NAMES, "decoding", owner);
 }
 
 /** What a merchant's function receives beside the payload. */

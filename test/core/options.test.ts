@@ -185,6 +185,73 @@ describe("router: options checked at construction", () => {
     }
   });
 
+  it.each([
+    [
+      "a bare policy",
+      "off",
+      "createCallbackRouter: decoding must be an object { default?, fields? }",
+    ],
+    [
+      "a misspelt key",
+      { defaults: "off" },
+      'createCallbackRouter: decoding has an unknown option "defaults" (known: default, fields)',
+    ],
+  ])(
+    "refuses a decoding as %s, naming itself, also when every handler is built",
+    (_l, decoding, message) => {
+      // With only built handlers no factory runs: the router checks it itself, under its own name
+      // (the option was written on createCallbackRouter, not on the first function it builds).
+      for (const handlers of [{ SendOrderToMerchant: built }, { SendOrderToMerchant: fn }]) {
+        expect(() =>
+          createCallbackRouter({
+            auth: false,
+            decoding: decoding as never,
+            handlers: handlers as never,
+          }),
+        ).toThrow(new TypeError(message));
+      }
+    },
+  );
+
+  it("passes methods and parameterNames on to the cart function it builds, as on main", async () => {
+    // Never in its type, but a JavaScript merchant's router gave them to GetCheckoutCartInfo:
+    // start-up must not fail for them, and the other functions it builds must not get them.
+    let token: unknown;
+    const router = createCallbackRouter({
+      auth: false,
+      methods: ["GET"],
+      parameterNames: { merchantCartToken: "CartId" },
+      handlers: {
+        GetCheckoutCartInfo: (query: { merchantCartToken?: string }) => {
+          token = query.merchantCartToken;
+          return { productsList: [] };
+        },
+        SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      },
+    } as never);
+    const cart = await router.handle({
+      method: "GET",
+      url: "/GetCheckoutCartInfo?CartId=58211",
+      headers: {},
+    });
+    expect(cart.status).toBe(200);
+    expect(token).toBe("58211");
+    expect((await router.handle(post("{}", {}, "/GetCheckoutCartInfo"))).status).toBe(405);
+    expect((await router.handle(post(orderText, {}, "/SendOrderToMerchant"))).status).toBe(200);
+    // With no cart function, or a built cart handler (which keeps its factory's), still taken.
+    const cartOptions = { auth: false as const, methods: ["POST"], parameterNames: {} };
+    expect(() =>
+      createCallbackRouter({ ...cartOptions, handlers: { UpdateOrderStatus: fn } } as never),
+    ).not.toThrow();
+    const builtCart = createGetCheckoutCartInfoHandler(fn as never, { auth: false });
+    expect(() =>
+      createCallbackRouter({
+        ...cartOptions,
+        handlers: { GetCheckoutCartInfo: builtCart },
+      } as never),
+    ).not.toThrow();
+  });
+
   it("takes every documented option with a function for each callback", async () => {
     const handlers = Object.fromEntries(CALLBACK_NAMES.map((name) => [name, fn]));
     const { failures, onError } = collector();
