@@ -1,4 +1,5 @@
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import type { ForgettingIdempotencyStore, IdempotencyClaim, IdempotencyRecord } from "./store.js";
 
 export interface MemoryIdempotencyStoreOptions {
@@ -38,6 +39,12 @@ const SWEEP_INTERVAL_MS = 60_000;
 export function createMemoryIdempotencyStore(
   options: MemoryIdempotencyStoreOptions = {},
 ): ForgettingIdempotencyStore {
+  // A bare number (maxEntries alone) would leave the store unbounded without a word.
+  if (!isRecord(options as unknown)) {
+    throw new TypeError(
+      "createMemoryIdempotencyStore: options must be an object { maxEntries?, now? }",
+    );
+  }
   assertKnownKeys(
     options as Record<string, unknown>,
     MEMORY_OPTION_NAMES,

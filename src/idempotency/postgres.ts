@@ -8,6 +8,7 @@
  * checked by every statement, so a row past it counts as absent.
  */
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyClaim,
@@ -73,6 +74,11 @@ function names(
   options: PostgresIdempotencyStoreOptions,
   owner: string,
 ): { table: string; index: string } {
+  if (!isRecord(options as unknown)) {
+    throw new TypeError(
+      `${owner}: options must be an object { table?, schema?, createTable?, cleanupIntervalMs? }`,
+    );
+  }
   assertKnownKeys(options as Record<string, unknown>, POSTGRES_OPTION_NAMES, "options", owner);
   const tableName = options.table ?? DEFAULT_TABLE;
   const table = quoteIdentifier(tableName, "table");

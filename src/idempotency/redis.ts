@@ -10,6 +10,7 @@
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyClaim,
@@ -228,7 +229,11 @@ export function createRedisIdempotencyStore(
       "createRedisIdempotencyStore: pass a client of the `redis` package (createClient()) or of `ioredis` (new Redis())",
     );
   }
-  // A misnamed prefix would share the default one with another application's keys.
+  // A misnamed prefix, or one given alone as a string, would share the default one with another
+  // application's keys.
+  if (!isRecord(options as unknown)) {
+    throw new TypeError("createRedisIdempotencyStore: options must be an object { prefix? }");
+  }
   assertKnownKeys(
     options as Record<string, unknown>,
     REDIS_OPTION_NAMES,

@@ -165,6 +165,32 @@ describe("stores: options checked at creation", () => {
     );
   });
 
+  it.each([
+    ["a bare string (the prefix or table alone)", "shop-a:"],
+    ["a bare number (maxEntries alone)", 10_000],
+    ["null", null],
+    ["an array", ["shop-a:"]],
+  ])("refuse options given as %s, before naming any key", (_label, options) => {
+    // Not 'unknown option "0"' for a string, nor an unbounded memory store for a number.
+    const refused = "options must be an object";
+    expect(() => createMemoryIdempotencyStore(options as never)).toThrow(
+      new TypeError(`createMemoryIdempotencyStore: ${refused} { maxEntries?, now? }`),
+    );
+    expect(() => createRedisIdempotencyStore(redis, options as never)).toThrow(
+      new TypeError(`createRedisIdempotencyStore: ${refused} { prefix? }`),
+    );
+    expect(() => createPostgresIdempotencyStore(pool, options as never)).toThrow(
+      new TypeError(
+        `createPostgresIdempotencyStore: ${refused} { table?, schema?, createTable?, cleanupIntervalMs? }`,
+      ),
+    );
+    expect(() => postgresIdempotencySchema(options as never)).toThrow(
+      new TypeError(
+        `postgresIdempotencySchema: ${refused} { table?, schema?, createTable?, cleanupIntervalMs? }`,
+      ),
+    );
+  });
+
   it("take every documented option, and no options", () => {
     expect(() => createMemoryIdempotencyStore({ maxEntries: 10, now: Date.now })).not.toThrow();
     expect(() => createMemoryIdempotencyStore()).not.toThrow();
