@@ -1,7 +1,11 @@
-/** Configuration checks shared by the modes: every mistake is a TypeError naming its path. */
+/**
+ * Configuration checks shared by the modes, and by the other constructors that take options (the
+ * handler factories, the router, withIdempotency and its stores): every mistake is a TypeError
+ * naming its path, after the name of the function that refused it (`owner`).
+ */
 
-export function configError(path: string, problem: string): TypeError {
-  return new TypeError(`createAuth: ${path} ${problem}`);
+export function configError(path: string, problem: string, owner = "createAuth"): TypeError {
+  return new TypeError(`${owner}: ${path} ${problem}`);
 }
 
 /** A misspelt option (`isuser`) would silently switch a check off: refuse unknown names. */
@@ -9,12 +13,22 @@ export function assertKnownKeys(
   value: Record<string, unknown>,
   known: readonly string[],
   path: string,
+  owner = "createAuth",
 ): void {
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw configError(path, `has an unknown option "${key}" (known: ${known.join(", ")})`);
+      throw configError(path, `has an unknown option "${key}" (known: ${known.join(", ")})`, owner);
     }
   }
+}
+
+/**
+ * The names of an options type, from an object listing each once: the type makes a name missing
+ * from the list, or one the type does not have, a compile error, so the list a constructor
+ * accepts stays the documented one.
+ */
+export function optionNames<T>(names: { readonly [K in keyof T]-?: true }): readonly string[] {
+  return Object.freeze(Object.keys(names));
 }
 
 /** A non-empty string, or the configuration is refused. */

@@ -1,3 +1,4 @@
+import { optionNames } from "../auth/validate.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackDefinition,
@@ -62,6 +63,12 @@ export interface GetCheckoutCartInfoOptions extends HandlerOptions {
       }
     | undefined;
 }
+
+/** The options of this factory beyond every factory's. */
+const CART_OPTION_NAMES = optionNames<Omit<GetCheckoutCartInfoOptions, keyof HandlerOptions>>({
+  methods: true,
+  parameterNames: true,
+});
 
 const PARAMETERS = ["merchantCartToken", "countryCode", "currencyCode"] as const;
 const FLAGS = ["IsStockValidation", "isFixedPriceSupported"] as const;
@@ -241,5 +248,10 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
     encodedFields: [],
     response: cartShape,
   };
-  return createCallbackHandler(definition, fn as GetCheckoutCartInfoFunction, options);
+  return createCallbackHandler(
+    definition,
+    fn as GetCheckoutCartInfoFunction,
+    options,
+    CART_OPTION_NAMES,
+  );
 };

@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Authenticator, AuthRequest, AuthResult } from "../auth/types.js";
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import type { GiftCardHandlerOptions } from "../callbacks/shopper-session.js";
 import {
   compileDecoding,
   type DecodedInPlace,
@@ -27,6 +29,7 @@ import {
   type OnError,
 } from "./errors.js";
 import { headerReader } from "./headers.js";
+import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
 import { cardNumbersMasker, lazyRedactor } from "./redact.js";
 import {
@@ -96,6 +99,61 @@ export interface HandlerOptions {
    * a card number or a CVV. Default: one line on `console.error`.
    */
   onError?: OnError | undefined;
+}
+
+/**
+ * The options every factory takes: `HandlerOptions`, and the gift-card and voucher factories'
+ * `verifySession`, which the router gives every function it builds (as a merchant's one options
+ * object for several factories may), and the other callbacks, with no session, have no use for.
+ */
+const HANDLER_OPTION_NAMES: readonly string[] = optionNames<GiftCardHandlerOptions>({
+  auth: true,
+  maxBodyBytes: true,
+  maxDepth: true,
+  bodyTimeoutMs: true,
+  decoding: true,
+  onError: true,
+  verifySession: true,
+});
+
+const DECODING_OPTION_NAMES = optionNames<DecodingOptions>({ default: true, fields: true });
+
+/**
+ * A handler's options checked before it is built, each mistake a TypeError naming the option: an
+ * unknown key (a misspelt `maxBodySize` would leave 1 MiB in place), an `onError` that is not a
+ * function (every failure report would be dropped), a `decoding` that is not its object.
+ * `extraOptions`: the names a factory takes beyond `HANDLER_OPTION_NAMES`.
+ */
+function checkOptionShapes(
+  name: CallbackName,
+  options: HandlerOptions,
+  extraOptions: readonly string[],
+): void {
+  assertKnownKeys(
+    options as unknown as Record<string, unknown>,
+    [...HANDLER_OPTION_NAMES, ...extraOptions],
+    "options",
+    name,
+  );
+  const { onError, decoding } = options;
+  if (onError !== undefined && onError !== null && typeof onError !== "function") {
+    throw new TypeError(`${name}: onError must be a function (failure) => void`);
+  }
+  checkDecodingShape(decoding, name);
+}
+
+/**
+ * A `decoding` option is `{ default?, fields? }` or undefined: a bare policy (`"off"`), null or a
+ * misspelt key (`defaults`) is a TypeError after `owner`, the function it was given to (a factory,
+ * or the router, which may build no handler that would check it). The policies themselves are
+ * checked by `compileDecoding`.
+ */
+export function checkDecodingShape(decoding: unknown, owner: string): void {
+  if (decoding === undefined) return;
+  if (!isRecord(decoding)) {
+    throw new TypeError(`${owner}: decoding must be an object { default?, fields? }`);
+  }
+  assertKnownKeys(decoding, DECODING_OPTION_NAMES, "decoding", owner);
 }
 
 /** What a merchant's function receives beside the payload. */
@@ -453,6 +511,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
   fn: CallbackFunction<TPayload, TResult>,
   options: HandlerOptions,
+  extraOptions: readonly string[] = [],
 ): CallbackHandler<TName> {
   const name = definition.name;
   if (typeof fn !== "function") throw new TypeError(`${name}: the handler must be a function`);
@@ -470,6 +529,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   }
   // A rejected configuration is reported on each call; this keeps Node from calling it unhandled.
   if (authOption instanceof Promise) authOption.catch(() => undefined);
+  checkOptionShapes(name, options, extraOptions);
   const maxBodyBytes =
     options.maxBodyBytes ?? definition.defaultMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;

@@ -1,6 +1,8 @@
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import {
   createGetCheckoutCartInfoHandler,
   type GetCheckoutCartInfoFunction,
+  type GetCheckoutCartInfoOptions,
 } from "../callbacks/get-checkout-cart-info.js";
 import {
   createNotifyOrderRefundHandler,
@@ -62,7 +64,12 @@ import {
 import { discardBody } from "./body.js";
 import { protectParsedBody } from "./card.js";
 import type { CheckedFunction } from "./checked.js";
-import type { CallbackFunction, CallbackHandler, HandlerOptions } from "./engine.js";
+import {
+  type CallbackFunction,
+  type CallbackHandler,
+  checkDecodingShape,
+  type HandlerOptions,
+} from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { normalisePath, pathnameOf } from "./paths.js";
 import { defaultOnError, notify, redactCards } from "./report.js";
@@ -151,6 +158,7 @@ export interface CallbackRouter extends CallbackEndpoint {
 export function createCallbackRouter<H extends CallbackHandlers>(
   options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
 ): CallbackRouter {
+  checkRouterOptions(options);
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
@@ -216,6 +224,50 @@ export function createCallbackRouter<H extends CallbackHandlers>(
   };
 }
 
+const ROUTER_OPTION_NAMES = optionNames<CallbackRouterOptions>({
+  auth: true,
+  maxBodyBytes: true,
+  maxDepth: true,
+  bodyTimeoutMs: true,
+  decoding: true,
+  onError: true,
+  basePath: true,
+  paths: true,
+  verifySession: true,
+  handlers: true,
+});
+
+/**
+ * GetCheckoutCartInfo's own options. Not in the router's type, but before its options were
+ * checked the router gave them to the cart function it builds, so a JavaScript merchant's router
+ * may carry them: they are taken, and given to that function alone (every other factory refuses
+ * them). A cart handler built with a factory keeps its factory's, as for every router option.
+ */
+const CART_ONLY_OPTION_NAMES = optionNames<Omit<GetCheckoutCartInfoOptions, keyof HandlerOptions>>({
+  methods: true,
+  parameterNames: true,
+});
+const ROUTER_TAKES: readonly string[] = [...ROUTER_OPTION_NAMES, ...CART_ONLY_OPTION_NAMES];
+
+/**
+ * What the router checks itself, as it may build no handler (every one built with a factory) that
+ * would: a misspelt option, and an `onError` that is not a function (its 404s would go unreported).
+ * The factories check the rest of the options of the functions it builds.
+ */
+function checkRouterOptions(options: CallbackRouterOptions): void {
+  assertKnownKeys(
+    options as unknown as Record<string, unknown>,
+    ROUTER_TAKES,
+    "options",
+    "createCallbackRouter",
+  );
+  const { onError, decoding } = options;
+  if (onError !== undefined && onError !== null && typeof onError !== "function") {
+    throw new TypeError("createCallbackRouter: onError must be a function (failure) => void");
+  }
+  checkDecodingShape(decoding, "createCallbackRouter");
+}
+
 function build(
   name: CallbackName,
   fn: unknown,
@@ -225,5 +277,10 @@ function build(
     fn: CallbackFunction<unknown, unknown>,
     options: HandlerOptions,
   ) => CallbackHandler;
-  return factory(fn as CallbackFunction<unknown, unknown>, options as HandlerOptions);
+  let given: Record<string, unknown> = options;
+  if (name !== "GetCheckoutCartInfo" && CART_ONLY_OPTION_NAMES.some((key) => key in options)) {
+    given = { ...options };
+    for (const key of CART_ONLY_OPTION_NAMES) delete given[key];
+  }
+  return factory(fn as CallbackFunction<unknown, unknown>, given as unknown as HandlerOptions);
 }

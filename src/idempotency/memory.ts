@@ -1,3 +1,5 @@
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import type { ForgettingIdempotencyStore, IdempotencyClaim, IdempotencyRecord } from "./store.js";
 
 export interface MemoryIdempotencyStoreOptions {
@@ -10,6 +12,11 @@ export interface MemoryIdempotencyStoreOptions {
   /** The clock, in milliseconds (tests pass their own). Default `Date.now`. */
   readonly now?: (() => number) | undefined;
 }
+
+const MEMORY_OPTION_NAMES = optionNames<MemoryIdempotencyStoreOptions>({
+  maxEntries: true,
+  now: true,
+});
 
 interface Entry {
   /** Who runs it, while running; undefined once completed. */
@@ -32,6 +39,18 @@ const SWEEP_INTERVAL_MS = 60_000;
 export function createMemoryIdempotencyStore(
   options: MemoryIdempotencyStoreOptions = {},
 ): ForgettingIdempotencyStore {
+  // A bare number (maxEntries alone) would leave the store unbounded without a word.
+  if (!isRecord(options as unknown)) {
+    throw new TypeError(
+      "createMemoryIdempotencyStore: options must be an object { maxEntries?, now? }",
+    );
+  }
+  assertKnownKeys(
+    options as Record<string, unknown>,
+    MEMORY_OPTION_NAMES,
+    "options",
+    "createMemoryIdempotencyStore",
+  );
   const maxEntries = options.maxEntries ?? Number.POSITIVE_INFINITY;
   if (
     !(

@@ -7,6 +7,8 @@
  * end while running and the record's end once completed, always on the database's clock, and
  * checked by every statement, so a row past it counts as absent.
  */
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyClaim,
@@ -60,7 +62,24 @@ function quoteIdentifier(name: unknown, what: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-function names(options: PostgresIdempotencyStoreOptions): { table: string; index: string } {
+const POSTGRES_OPTION_NAMES = optionNames<PostgresIdempotencyStoreOptions>({
+  table: true,
+  schema: true,
+  createTable: true,
+  cleanupIntervalMs: true,
+});
+
+/** The table's and its index's names; `owner` names the function refusing a misspelt option. */
+function names(
+  options: PostgresIdempotencyStoreOptions,
+  owner: string,
+): { table: string; index: string } {
+  if (!isRecord(options as unknown)) {
+    throw new TypeError(
+      `${owner}: options must be an object { table?, schema?, createTable?, cleanupIntervalMs? }`,
+    );
+  }
+  assertKnownKeys(options as Record<string, unknown>, POSTGRES_OPTION_NAMES, "options", owner);
   const tableName = options.table ?? DEFAULT_TABLE;
   const table = quoteIdentifier(tableName, "table");
   const qualified =
@@ -78,7 +97,7 @@ function names(options: PostgresIdempotencyStoreOptions): { table: string; index
 
 /** The SQL that creates the table and its index: for a migration, with `createTable: false`. */
 export function postgresIdempotencySchema(options: PostgresIdempotencyStoreOptions = {}): string {
-  const { table, index } = names(options);
+  const { table, index } = names(options, "postgresIdempotencySchema");
   return `CREATE TABLE IF NOT EXISTS ${table} (
   key text PRIMARY KEY,
   owner text,
@@ -105,7 +124,7 @@ export function createPostgresIdempotencyStore(
   if (pool === null || typeof pool !== "object" || typeof pool.query !== "function") {
     throw new TypeError("createPostgresIdempotencyStore: pass a pg Pool (new Pool(…)) or Client");
   }
-  const { table } = names(options);
+  const { table } = names(options, "createPostgresIdempotencyStore");
   const createTable = options.createTable ?? true;
   const cleanupIntervalMs = options.cleanupIntervalMs ?? 10 * 60_000;
   if (!Number.isSafeInteger(cleanupIntervalMs) || cleanupIntervalMs < 0) {

@@ -9,6 +9,8 @@
  * string, another type, a lease without expiry) is an unreadable record. Every operation is one Lua script, so
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyClaim,
@@ -48,6 +50,8 @@ export interface RedisIdempotencyStoreOptions {
   /** Put in front of every key. Default `crossborder-callbacks:idempotency:`. */
   readonly prefix?: string | undefined;
 }
+
+const REDIS_OPTION_NAMES = optionNames<RedisIdempotencyStoreOptions>({ prefix: true });
 
 /** How the scripts' error reply for an unreadable value begins (after `ERR `). */
 const UNREADABLE_REPLY = "unreadable idempotency record under";
@@ -225,6 +229,17 @@ export function createRedisIdempotencyStore(
       "createRedisIdempotencyStore: pass a client of the `redis` package (createClient()) or of `ioredis` (new Redis())",
     );
   }
+  // A misnamed prefix, or one given alone as a string, would share the default one with another
+  // application's keys.
+  if (!isRecord(options as unknown)) {
+    throw new TypeError("createRedisIdempotencyStore: options must be an object { prefix? }");
+  }
+  assertKnownKeys(
+    options as Record<string, unknown>,
+    REDIS_OPTION_NAMES,
+    "options",
+    "createRedisIdempotencyStore",
+  );
   const prefix = options.prefix ?? "crossborder-callbacks:idempotency:";
   if (typeof prefix !== "string") throw new TypeError("prefix must be a string");
   const shas = new Map<ScriptName, Promise<string>>();

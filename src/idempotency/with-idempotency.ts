@@ -1,3 +1,4 @@
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
 import {
   cardSecretsOf,
@@ -539,6 +540,47 @@ function reporterOf(context: CallbackContext<unknown>): Reporter {
     console.error(redactCardNumbers(`[crossborder-callbacks] withIdempotency: ${reason}`));
 }
 
+const OPTION_NAMES = optionNames<IdempotencyOptions<unknown>>({
+  key: true,
+  store: true,
+  ttlMs: true,
+  leaseMs: true,
+  waitMs: true,
+  storeTimeoutMs: true,
+  maxRunMs: true,
+  failOpen: true,
+});
+
+/** The operations `withIdempotency` calls on every store (`forget` is optional). */
+const STORE_OPERATIONS = ["claim", "get", "complete", "renew", "release"] as const;
+
+/**
+ * The options' shape, checked before any delivery: a misspelt key (`idempotencyStore` would leave
+ * a per-process memory store in place, and duplicates through across instances), a `key` that is
+ * not a function, a `store` without a store's operations (the raw Redis client) would otherwise
+ * fail every delivery, or with `failOpen` run each one without a record. `null` is the default,
+ * as `undefined`.
+ */
+function checkOptionShapes(options: unknown): void {
+  if (!isRecord(options)) throw new TypeError("withIdempotency: options must be an object");
+  assertKnownKeys(options, OPTION_NAMES, "options", "withIdempotency");
+  const { key, store } = options;
+  if (key !== undefined && key !== null && typeof key !== "function") {
+    throw new TypeError(
+      "withIdempotency: key must be a function (payload, context) => string | undefined",
+    );
+  }
+  if (store === undefined || store === null) return;
+  const missing = STORE_OPERATIONS.find(
+    (operation) => typeof (store as Record<string, unknown>)[operation] !== "function",
+  );
+  if (missing !== undefined) {
+    throw new TypeError(
+      `withIdempotency: store must be an idempotency store (createRedisIdempotencyStore(client), createPostgresIdempotencyStore(pool), createMemoryIdempotencyStore(), or yours with ${STORE_OPERATIONS.slice(0, -1).join(", ")} and ${STORE_OPERATIONS.at(-1)}): it has no ${missing}`,
+    );
+  }
+}
+
 /**
  * Wraps a callback function so that a delivery and its repeats apply its side effect once, across
  * every process that shares the store:
@@ -560,6 +602,7 @@ export function withIdempotency<TPayload, TResult>(
   options: IdempotencyOptions<TPayload> = {},
 ): CallbackFunction<TPayload, TResult> {
   if (typeof fn !== "function") throw new TypeError("withIdempotency: fn must be a function");
+  checkOptionShapes(options);
   const store = options.store ?? createMemoryIdempotencyStore();
   const ttlMs = positiveMs(options.ttlMs ?? DAY_MS, "ttlMs");
   // ttlMs sets no timer (the store keeps the record); the others are timers' delays.

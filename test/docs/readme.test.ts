@@ -49,4 +49,30 @@ describe("README", () => {
       );
     }
   });
+
+  it("says, by the router's example, which router options a handler built with a factory does not take", () => {
+    const section = readme.slice(
+      readme.indexOf("## The callbacks"),
+      readme.indexOf("### GetCheckoutCartInfo's parameters"),
+    );
+    const example = section.indexOf("const router = createCallbackRouter({");
+    expect(example).toBeGreaterThan(-1);
+    const paragraph = section
+      .slice(example)
+      .split("\n\n")
+      .find((text) => text.includes("built with a factory"));
+    expect(paragraph, "a paragraph after the router's example on built handlers").toBeDefined();
+    for (const option of [
+      "auth",
+      "maxBodyBytes",
+      "maxDepth",
+      "bodyTimeoutMs",
+      "decoding",
+      "onError",
+    ]) {
+      expect(paragraph).toContain(`\`${option}\``);
+    }
+    // The router's onError still hears of its own 404s.
+    expect(paragraph).toMatch(/404/);
+  });
 });
