@@ -1,7 +1,10 @@
-/** Configuration checks shared by the modes: every mistake is a TypeError naming its path. */
+/**
+ * Configuration checks: every mistake is a TypeError naming its option path. Shared by the modes
+ * of `createAuth` and by the other constructors (`owner` names the one refusing).
+ */
 
-export function configError(path: string, problem: string): TypeError {
-  return new TypeError(`createAuth: ${path} ${problem}`);
+export function configError(path: string, problem: string, owner = "createAuth"): TypeError {
+  return new TypeError(`${owner}: ${path} ${problem}`);
 }
 
 /** A misspelt option (`isuser`) would silently switch a check off: refuse unknown names. */
@@ -9,10 +12,11 @@ export function assertKnownKeys(
   value: Record<string, unknown>,
   known: readonly string[],
   path: string,
+  owner?: string,
 ): void {
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw configError(path, `has an unknown option "${key}" (known: ${known.join(", ")})`);
+      throw configError(path, `has an unknown option "${key}" (known: ${known.join(", ")})`, owner);
     }
   }
 }
@@ -23,4 +27,40 @@ export function requireString(value: unknown, path: string): string {
     throw configError(path, "must be a non-empty string");
   }
   return value;
+}
+
+/**
+ * A function option, or left out (`undefined`): anything else (a logger object, a header name)
+ * would be skipped, or fail on every call, instead of being refused once, at construction.
+ */
+export function assertOptionalFunction(value: unknown, path: string, owner: string): void {
+  if (value !== undefined && typeof value !== "function") {
+    throw configError(path, `must be a function, got ${typeName(value)}`, owner);
+  }
+}
+
+/**
+ * One of a few strings, or left out: any other value (`"Query"`, a typo from an environment
+ * variable) would match none of the branches that read it. The message lists the allowed values,
+ * never the one given.
+ */
+export function assertOptionalOneOf(
+  value: unknown,
+  allowed: readonly string[],
+  path: string,
+  owner: string,
+): void {
+  if (value !== undefined && !allowed.includes(value as string)) {
+    const list = allowed.map((item) => JSON.stringify(item)).join(" or ");
+    const got = typeof value === "string" ? "" : `, got ${typeName(value)}`;
+    throw configError(path, `must be ${list}${got}`, owner);
+  }
+}
+
+/** The kind of a refused value, never the value itself (it may be a secret). */
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return type === "object" ? "an object" : `a ${type}`;
 }

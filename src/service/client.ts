@@ -3,7 +3,13 @@
  * method is the `call` pipeline plus what is particular to its answer (the billing summary's
  * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
  */
-import { isRecord } from "../core/objects.js";
+import {
+  assertKnownKeys,
+  assertOptionalFunction,
+  assertOptionalOneOf,
+  configError,
+} from "../auth/validate.js";
+import { isPlainObject, isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedFields } from "../schemas/common.js";
 import {
@@ -75,7 +81,10 @@ export interface ServiceClientOptions {
   /** Backoff of the operations that may be retried; `false` turns retries off. */
   readonly retries?: RetryOptions | false | undefined;
   readonly hooks?: ServiceHooks | undefined;
-  /** Where the GUID goes for every operation; default: the operation's (header, query for CreateOrderRefund). */
+  /**
+   * Where the GUID goes for every operation; default: the operation's (header, query for
+   * CreateOrderRefund). Any other value is refused at creation.
+   */
   readonly merchantGuidIn?: "header" | "query" | undefined;
   /** Which operations send a token (5.2), overriding the defaults (billing summary and shipping details). */
   readonly jwt?: Partial<Record<ServiceOperationName, boolean>> | undefined;
@@ -291,6 +300,30 @@ function checkedPaths(
   return checked;
 }
 
+/**
+ * The options read only when a call is made, checked now: a `merchantGuidIn` of any other value
+ * sent the GUID nowhere, a `fetch` that is not a function failed every call as a retried network
+ * error, and a hook that is not a function was never called. `null` keeps meaning the default.
+ */
+function checkSettings(options: ServiceClientOptions): void {
+  const owner = "createServiceClient";
+  assertOptionalOneOf(options.merchantGuidIn, ["header", "query"], "merchantGuidIn", owner);
+  assertOptionalFunction(options.fetch ?? undefined, "fetch", owner);
+  const hooks: unknown = options.hooks ?? undefined;
+  if (hooks === undefined) return;
+  if (!isRecord(hooks)) throw configError("hooks", "must be an object", owner);
+  // A literal's misspelt hook (`onRequst`) would never be called; an instance may carry more.
+  if (isPlainObject(hooks)) {
+    assertKnownKeys(hooks, ["onRequest", "onResponse", "onRetry", "includeBodies"], "hooks", owner);
+  }
+  for (const hook of ["onRequest", "onResponse", "onRetry"]) {
+    assertOptionalFunction(hooks[hook], `hooks.${hook}`, owner);
+  }
+  if (hooks.includeBodies !== undefined && typeof hooks.includeBodies !== "boolean") {
+    throw configError("hooks.includeBodies", "must be a boolean", owner);
+  }
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -334,6 +367,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       ? headerValue(options.tokenScheme, "tokenScheme")
       : options.tokenScheme;
   const paths = checkedPaths(options.paths, baseUrl, authUrl);
+  checkSettings(options);
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({

@@ -914,6 +914,61 @@ describe("configuration", () => {
     }
   });
 
+  // Review OPT D1: any other value matched neither "header" nor "query", so the GUID went nowhere
+  // and every operation failed at the service.
+  it("refuses a merchantGuidIn other than header or query at creation", async () => {
+    for (const value of ["Query", "headers", "", null, 1]) {
+      const create = () =>
+        createServiceClient({
+          baseUrl: "http://x",
+          merchantGuid: "g",
+          merchantGuidIn: value as never,
+        });
+      expect(create, String(value)).toThrow(TypeError);
+      expect(create, String(value)).toThrow(
+        'createServiceClient: merchantGuidIn must be "header" or "query"',
+      );
+    }
+    // Both documented values still work, and put the GUID where they say.
+    const simulator = await startSimulator();
+    await clientFor(simulator, { merchantGuidIn: "query" }).locationByIp({ ip: "203.0.113.7" });
+    await clientFor(simulator, { merchantGuidIn: "header" }).locationByIp({ ip: "203.0.113.7" });
+    const [byQuery, byHeader] = simulator.requestsOf("locationByIp");
+    expect(byQuery?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    expect(byQuery?.headers.merchantguid).toBeUndefined();
+    expect(byHeader?.headers.merchantguid).toBe(simulator.merchantGuid);
+  });
+
+  // Review OPT D2b: `fetch: "undici"` failed every call as a retried NETWORK_ERROR naming
+  // `ctx.fetch`; a hook that is not a function was never called, without a word.
+  it("refuses a fetch or a hook that is not a function, and hooks that are not an object", () => {
+    const base = { baseUrl: "http://x", merchantGuid: "g" };
+    const refused = (options: object, message: string) => {
+      const create = () => createServiceClient({ ...base, ...options } as never);
+      expect(create, message).toThrow(TypeError);
+      expect(create, message).toThrow(message);
+    };
+    refused({ fetch: "undici" }, "createServiceClient: fetch must be a function, got a string");
+    refused({ fetch: {} }, "createServiceClient: fetch must be a function, got an object");
+    refused({ hooks: "verbose" }, "createServiceClient: hooks must be an object");
+    for (const hook of ["onRequest", "onResponse", "onRetry"]) {
+      refused(
+        { hooks: { [hook]: "log" } },
+        `createServiceClient: hooks.${hook} must be a function`,
+      );
+    }
+    refused(
+      { hooks: { includeBodies: "yes" } },
+      "createServiceClient: hooks.includeBodies must be a boolean",
+    );
+    refused({ hooks: { onRequst: () => undefined } }, 'hooks has an unknown option "onRequst"');
+    // Left out, or given as undefined (or null, as before): the defaults.
+    expect(() =>
+      createServiceClient({ ...base, fetch: undefined, hooks: { onRequest: undefined } }),
+    ).not.toThrow();
+    expect(() => createServiceClient({ ...base, fetch: null, hooks: null } as never)).not.toThrow();
+  });
+
   // Review c3 D2: such a value escaped the first call as fetch's raw TypeError, which quotes it.
   it("refuses a GUID or user name fetch cannot send as a header, at creation, without quoting it", async () => {
     const guid = "0e6f7a1c-3b2d-4c5e-9f80-112233445566";
