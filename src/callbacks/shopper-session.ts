@@ -1,3 +1,4 @@
+import { assertOptionalFunction } from "../auth/validate.js";
 import { giftCardSecretsOf } from "../core/card.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
@@ -95,6 +96,9 @@ export function giftCardHandlerFactory<TName extends CallbackName, TPayload, TRe
 ): CallbackFactory<TName, TPayload, TResult, GiftCardHandlerOptions> {
   const create = handlerFactory<TName, TPayload, TResult, GiftCardHandlerOptions>(definition);
   return (fn, options) => {
+    // Checked again per call (checkShopperSession), but refused here first: every gift-card or
+    // voucher call would otherwise be a 500.
+    assertOptionalFunction(options?.verifySession, "verifySession", definition.name);
     const handler = create(fn, options);
     if (options?.verifySession !== undefined) {
       Object.defineProperty(handler, SESSION_CHECKED, { value: true });

@@ -1,3 +1,4 @@
+import { assertOptionalFunction } from "../auth/validate.js";
 import {
   createGetCheckoutCartInfoHandler,
   type GetCheckoutCartInfoFunction,
@@ -152,6 +153,9 @@ export function createCallbackRouter<H extends CallbackHandlers>(
   options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
 ): CallbackRouter {
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
+  // Refused even when no gift-card callback is built here: the mistake is the same, and would
+  // surface only once one is added.
+  assertOptionalFunction(handlerOptions.verifySession, "verifySession", "createCallbackRouter");
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
   const routes: Partial<Record<CallbackName, string>> = {};
