@@ -1,3 +1,4 @@
+import { assertOptionalOneOf } from "../auth/validate.js";
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
 import { cardSecretsOf } from "../core/card.js";
 import { isRecord } from "../core/objects.js";
@@ -212,6 +213,23 @@ export function payloadValue(payload: unknown): unknown {
 }
 
 /**
+ * The options that decide the verdict, checked before anything is judged (or sent, by
+ * `sendCallback`): an `expect` of another value matched neither branch, so a refusal passed; a
+ * `slowMs` of NaN made no answer slow, and 0 or less every one. Refused as the CLI refuses
+ * `--expect` and `--slow-ms`. `null`, as `undefined`, means the default.
+ */
+export function assertCheckOptions(
+  options: Pick<CheckResponseOptions, "expect" | "slowMs">,
+  owner: string,
+): void {
+  assertOptionalOneOf(options.expect ?? undefined, ["success", "refusal"], "expect", owner);
+  const slowMs: unknown = options.slowMs;
+  if (slowMs != null && !(Number.isSafeInteger(slowMs) && (slowMs as number) > 0)) {
+    throw new RangeError(`${owner}: slowMs must be a positive integer of milliseconds`);
+  }
+}
+
+/**
  * `inspectResponse` with the redactor of what the call sent (`sendCallback`): a quoted field is
  * masked before it is cut to 80 characters, so a secret at the cut is not printed in part.
  */
@@ -229,6 +247,7 @@ export function inspectAnswer(
   const verdict = VERDICT[callbackName];
   if (verdict === undefined)
     throw new TypeError(`checkResponse: unknown callback "${callbackName}"`);
+  assertCheckOptions(options, "checkResponse");
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
 
   const expected = options.expectStatus;
