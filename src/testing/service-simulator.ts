@@ -11,6 +11,7 @@
  * loads where `node:http` does not exist (Workers), as it did before the simulator.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { configError } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
 import {
   type AnswerContext,
@@ -153,7 +154,10 @@ export interface ServiceSimulator {
   /** The requests of one operation (or all). */
   count(operation?: SimulatedOperation): number;
   requestsOf(operation: SimulatedOperation): RecordedServiceRequest[];
-  /** Queues failures for the next requests of an operation (`"*"`: of any operation), one each. */
+  /**
+   * Queues failures for the next requests of an operation (`"*"`: of any operation), one each. An
+   * operation the simulator does not have is a TypeError naming the known ones.
+   */
   fail(operation: SimulatedOperation | "*", ...failures: SimulatedFailure[]): void;
   /** Moves the simulator's clock (token expiry) forward. */
   advanceClock(ms: number): void;
@@ -172,6 +176,8 @@ interface Route {
   readonly pattern: RegExp;
   readonly params: readonly string[];
 }
+
+const OWNER = "createServiceSimulator";
 
 /** The document's paths (Part 4), matched case-insensitively as ASP.NET routes are. */
 const ROUTES: readonly Route[] = [
@@ -576,6 +582,13 @@ export async function createServiceSimulator(
         : requests.filter((r) => r.operation === operation).length,
     requestsOf: (operation) => requests.filter((r) => r.operation === operation),
     fail(operation, ...queued) {
+      // Queued under a name no request has, the failure would never happen, and the test
+      // written around it would pass without seeing one.
+      if (operation !== "*" && !ROUTES.some((route) => route.operation === operation)) {
+        const known = ['"*"', ...ROUTES.map((route) => route.operation)].join(", ");
+        const given = JSON.stringify(String(operation));
+        throw configError("fail()", `has no operation ${given}; known: ${known}`, OWNER);
+      }
       const queue = failures.get(operation) ?? [];
       queue.push(...queued);
       failures.set(operation, queue);

@@ -283,6 +283,24 @@ describe("createServiceSimulator", () => {
     expect(await hanging).toBeInstanceOf(Error);
   });
 
+  // Review OPT D8: a failure queued under a name no request has never happened, and the retry
+  // test written around it passed without ever seeing one.
+  it("fail() refuses an operation it does not simulate, naming those it does", async () => {
+    const sim = await start();
+    for (const name of ["voidParcl", "VoidParcel", "LocationByIP", "", "__proto__"]) {
+      const queue = () => sim.fail(name as never, { status: 503 });
+      expect(queue, name).toThrow(TypeError);
+      expect(queue, name).toThrow(
+        /^createServiceSimulator: fail\(\) has no operation ".*"; known: "\*", getAuthenticationToken, calculateBillingSummary, .*voidParcel.*createOrderRefund$/,
+      );
+    }
+    // Nothing was queued: the next request is answered as usual; a known name still fails it.
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    expect((await post(sim, path, undefined)).status).toBe(200);
+    sim.fail("locationByIp", { status: 503 });
+    expect((await post(sim, path, undefined)).status).toBe(503);
+  });
+
   it("answers any documented code on request, the way each operation reports it", async () => {
     const sim = await start();
     sim.fail("dispatchConsolidatedShipment", { code: "B600" });
