@@ -203,7 +203,9 @@ export interface AuthConfig extends AuthModes {
    * Accept callbacks whose only modes prove nothing about the caller: `merchantGuid` (not a
    * secret: it travels in every payload) and `cartToken` without `verify` (any token passes).
    * By default `createAuth` refuses such a configuration; every callback must have at least one of
-   * `jwt`, `basic`, `headerSecret`, `urlSecret`, `ipAllowList` or `cartToken` with `verify`.
+   * `jwt`, `basic`, `headerSecret`, `urlSecret`, `ipAllowList` or `cartToken` with `verify`. An
+   * `ipAllowList` whose `allow` or `trustedProxies` ranges hold every IPv4 or every IPv6 address
+   * (`0.0.0.0/0`, `::/0`, or ranges adding up to one) proves nothing either.
    *
    * Setting it to `true` means **you accept forged calls**: anyone who can reach the URL and knows
    * (or guesses) the GUID can call it. Default false.

@@ -61,7 +61,8 @@ const GUID_WHEN_PRESENT: ReadonlySet<CallbackName> = new Set<CallbackName>([
 
 /**
  * Whether a plan has a mode that proves who is calling. `merchantGuid` does not (it is no secret),
- * nor a `cartToken` without `verify` (any token passes).
+ * nor a `cartToken` without `verify` (any token passes), nor an `ipAllowList` that admits every
+ * IPv4 or every IPv6 address (anyone can call from one).
  */
 function provesCaller(plan: Plan): boolean {
   return (
@@ -69,7 +70,7 @@ function provesCaller(plan: Plan): boolean {
     plan.basic !== undefined ||
     plan.headerSecret !== undefined ||
     plan.urlSecret !== undefined ||
-    plan.ipAllowList !== undefined ||
+    (plan.ipAllowList !== undefined && !plan.ipAllowList.admitsAnyone) ||
     plan.cartToken?.verifies === true
   );
 }
@@ -79,8 +80,9 @@ function provesCaller(plan: Plan): boolean {
  * once: keys are imported and checked, CIDRs parsed, secrets digested. A configuration that cannot
  * work (no mode, an unusable key, a private key, RSA under 2048 bits, `none`/HS* algorithms, a
  * misspelt option) is refused with a TypeError naming the option path. So is one that leaves a
- * callback with nothing that proves the caller (only `merchantGuid`, or a `cartToken` without
- * `verify`), unless `allowWeakAuth: true` says you accept forged calls.
+ * callback with nothing that proves the caller (only `merchantGuid`, a `cartToken` without
+ * `verify`, or an `ipAllowList` that admits every IPv4 or IPv6 address), unless
+ * `allowWeakAuth: true` says you accept forged calls.
  *
  * Modes are AND-ed: every configured mode must pass. `callbacks` replaces a mode for one callback,
  * or switches it off with `false`. Request-time modes run in this order: ip, headerSecret,
@@ -201,7 +203,7 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
   if (weak.length > 0 && !allowWeakAuth) {
     throw configError(
       "config",
-      `has nothing that proves the caller for ${weak.join(", ")} (merchantGuid is not a secret; a cartToken without verify accepts any token): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, or set allowWeakAuth: true to accept forged calls`,
+      `has nothing that proves the caller for ${weak.join(", ")} (merchantGuid is not a secret; a cartToken without verify accepts any token; an ipAllowList that admits every IPv4 or every IPv6 address proves nothing): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, or set allowWeakAuth: true to accept forged calls`,
     );
   }
 

@@ -436,6 +436,58 @@ describe("createAuth refuses configurations that prove nothing about the caller"
     }
   });
 
+  // Review OPT D9: any ipAllowList counted as proof, one that admits every address too.
+  it("does not count an ipAllowList that admits every address of IPv4 or IPv6 as proof", async () => {
+    const everyone = [
+      ["0.0.0.0/0"],
+      ["::/0"],
+      ["0.0.0.0/0", "::/0"],
+      ["203.0.113.0/24", "0.0.0.0/0"],
+      ["0.0.0.0/1", "128.0.0.0/1"], // together, all of IPv4
+      ["128.0.0.0/2", "0.0.0.0/1", "192.0.0.0/2"],
+      ["::ffff:0.0.0.0/96"], // all of IPv4, written mapped
+      ["::/1", "8000::/1"],
+      ["0.0.0.0/0 "],
+    ];
+    for (const allow of everyone) {
+      await refused(
+        { ipAllowList: { allow } },
+        /nothing that proves the caller for GetCheckoutCartInfo, .*an ipAllowList that admits every IPv4 or every IPv6 address proves nothing/,
+      );
+      await refused(
+        { ipAllowList: { allow }, merchantGuid: GUID },
+        /nothing that proves the caller/,
+      );
+      await expect(
+        createAuth({ ipAllowList: { allow }, allowWeakAuth: true }),
+        allow.join(),
+      ).resolves.toBeDefined();
+    }
+    // Trusting every address as a proxy lets any caller name an allowed client in X-Forwarded-For.
+    await refused(
+      { ipAllowList: { allow: ["203.0.113.7"], trustedProxies: ["::/0", "0.0.0.0/0"] } },
+      /nothing that proves the caller/,
+    );
+    await refused(
+      { ipAllowList: { allow: ["203.0.113.7"], trustedProxies: ["0.0.0.0/1", "128.0.0.0/1"] } },
+      /nothing that proves the caller/,
+    );
+    // Ranges that leave any address out, or trusted proxies of your own, still prove the caller.
+    for (const ipAllowList of [
+      { allow: ["0.0.0.0/1"] },
+      { allow: ["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4", "240.0.0.0/5"] },
+      { allow: ["0.0.0.0/1", "128.0.0.1/32"] },
+      { allow: ["::/1", "::ffff:10.0.0.0/104"] },
+      { allow: ["203.0.113.0/24"], trustedProxies: ["10.0.0.0/8", "::1"] },
+    ]) {
+      await expect(createAuth({ ipAllowList }), JSON.stringify(ipAllowList)).resolves.toBeDefined();
+    }
+    // Beside another mode that proves the caller, it is only a further check.
+    await expect(
+      createAuth({ jwt: jwt(), ipAllowList: { allow: ["0.0.0.0/0", "::/0"] } }),
+    ).resolves.toBeDefined();
+  });
+
   it("allows weak setups only with an explicit allowWeakAuth: true", async () => {
     const auth = await createAuth({ merchantGuid: GUID, cartToken: {}, allowWeakAuth: true });
     const post = makeRequest({ callback: "UpdateOrderStatus" });
