@@ -106,7 +106,11 @@ export interface ServiceClientOptions {
 
 /** The billing summary's options: the call options and the `Idempotency-Key`. */
 export interface BillingSummaryOptions extends CallOptions {
-  /** Default: a new UUID for this call, sent unchanged on every retry. */
+  /**
+   * Default: a new UUID for this call, sent unchanged on every retry. Yours must be a UUID too
+   * (4.1: "uuid, required"), or the call is refused before sending (`INVALID_REQUEST`); derive
+   * one per order or renewal if retries of your own must reuse it.
+   */
   readonly idempotencyKey?: string | undefined;
 }
 

@@ -1,4 +1,5 @@
 // Every operation of document 000, called over real HTTP against the simulator.
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -693,6 +694,18 @@ describe("request validation: a bad request never leaves the process", () => {
       "subscriptionId",
     ]);
     expect(error.message).not.toContain("x".repeat(101));
+  });
+
+  // Review OPT D10: the TSDoc and README said "a new UUID (or yours)", not that yours must be one.
+  it("the TSDoc and README say a key of your own must be a UUID", () => {
+    const source = readFileSync(new URL("../../src/service/client.ts", import.meta.url), "utf8");
+    const at = source.indexOf("readonly idempotencyKey?: string");
+    const doc = source.slice(source.lastIndexOf("/**", at), at);
+    const flat = (text: string) => text.replace(/\s*\*?\s+/g, " ");
+    expect(flat(doc)).toMatch(/yours must be a UUID/i);
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const bullet = readme.slice(readme.indexOf("- **The billing summary's `Idempotency-Key`**"));
+    expect(flat(bullet.slice(0, bullet.indexOf("\n-")))).toMatch(/yours must be a UUID/i);
   });
 
   it("refuses an Idempotency-Key that is not a UUID before sending", async () => {
