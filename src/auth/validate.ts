@@ -1,7 +1,4 @@
-/**
- * Configuration checks: every mistake is a TypeError naming its option path. Shared by the modes
- * of `createAuth` and by the other constructors (`owner` names the one refusing).
- */
+/** Configuration checks shared by the modes: every mistake is a TypeError naming its path. */
 
 export function configError(path: string, problem: string, owner = "createAuth"): TypeError {
   return new TypeError(`${owner}: ${path} ${problem}`);
@@ -12,7 +9,7 @@ export function assertKnownKeys(
   value: Record<string, unknown>,
   known: readonly string[],
   path: string,
-  owner?: string,
+  owner = "createAuth",
 ): void {
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
@@ -30,6 +27,8 @@ export function requireString(value: unknown, path: string): string {
 }
 
 /**
+ * For the other constructors too (`owner`: the function refusing), as configError is.
+ *
  * A function option, or left out (`undefined`): anything else (a logger object, a header name)
  * would be skipped, or fail on every call, instead of being refused once, at construction.
  */

@@ -39,6 +39,14 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * A `verifySession` option, checked when the factory or the router is called: checked again per
+ * call (checkShopperSession), but one of another type made every gift-card or voucher call a 500.
+ */
+export function assertVerifySession(value: unknown, owner: string): void {
+  assertOptionalFunction(value, "verifySession", owner);
+}
+
 /** The `authorize` step of the gift-card and voucher callbacks. */
 export async function checkShopperSession(
   payload: GiftCardRequest,
@@ -96,9 +104,7 @@ export function giftCardHandlerFactory<TName extends CallbackName, TPayload, TRe
 ): CallbackFactory<TName, TPayload, TResult, GiftCardHandlerOptions> {
   const create = handlerFactory<TName, TPayload, TResult, GiftCardHandlerOptions>(definition);
   return (fn, options) => {
-    // Checked again per call (checkShopperSession), but refused here first: every gift-card or
-    // voucher call would otherwise be a 500.
-    assertOptionalFunction(options?.verifySession, "verifySession", definition.name);
+    assertVerifySession(options?.verifySession, definition.name);
     const handler = create(fn, options);
     if (options?.verifySession !== undefined) {
       Object.defineProperty(handler, SESSION_CHECKED, { value: true });

@@ -1,4 +1,3 @@
-import { assertKnownKeys, assertOptionalFunction, configError } from "../auth/validate.js";
 import {
   createGetCheckoutCartInfoHandler,
   type GetCheckoutCartInfoFunction,
@@ -36,6 +35,7 @@ import {
   type SendRMAInfoToMerchantFunction,
 } from "../callbacks/send-rma-info-to-merchant.js";
 import {
+  assertVerifySession,
   checksShopperSession,
   SESSION_CALLBACKS,
   type VerifySession,
@@ -65,17 +65,10 @@ import { protectParsedBody } from "./card.js";
 import type { CheckedFunction } from "./checked.js";
 import type { CallbackFunction, CallbackHandler, HandlerOptions } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
-import { isPlainObject } from "./objects.js";
-import { normalisePath, pathnameOf } from "./paths.js";
+import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
 import { defaultOnError, notify, redactCards } from "./report.js";
 import { failureResponse } from "./responses.js";
-import {
-  CALLBACK_NAMES,
-  type CallbackEndpoint,
-  type CallbackName,
-  type CallbackRequest,
-  type CallbackResponse,
-} from "./types.js";
+import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 const FACTORIES = {
   GetCheckoutCartInfo: createGetCheckoutCartInfoHandler,
@@ -160,10 +153,10 @@ export function createCallbackRouter<H extends CallbackHandlers>(
   options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
 ): CallbackRouter {
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
-  checkPaths(basePath, paths);
+  checkRoutePaths(basePath, paths, "createCallbackRouter");
   // Refused even when no gift-card callback is built here: the mistake is the same, and would
   // surface only once one is added.
-  assertOptionalFunction(handlerOptions.verifySession, "verifySession", "createCallbackRouter");
+  assertVerifySession(handlerOptions.verifySession, "createCallbackRouter");
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
   const routes: Partial<Record<CallbackName, string>> = {};
@@ -226,28 +219,6 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       return failureResponse("not_found");
     },
   };
-}
-
-/**
- * `basePath` and `paths`, checked once: a request's path is cut at its first `?` or `#`, so a
- * route holding one is matched by no request (every call to it a 404), and a misspelt callback
- * name in `paths` would leave that callback at its default path. The messages name the option,
- * never the value (a path may carry a secret).
- */
-function checkPaths(basePath: unknown, paths: unknown): void {
-  const owner = "createCallbackRouter";
-  const assertPath = (value: unknown, path: string) => {
-    if (typeof value !== "string" || /[?#]/.test(value)) {
-      throw configError(path, 'must be a path (a string without "?" or "#")', owner);
-    }
-  };
-  assertPath(basePath, "basePath");
-  if (!isPlainObject(paths)) throw configError("paths", "must be an object", owner);
-  assertKnownKeys(paths, CALLBACK_NAMES, "paths", owner);
-  for (const [name, value] of Object.entries(paths)) {
-    // null, as undefined, keeps the default path (read with `??`).
-    if (value != null) assertPath(value, `paths.${name}`);
-  }
 }
 
 function build(
