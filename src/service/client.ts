@@ -3,13 +3,8 @@
  * method is the `call` pipeline plus what is particular to its answer (the billing summary's
  * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
  */
-import {
-  assertKnownKeys,
-  assertOptionalFunction,
-  assertOptionalOneOf,
-  configError,
-} from "../auth/validate.js";
-import { isPlainObject, isRecord } from "../core/objects.js";
+import { assertOptionalFunction, assertOptionalOneOf, configError } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedFields } from "../schemas/common.js";
 import {
@@ -307,23 +302,31 @@ function checkedPaths(
 /**
  * The options read only when a call is made, checked now: a `merchantGuidIn` of any other value
  * sent the GUID nowhere, a `fetch` that is not a function failed every call as a retried network
- * error, and a hook that is not a function was never called. `null` keeps meaning the default.
+ * error, and a hook that is not a function was never called. `null` keeps meaning "not set", as
+ * the call reads these with `??` (and `includeBodies` with `=== true`).
  */
 function checkSettings(options: ServiceClientOptions): void {
   const owner = "createServiceClient";
-  assertOptionalOneOf(options.merchantGuidIn, ["header", "query"], "merchantGuidIn", owner);
+  const guidIn = options.merchantGuidIn ?? undefined;
+  assertOptionalOneOf(guidIn, ["header", "query"], "merchantGuidIn", owner);
   assertOptionalFunction(options.fetch ?? undefined, "fetch", owner);
   const hooks: unknown = options.hooks ?? undefined;
   if (hooks === undefined) return;
   if (!isRecord(hooks)) throw configError("hooks", "must be an object", owner);
-  // A literal's misspelt hook (`onRequst`) would never be called; an instance may carry more.
-  if (isPlainObject(hooks)) {
-    assertKnownKeys(hooks, ["onRequest", "onResponse", "onRetry", "includeBodies"], "hooks", owner);
+  const known = ["onRequest", "onResponse", "onRetry"];
+  // A misspelt hook (`onRequst`) would never be called. Other members (a metrics object's
+  // `flush`) are not hooks and compile: they are left alone.
+  for (const key of Object.keys(hooks)) {
+    if (/^on/i.test(key) && !known.includes(key)) {
+      const problem = `has an unknown hook "${key}" (known: ${known.join(", ")})`;
+      throw configError("hooks", problem, owner);
+    }
   }
-  for (const hook of ["onRequest", "onResponse", "onRetry"]) {
-    assertOptionalFunction(hooks[hook], `hooks.${hook}`, owner);
+  for (const hook of known) {
+    assertOptionalFunction(hooks[hook] ?? undefined, `hooks.${hook}`, owner);
   }
-  if (hooks.includeBodies !== undefined && typeof hooks.includeBodies !== "boolean") {
+  const includeBodies = hooks.includeBodies ?? undefined;
+  if (includeBodies !== undefined && typeof includeBodies !== "boolean") {
     throw configError("hooks.includeBodies", "must be a boolean", owner);
   }
 }

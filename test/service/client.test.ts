@@ -930,7 +930,8 @@ describe("configuration", () => {
   // Review OPT D1: any other value matched neither "header" nor "query", so the GUID went nowhere
   // and every operation failed at the service.
   it("refuses a merchantGuidIn other than header or query at creation", async () => {
-    for (const value of ["Query", "headers", "", null, 1]) {
+    // null is not here: it meant "not set" on main, and still does (second read S2).
+    for (const value of ["Query", "headers", "", 1]) {
       const create = () =>
         createServiceClient({
           baseUrl: "http://x",
@@ -974,12 +975,47 @@ describe("configuration", () => {
       { hooks: { includeBodies: "yes" } },
       "createServiceClient: hooks.includeBodies must be a boolean",
     );
-    refused({ hooks: { onRequst: () => undefined } }, 'hooks has an unknown option "onRequst"');
+    refused(
+      { hooks: { onRequst: () => undefined } },
+      'createServiceClient: hooks has an unknown hook "onRequst" (known: onRequest, onResponse, onRetry)',
+    );
+    refused({ hooks: { OnRetry: () => undefined } }, 'hooks has an unknown hook "OnRetry"');
     // Left out, or given as undefined (or null, as before): the defaults.
     expect(() =>
       createServiceClient({ ...base, fetch: undefined, hooks: { onRequest: undefined } }),
     ).not.toThrow();
     expect(() => createServiceClient({ ...base, fetch: null, hooks: null } as never)).not.toThrow();
+  });
+
+  // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may
+  // carry members that are not hooks. It compiles and worked on main: only a key that looks like
+  // a misspelt hook is refused.
+  it("accepts hooks carrying members that are not hooks, and calls the hooks", async () => {
+    const simulator = await startSimulator();
+    const seen: string[] = [];
+    const hooks = {
+      onRequest: (event: { operation: string }) => seen.push(event.operation),
+      flush: () => undefined,
+      name: "metrics",
+      includeBodies: false,
+    };
+    const client = clientFor(simulator, { hooks });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(seen).toEqual(["locationByIp"]);
+  });
+
+  // Second read S2: main read these with `??` or `=== true`, so null meant "not set".
+  it("takes null for merchantGuidIn, a hook or includeBodies as not set", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      merchantGuidIn: null,
+      hooks: { onRequest: null, onResponse: null, onRetry: null, includeBodies: null },
+    } as never);
+    await client.locationByIp({ ip: "203.0.113.7" });
+    // The per-operation default: the header for LocationByIP.
+    expect(simulator.requestsOf("locationByIp")[0]?.headers.merchantguid).toBe(
+      simulator.merchantGuid,
+    );
   });
 
   // Review c3 D2: such a value escaped the first call as fetch's raw TypeError, which quotes it.
