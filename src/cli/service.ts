@@ -227,8 +227,8 @@ export async function serviceCommand(
   };
   const client = clientOrUsageError(
     {
-      baseUrl: httpUrl(baseUrlText, "--base-url"),
-      authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, "--auth-url"),
+      baseUrl: httpUrl(baseUrlText, sources.baseUrl),
+      authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, sources.authUrl),
       merchantGuid,
       credentials:
         userName === undefined || password === undefined ? undefined : { userName, password },

@@ -225,6 +225,20 @@ describe("service (in process)", () => {
         env({ [SERVICE_ENV.authUrl]: query }),
         "CROSSBORDER_AUTH_URL must not carry",
       ],
+      // Second read S3: the CLI's own URL check named the flag for a value from the variable.
+      [["--base-url", "ftp://x"], env(), "--base-url must be http or https, got ftp:"],
+      [[], env({ [SERVICE_ENV.baseUrl]: "ftp://x" }), "CROSSBORDER_BASE_URL must be http or https"],
+      [[], env({ [SERVICE_ENV.baseUrl]: "not a url" }), "CROSSBORDER_BASE_URL is not a URL"],
+      [
+        ["--base-url", simulator.url],
+        env({ [SERVICE_ENV.authUrl]: "ftp://x" }),
+        "CROSSBORDER_AUTH_URL must be http or https",
+      ],
+      [
+        ["--base-url", simulator.url, "--auth-url", "not a url"],
+        env({ [SERVICE_ENV.authUrl]: "ftp://x" }),
+        "--auth-url is not a URL",
+      ],
       [
         ["--base-url", simulator.url, "--timeout-ms", "3000000000"],
         env(),
