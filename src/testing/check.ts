@@ -162,7 +162,7 @@ export function checkResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): string[] {
-  return inspectResponse(callbackName, status, contentType, text, options).problems;
+  return inspectAs("checkResponse", callbackName, status, contentType, text, options).problems;
 }
 
 /**
@@ -180,9 +180,21 @@ export function inspectResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): ResponseInspection {
+  return inspectAs("inspectResponse", callbackName, status, contentType, text, options);
+}
+
+/** `inspectResponse`, its refusals labelled with the function the merchant called. */
+function inspectAs(
+  owner: string,
+  callbackName: CallbackName,
+  status: number,
+  contentType: string | null | undefined,
+  text: string,
+  options: CheckResponseOptions,
+): ResponseInspection {
   // The payload's card data too: its CVV, which no pattern finds, quoted back in a refusal.
   const redact = createRedactor(payloadCardSecrets(options.payload));
-  return inspectAnswer(callbackName, status, contentType, text, options, redact);
+  return inspectAnswer(callbackName, status, contentType, text, options, redact, owner);
 }
 
 /**
@@ -240,14 +252,14 @@ export function inspectAnswer(
   text: string,
   options: CheckResponseOptions,
   redact: Redactor,
+  owner = "checkResponse",
 ): ResponseInspection {
   const problems: string[] = [];
   const warnings: string[] = [];
   const found = (): ResponseInspection => ({ problems, warnings });
   const verdict = VERDICT[callbackName];
-  if (verdict === undefined)
-    throw new TypeError(`checkResponse: unknown callback "${callbackName}"`);
-  assertCheckOptions(options, "checkResponse");
+  if (verdict === undefined) throw new TypeError(`${owner}: unknown callback "${callbackName}"`);
+  assertCheckOptions(options, owner);
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
 
   const expected = options.expectStatus;

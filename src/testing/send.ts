@@ -475,6 +475,7 @@ export async function sendCallback(
       payload,
     },
     redact,
+    "sendCallback",
   );
   const result: SendCallbackResult = {
     callback: callbackName,

@@ -349,11 +349,15 @@ describe("checkResponse", () => {
     const body = JSON.stringify({ Success: true, InternalOrderId: "1" });
     for (const slowMs of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, "200"]) {
       const options = { durationMs: 60_000, slowMs: slowMs as number };
-      for (const inspect of [checkResponse, inspectResponse]) {
+      // Second read S5: each labelled with the function called.
+      for (const [name, inspect] of [
+        ["checkResponse", checkResponse],
+        ["inspectResponse", inspectResponse],
+      ] as const) {
         const run = () => inspect("SendOrderToMerchant", 200, JSON_TYPE, body, options);
         expect(run, String(slowMs)).toThrow(RangeError);
         expect(run, String(slowMs)).toThrow(
-          "checkResponse: slowMs must be a positive integer of milliseconds",
+          `${name}: slowMs must be a positive integer of milliseconds`,
         );
       }
     }
@@ -367,11 +371,21 @@ describe("checkResponse", () => {
     const refusal = JSON.stringify({ Success: false, ErrorCode: "X", Message: "no" });
     for (const value of ["succes", "Success", 401, true, {}]) {
       const options = { expect: value as never };
-      for (const inspect of [checkResponse, inspectResponse]) {
+      for (const [name, inspect] of [
+        ["checkResponse", checkResponse],
+        ["inspectResponse", inspectResponse],
+      ] as const) {
         const run = () => inspect("SendOrderToMerchant", 200, JSON_TYPE, refusal, options);
         expect(run, String(value)).toThrow(TypeError);
-        expect(run, String(value)).toThrow('checkResponse: expect must be "success" or "refusal"');
+        expect(run, String(value)).toThrow(`${name}: expect must be "success" or "refusal"`);
       }
+    }
+    for (const [name, inspect] of [
+      ["checkResponse", checkResponse],
+      ["inspectResponse", inspectResponse],
+    ] as const) {
+      const run = () => inspect("SendOrderToMerchnt" as never, 200, JSON_TYPE, refusal);
+      expect(run).toThrow(`${name}: unknown callback "SendOrderToMerchnt"`);
     }
     // Left out, undefined or null (read with ??): the default, which a refusal fails.
     const byDefault = check("SendOrderToMerchant", JSON.parse(refusal));
