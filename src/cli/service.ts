@@ -217,9 +217,13 @@ export async function serviceCommand(
   const tokens = new Map<string, CachedToken>();
   const verbose = options.verbose === true;
   const log = (event: object) => io.stderr.write(`${JSON.stringify(redactor.value(event))}\n`);
+  const baseUrlSource =
+    text(options.baseUrl, "--base-url") === undefined ? SERVICE_ENV.baseUrl : "--base-url";
+  const authUrlSource =
+    text(options.authUrl, "--auth-url") === undefined ? SERVICE_ENV.authUrl : "--auth-url";
   const sources: Sources = {
-    baseUrl: text(options.baseUrl, "--base-url") === undefined ? SERVICE_ENV.baseUrl : "--base-url",
-    authUrl: text(options.authUrl, "--auth-url") === undefined ? SERVICE_ENV.authUrl : "--auth-url",
+    baseUrl: baseUrlSource,
+    authUrl: authUrlSource,
     timeoutMs: "--timeout-ms",
     merchantGuid: SERVICE_ENV.merchantGuid,
     "credentials.userName": SERVICE_ENV.userName,
@@ -227,8 +231,8 @@ export async function serviceCommand(
   };
   const client = clientOrUsageError(
     {
-      baseUrl: httpUrl(baseUrlText, sources.baseUrl),
-      authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, sources.authUrl),
+      baseUrl: httpUrl(baseUrlText, baseUrlSource),
+      authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, authUrlSource),
       merchantGuid,
       credentials:
         userName === undefined || password === undefined ? undefined : { userName, password },
