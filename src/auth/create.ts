@@ -76,6 +76,52 @@ function provesCaller(plan: Plan): boolean {
 }
 
 /**
+ * The refusal of callbacks nothing proves the caller of. An IP list that admits everyone is named
+ * (the merchant has an ipAllowList: "add one" would not help), and narrowing it comes first. The
+ * cost of `allowWeakAuth` is said where it applies: with a GUID configured and nothing else
+ * vouching, the GUID is required on the callbacks whose payload may carry none (NotifyOrderRefund's
+ * never does, 000 §2.4), so the service's calls there would be refused.
+ */
+function weakAuthError(weak: readonly CallbackName[], plans: ReadonlyMap<CallbackName, Plan>) {
+  const wide = new Set<string>();
+  const guidRequired: CallbackName[] = [];
+  for (const name of weak) {
+    const plan = plans.get(name);
+    for (const list of plan?.ipAllowList?.admitsAnyoneThrough ?? []) wide.add(list);
+  }
+  for (const name of GUID_WHEN_PRESENT) {
+    if (weak.includes(name) && plans.get(name)?.merchantGuid !== undefined) guidRequired.push(name);
+  }
+  let allowWeak = "or set allowWeakAuth: true to accept forged calls";
+  if (guidRequired.length > 0) {
+    const none = guidRequired.includes("NotifyOrderRefund")
+      ? ", though NotifyOrderRefund's payload carries none"
+      : "";
+    allowWeak += ` (it then requires MerchantGUID on ${guidRequired.join(" and ")}${none})`;
+  }
+  const head = `has nothing that proves the caller for ${weak.join(", ")}`;
+  const lists = [...wide];
+  if (lists.length === 0) {
+    return configError(
+      "config",
+      `${head} (merchantGuid is not a secret; a cartToken without verify accepts any token): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, ${allowWeak}`,
+    );
+  }
+  const narrow = lists
+    .map((list) =>
+      list.endsWith(".trustedProxies")
+        ? `${list} to your own proxies' ranges`
+        : `${list} to the service's ranges`,
+    )
+    .join(" and ");
+  const hold = `${lists.join(" and ")} ${lists.length === 1 ? "holds" : "hold"}`;
+  return configError(
+    "config",
+    `${head}: ${hold} every IPv4 or every IPv6 address, so any caller passes the IP allow-list; narrow ${narrow} first, or add jwt, basic, headerSecret, urlSecret or cartToken.verify, ${allowWeak}`,
+  );
+}
+
+/**
  * Builds the authenticator every handler and the router share. Everything expensive happens here,
  * once: keys are imported and checked, CIDRs parsed, secrets digested. A configuration that cannot
  * work (no mode, an unusable key, a private key, RSA under 2048 bits, `none`/HS* algorithms, a
@@ -200,12 +246,7 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       "configures no authentication mode (jwt, basic, headerSecret, urlSecret, ipAllowList, cartToken, merchantGuid); to run without authentication pass `auth: false` in the handler options",
     );
   }
-  if (weak.length > 0 && !allowWeakAuth) {
-    throw configError(
-      "config",
-      `has nothing that proves the caller for ${weak.join(", ")} (merchantGuid is not a secret; a cartToken without verify accepts any token; an ipAllowList that admits every IPv4 or every IPv6 address proves nothing): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, or set allowWeakAuth: true to accept forged calls`,
-    );
-  }
+  if (weak.length > 0 && !allowWeakAuth) throw weakAuthError(weak, plans);
 
   return {
     needsRawBody(callback: CallbackName): boolean {

@@ -116,12 +116,19 @@ export class IpVerifier {
    * a list proves nothing about the caller (`createAuth`'s `allowWeakAuth` guard).
    */
   readonly admitsAnyone: boolean;
+  /** The option paths of the lists that let anyone pass (`ipAllowList.trustedProxies`), if any. */
+  readonly admitsAnyoneThrough: readonly string[];
 
   private constructor(
     private readonly allow: RangeSet,
     private readonly trusted: RangeSet | undefined,
+    path: string,
   ) {
-    this.admitsAnyone = allow.coversAFamily() || trusted?.coversAFamily() === true;
+    const through: string[] = [];
+    if (allow.coversAFamily()) through.push(`${path}.allow`);
+    if (trusted?.coversAFamily() === true) through.push(`${path}.trustedProxies`);
+    this.admitsAnyoneThrough = through;
+    this.admitsAnyone = through.length > 0;
   }
 
   static compile(options: IpAllowListOptions, path: string): IpVerifier {
@@ -132,7 +139,8 @@ export class IpVerifier {
       options.trustedProxies === undefined
         ? undefined
         : parseRanges(options.trustedProxies, `${path}.trustedProxies`, true);
-    return new IpVerifier(allow, trusted === undefined || trusted.size === 0 ? undefined : trusted);
+    const proxies = trusted === undefined || trusted.size === 0 ? undefined : trusted;
+    return new IpVerifier(allow, proxies, path);
   }
 
   verify(request: AuthRequest): void {
