@@ -3,6 +3,7 @@
  * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
+import { assertOptionalFunction } from "../auth/validate.js";
 import { CONSUMED_BODY } from "../core/body.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { assertEndpoint, handleSafely } from "./internal.js";
@@ -46,6 +47,9 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
 ): FetchHandler<TRest> {
   assertEndpoint(endpoint, "toFetch");
   const { remoteAddress } = options;
+  // A header name put here would be read as "no address" on every call (addressOf swallows the
+  // TypeError), and an IP allow-list would refuse them all: refused now instead.
+  assertOptionalFunction(remoteAddress, "remoteAddress", "toFetch");
   return async (request, ...rest) => {
     const response = await handleSafely(endpoint, {
       method: request.method,

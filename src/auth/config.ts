@@ -203,10 +203,16 @@ export interface AuthConfig extends AuthModes {
    * Accept callbacks whose only modes prove nothing about the caller: `merchantGuid` (not a
    * secret: it travels in every payload) and `cartToken` without `verify` (any token passes).
    * By default `createAuth` refuses such a configuration; every callback must have at least one of
-   * `jwt`, `basic`, `headerSecret`, `urlSecret`, `ipAllowList` or `cartToken` with `verify`.
+   * `jwt`, `basic`, `headerSecret`, `urlSecret`, `ipAllowList` or `cartToken` with `verify`. An
+   * `ipAllowList` whose `allow` or `trustedProxies` ranges hold every IPv4 or every IPv6 address
+   * (`0.0.0.0/0`, `::/0`, or ranges adding up to one) proves nothing either: the refusal names
+   * that list; narrow it to the service's (`allow`) or your own proxies' (`trustedProxies`) ranges.
    *
    * Setting it to `true` means **you accept forged calls**: anyone who can reach the URL and knows
-   * (or guesses) the GUID can call it. Default false.
+   * (or guesses) the GUID can call it. With `merchantGuid` set, it also makes the GUID required on
+   * NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, where nothing else then
+   * vouches for the call; NotifyOrderRefund's payload carries none, so those calls are refused.
+   * Default false.
    */
   readonly allowWeakAuth?: boolean | undefined;
 }

@@ -61,7 +61,8 @@ const GUID_WHEN_PRESENT: ReadonlySet<CallbackName> = new Set<CallbackName>([
 
 /**
  * Whether a plan has a mode that proves who is calling. `merchantGuid` does not (it is no secret),
- * nor a `cartToken` without `verify` (any token passes).
+ * nor a `cartToken` without `verify` (any token passes), nor an `ipAllowList` that admits every
+ * IPv4 or every IPv6 address (anyone can call from one).
  */
 function provesCaller(plan: Plan): boolean {
   return (
@@ -69,8 +70,54 @@ function provesCaller(plan: Plan): boolean {
     plan.basic !== undefined ||
     plan.headerSecret !== undefined ||
     plan.urlSecret !== undefined ||
-    plan.ipAllowList !== undefined ||
+    (plan.ipAllowList !== undefined && !plan.ipAllowList.admitsAnyone) ||
     plan.cartToken?.verifies === true
+  );
+}
+
+/**
+ * The refusal of callbacks nothing proves the caller of. An IP list that admits everyone is named
+ * (the merchant has an ipAllowList: "add one" would not help), and narrowing it comes first. The
+ * cost of `allowWeakAuth` is said where it applies: with a GUID configured and nothing else
+ * vouching, the GUID is required on the callbacks whose payload may carry none (NotifyOrderRefund's
+ * never does, 000 §2.4), so the service's calls there would be refused.
+ */
+function weakAuthError(weak: readonly CallbackName[], plans: ReadonlyMap<CallbackName, Plan>) {
+  const wide = new Set<string>();
+  const guidRequired: CallbackName[] = [];
+  for (const name of weak) {
+    const plan = plans.get(name);
+    for (const list of plan?.ipAllowList?.admitsAnyoneThrough ?? []) wide.add(list);
+  }
+  for (const name of GUID_WHEN_PRESENT) {
+    if (weak.includes(name) && plans.get(name)?.merchantGuid !== undefined) guidRequired.push(name);
+  }
+  let allowWeak = "or set allowWeakAuth: true to accept forged calls";
+  if (guidRequired.length > 0) {
+    const none = guidRequired.includes("NotifyOrderRefund")
+      ? ", though NotifyOrderRefund's payload carries none"
+      : "";
+    allowWeak += ` (it then requires MerchantGUID on ${guidRequired.join(" and ")}${none})`;
+  }
+  const head = `has nothing that proves the caller for ${weak.join(", ")}`;
+  const lists = [...wide];
+  if (lists.length === 0) {
+    return configError(
+      "config",
+      `${head} (merchantGuid is not a secret; a cartToken without verify accepts any token): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, ${allowWeak}`,
+    );
+  }
+  const narrow = lists
+    .map((list) =>
+      list.endsWith(".trustedProxies")
+        ? `${list} to your own proxies' ranges`
+        : `${list} to the service's ranges`,
+    )
+    .join(" and ");
+  const hold = `${lists.join(" and ")} ${lists.length === 1 ? "holds" : "hold"}`;
+  return configError(
+    "config",
+    `${head}: ${hold} every IPv4 or every IPv6 address, so any caller passes the IP allow-list; narrow ${narrow} first, or add jwt, basic, headerSecret, urlSecret or cartToken.verify, ${allowWeak}`,
   );
 }
 
@@ -79,8 +126,9 @@ function provesCaller(plan: Plan): boolean {
  * once: keys are imported and checked, CIDRs parsed, secrets digested. A configuration that cannot
  * work (no mode, an unusable key, a private key, RSA under 2048 bits, `none`/HS* algorithms, a
  * misspelt option) is refused with a TypeError naming the option path. So is one that leaves a
- * callback with nothing that proves the caller (only `merchantGuid`, or a `cartToken` without
- * `verify`), unless `allowWeakAuth: true` says you accept forged calls.
+ * callback with nothing that proves the caller (only `merchantGuid`, a `cartToken` without
+ * `verify`, or an `ipAllowList` that admits every IPv4 or IPv6 address), unless
+ * `allowWeakAuth: true` says you accept forged calls.
  *
  * Modes are AND-ed: every configured mode must pass. `callbacks` replaces a mode for one callback,
  * or switches it off with `false`. Request-time modes run in this order: ip, headerSecret,
@@ -198,12 +246,7 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       "configures no authentication mode (jwt, basic, headerSecret, urlSecret, ipAllowList, cartToken, merchantGuid); to run without authentication pass `auth: false` in the handler options",
     );
   }
-  if (weak.length > 0 && !allowWeakAuth) {
-    throw configError(
-      "config",
-      `has nothing that proves the caller for ${weak.join(", ")} (merchantGuid is not a secret; a cartToken without verify accepts any token): add jwt, basic, headerSecret, urlSecret, ipAllowList or cartToken.verify for them, or set allowWeakAuth: true to accept forged calls`,
-    );
-  }
+  if (weak.length > 0 && !allowWeakAuth) throw weakAuthError(weak, plans);
 
   return {
     needsRawBody(callback: CallbackName): boolean {

@@ -29,6 +29,34 @@ class RangeSet {
     for (const range of ranges) if (address.match(range)) return true;
     return false;
   }
+
+  /**
+   * Whether the ranges together hold every IPv4 or every IPv6 address (`0.0.0.0/0`, `::/0`,
+   * `::ffff:0.0.0.0/96`, or halves and quarters that add up to one of those): anyone can call
+   * from some address of a family.
+   */
+  coversAFamily(): boolean {
+    return coversAll(this.v4, 32) || coversAll(this.v6, 128);
+  }
+}
+
+/** Whether the ranges, of one family of `bits`-bit addresses, leave no address out. */
+function coversAll(ranges: readonly Range[], bits: number): boolean {
+  const spans = ranges
+    .map(([address, prefix]): [bigint, bigint] => {
+      let start = 0n;
+      for (const byte of address.toByteArray()) start = (start << 8n) | BigInt(byte);
+      const size = 1n << BigInt(bits - prefix);
+      start -= start % size; // the range's first address: its host bits cleared
+      return [start, start + size];
+    })
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let reached = 0n;
+  for (const [start, end] of spans) {
+    if (start > reached) return false;
+    if (end > reached) reached = end;
+  }
+  return reached === 1n << BigInt(bits);
 }
 
 /**
@@ -82,10 +110,26 @@ function parseRanges(list: unknown, path: string, allowEmpty: boolean): RangeSet
 
 /** The IP allow-list, with its ranges parsed once. */
 export class IpVerifier {
+  /**
+   * Whether anyone can pass: `allow` holds every address of a family, or `trustedProxies` does
+   * (any caller is then a trusted proxy, and names an allowed client in `X-Forwarded-For`). Such
+   * a list proves nothing about the caller (`createAuth`'s `allowWeakAuth` guard).
+   */
+  readonly admitsAnyone: boolean;
+  /** The option paths of the lists that let anyone pass (`ipAllowList.trustedProxies`), if any. */
+  readonly admitsAnyoneThrough: readonly string[];
+
   private constructor(
     private readonly allow: RangeSet,
     private readonly trusted: RangeSet | undefined,
-  ) {}
+    path: string,
+  ) {
+    const through: string[] = [];
+    if (allow.coversAFamily()) through.push(`${path}.allow`);
+    if (trusted?.coversAFamily() === true) through.push(`${path}.trustedProxies`);
+    this.admitsAnyoneThrough = through;
+    this.admitsAnyone = through.length > 0;
+  }
 
   static compile(options: IpAllowListOptions, path: string): IpVerifier {
     if (!isPlainObject(options)) throw configError(path, "must be an object");
@@ -95,7 +139,8 @@ export class IpVerifier {
       options.trustedProxies === undefined
         ? undefined
         : parseRanges(options.trustedProxies, `${path}.trustedProxies`, true);
-    return new IpVerifier(allow, trusted === undefined || trusted.size === 0 ? undefined : trusted);
+    const proxies = trusted === undefined || trusted.size === 0 ? undefined : trusted;
+    return new IpVerifier(allow, proxies, path);
   }
 
   verify(request: AuthRequest): void {

@@ -38,3 +38,41 @@ export function requireString(value: unknown, path: string): string {
   }
   return value;
 }
+
+/**
+ * For the other constructors too (`owner`: the function refusing), as configError is.
+ *
+ * A function option, or left out (`undefined`): anything else (a logger object, a header name)
+ * would be skipped, or fail on every call, instead of being refused once, at construction.
+ */
+export function assertOptionalFunction(value: unknown, path: string, owner: string): void {
+  if (value !== undefined && typeof value !== "function") {
+    throw configError(path, `must be a function, got ${typeName(value)}`, owner);
+  }
+}
+
+/**
+ * One of a few strings, or left out: any other value (`"Query"`, a typo from an environment
+ * variable) would match none of the branches that read it. The message lists the allowed values,
+ * never the one given.
+ */
+export function assertOptionalOneOf(
+  value: unknown,
+  allowed: readonly string[],
+  path: string,
+  owner: string,
+): void {
+  if (value !== undefined && !allowed.includes(value as string)) {
+    const list = allowed.map((item) => JSON.stringify(item)).join(" or ");
+    const got = typeof value === "string" ? "" : `, got ${typeName(value)}`;
+    throw configError(path, `must be ${list}${got}`, owner);
+  }
+}
+
+/** The kind of a refused value, never the value itself (it may be a secret). */
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return type === "object" ? "an object" : `a ${type}`;
+}

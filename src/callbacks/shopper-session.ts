@@ -1,3 +1,4 @@
+import { assertOptionalFunction } from "../auth/validate.js";
 import { giftCardSecretsOf } from "../core/card.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
@@ -36,6 +37,14 @@ export const SESSION_FIELDS: readonly string[] = ["AuthToken", "SessionId"];
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * A `verifySession` option, checked when the factory or the router is called: checked again per
+ * call (checkShopperSession), but one of another type made every gift-card or voucher call a 500.
+ */
+export function assertVerifySession(value: unknown, owner: string): void {
+  assertOptionalFunction(value, "verifySession", owner);
 }
 
 /** The `authorize` step of the gift-card and voucher callbacks. */
@@ -95,6 +104,7 @@ export function giftCardHandlerFactory<TName extends CallbackName, TPayload, TRe
 ): CallbackFactory<TName, TPayload, TResult, GiftCardHandlerOptions> {
   const create = handlerFactory<TName, TPayload, TResult, GiftCardHandlerOptions>(definition);
   return (fn, options) => {
+    assertVerifySession(options?.verifySession, definition.name);
     const handler = create(fn, options);
     if (options?.verifySession !== undefined) {
       Object.defineProperty(handler, SESSION_CHECKED, { value: true });

@@ -132,14 +132,32 @@ async function readInput(file: string | undefined): Promise<unknown> {
   return readJsonFile(file, "--json");
 }
 
-/** The client, or a usage error for options it refuses (its messages never quote a value). */
-function clientOrUsageError(options: ServiceClientOptions): ServiceClient {
+/**
+ * The options of the client the command sets, each with the flag or environment variable its value
+ * came from; `credentials.userName` before `credentials`, the longer name first.
+ */
+type Sources = Readonly<Record<string, string>>;
+
+/**
+ * The client, or a usage error for options it refuses (its messages never quote a value), naming
+ * the flag or variable the user gave rather than the library's option (`baseUrl` is
+ * `--base-url`, or `CROSSBORDER_BASE_URL` when the value came from there).
+ */
+function clientOrUsageError(options: ServiceClientOptions, sources: Sources): ServiceClient {
   try {
     return createServiceClient(options);
   } catch (error) {
-    if (error instanceof TypeError) throw new UsageError(error.message);
+    if (error instanceof TypeError) throw new UsageError(renamed(error.message, sources));
     throw error;
   }
+}
+
+function renamed(message: string, sources: Sources): string {
+  const text = message.replace(/^createServiceClient: /, "");
+  for (const [option, source] of Object.entries(sources)) {
+    if (text.startsWith(`${option} `)) return `${source}${text.slice(option.length)}`;
+  }
+  return text;
 }
 
 /** The exit code of a typed error. */
@@ -199,29 +217,44 @@ export async function serviceCommand(
   const tokens = new Map<string, CachedToken>();
   const verbose = options.verbose === true;
   const log = (event: object) => io.stderr.write(`${JSON.stringify(redactor.value(event))}\n`);
-  const client = clientOrUsageError({
-    baseUrl: httpUrl(baseUrlText, "--base-url"),
-    authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, "--auth-url"),
-    merchantGuid,
-    credentials:
-      userName === undefined || password === undefined ? undefined : { userName, password },
-    timeoutMs,
-    // Every token the client gets passes through here, so the output can be scrubbed of it.
-    tokenCache: {
-      get: (key) => tokens.get(key),
-      set: (key, value) => {
-        redactor.addToken(value.token);
-        tokens.set(key, value);
+  const baseUrlSource =
+    text(options.baseUrl, "--base-url") === undefined ? SERVICE_ENV.baseUrl : "--base-url";
+  const authUrlSource =
+    text(options.authUrl, "--auth-url") === undefined ? SERVICE_ENV.authUrl : "--auth-url";
+  const sources: Sources = {
+    baseUrl: baseUrlSource,
+    authUrl: authUrlSource,
+    timeoutMs: "--timeout-ms",
+    merchantGuid: SERVICE_ENV.merchantGuid,
+    "credentials.userName": SERVICE_ENV.userName,
+    credentials: `${SERVICE_ENV.userName} and ${SERVICE_ENV.password}`,
+  };
+  const client = clientOrUsageError(
+    {
+      baseUrl: httpUrl(baseUrlText, baseUrlSource),
+      authUrl: authUrlText === undefined ? undefined : httpUrl(authUrlText, authUrlSource),
+      merchantGuid,
+      credentials:
+        userName === undefined || password === undefined ? undefined : { userName, password },
+      timeoutMs,
+      // Every token the client gets passes through here, so the output can be scrubbed of it.
+      tokenCache: {
+        get: (key) => tokens.get(key),
+        set: (key, value) => {
+          redactor.addToken(value.token);
+          tokens.set(key, value);
+        },
       },
+      hooks: verbose
+        ? {
+            onRequest: (event) => log({ event: "request", ...event }),
+            onResponse: (event) => log({ event: "response", ...event }),
+            onRetry: (event) => log({ event: "retry", ...event }),
+          }
+        : undefined,
     },
-    hooks: verbose
-      ? {
-          onRequest: (event) => log({ event: "request", ...event }),
-          onResponse: (event) => log({ event: "response", ...event }),
-          onRetry: (event) => log({ event: "retry", ...event }),
-        }
-      : undefined,
-  });
+    sources,
+  );
   const callOptions = idempotencyKey === undefined ? {} : { idempotencyKey };
   try {
     const result = await RUNNERS[operation](client, input as never, callOptions);

@@ -1,5 +1,9 @@
 /** Request targets: cheap path extraction for routing, and the URL the engine parses once. */
 
+import { assertKnownKeys, configError } from "../auth/validate.js";
+import { isPlainObject } from "./objects.js";
+import { CALLBACK_NAMES } from "./types.js";
+
 /**
  * The path of a request target (`/a/b?x` or `https://host/a/b?x`), without query or fragment. In
  * the absolute form the path starts at the first `/`, `?` or `#` after the authority; when that is
@@ -41,6 +45,27 @@ export function normalisePath(path: string): string {
   if (end === 0) return "";
   const body = trimmed.slice(0, end);
   return body.charCodeAt(0) === 0x2f ? body : `/${body}`;
+}
+
+/**
+ * The router's `basePath` and `paths`, checked once: a request's path is cut at its first `?` or
+ * `#`, so a route holding one is matched by no request (every call to it a 404), and a misspelt
+ * callback name in `paths` would leave that callback at its default path. The messages name the
+ * option, never the value (a path may carry a secret).
+ */
+export function checkRoutePaths(basePath: unknown, paths: unknown, owner: string): void {
+  const assertPath = (value: unknown, path: string) => {
+    if (typeof value !== "string" || /[?#]/.test(value)) {
+      throw configError(path, 'must be a path (a string without "?" or "#")', owner);
+    }
+  };
+  assertPath(basePath, "basePath");
+  if (!isPlainObject(paths)) throw configError("paths", "must be an object", owner);
+  assertKnownKeys(paths, CALLBACK_NAMES, "paths", owner);
+  for (const [name, value] of Object.entries(paths)) {
+    // null, as undefined, keeps the default path (read with `??`).
+    if (value != null) assertPath(value, `paths.${name}`);
+  }
 }
 
 /** Parses the request URL; a path-only target gets a placeholder origin. Throws when malformed. */

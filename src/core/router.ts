@@ -37,6 +37,7 @@ import {
   type SendRMAInfoToMerchantFunction,
 } from "../callbacks/send-rma-info-to-merchant.js";
 import {
+  assertVerifySession,
   checksShopperSession,
   SESSION_CALLBACKS,
   type VerifySession,
@@ -71,7 +72,7 @@ import {
   type HandlerOptions,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
-import { normalisePath, pathnameOf } from "./paths.js";
+import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
 import { defaultOnError, notify, redactCards } from "./report.js";
 import { failureResponse } from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
@@ -160,6 +161,10 @@ export function createCallbackRouter<H extends CallbackHandlers>(
 ): CallbackRouter {
   checkRouterOptions(options);
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
+  checkRoutePaths(basePath, paths, "createCallbackRouter");
+  // Refused even when no gift-card callback is built here: the mistake is the same, and would
+  // surface only once one is added.
+  assertVerifySession(handlerOptions.verifySession, "createCallbackRouter");
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
   const routes: Partial<Record<CallbackName, string>> = {};

@@ -3,6 +3,7 @@
  * method is the `call` pipeline plus what is particular to its answer (the billing summary's
  * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
  */
+import { assertOptionalFunction, assertOptionalOneOf, configError } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedFields } from "../schemas/common.js";
@@ -75,7 +76,10 @@ export interface ServiceClientOptions {
   /** Backoff of the operations that may be retried; `false` turns retries off. */
   readonly retries?: RetryOptions | false | undefined;
   readonly hooks?: ServiceHooks | undefined;
-  /** Where the GUID goes for every operation; default: the operation's (header, query for CreateOrderRefund). */
+  /**
+   * Where the GUID goes for every operation; default: the operation's (header, query for
+   * CreateOrderRefund). Any other value is refused at creation.
+   */
   readonly merchantGuidIn?: "header" | "query" | undefined;
   /** Which operations send a token (5.2), overriding the defaults (billing summary and shipping details). */
   readonly jwt?: Partial<Record<ServiceOperationName, boolean>> | undefined;
@@ -97,7 +101,11 @@ export interface ServiceClientOptions {
 
 /** The billing summary's options: the call options and the `Idempotency-Key`. */
 export interface BillingSummaryOptions extends CallOptions {
-  /** Default: a new UUID for this call, sent unchanged on every retry. */
+  /**
+   * Default: a new UUID for this call, sent unchanged on every retry. Yours must be a UUID too
+   * (4.1: "uuid, required"), or the call is refused before sending (`INVALID_REQUEST`); derive
+   * one per order or renewal if retries of your own must reuse it.
+   */
   readonly idempotencyKey?: string | undefined;
 }
 
@@ -291,6 +299,38 @@ function checkedPaths(
   return checked;
 }
 
+/**
+ * The options read only when a call is made, checked now: a `merchantGuidIn` of any other value
+ * sent the GUID nowhere, a `fetch` that is not a function failed every call as a retried network
+ * error, and a hook that is not a function was never called. `null` keeps meaning "not set", as
+ * the call reads these with `??` (and `includeBodies` with `=== true`).
+ */
+function checkSettings(options: ServiceClientOptions): void {
+  const owner = "createServiceClient";
+  const guidIn = options.merchantGuidIn ?? undefined;
+  assertOptionalOneOf(guidIn, ["header", "query"], "merchantGuidIn", owner);
+  assertOptionalFunction(options.fetch ?? undefined, "fetch", owner);
+  const hooks: unknown = options.hooks ?? undefined;
+  if (hooks === undefined) return;
+  if (!isRecord(hooks)) throw configError("hooks", "must be an object", owner);
+  const known = ["onRequest", "onResponse", "onRetry"];
+  // A misspelt hook (`onRequst`) would never be called. Other members (a metrics object's
+  // `flush`) are not hooks and compile: they are left alone.
+  for (const key of Object.keys(hooks)) {
+    if (/^on/i.test(key) && !known.includes(key)) {
+      const problem = `has an unknown hook "${key}" (known: ${known.join(", ")})`;
+      throw configError("hooks", problem, owner);
+    }
+  }
+  for (const hook of known) {
+    assertOptionalFunction(hooks[hook] ?? undefined, `hooks.${hook}`, owner);
+  }
+  const includeBodies = hooks.includeBodies ?? undefined;
+  if (includeBodies !== undefined && typeof includeBodies !== "boolean") {
+    throw configError("hooks.includeBodies", "must be a boolean", owner);
+  }
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -334,6 +374,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       ? headerValue(options.tokenScheme, "tokenScheme")
       : options.tokenScheme;
   const paths = checkedPaths(options.paths, baseUrl, authUrl);
+  checkSettings(options);
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) => ({

@@ -1,3 +1,4 @@
+import { assertOptionalOneOf } from "../auth/validate.js";
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
 import { cardSecretsOf } from "../core/card.js";
 import { isRecord } from "../core/objects.js";
@@ -161,7 +162,7 @@ export function checkResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): string[] {
-  return inspectResponse(callbackName, status, contentType, text, options).problems;
+  return inspectAs("checkResponse", callbackName, status, contentType, text, options).problems;
 }
 
 /**
@@ -179,9 +180,21 @@ export function inspectResponse(
   text: string,
   options: CheckResponseOptions = {},
 ): ResponseInspection {
+  return inspectAs("inspectResponse", callbackName, status, contentType, text, options);
+}
+
+/** `inspectResponse`, its refusals labelled with the function the merchant called. */
+function inspectAs(
+  owner: string,
+  callbackName: CallbackName,
+  status: number,
+  contentType: string | null | undefined,
+  text: string,
+  options: CheckResponseOptions,
+): ResponseInspection {
   // The payload's card data too: its CVV, which no pattern finds, quoted back in a refusal.
   const redact = createRedactor(payloadCardSecrets(options.payload));
-  return inspectAnswer(callbackName, status, contentType, text, options, redact);
+  return inspectAnswer(callbackName, status, contentType, text, options, redact, owner);
 }
 
 /**
@@ -212,6 +225,23 @@ export function payloadValue(payload: unknown): unknown {
 }
 
 /**
+ * The options that decide the verdict, checked before anything is judged (or sent, by
+ * `sendCallback`): an `expect` of another value matched neither branch, so a refusal passed; a
+ * `slowMs` of NaN made no answer slow, and 0 or less every one. Refused as the CLI refuses
+ * `--expect` and `--slow-ms`. `null`, as `undefined`, means the default.
+ */
+export function assertCheckOptions(
+  options: Pick<CheckResponseOptions, "expect" | "slowMs">,
+  owner: string,
+): void {
+  assertOptionalOneOf(options.expect ?? undefined, ["success", "refusal"], "expect", owner);
+  const slowMs: unknown = options.slowMs;
+  if (slowMs != null && !(Number.isSafeInteger(slowMs) && (slowMs as number) > 0)) {
+    throw new RangeError(`${owner}: slowMs must be a positive integer of milliseconds`);
+  }
+}
+
+/**
  * `inspectResponse` with the redactor of what the call sent (`sendCallback`): a quoted field is
  * masked before it is cut to 80 characters, so a secret at the cut is not printed in part.
  */
@@ -222,13 +252,14 @@ export function inspectAnswer(
   text: string,
   options: CheckResponseOptions,
   redact: Redactor,
+  owner = "checkResponse",
 ): ResponseInspection {
   const problems: string[] = [];
   const warnings: string[] = [];
   const found = (): ResponseInspection => ({ problems, warnings });
   const verdict = VERDICT[callbackName];
-  if (verdict === undefined)
-    throw new TypeError(`checkResponse: unknown callback "${callbackName}"`);
+  if (verdict === undefined) throw new TypeError(`${owner}: unknown callback "${callbackName}"`);
+  assertCheckOptions(options, owner);
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
 
   const expected = options.expectStatus;

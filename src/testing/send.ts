@@ -4,7 +4,13 @@ import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
-import { answerSuccess, inspectAnswer, payloadCardSecrets, payloadValue } from "./check.js";
+import {
+  answerSuccess,
+  assertCheckOptions,
+  inspectAnswer,
+  payloadCardSecrets,
+  payloadValue,
+} from "./check.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import {
@@ -340,6 +346,7 @@ export async function sendCallback(
       `sendCallback: timeoutMs must be a positive integer of milliseconds (at most ${MAX_TIMEOUT_MS}), got ${String(timeoutMs)}`,
     );
   }
+  assertCheckOptions(options, "sendCallback");
   const url = callbackUrl(baseOrFullUrl, callbackName, options.path);
   let payload: unknown =
     options.payload === undefined ? samplePayload(callbackName) : options.payload;
@@ -468,6 +475,7 @@ export async function sendCallback(
       payload,
     },
     redact,
+    "sendCallback",
   );
   const result: SendCallbackResult = {
     callback: callbackName,

@@ -11,6 +11,7 @@
  * loads where `node:http` does not exist (Workers), as it did before the simulator.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { configError } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
 import {
   type AnswerContext,
@@ -128,7 +129,8 @@ export interface ServiceSimulatorOptions {
   readonly tokenLifetimeMs?: number | undefined;
   /**
    * Operations that require a token, and (the billing summary excepted) the GUID in the URL (5.2).
-   * Default: the billing summary and GetShippingDetailsExtended.
+   * Default: the billing summary and GetShippingDetailsExtended. An operation the simulator
+   * does not have is a TypeError naming the known ones.
    */
   readonly jwtOperations?: readonly SimulatedOperation[] | undefined;
   /** Billing summary totals above this cannot be calculated (4.1 rule 3). Default 1000. */
@@ -150,10 +152,16 @@ export interface ServiceSimulator {
   readonly tokensIssued: number;
   /** Orders, parcels, subscriptions and product-country changes; change them to set up a case. */
   readonly state: SimulatorState;
-  /** The requests of one operation (or all). */
+  /**
+   * The requests of one operation (or all). An operation the simulator does not have is a
+   * TypeError naming the known ones, as for `fail`.
+   */
   count(operation?: SimulatedOperation): number;
   requestsOf(operation: SimulatedOperation): RecordedServiceRequest[];
-  /** Queues failures for the next requests of an operation (`"*"`: of any operation), one each. */
+  /**
+   * Queues failures for the next requests of an operation (`"*"`: of any operation), one each. An
+   * operation the simulator does not have is a TypeError naming the known ones.
+   */
   fail(operation: SimulatedOperation | "*", ...failures: SimulatedFailure[]): void;
   /** Moves the simulator's clock (token expiry) forward. */
   advanceClock(ms: number): void;
@@ -171,6 +179,19 @@ interface Route {
   readonly method: "GET" | "POST";
   readonly pattern: RegExp;
   readonly params: readonly string[];
+}
+
+const OWNER = "createServiceSimulator";
+
+/**
+ * A name no request has: a failure queued under it never happens, a count of it is 0, and a
+ * jwtOperations entry checks no token, so the test written around it passes without a word.
+ */
+function assertSimulated(operation: unknown, path: string, also = ""): void {
+  if (ROUTES.some((route) => route.operation === operation)) return;
+  const known = also + ROUTES.map((route) => route.operation).join(", ");
+  const given = JSON.stringify(String(operation));
+  throw configError(path, `has no operation ${given}; known: ${known}`, OWNER);
 }
 
 /** The document's paths (Part 4), matched case-insensitively as ASP.NET routes are. */
@@ -223,8 +244,13 @@ export async function createServiceSimulator(
   };
   const ttlMinutes = options.tokenTtlMinutes ?? 15;
   const lifetimeMs = options.tokenLifetimeMs ?? ttlMinutes * 60_000;
+  const jwtList: unknown = options.jwtOperations ?? undefined;
+  if (jwtList !== undefined && !Array.isArray(jwtList)) {
+    throw configError("jwtOperations", "must be a list of operation names", OWNER);
+  }
+  for (const operation of jwtList ?? []) assertSimulated(operation, "jwtOperations");
   const jwtOperations = new Set<SimulatedOperation>(
-    options.jwtOperations ?? ["calculateBillingSummary", "getShippingDetailsExtended"],
+    jwtList ?? ["calculateBillingSummary", "getShippingDetailsExtended"],
   );
   let state = new SimulatorState();
   let clockOffset = 0;
@@ -584,12 +610,17 @@ export async function createServiceSimulator(
     get state() {
       return state;
     },
-    count: (operation) =>
-      operation === undefined
-        ? requests.length
-        : requests.filter((r) => r.operation === operation).length,
-    requestsOf: (operation) => requests.filter((r) => r.operation === operation),
+    count(operation) {
+      if (operation === undefined) return requests.length;
+      assertSimulated(operation, "count()");
+      return requests.filter((r) => r.operation === operation).length;
+    },
+    requestsOf(operation) {
+      assertSimulated(operation, "requestsOf()");
+      return requests.filter((r) => r.operation === operation);
+    },
     fail(operation, ...queued) {
+      if (operation !== "*") assertSimulated(operation, "fail()", '"*", ');
       const queue = failures.get(operation) ?? [];
       queue.push(...queued);
       failures.set(operation, queue);

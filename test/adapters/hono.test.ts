@@ -104,6 +104,23 @@ describe("a remoteAddress option that throws (the handler called without c)", ()
   });
 });
 
+// Review OPT D2b: a header name given where a function goes was read as "no address" on every call,
+// so that an IP allow-list refused them all.
+describe("a remoteAddress option that is not a function", () => {
+  it("is refused by toFetch, naming the option", () => {
+    const router = createCallbackRouter({
+      auth: false,
+      handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+    });
+    for (const value of ["CF-Connecting-IP", { header: "CF-Connecting-IP" }, null]) {
+      const adapt = () => toFetch(router, { remoteAddress: value as never });
+      expect(adapt).toThrow(TypeError);
+      expect(adapt).toThrow("toFetch: remoteAddress must be a function");
+    }
+    expect(() => toFetch(router, {})).not.toThrow();
+  });
+});
+
 // Hand mutation testing, round 2: dropping the signal from the request the engine reads survived.
 describe("toFetch and the request's abort signal", () => {
   it("hands the merchant a signal that aborts with the request's", async () => {

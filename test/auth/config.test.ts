@@ -436,6 +436,105 @@ describe("createAuth refuses configurations that prove nothing about the caller"
     }
   });
 
+  // Review OPT D9: any ipAllowList counted as proof, one that admits every address too.
+  it("does not count an ipAllowList that admits every address of IPv4 or IPv6 as proof", async () => {
+    const everyone = [
+      ["0.0.0.0/0"],
+      ["::/0"],
+      ["0.0.0.0/0", "::/0"],
+      ["203.0.113.0/24", "0.0.0.0/0"],
+      ["0.0.0.0/1", "128.0.0.0/1"], // together, all of IPv4
+      ["128.0.0.0/2", "0.0.0.0/1", "192.0.0.0/2"],
+      ["::ffff:0.0.0.0/96"], // all of IPv4, written mapped
+      ["::/1", "8000::/1"],
+      ["0.0.0.0/0 "],
+    ];
+    for (const allow of everyone) {
+      await refused(
+        { ipAllowList: { allow } },
+        /nothing that proves the caller for GetCheckoutCartInfo, .*: ipAllowList\.allow holds every IPv4 or every IPv6 address/,
+      );
+      await refused(
+        { ipAllowList: { allow }, merchantGuid: GUID },
+        /nothing that proves the caller/,
+      );
+      await expect(
+        createAuth({ ipAllowList: { allow }, allowWeakAuth: true }),
+        allow.join(),
+      ).resolves.toBeDefined();
+    }
+    // Trusting every address as a proxy lets any caller name an allowed client in X-Forwarded-For.
+    await refused(
+      { ipAllowList: { allow: ["203.0.113.7"], trustedProxies: ["::/0", "0.0.0.0/0"] } },
+      /nothing that proves the caller/,
+    );
+    await refused(
+      { ipAllowList: { allow: ["203.0.113.7"], trustedProxies: ["0.0.0.0/1", "128.0.0.0/1"] } },
+      /nothing that proves the caller/,
+    );
+    // Ranges that leave any address out, or trusted proxies of your own, still prove the caller.
+    for (const ipAllowList of [
+      { allow: ["0.0.0.0/1"] },
+      { allow: ["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4", "240.0.0.0/5"] },
+      { allow: ["0.0.0.0/1", "128.0.0.1/32"] },
+      { allow: ["::/1", "::ffff:10.0.0.0/104"] },
+      { allow: ["203.0.113.0/24"], trustedProxies: ["10.0.0.0/8", "::1"] },
+    ]) {
+      await expect(createAuth({ ipAllowList }), JSON.stringify(ipAllowList)).resolves.toBeDefined();
+    }
+    // Beside another mode that proves the caller, it is only a further check.
+    await expect(
+      createAuth({ jwt: jwt(), ipAllowList: { allow: ["0.0.0.0/0", "::/0"] } }),
+    ).resolves.toBeDefined();
+  });
+
+  // Second read S4: the refusal named neither list and said to add the ipAllowList the merchant
+  // had; allowWeakAuth, its other advice, then requires the GUID NotifyOrderRefund never carries.
+  it("names the list that admits everyone, advises narrowing it first, and warns what allowWeakAuth costs", async () => {
+    const message = async (config: unknown) =>
+      ((await createAuth(config as AuthConfig).catch((e: unknown) => e)) as Error).message;
+    const proxies = await message({
+      ipAllowList: { allow: ["203.0.113.0/24"], trustedProxies: ["0.0.0.0/0"] },
+      merchantGuid: GUID,
+    });
+    expect(proxies).toMatch(
+      /^createAuth: config has nothing that proves the caller for .*: ipAllowList\.trustedProxies holds every IPv4 or every IPv6 address, so any caller passes the IP allow-list; narrow ipAllowList\.trustedProxies to your own proxies' ranges first, /,
+    );
+    expect(proxies).not.toContain("ipAllowList.allow");
+    expect(proxies).toMatch(
+      /or set allowWeakAuth: true to accept forged calls \(it then requires MerchantGUID on NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, though NotifyOrderRefund's payload carries none\)$/,
+    );
+    expect(proxies.indexOf("narrow")).toBeLessThan(proxies.indexOf("allowWeakAuth"));
+
+    const allow = await message({ ipAllowList: { allow: ["0.0.0.0/0"] }, merchantGuid: GUID });
+    expect(allow).toMatch(
+      /: ipAllowList\.allow holds every IPv4 or every IPv6 address, .*; narrow ipAllowList\.allow to the service's ranges first, /,
+    );
+    expect(allow).not.toContain("trustedProxies");
+    const both = await message({
+      ipAllowList: { allow: ["::/0"], trustedProxies: ["::/0"] },
+    });
+    expect(both).toMatch(/: ipAllowList\.allow and ipAllowList\.trustedProxies hold every/);
+    // Without a merchantGuid no GUID is checked anywhere: no such warning.
+    expect(both).toMatch(/allowWeakAuth: true to accept forged calls$/);
+    expect(both).not.toContain("MerchantGUID");
+
+    const scoped = await message({
+      jwt: jwt(),
+      callbacks: {
+        NotifyOrderRefund: { jwt: false, ipAllowList: { allow: ["0.0.0.0/0"] } },
+      },
+    });
+    expect(scoped).toMatch(
+      /^createAuth: config has nothing that proves the caller for NotifyOrderRefund: callbacks\.NotifyOrderRefund\.ipAllowList\.allow holds every/,
+    );
+
+    // merchantGuid alone: the same warning after allowWeakAuth.
+    const guidOnly = await message({ merchantGuid: GUID });
+    expect(guidOnly).toMatch(/merchantGuid is not a secret/);
+    expect(guidOnly).toMatch(/then requires MerchantGUID on NotifyOrderRefund and Send/);
+  });
+
   it("allows weak setups only with an explicit allowWeakAuth: true", async () => {
     const auth = await createAuth({ merchantGuid: GUID, cartToken: {}, allowWeakAuth: true });
     const post = makeRequest({ callback: "UpdateOrderStatus" });

@@ -216,6 +216,30 @@ describe("merchant GUID on the callbacks whose documented payload carries none",
     const error = await refusal(auth.authenticatePayload?.(result, refund, undefined, request));
     expect(error.message).toBe("MerchantGUID missing from the payload");
   });
+
+  // Review OPT D9: an allow-list that admits everyone vouches for no caller either.
+  it("with an ipAllowList that admits every address (allowWeakAuth), the GUID is still required", async () => {
+    const auth = await createAuth({
+      merchantGuid: GUID,
+      ipAllowList: { allow: ["0.0.0.0/0", "::/0"] },
+      allowWeakAuth: true,
+    });
+    const request = makeRequest({ callback: "NotifyOrderRefund", remoteAddress: "198.51.100.9" });
+    const result = await auth.authenticateRequest(request);
+    expect(result.methods).toEqual(["ip"]);
+    const error = await refusal(auth.authenticatePayload?.(result, refund, undefined, request));
+    expect(error.message).toBe("MerchantGUID missing from the payload");
+    // An allow-list of your networks does vouch: no GUID needed where the payload has none
+    // (nothing to add to the request's result: undefined, not a refusal).
+    const narrow = await createAuth({
+      merchantGuid: GUID,
+      ipAllowList: { allow: ["198.51.100.0/24"] },
+    });
+    const vouched = await narrow.authenticateRequest(request);
+    await expect(
+      narrow.authenticatePayload?.(vouched, refund, undefined, request),
+    ).resolves.toBeUndefined();
+  });
 });
 
 describe("body digest binding", () => {

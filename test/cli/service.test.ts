@@ -201,12 +201,65 @@ describe("service (in process)", () => {
       [
         ["locationByIp", "--json", file, "--base-url", `${simulator.url}/?merchantGUID=x`],
         env(),
-        /^error baseUrl must not carry credentials, a query or a fragment/,
+        /^error --base-url must not carry credentials, a query or a fragment/,
       ],
     ];
     for (const [args, environment, message] of cases) {
       const { code, stderr } = await run(args, environment);
       expect([code, stderr], args.join(" ")).toEqual([2, expect.stringMatching(message)]);
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+
+  // Review OPT D11: the client's refusals named its options (baseUrl, timeoutMs, merchantGuid),
+  // which the user of the command never wrote.
+  it("a value the client refuses is reported under the flag or variable it came from", async () => {
+    const file = await jsonFile("location-names.json", { ip: "203.0.113.7" });
+    const query = `${simulator.url}/?x=1`;
+    const cases: [string[], Record<string, string | undefined>, string][] = [
+      [["--base-url", query], env(), "--base-url must not carry"],
+      [[], env({ [SERVICE_ENV.baseUrl]: query }), "CROSSBORDER_BASE_URL must not carry"],
+      [["--base-url", simulator.url, "--auth-url", query], env(), "--auth-url must not carry"],
+      [
+        ["--base-url", simulator.url],
+        env({ [SERVICE_ENV.authUrl]: query }),
+        "CROSSBORDER_AUTH_URL must not carry",
+      ],
+      // Second read S3: the CLI's own URL check named the flag for a value from the variable.
+      [["--base-url", "ftp://x"], env(), "--base-url must be http or https, got ftp:"],
+      [[], env({ [SERVICE_ENV.baseUrl]: "ftp://x" }), "CROSSBORDER_BASE_URL must be http or https"],
+      [[], env({ [SERVICE_ENV.baseUrl]: "not a url" }), "CROSSBORDER_BASE_URL is not a URL"],
+      [
+        ["--base-url", simulator.url],
+        env({ [SERVICE_ENV.authUrl]: "ftp://x" }),
+        "CROSSBORDER_AUTH_URL must be http or https",
+      ],
+      [
+        ["--base-url", simulator.url, "--auth-url", "not a url"],
+        env({ [SERVICE_ENV.authUrl]: "ftp://x" }),
+        "--auth-url is not a URL",
+      ],
+      [
+        ["--base-url", simulator.url, "--timeout-ms", "3000000000"],
+        env(),
+        "--timeout-ms must be a positive number of at most 2147483647",
+      ],
+      [
+        ["--base-url", simulator.url],
+        env({ [SERVICE_ENV.merchantGuid]: "G\u0001x" }),
+        "CROSSBORDER_MERCHANT_GUID must be a value an HTTP header can carry",
+      ],
+      [
+        ["--base-url", simulator.url],
+        env({ [SERVICE_ENV.userName]: "\u0141ukasz" }),
+        "CROSSBORDER_USER_NAME must be a value an HTTP header can carry",
+      ],
+    ];
+    for (const [args, environment, message] of cases) {
+      const { code, stderr } = await run(["locationByIp", "--json", file, ...args], environment);
+      expect(code, message).toBe(2);
+      expect(stderr.slice(0, `error ${message}`.length)).toBe(`error ${message}`);
+      expect(stderr, message).not.toMatch(/\b(baseUrl|authUrl|timeoutMs|merchantGuid|userName)\b/);
     }
     expect(simulator.requests).toEqual([]);
   });
@@ -233,8 +286,9 @@ describe("service (in process)", () => {
       );
       expect([code, stdout], variable).toEqual([2, ""]);
       expect(stderr, variable).toMatch(
-        /^error (merchantGuid|credentials\.userName) must be [^\n]*\n$/,
+        /^error (CROSSBORDER_MERCHANT_GUID|CROSSBORDER_USER_NAME) must be [^\n]*\n$/,
       );
+      expect(stderr, variable).toContain(variable);
       expect(stderr, variable).not.toMatch(/\bat \S+ \(|TypeError/);
       for (const part of ["9f80", "112233445566", "ukasz"]) expect(stderr).not.toContain(part);
     }

@@ -2792,6 +2792,52 @@ describe("createCallbackRouter", () => {
     ).toThrow(/two callbacks/);
   });
 
+  // Review OPT D5: a "?" or "#" made a route no request path can match (the path of a request is
+  // cut there), so every call to it was a 404; a number threw "path.trim is not a function".
+  it("refuses a basePath or paths value that is not a string or holds a ? or #, naming the option, not the value", () => {
+    const handlers = { UpdateOrderStatus: () => undefined };
+    const refused = (options: object, message: string) => {
+      const create = () => createCallbackRouter({ auth: false, handlers, ...options } as never);
+      expect(create, message).toThrow(TypeError);
+      expect(create, message).toThrow(message);
+    };
+    for (const basePath of ["/cb?x=1", "/cb#top", "/cb/?", 5, null, ["/cb"]]) {
+      refused({ basePath }, "createCallbackRouter: basePath must be a path (a string without");
+    }
+    for (const path of ["/status?x=1", "/status#x", 5, { path: "/status" }]) {
+      refused(
+        { paths: { UpdateOrderStatus: path } },
+        "createCallbackRouter: paths.UpdateOrderStatus must be a path (a string without",
+      );
+    }
+    let message = "";
+    try {
+      createCallbackRouter({ auth: false, basePath: "/k3y-in-path?x", handlers });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toContain("basePath");
+    expect(message).not.toContain("k3y");
+    // A misspelt callback name in `paths` would leave the callback at its default path.
+    refused(
+      { paths: { UpdateOrderStatu: "/status" } },
+      'createCallbackRouter: paths has an unknown option "UpdateOrderStatu"',
+    );
+    refused({ paths: "/status" }, "createCallbackRouter: paths must be an object");
+    // Left out, undefined or (for a path, read with ??) null: the defaults.
+    const router = createCallbackRouter({
+      auth: false,
+      basePath: undefined,
+      paths: {
+        UpdateOrderStatus: null as never,
+        GetCheckoutCartInfo: undefined as never,
+        SendOrderToMerchant: "/orders",
+      },
+      handlers,
+    });
+    expect(router.routes).toStrictEqual({ UpdateOrderStatus: "/UpdateOrderStatus" });
+  });
+
   it("a throwing onError does not change the 404", async () => {
     const router = createCallbackRouter({
       auth: false,

@@ -653,6 +653,43 @@ describe("unknown result fields: a warning, not a lost order", () => {
     ).toThrow(/the handler under "RedeemGiftCard" was built without verifySession/);
   });
 
+  // Review OPT D2b: it was accepted, and every gift-card or voucher call was then a 500.
+  it("a verifySession that is not a function is refused at construction, by the factories and the router", () => {
+    const factories = {
+      ValidateGiftCard: createValidateGiftCardHandler,
+      RedeemGiftCard: createRedeemGiftCardHandler,
+      RefundGiftCard: createRefundGiftCardHandler,
+      ValidateVoucher: createValidateVoucherHandler,
+    };
+    for (const [name, factory] of Object.entries(factories) as [
+      string,
+      typeof createValidateGiftCardHandler,
+    ][]) {
+      for (const value of ["sessions", { verify: () => true }, null]) {
+        const create = () =>
+          factory(() => ({ IsValid: true }) as never, {
+            auth: false,
+            verifySession: value as never,
+          });
+        expect(create, name).toThrow(TypeError);
+        expect(create, name).toThrow(`${name}: verifySession must be a function`);
+      }
+    }
+    // The router refuses it even when no gift-card callback is among those it builds.
+    for (const handlers of [
+      { ValidateGiftCard: () => ({ IsValid: true }) },
+      { SendOrderToMerchant: () => ({}) },
+    ]) {
+      expect(() =>
+        createCallbackRouter({
+          auth: false,
+          verifySession: "sessions" as never,
+          handlers,
+        } as never),
+      ).toThrow("createCallbackRouter: verifySession must be a function");
+    }
+  });
+
   it("the router mounts a prebuilt gift-card handler that checks the session itself, and any without a router verifySession", async () => {
     const ran: string[] = [];
     const redeem = () =>

@@ -1,4 +1,5 @@
 // Every operation of document 000, called over real HTTP against the simulator.
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -698,6 +699,18 @@ describe("request validation: a bad request never leaves the process", () => {
     expect(error.message).not.toContain("x".repeat(101));
   });
 
+  // Review OPT D10: the TSDoc and README said "a new UUID (or yours)", not that yours must be one.
+  it("the TSDoc and README say a key of your own must be a UUID", () => {
+    const source = readFileSync(new URL("../../src/service/client.ts", import.meta.url), "utf8");
+    const at = source.indexOf("readonly idempotencyKey?: string");
+    const doc = source.slice(source.lastIndexOf("/**", at), at);
+    const flat = (text: string) => text.replace(/\s*\*?\s+/g, " ");
+    expect(flat(doc)).toMatch(/yours must be a UUID/i);
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const bullet = readme.slice(readme.indexOf("- **The billing summary's `Idempotency-Key`**"));
+    expect(flat(bullet.slice(0, bullet.indexOf("\n-")))).toMatch(/yours must be a UUID/i);
+  });
+
   it("refuses an Idempotency-Key that is not a UUID before sending", async () => {
     const simulator = await startSimulator();
     const error = await rejectionOf(
@@ -915,6 +928,97 @@ describe("configuration", () => {
         expect(create).toThrow(`${option} must be a positive number`);
       }
     }
+  });
+
+  // Review OPT D1: any other value matched neither "header" nor "query", so the GUID went nowhere
+  // and every operation failed at the service.
+  it("refuses a merchantGuidIn other than header or query at creation", async () => {
+    // null is not here: it meant "not set" on main, and still does (second read S2).
+    for (const value of ["Query", "headers", "", 1]) {
+      const create = () =>
+        createServiceClient({
+          baseUrl: "http://x",
+          merchantGuid: "g",
+          merchantGuidIn: value as never,
+        });
+      expect(create, String(value)).toThrow(TypeError);
+      expect(create, String(value)).toThrow(
+        'createServiceClient: merchantGuidIn must be "header" or "query"',
+      );
+    }
+    // Both documented values still work, and put the GUID where they say.
+    const simulator = await startSimulator();
+    await clientFor(simulator, { merchantGuidIn: "query" }).locationByIp({ ip: "203.0.113.7" });
+    await clientFor(simulator, { merchantGuidIn: "header" }).locationByIp({ ip: "203.0.113.7" });
+    const [byQuery, byHeader] = simulator.requestsOf("locationByIp");
+    expect(byQuery?.query.merchantGUID).toEqual([simulator.merchantGuid]);
+    expect(byQuery?.headers.merchantguid).toBeUndefined();
+    expect(byHeader?.headers.merchantguid).toBe(simulator.merchantGuid);
+  });
+
+  // Review OPT D2b: `fetch: "undici"` failed every call as a retried NETWORK_ERROR naming
+  // `ctx.fetch`; a hook that is not a function was never called, without a word.
+  it("refuses a fetch or a hook that is not a function, and hooks that are not an object", () => {
+    const base = { baseUrl: "http://x", merchantGuid: "g" };
+    const refused = (options: object, message: string) => {
+      const create = () => createServiceClient({ ...base, ...options } as never);
+      expect(create, message).toThrow(TypeError);
+      expect(create, message).toThrow(message);
+    };
+    refused({ fetch: "undici" }, "createServiceClient: fetch must be a function, got a string");
+    refused({ fetch: {} }, "createServiceClient: fetch must be a function, got an object");
+    refused({ hooks: "verbose" }, "createServiceClient: hooks must be an object");
+    for (const hook of ["onRequest", "onResponse", "onRetry"]) {
+      refused(
+        { hooks: { [hook]: "log" } },
+        `createServiceClient: hooks.${hook} must be a function`,
+      );
+    }
+    refused(
+      { hooks: { includeBodies: "yes" } },
+      "createServiceClient: hooks.includeBodies must be a boolean",
+    );
+    refused(
+      { hooks: { onRequst: () => undefined } },
+      'createServiceClient: hooks has an unknown hook "onRequst" (known: onRequest, onResponse, onRetry)',
+    );
+    refused({ hooks: { OnRetry: () => undefined } }, 'hooks has an unknown hook "OnRetry"');
+    // Left out, or given as undefined (or null, as before): the defaults.
+    expect(() =>
+      createServiceClient({ ...base, fetch: undefined, hooks: { onRequest: undefined } }),
+    ).not.toThrow();
+    expect(() => createServiceClient({ ...base, fetch: null, hooks: null } as never)).not.toThrow();
+  });
+
+  // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may
+  // carry members that are not hooks. It compiles and worked on main: only a key that looks like
+  // a misspelt hook is refused.
+  it("accepts hooks carrying members that are not hooks, and calls the hooks", async () => {
+    const simulator = await startSimulator();
+    const seen: string[] = [];
+    const hooks = {
+      onRequest: (event: { operation: string }) => seen.push(event.operation),
+      flush: () => undefined,
+      name: "metrics",
+      includeBodies: false,
+    };
+    const client = clientFor(simulator, { hooks });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(seen).toEqual(["locationByIp"]);
+  });
+
+  // Second read S2: main read these with `??` or `=== true`, so null meant "not set".
+  it("takes null for merchantGuidIn, a hook or includeBodies as not set", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator, {
+      merchantGuidIn: null,
+      hooks: { onRequest: null, onResponse: null, onRetry: null, includeBodies: null },
+    } as never);
+    await client.locationByIp({ ip: "203.0.113.7" });
+    // The per-operation default: the header for LocationByIP.
+    expect(simulator.requestsOf("locationByIp")[0]?.headers.merchantguid).toBe(
+      simulator.merchantGuid,
+    );
   });
 
   // Review c3 D2: such a value escaped the first call as fetch's raw TypeError, which quotes it.

@@ -344,6 +344,60 @@ describe("checkResponse", () => {
     ).toEqual(["slow: answered in 250 ms (limit 200 ms)"]);
   });
 
+  // Review OPT D7: NaN made no answer slow, and -1 or 0 made every answer slow.
+  it("refuses a slowMs that is not a positive whole number of milliseconds, as the CLI's --slow-ms", () => {
+    const body = JSON.stringify({ Success: true, InternalOrderId: "1" });
+    for (const slowMs of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, "200"]) {
+      const options = { durationMs: 60_000, slowMs: slowMs as number };
+      // Second read S5: each labelled with the function called.
+      for (const [name, inspect] of [
+        ["checkResponse", checkResponse],
+        ["inspectResponse", inspectResponse],
+      ] as const) {
+        const run = () => inspect("SendOrderToMerchant", 200, JSON_TYPE, body, options);
+        expect(run, String(slowMs)).toThrow(RangeError);
+        expect(run, String(slowMs)).toThrow(
+          `${name}: slowMs must be a positive integer of milliseconds`,
+        );
+      }
+    }
+    expect(check("SendOrderToMerchant", JSON.parse(body), 200, JSON_TYPE, { slowMs: 1 })).toEqual(
+      [],
+    );
+  });
+
+  // Review OPT D7: any other value matched neither branch, so a refusal passed the check.
+  it("refuses an expect other than success or refusal, rather than not checking the verdict", () => {
+    const refusal = JSON.stringify({ Success: false, ErrorCode: "X", Message: "no" });
+    for (const value of ["succes", "Success", 401, true, {}]) {
+      const options = { expect: value as never };
+      for (const [name, inspect] of [
+        ["checkResponse", checkResponse],
+        ["inspectResponse", inspectResponse],
+      ] as const) {
+        const run = () => inspect("SendOrderToMerchant", 200, JSON_TYPE, refusal, options);
+        expect(run, String(value)).toThrow(TypeError);
+        expect(run, String(value)).toThrow(`${name}: expect must be "success" or "refusal"`);
+      }
+    }
+    for (const [name, inspect] of [
+      ["checkResponse", checkResponse],
+      ["inspectResponse", inspectResponse],
+    ] as const) {
+      const run = () => inspect("SendOrderToMerchnt" as never, 200, JSON_TYPE, refusal);
+      expect(run).toThrow(`${name}: unknown callback "SendOrderToMerchnt"`);
+    }
+    // Left out, undefined or null (read with ??): the default, which a refusal fails.
+    const byDefault = check("SendOrderToMerchant", JSON.parse(refusal));
+    expect(byDefault).toHaveLength(1);
+    for (const value of [undefined, null]) {
+      const options = { expect: value as never };
+      expect(check("SendOrderToMerchant", JSON.parse(refusal), 200, JSON_TYPE, options)).toEqual(
+        byDefault,
+      );
+    }
+  });
+
   it.each([400, 401, 403, 408, 413, 422, 499])(
     "flags a well-formed refusal with HTTP %s: the service counts the call as failed",
     (status) => {

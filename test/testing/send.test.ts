@@ -218,6 +218,21 @@ describe("sendCallback (as the service sends)", () => {
     expect(answered.status).toBe(200);
   });
 
+  // Review OPT D7: as timeoutMs, refused before anything is sent.
+  it("refuses a slowMs or an expect the check cannot use, sending nothing", async () => {
+    const sent = raw.seen.length;
+    for (const options of [{ slowMs: Number.NaN }, { slowMs: -1 }, { expect: "succes" as never }]) {
+      const error = await sendCallback(raw.base, "UpdateOrderStatus", options).catch(
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(options)).toBeInstanceOf(
+        "slowMs" in options ? RangeError : TypeError,
+      );
+      expect((error as Error).message).toMatch(/^sendCallback: (slowMs|expect) must be/);
+    }
+    expect(raw.seen.length).toBe(sent);
+  });
+
   it("rejects with SendCallbackError when nothing listens", async () => {
     const port = await closedPort();
     await expect(sendCallback(`http://127.0.0.1:${port}/cb`, "UpdateOrderStatus")).rejects.toThrow(

@@ -283,6 +283,62 @@ describe("createServiceSimulator", () => {
     expect(await hanging).toBeInstanceOf(Error);
   });
 
+  // Review OPT D8: a failure queued under a name no request has never happened, and the retry
+  // test written around it passed without ever seeing one.
+  it("fail() refuses an operation it does not simulate, naming those it does", async () => {
+    const sim = await start();
+    for (const name of ["voidParcl", "VoidParcel", "LocationByIP", "", "__proto__"]) {
+      const queue = () => sim.fail(name as never, { status: 503 });
+      expect(queue, name).toThrow(TypeError);
+      expect(queue, name).toThrow(
+        /^createServiceSimulator: fail\(\) has no operation ".*"; known: "\*", getAuthenticationToken, calculateBillingSummary, .*voidParcel.*createOrderRefund$/,
+      );
+    }
+    // Nothing was queued: the next request is answered as usual; a known name still fails it.
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    expect((await post(sim, path, undefined)).status).toBe(200);
+    sim.fail("locationByIp", { status: 503 });
+    expect((await post(sim, path, undefined)).status).toBe(503);
+  });
+
+  // The same false pass as fail()'s: count("voidParcl") was 0, requestsOf() empty, and a
+  // misspelt jwtOperations name left that operation without a token check.
+  it("count(), requestsOf() and jwtOperations refuse an operation they do not simulate", async () => {
+    const known =
+      /known: getAuthenticationToken, calculateBillingSummary, .*voidParcel.*createOrderRefund$/;
+    for (const name of ["voidParcl", "VoidParcel", "", "__proto__", "*"]) {
+      const created = () => createServiceSimulator({ jwtOperations: [name as never] });
+      await expect(created(), name).rejects.toThrow(TypeError);
+      await expect(created(), name).rejects.toThrow(
+        `createServiceSimulator: jwtOperations has no operation ${JSON.stringify(name)}; `,
+      );
+      await expect(created(), name).rejects.toThrow(known);
+    }
+    await expect(createServiceSimulator({ jwtOperations: "voidParcel" as never })).rejects.toThrow(
+      "createServiceSimulator: jwtOperations must be a list of operation names",
+    );
+    const sim = await start({ jwtOperations: null as never });
+    for (const name of ["voidParcl", "LocationByIP", "", null]) {
+      for (const [method, read] of [
+        ["count()", () => sim.count(name as never)],
+        ["requestsOf()", () => sim.requestsOf(name as never)],
+      ] as const) {
+        expect(read, `${method} ${name}`).toThrow(TypeError);
+        expect(read, `${method} ${name}`).toThrow(
+          `createServiceSimulator: ${method} has no operation ${JSON.stringify(String(name))}; `,
+        );
+        expect(read, `${method} ${name}`).toThrow(known);
+      }
+    }
+    // Known names still count; count() alone counts every request.
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    expect((await post(sim, path, undefined)).status).toBe(200);
+    expect(sim.count("locationByIp")).toBe(1);
+    expect(sim.count("voidParcel")).toBe(0);
+    expect(sim.count()).toBe(1);
+    expect(sim.requestsOf("locationByIp")).toHaveLength(1);
+  });
+
   it("answers any documented code on request, the way each operation reports it", async () => {
     const sim = await start();
     sim.fail("dispatchConsolidatedShipment", { code: "B600" });
