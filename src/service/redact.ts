@@ -41,16 +41,26 @@ export class Redactor {
     return this.#pattern === undefined ? masked : masked.replace(this.#pattern, REDACTED);
   }
 
-  /** A deep copy with secrets replaced in every string and credential fields masked. */
+  /**
+   * A deep copy with secrets replaced and card numbers masked in every string, every number (one
+   * that changes becomes its masked text) and every key, and credential fields masked.
+   */
   value(value: unknown, depth = 0): unknown {
     if (typeof value === "string") return this.text(value);
+    if (typeof value === "number" || typeof value === "bigint") {
+      const text = String(value);
+      const masked = this.text(text);
+      return masked === text ? value : masked;
+    }
     if (typeof value !== "object" || value === null) return value;
     if (depth > 64) return REDACTED;
     if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       if (key === "__proto__") continue;
-      copy[key] = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : this.value(item, depth + 1);
+      copy[this.text(key)] = SECRET_KEYS.has(key.toLowerCase())
+        ? REDACTED
+        : this.value(item, depth + 1);
     }
     return copy;
   }
