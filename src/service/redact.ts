@@ -1,9 +1,9 @@
 /**
  * Keeps the merchant GUID, the password and the tokens out of everything the client hands out:
  * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
- * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, spaced or
- * not) are masked as everywhere else in the library: a refund's comment, or the service's text
- * quoting one, may hold one.
+ * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, in every
+ * spelling `redactCardNumbers` finds; in texts, numbers and keys) are masked as everywhere else in
+ * the library: a refund's comment, or the service's text quoting one, may hold one.
  */
 import { redactCardNumbers } from "../core/redact.js";
 

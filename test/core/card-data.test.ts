@@ -678,6 +678,36 @@ describe("per-request redaction of the card number and CVV", () => {
     }
   });
 
+  // Review PAN D3: another card's number (a card on file, a PSP's text) with other gaps than
+  // one space, dash or `+` went out whole on every channel.
+  it.each([".", "  ", "\t", "\u00a0", "/", "_", "%20"])(
+    "another card's number joined by %j: masked in the answer, onError and the console",
+    async (gap) => {
+      const quoted = (MASTERCARD.match(/.{4}/g) ?? []).join(gap);
+      const seen: string[] = [];
+      for (const mode of ["custom", "default"] as const) {
+        for (const thrown of [
+          new CallbackError("DECLINED", `card ${quoted} refused`),
+          new Error(`card ${quoted} refused`),
+        ]) {
+          capture.logs.length = 0;
+          capture.hooks.length = 0;
+          const response = await handlerFor(
+            createPerformOrderPaymentHandler as unknown as Factory,
+            mode,
+            () => {
+              throw thrown;
+            },
+          ).handle(post(JSON.stringify(order(VISA, "0123"))));
+          seen.push(...texts(response));
+        }
+      }
+      const masked = `****${gap}****${gap}****${gap}4444`;
+      expect(seen.join("\n")).toContain(JSON.stringify(`card ${masked} refused`).slice(1, -1));
+      for (const text of seen) expect(text).not.toContain(quoted);
+    },
+  );
+
   it("the CVV of this request in a CallbackError code is masked too", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {
@@ -1098,6 +1128,66 @@ describe("redactCardNumbers", () => {
     }
     // A `+` that joins no digits is no separator.
     expect(redactCardNumbers("+44+20+7946+0958")).toBe("+44+20+7946+0958");
+  });
+
+  // Review PAN D3: only one space, dash or `+` joined the groups, so another card's number
+  // written with dots, tabs, a no-break space, slashes, underscores, double spaces or an escaped
+  // space went out whole on every channel.
+  const WIDE_GAPS = [
+    ".",
+    "  ",
+    "\t",
+    "\u00a0",
+    "\u202f",
+    "/",
+    "_",
+    ". ",
+    "%20",
+    "%2b",
+    "%2B",
+    "%2f",
+  ];
+  /** The digits a reader sees, an escape in a gap (`%20`) not counted. */
+  const digitsOf = (text: string) => text.replace(/%[0-9a-f]{2}/gi, "").replace(/[^0-9]/g, "");
+  it.each(PANS.flatMap((pan) => WIDE_GAPS.map((gap) => [JSON.stringify(gap), gap, pan] as const)))(
+    "masks a card number whose groups are joined by %s (%s)",
+    (_label, gap, pan) => {
+      const written = (pan.match(/.{1,4}/g) ?? []).join(gap);
+      const out = redactCardNumbers(`card ${written} refused`);
+      expect(digitsOf(out)).not.toContain(pan);
+      // Every digit but the last four masked, the gaps as written.
+      let kept = 4;
+      const masked = written
+        .split(/(%[0-9a-fA-F]{2})/)
+        .reverse()
+        .map((part) =>
+          part.startsWith("%")
+            ? part
+            : [...part]
+                .reverse()
+                .map((char) => (/[0-9]/.test(char) && kept-- <= 0 ? "*" : char))
+                .reverse()
+                .join(""),
+        )
+        .reverse()
+        .join("");
+      expect(out).toBe(`card ${masked} refused`);
+      expect(masked.replace(/%[0-9a-fA-F]{2}/g, "").replace(/[^0-9]/g, "")).toBe(pan.slice(-4));
+    },
+  );
+
+  it.each([
+    // Each of these holds a Luhn-valid 13–19 digit sequence if any gap joined any other.
+    ["amounts in a list", "Items 10.00 20.00 30.00 40.00 50.00"],
+    ["a date and a time", "Order 2026-11-26 12.30.45 total 1 234.56 EUR"],
+    ["a date with slashes and a time", "26/11/2026 12:30:45"],
+    ["an IP address", "from 192.168.100.200"],
+    ["a version", "v1.2.3.4.5.6.7.8.9.10"],
+    ["an escaped address", "548+Market+St.%2c+Suite+100"],
+    ["a percent", "100% Cotton Lane 12"],
+    ["an order number and its date", "GE927127001US of 2026.11.26"],
+  ])("leaves %s alone", (_label, text) => {
+    expect(redactCardNumbers(text)).toBe(text);
   });
 
   it("finds a card number inside a long run of spaced digit groups", () => {

@@ -387,6 +387,7 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
       {},
       { Message: "refused", Errors: { "4111111111111111": "no" } },
     ],
+    ["the service's answer, dotted", {}, { Message: "refused 4111.1111.1111.1111" }],
   ])(
     "a card number in %s is masked in the hook bodies and the error",
     async (_label, extra, answer) => {
