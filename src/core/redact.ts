@@ -259,16 +259,17 @@ function maskedRun(text: string, start: number, end: number, count: number): str
 /**
  * The text with one card number (given by its digits, 12 or more) masked in any spelling, Luhn-valid
  * or not: every run of digits (a single space, dash or `+` between them) holding it keeps only its last
- * four digits, and a text that still holds those digits in order (other separators) keeps none.
+ * four digits, and a text that still holds those digits in order (other separators, percent-escapes
+ * included: see {@link holdsCard}) keeps none.
  */
 export function maskCardDigits(text: string, digits: string): string {
-  if (digits.length < MIN_CARD_DIGITS || !onlyDigits(text).includes(digits)) return text;
+  if (digits.length < MIN_CARD_DIGITS || !holdsCard(text, [digits])) return text;
   const masked = replaceDigitRuns(text, digits.length, (start, end, count) =>
     onlyDigits(text.slice(start, end)).includes(digits)
       ? maskedRun(text, start, end, count)
       : undefined,
   );
-  return onlyDigits(masked).includes(digits) ? masked.replace(/[0-9]/g, "*") : masked;
+  return holdsCard(masked, [digits]) ? masked.replace(/[0-9]/g, "*") : masked;
 }
 
 /**
@@ -485,10 +486,23 @@ function markCardDigits(
   return out;
 }
 
-/** Whether the digits of a text, read in order whatever stands between them, hold one of the cards. */
+/**
+ * Whether the digits of a text, read in order whatever stands between them, hold one of the cards:
+ * as written, or with its percent-escapes read (`%20` is no digits, `%34` is a 4), so that a quote
+ * of an encoded field (`4111%201111%201111%201111`, `4111%2b1111…`) is found too.
+ */
 function holdsCard(text: string, cards: readonly string[]): boolean {
   const digits = onlyDigits(text);
-  return cards.some((card) => digits.includes(card));
+  if (cards.some((card) => digits.includes(card))) return true;
+  if (!text.includes("%")) return false;
+  const decoded = onlyDigits(text.replace(/%([0-9A-Fa-f]{2})/g, escapedDigit));
+  return cards.some((card) => decoded.includes(card));
+}
+
+/** A percent-escape as the digit it encodes, or as nothing (a separator). */
+function escapedDigit(_escape: string, hex: string): string {
+  const code = Number.parseInt(hex, 16);
+  return isDigit(code) ? String.fromCharCode(code) : "";
 }
 
 /** Replaces every marked stretch of the text with `***`. */
@@ -546,8 +560,8 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
       for (const secret of list) marks = markSecret(text, secret, marks);
       if (cardDigits.length > 0) marks = markCardDigits(text, cardDigits, marks);
       const out = marks === undefined ? text : replaceMarked(text, marks);
-      // A card number quoted with other separators (`4111.1111.1111.1111`): no digit goes out, as
-      // in `maskCardDigits`.
+      // A card number quoted with other separators (`4111.1111.1111.1111`, `4111%201111…`): no
+      // digit goes out, as in `maskCardDigits`.
       if (cardDigits.length > 0 && holdsCard(out, cardDigits)) return out.replace(/[0-9]/g, "*");
       // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
       // masked last: this request's own, in any spelling, is masked above.

@@ -678,6 +678,65 @@ describe("per-request redaction of the card number and CVV", () => {
     }
   });
 
+  // Review PAN D2: a quote of this request's card with percent-encoded separators (as an encoded
+  // field spells it) held digits of its own ("20" of `%20`), so the card's digits were not found
+  // in order and the text went out whole: in the answer, to onError, to the console.
+  const spelled = (pan: string, gap: string) =>
+    gap === "each digit"
+      ? [...pan].map((d) => `%3${d}`).join("")
+      : (pan.match(/.{4}/g) ?? []).join(gap);
+  it.each([
+    ["%20", "%20"],
+    ["%2b (the service's own encoding of `+`)", "%2b"],
+    ["%2B", "%2B"],
+    ["%2D", "%2D"],
+    ["%C2%A0", "%C2%A0"],
+    ["every digit escaped", "each digit"],
+  ])(
+    "this request's card number quoted with %s separators: every digit masked",
+    async (_label, gap) => {
+      /** The digits a reader sees, escapes read. */
+      const decodedDigits = (text: string) =>
+        text
+          .replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => {
+            const char = String.fromCharCode(Number.parseInt(hex, 16));
+            return /[0-9]/.test(char) ? char : "";
+          })
+          .replace(/[^0-9]/g, "");
+      // A Luhn-valid card, and one only this request's card data says is a card number.
+      for (const pan of [VISA, ODD_PAN]) {
+        const quoted = spelled(pan, gap);
+        const seen: string[] = [];
+        for (const mode of ["custom", "default"] as const) {
+          for (const thrown of [
+            new CallbackError("DECLINED", `card ${quoted} refused`, `ref ${quoted}`),
+            new Error(`card ${quoted} refused`),
+          ]) {
+            capture.logs.length = 0;
+            capture.hooks.length = 0;
+            const response = await handlerFor(
+              createPerformOrderPaymentHandler as unknown as Factory,
+              mode,
+              () => {
+                throw thrown;
+              },
+            ).handle(post(JSON.stringify(order(pan, "0123"))));
+            seen.push(...texts(response));
+            if (thrown instanceof CallbackError) {
+              expect(JSON.parse(response.body).Message).toBe(
+                `card ${quoted.replace(/[0-9]/g, "*")} refused`,
+              );
+            }
+          }
+        }
+        for (const text of seen) {
+          expect(text).not.toContain(quoted);
+          expect(decodedDigits(text), text).not.toContain(pan);
+        }
+      }
+    },
+  );
+
   // Review PAN D3: another card's number (a card on file, a PSP's text) with other gaps than
   // one space, dash or `+` went out whole on every channel.
   it.each([".", "  ", "\t", "\u00a0", "/", "_", "%20"])(

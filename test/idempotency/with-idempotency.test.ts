@@ -1027,6 +1027,45 @@ describe("stored results never hold card data", () => {
     expect(own).not.toContain("737");
   });
 
+  // Review PAN D2/D3: the delivery's own card quoted with `%20` between its groups, and another
+  // card with dots or no-break spaces, were stored as they were, in texts and in a field's name
+  // (PCI 3.5.1), and replayed on every repeat.
+  it("masks the delivery's own card percent-encoded, and another card with dots or no-break spaces, in texts and names", async () => {
+    const { store, stored } = recording();
+    const own = "4111%201111%201111%201111";
+    const dotted = "5555.5555.5555.4444";
+    const nbsp = "5555\u00a05555\u00a05555\u00a04444";
+    const charge: PerformOrderPaymentFunction = async () =>
+      ({
+        InternalOrderId: "M-1",
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Message: `charged ${own}`,
+        Description: `alt ${dotted}; ${nbsp}`,
+        [`note ${own}`]: "unknown field, name stored",
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError: collector().onError,
+    });
+    const answer = await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(answer.status).toBe(200);
+    expect(stored).toHaveLength(1);
+    const raw = String(stored[0]);
+    for (const text of [raw, answer.body]) {
+      expect(text).not.toContain(own);
+      expect(text).not.toContain(dotted);
+      expect(text).not.toContain(nbsp);
+      expect(text.replace(/%[0-9a-f]{2}/gi, "").replace(/[^0-9]/g, "")).not.toMatch(
+        /4111111111111111|5555555555554444/,
+      );
+    }
+    const record = JSON.parse(raw.slice(1));
+    expect(record.Message).toBe(`charged ${own.replace(/[0-9]/g, "*")}`);
+    expect(record.Description).toBe("alt ****.****.****.4444; ****\u00a0****\u00a0****\u00a04444");
+    expect(record.InternalOrderId).toBe("M-1");
+  });
+
   it("masks the CVV wherever the result quotes it, and leaves out every key that names it", async () => {
     const { store, stored } = recording();
     const charge: PerformOrderPaymentFunction = async (payment) =>
