@@ -537,8 +537,16 @@ export function maskSecret(text: string, secret: string): string {
  * and CVVs, trimmed; those under three characters are left out) wherever quoted. A text that
  * still holds one of this request's card numbers in its digits (quoted with other separators)
  * has every digit masked.
+ *
+ * `scan` says which other card numbers are masked: `"wide"` (reports, logs, refusals) every
+ * spelling {@link redactCardNumbers} finds; `"data"` (a success answer's texts, a stored result:
+ * the merchant's data, sent to the service or back to the caller) only those joined by one space,
+ * dash or `+`, so that a dotted date and time or tracking number passing the Luhn check is kept.
  */
-export function createRedactor(secrets: readonly unknown[] = []): Redactor {
+export function createRedactor(
+  secrets: readonly unknown[] = [],
+  scan: RedactorScan = "wide",
+): Redactor {
   const list: Secret[] = [];
   const seen = new Set<string>();
   // A card number is found by its digits, whatever separators the secret or the quote has. A set:
@@ -553,6 +561,7 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
     if (CARD_LIKE.test(text)) digitSet.add(onlyDigits(text));
   }
   const cardDigits = [...digitSet];
+  const wide = scan === "wide";
   return (value) => {
     try {
       const text = redactClassicCardNumbers(textOf(value));
@@ -565,7 +574,7 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
       if (cardDigits.length > 0 && holdsCard(out, cardDigits)) return out.replace(/[0-9]/g, "*");
       // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
       // masked last: this request's own, in any spelling, is masked above.
-      return redactCardNumbers(out);
+      return wide ? redactCardNumbers(out) : out;
     } catch {
       // Out of memory for a giant text, or anything else: nothing of the text goes out.
       return UNREADABLE;
@@ -573,16 +582,22 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
   };
 }
 
+/** Which other card numbers a request's redactor masks (see {@link createRedactor}). */
+export type RedactorScan = "wide" | "data";
+
 /**
  * {@link createRedactor} of the secrets `collect` gives, built when it first redacts something:
  * most requests never need it. `collect` must answer from values it copied when it was made.
  */
-export function lazyRedactor(collect: () => readonly unknown[]): Redactor {
+export function lazyRedactor(
+  collect: () => readonly unknown[],
+  scan: RedactorScan = "wide",
+): Redactor {
   let redact: Redactor | undefined;
   return (value) => {
     if (redact === undefined) {
       try {
-        redact = createRedactor(collect());
+        redact = createRedactor(collect(), scan);
       } catch {
         // Secrets that cannot be told: no text may go out, now or later.
         redact = () => UNREADABLE;
@@ -594,3 +609,6 @@ export function lazyRedactor(collect: () => readonly unknown[]): Redactor {
 
 /** The redactor of a request without card data (or before its body is read). */
 export const redactCards: Redactor = createRedactor();
+
+/** {@link redactCards} for the merchant's data (see {@link createRedactor}'s `"data"` scan). */
+export const redactCardsInData: Redactor = createRedactor([], "data");

@@ -15,6 +15,8 @@ const SECRET_KEYS = new Set(["password", "token", "merchantguid", "authorization
 const MAX_TOKENS = 8;
 /** Shorter strings are not secrets worth masking (and masking them would mangle text). */
 const MIN_SECRET_LENGTH = 4;
+/** A number's text that is a whole number written in digits (not `1.5`, not `1e+21`). */
+const WHOLE_NUMBER = /^-?[0-9]+$/;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Redactor {
@@ -42,13 +44,16 @@ export class Redactor {
   }
 
   /**
-   * A deep copy with secrets replaced and card numbers masked in every string, every number (one
-   * that changes becomes its masked text) and every key, and credential fields masked.
+   * A deep copy with secrets replaced and card numbers masked in every string, every whole number
+   * (one that changes becomes its masked text; a float is kept) and every key, and credential
+   * fields masked.
    */
   value(value: unknown, depth = 0): unknown {
     if (typeof value === "string") return this.text(value);
     if (typeof value === "number" || typeof value === "bigint") {
       const text = String(value);
+      // A decimal point is no gap between digit groups: only a whole number may be a card number.
+      if (!WHOLE_NUMBER.test(text)) return value;
       const masked = this.text(text);
       return masked === text ? value : masked;
     }

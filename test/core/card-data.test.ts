@@ -767,6 +767,47 @@ describe("per-request redaction of the card number and CVV", () => {
     },
   );
 
+  // Second reading of PAN (S3): the wider scan ran on a success answer's texts too, so a dotted
+  // date and time, tracking number or phone number that happens to pass the Luhn check (about
+  // one in ten) reached the service masked. A success answer is the merchant's data: only this
+  // request's own card and card numbers in the classic spelling are masked there, as before.
+  it("a success answer's texts are answered as written: dotted dates, tracking and phone numbers", async () => {
+    const result = {
+      InternalOrderId: "M-1",
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+      Message: "Shipment 2026.11.26.12.30.45 booked",
+      Description: "tracking 9400.1000.0000.0000.0000.00, hotline 0033.6.12.34.56.79",
+    };
+    // The texts do hold Luhn-valid sequences in the wider spelling: a refusal masks them.
+    expect(redactCardNumbers(result.Message)).not.toBe(result.Message);
+    expect(redactCardNumbers(result.Description)).not.toBe(result.Description);
+    const response = await handlerFor(
+      createPerformOrderPaymentHandler as unknown as Factory,
+      "custom",
+      () => result,
+    ).handle(post(JSON.stringify(order(VISA, "0123"))));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({
+      Message: result.Message,
+      Description: result.Description,
+    });
+    // Masked as before: this request's own card in any spelling, another card spaced.
+    const masking = await handlerFor(
+      createPerformOrderPaymentHandler as unknown as Factory,
+      "custom",
+      () => ({
+        ...result,
+        Message: `charged ${VISA.match(/.{4}/g)?.join(".")}`,
+        Description: `alt ${MASTERCARD.match(/.{4}/g)?.join(" ")}`,
+      }),
+    ).handle(post(JSON.stringify(order(VISA, "0123"))));
+    expect(JSON.parse(masking.body)).toMatchObject({
+      Message: "charged ****.****.****.****",
+      Description: "alt **** **** **** 4444",
+    });
+  });
+
   it("the CVV of this request in a CallbackError code is masked too", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {

@@ -616,6 +616,18 @@ describe("the Redactor's rules", () => {
     for (const token of tokens) expect(redactor.text(`t=${token}`)).toBe(`t=${REDACTED}`);
   });
 
+  // Second reading of PAN (S4): a decimal point read as a gap between digit groups turned a float
+  // (12 * 1.1 is 13.200000000000001) into a masked string in the hook bodies.
+  it("masks a JSON number only when it is a whole card number; floats stay numbers", () => {
+    const redactor = new Redactor();
+    const floats = { Total: 12 * 1.1, Lines: [1.4000000000000001, 1079.4599999999998] };
+    expect(redactor.value(floats)).toStrictEqual(floats);
+    expect(redactor.value({ Card: 5555555555554444, Count: 3 })).toStrictEqual({
+      Card: "************4444",
+      Count: 3,
+    });
+  });
+
   it("masks credential fields whatever their casing and value", () => {
     const redactor = new Redactor();
     expect(
