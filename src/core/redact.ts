@@ -138,8 +138,11 @@ function forEachDigitRun(
   const length = text.length;
   let i = 0;
   while (i < length) {
-    if (!isDigit(text.charCodeAt(i))) {
-      i++;
+    const code = text.charCodeAt(i);
+    if (!isDigit(code)) {
+      // When `wide`, an escape is skipped whole: no run starts at the `20` of `card%20…`, which
+      // would glue it to the card after it.
+      i += wide && code === PERCENT && hexByte(text, i + 1) >= 0 ? 3 : 1;
       continue;
     }
     const start = i;
@@ -488,20 +491,37 @@ function markCardDigits(
 
 /**
  * Whether the digits of a text, read in order whatever stands between them, hold one of the cards:
- * as written, or with its percent-escapes read (`%20` is no digits, `%34` is a 4), so that a quote
- * of an encoded field (`4111%201111%201111%201111`, `4111%2b1111…`) is found too.
+ * as written, or with its escapes read (`%20` is no digits, `%34` is a 4), so that a quote of an
+ * encoded field (`4111%201111%201111%201111`, `4111%2b1111…`) is found too. The escapes read are
+ * percent-escapes (encoded twice too: `%2520`), HTML character references (`&#160;`, `&#x34;`)
+ * and JSON escapes written as text (`\u00a0`).
  */
 function holdsCard(text: string, cards: readonly string[]): boolean {
   const digits = onlyDigits(text);
   if (cards.some((card) => digits.includes(card))) return true;
-  if (!text.includes("%")) return false;
-  const decoded = onlyDigits(text.replace(/%([0-9A-Fa-f]{2})/g, escapedDigit));
+  if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
+  let read = text;
+  // `%2520` is `%20` encoded again: read the `%25`s first (a few rounds at most).
+  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, "%");
+  const decoded = onlyDigits(read.replace(ESCAPE, escapedDigit));
   return cards.some((card) => decoded.includes(card));
 }
 
-/** A percent-escape as the digit it encodes, or as nothing (a separator). */
-function escapedDigit(_escape: string, hex: string): string {
-  const code = Number.parseInt(hex, 16);
+/** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
+const ESCAPE = /%([0-9A-Fa-f]{2})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|\\u([0-9A-Fa-f]{4})/g;
+
+/** An escape as the digit it encodes, or as nothing (a separator). */
+function escapedDigit(
+  _escape: string,
+  percent: string | undefined,
+  decimal: string | undefined,
+  hex: string | undefined,
+  json: string | undefined,
+): string {
+  const code =
+    decimal !== undefined
+      ? Number.parseInt(decimal, 10)
+      : Number.parseInt(percent ?? hex ?? json ?? "", 16);
   return isDigit(code) ? String.fromCharCode(code) : "";
 }
 

@@ -692,6 +692,11 @@ describe("per-request redaction of the card number and CVV", () => {
     ["%2D", "%2D"],
     ["%C2%A0", "%C2%A0"],
     ["every digit escaped", "each digit"],
+    // Second reading of PAN (S2): separators that hold digits of their own, other than `%xx`.
+    ["&#160; (an HTML-escaped no-break space)", "&#160;"],
+    ["&#32;", "&#32;"],
+    ["%2520 (encoded twice)", "%2520"],
+    ["\\u00a0 (a JSON escape written as text)", "\\u00a0"],
   ])(
     "this request's card number quoted with %s separators: every digit masked",
     async (_label, gap) => {
@@ -764,6 +769,32 @@ describe("per-request redaction of the card number and CVV", () => {
       const masked = `****${gap}****${gap}****${gap}4444`;
       expect(seen.join("\n")).toContain(JSON.stringify(`card ${masked} refused`).slice(1, -1));
       for (const text of seen) expect(text).not.toContain(quoted);
+    },
+  );
+
+  // Second reading of PAN (S1): a quote that is URL-encoded whole has an escape before the card
+  // too (`card%20…`); the scan started a run at the `20` of it, so the card sat inside a longer
+  // group and went out with its last eight digits, or whole.
+  it.each([
+    ["upstream: card%205555%205555%205555%204444%20refused", "card%20****%20****%20****%204444"],
+    ["upstream: card%095555%095555%095555%094444%09refused", "card%09****%09****%09****%094444"],
+    [`q=card%20${MASTERCARD}&x=1`, "q=card%20************4444"],
+  ])(
+    "another card's number after an escape (%s): masked in the answer and onError",
+    async (text, masked) => {
+      const response = await handlerFor(
+        createPerformOrderPaymentHandler as unknown as Factory,
+        "custom",
+        () => {
+          throw new CallbackError("DECLINED", text);
+        },
+      ).handle(post(JSON.stringify(order(VISA, "0123"))));
+      expect(JSON.parse(response.body).Message).toContain(masked);
+      for (const seen of texts(response)) {
+        expect(seen.replace(/%[0-9a-f]{2}/gi, "").replace(/[^0-9]/g, "")).not.toContain(
+          MASTERCARD.slice(4),
+        );
+      }
     },
   );
 
@@ -1288,6 +1319,16 @@ describe("redactCardNumbers", () => {
     ["an order number and its date", "GE927127001US of 2026.11.26"],
   ])("leaves %s alone", (_label, text) => {
     expect(redactCardNumbers(text)).toBe(text);
+  });
+
+  // Second reading of PAN (S1): a run started inside the escape before a card (`card%20…`).
+  it.each([
+    ["card%205555%205555%205555%204444%20refused", "card%20****%20****%20****%204444%20refused"],
+    ["card%095555%095555%095555%094444", "card%09****%09****%09****%094444"],
+    ["q=card%205555555555554444", "q=card%20************4444"],
+    ["a=%2F4111.1111.1111.1111", "a=%2F****.****.****.1111"],
+  ])("masks a card number right after an escape: %s", (text, masked) => {
+    expect(redactCardNumbers(text)).toBe(masked);
   });
 
   it("finds a card number inside a long run of spaced digit groups", () => {
