@@ -499,6 +499,9 @@ function markCardDigits(
 function holdsCard(text: string, cards: readonly string[]): boolean {
   const digits = onlyDigits(text);
   if (cards.some((card) => digits.includes(card))) return true;
+  // Reading the escapes never adds digits (`%34` and `&#52;` are one digit written with two), so a
+  // text with fewer digits than a card number holds none, escapes or not.
+  if (digits.length < MIN_CARD_DIGITS) return false;
   if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
   let read = text;
   // `%2520` is `%20` encoded again: read the `%25`s first (a few rounds at most).
