@@ -2,6 +2,7 @@ import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importPKCS8 } from "jose";
 import { version } from "../../package.json";
+import { redactCardNumbers, textOf } from "../core/redact.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import { DEFAULT_SLOW_MS } from "../testing/check.js";
@@ -295,14 +296,25 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`${errorColors.red("error")} ${error.message}\n`);
+      io.stderr.write(`${errorColors.red("error")} ${redactCardNumbers(error.message)}\n`);
       return 2;
     }
-    io.stderr.write(
-      `${errorColors.red("error")} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    io.stderr.write(`${errorColors.red("error")} ${unexpectedErrorText(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * An unexpected error as printed: its name and message with card numbers masked, then the frames
+ * of its stack only (file and line). The stack's own first lines repeat the message as written,
+ * which may quote a payload: they are left out.
+ */
+function unexpectedErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return redactCardNumbers(textOf(error));
+  const head = redactCardNumbers(`${textOf(error.name)}: ${textOf(error.message)}`);
+  const stack = typeof error.stack === "string" ? error.stack : "";
+  const frames = stack.split("\n").filter((line) => /^\s+at /.test(line));
+  return [head, ...frames.map(redactCardNumbers)].join("\n");
 }
 
 export { SERVICE_ENV };

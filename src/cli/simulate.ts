@@ -418,8 +418,9 @@ const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
 export function applySet(payload: unknown, assignment: string): unknown {
   const match = /^([^=:]+?)(:?=)([\s\S]*)$/.exec(assignment);
   if (!match) {
+    // The value is never quoted: it may be a card number or a CVV.
     throw new UsageError(
-      `--set takes Path=text or Path:=json (e.g. OrderId=GE-1, Products.0.Quantity:=2), got "${assignment}"`,
+      "--set takes Path=text or Path:=json (e.g. OrderId=GE-1, Products.0.Quantity:=2)",
     );
   }
   const [, rawPath = "", operator, rawValue = ""] = match;
@@ -432,7 +433,9 @@ export function applySet(payload: unknown, assignment: string): unknown {
     try {
       value = JSON.parse(rawValue);
     } catch {
-      throw new UsageError(`--set ${rawPath}:= needs JSON, got ${JSON.stringify(rawValue)}`);
+      throw new UsageError(
+        `--set ${rawPath}:= needs JSON (a text is set with ${rawPath}=…); the value is not printed`,
+      );
     }
   }
   const root: unknown = structuredClone(isRecord(payload) || Array.isArray(payload) ? payload : {});

@@ -31,7 +31,7 @@ import {
 import { headerReader } from "./headers.js";
 import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
-import { cardNumbersMasker, lazyRedactor } from "./redact.js";
+import { cardNumbersMasker, lazyRedactor, redactCardsInData } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -338,6 +338,15 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       : undefined;
   }
 
+  /** `redactorOf` and `answerRedactorOf` for the merchant's data (a stored result); see `Call`. */
+  static dataRedactorsOf(
+    value: unknown,
+  ): { readonly redact: Redactor; readonly redactAnswer: Redactor } | undefined {
+    if (typeof value !== "object" || value === null || !(#call in value)) return undefined;
+    const call = (value as HandlerContext<unknown>).#call;
+    return { redact: call.redactData, redactAnswer: call.redactAnswerData };
+  }
+
   static cardMaskerOf(value: unknown): ((text: string) => string) | undefined {
     return typeof value === "object" && value !== null && #call in value
       ? (value as HandlerContext<unknown>).#call.ownCards
@@ -405,6 +414,17 @@ export function requestRedactor(context: unknown): Redactor | undefined {
  */
 export function requestAnswerRedactor(context: unknown): Redactor | undefined {
   return HandlerContext.answerRedactorOf(context);
+}
+
+/**
+ * The request's redactor and answer redactor for the merchant's data (a stored result, which is
+ * replayed to the service): other card numbers masked only in their classic spelling (see
+ * `createRedactor`'s `"data"` scan). Undefined when the context was not made by this engine.
+ */
+export function requestDataRedactors(
+  context: unknown,
+): { readonly redact: Redactor; readonly redactAnswer: Redactor } | undefined {
+  return HandlerContext.dataRedactorsOf(context);
 }
 
 /**
@@ -783,13 +803,22 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if (secretValues === undefined) {
       // Every callback but the gift-card family: one redactor for the logs and the answer.
       const redact = redactorFor(details, sessionSecrets);
-      if (redact !== undefined) call.redact = call.redactAnswer = redact;
+      if (redact !== undefined) {
+        call.redact = call.redactAnswer = redact.wide;
+        call.redactData = call.redactAnswerData = redact.data;
+      }
     } else {
       const redact = redactorFor(details, [...sessionSecrets, ...secretValues(input)]);
-      if (redact !== undefined) call.redact = redact;
+      if (redact !== undefined) {
+        call.redact = redact.wide;
+        call.redactData = redact.data;
+      }
       // Codes and answered texts: a gift card's PIN is often a few digits, which a code may hold.
       const redactAnswer = redactorFor(details, sessionSecrets);
-      if (redactAnswer !== undefined) call.redactAnswer = redactAnswer;
+      if (redactAnswer !== undefined) {
+        call.redactAnswer = redactAnswer.wide;
+        call.redactAnswerData = redactAnswer.data;
+      }
     }
     const walked = input === exchange.body;
     if (sites.length === 0) {
@@ -819,8 +848,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * CVV before the refusal is answered, and the refusal's texts mask their card numbers and CVVs.
    */
   function refuseCards(call: Call, cards: readonly object[]): void {
-    call.redact = redactorFor(cards, []) ?? call.redact;
+    const redact = redactorFor(cards, []);
+    call.redact = redact?.wide ?? call.redact;
     call.redactAnswer = call.redact;
+    call.redactData = redact?.data ?? call.redactData;
+    call.redactAnswerData = call.redactData;
     protectCards(cards);
   }
 
@@ -974,7 +1006,9 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // data pays nothing for it.
     return respond(
       200,
-      sites.length === 0 ? written.body : redactedBody(written.body, call.redact, call.ownCards),
+      sites.length === 0
+        ? written.body
+        : redactedBody(written.body, call.redactData, call.ownCards),
     );
   }
 
@@ -1007,6 +1041,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const call: Call = {
         redact: redactCards,
         redactAnswer: redactCards,
+        redactData: redactCardsInData,
+        redactAnswerData: redactCardsInData,
         ownCards: unchanged,
         cardsDone: false,
         bodyWalked: false,
@@ -1045,6 +1081,14 @@ interface Call {
    * the merchant wrote them (a code like `4001` may hold a four-digit PIN).
    */
   redactAnswer: Redactor;
+  /**
+   * `redact` and `redactAnswer` for the merchant's data, a success answer's texts and a stored
+   * result: other card numbers masked only in their classic spelling (one space, dash or `+`
+   * between groups), so that a dotted date or tracking number passing the Luhn check is answered
+   * as written; this request's own card and CVV as in `redact`.
+   */
+  redactData: Redactor;
+  redactAnswerData: Redactor;
   /**
    * Masks the card number of each of the request's card objects, in any spelling (read before the
    * merchant's function); the text as it is when the request has none.
@@ -1104,15 +1148,27 @@ function describeIgnored(fields: readonly string[]): string {
  * numbers and CVVs masked wherever quoted, the secrets collected only if a text is ever redacted
  * (from values copied now). `undefined` when there is nothing of the request's own to mask.
  */
-function redactorFor(cards: readonly object[], fields: readonly string[]): Redactor | undefined {
+function redactorFor(cards: readonly object[], fields: readonly string[]): Redactors | undefined {
   if (cards.length === 0 && fields.length === 0) return undefined;
   const later = cards.map((details) => cardSecretsLater(details as Record<string, unknown>));
-  return lazyRedactor(() => {
-    const secrets: string[] = [];
-    for (const collect of later) collect(secrets);
-    secrets.push(...fields);
+  let secrets: string[] | undefined;
+  // One collection for both: each redactor is built only when it first redacts something.
+  const collect = () => {
+    if (secrets === undefined) {
+      const found: string[] = [];
+      for (const add of later) add(found);
+      found.push(...fields);
+      secrets = found;
+    }
     return secrets;
-  });
+  };
+  return { wide: lazyRedactor(collect), data: lazyRedactor(collect, "data") };
+}
+
+/** A request's redactor for reports (`wide`) and for the merchant's data (see `Call.redactData`). */
+interface Redactors {
+  readonly wide: Redactor;
+  readonly data: Redactor;
 }
 
 /** Whether an order carries a card to charge (`hasCardToCharge`); false if reading it throws. */

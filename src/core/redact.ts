@@ -27,6 +27,22 @@ const SPACE = 32;
 const DASH = 45;
 /** A space as form encoding writes it: the service form-encodes PaymentDetails' text fields. */
 const PLUS = 43;
+const PERCENT = 37;
+
+/**
+ * Characters that may stand between the digit groups of a card number written by hand or by
+ * another system, besides one space, dash or `+`: spaces of any width (tab, no-break, figure,
+ * thin, narrow no-break), dots, slashes and underscores. Not `:` or `,` (times, lists).
+ */
+const WIDE_SEPARATORS = new Set([SPACE, DASH, PLUS, 9, 0xa0, 0x2007, 0x2009, 0x202f, 46, 47, 95]);
+/**
+ * The same characters percent-encoded, as a quote of an encoded field spells them: .NET's
+ * `HttpUtility.UrlEncode` (the service's) writes a space as `+`, a `+` as `%2b` and `/` as `%2f`
+ * in lower-case hex; other encoders write a space as `%20`, a no-break space as `%C2%A0`.
+ */
+const ENCODED_SEPARATORS = new Set([0x20, 0x09, 0x2b, 0x2d, 0x2e, 0x2f, 0x5f]);
+/** The most separators (characters or escapes) a gap between two digit groups may hold. */
+const MAX_GAP_SEPARATORS = 3;
 
 function isDigit(code: number): boolean {
   return code >= ZERO && code <= NINE;
@@ -52,15 +68,31 @@ function doubled(digit: number): number {
 }
 
 /**
- * Replaces every Luhn-valid 13–19 digit sequence (a single space, dash or `+` allowed between digits)
- * with its masked form, keeping the separators and the last four digits. A sequence may start and
- * end at a separator inside a longer run of digits, so a card number followed by a CVV or an
- * expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to more digits is part of
- * a longer number and left alone. One pass over the text; each run is checked in time linear in
- * its length (at most 19 digits between a start and an end, Luhn sums from prefix sums).
+ * Replaces every Luhn-valid 13–19 digit sequence with its masked form, keeping the separators and
+ * the last four digits. Between its digit groups a sequence may have one space, dash or `+` (mixed
+ * freely), or the same gap each time of up to three separators (see {@link WIDE_SEPARATORS} and
+ * {@link ENCODED_SEPARATORS}): `4111.1111.1111.1111`, `4111  1111  1111  1111`,
+ * `4111%201111%201111%201111`. A list of amounts (`100.00 200.00 …`) mixes its gaps and is no
+ * sequence. A sequence may start and end at a gap inside a longer run of digits, so a card number
+ * followed by a CVV or an expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to
+ * more digits is part of a longer number and left alone. One pass over the text; each run is
+ * checked in time linear in its length (at most 19 digits between a start and an end, Luhn sums
+ * from prefix sums).
  */
 export function redactCardNumbers(text: string): string {
-  return replaceDigitRuns(text, 13, (start, end, digits) => maskRun(text, start, end, digits));
+  return replaceDigitRuns(
+    text,
+    13,
+    (start, end, digits) => maskRun(text, start, end, digits, true),
+    true,
+  );
+}
+
+/** {@link redactCardNumbers} with only one space, dash or `+` between digit groups. */
+function redactClassicCardNumbers(text: string): string {
+  return replaceDigitRuns(text, 13, (start, end, digits) =>
+    maskRun(text, start, end, digits, false),
+  );
 }
 
 /**
@@ -71,58 +103,134 @@ function replaceDigitRuns(
   text: string,
   minDigits: number,
   replace: (start: number, end: number, digits: number) => string | undefined,
+  wide = false,
 ): string {
   let pieces: string[] | undefined;
   let copied = 0;
-  forEachDigitRun(text, minDigits, (start, end, digits) => {
-    const replacement = replace(start, end, digits);
-    if (replacement === undefined) return;
-    pieces ??= [];
-    pieces.push(text.slice(copied, start), replacement);
-    copied = end;
-  });
+  forEachDigitRun(
+    text,
+    minDigits,
+    (start, end, digits) => {
+      const replacement = replace(start, end, digits);
+      if (replacement === undefined) return;
+      pieces ??= [];
+      pieces.push(text.slice(copied, start), replacement);
+      copied = end;
+    },
+    wide,
+  );
   if (pieces === undefined) return text;
   pieces.push(text.slice(copied));
   return pieces.join("");
 }
 
 /**
- * Calls `found(start, end, digits)` for every run of digits in the text (a single space, dash or
- * `+` allowed between digits) holding at least `minDigits` digits. One pass over the text.
+ * Calls `found(start, end, digits)` for every run of digits in the text holding at least
+ * `minDigits` digits: digit groups with a gap between them (see {@link gapAt}), the digits of an
+ * escape in a gap not counted. One pass over the text.
  */
 function forEachDigitRun(
   text: string,
   minDigits: number,
   found: (start: number, end: number, digits: number) => void,
+  wide = false,
 ): void {
   const length = text.length;
   let i = 0;
   while (i < length) {
-    if (!isDigit(text.charCodeAt(i))) {
-      i++;
+    const code = text.charCodeAt(i);
+    if (!isDigit(code)) {
+      // When `wide`, an escape is skipped whole: no run starts at the `20` of `card%20…`, which
+      // would glue it to the card after it.
+      i += wide && code === PERCENT && hexByte(text, i + 1) >= 0 ? 3 : 1;
       continue;
     }
     const start = i;
     let digits = 0;
     let j = i;
+    // When `wide`: the most digits a stretch of groups joined by gaps of one kind holds (see
+    // maskRun). A run without such a stretch of `minDigits` (a list of amounts, `100.00 200.00`)
+    // is not reported.
+    let longest = 0;
+    let stretch = 0;
+    let group = 0;
+    let previousGap = -1;
+    let previousKind = 0;
     for (;;) {
       digits++;
+      group++;
       j++;
       if (j < length && isDigit(text.charCodeAt(j))) continue;
-      const next = text.charCodeAt(j);
-      if (
-        (next === SPACE || next === DASH || next === PLUS) &&
-        j + 1 < length &&
-        isDigit(text.charCodeAt(j + 1))
-      ) {
-        j++;
-        continue;
+      const gap = gapAt(text, j, wide);
+      if (gap === 0) break;
+      if (wide) {
+        const kind = gapKind(text, j, gap);
+        if (previousGap >= 0 && sameGap(text, previousGap, previousKind, j, kind)) stretch += group;
+        else {
+          if (stretch + group > longest) longest = stretch + group;
+          stretch = group;
+        }
+        previousGap = j;
+        previousKind = kind;
+        group = 0;
       }
-      break;
+      j += gap;
     }
     i = j;
-    if (digits >= minDigits) found(start, j, digits);
+    if ((wide ? Math.max(longest, stretch + group) : digits) >= minDigits) found(start, j, digits);
   }
+}
+
+/** A gap's kind: 0 for one space, dash or `+` (those mix freely), else its length. */
+function gapKind(text: string, at: number, size: number): number {
+  const code = text.charCodeAt(at);
+  return size === 1 && (code === SPACE || code === DASH || code === PLUS) ? 0 : size;
+}
+
+/**
+ * The length of the gap at `at` between two digit groups, 0 if there is none: one space, dash or
+ * `+`; or, when `wide`, up to three separators (characters or escapes) followed by a digit.
+ */
+function gapAt(text: string, at: number, wide: boolean): number {
+  if (!wide) {
+    const next = text.charCodeAt(at);
+    return (next === SPACE || next === DASH || next === PLUS) && isDigit(text.charCodeAt(at + 1))
+      ? 1
+      : 0;
+  }
+  let k = at;
+  for (let count = 0; count < MAX_GAP_SEPARATORS; count++) {
+    const size = separatorAt(text, k);
+    if (size === 0) return 0;
+    k += size;
+    if (isDigit(text.charCodeAt(k))) return k - at;
+  }
+  return 0;
+}
+
+/** The length of the separator (a character or a percent-escape of one) at `at`, 0 if none. */
+function separatorAt(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  if (code !== PERCENT) return WIDE_SEPARATORS.has(code) ? 1 : 0;
+  const byte = hexByte(text, at + 1);
+  if (ENCODED_SEPARATORS.has(byte)) return 3;
+  // A no-break space in UTF-8: %C2%A0.
+  return byte === 0xc2 && text.charCodeAt(at + 3) === PERCENT && hexByte(text, at + 4) === 0xa0
+    ? 6
+    : 0;
+}
+
+/** The byte two hex digits at `at` spell, -1 if they are not two hex digits. */
+function hexByte(text: string, at: number): number {
+  const high = hexValue(text.charCodeAt(at));
+  const low = hexValue(text.charCodeAt(at + 1));
+  return high < 0 || low < 0 ? -1 : high * 16 + low;
+}
+
+function hexValue(code: number): number {
+  if (code >= ZERO && code <= NINE) return code - ZERO;
+  const lower = code | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
 /** The fewest digits of a card number (ISO/IEC 7812: 12 to 19). */
@@ -154,16 +262,17 @@ function maskedRun(text: string, start: number, end: number, count: number): str
 /**
  * The text with one card number (given by its digits, 12 or more) masked in any spelling, Luhn-valid
  * or not: every run of digits (a single space, dash or `+` between them) holding it keeps only its last
- * four digits, and a text that still holds those digits in order (other separators) keeps none.
+ * four digits, and a text that still holds those digits in order (other separators, percent-escapes
+ * included: see {@link holdsCard}) keeps none.
  */
 export function maskCardDigits(text: string, digits: string): string {
-  if (digits.length < MIN_CARD_DIGITS || !onlyDigits(text).includes(digits)) return text;
+  if (digits.length < MIN_CARD_DIGITS || !holdsCard(text, [digits])) return text;
   const masked = replaceDigitRuns(text, digits.length, (start, end, count) =>
     onlyDigits(text.slice(start, end)).includes(digits)
       ? maskedRun(text, start, end, count)
       : undefined,
   );
-  return onlyDigits(masked).includes(digits) ? masked.replace(/[0-9]/g, "*") : masked;
+  return holdsCard(masked, [digits]) ? masked.replace(/[0-9]/g, "*") : masked;
 }
 
 /**
@@ -206,30 +315,60 @@ export function digitRunsOf(text: string, out: string[]): void {
   });
 }
 
-/** The run `text[start, end)` (of `count` digits) with its card numbers masked, if it has any. */
-function maskRun(text: string, start: number, end: number, count: number): string | undefined {
-  // Digit offsets where a sequence may start or end: the run's ends and every separator.
+/**
+ * The run `text[start, end)` (of `count` digits) with its card numbers masked, if it has any. A
+ * sequence is whole digit groups whose gaps are all one space, dash or `+`, or all the same.
+ */
+function maskRun(
+  text: string,
+  start: number,
+  end: number,
+  count: number,
+  wide: boolean,
+): string | undefined {
+  // The digit offset where each group starts (and `count` last); each gap's place in the text and
+  // its kind (see gapKind).
   const bounds: number[] = [0];
+  const gapStarts: number[] = [];
+  const gapKinds: number[] = [];
   // Luhn prefix sums: in `sums[p]`, the digits at offsets of parity p are doubled.
   const even = new Int32Array(count + 1);
   const odd = new Int32Array(count + 1);
   let offset = 0;
-  for (let k = start; k < end; k++) {
+  for (let k = start; k < end; ) {
     const code = text.charCodeAt(k);
     if (!isDigit(code)) {
+      const size = gapAt(text, k, wide);
       bounds.push(offset);
+      gapStarts.push(k);
+      gapKinds.push(gapKind(text, k, size));
+      k += size;
       continue;
     }
     const digit = code - ZERO;
     even[offset + 1] = (even[offset] as number) + (offset % 2 === 0 ? doubled(digit) : digit);
     odd[offset + 1] = (odd[offset] as number) + (offset % 2 === 1 ? doubled(digit) : digit);
     offset++;
+    k++;
   }
   bounds.push(count);
   let hide: Uint8Array | undefined;
   for (let a = 0; a < bounds.length; a++) {
     const from = bounds[a] as number;
     for (let b = a + 1; b < bounds.length; b++) {
+      // Groups a to b - 1, joined by the gaps a to b - 2: all of one kind.
+      if (
+        b - 2 > a &&
+        !sameGap(
+          text,
+          gapStarts[b - 3] as number,
+          gapKinds[b - 3] as number,
+          gapStarts[b - 2] as number,
+          gapKinds[b - 2] as number,
+        )
+      ) {
+        break;
+      }
       const to = bounds[b] as number;
       const size = to - from;
       if (size > 19) break;
@@ -245,12 +384,36 @@ function maskRun(text: string, start: number, end: number, count: number): strin
   if (hide === undefined) return undefined;
   let out = "";
   offset = 0;
-  for (let k = start; k < end; k++) {
+  for (let k = start, gap = 0; k < end; ) {
     const char = text.charAt(k);
-    if (!isDigit(char.charCodeAt(0))) out += char;
-    else out += hide[offset++] === 1 ? "*" : char;
+    if (isDigit(char.charCodeAt(0))) {
+      out += hide[offset++] === 1 ? "*" : char;
+      k++;
+      continue;
+    }
+    // A gap as written, the digits of its escapes included.
+    const size = gapSizeAt(gapKinds, gap++);
+    out += text.slice(k, k + size);
+    k += size;
   }
   return out;
+}
+
+/** The length in the text of gap `index` (a kind of 0 stands for one character). */
+function gapSizeAt(kinds: readonly number[], index: number): number {
+  const kind = kinds[index] as number;
+  return kind === 0 ? 1 : kind;
+}
+
+/**
+ * Whether two gaps (their place and kind, see {@link gapKind}) are of one kind: both one space,
+ * dash or `+`, or the same text.
+ */
+function sameGap(text: string, a: number, aKind: number, b: number, bKind: number): boolean {
+  if (aKind !== bKind) return false;
+  for (let i = 0; i < aKind; i++)
+    if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
 }
 
 /** Knuth–Morris–Pratt failure table of a pattern. */
@@ -326,10 +489,43 @@ function markCardDigits(
   return out;
 }
 
-/** Whether the digits of a text, read in order whatever stands between them, hold one of the cards. */
+/**
+ * Whether the digits of a text, read in order whatever stands between them, hold one of the cards:
+ * as written, or with its escapes read (`%20` is no digits, `%34` is a 4), so that a quote of an
+ * encoded field (`4111%201111%201111%201111`, `4111%2b1111…`) is found too. The escapes read are
+ * percent-escapes (encoded twice too: `%2520`), HTML character references (`&#160;`, `&#x34;`)
+ * and JSON escapes written as text (`\u00a0`).
+ */
 function holdsCard(text: string, cards: readonly string[]): boolean {
   const digits = onlyDigits(text);
-  return cards.some((card) => digits.includes(card));
+  if (cards.some((card) => digits.includes(card))) return true;
+  // Reading the escapes never adds digits (`%34` and `&#52;` are one digit written with two), so a
+  // text with fewer digits than a card number holds none, escapes or not.
+  if (digits.length < MIN_CARD_DIGITS) return false;
+  if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
+  let read = text;
+  // `%2520` is `%20` encoded again: read the `%25`s first (a few rounds at most).
+  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, "%");
+  const decoded = onlyDigits(read.replace(ESCAPE, escapedDigit));
+  return cards.some((card) => decoded.includes(card));
+}
+
+/** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
+const ESCAPE = /%([0-9A-Fa-f]{2})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|\\u([0-9A-Fa-f]{4})/g;
+
+/** An escape as the digit it encodes, or as nothing (a separator). */
+function escapedDigit(
+  _escape: string,
+  percent: string | undefined,
+  decimal: string | undefined,
+  hex: string | undefined,
+  json: string | undefined,
+): string {
+  const code =
+    decimal !== undefined
+      ? Number.parseInt(decimal, 10)
+      : Number.parseInt(percent ?? hex ?? json ?? "", 16);
+  return isDigit(code) ? String.fromCharCode(code) : "";
 }
 
 /** Replaces every marked stretch of the text with `***`. */
@@ -364,8 +560,16 @@ export function maskSecret(text: string, secret: string): string {
  * and CVVs, trimmed; those under three characters are left out) wherever quoted. A text that
  * still holds one of this request's card numbers in its digits (quoted with other separators)
  * has every digit masked.
+ *
+ * `scan` says which other card numbers are masked: `"wide"` (reports, logs, refusals) every
+ * spelling {@link redactCardNumbers} finds; `"data"` (a success answer's texts, a stored result:
+ * the merchant's data, sent to the service or back to the caller) only those joined by one space,
+ * dash or `+`, so that a dotted date and time or tracking number passing the Luhn check is kept.
  */
-export function createRedactor(secrets: readonly unknown[] = []): Redactor {
+export function createRedactor(
+  secrets: readonly unknown[] = [],
+  scan: RedactorScan = "wide",
+): Redactor {
   const list: Secret[] = [];
   const seen = new Set<string>();
   // A card number is found by its digits, whatever separators the secret or the quote has. A set:
@@ -380,16 +584,20 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
     if (CARD_LIKE.test(text)) digitSet.add(onlyDigits(text));
   }
   const cardDigits = [...digitSet];
+  const wide = scan === "wide";
   return (value) => {
     try {
-      const text = redactCardNumbers(textOf(value));
+      const text = redactClassicCardNumbers(textOf(value));
       let marks: Uint8Array | undefined;
       for (const secret of list) marks = markSecret(text, secret, marks);
       if (cardDigits.length > 0) marks = markCardDigits(text, cardDigits, marks);
       const out = marks === undefined ? text : replaceMarked(text, marks);
-      // A card number quoted with other separators (`4111.1111.1111.1111`): no digit goes out, as
-      // in `maskCardDigits`.
-      return cardDigits.length > 0 && holdsCard(out, cardDigits) ? out.replace(/[0-9]/g, "*") : out;
+      // A card number quoted with other separators (`4111.1111.1111.1111`, `4111%201111…`): no
+      // digit goes out, as in `maskCardDigits`.
+      if (cardDigits.length > 0 && holdsCard(out, cardDigits)) return out.replace(/[0-9]/g, "*");
+      // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
+      // masked last: this request's own, in any spelling, is masked above.
+      return wide ? redactCardNumbers(out) : out;
     } catch {
       // Out of memory for a giant text, or anything else: nothing of the text goes out.
       return UNREADABLE;
@@ -397,16 +605,22 @@ export function createRedactor(secrets: readonly unknown[] = []): Redactor {
   };
 }
 
+/** Which other card numbers a request's redactor masks (see {@link createRedactor}). */
+export type RedactorScan = "wide" | "data";
+
 /**
  * {@link createRedactor} of the secrets `collect` gives, built when it first redacts something:
  * most requests never need it. `collect` must answer from values it copied when it was made.
  */
-export function lazyRedactor(collect: () => readonly unknown[]): Redactor {
+export function lazyRedactor(
+  collect: () => readonly unknown[],
+  scan: RedactorScan = "wide",
+): Redactor {
   let redact: Redactor | undefined;
   return (value) => {
     if (redact === undefined) {
       try {
-        redact = createRedactor(collect());
+        redact = createRedactor(collect(), scan);
       } catch {
         // Secrets that cannot be told: no text may go out, now or later.
         redact = () => UNREADABLE;
@@ -418,3 +632,6 @@ export function lazyRedactor(collect: () => readonly unknown[]): Redactor {
 
 /** The redactor of a request without card data (or before its body is read). */
 export const redactCards: Redactor = createRedactor();
+
+/** {@link redactCards} for the merchant's data (see {@link createRedactor}'s `"data"` scan). */
+export const redactCardsInData: Redactor = createRedactor([], "data");

@@ -9,12 +9,7 @@ import {
 } from "../core/card.js";
 import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import {
-  detachedReporter,
-  requestAnswerRedactor,
-  requestCardMasker,
-  requestRedactor,
-} from "../core/engine.js";
+import { detachedReporter, requestCardMasker, requestDataRedactors } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
@@ -233,6 +228,8 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     const value = unboxed(given);
     if (typeof value === "number") {
       const text = String(value);
+      // A decimal point is no gap between digit groups: only a whole number may be a card number.
+      if (!WHOLE_NUMBER.test(text)) return value;
       const masked = isCardNumberKey(name) ? maskCardNumber(text) : written(name, text);
       return masked === text ? value : masked;
     }
@@ -269,6 +266,9 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     return copy ?? value;
   }
 }
+
+/** A number's text that is a whole number written in digits (not `1.5`, not `1e+21`). */
+const WHOLE_NUMBER = /^-?[0-9]+$/;
 
 /**
  * The response shape the engine answers a callback with; undefined for a callback of your own.
@@ -307,13 +307,15 @@ function maskersOf(context: CallbackContext<unknown>): {
   redactAnswer: (text: string) => string;
   ownCards: (text: string) => string;
 } {
-  const redactor = requestRedactor(context);
+  // The request's redactors for data: a stored result is replayed to the service (or returned to
+  // the caller), so other card numbers are masked in their classic spelling only, as in a success
+  // answer; a dotted date or tracking number passing the Luhn check is stored as written.
+  const redactors = requestDataRedactors(context);
   const masker = requestCardMasker(context);
-  const answerRedactor = requestAnswerRedactor(context);
   // The engine's request: its redactor masks the gift card's secrets too (in the names of fields
   // left out); the answered texts are stored as the engine answers them, so a repeat is the same.
-  if (redactor !== undefined && masker !== undefined && answerRedactor !== undefined) {
-    return { redact: redactor, redactAnswer: answerRedactor, ownCards: masker };
+  if (redactors !== undefined && masker !== undefined) {
+    return { redact: redactors.redact, redactAnswer: redactors.redactAnswer, ownCards: masker };
   }
   const giftCard = giftCardRedactor(context.rawPayload);
   const payload = context.rawPayload;
@@ -321,7 +323,7 @@ function maskersOf(context: CallbackContext<unknown>): {
   const secrets: string[] = [];
   // The engine's rule (texts and numbers, any CVV key, long digit runs), as the kit's.
   for (const card of cards) cardSecretsOf(card, secrets);
-  const own = redactor ?? createRedactor(secrets);
+  const own = createRedactor(secrets, "data");
   const redact = giftCard === undefined ? own : (text: string) => giftCard(own(text));
   return {
     redact,
@@ -338,7 +340,7 @@ function maskersOf(context: CallbackContext<unknown>): {
  */
 function giftCardRedactor(payload: unknown): ((text: string) => string) | undefined {
   const secrets = giftCardSecretsOf(payload);
-  return secrets.length === 0 ? undefined : createRedactor(secrets);
+  return secrets.length === 0 ? undefined : createRedactor(secrets, "data");
 }
 
 /**

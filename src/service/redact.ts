@@ -1,9 +1,9 @@
 /**
  * Keeps the merchant GUID, the password and the tokens out of everything the client hands out:
  * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
- * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, spaced or
- * not) are masked as everywhere else in the library: a refund's comment, or the service's text
- * quoting one, may hold one.
+ * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, in every
+ * spelling `redactCardNumbers` finds; in texts, numbers and keys) are masked as everywhere else in
+ * the library: a refund's comment, or the service's text quoting one, may hold one.
  */
 import { redactCardNumbers } from "../core/redact.js";
 
@@ -15,6 +15,8 @@ const SECRET_KEYS = new Set(["password", "token", "merchantguid", "authorization
 const MAX_TOKENS = 8;
 /** Shorter strings are not secrets worth masking (and masking them would mangle text). */
 const MIN_SECRET_LENGTH = 4;
+/** A number's text that is a whole number written in digits (not `1.5`, not `1e+21`). */
+const WHOLE_NUMBER = /^-?[0-9]+$/;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Redactor {
@@ -41,16 +43,29 @@ export class Redactor {
     return this.#pattern === undefined ? masked : masked.replace(this.#pattern, REDACTED);
   }
 
-  /** A deep copy with secrets replaced in every string and credential fields masked. */
+  /**
+   * A deep copy with secrets replaced and card numbers masked in every string, every whole number
+   * (one that changes becomes its masked text; a float is kept) and every key, and credential
+   * fields masked.
+   */
   value(value: unknown, depth = 0): unknown {
     if (typeof value === "string") return this.text(value);
+    if (typeof value === "number" || typeof value === "bigint") {
+      const text = String(value);
+      // A decimal point is no gap between digit groups: only a whole number may be a card number.
+      if (!WHOLE_NUMBER.test(text)) return value;
+      const masked = this.text(text);
+      return masked === text ? value : masked;
+    }
     if (typeof value !== "object" || value === null) return value;
     if (depth > 64) return REDACTED;
     if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       if (key === "__proto__") continue;
-      copy[key] = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : this.value(item, depth + 1);
+      copy[this.text(key)] = SECRET_KEYS.has(key.toLowerCase())
+        ? REDACTED
+        : this.value(item, depth + 1);
     }
     return copy;
   }

@@ -306,6 +306,50 @@ describe("simulate against a merchant set up as README's router snippet (cart by
   });
 });
 
+// Review PAN D1: a --set usage error quoted the value, and the CLI printed it to stderr: a CVV
+// typed with its leading zero (not JSON) or a spaced card number went out in clear.
+describe("usage errors and unexpected errors print no card data", () => {
+  const PAN = "4111111111111111";
+  const holdsPan = (text: string) => text.replace(/[^0-9]/g, "").includes(PAN);
+
+  it.each([
+    ["PaymentDetails.CVVNumber:=0737", /--set PaymentDetails\.CVVNumber:= needs JSON/],
+    ["PaymentDetails.CardNumber:=4111 1111 1111 1111", /--set PaymentDetails\.CardNumber:= needs/],
+    [`:=${PAN}`, /--set takes Path=text or Path:=json/],
+    [`${PAN}`, /--set takes Path=text or Path:=json/],
+  ])("--set %s: exit 2, the flag and path named, the value never", async (assignment, message) => {
+    const cap = captureIo();
+    const code = await runCli(
+      ["simulate", "PerformOrderPayment", "--url", "http://127.0.0.1:9", "--set", assignment],
+      cap.io,
+    );
+    expect(code).toBe(2);
+    expect(cap.stderr).toMatch(message);
+    expect(cap.stdout + cap.stderr).not.toMatch(/(?<!\d)0737(?!\d)/);
+    expect(holdsPan(cap.stdout + cap.stderr), cap.stderr).toBe(false);
+  });
+
+  it("an unexpected error: its message with card numbers masked, no stack text beyond its frames", async () => {
+    let err = "";
+    const failure = new Error(`write failed near {"CardNumber":"4111 1111 1111 1111"}`);
+    failure.stack = `Error: write failed near {"CardNumber":"${PAN}","CVVNumber":"0737"}\n    at write (x.js:1:1)`;
+    const io = {
+      stdout: {
+        write: (): boolean => {
+          throw failure;
+        },
+      },
+      stderr: { write: (text: string) => (err += text) },
+      env: {},
+    };
+    expect(await runCli(["--version"], io)).toBe(1);
+    expect(err).toContain("write failed near");
+    expect(err).toContain("    at write (x.js:1:1)");
+    expect(holdsPan(err), err).toBe(false);
+    expect(err).not.toContain("0737");
+  });
+});
+
 describe("simulate", () => {
   it("passes a correct merchant built from the library: exit 0, one line per callback as it answers", async () => {
     const cap = captureIo();

@@ -678,6 +678,167 @@ describe("per-request redaction of the card number and CVV", () => {
     }
   });
 
+  // Review PAN D2: a quote of this request's card with percent-encoded separators (as an encoded
+  // field spells it) held digits of its own ("20" of `%20`), so the card's digits were not found
+  // in order and the text went out whole: in the answer, to onError, to the console.
+  const spelled = (pan: string, gap: string) =>
+    gap === "each digit"
+      ? [...pan].map((d) => `%3${d}`).join("")
+      : (pan.match(/.{4}/g) ?? []).join(gap);
+  it.each([
+    ["%20", "%20"],
+    ["%2b (the service's own encoding of `+`)", "%2b"],
+    ["%2B", "%2B"],
+    ["%2D", "%2D"],
+    ["%C2%A0", "%C2%A0"],
+    ["every digit escaped", "each digit"],
+    // Second reading of PAN (S2): separators that hold digits of their own, other than `%xx`.
+    ["&#160; (an HTML-escaped no-break space)", "&#160;"],
+    ["&#32;", "&#32;"],
+    ["%2520 (encoded twice)", "%2520"],
+    ["\\u00a0 (a JSON escape written as text)", "\\u00a0"],
+  ])(
+    "this request's card number quoted with %s separators: every digit masked",
+    async (_label, gap) => {
+      /** The digits a reader sees, escapes read. */
+      const decodedDigits = (text: string) =>
+        text
+          .replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => {
+            const char = String.fromCharCode(Number.parseInt(hex, 16));
+            return /[0-9]/.test(char) ? char : "";
+          })
+          .replace(/[^0-9]/g, "");
+      // A Luhn-valid card, and one only this request's card data says is a card number.
+      for (const pan of [VISA, ODD_PAN]) {
+        const quoted = spelled(pan, gap);
+        const seen: string[] = [];
+        for (const mode of ["custom", "default"] as const) {
+          for (const thrown of [
+            new CallbackError("DECLINED", `card ${quoted} refused`, `ref ${quoted}`),
+            new Error(`card ${quoted} refused`),
+          ]) {
+            capture.logs.length = 0;
+            capture.hooks.length = 0;
+            const response = await handlerFor(
+              createPerformOrderPaymentHandler as unknown as Factory,
+              mode,
+              () => {
+                throw thrown;
+              },
+            ).handle(post(JSON.stringify(order(pan, "0123"))));
+            seen.push(...texts(response));
+            if (thrown instanceof CallbackError) {
+              expect(JSON.parse(response.body).Message).toBe(
+                `card ${quoted.replace(/[0-9]/g, "*")} refused`,
+              );
+            }
+          }
+        }
+        for (const text of seen) {
+          expect(text).not.toContain(quoted);
+          expect(decodedDigits(text), text).not.toContain(pan);
+        }
+      }
+    },
+  );
+
+  // Review PAN D3: another card's number (a card on file, a PSP's text) with other gaps than
+  // one space, dash or `+` went out whole on every channel.
+  it.each([".", "  ", "\t", "\u00a0", "/", "_", "%20"])(
+    "another card's number joined by %j: masked in the answer, onError and the console",
+    async (gap) => {
+      const quoted = (MASTERCARD.match(/.{4}/g) ?? []).join(gap);
+      const seen: string[] = [];
+      for (const mode of ["custom", "default"] as const) {
+        for (const thrown of [
+          new CallbackError("DECLINED", `card ${quoted} refused`),
+          new Error(`card ${quoted} refused`),
+        ]) {
+          capture.logs.length = 0;
+          capture.hooks.length = 0;
+          const response = await handlerFor(
+            createPerformOrderPaymentHandler as unknown as Factory,
+            mode,
+            () => {
+              throw thrown;
+            },
+          ).handle(post(JSON.stringify(order(VISA, "0123"))));
+          seen.push(...texts(response));
+        }
+      }
+      const masked = `****${gap}****${gap}****${gap}4444`;
+      expect(seen.join("\n")).toContain(JSON.stringify(`card ${masked} refused`).slice(1, -1));
+      for (const text of seen) expect(text).not.toContain(quoted);
+    },
+  );
+
+  // Second reading of PAN (S1): a quote that is URL-encoded whole has an escape before the card
+  // too (`card%20…`); the scan started a run at the `20` of it, so the card sat inside a longer
+  // group and went out with its last eight digits, or whole.
+  it.each([
+    ["upstream: card%205555%205555%205555%204444%20refused", "card%20****%20****%20****%204444"],
+    ["upstream: card%095555%095555%095555%094444%09refused", "card%09****%09****%09****%094444"],
+    [`q=card%20${MASTERCARD}&x=1`, "q=card%20************4444"],
+  ])(
+    "another card's number after an escape (%s): masked in the answer and onError",
+    async (text, masked) => {
+      const response = await handlerFor(
+        createPerformOrderPaymentHandler as unknown as Factory,
+        "custom",
+        () => {
+          throw new CallbackError("DECLINED", text);
+        },
+      ).handle(post(JSON.stringify(order(VISA, "0123"))));
+      expect(JSON.parse(response.body).Message).toContain(masked);
+      for (const seen of texts(response)) {
+        expect(seen.replace(/%[0-9a-f]{2}/gi, "").replace(/[^0-9]/g, "")).not.toContain(
+          MASTERCARD.slice(4),
+        );
+      }
+    },
+  );
+
+  // Second reading of PAN (S3): the wider scan ran on a success answer's texts too, so a dotted
+  // date and time, tracking number or phone number that happens to pass the Luhn check (about
+  // one in ten) reached the service masked. A success answer is the merchant's data: only this
+  // request's own card and card numbers in the classic spelling are masked there, as before.
+  it("a success answer's texts are answered as written: dotted dates, tracking and phone numbers", async () => {
+    const result = {
+      InternalOrderId: "M-1",
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+      Message: "Shipment 2026.11.26.12.30.45 booked",
+      Description: "tracking 9400.1000.0000.0000.0000.00, hotline 0033.6.12.34.56.79",
+    };
+    // The texts do hold Luhn-valid sequences in the wider spelling: a refusal masks them.
+    expect(redactCardNumbers(result.Message)).not.toBe(result.Message);
+    expect(redactCardNumbers(result.Description)).not.toBe(result.Description);
+    const response = await handlerFor(
+      createPerformOrderPaymentHandler as unknown as Factory,
+      "custom",
+      () => result,
+    ).handle(post(JSON.stringify(order(VISA, "0123"))));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({
+      Message: result.Message,
+      Description: result.Description,
+    });
+    // Masked as before: this request's own card in any spelling, another card spaced.
+    const masking = await handlerFor(
+      createPerformOrderPaymentHandler as unknown as Factory,
+      "custom",
+      () => ({
+        ...result,
+        Message: `charged ${VISA.match(/.{4}/g)?.join(".")}`,
+        Description: `alt ${MASTERCARD.match(/.{4}/g)?.join(" ")}`,
+      }),
+    ).handle(post(JSON.stringify(order(VISA, "0123"))));
+    expect(JSON.parse(masking.body)).toMatchObject({
+      Message: "charged ****.****.****.****",
+      Description: "alt **** **** **** 4444",
+    });
+  });
+
   it("the CVV of this request in a CallbackError code is masked too", async () => {
     const handler = createSendOrderToMerchantHandler(
       () => {
@@ -1098,6 +1259,76 @@ describe("redactCardNumbers", () => {
     }
     // A `+` that joins no digits is no separator.
     expect(redactCardNumbers("+44+20+7946+0958")).toBe("+44+20+7946+0958");
+  });
+
+  // Review PAN D3: only one space, dash or `+` joined the groups, so another card's number
+  // written with dots, tabs, a no-break space, slashes, underscores, double spaces or an escaped
+  // space went out whole on every channel.
+  const WIDE_GAPS = [
+    ".",
+    "  ",
+    "\t",
+    "\u00a0",
+    "\u202f",
+    "/",
+    "_",
+    ". ",
+    "%20",
+    "%2b",
+    "%2B",
+    "%2f",
+  ];
+  /** The digits a reader sees, an escape in a gap (`%20`) not counted. */
+  const digitsOf = (text: string) => text.replace(/%[0-9a-f]{2}/gi, "").replace(/[^0-9]/g, "");
+  it.each(PANS.flatMap((pan) => WIDE_GAPS.map((gap) => [JSON.stringify(gap), gap, pan] as const)))(
+    "masks a card number whose groups are joined by %s (%s)",
+    (_label, gap, pan) => {
+      const written = (pan.match(/.{1,4}/g) ?? []).join(gap);
+      const out = redactCardNumbers(`card ${written} refused`);
+      expect(digitsOf(out)).not.toContain(pan);
+      // Every digit but the last four masked, the gaps as written.
+      let kept = 4;
+      const masked = written
+        .split(/(%[0-9a-fA-F]{2})/)
+        .reverse()
+        .map((part) =>
+          part.startsWith("%")
+            ? part
+            : [...part]
+                .reverse()
+                .map((char) => (/[0-9]/.test(char) && kept-- <= 0 ? "*" : char))
+                .reverse()
+                .join(""),
+        )
+        .reverse()
+        .join("");
+      expect(out).toBe(`card ${masked} refused`);
+      expect(masked.replace(/%[0-9a-fA-F]{2}/g, "").replace(/[^0-9]/g, "")).toBe(pan.slice(-4));
+    },
+  );
+
+  it.each([
+    // Each of these holds a Luhn-valid 13–19 digit sequence if any gap joined any other.
+    ["amounts in a list", "Items 10.00 20.00 30.00 40.00 50.00"],
+    ["a date and a time", "Order 2026-11-26 12.30.45 total 1 234.56 EUR"],
+    ["a date with slashes and a time", "26/11/2026 12:30:45"],
+    ["an IP address", "from 192.168.100.200"],
+    ["a version", "v1.2.3.4.5.6.7.8.9.10"],
+    ["an escaped address", "548+Market+St.%2c+Suite+100"],
+    ["a percent", "100% Cotton Lane 12"],
+    ["an order number and its date", "GE927127001US of 2026.11.26"],
+  ])("leaves %s alone", (_label, text) => {
+    expect(redactCardNumbers(text)).toBe(text);
+  });
+
+  // Second reading of PAN (S1): a run started inside the escape before a card (`card%20…`).
+  it.each([
+    ["card%205555%205555%205555%204444%20refused", "card%20****%20****%20****%204444%20refused"],
+    ["card%095555%095555%095555%094444", "card%09****%09****%09****%094444"],
+    ["q=card%205555555555554444", "q=card%20************4444"],
+    ["a=%2F4111.1111.1111.1111", "a=%2F****.****.****.1111"],
+  ])("masks a card number right after an escape: %s", (text, masked) => {
+    expect(redactCardNumbers(text)).toBe(masked);
   });
 
   it("finds a card number inside a long run of spaced digit groups", () => {

@@ -1027,6 +1027,104 @@ describe("stored results never hold card data", () => {
     expect(own).not.toContain("737");
   });
 
+  // Review PAN D2: the delivery's own card quoted with `%20` between its groups was stored as it
+  // was, in texts and in a field's name (PCI 3.5.1), and replayed on every repeat. Another card
+  // with dots or no-break spaces is stored as written, as main stores it (second reading S3: a
+  // stored result is the merchant's data, which the wider scan of the reports would change).
+  it("masks the delivery's own card percent-encoded in texts and names; another card's dotted spelling stored as written", async () => {
+    const { store, stored } = recording();
+    const own = "4111%201111%201111%201111";
+    const dotted = "5555.5555.5555.4444";
+    const nbsp = "5555\u00a05555\u00a05555\u00a04444";
+    const charge: PerformOrderPaymentFunction = async () =>
+      ({
+        InternalOrderId: "M-1",
+        PaymentAmount: "10.00",
+        PaymentCurrencyCode: "EUR",
+        Message: `charged ${own}`,
+        Description: `alt ${dotted}; ${nbsp}`,
+        [`note ${own}`]: "unknown field, name stored",
+      }) as PerformOrderPaymentResult;
+    const handler = createPerformOrderPaymentHandler(withIdempotency(charge, { store }), {
+      auth: false,
+      onError: collector().onError,
+    });
+    const answer = await handler.handle(post(JSON.stringify(fixture("PerformOrderPayment"))));
+    expect(answer.status).toBe(200);
+    expect(stored).toHaveLength(1);
+    const raw = String(stored[0]);
+    for (const text of [raw, answer.body]) {
+      expect(text).not.toContain(own);
+      expect(text.replace(/%[0-9a-f]{2}/gi, "").replace(/[^0-9]/g, "")).not.toContain(
+        "4111111111111111",
+      );
+    }
+    const record = JSON.parse(raw.slice(1));
+    expect(record.Message).toBe(`charged ${own.replace(/[0-9]/g, "*")}`);
+    expect(record.Description).toBe(`alt ${dotted}; ${nbsp}`);
+    expect(record.InternalOrderId).toBe("M-1");
+  });
+
+  // Second reading of PAN (S3): the wider scan of the reports ran on the stored result too, so a
+  // dotted date and time or tracking number passing the Luhn check was stored and replayed masked.
+  it("stores and replays a success's dotted dates and tracking numbers as written", async () => {
+    const { store, stored } = recording();
+    const texts = {
+      Message: "Shipment 2026.11.26.12.30.45 booked",
+      Description: "tracking 9400.1000.0000.0000.0000.00, hotline 0033.6.12.34.56.79",
+    };
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () =>
+          ({
+            InternalOrderId: "M-1",
+            PaymentAmount: "10.00",
+            PaymentCurrencyCode: "EUR",
+            ...texts,
+            "ref 9400.1000.0000.0000.0000.00": "kept",
+          }) as PerformOrderPaymentResult,
+        { store },
+      ),
+      { auth: false, onError: collector().onError },
+    );
+    const request = JSON.stringify(fixture("PerformOrderPayment"));
+    const first = await handler.handle(post(request));
+    const repeat = await handler.handle(post(request));
+    expect(first.status).toBe(200);
+    expect(json(first)).toMatchObject(texts);
+    expect(repeat.body).toBe(first.body);
+    expect(stored).toHaveLength(1);
+    expect(JSON.parse(String(stored[0]).slice(1))).toMatchObject(texts);
+    expect(String(stored[0])).toContain("ref 9400.1000.0000.0000.0000.00");
+  });
+
+  // Second reading of PAN (S4): the wider scan read a decimal point as a gap between digit groups,
+  // so a float such as 12 * 1.1 (13.200000000000001) became a masked string, first and on repeat.
+  it("a callback of your own: floats and dotted references come back as returned, a whole card number is masked", async () => {
+    const { store, stored } = recording();
+    const result = {
+      Total: 12 * 1.1,
+      Lines: [1.4000000000000001, 0.1 + 0.2],
+      Tracking: "9400.1000.0000.0000.0000.00",
+    };
+    const wrapped = withIdempotency(async () => ({ ...result, Vault: 5555555555554444 }) as never, {
+      store,
+      key: () => "k",
+    });
+    const context = {
+      callback: "MyOwnCallback",
+      rawPayload: fixture("PerformOrderPayment"),
+      reportFailure: () => undefined,
+    } as unknown as CallbackContext<never>;
+    const first = await wrapped({} as never, context);
+    const repeat = await wrapped({} as never, context);
+    for (const got of [first, repeat]) {
+      expect(got).toMatchObject(result);
+      expect((got as Record<string, unknown>).Vault).toBe("************4444");
+    }
+    expect(stored[0]).toContain('"Total":13.200000000000001');
+  });
+
   it("masks the CVV wherever the result quotes it, and leaves out every key that names it", async () => {
     const { store, stored } = recording();
     const charge: PerformOrderPaymentFunction = async (payment) =>

@@ -372,6 +372,46 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
     for (const text of texts) expect(text.replace(/[\s+-]/g, "")).not.toContain(card);
   });
 
+  // Review PAN D4: the hook bodies masked card numbers in texts only; as a JSON number or as an
+  // object key (the merchant's extra field, the service's error answer) one went out whole.
+  it.each([
+    [
+      "a request's extra field as a JSON number",
+      { CustomerCardNumber: 4111111111111111 },
+      undefined,
+    ],
+    ["a key of a request's extra object", { Meta: { "4111111111111111": "on file" } }, undefined],
+    ["the service's answer, as a number", {}, { Message: "refused", CardNumber: 4111111111111111 }],
+    [
+      "the service's answer, as a key",
+      {},
+      { Message: "refused", Errors: { "4111111111111111": "no" } },
+    ],
+    ["the service's answer, dotted", {}, { Message: "refused 4111.1111.1111.1111" }],
+  ])(
+    "a card number in %s is masked in the hook bodies and the error",
+    async (_label, extra, answer) => {
+      const simulator = await startSimulator();
+      const { hooks, events } = recorder(true);
+      const client = clientFor(simulator, { hooks });
+      if (answer !== undefined) simulator.fail("createOrderRefund", { status: 400, body: answer });
+      let caught: unknown;
+      try {
+        await client.createOrderRefund({
+          OrderId: "GE-1001",
+          RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+          ...extra,
+        });
+      } catch (error) {
+        caught = error;
+      }
+      const texts = [...(caught === undefined ? [] : renderings(caught)), ...events.lines];
+      expect(events.lines.join("\n")).toContain("1111");
+      for (const text of texts)
+        expect(text.replace(/[^0-9]/g, "")).not.toContain("4111111111111111");
+    },
+  );
+
   it("in a request id and an error code the service echoes them in", async () => {
     const simulator = await startSimulator();
     const { hooks, events } = recorder();
@@ -574,6 +614,18 @@ describe("the Redactor's rules", () => {
     const tokens = Array.from({ length: 8 }, (_, index) => `token-number-${index}-abcdef`);
     for (const token of tokens) redactor.addToken(token);
     for (const token of tokens) expect(redactor.text(`t=${token}`)).toBe(`t=${REDACTED}`);
+  });
+
+  // Second reading of PAN (S4): a decimal point read as a gap between digit groups turned a float
+  // (12 * 1.1 is 13.200000000000001) into a masked string in the hook bodies.
+  it("masks a JSON number only when it is a whole card number; floats stay numbers", () => {
+    const redactor = new Redactor();
+    const floats = { Total: 12 * 1.1, Lines: [1.4000000000000001, 1079.4599999999998] };
+    expect(redactor.value(floats)).toStrictEqual(floats);
+    expect(redactor.value({ Card: 5555555555554444, Count: 3 })).toStrictEqual({
+      Card: "************4444",
+      Count: 3,
+    });
   });
 
   it("masks credential fields whatever their casing and value", () => {

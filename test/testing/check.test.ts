@@ -785,6 +785,27 @@ describe("checkResponse given the payload: its card data quoted back is masked, 
     // Without the payload, the card number is still masked (its pattern), the CVV cannot be.
     expect(checkResponse("SendOrderToMerchant", 200, JSON_TYPE, text).join()).not.toContain(card);
   });
+
+  // Review PAN D2: the payload's card quoted percent-encoded (`4111%201111…`, as an encoded field
+  // spells it) was not found, the escapes' digits standing between its groups.
+  it.each(["%20", "%2b", "%2B"])(
+    "masks the payload's card number quoted with %s between its groups",
+    (gap) => {
+      const payload = {
+        OrderId: "GE1",
+        PaymentDetails: {
+          CardNumber: "4111111111111111",
+          CVVNumber: "737",
+          PaymentMethodCode: "1",
+        },
+      };
+      const quoted = ["4111", "1111", "1111", "1111"].join(gap);
+      const text = JSON.stringify({ Success: false, ErrorCode: "E", Message: `card ${quoted}` });
+      const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+      expect(problems.join("\n")).toContain(`Message "card ${quoted.replace(/[0-9]/g, "*")}"`);
+      expect(problems.join("\n")).not.toContain(quoted);
+    },
+  );
 });
 
 describe("checkResponse: the cart's products", () => {
