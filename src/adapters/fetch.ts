@@ -46,7 +46,8 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   options: FetchAdapterOptions<TRest> = {},
 ): FetchHandler<TRest> {
   assertEndpoint(endpoint, "toFetch");
-  const { remoteAddress } = options;
+  // `null` is "not set", as main read it (and as the client, withIdempotency and onError do).
+  const remoteAddress = options.remoteAddress ?? undefined;
   // A header name put here would be read as "no address" on every call (addressOf swallows the
   // TypeError), and an IP allow-list would refuse them all: refused now instead.
   assertOptionalFunction(remoteAddress, "remoteAddress", "toFetch");

@@ -1,4 +1,4 @@
-import { optionNames } from "../auth/validate.js";
+import { assertKnownKeys, configError, optionNames } from "../auth/validate.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackDefinition,
@@ -179,6 +179,32 @@ function isAbsent(value: unknown): boolean {
 }
 
 /**
+ * `parameterNames` as given, checked: a misspelt member or a name that is not text would leave the
+ * function a `merchantCartToken` of `undefined` on every call, answered 200 with the wrong cart.
+ * Left out or `null`, and a member left `undefined`: the documented names.
+ */
+function checkedParameterNames(
+  value: GetCheckoutCartInfoOptions["parameterNames"] | null | undefined,
+): NonNullable<GetCheckoutCartInfoOptions["parameterNames"]> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw configError("parameterNames", "must be an object", "GetCheckoutCartInfo");
+  }
+  assertKnownKeys(value, PARAMETERS, "parameterNames", "GetCheckoutCartInfo");
+  for (const key of PARAMETERS) {
+    const wire: unknown = value[key];
+    if (wire !== undefined && (typeof wire !== "string" || wire === "")) {
+      throw configError(
+        `parameterNames.${key}`,
+        "must be a non-empty string",
+        "GetCheckoutCartInfo",
+      );
+    }
+  }
+  return value;
+}
+
+/**
  * The cart during checkout: GET (or POST) with `merchantCartToken` (or `cartToken`),
  * `countryCode` and `currencyCode`, answered with the CheckoutCartInfo object. Called on every
  * cart page load, so keep it fast; a failure means checkout does not open.
@@ -189,7 +215,7 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
   CheckoutCartInfo,
   GetCheckoutCartInfoOptions
 > = (fn, options) => {
-  const configured = options?.parameterNames ?? {};
+  const configured = checkedParameterNames(options?.parameterNames);
   const names = PARAMETERS.map((key) => {
     const wire = configured[key];
     const aliases =

@@ -258,7 +258,8 @@ export async function serviceCommand(
   const callOptions = idempotencyKey === undefined ? {} : { idempotencyKey };
   try {
     const result = await RUNNERS[operation](client, input as never, callOptions);
-    io.stdout.write(`${JSON.stringify(redactor.value({ operation, result }), null, 2)}\n`);
+    // The merchant's data (a resume requestId, a tracking number) as sent: secrets out only.
+    io.stdout.write(`${JSON.stringify(redactor.data({ operation, result }), null, 2)}\n`);
     return SERVICE_EXIT.ok;
   } catch (error) {
     if (!isServiceError(error)) throw error;

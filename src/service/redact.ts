@@ -3,9 +3,11 @@
  * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
  * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, in every
  * spelling `redactCardNumbers` finds; in texts, numbers and keys) are masked as everywhere else in
- * the library: a refund's comment, or the service's text quoting one, may hold one.
+ * the library: a refund's comment, or the service's text quoting one, may hold one. A successful
+ * result printed by the CLI goes through {@link Redactor.data} instead, which keeps the merchant's
+ * data (numbers, keys, dotted digit groups) as sent.
  */
-import { redactCardNumbers } from "../core/redact.js";
+import { redactCardNumbers, redactCardsInData } from "../core/redact.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -39,8 +41,7 @@ export class Redactor {
 
   /** The text with every secret replaced and every card number masked. */
   text(text: string): string {
-    const masked = redactCardNumbers(text);
-    return this.#pattern === undefined ? masked : masked.replace(this.#pattern, REDACTED);
+    return this.#secretsOut(redactCardNumbers(text));
   }
 
   /**
@@ -68,6 +69,30 @@ export class Redactor {
         : this.value(item, depth + 1);
     }
     return copy;
+  }
+
+  /**
+   * A successful result as printed for the merchant: a deep copy with secrets replaced and card
+   * numbers joined by one space, dash or `+` masked in every string, and credential fields masked.
+   * Numbers and keys are kept, and so are dotted digit groups: a resume `requestId` or a tracking
+   * number is the merchant's data, to be used as the service sent it (the "data" rule of
+   * `createRedactor`). Hook events and errors go through {@link value}.
+   */
+  data(value: unknown, depth = 0): unknown {
+    if (typeof value === "string") return this.#secretsOut(redactCardsInData(value));
+    if (typeof value !== "object" || value === null) return value;
+    if (depth > 64) return REDACTED;
+    if (Array.isArray(value)) return value.map((item) => this.data(item, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "__proto__") continue;
+      copy[key] = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : this.data(item, depth + 1);
+    }
+    return copy;
+  }
+
+  #secretsOut(text: string): string {
+    return this.#pattern === undefined ? text : text.replace(this.#pattern, REDACTED);
   }
 
   #push(list: string[], secret: string | undefined): void {

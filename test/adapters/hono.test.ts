@@ -112,12 +112,41 @@ describe("a remoteAddress option that is not a function", () => {
       auth: false,
       handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
     });
-    for (const value of ["CF-Connecting-IP", { header: "CF-Connecting-IP" }, null]) {
+    for (const value of ["CF-Connecting-IP", { header: "CF-Connecting-IP" }]) {
       const adapt = () => toFetch(router, { remoteAddress: value as never });
       expect(adapt).toThrow(TypeError);
       expect(adapt).toThrow("toFetch: remoteAddress must be a function");
     }
     expect(() => toFetch(router, {})).not.toThrow();
+  });
+
+  // Final reading F1-3: main read `null` as "not set" (the call ran with no address), as the
+  // service client, withIdempotency's key/store and onError still do; `cond ? fn : null` must not
+  // stop the app at start-up.
+  it("takes null as not set: the call is answered, the address unknown", async () => {
+    let seen: string | undefined = "not called";
+    const handler = toFetch(
+      createCallbackRouter({
+        basePath: "/crossborder",
+        auth: false,
+        handlers: {
+          SendOrderToMerchant: (_order, context) => {
+            seen = context.request.remoteAddress;
+            return { InternalOrderId: "M-1" };
+          },
+        },
+      }),
+      { remoteAddress: null as never },
+    );
+    const response = await handler(
+      new Request("http://127.0.0.1/crossborder/SendOrderToMerchant", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: fixture("SendOrderToMerchant"),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(seen).toBeUndefined();
   });
 });
 

@@ -131,6 +131,66 @@ describe("service (in process)", () => {
     expect(result.requestId).toBe(5);
   });
 
+  // Final reading F1-1: the printed success result went through the wide card rule, so a
+  // Luhn-valid resume RequestID came out as the string "*********0004", which cannot be sent
+  // back, and a dotted tracking number was masked. The merchant's data is printed as the service
+  // sent it, only the secrets hidden; the verbose log and the errors keep the wide rule.
+  it("prints a success result's numbers and dotted numbers as the service sent them", async () => {
+    const requestId = 1764170000004; // 13 digits, passes the Luhn check
+    const dotted = "1Z.9999.9999.9999.9995"; // passes it too, in its digits
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [{ ProductCode: dotted, CountryCode: "DE", IsForbidden: false }],
+          RequestID: requestId,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: requestId } },
+    );
+    const file = await jsonFile("recent-exact.json", { requestId: 0 });
+    const { code, stdout, stderr } = await run([
+      "RecentProductCountryS",
+      "--json",
+      file,
+      "--base-url",
+      simulator.url,
+      "--verbose",
+    ]);
+    expect(code).toBe(0);
+    const { result } = JSON.parse(stdout);
+    expect(result.requestId).toBe(requestId);
+    expect(result.changes[0]).toMatchObject({ requestId, record: { ProductCode: dotted } });
+    // The hook events keep the wide rule (the CLI logs no bodies: the next page's URL shows it).
+    expect(stderr).toContain("RecentProductCountryS?requestId=*********0004");
+  });
+
+  it("still hides the secrets and a spaced card number in a printed success result", async () => {
+    const card = "4111 1111 1111 1111";
+    simulator.fail("getShippingDetailsExtended", {
+      status: 200,
+      body: [
+        {
+          destinationCountry: `${simulator.merchantGuid} ${card}`,
+          status: "active",
+          shippingRates: [],
+        },
+      ],
+    });
+    const file = await jsonFile("rates-card.json", { amount: 10, currencyCode: "EUR" });
+    const { code, stdout } = await run([
+      "getShippingDetailsExtended",
+      "--json",
+      file,
+      "--base-url",
+      simulator.url,
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("[REDACTED] **** **** **** 1111");
+    expect(stdout).not.toContain(card);
+  });
+
   it("prints a refusal as the typed error on stderr, exit 1", async () => {
     const file = await jsonFile("dispatch.json", { OrderIds: ["GE-1003"] });
     const { code, stdout, stderr } = await run([

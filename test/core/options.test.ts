@@ -100,6 +100,58 @@ describe("handler factories: options checked at construction", () => {
     ).toThrow(/SendOrderToMerchant: options has an unknown option "methods"/);
   });
 
+  // Final reading F1-2: a misspelt member was ignored, so every cart call reached the function
+  // with `merchantCartToken: undefined` and was answered 200 with the wrong cart.
+  it("GetCheckoutCartInfo refuses a parameterNames member it does not know, naming it", () => {
+    const build = () =>
+      createGetCheckoutCartInfoHandler(fn as never, {
+        auth: false,
+        parameterNames: { merchantCartTokn: "CartId" } as never,
+      });
+    expect(build).toThrow(TypeError);
+    expect(build).toThrow(
+      'GetCheckoutCartInfo: parameterNames has an unknown option "merchantCartTokn" (known: merchantCartToken, countryCode, currencyCode)',
+    );
+  });
+
+  it.each([
+    ["a number", 5],
+    ["empty text", ""],
+    ["null", null],
+    ["an array", ["CartId"]],
+  ])("GetCheckoutCartInfo refuses a parameterNames value that is %s", (_label, value) => {
+    const build = () =>
+      createGetCheckoutCartInfoHandler(fn as never, {
+        auth: false,
+        parameterNames: { merchantCartToken: value } as never,
+      });
+    expect(build).toThrow(
+      new TypeError(
+        "GetCheckoutCartInfo: parameterNames.merchantCartToken must be a non-empty string",
+      ),
+    );
+  });
+
+  it("GetCheckoutCartInfo refuses parameterNames that is not an object", () => {
+    for (const parameterNames of ["CartId", 5, ["CartId"]]) {
+      expect(() =>
+        createGetCheckoutCartInfoHandler(fn as never, {
+          auth: false,
+          parameterNames: parameterNames as never,
+        }),
+      ).toThrow(new TypeError("GetCheckoutCartInfo: parameterNames must be an object"));
+    }
+    // Left out, null, or a member left undefined: the documented names.
+    for (const parameterNames of [undefined, null, {}, { merchantCartToken: undefined }]) {
+      expect(() =>
+        createGetCheckoutCartInfoHandler(fn as never, {
+          auth: false,
+          parameterNames: parameterNames as never,
+        }),
+      ).not.toThrow();
+    }
+  });
+
   it.each([
     ["a logger object", { error: () => undefined }],
     ["a string", "console"],
@@ -250,6 +302,20 @@ describe("router: options checked at construction", () => {
         handlers: { GetCheckoutCartInfo: builtCart },
       } as never),
     ).not.toThrow();
+  });
+
+  it("refuses, through the cart function it builds, a misspelt parameterNames member", () => {
+    // Final reading F1-2: the router hands parameterNames to the cart factory, which checks it.
+    const build = () =>
+      createCallbackRouter({
+        auth: false,
+        parameterNames: { merchantCartTokn: "CartId" },
+        handlers: { GetCheckoutCartInfo: () => ({ productsList: [] }) },
+      } as never);
+    expect(build).toThrow(TypeError);
+    expect(build).toThrow(
+      /^GetCheckoutCartInfo: parameterNames has an unknown option "merchantCartTokn"/,
+    );
   });
 
   it("takes every documented option with a function for each callback", async () => {
