@@ -3,7 +3,12 @@
  * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
-import { assertOptionalFunction } from "../auth/validate.js";
+import {
+  assertKnownKeys,
+  assertOptionalFunction,
+  configError,
+  optionNames,
+} from "../auth/validate.js";
 import { CONSUMED_BODY } from "../core/body.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { assertEndpoint, handleSafely } from "./internal.js";
@@ -29,6 +34,8 @@ export interface FetchAdapterOptions<TRest extends unknown[] = unknown[]> {
   remoteAddress?: (request: Request, ...rest: TRest) => string | undefined | null;
 }
 
+const FETCH_OPTION_NAMES = optionNames<FetchAdapterOptions>({ remoteAddress: true });
+
 /**
  * A fetch handler answering the endpoint's callbacks; a router answers other paths with its 404.
  * The body stream is read by the engine, within its limit, after authentication.
@@ -46,6 +53,11 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   options: FetchAdapterOptions<TRest> = {},
 ): FetchHandler<TRest> {
   assertEndpoint(endpoint, "toFetch");
+  // A misspelt `remoteAddress` would leave every call without an address: refused, by name.
+  if (options === null || typeof options !== "object") {
+    throw configError("options", "must be an object", "toFetch");
+  }
+  assertKnownKeys(options as Record<string, unknown>, FETCH_OPTION_NAMES, "options", "toFetch");
   // `null` is "not set", as main read it (and as the client, withIdempotency and onError do).
   const remoteAddress = options.remoteAddress ?? undefined;
   // A header name put here would be read as "no address" on every call (addressOf swallows the

@@ -152,13 +152,24 @@ export interface VoidParcelResult {
 /**
  * One record of RecentProductCountryS with what to do with it locally: `delete` when it is back
  * at the country default (4.7: not restricted, not forbidden, default VAT rate), else `upsert`.
+ * A `delete` always has both keys as strings; an `upsert`'s keys may be `null` or missing.
  */
-export interface ProductCountryChange {
-  readonly action: "upsert" | "delete";
-  readonly record: ProductCountry;
-  /** The `RequestID` of the page it came in: store it once the page is applied, and resume from it. */
-  readonly requestId: number;
-}
+export type ProductCountryChange =
+  | {
+      readonly action: "delete";
+      readonly record: ProductCountry & {
+        readonly CountryCode: string;
+        readonly ProductCode: string;
+      };
+      /** The `RequestID` of the page it came in: store it once the page is applied, and resume from it. */
+      readonly requestId: number;
+    }
+  | {
+      readonly action: "upsert";
+      readonly record: ProductCountry;
+      /** The `RequestID` of the page it came in: store it once the page is applied, and resume from it. */
+      readonly requestId: number;
+    };
 
 export interface RecentProductCountriesInput {
   /** Where to start: 0 (the default) for everything, or the last stored `requestId`. */
@@ -498,10 +509,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           // A record without a country has no country default to compare its rate with. One
           // without either key is never a delete: there is no (country, product) to delete, and
           // a filter given a null or missing key could match far more than this record.
-          const country = record.CountryCode;
-          const keyed = country != null && record.ProductCode != null;
-          const reverted = keyed && isBackAtDefault(record, await defaultRate(country));
-          yield { action: reverted ? "delete" : "upsert", record, requestId: page.RequestID };
+          const { CountryCode: country, ProductCode: product } = record;
+          if (
+            country != null &&
+            product != null &&
+            isBackAtDefault(record, await defaultRate(country))
+          ) {
+            // Both keys were just checked to be strings: the record is yielded as it came.
+            const keyed = record as ProductCountry & { CountryCode: string; ProductCode: string };
+            yield { action: "delete", record: keyed, requestId: page.RequestID };
+          } else yield { action: "upsert", record, requestId: page.RequestID };
         }
         // No progress means no more changes (and guards against a loop on a stuck RequestID).
         if (page.RequestID === requestId) return;

@@ -353,8 +353,11 @@ export const productCountryListSchema = z.looseObject({
 // ---------------------------------------------------------------- 4.7 RecentProductCountryS
 
 export const recentProductCountriesRequestSchema = z.object({
-  /** 0, or a `RequestID` the service answered: sent back as it came, whole or not. */
-  requestId: z.number().min(0),
+  /**
+   * 0, or a `RequestID` the service answered: sent back as it came, whole or not, and negative
+   * too (the answer's is not refused for it, so the next request must not be either).
+   */
+  requestId: z.number(),
 });
 
 export const recentProductCountriesResponseSchema = z.looseObject({

@@ -150,6 +150,27 @@ describe("a remoteAddress option that is not a function", () => {
   });
 });
 
+// Final reading 2 O3: toFetch took any option name, so a misspelt remoteAddress left every call
+// without an address (an IP allow-list then refuses them all). Refused, as by the other factories.
+describe("toFetch's options", () => {
+  it("refuses an unknown option, naming it", () => {
+    const router = createCallbackRouter({
+      auth: false,
+      handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+    });
+    const misspelt = { remotAddress: () => "203.0.113.9" } as never;
+    expect(() => toFetch(router, misspelt)).toThrow(TypeError);
+    expect(() => toFetch(router, misspelt)).toThrow(
+      'toFetch: options has an unknown option "remotAddress" (known: remoteAddress)',
+    );
+    for (const value of [null, "remoteAddress"]) {
+      expect(() => toFetch(router, value as never)).toThrow("toFetch: options must be an object");
+    }
+    expect(() => toFetch(router, { remoteAddress: () => "203.0.113.9" })).not.toThrow();
+    expect(() => toFetch(router, undefined)).not.toThrow();
+  });
+});
+
 // Hand mutation testing, round 2: dropping the signal from the request the engine reads survived.
 describe("toFetch and the request's abort signal", () => {
   it("hands the merchant a signal that aborts with the request's", async () => {

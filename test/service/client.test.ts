@@ -632,7 +632,8 @@ describe("request validation: a bad request never leaves the process", () => {
     voidParcel: { ParcelCode: "P-1" },
     updateParcelStatus: { orderId: "", parcelCode: "P-1", merchantParcelStatusCode: "Delivered" },
     saveProductsList: { products: [{ Sku: "A", Price: "10", Quantity: 1, VATRate: 0.2 }] },
-    recentProductCountries: { requestId: -1 },
+    // Not a number (a negative one is sent: the service may answer one, final reading 2 D4).
+    recentProductCountries: { requestId: "5" },
     locationByIp: { ip: "not an address" },
     vatCategoryCountries: { countryCode: "DEU" },
     getOrderRefunds: { orderId: "" },
@@ -1300,6 +1301,32 @@ describe("a RequestID that a JavaScript number cannot hold exactly", () => {
     expect(simulator.requestsOf("recentProductCountries")[1]?.query.requestId).toEqual([
       String(Number.MAX_SAFE_INTEGER),
     ]);
+  });
+});
+
+// Final reading 2 D4: a negative RequestID was taken from a page, then refused as the next
+// request's (requestId >= 0), as if the merchant had passed it. What the service sent goes back.
+describe("a negative RequestID from the service", () => {
+  it("is sent back as it came for the next page", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "recentProductCountries",
+      {
+        status: 200,
+        body: {
+          ProductCountry: [{ CountryCode: "DE", ProductCode: "SKU-1", IsRestricted: true }],
+          RequestID: -5,
+        },
+      },
+      { status: 200, body: { ProductCountry: [], RequestID: -5 } },
+    );
+    const ids = [];
+    for await (const change of clientFor(simulator).recentProductCountries()) {
+      ids.push(change.requestId);
+    }
+    expect(ids).toEqual([-5]);
+    const sent = simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId?.[0]);
+    expect(sent).toEqual(["0", "-5"]);
   });
 });
 

@@ -456,6 +456,21 @@ describe("createServiceSimulator: state the failures and refunds leave behind", 
     expect(sim.state.parcels.get("P-1003-1")?.status).toBe("received-in-hub");
   });
 
+  // Final reading 2 D3: the README said a merchant id under VoidParcel's OrderId was B001; 7.3's
+  // codes for VoidParcel are C codes, and an unknown parcel of the order is C104.
+  it("VoidParcel: the merchant's id under OrderId is C104 (7.3); under MerchantOrderId it voids", async () => {
+    const sim = await start();
+    const headers = { MerchantGUID: sim.merchantGuid };
+    const wrongField = { OrderId: "M-1001", ParcelCode: "P-1001-1" };
+    const refused = await post(sim, "/Parcel/VoidParcel", wrongField, headers);
+    expect(refused.body).toMatchObject({ IsSuccess: false, Errors: [{ ErrorCode: "C104" }] });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("declared");
+    const rightField = { MerchantOrderId: "M-1001", ParcelCode: "P-1001-1" };
+    const voided = await post(sim, "/Parcel/VoidParcel", rightField, headers);
+    expect(voided.body).toMatchObject({ IsSuccess: true });
+    expect(sim.state.parcels.get("P-1001-1")?.status).toBe("voided");
+  });
+
   it("CreateOrderRefund refunds at most what remains of each line; GetOrderRefunds counts down", async () => {
     const sim = await start();
     const before = await refunds(sim, "GE-1002");

@@ -77,6 +77,28 @@ export const CASES = [
   },
 ] as const;
 
+/**
+ * A merchant's product-country sync, as README §recentProductCountries invites: a `delete`'s keys
+ * are strings (it is yielded only when both are present), so they reach a `string` parameter.
+ */
+export const SYNC = `import { createServiceClient, type ProductCountry } from "crossborder-callbacks/service";
+
+declare const db: {
+  remove(country: string, product: string): Promise<void>;
+  upsert(country: string | null | undefined, product: string | null | undefined, record: ProductCountry): Promise<void>;
+};
+const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g" });
+const removed = new Map<string, string>();
+for await (const change of client.recentProductCountries({ requestId: 0 })) {
+  const { record } = change;
+  if (change.action === "delete") {
+    await db.remove(change.record.CountryCode, change.record.ProductCode);
+    removed.set(change.record.CountryCode, change.record.ProductCode);
+  } else await db.upsert(record.CountryCode, record.ProductCode, record);
+}
+export {};
+`;
+
 export const FIRST_LINE = HEADER.split("\n").length;
 
 export function file(form: "wrong" | "right"): string {

@@ -3,18 +3,24 @@
 // types (`SendOrderToMerchantRequest`), not an expansion of a zod type. The same file without the
 // misspellings compiles. (test/core/types.test.ts checks the same points with @ts-expect-error.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CASES, FIRST_LINE, file } from "./cases.js";
+import { CASES, FIRST_LINE, file, SYNC } from "./cases.js";
 import { createProject, describe as describeDiagnostic, type Project } from "./program.js";
 
 let project: Project;
 let wrong: string[];
 let right: string[];
+let sync: string[];
 
 beforeAll(() => {
   project = createProject("compile-fail");
-  const results = project.diagnostics({ "wrong.ts": file("wrong"), "right.ts": file("right") });
+  const results = project.diagnostics({
+    "wrong.ts": file("wrong"),
+    "right.ts": file("right"),
+    "sync.ts": SYNC,
+  });
   wrong = (results.get("wrong.ts") ?? []).map(describeDiagnostic);
   right = (results.get("right.ts") ?? []).map(describeDiagnostic);
+  sync = (results.get("sync.ts") ?? []).map(describeDiagnostic);
 }, 180_000);
 
 afterAll(() => project?.remove());
@@ -45,5 +51,11 @@ describe("misspelt fields under tsc --init's configuration", () => {
     expect(reads[0]).toContain("'SendOrderToMerchantRequest'");
     expect(reads[1]).toContain("'UpdateOrderStatusRequest'");
     expect(reads[2]).toContain("'Address'");
+  });
+});
+
+describe("a product-country sync under tsc --init's configuration", () => {
+  it("compiles: a delete's keys are strings", () => {
+    expect(sync).toStrictEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../adapters/support/runtime.js";
 import { CALLBACKS, GIVEN, snippets } from "../docs/snippets.js";
-import { CASES, FIRST_LINE, file } from "./cases.js";
+import { CASES, FIRST_LINE, file, SYNC } from "./cases.js";
 import { type Tsc7Run, tsc7 } from "./tsc7.js";
 
 const DIR = join(ROOT, ".tmp", `ts7-${process.pid}`);
@@ -49,6 +49,7 @@ beforeAll(async () => {
     "src/callbacks.ts": CALLBACKS,
     "wrong.ts": file("wrong"),
     "right.ts": file("right"),
+    "sync.ts": SYNC,
   };
   for (const snippet of snippets) files[`test/${snippet.name}`] = snippet.code;
   for (const [name, text] of Object.entries(files)) {
@@ -88,7 +89,7 @@ describe("the compilers", () => {
 describe("README snippets under TypeScript 7", () => {
   it("are all in the run, which reports only errors of the files checked", () => {
     expect(snippets.length).toBeGreaterThanOrEqual(15);
-    const checked = ["wrong.ts", ...snippets.map((s) => `test/${s.name}`), "right.ts"];
+    const checked = ["wrong.ts", ...snippets.map((s) => `test/${s.name}`), "right.ts", "sync.ts"];
     // An error without a file (an unresolvable `types` entry: TS2688) is under "(program)".
     for (const name of run.errors.keys()) expect(checked).toContain(name);
     // The run did type-check: the misspelt file has its errors, and only they make tsc exit 1.
@@ -121,5 +122,11 @@ describe("misspelt fields under TypeScript 7's tsc --init", () => {
       const column = Number(/^\d+:(\d+) /.exec(diagnostic)?.[1]);
       expect(c.wrong.slice(column - 1)).toMatch(new RegExp(`^${c.at}\\b`));
     }
+  });
+});
+
+describe("a product-country sync under TypeScript 7's tsc --init", () => {
+  it("compiles: a delete's keys are strings", () => {
+    expect(run.errors.get("sync.ts") ?? []).toStrictEqual([]);
   });
 });
