@@ -31,7 +31,10 @@ export interface FetchAdapterOptions<TRest extends unknown[] = unknown[]> {
    * Read a header only where the platform sets it and clients cannot: anywhere else it is forged
    * at will.
    */
-  remoteAddress?: (request: Request, ...rest: TRest) => string | undefined | null;
+  remoteAddress?:
+    | ((request: Request, ...rest: TRest) => string | undefined | null)
+    | null
+    | undefined;
 }
 
 const FETCH_OPTION_NAMES = optionNames<FetchAdapterOptions>({ remoteAddress: true });

@@ -73,8 +73,8 @@ export class Redactor {
 
   /**
    * A successful result as printed for the merchant: a deep copy with secrets replaced and card
-   * numbers joined by one space, dash or `+` masked in every string, and credential fields masked.
-   * Numbers and keys are kept, and so are dotted digit groups: a resume `requestId` or a tracking
+   * numbers joined by one space, dash or `+` masked in every string and key, and credential fields
+   * masked. Numbers are kept, and so are dotted digit groups: a resume `requestId` or a tracking
    * number is the merchant's data, to be used as the service sent it (the "data" rule of
    * `createRedactor`). Hook events and errors go through {@link value}.
    */
@@ -86,7 +86,11 @@ export class Redactor {
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       if (key === "__proto__") continue;
-      copy[key] = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : this.data(item, depth + 1);
+      // A key is printed too (an answer keeps fields the library does not know): secrets and
+      // spaced card numbers out of it, as out of a value.
+      copy[this.#secretsOut(redactCardsInData(key))] = SECRET_KEYS.has(key.toLowerCase())
+        ? REDACTED
+        : this.data(item, depth + 1);
     }
     return copy;
   }

@@ -329,6 +329,9 @@ describe("a tee in front (a data listener, then next()), the body still arriving
       req.on("newListener", (event) => {
         if (event === "data") reading();
       });
+      // A library that answers without reading (a 500 on seeing the tee) gets the rest too, so the
+      // test fails on the status instead of waiting for a body never sent (final reading 3).
+      res.on("finish", () => reading());
       listener(req, res);
     });
     try {

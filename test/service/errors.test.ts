@@ -628,6 +628,29 @@ describe("the Redactor's rules", () => {
     });
   });
 
+  // Final reading 3: data() (the CLI's printed success result) copied keys as they came, so a
+  // secret or a spaced card number used as a key (service answers keep unknown fields) was printed.
+  it("data() hides secrets and spaced card numbers in keys too, and keeps business data", () => {
+    const guid = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    const redactor = new Redactor([guid, "s3cret-pass"]);
+    redactor.addToken("tok-abcdef123456");
+    const printed = JSON.stringify(
+      redactor.data({
+        [guid]: "under a guid key",
+        "tok-abcdef123456": 1,
+        "4111 1111 1111 1111": "captured",
+        nested: [{ "s3cret-pass": true }],
+        requestId: 1764170000004,
+        tracking: "Shipment 2026.11.26.12.30.45",
+      }),
+    );
+    for (const secret of [guid, "tok-abcdef123456", "4111 1111 1111 1111", "s3cret-pass"])
+      expect(printed).not.toContain(secret);
+    expect(printed).toContain('"**** **** **** 1111":"captured"');
+    expect(printed).toContain('"requestId":1764170000004');
+    expect(printed).toContain("Shipment 2026.11.26.12.30.45");
+  });
+
   it("masks credential fields whatever their casing and value", () => {
     const redactor = new Redactor();
     expect(

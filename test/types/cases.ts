@@ -79,9 +79,12 @@ export const CASES = [
 
 /**
  * A merchant's product-country sync, as README §recentProductCountries invites: a `delete`'s keys
- * are strings (it is yielded only when both are present), so they reach a `string` parameter.
+ * are strings (it is yielded only when both are present), so they reach a `string` parameter. And
+ * a fetch handler whose `remoteAddress` is a function or `null`, as README's fetch section allows.
  */
-export const SYNC = `import { createServiceClient, type ProductCountry } from "crossborder-callbacks/service";
+export const SYNC = `import { createCallbackRouter } from "crossborder-callbacks";
+import { toFetch } from "crossborder-callbacks/fetch";
+import { createServiceClient, type ProductCountry } from "crossborder-callbacks/service";
 
 declare const db: {
   remove(country: string, product: string): Promise<void>;
@@ -96,7 +99,12 @@ for await (const change of client.recentProductCountries({ requestId: 0 })) {
     removed.set(change.record.CountryCode, change.record.ProductCode);
   } else await db.upsert(record.CountryCode, record.ProductCode, record);
 }
-export {};
+
+// README's "left out or \`null\`: no address" for toFetch's remoteAddress (final reading 3).
+declare const behindCdn: boolean;
+export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} }), {
+  remoteAddress: behindCdn ? (request: Request) => request.headers.get("CF-Connecting-IP") : null,
+});
 `;
 
 export const FIRST_LINE = HEADER.split("\n").length;
