@@ -106,7 +106,7 @@ export interface HandlerOptions {
  * `verifySession`, which the router gives every function it builds (as a merchant's one options
  * object for several factories may), and the other callbacks, with no session, have no use for.
  */
-const HANDLER_OPTION_NAMES: readonly string[] = optionNames<GiftCardHandlerOptions>({
+export const HANDLER_OPTION_KEYS: { readonly [K in keyof GiftCardHandlerOptions]-?: true } = {
   auth: true,
   maxBodyBytes: true,
   maxDepth: true,
@@ -114,7 +114,8 @@ const HANDLER_OPTION_NAMES: readonly string[] = optionNames<GiftCardHandlerOptio
   decoding: true,
   onError: true,
   verifySession: true,
-});
+};
+const HANDLER_OPTION_NAMES = optionNames<GiftCardHandlerOptions>(HANDLER_OPTION_KEYS);
 
 const DECODING_OPTION_NAMES = optionNames<DecodingOptions>({ default: true, fields: true });
 

@@ -69,6 +69,7 @@ import {
   type CallbackFunction,
   type CallbackHandler,
   checkDecodingShape,
+  HANDLER_OPTION_KEYS,
   type HandlerOptions,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
@@ -229,16 +230,11 @@ export function createCallbackRouter<H extends CallbackHandlers>(
   };
 }
 
+// The factories' options (the router gives them to every function it builds) and its own.
 const ROUTER_OPTION_NAMES = optionNames<CallbackRouterOptions>({
-  auth: true,
-  maxBodyBytes: true,
-  maxDepth: true,
-  bodyTimeoutMs: true,
-  decoding: true,
-  onError: true,
+  ...HANDLER_OPTION_KEYS,
   basePath: true,
   paths: true,
-  verifySession: true,
   handlers: true,
 });
 
