@@ -858,6 +858,25 @@ export function withIdempotency<TPayload, TResult>(
     unref(setTimeout(attempt, delay));
   }
 
+  /**
+   * Releases in the background a claim of a refused delivery that may have landed, tried again
+   * while the store fails (one at a time: a client queueing while disconnected gets one), until
+   * the lease it could hold has run out anyway.
+   */
+  function releaseLater(key: string, owner: string, claimedAt: number): void {
+    let delay = FIRST_POLL_MS;
+    const attempt = (): void => {
+      Promise.resolve()
+        .then(() => store.release(key, owner))
+        .catch(() => {
+          if (Date.now() + delay >= claimedAt + leaseMs) return;
+          unref(setTimeout(attempt, delay));
+          delay = Math.min(delay * 2, LONGEST_POLL_MS);
+        });
+    };
+    attempt();
+  }
+
   /** Gives the key up so that the next delivery runs the function again. */
   async function release(key: string, owner: string, context: Context, after: string) {
     try {
@@ -1034,12 +1053,19 @@ export function withIdempotency<TPayload, TResult>(
       try {
         claim = await within(claiming.promise, storeTimeoutMs, "claim");
       } catch (error) {
-        // A claim that timed out may still land (a client queues it while disconnected): what it
-        // wins is released, or the service's retry would wait for a lease nobody holds.
+        // A claim that timed out may still land (a client queues it while disconnected), and one
+        // that failed may have landed (the connection dropped after the server applied it,
+        // before its reply): what it won is released, or the service's retry would wait for a
+        // lease nobody holds. The release is owner-checked: a claim that never landed is left
+        // alone. Not after an unreadable record: nothing was claimed.
         if (claiming.settled === "no") {
-          claiming.promise
-            .then((late) => (late.claimed ? store.release(key, owner) : undefined))
-            .catch(() => undefined);
+          claiming.promise.then(
+            (late) => (late.claimed ? releaseLater(key, owner, claiming.sentAt) : undefined),
+            (late) =>
+              isUnreadableRecordError(late) ? undefined : releaseLater(key, owner, claiming.sentAt),
+          );
+        } else if (!isUnreadableRecordError(error)) {
+          releaseLater(key, owner, claiming.sentAt);
         }
         return storeFailed("claim", key, error, payload, context);
       }
