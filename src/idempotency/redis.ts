@@ -37,12 +37,13 @@ export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 export interface RedisIdempotencyStore extends ForgettingIdempotencyStore {
   /**
    * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
-   * (`INFO persistence`), once per store: the problems to fix as a sentence when the policy lets
+   * (`INFO persistence`), once per store (once answered: a failed check is not remembered): the problems to fix as a sentence when the policy lets
    * Redis evict this store's keys (anything but `noeviction`) or when a restart would empty the
    * leases of running functions (`appendonly no`), undefined when neither. A section the server
    * refuses is not checked; rejects when it refuses both (some managed Redis refuse `INFO`).
-   * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
-   * `store_failure` warning; its failure changes no delivery.
+   * `withIdempotency` calls it at its first delivery, and at a later one while it has not answered
+   * (failed, or slow), and reports the problem to `onError` as a `store_failure` warning, once;
+   * its failure changes no delivery.
    */
   checkSetup(): Promise<string | undefined>;
 }
@@ -322,7 +323,14 @@ export function createRedisIdempotencyStore(
 
   return {
     checkSetup() {
-      setup ??= readSetup();
+      if (setup === undefined) {
+        const reading = readSetup();
+        setup = reading;
+        // A failure is not remembered (the connection dropped, INFO refused): asked again later.
+        reading.catch(() => {
+          if (setup === reading) setup = undefined;
+        });
+      }
       return setup;
     },
     async claim(key, owner, leaseMs): Promise<IdempotencyClaim> {

@@ -502,15 +502,52 @@ function unusable(text: string, callback: string): boolean {
   return written !== undefined && "invalid" in written;
 }
 
-/** Stores whose setup was checked already: one warning per store, whatever wraps it. */
-const checkedStores = new WeakSet<object>();
+/**
+ * Each store's check of its setup: answered (one warning per store at most, whatever wraps it),
+ * or not asked again before `next`, after waiting `backoff` once it failed.
+ */
+const setupChecks = new WeakMap<object, { answered: boolean; next: number; backoff: number }>();
+/** The longest wait before asking again a store whose check keeps failing (INFO refused). */
+const LONGEST_SETUP_RETRY_MS = 10 * 60_000;
 
-/** A store's check of its own setup (the Redis store's eviction policy), where it has one. */
-function setupCheckOf(store: IdempotencyStore): (() => Promise<string | undefined>) | undefined {
+/**
+ * Asks a store to check its own setup (the Redis store's eviction policy and append-only file),
+ * where it has such a check, until it has answered once. A check that fails (the connection
+ * dropped, a server refusing it) is asked again at a later delivery, after a wait doubling up to
+ * ten minutes; one with no answer within `storeTimeoutMs` (a slow or restarting server) is still
+ * heard when it answers, and may be asked again meanwhile. In the background, never holding the
+ * request, its failure changing no delivery.
+ */
+function checkSetupOnce(
+  store: IdempotencyStore,
+  storeTimeoutMs: number,
+  context: CallbackContext<unknown>,
+): void {
   const check = (store as { checkSetup?: unknown }).checkSetup;
-  if (typeof check !== "function" || checkedStores.has(store)) return undefined;
-  checkedStores.add(store);
-  return () => Promise.resolve().then(() => check.call(store));
+  if (typeof check !== "function") return;
+  let state = setupChecks.get(store);
+  if (state === undefined) {
+    state = { answered: false, next: 0, backoff: storeTimeoutMs };
+    setupChecks.set(store, state);
+  }
+  if (state.answered || Date.now() < state.next) return;
+  const asked = state;
+  asked.next = Date.now() + storeTimeoutMs;
+  // Detached: the check may answer long after the delivery, and keeps nothing of the request.
+  const report = reporterOf(context);
+  Promise.resolve()
+    .then(() => check.call(store) as Promise<string | undefined>)
+    .then(
+      (problem) => {
+        if (asked.answered) return;
+        asked.answered = true;
+        if (typeof problem === "string") report(problem);
+      },
+      () => {
+        asked.next = Math.max(asked.next, Date.now() + asked.backoff);
+        asked.backoff = Math.min(asked.backoff * 2, LONGEST_SETUP_RETRY_MS);
+      },
+    );
 }
 
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
@@ -1109,17 +1146,9 @@ export function withIdempotency<TPayload, TResult>(
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
     const key = await storedKey(context.callback, derived);
-    const checkSetup = setupCheckOf(store);
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
-    if (checkSetup !== undefined) {
-      const tell = reporterOf(context as CallbackContext<unknown>);
-      within(checkSetup(), storeTimeoutMs, "check the setup").then(
-        (problem) => {
-          if (typeof problem === "string") tell(problem);
-        },
-        () => undefined,
-      );
-    }
+    // Not a closure over the context: one would keep it (its card data) in this scope's closures.
+    checkSetupOnce(store, storeTimeoutMs, context as CallbackContext<unknown>);
     const deadline = Date.now() + waitMs;
     for (;;) {
       const saved = unsaved.get(key);

@@ -133,6 +133,8 @@ async function eventually(check: () => Promise<boolean> | boolean, ms = 5_000): 
 
 const ranTwice = (failures: CallbackFailure[]) =>
   failures.filter((failure) => /run twice|ran twice/.test(failure.reason));
+const appendOnly = (failures: CallbackFailure[]) =>
+  failures.filter((failure) => /append-only file/.test(failure.reason));
 
 describe("Redis: a reply lost or late", () => {
   let server: RedisServer;
@@ -250,6 +252,52 @@ describe("Redis: a reply lost or late", () => {
       claimed: false,
       record: { state: "completed", result: "u" },
     });
+  });
+
+  it("node-redis: a setup check whose connection dropped is asked again at a later delivery: appendonly no is warned once, and not asked again", async () => {
+    const client = await nodeRedis();
+    const { fn } = charges();
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store: createRedisIdempotencyStore(client), storeTimeoutMs: 1_000 }),
+      { auth: false, onError },
+    );
+    proxy.cutAfter((sent) => /\binfo\b/i.test(sent));
+    await handler.handle(post(payment(order())));
+    // Asked again by a delivery after the wait that follows a failed check (storeTimeoutMs).
+    const warned = await eventually(async () => {
+      await handler.handle(post(payment(order())));
+      return appendOnly(failures).length > 0;
+    }, 4_000);
+    expect(warned).toBe(true);
+    const asked = proxy.sent.filter((sent) => /\binfo\b/i.test(sent)).length;
+    for (let i = 0; i < 3; i++) {
+      expect((await handler.handle(post(payment(order())))).status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(proxy.sent.filter((sent) => /\binfo\b/i.test(sent)).length).toBe(asked);
+    expect(appendOnly(failures)).toHaveLength(1);
+  });
+
+  it("ioredis: a setup check answered after storeTimeoutMs (a slow Redis at the first delivery) still warns of appendonly no, once", async () => {
+    const client = ioredis();
+    const { fn } = charges();
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store: createRedisIdempotencyStore(client), storeTimeoutMs: 1_000 }),
+      { auth: false, onError },
+    );
+    await client.ping();
+    const release = proxy.holdAfter((sent) => /\binfo\b/i.test(sent));
+    // Every reply on the connection waits: the claim too is answered late, the delivery refused.
+    expect((await handler.handle(post(payment(order())))).status).toBe(500);
+    release();
+    expect(await eventually(() => appendOnly(failures).length > 0, 2_000)).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      expect((await handler.handle(post(payment(order())))).status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(appendOnly(failures)).toHaveLength(1);
   });
 });
 
