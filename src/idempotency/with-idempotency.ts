@@ -550,6 +550,152 @@ function checkSetupOnce(
     );
 }
 
+/** A claim of a refused delivery to release: the stored key and the claim's owner, nothing of the request. */
+interface PendingRelease {
+  readonly key: string;
+  readonly owner: string;
+  /** When the lease it may hold has run out anyway (the claim's sending plus `leaseMs`). */
+  readonly until: number;
+  /** Not sent again before `next`, then after `delay` (doubling) once the store answered false. */
+  next: number;
+  delay: number;
+  readonly timeoutMs: number;
+}
+
+/** The background releases of one store: one loop, one release in flight at a time. */
+interface Releases {
+  readonly pending: Map<string, PendingRelease>;
+  /** A round is sending. */
+  sending: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The wait before the next round while the store fails (0: it answered last time). */
+  failing: number;
+  /** A release past its `timeoutMs` that has not settled: none is sent while it may still answer. */
+  unanswered: Flight<boolean> | undefined;
+}
+
+const releasesOf = new WeakMap<object, Releases>();
+/**
+ * The most claims waiting for a release, per store. At the bound a new one is not kept: its
+ * lease, if the claim landed, runs out by itself after `leaseMs` (the retry answered 503 until
+ * then), while those already waiting are still released.
+ */
+const MOST_PENDING_RELEASES = 10_000;
+/** The longest wait between two releases of one claim, or two rounds while the store fails. */
+const LONGEST_RELEASE_RETRY_MS = 5_000;
+
+/**
+ * Releases in the background the claim of a refused delivery (failed, or timed out) that may have
+ * landed, or may land later: PostgreSQL goes on with a statement whose client gave up (waiting on
+ * a row lock, say), so a first release answered false is sent again, until it deletes this
+ * owner's lease or `until` (the lease would have run out anyway). Owner-checked: never another
+ * delivery's lease. One loop per store, one release in flight at a time, waiting from
+ * `storeTimeoutMs` doubling to 5 s between the releases of a claim and, while the store fails,
+ * between rounds: an outage refusing many deliveries adds claims to the set, not load.
+ */
+function releaseLater(
+  store: IdempotencyStore,
+  key: string,
+  owner: string,
+  until: number,
+  timeoutMs: number,
+): void {
+  let releases = releasesOf.get(store);
+  if (releases === undefined) {
+    releases = {
+      pending: new Map(),
+      sending: false,
+      timer: undefined,
+      failing: 0,
+      unanswered: undefined,
+    };
+    releasesOf.set(store, releases);
+  }
+  const now = Date.now();
+  if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return;
+  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
+  // Sent at once unless the store is failing (the next round takes it) or a round is sending.
+  if (releases.failing === 0 && !releases.sending) {
+    clearTimeout(releases.timer);
+    releases.timer = undefined;
+    void releaseRound(store, releases);
+  }
+}
+
+/** Sends the releases that are due, one at a time, then waits for the next one due. */
+async function releaseRound(store: IdempotencyStore, releases: Releases): Promise<void> {
+  releases.sending = true;
+  releases.timer = undefined;
+  try {
+    // Still unanswered: not another while a client may hold it queued (until it counts as lost).
+    if (holdsBack(releases.unanswered, LONGEST_RELEASE_RETRY_MS)) {
+      releases.failing = Math.min(Math.max(releases.failing * 2, 1), LONGEST_RELEASE_RETRY_MS);
+      return;
+    }
+    releases.unanswered = undefined;
+    for (const entry of [...releases.pending.values()]) {
+      const now = Date.now();
+      if (now >= entry.until) {
+        releases.pending.delete(entry.owner);
+        continue;
+      }
+      if (entry.next > now) continue;
+      const flight = fly(() => store.release(entry.key, entry.owner));
+      let deleted: boolean | "late";
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        // Its own unref'd timer: a background release never keeps the process alive.
+        deleted = await Promise.race([
+          flight.promise,
+          new Promise<"late">((resolve) => {
+            timer = setTimeout(() => resolve("late"), entry.timeoutMs);
+            unref(timer);
+          }),
+        ]);
+      } catch {
+        deleted = "late";
+      } finally {
+        clearTimeout(timer);
+      }
+      if (deleted === "late") {
+        // The store fails (or is slow): the rest wait for the next round.
+        releases.failing = Math.min(
+          releases.failing === 0 ? entry.timeoutMs : releases.failing * 2,
+          LONGEST_RELEASE_RETRY_MS,
+        );
+        if (flight.settled === "no") {
+          releases.unanswered = flight;
+          // Answered late: this owner's lease is gone, nothing more to send for it.
+          flight.promise.then(
+            (late) => (late ? releases.pending.delete(entry.owner) : undefined),
+            () => undefined,
+          );
+        }
+        return;
+      }
+      releases.failing = 0;
+      if (deleted) releases.pending.delete(entry.owner);
+      else {
+        entry.next = Date.now() + entry.delay;
+        entry.delay = Math.min(entry.delay * 2, LONGEST_RELEASE_RETRY_MS);
+      }
+    }
+  } finally {
+    releases.sending = false;
+    scheduleReleases(store, releases);
+  }
+}
+
+function scheduleReleases(store: IdempotencyStore, releases: Releases): void {
+  if (releases.pending.size === 0) return;
+  let at = Number.POSITIVE_INFINITY;
+  if (releases.failing > 0) at = Date.now() + releases.failing;
+  else for (const entry of releases.pending.values()) at = Math.min(at, entry.next, entry.until);
+  const timer = setTimeout(() => void releaseRound(store, releases), Math.max(0, at - Date.now()));
+  unref(timer);
+  releases.timer = timer;
+}
+
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
 function report(context: CallbackContext<unknown>, reason: string, error?: unknown): void {
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
@@ -895,25 +1041,6 @@ export function withIdempotency<TPayload, TResult>(
     unref(setTimeout(attempt, delay));
   }
 
-  /**
-   * Releases in the background a claim of a refused delivery that may have landed, tried again
-   * while the store fails (one at a time: a client queueing while disconnected gets one), until
-   * the lease it could hold has run out anyway.
-   */
-  function releaseLater(key: string, owner: string, claimedAt: number): void {
-    let delay = FIRST_POLL_MS;
-    const attempt = (): void => {
-      Promise.resolve()
-        .then(() => store.release(key, owner))
-        .catch(() => {
-          if (Date.now() + delay >= claimedAt + leaseMs) return;
-          unref(setTimeout(attempt, delay));
-          delay = Math.min(delay * 2, LONGEST_POLL_MS);
-        });
-    };
-    attempt();
-  }
-
   /** Gives the key up so that the next delivery runs the function again. */
   async function release(key: string, owner: string, context: Context, after: string) {
     try {
@@ -1092,17 +1219,23 @@ export function withIdempotency<TPayload, TResult>(
       } catch (error) {
         // A claim that timed out may still land (a client queues it while disconnected), and one
         // that failed may have landed (the connection dropped after the server applied it,
-        // before its reply): what it won is released, or the service's retry would wait for a
-        // lease nobody holds. The release is owner-checked: a claim that never landed is left
-        // alone. Not after an unreadable record: nothing was claimed.
+        // before its reply), or land later (PostgreSQL goes on with a statement whose client
+        // gave up): what it won is released, or the service's retry would wait for a lease
+        // nobody holds. The release is owner-checked, sent until it deletes this owner's lease
+        // or the lease ran out. Not after an unreadable record: nothing was claimed.
         if (claiming.settled === "no") {
           claiming.promise.then(
-            (late) => (late.claimed ? releaseLater(key, owner, claiming.sentAt) : undefined),
             (late) =>
-              isUnreadableRecordError(late) ? undefined : releaseLater(key, owner, claiming.sentAt),
+              late.claimed
+                ? releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs)
+                : undefined,
+            (late) =>
+              isUnreadableRecordError(late)
+                ? undefined
+                : releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs),
           );
         } else if (!isUnreadableRecordError(error)) {
-          releaseLater(key, owner, claiming.sentAt);
+          releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs);
         }
         return storeFailed("claim", key, error, payload, context);
       }

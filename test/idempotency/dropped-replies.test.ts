@@ -22,6 +22,7 @@ import {
 } from "../../src/index.js";
 import { collector, post } from "../core/helpers.js";
 import {
+  freePort,
   type PostgresServer,
   type RedisServer,
   startPostgres,
@@ -52,6 +53,8 @@ interface Proxy {
   cutAfter(match: (sent: string) => boolean): void;
   /** Forwards the next client chunk matching `match`, then holds every reply until `release()`. */
   holdAfter(match: (sent: string) => boolean): () => void;
+  /** Cuts both sockets of the connections holding their replies (the server's work goes on). */
+  cutHeld(): void;
   /** The client chunks forwarded so far, as text. */
   sent: string[];
   close(): Promise<void>;
@@ -62,6 +65,7 @@ async function startProxy(port: number): Promise<Proxy> {
   const sockets = new Set<Socket>();
   const sent: string[] = [];
   let releaseHeld: (() => void)[] = [];
+  let cutters: (() => void)[] = [];
   const server: Server = createServer((client) => {
     const upstream = new Socket();
     sockets.add(client).add(upstream);
@@ -79,6 +83,10 @@ async function startProxy(port: number): Promise<Proxy> {
           releaseHeld.push(() => {
             mode = "pass";
             for (const part of held.splice(0)) client.write(part);
+          });
+          cutters.push(() => {
+            client.destroy();
+            upstream.destroy();
           });
         }
       }
@@ -113,8 +121,12 @@ async function startProxy(port: number): Promise<Proxy> {
         for (const release of releaseHeld.splice(0)) release();
       };
     },
+    cutHeld() {
+      for (const cut of cutters.splice(0)) cut();
+    },
     async close() {
       releaseHeld = [];
+      cutters = [];
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
@@ -343,6 +355,103 @@ describe("PostgreSQL: a reply lost", () => {
     expect(await eventually(async () => (await rows()) === 0)).toBe(true);
     expect((await handler.handle(post(payment(id)))).status).toBe(200);
     expect(count()).toBe(2);
+  });
+
+  it("a claim still waiting on a row lock when the client saw the cut lands after the first release answered false: released all the same, the retry runs the function (not 503 for leaseMs)", async () => {
+    const real = createPostgresIdempotencyStore(pool);
+    const answers: boolean[] = [];
+    const store = {
+      ...real,
+      release: async (key: string, owner: string) => {
+        const deleted = await real.release(key, owner);
+        answers.push(deleted);
+        return deleted;
+      },
+    };
+    const { fn, count } = charges();
+    const { onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(fn, { store, waitMs: 1_000, storeTimeoutMs: 1_000 }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(payment(order())))).status).toBe(200);
+    const id = order();
+    const key = `PerformOrderPayment:${id}`;
+    // The expired lease of a delivery that died, its row locked by another session (an admin
+    // transaction; a claim or cleanup of the same key) until the test lets it go.
+    await admin.query(
+      "INSERT INTO crossborder_idempotency (key, owner, result, expires_at) VALUES ($1, 'dead', NULL, clock_timestamp() - interval '1 second')",
+      [key],
+    );
+    const locker = await admin.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("SELECT 1 FROM crossborder_idempotency WHERE key = $1 FOR UPDATE", [key]);
+      proxy.holdAfter((sent) => sent.includes(id));
+      const first = handler.handle(post(payment(id)));
+      const waiting = async () =>
+        (
+          await admin.query(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %crossborder_idempotency%'",
+          )
+        ).rowCount === 1;
+      // The claim is on the server, waiting for the row: the client's connection is cut now.
+      expect(await eventually(waiting)).toBe(true);
+      proxy.cutHeld();
+      expect((await first).status).toBe(500);
+      // The release found the row still the dead delivery's: nothing deleted, the claim still
+      // waiting to land.
+      expect(await eventually(() => answers.includes(false))).toBe(true);
+      expect(await waiting()).toBe(true);
+      await locker.query("COMMIT");
+    } finally {
+      await locker.query("ROLLBACK").catch(() => undefined);
+      locker.release();
+    }
+    const rows = async () =>
+      (await admin.query("SELECT 1 FROM crossborder_idempotency WHERE key = $1", [key])).rowCount;
+    // The claim landed after the cut, for nobody: released by the release sent again.
+    expect(await eventually(async () => (await rows()) === 0, 8_000)).toBe(true);
+    expect(answers).toContain(true);
+    expect((await handler.handle(post(payment(id)))).status).toBe(200);
+    expect(count()).toBe(2);
+  });
+
+  it("a store refusing connections: the releases of failed claims are one loop backing off, not one loop each", async () => {
+    const down = new pg.Pool({
+      connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+    });
+    down.on("error", () => undefined);
+    try {
+      const real = createPostgresIdempotencyStore(down, { createTable: false });
+      let releases = 0;
+      const store = {
+        ...real,
+        release: (key: string, owner: string) => {
+          releases++;
+          return real.release(key, owner);
+        },
+      };
+      const { fn, count } = charges();
+      const { onError } = collector();
+      const handler = createPerformOrderPaymentHandler(
+        withIdempotency(fn, { store, storeTimeoutMs: 50 }),
+        { auth: false, onError },
+      );
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, () => handler.handle(post(payment(order())))),
+      );
+      expect(statuses.map((answer) => answer.status)).toEqual(Array(20).fill(500));
+      expect(count()).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // One release in flight at a time for the store, the next round after 50, 100, 200, 400 ms
+      // while it fails: at most 5 in this second, whatever the number of failed claims (20
+      // loops retrying from 25 ms made about 120).
+      expect(releases).toBeGreaterThanOrEqual(1);
+      expect(releases).toBeLessThanOrEqual(6);
+    } finally {
+      await down.end();
+    }
   });
 
   it("a claim sent again by its own owner counts as claimed; another owner's is refused", async () => {
