@@ -134,9 +134,10 @@ if not v then return {'none'} end
 return reply(v, ttl)`,
   // KEYS[1] key; ARGV owner, result, ttl ms. The owner goes in the record as the fraction of its
   // expiry (each byte as three digits), which a version that does not know it reads as the
-  // expiry all the same (Lua's tonumber; under a thousandth of a millisecond later). The same
-  // owner's same record already there answers 1: a write sent again by a client after a
-  // reconnect (ioredis does, when the first copy's reply was lost) is not another run's record.
+  // expiry all the same (Lua's tonumber; less than 0.26 ms later: the first byte is at most
+  // 255). The same owner's same record already there answers 1: a write sent again by a client
+  // after a reconnect (ioredis does, when the first copy's reply was lost) is not another run's
+  // record.
   complete: `${NOW}
 ${READ}
 local mark = string.gsub(ARGV[1], '.', function(c) return string.format('%03d', string.byte(c)) end)
