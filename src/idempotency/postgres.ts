@@ -115,7 +115,9 @@ const RACED_DDL = new Set(["42P07", "23505", "42710"]);
 /**
  * Creates the PostgreSQL store over your pool. The table is created on first use unless
  * `createTable: false`; a claim is one `INSERT … ON CONFLICT DO UPDATE … WHERE` that only takes
- * over an expired row, so two instances claiming one key at once never both succeed.
+ * over an expired row, so two instances claiming one key at once never both succeed, or the
+ * lease of the same owner (a claim sent again: pg does not resend a statement after a dropped
+ * connection, but a pool or driver of your own might).
  */
 export function createPostgresIdempotencyStore(
   pool: PgLikeQueryable,
@@ -134,7 +136,7 @@ export function createPostgresIdempotencyStore(
     claim: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
 VALUES ($1, $2, NULL, clock_timestamp() + ${MS.replace("$MS", "$3")})
 ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, result = NULL, expires_at = EXCLUDED.expires_at
-WHERE r.expires_at <= clock_timestamp()
+WHERE r.expires_at <= clock_timestamp() OR r.owner = EXCLUDED.owner
 RETURNING 1`,
     // No remaining time for an expires_at of 'infinity': PostgreSQL 15 refuses the subtraction
     // ("cannot subtract infinite timestamps"), which failed every read of the key.

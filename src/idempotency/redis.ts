@@ -4,8 +4,9 @@
  * here imports either package; the client is used through the few methods below.
  *
  * A key holds one string: `r:<owner>` while running (the key's own expiry is the lease) or
- * `c:<expiry ms>:<result>` once completed (expiring by the key's expiry and, checked on every read
- * against the server's clock, by the time written in it). Anything else under a key (another
+ * `c:<expiry ms>[.<owner's bytes as digits>]:<result>` once completed (expiring by the key's
+ * expiry and, checked on every read against the server's clock, by the time written in it; the
+ * owner, written since 2026-11, lets the owner's own write sent twice count as done). Anything else under a key (another
  * string, another type, a lease without expiry) is an unreadable record. Every operation is one Lua script, so
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
@@ -36,12 +37,13 @@ export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 export interface RedisIdempotencyStore extends ForgettingIdempotencyStore {
   /**
    * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
-   * (`INFO persistence`), once per store: the problems to fix as a sentence when the policy lets
+   * (`INFO persistence`), once per store (once answered: a failed check is not remembered): the problems to fix as a sentence when the policy lets
    * Redis evict this store's keys (anything but `noeviction`) or when a restart would empty the
    * leases of running functions (`appendonly no`), undefined when neither. A section the server
    * refuses is not checked; rejects when it refuses both (some managed Redis refuse `INFO`).
-   * `withIdempotency` calls it at its first delivery and reports the problem to `onError` as a
-   * `store_failure` warning; its failure changes no delivery.
+   * `withIdempotency` calls it at its first delivery, and at a later one while it has not answered
+   * (failed, or slow), and reports the problem to `onError` as a `store_failure` warning, once;
+   * its failure changes no delivery.
    */
   checkSetup(): Promise<string | undefined>;
 }
@@ -108,14 +110,16 @@ const OWNED = `local function owned(key, owner)
 end`;
 
 const SCRIPTS = {
-  // KEYS[1] key; ARGV owner, lease ms.
+  // KEYS[1] key; ARGV owner, lease ms. The owner's own lease counts as claimed (its lease
+  // started again): a client that sends the claim again after a reconnect (ioredis does, when
+  // the first copy's reply was lost) gets the key it holds, not a wait on itself.
   claim: `${NOW}
 ${READ}
 ${REPLY}
 if redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'NX', 'PX', ARGV[2]) then return {'ok'} end
-local v, ttl = read(KEYS[1], now)
+local v, ttl = read(KEYS[1], now, ARGV[1])
 if v == UNREADABLE then return unreadable(KEYS[1]) end
-if not v then
+if not v or v == 'r:' .. ARGV[1] then
   redis.call('SET', KEYS[1], 'r:' .. ARGV[1], 'PX', ARGV[2])
   return {'ok'}
 end
@@ -128,13 +132,27 @@ local v, ttl = read(KEYS[1], now)
 if v == UNREADABLE then return unreadable(KEYS[1]) end
 if not v then return {'none'} end
 return reply(v, ttl)`,
-  // KEYS[1] key; ARGV owner, result, ttl ms.
+  // KEYS[1] key; ARGV owner, result, ttl ms. The owner goes in the record as the fraction of its
+  // expiry (each byte as three digits), which a version that does not know it reads as the
+  // expiry all the same (Lua's tonumber; less than 0.26 ms later: the first byte is at most
+  // 255). The same owner's same record already there answers 1: a write sent again by a client
+  // after a reconnect (ioredis does, when the first copy's reply was lost) is not another run's
+  // record.
   complete: `${NOW}
 ${READ}
+local mark = string.gsub(ARGV[1], '.', function(c) return string.format('%03d', string.byte(c)) end)
+if mark ~= '' then mark = '.' .. mark end
 local v = read(KEYS[1], now, ARGV[1])
 if v == UNREADABLE then return unreadable(KEYS[1]) end
-if v and v ~= 'r:' .. ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. ':' .. ARGV[2], 'PX', ARGV[3])
+if v and v ~= 'r:' .. ARGV[1] then
+  if mark == '' or string.sub(v, 1, 2) ~= 'c:' then return 0 end
+  local sep = string.find(v, ':', 3, true)
+  local stamp = string.sub(v, 3, sep - 1)
+  local dot = string.find(stamp, '.', 1, true)
+  if dot and string.sub(stamp, dot) == mark and string.sub(v, sep + 1) == ARGV[2] then return 1 end
+  return 0
+end
+redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. mark .. ':' .. ARGV[2], 'PX', ARGV[3])
 return 1`,
   // KEYS[1] key; ARGV owner, lease ms. Not the owner's (a value of another type neither): 0.
   renew: `${OWNED}
@@ -306,7 +324,14 @@ export function createRedisIdempotencyStore(
 
   return {
     checkSetup() {
-      setup ??= readSetup();
+      if (setup === undefined) {
+        const reading = readSetup();
+        setup = reading;
+        // A failure is not remembered (the connection dropped, INFO refused): asked again later.
+        reading.catch(() => {
+          if (setup === reading) setup = undefined;
+        });
+      }
       return setup;
     },
     async claim(key, owner, leaseMs): Promise<IdempotencyClaim> {

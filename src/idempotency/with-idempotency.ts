@@ -502,15 +502,198 @@ function unusable(text: string, callback: string): boolean {
   return written !== undefined && "invalid" in written;
 }
 
-/** Stores whose setup was checked already: one warning per store, whatever wraps it. */
-const checkedStores = new WeakSet<object>();
+/**
+ * Each store's check of its setup: answered (one warning per store at most, whatever wraps it),
+ * or not asked again before `next`, after waiting `backoff` once it failed.
+ */
+const setupChecks = new WeakMap<object, { answered: boolean; next: number; backoff: number }>();
+/** The longest wait before asking again a store whose check keeps failing (INFO refused). */
+const LONGEST_SETUP_RETRY_MS = 10 * 60_000;
 
-/** A store's check of its own setup (the Redis store's eviction policy), where it has one. */
-function setupCheckOf(store: IdempotencyStore): (() => Promise<string | undefined>) | undefined {
+/**
+ * Asks a store to check its own setup (the Redis store's eviction policy and append-only file),
+ * where it has such a check, until it has answered once. A check that fails (the connection
+ * dropped, a server refusing it) is asked again at a later delivery, after a wait doubling up to
+ * ten minutes; one with no answer within `storeTimeoutMs` (a slow or restarting server) is still
+ * heard when it answers, and may be asked again meanwhile. In the background, never holding the
+ * request, its failure changing no delivery.
+ */
+function checkSetupOnce(
+  store: IdempotencyStore,
+  storeTimeoutMs: number,
+  context: CallbackContext<unknown>,
+): void {
   const check = (store as { checkSetup?: unknown }).checkSetup;
-  if (typeof check !== "function" || checkedStores.has(store)) return undefined;
-  checkedStores.add(store);
-  return () => Promise.resolve().then(() => check.call(store));
+  if (typeof check !== "function") return;
+  let state = setupChecks.get(store);
+  if (state === undefined) {
+    state = { answered: false, next: 0, backoff: storeTimeoutMs };
+    setupChecks.set(store, state);
+  }
+  if (state.answered || Date.now() < state.next) return;
+  const asked = state;
+  asked.next = Date.now() + storeTimeoutMs;
+  // Detached: the check may answer long after the delivery, and keeps nothing of the request.
+  const report = reporterOf(context);
+  Promise.resolve()
+    .then(() => check.call(store) as Promise<string | undefined>)
+    .then(
+      (problem) => {
+        if (asked.answered) return;
+        asked.answered = true;
+        if (typeof problem === "string") report(problem);
+      },
+      () => {
+        asked.next = Math.max(asked.next, Date.now() + asked.backoff);
+        asked.backoff = Math.min(asked.backoff * 2, LONGEST_SETUP_RETRY_MS);
+      },
+    );
+}
+
+/** A claim of a refused delivery to release: the stored key and the claim's owner, nothing of the request. */
+interface PendingRelease {
+  readonly key: string;
+  readonly owner: string;
+  /** When the lease it may hold has run out anyway (the claim's sending plus `leaseMs`). */
+  readonly until: number;
+  /** Not sent again before `next`, then after `delay` (doubling) once the store answered false. */
+  next: number;
+  delay: number;
+  readonly timeoutMs: number;
+}
+
+/** The background releases of one store: one loop, one release in flight at a time. */
+interface Releases {
+  readonly pending: Map<string, PendingRelease>;
+  /** A round is sending. */
+  sending: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The wait before the next round while the store fails (0: it answered last time). */
+  failing: number;
+  /** A release past its `timeoutMs` that has not settled: none is sent while it may still answer. */
+  unanswered: Flight<boolean> | undefined;
+}
+
+const releasesOf = new WeakMap<object, Releases>();
+/**
+ * The most claims waiting for a release, per store. At the bound a new one is not kept: its
+ * lease, if the claim landed, runs out by itself after `leaseMs` (the retry answered 503 until
+ * then), while those already waiting are still released.
+ */
+const MOST_PENDING_RELEASES = 10_000;
+/** The longest wait between two releases of one claim, or two rounds while the store fails. */
+const LONGEST_RELEASE_RETRY_MS = 5_000;
+
+/**
+ * Releases in the background the claim of a refused delivery (failed, or timed out) that may have
+ * landed, or may land later: PostgreSQL goes on with a statement whose client gave up (waiting on
+ * a row lock, say), so a first release answered false is sent again, until it deletes this
+ * owner's lease or `until` (the lease would have run out anyway). Owner-checked: never another
+ * delivery's lease. One loop per store, one release in flight at a time, waiting from
+ * `storeTimeoutMs` doubling to 5 s between the releases of a claim and, while the store fails,
+ * between rounds: an outage refusing many deliveries adds claims to the set, not load.
+ */
+function releaseLater(
+  store: IdempotencyStore,
+  key: string,
+  owner: string,
+  until: number,
+  timeoutMs: number,
+): void {
+  let releases = releasesOf.get(store);
+  if (releases === undefined) {
+    releases = {
+      pending: new Map(),
+      sending: false,
+      timer: undefined,
+      failing: 0,
+      unanswered: undefined,
+    };
+    releasesOf.set(store, releases);
+  }
+  const now = Date.now();
+  if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return;
+  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
+  // Sent at once unless the store is failing (the next round takes it) or a round is sending.
+  if (releases.failing === 0 && !releases.sending) {
+    clearTimeout(releases.timer);
+    releases.timer = undefined;
+    void releaseRound(store, releases);
+  }
+}
+
+/** Sends the releases that are due, one at a time, then waits for the next one due. */
+async function releaseRound(store: IdempotencyStore, releases: Releases): Promise<void> {
+  releases.sending = true;
+  releases.timer = undefined;
+  try {
+    // Still unanswered: not another while a client may hold it queued (until it counts as lost).
+    if (holdsBack(releases.unanswered, LONGEST_RELEASE_RETRY_MS)) {
+      releases.failing = Math.min(Math.max(releases.failing * 2, 1), LONGEST_RELEASE_RETRY_MS);
+      return;
+    }
+    releases.unanswered = undefined;
+    for (const entry of [...releases.pending.values()]) {
+      const now = Date.now();
+      if (now >= entry.until) {
+        releases.pending.delete(entry.owner);
+        continue;
+      }
+      if (entry.next > now) continue;
+      const flight = fly(() => store.release(entry.key, entry.owner));
+      let deleted: boolean | "late";
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        // Its own unref'd timer: a background release never keeps the process alive.
+        deleted = await Promise.race([
+          flight.promise,
+          new Promise<"late">((resolve) => {
+            timer = setTimeout(() => resolve("late"), entry.timeoutMs);
+            unref(timer);
+          }),
+        ]);
+      } catch {
+        deleted = "late";
+      } finally {
+        clearTimeout(timer);
+      }
+      if (deleted === "late") {
+        // The store fails (or is slow): the rest wait for the next round.
+        releases.failing = Math.min(
+          releases.failing === 0 ? entry.timeoutMs : releases.failing * 2,
+          LONGEST_RELEASE_RETRY_MS,
+        );
+        if (flight.settled === "no") {
+          releases.unanswered = flight;
+          // Answered late: this owner's lease is gone, nothing more to send for it.
+          flight.promise.then(
+            (late) => (late ? releases.pending.delete(entry.owner) : undefined),
+            () => undefined,
+          );
+        }
+        return;
+      }
+      releases.failing = 0;
+      if (deleted) releases.pending.delete(entry.owner);
+      else {
+        entry.next = Date.now() + entry.delay;
+        entry.delay = Math.min(entry.delay * 2, LONGEST_RELEASE_RETRY_MS);
+      }
+    }
+  } finally {
+    releases.sending = false;
+    scheduleReleases(store, releases);
+  }
+}
+
+function scheduleReleases(store: IdempotencyStore, releases: Releases): void {
+  if (releases.pending.size === 0) return;
+  let at = Number.POSITIVE_INFINITY;
+  if (releases.failing > 0) at = Date.now() + releases.failing;
+  else for (const entry of releases.pending.values()) at = Math.min(at, entry.next, entry.until);
+  const timer = setTimeout(() => void releaseRound(store, releases), Math.max(0, at - Date.now()));
+  unref(timer);
+  releases.timer = timer;
 }
 
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
@@ -1034,12 +1217,25 @@ export function withIdempotency<TPayload, TResult>(
       try {
         claim = await within(claiming.promise, storeTimeoutMs, "claim");
       } catch (error) {
-        // A claim that timed out may still land (a client queues it while disconnected): what it
-        // wins is released, or the service's retry would wait for a lease nobody holds.
+        // A claim that timed out may still land (a client queues it while disconnected), and one
+        // that failed may have landed (the connection dropped after the server applied it,
+        // before its reply), or land later (PostgreSQL goes on with a statement whose client
+        // gave up): what it won is released, or the service's retry would wait for a lease
+        // nobody holds. The release is owner-checked, sent until it deletes this owner's lease
+        // or the lease ran out. Not after an unreadable record: nothing was claimed.
         if (claiming.settled === "no") {
-          claiming.promise
-            .then((late) => (late.claimed ? store.release(key, owner) : undefined))
-            .catch(() => undefined);
+          claiming.promise.then(
+            (late) =>
+              late.claimed
+                ? releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs)
+                : undefined,
+            (late) =>
+              isUnreadableRecordError(late)
+                ? undefined
+                : releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs),
+          );
+        } else if (!isUnreadableRecordError(error)) {
+          releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs);
         }
         return storeFailed("claim", key, error, payload, context);
       }
@@ -1083,17 +1279,9 @@ export function withIdempotency<TPayload, TResult>(
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
     const key = await storedKey(context.callback, derived);
-    const checkSetup = setupCheckOf(store);
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
-    if (checkSetup !== undefined) {
-      const tell = reporterOf(context as CallbackContext<unknown>);
-      within(checkSetup(), storeTimeoutMs, "check the setup").then(
-        (problem) => {
-          if (typeof problem === "string") tell(problem);
-        },
-        () => undefined,
-      );
-    }
+    // Not a closure over the context: one would keep it (its card data) in this scope's closures.
+    checkSetupOnce(store, storeTimeoutMs, context as CallbackContext<unknown>);
     const deadline = Date.now() + waitMs;
     for (;;) {
       const saved = unsaved.get(key);

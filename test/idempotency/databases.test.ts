@@ -476,9 +476,9 @@ describe("Redis (redis-server)", () => {
     );
     expect((await handler.handle(post(body))).status).toBe(200);
     const held = String(await nodeRedis.get(`${prefix}PerformOrderPayment:${OrderId}`));
-    // The record's header carries its expiry in milliseconds, whose digits may hold "737":
-    // the CVV is looked for in the result the record keeps, not in the timestamp.
-    expect(held).toMatch(/^c:\d+:j\{/);
+    // The record's header carries its expiry in milliseconds and its owner as digits, which may
+    // hold "737": the CVV is looked for in the result the record keeps, not in the header.
+    expect(held).toMatch(/^c:\d+\.\d+:j\{/);
     const kept = held.slice(held.indexOf(":j{") + 2);
     expect(JSON.parse(kept)).toEqual({
       PaymentAmount: "10.00",
