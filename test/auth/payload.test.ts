@@ -266,6 +266,29 @@ describe("body digest binding", () => {
     expect(error.message).toBe("JWT body digest does not match the body");
   });
 
+  it("refuses a claim of another length: empty, or a prefix of the right digest", async () => {
+    const digest = await sha256(body);
+    const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    for (const [encoding, full] of [
+      ["base64url", base64url.encode(digest)],
+      ["hex", hex],
+    ] as const) {
+      const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh", encoding } }) });
+      for (const claimed of ["", full.slice(0, 1), full.slice(0, -1)]) {
+        const request = bearer(await signToken(key.privateKey, { bdh: claimed }));
+        const error = await refusal(
+          (async () => {
+            const result = await auth.authenticateRequest(request);
+            return auth.authenticatePayload?.(result, {}, body, request);
+          })(),
+        );
+        expect(error.message, `${encoding} ${JSON.stringify(claimed)}`).toBe(
+          "JWT body digest does not match the body",
+        );
+      }
+    }
+  });
+
   it("refuses when the raw body is unavailable, saying so", async () => {
     const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh" } }) });
     const token = await signToken(key.privateKey, { bdh: base64url.encode(await sha256(body)) });
