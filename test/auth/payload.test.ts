@@ -47,6 +47,27 @@ describe("security.md — Other modes: merchant GUID", () => {
     await refusal(check({ MerchantGUID: GUID, merchantguid: "attacker" }));
   });
 
+  it("refuses a null or blank duplicate GUID key beside the right one where the GUID is required", async () => {
+    const auth = await createAuth({ merchantGuid: GUID, allowWeakAuth: true });
+    const request = makeRequest({ callback: "UpdateOrderStatus" });
+    const result = await auth.authenticateRequest(request);
+    for (const blank of [null, "", "  "]) {
+      const error = await refusal(
+        auth.authenticatePayload?.(
+          result,
+          { MerchantGUID: GUID, merchantGuid: blank },
+          undefined,
+          request,
+        ),
+      );
+      expect(error.message, JSON.stringify(blank)).toBe("MerchantGUID does not match");
+    }
+    const alone = await refusal(
+      auth.authenticatePayload?.(result, { MerchantGUID: null }, undefined, request),
+    );
+    expect(alone.message).toBe("MerchantGUID does not match");
+  });
+
   it("skips the GUID on GetCheckoutCartInfo by GET unless a payload carries one", async () => {
     // Other callbacks have no mode (refused at request time), so nothing here is weak.
     const auth = await createAuth({
