@@ -1800,6 +1800,20 @@ describe("request bodies", () => {
     expect(state.cancelled).toBe(true);
   });
 
+  it("a Content-Length one byte over the limit → 413, cancelled without a read", async () => {
+    const { handler, failures } = orderHandler({ maxBodyBytes: 64 });
+    const { stream, state } = trackedStream(chunked("x".repeat(65), 8));
+    const response = await handler.handle(post(stream, { "content-length": "65" }));
+    expect(response.status).toBe(413);
+    expect(state.pulls).toBe(0);
+    expect(state.cancelled).toBe(true);
+    expect(failures[0]).toMatchObject({ kind: "payload_too_large" });
+    // At the limit the body is read.
+    const exact = trackedStream(chunked("x".repeat(64), 8));
+    await handler.handle(post(exact.stream, { "content-length": "64" }));
+    expect(exact.state.pulls).toBeGreaterThan(0);
+  });
+
   it("an oversized stream without Content-Length → 413 while streaming, cancelled early", async () => {
     const { handler, payloads } = orderHandler({ maxBodyBytes: 64 });
     const chunks = chunked("x".repeat(10_000), 16);
