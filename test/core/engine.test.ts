@@ -1071,6 +1071,35 @@ describe("errors and the onError hook", () => {
     }
   });
 
+  it("the default onError line is never cut inside a run of digits", () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const digits = "12345678901234567890123456789";
+      for (let pad = 8100; pad < 8192; pad++) {
+        defaultOnError({
+          kind: "internal_error",
+          severity: "error",
+          status: 500,
+          callback: "UpdateOrderStatus",
+          reason: `${"a".repeat(pad)} ${digits} tail`,
+        } as never);
+      }
+      const kept = spy.mock.calls
+        .map(([line]) => String(line))
+        .filter((text) => text.endsWith("…[cut]"))
+        .map((text) => text.slice(0, -"…[cut]".length));
+      // Some lines fall with 8192 inside the run: those back off to the space before it.
+      expect(kept.filter((text) => text.endsWith("a ")).length).toBeGreaterThan(10);
+      for (const text of kept) {
+        expect(text.slice(-40)).toMatch(/\D$/);
+        // Either the whole run is kept, or none of it.
+        expect(text.includes(digits) || !/\d/.test(text.slice(-40)), text.slice(-40)).toBe(true);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("the default onError line cut where digits end carries one cut marker (review-r4 R4-9)", () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
