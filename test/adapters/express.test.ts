@@ -272,6 +272,50 @@ for (const [version, express] of [
       });
     });
 
+    it("refuses a request whose socket has no peer address under an allow-list of loopback (401)", async () => {
+      // A middleware hides the address on the real socket, as Node reads it once a socket closes.
+      const seen: string[] = [];
+      const router = createCallbackRouter({
+        auth: await createAuth({ ipAllowList: { allow: ["127.0.0.1", "::ffff:127.0.0.1"] } }),
+        onError: () => undefined,
+        handlers: {
+          UpdateOrderStatus: (payload) => {
+            seen.push(payload.OrderId);
+          },
+        },
+      });
+      const served = await listen(
+        appWith(express, (app) => {
+          app.use((req, _res, next) => {
+            if (req.headers["x-hide-peer"] === "1") {
+              Object.defineProperty(req.socket, "remoteAddress", {
+                configurable: true,
+                get: () => undefined,
+              });
+            }
+            next();
+          });
+          app.use(toExpress(router));
+        }).app,
+      );
+      try {
+        const send = (hide: boolean, orderId: string) =>
+          served.send("/UpdateOrderStatus", {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              ...(hide ? { "x-hide-peer": "1" } : {}),
+            },
+            body: JSON.stringify({ OrderId: orderId, StatusCode: "Shipped" }),
+          });
+        expect((await send(false, "seen")).status).toBe(200);
+        expect((await send(true, "unknown-peer")).status).toBe(401);
+        expect(seen).toEqual(["seen"]);
+      } finally {
+        await served.close();
+      }
+    });
+
     describe('behind express.raw({ type: "*/*" }) and express.text({ type: "*/*" })', () => {
       let raw: Running;
       let text: Running;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../../src/adapters/node.js";
-import { createSendOrderToMerchantHandler } from "../../src/index.js";
+import { createAuth } from "../../src/auth/index.js";
+import { createCallbackRouter, createSendOrderToMerchantHandler } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { createTestRouter } from "./support/merchant.js";
 import { LOOPBACK, listen, type Running } from "./support/servers.js";
@@ -70,6 +71,46 @@ describe("node:http", () => {
     },
     10_000,
   );
+
+  it("refuses a request whose socket has no peer address under an allow-list of loopback (401)", async () => {
+    // Node's socket.remoteAddress reads undefined once the socket has closed. The listener hides
+    // it on a real request's socket: an unknown peer is not loopback, so the list refuses it.
+    const seen: string[] = [];
+    const router = createCallbackRouter({
+      auth: await createAuth({ ipAllowList: { allow: ["127.0.0.1", "::ffff:127.0.0.1"] } }),
+      onError: () => undefined,
+      handlers: {
+        UpdateOrderStatus: (payload) => {
+          seen.push(payload.OrderId);
+        },
+      },
+    });
+    const listener = toNodeListener(router);
+    const served = await listen((req, res) => {
+      if (req.headers["x-hide-peer"] === "1") {
+        Object.defineProperty(req.socket, "remoteAddress", {
+          configurable: true,
+          get: () => undefined,
+        });
+      }
+      return listener(req, res);
+    });
+    try {
+      const send = (hide: boolean, orderId: string) =>
+        served.send("/UpdateOrderStatus", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(hide ? { "x-hide-peer": "1" } : {}) },
+          body: JSON.stringify({ OrderId: orderId, StatusCode: "Shipped" }),
+        });
+      expect((await send(false, "seen")).status).toBe(200);
+      const hidden = await send(true, "unknown-peer");
+      expect(hidden.status).toBe(401);
+      expect(await json(hidden)).toMatchObject({ Success: false });
+      expect(seen).toEqual(["seen"]);
+    } finally {
+      await served.close();
+    }
+  });
 
   it("rejects something that is not an endpoint when the listener is built", () => {
     expect(() => toNodeListener({} as never)).toThrow(TypeError);

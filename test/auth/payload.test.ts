@@ -47,6 +47,27 @@ describe("security.md — Other modes: merchant GUID", () => {
     await refusal(check({ MerchantGUID: GUID, merchantguid: "attacker" }));
   });
 
+  it("refuses a null or blank duplicate GUID key beside the right one where the GUID is required", async () => {
+    const auth = await createAuth({ merchantGuid: GUID, allowWeakAuth: true });
+    const request = makeRequest({ callback: "UpdateOrderStatus" });
+    const result = await auth.authenticateRequest(request);
+    for (const blank of [null, "", "  "]) {
+      const error = await refusal(
+        auth.authenticatePayload?.(
+          result,
+          { MerchantGUID: GUID, merchantGuid: blank },
+          undefined,
+          request,
+        ),
+      );
+      expect(error.message, JSON.stringify(blank)).toBe("MerchantGUID does not match");
+    }
+    const alone = await refusal(
+      auth.authenticatePayload?.(result, { MerchantGUID: null }, undefined, request),
+    );
+    expect(alone.message).toBe("MerchantGUID does not match");
+  });
+
   it("skips the GUID on GetCheckoutCartInfo by GET unless a payload carries one", async () => {
     // Other callbacks have no mode (refused at request time), so nothing here is weak.
     const auth = await createAuth({
@@ -264,6 +285,29 @@ describe("body digest binding", () => {
     tampered[5] = (tampered[5] as number) ^ 1;
     const error = await refusal(auth.authenticatePayload?.(result, {}, tampered, request));
     expect(error.message).toBe("JWT body digest does not match the body");
+  });
+
+  it("refuses a claim of another length: empty, or a prefix of the right digest", async () => {
+    const digest = await sha256(body);
+    const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    for (const [encoding, full] of [
+      ["base64url", base64url.encode(digest)],
+      ["hex", hex],
+    ] as const) {
+      const auth = await createAuth({ jwt: jwt({ bodyDigest: { claim: "bdh", encoding } }) });
+      for (const claimed of ["", full.slice(0, 1), full.slice(0, -1)]) {
+        const request = bearer(await signToken(key.privateKey, { bdh: claimed }));
+        const error = await refusal(
+          (async () => {
+            const result = await auth.authenticateRequest(request);
+            return auth.authenticatePayload?.(result, {}, body, request);
+          })(),
+        );
+        expect(error.message, `${encoding} ${JSON.stringify(claimed)}`).toBe(
+          "JWT body digest does not match the body",
+        );
+      }
+    }
   });
 
   it("refuses when the raw body is unavailable, saying so", async () => {

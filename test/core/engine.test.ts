@@ -1071,6 +1071,35 @@ describe("errors and the onError hook", () => {
     }
   });
 
+  it("the default onError line is never cut inside a run of digits", () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const digits = "12345678901234567890123456789";
+      for (let pad = 8100; pad < 8192; pad++) {
+        defaultOnError({
+          kind: "internal_error",
+          severity: "error",
+          status: 500,
+          callback: "UpdateOrderStatus",
+          reason: `${"a".repeat(pad)} ${digits} tail`,
+        } as never);
+      }
+      const kept = spy.mock.calls
+        .map(([line]) => String(line))
+        .filter((text) => text.endsWith("…[cut]"))
+        .map((text) => text.slice(0, -"…[cut]".length));
+      // Some lines fall with 8192 inside the run: those back off to the space before it.
+      expect(kept.filter((text) => text.endsWith("a ")).length).toBeGreaterThan(10);
+      for (const text of kept) {
+        expect(text.slice(-40)).toMatch(/\D$/);
+        // Either the whole run is kept, or none of it.
+        expect(text.includes(digits) || !/\d/.test(text.slice(-40)), text.slice(-40)).toBe(true);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("the default onError line cut where digits end carries one cut marker (review-r4 R4-9)", () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
@@ -1798,6 +1827,20 @@ describe("request bodies", () => {
     expect(response.status).toBe(413);
     expect(state.pulls).toBe(0);
     expect(state.cancelled).toBe(true);
+  });
+
+  it("a Content-Length one byte over the limit → 413, cancelled without a read", async () => {
+    const { handler, failures } = orderHandler({ maxBodyBytes: 64 });
+    const { stream, state } = trackedStream(chunked("x".repeat(65), 8));
+    const response = await handler.handle(post(stream, { "content-length": "65" }));
+    expect(response.status).toBe(413);
+    expect(state.pulls).toBe(0);
+    expect(state.cancelled).toBe(true);
+    expect(failures[0]).toMatchObject({ kind: "payload_too_large" });
+    // At the limit the body is read.
+    const exact = trackedStream(chunked("x".repeat(64), 8));
+    await handler.handle(post(exact.stream, { "content-length": "64" }));
+    expect(exact.state.pulls).toBeGreaterThan(0);
   });
 
   it("an oversized stream without Content-Length → 413 while streaming, cancelled early", async () => {

@@ -68,6 +68,30 @@ describe("decodeFormValue", () => {
     expect(decodeFormValue(input)).toBeUndefined();
   });
 
+  // The UTF-8 table's second-byte bounds (RFC 3629 §4): overlong forms after E0 and F0,
+  // surrogates after ED, above U+10FFFF after F4. Random bytes rarely reach these.
+  it.each([
+    "%f0%80%80%af", // overlong '/'
+    "%F0%80%80%80", // overlong NUL
+    "%f0%8f%bf%bf", // overlong U+FFFF, the highest F0 overlong
+    "%e0%9f%bf", // overlong U+07FF, the highest E0 overlong
+    "%ED%BF%BF", // U+DFFF, the highest surrogate
+    "%f4%bf%bf%bf", // above U+10FFFF
+  ])("refuses the out-of-range UTF-8 sequence %j, as the platform does", (input) => {
+    expect(decodeFormValue(input)).toBeUndefined();
+    expect(tryDecodeURIComponent(input)).toBeUndefined();
+  });
+
+  it.each([
+    ["%f0%90%80%80", "\u{10000}"],
+    ["%e0%a0%80", "\u0800"],
+    ["%ed%9f%bf", "\uD7FF"],
+    ["%F4%8F%BF%BF", "\u{10FFFF}"],
+  ])("decodes the first in-range sequence %j next to each bound", (input, expected) => {
+    expect(decodeFormValue(input)).toBe(expected);
+    expect(decodeFormValue(input)).toBe(decodeURIComponent(input));
+  });
+
   it("turns + into a space before percent-decoding, never after", () => {
     expect(decodeFormValue("a%2bb+c")).toBe("a+b c");
   });

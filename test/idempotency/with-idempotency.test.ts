@@ -683,6 +683,45 @@ describe("withIdempotency when the store fails", () => {
     expect(String((failures[0]?.error as Error | undefined)?.message)).toContain("within 100 ms");
   });
 
+  it("releases a claim that lands after storeTimeoutMs, so the service's retry is run, not kept waiting", async () => {
+    const { fn, runs } = orders();
+    const inner = createMemoryIdempotencyStore();
+    const released: [string, string][] = [];
+    let slow = true;
+    let landed!: (claimed: boolean) => void;
+    const landing = new Promise<boolean>((resolve) => {
+      landed = resolve;
+    });
+    const store: IdempotencyStore = {
+      ...inner,
+      claim: async (key, owner, leaseMs) => {
+        if (slow) await sleep(150);
+        const claim = await inner.claim(key, owner, leaseMs);
+        if (slow) landed(claim.claimed);
+        return claim;
+      },
+      release: async (key, owner) => {
+        released.push([key, owner]);
+        return inner.release(key, owner);
+      },
+    };
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, storeTimeoutMs: 50 }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(500);
+    expect(failures[0]).toMatchObject({ kind: "internal_error", status: 500 });
+    expect(failures[0]?.error).toMatchObject({ name: "IdempotencyStoreError" });
+    expect(await landing).toBe(true);
+    await vi.waitFor(() => expect(released).toHaveLength(1));
+    expect(runs()).toBe(0);
+    // The service's retry finds no lease left and runs the function.
+    slow = false;
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(runs()).toBe(1);
+  });
+
   it("never answers a failure after the function succeeded: the result is answered, kept in memory, and recorded when the store is back", async () => {
     let charges = 0;
     const { store, failing, inner } = instrumented();
