@@ -1,5 +1,5 @@
 import { parseSuccessValue } from "../schemas/response.js";
-import type { RefusedFields } from "./checked.js";
+import type { RefusedFalse, RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
 
@@ -170,12 +170,13 @@ export interface GiftCardResult {
  * or text (and without `Success: true` of its own, which the types do not take) is a refusal
  * returned instead of thrown, answered 500, as is `IsValid: false`. To refuse, throw a
  * `CallbackError`. A result the factories or the router infer that sets `ErrorCode` or `ErrorText`
- * (to anything but `null`) does not compile; a value typed `GiftCardResult`, where they are
+ * (to anything but `null`), or `IsValid` to `false` (or a `boolean`), does not compile; a value typed `GiftCardResult`, where they are
  * optional, does (a helper shared with ValidateGiftCard).
  */
 export interface GiftCardTransactionResult
   extends GiftCardResult,
-    RefusedFields<"ErrorCode" | "ErrorText"> {}
+    RefusedFields<"ErrorCode" | "ErrorText">,
+    RefusedFalse<"IsValid"> {}
 
 /** ValidateGiftCard and ValidateVoucher: whether the card or voucher is valid is required. */
 export interface ValidateGiftCardResult extends GiftCardResult {

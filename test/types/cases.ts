@@ -6,6 +6,7 @@ export const HEADER = `import {
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
   createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
   createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
   createValidateGiftCardHandler,
@@ -68,6 +69,23 @@ export const CASES = [
     message: "Types of property 'OrderID' are incompatible.",
   },
   {
+    // A redemption cannot answer "not valid": IsValid false is always a 500 (review-types T1).
+    wrong: `createRedeemGiftCardHandler((card) => (card.CardFields ? { Balance: "1" } : { IsValid: false }), options);`,
+    right: `createRedeemGiftCardHandler((card) => (card.CardFields ? { Balance: "1" } : { IsValid: true }), options);`,
+    message: "IsValid: false;",
+  },
+  {
+    wrong: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: false }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: null }) } });`,
+    message: "Types of property 'IsValid' are incompatible.",
+  },
+  {
+    // A router entry given as undefined compiles (T4), and a function beside it is still checked.
+    wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: process.env.X ? () => ({ InternalOrderId: "1", OrderID: "x" }) : undefined } });`,
+    right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: process.env.X ? () => ({ InternalOrderId: "1", OrderId: "x" }) : undefined } });`,
+    message: "OrderID",
+  },
+  {
     // createAuth refuses a top-level merchantGuid given as undefined (an unset variable would
     // switch the check off): its type says so too. Under callbacks, undefined still inherits.
     wrong: `void createAuth({ jwt, merchantGuid: process.env.MERCHANT_GUID, callbacks: { SendOrderToMerchant: { merchantGuid: undefined } } });`,
@@ -105,6 +123,51 @@ declare const behindCdn: boolean;
 export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} }), {
   remoteAddress: behindCdn ? (request: Request) => request.headers.get("CF-Connecting-IP") : null,
 });
+`;
+
+/**
+ * What the run time takes and a merchant's strict project (exactOptionalPropertyTypes) must
+ * compile (review-types T2-T5): readonly lists in service requests and in a cart, \`null\` for
+ * "not set" in the client's options, \`undefined\` for a router entry and a CallbackError's
+ * status, and \`kind\` narrowing a ServiceError to its class.
+ */
+export const STRICT = `import {
+  CallbackError,
+  type CartProduct,
+  createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
+} from "crossborder-callbacks";
+import { createServiceClient, isServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
+
+const options = { auth: false } as const;
+const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", merchantGuidIn: null,
+  hooks: { onRequest: null, onResponse: null, onRetry: null, includeBodies: null } });
+const ids = ["GE-1", "GE-2"] as const;
+const parcels: readonly string[] = ["P-1"];
+await client.dispatchConsolidatedShipment({ OrderIds: ids });
+await client.dispatchConsolidatedShipment({ OrderIds: parcels });
+const catalog: readonly CartProduct[] = [{ ProductCode: "A", ListPrice: 10, OrderedQuantity: 1 }];
+export const cart = createGetCheckoutCartInfoHandler(() => ({ productsList: catalog }), options);
+
+declare const enablePayments: boolean;
+export const router = createCallbackRouter({ ...options, handlers: {
+  SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId }),
+  PerformOrderPayment: enablePayments ? () => ({ PaymentAmount: 1, PaymentCurrencyCode: "EUR" }) : undefined,
+} });
+const status: number | undefined = enablePayments ? 422 : undefined;
+export const refusal = new CallbackError("X", "y", undefined, { status });
+
+export function retryOrIssues(error: unknown): number | ServiceValidationError["issues"] | undefined {
+  if (isServiceError(error)) {
+    switch (error.kind) {
+      case "rate-limit": return error.retryAfterMs;
+      case "validation": return error.issues;
+    }
+  }
+  if (error instanceof ServiceRateLimitError) return error.retryAfterMs;
+  return undefined;
+}
+
 `;
 
 export const FIRST_LINE = HEADER.split("\n").length;
