@@ -38,13 +38,16 @@ export const CASES = [
   {
     wrong: `createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderID: "x" }), options);`,
     right: `createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderId: "x" }), options);`,
-    message: "TS2322 Type 'string' is not assignable to type 'never'.",
+    // The message names the field (review-types T6), not only "not assignable to type 'never'".
+    message:
+      "TS2322 Type 'string' is not assignable to type '\"'OrderID' is not a field of this answer\"'.",
     at: "OrderID",
   },
   {
     wrong: `createUpdateOrderStatusHandler(() => ({ InternalOrderId: "M-1", StatusCod: "x" }), options);`,
     right: `createUpdateOrderStatusHandler(() => ({ InternalOrderId: "M-1", StatusCode: "x" }), options);`,
-    message: "TS2322 Type 'string' is not assignable to type 'never'.",
+    message:
+      "TS2322 Type 'string' is not assignable to type '\"'StatusCod' is not a field of this answer\"'.",
     at: "StatusCod",
   },
   {
