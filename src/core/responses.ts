@@ -76,8 +76,8 @@ export interface ResponseInfoResult {
   PaymentAmount?: string | number | null | undefined;
   /** 3-letter currency of that payment. */
   PaymentCurrencyCode?: string | null | undefined;
-  /** The merchant's own status code. */
-  StatusCode?: string | null | undefined;
+  /** The merchant's own status code, written as text (a number is written as text). */
+  StatusCode?: string | number | null | undefined;
   /** Documented for failures; integrations also send it (as `null`, or the number `100`). */
   ErrorCode?: string | number | null | undefined;
   Message?: string | null | undefined;

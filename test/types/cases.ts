@@ -130,7 +130,7 @@ export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} 
 
 /**
  * What the run time takes and a merchant's strict project (exactOptionalPropertyTypes) must
- * compile (review-types T2-T5): readonly lists in service requests and in a cart, \`null\` for
+ * compile (review-types T2-T5, T7): readonly lists in service requests and in a cart, \`null\` for
  * "not set" in the client's options, \`undefined\` for a router entry and a CallbackError's
  * status, and \`kind\` narrowing a ServiceError to its class.
  */
@@ -139,6 +139,7 @@ export const STRICT = `import {
   type CartProduct,
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
+  createUpdateOrderStatusHandler,
 } from "crossborder-callbacks";
 import { createServiceClient, isServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
 
@@ -151,14 +152,16 @@ await client.dispatchConsolidatedShipment({ OrderIds: ids });
 await client.dispatchConsolidatedShipment({ OrderIds: parcels });
 const catalog: readonly CartProduct[] = [{ ProductCode: "A", ListPrice: 10, OrderedQuantity: 1 }];
 export const cart = createGetCheckoutCartInfoHandler(() => ({ productsList: catalog }), options);
+// A numeric status code of the shop's own is answered as text, silently (T7).
+export const status = createUpdateOrderStatusHandler((update) => ({ StatusCode: update.OrderId.length }), options);
 
 declare const enablePayments: boolean;
 export const router = createCallbackRouter({ ...options, handlers: {
   SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId }),
   PerformOrderPayment: enablePayments ? () => ({ PaymentAmount: 1, PaymentCurrencyCode: "EUR" }) : undefined,
 } });
-const status: number | undefined = enablePayments ? 422 : undefined;
-export const refusal = new CallbackError("X", "y", undefined, { status });
+const refusalStatus: number | undefined = enablePayments ? 422 : undefined;
+export const refusal = new CallbackError("X", "y", undefined, { status: refusalStatus });
 
 export function retryOrIssues(error: unknown): number | ServiceValidationError["issues"] | undefined {
   if (isServiceError(error)) {
