@@ -91,15 +91,9 @@ export type NoExtraFields<R, Shape> =
                 ? NotFalse<R, K>
                 : K extends KnownKeys<Shape>
                   ? NoExtraFields<R[K], FieldOf<Shape, K>>
-                  : UnknownField<K>;
+                  : never;
           } & RefusedLeftOut<R, Shape>
         : unknown;
-
-/**
- * The type of a field the answer does not name: a text no value is (a merchant's value is not
- * this sentence), so that the compiler's message names the field and says why.
- */
-type UnknownField<K> = `'${K & string}' is not a field of this answer`;
 
 /**
  * A refused field a member leaves out stays optional and nullish: a member without it (a

@@ -1008,14 +1008,13 @@ describe("configuration", () => {
     expect(seen).toEqual(["locationByIp"]);
   });
 
-  // Second read S2: main read these with `??` or `=== true`, so null meant "not set". Typed so
-  // since review-types T3 (no cast), and a null hook is skipped, not called.
+  // Second read S2: main read these with `??` or `=== true`, so null meant "not set".
   it("takes null for merchantGuidIn, a hook or includeBodies as not set", async () => {
     const simulator = await startSimulator();
     const client = clientFor(simulator, {
       merchantGuidIn: null,
       hooks: { onRequest: null, onResponse: null, onRetry: null, includeBodies: null },
-    });
+    } as never);
     await client.locationByIp({ ip: "203.0.113.7" });
     // The per-operation default: the header for LocationByIP.
     expect(simulator.requestsOf("locationByIp")[0]?.headers.merchantguid).toBe(

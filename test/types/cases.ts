@@ -14,6 +14,8 @@ export const HEADER = `import {
 
 const options = { auth: false } as const;
 const jwt = { environment: "test", keys: { test: "PEM" } } as const;
+// A database row or a parsed body: its fields are \`any\`.
+declare const row: any;
 `;
 
 /** One merchant's code per line number: the misspelt form and the correct one. */
@@ -38,16 +40,13 @@ export const CASES = [
   {
     wrong: `createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderID: "x" }), options);`,
     right: `createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1", OrderId: "x" }), options);`,
-    // The message names the field (review-types T6), not only "not assignable to type 'never'".
-    message:
-      "TS2322 Type 'string' is not assignable to type '\"'OrderID' is not a field of this answer\"'.",
+    message: "TS2322 Type 'string' is not assignable to type 'never'.",
     at: "OrderID",
   },
   {
     wrong: `createUpdateOrderStatusHandler(() => ({ InternalOrderId: "M-1", StatusCod: "x" }), options);`,
     right: `createUpdateOrderStatusHandler(() => ({ InternalOrderId: "M-1", StatusCode: "x" }), options);`,
-    message:
-      "TS2322 Type 'string' is not assignable to type '\"'StatusCod' is not a field of this answer\"'.",
+    message: "TS2322 Type 'string' is not assignable to type 'never'.",
     at: "StatusCod",
   },
   {
@@ -70,6 +69,25 @@ export const CASES = [
     wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: async () => ({ InternalOrderId: "1", OrderID: "x" }) } });`,
     right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: async () => ({ InternalOrderId: "1", OrderId: "x" }) } });`,
     message: "Types of property 'OrderID' are incompatible.",
+  },
+  {
+    // A misspelt field whose value is \`any\` (a database row) is refused too: \`any\` is
+    // assignable to every type but \`never\` (second reading of fix-types, S2).
+    wrong: `createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderId, OrderID: row.id }), options);`,
+    right: `createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderId, OrderId: row.id }), options);`,
+    message: "TS2322 Type 'any' is not assignable to type 'never'.",
+    at: "OrderID",
+  },
+  {
+    wrong: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrise: row.price }] }), options);`,
+    right: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrice: row.price }] }), options);`,
+    message: "TS2322 Type 'any' is not assignable to type 'never'.",
+    at: "ListPrise",
+  },
+  {
+    wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId, OrderID: JSON.parse("1") }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId, OrderId: JSON.parse("1") }) } });`,
+    message: "OrderID",
   },
   {
     // A redemption cannot answer "not valid": IsValid false is always a 500 (review-types T1).
