@@ -31,8 +31,9 @@ export declare const refusedFalse: unique symbol;
 
 /**
  * Marks the boolean fields of a result type that a success must not set `false` (a redemption's
- * `IsValid`): a result whose inferred type sets one to `false` (or to a `boolean` that may be
- * `false`) does not compile; a declared type where it is optional (`GiftCardResult`) does.
+ * `IsValid`): a result whose inferred type sets one to the literal `false` does not compile. A
+ * `boolean` does: TypeScript widens a returned `true` to `boolean` (a block body, an `async` or
+ * standalone function, a router entry), and a widened `true` cannot be told from a real `boolean`.
  */
 export interface RefusedFalse<K extends string> {
   readonly [refusedFalse]?: K;
@@ -40,9 +41,13 @@ export interface RefusedFalse<K extends string> {
 
 type RefusedFalseKeys<Shape> = Shape extends RefusedFalse<infer K> ? K : never;
 
-/** What a result may set a {@link RefusedFalse} field to: its own type, less `false` when set. */
-type NotFalse<R, K extends keyof R> =
-  Partial<Pick<R, K>> extends Pick<R, K> ? R[K] : false extends R[K] ? true | null : R[K];
+/**
+ * What a result may set a {@link RefusedFalse} field to: its own type, unless that is only `false`
+ * (leaving out `null` and `undefined`). Never `boolean`, which a widened `true` is.
+ */
+type NotFalse<R, K extends keyof R> = [Exclude<R[K], null | undefined>] extends [false]
+  ? true | null | undefined
+  : R[K];
 
 /** Whether `R` sets `K`: required, and not only `null` or `undefined`. */
 type Sets<R, K extends keyof R> =

@@ -170,8 +170,9 @@ export interface GiftCardResult {
  * or text (and without `Success: true` of its own, which the types do not take) is a refusal
  * returned instead of thrown, answered 500, as is `IsValid: false`. To refuse, throw a
  * `CallbackError`. A result the factories or the router infer that sets `ErrorCode` or `ErrorText`
- * (to anything but `null`), or `IsValid` to `false` (or a `boolean`), does not compile; a value typed `GiftCardResult`, where they are
- * optional, does (a helper shared with ValidateGiftCard).
+ * (to anything but `null`), or `IsValid` to the literal `false`, does not compile; a widened
+ * `boolean`, and a value typed `GiftCardResult`, where they are optional, do (a helper shared
+ * with ValidateGiftCard).
  */
 export interface GiftCardTransactionResult
   extends GiftCardResult,

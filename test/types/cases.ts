@@ -96,9 +96,11 @@ export const CASES = [
     message: "IsValid: false;",
   },
   {
-    wrong: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: false }) } });`,
-    right: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: null }) } });`,
-    message: "Types of property 'IsValid' are incompatible.",
+    // A router entry's result is widened (IsValid: boolean, which a widened true is too): only a
+    // literal false is refused there, so \`as const\` (second reading S1).
+    wrong: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: false as const }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: true }) } });`,
+    message: "IsValid: false;",
   },
   {
     // A router entry given as undefined compiles (T4), and a function beside it is still checked.
@@ -157,7 +159,10 @@ export const STRICT = `import {
   type CartProduct,
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
+  createRedeemGiftCardHandler,
+  createRefundGiftCardHandler,
   createUpdateOrderStatusHandler,
+  type RedeemGiftCardRequest,
 } from "crossborder-callbacks";
 import { createServiceClient, isServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
 
@@ -192,6 +197,29 @@ export function retryOrIssues(error: unknown): number | ServiceValidationError["
   return undefined;
 }
 
+// A redemption that refuses by throwing and else answers IsValid true: TypeScript widens the
+// \`true\` to \`boolean\` outside an inline expression body, and that must still compile
+// (second reading of fix-types, S1).
+declare function cardOk(id: unknown): Promise<boolean>;
+export const redeemInline = createRedeemGiftCardHandler(async (card) => {
+  if (!(await cardOk(card.CardFields?.CardId))) throw new CallbackError("CARD_INVALID", "Unknown card");
+  return { IsValid: true, Balance: 1 };
+}, options);
+async function redeem(card: RedeemGiftCardRequest) {
+  if (!(await cardOk(card.CardFields?.CardId))) throw new CallbackError("CARD_INVALID", "Unknown card");
+  return { IsValid: true, Balance: 1 };
+}
+function redeemSync(_card: RedeemGiftCardRequest) {
+  return { IsValid: true, Balance: "5" };
+}
+export const redeemAsync = createRedeemGiftCardHandler(redeem, options);
+export const redeemStandalone = createRedeemGiftCardHandler(redeemSync, options);
+export const refundStandalone = createRefundGiftCardHandler(redeemSync, options);
+export const cards = createCallbackRouter({ ...options, handlers: {
+  RedeemGiftCard: () => ({ IsValid: true, Balance: 1 }),
+  RefundGiftCard: async () => ({ IsValid: true }),
+} });
+export const cardsStandalone = createCallbackRouter({ ...options, handlers: { RedeemGiftCard: redeem, RefundGiftCard: redeemSync } });
 `;
 
 export const FIRST_LINE = HEADER.split("\n").length;
