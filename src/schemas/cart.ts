@@ -195,7 +195,7 @@ export interface CartProduct {
   OrderedQuantity?: number | null | undefined;
   VATRateType?: VATRateType | null | undefined;
   LocalVATRateType?: VATRateType | null | undefined;
-  Attributes?: readonly CartProductAttribute[] | null | undefined;
+  Attributes?: CartProductAttribute[] | null | undefined;
   ProductClassCode?: string | null | undefined;
   PriceCoefficientRate?: number | null | undefined;
   MetaData?: ProductMetaData | null | undefined;
@@ -250,21 +250,21 @@ export interface AddressBookEntry extends UserFields {
 
 /** `billingDetails`, `shippingDetails` and `userDetails` (the latter with its address book). */
 export interface UserDetails extends UserFields {
-  AddressDetails?: readonly AddressBookEntry[] | null | undefined;
+  AddressDetails?: AddressBookEntry[] | null | undefined;
 }
 
 /** What GetCheckoutCartInfo answers: the cart, as the merchant writes it (spec 2.10). */
 export interface CheckoutCartInfo {
-  productsList: readonly CartProduct[];
+  productsList: CartProduct[];
   clientIP?: string | null | undefined;
   clientIp?: string | null | undefined;
   countryCode?: string | null | undefined;
   cultureCode?: string | null | undefined;
   currencyCode?: string | null | undefined;
   originalCurrencyCode?: string | null | undefined;
-  discountsList?: readonly CartDiscount[] | null | undefined;
+  discountsList?: CartDiscount[] | null | undefined;
   /** The spelling of the operator's docs table. */
-  discountList?: readonly CartDiscount[] | null | undefined;
+  discountList?: CartDiscount[] | null | undefined;
   doNotChargeVAT?: boolean | null | undefined;
   isFreeShipping?: boolean | null | undefined;
   /** At most 50 characters. */
@@ -288,8 +288,8 @@ export interface CheckoutCartInfo {
   billingDetails?: UserDetails | null | undefined;
   shippingDetails?: UserDetails | null | undefined;
   userDetails?: UserDetails | null | undefined;
-  shippingOptionsList?: readonly OpenObject[] | null | undefined;
-  urlParameters?: readonly KeyValuePair[] | null | undefined;
+  shippingOptionsList?: OpenObject[] | null | undefined;
+  urlParameters?: KeyValuePair[] | null | undefined;
   vatRegistrationNumber?: string | null | undefined;
   /** At most 100 characters. */
   webStoreCode?: string | null | undefined;

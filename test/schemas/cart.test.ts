@@ -152,11 +152,11 @@ describe("cart types (what the merchant writes)", () => {
       userDetails: { UserId: "u1", AddressDetails: [{ IsDefaultShipping: true }] },
     };
     expect(checkoutCartInfoSchema.parse(written)).toEqual(written);
-    expectTypeOf<CheckoutCartInfo["productsList"]>().toEqualTypeOf<readonly CartProduct[]>();
+    expectTypeOf<CheckoutCartInfo["productsList"]>().toEqualTypeOf<CartProduct[]>();
     expectTypeOf<CartProduct["SalePrice"]>().toEqualTypeOf<number | null | undefined>();
     expectTypeOf<CartDiscount["CalculationMode"]>().toEqualTypeOf<number | null | undefined>();
     expectTypeOf<UserDetails["AddressDetails"]>().toEqualTypeOf<
-      readonly AddressBookEntry[] | null | undefined
+      AddressBookEntry[] | null | undefined
     >();
     // @ts-expect-error productsList is required
     const missing: CheckoutCartInfo = { currencyCode: "USD" };

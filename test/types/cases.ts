@@ -90,6 +90,17 @@ export const CASES = [
     message: "OrderID",
   },
   {
+    // Readonly lists are taken in a cart's answer, and still checked (second reading S3).
+    wrong: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrise: 1 }] as const }), options);`,
+    right: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrice: 1 }] as const }), options);`,
+    message: "ListPrise",
+  },
+  {
+    wrong: `createCallbackRouter({ ...options, handlers: { GetCheckoutCartInfo: () => ({ productList: [] as const }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { GetCheckoutCartInfo: () => ({ productsList: [] as const }) } });`,
+    message: "productsList",
+  },
+  {
     // A redemption cannot answer "not valid": IsValid false is always a 500 (review-types T1).
     wrong: `createRedeemGiftCardHandler((card) => (card.CardFields ? { Balance: "1" } : { IsValid: false }), options);`,
     right: `createRedeemGiftCardHandler((card) => (card.CardFields ? { Balance: "1" } : { IsValid: true }), options);`,
@@ -157,9 +168,11 @@ export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} 
 export const STRICT = `import {
   CallbackError,
   type CartProduct,
+  type CheckoutCartInfo,
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
   createRedeemGiftCardHandler,
+  type GetCheckoutCartInfoFunction,
   createRefundGiftCardHandler,
   createUpdateOrderStatusHandler,
   type RedeemGiftCardRequest,
@@ -220,6 +233,29 @@ export const cards = createCallbackRouter({ ...options, handlers: {
   RefundGiftCard: async () => ({ IsValid: true }),
 } });
 export const cardsStandalone = createCallbackRouter({ ...options, handlers: { RedeemGiftCard: redeem, RefundGiftCard: redeemSync } });
+
+// A cart built up and pushed into stays a mutable CheckoutCartInfo; a frozen catalog, an
+// \`as const\` list and a readonly list are taken by the factory, the function type and the
+// router all the same (second reading S3).
+declare const rows: { sku: string; price: number }[];
+const built: CheckoutCartInfo = { productsList: [], currencyCode: "EUR" };
+for (const r of rows) built.productsList.push({ ProductCode: r.sku, ListPrice: r.price, OrderedQuantity: 1 });
+built.productsList.sort((a, b) => (a.ListPrice ?? 0) - (b.ListPrice ?? 0));
+(built.discountsList ??= []).push({ CouponCode: "X" });
+function addLine(target: CheckoutCartInfo, product: CartProduct) { target.productsList.push(product); }
+addLine(built, { ProductCode: "B" });
+const lines: CartProduct[] = built.productsList;
+export const builtCart = createGetCheckoutCartInfoHandler(async () => built, options);
+const frozen: readonly CartProduct[] = Object.freeze([{ ProductCode: "A", ListPrice: 10 }]);
+export const frozenCart = createGetCheckoutCartInfoHandler(async () => ({ productsList: frozen, discountsList: [] as const }), options);
+export const constCart = createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", Attributes: [{ AttributeCode: "c" }] }] as const }), options);
+const cartFunction: GetCheckoutCartInfoFunction = () => ({ productsList: frozen, urlParameters: [] as const });
+export const cartRouter = createCallbackRouter({ ...options, handlers: {
+  GetCheckoutCartInfo: () => ({ productsList: frozen }),
+} });
+export const cartFunctionRouter = createCallbackRouter({ ...options, handlers: { GetCheckoutCartInfo: cartFunction } });
+export const cartFunctionHandler = createGetCheckoutCartInfoHandler(cartFunction, options);
+void lines;
 `;
 
 export const FIRST_LINE = HEADER.split("\n").length;
