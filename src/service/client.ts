@@ -75,7 +75,8 @@ export interface ServiceClientOptions {
   readonly deadlineMs?: number | undefined;
   /** Backoff of the operations that may be retried; `false` turns retries off. */
   readonly retries?: RetryOptions | false | undefined;
-  readonly hooks?: ServiceHooks | undefined;
+  /** `null` means not set. */
+  readonly hooks?: ServiceHooks | null | undefined;
   /**
    * Where the GUID goes for every operation; default: the operation's (header, query for
    * CreateOrderRefund); `null` means not set. Any other value is refused at creation.
@@ -216,7 +217,7 @@ export interface ServiceClient {
   ): AsyncGenerator<ProductCountryChange, void, undefined>;
   locationByIp(request: LocationByIpRequest, options?: CallOptions): Promise<Location>;
   vatCategoryCountries(
-    request: VatCategoryCountriesRequest,
+    request: DocumentedInput<VatCategoryCountriesRequest>,
     options?: CallOptions,
   ): Promise<VatCategoryCountriesResponse>;
   getOrderRefunds(

@@ -186,6 +186,10 @@ const ids = ["GE-1", "GE-2"] as const;
 const parcels: readonly string[] = ["P-1"];
 await client.dispatchConsolidatedShipment({ OrderIds: ids });
 await client.dispatchConsolidatedShipment({ OrderIds: parcels });
+// vatCategoryCountries takes readonly lists too, and \`hooks: null\` means not set (second reading S4).
+await client.vatCategoryCountries({ countryCode: "DE", vatCategoryCodes: parcels });
+await client.vatCategoryCountries({ countryCode: "DE", vatCategoryCodes: ["A"] as const });
+export const unhooked = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", hooks: null });
 const catalog: readonly CartProduct[] = [{ ProductCode: "A", ListPrice: 10, OrderedQuantity: 1 }];
 export const cart = createGetCheckoutCartInfoHandler(() => ({ productsList: catalog }), options);
 // A numeric status code of the shop's own is answered as text, silently (T7).
