@@ -41,10 +41,21 @@ export interface GetCheckoutCartInfoRequest {
   isFixedPriceSupported?: boolean | undefined;
 }
 
+/**
+ * A type with every list, at any depth, taken as `readonly` too: what a function may answer. The
+ * library never writes to an answer, so a frozen catalog or an `as const` list is taken as it is;
+ * `CheckoutCartInfo` itself keeps mutable lists, for a cart built up with `push`.
+ */
+export type ReadonlyLists<T> = T extends readonly (infer Item)[]
+  ? readonly ReadonlyLists<Item>[]
+  : T extends object
+    ? { [K in keyof T]: ReadonlyLists<T[K]> }
+    : T;
+
 /** The merchant's function for GetCheckoutCartInfo, to type a standalone function. */
 export type GetCheckoutCartInfoFunction = CallbackFunction<
   GetCheckoutCartInfoRequest,
-  CheckoutCartInfo
+  ReadonlyLists<CheckoutCartInfo>
 >;
 
 export interface GetCheckoutCartInfoOptions extends HandlerOptions {
@@ -212,7 +223,7 @@ function checkedParameterNames(
 export const createGetCheckoutCartInfoHandler: CallbackFactory<
   "GetCheckoutCartInfo",
   GetCheckoutCartInfoRequest,
-  CheckoutCartInfo,
+  ReadonlyLists<CheckoutCartInfo>,
   GetCheckoutCartInfoOptions
 > = (fn, options) => {
   const configured = checkedParameterNames(options?.parameterNames);
@@ -276,7 +287,8 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
   };
   return createCallbackHandler(
     definition,
-    fn as GetCheckoutCartInfoFunction,
+    // Read only, never written to: the readonly lists it may answer are its lists as they are.
+    fn as CallbackFunction<GetCheckoutCartInfoRequest, CheckoutCartInfo>,
     options,
     CART_OPTION_NAMES,
   );

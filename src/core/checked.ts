@@ -26,6 +26,29 @@ export interface RefusedFields<K extends string> {
 /** The fields a result type marks as refused (of every object member of a union). */
 type RefusedKeys<Shape> = Shape extends RefusedFields<infer K> ? K : never;
 
+/** The key of a result type's marker listing the boolean fields a success must not set `false`. */
+export declare const refusedFalse: unique symbol;
+
+/**
+ * Marks the boolean fields of a result type that a success must not set `false` (a redemption's
+ * `IsValid`): a result whose inferred type sets one to the literal `false` does not compile. A
+ * `boolean` does: TypeScript widens a returned `true` to `boolean` (a block body, an `async` or
+ * standalone function, a router entry), and a widened `true` cannot be told from a real `boolean`.
+ */
+export interface RefusedFalse<K extends string> {
+  readonly [refusedFalse]?: K;
+}
+
+type RefusedFalseKeys<Shape> = Shape extends RefusedFalse<infer K> ? K : never;
+
+/**
+ * What a result may set a {@link RefusedFalse} field to: its own type, unless that is only `false`
+ * (leaving out `null` and `undefined`). Never `boolean`, which a widened `true` is.
+ */
+type NotFalse<R, K extends keyof R> = [Exclude<R[K], null | undefined>] extends [false]
+  ? true | null | undefined
+  : R[K];
+
 /** Whether `R` sets `K`: required, and not only `null` or `undefined`. */
 type Sets<R, K extends keyof R> =
   Partial<Pick<R, K>> extends Pick<R, K>
@@ -59,7 +82,7 @@ export type NoExtraFields<R, Shape> =
       ? readonly NoExtraFields<Item, ItemOf<Shape>>[]
       : R extends object
         ? {
-            [K in keyof R as K extends RefusedKeys<Shape>
+            [K in keyof R as K extends RefusedKeys<Shape> | RefusedFalseKeys<Shape>
               ? K
               : K extends KnownKeys<Shape>
                 ? NonNullable<R[K]> extends object
@@ -69,9 +92,11 @@ export type NoExtraFields<R, Shape> =
               ? Sets<R, K> extends true
                 ? never
                 : R[K]
-              : K extends KnownKeys<Shape>
-                ? NoExtraFields<R[K], FieldOf<Shape, K>>
-                : never;
+              : K extends RefusedFalseKeys<Shape>
+                ? NotFalse<R, K>
+                : K extends KnownKeys<Shape>
+                  ? NoExtraFields<R[K], FieldOf<Shape, K>>
+                  : never;
           } & RefusedLeftOut<R, Shape>
         : unknown;
 

@@ -99,7 +99,7 @@ export interface CallbackErrorOptions {
    * HTTP status of the failure response; defaults to the table's `handler_failure` (200). 200 to
    * 599, but not 204, 205 or 304, which carry no body (a `RangeError`).
    */
-  readonly status?: number;
+  readonly status?: number | undefined;
   readonly cause?: unknown;
 }
 

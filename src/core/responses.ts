@@ -1,5 +1,5 @@
 import { parseSuccessValue } from "../schemas/response.js";
-import type { RefusedFields } from "./checked.js";
+import type { RefusedFalse, RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
 
@@ -76,8 +76,8 @@ export interface ResponseInfoResult {
   PaymentAmount?: string | number | null | undefined;
   /** 3-letter currency of that payment. */
   PaymentCurrencyCode?: string | null | undefined;
-  /** The merchant's own status code. */
-  StatusCode?: string | null | undefined;
+  /** The merchant's own status code, written as text (a number is written as text). */
+  StatusCode?: string | number | null | undefined;
   /** Documented for failures; integrations also send it (as `null`, or the number `100`). */
   ErrorCode?: string | number | null | undefined;
   Message?: string | null | undefined;
@@ -170,12 +170,14 @@ export interface GiftCardResult {
  * or text (and without `Success: true` of its own, which the types do not take) is a refusal
  * returned instead of thrown, answered 500, as is `IsValid: false`. To refuse, throw a
  * `CallbackError`. A result the factories or the router infer that sets `ErrorCode` or `ErrorText`
- * (to anything but `null`) does not compile; a value typed `GiftCardResult`, where they are
- * optional, does (a helper shared with ValidateGiftCard).
+ * (to anything but `null`), or `IsValid` to the literal `false`, does not compile; a widened
+ * `boolean`, and a value typed `GiftCardResult`, where they are optional, do (a helper shared
+ * with ValidateGiftCard).
  */
 export interface GiftCardTransactionResult
   extends GiftCardResult,
-    RefusedFields<"ErrorCode" | "ErrorText"> {}
+    RefusedFields<"ErrorCode" | "ErrorText">,
+    RefusedFalse<"IsValid"> {}
 
 /** ValidateGiftCard and ValidateVoucher: whether the card or voucher is valid is required. */
 export interface ValidateGiftCardResult extends GiftCardResult {

@@ -115,7 +115,7 @@ export interface CallbackFunctions {
 
 /** For each callback: the merchant's function (built with the router's options) or a handler. */
 export type CallbackHandlers = {
-  [K in CallbackName]?: CallbackFunctions[K] | CallbackHandler<K>;
+  [K in CallbackName]?: CallbackFunctions[K] | CallbackHandler<K> | undefined;
 };
 
 type PayloadOf<K extends CallbackName> = Parameters<CallbackFunctions[K]>[0];
@@ -127,8 +127,8 @@ type ResultOf<K extends CallbackName> = Awaited<ReturnType<CallbackFunctions[K]>
  */
 export type CheckedHandlers<H> = {
   [K in keyof H]: K extends CallbackName
-    ? H[K] extends (...args: never[]) => infer Output
-      ? CheckedFunction<PayloadOf<K>, Output, ResultOf<K>>
+    ? NonNullable<H[K]> extends (...args: never[]) => infer Output
+      ? CheckedFunction<PayloadOf<K>, Output, ResultOf<K>> | Extract<H[K], undefined>
       : H[K]
     : string extends K
       ? H[K]

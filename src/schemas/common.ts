@@ -84,3 +84,15 @@ export type DocumentedFields<T> = T extends readonly (infer Item)[]
       ? T
       : { [K in keyof OmitIndexSignature<T>]: DocumentedFields<OmitIndexSignature<T>[K]> }
     : T;
+
+/**
+ * {@link DocumentedFields} for what a merchant passes (a service client's request): its lists
+ * readonly, so that a frozen or `as const` list is taken, as the client never writes to it.
+ */
+export type DocumentedInput<T> = T extends readonly (infer Item)[]
+  ? readonly DocumentedInput<Item>[]
+  : T extends object
+    ? [keyof OmitIndexSignature<T>] extends [never]
+      ? T
+      : { [K in keyof OmitIndexSignature<T>]: DocumentedInput<OmitIndexSignature<T>[K]> }
+    : T;

@@ -76,11 +76,12 @@ export interface ServiceRetryEvent {
 }
 
 export interface ServiceHooks {
-  readonly onRequest?: ((event: ServiceRequestEvent) => void) | undefined;
-  readonly onResponse?: ((event: ServiceResponseEvent) => void) | undefined;
-  readonly onRetry?: ((event: ServiceRetryEvent) => void) | undefined;
-  /** Adds the (redacted) JSON bodies to onRequest and onResponse. Default false. */
-  readonly includeBodies?: boolean | undefined;
+  /** Each hook: `null` or left out means not set. */
+  readonly onRequest?: ((event: ServiceRequestEvent) => void) | null | undefined;
+  readonly onResponse?: ((event: ServiceResponseEvent) => void) | null | undefined;
+  readonly onRetry?: ((event: ServiceRetryEvent) => void) | null | undefined;
+  /** Adds the (redacted) JSON bodies to onRequest and onResponse. Default false (also `null`). */
+  readonly includeBodies?: boolean | null | undefined;
 }
 
 /** Per-call options of every method. */
@@ -818,8 +819,8 @@ function toError(
   });
 }
 
-function emit<T>(hook: ((event: T) => unknown) | undefined, event: T): void {
-  if (hook === undefined) return;
+function emit<T>(hook: ((event: T) => unknown) | null | undefined, event: T): void {
+  if (hook === undefined || hook === null) return;
   // A hook is for observing; its failure (thrown, or an async hook's rejection) must not change
   // the call's outcome, nor surface as an unhandled rejection.
   try {

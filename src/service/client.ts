@@ -6,7 +6,7 @@
 import { assertOptionalFunction, assertOptionalOneOf, configError } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
-import type { DocumentedFields } from "../schemas/common.js";
+import type { DocumentedInput } from "../schemas/common.js";
 import {
   asSent,
   type CallContext,
@@ -75,12 +75,13 @@ export interface ServiceClientOptions {
   readonly deadlineMs?: number | undefined;
   /** Backoff of the operations that may be retried; `false` turns retries off. */
   readonly retries?: RetryOptions | false | undefined;
-  readonly hooks?: ServiceHooks | undefined;
+  /** `null` means not set. */
+  readonly hooks?: ServiceHooks | null | undefined;
   /**
    * Where the GUID goes for every operation; default: the operation's (header, query for
-   * CreateOrderRefund). Any other value is refused at creation.
+   * CreateOrderRefund); `null` means not set. Any other value is refused at creation.
    */
-  readonly merchantGuidIn?: "header" | "query" | undefined;
+  readonly merchantGuidIn?: "header" | "query" | null | undefined;
   /** Which operations send a token (5.2), overriding the defaults (billing summary and shipping details). */
   readonly jwt?: Partial<Record<ServiceOperationName, boolean>> | undefined;
   /** Prefix of the token in `Authorization` where the document does not show one: default `Bearer`; `null` sends the bare token. */
@@ -110,7 +111,7 @@ export interface BillingSummaryOptions extends CallOptions {
 }
 
 /** The billing summary request; `merchantGuid` defaults to the client's. */
-export type BillingSummaryInput = Omit<DocumentedFields<BillingSummaryRequest>, "merchantGuid"> & {
+export type BillingSummaryInput = Omit<DocumentedInput<BillingSummaryRequest>, "merchantGuid"> & {
   readonly merchantGuid?: string | undefined;
 };
 
@@ -191,23 +192,23 @@ export interface ServiceClient {
     options?: BillingSummaryOptions,
   ): Promise<BillingSummaryResult>;
   dispatchConsolidatedShipment(
-    request: DocumentedFields<DispatchConsolidatedShipmentRequest>,
+    request: DocumentedInput<DispatchConsolidatedShipmentRequest>,
     options?: CallOptions,
   ): Promise<DispatchConsolidatedShipmentResponse>;
   getShippingDetailsExtended(
-    request: DocumentedFields<ShippingDetailsExtendedRequest>,
+    request: DocumentedInput<ShippingDetailsExtendedRequest>,
     options?: CallOptions,
   ): Promise<ShippingDetailsExtendedResponse>;
   voidParcel(
-    request: DocumentedFields<VoidParcelRequest>,
+    request: DocumentedInput<VoidParcelRequest>,
     options?: CallOptions,
   ): Promise<VoidParcelResult>;
   updateParcelStatus(
-    request: DocumentedFields<UpdateParcelStatusRequest>,
+    request: DocumentedInput<UpdateParcelStatusRequest>,
     options?: CallOptions,
   ): Promise<UpdateParcelStatusResponse>;
   saveProductsList(
-    request: DocumentedFields<SaveProductsListRequest>,
+    request: DocumentedInput<SaveProductsListRequest>,
     options?: CallOptions,
   ): Promise<ProductCountryList>;
   recentProductCountries(
@@ -216,7 +217,7 @@ export interface ServiceClient {
   ): AsyncGenerator<ProductCountryChange, void, undefined>;
   locationByIp(request: LocationByIpRequest, options?: CallOptions): Promise<Location>;
   vatCategoryCountries(
-    request: VatCategoryCountriesRequest,
+    request: DocumentedInput<VatCategoryCountriesRequest>,
     options?: CallOptions,
   ): Promise<VatCategoryCountriesResponse>;
   getOrderRefunds(
@@ -224,7 +225,7 @@ export interface ServiceClient {
     options?: CallOptions,
   ): Promise<OrderRefundDetails>;
   createOrderRefund(
-    request: DocumentedFields<CreateOrderRefundRequest>,
+    request: DocumentedInput<CreateOrderRefundRequest>,
     options?: CallOptions,
   ): Promise<CreateOrderRefundResponse>;
 }
@@ -396,7 +397,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     baseUrl,
     authUrl,
     merchantGuid,
-    merchantGuidIn: options.merchantGuidIn,
+    merchantGuidIn: options.merchantGuidIn ?? undefined,
     fetch: fetchImpl,
     timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
     deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS, MAX_TIMEOUT_MS),

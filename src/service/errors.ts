@@ -162,6 +162,22 @@ export function createServiceError(kind: ServiceFailureKind, init: ServiceErrorI
   return new CLASSES[kind](init);
 }
 
-export function isServiceError(value: unknown): value is ServiceError {
+/**
+ * Every concrete ServiceError, one per `kind`: what {@link isServiceError} narrows to, so that
+ * `switch (error.kind)` reaches the members of each class (`retryAfterMs`, `issues`).
+ */
+export type AnyServiceError =
+  | ServiceNetworkError
+  | ServiceTimeoutError
+  | ServiceAuthenticationError
+  | ServicePermissionError
+  | ServiceNotFoundError
+  | ServiceConflictError
+  | ServiceValidationError
+  | ServiceRateLimitError
+  | ServiceServerError;
+
+/** Whether a value is a ServiceError: then one of its classes, told apart by `kind`. */
+export function isServiceError(value: unknown): value is AnyServiceError {
   return value instanceof ServiceError;
 }

@@ -39,6 +39,7 @@ export {
   type VoidParcelCode,
 } from "./codes.js";
 export {
+  type AnyServiceError,
   isServiceError,
   ServiceAuthenticationError,
   ServiceConflictError,

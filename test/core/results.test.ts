@@ -401,7 +401,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
       `the handler's result is unusable: field "IsValid" must be a boolean`,
     ]);
     const redeem = createRedeemGiftCardHandler(
-      () => ({ IsValid: "yes", Balance: "0" }) as unknown as { IsValid: boolean },
+      () => ({ IsValid: "yes", Balance: "0" }) as unknown as { IsValid: true },
       { auth: false, onError },
     );
     const redeemed = await redeem.handle(post(CARD_REQUEST));

@@ -6,6 +6,7 @@ export const HEADER = `import {
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
   createPerformOrderPaymentHandler,
+  createRedeemGiftCardHandler,
   createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
   createValidateGiftCardHandler,
@@ -13,6 +14,8 @@ export const HEADER = `import {
 
 const options = { auth: false } as const;
 const jwt = { environment: "test", keys: { test: "PEM" } } as const;
+// A database row or a parsed body: its fields are \`any\`.
+declare const row: any;
 `;
 
 /** One merchant's code per line number: the misspelt form and the correct one. */
@@ -68,6 +71,55 @@ export const CASES = [
     message: "Types of property 'OrderID' are incompatible.",
   },
   {
+    // A misspelt field whose value is \`any\` (a database row) is refused too: \`any\` is
+    // assignable to every type but \`never\` (second reading of fix-types, S2).
+    wrong: `createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderId, OrderID: row.id }), options);`,
+    right: `createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderId, OrderId: row.id }), options);`,
+    message: "TS2322 Type 'any' is not assignable to type 'never'.",
+    at: "OrderID",
+  },
+  {
+    wrong: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrise: row.price }] }), options);`,
+    right: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrice: row.price }] }), options);`,
+    message: "TS2322 Type 'any' is not assignable to type 'never'.",
+    at: "ListPrise",
+  },
+  {
+    wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId, OrderID: JSON.parse("1") }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId, OrderId: JSON.parse("1") }) } });`,
+    message: "OrderID",
+  },
+  {
+    // Readonly lists are taken in a cart's answer, and still checked (second reading S3).
+    wrong: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrise: 1 }] as const }), options);`,
+    right: `createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", ListPrice: 1 }] as const }), options);`,
+    message: "ListPrise",
+  },
+  {
+    wrong: `createCallbackRouter({ ...options, handlers: { GetCheckoutCartInfo: () => ({ productList: [] as const }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { GetCheckoutCartInfo: () => ({ productsList: [] as const }) } });`,
+    message: "productsList",
+  },
+  {
+    // A redemption cannot answer "not valid": IsValid false is always a 500 (review-types T1).
+    wrong: `createRedeemGiftCardHandler((card) => (card.CardFields ? { Balance: "1" } : { IsValid: false }), options);`,
+    right: `createRedeemGiftCardHandler((card) => (card.CardFields ? { Balance: "1" } : { IsValid: true }), options);`,
+    message: "IsValid: false;",
+  },
+  {
+    // A router entry's result is widened (IsValid: boolean, which a widened true is too): only a
+    // literal false is refused there, so \`as const\` (second reading S1).
+    wrong: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: false as const }) } });`,
+    right: `createCallbackRouter({ ...options, handlers: { RefundGiftCard: () => ({ IsValid: true }) } });`,
+    message: "IsValid: false;",
+  },
+  {
+    // A router entry given as undefined compiles (T4), and a function beside it is still checked.
+    wrong: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: process.env.X ? () => ({ InternalOrderId: "1", OrderID: "x" }) : undefined } });`,
+    right: `createCallbackRouter({ ...options, handlers: { SendOrderToMerchant: process.env.X ? () => ({ InternalOrderId: "1", OrderId: "x" }) : undefined } });`,
+    message: "OrderID",
+  },
+  {
     // createAuth refuses a top-level merchantGuid given as undefined (an unset variable would
     // switch the check off): its type says so too. Under callbacks, undefined still inherits.
     wrong: `void createAuth({ jwt, merchantGuid: process.env.MERCHANT_GUID, callbacks: { SendOrderToMerchant: { merchantGuid: undefined } } });`,
@@ -105,6 +157,109 @@ declare const behindCdn: boolean;
 export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} }), {
   remoteAddress: behindCdn ? (request: Request) => request.headers.get("CF-Connecting-IP") : null,
 });
+`;
+
+/**
+ * What the run time takes and a merchant's strict project (exactOptionalPropertyTypes) must
+ * compile (review-types T2-T5, T7): readonly lists in service requests and in a cart, \`null\` for
+ * "not set" in the client's options, \`undefined\` for a router entry and a CallbackError's
+ * status, and \`kind\` narrowing a ServiceError to its class.
+ */
+export const STRICT = `import {
+  CallbackError,
+  type CartProduct,
+  type CheckoutCartInfo,
+  createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
+  createRedeemGiftCardHandler,
+  type GetCheckoutCartInfoFunction,
+  createRefundGiftCardHandler,
+  createUpdateOrderStatusHandler,
+  type RedeemGiftCardRequest,
+} from "crossborder-callbacks";
+import { createServiceClient, isServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
+
+const options = { auth: false } as const;
+const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", merchantGuidIn: null,
+  hooks: { onRequest: null, onResponse: null, onRetry: null, includeBodies: null } });
+const ids = ["GE-1", "GE-2"] as const;
+const parcels: readonly string[] = ["P-1"];
+await client.dispatchConsolidatedShipment({ OrderIds: ids });
+await client.dispatchConsolidatedShipment({ OrderIds: parcels });
+// vatCategoryCountries takes readonly lists too, and \`hooks: null\` means not set (second reading S4).
+await client.vatCategoryCountries({ countryCode: "DE", vatCategoryCodes: parcels });
+await client.vatCategoryCountries({ countryCode: "DE", vatCategoryCodes: ["A"] as const });
+export const unhooked = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", hooks: null });
+const catalog: readonly CartProduct[] = [{ ProductCode: "A", ListPrice: 10, OrderedQuantity: 1 }];
+export const cart = createGetCheckoutCartInfoHandler(() => ({ productsList: catalog }), options);
+// A numeric status code of the shop's own is answered as text, silently (T7).
+export const status = createUpdateOrderStatusHandler((update) => ({ StatusCode: update.OrderId.length }), options);
+
+declare const enablePayments: boolean;
+export const router = createCallbackRouter({ ...options, handlers: {
+  SendOrderToMerchant: (order) => ({ InternalOrderId: order.OrderId }),
+  PerformOrderPayment: enablePayments ? () => ({ PaymentAmount: 1, PaymentCurrencyCode: "EUR" }) : undefined,
+} });
+const refusalStatus: number | undefined = enablePayments ? 422 : undefined;
+export const refusal = new CallbackError("X", "y", undefined, { status: refusalStatus });
+
+export function retryOrIssues(error: unknown): number | ServiceValidationError["issues"] | undefined {
+  if (isServiceError(error)) {
+    switch (error.kind) {
+      case "rate-limit": return error.retryAfterMs;
+      case "validation": return error.issues;
+    }
+  }
+  if (error instanceof ServiceRateLimitError) return error.retryAfterMs;
+  return undefined;
+}
+
+// A redemption that refuses by throwing and else answers IsValid true: TypeScript widens the
+// \`true\` to \`boolean\` outside an inline expression body, and that must still compile
+// (second reading of fix-types, S1).
+declare function cardOk(id: unknown): Promise<boolean>;
+export const redeemInline = createRedeemGiftCardHandler(async (card) => {
+  if (!(await cardOk(card.CardFields?.CardId))) throw new CallbackError("CARD_INVALID", "Unknown card");
+  return { IsValid: true, Balance: 1 };
+}, options);
+async function redeem(card: RedeemGiftCardRequest) {
+  if (!(await cardOk(card.CardFields?.CardId))) throw new CallbackError("CARD_INVALID", "Unknown card");
+  return { IsValid: true, Balance: 1 };
+}
+function redeemSync(_card: RedeemGiftCardRequest) {
+  return { IsValid: true, Balance: "5" };
+}
+export const redeemAsync = createRedeemGiftCardHandler(redeem, options);
+export const redeemStandalone = createRedeemGiftCardHandler(redeemSync, options);
+export const refundStandalone = createRefundGiftCardHandler(redeemSync, options);
+export const cards = createCallbackRouter({ ...options, handlers: {
+  RedeemGiftCard: () => ({ IsValid: true, Balance: 1 }),
+  RefundGiftCard: async () => ({ IsValid: true }),
+} });
+export const cardsStandalone = createCallbackRouter({ ...options, handlers: { RedeemGiftCard: redeem, RefundGiftCard: redeemSync } });
+
+// A cart built up and pushed into stays a mutable CheckoutCartInfo; a frozen catalog, an
+// \`as const\` list and a readonly list are taken by the factory, the function type and the
+// router all the same (second reading S3).
+declare const rows: { sku: string; price: number }[];
+const built: CheckoutCartInfo = { productsList: [], currencyCode: "EUR" };
+for (const r of rows) built.productsList.push({ ProductCode: r.sku, ListPrice: r.price, OrderedQuantity: 1 });
+built.productsList.sort((a, b) => (a.ListPrice ?? 0) - (b.ListPrice ?? 0));
+(built.discountsList ??= []).push({ CouponCode: "X" });
+function addLine(target: CheckoutCartInfo, product: CartProduct) { target.productsList.push(product); }
+addLine(built, { ProductCode: "B" });
+const lines: CartProduct[] = built.productsList;
+export const builtCart = createGetCheckoutCartInfoHandler(async () => built, options);
+const frozen: readonly CartProduct[] = Object.freeze([{ ProductCode: "A", ListPrice: 10 }]);
+export const frozenCart = createGetCheckoutCartInfoHandler(async () => ({ productsList: frozen, discountsList: [] as const }), options);
+export const constCart = createGetCheckoutCartInfoHandler(() => ({ productsList: [{ ProductCode: "A", Attributes: [{ AttributeCode: "c" }] }] as const }), options);
+const cartFunction: GetCheckoutCartInfoFunction = () => ({ productsList: frozen, urlParameters: [] as const });
+export const cartRouter = createCallbackRouter({ ...options, handlers: {
+  GetCheckoutCartInfo: () => ({ productsList: frozen }),
+} });
+export const cartFunctionRouter = createCallbackRouter({ ...options, handlers: { GetCheckoutCartInfo: cartFunction } });
+export const cartFunctionHandler = createGetCheckoutCartInfoHandler(cartFunction, options);
+void lines;
 `;
 
 export const FIRST_LINE = HEADER.split("\n").length;

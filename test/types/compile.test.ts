@@ -3,13 +3,14 @@
 // types (`SendOrderToMerchantRequest`), not an expansion of a zod type. The same file without the
 // misspellings compiles. (test/core/types.test.ts checks the same points with @ts-expect-error.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CASES, FIRST_LINE, file, SYNC } from "./cases.js";
+import { CASES, FIRST_LINE, file, STRICT, SYNC } from "./cases.js";
 import { createProject, describe as describeDiagnostic, type Project } from "./program.js";
 
 let project: Project;
 let wrong: string[];
 let right: string[];
 let sync: string[];
+let strict: string[];
 
 beforeAll(() => {
   project = createProject("compile-fail");
@@ -17,10 +18,12 @@ beforeAll(() => {
     "wrong.ts": file("wrong"),
     "right.ts": file("right"),
     "sync.ts": SYNC,
+    "strict.ts": STRICT,
   });
   wrong = (results.get("wrong.ts") ?? []).map(describeDiagnostic);
   right = (results.get("right.ts") ?? []).map(describeDiagnostic);
   sync = (results.get("sync.ts") ?? []).map(describeDiagnostic);
+  strict = (results.get("strict.ts") ?? []).map(describeDiagnostic);
 }, 180_000);
 
 afterAll(() => project?.remove());
@@ -57,5 +60,11 @@ describe("misspelt fields under tsc --init's configuration", () => {
 describe("a product-country sync under tsc --init's configuration", () => {
   it("compiles: a delete's keys are strings", () => {
     expect(sync).toStrictEqual([]);
+  });
+});
+
+describe("what the run time takes, under tsc --init's configuration (review-types T2-T5)", () => {
+  it("compiles: readonly lists, null and undefined for not set, kind narrowing", () => {
+    expect(strict).toStrictEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../adapters/support/runtime.js";
 import { CALLBACKS, GIVEN, snippets } from "../docs/snippets.js";
-import { CASES, FIRST_LINE, file, SYNC } from "./cases.js";
+import { CASES, FIRST_LINE, file, STRICT, SYNC } from "./cases.js";
 import { type Tsc7Run, tsc7 } from "./tsc7.js";
 
 const DIR = join(ROOT, ".tmp", `ts7-${process.pid}`);
@@ -50,6 +50,7 @@ beforeAll(async () => {
     "wrong.ts": file("wrong"),
     "right.ts": file("right"),
     "sync.ts": SYNC,
+    "strict.ts": STRICT,
   };
   for (const snippet of snippets) files[`test/${snippet.name}`] = snippet.code;
   for (const [name, text] of Object.entries(files)) {
@@ -89,7 +90,13 @@ describe("the compilers", () => {
 describe("README snippets under TypeScript 7", () => {
   it("are all in the run, which reports only errors of the files checked", () => {
     expect(snippets.length).toBeGreaterThanOrEqual(15);
-    const checked = ["wrong.ts", ...snippets.map((s) => `test/${s.name}`), "right.ts", "sync.ts"];
+    const checked = [
+      "wrong.ts",
+      ...snippets.map((s) => `test/${s.name}`),
+      "right.ts",
+      "sync.ts",
+      "strict.ts",
+    ];
     // An error without a file (an unresolvable `types` entry: TS2688) is under "(program)".
     for (const name of run.errors.keys()) expect(checked).toContain(name);
     // The run did type-check: the misspelt file has its errors, and only they make tsc exit 1.
@@ -128,5 +135,11 @@ describe("misspelt fields under TypeScript 7's tsc --init", () => {
 describe("a product-country sync under TypeScript 7's tsc --init", () => {
   it("compiles: a delete's keys are strings", () => {
     expect(run.errors.get("sync.ts") ?? []).toStrictEqual([]);
+  });
+});
+
+describe("what the run time takes, under TypeScript 7's tsc --init (review-types T2-T5)", () => {
+  it("compiles: readonly lists, null and undefined for not set, kind narrowing", () => {
+    expect(run.errors.get("strict.ts") ?? []).toStrictEqual([]);
   });
 });
