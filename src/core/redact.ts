@@ -71,8 +71,8 @@ function doubled(digit: number): number {
  * Replaces every Luhn-valid 13–19 digit sequence with its masked form, keeping the separators and
  * the last four digits. Between its digit groups a sequence may have one space, dash or `+` (mixed
  * freely), or the same gap each time of up to three separators (see {@link WIDE_SEPARATORS} and
- * {@link ENCODED_SEPARATORS}): `4111.1111.1111.1111`, `4111  1111  1111  1111`,
- * `4111%201111%201111%201111`. A list of amounts (`100.00 200.00 …`) mixes its gaps and is no
+ * {@link ENCODED_SEPARATORS}), however spelt (see {@link gapKind}: `4111+1111%201111+1111`):
+ * `4111.1111.1111.1111`, `4111  1111  1111  1111`, `4111%201111%201111%201111`. A list of amounts (`100.00 200.00 …`) mixes its gaps and is no
  * sequence. A sequence may start and end at a gap inside a longer run of digits, so a card number
  * followed by a CVV or an expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to
  * more digits is part of a longer number and left alone. One pass over the text; each run is
@@ -165,7 +165,7 @@ function forEachDigitRun(
       if (gap === 0) break;
       if (wide) {
         const kind = gapKind(text, j, gap);
-        if (previousGap >= 0 && sameGap(text, previousGap, previousKind, j, kind)) stretch += group;
+        if (previousGap >= 0 && previousKind === kind) stretch += group;
         else {
           if (stretch + group > longest) longest = stretch + group;
           stretch = group;
@@ -181,10 +181,55 @@ function forEachDigitRun(
   }
 }
 
-/** A gap's kind: 0 for one space, dash or `+` (those mix freely), else its length. */
+/**
+ * A gap's kind, the same for every spelling of the same separators (`%20` and `+`, a form-encoded
+ * space, are a space; `%2b` and `%2B` a `+`; `%C2%A0` a no-break space), so that they mix within
+ * one card number: 0 for one space, dash or `+` (those mix freely), else its separators in order.
+ */
 function gapKind(text: string, at: number, size: number): number {
-  const code = text.charCodeAt(at);
-  return size === 1 && (code === SPACE || code === DASH || code === PLUS) ? 0 : size;
+  let kind = 0;
+  let count = 0;
+  for (let k = at; k < at + size; count++) {
+    const length = separatorAt(text, k);
+    kind = kind * 16 + separatorClass(text, k, length);
+    k += length;
+  }
+  return count === 1 && kind <= PLUS_CLASS ? 0 : kind;
+}
+
+/** The classes of separators (1-based, under 16); a space, a dash and a `+` first. */
+const SPACE_CLASS = 1;
+const PLUS_CLASS = 3;
+
+/** The class of the separator of `length` at `at`: what it stands for, however spelt. */
+function separatorClass(text: string, at: number, length: number): number {
+  // A `+` as such is a space as form encoding writes it; escaped (`%2b`), a `+`.
+  if (length === 1 && text.charCodeAt(at) === PLUS) return SPACE_CLASS;
+  const code = length === 1 ? text.charCodeAt(at) : length === 3 ? hexByte(text, at + 1) : 0xa0;
+  switch (code) {
+    case SPACE:
+      return SPACE_CLASS;
+    case DASH:
+      return 2;
+    case PLUS:
+      return PLUS_CLASS;
+    case 9:
+      return 4;
+    case 0xa0:
+      return 5;
+    case 0x2007:
+      return 6;
+    case 0x2009:
+      return 7;
+    case 0x202f:
+      return 8;
+    case 46:
+      return 9;
+    case 47:
+      return 10;
+    default:
+      return 11; // 95, the underscore: the last of WIDE_SEPARATORS and ENCODED_SEPARATORS.
+  }
 }
 
 /**
@@ -326,10 +371,10 @@ function maskRun(
   count: number,
   wide: boolean,
 ): string | undefined {
-  // The digit offset where each group starts (and `count` last); each gap's place in the text and
+  // The digit offset where each group starts (and `count` last); each gap's length in the text and
   // its kind (see gapKind).
   const bounds: number[] = [0];
-  const gapStarts: number[] = [];
+  const gapSizes: number[] = [];
   const gapKinds: number[] = [];
   // Luhn prefix sums: in `sums[p]`, the digits at offsets of parity p are doubled.
   const even = new Int32Array(count + 1);
@@ -340,7 +385,7 @@ function maskRun(
     if (!isDigit(code)) {
       const size = gapAt(text, k, wide);
       bounds.push(offset);
-      gapStarts.push(k);
+      gapSizes.push(size);
       gapKinds.push(gapKind(text, k, size));
       k += size;
       continue;
@@ -357,18 +402,7 @@ function maskRun(
     const from = bounds[a] as number;
     for (let b = a + 1; b < bounds.length; b++) {
       // Groups a to b - 1, joined by the gaps a to b - 2: all of one kind.
-      if (
-        b - 2 > a &&
-        !sameGap(
-          text,
-          gapStarts[b - 3] as number,
-          gapKinds[b - 3] as number,
-          gapStarts[b - 2] as number,
-          gapKinds[b - 2] as number,
-        )
-      ) {
-        break;
-      }
+      if (b - 2 > a && gapKinds[b - 3] !== gapKinds[b - 2]) break;
       const to = bounds[b] as number;
       const size = to - from;
       if (size > 19) break;
@@ -392,28 +426,11 @@ function maskRun(
       continue;
     }
     // A gap as written, the digits of its escapes included.
-    const size = gapSizeAt(gapKinds, gap++);
+    const size = gapSizes[gap++] as number;
     out += text.slice(k, k + size);
     k += size;
   }
   return out;
-}
-
-/** The length in the text of gap `index` (a kind of 0 stands for one character). */
-function gapSizeAt(kinds: readonly number[], index: number): number {
-  const kind = kinds[index] as number;
-  return kind === 0 ? 1 : kind;
-}
-
-/**
- * Whether two gaps (their place and kind, see {@link gapKind}) are of one kind: both one space,
- * dash or `+`, or the same text.
- */
-function sameGap(text: string, a: number, aKind: number, b: number, bKind: number): boolean {
-  if (aKind !== bKind) return false;
-  for (let i = 0; i < aKind; i++)
-    if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
-  return true;
 }
 
 /** Knuth–Morris–Pratt failure table of a pattern. */

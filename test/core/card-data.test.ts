@@ -1307,6 +1307,34 @@ describe("redactCardNumbers", () => {
     },
   );
 
+  // fix-left: a card number whose gaps spell one separator in several ways (as a URL-form-encoded
+  // spaced number appears: `+` for a space next to `%20`, `%2b` next to `%2B`) was left whole:
+  // only one space, dash or `+` as such, or the very same gap each time, made a sequence.
+  it.each([
+    ["+ and %20 (form-encoded spaces)", "4111+1111%201111+1111", "****+****%20****+1111"],
+    ["%20 and +", "5555%205555+5555%204444", "****%20****+****%204444"],
+    ["%2b and %2B", "4111%2b1111%2B1111%2b1111", "****%2b****%2B****%2b1111"],
+    ["%2B, + and a space", "5555%2B5555+5555 4444", "****%2B****+**** 4444"],
+    ["%2D, %2d and -", "3782%2D822463%2d10005", "****%2D******%2d*0005"],
+    ["a dash and %20", "5555-5555%205555-4444", "****-****%20****-4444"],
+    ["++ and %20%20 (two spaces)", "5555++5555%20%205555++4444", "****++****%20%20****++4444"],
+    [". and %2E", "4111.1111%2E1111%2e1111", "****.****%2E****%2e1111"],
+    ["/ and %2F", "5555/5555%2f5555%2F4444", "****/****%2f****%2F4444"],
+    [
+      "a no-break space and %C2%A0",
+      "5555\u00a05555%C2%A05555%c2%a04444",
+      "****\u00a0****%C2%A0****%c2%a04444",
+    ],
+    ["a tab and %09", "5555\t5555%095555\t4444", "****\t****%09****\t4444"],
+  ])(
+    "masks a card number whose gaps spell one separator in several ways: %s",
+    (_label, written, masked) => {
+      const out = redactCardNumbers(`card ${written} refused`);
+      expect(out).toBe(`card ${masked} refused`);
+      expect(digitsOf(out)).not.toMatch(/4111111111111111|5555555555554444|378282246310005/);
+    },
+  );
+
   /**
    * Where a run of adjacent digit groups (percent-escapes count as gaps) joins into a Luhn-valid
    * 13–19 digit sequence, whatever the gaps are.
@@ -1340,6 +1368,9 @@ describe("redactCardNumbers", () => {
   // the gap rule (mixed gaps, or gaps that are not one) keeps it.
   it.each([
     ["amounts in a list", "Items 10.00 20.00 30.00 40.00 50.00"],
+    // fix-left: one separator's spellings mix in a card number; different separators still do not.
+    ["amounts in a form-encoded list", "Items+10.00%2020.00+30.00%2040.00+50.00"],
+    ["amounts with escaped dots", "Items 10%2E00 20.00 30%2e00 40.00 50.00"],
     ["a date and a time", "Order 2026-11-26 12.30.45 total 1 234.56 EUR"],
     ["a date with slashes and a time", "26/11/2026 12:30:45"],
     ["an IP address and port", "from 192.168.100.20:843"],
