@@ -71,7 +71,8 @@ function doubled(digit: number): number {
  * Replaces every Luhn-valid 13–19 digit sequence with its masked form, keeping the separators and
  * the last four digits. Between its digit groups a sequence may have one space, dash or `+` (mixed
  * freely), or the same gap each time of up to three separators (see {@link WIDE_SEPARATORS} and
- * {@link ENCODED_SEPARATORS}), however spelt (see {@link gapKind}: `4111+1111%201111+1111`):
+ * {@link ENCODED_SEPARATORS}); a space's spellings (` `, `+`, `%20`) mix (see {@link gapKind}:
+ * `4111+1111%201111+1111`):
  * `4111.1111.1111.1111`, `4111  1111  1111  1111`, `4111%201111%201111%201111`. A list of amounts (`100.00 200.00 …`) mixes its gaps and is no
  * sequence. A sequence may start and end at a gap inside a longer run of digits, so a card number
  * followed by a CVV or an expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to
@@ -165,7 +166,13 @@ function forEachDigitRun(
       if (gap === 0) break;
       if (wide) {
         const kind = gapKind(text, j, gap);
-        if (previousGap >= 0 && previousKind === kind) stretch += group;
+        // A first filter: one space's spellings and one dash are taken together here (a superset);
+        // maskRun keeps a stretch only if its single gaps fit one family (see gapKind).
+        if (
+          previousGap >= 0 &&
+          (kind <= ANY_SPACE ? previousKind <= ANY_SPACE : previousKind === kind)
+        )
+          stretch += group;
         else {
           if (stretch + group > longest) longest = stretch + group;
           stretch = group;
@@ -182,55 +189,68 @@ function forEachDigitRun(
 }
 
 /**
- * A gap's kind, the same for every spelling of the same separators (`%20` and `+`, a form-encoded
- * space, are a space; `%2b` and `%2B` a `+`; `%C2%A0` a no-break space), so that they mix within
- * one card number: 0 for one space, dash or `+` (those mix freely), else its separators in order.
+ * The kinds of a gap of one separator that mix within one card number, as bits: main's rule, one
+ * space, dash or `+` as such (`LITERAL`), and a space as form encoding spells it, `+` or `%20`
+ * (`FORM_SPACE`). A space or `+` is both; a dash only the first, a `%20` only the second. A stretch
+ * of groups is one sequence while its gaps share a bit (see {@link joinedKind}).
+ */
+const LITERAL = 1;
+const FORM_SPACE = 2;
+const ANY_SPACE = LITERAL | FORM_SPACE;
+
+/**
+ * A gap's kind: for one space, dash, `+` or `%20`, its bits (see {@link LITERAL}); else, a multiple
+ * of 4, its separators' classes in order, the same for the spellings of a space (` `, `+`, `%20`)
+ * and for an escape in either case (`%2b`, `%2B`), so that `++` and `%20%20` mix. Other separators
+ * and their escapes (`.` and `%2E`, `-` and `%2D`) are apart: mixed, they are lists, not cards.
  */
 function gapKind(text: string, at: number, size: number): number {
+  if (size === 1 || size === 3) {
+    const code =
+      size === 1
+        ? text.charCodeAt(at)
+        : text.charCodeAt(at) === PERCENT
+          ? hexByte(text, at + 1)
+          : -1;
+    if (code === SPACE) return size === 1 ? ANY_SPACE : FORM_SPACE;
+    if (size === 1 && code === PLUS) return ANY_SPACE;
+    if (size === 1 && code === DASH) return LITERAL;
+  }
   let kind = 0;
-  let count = 0;
-  for (let k = at; k < at + size; count++) {
+  for (let k = at; k < at + size; ) {
     const length = separatorAt(text, k);
-    kind = kind * 16 + separatorClass(text, k, length);
+    kind = kind * 32 + separatorClass(text, k, length);
     k += length;
   }
-  return count === 1 && kind <= PLUS_CLASS ? 0 : kind;
+  return kind * 4;
 }
 
-/** The classes of separators (1-based, under 16); a space, a dash and a `+` first. */
-const SPACE_CLASS = 1;
-const PLUS_CLASS = 3;
+/**
+ * The kind of a stretch whose gaps so far are of kind `stretch`, once a gap of `kind` joins it; 0
+ * if it cannot: one space's spellings and single dashes narrow to the bits they share, other kinds
+ * only join the same kind.
+ */
+function joinedKind(stretch: number, kind: number): number {
+  if (kind <= ANY_SPACE) return stretch <= ANY_SPACE ? stretch & kind : 0;
+  return stretch === kind ? kind : 0;
+}
 
-/** The class of the separator of `length` at `at`: what it stands for, however spelt. */
+/** The class (1 to 31) of the separator of `length` at `at`; a percent-escape apart from its character. */
 function separatorClass(text: string, at: number, length: number): number {
-  // A `+` as such is a space as form encoding writes it; escaped (`%2b`), a `+`.
-  if (length === 1 && text.charCodeAt(at) === PLUS) return SPACE_CLASS;
-  const code = length === 1 ? text.charCodeAt(at) : length === 3 ? hexByte(text, at + 1) : 0xa0;
-  switch (code) {
-    case SPACE:
-      return SPACE_CLASS;
-    case DASH:
-      return 2;
-    case PLUS:
-      return PLUS_CLASS;
-    case 9:
-      return 4;
-    case 0xa0:
-      return 5;
-    case 0x2007:
-      return 6;
-    case 0x2009:
-      return 7;
-    case 0x202f:
-      return 8;
-    case 46:
-      return 9;
-    case 47:
-      return 10;
-    default:
-      return 11; // 95, the underscore: the last of WIDE_SEPARATORS and ENCODED_SEPARATORS.
+  if (length === 6) return 2; // %C2%A0, a no-break space in UTF-8
+  if (length === 3) {
+    const byte = hexByte(text, at + 1);
+    // A form-encoded space is a space, however spelt.
+    if (byte === SPACE) return 1;
+    return 16 + ENCODED_CLASSES.indexOf(byte);
   }
+  const code = text.charCodeAt(at);
+  return code === SPACE || code === PLUS ? 1 : 3 + WIDE_CLASSES.indexOf(code);
 }
+
+/** Separators in the order of their classes (see separatorClass). */
+const WIDE_CLASSES = [DASH, 9, 0xa0, 0x2007, 0x2009, 0x202f, 46, 47, 95];
+const ENCODED_CLASSES = [0x09, 0x2b, 0x2d, 0x2e, 0x2f, 0x5f];
 
 /**
  * The length of the gap at `at` between two digit groups, 0 if there is none: one space, dash or
@@ -400,9 +420,14 @@ function maskRun(
   let hide: Uint8Array | undefined;
   for (let a = 0; a < bounds.length; a++) {
     const from = bounds[a] as number;
+    // The kind of the gaps a to b - 2 together (see joinedKind).
+    let stretch = 0;
     for (let b = a + 1; b < bounds.length; b++) {
       // Groups a to b - 1, joined by the gaps a to b - 2: all of one kind.
-      if (b - 2 > a && gapKinds[b - 3] !== gapKinds[b - 2]) break;
+      if (b - 2 > a) {
+        stretch = joinedKind(stretch, gapKinds[b - 2] as number);
+        if (stretch === 0) break;
+      } else if (b - 2 === a) stretch = gapKinds[a] as number;
       const to = bounds[b] as number;
       const size = to - from;
       if (size > 19) break;
