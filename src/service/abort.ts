@@ -33,7 +33,17 @@ function listenTo(signal: AbortSignal): Waiting {
   const listener = (): void => {
     // Taken off first: a call that begins waiting on the signal now gets an entry of its own.
     waiting.delete(signal);
-    for (const callback of callbacks) callback();
+    for (const callback of callbacks) {
+      // One callback that throws does not leave the later calls running: its error is thrown
+      // again on its own, where Node reports it as it would a listener's.
+      try {
+        callback();
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   };
   const entry = { listener, callbacks };
   waiting.set(signal, entry);

@@ -2,7 +2,8 @@
 // apart, and with which Idempotency-Key.
 import { getEventListeners } from "node:events";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { whenAborted } from "../../src/service/abort.js";
 import {
   createServiceClient,
   OPERATIONS,
@@ -664,6 +665,36 @@ describe("timeouts, the deadline and the caller's signal", () => {
       expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
     },
   );
+});
+
+// Second reading of fix-left (D2): the shared listener runs every call's callback. Today's
+// callbacks (abort a controller, reject, clear a timer) do not throw, so this checks the helper
+// itself.
+describe("the shared abort listener (whenAborted)", () => {
+  it("a callback that throws does not keep the later ones from running; its error is rethrown apart", () => {
+    const shared = new AbortController();
+    const called: string[] = [];
+    const boom = new Error("boom");
+    whenAborted(shared.signal, () => called.push("first"));
+    whenAborted(shared.signal, () => {
+      throw boom;
+    });
+    whenAborted(shared.signal, () => called.push("third"));
+    const queued: (() => void)[] = [];
+    const queue = vi
+      .spyOn(globalThis, "queueMicrotask")
+      .mockImplementation((task) => queued.push(task));
+    try {
+      shared.abort(new Error("shutting down"));
+    } finally {
+      queue.mockRestore();
+    }
+    expect(called).toEqual(["first", "third"]);
+    // Not swallowed: thrown again on its own, where Node reports an uncaught error.
+    expect(queued).toHaveLength(1);
+    expect(() => queued[0]?.()).toThrow(boom);
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
 });
 
 // Review C C2: an abort between the last wait and the send was not heard: with a token cached the
