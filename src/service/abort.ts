@@ -16,12 +16,16 @@ const waiting = new WeakMap<AbortSignal, Waiting>();
 /**
  * Calls `callback` once when `signal` aborts; the function returned stops waiting (call it when the
  * work settles). A signal that has already aborted never calls it: check `signal.aborted` first.
+ * Each call is a registration of its own, even of a function already registered.
  */
 export function whenAborted(signal: AbortSignal, callback: () => void): () => void {
   const entry = waiting.get(signal) ?? listenTo(signal);
-  entry.callbacks.add(callback);
+  // A fresh function per registration: in the set, the same callback twice would be one entry,
+  // which the first stop would take out for both.
+  const registration = (): void => callback();
+  entry.callbacks.add(registration);
   return () => {
-    if (!entry.callbacks.delete(callback) || entry.callbacks.size > 0) return;
+    if (!entry.callbacks.delete(registration) || entry.callbacks.size > 0) return;
     // The last call waiting on this signal: let it go.
     if (waiting.get(signal) === entry) waiting.delete(signal);
     signal.removeEventListener("abort", entry.listener);

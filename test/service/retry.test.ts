@@ -667,9 +667,9 @@ describe("timeouts, the deadline and the caller's signal", () => {
   );
 });
 
-// Second reading of fix-left (D2): the shared listener runs every call's callback. Today's
-// callbacks (abort a controller, reject, clear a timer) do not throw, so this checks the helper
-// itself.
+// Second reading of fix-left (D2, D3): the shared listener runs every call's callback. Today's
+// callbacks (abort a controller, reject, clear a timer) do not throw and are fresh closures, so
+// these check the helper itself.
 describe("the shared abort listener (whenAborted)", () => {
   it("a callback that throws does not keep the later ones from running; its error is rethrown apart", () => {
     const shared = new AbortController();
@@ -694,6 +694,35 @@ describe("the shared abort listener (whenAborted)", () => {
     expect(queued).toHaveLength(1);
     expect(() => queued[0]?.()).toThrow(boom);
     expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
+
+  it("the same function registered twice is two registrations: stopping one keeps the other", () => {
+    const shared = new AbortController();
+    let calls = 0;
+    const callback = () => {
+      calls++;
+    };
+    const stopFirst = whenAborted(shared.signal, callback);
+    const stopSecond = whenAborted(shared.signal, callback);
+    stopFirst();
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(1);
+    shared.abort();
+    expect(calls).toBe(1);
+    stopSecond();
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
+
+  it("the same function registered twice and stopped twice leaves no listener and is not called", () => {
+    const shared = new AbortController();
+    let calls = 0;
+    const callback = () => {
+      calls++;
+    };
+    const stops = [whenAborted(shared.signal, callback), whenAborted(shared.signal, callback)];
+    for (const stop of stops) stop();
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+    shared.abort();
+    expect(calls).toBe(0);
   });
 });
 
