@@ -180,6 +180,14 @@ function aborted(): Error {
 }
 
 /**
+ * HTTP/2's compatibility request, its stream reset or its connection lost: whether the body had
+ * all arrived (END_STREAM) first cannot be told, as the request lets go of what it held either way.
+ */
+function http2Gone(): ReadBody {
+  return { kind: "failed", error: aborted(), maybeWhole: true };
+}
+
+/**
  * Whether HTTP/2's compatibility request says its client went away (its stream reset, its
  * connection lost): it then ends and is never destroyed, so `aborted` is the only sign. Only there
  * (it has `stream`): an `IncomingMessage` is `aborted` by any destroy before `complete`, which a
@@ -205,14 +213,14 @@ function readByEvents(
   // Unless `aborted`: HTTP/2's compatibility request, its stream reset or its connection lost,
   // ends and lets go of what it held, and is never destroyed (the client went away: 499).
   if (req.readableEnded === true) {
-    if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
+    if (http2Aborted(req)) return Promise.resolve(http2Gone());
     return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
   }
   if (req.destroyed === true) {
     return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
   }
   // The same, its end not emitted yet.
-  if (http2Aborted(req)) return Promise.resolve({ kind: "failed", error: aborted() });
+  if (http2Aborted(req)) return Promise.resolve(http2Gone());
   // Read in part before us, its end still to come (a middleware's `data` listener that lets the
   // call through, a byte counter, a raw-body logger): the chunks it was handed are gone, a reader
   // now gets only the tail, which would be the sender's 400. Nothing in this library or in the
@@ -267,7 +275,12 @@ function readByEvents(
       zero(chunks);
       settle({ kind: "failed", error });
     };
-    const onAborted = (): void => onError(aborted());
+    // On HTTP/2 (`stream`), the reset may come after END_STREAM, the body's end not yet emitted.
+    const onAborted = (): void => {
+      if (settled) return;
+      zero(chunks);
+      settle("stream" in req ? http2Gone() : { kind: "failed", error: aborted() });
+    };
     // After `end`, `close` finds no listener left: here it is a close before the end.
     const onClose = (): void => onError(prematureClose());
     const timer = setTimeout(() => {

@@ -10,8 +10,12 @@ export type ReadBody =
   | { readonly kind: "compressed"; readonly encoding: string }
   /** Not complete within the deadline: the read was abandoned. */
   | { readonly kind: "timeout" }
-  /** The source failed while being read: the client went away, or its stream broke. */
-  | { readonly kind: "failed"; readonly error: unknown }
+  /**
+   * The source failed while being read: the client went away, or its stream broke. `maybeWhole`:
+   * the body may have arrived whole before the client left (HTTP/2's compatibility request, whose
+   * reset ends it and lets go of what it held whether or not END_STREAM came first).
+   */
+  | { readonly kind: "failed"; readonly error: unknown; readonly maybeWhole?: true }
   /**
    * Something read the body before the library (a middleware), leaving no parsed body: the
    * merchant's setup is at fault, not the sender.

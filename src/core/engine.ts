@@ -448,6 +448,12 @@ export function detachedReporter(
   return HandlerContext.detachedReporterOf(context);
 }
 
+/** A client gone before its body's end (a reset or a lost connection mid-body, a stream failed). */
+const CLOSED_MID_BODY =
+  "the client went away (or its body stream failed) before the body was complete";
+/** A client gone when its body may have arrived whole (HTTP/2: a reset after END_STREAM). */
+const CLOSED_BEFORE_ANSWER = "the client closed the request before it was answered";
+
 /**
  * Why bytes that are gzip data are refused: the engine reads compressed bodies nowhere (a body it
  * reads itself is refused by its `Content-Encoding` before it is read), so these came from a
@@ -682,8 +688,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           new Failure("request_timeout", `the body was not received within ${bodyTimeoutMs} ms`),
         );
       case "failed": {
-        const reason =
-          "the client went away (or its body stream failed) before the body was complete";
+        const reason = read.maybeWhole === true ? CLOSED_BEFORE_ANSWER : CLOSED_MID_BODY;
         return fail(call, new Failure("client_closed", reason, undefined, read.error));
       }
       case "consumed":

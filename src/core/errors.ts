@@ -28,8 +28,9 @@ export const FAILURE_STATUS = {
   /** A request header (Authorization) larger than the engine reads. */
   header_too_large: 431,
   /**
-   * The client went away (or its body stream failed) before the body was complete. Nobody is
-   * left to read the answer; 499 is nginx's "client closed request", so logs do not count it as a
+   * The client went away (or its body stream failed) before the body was complete, or, on HTTP/2,
+   * closed the request (a reset, a lost connection) before it was answered. Nobody is left to read
+   * the answer; 499 is nginx's "client closed request", so logs do not count it as a
    * server error.
    */
   client_closed: 499,

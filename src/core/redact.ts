@@ -71,8 +71,9 @@ function doubled(digit: number): number {
  * Replaces every Luhn-valid 13–19 digit sequence with its masked form, keeping the separators and
  * the last four digits. Between its digit groups a sequence may have one space, dash or `+` (mixed
  * freely), or the same gap each time of up to three separators (see {@link WIDE_SEPARATORS} and
- * {@link ENCODED_SEPARATORS}): `4111.1111.1111.1111`, `4111  1111  1111  1111`,
- * `4111%201111%201111%201111`. A list of amounts (`100.00 200.00 …`) mixes its gaps and is no
+ * {@link ENCODED_SEPARATORS}); a space's spellings (` `, `+`, `%20`) mix (see {@link gapKind}:
+ * `4111+1111%201111+1111`):
+ * `4111.1111.1111.1111`, `4111  1111  1111  1111`, `4111%201111%201111%201111`. A list of amounts (`100.00 200.00 …`) mixes its gaps and is no
  * sequence. A sequence may start and end at a gap inside a longer run of digits, so a card number
  * followed by a CVV or an expiry (`4111 1111 1111 1111 737`) is found too; a card number glued to
  * more digits is part of a longer number and left alone. One pass over the text; each run is
@@ -165,7 +166,13 @@ function forEachDigitRun(
       if (gap === 0) break;
       if (wide) {
         const kind = gapKind(text, j, gap);
-        if (previousGap >= 0 && sameGap(text, previousGap, previousKind, j, kind)) stretch += group;
+        // A first filter: one space's spellings and one dash are taken together here (a superset);
+        // maskRun keeps a stretch only if its single gaps fit one family (see gapKind).
+        if (
+          previousGap >= 0 &&
+          (kind <= ANY_SPACE ? previousKind <= ANY_SPACE : previousKind === kind)
+        )
+          stretch += group;
         else {
           if (stretch + group > longest) longest = stretch + group;
           stretch = group;
@@ -181,11 +188,69 @@ function forEachDigitRun(
   }
 }
 
-/** A gap's kind: 0 for one space, dash or `+` (those mix freely), else its length. */
+/**
+ * The kinds of a gap of one separator that mix within one card number, as bits: main's rule, one
+ * space, dash or `+` as such (`LITERAL`), and a space as form encoding spells it, `+` or `%20`
+ * (`FORM_SPACE`). A space or `+` is both; a dash only the first, a `%20` only the second. A stretch
+ * of groups is one sequence while its gaps share a bit (see {@link joinedKind}).
+ */
+const LITERAL = 1;
+const FORM_SPACE = 2;
+const ANY_SPACE = LITERAL | FORM_SPACE;
+
+/**
+ * A gap's kind: for one space, dash, `+` or `%20`, its bits (see {@link LITERAL}); else, a multiple
+ * of 4, its separators' classes in order, the same for the spellings of a space (` `, `+`, `%20`)
+ * and for an escape in either case (`%2b`, `%2B`), so that `++` and `%20%20` mix. Other separators
+ * and their escapes (`.` and `%2E`, `-` and `%2D`) are apart: mixed, they are lists, not cards.
+ */
 function gapKind(text: string, at: number, size: number): number {
-  const code = text.charCodeAt(at);
-  return size === 1 && (code === SPACE || code === DASH || code === PLUS) ? 0 : size;
+  if (size === 1 || size === 3) {
+    const code =
+      size === 1
+        ? text.charCodeAt(at)
+        : text.charCodeAt(at) === PERCENT
+          ? hexByte(text, at + 1)
+          : -1;
+    if (code === SPACE) return size === 1 ? ANY_SPACE : FORM_SPACE;
+    if (size === 1 && code === PLUS) return ANY_SPACE;
+    if (size === 1 && code === DASH) return LITERAL;
+  }
+  let kind = 0;
+  for (let k = at; k < at + size; ) {
+    const length = separatorAt(text, k);
+    kind = kind * 32 + separatorClass(text, k, length);
+    k += length;
+  }
+  return kind * 4;
 }
+
+/**
+ * The kind of a stretch whose gaps so far are of kind `stretch`, once a gap of `kind` joins it; 0
+ * if it cannot: one space's spellings and single dashes narrow to the bits they share, other kinds
+ * only join the same kind.
+ */
+function joinedKind(stretch: number, kind: number): number {
+  if (kind <= ANY_SPACE) return stretch <= ANY_SPACE ? stretch & kind : 0;
+  return stretch === kind ? kind : 0;
+}
+
+/** The class (1 to 31) of the separator of `length` at `at`; a percent-escape apart from its character. */
+function separatorClass(text: string, at: number, length: number): number {
+  if (length === 6) return 2; // %C2%A0, a no-break space in UTF-8
+  if (length === 3) {
+    const byte = hexByte(text, at + 1);
+    // A form-encoded space is a space, however spelt.
+    if (byte === SPACE) return 1;
+    return 16 + ENCODED_CLASSES.indexOf(byte);
+  }
+  const code = text.charCodeAt(at);
+  return code === SPACE || code === PLUS ? 1 : 3 + WIDE_CLASSES.indexOf(code);
+}
+
+/** Separators in the order of their classes (see separatorClass). */
+const WIDE_CLASSES = [DASH, 9, 0xa0, 0x2007, 0x2009, 0x202f, 46, 47, 95];
+const ENCODED_CLASSES = [0x09, 0x2b, 0x2d, 0x2e, 0x2f, 0x5f];
 
 /**
  * The length of the gap at `at` between two digit groups, 0 if there is none: one space, dash or
@@ -326,10 +391,10 @@ function maskRun(
   count: number,
   wide: boolean,
 ): string | undefined {
-  // The digit offset where each group starts (and `count` last); each gap's place in the text and
+  // The digit offset where each group starts (and `count` last); each gap's length in the text and
   // its kind (see gapKind).
   const bounds: number[] = [0];
-  const gapStarts: number[] = [];
+  const gapSizes: number[] = [];
   const gapKinds: number[] = [];
   // Luhn prefix sums: in `sums[p]`, the digits at offsets of parity p are doubled.
   const even = new Int32Array(count + 1);
@@ -340,7 +405,7 @@ function maskRun(
     if (!isDigit(code)) {
       const size = gapAt(text, k, wide);
       bounds.push(offset);
-      gapStarts.push(k);
+      gapSizes.push(size);
       gapKinds.push(gapKind(text, k, size));
       k += size;
       continue;
@@ -355,20 +420,14 @@ function maskRun(
   let hide: Uint8Array | undefined;
   for (let a = 0; a < bounds.length; a++) {
     const from = bounds[a] as number;
+    // The kind of the gaps a to b - 2 together (see joinedKind).
+    let stretch = 0;
     for (let b = a + 1; b < bounds.length; b++) {
       // Groups a to b - 1, joined by the gaps a to b - 2: all of one kind.
-      if (
-        b - 2 > a &&
-        !sameGap(
-          text,
-          gapStarts[b - 3] as number,
-          gapKinds[b - 3] as number,
-          gapStarts[b - 2] as number,
-          gapKinds[b - 2] as number,
-        )
-      ) {
-        break;
-      }
+      if (b - 2 > a) {
+        stretch = joinedKind(stretch, gapKinds[b - 2] as number);
+        if (stretch === 0) break;
+      } else if (b - 2 === a) stretch = gapKinds[a] as number;
       const to = bounds[b] as number;
       const size = to - from;
       if (size > 19) break;
@@ -392,28 +451,11 @@ function maskRun(
       continue;
     }
     // A gap as written, the digits of its escapes included.
-    const size = gapSizeAt(gapKinds, gap++);
+    const size = gapSizes[gap++] as number;
     out += text.slice(k, k + size);
     k += size;
   }
   return out;
-}
-
-/** The length in the text of gap `index` (a kind of 0 stands for one character). */
-function gapSizeAt(kinds: readonly number[], index: number): number {
-  const kind = kinds[index] as number;
-  return kind === 0 ? 1 : kind;
-}
-
-/**
- * Whether two gaps (their place and kind, see {@link gapKind}) are of one kind: both one space,
- * dash or `+`, or the same text.
- */
-function sameGap(text: string, a: number, aKind: number, b: number, bKind: number): boolean {
-  if (aKind !== bKind) return false;
-  for (let i = 0; i < aKind; i++)
-    if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
-  return true;
 }
 
 /** Knuth–Morris–Pratt failure table of a pattern. */

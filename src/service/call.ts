@@ -9,6 +9,7 @@ import { isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
+import { whenAborted } from "./abort.js";
 import { documentedCode, type ServiceErrorCode, type ServiceFailureKind } from "./codes.js";
 import {
   createServiceError,
@@ -474,8 +475,8 @@ async function attemptOnce(
   // signal that has already aborted is never called, so the request would go out.
   if (limits.signal?.aborted) throw limits.signal.reason;
   const controller = new AbortController();
-  const onAbort = () => controller.abort(limits.signal?.reason);
-  limits.signal?.addEventListener("abort", onAbort, { once: true });
+  const { signal } = limits;
+  const stop = signal && whenAborted(signal, () => controller.abort(signal.reason));
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -530,7 +531,7 @@ async function attemptOnce(
     };
   } finally {
     clearTimeout(timer);
-    limits.signal?.removeEventListener("abort", onAbort);
+    stop?.();
   }
 }
 

@@ -1,5 +1,7 @@
 /** The retry policy's arithmetic: backoff with full jitter, Retry-After, an abortable sleep. */
 
+import { whenAborted } from "./abort.js";
+
 export interface RetryOptions {
   /** Attempts in all, the first included (default 3; 1 turns retries off). */
   readonly maxAttempts?: number | undefined;
@@ -115,14 +117,15 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
       reject(signal.reason);
       return;
     }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      stop?.();
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const stop =
+      signal &&
+      whenAborted(signal, () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
   });
 }

@@ -4,6 +4,8 @@
  * shared cache so that several server instances use one token.
  */
 
+import { whenAborted } from "./abort.js";
+
 /** What a token cache holds. */
 export interface CachedToken {
   readonly token: string;
@@ -233,15 +235,14 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   if (signal === undefined) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const stop = whenAborted(signal, () => reject(signal.reason));
     promise.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        stop();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        stop();
         reject(error);
       },
     );

@@ -1307,6 +1307,28 @@ describe("redactCardNumbers", () => {
     },
   );
 
+  // fix-left: a card number whose gaps spell a form-encoded space in several ways (`+` next to
+  // `%20`) was left whole: only one space, dash or `+` as such, or the very same gap each time, made
+  // a sequence. Only a space's spellings (` `, `+`, `%20`) mix, and an escape's hex digits in either
+  // case; `%2b`, `%2d` and `.`/`%2E` and the like stay apart (second reading D1: phone numbers and
+  // amount lists that mix them were masked).
+  it.each([
+    ["+ and %20 (form-encoded spaces)", "4111+1111%201111+1111", "****+****%20****+1111"],
+    ["%20 and +", "5555%205555+5555%204444", "****%20****+****%204444"],
+    ["a space, + and %20", "5555 5555+5555%204444", "**** ****+****%204444"],
+    ["%2b and %2B", "4111%2b1111%2B1111%2b1111", "****%2b****%2B****%2b1111"],
+    ["%2D and %2d", "3782%2D822463%2d10005", "****%2D******%2d*0005"],
+    ["%2E and %2e", "4111%2E1111%2e1111%2E1111", "****%2E****%2e****%2E1111"],
+    ["++ and %20%20 (two spaces)", "5555++5555%20%205555++4444", "****++****%20%20****++4444"],
+  ])(
+    "masks a card number whose gaps spell one separator in several ways: %s",
+    (_label, written, masked) => {
+      const out = redactCardNumbers(`card ${written} refused`);
+      expect(out).toBe(`card ${masked} refused`);
+      expect(digitsOf(out)).not.toMatch(/4111111111111111|5555555555554444|378282246310005/);
+    },
+  );
+
   /**
    * Where a run of adjacent digit groups (percent-escapes count as gaps) joins into a Luhn-valid
    * 13–19 digit sequence, whatever the gaps are.
@@ -1340,6 +1362,17 @@ describe("redactCardNumbers", () => {
   // the gap rule (mixed gaps, or gaps that are not one) keeps it.
   it.each([
     ["amounts in a list", "Items 10.00 20.00 30.00 40.00 50.00"],
+    // fix-left: one separator's spellings mix in a card number; different separators still do not.
+    ["amounts in a form-encoded list", "Items+10.00%2020.00+30.00%2040.00+50.00"],
+    ["amounts with escaped dots", "Items 10%2E00 20.00 30%2e00 40.00 50.00"],
+    // Second reading of fix-left (D1): masked once `%20`, `%2B`, `%2D` mixed with other separators
+    // and `.` with `%2E`; left alone on main.
+    ["a form-encoded phone number", "phone=%2B91%2B264%2B555%2B4323%2D11"],
+    ["a phone number with escaped spaces and a dash", "tel=0057%20398%20219%201285%2D7723"],
+    ["form-encoded quantities", "qty=2398862%2089080%2054046%2D69"],
+    ["ids joined by %2d and a dash", "ids=2726%2d6737%2d4055-10"],
+    ["amounts joined by %2E", "amounts=7.84%2E8.32%2E3.94%2E1.28%2E8.16%2E7.54%2E3.82"],
+    ["amounts joined by dots and %2E", "amounts=12.50.19.99%2E4.25%2E3.75.10.00"],
     ["a date and a time", "Order 2026-11-26 12.30.45 total 1 234.56 EUR"],
     ["a date with slashes and a time", "26/11/2026 12:30:45"],
     ["an IP address and port", "from 192.168.100.20:843"],

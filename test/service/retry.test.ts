@@ -1,8 +1,9 @@
 // Retries by operation, not by method: which operations are sent again, after what, how long
 // apart, and with which Idempotency-Key.
-import { getEventListeners, setMaxListeners } from "node:events";
+import { getEventListeners } from "node:events";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { whenAborted } from "../../src/service/abort.js";
 import {
   createServiceClient,
   OPERATIONS,
@@ -563,16 +564,30 @@ describe("timeouts, the deadline and the caller's signal", () => {
     expect(simulator.requests).toEqual([]);
   });
 
-  // Review life R3: each call in flight listens on the caller's signal (the attempt, the wait for
-  // the token, the backoff) and stops listening when it settles. An app-wide signal shared by 11
-  // calls or more makes Node warn of a leak that is not one; the README's remedy is
-  // setMaxListeners. AbortSignal.any would add no listener, but keeps every signal it derives
-  // from a long-lived one alive on Node 20 (nodejs/node#55351, #64476): a real leak instead.
-  it("12 calls in flight on one signal whose limit is raised: no warning, and no listener stays", async () => {
+  // Review life R3, then fix-left: each call in flight listens on the caller's signal (the
+  // attempt, the wait for the token, the backoff) and stops listening when it settles. One listener
+  // per signal is shared by every call on it, so an app-wide signal shared by many calls makes Node
+  // warn of nothing (one listener each would pass Node's default of 10 and print
+  // MaxListenersExceededWarning). AbortSignal.any would add no listener, but keeps every signal it
+  // derives from a long-lived one alive on Node 20 (nodejs/node#55351, #64476): a real leak.
+  /** The warnings Node prints while `run` runs, and one turn after (Node warns on the next tick). */
+  async function warningsOf(run: () => Promise<void>): Promise<string[]> {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      await run();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    return warnings;
+  }
+
+  it("50 calls in flight on one signal: one listener, no warning, and none stays", async () => {
     const simulator = await startSimulator();
     const shared = new AbortController();
-    setMaxListeners(100, shared.signal);
-    // The listeners on the signal as each request goes out: past Node's default of 10, it warns.
+    // The listeners on the signal as each request goes out.
     let most = 0;
     const client = clientFor(simulator, {
       fetch: (input, init) => {
@@ -580,26 +595,134 @@ describe("timeouts, the deadline and the caller's signal", () => {
         return fetch(input, init);
       },
     });
-    const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
-    process.on("warning", onWarning);
-    try {
+    const warnings = await warningsOf(async () => {
       await Promise.all(
-        Array.from({ length: 12 }, () =>
+        Array.from({ length: 50 }, () =>
           client.getShippingDetailsExtended(
             { amount: 10, currencyCode: "EUR" },
             { signal: shared.signal },
           ),
         ),
       );
-      // Node emits its warning on the next tick.
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.off("warning", onWarning);
-    }
-    expect(most).toBeGreaterThan(10);
+    });
+    expect(most).toBe(1);
     expect(warnings).toEqual([]);
     expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
+
+  it.each(["the token", "the attempt", "the wait before a retry"] as const)(
+    "50 calls on one signal aborted while on %s: each rejects, no warning, no listener stays",
+    async (phase) => {
+      const simulator = await startSimulator();
+      const shared = new AbortController();
+      let sent = 0;
+      /** A request that never answers until its signal aborts. */
+      const hang = (init: RequestInit | undefined) =>
+        new Promise<Response>((_resolve, reject) => {
+          init?.signal?.addEventListener("abort", () => reject(init.signal?.reason), {
+            once: true,
+          });
+        });
+      const client = clientFor(simulator, {
+        retries: { maxAttempts: 3, baseDelayMs: 5_000, maxDelayMs: 5_000 },
+        fetch: (input, init) => {
+          const token = String(input).includes("Token");
+          if (token) return phase === "the token" ? hang(init) : fetch(input, init);
+          sent++;
+          if (phase === "the attempt") return hang(init);
+          return Promise.resolve(
+            new Response("", { status: 503, headers: { "Retry-After": "5" } }),
+          );
+        },
+      });
+      const reason = new Error("shutting down");
+      const outcomes: unknown[] = [];
+      const warnings = await warningsOf(async () => {
+        const calls = Array.from({ length: 50 }, () =>
+          client
+            .getShippingDetailsExtended(
+              { amount: 10, currencyCode: "EUR" },
+              { signal: shared.signal },
+            )
+            .then(
+              () => "answered",
+              (error: unknown) => error,
+            ),
+        );
+        const until = Date.now() + 2_000;
+        while (phase !== "the token" && sent < 50 && Date.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        // Every call on its wait.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(sent).toBe(phase === "the token" ? 0 : 50);
+        shared.abort(reason);
+        outcomes.push(...(await Promise.all(calls)));
+      });
+      expect(outcomes).toHaveLength(50);
+      for (const outcome of outcomes) expect(outcome).toBe(reason);
+      expect(warnings).toEqual([]);
+      expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+    },
+  );
+});
+
+// Second reading of fix-left (D2, D3): the shared listener runs every call's callback. Today's
+// callbacks (abort a controller, reject, clear a timer) do not throw and are fresh closures, so
+// these check the helper itself.
+describe("the shared abort listener (whenAborted)", () => {
+  it("a callback that throws does not keep the later ones from running; its error is rethrown apart", () => {
+    const shared = new AbortController();
+    const called: string[] = [];
+    const boom = new Error("boom");
+    whenAborted(shared.signal, () => called.push("first"));
+    whenAborted(shared.signal, () => {
+      throw boom;
+    });
+    whenAborted(shared.signal, () => called.push("third"));
+    const queued: (() => void)[] = [];
+    const queue = vi
+      .spyOn(globalThis, "queueMicrotask")
+      .mockImplementation((task) => queued.push(task));
+    try {
+      shared.abort(new Error("shutting down"));
+    } finally {
+      queue.mockRestore();
+    }
+    expect(called).toEqual(["first", "third"]);
+    // Not swallowed: thrown again on its own, where Node reports an uncaught error.
+    expect(queued).toHaveLength(1);
+    expect(() => queued[0]?.()).toThrow(boom);
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
+
+  it("the same function registered twice is two registrations: stopping one keeps the other", () => {
+    const shared = new AbortController();
+    let calls = 0;
+    const callback = () => {
+      calls++;
+    };
+    const stopFirst = whenAborted(shared.signal, callback);
+    const stopSecond = whenAborted(shared.signal, callback);
+    stopFirst();
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(1);
+    shared.abort();
+    expect(calls).toBe(1);
+    stopSecond();
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
+
+  it("the same function registered twice and stopped twice leaves no listener and is not called", () => {
+    const shared = new AbortController();
+    let calls = 0;
+    const callback = () => {
+      calls++;
+    };
+    const stops = [whenAborted(shared.signal, callback), whenAborted(shared.signal, callback)];
+    for (const stop of stops) stop();
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+    shared.abort();
+    expect(calls).toBe(0);
   });
 });
 
