@@ -53,6 +53,11 @@ export interface SendCallbackOptions {
   readonly sessionId?: string | undefined;
   /** Default GET for GetCheckoutCartInfo (its parameters in the query), POST for the others. */
   readonly method?: "GET" | "POST" | undefined;
+  /**
+   * Writes `/` as `\/` in the JSON body, as PHP's `json_encode` does by default (wire-facts §6:
+   * `"N\/A"`). A text `payload` is sent as it is.
+   */
+  readonly escapeSlashes?: boolean | undefined;
   /** Extra request headers (a custom secret header, HTTP Basic…); they win over the defaults. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
@@ -313,6 +318,21 @@ export function sentRedactor(result: SendCallbackResult, payload: unknown): Reda
 }
 
 /**
+ * The result with more problems (the simulator's redelivery and captured-form findings), masked
+ * as the result's own: its redactor goes with it.
+ */
+export function withMoreProblems(
+  result: SendCallbackResult,
+  problems: readonly string[],
+): SendCallbackResult {
+  if (problems.length === 0) return result;
+  const more: SendCallbackResult = { ...result, problems: [...result.problems, ...problems] };
+  const redact = redactors.get(result);
+  if (redact !== undefined) redactors.set(more, redact);
+  return more;
+}
+
+/**
  * Sends one callback the way the service does and checks the answer: POST with the JSON payload
  * and `Authorization: Bearer <jwt>`; GetCheckoutCartInfo as GET with its parameters in the query
  * (with `method: "POST"`: a JSON body of its parameters and `MerchantGUID`, the cart token also
@@ -397,6 +417,9 @@ export async function sendCallback(
   } else if (method === "POST") {
     body = typeof payload === "string" ? payload : JSON.stringify(payload);
     headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (options.escapeSlashes === true && typeof payload !== "string" && body !== undefined) {
+    body = body.replaceAll("/", "\\/");
   }
 
   // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value,
