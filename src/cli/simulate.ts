@@ -3,12 +3,14 @@ import { isRecord } from "../core/objects.js";
 import type { Redactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { successFieldOf } from "../testing/check.js";
-import { samplePayload } from "../testing/payload.js";
+import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
+import { SAMPLE_MERCHANT_ORDER_ID } from "../testing/samples.js";
 import {
   SendCallbackError,
   type SendCallbackResult,
   sendCallback,
   sentRedactor,
+  withMoreProblems,
 } from "../testing/send.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
@@ -199,16 +201,86 @@ export type SimulationRow =
     }
   | { readonly callback: CallbackName; readonly payload: unknown; readonly error: string };
 
-/** Sends the callbacks one after the other, as the service would, and collects the answers. */
+/**
+ * The callbacks delivered twice with the identical payload, as the service redelivers after a
+ * timeout or a 5xx (README "Redelivery"): a second order or a refused second charge shows in the
+ * answer.
+ */
+export const REDELIVERED: readonly CallbackName[] = ["SendOrderToMerchant", "PerformOrderPayment"];
+
+const REDELIVERED_PREFIX =
+  "redelivered (the same payload again, as the service does after a timeout or a 5xx)";
+const REDELIVERY_ADVICE =
+  "answer a redelivery as the first delivery (the same InternalOrderId, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
+
+/** What each captured form carries, named in its problems. */
+const CAPTURED_FORMS: Partial<Record<CallbackName, string>> = {
+  GetCheckoutCartInfo: 'countryCode "GER", IsStockValidation=1',
+  SendOrderToMerchant:
+    'PaymentDetails null, " EUR", an all-null address, CRLF in Address2, encoding not following IsEndCustomerPrimary, \\/ escapes',
+  PerformOrderPayment: 'CardNumber and CVVNumber null, PaymentMethodCode "OT"',
+};
+
+/** The `InternalOrderId` of an answer, when it carries one (text not blank, or a number). */
+function internalOrderIdOf(result: SendCallbackResult): string | undefined {
+  const { body } = result;
+  if (!isRecord(body)) return undefined;
+  const id = body.InternalOrderId;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  return typeof id === "string" && id.trim() !== "" ? id : undefined;
+}
+
+/**
+ * The payload with the merchant's own order id (the `InternalOrderId` answered earlier) as its
+ * `MerchantOrderId` (001 §2.1), where it still holds the sample's placeholder.
+ */
+function withMerchantOrderId(payload: unknown, merchantOrderId: string | undefined): unknown {
+  if (merchantOrderId === undefined || !isRecord(payload)) return payload;
+  if (payload.MerchantOrderId !== SAMPLE_MERCHANT_ORDER_ID) return payload;
+  return { ...payload, MerchantOrderId: merchantOrderId };
+}
+
+/** The redelivery's findings: its own problems, or an `InternalOrderId` other than the first's. */
+function redeliveryProblems(first: SendCallbackResult, again: SendCallbackResult): string[] {
+  if (again.problems.length > 0) {
+    return again.problems.map(
+      (problem) => `${REDELIVERED_PREFIX}: ${problem}; ${REDELIVERY_ADVICE}`,
+    );
+  }
+  const before = internalOrderIdOf(first);
+  const after = internalOrderIdOf(again);
+  if (before === undefined || before === after) return [];
+  const now = after === undefined ? "none" : JSON.stringify(after);
+  const what = first.callback === "SendOrderToMerchant" ? "a duplicate order" : "a second order id";
+  return [
+    `${REDELIVERED_PREFIX}: InternalOrderId ${JSON.stringify(before)} then ${now}: ${what} on redelivery; ${REDELIVERY_ADVICE}`,
+  ];
+}
+
+/**
+ * Sends the callbacks one after the other, as the service would, and collects the answers. Once
+ * SendOrderToMerchant is answered with an `InternalOrderId`, the later calls carry it as their
+ * `MerchantOrderId` (unless their payload was given with another). Where a success is expected
+ * and the answer passed: SendOrderToMerchant and PerformOrderPayment are delivered again with
+ * the identical payload (`REDELIVERED`), and the callbacks with a captured form
+ * (`capturedPayload`, wire-facts §6) are sent that form too, unless their payload was given; what
+ * those find is added to the row's problems.
+ */
 export async function simulate(options: SimulateOptions): Promise<SimulationRow[]> {
   const rows: SimulationRow[] = [];
+  const expectsSuccess =
+    (options.expect?.statuses === undefined || options.expect.statuses.length === 0) &&
+    options.expect?.outcome !== "refusal";
+  let merchantOrderId: string | undefined;
+  let capturedMerchantOrderId: string | undefined;
   for (const callback of options.callbacks) {
-    const payload = options.payloads?.[callback] ?? samplePayload(callback);
+    const given = options.payloads?.[callback];
+    const payload = withMerchantOrderId(given ?? samplePayload(callback), merchantOrderId);
     options.onSend?.(callback);
-    let row: SimulationRow;
-    try {
-      const result = await sendCallback(options.url, callback, {
-        payload,
+    const send = (body: unknown, escapeSlashes?: boolean) =>
+      sendCallback(options.url, callback, {
+        payload: body,
+        escapeSlashes,
         privateKey: options.privateKey,
         merchantGuid: options.merchantGuid,
         cartToken: options.cartToken,
@@ -224,7 +296,36 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         path: options.paths?.[callback],
         headers: options.headers,
       });
-      row = { callback, payload, result };
+    let row: SimulationRow;
+    try {
+      const result = await send(payload);
+      if (callback === "SendOrderToMerchant") merchantOrderId = internalOrderIdOf(result);
+      const more: string[] = [];
+      if (expectsSuccess && result.problems.length === 0) {
+        if (REDELIVERED.includes(callback)) {
+          try {
+            more.push(...redeliveryProblems(result, await send(payload)));
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${REDELIVERED_PREFIX}: no answer: ${error.reason}`);
+          }
+        }
+        if (given === undefined && hasCapturedPayload(callback)) {
+          const prefix = `as captured (wire-facts §6: ${CAPTURED_FORMS[callback]})`;
+          const captured = withMerchantOrderId(capturedPayload(callback), capturedMerchantOrderId);
+          try {
+            const answer = await send(captured, true);
+            if (callback === "SendOrderToMerchant") {
+              capturedMerchantOrderId = internalOrderIdOf(answer);
+            }
+            more.push(...answer.problems.map((problem) => `${prefix}: ${problem}`));
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${prefix}: no answer: ${error.reason}`);
+          }
+        }
+      }
+      row = { callback, payload, result: withMoreProblems(result, more) };
     } catch (error) {
       if (!(error instanceof SendCallbackError)) throw error;
       row = { callback, payload, error: error.reason };
