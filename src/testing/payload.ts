@@ -105,9 +105,10 @@ export function hasCapturedPayload(name: CallbackName): name is CapturedCallback
  * strings, stray spaces (`" EUR"`), a CRLF in `Address2`, an all-null address and encoding that
  * does not follow `IsEndCustomerPrimary`, under its own order id (`GE927127002US`); for
  * PerformOrderPayment that order's payment collected by the service (`CardNumber: null`,
- * `CVVNumber: null`, `PaymentMethodCode: "OT"`); for GetCheckoutCartInfo `countryCode: "GER"`
- * with `IsStockValidation=1`. Your endpoint must accept them as the service sends them. Sent as
- * PHP writes JSON, with `\/` escapes: `sendCallback(…, { payload, escapeSlashes: true })`.
+ * `CVVNumber: null`, `PaymentMethodCode: "OT"`); for GetCheckoutCartInfo its GET form, the token
+ * named `cartToken`, `countryCode: "GER"` and `IsStockValidation=1`. Your endpoint must accept
+ * them as the service sends them. Sent as PHP writes JSON, with `\/` escapes:
+ * `sendCallback(…, { payload, escapeSlashes: true })`.
  * `overrides` deep-merge as in `samplePayload`.
  */
 export function capturedPayload<N extends CapturedCallbackName>(

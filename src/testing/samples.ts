@@ -797,14 +797,16 @@ function capturedPerformOrderPayment(): PerformOrderPaymentRequest {
 }
 
 /**
- * GetCheckoutCartInfo as captured (wire-facts §6): the country in three letters (`GER`), stock
- * validation asked for, fixed prices not supported.
+ * GetCheckoutCartInfo as captured in its GET form (wire-facts §6): the token named `cartToken`
+ * (not `merchantCartToken`), `IsStockValidation=1` (§6: that flag or `isFixedPriceSupported=false`,
+ * one of them), the country in three letters (`GER`).
  */
 function capturedGetCheckoutCartInfo(): GetCheckoutCartInfoRequest {
   return {
-    ...getCheckoutCartInfo(),
+    cartToken: SAMPLE_CART_TOKEN,
     countryCode: "GER",
-    ...unlisted({ IsStockValidation: "1", isFixedPriceSupported: "false" }),
+    currencyCode: "USD",
+    ...unlisted({ IsStockValidation: "1" }),
   };
 }
 

@@ -8,13 +8,17 @@ import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js"
 import { CallbackError, type CallbackHandlers, createCallbackRouter } from "../../src/index.js";
 import {
   CAPTURED_CALLBACKS,
+  CAPTURED_ORDER_ID,
   capturedPayload,
   createTestKeys,
+  SAMPLE_CART_TOKEN,
   SAMPLE_MERCHANT_ORDER_ID,
+  samplePayload,
   sendCallback,
   type TestKeys,
 } from "../../src/testing/index.js";
 import {
+  cartFixture,
   listen,
   MERCHANT_GUID,
   type RunningServer,
@@ -122,12 +126,12 @@ describe("redelivery (K3)", () => {
     const [row] = await run(base, ["SendOrderToMerchant"]);
     expect(row && rowProblems(row)).toEqual([
       expect.stringMatching(
-        /^redelivered \(the same payload again, as the service does after a timeout or a 5xx\): InternalOrderId "M-1" then "M-2": a duplicate order on redelivery.*withIdempotency/,
+        /^redelivered .*: InternalOrderId "M-1" then "M-2": a duplicate order on redelivery.*withIdempotency/,
       ),
     ]);
   });
 
-  it("reports a payment refused on redelivery after it succeeded", async () => {
+  it("warns, without failing, about a payment refused on redelivery after it succeeded (the spec documents no error for it)", async () => {
     const paid = new Set<string>();
     const base = await merchant({
       SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
@@ -138,9 +142,66 @@ describe("redelivery (K3)", () => {
       },
     });
     const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
-    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([
+    const row = rows[1] as (typeof rows)[number];
+    expect(rowProblems(row)).toEqual([]);
+    expect("result" in row && row.result.warnings).toEqual([
       expect.stringMatching(/^redelivered .*: a refusal: .*ALREADY_PAID.*withIdempotency/),
     ]);
+  });
+
+  it("still fails a payment whose redelivery crashes (HTTP 500), and a second order's redelivery refused", async () => {
+    const paid = new Set<string>();
+    const orders = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        if (orders.has(order.OrderId)) throw new CallbackError("DUPLICATE", "Order exists");
+        orders.add(order.OrderId);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+      PerformOrderPayment: (payment) => {
+        if (paid.has(payment.OrderId)) throw new Error("charged twice?");
+        paid.add(payment.OrderId);
+        return { PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(/^redelivered .*: a refusal: .*DUPLICATE.*withIdempotency/),
+    ]);
+    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(/^redelivered .*HTTP 500/),
+    ]);
+  });
+
+  it("does not call a redelivered payment answered without InternalOrderId a second order id", async () => {
+    const paid = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: (order) => ({
+        InternalOrderId: `M-${order.OrderId}`,
+        PaymentAmount: "1",
+        PaymentCurrencyCode: "USD",
+      }),
+      PerformOrderPayment: (payment) => {
+        if (paid.has(payment.OrderId)) return { PaymentAmount: "1", PaymentCurrencyCode: "USD" };
+        paid.add(payment.OrderId);
+        return {
+          InternalOrderId: `M-${payment.OrderId}`,
+          PaymentAmount: "1",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rows.map(rowProblems)).toEqual([[], []]);
+  });
+
+  it("names what the spec says of a redelivery (an update, a manual retry), not automatic retries", async () => {
+    let n = 0;
+    const base = await merchant({ SendOrderToMerchant: () => ({ InternalOrderId: `M-${++n}` }) });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    const problem = (row && rowProblems(row)[0]) ?? "";
+    expect(problem).toContain("manual retry");
+    expect(problem).not.toMatch(/timeout|5xx/);
   });
 
   it("delivers SendOrderToMerchant and PerformOrderPayment twice with the identical body; an idempotent merchant passes", async () => {
@@ -218,6 +279,113 @@ describe("the forms seen in real captures (K4)", () => {
     });
     const [row] = await run(base, ["SendOrderToMerchant"]);
     expect(row && rowProblems(row)).toEqual([expect.stringMatching(/^as captured .*HTTP 500/)]);
+  });
+
+  it("sends the captured payment only after the captured order passed: a payment refused for an unknown order is not blamed", async () => {
+    const known = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        if (order.InternationalDetails?.TransactionCurrencyCode !== "USD") {
+          throw new CallbackError("CUR", "bad currency");
+        }
+        known.add(order.OrderId);
+        return {
+          InternalOrderId: `M-${order.OrderId}`,
+          PaymentAmount: "1",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+      PerformOrderPayment: (payment) => {
+        if (!known.has(payment.OrderId)) {
+          throw new CallbackError("UNKNOWN_ORDER", `No order ${payment.OrderId}`);
+        }
+        return {
+          InternalOrderId: `M-${payment.OrderId}`,
+          PaymentAmount: "1",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(/^as captured .*CUR/),
+    ]);
+    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([]);
+    // Nor when the captured order is not in the run, or its payload was given (not sent).
+    const paid: string[] = [];
+    const lenient = await merchant({
+      PerformOrderPayment: (payment) => {
+        paid.push(payment.OrderId);
+        return { PaymentAmount: "1", PaymentCurrencyCode: "USD" };
+      },
+    });
+    expect((await run(lenient, ["PerformOrderPayment"])).map(rowProblems)).toEqual([[]]);
+    expect(paid.length).toBe(2);
+    expect(paid).not.toContain(CAPTURED_ORDER_ID);
+    const given = await simulate({
+      url: base,
+      callbacks: ["SendOrderToMerchant", "PerformOrderPayment"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+      payloads: { SendOrderToMerchant: samplePayload("SendOrderToMerchant") },
+    });
+    expect(given.map(rowProblems)).toEqual([[], []]);
+  });
+
+  it("sends the captured cart as §6's GET: the token named cartToken, one of the two flags", async () => {
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await run(raw.base, ["GetCheckoutCartInfo"]);
+    const sent = raw.seen.filter((request) => request.url.includes("/GetCheckoutCartInfo"));
+    expect(sent.length).toBe(2);
+    const query = new URL(sent[1]?.url ?? "", "http://x").searchParams;
+    expect(query.get("cartToken")).toBe(SAMPLE_CART_TOKEN);
+    expect(query.has("merchantCartToken")).toBe(false);
+    expect(query.get("countryCode")).toBe("GER");
+    expect([query.has("IsStockValidation"), query.has("isFixedPriceSupported")]).toEqual([
+      true,
+      false,
+    ]);
+    expect(query.get("IsStockValidation")).toBe("1");
+  });
+
+  it("sends the captured cart by POST as §6's POST form (--cart-method POST)", async () => {
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await simulate({
+      url: raw.base,
+      callbacks: ["GetCheckoutCartInfo"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+      cartMethod: "POST",
+    });
+    const sent = raw.seen.filter((request) => request.url.includes("/GetCheckoutCartInfo"));
+    expect(sent.map((request) => request.method)).toEqual(["POST", "POST"]);
+    expect(JSON.parse(sent[1]?.body ?? "")).toEqual({
+      merchantCartToken: SAMPLE_CART_TOKEN,
+      countryCode: "GER",
+      MerchantGUID: MERCHANT_GUID,
+    });
+  });
+
+  it("fails a cart endpoint that reads only merchantCartToken, through the captured form", async () => {
+    const raw = await startRawMerchant({
+      GetCheckoutCartInfo: (res, request) => {
+        const token = new URL(request.url, "http://x").searchParams.get("merchantCartToken");
+        if (token === null) {
+          res.writeHead(404, { "content-type": "application/json" });
+          res.end(JSON.stringify({ Success: false, Message: "No cart" }));
+        } else {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(cartFixture()));
+        }
+      },
+    });
+    servers.push(raw);
+    const [row] = await run(raw.base, ["GetCheckoutCartInfo"]);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(/^as captured .*cartToken.*404/),
+    ]);
   });
 
   it("sends the captured order's JSON with \\/ escapes, as PHP writes it", async () => {
