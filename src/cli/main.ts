@@ -128,6 +128,8 @@ async function payloadsOf(
   }
   const fromFile = file === undefined ? undefined : await readJsonFile(file, "--payload");
   const payloads: Partial<Record<CallbackName, unknown>> = {};
+  // None given: simulate sends the samples, and the captured forms after them.
+  if (fromFile === undefined && sets.length === 0) return payloads;
   for (const callback of callbacks) {
     let payload: unknown = fromFile ?? samplePayload(callback);
     for (const assignment of sets) payload = applySet(payload, assignment);

@@ -2,13 +2,16 @@ import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import type { Redactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
+import { parseSuccessValue } from "../schemas/response.js";
 import { successFieldOf } from "../testing/check.js";
-import { samplePayload } from "../testing/payload.js";
+import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
+import { SAMPLE_MERCHANT_ORDER_ID } from "../testing/samples.js";
 import {
   SendCallbackError,
   type SendCallbackResult,
   sendCallback,
   sentRedactor,
+  withMoreProblems,
 } from "../testing/send.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
@@ -199,16 +202,120 @@ export type SimulationRow =
     }
   | { readonly callback: CallbackName; readonly payload: unknown; readonly error: string };
 
-/** Sends the callbacks one after the other, as the service would, and collects the answers. */
+/**
+ * The callbacks delivered twice with the identical payload, as the service may deliver the same
+ * order again (wire-facts §3: an update, or a manual retry by the operator's support; README
+ * "Redelivery"): a second order or a failed second delivery shows in the answer.
+ */
+export const REDELIVERED: readonly CallbackName[] = ["SendOrderToMerchant", "PerformOrderPayment"];
+
+const REDELIVERED_PREFIX =
+  "redelivered (the same payload again, as the service may send it again: an update, or a manual retry by the operator's support)";
+const REDELIVERY_ADVICE =
+  "answer a redelivery as the first delivery (the same InternalOrderId, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
+
+/** What each captured form carries, named in its problems. */
+const CAPTURED_FORMS: Partial<Record<CallbackName, string>> = {
+  GetCheckoutCartInfo: 'the token named cartToken, countryCode "GER", IsStockValidation=1',
+  SendOrderToMerchant:
+    'PaymentDetails null, " EUR", an all-null address, CRLF in Address2, encoding not following IsEndCustomerPrimary, \\/ escapes',
+  PerformOrderPayment: 'CardNumber and CVVNumber null, PaymentMethodCode "OT"',
+};
+
+/** GetCheckoutCartInfo's captured POST form (wire-facts §6), for `--cart-method POST`. */
+const POST_CART_FORM = 'POST {MerchantGUID, merchantCartToken, countryCode "GER"}';
+
+function capturedPostCart(): unknown {
+  const { cartToken, countryCode } = capturedPayload("GetCheckoutCartInfo");
+  return { merchantCartToken: cartToken, countryCode };
+}
+
+/** The `InternalOrderId` of an answer, when it carries one (text not blank, or a number). */
+function internalOrderIdOf(result: SendCallbackResult): string | undefined {
+  const { body } = result;
+  if (!isRecord(body)) return undefined;
+  const id = body.InternalOrderId;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  return typeof id === "string" && id.trim() !== "" ? id : undefined;
+}
+
+/**
+ * The payload with the merchant's own order id (the `InternalOrderId` answered earlier) as its
+ * `MerchantOrderId` (001 §2.1), where it still holds the sample's placeholder.
+ */
+function withMerchantOrderId(payload: unknown, merchantOrderId: string | undefined): unknown {
+  if (merchantOrderId === undefined || !isRecord(payload)) return payload;
+  if (payload.MerchantOrderId !== SAMPLE_MERCHANT_ORDER_ID) return payload;
+  return { ...payload, MerchantOrderId: merchantOrderId };
+}
+
+/** Whether an answer is a refusal (`Success` false in a JSON object), not a crash (5xx). */
+function isRefusal(result: SendCallbackResult): boolean {
+  return (
+    result.status < 500 &&
+    isRecord(result.body) &&
+    parseSuccessValue(result.body[successFieldOf(result.callback)]) === false
+  );
+}
+
+/**
+ * The redelivery's findings: its own problems, or an `InternalOrderId` other than the first's
+ * (compared only when both answers carry one: PerformOrderPayment need not answer it). A
+ * PerformOrderPayment refused the second time is a warning: the spec documents no error for a
+ * repeated payment, so refusing it is not wrong, only not answering as the first delivery.
+ */
+function redeliveryFindings(
+  first: SendCallbackResult,
+  again: SendCallbackResult,
+): { problems: string[]; warnings: string[] } {
+  if (again.problems.length > 0) {
+    const found = again.problems.map(
+      (problem) => `${REDELIVERED_PREFIX}: ${problem}; ${REDELIVERY_ADVICE}`,
+    );
+    return first.callback === "PerformOrderPayment" && isRefusal(again)
+      ? { problems: [], warnings: found }
+      : { problems: found, warnings: [] };
+  }
+  const before = internalOrderIdOf(first);
+  const after = internalOrderIdOf(again);
+  if (before === undefined || after === undefined || before === after) {
+    return { problems: [], warnings: [] };
+  }
+  const what = first.callback === "SendOrderToMerchant" ? "a duplicate order" : "a second order id";
+  return {
+    problems: [
+      `${REDELIVERED_PREFIX}: InternalOrderId ${JSON.stringify(before)} then ${JSON.stringify(after)}: ${what} on redelivery; ${REDELIVERY_ADVICE}`,
+    ],
+    warnings: [],
+  };
+}
+
+/**
+ * Sends the callbacks one after the other, as the service would, and collects the answers. Once
+ * SendOrderToMerchant is answered with an `InternalOrderId`, the later calls carry it as their
+ * `MerchantOrderId` (unless their payload was given with another). Where a success is expected
+ * and the answer passed: SendOrderToMerchant and PerformOrderPayment are delivered again with
+ * the identical payload (`REDELIVERED`), and the callbacks with a captured form
+ * (`capturedPayload`, wire-facts §6) are sent that form too, unless their payload was given; what
+ * those find is added to the row's problems.
+ */
 export async function simulate(options: SimulateOptions): Promise<SimulationRow[]> {
   const rows: SimulationRow[] = [];
+  const expectsSuccess =
+    (options.expect?.statuses === undefined || options.expect.statuses.length === 0) &&
+    options.expect?.outcome !== "refusal";
+  let merchantOrderId: string | undefined;
+  let capturedMerchantOrderId: string | undefined;
+  // The captured payment is for the captured order: sent only once that order passed in this run.
+  let capturedOrderPassed = false;
   for (const callback of options.callbacks) {
-    const payload = options.payloads?.[callback] ?? samplePayload(callback);
+    const given = options.payloads?.[callback];
+    const payload = withMerchantOrderId(given ?? samplePayload(callback), merchantOrderId);
     options.onSend?.(callback);
-    let row: SimulationRow;
-    try {
-      const result = await sendCallback(options.url, callback, {
-        payload,
+    const send = (body: unknown, escapeSlashes?: boolean) =>
+      sendCallback(options.url, callback, {
+        payload: body,
+        escapeSlashes,
         privateKey: options.privateKey,
         merchantGuid: options.merchantGuid,
         cartToken: options.cartToken,
@@ -224,7 +331,47 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         path: options.paths?.[callback],
         headers: options.headers,
       });
-      row = { callback, payload, result };
+    let row: SimulationRow;
+    try {
+      const result = await send(payload);
+      if (callback === "SendOrderToMerchant") merchantOrderId = internalOrderIdOf(result);
+      const more: string[] = [];
+      const warnings: string[] = [];
+      if (expectsSuccess && result.problems.length === 0) {
+        if (REDELIVERED.includes(callback)) {
+          try {
+            const found = redeliveryFindings(result, await send(payload));
+            more.push(...found.problems);
+            warnings.push(...found.warnings);
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${REDELIVERED_PREFIX}: no answer: ${error.reason}`);
+          }
+        }
+        const capturedSent =
+          given === undefined &&
+          hasCapturedPayload(callback) &&
+          (callback !== "PerformOrderPayment" || capturedOrderPassed);
+        if (capturedSent) {
+          const postCart = callback === "GetCheckoutCartInfo" && options.cartMethod === "POST";
+          const prefix = `as captured (wire-facts §6: ${postCart ? POST_CART_FORM : CAPTURED_FORMS[callback]})`;
+          const captured = postCart
+            ? capturedPostCart()
+            : withMerchantOrderId(capturedPayload(callback), capturedMerchantOrderId);
+          try {
+            const answer = await send(captured, true);
+            if (callback === "SendOrderToMerchant") {
+              capturedMerchantOrderId = internalOrderIdOf(answer);
+              capturedOrderPassed = answer.problems.length === 0;
+            }
+            more.push(...answer.problems.map((problem) => `${prefix}: ${problem}`));
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${prefix}: no answer: ${error.reason}`);
+          }
+        }
+      }
+      row = { callback, payload, result: withMoreProblems(result, more, warnings) };
     } catch (error) {
       if (!(error instanceof SendCallbackError)) throw error;
       row = { callback, payload, error: error.reason };

@@ -28,8 +28,16 @@ export {
   idempotencyStoreConformance,
 } from "./idempotency.js";
 export { createTestKeys, type TestKeys } from "./keys.js";
-export { mergeDeep, type PayloadOverrides, samplePayload } from "./payload.js";
 export {
+  CAPTURED_CALLBACKS,
+  type CapturedCallbackName,
+  capturedPayload,
+  mergeDeep,
+  type PayloadOverrides,
+  samplePayload,
+} from "./payload.js";
+export {
+  CAPTURED_ORDER_ID,
   SAMPLE_CART_TOKEN,
   SAMPLE_MERCHANT_GUID,
   SAMPLE_MERCHANT_ORDER_ID,

@@ -1,6 +1,6 @@
 import { isPlainObject } from "../core/objects.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
-import { SAMPLE_BUILDERS, type SamplePayloads } from "./samples.js";
+import { CAPTURED_BUILDERS, SAMPLE_BUILDERS, type SamplePayloads } from "./samples.js";
 
 /**
  * A partial payload merged over a sample: objects merge key by key, arrays and other values
@@ -82,4 +82,47 @@ export function samplePayload<N extends CallbackName>(
   if (overrides === undefined || overrides === null) return sample as SamplePayloads[N];
   if (!isPlainObject(overrides)) throw new TypeError("samplePayload: overrides must be an object");
   return mergeDeep(sample, overrides) as SamplePayloads[N];
+}
+
+/** The callbacks `capturedPayload` has a form of: those wire-facts §6 shows as captured. */
+export type CapturedCallbackName = keyof typeof CAPTURED_BUILDERS;
+
+/** The callbacks with a captured form, in the order `simulate all` sends them. */
+export const CAPTURED_CALLBACKS: readonly CapturedCallbackName[] = [
+  "GetCheckoutCartInfo",
+  "SendOrderToMerchant",
+  "PerformOrderPayment",
+];
+
+/** Whether `capturedPayload` has a form of this callback. */
+export function hasCapturedPayload(name: CallbackName): name is CapturedCallbackName {
+  return (CAPTURED_CALLBACKS as readonly string[]).includes(name);
+}
+
+/**
+ * A payload as captured from the service rather than as documented (wire-facts §6): for
+ * SendOrderToMerchant an order the service paid itself (`PaymentDetails: null`) with nulls, empty
+ * strings, stray spaces (`" EUR"`), a CRLF in `Address2`, an all-null address and encoding that
+ * does not follow `IsEndCustomerPrimary`, under its own order id (`GE927127002US`); for
+ * PerformOrderPayment that order's payment collected by the service (`CardNumber: null`,
+ * `CVVNumber: null`, `PaymentMethodCode: "OT"`); for GetCheckoutCartInfo its GET form, the token
+ * named `cartToken`, `countryCode: "GER"` and `IsStockValidation=1`. Your endpoint must accept
+ * them as the service sends them. Sent as PHP writes JSON, with `\/` escapes:
+ * `sendCallback(…, { payload, escapeSlashes: true })`.
+ * `overrides` deep-merge as in `samplePayload`.
+ */
+export function capturedPayload<N extends CapturedCallbackName>(
+  callbackName: N,
+  overrides?: PayloadOverrides<SamplePayloads[N]>,
+): SamplePayloads[N] {
+  if (!isCallbackName(callbackName) || !hasCapturedPayload(callbackName)) {
+    throw new TypeError(
+      `capturedPayload: no captured form of "${String(callbackName)}" (one of ${CAPTURED_CALLBACKS.join(", ")})`,
+    );
+  }
+  const captured = CAPTURED_BUILDERS[callbackName]();
+  if (overrides === undefined || overrides === null) return captured as SamplePayloads[N];
+  if (!isPlainObject(overrides))
+    throw new TypeError("capturedPayload: overrides must be an object");
+  return mergeDeep(captured, overrides) as SamplePayloads[N];
 }

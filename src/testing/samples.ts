@@ -703,6 +703,125 @@ function getCheckoutCartInfo(): GetCheckoutCartInfoRequest {
   return { merchantCartToken: SAMPLE_CART_TOKEN, countryCode: "US", currencyCode: "USD" };
 }
 
+/** The service order id of the captured order (a second order of the journey, wire-facts §6). */
+export const CAPTURED_ORDER_ID = "GE927127002US";
+
+/** An address whose every field arrives `null` (wire-facts §6). */
+function nullAddress(): Address {
+  const address: Record<string, null> = {};
+  for (const key of Object.keys(shopperAddress())) address[key] = null;
+  return address as Address;
+}
+
+/**
+ * SendOrderToMerchant as captured from the service (wire-facts §6), not as documented: no
+ * `PaymentDetails` (the service collected the payment), nulls and empty strings, stray whitespace
+ * (`" EUR"`, `"GlobalE "`), a CRLF inside `Address2`, integer rates, encoding that does not follow
+ * `IsEndCustomerPrimary` (the billing address encoded although the secondary is the end customer,
+ * `"New+York"` beside a plain `"New York"`, `"United States"` and `"United+States"`, an encoded
+ * Zip), and an address whose every field is null. Sent with `\/` escapes (`"N\/A"`).
+ */
+function capturedSendOrderToMerchant(): SendOrderToMerchantRequest {
+  const order = sendOrderToMerchant();
+  return {
+    ...order,
+    OrderId: CAPTURED_ORDER_ID,
+    CartHash: "",
+    CurrencyCode: null,
+    UserId: null,
+    Customer: { EmailAddress: null, IsEndCustomerPrimary: false, SendConfirmation: false },
+    PrimaryShipping: {
+      ...operatorAddress(),
+      FirstName: "GlobalE ",
+      Company: "",
+      Address2: "Test Address2\r\nGlobal-e OrderId:GE927127",
+      StateCode: "",
+      CountryName: "United States",
+    },
+    SecondaryShipping: nullAddress(),
+    PrimaryBilling: {
+      FirstName: enc("Jane"),
+      LastName: enc("Doe"),
+      Company: "",
+      Address1: enc("350 5th Ave"),
+      City: "New+York",
+      StateCode: "NY",
+      StateOrProvince: "New York",
+      Zip: "ON+M5B+1M4",
+      Phone1: "+ 44 (0)808 258 0300",
+      CountryCode: "US",
+      CountryCode3: "USA",
+      CountryName: "United+States",
+    },
+    SecondaryBilling: nullAddress(),
+    InternationalDetails: {
+      ...order.InternationalDetails,
+      TransactionCurrencyCode: " EUR",
+      ParcelsTracking: null,
+      PaymentMethodCode: "OT",
+    },
+    PaymentDetails: null,
+    PriceCoefficientRate: 1,
+    RoundingRate: 0.76978010686395393,
+    UrlParameters: null,
+    OriginalOrder: null,
+    HubId: null,
+    LoyaltyPointsEarned: null,
+    LoyaltyPointsSpent: null,
+    Products: order.Products.map((product) => ({
+      ...product,
+      VATRate: 0,
+      Attributes: null,
+      Brand: null,
+      BackOrderDate: null,
+    })),
+  };
+}
+
+/**
+ * PerformOrderPayment as captured when the service collected the payment itself (wire-facts §6):
+ * `CardNumber` and `CVVNumber` null, payment method `OT`, a mixed order's `Subs`.
+ */
+function capturedPerformOrderPayment(): PerformOrderPaymentRequest {
+  return {
+    ...performOrderPayment(),
+    OrderId: CAPTURED_ORDER_ID,
+    PaymentDetails: paymentDetails({
+      CardNumber: null,
+      CVVNumber: null,
+      PaymentMethodCode: "OT",
+      ExpirationDate: "2999-12-31",
+    }),
+    ...unlisted({ Subs: [] }),
+  };
+}
+
+/**
+ * GetCheckoutCartInfo as captured in its GET form (wire-facts §6): the token named `cartToken`
+ * (not `merchantCartToken`), `IsStockValidation=1` (§6: that flag or `isFixedPriceSupported=false`,
+ * one of them), the country in three letters (`GER`).
+ */
+function capturedGetCheckoutCartInfo(): GetCheckoutCartInfoRequest {
+  return {
+    cartToken: SAMPLE_CART_TOKEN,
+    countryCode: "GER",
+    currencyCode: "USD",
+    ...unlisted({ IsStockValidation: "1" }),
+  };
+}
+
+/** The callbacks with a captured form (`capturedPayload`): the ones wire-facts §6 shows. */
+export const CAPTURED_BUILDERS: {
+  readonly [K in
+    | "SendOrderToMerchant"
+    | "PerformOrderPayment"
+    | "GetCheckoutCartInfo"]: () => SamplePayloads[K];
+} = {
+  GetCheckoutCartInfo: capturedGetCheckoutCartInfo,
+  SendOrderToMerchant: capturedSendOrderToMerchant,
+  PerformOrderPayment: capturedPerformOrderPayment,
+};
+
 /** Builders of fresh sample payloads: each call returns new objects the caller may change. */
 export const SAMPLE_BUILDERS: { readonly [K in keyof SamplePayloads]: () => SamplePayloads[K] } = {
   GetCheckoutCartInfo: getCheckoutCartInfo,

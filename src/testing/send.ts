@@ -53,6 +53,11 @@ export interface SendCallbackOptions {
   readonly sessionId?: string | undefined;
   /** Default GET for GetCheckoutCartInfo (its parameters in the query), POST for the others. */
   readonly method?: "GET" | "POST" | undefined;
+  /**
+   * Writes `/` as `\/` in the JSON body, as PHP's `json_encode` does by default (wire-facts §6:
+   * `"N\/A"`). A text `payload` is sent as it is.
+   */
+  readonly escapeSlashes?: boolean | undefined;
   /** Extra request headers (a custom secret header, HTTP Basic…); they win over the defaults. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
@@ -313,6 +318,26 @@ export function sentRedactor(result: SendCallbackResult, payload: unknown): Reda
 }
 
 /**
+ * The result with more problems and warnings (the simulator's redelivery and captured-form
+ * findings), masked as the result's own: its redactor goes with it.
+ */
+export function withMoreProblems(
+  result: SendCallbackResult,
+  problems: readonly string[],
+  warnings: readonly string[] = [],
+): SendCallbackResult {
+  if (problems.length === 0 && warnings.length === 0) return result;
+  const more: SendCallbackResult = {
+    ...result,
+    problems: [...result.problems, ...problems],
+    warnings: [...result.warnings, ...warnings],
+  };
+  const redact = redactors.get(result);
+  if (redact !== undefined) redactors.set(more, redact);
+  return more;
+}
+
+/**
  * Sends one callback the way the service does and checks the answer: POST with the JSON payload
  * and `Authorization: Bearer <jwt>`; GetCheckoutCartInfo as GET with its parameters in the query
  * (with `method: "POST"`: a JSON body of its parameters and `MerchantGUID`, the cart token also
@@ -354,8 +379,14 @@ export async function sendCallback(
     payload = { ...payload, MerchantGUID: options.merchantGuid };
   }
   if (options.cartToken !== undefined && isRecord(payload)) {
-    if (isCart) payload = { ...payload, merchantCartToken: options.cartToken };
-    else if (callbackName === "RemoveRestrictedProducts")
+    if (isCart) {
+      // The name the payload gives the token: `cartToken` in the captured GET form (§6).
+      const name =
+        Object.hasOwn(payload, "cartToken") && !Object.hasOwn(payload, "merchantCartToken")
+          ? "cartToken"
+          : "merchantCartToken";
+      payload = { ...payload, [name]: options.cartToken };
+    } else if (callbackName === "RemoveRestrictedProducts")
       payload = { ...payload, CartId: options.cartToken };
     else if (Object.hasOwn(payload, "MerchantCartToken"))
       payload = { ...payload, MerchantCartToken: options.cartToken };
@@ -389,14 +420,19 @@ export async function sendCallback(
         if (value !== undefined && value !== null) fields[key] = value;
       }
       fields.MerchantGUID = options.merchantGuid ?? fields.MerchantGUID ?? SAMPLE_MERCHANT_GUID;
-      const token = queryValue(fields.merchantCartToken);
-      if (token !== undefined) url.searchParams.set("merchantCartToken", token);
+      // Under the name the payload gives it (`cartToken` in a captured form).
+      const name = fields.merchantCartToken === undefined ? "cartToken" : "merchantCartToken";
+      const token = queryValue(fields[name]);
+      if (token !== undefined) url.searchParams.set(name, token);
       body = JSON.stringify(fields);
     } else body = typeof payload === "string" ? payload : JSON.stringify(payload);
     headers["content-type"] = "application/json; charset=utf-8";
   } else if (method === "POST") {
     body = typeof payload === "string" ? payload : JSON.stringify(payload);
     headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (options.escapeSlashes === true && typeof payload !== "string" && body !== undefined) {
+    body = body.replaceAll("/", "\\/");
   }
 
   // Checked here, before anything is signed or sent: fetch's own TypeError quotes the value,

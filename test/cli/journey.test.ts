@@ -1,0 +1,417 @@
+// `simulate` as one journey: the order id the endpoint answers is carried into the later calls,
+// the order (and its payment) is delivered twice as the service redelivers, and the wire-facts §6
+// forms ("as captured") are sent after each sample.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toNodeListener } from "../../src/adapters/node.js";
+import { createAuth } from "../../src/auth/index.js";
+import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js";
+import { CallbackError, type CallbackHandlers, createCallbackRouter } from "../../src/index.js";
+import {
+  CAPTURED_CALLBACKS,
+  CAPTURED_ORDER_ID,
+  capturedPayload,
+  createTestKeys,
+  SAMPLE_CART_TOKEN,
+  SAMPLE_MERCHANT_ORDER_ID,
+  samplePayload,
+  sendCallback,
+  type TestKeys,
+} from "../../src/testing/index.js";
+import {
+  cartFixture,
+  listen,
+  MERCHANT_GUID,
+  type RunningServer,
+  startMerchant,
+  startRawMerchant,
+} from "../testing/helpers.js";
+
+let keys: TestKeys;
+const servers: RunningServer[] = [];
+
+beforeAll(async () => {
+  keys = await createTestKeys();
+});
+
+afterAll(async () => {
+  for (const server of servers) await server.close();
+});
+
+/** A library router with these handlers, and its base URL. */
+async function merchant(handlers: Partial<CallbackHandlers>) {
+  const auth = createAuth({
+    jwt: { environment: "test", keys: { test: keys.publicKey } },
+    merchantGuid: MERCHANT_GUID,
+  });
+  const router = createCallbackRouter({
+    basePath: "/crossborder",
+    auth,
+    handlers,
+    onError: () => {},
+  });
+  const server = await listen(toNodeListener(router));
+  servers.push(server);
+  return `${server.origin}/crossborder`;
+}
+
+const run = (base: string, callbacks = ALL_CALLBACKS) =>
+  simulate({ url: base, callbacks, privateKey: keys.privateKey, merchantGuid: MERCHANT_GUID });
+
+const ORDER_FLOW = ["SendOrderToMerchant", "PerformOrderPayment", "UpdateOrderStatus"] as const;
+
+describe("the merchant's order id is carried through the journey (K5)", () => {
+  it("sends the InternalOrderId answered by SendOrderToMerchant as the later calls' MerchantOrderId", async () => {
+    // A correct merchant finding its orders by its own id (001 §2.1: MerchantOrderId is the id
+    // returned from the earlier SendOrderToMerchant).
+    const mine = new Map<string, string>();
+    const find = (id: string | null | undefined) => {
+      if (!id || !mine.has(id)) throw new CallbackError("ORDER_NOT_FOUND", "Unknown order");
+      return id;
+    };
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        const id =
+          [...mine].find(([, serviceId]) => serviceId === order.OrderId)?.[0] ??
+          `M-${mine.size + 1}`;
+        mine.set(id, order.OrderId);
+        return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+      UpdateOrderStatus: (update) => ({ InternalOrderId: find(update.MerchantOrderId) }),
+      PerformOrderPayment: (payment) => ({
+        InternalOrderId: find(payment.MerchantOrderId),
+        PaymentAmount: "123.73",
+        PaymentCurrencyCode: "USD",
+      }),
+    });
+    const rows = await run(base, ORDER_FLOW);
+    expect(rows.map((row) => [row.callback, rowProblems(row)])).toEqual(
+      ORDER_FLOW.map((callback) => [callback, []]),
+    );
+    const payment = rows.find((row) => row.callback === "PerformOrderPayment");
+    const status = rows.find((row) => row.callback === "UpdateOrderStatus");
+    expect(payment?.payload).toMatchObject({ MerchantOrderId: "M-1" });
+    expect(status?.payload).toMatchObject({ MerchantOrderId: "M-1" });
+  });
+
+  it("keeps the sample's MerchantOrderId when no SendOrderToMerchant answered one, and a given payload's", async () => {
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-9" }),
+      UpdateOrderStatus: () => ({}),
+    });
+    const alone = await run(base, ["UpdateOrderStatus"]);
+    expect(alone[0]?.payload).toMatchObject({ MerchantOrderId: SAMPLE_MERCHANT_ORDER_ID });
+    const given = await simulate({
+      url: base,
+      callbacks: ["SendOrderToMerchant", "UpdateOrderStatus"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+      payloads: {
+        UpdateOrderStatus: { OrderId: "GE-1", StatusCode: "canceled", MerchantOrderId: "X-7" },
+      },
+    });
+    expect(given[1]?.payload).toMatchObject({ MerchantOrderId: "X-7" });
+  });
+});
+
+describe("redelivery (K3)", () => {
+  it("reports a merchant that creates a second order when the same order is delivered again", async () => {
+    let n = 0;
+    const base = await merchant({
+      SendOrderToMerchant: () => ({
+        InternalOrderId: `M-${++n}`,
+        PaymentAmount: "123.73",
+        PaymentCurrencyCode: "USD",
+      }),
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: InternalOrderId "M-1" then "M-2": a duplicate order on redelivery.*withIdempotency/,
+      ),
+    ]);
+  });
+
+  it("warns, without failing, about a payment refused on redelivery after it succeeded (the spec documents no error for it)", async () => {
+    const paid = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      PerformOrderPayment: (payment) => {
+        if (paid.has(payment.OrderId)) throw new CallbackError("ALREADY_PAID", "Paid already");
+        paid.add(payment.OrderId);
+        return { InternalOrderId: "M-1", PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    const row = rows[1] as (typeof rows)[number];
+    expect(rowProblems(row)).toEqual([]);
+    expect("result" in row && row.result.warnings).toEqual([
+      expect.stringMatching(/^redelivered .*: a refusal: .*ALREADY_PAID.*withIdempotency/),
+    ]);
+  });
+
+  it("still fails a payment whose redelivery crashes (HTTP 500), and a second order's redelivery refused", async () => {
+    const paid = new Set<string>();
+    const orders = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        if (orders.has(order.OrderId)) throw new CallbackError("DUPLICATE", "Order exists");
+        orders.add(order.OrderId);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+      PerformOrderPayment: (payment) => {
+        if (paid.has(payment.OrderId)) throw new Error("charged twice?");
+        paid.add(payment.OrderId);
+        return { PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(/^redelivered .*: a refusal: .*DUPLICATE.*withIdempotency/),
+    ]);
+    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(/^redelivered .*HTTP 500/),
+    ]);
+  });
+
+  it("does not call a redelivered payment answered without InternalOrderId a second order id", async () => {
+    const paid = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: (order) => ({
+        InternalOrderId: `M-${order.OrderId}`,
+        PaymentAmount: "1",
+        PaymentCurrencyCode: "USD",
+      }),
+      PerformOrderPayment: (payment) => {
+        if (paid.has(payment.OrderId)) return { PaymentAmount: "1", PaymentCurrencyCode: "USD" };
+        paid.add(payment.OrderId);
+        return {
+          InternalOrderId: `M-${payment.OrderId}`,
+          PaymentAmount: "1",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rows.map(rowProblems)).toEqual([[], []]);
+  });
+
+  it("names what the spec says of a redelivery (an update, a manual retry), not automatic retries", async () => {
+    let n = 0;
+    const base = await merchant({ SendOrderToMerchant: () => ({ InternalOrderId: `M-${++n}` }) });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    const problem = (row && rowProblems(row)[0]) ?? "";
+    expect(problem).toContain("manual retry");
+    expect(problem).not.toMatch(/timeout|5xx/);
+  });
+
+  it("delivers SendOrderToMerchant and PerformOrderPayment twice with the identical body; an idempotent merchant passes", async () => {
+    const good = await startMerchant(keys.publicKey);
+    servers.push(good);
+    const rows = await simulate({
+      url: good.base,
+      callbacks: ["SendOrderToMerchant", "PerformOrderPayment"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    expect(rows.map(rowProblems)).toEqual([[], []]);
+    for (const callback of ["SendOrderToMerchant", "PerformOrderPayment"]) {
+      const calls = good.calls.filter((call) => call.callback === callback);
+      // The sample twice, then the captured form.
+      expect(calls.length).toBe(3);
+      expect(calls[1]?.payload).toEqual(calls[0]?.payload);
+      expect(calls[2]?.payload).not.toEqual(calls[0]?.payload);
+    }
+  });
+});
+
+describe("the forms seen in real captures (K4)", () => {
+  it("has a captured form of the order, its payment and the cart request, built from wire-facts §6", () => {
+    expect([...CAPTURED_CALLBACKS].sort()).toEqual(
+      ["GetCheckoutCartInfo", "PerformOrderPayment", "SendOrderToMerchant"].sort(),
+    );
+    const payment = capturedPayload("PerformOrderPayment");
+    expect(payment.PaymentDetails).toMatchObject({
+      CardNumber: null,
+      CVVNumber: null,
+      PaymentMethodCode: "OT",
+    });
+    const order = capturedPayload("SendOrderToMerchant");
+    expect(order.PaymentDetails).toBeNull();
+    expect(order.InternationalDetails?.TransactionCurrencyCode).toBe(" EUR");
+    expect(order.Customer?.IsEndCustomerPrimary).toBe(false);
+    // Encoded although the flag says the secondary is the end customer.
+    expect(order.PrimaryBilling?.City).toBe("New+York");
+    expect(order.PrimaryBilling?.StateOrProvince).toBe("New York");
+    expect(order.PrimaryShipping?.Address2).toBe("Test Address2\r\nGlobal-e OrderId:GE927127");
+    expect(Object.values(order.SecondaryShipping ?? {}).every((value) => value === null)).toBe(
+      true,
+    );
+    expect(capturedPayload("GetCheckoutCartInfo")).toMatchObject({ countryCode: "GER" });
+  });
+
+  it("fails an endpoint that crashes on the service's own collection (CardNumber null, OT), which the sample alone passed", async () => {
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      PerformOrderPayment: (payment) => ({
+        InternalOrderId: "M-1",
+        PaymentAmount: "123.73",
+        PaymentCurrencyCode: "USD",
+        Message: `charged card ending ${(payment.PaymentDetails.CardNumber as string).slice(-4)}`,
+      }),
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([]);
+    const problems = rowProblems(rows[1] as (typeof rows)[number]);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((problem) => problem.startsWith("as captured (wire-facts §6"))).toBe(
+      true,
+    );
+    expect(problems.join("\n")).toContain("HTTP 500");
+  });
+
+  it('fails an endpoint that refuses a stray space in a currency (" EUR")', async () => {
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        const currency = order.InternationalDetails?.TransactionCurrencyCode ?? "USD";
+        if (!/^[A-Z]{3}$/.test(currency)) throw new Error(`bad currency ${currency}`);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    expect(row && rowProblems(row)).toEqual([expect.stringMatching(/^as captured .*HTTP 500/)]);
+  });
+
+  it("sends the captured payment only after the captured order passed: a payment refused for an unknown order is not blamed", async () => {
+    const known = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        if (order.InternationalDetails?.TransactionCurrencyCode !== "USD") {
+          throw new CallbackError("CUR", "bad currency");
+        }
+        known.add(order.OrderId);
+        return {
+          InternalOrderId: `M-${order.OrderId}`,
+          PaymentAmount: "1",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+      PerformOrderPayment: (payment) => {
+        if (!known.has(payment.OrderId)) {
+          throw new CallbackError("UNKNOWN_ORDER", `No order ${payment.OrderId}`);
+        }
+        return {
+          InternalOrderId: `M-${payment.OrderId}`,
+          PaymentAmount: "1",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(/^as captured .*CUR/),
+    ]);
+    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([]);
+    // Nor when the captured order is not in the run, or its payload was given (not sent).
+    const paid: string[] = [];
+    const lenient = await merchant({
+      PerformOrderPayment: (payment) => {
+        paid.push(payment.OrderId);
+        return { PaymentAmount: "1", PaymentCurrencyCode: "USD" };
+      },
+    });
+    expect((await run(lenient, ["PerformOrderPayment"])).map(rowProblems)).toEqual([[]]);
+    expect(paid.length).toBe(2);
+    expect(paid).not.toContain(CAPTURED_ORDER_ID);
+    const given = await simulate({
+      url: base,
+      callbacks: ["SendOrderToMerchant", "PerformOrderPayment"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+      payloads: { SendOrderToMerchant: samplePayload("SendOrderToMerchant") },
+    });
+    expect(given.map(rowProblems)).toEqual([[], []]);
+  });
+
+  it("sends the captured cart as §6's GET: the token named cartToken, one of the two flags", async () => {
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await run(raw.base, ["GetCheckoutCartInfo"]);
+    const sent = raw.seen.filter((request) => request.url.includes("/GetCheckoutCartInfo"));
+    expect(sent.length).toBe(2);
+    const query = new URL(sent[1]?.url ?? "", "http://x").searchParams;
+    expect(query.get("cartToken")).toBe(SAMPLE_CART_TOKEN);
+    expect(query.has("merchantCartToken")).toBe(false);
+    expect(query.get("countryCode")).toBe("GER");
+    expect([query.has("IsStockValidation"), query.has("isFixedPriceSupported")]).toEqual([
+      true,
+      false,
+    ]);
+    expect(query.get("IsStockValidation")).toBe("1");
+  });
+
+  it("sends the captured cart by POST as §6's POST form (--cart-method POST)", async () => {
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await simulate({
+      url: raw.base,
+      callbacks: ["GetCheckoutCartInfo"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+      cartMethod: "POST",
+    });
+    const sent = raw.seen.filter((request) => request.url.includes("/GetCheckoutCartInfo"));
+    expect(sent.map((request) => request.method)).toEqual(["POST", "POST"]);
+    expect(JSON.parse(sent[1]?.body ?? "")).toEqual({
+      merchantCartToken: SAMPLE_CART_TOKEN,
+      countryCode: "GER",
+      MerchantGUID: MERCHANT_GUID,
+    });
+  });
+
+  it("fails a cart endpoint that reads only merchantCartToken, through the captured form", async () => {
+    const raw = await startRawMerchant({
+      GetCheckoutCartInfo: (res, request) => {
+        const token = new URL(request.url, "http://x").searchParams.get("merchantCartToken");
+        if (token === null) {
+          res.writeHead(404, { "content-type": "application/json" });
+          res.end(JSON.stringify({ Success: false, Message: "No cart" }));
+        } else {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(cartFixture()));
+        }
+      },
+    });
+    servers.push(raw);
+    const [row] = await run(raw.base, ["GetCheckoutCartInfo"]);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(/^as captured .*cartToken.*404/),
+    ]);
+  });
+
+  it("sends the captured order's JSON with \\/ escapes, as PHP writes it", async () => {
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await run(raw.base, ["SendOrderToMerchant"]);
+    const sent = raw.seen.filter((request) => request.url.endsWith("/SendOrderToMerchant"));
+    expect(sent.length).toBe(3);
+    expect(sent[2]?.body).toContain('"N\\/A"');
+    expect(sent[0]?.body).not.toContain("\\/");
+  });
+
+  it.each(CAPTURED_CALLBACKS)(
+    "the library's own handlers answer %s's captured form 2xx, with no problem",
+    async (callback) => {
+      const good = await startMerchant(keys.publicKey);
+      servers.push(good);
+      const result = await sendCallback(good.base, callback, {
+        privateKey: keys.privateKey,
+        merchantGuid: MERCHANT_GUID,
+        payload: capturedPayload(callback),
+        escapeSlashes: true,
+      });
+      expect(result.status).toBeGreaterThanOrEqual(200);
+      expect(result.status).toBeLessThan(300);
+      expect(result.problems).toEqual([]);
+    },
+  );
+});
