@@ -152,7 +152,7 @@ if v and v ~= 'r:' .. ARGV[1] then
   if dot and string.sub(stamp, dot) == mark and string.sub(v, sep + 1) == ARGV[2] then return 1 end
   return 0
 end
-redis.call('SET', KEYS[1], 'c:' .. tostring(now + tonumber(ARGV[3])) .. mark .. ':' .. ARGV[2], 'PX', ARGV[3])
+redis.call('SET', KEYS[1], 'c:' .. string.format('%.0f', now + tonumber(ARGV[3])) .. mark .. ':' .. ARGV[2], 'PX', ARGV[3])
 return 1`,
   // KEYS[1] key; ARGV owner, lease ms. Not the owner's (a value of another type neither): 0.
   renew: `${OWNED}

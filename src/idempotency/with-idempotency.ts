@@ -687,7 +687,12 @@ async function releaseRound(store: IdempotencyStore, releases: Releases): Promis
 }
 
 function scheduleReleases(store: IdempotencyStore, releases: Releases): void {
-  if (releases.pending.size === 0) return;
+  if (releases.pending.size === 0) {
+    // Nothing waits for a round: the next failed claim is sent at once (releaseLater starts a
+    // round only when not failing; a backoff kept here with no timer set would never end).
+    releases.failing = 0;
+    return;
+  }
   let at = Number.POSITIVE_INFINITY;
   if (releases.failing > 0) at = Date.now() + releases.failing;
   else for (const entry of releases.pending.values()) at = Math.min(at, entry.next, entry.until);

@@ -722,6 +722,39 @@ describe("withIdempotency when the store fails", () => {
     expect(runs()).toBe(1);
   });
 
+  it("keeps releasing after one release answered late: the next failed claim's lease is released too (the loop's backoff ends when nothing is pending)", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let slowRelease = true;
+    const released: string[] = [];
+    const store: IdempotencyStore = {
+      ...inner,
+      claim: async (key, owner, leaseMs) => {
+        await inner.claim(key, owner, leaseMs);
+        throw new Error("Connection terminated unexpectedly"); // applied, the reply lost
+      },
+      release: async (key, owner) => {
+        released.push(key);
+        if (slowRelease) await sleep(100); // answered after storeTimeoutMs: counts as failing
+        return inner.release(key, owner);
+      },
+    };
+    const fn = async (order: { OrderId: string }) => ({ InternalOrderId: "M-1", OrderId: order.OrderId });
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, storeTimeoutMs: 50, leaseMs: 30_000 }),
+      { auth: false, onError: () => {} },
+    );
+    const order = (id: string) => JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: id });
+    expect((await handler.handle(post(order("LOOP-1")))).status).toBe(500);
+    await vi.waitFor(() => expect(released).toHaveLength(1));
+    // The late answer lands and deletes the lease: nothing is pending any more.
+    await sleep(300);
+    slowRelease = false;
+    expect((await handler.handle(post(order("LOOP-2")))).status).toBe(500);
+    // Sent at once, not never (it was never sent: the loop kept its backoff with no timer set).
+    await vi.waitFor(() => expect(released).toHaveLength(2), { timeout: 2_000 });
+    expect(released[1]).not.toBe(released[0]);
+  });
+
   it("never answers a failure after the function succeeded: the result is answered, kept in memory, and recorded when the store is back", async () => {
     let charges = 0;
     const { store, failing, inner } = instrumented();
