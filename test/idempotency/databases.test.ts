@@ -464,7 +464,9 @@ describe("Redis (redis-server)", () => {
     const owner = "2f8c0e4a-0000-4000-8000-000000000001";
     expect((await store.claim("forever-1", owner, 60_000)).claimed).toBe(true);
     expect(await store.complete("forever-1", owner, "jkept", Number.MAX_SAFE_INTEGER)).toBe(true);
-    const raw = String(await nodeRedis.sendCommand(["GET", "crossborder-callbacks:idempotency:forever-1"]));
+    const raw = String(
+      await nodeRedis.sendCommand(["GET", "crossborder-callbacks:idempotency:forever-1"]),
+    );
     expect(raw).toMatch(/^c:\d+\.\d+:jkept$/);
     expect(await store.get("forever-1")).toEqual({ state: "completed", result: "jkept" });
     // The same owner's write sent again (a client's resend) still counts as done.

@@ -738,12 +738,16 @@ describe("withIdempotency when the store fails", () => {
         return inner.release(key, owner);
       },
     };
-    const fn = async (order: { OrderId: string }) => ({ InternalOrderId: "M-1", OrderId: order.OrderId });
+    const fn = async (order: { OrderId: string }) => ({
+      InternalOrderId: "M-1",
+      OrderId: order.OrderId,
+    });
     const handler = createSendOrderToMerchantHandler(
       withIdempotency(fn, { store, storeTimeoutMs: 50, leaseMs: 30_000 }),
       { auth: false, onError: () => {} },
     );
-    const order = (id: string) => JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: id });
+    const order = (id: string) =>
+      JSON.stringify({ ...fixture("SendOrderToMerchant"), OrderId: id });
     expect((await handler.handle(post(order("LOOP-1")))).status).toBe(500);
     await vi.waitFor(() => expect(released).toHaveLength(1));
     // The late answer lands and deletes the lease: nothing is pending any more.
