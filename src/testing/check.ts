@@ -20,8 +20,9 @@ export interface CheckResponseOptions {
   readonly slowMs?: number | undefined;
   /**
    * The HTTP statuses the answer is expected to have (a test of a refusal: `401`, `[401, 403]`).
-   * Any other status is a problem. Default: any 2xx, since the service counts every other answer
-   * as a failed call.
+   * Any other status is a problem. With only non-2xx statuses listed, the status alone is
+   * checked: the body of a refusal (an error page, plain text, nothing) is not judged. Default:
+   * any 2xx, since the service counts every other answer as a failed call.
    */
   readonly expectStatus?: number | readonly number[] | undefined;
   /**
@@ -285,6 +286,10 @@ export function inspectAnswer(
   if (options.durationMs !== undefined && options.durationMs > slowMs) {
     problems.push(`slow: answered in ${Math.round(options.durationMs)} ms (limit ${slowMs} ms)`);
   }
+  // A test of a refusal (a forged call: `expectStatus: 401`) expects a status the service never
+  // reads a body of: the status alone is checked, whatever the body (an error page, plain text,
+  // an empty body, a gateway's JSON), and nothing of it is quoted.
+  if (outcomeIsStatusOnly(statuses)) return found();
 
   const type = mediaType(contentType);
   // The answer's content type, as its other texts, is quoted masked.
@@ -383,6 +388,11 @@ export function inspectAnswer(
     }
   }
   return found();
+}
+
+/** Whether the expected statuses are refusals only (no 2xx): the status alone is checked. */
+function outcomeIsStatusOnly(statuses: readonly number[] | undefined): boolean {
+  return statuses !== undefined && statuses.length > 0 && !statuses.some(isSuccessStatus);
 }
 
 function isSuccessStatus(status: number): boolean {

@@ -1381,3 +1381,39 @@ describe("keys", () => {
     await expect(stat(join(out, "service-test-private.pem"))).rejects.toThrow(/ENOENT/);
   });
 });
+
+// Review-kit K2 through the CLI (the same check as sendCallback).
+describe("simulate --expect 401: the status alone", () => {
+  it("--expect 401 passes a 401 answered as plain text, an HTML page or an empty body", async () => {
+    const refusing401 = await startRawMerchant(
+      Object.fromEntries(
+        CALLBACK_NAMES.map((name, index) => [
+          name,
+          (res: import("node:http").ServerResponse) => {
+            if (index % 3 === 0) {
+              res.writeHead(401, { "content-type": "text/plain" });
+              res.end("Unauthorized");
+            } else if (index % 3 === 1) {
+              res.writeHead(401, { "content-type": "text/html" });
+              res.end("<!DOCTYPE html><html><body>Unauthorized</body></html>");
+            } else {
+              res.writeHead(401);
+              res.end();
+            }
+          },
+        ]),
+      ),
+    );
+    try {
+      const cap = captureIo();
+      const code = await runCli(
+        ["simulate", "all", "--url", refusing401.base, "--expect", "401"],
+        cap.io,
+      );
+      expect(cap.stdout).toContain("14 of 14 passed.");
+      expect(code).toBe(0);
+    } finally {
+      await refusing401.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
 import {
+  CALLBACK_NAMES,
   type CallbackName,
   createGetCheckoutCartInfoHandler,
   createPerformOrderPaymentHandler,
@@ -423,9 +424,50 @@ describe("checkResponse", () => {
     expect(
       check("UpdateOrderStatus", refusal, 500, JSON_TYPE, { expectStatus: [401, 403] }),
     ).toEqual(["HTTP 500: expected 401 or 403"]);
-    // The shape is still checked.
+    // Review-kit K2: an expected refusal status is checked alone: the body of a refusal to a
+    // forged call never reaches the service, so its shape says nothing.
     expect(
       check("UpdateOrderStatus", { Message: "m" }, 401, JSON_TYPE, { expectStatus: 401 }),
+    ).toEqual([]);
+  });
+
+  // Review-kit K2: a correct endpoint's 401 to a forged call is often not in the library's shape
+  // (Express's default error page, a plain "Unauthorized", an empty body, a gateway's JSON).
+  it.each([
+    [
+      "an HTML page",
+      "<!DOCTYPE html><html><body><pre>UnauthorizedError</pre></body></html>",
+      "text/html; charset=utf-8",
+    ],
+    ["plain text", "Unauthorized", "text/plain; charset=utf-8"],
+    ["an empty body", "", null],
+    ["a gateway's JSON", '{"message":"Unauthorized"}', JSON_TYPE],
+    ["a JSON array", "[]", JSON_TYPE],
+    ["JSON sent as text", '{"Success":false}', "text/plain"],
+  ])(
+    "expectStatus 401: %s with the expected status passes, for every callback",
+    (_, text, type) => {
+      for (const callback of CALLBACK_NAMES) {
+        expect(checkResponse(callback, 401, type, text, { expectStatus: 401 })).toEqual([]);
+        expect(checkResponse(callback, 403, type, text, { expectStatus: [401, 403] })).toEqual([]);
+        // Any other status is still the problem, and the body is not judged on top of it.
+        expect(checkResponse(callback, 200, type, text, { expectStatus: 401 })).toEqual([
+          "HTTP 200: expected 401",
+        ]);
+      }
+    },
+  );
+
+  it("expectStatus 401: RemoveRestrictedProducts' refusal with Success, not IsSuccess, passes", () => {
+    const shared = { Success: false, ErrorCode: "UNAUTHORIZED", Message: "Unauthorized" };
+    expect(
+      check("RemoveRestrictedProducts", shared, 401, JSON_TYPE, { expectStatus: 401 }),
+    ).toEqual([]);
+  });
+
+  it("expectStatus with a 2xx listed still checks the body", () => {
+    expect(
+      check("UpdateOrderStatus", { Message: "m" }, 200, JSON_TYPE, { expectStatus: [200, 401] }),
     ).toEqual(['missing "Success": the service counts the call as failed']);
   });
 

@@ -260,6 +260,53 @@ describe("sendCallback (as the service sends)", () => {
     }
   });
 
+  // Review-kit K2: a correct endpoint refusing a forged call in its own shape failed the test.
+  it("expectStatus 401: checks the status alone, whatever body the refusal has", async () => {
+    const bodies: [string, string | undefined, string][] = [
+      [
+        "html",
+        "text/html; charset=utf-8",
+        "<!DOCTYPE html><html><body><pre>UnauthorizedError: invalid signature</pre></body></html>",
+      ],
+      ["text", "text/plain; charset=utf-8", "Unauthorized"],
+      ["empty", undefined, ""],
+      ["gateway", "application/json", '{"message":"Unauthorized"}'],
+    ];
+    const refusing = await startRawMerchant(
+      Object.fromEntries(
+        CALLBACK_NAMES.map((name) => [
+          name,
+          (res: import("node:http").ServerResponse, request: { url: string }) => {
+            const kind = new URL(request.url, "http://x").searchParams.get("kind") ?? "html";
+            const [, type, text] =
+              bodies.find(([name]) => name === kind) ?? (bodies[0] as (typeof bodies)[number]);
+            res.writeHead(401, type === undefined ? {} : { "content-type": type });
+            res.end(text);
+          },
+        ]),
+      ),
+    );
+    try {
+      const stranger = await createTestKeys();
+      for (const [kind] of bodies) {
+        for (const callback of CALLBACK_NAMES) {
+          const result = await sendCallback(`${refusing.base}?kind=${kind}`, callback, {
+            privateKey: stranger.privateKey,
+            expectStatus: 401,
+          });
+          expect([kind, callback, result.status, result.problems]).toEqual([
+            kind,
+            callback,
+            401,
+            [],
+          ]);
+        }
+      }
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it("masks the card number and CVV it sent where a refusal quoted in problems repeats them", async () => {
     const quoting = await startRawMerchant({
       PerformOrderPayment: (res, request) => {
