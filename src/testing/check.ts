@@ -1,8 +1,15 @@
 import { assertOptionalOneOf } from "../auth/validate.js";
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
-import { cardSecretsOf } from "../core/card.js";
+import { cardSecretsOf, namesCvv } from "../core/card.js";
+import { cardNumbersOf, isCvvNumberKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
-import { createRedactor, type Redactor } from "../core/redact.js";
+import {
+  cardDigits,
+  createRedactor,
+  maskCardDigits,
+  maskSecret,
+  type Redactor,
+} from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import type { CallbackName } from "../core/types.js";
@@ -146,7 +153,10 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, a
  *   successful RedeemGiftCard or RefundGiftCard answer saying `IsValid` false (the service takes
  *   the card as debited or credited), and a gift-card or voucher answer whose `Balance` is not text;
- * - an answer slower than `slowMs` (when `durationMs` is given).
+ * - an answer slower than `slowMs` (when `durationMs` is given);
+ * - given `payload`, whatever the status: the card data it carried sent back (its card number in
+ *   any spelling the masking knows, its CVV under a key naming a CVV or next to its name in a
+ *   text), the problem naming the field, never the value.
  *
  * A refusal is the endpoint turning the call down: a problem when a success is expected (a wrong
  * key, GUID or cart), what a test of a forged call expects (`expectStatus: 401` or
@@ -286,6 +296,8 @@ export function inspectAnswer(
   if (options.durationMs !== undefined && options.durationMs > slowMs) {
     problems.push(`slow: answered in ${Math.round(options.durationMs)} ms (limit ${slowMs} ms)`);
   }
+  // Card data sent back is a problem whatever the status: a refusal quoting it leaks it too.
+  problems.push(...echoedCardData(text, options.payload, redact));
   // A test of a refusal (a forged call: `expectStatus: 401`) expects a status the service never
   // reads a body of: the status alone is checked, whatever the body (an error page, plain text,
   // an empty body, a gateway's JSON), and nothing of it is quoted.
@@ -393,6 +405,141 @@ export function inspectAnswer(
 /** Whether the expected statuses are refusals only (no 2xx): the status alone is checked. */
 function outcomeIsStatusOnly(statuses: readonly number[] | undefined): boolean {
   return statuses !== undefined && statuses.length > 0 && !statuses.some(isSuccessStatus);
+}
+
+/** The card data a payload carried, which no answer may send back. */
+interface SentCardData {
+  /** The card numbers, their digits only (12 or more). */
+  readonly numbers: readonly string[];
+  /** The CVVs, trimmed (3 characters or more: a shorter one cannot be told from other text). */
+  readonly cvvs: readonly string[];
+}
+
+/**
+ * The card numbers and CVVs of every card object of a payload (`findCardObjects`, as the engine
+ * and `payloadCardSecrets` find them): `CardNumber` in any case, and the keys that name a CVV
+ * (`CVVNumber`, `cvv`, `Cvv2` in any case).
+ */
+function sentCardData(payload: unknown): SentCardData {
+  const value = payloadValue(payload);
+  const numbers = new Set<string>();
+  const cvvs = new Set<string>();
+  if (value === null || typeof value !== "object") return { numbers: [], cvvs: [] };
+  for (const card of findCardObjects(value)) {
+    const record = card as Record<string, unknown>;
+    for (const number of cardNumbersOf(record)) {
+      const digits = cardDigits(number);
+      if (digits !== undefined) numbers.add(digits);
+    }
+    for (const key of Object.keys(record)) {
+      if (!isCvvNumberKey(key) && !namesCvv(key)) continue;
+      const cvv = scalarText(record[key])?.trim();
+      if (cvv !== undefined && cvv.length >= MIN_CVV_LENGTH) cvvs.add(cvv);
+    }
+  }
+  return { numbers: [...numbers], cvvs: [...cvvs] };
+}
+
+/** The shortest CVV looked for: shorter text cannot be told from other text. */
+const MIN_CVV_LENGTH = 3;
+/** At most this many places are named per finding; the rest are counted. */
+const ECHO_PATHS = 5;
+
+/** A string, or the text of a number. */
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  return typeof value === "number" ? String(value) : undefined;
+}
+
+/**
+ * A CVV quoted in a text next to its name (`cvv 737`, `CVC: 737`, `(CVV2=737)`, the request's
+ * JSON as text: `"CVVNumber":"737"`): the CVV's digits
+ * elsewhere (a quantity, an amount, an order number) are not card data. Found on the text with the
+ * CVV masked (`maskSecret`: only where it stands apart from other digits), so that no regular
+ * expression is built from the request's data.
+ */
+const NAMED_MASK = /(?:cvv|cvc|csc|security code)(?:2|number|code)?[^0-9a-z*]{0,4}\*\*\*(?!\*)/i;
+
+function quotesCvv(text: string, cvv: string): boolean {
+  const masked = maskSecret(text, cvv);
+  return masked !== text && NAMED_MASK.test(masked) && !NAMED_MASK.test(text);
+}
+
+/**
+ * Where an answer sends back the card data the call carried, one problem per kind (card number,
+ * CVV), naming the places (a JSON path, `a key of "X"`, or `the body` for an answer that is not
+ * JSON), never the values:
+ * - a card number: a string or number of the answer (or a key) that holds its digits in any
+ *   spelling the library's masking recognises (`maskCardDigits`: spaces, dashes, dots, `+`,
+ *   percent-escapes between the groups);
+ * - a CVV: the value of a key that names a CVV (`CVVNumber`, `cvv`, `Cvv2`, in any case) equal to
+ *   it, or a text quoting it next to its name (`cvv 737`). A CVV is three or four digits: the same
+ *   digits in a quantity, an amount or another field are not taken for it.
+ * The places are masked with `redact` (a key of the answer may hold a secret).
+ */
+function echoedCardData(text: string, payload: unknown, redact: Redactor): string[] {
+  if (payload === undefined) return [];
+  const sent = sentCardData(payload);
+  if (sent.numbers.length === 0 && sent.cvvs.length === 0) return [];
+  const holdsNumber = (value: string) =>
+    sent.numbers.some((digits) => maskCardDigits(value, digits) !== value);
+  const cardAt: string[] = [];
+  const cvvAt: string[] = [];
+  const parsed = parseJson(text.trim());
+  if (parsed.ok && parsed.value !== null && typeof parsed.value === "object") {
+    // An explicit stack: a deeply nested answer must not overflow the call stack.
+    const stack: { value: unknown; path: string[] }[] = [{ value: parsed.value, path: [] }];
+    while (stack.length > 0) {
+      const { value, path } = stack.pop() as { value: unknown; path: string[] };
+      const entries = Array.isArray(value)
+        ? value.map((item, index) => [String(index), item] as const)
+        : Object.entries(value as Record<string, unknown>);
+      for (const [key, item] of entries) {
+        const at = [...path, key];
+        if (!Array.isArray(value) && holdsNumber(key)) cardAt.push(keyPlace(path, redact));
+        if (item !== null && typeof item === "object") {
+          stack.push({ value: item, path: at });
+          continue;
+        }
+        const itemText = scalarText(item);
+        if (itemText === undefined) continue;
+        if (holdsNumber(itemText)) cardAt.push(pathPlace(at, redact));
+        const cvvKey = !Array.isArray(value) && (isCvvNumberKey(key) || namesCvv(key));
+        if (
+          sent.cvvs.some((cvv) => (cvvKey && itemText.trim() === cvv) || quotesCvv(itemText, cvv))
+        ) {
+          cvvAt.push(pathPlace(at, redact));
+        }
+      }
+    }
+  } else {
+    if (holdsNumber(text)) cardAt.push("the body");
+    if (sent.cvvs.some((cvv) => quotesCvv(text, cvv))) cvvAt.push("the body");
+  }
+  // A card number the walk did not find in one place (a JSON number too long to read exactly,
+  // its digits spread over fields) but that the answer's text holds.
+  if (cardAt.length === 0 && parsed.ok && holdsNumber(text)) cardAt.push("the body");
+  const problems: string[] = [];
+  if (cardAt.length > 0) problems.push(echoProblem("the card number", cardAt));
+  if (cvvAt.length > 0) problems.push(echoProblem("the CVV", cvvAt));
+  return problems;
+}
+
+/** A JSON path as `--set` writes it (`PaymentDetails.CardNumber`, `Lines.0.Note`), quoted. */
+function pathPlace(path: readonly string[], redact: Redactor): string {
+  return `"${redact(path.join("."))}"`;
+}
+
+/** A key of the object at `path` (the top level: the answer). */
+function keyPlace(path: readonly string[], redact: Redactor): string {
+  return path.length === 0 ? "a key of the answer" : `a key of ${pathPlace(path, redact)}`;
+}
+
+function echoProblem(what: string, places: readonly string[]): string {
+  const unique = [...new Set(places)];
+  const shown = unique.slice(0, ECHO_PATHS).join(", ");
+  const more = unique.length > ECHO_PATHS ? ` and ${unique.length - ECHO_PATHS} more` : "";
+  return `the answer sends back ${what} this call carried, at ${shown}${more}: card data must never be echoed`;
 }
 
 function isSuccessStatus(status: number): boolean {

@@ -1417,3 +1417,38 @@ describe("simulate --expect 401: the status alone", () => {
     }
   });
 });
+
+// Review-kit K1 through the CLI (the same check as sendCallback).
+describe("simulate: card data sent back", () => {
+  it("fails an answer that echoes the card number and CVV, naming the field, printing neither", async () => {
+    const leaking = await startRawMerchant({
+      PerformOrderPayment: (res, request) => {
+        const { CardNumber, CVVNumber } = JSON.parse(request.body).PaymentDetails;
+        json(res, 200, {
+          Success: true,
+          PaymentAmount: "129.90",
+          PaymentCurrencyCode: "USD",
+          Message: `Charged card ${CardNumber} (cvv ${CVVNumber})`,
+        });
+      },
+    });
+    try {
+      for (const extra of [["--show-body"], ["--json"]]) {
+        const cap = captureIo();
+        const code = await runCli(
+          ["simulate", "PerformOrderPayment", "--url", leaking.base, ...extra],
+          cap.io,
+        );
+        expect(code).toBe(1);
+        const problem =
+          'the answer sends back the card number this call carried, at "Message": card data must never be echoed';
+        if (extra[0] === "--json") expect(cap.stdout).toContain(JSON.stringify(problem));
+        else expect(rowOf(cap.stdout, "PerformOrderPayment")).toContain(problem);
+        expect(cap.stdout + cap.stderr).not.toContain("4111111111111111");
+        expect(cap.stdout + cap.stderr).not.toMatch(/cvv 737/i);
+      }
+    } finally {
+      await leaking.close();
+    }
+  });
+});

@@ -817,7 +817,10 @@ describe("checkResponse given the payload: its card data quoted back is masked, 
     expect(cvv.length).toBeGreaterThanOrEqual(3);
     const text = JSON.stringify({ Success: false, Message: `card ${card} cvv ${cvv} declined` });
     const problems = checkResponse("SendOrderToMerchant", 200, JSON_TYPE, text, { payload });
+    // Review-kit K1: the card data sent back is itself a problem, named by its field.
     expect(problems).toEqual([
+      'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
+      'the answer sends back the CVV this call carried, at "Message": card data must never be echoed',
       `a refusal: "Success" is false (Message "card ************${card.slice(-4)} cvv *** declined"): the endpoint turned the call down`,
     ]);
     const { problems: inspected } = inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, text, {
@@ -906,5 +909,135 @@ describe("checkResponse: the cart's products", () => {
     );
     expect(response.status).toBe(500);
     expect(check("GetCheckoutCartInfo", cart).join("\n")).toContain("hubId");
+  });
+});
+
+// Review-kit K1: an answer quoting the card data the call sent passed with "ok"; the kit masked
+// it in its own output without saying the endpoint had sent it back.
+describe("checkResponse given the payload: an answer that sends the card data back is a problem", () => {
+  const payload = samplePayload("PerformOrderPayment");
+  const paid = { Success: true, PaymentAmount: "1.00", PaymentCurrencyCode: "USD" };
+  const card = "4111111111111111";
+  const cvv = "737";
+  const cardProblem = (paths: string) =>
+    `the answer sends back the card number this call carried, at ${paths}: card data must never be echoed`;
+  const cvvProblem = (paths: string) =>
+    `the answer sends back the CVV this call carried, at ${paths}: card data must never be echoed`;
+
+  it("names the field where the card number and the CVV appear, never their values", () => {
+    const text = JSON.stringify({ ...paid, Message: `Charged card ${card} (cvv ${cvv})` });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([cardProblem('"Message"'), cvvProblem('"Message"')]);
+    expect(problems.join("\n")).not.toMatch(/4111|737/);
+  });
+
+  it("finds the whole request echoed, nested fields by their path", () => {
+    const text = JSON.stringify({ ...paid, Request: payload });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([
+      cardProblem('"Request.PaymentDetails.CardNumber"'),
+      cvvProblem('"Request.PaymentDetails.CVVNumber"'),
+    ]);
+    const order = samplePayload("SendOrderToMerchant");
+    const echoed = JSON.stringify({ Success: true, InternalOrderId: "M-1", ...order });
+    expect(
+      checkResponse("SendOrderToMerchant", 200, JSON_TYPE, echoed, { payload: order }),
+    ).toEqual([
+      cardProblem('"PaymentDetails.CardNumber"'),
+      cvvProblem('"PaymentDetails.CVVNumber"'),
+    ]);
+  });
+
+  it.each([
+    ["spaced", "4111 1111 1111 1111"],
+    ["dashed", "4111-1111-1111-1111"],
+    ["dotted", "4111.1111.1111.1111"],
+    ["percent-encoded", "4111%201111%201111%201111"],
+    ["form-encoded", "4111+1111+1111+1111"],
+  ])("finds the card number %s", (_, spelled) => {
+    const text = JSON.stringify({ ...paid, Lines: [{ Note: `card ${spelled}` }] });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([cardProblem('"Lines.0.Note"')]);
+    expect(problems.join("\n").replace(/\D/g, "")).not.toContain(card);
+  });
+
+  it("finds a card number answered as a JSON number, in a key, or in a body that is not JSON", () => {
+    const asNumber = `{"Success":true,"PaymentAmount":"1.00","PaymentCurrencyCode":"USD","Card":${card}}`;
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, asNumber, { payload })).toEqual([
+      cardProblem('"Card"'),
+    ]);
+    const asKey = JSON.stringify({ ...paid, Cards: { [card]: "charged" } });
+    const keyProblems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, asKey, { payload });
+    expect(keyProblems).toEqual([cardProblem('a key of "Cards"')]);
+    expect(keyProblems.join()).not.toContain(card);
+    const page = `<html><body>Charged ${card}</body></html>`;
+    const pageProblems = checkResponse("PerformOrderPayment", 500, "text/html", page, { payload });
+    expect(pageProblems).toContain(cardProblem("the body"));
+  });
+
+  it("finds the CVV under a CVV key in any case, and next to its name in a text", () => {
+    for (const key of ["CVVNumber", "cvv", "Cvv2", "cardCvv"]) {
+      const text = JSON.stringify({ ...paid, Card: { [key]: cvv } });
+      expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload })).toEqual([
+        cvvProblem(`"Card.${key}"`),
+      ]);
+    }
+    const asNumber = JSON.stringify({ ...paid, cvv: 737 });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, asNumber, { payload })).toEqual([
+      cvvProblem('"cvv"'),
+    ]);
+    const said = JSON.stringify({ ...paid, Message: `CVC: ${cvv} accepted` });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, said, { payload })).toEqual([
+      cvvProblem('"Message"'),
+    ]);
+    // The request echoed as a text (a "debug" answer): its card number and its CVV.
+    const debug = JSON.stringify({ ...paid, Description: JSON.stringify(payload) });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, debug, { payload })).toEqual([
+      cardProblem('"Description"'),
+      cvvProblem('"Description"'),
+    ]);
+  });
+
+  it("does not take the CVV's digits elsewhere, or the card's last four digits, for card data", () => {
+    const text = JSON.stringify({
+      ...paid,
+      PaymentAmount: "737.00",
+      Quantity: 737,
+      Code: "737",
+      Message: "order 737 of 1737 items, card ending 1111, ************1111",
+      CardNumberLastFourDigits: "1111",
+      Cvv: "***",
+    });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload })).toEqual([]);
+  });
+
+  it("finds card data in a refusal too, and under the card keys in another case in the payload", () => {
+    const cased = {
+      ...samplePayload("PerformOrderPayment"),
+      PaymentDetails: undefined,
+      paymentDetails: { cardNumber: "1234 5678  1234 5678", cvvNumber: "4821" },
+    };
+    const text = JSON.stringify({ Success: false, Message: "card 1234567812345678", Cvv: "4821" });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload: cased });
+    expect(problems.slice(0, 2)).toEqual([cardProblem('"Message"'), cvvProblem('"Cvv"')]);
+    expect(problems.join("\n")).not.toMatch(/1234567812345678|4821/);
+  });
+
+  it("finds card data in the body of an expected refusal status (expectStatus 401)", () => {
+    const text = `Unauthorized: ${JSON.stringify(payload)}`;
+    expect(
+      checkResponse("PerformOrderPayment", 401, "text/plain", text, { payload, expectStatus: 401 }),
+    ).toEqual([cardProblem("the body"), cvvProblem("the body")]);
+  });
+
+  it("without the payload, or without card data in it, finds nothing to look for", () => {
+    const text = JSON.stringify({ ...paid, Cvv: cvv });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text)).toEqual([]);
+    const noCard = samplePayload("PerformOrderPayment", {
+      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+    });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload: noCard })).toEqual(
+      [],
+    );
   });
 });
