@@ -59,6 +59,35 @@ export function positiveInteger(
   return number;
 }
 
+/** The most seconds `--expires-in` takes either way: ten years. */
+const MAX_LIFETIME_SECONDS = 10 * 366 * 24 * 3600;
+
+/**
+ * `--expires-in`: the tokens' lifetime in whole seconds (`exp` = `iat` + it, `iat` now), negative
+ * for an already expired token: `-3600` is past any verifier's clock tolerance. Absent, undefined
+ * (the default lifetime, 300 s). It needs a key: without one no token is sent, and an
+ * expired-token test would pass for the wrong reason (no token at all).
+ */
+export function lifetimeSeconds(value: string | undefined, signing: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value.trim());
+  if (
+    !/^[+-]?\d+$/.test(value.trim()) ||
+    !Number.isSafeInteger(number) ||
+    Math.abs(number) > MAX_LIFETIME_SECONDS
+  ) {
+    throw new UsageError(
+      `--expires-in must be a whole number of seconds (at most ${MAX_LIFETIME_SECONDS} either way; negative: an already expired token), got "${value}"`,
+    );
+  }
+  if (!signing) {
+    throw new UsageError(
+      "--expires-in needs --private-key: without a key no token is sent, so its lifetime is not tested",
+    );
+  }
+  return number;
+}
+
 /** The base URL: http(s) only. */
 export function baseUrl(value: string | undefined): string {
   if (value === undefined || value.trim() === "") {
@@ -163,6 +192,7 @@ export async function simulateCommand(
   const payloads = await payloadsOf(callbacks, text("payload"), command.list("set"));
   const merchantGuid = guidOf(text("guid"));
   const keyFile = text("private-key");
+  const expiresInSeconds = lifetimeSeconds(text("expires-in"), keyFile !== undefined);
   const privateKey = keyFile === undefined ? undefined : await loadPrivateKey(keyFile);
 
   // With --json, stdout carries the JSON only; progress goes to a terminal's stderr.
@@ -191,6 +221,7 @@ export async function simulateCommand(
     sessionId: text("session-id"),
     issuer: text("issuer"),
     audience: text("audience"),
+    expiresInSeconds,
     slowMs,
     timeoutMs,
     expect,

@@ -1452,3 +1452,110 @@ describe("simulate: card data sent back", () => {
     }
   });
 });
+
+// Review-kit K6: the CLI could not send an expired token, so a verifier ignoring exp passed.
+describe("simulate --expires-in: the tokens' lifetime, negative for an expired token", () => {
+  /** The claims of the token of the last call `bad` saw. */
+  const lastClaims = (): { iat: number; exp: number } => {
+    const token = bad.seen.at(-1)?.headers.authorization?.slice("Bearer ".length) ?? "";
+    return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
+  };
+
+  it("signs tokens with exp = iat + the seconds given, a negative value as typed or after =", async () => {
+    for (const [args, lifetime] of [
+      [["--expires-in", "60"], 60],
+      [["--expires-in", "-3600"], -3600],
+      [["--expires-in=-3600"], -3600],
+      [["--expires-in", "+30"], 30],
+    ] as const) {
+      await runCli(
+        ["simulate", "UpdateOrderStatus", "--url", bad.base, "--private-key", keyFile, ...args],
+        captureIo().io,
+      );
+      const claims = lastClaims();
+      expect(claims.exp - claims.iat, args.join(" ")).toBe(lifetime);
+    }
+    await runCli(
+      ["simulate", "UpdateOrderStatus", "--url", bad.base, "--private-key", keyFile],
+      captureIo().io,
+    );
+    expect(lastClaims().exp - lastClaims().iat).toBe(300);
+  });
+
+  it("--expires-in -3600 --expect 401: an endpoint that checks exp refuses every call, exits 0", async () => {
+    const expired = captureIo();
+    const code = await runCli(
+      ["simulate", "all", ...signedAt(good.base), "--expires-in", "-3600", "--expect", "401"],
+      expired.io,
+    );
+    expect(expired.stdout).toContain("14 of 14 passed.");
+    expect(code).toBe(0);
+    // Expecting a success, the same expired token is the failure.
+    const cap = captureIo();
+    expect(
+      await runCli(
+        ["simulate", "UpdateOrderStatus", ...signedAt(good.base), "--expires-in=-3600"],
+        cap.io,
+      ),
+    ).toBe(1);
+    expect(rowOf(cap.stdout, "UpdateOrderStatus")).toMatch(/← 401 /);
+  });
+
+  it("an endpoint that ignores exp fails the expired-token check", async () => {
+    const cap = captureIo();
+    // `bad` accepts any token: its well-formed answers are 200s.
+    const code = await runCli(
+      [
+        "simulate",
+        "SendAdditionalRequiredDocumentsToMerchant",
+        "--url",
+        bad.base,
+        "--private-key",
+        keyFile,
+        "--expires-in",
+        "-3600",
+        "--expect",
+        "401",
+      ],
+      cap.io,
+    );
+    expect(code).toBe(1);
+    expect(rowOf(cap.stdout, "SendAdditionalRequiredDocumentsToMerchant")).toContain(
+      "HTTP 200: expected 401",
+    );
+  });
+
+  it("refuses a value that is not a whole number of seconds, or without --private-key, naming the flag", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--expires-in", "soon"], /--expires-in must be a whole number of seconds.*got "soon"/],
+      [["--expires-in", "1.5"], /--expires-in must be a whole number of seconds.*got "1\.5"/],
+      [["--expires-in="], /--expires-in must be a whole number of seconds.*got ""/],
+      [["--expires-in", "-1e3"], /--expires-in must be a whole number of seconds/],
+      [["--expires-in", "99999999999"], /--expires-in must be a whole number of seconds \(at most/],
+      [["--expires-in"], /--expires-in needs a value \(--expires-in <seconds>\)/],
+      [
+        ["--expire-in", "60"],
+        /unknown option --expire-in for simulate; did you mean --expires-in\?/,
+      ],
+    ];
+    for (const [extra, message] of cases) {
+      const args = ["simulate", "all", "--url", good.base, "--private-key", keyFile, ...extra];
+      const cap = captureIo();
+      expect(await runCli(args, cap.io), args.join(" ")).toBe(2);
+      expect(cap.stderr, args.join(" ")).toMatch(message);
+      expect(cap.stdout).toBe("");
+    }
+    const unsigned = captureIo();
+    expect(
+      await runCli(["simulate", "all", "--url", good.base, "--expires-in", "-3600"], unsigned.io),
+    ).toBe(2);
+    expect(unsigned.stderr).toMatch(/--expires-in needs --private-key/);
+  });
+
+  it("is listed in simulate --help, with the expired-token example", async () => {
+    const cap = captureIo();
+    expect(await runCli(["simulate", "--help"], cap.io)).toBe(0);
+    expect(cap.stdout).toContain("--expires-in <seconds>");
+    expect(cap.stdout).toContain("--expires-in -3600 --expect 401");
+  });
+});
