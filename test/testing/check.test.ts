@@ -1030,6 +1030,96 @@ describe("checkResponse given the payload: an answer that sends the card data ba
     ).toEqual([cardProblem("the body"), cvvProblem("the body")]);
   });
 
+  // Second-kita S1: the verdict joined the digits of separate numbers (a BIN, the last four, an
+  // amount, an auth code) across a text or the whole answer, and failed a correct merchant.
+  it.each([
+    [
+      "the mask, the last four and a quantity",
+      { CardMask: "411111******1111", CardLastFour: "1111", Quantity: "11" },
+    ],
+    [
+      "the BIN, the last four, installments and an auth code",
+      { CardBin: "411111", CardLastFour: "1111", Installments: 1, AuthCode: "111111" },
+    ],
+    [
+      "a message with the mask and an amount",
+      { Message: "Visa 411111******1111 charged 1,111.11 EUR" },
+    ],
+    [
+      "a message with the mask and an auth code",
+      { Message: "Visa 411111******1111 approved, auth code 111111" },
+    ],
+    [
+      "an order number and references",
+      { InternalOrderId: "4111", Message: "Order 4111 paid, 1111 ref, 11111111 auth" },
+    ],
+    ["the BIN and last four as numbers", { Bin: 411111, Last4: 1111, Ref: 111111 }],
+    [
+      "dates and amounts",
+      {
+        PaymentAmount: "111.11",
+        Created: "2011-11-11T11:11:11Z",
+        Note: "4111 / 1111 / 1111 / 1111",
+      },
+    ],
+  ])("does not take separate numbers for the card number: %s", (_, fields) => {
+    const text = JSON.stringify({ ...paid, ...fields });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload })).toEqual([]);
+    const page = `<html><body>${Object.values(fields).join(", ")}</body></html>`;
+    expect(
+      checkResponse("PerformOrderPayment", 200, "text/html", page, { payload }).filter((problem) =>
+        problem.includes("sends back"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("finds the card number written as one number, spelled in a body that is not JSON", () => {
+    for (const spelled of [
+      card,
+      "4111 1111 1111 1111",
+      "4111-1111-1111-1111",
+      "4111%201111%201111%201111",
+      "4111%25201111%25201111%25201111",
+      "4111&#160;1111&#160;1111&#160;1111",
+    ]) {
+      const page = `Unauthorized (card ${spelled}, ref 11)`;
+      expect(
+        checkResponse("PerformOrderPayment", 401, "text/plain", page, {
+          payload,
+          expectStatus: 401,
+        }),
+      ).toEqual([cardProblem("the body")]);
+    }
+  });
+
+  it("finds a card number answered as a JSON number of 19 digits (too long to read exactly)", () => {
+    const long = "6011000990139424123";
+    const cards = {
+      ...payload,
+      PaymentDetails: { ...payload.PaymentDetails, CardNumber: long, CVVNumber: null },
+    };
+    const text = `{"Success":true,"PaymentAmount":"1.00","PaymentCurrencyCode":"USD","Card":${long}}`;
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload: cards })).toEqual([
+      cardProblem("the body"),
+    ]);
+  });
+
+  // Second-kita S2: the walk copied the whole path for every entry (quadratic in depth).
+  it("walks a deeply nested answer in linear time", () => {
+    const depth = 20_000;
+    for (const text of [
+      "[".repeat(depth) + "]".repeat(depth),
+      `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
+    ]) {
+      const started = performance.now();
+      checkResponse("PerformOrderPayment", 401, JSON_TYPE, text, { payload, expectStatus: 401 });
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+    const deep = `${'{"a":'.repeat(depth)}{"Note":"card ${card}"}${"}".repeat(depth)}`;
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, deep, { payload });
+    expect(problems[0]).toBe(cardProblem(`"${"a.".repeat(depth)}Note"`));
+  });
+
   it("without the payload, or without card data in it, finds nothing to look for", () => {
     const text = JSON.stringify({ ...paid, Cvv: cvv });
     expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text)).toEqual([]);
