@@ -126,7 +126,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
         type: "string",
         value: "<seconds>",
         description:
-          "Lifetime of the tokens, from iat to exp (default: 300); negative for an already expired token (--expires-in -3600)",
+          "Lifetime of the tokens, from iat to exp (default: 300); negative for an already expired token, past the verifier's clock tolerance (the library's is 60 s): -300 or less, e.g. --expires-in -3600; 0 to -299 are refused",
       },
       "slow-ms": {
         type: "string",

@@ -1552,10 +1552,32 @@ describe("simulate --expires-in: the tokens' lifetime, negative for an expired t
     expect(unsigned.stderr).toMatch(/--expires-in needs --private-key/);
   });
 
+  // Second-kita S3: a token expired by less than a verifier's clock tolerance (the library
+  // allows 60 s) is still accepted, so `--expires-in -30 --expect 401` failed a correct endpoint.
+  it("refuses 0 and a negative value within a verifier's clock tolerance (above -300), saying why", async () => {
+    for (const value of ["0", "-0", "-1", "-30", "-60", "-299"]) {
+      const args = ["simulate", "all", "--url", good.base, "--private-key", keyFile];
+      const cap = captureIo();
+      expect(await runCli([...args, "--expires-in", value], cap.io), value).toBe(2);
+      expect(cap.stderr, value).toMatch(
+        /--expires-in .*clock tolerance.*60 s.*-300 or less.*--expires-in -3600/,
+      );
+      expect(cap.stdout).toBe("");
+    }
+    const past = captureIo();
+    expect(
+      await runCli(
+        ["simulate", "all", ...signedAt(good.base), "--expires-in=-300", "--expect", "401"],
+        past.io,
+      ),
+    ).toBe(0);
+  });
+
   it("is listed in simulate --help, with the expired-token example", async () => {
     const cap = captureIo();
     expect(await runCli(["simulate", "--help"], cap.io)).toBe(0);
     expect(cap.stdout).toContain("--expires-in <seconds>");
     expect(cap.stdout).toContain("--expires-in -3600 --expect 401");
+    expect(cap.stdout).toMatch(/clock tolerance/);
   });
 });
