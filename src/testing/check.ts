@@ -453,12 +453,15 @@ function scalarText(value: unknown): string | undefined {
 
 /**
  * A CVV quoted in a text next to its name (`cvv 737`, `CVC: 737`, `(CVV2=737)`, the request's
- * JSON as text: `"CVVNumber":"737"`): the CVV's digits
+ * JSON as text: `"CVVNumber" : "737"`, a PHP dump: `[CVVNumber] => 737`, `["CVVNumber"]=>
+ * string(3) "737"`, an HTML table: `<th>CVVNumber</th><td>737</td>`), with no word between
+ * them (`CVV check passed; code 737` is not one): the CVV's digits
  * elsewhere (a quantity, an amount, an order number) are not card data. Found on the text with the
  * CVV masked (`maskSecret`: only where it stands apart from other digits), so that no regular
  * expression is built from the request's data.
  */
-const NAMED_MASK = /(?:cvv|cvc|csc|security code)(?:2|number|code)?[^0-9a-z*]{0,4}\*\*\*(?!\*)/i;
+const NAMED_MASK =
+  /(?:cvv|cvc|csc|security code)(?:2|number|code)?(?:[^0-9a-z*]|<\/?t[dhr]>|string\(\d{1,2}\)){0,12}\*\*\*(?!\*)/i;
 
 function quotesCvv(text: string, cvv: string): boolean {
   const masked = maskSecret(text, cvv);

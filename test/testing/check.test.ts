@@ -1030,6 +1030,35 @@ describe("checkResponse given the payload: an answer that sends the card data ba
     ).toEqual([cardProblem("the body"), cvvProblem("the body")]);
   });
 
+  // Second-kita S4: a CVV next to its name in common dumps of a request (spaced JSON, PHP
+  // print_r and var_dump, an HTML table) was not found: at most 4 punctuation characters between.
+  it.each([
+    ["spaced JSON", '{ "CVVNumber" : "737" }x'],
+    ["PHP print_r", "Array\n(\n    [CardNumber] => ************\n    [CVVNumber] => 737\n)"],
+    ["PHP var_dump", 'array(2) {\n  ["CVVNumber"]=>\n  string(3) "737"\n}'],
+    ["an HTML table", "<table><tr><th>CVVNumber</th><td>737</td></tr></table>"],
+  ])("finds the CVV next to its name in %s", (_, page) => {
+    const problems = checkResponse("PerformOrderPayment", 500, "text/html", page, { payload });
+    expect(problems).toContain(cvvProblem("the body"));
+    expect(problems.join("\n")).not.toContain(cvv);
+  });
+
+  it("does not take a CVV's digits after a word following its name for the CVV", () => {
+    for (const message of [
+      "CVV check passed; code 737",
+      "CVV2 match. Amount 737",
+      "Security code OK / 737 items",
+      "<th>CVV result</th><td>M</td><th>Items</th><td>737</td>",
+      "cvv: M ---------------------------- 737",
+    ]) {
+      const text = JSON.stringify({ ...paid, Message: message });
+      expect(
+        checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload }),
+        message,
+      ).toEqual([]);
+    }
+  });
+
   // Second-kita S1: the verdict joined the digits of separate numbers (a BIN, the last four, an
   // amount, an auth code) across a text or the whole answer, and failed a correct merchant.
   it.each([
