@@ -1451,6 +1451,34 @@ describe("simulate: card data sent back", () => {
       await leaking.close();
     }
   });
+
+  // Second-kita S1: the masked card and an auth code, whose digits joined hold the card number,
+  // failed a correct merchant.
+  it("passes an answer quoting the masked card and an auth code (separate numbers)", async () => {
+    const masking = await startRawMerchant({
+      PerformOrderPayment: (res) => {
+        json(res, 200, {
+          Success: true,
+          PaymentAmount: "129.90",
+          PaymentCurrencyCode: "USD",
+          CardBin: "411111",
+          CardLastFour: "1111",
+          Message: "Visa 411111******1111 approved, auth code 111111",
+        });
+      },
+    });
+    try {
+      const cap = captureIo();
+      const code = await runCli(
+        ["simulate", "PerformOrderPayment", "--url", masking.base, "--show-body"],
+        cap.io,
+      );
+      expect(cap.stdout).not.toContain("sends back");
+      expect(code).toBe(0);
+    } finally {
+      await masking.close();
+    }
+  });
 });
 
 // Review-kit K6: the CLI could not send an expired token, so a verifier ignoring exp passed.
