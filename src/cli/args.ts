@@ -122,6 +122,12 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       },
       issuer: { type: "string", value: "<iss>", description: "iss claim of the tokens" },
       audience: { type: "string", value: "<aud>", description: "aud claim of the tokens" },
+      "expires-in": {
+        type: "string",
+        value: "<seconds>",
+        description:
+          "Lifetime of the tokens, from iat to exp (default: 300); negative for an already expired token, past the verifier's clock tolerance (the library's is 60 s): -300 or less, e.g. --expires-in -3600; 0 to -299 are refused",
+      },
       "slow-ms": {
         type: "string",
         value: "<n>",
@@ -137,6 +143,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       `${PROGRAM} simulate all --url http://127.0.0.1:3000/crossborder --private-key keys/service-test-private.pem --guid "\${MERCHANT_GUID:?set MERCHANT_GUID to the GUID your endpoint checks}"`,
       `${PROGRAM} simulate SendOrderToMerchant --url … --private-key … --set OrderId=GE-42 --show-body`,
       `${PROGRAM} simulate all --url … --private-key stranger.pem --expect 401   # a forged call is refused`,
+      `${PROGRAM} simulate all --url … --private-key … --guid … --expires-in -3600 --expect 401   # an expired token is refused`,
       `${PROGRAM} simulate GetCheckoutCartInfo --url … --private-key … --cart-token nope --expect refusal`,
       `${PROGRAM} simulate all --url … --private-key … --cart-method POST --path UpdateParcelDispatch=/parcels --header "X-Shop-Secret: $SECRET"`,
     ],
@@ -256,6 +263,32 @@ function quotedOption(message: string): string | undefined {
   return /'(-[^' ]+)/.exec(message)?.[1];
 }
 
+/** The options whose value may be a negative number (`--expires-in -3600`). */
+const NEGATIVE_VALUES: ReadonlySet<string> = new Set(["expires-in"]);
+
+/**
+ * The arguments with `--expires-in -3600` written `--expires-in=-3600`: parseArgs takes a value
+ * starting with "-" for an option and refuses it as ambiguous; a negative number is never one.
+ */
+function joinNegativeValues(args: readonly string[], spec: CommandSpec): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : "";
+    if (
+      NEGATIVE_VALUES.has(name) &&
+      Object.hasOwn(spec.options, name) &&
+      next !== undefined &&
+      /^-\d/.test(next)
+    ) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /** Reads the arguments after the program name. Throws `UsageError` for a mistake. */
 export function parseCommand(args: readonly string[]): Parsed {
   const [first, ...rest] = args;
@@ -285,7 +318,12 @@ export function parseCommand(args: readonly string[]): Parsed {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(rest, spec),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : String(error);

@@ -59,6 +59,49 @@ export function positiveInteger(
   return number;
 }
 
+/** The most seconds `--expires-in` takes either way: ten years. */
+const MAX_LIFETIME_SECONDS = 10 * 366 * 24 * 3600;
+
+/**
+ * The highest expired lifetime `--expires-in` takes: a token expired by less is still accepted by
+ * a verifier that allows clock skew (the library's `verifyJwt` allows 60 s; .NET's default is
+ * 300 s), so an expired-token test would fail a correct endpoint. 0 too: `exp == iat == now` is
+ * expired for a verifier with no tolerance and valid for one with some.
+ */
+const MAX_EXPIRED_LIFETIME_SECONDS = -300;
+
+/**
+ * `--expires-in`: the tokens' lifetime in whole seconds (`exp` = `iat` + it, `iat` now), negative
+ * for an already expired token: `-3600` is past any verifier's clock tolerance; 0 and
+ * -1 … -299 are refused (see {@link MAX_EXPIRED_LIFETIME_SECONDS}). Absent, undefined
+ * (the default lifetime, 300 s). It needs a key: without one no token is sent, and an
+ * expired-token test would pass for the wrong reason (no token at all).
+ */
+export function lifetimeSeconds(value: string | undefined, signing: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value.trim());
+  if (
+    !/^[+-]?\d+$/.test(value.trim()) ||
+    !Number.isSafeInteger(number) ||
+    Math.abs(number) > MAX_LIFETIME_SECONDS
+  ) {
+    throw new UsageError(
+      `--expires-in must be a whole number of seconds (at most ${MAX_LIFETIME_SECONDS} either way; negative: an already expired token), got "${value}"`,
+    );
+  }
+  if (number <= 0 && number > MAX_EXPIRED_LIFETIME_SECONDS) {
+    throw new UsageError(
+      `--expires-in ${value.trim()} is within a verifier's clock tolerance (the library allows 60 s of skew, others up to 300 s), so a correct endpoint may still accept the token: for an expired token use ${MAX_EXPIRED_LIFETIME_SECONDS} or less (--expires-in -3600); for a valid one, a positive lifetime`,
+    );
+  }
+  if (!signing) {
+    throw new UsageError(
+      "--expires-in needs --private-key: without a key no token is sent, so its lifetime is not tested",
+    );
+  }
+  return number;
+}
+
 /** The base URL: http(s) only. */
 export function baseUrl(value: string | undefined): string {
   if (value === undefined || value.trim() === "") {
@@ -165,6 +208,7 @@ export async function simulateCommand(
   const payloads = await payloadsOf(callbacks, text("payload"), command.list("set"));
   const merchantGuid = guidOf(text("guid"));
   const keyFile = text("private-key");
+  const expiresInSeconds = lifetimeSeconds(text("expires-in"), keyFile !== undefined);
   const privateKey = keyFile === undefined ? undefined : await loadPrivateKey(keyFile);
 
   // With --json, stdout carries the JSON only; progress goes to a terminal's stderr.
@@ -193,6 +237,7 @@ export async function simulateCommand(
     sessionId: text("session-id"),
     issuer: text("issuer"),
     audience: text("audience"),
+    expiresInSeconds,
     slowMs,
     timeoutMs,
     expect,

@@ -174,6 +174,8 @@ export interface SimulateOptions {
   readonly sessionId?: string | undefined;
   readonly issuer?: string | undefined;
   readonly audience?: string | undefined;
+  /** The tokens' lifetime in seconds (`--expires-in`); negative: already expired. Default 300. */
+  readonly expiresInSeconds?: number | undefined;
   readonly slowMs?: number | undefined;
   readonly timeoutMs?: number | undefined;
   /** What every answer must be (default: a 2xx success). */
@@ -321,7 +323,11 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         cartToken: options.cartToken,
         authToken: options.authToken,
         sessionId: options.sessionId,
-        tokenOptions: { issuer: options.issuer, audience: options.audience },
+        tokenOptions: {
+          issuer: options.issuer,
+          audience: options.audience,
+          expiresInSeconds: options.expiresInSeconds,
+        },
         slowMs: options.slowMs,
         timeoutMs: options.timeoutMs,
         expectStatus: options.expect?.statuses,

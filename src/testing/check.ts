@@ -1,8 +1,9 @@
 import { assertOptionalOneOf } from "../auth/validate.js";
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
-import { cardSecretsOf } from "../core/card.js";
+import { cardSecretsOf, namesCvv } from "../core/card.js";
+import { cardNumbersOf, isCvvNumberKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
-import { createRedactor, type Redactor } from "../core/redact.js";
+import { cardDigits, createRedactor, maskSecret, type Redactor } from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import type { CallbackName } from "../core/types.js";
@@ -20,8 +21,9 @@ export interface CheckResponseOptions {
   readonly slowMs?: number | undefined;
   /**
    * The HTTP statuses the answer is expected to have (a test of a refusal: `401`, `[401, 403]`).
-   * Any other status is a problem. Default: any 2xx, since the service counts every other answer
-   * as a failed call.
+   * Any other status is a problem. With only non-2xx statuses listed, the status alone is
+   * checked: the body of a refusal (an error page, plain text, nothing) is not judged. Default:
+   * any 2xx, since the service counts every other answer as a failed call.
    */
   readonly expectStatus?: number | readonly number[] | undefined;
   /**
@@ -145,7 +147,10 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  * - a successful ValidateGiftCard or ValidateVoucher answer without a boolean `IsValid`, a
  *   successful RedeemGiftCard or RefundGiftCard answer saying `IsValid` false (the service takes
  *   the card as debited or credited), and a gift-card or voucher answer whose `Balance` is not text;
- * - an answer slower than `slowMs` (when `durationMs` is given).
+ * - an answer slower than `slowMs` (when `durationMs` is given);
+ * - given `payload`, whatever the status: the card data it carried sent back (its card number in
+ *   any spelling the masking knows, its CVV under a key naming a CVV or next to its name in a
+ *   text), the problem naming the field, never the value.
  *
  * A refusal is the endpoint turning the call down: a problem when a success is expected (a wrong
  * key, GUID or cart), what a test of a forged call expects (`expectStatus: 401` or
@@ -285,6 +290,12 @@ export function inspectAnswer(
   if (options.durationMs !== undefined && options.durationMs > slowMs) {
     problems.push(`slow: answered in ${Math.round(options.durationMs)} ms (limit ${slowMs} ms)`);
   }
+  // Card data sent back is a problem whatever the status: a refusal quoting it leaks it too.
+  problems.push(...echoedCardData(text, options.payload, redact));
+  // A test of a refusal (a forged call: `expectStatus: 401`) expects a status the service never
+  // reads a body of: the status alone is checked, whatever the body (an error page, plain text,
+  // an empty body, a gateway's JSON), and nothing of it is quoted.
+  if (outcomeIsStatusOnly(statuses)) return found();
 
   const type = mediaType(contentType);
   // The answer's content type, as its other texts, is quoted masked.
@@ -383,6 +394,282 @@ export function inspectAnswer(
     }
   }
   return found();
+}
+
+/** Whether the expected statuses are refusals only (no 2xx): the status alone is checked. */
+function outcomeIsStatusOnly(statuses: readonly number[] | undefined): boolean {
+  return statuses !== undefined && statuses.length > 0 && !statuses.some(isSuccessStatus);
+}
+
+/** The card data a payload carried, which no answer may send back. */
+interface SentCardData {
+  /** The card numbers, their digits only (12 or more). */
+  readonly numbers: readonly string[];
+  /** The card numbers as the payload wrote them, when not digits only (`1234 5678  1234 5678`). */
+  readonly spellings: readonly string[];
+  /** The CVVs, trimmed (3 characters or more: a shorter one cannot be told from other text). */
+  readonly cvvs: readonly string[];
+}
+
+/**
+ * The card numbers and CVVs of every card object of a payload (`findCardObjects`, as the engine
+ * and `payloadCardSecrets` find them): `CardNumber` in any case, and the keys that name a CVV
+ * (`CVVNumber`, `cvv`, `Cvv2` in any case).
+ */
+function sentCardData(payload: unknown): SentCardData {
+  const value = payloadValue(payload);
+  const numbers = new Set<string>();
+  const spellings = new Set<string>();
+  const cvvs = new Set<string>();
+  if (value === null || typeof value !== "object") return { numbers: [], spellings: [], cvvs: [] };
+  for (const card of findCardObjects(value)) {
+    const record = card as Record<string, unknown>;
+    for (const number of cardNumbersOf(record)) {
+      const digits = cardDigits(number);
+      if (digits === undefined) continue;
+      numbers.add(digits);
+      const written = typeof number === "string" ? number.trim() : digits;
+      if (written !== digits) spellings.add(written);
+    }
+    for (const key of Object.keys(record)) {
+      if (!isCvvNumberKey(key) && !namesCvv(key)) continue;
+      const cvv = scalarText(record[key])?.trim();
+      if (cvv !== undefined && cvv.length >= MIN_CVV_LENGTH) cvvs.add(cvv);
+    }
+  }
+  return { numbers: [...numbers], spellings: [...spellings], cvvs: [...cvvs] };
+}
+
+/** The shortest CVV looked for: shorter text cannot be told from other text. */
+const MIN_CVV_LENGTH = 3;
+/** At most this many places are named per finding; the rest are counted. */
+const ECHO_PATHS = 5;
+
+/** A string, or the text of a number. */
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  return typeof value === "number" ? String(value) : undefined;
+}
+
+/**
+ * A CVV quoted in a text next to its name (`cvv 737`, `CVC: 737`, `(CVV2=737)`, the request's
+ * JSON as text: `"CVVNumber" : "737"`, a PHP dump: `[CVVNumber] => 737`, `["CVVNumber"]=>
+ * string(3) "737"`, an HTML table: `<th>CVVNumber</th><td>737</td>`), with no word between
+ * them (`CVV check passed; code 737` is not one): the CVV's digits
+ * elsewhere (a quantity, an amount, an order number) are not card data. Found on the text with the
+ * CVV masked (`maskSecret`: only where it stands apart from other digits), so that no regular
+ * expression is built from the request's data.
+ */
+const NAMED_MASK =
+  /(?:cvv|cvc|csc|security code)(?:2|number|code)?(?:[^0-9a-z*]|<\/?t[dhr]>|string\(\d{1,2}\)){0,12}\*\*\*(?!\*)/i;
+
+function quotesCvv(text: string, cvv: string): boolean {
+  const masked = maskSecret(text, cvv);
+  return masked !== text && NAMED_MASK.test(masked) && !NAMED_MASK.test(text);
+}
+
+/**
+ * The separators a card number written as one number may have between its digit groups: a space
+ * (no-break and thin spaces too), a dash, a dot or a `+` (a form-encoded space).
+ */
+const CARD_SEPARATORS = " \u00a0\u2007\u2009\u202f-\u2010\u2011\u2012\u2013.+";
+
+/** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
+const TEXT_ESCAPE =
+  /%([0-9A-Fa-f]{2})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|\\u([0-9A-Fa-f]{4})/g;
+
+/**
+ * The text with its escapes read, for finding a card number sent encoded (`4111%201111…`,
+ * `4111%25201111…` encoded twice, `&#160;`, `&nbsp;`, `\u00a0` written as text).
+ */
+function readEscapes(text: string): string {
+  if (!text.includes("%") && !text.includes("&") && !text.includes("\\")) return text;
+  let read = text;
+  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, "%");
+  read = read.replace(/%C2%A0|&nbsp;/gi, "\u00a0");
+  return read.replace(
+    TEXT_ESCAPE,
+    (written, percent?: string, decimal?: string, hex?: string, json?: string) => {
+      const code =
+        percent !== undefined
+          ? Number.parseInt(percent, 16)
+          : decimal !== undefined
+            ? Number.parseInt(decimal, 10)
+            : Number.parseInt((hex ?? json) as string, 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : written;
+    },
+  );
+}
+
+/**
+ * Whether a text writes the card number (its digits, `card`) as one number: whole groups of
+ * digits, one after the other, with the same separator (see {@link CARD_SEPARATORS}) between all
+ * of them, or none, escapes read. Separate numbers whose digits happen to join into the card (a
+ * BIN, the last four, an amount, an auth code: `411111******1111 approved, code 111111`) are not
+ * the card number: an answer may quote those.
+ */
+function writesCardNumber(text: string, card: string): boolean {
+  const read = readEscapes(text);
+  const groups: string[] = [];
+  const separators: string[] = [];
+  let i = 0;
+  while (i < read.length) {
+    if (!isDigitAt(read, i)) {
+      i++;
+      continue;
+    }
+    // One run: digit groups joined by single separators.
+    groups.length = 0;
+    separators.length = 0;
+    for (;;) {
+      const from = i;
+      while (isDigitAt(read, i)) i++;
+      groups.push(read.slice(from, i));
+      const separator = read.charAt(i);
+      if (separator === "" || !CARD_SEPARATORS.includes(separator) || !isDigitAt(read, i + 1)) {
+        break;
+      }
+      separators.push(separator);
+      i++;
+    }
+    if (runHoldsCard(groups, separators, card)) return true;
+  }
+  return false;
+}
+
+/** Whether some whole groups of a run, in a row and joined by one separator, are the card. */
+function runHoldsCard(groups: readonly string[], separators: readonly string[], card: string) {
+  for (let a = 0; a < groups.length; a++) {
+    let size = 0;
+    for (let b = a; b < groups.length; b++) {
+      if (b > a + 1 && separators[b - 1] !== separators[a]) break;
+      const group = groups[b] as string;
+      if (!card.startsWith(group, size)) break;
+      size += group.length;
+      if (size === card.length) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a text holds `written` (a card number as the payload wrote it) apart from other digits. */
+function quotesSpelling(text: string, written: string): boolean {
+  const read = readEscapes(text);
+  for (let at = read.indexOf(written); at !== -1; at = read.indexOf(written, at + 1)) {
+    if (!isDigitAt(read, at - 1) && !isDigitAt(read, at + written.length)) return true;
+  }
+  return false;
+}
+
+function isDigitAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= 48 && code <= 57;
+}
+
+/** A JSON number of 12 digits or more, as the answer's text writes it (it may not read exactly). */
+const LONG_JSON_NUMBER = /[:[,]\s*(\d{12,})\s*(?=[,\]}])/g;
+
+/** A place of the answer's walk: the key that leads to it from its parent (none at the top). */
+interface Place {
+  readonly value: object;
+  readonly parent: Place | undefined;
+  readonly key: string;
+}
+
+/** The path of a place (and then `key`), built only for a finding. */
+function pathOf(place: Place, key?: string): string[] {
+  const path: string[] = key === undefined ? [] : [key];
+  for (let at: Place | undefined = place; at?.parent !== undefined; at = at.parent) {
+    path.push(at.key);
+  }
+  return path.reverse();
+}
+
+/**
+ * Where an answer sends back the card data the call carried, one problem per kind (card number,
+ * CVV), naming the places (a JSON path, `a key of "X"`, or `the body` for an answer that is not
+ * JSON), never the values:
+ * - a card number: a string (or a key) that writes it as one number (see
+ *   {@link writesCardNumber}: `4111 1111 1111 1111`, `4111-1111…`, `4111%201111…`) or as the
+ *   payload wrote it, or a JSON number equal to it;
+ * - a CVV: the value of a key that names a CVV (`CVVNumber`, `cvv`, `Cvv2`, in any case) equal to
+ *   it, or a text quoting it next to its name (`cvv 737`). A CVV is three or four digits: the same
+ *   digits in a quantity, an amount or another field are not taken for it.
+ * The places are masked with `redact` (a key of the answer may hold a secret). The walk keeps a
+ * link to each parent and builds a path only for a finding: a deeply nested answer costs no more
+ * than a flat one of its size.
+ */
+function echoedCardData(text: string, payload: unknown, redact: Redactor): string[] {
+  if (payload === undefined) return [];
+  const sent = sentCardData(payload);
+  if (sent.numbers.length === 0 && sent.cvvs.length === 0) return [];
+  const holdsNumber = (value: string) =>
+    sent.numbers.some((digits) => writesCardNumber(value, digits)) ||
+    sent.spellings.some((written) => quotesSpelling(value, written));
+  const cardAt: string[] = [];
+  const cvvAt: string[] = [];
+  const parsed = parseJson(text.trim());
+  if (parsed.ok && parsed.value !== null && typeof parsed.value === "object") {
+    // An explicit stack: a deeply nested answer must not overflow the call stack.
+    const stack: Place[] = [{ value: parsed.value, parent: undefined, key: "" }];
+    while (stack.length > 0) {
+      const place = stack.pop() as Place;
+      const { value } = place;
+      const isArray = Array.isArray(value);
+      const entries = isArray
+        ? value.map((item, index) => [String(index), item] as const)
+        : Object.entries(value as Record<string, unknown>);
+      for (const [key, item] of entries) {
+        if (!isArray && holdsNumber(key)) cardAt.push(keyPlace(pathOf(place), redact));
+        if (item !== null && typeof item === "object") {
+          stack.push({ value: item, parent: place, key });
+          continue;
+        }
+        const itemText = scalarText(item);
+        if (itemText === undefined) continue;
+        if (holdsNumber(itemText)) cardAt.push(pathPlace(pathOf(place, key), redact));
+        const cvvKey = !isArray && (isCvvNumberKey(key) || namesCvv(key));
+        if (
+          sent.cvvs.some((cvv) => (cvvKey && itemText.trim() === cvv) || quotesCvv(itemText, cvv))
+        ) {
+          cvvAt.push(pathPlace(pathOf(place, key), redact));
+        }
+      }
+    }
+    // A JSON number too long to read exactly (19 digits): its digits as the answer writes them.
+    if (cardAt.length === 0) {
+      for (const match of text.matchAll(LONG_JSON_NUMBER)) {
+        if (sent.numbers.includes(match[1] as string)) {
+          cardAt.push("the body");
+          break;
+        }
+      }
+    }
+  } else {
+    if (holdsNumber(text)) cardAt.push("the body");
+    if (sent.cvvs.some((cvv) => quotesCvv(text, cvv))) cvvAt.push("the body");
+  }
+  const problems: string[] = [];
+  if (cardAt.length > 0) problems.push(echoProblem("the card number", cardAt));
+  if (cvvAt.length > 0) problems.push(echoProblem("the CVV", cvvAt));
+  return problems;
+}
+
+/** A JSON path as `--set` writes it (`PaymentDetails.CardNumber`, `Lines.0.Note`), quoted. */
+function pathPlace(path: readonly string[], redact: Redactor): string {
+  return `"${redact(path.join("."))}"`;
+}
+
+/** A key of the object at `path` (the top level: the answer). */
+function keyPlace(path: readonly string[], redact: Redactor): string {
+  return path.length === 0 ? "a key of the answer" : `a key of ${pathPlace(path, redact)}`;
+}
+
+function echoProblem(what: string, places: readonly string[]): string {
+  const unique = [...new Set(places)];
+  const shown = unique.slice(0, ECHO_PATHS).join(", ");
+  const more = unique.length > ECHO_PATHS ? ` and ${unique.length - ECHO_PATHS} more` : "";
+  return `the answer sends back ${what} this call carried, at ${shown}${more}: card data must never be echoed`;
 }
 
 function isSuccessStatus(status: number): boolean {

@@ -1383,3 +1383,231 @@ describe("keys", () => {
     await expect(stat(join(out, "service-test-private.pem"))).rejects.toThrow(/ENOENT/);
   });
 });
+
+// Review-kit K2 through the CLI (the same check as sendCallback).
+describe("simulate --expect 401: the status alone", () => {
+  it("--expect 401 passes a 401 answered as plain text, an HTML page or an empty body", async () => {
+    const refusing401 = await startRawMerchant(
+      Object.fromEntries(
+        CALLBACK_NAMES.map((name, index) => [
+          name,
+          (res: import("node:http").ServerResponse) => {
+            if (index % 3 === 0) {
+              res.writeHead(401, { "content-type": "text/plain" });
+              res.end("Unauthorized");
+            } else if (index % 3 === 1) {
+              res.writeHead(401, { "content-type": "text/html" });
+              res.end("<!DOCTYPE html><html><body>Unauthorized</body></html>");
+            } else {
+              res.writeHead(401);
+              res.end();
+            }
+          },
+        ]),
+      ),
+    );
+    try {
+      const cap = captureIo();
+      const code = await runCli(
+        ["simulate", "all", "--url", refusing401.base, "--expect", "401"],
+        cap.io,
+      );
+      expect(cap.stdout).toContain("14 of 14 passed.");
+      expect(code).toBe(0);
+    } finally {
+      await refusing401.close();
+    }
+  });
+});
+
+// Review-kit K1 through the CLI (the same check as sendCallback).
+describe("simulate: card data sent back", () => {
+  it("fails an answer that echoes the card number and CVV, naming the field, printing neither", async () => {
+    const leaking = await startRawMerchant({
+      PerformOrderPayment: (res, request) => {
+        const { CardNumber, CVVNumber } = JSON.parse(request.body).PaymentDetails;
+        json(res, 200, {
+          Success: true,
+          PaymentAmount: "129.90",
+          PaymentCurrencyCode: "USD",
+          Message: `Charged card ${CardNumber} (cvv ${CVVNumber})`,
+        });
+      },
+    });
+    try {
+      for (const extra of [["--show-body"], ["--json"]]) {
+        const cap = captureIo();
+        const code = await runCli(
+          ["simulate", "PerformOrderPayment", "--url", leaking.base, ...extra],
+          cap.io,
+        );
+        expect(code).toBe(1);
+        const problem =
+          'the answer sends back the card number this call carried, at "Message": card data must never be echoed';
+        if (extra[0] === "--json") expect(cap.stdout).toContain(JSON.stringify(problem));
+        else expect(rowOf(cap.stdout, "PerformOrderPayment")).toContain(problem);
+        expect(cap.stdout + cap.stderr).not.toContain("4111111111111111");
+        expect(cap.stdout + cap.stderr).not.toMatch(/cvv 737/i);
+      }
+    } finally {
+      await leaking.close();
+    }
+  });
+
+  // Second-kita S1: the masked card and an auth code, whose digits joined hold the card number,
+  // failed a correct merchant.
+  it("passes an answer quoting the masked card and an auth code (separate numbers)", async () => {
+    const masking = await startRawMerchant({
+      PerformOrderPayment: (res) => {
+        json(res, 200, {
+          Success: true,
+          PaymentAmount: "129.90",
+          PaymentCurrencyCode: "USD",
+          CardBin: "411111",
+          CardLastFour: "1111",
+          Message: "Visa 411111******1111 approved, auth code 111111",
+        });
+      },
+    });
+    try {
+      const cap = captureIo();
+      const code = await runCli(
+        ["simulate", "PerformOrderPayment", "--url", masking.base, "--show-body"],
+        cap.io,
+      );
+      expect(cap.stdout).not.toContain("sends back");
+      expect(code).toBe(0);
+    } finally {
+      await masking.close();
+    }
+  });
+});
+
+// Review-kit K6: the CLI could not send an expired token, so a verifier ignoring exp passed.
+describe("simulate --expires-in: the tokens' lifetime, negative for an expired token", () => {
+  /** The claims of the token of the last call `bad` saw. */
+  const lastClaims = (): { iat: number; exp: number } => {
+    const token = bad.seen.at(-1)?.headers.authorization?.slice("Bearer ".length) ?? "";
+    return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
+  };
+
+  it("signs tokens with exp = iat + the seconds given, a negative value as typed or after =", async () => {
+    for (const [args, lifetime] of [
+      [["--expires-in", "60"], 60],
+      [["--expires-in", "-3600"], -3600],
+      [["--expires-in=-3600"], -3600],
+      [["--expires-in", "+30"], 30],
+    ] as const) {
+      await runCli(
+        ["simulate", "UpdateOrderStatus", "--url", bad.base, "--private-key", keyFile, ...args],
+        captureIo().io,
+      );
+      const claims = lastClaims();
+      expect(claims.exp - claims.iat, args.join(" ")).toBe(lifetime);
+    }
+    await runCli(
+      ["simulate", "UpdateOrderStatus", "--url", bad.base, "--private-key", keyFile],
+      captureIo().io,
+    );
+    expect(lastClaims().exp - lastClaims().iat).toBe(300);
+  });
+
+  it("--expires-in -3600 --expect 401: an endpoint that checks exp refuses every call, exits 0", async () => {
+    const expired = captureIo();
+    const code = await runCli(
+      ["simulate", "all", ...signedAt(good.base), "--expires-in", "-3600", "--expect", "401"],
+      expired.io,
+    );
+    expect(expired.stdout).toContain("14 of 14 passed.");
+    expect(code).toBe(0);
+    // Expecting a success, the same expired token is the failure.
+    const cap = captureIo();
+    expect(
+      await runCli(
+        ["simulate", "UpdateOrderStatus", ...signedAt(good.base), "--expires-in=-3600"],
+        cap.io,
+      ),
+    ).toBe(1);
+    expect(rowOf(cap.stdout, "UpdateOrderStatus")).toMatch(/← 401 /);
+  });
+
+  it("an endpoint that ignores exp fails the expired-token check", async () => {
+    const cap = captureIo();
+    // `bad` accepts any token: its well-formed answers are 200s.
+    const code = await runCli(
+      [
+        "simulate",
+        "SendAdditionalRequiredDocumentsToMerchant",
+        "--url",
+        bad.base,
+        "--private-key",
+        keyFile,
+        "--expires-in",
+        "-3600",
+        "--expect",
+        "401",
+      ],
+      cap.io,
+    );
+    expect(code).toBe(1);
+    expect(rowOf(cap.stdout, "SendAdditionalRequiredDocumentsToMerchant")).toContain(
+      "HTTP 200: expected 401",
+    );
+  });
+
+  it("refuses a value that is not a whole number of seconds, or without --private-key, naming the flag", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--expires-in", "soon"], /--expires-in must be a whole number of seconds.*got "soon"/],
+      [["--expires-in", "1.5"], /--expires-in must be a whole number of seconds.*got "1\.5"/],
+      [["--expires-in="], /--expires-in must be a whole number of seconds.*got ""/],
+      [["--expires-in", "-1e3"], /--expires-in must be a whole number of seconds/],
+      [["--expires-in", "99999999999"], /--expires-in must be a whole number of seconds \(at most/],
+      [["--expires-in"], /--expires-in needs a value \(--expires-in <seconds>\)/],
+      [
+        ["--expire-in", "60"],
+        /unknown option --expire-in for simulate; did you mean --expires-in\?/,
+      ],
+    ];
+    for (const [extra, message] of cases) {
+      const args = ["simulate", "all", "--url", good.base, "--private-key", keyFile, ...extra];
+      const cap = captureIo();
+      expect(await runCli(args, cap.io), args.join(" ")).toBe(2);
+      expect(cap.stderr, args.join(" ")).toMatch(message);
+      expect(cap.stdout).toBe("");
+    }
+    const unsigned = captureIo();
+    expect(
+      await runCli(["simulate", "all", "--url", good.base, "--expires-in", "-3600"], unsigned.io),
+    ).toBe(2);
+    expect(unsigned.stderr).toMatch(/--expires-in needs --private-key/);
+  });
+
+  // Second-kita S3: a token expired by less than a verifier's clock tolerance (the library
+  // allows 60 s) is still accepted, so `--expires-in -30 --expect 401` failed a correct endpoint.
+  it("refuses 0 and a negative value within a verifier's clock tolerance (above -300), saying why", async () => {
+    for (const value of ["0", "-0", "-1", "-30", "-60", "-299"]) {
+      const args = ["simulate", "all", "--url", good.base, "--private-key", keyFile];
+      const cap = captureIo();
+      expect(await runCli([...args, "--expires-in", value], cap.io), value).toBe(2);
+      expect(cap.stderr, value).toMatch(
+        /--expires-in .*clock tolerance.*60 s.*-300 or less.*--expires-in -3600/,
+      );
+      expect(cap.stdout).toBe("");
+    }
+    const past = captureIo();
+    expect(
+      await runCli(
+        ["simulate", "all", ...signedAt(good.base), "--expires-in=-300", "--expect", "401"],
+        past.io,
+      ),
+    ).toBe(0);
+  });
+
+  it("is listed in simulate --help, with the expired-token example", async () => {
+    const cap = captureIo();
+    expect(await runCli(["simulate", "--help"], cap.io)).toBe(0);
+    expect(cap.stdout).toContain("--expires-in <seconds>");
+    expect(cap.stdout).toContain("--expires-in -3600 --expect 401");
+    expect(cap.stdout).toMatch(/clock tolerance/);
+  });
+});

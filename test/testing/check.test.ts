@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
 import {
+  CALLBACK_NAMES,
   type CallbackName,
   createGetCheckoutCartInfoHandler,
   createPerformOrderPaymentHandler,
@@ -423,9 +424,50 @@ describe("checkResponse", () => {
     expect(
       check("UpdateOrderStatus", refusal, 500, JSON_TYPE, { expectStatus: [401, 403] }),
     ).toEqual(["HTTP 500: expected 401 or 403"]);
-    // The shape is still checked.
+    // Review-kit K2: an expected refusal status is checked alone: the body of a refusal to a
+    // forged call never reaches the service, so its shape says nothing.
     expect(
       check("UpdateOrderStatus", { Message: "m" }, 401, JSON_TYPE, { expectStatus: 401 }),
+    ).toEqual([]);
+  });
+
+  // Review-kit K2: a correct endpoint's 401 to a forged call is often not in the library's shape
+  // (Express's default error page, a plain "Unauthorized", an empty body, a gateway's JSON).
+  it.each([
+    [
+      "an HTML page",
+      "<!DOCTYPE html><html><body><pre>UnauthorizedError</pre></body></html>",
+      "text/html; charset=utf-8",
+    ],
+    ["plain text", "Unauthorized", "text/plain; charset=utf-8"],
+    ["an empty body", "", null],
+    ["a gateway's JSON", '{"message":"Unauthorized"}', JSON_TYPE],
+    ["a JSON array", "[]", JSON_TYPE],
+    ["JSON sent as text", '{"Success":false}', "text/plain"],
+  ])(
+    "expectStatus 401: %s with the expected status passes, for every callback",
+    (_, text, type) => {
+      for (const callback of CALLBACK_NAMES) {
+        expect(checkResponse(callback, 401, type, text, { expectStatus: 401 })).toEqual([]);
+        expect(checkResponse(callback, 403, type, text, { expectStatus: [401, 403] })).toEqual([]);
+        // Any other status is still the problem, and the body is not judged on top of it.
+        expect(checkResponse(callback, 200, type, text, { expectStatus: 401 })).toEqual([
+          "HTTP 200: expected 401",
+        ]);
+      }
+    },
+  );
+
+  it("expectStatus 401: RemoveRestrictedProducts' refusal with Success, not IsSuccess, passes", () => {
+    const shared = { Success: false, ErrorCode: "UNAUTHORIZED", Message: "Unauthorized" };
+    expect(
+      check("RemoveRestrictedProducts", shared, 401, JSON_TYPE, { expectStatus: 401 }),
+    ).toEqual([]);
+  });
+
+  it("expectStatus with a 2xx listed still checks the body", () => {
+    expect(
+      check("UpdateOrderStatus", { Message: "m" }, 200, JSON_TYPE, { expectStatus: [200, 401] }),
     ).toEqual(['missing "Success": the service counts the call as failed']);
   });
 
@@ -775,7 +817,10 @@ describe("checkResponse given the payload: its card data quoted back is masked, 
     expect(cvv.length).toBeGreaterThanOrEqual(3);
     const text = JSON.stringify({ Success: false, Message: `card ${card} cvv ${cvv} declined` });
     const problems = checkResponse("SendOrderToMerchant", 200, JSON_TYPE, text, { payload });
+    // Review-kit K1: the card data sent back is itself a problem, named by its field.
     expect(problems).toEqual([
+      'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
+      'the answer sends back the CVV this call carried, at "Message": card data must never be echoed',
       `a refusal: "Success" is false (Message "card ************${card.slice(-4)} cvv *** declined"): the endpoint turned the call down`,
     ]);
     const { problems: inspected } = inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, text, {
@@ -864,5 +909,254 @@ describe("checkResponse: the cart's products", () => {
     );
     expect(response.status).toBe(500);
     expect(check("GetCheckoutCartInfo", cart).join("\n")).toContain("hubId");
+  });
+});
+
+// Review-kit K1: an answer quoting the card data the call sent passed with "ok"; the kit masked
+// it in its own output without saying the endpoint had sent it back.
+describe("checkResponse given the payload: an answer that sends the card data back is a problem", () => {
+  const payload = samplePayload("PerformOrderPayment");
+  const paid = { Success: true, PaymentAmount: "1.00", PaymentCurrencyCode: "USD" };
+  const card = "4111111111111111";
+  const cvv = "737";
+  const cardProblem = (paths: string) =>
+    `the answer sends back the card number this call carried, at ${paths}: card data must never be echoed`;
+  const cvvProblem = (paths: string) =>
+    `the answer sends back the CVV this call carried, at ${paths}: card data must never be echoed`;
+
+  it("names the field where the card number and the CVV appear, never their values", () => {
+    const text = JSON.stringify({ ...paid, Message: `Charged card ${card} (cvv ${cvv})` });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([cardProblem('"Message"'), cvvProblem('"Message"')]);
+    expect(problems.join("\n")).not.toMatch(/4111|737/);
+  });
+
+  it("finds the whole request echoed, nested fields by their path", () => {
+    const text = JSON.stringify({ ...paid, Request: payload });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([
+      cardProblem('"Request.PaymentDetails.CardNumber"'),
+      cvvProblem('"Request.PaymentDetails.CVVNumber"'),
+    ]);
+    const order = samplePayload("SendOrderToMerchant");
+    const echoed = JSON.stringify({ Success: true, InternalOrderId: "M-1", ...order });
+    expect(
+      checkResponse("SendOrderToMerchant", 200, JSON_TYPE, echoed, { payload: order }),
+    ).toEqual([
+      cardProblem('"PaymentDetails.CardNumber"'),
+      cvvProblem('"PaymentDetails.CVVNumber"'),
+    ]);
+  });
+
+  it.each([
+    ["spaced", "4111 1111 1111 1111"],
+    ["dashed", "4111-1111-1111-1111"],
+    ["dotted", "4111.1111.1111.1111"],
+    ["percent-encoded", "4111%201111%201111%201111"],
+    ["form-encoded", "4111+1111+1111+1111"],
+  ])("finds the card number %s", (_, spelled) => {
+    const text = JSON.stringify({ ...paid, Lines: [{ Note: `card ${spelled}` }] });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([cardProblem('"Lines.0.Note"')]);
+    expect(problems.join("\n").replace(/\D/g, "")).not.toContain(card);
+  });
+
+  it("finds a card number answered as a JSON number, in a key, or in a body that is not JSON", () => {
+    const asNumber = `{"Success":true,"PaymentAmount":"1.00","PaymentCurrencyCode":"USD","Card":${card}}`;
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, asNumber, { payload })).toEqual([
+      cardProblem('"Card"'),
+    ]);
+    const asKey = JSON.stringify({ ...paid, Cards: { [card]: "charged" } });
+    const keyProblems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, asKey, { payload });
+    expect(keyProblems).toEqual([cardProblem('a key of "Cards"')]);
+    expect(keyProblems.join()).not.toContain(card);
+    const page = `<html><body>Charged ${card}</body></html>`;
+    const pageProblems = checkResponse("PerformOrderPayment", 500, "text/html", page, { payload });
+    expect(pageProblems).toContain(cardProblem("the body"));
+  });
+
+  it("finds the CVV under a CVV key in any case, and next to its name in a text", () => {
+    for (const key of ["CVVNumber", "cvv", "Cvv2", "cardCvv"]) {
+      const text = JSON.stringify({ ...paid, Card: { [key]: cvv } });
+      expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload })).toEqual([
+        cvvProblem(`"Card.${key}"`),
+      ]);
+    }
+    const asNumber = JSON.stringify({ ...paid, cvv: 737 });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, asNumber, { payload })).toEqual([
+      cvvProblem('"cvv"'),
+    ]);
+    const said = JSON.stringify({ ...paid, Message: `CVC: ${cvv} accepted` });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, said, { payload })).toEqual([
+      cvvProblem('"Message"'),
+    ]);
+    // The request echoed as a text (a "debug" answer): its card number and its CVV.
+    const debug = JSON.stringify({ ...paid, Description: JSON.stringify(payload) });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, debug, { payload })).toEqual([
+      cardProblem('"Description"'),
+      cvvProblem('"Description"'),
+    ]);
+  });
+
+  it("does not take the CVV's digits elsewhere, or the card's last four digits, for card data", () => {
+    const text = JSON.stringify({
+      ...paid,
+      PaymentAmount: "737.00",
+      Quantity: 737,
+      Code: "737",
+      Message: "order 737 of 1737 items, card ending 1111, ************1111",
+      CardNumberLastFourDigits: "1111",
+      Cvv: "***",
+    });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload })).toEqual([]);
+  });
+
+  it("finds card data in a refusal too, and under the card keys in another case in the payload", () => {
+    const cased = {
+      ...samplePayload("PerformOrderPayment"),
+      PaymentDetails: undefined,
+      paymentDetails: { cardNumber: "1234 5678  1234 5678", cvvNumber: "4821" },
+    };
+    const text = JSON.stringify({ Success: false, Message: "card 1234567812345678", Cvv: "4821" });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload: cased });
+    expect(problems.slice(0, 2)).toEqual([cardProblem('"Message"'), cvvProblem('"Cvv"')]);
+    expect(problems.join("\n")).not.toMatch(/1234567812345678|4821/);
+  });
+
+  it("finds card data in the body of an expected refusal status (expectStatus 401)", () => {
+    const text = `Unauthorized: ${JSON.stringify(payload)}`;
+    expect(
+      checkResponse("PerformOrderPayment", 401, "text/plain", text, { payload, expectStatus: 401 }),
+    ).toEqual([cardProblem("the body"), cvvProblem("the body")]);
+  });
+
+  // Second-kita S4: a CVV next to its name in common dumps of a request (spaced JSON, PHP
+  // print_r and var_dump, an HTML table) was not found: at most 4 punctuation characters between.
+  it.each([
+    ["spaced JSON", '{ "CVVNumber" : "737" }x'],
+    ["PHP print_r", "Array\n(\n    [CardNumber] => ************\n    [CVVNumber] => 737\n)"],
+    ["PHP var_dump", 'array(2) {\n  ["CVVNumber"]=>\n  string(3) "737"\n}'],
+    ["an HTML table", "<table><tr><th>CVVNumber</th><td>737</td></tr></table>"],
+  ])("finds the CVV next to its name in %s", (_, page) => {
+    const problems = checkResponse("PerformOrderPayment", 500, "text/html", page, { payload });
+    expect(problems).toContain(cvvProblem("the body"));
+    expect(problems.join("\n")).not.toContain(cvv);
+  });
+
+  it("does not take a CVV's digits after a word following its name for the CVV", () => {
+    for (const message of [
+      "CVV check passed; code 737",
+      "CVV2 match. Amount 737",
+      "Security code OK / 737 items",
+      "<th>CVV result</th><td>M</td><th>Items</th><td>737</td>",
+      "cvv: M ---------------------------- 737",
+    ]) {
+      const text = JSON.stringify({ ...paid, Message: message });
+      expect(
+        checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload }),
+        message,
+      ).toEqual([]);
+    }
+  });
+
+  // Second-kita S1: the verdict joined the digits of separate numbers (a BIN, the last four, an
+  // amount, an auth code) across a text or the whole answer, and failed a correct merchant.
+  it.each([
+    [
+      "the mask, the last four and a quantity",
+      { CardMask: "411111******1111", CardLastFour: "1111", Quantity: "11" },
+    ],
+    [
+      "the BIN, the last four, installments and an auth code",
+      { CardBin: "411111", CardLastFour: "1111", Installments: 1, AuthCode: "111111" },
+    ],
+    [
+      "a message with the mask and an amount",
+      { Message: "Visa 411111******1111 charged 1,111.11 EUR" },
+    ],
+    [
+      "a message with the mask and an auth code",
+      { Message: "Visa 411111******1111 approved, auth code 111111" },
+    ],
+    [
+      "an order number and references",
+      { InternalOrderId: "4111", Message: "Order 4111 paid, 1111 ref, 11111111 auth" },
+    ],
+    ["the BIN and last four as numbers", { Bin: 411111, Last4: 1111, Ref: 111111 }],
+    [
+      "dates and amounts",
+      {
+        PaymentAmount: "111.11",
+        Created: "2011-11-11T11:11:11Z",
+        Note: "4111 / 1111 / 1111 / 1111",
+      },
+    ],
+  ])("does not take separate numbers for the card number: %s", (_, fields) => {
+    const text = JSON.stringify({ ...paid, ...fields });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload })).toEqual([]);
+    const page = `<html><body>${Object.values(fields).join(", ")}</body></html>`;
+    expect(
+      checkResponse("PerformOrderPayment", 200, "text/html", page, { payload }).filter((problem) =>
+        problem.includes("sends back"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("finds the card number written as one number, spelled in a body that is not JSON", () => {
+    for (const spelled of [
+      card,
+      "4111 1111 1111 1111",
+      "4111-1111-1111-1111",
+      "4111%201111%201111%201111",
+      "4111%25201111%25201111%25201111",
+      "4111&#160;1111&#160;1111&#160;1111",
+    ]) {
+      const page = `Unauthorized (card ${spelled}, ref 11)`;
+      expect(
+        checkResponse("PerformOrderPayment", 401, "text/plain", page, {
+          payload,
+          expectStatus: 401,
+        }),
+      ).toEqual([cardProblem("the body")]);
+    }
+  });
+
+  it("finds a card number answered as a JSON number of 19 digits (too long to read exactly)", () => {
+    const long = "6011000990139424123";
+    const cards = {
+      ...payload,
+      PaymentDetails: { ...payload.PaymentDetails, CardNumber: long, CVVNumber: null },
+    };
+    const text = `{"Success":true,"PaymentAmount":"1.00","PaymentCurrencyCode":"USD","Card":${long}}`;
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload: cards })).toEqual([
+      cardProblem("the body"),
+    ]);
+  });
+
+  // Second-kita S2: the walk copied the whole path for every entry (quadratic in depth).
+  it("walks a deeply nested answer in linear time", () => {
+    const depth = 20_000;
+    for (const text of [
+      "[".repeat(depth) + "]".repeat(depth),
+      `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
+    ]) {
+      const started = performance.now();
+      checkResponse("PerformOrderPayment", 401, JSON_TYPE, text, { payload, expectStatus: 401 });
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+    const deep = `${'{"a":'.repeat(depth)}{"Note":"card ${card}"}${"}".repeat(depth)}`;
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, deep, { payload });
+    expect(problems[0]).toBe(cardProblem(`"${"a.".repeat(depth)}Note"`));
+  });
+
+  it("without the payload, or without card data in it, finds nothing to look for", () => {
+    const text = JSON.stringify({ ...paid, Cvv: cvv });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text)).toEqual([]);
+    const noCard = samplePayload("PerformOrderPayment", {
+      PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+    });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload: noCard })).toEqual(
+      [],
+    );
   });
 });

@@ -260,6 +260,89 @@ describe("sendCallback (as the service sends)", () => {
     }
   });
 
+  // Review-kit K1: a hand-written endpoint that echoes the card (or the whole request) passed.
+  it("reports an answer that sends back the card number and CVV, naming the field, never the value", async () => {
+    const echoing = await startRawMerchant({
+      SendOrderToMerchant: (res, request) =>
+        json(res, 200, {
+          Success: true,
+          InternalOrderId: "M-1",
+          Request: JSON.parse(request.body),
+        }),
+      PerformOrderPayment: (res, request) => {
+        const { CardNumber, CVVNumber } = JSON.parse(request.body).PaymentDetails;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          `{"Success":true,"PaymentAmount":"129.90","PaymentCurrencyCode":"USD","Message":"Charged card ${CardNumber} (cvv ${CVVNumber})"}`,
+        );
+      },
+    });
+    try {
+      const paid = await sendCallback(echoing.base, "PerformOrderPayment");
+      expect(paid.problems).toEqual([
+        'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
+        'the answer sends back the CVV this call carried, at "Message": card data must never be echoed',
+      ]);
+      const order = await sendCallback(echoing.base, "SendOrderToMerchant");
+      expect(order.problems).toEqual([
+        'the answer sends back the card number this call carried, at "Request.PaymentDetails.CardNumber": card data must never be echoed',
+        'the answer sends back the CVV this call carried, at "Request.PaymentDetails.CVVNumber": card data must never be echoed',
+      ]);
+      for (const result of [paid, order]) {
+        expect(result.problems.join("\n")).not.toMatch(/4111|737/);
+      }
+    } finally {
+      await echoing.close();
+    }
+  });
+
+  // Review-kit K2: a correct endpoint refusing a forged call in its own shape failed the test.
+  it("expectStatus 401: checks the status alone, whatever body the refusal has", async () => {
+    const bodies: [string, string | undefined, string][] = [
+      [
+        "html",
+        "text/html; charset=utf-8",
+        "<!DOCTYPE html><html><body><pre>UnauthorizedError: invalid signature</pre></body></html>",
+      ],
+      ["text", "text/plain; charset=utf-8", "Unauthorized"],
+      ["empty", undefined, ""],
+      ["gateway", "application/json", '{"message":"Unauthorized"}'],
+    ];
+    const refusing = await startRawMerchant(
+      Object.fromEntries(
+        CALLBACK_NAMES.map((name) => [
+          name,
+          (res: import("node:http").ServerResponse, request: { url: string }) => {
+            const kind = new URL(request.url, "http://x").searchParams.get("kind") ?? "html";
+            const [, type, text] =
+              bodies.find(([name]) => name === kind) ?? (bodies[0] as (typeof bodies)[number]);
+            res.writeHead(401, type === undefined ? {} : { "content-type": type });
+            res.end(text);
+          },
+        ]),
+      ),
+    );
+    try {
+      const stranger = await createTestKeys();
+      for (const [kind] of bodies) {
+        for (const callback of CALLBACK_NAMES) {
+          const result = await sendCallback(`${refusing.base}?kind=${kind}`, callback, {
+            privateKey: stranger.privateKey,
+            expectStatus: 401,
+          });
+          expect([kind, callback, result.status, result.problems]).toEqual([
+            kind,
+            callback,
+            401,
+            [],
+          ]);
+        }
+      }
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it("masks the card number and CVV it sent where a refusal quoted in problems repeats them", async () => {
     const quoting = await startRawMerchant({
       PerformOrderPayment: (res, request) => {
@@ -273,7 +356,10 @@ describe("sendCallback (as the service sends)", () => {
     });
     try {
       const result = await sendCallback(quoting.base, "PerformOrderPayment");
+      // Review-kit K1: the card data sent back is itself a problem, named by its field.
       expect(result.problems).toEqual([
+        'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
+        'the answer sends back the CVV this call carried, at "ErrorCode", "Message": card data must never be echoed',
         'a refusal: "Success" is false (ErrorCode "CVV_***", Message "card ************1111 declined, CVV ***"): the endpoint turned the call down',
       ]);
       expect(result.problems.join("\n")).not.toMatch(/737|4111111111111111/);
@@ -298,7 +384,10 @@ describe("sendCallback (as the service sends)", () => {
         });
       },
     });
+    // Review-kit K1: the card data sent back is itself a problem, named by its field.
     expect(result.problems).toEqual([
+      'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
+      'the answer sends back the CVV this call carried, at "Message": card data must never be echoed',
       'a refusal: "Success" is false (Message "card ************1111 declined, CVV ***"): the endpoint turned the call down',
     ]);
   });
@@ -319,8 +408,13 @@ describe("sendCallback (as the service sends)", () => {
         });
       },
     });
-    expect(result.problems).toHaveLength(1);
-    expect(result.problems[0]).toContain("declined, CVV ***");
+    // Review-kit K1: the card data sent back is itself a problem, named by its field.
+    expect(result.problems).toHaveLength(3);
+    expect(result.problems.slice(0, 2)).toEqual([
+      'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
+      'the answer sends back the CVV this call carried, at "Message": card data must never be echoed',
+    ]);
+    expect(result.problems[2]).toContain("declined, CVV ***");
     expect(result.problems.join("\n").replace(/\D/g, "")).not.toContain("1234567812345678");
   });
 
@@ -362,7 +456,10 @@ describe("sendCallback (as the service sends)", () => {
         });
       },
     });
+    // Review-kit K1: the card numbers sent back are a problem (the CVVs here are not named as
+    // such in the text, and a lone "4821" beside a slash is not taken for one).
     expect(result.problems).toEqual([
+      'the answer sends back the card number this call carried, at "Message": card data must never be echoed',
       'a refusal: "Success" is false (Message "***/***, ***/***, ***/***"): the endpoint turned the call down',
     ]);
   });
