@@ -95,6 +95,44 @@ describe("README quick start", () => {
     expect(again.body).toEqual(first.body);
   });
 
+  // Review spec D2: 001 §4.4's PerformOrderPayment carries OrderId, MerchantGUID and
+  // PaymentDetails, no amount; the quick start answered every payment 0 USD from the absent
+  // InternationalDetails. The amount is the one its SendOrderToMerchant stated.
+  it("answers a payment with the amount and currency of the order SendOrderToMerchant sent, and refuses one for an unknown order", async () => {
+    const order = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-PAY" });
+    order.InternationalDetails = {
+      ...order.InternationalDetails,
+      TransactionTotalPrice: 87.5,
+      TransactionCurrencyCode: "EUR",
+    };
+    const sent = await sendCallback(base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: order,
+    });
+    expect(sent.status).toBe(200);
+    const payment = samplePayload("PerformOrderPayment", { OrderId: "GE-README-PAY" });
+    expect(payment).not.toHaveProperty("InternationalDetails");
+    const paid = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: payment,
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({
+      Success: true,
+      PaymentAmount: "87.5",
+      PaymentCurrencyCode: "EUR",
+    });
+    const unknown = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-NEVER-SENT" }),
+    });
+    expect(unknown.body).toMatchObject({ Success: false });
+    expect(unknown.body).not.toHaveProperty("PaymentAmount");
+  });
+
   it("refuses an unsigned order with a 401 that never reached the function", async () => {
     const result = await sendCallback(base, "SendOrderToMerchant", {
       payload: samplePayload("SendOrderToMerchant", { OrderId: "GE-README-2" }),
