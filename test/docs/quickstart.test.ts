@@ -103,7 +103,15 @@ describe("README quick start", () => {
     });
     expect(first.status).toBe(200);
     expect(first.problems).toEqual([]);
-    expect(first.body).toEqual({ Success: true, InternalOrderId: "M-1" });
+    // The sample order carries a card in PaymentDetails: the answer says what was charged, the
+    // order's transaction total (001 §4.2), so the simulator has nothing to warn about.
+    expect(first.warnings).toEqual([]);
+    expect(first.body).toEqual({
+      Success: true,
+      InternalOrderId: "M-1",
+      PaymentAmount: "123.73",
+      PaymentCurrencyCode: "USD",
+    });
     expect(again.body).toEqual(first.body);
   });
 
