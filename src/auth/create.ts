@@ -51,12 +51,18 @@ const CART_CALLBACK: CallbackName = "GetCheckoutCartInfo";
 
 /**
  * The callbacks whose documented payload carries no MerchantGUID (NotifyOrderRefund's refund
- * details, 000 §2.4; SendAdditionalRequiredDocumentsToMerchant's, not shown in 001 §6): a GUID
- * they carry must match, but none is required, as long as another mode proved the caller.
+ * details, 000 §2.4) or is not documented at all (SendAdditionalRequiredDocumentsToMerchant's,
+ * 001 §6; RedeemGiftCard's, RefundGiftCard's, ValidateVoucher's and UpdateOrderShippingInfo's,
+ * 000 §4.10): a GUID they carry must match, but none is required, as long as another mode proved
+ * the caller. ValidateGiftCard is not here: its request lists MerchantGUID (000 §5.4).
  */
 const GUID_WHEN_PRESENT: ReadonlySet<CallbackName> = new Set<CallbackName>([
   "NotifyOrderRefund",
   "SendAdditionalRequiredDocumentsToMerchant",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+  "ValidateVoucher",
+  "UpdateOrderShippingInfo",
 ]);
 
 /**
@@ -97,7 +103,9 @@ function weakAuthError(weak: readonly CallbackName[], plans: ReadonlyMap<Callbac
     const none = guidRequired.includes("NotifyOrderRefund")
       ? ", though NotifyOrderRefund's payload carries none"
       : "";
-    allowWeak += ` (it then requires MerchantGUID on ${guidRequired.join(" and ")}${none})`;
+    const last = guidRequired.pop();
+    const names = guidRequired.length > 0 ? `${guidRequired.join(", ")} and ${last}` : last;
+    allowWeak += ` (it then requires MerchantGUID on ${names}${none})`;
   }
   const head = `has nothing that proves the caller for ${weak.join(", ")}`;
   const lists = [...wide];

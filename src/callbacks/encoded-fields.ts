@@ -46,6 +46,9 @@ export const ORDER_ENCODED_FIELDS: readonly string[] = [
   "VATRegistrationNumber",
   "InternationalDetails.OrderTrackingUrl",
   "InternationalDetails.OrderWaybillUrl",
+  // 000 §2.3's ParcelTracking entries; 001 §4.6 sends their URL percent-encoded (as in
+  // DISPATCH_ENCODED_FIELDS below).
+  "InternationalDetails.ParcelsTracking.*.ParcelTrackingUrl",
 ];
 
 export const RMA_ENCODED_FIELDS: readonly string[] = ["TrackingURL"];

@@ -151,6 +151,7 @@ const ORDER_FIELDS: readonly string[] = [
   "VATRegistrationNumber",
   "InternationalDetails.OrderTrackingUrl",
   "InternationalDetails.OrderWaybillUrl",
+  "InternationalDetails.ParcelsTracking.*.ParcelTrackingUrl",
 ];
 /** The list decodeSendRMAInfoToMerchant decodes (RMA_ENCODED_FIELDS when generated). */
 const RMA_FIELDS: readonly string[] = ["TrackingURL"];
@@ -215,7 +216,9 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
     PROTOTYPE.EmailAddress !== undefined ||
     PROTOTYPE.InternationalDetails !== undefined ||
     PROTOTYPE.OrderTrackingUrl !== undefined ||
-    PROTOTYPE.OrderWaybillUrl !== undefined
+    PROTOTYPE.OrderWaybillUrl !== undefined ||
+    PROTOTYPE.ParcelsTracking !== undefined ||
+    PROTOTYPE.ParcelTrackingUrl !== undefined
   )
     return undefined;
   const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
@@ -1258,6 +1261,38 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
               f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
               changes.push({ frame: f217, key: "OrderWaybillUrl", original: v220 });
               o216.OrderWaybillUrl = d221;
+            }
+          }
+          const v222: unknown = o216.ParcelsTracking;
+          if (typeof v222 === "object" && v222 !== null) {
+            if (Array.isArray(v222)) {
+              const a223: unknown[] = v222;
+              let f224: Frame | undefined;
+              for (let i225 = 0; i225 < a223.length; i225++) {
+                const v226: unknown = a223[i225];
+                if (typeof v226 === "object" && v226 !== null) {
+                  if (!Array.isArray(v226)) {
+                    const o227 = v226 as Container;
+                    let f228: Frame | undefined;
+                    const v229: unknown = o227.ParcelTrackingUrl;
+                    if (typeof v229 === "string") {
+                      const d230 = auto(
+                        v229,
+                        `InternationalDetails.ParcelsTracking.${i225}.ParcelTrackingUrl`,
+                        report,
+                      );
+                      if (d230 !== v229) {
+                        f2 ??= { node: o1, parent: undefined, key: "" };
+                        f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
+                        f224 ??= { node: a223, parent: f217, key: "ParcelsTracking" };
+                        f228 ??= { node: o227, parent: f224, key: i225 };
+                        changes.push({ frame: f228, key: "ParcelTrackingUrl", original: v229 });
+                        o227.ParcelTrackingUrl = d230;
+                      }
+                    }
+                  }
+                }
+              }
             }
           }
         }

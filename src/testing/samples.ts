@@ -543,6 +543,10 @@ function removeRestrictedProducts(): RemoveRestrictedProductsRequest {
   };
 }
 
+/**
+ * The payload is not shown (001 §6): these fields are a guess, and none is on a decoded list, so
+ * the URLs are plain (an encoded one would reach the function encoded).
+ */
 function sendAdditionalRequiredDocumentsToMerchant(): SendAdditionalRequiredDocumentsToMerchantRequest {
   return {
     OrderId: SAMPLE_ORDER_ID,
@@ -552,13 +556,13 @@ function sendAdditionalRequiredDocumentsToMerchant(): SendAdditionalRequiredDocu
       {
         DocumentTypeCode: "CommercialInvoice",
         DocumentTypeName: "Commercial invoice",
-        DocumentUrl: enc(`https://docs.example.com/orders/${SAMPLE_ORDER_ID}/invoice.pdf`),
+        DocumentUrl: `https://docs.example.com/orders/${SAMPLE_ORDER_ID}/invoice.pdf`,
         DocumentFormat: "PDF",
       },
       {
         DocumentTypeCode: "ShippingLabel",
         DocumentTypeName: "Shipping label",
-        DocumentUrl: enc(`https://docs.example.com/orders/${SAMPLE_ORDER_ID}/label.zpl`),
+        DocumentUrl: `https://docs.example.com/orders/${SAMPLE_ORDER_ID}/label.zpl`,
         DocumentFormat: "ZPL",
       },
     ],

@@ -502,7 +502,7 @@ describe("createAuth refuses configurations that prove nothing about the caller"
     );
     expect(proxies).not.toContain("ipAllowList.allow");
     expect(proxies).toMatch(
-      /or set allowWeakAuth: true to accept forged calls \(it then requires MerchantGUID on NotifyOrderRefund and SendAdditionalRequiredDocumentsToMerchant, though NotifyOrderRefund's payload carries none\)$/,
+      /or set allowWeakAuth: true to accept forged calls \(it then requires MerchantGUID on NotifyOrderRefund, SendAdditionalRequiredDocumentsToMerchant, RedeemGiftCard, RefundGiftCard, ValidateVoucher and UpdateOrderShippingInfo, though NotifyOrderRefund's payload carries none\)$/,
     );
     expect(proxies.indexOf("narrow")).toBeLessThan(proxies.indexOf("allowWeakAuth"));
 
@@ -532,7 +532,9 @@ describe("createAuth refuses configurations that prove nothing about the caller"
     // merchantGuid alone: the same warning after allowWeakAuth.
     const guidOnly = await message({ merchantGuid: GUID });
     expect(guidOnly).toMatch(/merchantGuid is not a secret/);
-    expect(guidOnly).toMatch(/then requires MerchantGUID on NotifyOrderRefund and Send/);
+    expect(guidOnly).toMatch(
+      /then requires MerchantGUID on NotifyOrderRefund, SendAdditionalRequiredDocumentsToMerchant, RedeemGiftCard, RefundGiftCard, ValidateVoucher and UpdateOrderShippingInfo, though/,
+    );
   });
 
   it("allows weak setups only with an explicit allowWeakAuth: true", async () => {

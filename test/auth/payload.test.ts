@@ -2,6 +2,7 @@ import { base64url } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type AuthConfig, type AuthRequest, createAuth } from "../../src/auth/index.js";
 import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
+import { samplePayload } from "../../src/testing/index.js";
 import { bearer, makeRequest, refusal, rsaKey, signToken, type TestKey } from "./helpers.js";
 
 const GUID = "6A1B2C3D-0000-4000-8000-000000000001";
@@ -192,6 +193,66 @@ describe("merchant GUID on the callbacks whose documented payload carries none",
     expect((await send("NotifyOrderRefund", wrong)).status).toBe(401);
     const order = { OrderId: "GE1", Products: [{ Sku: "A", Price: 1, Quantity: 1 }] };
     expect((await send("SendOrderToMerchant", { ...order, MerchantGUID: null })).status).toBe(401);
+  });
+
+  // Review spec D1: 000 §4.10 shows neither request nor answer of these four (only the gift-card
+  // *validation* request, 000 §5.4, lists MerchantGUID), so requiring it would refuse calls the
+  // service may make: a gift card redeemed or refunded wrongly, a shipping change lost.
+  it.each([
+    "RedeemGiftCard",
+    "RefundGiftCard",
+    "ValidateVoucher",
+    "UpdateOrderShippingInfo",
+  ] as const)(
+    "%s (payload not shown, 000 §4.10): 200 without MerchantGUID, 401 with a wrong one",
+    async (callback) => {
+      const failures: CallbackFailure[] = [];
+      const auth = await createAuth({ jwt: jwt(), merchantGuid: GUID });
+      const routed = createCallbackRouter({
+        auth,
+        handlers: {
+          [callback]: () => (callback === "ValidateVoucher" ? { IsValid: true } : undefined),
+        },
+        onError: (f) => failures.push(f),
+      });
+      const send = async (body: unknown) =>
+        routed.handle({
+          method: "POST",
+          url: `/${callback}`,
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${await signToken(key.privateKey)}`,
+          },
+          body: JSON.stringify(body),
+        });
+      const payload = samplePayload(callback) as unknown as Record<string, unknown>;
+      delete payload.MerchantGUID;
+      expect([(await send(payload)).status, failures.map((f) => f.reason)]).toEqual([200, []]);
+      const wrong = "6A1B2C3D-0000-4000-8000-000000000002";
+      expect((await send({ ...payload, MerchantGUID: wrong })).status).toBe(401);
+      expect(failures.map((f) => f.reason)).toEqual(["MerchantGUID does not match"]);
+      expect((await send({ ...payload, MerchantGUID: GUID })).status).toBe(200);
+    },
+  );
+
+  it("ValidateGiftCard, whose request 000 §5.4 lists with MerchantGUID, still requires it", async () => {
+    const auth = await createAuth({ jwt: jwt(), merchantGuid: GUID });
+    const routed = createCallbackRouter({
+      auth,
+      handlers: { ValidateGiftCard: () => ({ IsValid: true }) },
+    });
+    const payload = samplePayload("ValidateGiftCard") as unknown as Record<string, unknown>;
+    delete payload.MerchantGUID;
+    const response = await routed.handle({
+      method: "POST",
+      url: "/ValidateGiftCard",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${await signToken(key.privateKey)}`,
+      },
+      body: JSON.stringify(payload),
+    });
+    expect(response.status).toBe(401);
   });
 
   it("SendOrderToMerchant still requires it", async () => {

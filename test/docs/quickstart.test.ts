@@ -39,11 +39,34 @@ async function waitForPort(port: number, deadline: number): Promise<void> {
   throw new Error(`nothing listens on ${port}`);
 }
 
+/** Starts the quick start written in `dir` (a new process: a new instance, nothing remembered). */
+async function startQuickStart(publicKey: string) {
+  const port = await freePort();
+  let output = "";
+  const child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["server.mts"], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      SERVICE_PUBLIC_KEY: publicKey,
+      MERCHANT_GUID: GUID,
+      PORT: String(port),
+      TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  await waitForPort(port, Date.now() + 15_000).catch((error) => {
+    child.kill();
+    throw new Error(`${error.message}\n${output}`);
+  });
+  return { base: `http://127.0.0.1:${port}/crossborder`, child };
+}
+
 describe("README quick start", () => {
   let keys: Awaited<ReturnType<typeof createTestKeys>>;
   let base: string;
   let child: ReturnType<typeof spawn> | undefined;
-  let output = "";
 
   beforeAll(async () => {
     assertBuilt();
@@ -52,30 +75,19 @@ describe("README quick start", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "server.mts"), code);
     keys = await createTestKeys();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}/crossborder`;
-    child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["server.mts"], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        SERVICE_PUBLIC_KEY: keys.publicKey,
-        MERCHANT_GUID: GUID,
-        PORT: String(port),
-        TSX_TSCONFIG_PATH: TSCONFIG_WITHOUT_PATHS,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (chunk) => (output += chunk));
-    child.stderr?.on("data", (chunk) => (output += chunk));
-    await waitForPort(port, Date.now() + 15_000).catch((error) => {
-      throw new Error(`${error.message}\n${output}`);
-    });
+    ({ base, child } = await startQuickStart(keys.publicKey));
   });
 
   afterAll(() => {
     child?.kill();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  /** A payment of `orderId` whose body states `details` (an order may carry them, 001 §4.4). */
+  function paymentStating(orderId: string, details: Record<string, unknown>) {
+    const payment = samplePayload("PerformOrderPayment", { OrderId: orderId });
+    return { ...payment, InternationalDetails: details };
+  }
 
   it("answers a signed order with the merchant's ids, the same id for the same order twice", async () => {
     const payload = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-1" });
@@ -91,8 +103,153 @@ describe("README quick start", () => {
     });
     expect(first.status).toBe(200);
     expect(first.problems).toEqual([]);
-    expect(first.body).toEqual({ Success: true, InternalOrderId: "M-1" });
+    // The sample order carries a card in PaymentDetails: the answer says what was charged, the
+    // order's transaction total (001 §4.2), so the simulator has nothing to warn about.
+    expect(first.warnings).toEqual([]);
+    expect(first.body).toEqual({
+      Success: true,
+      InternalOrderId: "M-1",
+      PaymentAmount: "123.73",
+      PaymentCurrencyCode: "USD",
+    });
     expect(again.body).toEqual(first.body);
+  });
+
+  // Review spec D2: 001 §4.4's PerformOrderPayment carries OrderId, MerchantGUID and
+  // PaymentDetails, no amount; the quick start answered every payment 0 USD from the absent
+  // InternationalDetails. The amount is the one its SendOrderToMerchant stated.
+  it("answers a payment with the amount and currency of the order SendOrderToMerchant sent, and refuses one for an unknown order", async () => {
+    const order = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-PAY" });
+    order.InternationalDetails = {
+      ...order.InternationalDetails,
+      TransactionTotalPrice: 87.5,
+      TransactionCurrencyCode: "EUR",
+    };
+    const sent = await sendCallback(base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: order,
+    });
+    expect(sent.status).toBe(200);
+    const payment = samplePayload("PerformOrderPayment", { OrderId: "GE-README-PAY" });
+    expect(payment).not.toHaveProperty("InternationalDetails");
+    const paid = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: payment,
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({
+      Success: true,
+      PaymentAmount: "87.5",
+      PaymentCurrencyCode: "EUR",
+    });
+    const unknown = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-NEVER-SENT" }),
+    });
+    expect(unknown.body).toMatchObject({ Success: false });
+    expect(unknown.body).not.toHaveProperty("PaymentAmount");
+  });
+
+  // Second reading Q1: the payment body is an order (001 §4.4) and may state the amount; the
+  // quick start read it only from its in-memory map, so a restart or another instance refused
+  // the payment of an order it had received.
+  it("answers a payment whose body states the amount, for an order this server never saw", async () => {
+    const paid = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: paymentStating("GE-README-ELSEWHERE", {
+        TransactionTotalPrice: 87.5,
+        TransactionCurrencyCode: "EUR",
+      }),
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.problems).toEqual([]);
+    expect(paid.body).toMatchObject({
+      Success: true,
+      PaymentAmount: "87.5",
+      PaymentCurrencyCode: "EUR",
+    });
+  });
+
+  it("after a restart, answers a payment stating its amount and refuses one that states none", async () => {
+    const order = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-RESTART" });
+    order.InternationalDetails = {
+      ...order.InternationalDetails,
+      TransactionTotalPrice: 87.5,
+      TransactionCurrencyCode: "EUR",
+    };
+    const sent = await sendCallback(base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: order,
+    });
+    expect(sent.status).toBe(200);
+    const restarted = await startQuickStart(keys.publicKey);
+    try {
+      const paid = await sendCallback(restarted.base, "PerformOrderPayment", {
+        privateKey: keys.privateKey,
+        merchantGuid: GUID,
+        payload: paymentStating("GE-README-RESTART", {
+          TransactionTotalPrice: 87.5,
+          TransactionCurrencyCode: "EUR",
+        }),
+      });
+      expect(paid.status).toBe(200);
+      expect(paid.body).toMatchObject({
+        Success: true,
+        PaymentAmount: "87.5",
+        PaymentCurrencyCode: "EUR",
+      });
+      // Without the amount in the body, the new instance has nothing to answer: a refusal.
+      const unstated = await sendCallback(restarted.base, "PerformOrderPayment", {
+        privateKey: keys.privateKey,
+        merchantGuid: GUID,
+        payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-RESTART" }),
+      });
+      expect(unstated.status).toBe(200);
+      expect(unstated.body).toMatchObject({ Success: false, ErrorCode: "UNKNOWN_ORDER" });
+    } finally {
+      restarted.child.kill();
+    }
+  }, 30_000);
+
+  it("takes a blank currency as unknown: refuses rather than answer an empty currency", async () => {
+    // In the payment body, for an order it never saw.
+    const stated = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: paymentStating("GE-README-BLANK-1", {
+        TransactionTotalPrice: 87.5,
+        TransactionCurrencyCode: " ",
+      }),
+    });
+    expect(stated.status).toBe(200);
+    expect(stated.body).toMatchObject({ Success: false, ErrorCode: "UNKNOWN_ORDER" });
+    expect(stated.body).not.toHaveProperty("PaymentCurrencyCode");
+    // In the order its SendOrderToMerchant sent, with a payment stating nothing.
+    const order = samplePayload("SendOrderToMerchant", { OrderId: "GE-README-BLANK-2" });
+    order.InternationalDetails = {
+      ...order.InternationalDetails,
+      TransactionTotalPrice: 87.5,
+      TransactionCurrencyCode: " ",
+    };
+    const sent = await sendCallback(base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: order,
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body).not.toHaveProperty("PaymentCurrencyCode");
+    const paid = await sendCallback(base, "PerformOrderPayment", {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-BLANK-2" }),
+    });
+    expect(paid.body).toMatchObject({ Success: false, ErrorCode: "UNKNOWN_ORDER" });
+    expect(paid.body).not.toHaveProperty("PaymentCurrencyCode");
   });
 
   it("refuses an unsigned order with a 401 that never reached the function", async () => {

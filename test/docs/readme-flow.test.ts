@@ -111,6 +111,8 @@ describe("the README, followed from the top", () => {
         );
         expect(result.stdout).toContain("14 of 14 passed.");
         expect(result.stderr).toBe("");
+        // And nothing to look at: the order's answer says what was charged (001 §4.2).
+        expect(result.stdout).not.toContain("warning:");
 
         // And a forged call is refused: the simulator says so with exit 1, or 0 when expected.
         await mustRun("npx crossborder-callbacks keys --out stranger", dir, env);

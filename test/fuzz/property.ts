@@ -888,12 +888,16 @@ function cartInput(query: URLSearchParams, body: unknown): Record<string, unknow
 }
 
 /**
- * The callbacks whose documented payload carries no MerchantGUID: with the JWT proving the caller,
- * a GUID sent must match, and none is required (README, "merchantGuid").
+ * The callbacks whose documented payload carries no MerchantGUID or is not shown (000 §4.10): with
+ * the JWT proving the caller, a GUID sent must match, and none is required (README, "merchantGuid").
  */
 const GUID_WHEN_PRESENT: ReadonlySet<string> = new Set([
   "NotifyOrderRefund",
   "SendAdditionalRequiredDocumentsToMerchant",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+  "ValidateVoucher",
+  "UpdateOrderShippingInfo",
 ]);
 
 function merchantGuidRefused(payload: unknown, optional: boolean): boolean {

@@ -403,7 +403,20 @@ describe("the other fixtures", () => {
   it("SendAdditionalRequiredDocumentsToMerchant: an open object, kept whole; URLs decoded only when configured", async () => {
     const { call } = await send("SendAdditionalRequiredDocumentsToMerchant");
     expect(call?.payloadCopy).toStrictEqual(fixture("SendAdditionalRequiredDocumentsToMerchant"));
-    expect(get(call?.payload, "Documents.0.DocumentUrl")).toBe(
+    // The payload is not shown (001 §6): nothing in it is decoded unless the merchant says so.
+    const encoded = fixtureText("SendAdditionalRequiredDocumentsToMerchant").replace(
+      /"https:\/\/docs\.example\.com\/orders\/GE927127001US\/([a-z.]+)"/g,
+      '"https%3a%2f%2fdocs.example.com%2forders%2fGE927127001US%2f$1"',
+    );
+    const unconfigured = setup();
+    await unconfigured.router.handle({
+      method: "POST",
+      url: "/crossborder/SendAdditionalRequiredDocumentsToMerchant",
+      headers: {},
+      body: encoded,
+    });
+    const raw = unconfigured.calls.get("SendAdditionalRequiredDocumentsToMerchant")?.[0];
+    expect(get(raw?.payload, "Documents.0.DocumentUrl")).toBe(
       "https%3a%2f%2fdocs.example.com%2forders%2fGE927127001US%2finvoice.pdf",
     );
 
@@ -412,7 +425,7 @@ describe("the other fixtures", () => {
       method: "POST",
       url: "/crossborder/SendAdditionalRequiredDocumentsToMerchant",
       headers: {},
-      body: fixtureText("SendAdditionalRequiredDocumentsToMerchant"),
+      body: encoded,
     });
     expect(response.status).toBe(200);
     const decoded = configured.calls.get("SendAdditionalRequiredDocumentsToMerchant")?.[0];

@@ -795,6 +795,51 @@ describe("the order shapes of real captures on every order callback", () => {
     },
   );
 
+  // Review spec D3: ParcelsTracking entries are 000 §2.3's ParcelTracking, whose URL 001 §4.6 says
+  // arrives percent-encoded; UpdateParcelDispatch decoded it, the order callbacks did not.
+  it.each(ORDER_CALLBACKS)(
+    "%s: InternationalDetails.ParcelsTracking[].ParcelTrackingUrl decoded like OrderTrackingUrl; a plain one kept",
+    async (callback) => {
+      const encoded = "http%3a%2f%2fwww.example.com%2ftrack%3fid%3d1";
+      const order = {
+        OrderId: "GE1184042US",
+        MerchantGUID: GUID,
+        StatusCode: "CANCELLED",
+        Products: [{ Sku: "MUG-WHT", Price: 12, Quantity: 1, VATRate: 20, CartItemId: "1" }],
+        InternationalDetails: {
+          OrderTrackingUrl: encoded,
+          ParcelsTracking: [
+            { ParcelCode: "P1", ParcelTrackingNumber: "1Z999", ParcelTrackingUrl: encoded },
+            {
+              ParcelCode: "P2",
+              ParcelTrackingNumber: "1Z998",
+              ParcelTrackingUrl: "https://www.example.com/track?id=2&x=a+b",
+            },
+            { ParcelCode: "P3", ParcelTrackingNumber: null, ParcelTrackingUrl: null },
+          ],
+        },
+        PaymentDetails: JSON.parse(NO_CARD),
+      };
+      const result = await call(callback, { body: JSON.stringify(order) });
+      expect(result.status, callback).toBe(200);
+      expectAt(
+        result.received?.payload,
+        {
+          "InternationalDetails.OrderTrackingUrl": "http://www.example.com/track?id=1",
+          "InternationalDetails.ParcelsTracking.0.ParcelTrackingUrl":
+            "http://www.example.com/track?id=1",
+          "InternationalDetails.ParcelsTracking.0.ParcelCode": "P1",
+          "InternationalDetails.ParcelsTracking.1.ParcelTrackingUrl":
+            "https://www.example.com/track?id=2&x=a+b",
+          "InternationalDetails.ParcelsTracking.2.ParcelTrackingUrl": null,
+        },
+        callback,
+      );
+      expect(failures, callback).toStrictEqual([]);
+      expect(result.received?.raw, callback).toStrictEqual(order);
+    },
+  );
+
   it.each(ORDER_CALLBACKS)(
     "%s: Salutation, StateCode, CityRegion, VATRegistrationNumber decoded; CountryCode3 kept",
     async (callback) => {

@@ -88,6 +88,16 @@ describe("samplePayload", () => {
     expect(
       samplePayload("UpdateParcelDispatch").DispatchedParcel.ParcelTracking?.ParcelTrackingUrl,
     ).toBe(encodeFormValue("https://www.example.com/track?parcel=PCL-88213&lang=en"));
+    // Review spec note: SendAdditionalRequiredDocumentsToMerchant's payload is not shown (001 §6),
+    // so no field of it is on the decoded lists; a sample sending DocumentUrl encoded taught that
+    // the library decodes it. Its URLs are sent plain, as the function receives them.
+    const documents = samplePayload("SendAdditionalRequiredDocumentsToMerchant").Documents as {
+      DocumentUrl: string;
+    }[];
+    expect(documents.map((document) => document.DocumentUrl)).toEqual([
+      "https://docs.example.com/orders/GE927127001US/invoice.pdf",
+      "https://docs.example.com/orders/GE927127001US/label.zpl",
+    ]);
     expect(samplePayload("GetCheckoutCartInfo")).toEqual({
       merchantCartToken: "b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f",
       countryCode: "US",
