@@ -186,7 +186,10 @@ export interface SimulateOptions {
   readonly paths?: Partial<Record<CallbackName, string>> | undefined;
   /** Headers sent with every call (a header secret, Basic credentials). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** The payload of each callback; default its sample. */
+  /**
+   * The payload of each callback; default its sample. A callback given a payload is not sent its
+   * captured form.
+   */
   readonly payloads?: Partial<Record<CallbackName, unknown>> | undefined;
   /** Called before each call is sent, and when its answer (or failure) is in. */
   readonly onSend?: ((callback: CallbackName) => void) | undefined;
@@ -195,12 +198,24 @@ export interface SimulateOptions {
   readonly fetch?: ((request: Request) => Response | Promise<Response>) | undefined;
 }
 
+/**
+ * A later send of a row that found a problem: its redelivery or its captured form. The row's
+ * `result` is the first answer, which passed; this is the answer that failed it.
+ */
+export interface FailedAnswer {
+  readonly send: "redelivered" | "as captured";
+  readonly payload: unknown;
+  readonly result: SendCallbackResult;
+}
+
 /** One line of the report: an answer, or why there was none. */
 export type SimulationRow =
   | {
       readonly callback: CallbackName;
       readonly payload: unknown;
       readonly result: SendCallbackResult;
+      /** The redelivery's or captured form's answers that failed the row (present when any). */
+      readonly failedAnswers?: readonly FailedAnswer[];
     }
   | { readonly callback: CallbackName; readonly payload: unknown; readonly error: string };
 
@@ -260,23 +275,34 @@ function isRefusal(result: SendCallbackResult): boolean {
   );
 }
 
+/** How `checkResponse` begins the problem of a refusal where a success was expected. */
+const REFUSAL_PROBLEM = "a refusal: ";
+
 /**
  * The redelivery's findings: its own problems, or an `InternalOrderId` other than the first's
  * (compared only when both answers carry one: PerformOrderPayment need not answer it). A
- * PerformOrderPayment refused the second time is a warning: the spec documents no error for a
- * repeated payment, so refusing it is not wrong, only not answering as the first delivery.
+ * PerformOrderPayment refused the second time with a 2xx is a warning: the spec documents no
+ * error for a repeated payment, so refusing it is not wrong, only not answering as the first
+ * delivery. Only the refusal itself: card data sent back, a non-2xx status, a body that is not
+ * JSON or a slow answer stay problems.
  */
 function redeliveryFindings(
   first: SendCallbackResult,
   again: SendCallbackResult,
 ): { problems: string[]; warnings: string[] } {
   if (again.problems.length > 0) {
-    const found = again.problems.map(
-      (problem) => `${REDELIVERED_PREFIX}: ${problem}; ${REDELIVERY_ADVICE}`,
-    );
-    return first.callback === "PerformOrderPayment" && isRefusal(again)
-      ? { problems: [], warnings: found }
-      : { problems: found, warnings: [] };
+    const found = { problems: [] as string[], warnings: [] as string[] };
+    const refusedPayment =
+      first.callback === "PerformOrderPayment" &&
+      again.status >= 200 &&
+      again.status < 300 &&
+      isRefusal(again);
+    for (const problem of again.problems) {
+      const line = `${REDELIVERED_PREFIX}: ${problem}; ${REDELIVERY_ADVICE}`;
+      if (refusedPayment && problem.startsWith(REFUSAL_PROBLEM)) found.warnings.push(line);
+      else found.problems.push(line);
+    }
+    return found;
   }
   const before = internalOrderIdOf(first);
   const after = internalOrderIdOf(again);
@@ -299,13 +325,16 @@ function redeliveryFindings(
  * and the answer passed: SendOrderToMerchant and PerformOrderPayment are delivered again with
  * the identical payload (`REDELIVERED`), and the callbacks with a captured form
  * (`capturedPayload`, wire-facts §6) are sent that form too, unless their payload was given; what
- * those find is added to the row's problems.
+ * those find is added to the row's problems (a refused repeated PerformOrderPayment answered 2xx:
+ * to its warnings), and their answers that failed it to its `failedAnswers`. "A success is
+ * expected": no `expect`, or one that lists only 2xx statuses and not the outcome `refusal`.
  */
 export async function simulate(options: SimulateOptions): Promise<SimulationRow[]> {
   const rows: SimulationRow[] = [];
+  // `--expect 200` expects a success too: only a non-2xx status or a refusal skips the later sends.
   const expectsSuccess =
-    (options.expect?.statuses === undefined || options.expect.statuses.length === 0) &&
-    options.expect?.outcome !== "refusal";
+    options.expect?.outcome !== "refusal" &&
+    (options.expect?.statuses ?? []).every((status) => status >= 200 && status < 300);
   let merchantOrderId: string | undefined;
   let capturedMerchantOrderId: string | undefined;
   // The captured payment is for the captured order: sent only once that order passed in this run.
@@ -343,12 +372,17 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
       if (callback === "SendOrderToMerchant") merchantOrderId = internalOrderIdOf(result);
       const more: string[] = [];
       const warnings: string[] = [];
+      const failedAnswers: FailedAnswer[] = [];
       if (expectsSuccess && result.problems.length === 0) {
         if (REDELIVERED.includes(callback)) {
           try {
-            const found = redeliveryFindings(result, await send(payload));
+            const again = await send(payload);
+            const found = redeliveryFindings(result, again);
             more.push(...found.problems);
             warnings.push(...found.warnings);
+            if (found.problems.length > 0) {
+              failedAnswers.push({ send: "redelivered", payload, result: again });
+            }
           } catch (error) {
             if (!(error instanceof SendCallbackError)) throw error;
             more.push(`${REDELIVERED_PREFIX}: no answer: ${error.reason}`);
@@ -371,13 +405,21 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
               capturedOrderPassed = answer.problems.length === 0;
             }
             more.push(...answer.problems.map((problem) => `${prefix}: ${problem}`));
+            if (answer.problems.length > 0) {
+              failedAnswers.push({ send: "as captured", payload: captured, result: answer });
+            }
           } catch (error) {
             if (!(error instanceof SendCallbackError)) throw error;
             more.push(`${prefix}: no answer: ${error.reason}`);
           }
         }
       }
-      row = { callback, payload, result: withMoreProblems(result, more, warnings) };
+      row = {
+        callback,
+        payload,
+        result: withMoreProblems(result, more, warnings),
+        ...(failedAnswers.length > 0 ? { failedAnswers } : {}),
+      };
     } catch (error) {
       if (!(error instanceof SendCallbackError)) throw error;
       row = { callback, payload, error: error.reason };
@@ -404,10 +446,18 @@ export function exitCodeOf(rows: readonly SimulationRow[]): number {
  * what the call sent (`sentRedactor`): a card number or a header secret shows as `***`.
  */
 export function successText(row: SimulationRow): string {
-  if ("error" in row) return "-";
-  const { body } = row.result;
+  return "error" in row ? "-" : answerSuccessText(row.callback, row.result, row.payload);
+}
+
+/** The Success column of one answer to `payload` (see `successText`). */
+function answerSuccessText(
+  callback: CallbackName,
+  result: SendCallbackResult,
+  payload: unknown,
+): string {
+  const { body } = result;
   if (!isRecord(body)) return "-";
-  const field = successFieldOf(row.callback);
+  const field = successFieldOf(callback);
   if (field === "productsList" && Array.isArray(body.productsList)) {
     const count = body.productsList.length;
     return `${count} product${count === 1 ? "" : "s"}`;
@@ -420,9 +470,7 @@ export function successText(row: SimulationRow): string {
   // A boolean or null quotes nothing.
   const json = JSON.stringify(value);
   const masked =
-    typeof value === "boolean" || value === null
-      ? json
-      : sentRedactor(row.result, row.payload)(json);
+    typeof value === "boolean" || value === null ? json : sentRedactor(result, payload)(json);
   return truncate(printable(masked), 24);
 }
 
@@ -443,7 +491,10 @@ export class ReportWriter {
     this.write(`${this.colors.dim("→")} ${callback.padEnd(this.#width)} ${this.colors.dim("…")} `);
   }
 
-  /** `← 200  true   34 ms  ok`, then each problem, then the body of a failed answer. */
+  /**
+   * `← 200  true   34 ms  ok`, then each problem, then the body of a failed answer: the first
+   * answer's, or each failing later send's (`as captured: ← 500  -`, then its body).
+   */
   answered(row: SimulationRow): void {
     const { colors } = this;
     const problems = rowProblems(row).map((problem) => printable(problem));
@@ -466,8 +517,16 @@ export class ReportWriter {
       this.write(`    ${colors.yellow(`warning: ${printable(warning)}`)}\n`);
     }
     if (this.showBody && problems.length > 0 && !("error" in row)) {
-      const redact = sentRedactor(row.result, row.payload);
-      this.write(`${indent(maskedBody(redact, row.result.text))}\n`);
+      const later = row.failedAnswers ?? [];
+      if (later.length === 0) {
+        const redact = sentRedactor(row.result, row.payload);
+        this.write(`${indent(maskedBody(redact, row.result.text))}\n`);
+      }
+      for (const { send, payload, result } of later) {
+        const success = answerSuccessText(row.callback, result, payload);
+        this.write(`    ${send}: ← ${result.status}  ${success}\n`);
+        this.write(`${indent(maskedBody(sentRedactor(result, payload), result.text))}\n`);
+      }
     }
   }
 }
@@ -554,9 +613,24 @@ export function jsonRow(row: SimulationRow, showBody: boolean): Record<string, u
     problems: result.problems,
     // Warnings do not fail the row: listed only when there are any.
     ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
-    ...(showBody && result.problems.length > 0
+    // The body of the answer that failed: the first's, or each failing later send's.
+    ...(showBody && result.problems.length > 0 && row.failedAnswers === undefined
       ? { body: maskedBody(sentRedactor(result, row.payload), result.text) }
       : {}),
+    ...(row.failedAnswers === undefined
+      ? {}
+      : {
+          failedAnswers: row.failedAnswers.map((answer) => ({
+            send: answer.send,
+            status: answer.result.status,
+            success: answer.result.success ?? null,
+            ...(showBody
+              ? {
+                  body: maskedBody(sentRedactor(answer.result, answer.payload), answer.result.text),
+                }
+              : {}),
+          })),
+        }),
   };
 }
 

@@ -1611,3 +1611,153 @@ describe("simulate --expires-in: the tokens' lifetime, negative for an expired t
     expect(cap.stdout).toMatch(/clock tolerance/);
   });
 });
+
+// Final reading 2: the redelivery and captured-form findings of a row.
+describe("simulate: what the redelivery and the captured form find", () => {
+  const paid = {
+    Success: true,
+    InternalOrderId: "M-1",
+    PaymentAmount: "123.73",
+    PaymentCurrencyCode: "USD",
+  };
+  /** A merchant paying once, then refusing the repeat with `status`, quoting the card it got. */
+  async function refusingRepeat(status: number) {
+    let payments = 0;
+    const server = await startRawMerchant({
+      SendOrderToMerchant: (res) => json(res, 200, paid),
+      PerformOrderPayment: (res, request) => {
+        const card = JSON.parse(request.body).PaymentDetails?.CardNumber;
+        if (card && payments++ > 0) {
+          json(res, status, {
+            Success: false,
+            ErrorCode: "ALREADY_PAID",
+            ErrorText: `card ${card} already charged`,
+          });
+        } else json(res, 200, paid);
+      },
+    });
+    servers.push(server);
+    return server;
+  }
+  const servers: RunningServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+  const ORDER_AND_PAYMENT = "SendOrderToMerchant,PerformOrderPayment";
+
+  it("fails a refused repeated payment that sends the card back: only the refusal is a warning", async () => {
+    const server = await refusingRepeat(200);
+    const cap = captureIo();
+    const code = await runCli(["simulate", ORDER_AND_PAYMENT, ...signedAt(server.base)], cap.io);
+    const payment = rowOf(cap.stdout, "PerformOrderPayment");
+    expect(payment).toMatch(/\n {4}redelivered .*card number.*never be echoed/);
+    expect(payment).toMatch(/warning: redelivered .*a refusal: .*ALREADY_PAID/);
+    expect(payment).not.toMatch(/warning: .*card number/);
+    expect(cap.stdout).not.toContain("4111111111111111");
+    expect(code).toBe(1);
+  });
+
+  it("fails a repeated payment answered 404 (--json: ok false), refusal or not", async () => {
+    const server = await refusingRepeat(404);
+    const cap = captureIo();
+    const code = await runCli(
+      ["simulate", ORDER_AND_PAYMENT, ...signedAt(server.base), "--json"],
+      cap.io,
+    );
+    const output = JSON.parse(cap.stdout);
+    expect(output.ok).toBe(false);
+    const payment = output.results[1];
+    expect(payment).toMatchObject({ callback: "PerformOrderPayment", ok: false });
+    expect(payment.problems).toContainEqual(expect.stringMatching(/^redelivered .*HTTP 404/));
+    expect(code).toBe(1);
+  });
+
+  it("--show-body and --json show the failing answer of the captured form, not the passing sample's", async () => {
+    const server = await startRawMerchant({
+      SendOrderToMerchant: (res, request) => {
+        if (JSON.parse(request.body).PaymentDetails === null) {
+          res.writeHead(500, { "content-type": "text/plain" });
+          res.end("TypeError: Cannot read properties of null (reading 'CardNumber')");
+        } else json(res, 200, paid);
+      },
+    });
+    servers.push(server);
+    const text = captureIo();
+    expect(
+      await runCli(
+        ["simulate", "SendOrderToMerchant", ...signedAt(server.base), "--show-body"],
+        text.io,
+      ),
+    ).toBe(1);
+    const row = rowOf(text.stdout, "SendOrderToMerchant");
+    expect(row).toMatch(/\n {4}as captured: ← 500 +- *\n {4}\| TypeError: Cannot read/);
+    expect(row).not.toContain('| {"Success":true');
+    const cap = captureIo();
+    await runCli(
+      ["simulate", "SendOrderToMerchant", ...signedAt(server.base), "--show-body", "--json"],
+      cap.io,
+    );
+    const [result] = JSON.parse(cap.stdout).results;
+    expect(result).toMatchObject({ ok: false, status: 200, success: true });
+    expect(result.body).toBeUndefined();
+    expect(result.failedAnswers).toEqual([
+      {
+        send: "as captured",
+        status: 500,
+        success: null,
+        body: "TypeError: Cannot read properties of null (reading 'CardNumber')",
+      },
+    ]);
+    // Without --show-body: the failing answer's status and success, not its body.
+    const bare = captureIo();
+    await runCli(["simulate", "SendOrderToMerchant", ...signedAt(server.base), "--json"], bare.io);
+    expect(JSON.parse(bare.stdout).results[0].failedAnswers).toEqual([
+      { send: "as captured", status: 500, success: null },
+    ]);
+  });
+
+  it("--show-body shows a failing redelivery's answer, masked", async () => {
+    const server = await refusingRepeat(500);
+    const cap = captureIo();
+    await runCli(
+      ["simulate", ORDER_AND_PAYMENT, ...signedAt(server.base), "--show-body", "--json"],
+      cap.io,
+    );
+    const payment = JSON.parse(cap.stdout).results[1];
+    expect(payment).toMatchObject({ ok: false, status: 200, success: true });
+    expect(payment.failedAnswers).toEqual([
+      {
+        send: "redelivered",
+        status: 500,
+        success: false,
+        body: expect.stringContaining("card ************1111 already charged"),
+      },
+    ]);
+    expect(cap.stdout).not.toContain("4111111111111111");
+  });
+
+  it("--expect 200 still redelivers the order: a merchant doubling it fails", async () => {
+    let orders = 0;
+    const server = await startRawMerchant({
+      SendOrderToMerchant: (res) => json(res, 200, { ...paid, InternalOrderId: `M-${++orders}` }),
+    });
+    servers.push(server);
+    const cap = captureIo();
+    const code = await runCli(
+      ["simulate", "SendOrderToMerchant", ...signedAt(server.base), "--expect", "200"],
+      cap.io,
+    );
+    expect(rowOf(cap.stdout, "SendOrderToMerchant")).toMatch(
+      /redelivered .*InternalOrderId "M-1" then "M-2": a duplicate order/,
+    );
+    expect(code).toBe(1);
+    // A non-2xx expectation still skips them: one call only.
+    const refused = captureIo();
+    const before = server.seen.length;
+    await runCli(
+      ["simulate", "SendOrderToMerchant", ...signedAt(server.base), "--expect", "401"],
+      refused.io,
+    );
+    expect(server.seen.length - before).toBe(1);
+  });
+});

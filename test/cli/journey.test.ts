@@ -19,6 +19,7 @@ import {
 } from "../../src/testing/index.js";
 import {
   cartFixture,
+  json,
   listen,
   MERCHANT_GUID,
   type RunningServer,
@@ -170,6 +171,38 @@ describe("redelivery (K3)", () => {
     ]);
     expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([
       expect.stringMatching(/^redelivered .*HTTP 500/),
+    ]);
+  });
+
+  it("keeps card data sent back by a refused repeated payment a problem: only the refusal is a warning", async () => {
+    let payments = 0;
+    const paid = {
+      Success: true,
+      InternalOrderId: "M-1",
+      PaymentAmount: "1",
+      PaymentCurrencyCode: "USD",
+    };
+    const server = await startRawMerchant({
+      SendOrderToMerchant: (res) => json(res, 200, paid),
+      PerformOrderPayment: (res, request) => {
+        const sent = JSON.parse(request.body);
+        // The captured payment (CardNumber null) is paid: only the repeat is refused.
+        if (sent.PaymentDetails?.CardNumber === null || payments++ === 0) json(res, 200, paid);
+        else json(res, 200, { Success: false, ErrorCode: "ALREADY_PAID", Request: sent });
+      },
+    });
+    servers.push(server);
+    const rows = await run(server.base, ["SendOrderToMerchant", "PerformOrderPayment"]);
+    const row = rows[1] as (typeof rows)[number];
+    const problems = rowProblems(row);
+    expect(problems).toContainEqual(expect.stringMatching(/^redelivered .*card number.*echoed/));
+    expect(problems).toContainEqual(expect.stringMatching(/^redelivered .*CVV/));
+    expect(problems.some((problem) => problem.includes("a refusal"))).toBe(false);
+    expect("result" in row && row.result.warnings).toEqual([
+      expect.stringMatching(/^redelivered .*: a refusal: .*ALREADY_PAID/),
+    ]);
+    expect("failedAnswers" in row && row.failedAnswers?.map((answer) => answer.send)).toEqual([
+      "redelivered",
     ]);
   });
 
