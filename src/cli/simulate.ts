@@ -1,9 +1,9 @@
 import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
-import type { Redactor } from "../core/redact.js";
+import { createRedactor, type Redactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { parseSuccessValue } from "../schemas/response.js";
-import { successFieldOf } from "../testing/check.js";
+import { payloadCardSecrets, successFieldOf } from "../testing/check.js";
 import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
 import { SAMPLE_MERCHANT_ORDER_ID } from "../testing/samples.js";
 import {
@@ -214,7 +214,10 @@ export type SimulationRow =
       readonly callback: CallbackName;
       readonly payload: unknown;
       readonly result: SendCallbackResult;
-      /** The redelivery's or captured form's answers that failed the row (present when any). */
+      /**
+       * Present when the first answer passed and a later send (the redelivery, the captured
+       * form) failed the row: the answers that did (none when the later send got no answer).
+       */
       readonly failedAnswers?: readonly FailedAnswer[];
     }
   | { readonly callback: CallbackName; readonly payload: unknown; readonly error: string };
@@ -418,7 +421,8 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         callback,
         payload,
         result: withMoreProblems(result, more, warnings),
-        ...(failedAnswers.length > 0 ? { failedAnswers } : {}),
+        // The first answer passed (the later sends run only then): its body is not the failure.
+        ...(more.length > 0 ? { failedAnswers } : {}),
       };
     } catch (error) {
       if (!(error instanceof SendCallbackError)) throw error;
@@ -517,18 +521,29 @@ export class ReportWriter {
       this.write(`    ${colors.yellow(`warning: ${printable(warning)}`)}\n`);
     }
     if (this.showBody && problems.length > 0 && !("error" in row)) {
-      const later = row.failedAnswers ?? [];
-      if (later.length === 0) {
+      const later = row.failedAnswers;
+      if (later === undefined) {
         const redact = sentRedactor(row.result, row.payload);
         this.write(`${indent(maskedBody(redact, row.result.text))}\n`);
       }
-      for (const { send, payload, result } of later) {
+      for (const answer of later ?? []) {
+        const { send, payload, result } = answer;
         const success = answerSuccessText(row.callback, result, payload);
         this.write(`    ${send}: ← ${result.status}  ${success}\n`);
-        this.write(`${indent(maskedBody(sentRedactor(result, payload), result.text))}\n`);
+        this.write(`${indent(maskedBody(laterRedactor(row, answer), result.text))}\n`);
       }
     }
   }
+}
+
+/**
+ * A later send's answer masked by what that call sent and by the card data the row's first call
+ * sent: the captured payment carries no card, but its answer may quote the one sent before it.
+ */
+function laterRedactor(row: { readonly payload: unknown }, answer: FailedAnswer): Redactor {
+  const own = sentRedactor(answer.result, answer.payload);
+  const first = createRedactor(payloadCardSecrets(row.payload));
+  return (value) => first(own(value));
 }
 
 function indent(text: string): string {
@@ -626,7 +641,7 @@ export function jsonRow(row: SimulationRow, showBody: boolean): Record<string, u
             success: answer.result.success ?? null,
             ...(showBody
               ? {
-                  body: maskedBody(sentRedactor(answer.result, answer.payload), answer.result.text),
+                  body: maskedBody(laterRedactor(row, answer), answer.result.text),
                 }
               : {}),
           })),

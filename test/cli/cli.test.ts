@@ -1736,6 +1736,60 @@ describe("simulate: what the redelivery and the captured form find", () => {
     expect(cap.stdout).not.toContain("4111111111111111");
   });
 
+  it("masks, in the captured payment's failing answer, the CVV and card the row's first payment sent (the captured form carries none)", async () => {
+    let first: unknown;
+    const server = await startRawMerchant({
+      SendOrderToMerchant: (res) => json(res, 200, paid),
+      PerformOrderPayment: (res, request) => {
+        const details = JSON.parse(request.body).PaymentDetails;
+        if (details?.CardNumber) {
+          first ??= details;
+          json(res, 200, paid);
+        } else json(res, 500, { Success: false, Message: "stale", Last: JSON.stringify(first) });
+      },
+    });
+    servers.push(server);
+    for (const extra of [["--show-body"], ["--show-body", "--json"]]) {
+      first = undefined;
+      const cap = captureIo();
+      const code = await runCli(
+        ["simulate", ORDER_AND_PAYMENT, ...signedAt(server.base), ...extra],
+        cap.io,
+      );
+      expect(code).toBe(1);
+      expect(cap.stdout).toMatch(/as captured/);
+      expect(cap.stdout).not.toContain("4111111111111111");
+      expect(cap.stdout).not.toMatch(/CVVNumber\\?":\\?"737/);
+    }
+  });
+
+  it("--show-body does not show the first, passing answer as the failure when the repeat got no answer", async () => {
+    let payments = 0;
+    const server = await startRawMerchant({
+      SendOrderToMerchant: (res) => json(res, 200, paid),
+      PerformOrderPayment: (res, request) => {
+        if (JSON.parse(request.body).PaymentDetails?.CardNumber && payments++ > 0) {
+          res.socket?.destroy();
+        } else json(res, 200, paid);
+      },
+    });
+    servers.push(server);
+    const text = captureIo();
+    await runCli(["simulate", ORDER_AND_PAYMENT, ...signedAt(server.base), "--show-body"], text.io);
+    const row = rowOf(text.stdout, "PerformOrderPayment");
+    expect(row).toMatch(/redelivered .*no answer/);
+    expect(row).not.toContain('| {"Success":true');
+    payments = 0;
+    const cap = captureIo();
+    await runCli(
+      ["simulate", ORDER_AND_PAYMENT, ...signedAt(server.base), "--show-body", "--json"],
+      cap.io,
+    );
+    const payment = JSON.parse(cap.stdout).results[1];
+    expect(payment).toMatchObject({ ok: false, failedAnswers: [] });
+    expect(payment.body).toBeUndefined();
+  });
+
   it("--expect 200 still redelivers the order: a merchant doubling it fails", async () => {
     let orders = 0;
     const server = await startRawMerchant({
