@@ -50,25 +50,7 @@ export class Redactor {
    * fields masked.
    */
   value(value: unknown, depth = 0): unknown {
-    if (typeof value === "string") return this.text(value);
-    if (typeof value === "number" || typeof value === "bigint") {
-      const text = String(value);
-      // A decimal point is no gap between digit groups: only a whole number may be a card number.
-      if (!WHOLE_NUMBER.test(text)) return value;
-      const masked = this.text(text);
-      return masked === text ? value : masked;
-    }
-    if (typeof value !== "object" || value === null) return value;
-    if (depth > 64) return REDACTED;
-    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (key === "__proto__") continue;
-      copy[this.text(key)] = SECRET_KEYS.has(key.toLowerCase())
-        ? REDACTED
-        : this.value(item, depth + 1);
-    }
-    return copy;
+    return this.#copy(value, depth, (text) => this.text(text), true);
   }
 
   /**
@@ -79,18 +61,35 @@ export class Redactor {
    * `createRedactor`). Hook events and errors go through {@link value}.
    */
   data(value: unknown, depth = 0): unknown {
-    if (typeof value === "string") return this.#secretsOut(redactCardsInData(value));
+    return this.#copy(value, depth, (text) => this.#secretsOut(redactCardsInData(text)), false);
+  }
+
+  /**
+   * The deep copy both rules make: `clean` applied to every string and every key (an answer
+   * keeps fields the library does not know: secrets and card numbers out of a key too),
+   * credential fields masked, `__proto__` left out; whole numbers masked as texts only when
+   * `numbers` (the wide rule).
+   */
+  #copy(value: unknown, depth: number, clean: (text: string) => string, numbers: boolean): unknown {
+    if (typeof value === "string") return clean(value);
+    if (numbers && (typeof value === "number" || typeof value === "bigint")) {
+      const text = String(value);
+      // A decimal point is no gap between digit groups: only a whole number may be a card number.
+      if (!WHOLE_NUMBER.test(text)) return value;
+      const masked = clean(text);
+      return masked === text ? value : masked;
+    }
     if (typeof value !== "object" || value === null) return value;
     if (depth > 64) return REDACTED;
-    if (Array.isArray(value)) return value.map((item) => this.data(item, depth + 1));
+    if (Array.isArray(value)) {
+      return value.map((item) => this.#copy(item, depth + 1, clean, numbers));
+    }
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       if (key === "__proto__") continue;
-      // A key is printed too (an answer keeps fields the library does not know): secrets and
-      // spaced card numbers out of it, as out of a value.
-      copy[this.#secretsOut(redactCardsInData(key))] = SECRET_KEYS.has(key.toLowerCase())
+      copy[clean(key)] = SECRET_KEYS.has(key.toLowerCase())
         ? REDACTED
-        : this.data(item, depth + 1);
+        : this.#copy(item, depth + 1, clean, numbers);
     }
     return copy;
   }
