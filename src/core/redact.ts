@@ -545,18 +545,30 @@ function holdsCard(text: string, cards: readonly string[]): boolean {
   // text with fewer digits than a card number holds none, escapes or not.
   if (digits.length < MIN_CARD_DIGITS) return false;
   if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
-  let read = text;
-  // `%2520` is `%20` encoded again: read the `%25`s first (a few rounds at most).
-  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, "%");
-  const decoded = onlyDigits(read.replace(ESCAPE, escapedDigit));
+  const decoded = onlyDigits(readEscapes(text));
   return cards.some((card) => decoded.includes(card));
 }
 
 /** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
 const ESCAPE = /%([0-9A-Fa-f]{2})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|\\u([0-9A-Fa-f]{4})/g;
 
-/** An escape as the digit it encodes, or as nothing (a separator). */
-function escapedDigit(
+/**
+ * The text with its escapes read, for finding a card number sent encoded: percent-escapes
+ * (encoded twice too: `%2520`, whose `%25`s are read first, a few rounds at most), HTML character
+ * references (`&#160;`, `&#x34;`, `&nbsp;`) and JSON escapes written as text (`\u00a0`). A
+ * reference beyond Unicode reads as nothing, so reading never adds digits (`%34` and `&#52;` are
+ * one digit written with two). Also the testing kit's, to find a card an answer sends back.
+ */
+export function readEscapes(text: string): string {
+  if (!text.includes("%") && !text.includes("&") && !text.includes("\\")) return text;
+  let read = text;
+  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, "%");
+  read = read.replace(/%C2%A0|&nbsp;/gi, "\u00a0");
+  return read.replace(ESCAPE, escapedCharacter);
+}
+
+/** An escape as the character it encodes, or as nothing past Unicode's last code point. */
+function escapedCharacter(
   _escape: string,
   percent: string | undefined,
   decimal: string | undefined,
@@ -567,7 +579,7 @@ function escapedDigit(
     decimal !== undefined
       ? Number.parseInt(decimal, 10)
       : Number.parseInt(percent ?? hex ?? json ?? "", 16);
-  return isDigit(code) ? String.fromCharCode(code) : "";
+  return code <= 0x10ffff ? String.fromCodePoint(code) : "";
 }
 
 /** Replaces every marked stretch of the text with `***`. */

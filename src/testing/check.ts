@@ -3,7 +3,13 @@ import { cartShape } from "../callbacks/get-checkout-cart-info.js";
 import { cardSecretsOf, namesCvv } from "../core/card.js";
 import { cardNumbersOf, isCvvNumberKey } from "../core/card-keys.js";
 import { isRecord } from "../core/objects.js";
-import { cardDigits, createRedactor, maskSecret, type Redactor } from "../core/redact.js";
+import {
+  cardDigits,
+  createRedactor,
+  maskSecret,
+  type Redactor,
+  readEscapes,
+} from "../core/redact.js";
 import { hasTextValue, PAYMENT_FIELDS } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import type { CallbackName } from "../core/types.js";
@@ -473,33 +479,6 @@ function quotesCvv(text: string, cvv: string): boolean {
  * (no-break and thin spaces too), a dash, a dot or a `+` (a form-encoded space).
  */
 const CARD_SEPARATORS = " \u00a0\u2007\u2009\u202f-\u2010\u2011\u2012\u2013.+";
-
-/** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
-const TEXT_ESCAPE =
-  /%([0-9A-Fa-f]{2})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|\\u([0-9A-Fa-f]{4})/g;
-
-/**
- * The text with its escapes read, for finding a card number sent encoded (`4111%201111…`,
- * `4111%25201111…` encoded twice, `&#160;`, `&nbsp;`, `\u00a0` written as text).
- */
-function readEscapes(text: string): string {
-  if (!text.includes("%") && !text.includes("&") && !text.includes("\\")) return text;
-  let read = text;
-  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, "%");
-  read = read.replace(/%C2%A0|&nbsp;/gi, "\u00a0");
-  return read.replace(
-    TEXT_ESCAPE,
-    (written, percent?: string, decimal?: string, hex?: string, json?: string) => {
-      const code =
-        percent !== undefined
-          ? Number.parseInt(percent, 16)
-          : decimal !== undefined
-            ? Number.parseInt(decimal, 10)
-            : Number.parseInt((hex ?? json) as string, 16);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : written;
-    },
-  );
-}
 
 /**
  * Whether a text writes the card number (its digits, `card`) as one number: whole groups of
