@@ -125,7 +125,7 @@ function choose(
   if (signedBody) {
     const signed = aliases.find((alias) => fieldInAnyCase(fields, alias) !== undefined);
     if (signed !== undefined) {
-      setField(payload, key, firstOfList(fieldInAnyCase(fields, signed)));
+      setField(payload, key, asText(firstOfList(fieldInAnyCase(fields, signed))));
       return;
     }
   }
@@ -140,7 +140,15 @@ function choose(
     found ??= value;
   }
   if (found === "" && !isAbsent(fieldInAnyCase(payload, key))) return;
-  if (found !== undefined) setField(payload, key, found);
+  if (found !== undefined) setField(payload, key, asText(found));
+}
+
+/**
+ * A parameter a JSON body sent as a finite number, as the text the same value is in a query (a
+ * store's numeric cart id): the number itself would be refused as not text. Any other value as it is.
+ */
+function asText(value: unknown): unknown {
+  return typeof value === "number" && Number.isFinite(value) ? String(value) : value;
 }
 
 /**

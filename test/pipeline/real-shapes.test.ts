@@ -364,6 +364,16 @@ describe("real payload shapes through a node:http server with RS256 tokens", () 
     });
   });
 
+  it("GetCheckoutCartInfo as POST with the token as a JSON number: the token as text, not a 400", async () => {
+    // The token is whatever the store gave the service; the same value in a query is text.
+    const { status, received } = await call("GetCheckoutCartInfo", {
+      body: JSON.stringify({ MerchantGUID: GUID, merchantCartToken: 12345, countryCode: "AU" }),
+    });
+    expect(failures).toStrictEqual([]);
+    expect(status).toBe(200);
+    expect(received?.payload).toMatchObject({ merchantCartToken: "12345", countryCode: "AU" });
+  });
+
   it("GetCheckoutCartInfo as GET with the token named cartToken and IsStockValidation=1", async () => {
     const { status, body, received } = await call(
       query("get-checkout-cart-info-get-stock-validation"),
