@@ -279,7 +279,7 @@ const CASES: readonly Case[] = [
     name: "GetCheckoutCartInfo",
     factory: createGetCheckoutCartInfoHandler as unknown as Factory,
     valid: { merchantCartToken: "tok", countryCode: "US", currencyCode: "USD" },
-    invalid: { merchantCartToken: 5 },
+    invalid: { merchantCartToken: true },
     invalidPath: "merchantCartToken",
     shape: "responseInfo",
     allow: "GET, POST",
