@@ -231,8 +231,14 @@ export const REDELIVERED: readonly CallbackName[] = ["SendOrderToMerchant", "Per
 
 const REDELIVERED_PREFIX =
   "redelivered (the same payload again, as the service may send it again: an update, or a manual retry by the operator's support)";
-const REDELIVERY_ADVICE =
-  "answer a redelivery as the first delivery (the same InternalOrderId, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
+/** What to do about a failed redelivery: an order keeps its id, a payment its answer. */
+function redeliveryAdvice(callback: CallbackName): string {
+  const same =
+    callback === "SendOrderToMerchant"
+      ? "the same InternalOrderId, no second charge"
+      : "the same answer, no second charge";
+  return `answer a redelivery as the first delivery (${same}): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId`;
+}
 
 /** What each captured form carries, named in its problems. */
 const CAPTURED_FORMS: Partial<Record<CallbackName, string>> = {
@@ -301,7 +307,7 @@ function redeliveryFindings(
       again.status < 300 &&
       isRefusal(again);
     for (const problem of again.problems) {
-      const line = `${REDELIVERED_PREFIX}: ${problem}; ${REDELIVERY_ADVICE}`;
+      const line = `${REDELIVERED_PREFIX}: ${problem}; ${redeliveryAdvice(first.callback)}`;
       if (refusedPayment && problem.startsWith(REFUSAL_PROBLEM)) found.warnings.push(line);
       else found.problems.push(line);
     }
@@ -315,7 +321,7 @@ function redeliveryFindings(
   const what = first.callback === "SendOrderToMerchant" ? "a duplicate order" : "a second order id";
   return {
     problems: [
-      `${REDELIVERED_PREFIX}: InternalOrderId ${JSON.stringify(before)} then ${JSON.stringify(after)}: ${what} on redelivery; ${REDELIVERY_ADVICE}`,
+      `${REDELIVERED_PREFIX}: InternalOrderId ${JSON.stringify(before)} then ${JSON.stringify(after)}: ${what} on redelivery; ${redeliveryAdvice(first.callback)}`,
     ],
     warnings: [],
   };

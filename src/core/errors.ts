@@ -192,7 +192,9 @@ export interface CallbackFailure {
    * `handler_failure`, of the `AuthenticationError` for authentication failures, of the stream's
    * error for `client_closed`; otherwise undefined. Never the original object, which may carry
    * the request it failed on. Something thrown that is not an `Error` arrives as an `Error` named
-   * `NonError`.
+   * `NonError`. The library's own errors arrive as copies of their class, with their fields
+   * scrubbed the same way: a `CallbackError` (`code`, `description`, `status`), an
+   * `AuthenticationError` (`kind`), an `IdempotencyStoreError` (`operation`).
    */
   readonly error?: unknown;
 }

@@ -4,7 +4,16 @@
  * CVV), and an exception is replaced by a scrubbed copy. Nothing here may throw, whatever the
  * merchant threw: a string, a Proxy whose traps throw, an object whose `toString` throws.
  */
-import type { CallbackFailure, OnError } from "./errors.js";
+import { IdempotencyStoreError } from "../idempotency/store.js";
+import {
+  AuthenticationError,
+  CallbackError,
+  type CallbackFailure,
+  FAILURE_STATUS,
+  isAnswerableStatus,
+  isCallbackError,
+  type OnError,
+} from "./errors.js";
 import { type Redactor, redactCards } from "./redact.js";
 import { escapeControls } from "./text.js";
 
@@ -35,11 +44,13 @@ export function holdsSafely(test: () => boolean): boolean {
  * each through the redactor, and nothing else. An exception may carry the request it failed on
  * (a payment provider's error with the posted card data, a `cause` chain); none of that is passed
  * on. Anything that is not an `Error` becomes one named `NonError` with its text as the message.
+ * The library's own errors are copied as their class, with their fields (see `libraryCopy`).
  */
 export function scrubError(error: unknown, redact: Redactor): Error {
   const isError = holdsSafely(() => error instanceof Error);
   const message = isError ? (readSafely(error, "message") ?? "") : error;
-  const copy = new Error(redact(message));
+  const copy =
+    (isError && libraryCopy(error, redact(message), redact)) || new Error(redact(message));
   const name = isError ? readSafely(error, "name") : undefined;
   copy.name = isError ? redact(name ?? "Error") : "NonError";
   const code = readSafely(error, "code");
@@ -50,6 +61,40 @@ export function scrubError(error: unknown, redact: Redactor): Error {
   (copy as { stack?: string | undefined }).stack =
     typeof stack === "string" ? redact(stack) : undefined;
   return copy;
+}
+
+/**
+ * A copy of one of the library's errors that reach `onError` as an instance of its class (so that
+ * `instanceof` works, as the README promises) with its documented fields, read one by one (a
+ * getter may throw) and each text through the redactor: a `CallbackError`'s `code`, `description`
+ * and `status`, an `AuthenticationError`'s `kind`, an `IdempotencyStoreError`'s `operation`. No
+ * `cause`. Undefined for any other error, or when the copy cannot be made.
+ */
+function libraryCopy(error: unknown, message: string, redact: Redactor): Error | undefined {
+  try {
+    if (holdsSafely(() => isCallbackError(error))) {
+      const status = readSafely(error, "status");
+      const description = readSafely(error, "description");
+      return new CallbackError(
+        redact(readSafely(error, "code")),
+        message,
+        description === undefined || description === null ? undefined : redact(description),
+        { status: isAnswerableStatus(status) ? status : FAILURE_STATUS.handler_failure },
+      );
+    }
+    if (holdsSafely(() => error instanceof AuthenticationError)) {
+      const tooLarge = readSafely(error, "kind") === "header_too_large";
+      return new AuthenticationError(message, tooLarge ? "header_too_large" : "unauthorized");
+    }
+    if (holdsSafely(() => error instanceof IdempotencyStoreError)) {
+      const copy = new IdempotencyStoreError(redact(readSafely(error, "operation")), undefined);
+      copy.message = message;
+      return copy;
+    }
+  } catch {
+    // A copy that cannot be made is a plain Error, as any other.
+  }
+  return undefined;
 }
 
 /**

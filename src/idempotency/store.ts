@@ -78,6 +78,29 @@ export class UnreadableRecordError extends Error {
   override readonly name = "UnreadableRecordError";
 }
 
+/**
+ * The store failed where `withIdempotency` needed its answer to decide; the delivery is refused.
+ * Defined here, apart from the helper, so that the copy `onError` receives is one too (see
+ * `scrubError`) without the callbacks' core importing the helper.
+ */
+export class IdempotencyStoreError extends Error {
+  override readonly name = "IdempotencyStoreError";
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+    outcome = "the delivery was refused so that the service retries it (failOpen is off)",
+  ) {
+    super(
+      `withIdempotency: the store failed to ${operation} (${describeError(cause)}); ${outcome}`,
+    );
+  }
+}
+
+/** An error as `Name: message`, anything else as its text. */
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 /** Whether `error` is an `UnreadableRecordError` (by name: each bundle may hold its own class). */
 export function isUnreadableRecordError(error: unknown): boolean {
   return error instanceof Error && error.name === "UnreadableRecordError";

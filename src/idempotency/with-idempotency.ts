@@ -23,11 +23,14 @@ import { createMemoryIdempotencyStore } from "./memory.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyStore,
+  IdempotencyStoreError,
   isUnreadableRecordError,
   positiveMs,
   TIMER_BOUND,
   timerMs,
 } from "./store.js";
+
+export { IdempotencyStoreError };
 
 export interface IdempotencyOptions<TPayload> {
   /**
@@ -80,18 +83,6 @@ export interface IdempotencyOptions<TPayload> {
   failOpen?: boolean | undefined;
 }
 
-/** The store failed where the helper needed its answer to decide; the delivery is refused. */
-export class IdempotencyStoreError extends Error {
-  override readonly name = "IdempotencyStoreError";
-  constructor(
-    readonly operation: string,
-    cause: unknown,
-    outcome = "the delivery was refused so that the service retries it (failOpen is off)",
-  ) {
-    super(`withIdempotency: the store failed to ${operation} (${describe(cause)}); ${outcome}`);
-  }
-}
-
 /** The answer to a repeat whose first delivery still runs past `waitMs`. */
 export const DELIVERY_IN_PROGRESS = "DELIVERY_IN_PROGRESS";
 
@@ -111,10 +102,6 @@ type Outcome =
   | { readonly kind: "again" }
   | { readonly kind: "busy" }
   | { readonly kind: "threw"; readonly error: unknown };
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -517,7 +517,7 @@ async function attemptOnce(
         },
       };
     }
-    const { note, mayHaveBeenApplied } = nothingSent(caught) ? NOT_APPLIED : appliedUnknown(op);
+    const { note, mayHaveBeenApplied } = neverLeft(caught) ? NOT_APPLIED : appliedUnknown(op);
     return {
       failure: {
         kind: "network",
@@ -536,6 +536,73 @@ async function attemptOnce(
 }
 
 const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
+
+/**
+ * Whether a fetch failure came before the request was written: the codes of `nothingSent`, a
+ * connect(2) that failed (no route, host or network unreachable: Node's `syscall: "connect"`), a
+ * server certificate the client refused (verified during the handshake, before undici or Bun
+ * writes the request), or a URL whose port fetch refuses to contact (undici's "bad port", which
+ * has no code). Anything else may have been sent: a reset or a timeout on a connection that was
+ * open, an alert from the server (TLS 1.3 sends one about the client's certificate after the
+ * request may have left), a failure it does not recognise. A wrong "not sent" would invite a
+ * second dispatch or refund, so only these count.
+ */
+function neverLeft(error: unknown): boolean {
+  if (nothingSent(error)) return true;
+  const cause = fieldOf(error, "cause");
+  return [error, cause].some((value) => {
+    const code = fieldOf(value, "code");
+    if (typeof code === "string" && REFUSED_CERTIFICATE.has(code)) return true;
+    if (fieldOf(value, "syscall") === "connect") return true;
+    return value === cause && code === undefined && fieldOf(value, "message") === "bad port";
+  });
+}
+
+/**
+ * The codes Node (and Bun, which copies them) gives a server certificate the client refused:
+ * OpenSSL's verification results and the host name check.
+ */
+const REFUSED_CERTIFICATE = new Set([
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_CRL",
+  "UNABLE_TO_DECRYPT_CERT_SIGNATURE",
+  "UNABLE_TO_DECRYPT_CRL_SIGNATURE",
+  "UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY",
+  "CERT_SIGNATURE_FAILURE",
+  "CRL_SIGNATURE_FAILURE",
+  "CERT_NOT_YET_VALID",
+  "CERT_HAS_EXPIRED",
+  "CRL_NOT_YET_VALID",
+  "CRL_HAS_EXPIRED",
+  "ERROR_IN_CERT_NOT_BEFORE_FIELD",
+  "ERROR_IN_CERT_NOT_AFTER_FIELD",
+  "ERROR_IN_CRL_LAST_UPDATE_FIELD",
+  "ERROR_IN_CRL_NEXT_UPDATE_FIELD",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "CERT_CHAIN_TOO_LONG",
+  "CERT_REVOKED",
+  "INVALID_CA",
+  "PATH_LENGTH_EXCEEDED",
+  "INVALID_PURPOSE",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "HOSTNAME_MISMATCH",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/** A property of a thrown value, or undefined when it has none or reading it throws. */
+function fieldOf(value: unknown, key: string): unknown {
+  if (value === null || (typeof value !== "object" && typeof value !== "function"))
+    return undefined;
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A request that may have reached the service, with no complete answer back (a timeout, a dropped
@@ -567,7 +634,7 @@ function failedMidway(status: number, info: FailureInfo): boolean {
 
 /**
  * Fetch failure codes that mean the request never left: the connection was refused, or the name
- * did not resolve (Node's and Bun's spellings). Anything else may have happened after sending.
+ * did not resolve (Node's and Bun's spellings). `neverLeft` adds the rest it knows.
  */
 const NOT_SENT = new Set([
   "ECONNREFUSED",

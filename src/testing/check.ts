@@ -203,6 +203,20 @@ function inspectAs(
   text: string,
   options: CheckResponseOptions,
 ): ResponseInspection {
+  // JavaScript callers pass a response object (supertest's, fetch's): say what is taken.
+  const wrong =
+    typeof status !== "number"
+      ? "status must be a number"
+      : contentType !== undefined && contentType !== null && typeof contentType !== "string"
+        ? "contentType must be a string, null or undefined"
+        : typeof text !== "string"
+          ? "text must be a string"
+          : undefined;
+  if (wrong !== undefined) {
+    throw new TypeError(
+      `${owner}(callbackName, status, contentType, text, options): ${wrong} (pass the answer's parts, not a response object)`,
+    );
+  }
   // The payload's card data too: its CVV, which no pattern finds, quoted back in a refusal.
   const redact = createRedactor(payloadCardSecrets(options.payload));
   return inspectAnswer(callbackName, status, contentType, text, options, redact, owner);

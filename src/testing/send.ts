@@ -34,8 +34,10 @@ export interface SendCallbackOptions {
    */
   readonly payload?: unknown;
   /**
-   * Written into the payload's `MerchantGUID`. GetCheckoutCartInfo carries one only by POST (the
-   * spec requires it there): this GUID, else `SAMPLE_MERCHANT_GUID`.
+   * Written into the payload's `MerchantGUID`, for every callback and any `payload`: pass the GUID
+   * your endpoint checks (`createAuth({ merchantGuid })`), which refuses the samples' own
+   * `SAMPLE_MERCHANT_GUID` with a 401. GetCheckoutCartInfo carries one only by POST (the spec
+   * requires it there): this GUID, else `SAMPLE_MERCHANT_GUID`.
    */
   readonly merchantGuid?: string | undefined;
   /**

@@ -1669,6 +1669,11 @@ describe("simulate: what the redelivery and the captured form find", () => {
     const payment = output.results[1];
     expect(payment).toMatchObject({ callback: "PerformOrderPayment", ok: false });
     expect(payment.problems).toContainEqual(expect.stringMatching(/^redelivered .*HTTP 404/));
+    // Review docs-6: a payment's advice spoke of "the same InternalOrderId", an order's field.
+    for (const problem of payment.problems) {
+      expect(problem).not.toContain("InternalOrderId");
+      expect(problem).toContain("the same answer, no second charge");
+    }
     expect(code).toBe(1);
   });
 

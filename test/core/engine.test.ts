@@ -648,13 +648,13 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         expect(failures).toHaveLength(1);
         expect(failures[0]).toMatchObject({ kind: "handler_failure", status: 409 });
         expect(failures[0]?.reason).toBe("CONFLICT: Order is locked");
-        // A scrubbed copy, not the merchant's exception.
-        expect(failures[0]?.error).toBeInstanceOf(Error);
-        expect(failures[0]?.error).not.toBeInstanceOf(CallbackError);
+        // A scrubbed copy, not the merchant's exception: a CallbackError all the same.
+        expect(failures[0]?.error).toBeInstanceOf(CallbackError);
         expect(failures[0]?.error).toMatchObject({
           name: "CallbackError",
           message: "Order is locked",
           code: "CONFLICT",
+          status: 409,
         });
       });
     });
@@ -952,6 +952,31 @@ describe("errors and the onError hook", () => {
     expect(copy.message).toBe("connection refused to db.internal:5432");
     expect(copy.stack).toBe(original.stack);
     expect(failures[0]?.reason).toBe("the handler threw");
+  });
+
+  // Review docs-2: the copy was a plain Error named like the class, so `instanceof` failed.
+  it("a CallbackError reaches onError as a CallbackError: code, description, status, masked; no cause", async () => {
+    const card = "4111111111111111";
+    const original = new CallbackError("DECLINED", `card ${card} declined`, `see ${card}`, {
+      status: 422,
+      cause: new Error("provider said: 4111111111111111"),
+    });
+    const { handler, failures } = build(orderCase, () => {
+      throw original;
+    });
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect(response.status).toBe(422);
+    const copy = failures[0]?.error;
+    expect(copy).not.toBe(original);
+    expect(copy).toBeInstanceOf(CallbackError);
+    expect(copy).toMatchObject({ name: "CallbackError", code: "DECLINED", status: 422 });
+    expect((copy as CallbackError).message).toMatch(/^card \S+ declined$/);
+    expect((copy as CallbackError).description).toMatch(/^see \S+$/);
+    expect(
+      JSON.stringify([(copy as CallbackError).message, (copy as CallbackError).description]),
+    ).not.toContain(card);
+    expect((copy as Error).cause).toBeUndefined();
+    expect((copy as Error).stack).not.toContain(card);
   });
 
   it("a thrown non-Error value is an internal error too, handed on as an Error", async () => {
@@ -1480,10 +1505,13 @@ describe("authentication", () => {
       expect(failures).toHaveLength(1);
       expect(failures[0]).toMatchObject({ kind: "unauthorized", status: 401, reason });
       if (behaviour === "deny") {
-        // A scrubbed copy of the AuthenticationError: its name and reason, nothing else.
-        expect(failures[0]?.error).toBeInstanceOf(Error);
-        expect(failures[0]?.error).not.toBeInstanceOf(AuthenticationError);
-        expect(failures[0]?.error).toMatchObject({ name: "AuthenticationError", message: reason });
+        // A scrubbed copy of the AuthenticationError, as one (review docs-2): its reason and kind.
+        expect(failures[0]?.error).toBeInstanceOf(AuthenticationError);
+        expect(failures[0]?.error).toMatchObject({
+          name: "AuthenticationError",
+          message: reason,
+          kind: "unauthorized",
+        });
       }
       // A non-AuthenticationError (jose's TypeError) may carry token data: not passed on.
       else expect(failures[0]?.error).toBeUndefined();
@@ -1509,6 +1537,8 @@ describe("authentication", () => {
     expect(json(response)).toMatchObject({ ErrorCode: "HEADER_TOO_LARGE" });
     expect(state.pulls).toBe(0);
     expect(failures[0]).toMatchObject({ kind: "header_too_large", status: 431 });
+    expect(failures[0]?.error).toBeInstanceOf(AuthenticationError);
+    expect(failures[0]?.error).toMatchObject({ kind: "header_too_large" });
   });
 
   it.each([

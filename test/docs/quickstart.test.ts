@@ -5,7 +5,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestKeys, samplePayload, sendCallback } from "../../src/testing/index.js";
+import {
+  capturedPayload,
+  createTestKeys,
+  samplePayload,
+  sendCallback,
+} from "../../src/testing/index.js";
 import { ROOT, TSCONFIG_WITHOUT_PATHS } from "../adapters/support/runtime.js";
 import { assertBuilt } from "../examples/support/flow.js";
 
@@ -250,6 +255,33 @@ describe("README quick start", () => {
     });
     expect(paid.body).toMatchObject({ Success: false, ErrorCode: "UNKNOWN_ORDER" });
     expect(paid.body).not.toHaveProperty("PaymentCurrencyCode");
+  });
+
+  // Review docs-3: the "Testing your endpoints" calls, as the README writes them, got 401 from an
+  // endpoint that checks its MerchantGUID (the samples carry SAMPLE_MERCHANT_GUID).
+  it('answers the calls of the README\'s "Testing your endpoints" as written (its GUID checked)', async () => {
+    const section = readme.slice(readme.indexOf("## Testing your endpoints"));
+    const main = /sendCallback\([^,]+,\s*"SendOrderToMerchant",\s*(\{[\s\S]*?\})\);/.exec(
+      /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "",
+    )?.[1];
+    const inline = /`sendCallback\(url, "SendOrderToMerchant", (\{[^`]*\})\)`/.exec(section)?.[1];
+    expect(main, "the section's sendCallback options").toBeDefined();
+    expect(inline, "the section's capturedPayload line").toBeDefined();
+    for (const text of [main, inline]) {
+      const options = new Function(
+        "keys",
+        "samplePayload",
+        "capturedPayload",
+        "MERCHANT_GUID",
+        `return (${text});`,
+      )(keys, samplePayload, capturedPayload, GUID);
+      const result = await sendCallback(base, "SendOrderToMerchant", {
+        privateKey: keys.privateKey,
+        ...options,
+      });
+      expect(result.status, text).toBe(200);
+      expect(result.problems, text).toEqual([]);
+    }
   });
 
   it("refuses an unsigned order with a 401 that never reached the function", async () => {

@@ -16,6 +16,7 @@ import {
   createRedeemGiftCardHandler,
   type ForgettingIdempotencyStore,
   type IdempotencyStore,
+  IdempotencyStoreError,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
   withIdempotency,
@@ -182,6 +183,11 @@ async function anUnreadableRecordIsNamed<T>(
     for (const failure of failures.splice(0)) {
       expect(failure).toMatchObject({ kind: "internal_error", status: 500 });
       expect(failure.error).toMatchObject({ name: "IdempotencyStoreError" });
+      // The class itself, with its operation (review docs-2: a plain Error named so, before).
+      expect(failure.error).toBeInstanceOf(IdempotencyStoreError);
+      expect((failure.error as IdempotencyStoreError).operation).toMatch(
+        /^read back the unreadable idempotency record under /,
+      );
       const message = String((failure.error as Error).message);
       // Redis names its own key, with the store's prefix: the key to delete.
       expect(message, JSON.stringify(value)).toMatch(

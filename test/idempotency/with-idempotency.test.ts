@@ -20,6 +20,7 @@ import {
   defaultIdempotencyKey,
   type ForgettingIdempotencyStore,
   type IdempotencyStore,
+  IdempotencyStoreError,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
@@ -642,6 +643,42 @@ describe("withIdempotency when the store fails", () => {
     expect(String((failures[0]?.error as Error | undefined)?.message)).toContain("ECONNREFUSED");
     // The body never says why: no store address reaches the caller.
     expect(answer.body).not.toContain("ECONNREFUSED");
+  });
+
+  // Review docs-2: the README says onError gets an IdempotencyStoreError; it got an Error named so,
+  // not an instance, without its operation.
+  it("tells onError an IdempotencyStoreError, with its operation: a claim refused, a record unreadable", async () => {
+    const { fn, runs } = orders();
+    const { store, failing } = instrumented();
+    failing.add("claim");
+    const unreadable: IdempotencyStore = {
+      ...createMemoryIdempotencyStore(),
+      claim: () => {
+        const error = new Error("unreadable idempotency record under k: a hash");
+        error.name = "UnreadableRecordError";
+        throw error;
+      },
+    };
+    const { failures, onError } = collector();
+    for (const used of [store, unreadable]) {
+      const handler = createSendOrderToMerchantHandler(withIdempotency(fn, { store: used }), {
+        auth: false,
+        onError,
+      });
+      expect((await handler.handle(post(orderText))).status).toBe(500);
+    }
+    expect(runs()).toBe(0);
+    expect(failures).toMatchObject([{ kind: "internal_error" }, { kind: "internal_error" }]);
+    const [refused, unread] = failures.map((failure) => failure.error);
+    expect(refused).toBeInstanceOf(IdempotencyStoreError);
+    expect(refused).toMatchObject({ name: "IdempotencyStoreError", operation: "claim" });
+    expect(String((refused as Error).message)).toContain("ECONNREFUSED");
+    expect(unread).toBeInstanceOf(IdempotencyStoreError);
+    expect((unread as IdempotencyStoreError).operation).toMatch(
+      /^read back the unreadable idempotency record under SendOrderToMerchant:/,
+    );
+    // Still a copy: nothing of the store's error but the text.
+    expect((unread as Error).cause).toBeUndefined();
   });
 
   it("fails open when asked: the function runs, the delivery is answered, and onError is told", async () => {

@@ -1,7 +1,12 @@
 // Retries by operation, not by method: which operations are sent again, after what, how long
 // apart, and with which Idempotency-Key.
+import { execFileSync } from "node:child_process";
 import { getEventListeners } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { whenAborted } from "../../src/service/abort.js";
 import {
@@ -483,6 +488,113 @@ describe("a never-retried operation whose answer is lost says it may have been a
       expect(error).toBeInstanceOf(ServiceNetworkError);
       expect(error).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: false });
       expect((error as Error).message).not.toMatch(/may have been applied/);
+    }
+  });
+
+  // Review docs-1: a TLS certificate the client refuses and a port fetch will not contact both
+  // fail before the request is written, and were reported "may have been applied".
+  it("not when the request never left: a certificate the client refuses, a port fetch blocks", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossborder-tls-"));
+    try {
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+        ].concat(["-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")]),
+        { stdio: "ignore" },
+      );
+      let hits = 0;
+      const tls = createHttpsServer(
+        { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+        (_req, res) => {
+          hits++;
+          res.end("{}");
+        },
+      );
+      await new Promise<void>((resolve) => tls.listen(0, "127.0.0.1", resolve));
+      const { port } = tls.address() as AddressInfo;
+      try {
+        // 6000 (X11) is on fetch's list of ports it refuses to contact.
+        for (const baseUrl of [`https://127.0.0.1:${port}`, "http://127.0.0.1:6000"]) {
+          const client = createServiceClient({ baseUrl, merchantGuid: GUID, retries: false });
+          for (const [operation, run] of Object.entries(NEVER)) {
+            const error = await rejectionOf(run(client));
+            expect(error, `${operation} at ${baseUrl}`).toBeInstanceOf(ServiceNetworkError);
+            expect(error, `${operation} at ${baseUrl}`).toMatchObject({
+              code: "NETWORK_ERROR",
+              mayHaveBeenApplied: false,
+            });
+            expect((error as Error).message).not.toMatch(/may have been applied/);
+          }
+        }
+      } finally {
+        await new Promise((resolve) => tls.close(resolve));
+      }
+      expect(hits).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("which failures count as never sent: connect and certificate errors; anything else may have been", async () => {
+    const failure = (message: string, fields: Record<string, unknown>) =>
+      new TypeError("fetch failed", { cause: Object.assign(new Error(message), fields) });
+    const notSent = [
+      failure("connect EHOSTUNREACH 2001:db8::1:443", { code: "EHOSTUNREACH", syscall: "connect" }),
+      failure("connect ENETUNREACH 192.0.2.1:443", { code: "ENETUNREACH", syscall: "connect" }),
+      failure("connect ETIMEDOUT 192.0.2.1:443", { code: "ETIMEDOUT", syscall: "connect" }),
+      failure("certificate has expired", { code: "CERT_HAS_EXPIRED" }),
+      failure("unable to verify the first certificate", {
+        code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      }),
+      failure("self-signed certificate in certificate chain", {
+        code: "SELF_SIGNED_CERT_IN_CHAIN",
+      }),
+      failure("Hostname/IP does not match certificate's altnames", {
+        code: "ERR_TLS_CERT_ALTNAME_INVALID",
+      }),
+      failure("bad port", {}),
+    ];
+    const maybeSent = [
+      failure("read ECONNRESET", { code: "ECONNRESET", syscall: "read" }),
+      failure("read ETIMEDOUT", { code: "ETIMEDOUT", syscall: "read" }),
+      failure("read EHOSTUNREACH", { code: "EHOSTUNREACH", syscall: "read" }),
+      failure("other side closed", { code: "UND_ERR_SOCKET" }),
+      // TLS 1.3: the server's alert about the client's certificate comes after the request left.
+      failure("tlsv13 alert certificate required", {
+        code: "ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED",
+      }),
+      failure("bad port, or something else", {}),
+      new TypeError("fetch failed"),
+    ];
+    for (const [thrown, expected] of [
+      ...notSent.map((error) => [error, false] as const),
+      ...maybeSent.map((error) => [error, true] as const),
+    ]) {
+      const client = createServiceClient({
+        baseUrl: "https://service.example",
+        merchantGuid: GUID,
+        retries: false,
+        fetch: async () => {
+          throw thrown;
+        },
+      });
+      const error = await rejectionOf(
+        client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+      );
+      const cause = (thrown as Error).cause as Error | undefined;
+      expect(error, cause?.message ?? thrown.message).toMatchObject({
+        code: "NETWORK_ERROR",
+        mayHaveBeenApplied: expected,
+      });
     }
   });
 

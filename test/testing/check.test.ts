@@ -581,6 +581,32 @@ describe("checkResponse: a SendOrderToMerchant success names the merchant's orde
   });
 });
 
+// Review docs-7: a response object (what "an answer you obtained another way" suggests) failed
+// inside the check with "(contentType ?? "").split is not a function".
+describe("checkResponse and inspectResponse take the answer's parts, positional", () => {
+  it("a TypeError naming the signature for a response object or another wrong argument", () => {
+    const response = new Response('{"Success":true}', { status: 200 });
+    for (const check of [checkResponse, inspectResponse] as const) {
+      const call = check as unknown as (...args: unknown[]) => unknown;
+      expect(() => call("SendOrderToMerchant", response)).toThrow(
+        /\(callbackName, status, contentType, text, options\)/,
+      );
+      expect(() => call("SendOrderToMerchant", 200, 5, "{}")).toThrow(TypeError);
+      expect(() => call("SendOrderToMerchant", 200, "application/json", { Success: true })).toThrow(
+        TypeError,
+      );
+    }
+    expect(
+      checkResponse(
+        "SendOrderToMerchant",
+        200,
+        "application/json",
+        '{"Success":true,"InternalOrderId":"M-1"}',
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe("answerSuccess", () => {
   it("reads Success, IsSuccess and a cart", () => {
     expect(answerSuccess("SendOrderToMerchant", 200, { Success: true })).toBe(true);

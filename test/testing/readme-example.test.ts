@@ -14,9 +14,14 @@ const handlers: CallbackHandlers = {
   }),
 };
 
+const MERCHANT_GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7"; // the GUID your endpoint checks
+
 test("SendOrderToMerchant is answered well-formed", async () => {
   const keys = await createTestKeys();
-  const auth = createAuth({ jwt: { environment: "test", keys: { test: keys.publicKey } } });
+  const auth = createAuth({
+    jwt: { environment: "test", keys: { test: keys.publicKey } },
+    merchantGuid: MERCHANT_GUID, // as the quick start's: a payload with another GUID is a 401
+  });
   const router = createCallbackRouter({
     basePath: "/crossborder",
     auth,
@@ -29,6 +34,7 @@ test("SendOrderToMerchant is answered well-formed", async () => {
 
   const result = await sendCallback(`http://127.0.0.1:${port}/crossborder`, "SendOrderToMerchant", {
     privateKey: keys.privateKey,
+    merchantGuid: MERCHANT_GUID, // into the payload's MerchantGUID (the sample's would be a 401)
     payload: samplePayload("SendOrderToMerchant", { OrderId: "GE-TEST-1" }),
   });
   expect(result.problems).toEqual([]);
@@ -41,5 +47,12 @@ test("SendOrderToMerchant is answered well-formed", async () => {
     { expectStatus: 401 },
   );
   expect(unsigned).toMatchObject({ status: 401, success: false, problems: [] });
+  // The sample's own GUID is not this endpoint's: refused (review docs-3).
+  const sampleGuid = await sendCallback(
+    `http://127.0.0.1:${port}/crossborder`,
+    "SendOrderToMerchant",
+    { privateKey: keys.privateKey, expectStatus: 401 },
+  );
+  expect(sampleGuid).toMatchObject({ status: 401, problems: [] });
   server.close();
 });
