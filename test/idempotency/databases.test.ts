@@ -8,7 +8,10 @@ import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultIdempotencyKey, storedKey } from "../../src/idempotency/keys.js";
-import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
+import {
+  createPostgresIdempotencyStore,
+  type PgLikeQueryable,
+} from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore, type RedisLikeClient } from "../../src/idempotency/redis.js";
 import {
   type CallbackFailure,
@@ -1196,6 +1199,98 @@ describe("PostgreSQL (initdb + postgres)", () => {
     const { rows } = await pool.query("SELECT key FROM expiring_idempotency ORDER BY key");
     expect(rows).toEqual([{ key: "live" }]);
   });
+
+  /**
+   * The pool, counting the cleanup's DELETE statements: how many were sent, how many run at once
+   * at most, and how many run now.
+   */
+  function countingDeletes(): {
+    queryable: PgLikeQueryable;
+    deletes: { sent: number; running: number; mostAtOnce: number };
+  } {
+    const deletes = { sent: 0, running: 0, mostAtOnce: 0 };
+    return {
+      deletes,
+      queryable: {
+        async query(text, values) {
+          if (!text.startsWith("DELETE FROM") || !text.includes("LIMIT")) {
+            return pool.query(text, values);
+          }
+          deletes.sent++;
+          deletes.running++;
+          deletes.mostAtOnce = Math.max(deletes.mostAtOnce, deletes.running);
+          try {
+            return await pool.query(text, values);
+          } finally {
+            deletes.running--;
+          }
+        },
+      },
+    };
+  }
+
+  async function expiredRows(table: string, count: number): Promise<void> {
+    await pool.query(
+      `INSERT INTO ${table} (key, owner, result, expires_at)
+SELECT 'old-' || g, NULL, 'jr', clock_timestamp() - interval '1 second' FROM generate_series(1, $1::int) g`,
+      [count],
+    );
+  }
+
+  async function countExpired(table: string): Promise<number> {
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM ${table} WHERE expires_at <= clock_timestamp()`,
+    );
+    return Number(rows[0]?.n);
+  }
+
+  // Review soak-1: one run deleted 1,000 rows at most, once per cleanupIntervalMs (10 minutes):
+  // 144,000 rows a day, so above that many deliveries the table grew by the difference, for good.
+  it("its background cleanup goes on while a batch comes back full, one run at a time: 2,500 expired rows gone in one run (1,000 were before)", async () => {
+    const table = "cleanup_batches_idempotency";
+    const { queryable, deletes } = countingDeletes();
+    const store = createPostgresIdempotencyStore(queryable, { table, cleanupIntervalMs: 1 });
+    await store.ready();
+    await expiredRows(table, 2_500);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Claims during the run (its interval passed for each) start no second run beside it.
+    for (let i = 0; i < 20 && (deletes.sent === 0 || deletes.running > 0); i++) {
+      expect((await store.claim(`new-${i}`, "o", 60_000)).claimed).toBe(true);
+    }
+    await expect.poll(() => countExpired(table), { timeout: 10_000, interval: 50 }).toBe(0);
+    await expect.poll(() => deletes.running, { timeout: 5_000, interval: 10 }).toBe(0);
+    expect(deletes.mostAtOnce).toBe(1);
+    // The live rows stay.
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${table}`);
+    expect(Number(rows[0]?.n)).toBeGreaterThan(0);
+    expect(Number(rows[0]?.n)).toBe(await liveCount(table));
+  });
+
+  async function liveCount(table: string): Promise<number> {
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM ${table} WHERE expires_at > clock_timestamp()`,
+    );
+    return Number(rows[0]?.n);
+  }
+
+  it("a cleanup run stops after 100 batches of 1,000 (100,000 rows), so that it holds the database only so long; the next run deletes the rest", async () => {
+    const table = "cleanup_bound_idempotency";
+    const { queryable, deletes } = countingDeletes();
+    const store = createPostgresIdempotencyStore(queryable, { table, cleanupIntervalMs: 200 });
+    await store.ready();
+    await expiredRows(table, 100_500);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await store.claim("first", "o", 60_000);
+    await expect.poll(() => deletes.sent, { timeout: 60_000, interval: 50 }).toBe(100);
+    await expect.poll(() => deletes.running, { timeout: 5_000, interval: 10 }).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(deletes.sent).toBe(100);
+    expect(await countExpired(table)).toBe(500);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await store.claim("second", "o", 60_000);
+    await expect.poll(() => countExpired(table), { timeout: 10_000, interval: 50 }).toBe(0);
+    expect(deletes.sent).toBe(101);
+  }, 90_000);
 
   it("never deletes a row that a claim took over while the cleanup waited for it", async () => {
     const options = { table: "cleanup_race_idempotency" } as const;

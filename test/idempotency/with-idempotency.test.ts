@@ -1893,7 +1893,136 @@ describe("the default key", () => {
   });
 });
 
+/**
+ * How many entries of any Map `run` walks (iterators' steps and forEach calls): the memory
+ * store's records are a Map, so a sweep of them is counted here, whatever the clock.
+ */
+function mapSteps(run: () => void): number {
+  const proto = Map.prototype as unknown as Record<PropertyKey, unknown>;
+  const names: PropertyKey[] = ["entries", "keys", "values", Symbol.iterator, "forEach"];
+  const saved = names.map((name) => proto[name]);
+  let steps = 0;
+  for (const [i, name] of names.entries()) {
+    const original = saved[i] as (this: Map<unknown, unknown>, ...rest: unknown[]) => unknown;
+    proto[name] =
+      name === "forEach"
+        ? function (this: Map<unknown, unknown>, ...rest: unknown[]) {
+            steps += this.size;
+            return original.apply(this, rest);
+          }
+        : function (this: Map<unknown, unknown>) {
+            const iterator = original.call(this) as Iterator<unknown>;
+            return {
+              next: () => {
+                steps++;
+                return iterator.next();
+              },
+              [Symbol.iterator]() {
+                return this;
+              },
+            };
+          };
+  }
+  try {
+    run();
+  } finally {
+    for (const [i, name] of names.entries()) proto[name] = saved[i];
+  }
+  return steps;
+}
+
 describe("the memory store", () => {
+  // Review soak-2: a full store swept its whole map before refusing each new key, although
+  // nothing could have expired since the sweep a moment before (21 ms a refusal at 500,000
+  // records: the event loop blocked for every other delivery exactly when traffic peaks).
+  it("a full store of live records refuses a new key without walking its records, and still takes one the moment a record's time is up", () => {
+    const size = 20_000;
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ maxEntries: size, now: () => now });
+    for (let i = 0; i < size; i++) store.complete(`k${i}`, "o", "jr", 60_000 + i);
+    now += 1;
+    let refused = 0;
+    const walked = mapSteps(() => {
+      for (let i = 0; i < 200; i++) {
+        try {
+          store.claim(`new-${i}`, "o", 1_000);
+        } catch {
+          refused++;
+        }
+      }
+    });
+    expect(refused).toBe(200);
+    // Before: 200 × 20,000 entries walked (4,000,000).
+    expect(walked).toBeLessThan(size);
+    // The documented refusal holds exactly: a record whose time is up does not count.
+    now = 1_000_000 + 60_000;
+    expect(() => store.claim("new-at-expiry", "o", 1_000)).not.toThrow();
+    expect(store.get("k0")).toBeUndefined();
+    expect(store.get("k1")).toMatchObject({ state: "completed" });
+    expect(() => store.claim("next", "o", 1_000)).toThrow(/full \(20000 live records\)/);
+  });
+
+  it("a full store whose records expire one by one takes each freed place without walking its records (not one sweep per key let in)", () => {
+    const size = 20_000;
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ maxEntries: size, now: () => now });
+    // Written a millisecond apart, with one window each: they expire a millisecond apart.
+    for (let i = 0; i < size; i++) {
+      store.complete(`k${i}`, "o", "jr", 60_000);
+      now += 1;
+    }
+    let taken = 0;
+    let refused = 0;
+    const walked = mapSteps(() => {
+      now = 1_000_000 + 60_000 - 1;
+      for (let i = 0; i < 2_000; i++) {
+        // One record's time is up at each millisecond: one new key in, the next refused.
+        now += 1;
+        for (const suffix of ["a", "b"]) {
+          try {
+            store.claim(`new-${i}${suffix}`, "o", 60_000);
+            taken++;
+          } catch {
+            refused++;
+          }
+        }
+      }
+    });
+    expect([taken, refused]).toEqual([2_000, 2_000]);
+    expect(walked).toBeLessThan(size);
+    expect(store.get("k1999")).toBeUndefined();
+    expect(store.get("k2000")).toMatchObject({ state: "completed" });
+  });
+
+  it("counts a renewed lease, a released key, a forgotten record and a replaced one exactly when full (their earlier ends are not the map's)", () => {
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ maxEntries: 3, now: () => now });
+    expect(store.claim("renewed", "o", 1_000)).toEqual({ claimed: true });
+    expect(store.claim("completed", "o", 1_000)).toEqual({ claimed: true });
+    expect(store.claim("released", "o", 1_000)).toEqual({ claimed: true });
+    now += 500;
+    expect(store.renew("renewed", "o", 5_000)).toBe(true); // now ends at 1,005,500
+    expect(store.complete("completed", "o", "jr", 5_000)).toBe(true); // 1,005,500
+    expect(store.release("released", "o")).toBe(true);
+    expect(store.claim("x", "o", 3_000)).toEqual({ claimed: true }); // 1,003,500
+    expect(() => store.claim("y", "o", 1_000)).toThrow(/full/);
+    now = 1_001_000; // the first three ends passed: none of them is the record's now
+    expect(() => store.claim("y", "o", 1_000)).toThrow(/full/);
+    expect(store.get("renewed")).toMatchObject({ state: "running" });
+    expect(store.forget("completed", "jr")).toBe(true);
+    expect(store.claim("y", "o", 10_000)).toEqual({ claimed: true }); // 1,011,000
+    now = 1_003_500; // x's lease is up: its place is free
+    expect(store.claim("z", "o", 10_000)).toEqual({ claimed: true });
+    expect(() => store.claim("w", "o", 1_000)).toThrow(/full/);
+    // A renewal to an earlier end (a shorter leaseMs) counts from that end.
+    expect(store.renew("y", "o", 100)).toBe(true); // 1,003,600
+    now = 1_003_600;
+    expect(store.claim("w", "o", 1_000)).toEqual({ claimed: true });
+    expect(store.get("y")).toBeUndefined();
+    now = 1_005_500; // the renewed lease is up
+    expect(store.claim("v", "o", 1_000)).toEqual({ claimed: true });
+    expect(store.get("renewed")).toBeUndefined();
+  });
   it("counts only live records against maxEntries: expired ones are swept before a claim is refused as full", () => {
     let now = 1_000_000;
     const store = createMemoryIdempotencyStore({ maxEntries: 2, now: () => now });
