@@ -350,6 +350,75 @@ describe("usage errors and unexpected errors print no card data", () => {
     expect(holdsPan(err), err).toBe(false);
     expect(err).not.toContain("0737");
   });
+
+  // Open item 1: an unexpected error of `simulate` was masked for card numbers only, so a CVV it
+  // quoted (a failure quoting the body sent) went out in clear; and a request without an answer
+  // printed its reason (the fetch's error) unmasked in the row, its problems and --json.
+  it("simulate: an unexpected error quoting the body sent prints neither its card nor its CVV", async () => {
+    let err = "";
+    const io = {
+      stdout: {
+        write: (text: string): boolean => {
+          if (text.startsWith("←")) {
+            throw new Error(
+              `report failed for {"CardNumber":"${PAN}","CVVNumber":"0737","Expiry":"12/30"}`,
+            );
+          }
+          return true;
+        },
+      },
+      stderr: { write: (text: string) => (err += text) },
+      env: {},
+    };
+    const code = await runCli(
+      [
+        "simulate",
+        "PerformOrderPayment",
+        "--url",
+        good.base,
+        "--set",
+        "PaymentDetails.CVVNumber=0737",
+      ],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(err).toContain("report failed for");
+    expect(holdsPan(err), err).toBe(false);
+    expect(err, err).not.toMatch(/(?<!\d)0737(?!\d)/);
+  });
+
+  it("simulate: a request without an answer prints its reason masked by the card data it sent", async () => {
+    const reason = `socket hang up after {"CardNumber":"${PAN}","CVVNumber":"0737"}`;
+    const fetchStub = async (): Promise<Response> => {
+      throw new TypeError("fetch failed", { cause: new Error(reason) });
+    };
+    const saved = globalThis.fetch;
+    globalThis.fetch = fetchStub as typeof fetch;
+    try {
+      for (const extra of [[], ["--json"]]) {
+        const cap = captureIo();
+        const code = await runCli(
+          [
+            "simulate",
+            "PerformOrderPayment",
+            "--url",
+            "http://127.0.0.1:9",
+            "--set",
+            "PaymentDetails.CVVNumber=0737",
+            ...extra,
+          ],
+          cap.io,
+        );
+        const out = cap.stdout + cap.stderr;
+        expect(code).toBe(1);
+        expect(out).toContain("socket hang up after");
+        expect(holdsPan(out), out).toBe(false);
+        expect(out, out).not.toMatch(/(?<!\d)0737(?!\d)/);
+      }
+    } finally {
+      globalThis.fetch = saved;
+    }
+  });
 });
 
 describe("simulate", () => {
