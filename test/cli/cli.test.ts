@@ -1306,6 +1306,66 @@ describe("hints", () => {
   });
 });
 
+// Open item 3: `simulate PerformOrderPayment` alone against a freshly started quick start is
+// refused (the payment states no amount, 001 §4.4, and the server never received its order), a
+// refusal the quick start is right to answer; the hint told the user to pass --expect refusal.
+describe("simulate PerformOrderPayment without its order", () => {
+  let merchant: Awaited<ReturnType<typeof startRawMerchant>>;
+  const orders = new Set<string>();
+  beforeAll(async () => {
+    // As the quick start: a payment for an order it received is paid, any other refused.
+    merchant = await startRawMerchant({
+      SendOrderToMerchant: (res, request) => {
+        const order = JSON.parse(request.body);
+        orders.add(order.OrderId);
+        json(res, 200, {
+          Success: true,
+          InternalOrderId: "M-1",
+          PaymentAmount: "123.73",
+          PaymentCurrencyCode: "USD",
+        });
+      },
+      PerformOrderPayment: (res, request) => {
+        const { OrderId } = JSON.parse(request.body);
+        if (orders.has(OrderId)) {
+          json(res, 200, {
+            Success: true,
+            InternalOrderId: "M-1",
+            PaymentAmount: "123.73",
+            PaymentCurrencyCode: "USD",
+          });
+        } else {
+          json(res, 200, {
+            Success: false,
+            ErrorCode: "UNKNOWN_ORDER",
+            Message: `No amount known for order ${OrderId}`,
+          });
+        }
+      },
+    });
+  });
+  afterAll(() => merchant.close());
+
+  it("says the payment needs its order first, not that a refusal was meant", async () => {
+    const cap = captureIo();
+    const code = await runCli(
+      ["simulate", "PerformOrderPayment", ...signedAt(merchant.base)],
+      cap.io,
+    );
+    expect(code).toBe(1);
+    expect(cap.stdout).toContain("simulate SendOrderToMerchant,PerformOrderPayment");
+    expect(cap.stdout).not.toContain("A refusal is what you meant to test?");
+    // With its order sent first in the run, the same merchant passes.
+    const both = captureIo();
+    expect(
+      await runCli(
+        ["simulate", "SendOrderToMerchant,PerformOrderPayment", ...signedAt(merchant.base)],
+        both.io,
+      ),
+    ).toBe(0);
+  });
+});
+
 describe("--url with credentials", () => {
   it("is a usage error (exit 2) that does not echo the password", async () => {
     const cap = captureIo();
