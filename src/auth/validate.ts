@@ -8,7 +8,10 @@ export function configError(path: string, problem: string, owner = "createAuth")
   return new TypeError(`${owner}: ${path} ${problem}`);
 }
 
-/** A misspelt option (`isuser`) would silently switch a check off: refuse unknown names. */
+/**
+ * A misspelt option (`isuser`) would silently switch a check off: refuse unknown names, naming the
+ * closest known one when it is close enough to be a typo (`; did you mean "issuer"?`).
+ */
 export function assertKnownKeys(
   value: Record<string, unknown>,
   known: readonly string[],
@@ -17,9 +20,51 @@ export function assertKnownKeys(
 ): void {
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw configError(path, `has an unknown option "${key}" (known: ${known.join(", ")})`, owner);
+      throw configError(path, `has an unknown option ${unknownName(key, known)}`, owner);
     }
   }
+}
+
+/** `"key" (known: a, b); did you mean "a"?`, the suggestion only when one is close. */
+export function unknownName(key: string, known: readonly string[]): string {
+  const suggestion = closest(key, known);
+  const mean = suggestion === undefined ? "" : `; did you mean "${suggestion}"?`;
+  return `"${key}" (known: ${known.join(", ")})${mean}`;
+}
+
+/** Edit distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] as number;
+      row[j] = Math.min(
+        (row[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        previous + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      previous = current;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The closest of `candidates` to `typed`, if it is close enough to be a typo. */
+export function closest(typed: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const d = distance(typed.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(typed.length / 3))
+    ? best
+    : undefined;
 }
 
 /**

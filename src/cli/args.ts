@@ -3,6 +3,7 @@
  * is "007"), and a mistake is reported as typed, with the nearest option suggested.
  */
 import { parseArgs } from "node:util";
+import { closest } from "../auth/validate.js";
 import { DEFAULT_SLOW_MS } from "../testing/check.js";
 import { UsageError } from "./errors.js";
 
@@ -204,41 +205,6 @@ export type Parsed =
 
 function isCommand(name: string | undefined): name is CommandName {
   return name !== undefined && Object.hasOwn(COMMANDS, name);
-}
-
-/** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j] as number;
-      row[j] = Math.min(
-        (row[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        previous + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      previous = current;
-    }
-  }
-  return row[b.length] as number;
-}
-
-/** The closest of `candidates` to `typed`, if it is close enough to be a typo. */
-export function closest(typed: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of candidates) {
-    const d = distance(typed.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(1, Math.floor(typed.length / 3))
-    ? best
-    : undefined;
 }
 
 function unknownOption(command: CommandName, typed: string): UsageError {

@@ -2,10 +2,10 @@ import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importPKCS8 } from "jose";
 import { version } from "../../package.json";
-import { redactCardNumbers, textOf } from "../core/redact.js";
+import { createRedactor, redactCardNumbers, textOf } from "../core/redact.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
-import { DEFAULT_SLOW_MS } from "../testing/check.js";
+import { DEFAULT_SLOW_MS, payloadCardSecrets } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
 import { type ParsedCommand, parseCommand, renderHelp } from "./args.js";
 import { type Colors, createColors } from "./colors.js";
@@ -210,56 +210,67 @@ export async function simulateCommand(
   const keyFile = text("private-key");
   const expiresInSeconds = lifetimeSeconds(text("expires-in"), keyFile !== undefined);
   const privateKey = keyFile === undefined ? undefined : await loadPrivateKey(keyFile);
-
-  // With --json, stdout carries the JSON only; progress goes to a terminal's stderr.
-  const progress = json ? (io.stderr.isTTY ? io.stderr : undefined) : io.stdout;
-  const progressColors = json ? errorColors : colors;
-  const count = `${callbacks.length} callback${callbacks.length === 1 ? "" : "s"}`;
-  progress?.write(`Simulating ${count} against ${progressColors.bold(url)}\n`);
-  if (privateKey === undefined) {
-    io.stderr.write(
-      errorColors.yellow(
-        "No --private-key: requests carry no Authorization header, so a merchant that verifies tokens answers 401.\n",
-      ),
-    );
-  }
-  const report =
-    progress === undefined
-      ? undefined
-      : new ReportWriter(callbacks, (line) => progress.write(line), progressColors, showBody);
-  const rows = await simulate({
-    url,
-    callbacks,
-    privateKey,
-    merchantGuid,
-    cartToken: text("cart-token"),
-    authToken: text("auth-token"),
-    sessionId: text("session-id"),
-    issuer: text("issuer"),
-    audience: text("audience"),
-    expiresInSeconds,
-    slowMs,
-    timeoutMs,
-    expect,
-    cartMethod,
-    paths,
-    headers,
-    payloads,
-    onSend: (callback) => report?.sending(callback),
-    onRow: (row) => report?.answered(row),
-  });
-  const code = exitCodeOf(rows);
-  if (json) {
-    const results = rows.map((row) => jsonRow(row, showBody));
-    const passed = results.filter((row) => row.ok === true).length;
-    const output = { url, ok: code === 0, passed, failed: rows.length - passed, results };
-    io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
-    if (progress !== undefined) progress.write(`${renderSummary(rows, progressColors)}\n`);
+  // An unexpected error from here on may quote what a call sent (a failure quoting the body):
+  // printed masked by the card data of every payload sent (the captured forms carry none).
+  const sent = createRedactor(
+    callbacks.flatMap((callback) =>
+      payloadCardSecrets(payloads[callback] ?? samplePayload(callback)),
+    ),
+  );
+  try {
+    // With --json, stdout carries the JSON only; progress goes to a terminal's stderr.
+    const progress = json ? (io.stderr.isTTY ? io.stderr : undefined) : io.stdout;
+    const progressColors = json ? errorColors : colors;
+    const count = `${callbacks.length} callback${callbacks.length === 1 ? "" : "s"}`;
+    progress?.write(`Simulating ${count} against ${progressColors.bold(url)}\n`);
+    if (privateKey === undefined) {
+      io.stderr.write(
+        errorColors.yellow(
+          "No --private-key: requests carry no Authorization header, so a merchant that verifies tokens answers 401.\n",
+        ),
+      );
+    }
+    const report =
+      progress === undefined
+        ? undefined
+        : new ReportWriter(callbacks, (line) => progress.write(line), progressColors, showBody);
+    const rows = await simulate({
+      url,
+      callbacks,
+      privateKey,
+      merchantGuid,
+      cartToken: text("cart-token"),
+      authToken: text("auth-token"),
+      sessionId: text("session-id"),
+      issuer: text("issuer"),
+      audience: text("audience"),
+      expiresInSeconds,
+      slowMs,
+      timeoutMs,
+      expect,
+      cartMethod,
+      paths,
+      headers,
+      payloads,
+      onSend: (callback) => report?.sending(callback),
+      onRow: (row) => report?.answered(row),
+    });
+    const code = exitCodeOf(rows);
+    if (json) {
+      const results = rows.map((row) => jsonRow(row, showBody));
+      const passed = results.filter((row) => row.ok === true).length;
+      const output = { url, ok: code === 0, passed, failed: rows.length - passed, results };
+      io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+      if (progress !== undefined) progress.write(`${renderSummary(rows, progressColors)}\n`);
+      return code;
+    }
+    io.stdout.write(`\n${renderSummary(rows, colors)}\n`);
+    for (const hint of renderHints(rows, expect)) io.stdout.write(`${colors.dim(hint)}\n`);
     return code;
+  } catch (error) {
+    io.stderr.write(`${errorColors.red("error")} ${unexpectedErrorText(error, sent)}\n`);
+    return 1;
   }
-  io.stdout.write(`\n${renderSummary(rows, colors)}\n`);
-  for (const hint of renderHints(rows, expect)) io.stdout.write(`${colors.dim(hint)}\n`);
-  return code;
 }
 
 /**
@@ -352,16 +363,20 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
 }
 
 /**
- * An unexpected error as printed: its name and message with card numbers masked, then the frames
- * of its stack only (file and line). The stack's own first lines repeat the message as written,
- * which may quote a payload: they are left out.
+ * An unexpected error as printed: its name and message with card numbers masked (and, given
+ * `redact`, what it masks: `simulate`'s card data sent), then the frames of its stack only (file
+ * and line). The stack's own first lines repeat the message as written, which may quote a
+ * payload: they are left out.
  */
-function unexpectedErrorText(error: unknown): string {
-  if (!(error instanceof Error)) return redactCardNumbers(textOf(error));
-  const head = redactCardNumbers(`${textOf(error.name)}: ${textOf(error.message)}`);
+function unexpectedErrorText(
+  error: unknown,
+  redact: (text: string) => string = redactCardNumbers,
+): string {
+  if (!(error instanceof Error)) return redact(textOf(error));
+  const head = redact(`${textOf(error.name)}: ${textOf(error.message)}`);
   const stack = typeof error.stack === "string" ? error.stack : "";
   const frames = stack.split("\n").filter((line) => /^\s+at /.test(line));
-  return [head, ...frames.map(redactCardNumbers)].join("\n");
+  return [head, ...frames.map(redact)].join("\n");
 }
 
 export { SERVICE_ENV };

@@ -605,10 +605,29 @@ export function renderHints(rows: readonly SimulationRow[], expect: Expectation)
   // expectation already given, or a 404/405 (nothing at that URL), is not that.
   const unexpectedRefusal = (result: (typeof failed)[number]) =>
     result.success === false && result.status >= 200 && result.status < 300;
+  const nothingExpected =
+    expect.outcome === undefined && (expect.statuses === undefined || expect.statuses.length === 0);
+  // A payment refused where the run sent no order before it: the payment states no amount
+  // (001 §4.4), so an endpoint that never received its order (a fresh start) rightly refuses it.
+  const orderless = new Set<SendCallbackResult>();
+  let orderSent = false;
+  for (const row of rows) {
+    if (row.callback === "SendOrderToMerchant") orderSent = true;
+    else if (row.callback === "PerformOrderPayment" && !orderSent && !("error" in row)) {
+      orderless.add(row.result);
+    }
+  }
   if (
-    failed.some(unexpectedRefusal) &&
-    expect.outcome === undefined &&
-    (expect.statuses === undefined || expect.statuses.length === 0)
+    nothingExpected &&
+    failed.some((result) => orderless.has(result) && unexpectedRefusal(result))
+  ) {
+    hints.push(
+      "PerformOrderPayment refused without its order: the payment states no amount (001 §4.4), so your endpoint answers it from the order SendOrderToMerchant sent before. Send the order first, as the service does: simulate SendOrderToMerchant,PerformOrderPayment (simulate all does).",
+    );
+  }
+  if (
+    nothingExpected &&
+    failed.some((result) => !orderless.has(result) && unexpectedRefusal(result))
   ) {
     hints.push(
       "A refusal is what you meant to test? Pass --expect refusal (or --expect 401 for a forged call). --show-body prints each failed answer.",

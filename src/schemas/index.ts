@@ -84,6 +84,7 @@ export {
   parcelTrackingSchema,
 } from "./parcel.js";
 export {
+  type CardToCharge,
   hasCardToCharge,
   type OrderPaymentMethod,
   orderPaymentMethodSchema,

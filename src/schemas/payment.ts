@@ -98,14 +98,29 @@ export interface OrderPaymentMethod {
   PaymentMethodTypeName?: string | null | undefined;
 }
 
+/** Type-only: no value exists. */
+declare const cardToCharge: unique symbol;
+
+/**
+ * Details {@link hasCardToCharge} found a card to charge in. Type-only (nothing is added to the
+ * object): the mark lets a no leave the details' type as it was.
+ */
+export interface CardToCharge {
+  readonly [cardToCharge]: true;
+}
+
 /**
  * Whether a payment carries a card for the merchant to charge: a card number (not blank), and not
  * the service's own collection (`PaymentMethodCode` "OT", however spaced or cased; its
  * `CardNumber` is then `null`). Both keys are read in any letter case (`cardNumber`,
  * `paymentMethodCode`), as the library protects card data. Takes any value: anything but such an
  * object is `false`.
+ *
+ * A yes narrows `details` to an object (`order.PaymentDetails` is then not `null`): a
+ * {@link CardToCharge}. A no narrows nothing: an `OT` payment is still its details. The card number
+ * keeps its type (`CardNumber?: string | null`), as it may be under another letter case.
  */
-export function hasCardToCharge(details: unknown): boolean {
+export function hasCardToCharge<T>(details: T): details is T & object & CardToCharge {
   if (!isRecord(details)) return false;
   const method = fieldInAnyCase(details, "PaymentMethodCode");
   if (typeof method === "string" && OT_METHOD.test(method)) return false;

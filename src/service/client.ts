@@ -3,7 +3,15 @@
  * method is the `call` pipeline plus what is particular to its answer (the billing summary's
  * delivery that could not be priced, VoidParcel's C102 warning, RecentProductCountryS's paging).
  */
-import { assertOptionalFunction, assertOptionalOneOf, configError } from "../auth/validate.js";
+import {
+  assertKnownKeys,
+  assertOptionalFunction,
+  assertOptionalOneOf,
+  closest,
+  configError,
+  optionNames,
+  unknownName,
+} from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { DocumentedInput } from "../schemas/common.js";
@@ -311,6 +319,27 @@ function checkedPaths(
   return checked;
 }
 
+const CLIENT_OPTION_NAMES = optionNames<ServiceClientOptions>({
+  baseUrl: true,
+  authUrl: true,
+  merchantGuid: true,
+  credentials: true,
+  fetch: true,
+  timeoutMs: true,
+  deadlineMs: true,
+  retries: true,
+  hooks: true,
+  merchantGuidIn: true,
+  jwt: true,
+  tokenScheme: true,
+  tokenCache: true,
+  tokenCacheKey: true,
+  tokenRefreshMarginMs: true,
+  names: true,
+  paths: true,
+  maxResponseBytes: true,
+});
+
 /**
  * The options read only when a call is made, checked now: a `merchantGuidIn` of any other value
  * sent the GUID nowhere, a `fetch` that is not a function failed every call as a retried network
@@ -326,12 +355,13 @@ function checkSettings(options: ServiceClientOptions): void {
   if (hooks === undefined) return;
   if (!isRecord(hooks)) throw configError("hooks", "must be an object", owner);
   const known = ["onRequest", "onResponse", "onRetry"];
-  // A misspelt hook (`onRequst`) would never be called. Other members (a metrics object's
-  // `flush`) are not hooks and compile: they are left alone.
+  const members = [...known, "includeBodies"];
+  // A misspelt hook (`onRequst`) would never be called, a misspelt `includeBody` never read.
+  // Other members (a metrics object's `flush`), far from every name, are not hooks and compile:
+  // they are left alone.
   for (const key of Object.keys(hooks)) {
-    if (/^on/i.test(key) && !known.includes(key)) {
-      const problem = `has an unknown hook "${key}" (known: ${known.join(", ")})`;
-      throw configError("hooks", problem, owner);
+    if (!members.includes(key) && (/^on/i.test(key) || closest(key, members) !== undefined)) {
+      throw configError("hooks", `has an unknown hook ${unknownName(key, members)}`, owner);
     }
   }
   for (const hook of known) {
@@ -358,6 +388,10 @@ export function isBackAtDefault(
 
 /** A client for the operations the service hosts. No request is sent until a method is called. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  // A misspelt option (`timeoutMS`) would be ignored in silence, as the handler factories refuse.
+  if (isRecord(options)) {
+    assertKnownKeys(options, CLIENT_OPTION_NAMES, "options", "createServiceClient");
+  }
   const baseUrl = httpUrl(options.baseUrl, "baseUrl");
   const authUrl = options.authUrl === undefined ? baseUrl : httpUrl(options.authUrl, "authUrl");
   if (typeof options.merchantGuid !== "string" || options.merchantGuid.trim() === "") {

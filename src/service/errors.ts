@@ -51,6 +51,19 @@ export abstract class ServiceError extends Error {
    */
   readonly mayHaveBeenApplied: boolean;
 
+  /**
+   * `instanceof` as JavaScript does it, typed so that it narrows as {@link isServiceError} does:
+   * `error instanceof ServiceError` to one of the classes (every instance is one: the class is
+   * abstract), told apart by `kind`; `instanceof ServiceRateLimitError` to that class.
+   */
+  static override [Symbol.hasInstance]<C extends abstract new (...args: never) => unknown>(
+    this: C,
+    value: unknown,
+  ): value is Extract<AnyServiceError, InstanceType<C>> {
+    // biome-ignore lint/complexity/noThisInStatic: the class asked, a subclass too (ServiceRateLimitError)
+    return Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+
   constructor(init: ServiceErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;

@@ -466,6 +466,18 @@ export async function sendCallback(
     redirect: "manual",
     signal: AbortSignal.timeout(timeoutMs),
   });
+  // A problem may quote the answer (a refusal's Message, a debug page listing the request's
+  // headers), and the reason of a call without an answer quotes the fetch's error (which may
+  // quote the request): the card and CVV sent, the header values and the credentials sent stay
+  // masked. Only what is quoted from the answer or the error is masked with the header secrets:
+  // the library's own sentences keep their words (`answer with application/json`), and only
+  // card data is masked in them.
+  const cards = payloadCardSecrets(payload);
+  const redact = createRedactor([
+    ...cards,
+    ...headerSecrets(headers, options.headers ?? {}),
+    ...sessionSecrets(payload),
+  ]);
   const doFetch = options.fetch ?? fetch;
   const started = performance.now();
   let response: Response;
@@ -476,7 +488,7 @@ export async function sendCallback(
   } catch (error) {
     const timedOut =
       error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    const why = timedOut ? `no answer within ${timeoutMs} ms` : describeCause(error);
+    const why = timedOut ? `no answer within ${timeoutMs} ms` : redact(describeCause(error));
     const message = `${callbackName}: ${method} ${url.href} failed: ${why}`;
     throw new SendCallbackError(message, callbackName, url.href, why, { cause: error });
   }
@@ -488,17 +500,6 @@ export async function sendCallback(
   } catch {
     parsed = undefined;
   }
-  // A problem may quote the answer (a refusal's Message, a debug page listing the request's
-  // headers): the card and CVV sent, the header values and the credentials sent stay masked.
-  // Only what is quoted from the answer is masked with the header secrets: the library's own
-  // sentences keep their words (`answer with application/json`), and only card data is masked
-  // in them.
-  const cards = payloadCardSecrets(payload);
-  const redact = createRedactor([
-    ...cards,
-    ...headerSecrets(headers, options.headers ?? {}),
-    ...sessionSecrets(payload),
-  ]);
   const redactCardData = createRedactor(cards);
   const inspection = inspectAnswer(
     callbackName,

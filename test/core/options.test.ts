@@ -110,8 +110,20 @@ describe("handler factories: options checked at construction", () => {
       });
     expect(build).toThrow(TypeError);
     expect(build).toThrow(
-      'GetCheckoutCartInfo: parameterNames has an unknown option "merchantCartTokn" (known: merchantCartToken, countryCode, currencyCode)',
+      'GetCheckoutCartInfo: parameterNames has an unknown option "merchantCartTokn" (known: merchantCartToken, countryCode, currencyCode); did you mean "merchantCartToken"?',
     );
+  });
+
+  // Open item 6: an unknown option is named with the closest valid one, as the CLI names a flag.
+  it("names the closest valid option of a misspelt one, and none when nothing is close", () => {
+    expect(() =>
+      createSendOrderToMerchantHandler(fn as never, { auth: false, onErorr: () => {} } as never),
+    ).toThrow(
+      /^SendOrderToMerchant: options has an unknown option "onErorr" \(known: auth, .*\); did you mean "onError"\?$/,
+    );
+    expect(() =>
+      createSendOrderToMerchantHandler(fn as never, { auth: false, zzzzzzzz: 1 } as never),
+    ).toThrow(/unknown option "zzzzzzzz" \(known: [^)]*\)$/);
   });
 
   it.each([
@@ -246,7 +258,7 @@ describe("router: options checked at construction", () => {
     [
       "a misspelt key",
       { defaults: "off" },
-      'createCallbackRouter: decoding has an unknown option "defaults" (known: default, fields)',
+      'createCallbackRouter: decoding has an unknown option "defaults" (known: default, fields); did you mean "default"?',
     ],
   ])(
     "refuses a decoding as %s, naming itself, also when every handler is built",

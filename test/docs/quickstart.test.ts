@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/main.js";
 import {
   capturedPayload,
   createTestKeys,
@@ -12,6 +13,7 @@ import {
   sendCallback,
 } from "../../src/testing/index.js";
 import { ROOT, TSCONFIG_WITHOUT_PATHS } from "../adapters/support/runtime.js";
+import { captureIo } from "../cli/io.js";
 import { assertBuilt } from "../examples/support/flow.js";
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -216,6 +218,21 @@ describe("README quick start", () => {
       });
       expect(unstated.status).toBe(200);
       expect(unstated.body).toMatchObject({ Success: false, ErrorCode: "UNKNOWN_ORDER" });
+      // Open item 3: `simulate PerformOrderPayment` alone gets that refusal, and says to send the
+      // order first (as the README says), not to expect a refusal.
+      const keyFile = join(dir, "private.pem");
+      writeFileSync(keyFile, keys.privateKey);
+      const cli = ["--url", restarted.base, "--private-key", keyFile, "--guid", GUID];
+      const alone = captureIo();
+      expect(await runCli(["simulate", "PerformOrderPayment", ...cli], alone.io)).toBe(1);
+      expect(alone.stdout).toContain("Send the order first");
+      expect(alone.stdout).not.toContain("A refusal is what you meant to test?");
+      const both = captureIo();
+      const code = await runCli(
+        ["simulate", "SendOrderToMerchant,PerformOrderPayment", ...cli],
+        both.io,
+      );
+      expect(code, both.stdout).toBe(0);
     } finally {
       restarted.child.kill();
     }

@@ -49,6 +49,10 @@ describe("withIdempotency: options checked at construction", () => {
     expect(() => withIdempotency(ok, options)).toThrow(
       /^withIdempotency: options has an unknown option "idempotencyStore" \(known: key, store, /,
     );
+    // Open item 6: a misspelt one is named with the closest valid one.
+    expect(() => withIdempotency(ok, { leaseMS: 5_000 } as never)).toThrow(
+      /unknown option "leaseMS" \(known: [^)]*\); did you mean "leaseMs"\?$/,
+    );
   });
 
   it("takes every option the README's table names, and undefined for each", () => {
@@ -154,7 +158,7 @@ describe("stores: options checked at creation", () => {
     // A misnamed prefix would share the default prefix with another application's keys.
     expect(() => createRedisIdempotencyStore(redis, { keyPrefix: "shop-a:" } as never)).toThrow(
       new TypeError(
-        'createRedisIdempotencyStore: options has an unknown option "keyPrefix" (known: prefix)',
+        'createRedisIdempotencyStore: options has an unknown option "keyPrefix" (known: prefix); did you mean "prefix"?',
       ),
     );
     expect(() => createPostgresIdempotencyStore(pool, { tableName: "idem" } as never)).toThrow(

@@ -796,6 +796,72 @@ describe("withIdempotency when the store fails", () => {
     expect(released[1]).not.toBe(released[0]);
   });
 
+  // Open item 2: the bound of 10,000 claims waiting for a release per store, and the loop's end
+  // once none waits, were untested.
+  it("keeps at most 10,000 failed claims waiting for a release per store: the 10,001st's lease runs out by itself; the loop stops once none waits", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const inner = createMemoryIdempotencyStore({ now: () => Date.now() });
+      let down = true;
+      const claimed: string[] = [];
+      const deleted = new Set<string>();
+      let releases = 0;
+      const store: IdempotencyStore = {
+        ...inner,
+        claim: async (key, owner, leaseMs) => {
+          await inner.claim(key, owner, leaseMs);
+          claimed.push(key);
+          // Applied, the reply lost: the claim may have landed, so it is released later.
+          throw new Error("Connection terminated unexpectedly");
+        },
+        release: async (key, owner) => {
+          releases++;
+          if (down) throw new Error("ECONNREFUSED");
+          const done = await inner.release(key, owner);
+          if (done) deleted.add(key);
+          return done;
+        },
+      };
+      const leaseMs = 600_000;
+      const wrapped = withIdempotency(async () => ({ ok: true }) as never, {
+        store,
+        key: (payload: { id: string }) => payload.id,
+        storeTimeoutMs: 50,
+        leaseMs,
+      });
+      const context = { callback: "MyOwnCallback", rawPayload: {}, reportFailure: () => {} };
+      for (let i = 0; i < 10_001; i++) {
+        await wrapped(
+          { id: `order-${i}` } as never,
+          context as unknown as CallbackContext<never>,
+        ).then(
+          () => undefined,
+          () => undefined,
+        );
+      }
+      expect(claimed).toHaveLength(10_001);
+      // One loop for the store: one timer waits for its next round, not one per claim.
+      expect(vi.getTimerCount()).toBe(1);
+      down = false;
+      await vi.waitFor(() => expect(deleted.size).toBe(10_000), { timeout: 20_000, interval: 50 });
+      // The first 10,000 are released; the 10,001st was not kept, its lease still held.
+      const last = claimed[10_000] as string;
+      expect(deleted.has(last)).toBe(false);
+      expect(claimed.slice(0, 10_000).every((key) => deleted.has(key))).toBe(true);
+      expect((await inner.claim(last, "probe", 1_000)).claimed).toBe(false);
+      // Nothing waits: no timer is left (the loop stopped), and no release is sent any more.
+      expect(vi.getTimerCount()).toBe(0);
+      const sent = releases;
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(releases).toBe(sent);
+      // The 10,001st lease runs out by itself after leaseMs.
+      await vi.advanceTimersByTimeAsync(leaseMs);
+      expect((await inner.claim(last, "probe-2", 1_000)).claimed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  }, 60_000);
+
   it("never answers a failure after the function succeeded: the result is answered, kept in memory, and recorded when the store is back", async () => {
     let charges = 0;
     const { store, failing, inner } = instrumented();

@@ -981,7 +981,7 @@ describe("configuration", () => {
     );
     refused(
       { hooks: { onRequst: () => undefined } },
-      'createServiceClient: hooks has an unknown hook "onRequst" (known: onRequest, onResponse, onRetry)',
+      'createServiceClient: hooks has an unknown hook "onRequst" (known: onRequest, onResponse, onRetry, includeBodies); did you mean "onRequest"?',
     );
     refused({ hooks: { OnRetry: () => undefined } }, 'hooks has an unknown hook "OnRetry"');
     // Left out, or given as undefined (or null, as before): the defaults.
@@ -989,6 +989,24 @@ describe("configuration", () => {
       createServiceClient({ ...base, fetch: undefined, hooks: { onRequest: undefined } }),
     ).not.toThrow();
     expect(() => createServiceClient({ ...base, fetch: null, hooks: null } as never)).not.toThrow();
+  });
+
+  // Open item 6: a misspelt option of the client (\`timeoutMS\`) or a hooks key close to a known one
+  // that does not start with "on" (\`includeBody\`) was ignored in silence, where the handler
+  // factories, the router and withIdempotency refuse an unknown option.
+  it("refuses an unknown option and a hooks key close to a known one, naming the closest", () => {
+    const base = { baseUrl: "http://x", merchantGuid: "g" };
+    const create = (options: object) => () => createServiceClient({ ...base, ...options } as never);
+    expect(create({ timeoutMS: 5_000 })).toThrow(
+      /^createServiceClient: options has an unknown option "timeoutMS" \(known: .*\); did you mean "timeoutMs"\?$/,
+    );
+    expect(create({ tokenCachKey: "k" })).toThrow('did you mean "tokenCacheKey"?');
+    expect(create({ hooks: { includeBody: true } })).toThrow(
+      'createServiceClient: hooks has an unknown hook "includeBody" (known: onRequest, onResponse, onRetry, includeBodies); did you mean "includeBodies"?',
+    );
+    expect(create({ hooks: { onRequst: () => undefined } })).toThrow('did you mean "onRequest"?');
+    // Members far from every hook (a metrics object's) are still left alone.
+    expect(create({ hooks: { flush: () => undefined, registry: {} } })).not.toThrow();
   });
 
   // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may

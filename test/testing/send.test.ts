@@ -199,6 +199,29 @@ describe("sendCallback (as the service sends)", () => {
     expect((error as SendCallbackError).callback).toBe("SendAdditionalRequiredDocumentsToMerchant");
   });
 
+  // Open item 1: the reason of a call without an answer quoted the fetch's error as written, and
+  // so the card data, header values or token it quoted.
+  it("a call without an answer: its reason and message mask what the call sent", async () => {
+    const error = await sendCallback(raw.base, "PerformOrderPayment", {
+      payload: samplePayload("PerformOrderPayment", { PaymentDetails: { CVVNumber: "0737" } }),
+      headers: { "x-shop-secret": "s3cr3t-value" },
+      fetch: (request) => {
+        const header = request.headers.get("x-shop-secret");
+        return request.text().then((body) => {
+          throw new TypeError("fetch failed", { cause: new Error(`refused ${header} ${body}`) });
+        });
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendCallbackError);
+    const { reason, message } = error as SendCallbackError;
+    expect(reason).toMatch(/^refused \*\*\* \{/);
+    for (const text of [reason, message]) {
+      expect(text).not.toContain("4111111111111111");
+      expect(text).not.toMatch(/(?<!\d)0737(?!\d)/);
+      expect(text).not.toContain("s3cr3t-value");
+    }
+  });
+
   it("refuses a timeoutMs no timer keeps (over 2^31-1 ms, which would abort at once), sending nothing", async () => {
     const sent = raw.seen.length;
     for (const timeoutMs of [MAX_TIMEOUT_MS + 1, 3e9, 0, -1, 1.5, Number.NaN]) {

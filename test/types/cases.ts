@@ -175,9 +175,11 @@ export const STRICT = `import {
   type GetCheckoutCartInfoFunction,
   createRefundGiftCardHandler,
   createUpdateOrderStatusHandler,
+  hasCardToCharge,
   type RedeemGiftCardRequest,
+  type SendOrderToMerchantRequest,
 } from "crossborder-callbacks";
-import { createServiceClient, isServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
+import { createServiceClient, isServiceError, ServiceError, ServiceRateLimitError, type ServiceValidationError, ServiceValidationError as ServiceValidationErrorClass } from "crossborder-callbacks/service";
 
 const options = { auth: false } as const;
 const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", merchantGuidIn: null,
@@ -213,6 +215,28 @@ export function retryOrIssues(error: unknown): number | ServiceValidationError["
   if (error instanceof ServiceRateLimitError) return error.retryAfterMs;
   return undefined;
 }
+
+// \`instanceof ServiceError\` narrows by \`kind\` as isServiceError does; each class's own
+// \`instanceof\` still narrows to that class (open item 5).
+export function retryAfter(error: unknown): number | undefined {
+  if (error instanceof ServiceError && error.kind === "rate-limit") return error.retryAfterMs;
+  if (error instanceof ServiceError) {
+    switch (error.kind) {
+      case "validation": return error.issues.length;
+      case "rate-limit": return error.retryAfterMs;
+    }
+  }
+  if (error instanceof ServiceValidationErrorClass) return error.issues.length;
+  return undefined;
+}
+
+// hasCardToCharge narrows the details it said yes to (not null, an object): their fields are read
+// without \`?.\`; a no leaves them as they were (an "OT" payment is still its details).
+declare const order: SendOrderToMerchantRequest;
+export const cardLastFour = hasCardToCharge(order.PaymentDetails) ? order.PaymentDetails.CardNumber?.slice(-4) : undefined;
+export const method = hasCardToCharge(order.PaymentDetails) ? undefined : order.PaymentDetails?.PaymentMethodCode;
+declare const raw: unknown;
+export const rawCard = hasCardToCharge(raw) ? Object.keys(raw) : [];
 
 // A redemption that refuses by throwing and else answers IsValid true: TypeScript widens the
 // \`true\` to \`boolean\` outside an inline expression body, and that must still compile
