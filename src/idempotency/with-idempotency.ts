@@ -1,5 +1,6 @@
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { RESPONSE_SHAPES } from "../callbacks/response-shapes.js";
+import { brandClass, isBrandedInstance } from "../core/brand.js";
 import {
   cardSecretsOf,
   giftCardSecretsOf,
@@ -80,8 +81,19 @@ export interface IdempotencyOptions<TPayload> {
   failOpen?: boolean | undefined;
 }
 
-/** The store failed where the helper needed its answer to decide; the delivery is refused. */
+/**
+ * The store failed where the helper needed its answer to decide; the delivery is refused.
+ * `instanceof` holds for one from any copy of the library: see `core/brand.ts`.
+ */
 export class IdempotencyStoreError extends Error {
+  static {
+    brandClass(IdempotencyStoreError, "IdempotencyStoreError");
+  }
+  /** True for an `IdempotencyStoreError` from any copy of the library (and for a subclass of it). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
+    return isBrandedInstance(this, value);
+  }
   override readonly name = "IdempotencyStoreError";
   constructor(
     readonly operation: string,

@@ -166,6 +166,7 @@ export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} 
  * status, and \`kind\` narrowing a ServiceError to its class.
  */
 export const STRICT = `import {
+  AuthenticationError,
   CallbackError,
   type CartProduct,
   type CheckoutCartInfo,
@@ -175,9 +176,10 @@ export const STRICT = `import {
   type GetCheckoutCartInfoFunction,
   createRefundGiftCardHandler,
   createUpdateOrderStatusHandler,
+  IdempotencyStoreError,
   type RedeemGiftCardRequest,
 } from "crossborder-callbacks";
-import { createServiceClient, isServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
+import { createServiceClient, isServiceError, ServiceConflictError, ServiceError, ServiceRateLimitError, type ServiceValidationError } from "crossborder-callbacks/service";
 
 const options = { auth: false } as const;
 const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", merchantGuidIn: null,
@@ -212,6 +214,20 @@ export function retryOrIssues(error: unknown): number | ServiceValidationError["
   }
   if (error instanceof ServiceRateLimitError) return error.retryAfterMs;
   return undefined;
+}
+
+// \`instanceof\` still narrows with the classes' own \`Symbol.hasInstance\` (the brand that holds
+// across the ES module and CommonJS builds): to the class named, a subclass to itself.
+export function described(error: unknown): string {
+  if (error instanceof ServiceConflictError) return error.kind satisfies "conflict";
+  if (error instanceof ServiceError) return error.operation;
+  if (error instanceof AuthenticationError) return error.kind satisfies "unauthorized" | "header_too_large";
+  if (error instanceof IdempotencyStoreError) return error.operation;
+  if (error instanceof CallbackError) return error.code;
+  return "";
+}
+export function notConflict(error: ServiceConflictError | ServiceRateLimitError): number | undefined {
+  return error instanceof ServiceConflictError ? undefined : error.retryAfterMs;
 }
 
 // A redemption that refuses by throwing and else answers IsValid true: TypeScript widens the
