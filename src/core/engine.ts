@@ -1249,9 +1249,13 @@ const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 
 function authFailure(error: unknown): Failure {
+  // From any copy of the library: an authenticator made by the CommonJS build refuses as one made
+  // by this build (a 431 stays a 431, the reason names the check). Read safely, and `kind` only as
+  // one of its two values: it may be any object carrying the brand.
   if (holdsSafely(() => error instanceof AuthenticationError)) {
-    const { kind, message } = error as AuthenticationError;
-    return new Failure(kind, message, undefined, error);
+    const kind =
+      readSafely(error, "kind") === "header_too_large" ? "header_too_large" : "unauthorized";
+    return new Failure(kind, errorText(error), undefined, error);
   }
   // jose throws plain TypeErrors on key confusion: still a refusal, never a 500. The error itself
   // is not passed on: it may carry the token's payload.

@@ -1,3 +1,4 @@
+import { brandClass, isBrandedInstance } from "./brand.js";
 import type { CallbackName } from "./types.js";
 
 /**
@@ -107,13 +108,19 @@ export interface CallbackErrorOptions {
 /**
  * Thrown by a merchant's function to answer with a failure in the callback's own shape
  * (`Success: false`, `IsSuccess: false`, `Success: "False"`), with this code and texts.
+ * `instanceof CallbackError` holds for one from any copy of the library (its ES module and
+ * CommonJS builds both loaded): see `core/brand.ts`.
  */
-/** Marks CallbackErrors across copies of the library (its ESM and CJS builds both loaded). */
-const CALLBACK_ERROR = Symbol.for("crossborder-callbacks.CallbackError");
-
 export class CallbackError extends Error {
+  static {
+    brandClass(CallbackError, "CallbackError");
+  }
+  /** True for a `CallbackError` from any copy of the library (and for a subclass of it). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
+    return isBrandedInstance(this, value);
+  }
   override readonly name = "CallbackError";
-  readonly [CALLBACK_ERROR] = true;
   readonly code: string;
   readonly description: string | undefined;
   readonly status: number;
@@ -151,7 +158,7 @@ export function isAnswerableStatus(status: unknown): status is number {
 
 /** True for a `CallbackError` from any copy of the library. */
 export function isCallbackError(error: unknown): error is CallbackError {
-  return error instanceof CallbackError || (error instanceof Error && CALLBACK_ERROR in error);
+  return error instanceof CallbackError;
 }
 
 /**
@@ -159,6 +166,14 @@ export function isCallbackError(error: unknown): error is CallbackError {
  * sees the same generic 401 body.
  */
 export class AuthenticationError extends Error {
+  static {
+    brandClass(AuthenticationError, "AuthenticationError");
+  }
+  /** True for an `AuthenticationError` from any copy of the library (and for a subclass of it). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
+    return isBrandedInstance(this, value);
+  }
   override readonly name = "AuthenticationError";
   /** `header_too_large` when the credential itself was oversized; otherwise `unauthorized`. */
   readonly kind: "unauthorized" | "header_too_large";

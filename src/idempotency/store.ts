@@ -4,6 +4,7 @@
  * PostgreSQL, yours) implements these five operations and passes `idempotencyStoreConformance`.
  */
 
+import { brandClass, isBrandedInstance } from "../core/brand.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 
 /** A value, or a promise of it: a store may answer synchronously (memory) or not (a database). */
@@ -84,6 +85,14 @@ export class UnreadableRecordError extends Error {
  * `scrubError`) without the callbacks' core importing the helper.
  */
 export class IdempotencyStoreError extends Error {
+  static {
+    brandClass(IdempotencyStoreError, "IdempotencyStoreError");
+  }
+  /** True for an `IdempotencyStoreError` from any copy of the library (and for a subclass of it). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
+    return isBrandedInstance(this, value);
+  }
   override readonly name = "IdempotencyStoreError";
   constructor(
     readonly operation: string,

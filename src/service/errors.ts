@@ -1,3 +1,4 @@
+import { brandClass, isBrandedInstance } from "../core/brand.js";
 import type { ServiceErrorCode, ServiceFailureKind } from "./codes.js";
 import type { OperationName } from "./operations.js";
 
@@ -31,9 +32,14 @@ export interface ServiceErrorInit {
 
 /**
  * The base of every failure of the service client. Nothing in it (message, description, cause,
- * stack, JSON) carries the merchant GUID, the password or a token.
+ * stack, JSON) carries the merchant GUID, the password or a token. `instanceof` holds for an
+ * error from any copy of the library (its ES module and CommonJS builds both loaded), of the
+ * class named and of its base, never of a sibling class: see `core/brand.ts`.
  */
 export abstract class ServiceError extends Error {
+  static {
+    brandClass(ServiceError, "ServiceError");
+  }
   abstract readonly kind: ServiceFailureKind;
   readonly operation: OperationName;
   readonly code: ServiceErrorCode;
@@ -54,14 +60,15 @@ export abstract class ServiceError extends Error {
   /**
    * `instanceof` as JavaScript does it, typed so that it narrows as {@link isServiceError} does:
    * `error instanceof ServiceError` to one of the classes (every instance is one: the class is
-   * abstract), told apart by `kind`; `instanceof ServiceRateLimitError` to that class.
+   * abstract), told apart by `kind`; `instanceof ServiceRateLimitError` to that class. It holds
+   * for an error from any copy of the library (or of a subclass): see `core/brand.ts`.
    */
   static override [Symbol.hasInstance]<C extends abstract new (...args: never) => unknown>(
     this: C,
     value: unknown,
   ): value is Extract<AnyServiceError, InstanceType<C>> {
-    // biome-ignore lint/complexity/noThisInStatic: the class asked, a subclass too (ServiceRateLimitError)
-    return Function.prototype[Symbol.hasInstance].call(this, value);
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
+    return isBrandedInstance(this, value);
   }
 
   constructor(init: ServiceErrorInit) {
@@ -96,31 +103,49 @@ export abstract class ServiceError extends Error {
 
 /** No answer: DNS, refused or reset connection, a connection dropped mid-answer. */
 export class ServiceNetworkError extends ServiceError {
+  static {
+    brandClass(ServiceNetworkError, "ServiceNetworkError");
+  }
   readonly kind = "network";
 }
 
 /** An attempt took longer than `timeoutMs`, or the whole call longer than `deadlineMs`. */
 export class ServiceTimeoutError extends ServiceError {
+  static {
+    brandClass(ServiceTimeoutError, "ServiceTimeoutError");
+  }
   readonly kind = "timeout";
 }
 
 /** 401 / UNAUTHORIZED, a token the service refused after one refresh, or a refused token request. */
 export class ServiceAuthenticationError extends ServiceError {
+  static {
+    brandClass(ServiceAuthenticationError, "ServiceAuthenticationError");
+  }
   readonly kind = "authentication";
 }
 
 /** 403 / INSUFFICIENT_PERMISSIONS, or B403. */
 export class ServicePermissionError extends ServiceError {
+  static {
+    brandClass(ServicePermissionError, "ServicePermissionError");
+  }
   readonly kind = "permission";
 }
 
 /** 404 and the not-found codes (B001, B401, B402, C104, *_NOT_FOUND). */
 export class ServiceNotFoundError extends ServiceError {
+  static {
+    brandClass(ServiceNotFoundError, "ServiceNotFoundError");
+  }
   readonly kind = "not-found";
 }
 
 /** 409 IDEMPOTENCY_KEY_CONFLICT, and refusals because of a state (B002, C100, C101…). */
 export class ServiceConflictError extends ServiceError {
+  static {
+    brandClass(ServiceConflictError, "ServiceConflictError");
+  }
   readonly kind = "conflict";
 }
 
@@ -129,6 +154,9 @@ export class ServiceConflictError extends ServiceError {
  * invalid. `issues` lists the client's findings by path, without values.
  */
 export class ServiceValidationError extends ServiceError {
+  static {
+    brandClass(ServiceValidationError, "ServiceValidationError");
+  }
   readonly kind = "validation";
   readonly issues: readonly ServiceIssue[];
   constructor(init: ServiceErrorInit) {
@@ -142,6 +170,9 @@ export class ServiceValidationError extends ServiceError {
 
 /** 429. `retryAfterMs` is what the service asked to wait. */
 export class ServiceRateLimitError extends ServiceError {
+  static {
+    brandClass(ServiceRateLimitError, "ServiceRateLimitError");
+  }
   readonly kind = "rate-limit";
   readonly retryAfterMs: number | undefined;
   constructor(init: ServiceErrorInit) {
@@ -155,6 +186,9 @@ export class ServiceRateLimitError extends ServiceError {
 
 /** 5xx, INTERNAL_ERROR, B400/B500/B600/B700, C103, and answers that are not what the document describes. */
 export class ServiceServerError extends ServiceError {
+  static {
+    brandClass(ServiceServerError, "ServiceServerError");
+  }
   readonly kind = "server";
 }
 
@@ -190,7 +224,10 @@ export type AnyServiceError =
   | ServiceRateLimitError
   | ServiceServerError;
 
-/** Whether a value is a ServiceError: then one of its classes, told apart by `kind`. */
+/**
+ * Whether a value is a ServiceError, from any copy of the library: then one of its classes, told
+ * apart by `kind`.
+ */
 export function isServiceError(value: unknown): value is AnyServiceError {
   return value instanceof ServiceError;
 }

@@ -1,4 +1,5 @@
 import { SESSION_FIELDS } from "../callbacks/shopper-session.js";
+import { brandClass, isBrandedInstance } from "../core/brand.js";
 import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
@@ -109,8 +110,19 @@ export interface SendCallbackResult {
   readonly warnings: string[];
 }
 
-/** Thrown when no answer arrives: refused connection, timeout, DNS failure. */
+/**
+ * Thrown when no answer arrives: refused connection, timeout, DNS failure. `instanceof` holds for
+ * one from any copy of the library: see `core/brand.ts`.
+ */
 export class SendCallbackError extends Error {
+  static {
+    brandClass(SendCallbackError, "SendCallbackError");
+  }
+  /** True for a `SendCallbackError` from any copy of the library (and for a subclass of it). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
+    return isBrandedInstance(this, value);
+  }
   override readonly name = "SendCallbackError";
   constructor(
     message: string,

@@ -137,3 +137,152 @@ describe("a gift-card handler built with verifySession in one build, the router 
     },
   );
 });
+
+// Review bundle-1 and bundle-2: the public error classes are told apart by a registered brand, so
+// an error made by one build is an instance of the other build's class (and `isServiceError`
+// holds), while it is still no instance of a sibling class: a conflict is no rate limit.
+type Service = typeof import("../../src/service/index.js");
+type Testing = typeof import("../../src/testing/index.js");
+type Fetch = typeof import("../../src/adapters/fetch.js");
+
+const BUILDS = [
+  ["made by the CommonJS build, checked by the ES module build", "cjs", "esm"],
+  ["made by the ES module build, checked by the CommonJS build", "esm", "cjs"],
+] as const;
+
+async function build(from: "cjs" | "esm") {
+  return from === "cjs"
+    ? {
+        root: cjs<typeof Root>("index.cjs"),
+        service: cjs<Service>("service.cjs"),
+        testing: cjs<Testing>("testing.cjs"),
+        fetch: cjs<Fetch>("fetch.cjs"),
+      }
+    : {
+        root: await esm<typeof Root>("index.js"),
+        service: await esm<Service>("service.js"),
+        testing: await esm<Testing>("testing.js"),
+        fetch: await esm<Fetch>("fetch.js"),
+      };
+}
+
+describe.each(BUILDS)("error classes %s", (_label, madeBy, checkedBy) => {
+  it("a ServiceError: isServiceError and instanceof its class and the base, not a sibling", async () => {
+    const made = await build(madeBy);
+    const checked = await build(checkedBy);
+    expect(made.service.ServiceError).not.toBe(checked.service.ServiceError);
+    const error: unknown = new made.service.ServiceConflictError({
+      operation: "dispatchConsolidatedShipment",
+      code: "B002",
+      message: "refused",
+    });
+    const { service } = checked;
+    expect({
+      isServiceError: service.isServiceError(error),
+      base: error instanceof service.ServiceError,
+      own: error instanceof service.ServiceConflictError,
+      sibling: error instanceof service.ServiceRateLimitError,
+      callbackError: error instanceof checked.root.CallbackError,
+    }).toEqual({
+      isServiceError: true,
+      base: true,
+      own: true,
+      sibling: false,
+      callbackError: false,
+    });
+  });
+
+  it("a service client's refusal reaches the other build's `switch (error.kind)`", async () => {
+    const made = await build(madeBy);
+    const checked = await build(checkedBy);
+    const sim = await made.testing.createServiceSimulator();
+    try {
+      const client = made.service.createServiceClient({
+        baseUrl: sim.url,
+        merchantGuid: sim.merchantGuid,
+        credentials: sim.credentials,
+      });
+      const caught = await client.dispatchConsolidatedShipment({ OrderIds: ["GE-1003"] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(checked.service.isServiceError(caught)).toBe(true);
+      expect(caught).toBeInstanceOf(checked.service.ServiceConflictError);
+      if (!checked.service.isServiceError(caught)) return;
+      expect([caught.kind, caught.code]).toEqual(["conflict", "B002"]);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("AuthenticationError, CallbackError, IdempotencyStoreError, SendCallbackError", async () => {
+    const made = await build(madeBy);
+    const { root, testing } = await build(checkedBy);
+    const errors = {
+      auth: new made.root.AuthenticationError("no", "header_too_large"),
+      callback: new made.root.CallbackError("E", "refused"),
+      store: new made.root.IdempotencyStoreError("claim", new Error("down")),
+      send: new made.testing.SendCallbackError("m", "UpdateOrderStatus", "http://x/", "r"),
+    };
+    const classes = {
+      auth: root.AuthenticationError,
+      callback: root.CallbackError,
+      store: root.IdempotencyStoreError,
+      send: testing.SendCallbackError,
+    };
+    for (const [name, error] of Object.entries(errors)) {
+      for (const [other, Class] of Object.entries(classes)) {
+        expect({ name, other, is: error instanceof Class }).toEqual({
+          name,
+          other,
+          is: name === other,
+        });
+      }
+    }
+    expect(new Error("plain") instanceof root.AuthenticationError).toBe(false);
+  });
+
+  it("createAuth from one build, the router from the other: 431 and the refusal's reason", async () => {
+    const made = await build(madeBy);
+    const checked = await build(checkedBy);
+    const keys = await checked.testing.createTestKeys();
+    const stranger = await checked.testing.createTestKeys();
+    const guid = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+    const reports: { kind: string; status: number; reason: string; error: unknown }[] = [];
+    const auth = made.root.createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKey } },
+      merchantGuid: guid,
+    });
+    const handle = checked.fetch.toFetch(
+      checked.root.createCallbackRouter({
+        basePath: "/cb",
+        auth,
+        onError: ({ kind, status, reason, error }) => reports.push({ kind, status, reason, error }),
+        handlers: { UpdateOrderStatus: (update) => ({ InternalOrderId: `M-${update.OrderId}` }) },
+      }),
+    );
+    const body = JSON.stringify(
+      checked.testing.samplePayload("UpdateOrderStatus", { MerchantGUID: guid }),
+    );
+    const send = (authorization: string) =>
+      handle(
+        new Request("http://x/cb/UpdateOrderStatus", {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization },
+          body,
+        }),
+      );
+    const forged = await send(
+      `Bearer ${await checked.testing.signServiceToken(stranger.privateKey, { body })}`,
+    );
+    const huge = await send(`Bearer ${"a".repeat(20_000)}`);
+    expect([forged.status, huge.status]).toEqual([401, 431]);
+    expect(await huge.json()).toMatchObject({ ErrorCode: "HEADER_TOO_LARGE" });
+    expect(reports.map(({ kind, status }) => [kind, status])).toEqual([
+      ["unauthorized", 401],
+      ["header_too_large", 431],
+    ]);
+    expect(reports[0]?.reason).toBe("JWT signature verification failed");
+    expect(reports[0]?.error).toMatchObject({ name: "AuthenticationError" });
+  });
+});

@@ -166,6 +166,7 @@ export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} 
  * status, and \`kind\` narrowing a ServiceError to its class.
  */
 export const STRICT = `import {
+  AuthenticationError,
   CallbackError,
   type CartProduct,
   type CheckoutCartInfo,
@@ -176,10 +177,11 @@ export const STRICT = `import {
   createRefundGiftCardHandler,
   createUpdateOrderStatusHandler,
   hasCardToCharge,
+  IdempotencyStoreError,
   type RedeemGiftCardRequest,
   type SendOrderToMerchantRequest,
 } from "crossborder-callbacks";
-import { createServiceClient, isServiceError, ServiceError, ServiceRateLimitError, type ServiceValidationError, ServiceValidationError as ServiceValidationErrorClass } from "crossborder-callbacks/service";
+import { createServiceClient, isServiceError, ServiceConflictError, ServiceError, ServiceRateLimitError, type ServiceValidationError, ServiceValidationError as ServiceValidationErrorClass } from "crossborder-callbacks/service";
 
 const options = { auth: false } as const;
 const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", merchantGuidIn: null,
@@ -237,6 +239,20 @@ export const cardLastFour = hasCardToCharge(order.PaymentDetails) ? order.Paymen
 export const method = hasCardToCharge(order.PaymentDetails) ? undefined : order.PaymentDetails?.PaymentMethodCode;
 declare const raw: unknown;
 export const rawCard = hasCardToCharge(raw) ? Object.keys(raw) : [];
+
+// \`instanceof\` still narrows with the classes' own \`Symbol.hasInstance\` (the brand that holds
+// across the ES module and CommonJS builds): to the class named, a subclass to itself.
+export function described(error: unknown): string {
+  if (error instanceof ServiceConflictError) return error.kind satisfies "conflict";
+  if (error instanceof ServiceError) return error.operation;
+  if (error instanceof AuthenticationError) return error.kind satisfies "unauthorized" | "header_too_large";
+  if (error instanceof IdempotencyStoreError) return error.operation;
+  if (error instanceof CallbackError) return error.code;
+  return "";
+}
+export function notConflict(error: ServiceConflictError | ServiceRateLimitError): number | undefined {
+  return error instanceof ServiceConflictError ? undefined : error.retryAfterMs;
+}
 
 // A redemption that refuses by throwing and else answers IsValid true: TypeScript widens the
 // \`true\` to \`boolean\` outside an inline expression body, and that must still compile

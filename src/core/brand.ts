@@ -1,0 +1,32 @@
+/**
+ * The brands of the public error classes, so that `instanceof` (and the library's own checks)
+ * holds across copies of the library: its ES module and CommonJS builds loaded in one process (an
+ * ES module application with a CommonJS dependency that `require`s the package), or two bundles.
+ * Each class's prototype carries a registered symbol, `Symbol.for("crossborder-callbacks.<Class>")`,
+ * the same in every copy. A subclass's prototype inherits its base's, so an instance carries the
+ * brand of its own class and of each branded class above it, and never a sibling's: a
+ * `ServiceConflictError` is a `ServiceError` to every copy, and no copy's `ServiceRateLimitError`.
+ */
+
+/** Each branded class of this copy, with its brand; a class not in it (yours) has none. */
+const BRANDS = new WeakMap<object, symbol>();
+
+/** Brands `ctor` as `name` (from its `static {}` block): the name, not `ctor.name`, which minifiers change. */
+export function brandClass(ctor: { readonly prototype: object }, name: string): void {
+  const brand = Symbol.for(`crossborder-callbacks.${name}`);
+  Object.defineProperty(ctor.prototype, brand, { value: true });
+  BRANDS.set(ctor, brand);
+}
+
+/**
+ * What a branded class's `static [Symbol.hasInstance]` answers: the ordinary prototype check, or,
+ * for an Error from another copy, whether it carries the brand of `ctor` itself (called on a
+ * subclass, `ctor` is that subclass). A subclass you write has no brand of its own, so only the
+ * ordinary check holds for it. Like `instanceof`, it may throw for a Proxy whose traps throw.
+ */
+export function isBrandedInstance(ctor: object, value: unknown): boolean {
+  if (Function.prototype[Symbol.hasInstance].call(ctor, value)) return true;
+  const brand = BRANDS.get(ctor);
+  // An Error, as every branded class is one (a plain object carrying the symbol is none).
+  return brand !== undefined && value instanceof Error && brand in value;
+}

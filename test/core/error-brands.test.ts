@@ -1,0 +1,143 @@
+// The public error classes carry a registered brand (`Symbol.for("crossborder-callbacks.<Class>")`)
+// so that `instanceof` holds for an error made by another copy of the library (its ES module and
+// CommonJS builds both loaded: test/package/dual-builds.test.ts runs the two builds). Here, at the
+// source: what the brand makes an instance of, and what the engine takes from a foreign
+// AuthenticationError (review bundle-1, bundle-2).
+import { describe, expect, it } from "vitest";
+import type { Authenticator } from "../../src/auth/types.js";
+import {
+  AuthenticationError,
+  CallbackError,
+  createSendOrderToMerchantHandler,
+  IdempotencyStoreError,
+} from "../../src/index.js";
+import {
+  isServiceError,
+  ServiceConflictError,
+  ServiceError,
+  ServiceRateLimitError,
+} from "../../src/service/index.js";
+import { SendCallbackError } from "../../src/testing/index.js";
+import { collector, json, post } from "./helpers.js";
+
+const brand = (name: string) => Symbol.for(`crossborder-callbacks.${name}`);
+
+/** What another copy's class makes: an Error carrying the brands, none of this copy's classes. */
+function foreign(names: string[], fields: Record<string, unknown> = {}): Error {
+  const error = new Error("from another copy");
+  for (const name of names) Object.defineProperty(error, brand(name), { value: true });
+  return Object.assign(error, fields);
+}
+
+describe("instanceof across copies of the library", () => {
+  it("an error from another copy is an instance of its class and of its base, not of a sibling", () => {
+    const conflict = foreign(["ServiceError", "ServiceConflictError"], { kind: "conflict" });
+    expect(conflict instanceof ServiceConflictError).toBe(true);
+    expect(conflict instanceof ServiceError).toBe(true);
+    expect(isServiceError(conflict)).toBe(true);
+    expect(conflict instanceof ServiceRateLimitError).toBe(false);
+    expect(conflict instanceof AuthenticationError).toBe(false);
+    expect(foreign(["AuthenticationError"]) instanceof AuthenticationError).toBe(true);
+    expect(foreign(["CallbackError"]) instanceof CallbackError).toBe(true);
+    expect(foreign(["IdempotencyStoreError"]) instanceof IdempotencyStoreError).toBe(true);
+    expect(foreign(["SendCallbackError"]) instanceof SendCallbackError).toBe(true);
+  });
+
+  it("a base-class brand alone is no subclass: a ServiceError of another kind is not a conflict", () => {
+    const rateLimit = new ServiceRateLimitError({
+      operation: "dispatchConsolidatedShipment",
+      code: "HTTP_429",
+      message: "slow down",
+    });
+    expect(rateLimit instanceof ServiceConflictError).toBe(false);
+    expect(foreign(["ServiceError"]) instanceof ServiceConflictError).toBe(false);
+    expect(foreign(["ServiceError"]) instanceof ServiceError).toBe(true);
+  });
+
+  it("a subclass of your own keeps the ordinary check, and is an instance of the library's class", () => {
+    class StaleTokenError extends AuthenticationError {}
+    const stale = new StaleTokenError("stale");
+    expect(stale instanceof StaleTokenError).toBe(true);
+    expect(stale instanceof AuthenticationError).toBe(true);
+    expect(new AuthenticationError("plain") instanceof StaleTokenError).toBe(false);
+    expect(foreign(["AuthenticationError"]) instanceof StaleTokenError).toBe(false);
+  });
+
+  it("nothing else is an instance: plain errors, objects (with the brand too), primitives, null", () => {
+    const branded = { [brand("AuthenticationError")]: true, [brand("ServiceError")]: true };
+    const values = [
+      new Error("x"),
+      {},
+      branded,
+      null,
+      undefined,
+      "AuthenticationError",
+      1,
+      Symbol(),
+    ];
+    for (const value of values) {
+      expect(value instanceof AuthenticationError).toBe(false);
+      expect(value instanceof ServiceError).toBe(false);
+      expect(isServiceError(value)).toBe(false);
+    }
+  });
+});
+
+describe("an AuthenticationError from another copy, in the engine", () => {
+  const throwing = (error: unknown): Authenticator => ({
+    needsRawBody: () => false,
+    authenticateRequest: () => {
+      throw error;
+    },
+  });
+  const order = JSON.stringify({ OrderId: "GE-1" });
+
+  async function refuse(error: unknown) {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {
+      auth: throwing(error),
+      onError,
+    });
+    const response = await handler.handle(post(order));
+    return { status: response.status, body: json(response), failures };
+  }
+
+  it("keeps its kind (431) and its reason", async () => {
+    const { status, body, failures } = await refuse(
+      foreign(["AuthenticationError"], {
+        name: "AuthenticationError",
+        message: "Authorization header too large",
+        kind: "header_too_large",
+      }),
+    );
+    expect(status).toBe(431);
+    expect(body).toMatchObject({ ErrorCode: "HEADER_TOO_LARGE" });
+    expect(failures[0]).toMatchObject({
+      kind: "header_too_large",
+      status: 431,
+      reason: "Authorization header too large",
+      error: { name: "AuthenticationError" },
+    });
+  });
+
+  it("a kind that is neither of the two is a 401, and throwing getters are a 401, never a crash", async () => {
+    const odd = await refuse(
+      foreign(["AuthenticationError"], { message: "odd", kind: "not_found" }),
+    );
+    expect([odd.status, odd.failures[0]?.kind, odd.failures[0]?.reason]).toEqual([
+      401,
+      "unauthorized",
+      "odd",
+    ]);
+    const hostile = foreign(["AuthenticationError"]);
+    for (const key of ["kind", "message"]) {
+      Object.defineProperty(hostile, key, {
+        get() {
+          throw new Error("getter");
+        },
+      });
+    }
+    const refused = await refuse(hostile);
+    expect([refused.status, refused.failures[0]?.kind]).toEqual([401, "unauthorized"]);
+  });
+});
