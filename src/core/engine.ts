@@ -47,6 +47,7 @@ import {
   type ResponseShape,
   redactedBody,
   respond,
+  type UndeliveredReporter,
   type WrittenResult,
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
@@ -596,7 +597,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
    * with the request's redactor) and the callback's failure shape is answered.
    */
-  function fail(call: Call, failure: Failure): CallbackResponse {
+  function fail(call: Call, failure: Failure, undelivered?: UndeliveredReporter): CallbackResponse {
     const { kind } = failure;
     const status = FAILURE_STATUS[kind];
     notify(
@@ -609,8 +610,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // a word of a path ("Card") made CardFields.CardId read ***Fields.***Id.
     const description =
       failure.description === undefined ? undefined : call.redactAnswer(failure.description);
-    return failureResponse(kind, definition.response, description, extraHeaders[kind]);
+    return failureResponse(kind, definition.response, description, extraHeaders[kind], undelivered);
   }
+
+  // What an adapter calls when an answer given after the function ran cannot be delivered: one
+  // reporter per kind of answer, made here once (nothing per request).
+  const lostSuccess = undeliveredReporter(name, onError, "a success");
+  const lostRefusal = undeliveredReporter(name, onError, "a refusal (CallbackError)");
+  const lostFailure = undeliveredReporter(name, onError, "a failure");
 
   /**
    * A refusal before the body was read: the body is let go so the answer reaches the caller (a
@@ -976,10 +983,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if ("invalid" in written) {
       if (unreadable) {
         const reason = "the handler's result is unusable: reading it threw";
-        return fail(call, new Failure("internal_error", reason, undefined, readError));
+        return fail(call, new Failure("internal_error", reason, undefined, readError), lostFailure);
       }
       const reason = `the handler's result is unusable: ${written.invalid}`;
-      return fail(call, new Failure("internal_error", reason));
+      return fail(call, new Failure("internal_error", reason), lostFailure);
     }
     if (written.ignored !== undefined && written.ignored.length > 0) {
       // The redactor still knows this request's secrets: a field name quoting the CVV is masked.
@@ -1015,6 +1022,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       sites.length === 0
         ? written.body
         : redactedBody(written.body, call.redactData, call.ownCards),
+      undefined,
+      lostSuccess,
     );
   }
 
@@ -1024,7 +1033,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    */
   function answerThrown(call: Call, error: unknown): CallbackResponse {
     if (!holdsSafely(() => isCallbackError(error))) {
-      return fail(call, new Failure("internal_error", "the handler threw", undefined, error));
+      const failure = new Failure("internal_error", "the handler threw", undefined, error);
+      return fail(call, failure, lostFailure);
     }
     const { redact } = call;
     const status = answerableStatus(readSafely(error, "status"));
@@ -1038,7 +1048,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       { kind: "handler_failure", status, callback: name, reason: `${code}: ${message}`, error },
       redact,
     );
-    return respond(status, definition.response.failure({ code, message, description }));
+    return respond(
+      status,
+      definition.response.failure({ code, message, description }),
+      undefined,
+      lostRefusal,
+    );
   }
 
   return {
@@ -1066,6 +1081,34 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     },
     // A single handler answers wherever it is mounted; a router matches its own paths.
     matches: () => true,
+  };
+}
+
+/** What an undelivered answer is reported as, by how it was lost (see `UNDELIVERED`). */
+const UNDELIVERED_AS = {
+  closed: { kind: "client_closed", why: "the client closed the request" },
+  preempted: {
+    kind: "internal_error",
+    why: "something else answered the request (a timeout middleware in front?)",
+  },
+  unwritable: { kind: "internal_error", why: "the server refused to write the answer" },
+} as const;
+
+/**
+ * The reporter of an answer given after the function ran that the adapter could not deliver:
+ * one `onError` call naming the callback and what the answer was (`what`: a success, a refusal, a
+ * failure), kind `client_closed` when the client went away, else `internal_error`. The texts are
+ * the library's own (no request value), masked for card numbers all the same.
+ */
+function undeliveredReporter(
+  callback: CallbackName,
+  onError: OnError,
+  what: string,
+): UndeliveredReporter {
+  return (how, response) => {
+    const { kind, why } = UNDELIVERED_AS[how];
+    const reason = `${why} after ${callback}'s function ran: its answer (${what}, ${response.status}) was not delivered, and the service did not learn its outcome`;
+    notify(onError, { kind, status: FAILURE_STATUS[kind], callback, reason }, redactCards);
   };
 }
 

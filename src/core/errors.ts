@@ -31,7 +31,8 @@ export const FAILURE_STATUS = {
    * The client went away (or its body stream failed) before the body was complete, or, on HTTP/2,
    * closed the request (a reset, a lost connection) before it was answered. Nobody is left to read
    * the answer; 499 is nginx's "client closed request", so logs do not count it as a
-   * server error.
+   * server error. Also reported (the answer is not sent) when the client went away after the
+   * merchant's function ran, before its answer was written.
    */
   client_closed: 499,
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
@@ -43,7 +44,9 @@ export const FAILURE_STATUS = {
    * gift-card calls an `ErrorText`, without its own `Success: true`: set, or of a type no answer
    * can carry, it is a refusal returned instead of thrown; a cart that is not a
    * CheckoutCartInfo); or the body was read before the library (a middleware) and no parsed body
-   * was left.
+   * was left. Also reported (the answer is not sent) when something else answered the request
+   * while the merchant's function ran (a timeout middleware in front), or the server refused to
+   * write its answer.
    */
   internal_error: 500,
   /**
