@@ -595,6 +595,42 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
 });
 
 describe("the Redactor's rules", () => {
+  it("masks a secret in its JSON-escaped form, as the token request sends it (review ops-3)", () => {
+    const password = 'p"ss\\word9';
+    const redactor = new Redactor([password]);
+    const body = JSON.stringify({ userName: "merchant-user", password });
+    expect(redactor.text(`invalid credentials in ${body}`)).toBe(
+      `invalid credentials in {"userName":"merchant-user","password":"${REDACTED}"}`,
+    );
+    // A control character too (\u0001 in JSON), and its URL-encoded JSON form.
+    const odd = "ab\u0001cd/ef";
+    const oddRedactor = new Redactor([odd]);
+    const escaped = JSON.stringify(odd).slice(1, -1);
+    expect(oddRedactor.text(`x ${escaped} y ${encodeURIComponent(escaped)}`)).toBe(
+      `x ${REDACTED} y ${REDACTED}`,
+    );
+  });
+
+  it("a token request echoed JSON-escaped by the service leaves no password in the error", async () => {
+    const password = 'p"ss\\word9';
+    const client = createServiceClient({
+      baseUrl: "http://svc.test",
+      merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      credentials: { userName: "merchant-user", password },
+      retries: false,
+      jwt: { voidParcel: true },
+      fetch: (async (_url: unknown, init?: RequestInit) =>
+        new Response(JSON.stringify({ title: `bad credentials: ${String(init?.body)}` }), {
+          status: 400,
+          headers: { "content-type": "application/json" },
+        })) as typeof fetch,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    const escaped = JSON.stringify(password).slice(1, -1);
+    expect(String((error as Error).message)).toContain(REDACTED);
+    expectNoSecrets(renderings(error), [password, escaped]);
+  });
+
   it("masks a secret in its URL-encoded form too", () => {
     const password = "p@ss word/2026";
     const redactor = new Redactor([password]);
