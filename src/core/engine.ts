@@ -23,6 +23,7 @@ import {
 import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
+  AuthenticationOutage,
   FAILURE_STATUS,
   isAnswerableStatus,
   isCallbackError,
@@ -1292,6 +1293,12 @@ const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 
 function authFailure(error: unknown): Failure {
+  // The merchant's own check threw (the cart token's `verify`): an outage, not a forged call.
+  if (holdsSafely(() => error instanceof AuthenticationOutage)) {
+    const outage = error as AuthenticationOutage;
+    const reason = `${outage.message} (the call was neither accepted nor refused)`;
+    return new Failure("internal_error", reason, undefined, outage.thrown);
+  }
   if (holdsSafely(() => error instanceof AuthenticationError)) {
     const { kind, message } = error as AuthenticationError;
     return new Failure(kind, message, undefined, error);

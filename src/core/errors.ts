@@ -44,7 +44,8 @@ export const FAILURE_STATUS = {
    * gift-card calls an `ErrorText`, without its own `Success: true`: set, or of a type no answer
    * can carry, it is a refusal returned instead of thrown; a cart that is not a
    * CheckoutCartInfo); or the body was read before the library (a middleware) and no parsed body
-   * was left. Also reported (the answer is not sent) when something else answered the request
+   * was left; or a check of the merchant's could not decide (`verifySession`, the cart token's
+   * `verify`, threw). Also reported (the answer is not sent) when something else answered the request
    * while the merchant's function ran (a timeout middleware in front), or the server refused to
    * write its answer.
    */
@@ -169,6 +170,23 @@ export class AuthenticationError extends Error {
   constructor(reason: string, kind: "unauthorized" | "header_too_large" = "unauthorized") {
     super(reason);
     this.kind = kind;
+  }
+}
+
+/**
+ * Thrown by an authenticator when a check of the merchant's own could not decide (the cart token's
+ * `verify` threw: its store is down): an outage, not a refusal. The engine answers it 500
+ * (`internal_error`) and hands `onError` the thrown value, scrubbed. Internal: not exported.
+ */
+export class AuthenticationOutage extends Error {
+  override readonly name = "AuthenticationOutage";
+
+  constructor(
+    reason: string,
+    /** What the merchant's check threw. */
+    readonly thrown: unknown,
+  ) {
+    super(reason);
   }
 }
 
