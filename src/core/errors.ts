@@ -213,7 +213,8 @@ export interface CallbackFailure {
    * `handler_failure`, of the `AuthenticationError` for authentication failures, of the stream's
    * error for `client_closed`; otherwise undefined. Never the original object, which may carry
    * the request it failed on. Something thrown that is not an `Error` arrives as an `Error` named
-   * `NonError`.
+   * `NonError`; an `Error` with an empty message (Node's `AggregateError` for a dual-stack host)
+   * arrives with its `code` and inner errors' messages as the message.
    */
   readonly error?: unknown;
 }

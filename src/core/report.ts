@@ -5,7 +5,7 @@
  * merchant threw: a string, a Proxy whose traps throw, an object whose `toString` throws.
  */
 import type { CallbackFailure, OnError } from "./errors.js";
-import { type Redactor, redactCards } from "./redact.js";
+import { type Redactor, redactCards, textOf } from "./redact.js";
 import { escapeControls } from "./text.js";
 
 export { createRedactor, type Redactor, redactCards, textOf } from "./redact.js";
@@ -38,7 +38,8 @@ export function holdsSafely(test: () => boolean): boolean {
  */
 export function scrubError(error: unknown, redact: Redactor): Error {
   const isError = holdsSafely(() => error instanceof Error);
-  const message = isError ? (readSafely(error, "message") ?? "") : error;
+  let message = isError ? (readSafely(error, "message") ?? "") : error;
+  if (message === "") message = unsaidMessage(error);
   const copy = new Error(redact(message));
   const name = isError ? readSafely(error, "name") : undefined;
   copy.name = isError ? redact(name ?? "Error") : "NonError";
@@ -50,6 +51,45 @@ export function scrubError(error: unknown, redact: Redactor): Error {
   (copy as { stack?: string | undefined }).stack =
     typeof stack === "string" ? redact(stack) : undefined;
   return copy;
+}
+
+/** The inner errors an empty message is told by, at most. */
+const MAX_INNER_ERRORS = 3;
+
+/**
+ * What an error with an empty message says otherwise: its string `code` and, for an
+ * `AggregateError`, its inner errors' messages (Node's connect to a host with an IPv6 and an IPv4
+ * address fails so: `AggregateError` with no message, `code` `ECONNREFUSED`, one inner error per
+ * address). Empty when it says nothing. Every read is guarded; the caller redacts the text.
+ */
+export function unsaidMessage(error: unknown): string {
+  const code = readSafely(error, "code");
+  const inner: string[] = [];
+  try {
+    const errors = readSafely(error, "errors");
+    if (Array.isArray(errors)) {
+      for (const item of errors.slice(0, MAX_INNER_ERRORS)) {
+        const text = readSafely(item, "message");
+        if (typeof text === "string" && text !== "") inner.push(text);
+      }
+    }
+  } catch {
+    // A Proxy's trap: the code alone, if any.
+  }
+  const said = inner.length === 0 ? "" : inner.join("; ");
+  if (typeof code !== "string" || code === "") return said;
+  return said === "" ? code : `${code} (${said})`;
+}
+
+/**
+ * An error as one text, `name: message` (the message told by `unsaidMessage` when empty), every
+ * read guarded; anything else as its text. Not redacted: the caller does.
+ */
+export function describeError(error: unknown): string {
+  if (!holdsSafely(() => error instanceof Error)) return textOf(error);
+  const message = readSafely(error, "message");
+  const text = typeof message === "string" && message !== "" ? message : unsaidMessage(error);
+  return `${textOf(readSafely(error, "name") ?? "Error")}: ${text}`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { detachedReporter, requestCardMasker, requestDataRedactors } from "../co
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
+import { describeError, readSafely } from "../core/report.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
@@ -83,12 +84,18 @@ export interface IdempotencyOptions<TPayload> {
 /** The store failed where the helper needed its answer to decide; the delivery is refused. */
 export class IdempotencyStoreError extends Error {
   override readonly name = "IdempotencyStoreError";
+  /** The store's error's string `code` (`ECONNREFUSED`), when it has one. */
+  declare readonly code?: string;
   constructor(
     readonly operation: string,
     cause: unknown,
     outcome = "the delivery was refused so that the service retries it (failOpen is off)",
   ) {
     super(`withIdempotency: the store failed to ${operation} (${describe(cause)}); ${outcome}`);
+    const code = readSafely(cause, "code");
+    if (typeof code === "string") {
+      Object.defineProperty(this, "code", { value: code, enumerable: true });
+    }
   }
 }
 
@@ -113,7 +120,9 @@ type Outcome =
   | { readonly kind: "threw"; readonly error: unknown };
 
 function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // An empty message (Node's AggregateError for a dual-stack host refusing) is told by its code
+  // and inner errors; the text is scrubbed where it is reported.
+  return describeError(error);
 }
 
 function sleep(ms: number): Promise<void> {
