@@ -252,6 +252,8 @@ class Failure {
     /** Safe, input-free details for the caller (schema issue paths, the method allowed). */
     readonly description?: string,
     readonly error?: unknown,
+    /** `error` is what was thrown, `undefined` included (reported as a `NonError` then). */
+    readonly thrown = false,
   ) {}
 }
 
@@ -605,6 +607,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       onError,
       { kind, status, callback: name, reason: failure.reason, error: failure.error },
       call.redact,
+      failure.thrown,
     );
     // The library's own description names paths, never request values: the answer's redactor
     // (card data), as for codes. The request's masks a gift card's secrets too, and a PIN that is
@@ -956,7 +959,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         try {
           refusal = await definition.authorize(payload, context, options);
         } catch (error) {
-          return fail(call, new Failure("internal_error", AUTHORIZE_THREW, undefined, error));
+          return fail(call, new Failure("internal_error", AUTHORIZE_THREW, undefined, error, true));
         }
         if (refusal !== undefined) return fail(call, new Failure("unauthorized", refusal));
       }
@@ -984,7 +987,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if ("invalid" in written) {
       if (unreadable) {
         const reason = "the handler's result is unusable: reading it threw";
-        return fail(call, new Failure("internal_error", reason, undefined, readError), lostFailure);
+        return fail(
+          call,
+          new Failure("internal_error", reason, undefined, readError, true),
+          lostFailure,
+        );
       }
       const reason = `the handler's result is unusable: ${written.invalid}`;
       return fail(call, new Failure("internal_error", reason), lostFailure);
@@ -1034,19 +1041,28 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    */
   function answerThrown(call: Call, error: unknown): CallbackResponse {
     if (!holdsSafely(() => isCallbackError(error))) {
-      const failure = new Failure("internal_error", "the handler threw", undefined, error);
+      const failure = new Failure("internal_error", "the handler threw", undefined, error, true);
       return fail(call, failure, lostFailure);
     }
     const { redact } = call;
     const status = answerableStatus(readSafely(error, "status"));
     // The code is the service's to act on: only card data is masked in it, never a gift card's PIN.
     const code = call.redactAnswer(readSafely(error, "code"));
-    const message = redact(readSafely(error, "message"));
+    // A message that cannot be read (its getter throws) is the code, never the text "undefined".
+    const read = readSafely(error, "message");
+    const message = read === undefined ? code : redact(read);
     const text = readSafely(error, "description");
     const description = text === undefined || text === null ? undefined : redact(text);
     notify(
       onError,
-      { kind: "handler_failure", status, callback: name, reason: `${code}: ${message}`, error },
+      {
+        kind: "handler_failure",
+        status,
+        callback: name,
+        reason:
+          read === undefined ? `${code}: (its message could not be read)` : `${code}: ${message}`,
+        error,
+      },
       redact,
     );
     return respond(
@@ -1073,7 +1089,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         return await run(request, call);
       } catch (error) {
         // A bug, or an adapter's request that throws when read: still a well-formed answer.
-        return fail(call, new Failure("internal_error", "unexpected failure", undefined, error));
+        return fail(
+          call,
+          new Failure("internal_error", "unexpected failure", undefined, error, true),
+        );
       } finally {
         // A framework's req.body outlives the request: whatever the answer (a refusal before the
         // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
@@ -1297,7 +1316,7 @@ function authFailure(error: unknown): Failure {
   if (holdsSafely(() => error instanceof AuthenticationOutage)) {
     const outage = error as AuthenticationOutage;
     const reason = `${outage.message} (the call was neither accepted nor refused)`;
-    return new Failure("internal_error", reason, undefined, outage.thrown);
+    return new Failure("internal_error", reason, undefined, outage.thrown, true);
   }
   if (holdsSafely(() => error instanceof AuthenticationError)) {
     const { kind, message } = error as AuthenticationError;

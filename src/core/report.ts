@@ -96,7 +96,13 @@ export function describeError(error: unknown): string {
  * Tells `onError` of a failure: the reason and the error's copy go through `redact` here, so no
  * caller can forget it. Neither the hook's exception nor its rejected promise changes the answer.
  */
-export function notify(onError: OnError, failure: CallbackFailure, redact: Redactor): void {
+export function notify(
+  onError: OnError,
+  failure: CallbackFailure,
+  redact: Redactor,
+  /** The error is something thrown, `undefined` included (then a `NonError` too). */
+  thrown = false,
+): void {
   let told: CallbackFailure;
   try {
     told = {
@@ -107,7 +113,8 @@ export function notify(onError: OnError, failure: CallbackFailure, redact: Redac
     };
     if (failure.severity !== undefined) told = { ...told, severity: failure.severity };
     if ("error" in failure) {
-      const error = failure.error === undefined ? undefined : scrubError(failure.error, redact);
+      const error =
+        failure.error === undefined && !thrown ? undefined : scrubError(failure.error, redact);
       told = { ...told, error };
     }
   } catch {
@@ -115,7 +122,10 @@ export function notify(onError: OnError, failure: CallbackFailure, redact: Redac
   }
   try {
     const result: unknown = onError(told);
-    if (result instanceof Promise) result.catch(() => undefined);
+    // Any thenable, a promise of another realm (a `vm` context, a sandbox) included.
+    if (typeof readSafely(result, "then") === "function") {
+      Promise.resolve(result).catch(() => undefined);
+    }
   } catch {
     // A failing hook must never turn into a failed answer.
   }
