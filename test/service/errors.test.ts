@@ -594,6 +594,43 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
   });
 });
 
+describe("a fetch option that throws an odd value (review ops-7)", () => {
+  const password = "s3cret-Passw0rd";
+  const odd: Record<string, () => never> = {
+    "an Error whose message getter throws": () => {
+      const error = new TypeError("fetch failed");
+      Object.defineProperty(error, "message", {
+        get() {
+          throw new Error(`proxy auth failed for ${password}`);
+        },
+      });
+      throw error;
+    },
+    "a Proxy whose traps throw": () => {
+      throw new Proxy(new Error("x"), {
+        getPrototypeOf() {
+          throw new Error(`trap ${password}`);
+        },
+        get() {
+          throw new Error(`trap ${password}`);
+        },
+      });
+    },
+  };
+  it.each(Object.keys(odd))("%s: the call rejects with a redacted ServiceError", async (label) => {
+    const client = createServiceClient({
+      baseUrl: "http://127.0.0.1:9",
+      merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      credentials: { userName: "u", password },
+      retries: false,
+      fetch: (async () => odd[label]?.()) as unknown as typeof fetch,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    expect(isServiceError(error)).toBe(true);
+    expectNoSecrets(renderings(error), [password]);
+  });
+});
+
 describe("the Redactor's rules", () => {
   it("masks a secret in its JSON-escaped form, as the token request sends it (review ops-3)", () => {
     const password = 'p"ss\\word9';
