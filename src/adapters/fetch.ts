@@ -10,6 +10,7 @@ import {
   optionNames,
 } from "../auth/validate.js";
 import { CONSUMED_BODY } from "../core/body.js";
+import { reportUndelivered } from "../core/responses.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { assertEndpoint, handleSafely } from "./internal.js";
 
@@ -67,6 +68,7 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   // TypeError), and an IP allow-list would refuse them all: refused now instead.
   assertOptionalFunction(remoteAddress, "remoteAddress", "toFetch");
   return async (request, ...rest) => {
+    const { signal } = request;
     const response = await handleSafely(endpoint, {
       method: request.method,
       url: request.url,
@@ -75,8 +77,12 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
       body: request.bodyUsed ? CONSUMED_BODY : request.body,
       remoteAddress:
         remoteAddress === undefined ? undefined : addressOf(remoteAddress, request, rest),
-      signal: request.signal,
+      signal,
     });
+    // Where the runtime aborts the signal when the client leaves (Node's Hono server, Bun), an
+    // answer given after the merchant's function ran to a client already gone is reported; one
+    // lost once handed back to the runtime is not seen here (see README "Fetch-based runtimes").
+    if (signal.aborted) reportUndelivered(response, "closed");
     // The engine hands out a fresh headers object per answer: a runtime may write into it.
     return new Response(response.body, { status: response.status, headers: response.headers });
   };

@@ -22,7 +22,7 @@ import {
 import { protectParsedBody } from "../core/card.js";
 import { distinctHeaders, keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
-import { failureResponse } from "../core/responses.js";
+import { failureResponse, reportUndelivered } from "../core/responses.js";
 import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
 import type {
   BodyInput,
@@ -643,11 +643,17 @@ function endStreamAfterAnswer(stream: Http2StreamLike): void {
  * `Content-Length` too, as `end` would have set it), then `end`.
  */
 export function writeNodeResponse(res: NodeResponseLike, response: CallbackResponse): void {
-  // The client went away (the engine noticed, or not): nobody to answer.
-  if (res.destroyed) return;
+  // The client went away (the engine noticed, or not), or the exchange ended with another answer
+  // (a timeout middleware's, sent in full): nobody to answer. An answer given after the merchant's
+  // function ran is reported (`reportUndelivered`): the service never learns it.
+  if (res.destroyed) {
+    reportUndelivered(response, res.headersSent ? "preempted" : "closed");
+    return;
+  }
   if (res.headersSent) {
-    // Something else answered meanwhile; the engine's answer cannot be written.
+    // Something else answered meanwhile (a timeout middleware); the engine's answer cannot be written.
     res.destroy?.();
+    reportUndelivered(response, "preempted");
     return;
   }
   try {
@@ -668,6 +674,7 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
   } catch {
     // A header the server refuses: end the exchange rather than leave it hanging.
     res.destroy?.();
+    reportUndelivered(response, "unwritable");
   }
 }
 

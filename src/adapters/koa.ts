@@ -7,6 +7,7 @@
  * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
 import { decodedBody } from "../core/body.js";
+import { reportUndelivered } from "../core/responses.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
@@ -79,6 +80,15 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     // The engine read its own copy, from the parser's text (its limit, its `__proto__` rule and a
     // body digest hold there): the parser's object is protected here, however the call ended.
     if (raw) protectParsedBodyOf(ctx.request);
+    // Koa writes `ctx.body` after the chain, unless the answer cannot go out any more: something
+    // else already sent one (a timeout middleware), or the client went away. An answer given after
+    // the merchant's function ran is then reported (`reportUndelivered`).
+    const gone = ctx.res.headersSent
+      ? "preempted"
+      : ctx.res.destroyed === true
+        ? "closed"
+        : undefined;
+    if (gone !== undefined) reportUndelivered(response, gone);
     ctx.status = response.status;
     // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
     // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).

@@ -144,7 +144,9 @@ export interface CartTokenOptions {
   readonly parameter?: string | undefined;
   /**
    * Your own check of the token (a cart that exists, belongs to a live session, …); only a literal
-   * `true` passes. With it, the cart token proves the caller; without it, it does not.
+   * `true` passes. With it, the cart token proves the caller; without it, it does not. One that
+   * throws or rejects (its store is down) refuses nothing: the call is a 500 and `onError` gets
+   * the error, masked.
    */
   readonly verify?:
     | ((token: string, request: AuthRequest) => boolean | Promise<boolean>)

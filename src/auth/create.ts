@@ -1,4 +1,4 @@
-import { AuthenticationError } from "../core/errors.js";
+import { AuthenticationError, AuthenticationOutage } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { BasicVerifier } from "./basic.js";
@@ -374,9 +374,14 @@ function hasBody(method: string): boolean {
   return upper !== "GET" && upper !== "HEAD";
 }
 
-/** Only our own errors pass: anything else is replaced, so no foreign object (or payload) leaks. */
-function sanitize(error: unknown, step: AuthMethod): AuthenticationError {
-  return error instanceof AuthenticationError
+/**
+ * Only our own errors pass: anything else is replaced, so no foreign object (or payload) leaks. An
+ * `AuthenticationOutage` (the merchant's `verify` threw) passes too: the engine answers it 500 and
+ * scrubs what it carries. Any other step's unexpected error stays a refusal: the library's own
+ * checks throw only on what the request holds (the token among it), never on an outage.
+ */
+function sanitize(error: unknown, step: AuthMethod): AuthenticationError | AuthenticationOutage {
+  return error instanceof AuthenticationError || error instanceof AuthenticationOutage
     ? error
     : new AuthenticationError(`authentication failed: unexpected error in ${step}`);
 }

@@ -1,4 +1,4 @@
-import { AuthenticationError } from "../core/errors.js";
+import { AuthenticationError, AuthenticationOutage } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
 import { hasControlCharacter } from "../core/text.js";
 import { readCredentialHeader } from "./authorization.js";
@@ -144,8 +144,10 @@ export class CartTokenVerifier {
     let accepted: unknown;
     try {
       accepted = await this.check(token, request);
-    } catch {
-      throw new AuthenticationError("cart token verify function threw");
+    } catch (error) {
+      // The check could not decide (its cart store is down): an outage, answered 500 with the
+      // error in onError, not a refusal (a 401 would tell ops it was a forged call).
+      throw new AuthenticationOutage("the cart token's verify function threw", error);
     }
     // Only a literal true passes: a truthy string or object returned by mistake does not.
     if (accepted !== true) throw new AuthenticationError("cart token rejected by verify function");

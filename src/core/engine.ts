@@ -23,6 +23,7 @@ import {
 import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
+  AuthenticationOutage,
   FAILURE_STATUS,
   isAnswerableStatus,
   isCallbackError,
@@ -47,6 +48,7 @@ import {
   type ResponseShape,
   redactedBody,
   respond,
+  type UndeliveredReporter,
   type WrittenResult,
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
@@ -250,6 +252,8 @@ class Failure {
     /** Safe, input-free details for the caller (schema issue paths, the method allowed). */
     readonly description?: string,
     readonly error?: unknown,
+    /** `error` is what was thrown, `undefined` included (reported as a `NonError` then). */
+    readonly thrown = false,
   ) {}
 }
 
@@ -596,21 +600,28 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
    * with the request's redactor) and the callback's failure shape is answered.
    */
-  function fail(call: Call, failure: Failure): CallbackResponse {
+  function fail(call: Call, failure: Failure, undelivered?: UndeliveredReporter): CallbackResponse {
     const { kind } = failure;
     const status = FAILURE_STATUS[kind];
     notify(
       onError,
       { kind, status, callback: name, reason: failure.reason, error: failure.error },
       call.redact,
+      failure.thrown,
     );
     // The library's own description names paths, never request values: the answer's redactor
     // (card data), as for codes. The request's masks a gift card's secrets too, and a PIN that is
     // a word of a path ("Card") made CardFields.CardId read ***Fields.***Id.
     const description =
       failure.description === undefined ? undefined : call.redactAnswer(failure.description);
-    return failureResponse(kind, definition.response, description, extraHeaders[kind]);
+    return failureResponse(kind, definition.response, description, extraHeaders[kind], undelivered);
   }
+
+  // What an adapter calls when an answer given after the function ran cannot be delivered: one
+  // reporter per kind of answer, made here once (nothing per request).
+  const lostSuccess = undeliveredReporter(name, onError, "a success");
+  const lostRefusal = undeliveredReporter(name, onError, "a refusal (CallbackError)");
+  const lostFailure = undeliveredReporter(name, onError, "a failure");
 
   /**
    * A refusal before the body was read: the body is let go so the answer reaches the caller (a
@@ -948,7 +959,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         try {
           refusal = await definition.authorize(payload, context, options);
         } catch (error) {
-          return fail(call, new Failure("internal_error", AUTHORIZE_THREW, undefined, error));
+          return fail(call, new Failure("internal_error", AUTHORIZE_THREW, undefined, error, true));
         }
         if (refusal !== undefined) return fail(call, new Failure("unauthorized", refusal));
       }
@@ -976,10 +987,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if ("invalid" in written) {
       if (unreadable) {
         const reason = "the handler's result is unusable: reading it threw";
-        return fail(call, new Failure("internal_error", reason, undefined, readError));
+        return fail(
+          call,
+          new Failure("internal_error", reason, undefined, readError, true),
+          lostFailure,
+        );
       }
       const reason = `the handler's result is unusable: ${written.invalid}`;
-      return fail(call, new Failure("internal_error", reason));
+      return fail(call, new Failure("internal_error", reason), lostFailure);
     }
     if (written.ignored !== undefined && written.ignored.length > 0) {
       // The redactor still knows this request's secrets: a field name quoting the CVV is masked.
@@ -1015,6 +1030,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       sites.length === 0
         ? written.body
         : redactedBody(written.body, call.redactData, call.ownCards),
+      undefined,
+      lostSuccess,
     );
   }
 
@@ -1024,21 +1041,36 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    */
   function answerThrown(call: Call, error: unknown): CallbackResponse {
     if (!holdsSafely(() => isCallbackError(error))) {
-      return fail(call, new Failure("internal_error", "the handler threw", undefined, error));
+      const failure = new Failure("internal_error", "the handler threw", undefined, error, true);
+      return fail(call, failure, lostFailure);
     }
     const { redact } = call;
     const status = answerableStatus(readSafely(error, "status"));
     // The code is the service's to act on: only card data is masked in it, never a gift card's PIN.
     const code = call.redactAnswer(readSafely(error, "code"));
-    const message = redact(readSafely(error, "message"));
+    // A message that cannot be read (its getter throws) is the code, never the text "undefined".
+    const read = readSafely(error, "message");
+    const message = read === undefined ? code : redact(read);
     const text = readSafely(error, "description");
     const description = text === undefined || text === null ? undefined : redact(text);
     notify(
       onError,
-      { kind: "handler_failure", status, callback: name, reason: `${code}: ${message}`, error },
+      {
+        kind: "handler_failure",
+        status,
+        callback: name,
+        reason:
+          read === undefined ? `${code}: (its message could not be read)` : `${code}: ${message}`,
+        error,
+      },
       redact,
     );
-    return respond(status, definition.response.failure({ code, message, description }));
+    return respond(
+      status,
+      definition.response.failure({ code, message, description }),
+      undefined,
+      lostRefusal,
+    );
   }
 
   return {
@@ -1057,7 +1089,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         return await run(request, call);
       } catch (error) {
         // A bug, or an adapter's request that throws when read: still a well-formed answer.
-        return fail(call, new Failure("internal_error", "unexpected failure", undefined, error));
+        return fail(
+          call,
+          new Failure("internal_error", "unexpected failure", undefined, error, true),
+        );
       } finally {
         // A framework's req.body outlives the request: whatever the answer (a refusal before the
         // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
@@ -1066,6 +1101,34 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     },
     // A single handler answers wherever it is mounted; a router matches its own paths.
     matches: () => true,
+  };
+}
+
+/** What an undelivered answer is reported as, by how it was lost (see `UNDELIVERED`). */
+const UNDELIVERED_AS = {
+  closed: { kind: "client_closed", why: "the client closed the request" },
+  preempted: {
+    kind: "internal_error",
+    why: "something else answered the request (a timeout middleware in front?)",
+  },
+  unwritable: { kind: "internal_error", why: "the server refused to write the answer" },
+} as const;
+
+/**
+ * The reporter of an answer given after the function ran that the adapter could not deliver:
+ * one `onError` call naming the callback and what the answer was (`what`: a success, a refusal, a
+ * failure), kind `client_closed` when the client went away, else `internal_error`. The texts are
+ * the library's own (no request value), masked for card numbers all the same.
+ */
+function undeliveredReporter(
+  callback: CallbackName,
+  onError: OnError,
+  what: string,
+): UndeliveredReporter {
+  return (how, response) => {
+    const { kind, why } = UNDELIVERED_AS[how];
+    const reason = `${why} after ${callback}'s function ran: its answer (${what}, ${response.status}) was not delivered, and the service did not learn its outcome`;
+    notify(onError, { kind, status: FAILURE_STATUS[kind], callback, reason }, redactCards);
   };
 }
 
@@ -1249,6 +1312,12 @@ const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 
 function authFailure(error: unknown): Failure {
+  // The merchant's own check threw (the cart token's `verify`): an outage, not a forged call.
+  if (holdsSafely(() => error instanceof AuthenticationOutage)) {
+    const outage = error as AuthenticationOutage;
+    const reason = `${outage.message} (the call was neither accepted nor refused)`;
+    return new Failure("internal_error", reason, undefined, outage.thrown, true);
+  }
   // From any copy of the library: an authenticator made by the CommonJS build refuses as one made
   // by this build (a 431 stays a 431, the reason names the check). Read safely, and `kind` only as
   // one of its two values: it may be any object carrying the brand.

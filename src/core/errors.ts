@@ -32,7 +32,8 @@ export const FAILURE_STATUS = {
    * The client went away (or its body stream failed) before the body was complete, or, on HTTP/2,
    * closed the request (a reset, a lost connection) before it was answered. Nobody is left to read
    * the answer; 499 is nginx's "client closed request", so logs do not count it as a
-   * server error.
+   * server error. Also reported (the answer is not sent) when the client went away after the
+   * merchant's function ran, before its answer was written.
    */
   client_closed: 499,
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */
@@ -44,7 +45,10 @@ export const FAILURE_STATUS = {
    * gift-card calls an `ErrorText`, without its own `Success: true`: set, or of a type no answer
    * can carry, it is a refusal returned instead of thrown; a cart that is not a
    * CheckoutCartInfo); or the body was read before the library (a middleware) and no parsed body
-   * was left.
+   * was left; or a check of the merchant's could not decide (`verifySession`, the cart token's
+   * `verify`, threw). Also reported (the answer is not sent) when something else answered the request
+   * while the merchant's function ran (a timeout middleware in front), or the server refused to
+   * write its answer.
    */
   internal_error: 500,
   /**
@@ -184,6 +188,31 @@ export class AuthenticationError extends Error {
   }
 }
 
+/**
+ * Thrown by an authenticator when a check of the merchant's own could not decide (the cart token's
+ * `verify` threw: its store is down): an outage, not a refusal. The engine answers it 500
+ * (`internal_error`) and hands `onError` the thrown value, scrubbed. Internal: not exported.
+ */
+export class AuthenticationOutage extends Error {
+  static {
+    brandClass(AuthenticationOutage, "AuthenticationOutage");
+  }
+  /** True for an `AuthenticationOutage` from any copy of the library (createAuth from the other build). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked, not this one
+    return isBrandedInstance(this, value);
+  }
+  override readonly name = "AuthenticationOutage";
+
+  constructor(
+    reason: string,
+    /** What the merchant's check threw. */
+    readonly thrown: unknown,
+  ) {
+    super(reason);
+  }
+}
+
 /** What the `onError` hook receives. Never carries the body, the token or card data. */
 export interface CallbackFailure {
   readonly kind: FailureKind;
@@ -207,9 +236,11 @@ export interface CallbackFailure {
    * `handler_failure`, of the `AuthenticationError` for authentication failures, of the stream's
    * error for `client_closed`; otherwise undefined. Never the original object, which may carry
    * the request it failed on. Something thrown that is not an `Error` arrives as an `Error` named
-   * `NonError`. The library's own errors arrive as copies of their class, with their fields
-   * scrubbed the same way: a `CallbackError` (`code`, `description`, `status`), an
-   * `AuthenticationError` (`kind`), an `IdempotencyStoreError` (`operation`).
+   * `NonError`; an `Error` with an empty message (Node's `AggregateError` for a dual-stack host)
+   * arrives with its `code` and inner errors' messages as the message. The library's own errors
+   * arrive as copies of their class, with their fields scrubbed the same way: a `CallbackError`
+   * (`code`, `description`, `status`), an `AuthenticationError` (`kind`), an
+   * `IdempotencyStoreError` (`operation`, `code`).
    */
   readonly error?: unknown;
 }

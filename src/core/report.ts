@@ -5,6 +5,7 @@
  * merchant threw: a string, a Proxy whose traps throw, an object whose `toString` throws.
  */
 import { IdempotencyStoreError } from "../idempotency/store.js";
+import { holdsSafely, readSafely, unsaidMessage } from "./describe.js";
 import {
   AuthenticationError,
   CallbackError,
@@ -17,27 +18,8 @@ import {
 import { type Redactor, redactCards } from "./redact.js";
 import { escapeControls } from "./text.js";
 
+export { describeError, holdsSafely, readSafely, unsaidMessage } from "./describe.js";
 export { createRedactor, type Redactor, redactCards, textOf } from "./redact.js";
-
-/** `value[key]`, or undefined when reading it throws (a getter, a Proxy trap). */
-export function readSafely(value: unknown, key: string): unknown {
-  if (value === null || (typeof value !== "object" && typeof value !== "function"))
-    return undefined;
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `test()` holds; false when asking throws (a Proxy's `getPrototypeOf` trap). */
-export function holdsSafely(test: () => boolean): boolean {
-  try {
-    return test();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * What `onError` receives in place of an exception: its name, message, stack and string `code`,
@@ -48,7 +30,8 @@ export function holdsSafely(test: () => boolean): boolean {
  */
 export function scrubError(error: unknown, redact: Redactor): Error {
   const isError = holdsSafely(() => error instanceof Error);
-  const message = isError ? (readSafely(error, "message") ?? "") : error;
+  let message = isError ? (readSafely(error, "message") ?? "") : error;
+  if (message === "") message = unsaidMessage(error);
   const copy =
     (isError && libraryCopy(error, redact(message), redact)) || new Error(redact(message));
   const name = isError ? readSafely(error, "name") : undefined;
@@ -101,7 +84,13 @@ function libraryCopy(error: unknown, message: string, redact: Redactor): Error |
  * Tells `onError` of a failure: the reason and the error's copy go through `redact` here, so no
  * caller can forget it. Neither the hook's exception nor its rejected promise changes the answer.
  */
-export function notify(onError: OnError, failure: CallbackFailure, redact: Redactor): void {
+export function notify(
+  onError: OnError,
+  failure: CallbackFailure,
+  redact: Redactor,
+  /** The error is something thrown, `undefined` included (then a `NonError` too). */
+  thrown = false,
+): void {
   let told: CallbackFailure;
   try {
     told = {
@@ -112,7 +101,8 @@ export function notify(onError: OnError, failure: CallbackFailure, redact: Redac
     };
     if (failure.severity !== undefined) told = { ...told, severity: failure.severity };
     if ("error" in failure) {
-      const error = failure.error === undefined ? undefined : scrubError(failure.error, redact);
+      const error =
+        failure.error === undefined && !thrown ? undefined : scrubError(failure.error, redact);
       told = { ...told, error };
     }
   } catch {
@@ -120,7 +110,10 @@ export function notify(onError: OnError, failure: CallbackFailure, redact: Redac
   }
   try {
     const result: unknown = onError(told);
-    if (result instanceof Promise) result.catch(() => undefined);
+    // Any thenable, a promise of another realm (a `vm` context, a sandbox) included.
+    if (typeof readSafely(result, "then") === "function") {
+      Promise.resolve(result).catch(() => undefined);
+    }
   } catch {
     // A failing hook must never turn into a failed answer.
   }

@@ -547,8 +547,41 @@ export function respond(
   status: number,
   body: object,
   extraHeaders?: Readonly<Record<string, string>>,
+  undelivered?: UndeliveredReporter,
 ): CallbackResponse {
-  return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: JSON.stringify(body) };
+  const headers = { ...JSON_HEADERS, ...extraHeaders };
+  if (undelivered === undefined) return { status, headers, body: JSON.stringify(body) };
+  const answer: CallbackResponse & { readonly [UNDELIVERED]: UndeliveredReporter } = {
+    status,
+    headers,
+    body: JSON.stringify(body),
+    [UNDELIVERED]: undelivered,
+  };
+  return answer;
+}
+
+/**
+ * How an answer failed to reach the caller: the client went away (`closed`), something else
+ * answered the request first (`preempted`: a timeout middleware in front), or the server refused
+ * to write it (`unwritable`).
+ */
+export type Undelivered = "closed" | "preempted" | "unwritable";
+
+/** Tells the endpoint's `onError` that this answer was not delivered (see `UNDELIVERED`). */
+export type UndeliveredReporter = (how: Undelivered, response: CallbackResponse) => void;
+
+/**
+ * On an answer given after the merchant's function ran (a success, its refusal, its failure): the
+ * handler's reporter, one function per handler (nothing is made per request). An adapter that
+ * cannot deliver the answer calls it; the other answers have none (nothing happened that the
+ * service will not ask again).
+ */
+export const UNDELIVERED: unique symbol = Symbol("crossborder-callbacks.undelivered");
+
+/** Reports an answer that could not be delivered, if it was given after the function ran. */
+export function reportUndelivered(response: CallbackResponse, how: Undelivered): void {
+  const report = (response as { readonly [UNDELIVERED]?: UndeliveredReporter })[UNDELIVERED];
+  if (report !== undefined) report(how, response);
 }
 
 /** The public texts of the library's own failures: generic, never built from the request. */
@@ -574,13 +607,14 @@ export function failureResponse(
   shape: Pick<ResponseShape<unknown>, "failure"> = DEFAULT_FAILURE_SHAPE,
   description?: string,
   extraHeaders?: Readonly<Record<string, string>>,
+  undelivered?: UndeliveredReporter,
 ): CallbackResponse {
   const body = shape.failure({
     code: FAILURE_CODE[kind],
     message: GENERIC_MESSAGE[kind],
     description,
   });
-  return respond(FAILURE_STATUS[kind], body, extraHeaders);
+  return respond(FAILURE_STATUS[kind], body, extraHeaders, undelivered);
 }
 
 /** Where no callback is known yet (a router's 404, an adapter's last resort): ResponseInfo. */

@@ -74,7 +74,7 @@ import {
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
-import { defaultOnError, notify, redactCards } from "./report.js";
+import { defaultOnError, notify, redactCards, textOf } from "./report.js";
 import { failureResponse } from "./responses.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
@@ -210,7 +210,8 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     routes,
     matches: (pathname) => find(pathname) !== undefined,
     async handle(request: CallbackRequest): Promise<CallbackResponse> {
-      const handler = find(pathnameOf(request.url));
+      const pathname = pathnameOf(request.url);
+      const handler = find(pathname);
       if (handler) return handler.handle(request);
       void discardBody(request.body);
       // A framework's req.body (node:http behind a parser) keeps no card data past the 404 either.
@@ -221,7 +222,9 @@ export function createCallbackRouter<H extends CallbackHandlers>(
           kind: "not_found",
           status: FAILURE_STATUS.not_found,
           callback: undefined,
-          reason: "no callback at this path",
+          // What was asked for (a callback URL misconfigured: a prefix, a typo), without the
+          // query, which may hold a urlSecret. Masked and escaped like every reason.
+          reason: `no callback at this path: ${textOf(request.method)} ${pathname}`,
         },
         redactCards,
       );

@@ -5,6 +5,7 @@
  */
 
 import { brandClass, isBrandedInstance } from "../core/brand.js";
+import { describeError, readSafely } from "../core/describe.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 
 /** A value, or a promise of it: a store may answer synchronously (memory) or not (a database). */
@@ -94,20 +95,23 @@ export class IdempotencyStoreError extends Error {
     return isBrandedInstance(this, value);
   }
   override readonly name = "IdempotencyStoreError";
+  /** The store's error's string `code` (`ECONNREFUSED`), when it has one. */
+  declare readonly code?: string;
   constructor(
     readonly operation: string,
     cause: unknown,
     outcome = "the delivery was refused so that the service retries it (failOpen is off)",
   ) {
+    // An empty message (Node's AggregateError for a dual-stack host refusing) is told by its code
+    // and inner errors; the text is scrubbed where it is reported.
     super(
       `withIdempotency: the store failed to ${operation} (${describeError(cause)}); ${outcome}`,
     );
+    const code = readSafely(cause, "code");
+    if (typeof code === "string") {
+      Object.defineProperty(this, "code", { value: code, enumerable: true });
+    }
   }
-}
-
-/** An error as `Name: message`, anything else as its text. */
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** Whether `error` is an `UnreadableRecordError` (by name: each bundle may hold its own class). */

@@ -3,10 +3,12 @@
  * merchant GUID, token, Idempotency-Key → fetch with a per-attempt timeout, the overall deadline
  * and the caller's signal → retry policy → response validation → a typed error or the body.
  */
+
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
 import { isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
+import { holdsSafely, readSafely } from "../core/report.js";
 import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { whenAborted } from "./abort.js";
@@ -645,9 +647,10 @@ const NOT_SENT = new Set([
 ]);
 
 function nothingSent(error: unknown): boolean {
-  const cause = (error as { cause?: unknown } | null)?.cause;
+  // Every read guarded: a `fetch` option (instrumentation, a proxy agent) may throw anything.
+  const cause = readSafely(error, "cause");
   return [error, cause].some((value) => {
-    const code = (value as { code?: unknown } | null | undefined)?.code;
+    const code = readSafely(value, "code");
     return typeof code === "string" && NOT_SENT.has(code);
   });
 }
@@ -827,17 +830,24 @@ function issuesOf(ctx: CallContext, result: z.ZodSafeParseError<unknown>): Servi
 }
 
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return "the request failed";
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof cause?.code === "string" ? cause.code : undefined;
-  const detail = typeof cause?.message === "string" ? cause.message : undefined;
-  return [error.message, code ?? detail].filter(Boolean).join(": ");
+  // Every read guarded (a getter, a Proxy's trap may throw): what cannot be read is left out.
+  if (!holdsSafely(() => error instanceof Error)) return "the request failed";
+  const cause = readSafely(error, "cause");
+  const code = readSafely(cause, "code");
+  const detail = readSafely(cause, "message");
+  const message = readSafely(error, "message");
+  const said = [
+    typeof message === "string" ? message : undefined,
+    typeof code === "string" ? code : typeof detail === "string" ? detail : undefined,
+  ];
+  return said.filter(Boolean).join(": ") || "the request failed";
 }
 
 /** A copy of a fetch failure with its text redacted and no further cause (which may quote the URL). */
 function scrubbed(ctx: CallContext, error: unknown): Error {
   const copy = new Error(ctx.redactor.text(describe(error)));
-  copy.name = error instanceof Error ? ctx.redactor.text(error.name) : "Error";
+  const name = holdsSafely(() => error instanceof Error) ? readSafely(error, "name") : undefined;
+  copy.name = typeof name === "string" ? ctx.redactor.text(name) : "Error";
   copy.stack = `${copy.name}: ${copy.message}`;
   return copy;
 }

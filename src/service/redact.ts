@@ -1,7 +1,7 @@
 /**
  * Keeps the merchant GUID, the password and the tokens out of everything the client hands out:
  * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
- * that way) and in their URL-encoded form too. Card numbers (Luhn-valid, 13–19 digits, in every
+ * that way) and in their URL-encoded and JSON-escaped forms too. Card numbers (Luhn-valid, 13–19 digits, in every
  * spelling `redactCardNumbers` finds; in texts, numbers and keys) are masked as everywhere else in
  * the library: a refund's comment, or the service's text quoting one, may hold one. A successful
  * result printed by the CLI goes through {@link Redactor.data} instead, which keeps the merchant's
@@ -111,6 +111,13 @@ export class Redactor {
     for (const secret of [...this.#fixed, ...this.#tokens]) {
       forms.add(secret);
       forms.add(encodeURIComponent(secret));
+      // As a JSON body carries it (the token request's password): `"` as `\"`, `\` as `\\`, a
+      // control character as `\u0001`; a service echoing the body echoes that form.
+      const json = JSON.stringify(secret).slice(1, -1);
+      if (json !== secret) {
+        forms.add(json);
+        forms.add(encodeURIComponent(json));
+      }
       // .NET services also write a GUID without its hyphens (format "N").
       if (GUID.test(secret)) forms.add(secret.replace(/-/g, ""));
     }

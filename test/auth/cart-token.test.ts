@@ -3,6 +3,7 @@
 // service sends it in the query (GET) or in a JSON body (POST, wire-facts §6).
 import { describe, expect, it } from "vitest";
 import {
+  type CallbackFailure,
   type CallbackRequest,
   type CartTokenOptions,
   createAuth,
@@ -177,7 +178,6 @@ describe("cart token: refused on both methods, verify called at most once", () =
     ["an empty token", get("merchantCartToken=&cartToken="), servicePost("")],
     ["a null token", get("countryCode=DE"), servicePost(null)],
     ["a token verify refuses", get(`merchantCartToken=${VICTIM}`), servicePost(VICTIM)],
-    ["a token whose verify throws", get("cartToken=boom"), servicePost("boom")],
   ];
   for (const [label, byGet, byPost] of cases) {
     it(label, async () => {
@@ -190,6 +190,54 @@ describe("cart token: refused on both methods, verify called at most once", () =
       }
     });
   }
+
+  it("a verify that throws (the cart store down) is a 500 carrying its error, not a 401 (review ops-4)", async () => {
+    for (const request of [get("cartToken=boom"), servicePost("boom")]) {
+      const failures: CallbackFailure[] = [];
+      const auth = await createAuth({
+        cartToken: {
+          verify: async () => {
+            throw new Error("connect ECONNREFUSED 10.0.0.5:6379 (carts)");
+          },
+        },
+      });
+      const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: [] }), {
+        auth,
+        onError: (failure) => void failures.push(failure),
+      });
+      const response = await handler.handle({ headers: {}, ...request });
+      expect(response.status, request.method).toBe(500);
+      expect(JSON.parse(response.body).ErrorCode).toBe("INTERNAL_ERROR");
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "internal_error", status: 500 });
+      expect(failures[0]?.reason).toMatch(/cart token's verify function threw/);
+      const error = failures[0]?.error as Error;
+      expect(error.message).toBe("connect ECONNREFUSED 10.0.0.5:6379 (carts)");
+    }
+    // A refusal stays a 401.
+    const refused = await call(get(`merchantCartToken=${VICTIM}`));
+    expect(refused.status).toBe(401);
+  });
+
+  it("a verify's error is scrubbed: a card number it quotes is masked", async () => {
+    const failures: CallbackFailure[] = [];
+    const auth = await createAuth({
+      cartToken: {
+        verify: () => {
+          throw new Error("cart lookup failed for 4111 1111 1111 1111");
+        },
+      },
+    });
+    const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: [] }), {
+      auth,
+      onError: (failure) => void failures.push(failure),
+    });
+    const response = await handler.handle({ headers: {}, ...get("merchantCartToken=boom") });
+    expect(response.status).toBe(500);
+    expect(String((failures[0]?.error as Error | undefined)?.message)).not.toMatch(
+      /4111 1111 1111 1111/,
+    );
+  });
 
   it("calls verify exactly once for an accepted request", async () => {
     const outcome = await call(get(`merchantCartToken=${VALID}&cartToken=${VALID}`));

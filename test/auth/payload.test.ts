@@ -446,9 +446,17 @@ describe("cart token, URL secret and header secret", () => {
     expect((await refusal(check({ merchantCartToken: "bad" }))).message).toBe(
       "cart token rejected by verify function",
     );
-    const threw = await refusal(check({ merchantCartToken: "boom" }));
-    expect(threw.message).toBe("cart token verify function threw");
-    expect(threw.cause).toBeUndefined();
+    // A verify that throws refuses nothing: an outage, carrying what it threw (the engine's 500).
+    const threw = (await Promise.resolve(check({ merchantCartToken: "boom" })).catch(
+      (error: unknown) => error,
+    )) as {
+      name: string;
+      message: string;
+      thrown: unknown;
+    };
+    expect(threw.name).toBe("AuthenticationOutage");
+    expect(threw.message).toBe("the cart token's verify function threw");
+    expect(threw.thrown).toBeInstanceOf(Error);
     expect(seen).toEqual(["good-cart", "bad", "boom"]);
   });
 

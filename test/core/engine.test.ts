@@ -2751,7 +2751,12 @@ describe("createCallbackRouter", () => {
     expect(calls).toStrictEqual([]);
     expect(state.pulls).toBe(0);
     expect(failures).toStrictEqual([
-      { kind: "not_found", status: 404, callback: undefined, reason: "no callback at this path" },
+      {
+        kind: "not_found",
+        status: 404,
+        callback: undefined,
+        reason: `no callback at this path: POST ${url}`,
+      },
     ]);
   });
 

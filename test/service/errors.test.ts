@@ -594,7 +594,80 @@ describe("redaction: the GUID, the password and the token appear nowhere", () =>
   });
 });
 
+describe("a fetch option that throws an odd value (review ops-7)", () => {
+  const password = "s3cret-Passw0rd";
+  const odd: Record<string, () => never> = {
+    "an Error whose message getter throws": () => {
+      const error = new TypeError("fetch failed");
+      Object.defineProperty(error, "message", {
+        get() {
+          throw new Error(`proxy auth failed for ${password}`);
+        },
+      });
+      throw error;
+    },
+    "a Proxy whose traps throw": () => {
+      throw new Proxy(new Error("x"), {
+        getPrototypeOf() {
+          throw new Error(`trap ${password}`);
+        },
+        get() {
+          throw new Error(`trap ${password}`);
+        },
+      });
+    },
+  };
+  it.each(Object.keys(odd))("%s: the call rejects with a redacted ServiceError", async (label) => {
+    const client = createServiceClient({
+      baseUrl: "http://127.0.0.1:9",
+      merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      credentials: { userName: "u", password },
+      retries: false,
+      fetch: (async () => odd[label]?.()) as unknown as typeof fetch,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    expect(isServiceError(error)).toBe(true);
+    expectNoSecrets(renderings(error), [password]);
+  });
+});
+
 describe("the Redactor's rules", () => {
+  it("masks a secret in its JSON-escaped form, as the token request sends it (review ops-3)", () => {
+    const password = 'p"ss\\word9';
+    const redactor = new Redactor([password]);
+    const body = JSON.stringify({ userName: "merchant-user", password });
+    expect(redactor.text(`invalid credentials in ${body}`)).toBe(
+      `invalid credentials in {"userName":"merchant-user","password":"${REDACTED}"}`,
+    );
+    // A control character too (\u0001 in JSON), and its URL-encoded JSON form.
+    const odd = "ab\u0001cd/ef";
+    const oddRedactor = new Redactor([odd]);
+    const escaped = JSON.stringify(odd).slice(1, -1);
+    expect(oddRedactor.text(`x ${escaped} y ${encodeURIComponent(escaped)}`)).toBe(
+      `x ${REDACTED} y ${REDACTED}`,
+    );
+  });
+
+  it("a token request echoed JSON-escaped by the service leaves no password in the error", async () => {
+    const password = 'p"ss\\word9';
+    const client = createServiceClient({
+      baseUrl: "http://svc.test",
+      merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      credentials: { userName: "merchant-user", password },
+      retries: false,
+      jwt: { voidParcel: true },
+      fetch: (async (_url: unknown, init?: RequestInit) =>
+        new Response(JSON.stringify({ title: `bad credentials: ${String(init?.body)}` }), {
+          status: 400,
+          headers: { "content-type": "application/json" },
+        })) as typeof fetch,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    const escaped = JSON.stringify(password).slice(1, -1);
+    expect(String((error as Error).message)).toContain(REDACTED);
+    expectNoSecrets(renderings(error), [password, escaped]);
+  });
+
   it("masks a secret in its URL-encoded form too", () => {
     const password = "p@ss word/2026";
     const redactor = new Redactor([password]);

@@ -1,0 +1,209 @@
+// An answer that never reaches the service after the merchant's function ran (the client hung up,
+// or a timeout middleware in front answered first) is reported once through the endpoint's
+// onError, naming the callback and whether the answer was a success (review ops-1).
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import Koa from "koa";
+import { describe, expect, it } from "vitest";
+import { toExpress } from "../../src/adapters/express.js";
+import { toFetch } from "../../src/adapters/fetch.js";
+import { toKoa } from "../../src/adapters/koa.js";
+import { toNodeListener } from "../../src/adapters/node.js";
+import {
+  CallbackError,
+  type CallbackFailure,
+  createCallbackRouter,
+  createSendOrderToMerchantHandler,
+} from "../../src/index.js";
+
+const order = readFileSync(
+  new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+  "utf8",
+);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function serve(listener: Listener): Promise<{ port: number; close: () => void }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, close: () => server.close() };
+}
+
+/** Sends the order and hangs up after `ms`, before the (slower) answer. */
+async function hangUp(port: number, path: string, ms: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const req = request({
+      port,
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json" },
+    });
+    req.on("error", () => resolve());
+    req.end(order);
+    setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, ms);
+  });
+}
+
+async function post(port: number, path: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const req = request(
+      { port, method: "POST", path, headers: { "content-type": "application/json" } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
+    req.on("error", () => resolve(undefined));
+    req.end(order);
+  });
+}
+
+function slowOrder(failures: CallbackFailure[], refuse = false) {
+  return createSendOrderToMerchantHandler(
+    async (o) => {
+      await sleep(250);
+      if (refuse) throw new CallbackError("OUT_OF_STOCK", "no stock");
+      return { InternalOrderId: `M-${o.OrderId}` };
+    },
+    { auth: false, onError: (failure) => void failures.push(failure) },
+  );
+}
+
+/** What a timeout middleware (connect-timeout style) does in front: answers 503 after 80 ms. */
+function timeoutInFront(listener: Listener): Listener {
+  return (req, res) => {
+    const timer = setTimeout(() => {
+      res.statusCode = 503;
+      res.end("timeout");
+    }, 80);
+    res.on("finish", () => clearTimeout(timer));
+    listener(req, res);
+  };
+}
+
+describe("an answer that cannot be delivered after the function ran", () => {
+  it("node:http: the client hung up: one client_closed naming the callback and the success", async () => {
+    const failures: CallbackFailure[] = [];
+    const server = await serve(toNodeListener(slowOrder(failures)));
+    await hangUp(server.port, "/x", 80);
+    await sleep(400);
+    server.close();
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      kind: "client_closed",
+      status: 499,
+      callback: "SendOrderToMerchant",
+    });
+    expect(failures[0]?.reason).toMatch(/after SendOrderToMerchant's function ran/);
+    expect(failures[0]?.reason).toMatch(/a success, 200.*not delivered/);
+  });
+
+  it("node:http: a middleware answered first: one internal_error, the service got the 503", async () => {
+    const failures: CallbackFailure[] = [];
+    const server = await serve(timeoutInFront(toNodeListener(slowOrder(failures))));
+    const status = await post(server.port, "/x");
+    await sleep(400);
+    server.close();
+    expect(status).toBe(503);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ kind: "internal_error", callback: "SendOrderToMerchant" });
+    expect(failures[0]?.reason).toMatch(/something else answered the request/);
+    expect(failures[0]?.reason).toMatch(/a success, 200.*not delivered/);
+  });
+
+  it("a refusal lost is reported as a refusal, through the router's handler", async () => {
+    const failures: CallbackFailure[] = [];
+    const router = createCallbackRouter({
+      auth: false,
+      handlers: { SendOrderToMerchant: slowOrder(failures, true) },
+    });
+    const server = await serve(toNodeListener(router));
+    await hangUp(server.port, "/SendOrderToMerchant", 80);
+    await sleep(400);
+    server.close();
+    expect(failures.map((f) => f.kind)).toEqual(["handler_failure", "client_closed"]);
+    expect(failures[1]?.reason).toMatch(/a refusal \(CallbackError\), 200/);
+  });
+
+  it("an answer delivered, or a client gone before the function ran, reports nothing more", async () => {
+    const failures: CallbackFailure[] = [];
+    const server = await serve(toNodeListener(slowOrder(failures)));
+    expect(await post(server.port, "/x")).toBe(200);
+    server.close();
+    expect(failures).toEqual([]);
+  });
+
+  it("Express: the client hung up", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = express().use(toExpress(slowOrder(failures)));
+    const server = await serve(app);
+    await hangUp(server.port, "/x", 80);
+    await sleep(400);
+    server.close();
+    expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+      ["client_closed", "SendOrderToMerchant"],
+    ]);
+  });
+
+  it("Express: a timeout middleware answered first", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = express().use(toExpress(slowOrder(failures)));
+    const server = await serve(timeoutInFront(app));
+    expect(await post(server.port, "/x")).toBe(503);
+    await sleep(400);
+    server.close();
+    expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
+  });
+
+  it("Koa: the client hung up", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = new Koa().use(toKoa(slowOrder(failures)));
+    const server = await serve(app.callback());
+    await hangUp(server.port, "/x", 80);
+    await sleep(400);
+    server.close();
+    expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+      ["client_closed", "SendOrderToMerchant"],
+    ]);
+  });
+
+  it("Koa: a timeout middleware answered first", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = new Koa().use(toKoa(slowOrder(failures)));
+    app.silent = true;
+    const server = await serve(timeoutInFront(app.callback()));
+    expect(await post(server.port, "/x")).toBe(503);
+    await sleep(400);
+    server.close();
+    expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
+  });
+
+  it("fetch: a runtime that aborts request.signal when the client leaves: one client_closed", async () => {
+    const failures: CallbackFailure[] = [];
+    const handler = toFetch(slowOrder(failures));
+    const leaving = new AbortController();
+    setTimeout(() => leaving.abort(), 80);
+    const sent = new Request("http://merchant.test/x", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: order,
+      signal: leaving.signal,
+    });
+    await handler(sent);
+    expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+      ["client_closed", "SendOrderToMerchant"],
+    ]);
+    // Delivered (not aborted): nothing.
+    await toFetch(slowOrder(failures))(
+      new Request("http://merchant.test/x", { method: "POST", body: order }),
+    );
+    expect(failures).toHaveLength(1);
+  });
+});
