@@ -1,10 +1,11 @@
+import { deepFreeze } from "./objects.js";
 import type { CallbackName } from "./types.js";
 
 /**
  * Every way a callback can fail, and the one table that maps each to an HTTP status.
  * The README prints this table; change both together.
  */
-export const FAILURE_STATUS = {
+export const FAILURE_STATUS = /* @__PURE__ */ deepFreeze({
   /** Body is not JSON, not UTF-8, not an object, or nested too deep. */
   malformed_body: 400,
   /** Body is JSON but does not match the callback's schema. */
@@ -71,7 +72,7 @@ export const FAILURE_STATUS = {
    * delete is reported so, and the delivery is answered 500 (reported apart, `internal_error`).
    */
   store_failure: 200,
-} as const satisfies Record<string, number>;
+} as const satisfies Record<string, number>);
 
 export type FailureKind = keyof typeof FAILURE_STATUS;
 

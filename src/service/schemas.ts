@@ -5,6 +5,7 @@
  * client is never stricter than the service.
  */
 import { z } from "zod";
+import { deepFreeze } from "../core/objects.js";
 import { vatRateTypeSchema } from "../schemas/cart.js";
 import {
   openObjectSchema,
@@ -187,7 +188,7 @@ export const dispatchConsolidatedShipmentResponseSchema = z.looseObject({
 // ---------------------------------------------------------------- 4.3 GetShippingDetailsExtended
 
 /** 2.3: 1 Standard, 2 Express, … 19 TrackedPostToPickupLocation. */
-export const SERVICE_LEVELS = {
+export const SERVICE_LEVELS = /* @__PURE__ */ deepFreeze({
   1: "Standard",
   2: "Express",
   3: "PriorityPost",
@@ -207,7 +208,7 @@ export const SERVICE_LEVELS = {
   17: "StandardExpress",
   18: "PremiumStandard",
   19: "TrackedPostToPickupLocation",
-} as const;
+} as const);
 
 export const shippingDetailsExtendedRequestSchema = z.looseObject({
   amount: z
