@@ -178,9 +178,9 @@ export interface CallbackFailure {
   readonly callback: CallbackName | undefined;
   /**
    * `"warning"` when the call was answered successfully and something deserves a look
-   * (`result_fields_ignored`, `result_incomplete`, `store_failure`); absent (or `"error"`) when the call failed.
+   * (`result_fields_ignored`, `result_incomplete`, `store_failure`); absent when the call failed.
    */
-  readonly severity?: "error" | "warning";
+  readonly severity?: "warning";
   /**
    * A reason for the operator's log, scrubbed like every text the library lets out: card numbers
    * and this request's own card number and CVV (and the shopper's session) are masked.

@@ -103,6 +103,24 @@ describe("the exports and the README", () => {
     expect(readme).toContain(`\`${name}`);
   });
 
+  // Found by review (surface-7h): the root's RefundProduct (NotifyOrderRefund, amounts as text) and
+  // the service's (GetOrderRefunds, text or number) had one name and two incompatible types.
+  it("a name two entries export is one and the same thing", () => {
+    const entries = { root, service, testing } as Record<string, Record<string, unknown>>;
+    const clashes: string[] = [];
+    for (const [a, first] of Object.entries(entries)) {
+      for (const [b, second] of Object.entries(entries)) {
+        if (a >= b) continue;
+        for (const name of Object.keys(first)) {
+          if (name in second && first[name] !== second[name]) clashes.push(`${a}/${b} ${name}`);
+        }
+      }
+    }
+    expect(clashes).toEqual([]);
+    expect(service.serviceRefundProductSchema).toBeDefined();
+    expect(service.serviceRefundableAmountSchema).toBeDefined();
+  });
+
   it("names the router's `routes`", () => {
     expect(Object.keys(root.createCallbackRouter({ auth: false, handlers: {} }))).toContain(
       "routes",
