@@ -60,7 +60,7 @@ export {
   createValidateVoucherHandler,
   type ValidateVoucherFunction,
 } from "./callbacks/validate-voucher.js";
-export { maskCardNumber, redactCardNumbers } from "./core/card.js";
+export { redactCardNumbers } from "./core/card.js";
 export type {
   CallbackFactory,
   Checked,

@@ -36,7 +36,8 @@ export interface PublicJwk {
  * One verification key:
  * - a PEM text: `-----BEGIN PUBLIC KEY-----` (SPKI, as the operator publishes it) or
  *   `-----BEGIN CERTIFICATE-----` (X.509; only its public key is used, the certificate is not
- *   validated). Normalised with `normalizePem`, so values from environment variables work;
+ *   validated). Normalised first (surrounding blanks, `\n` escapes, CRLF), so values from
+ *   environment variables work;
  * - a public JWK (its `kid` is used for key selection);
  * - `{ key, kid }` to give a PEM key a `kid` for rotation.
  */

@@ -17,5 +17,4 @@ export type {
   UrlSecretOptions,
 } from "./config.js";
 export { createAuth } from "./create.js";
-export { normalizePem } from "./pem.js";
 export type { Authenticator, AuthRequest, AuthResult, HeaderReader } from "./types.js";

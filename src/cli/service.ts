@@ -9,13 +9,13 @@ import {
   type CallOptions,
   createServiceClient,
   isServiceError,
-  OPERATIONS,
   SERVICE_OPERATION_NAMES,
   type ServiceClient,
   type ServiceClientOptions,
   type ServiceError,
   type ServiceOperationName,
 } from "../service/index.js";
+import { OPERATIONS } from "../service/operations.js";
 import { Redactor } from "../service/redact.js";
 import { readJsonFile, UsageError } from "./errors.js";
 import type { CliIo } from "./main.js";

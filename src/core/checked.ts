@@ -9,25 +9,21 @@ import type { CallbackContext, CallbackHandler } from "./engine.js";
 import type { CallbackName } from "./types.js";
 
 /**
- * The key of a result type's marker listing the fields a success must not set (a refusal written
- * as a result: a redemption's `ErrorCode`). Type-only: no value exists.
- */
-export declare const refusedFields: unique symbol;
-
-/**
  * Marks the fields of a result type that a success must not set: a result whose inferred type sets
  * one (a required field that is not only `null`) does not compile; a declared type where it is
  * optional (the exported `GiftCardResult`) does, as nothing says it is set.
  */
 export interface RefusedFields<K extends string> {
-  readonly [refusedFields]?: K;
+  /**
+   * Type-only marker (never set). A string key, not a `unique symbol`: the ESM and CommonJS
+   * declarations would each declare their own symbol, and a result typed by one would not fit a
+   * factory typed by the other (a project mixing `.cts` and `.mts` files), as for `ParsedBody`.
+   */
+  readonly __crossborderRefusedFields?: K;
 }
 
 /** The fields a result type marks as refused (of every object member of a union). */
 type RefusedKeys<Shape> = Shape extends RefusedFields<infer K> ? K : never;
-
-/** The key of a result type's marker listing the boolean fields a success must not set `false`. */
-export declare const refusedFalse: unique symbol;
 
 /**
  * Marks the boolean fields of a result type that a success must not set `false` (a redemption's
@@ -36,7 +32,8 @@ export declare const refusedFalse: unique symbol;
  * standalone function, a router entry), and a widened `true` cannot be told from a real `boolean`.
  */
 export interface RefusedFalse<K extends string> {
-  readonly [refusedFalse]?: K;
+  /** Type-only marker (never set), string-keyed as {@link RefusedFields}'s. */
+  readonly __crossborderRefusedFalse?: K;
 }
 
 type RefusedFalseKeys<Shape> = Shape extends RefusedFalse<infer K> ? K : never;

@@ -1,11 +1,12 @@
 import { brandClass, isBrandedInstance } from "./brand.js";
+import { deepFreeze } from "./objects.js";
 import type { CallbackName } from "./types.js";
 
 /**
  * Every way a callback can fail, and the one table that maps each to an HTTP status.
  * The README prints this table; change both together.
  */
-export const FAILURE_STATUS = {
+export const FAILURE_STATUS = /* @__PURE__ */ deepFreeze({
   /** Body is not JSON, not UTF-8, not an object, or nested too deep. */
   malformed_body: 400,
   /** Body is JSON but does not match the callback's schema. */
@@ -76,7 +77,7 @@ export const FAILURE_STATUS = {
    * delete is reported so, and the delivery is answered 500 (reported apart, `internal_error`).
    */
   store_failure: 200,
-} as const satisfies Record<string, number>;
+} as const satisfies Record<string, number>);
 
 export type FailureKind = keyof typeof FAILURE_STATUS;
 
@@ -221,9 +222,9 @@ export interface CallbackFailure {
   readonly callback: CallbackName | undefined;
   /**
    * `"warning"` when the call was answered successfully and something deserves a look
-   * (`result_fields_ignored`, `result_incomplete`, `store_failure`); absent (or `"error"`) when the call failed.
+   * (`result_fields_ignored`, `result_incomplete`, `store_failure`); absent when the call failed.
    */
-  readonly severity?: "error" | "warning";
+  readonly severity?: "warning";
   /**
    * A reason for the operator's log, scrubbed like every text the library lets out: card numbers
    * and this request's own card number and CVV (and the shopper's session) are masked.

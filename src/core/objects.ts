@@ -26,3 +26,17 @@ export function fieldInAnyCase(value: unknown, name: string): unknown {
   const key = Object.keys(value).find((candidate) => candidate.toLowerCase() === lower);
   return key === undefined ? undefined : value[key];
 }
+
+/**
+ * Freezes a table the library reads at run time and exports (FAILURE_STATUS, the code tables…),
+ * to the last level, so no write elsewhere in the process changes an answer or a retry rule.
+ * Only arrays and plain objects are frozen: a zod schema or a class instance inside is left as it
+ * is (zod caches on its schemas). Returns the same value; call it once, where the table is made.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (Array.isArray(value) || isPlainObject(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -3,8 +3,10 @@
  * these; nothing else crosses the boundary.
  */
 
+import { deepFreeze } from "./objects.js";
+
 /** The names of the callbacks the service sends to a merchant. */
-export const CALLBACK_NAMES = [
+export const CALLBACK_NAMES = /* @__PURE__ */ deepFreeze([
   "GetCheckoutCartInfo",
   "SendOrderToMerchant",
   "UpdateOrderStatus",
@@ -19,7 +21,7 @@ export const CALLBACK_NAMES = [
   "ValidateVoucher",
   "NotifyOrderRefund",
   "UpdateOrderShippingInfo",
-] as const;
+] as const);
 
 export type CallbackName = (typeof CALLBACK_NAMES)[number];
 

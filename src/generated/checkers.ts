@@ -2639,7 +2639,7 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
     if (Object.getPrototypeOf(x316) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x316, "__proto__")) sealed = false;
     for (let i317 = 0; i317 < x316.length; i317++) {
-      const r321 = checkRefundGiftCard(x316[i317]);
+      const r321 = checkRefundGiftCardEntry(x316[i317]);
       if (r321 !== ACCEPT) return r321;
     }
   }
@@ -2750,7 +2750,7 @@ const checkNotifyOrderRefund_keys: ReadonlySet<string> = new Set([
   "RefundableAmount",
 ]);
 
-function checkRefundGiftCard(v: unknown): Verdict {
+function checkRefundGiftCardEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   const o = v as Record<string, unknown>;
@@ -2762,12 +2762,12 @@ function checkRefundGiftCard(v: unknown): Verdict {
     if (r320 !== ACCEPT) return r320;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundGiftCard_keys);
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundGiftCardEntry_keys);
   return ACCEPT;
 }
 
-/** The fields of checkRefundGiftCard's shape. */
-const checkRefundGiftCard_keys: ReadonlySet<string> = new Set(["CardId"]);
+/** The fields of checkRefundGiftCardEntry's shape. */
+const checkRefundGiftCardEntry_keys: ReadonlySet<string> = new Set(["CardId"]);
 
 function checkNotifyOrderRefundSchema_GiftCardsData___CardId(v: unknown): Verdict {
   let r: Verdict;
@@ -2934,7 +2934,7 @@ function checkOrderRefund(v: unknown): Verdict {
     if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
     if (sealed && ownKey.call(x343, "__proto__")) sealed = false;
     for (let i344 = 0; i344 < x343.length; i344++) {
-      const r346 = checkRefundGiftCard(x343[i344]);
+      const r346 = checkRefundGiftCardEntry(x343[i344]);
       if (r346 !== ACCEPT) return r346;
     }
   }

@@ -13,3 +13,6 @@ export const getCheckoutCartInfoRequestSchema = z.looseObject({
   IsStockValidation: z.boolean().optional(),
   isFixedPriceSupported: z.boolean().optional(),
 });
+
+/** The same schema, under the callback's name (`<callback>Schema`, as every callback's). */
+export const getCheckoutCartInfoSchema = getCheckoutCartInfoRequestSchema;

@@ -36,6 +36,15 @@ export const giftCardRequestSchema = z.looseObject({
   SessionId: optionalString,
 });
 
+/** ValidateGiftCard's request schema: {@link giftCardRequestSchema}, under the callback's name. */
+export const validateGiftCardSchema = giftCardRequestSchema;
+/** RedeemGiftCard's request schema: {@link giftCardRequestSchema}, under the callback's name. */
+export const redeemGiftCardSchema = giftCardRequestSchema;
+/** RefundGiftCard's request schema: {@link giftCardRequestSchema}, under the callback's name. */
+export const refundGiftCardSchema = giftCardRequestSchema;
+/** ValidateVoucher's request schema: {@link giftCardRequestSchema}, under the callback's name. */
+export const validateVoucherSchema = giftCardRequestSchema;
+
 /** What every gift-card and voucher request carries (Part 5.4); unknown fields are kept. */
 export interface GiftCardRequest {
   MerchantGUID?: string | null | undefined;

@@ -18,6 +18,7 @@ export {
   type VATRateType,
   vatRateTypeSchema,
 } from "./cart.js";
+export { getCheckoutCartInfoRequestSchema, getCheckoutCartInfoSchema } from "./checkout-request.js";
 export {
   type KeyValuePair,
   keyValuePairSchema,
@@ -36,6 +37,7 @@ export {
 export {
   type SendAdditionalRequiredDocumentsToMerchantRequest,
   sendAdditionalRequiredDocumentsSchema,
+  sendAdditionalRequiredDocumentsToMerchantSchema,
 } from "./documents.js";
 export {
   type CartTokenParts,
@@ -51,8 +53,12 @@ export {
   giftCardRequestSchema,
   type RedeemGiftCardRequest,
   type RefundGiftCardRequest,
+  redeemGiftCardSchema,
+  refundGiftCardSchema,
   type ValidateGiftCardRequest,
   type ValidateVoucherRequest,
+  validateGiftCardSchema,
+  validateVoucherSchema,
 } from "./gift-card.js";
 export { type InternationalDetails, internationalDetailsSchema } from "./international.js";
 export {
@@ -112,13 +118,13 @@ export {
   type RefundableAmount,
   type RefundComponent,
   type RefundDocument,
-  type RefundGiftCard,
+  type RefundGiftCardEntry,
   type RefundProduct,
   type RefundReason,
   refundableAmountSchema,
   refundComponentSchema,
   refundDocumentSchema,
-  refundGiftCardSchema,
+  refundGiftCardEntrySchema,
   refundProductSchema,
   refundReasonSchema,
 } from "./refund.js";

@@ -84,13 +84,17 @@ export interface RefundDocument {
   DocumentExtension?: string | null | undefined;
 }
 
-/** A gift card the refund went to: `CardId` (other fields not documented, kept). */
-export const refundGiftCardSchema = z.looseObject({
+/**
+ * A gift card a NotifyOrderRefund's refund went to (an entry of `GiftCardsData`): `CardId` (other
+ * fields not documented, kept). Not the RefundGiftCard callback's request: that is
+ * `refundGiftCardSchema`.
+ */
+export const refundGiftCardEntrySchema = z.looseObject({
   CardId: z.union([z.number(), z.string()]).nullish(),
 });
 
-/** A gift card the refund went to. */
-export interface RefundGiftCard {
+/** A gift card a NotifyOrderRefund's refund went to (an entry of `GiftCardsData`). */
+export interface RefundGiftCardEntry {
   CardId?: number | string | null | undefined;
 }
 
@@ -117,7 +121,7 @@ const refundShape = {
   TotalGiftCardsRefundAmountinMerchantCurrency: optionalNumber,
   TotalLoyaltyPointsRefunded: optionalNumber,
   TotalLoyaltyPointsRefundAmount: optionalNumber,
-  GiftCardsData: z.array(refundGiftCardSchema).nullish(),
+  GiftCardsData: z.array(refundGiftCardEntrySchema).nullish(),
   ExternalReference: optionalString,
   InitiatedBy: optionalString,
   CurrencyCode: optionalString,
@@ -155,7 +159,7 @@ export interface OrderRefund {
   TotalGiftCardsRefundAmountinMerchantCurrency?: number | null | undefined;
   TotalLoyaltyPointsRefunded?: number | null | undefined;
   TotalLoyaltyPointsRefundAmount?: number | null | undefined;
-  GiftCardsData?: RefundGiftCard[] | null | undefined;
+  GiftCardsData?: RefundGiftCardEntry[] | null | undefined;
   ExternalReference?: string | null | undefined;
   InitiatedBy?: string | null | undefined;
   CurrencyCode?: string | null | undefined;

@@ -2,6 +2,7 @@
  * The error codes of Part 7, with the document's texts and the failure kind each one is surfaced
  * as. One table per family; the error classes, the simulator and the README read these.
  */
+import { deepFreeze } from "../core/objects.js";
 
 /** The kinds of failure a call can end in; each has its own error class. */
 export type ServiceFailureKind =
@@ -21,7 +22,7 @@ interface CodeInfo {
 }
 
 /** Part 7.1: the subscription operation's codes, with their HTTP status. */
-export const SUBSCRIPTION_ERROR_CODES = {
+export const SUBSCRIPTION_ERROR_CODES = /* @__PURE__ */ deepFreeze({
   INVALID_ORDER_ID: { status: 400, kind: "validation", text: "malformed order id" },
   INVALID_SUBSCRIPTION_ID: { status: 400, kind: "validation", text: "malformed subscription id" },
   INVALID_PRODUCT_CODE: { status: 400, kind: "validation", text: "unknown product code" },
@@ -71,10 +72,10 @@ export const SUBSCRIPTION_ERROR_CODES = {
   },
   VALIDATION_FAILED: { status: 422, kind: "validation", text: "missing or invalid field" },
   INTERNAL_ERROR: { status: 500, kind: "server", text: "unexpected error" },
-} as const satisfies Record<string, CodeInfo & { readonly status: number }>;
+} as const satisfies Record<string, CodeInfo & { readonly status: number }>);
 
 /** Part 7.2: DispatchConsolidatedShipment's codes (UpdateParcelStatus answers B001 too). */
-export const DISPATCH_ERROR_CODES = {
+export const DISPATCH_ERROR_CODES = /* @__PURE__ */ deepFreeze({
   B001: { kind: "not-found", text: "Order ID not found" },
   B002: { kind: "conflict", text: "Order cannot be dispatched" },
   B003: { kind: "conflict", text: "Order must be dispatched as part of a consolidated shipment" },
@@ -97,16 +98,16 @@ export const DISPATCH_ERROR_CODES = {
   B600: { kind: "server", text: "Configuration error, cannot determine source hub" },
   B700: { kind: "server", text: "Unknown failure" },
   B800: { kind: "validation", text: "Hub Code is required" },
-} as const satisfies Record<string, CodeInfo>;
+} as const satisfies Record<string, CodeInfo>);
 
 /** Part 7.3: VoidParcel's codes. C102 is a warning on a successful void, never thrown. */
-export const VOID_PARCEL_CODES = {
+export const VOID_PARCEL_CODES = /* @__PURE__ */ deepFreeze({
   C100: { kind: "conflict", text: "parcel cannot be voided because of its status" },
   C101: { kind: "conflict", text: "parcel cannot be voided because of its status" },
   C102: { kind: "server", text: "parcel voided but the carrier cancel failed" },
   C103: { kind: "server", text: "internal unknown failure" },
   C104: { kind: "not-found", text: "parcel code not found or already voided" },
-} as const satisfies Record<string, CodeInfo>;
+} as const satisfies Record<string, CodeInfo>);
 
 export type SubscriptionErrorCode = keyof typeof SUBSCRIPTION_ERROR_CODES;
 export type DispatchErrorCode = keyof typeof DISPATCH_ERROR_CODES;

@@ -56,8 +56,6 @@ export {
 export {
   MERCHANT_GUID_HEADER,
   MERCHANT_GUID_QUERY,
-  OPERATIONS,
-  type OperationDefinition,
   type OperationName,
   type RetryPolicy,
   SERVICE_OPERATION_NAMES,

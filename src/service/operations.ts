@@ -3,6 +3,7 @@
  * else, so what differs between operations is all here, on one screen.
  */
 import type { z } from "zod";
+import { deepFreeze } from "../core/objects.js";
 import {
   authenticationTokenRequestSchema,
   authenticationTokenResponseSchema,
@@ -87,7 +88,7 @@ export interface OperationDefinition {
   readonly unconfirmed?: string;
 }
 
-export const OPERATIONS = {
+export const OPERATIONS = /* @__PURE__ */ deepFreeze({
   getAuthenticationToken: {
     wireName: "GetAuthenticationToken",
     summary: "Issues the token (5.2); called by the client's token provider, not by you",
@@ -294,16 +295,18 @@ export const OPERATIONS = {
     unconfirmed:
       "the refund is not confirmed; it may have been created all the same: check getOrderRefunds before creating it again",
   },
-} as const satisfies Record<string, OperationDefinition>;
+} as const satisfies Record<string, OperationDefinition>);
 
 /** Every operation name, the token operation included. */
 export type OperationName = keyof typeof OPERATIONS;
 /** The operations a merchant calls (one client method each). */
 export type ServiceOperationName = Exclude<OperationName, "getAuthenticationToken">;
 
-export const SERVICE_OPERATION_NAMES = Object.keys(OPERATIONS).filter(
-  (name) => name !== "getAuthenticationToken",
-) as ServiceOperationName[];
+export const SERVICE_OPERATION_NAMES: readonly ServiceOperationName[] = /* @__PURE__ */ deepFreeze(
+  Object.keys(OPERATIONS).filter(
+    (name) => name !== "getAuthenticationToken",
+  ) as ServiceOperationName[],
+);
 
 /** Overrides of the names the document does not show, per operation. */
 export type ServiceNames = {

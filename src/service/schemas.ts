@@ -5,6 +5,7 @@
  * client is never stricter than the service.
  */
 import { z } from "zod";
+import { deepFreeze } from "../core/objects.js";
 import { vatRateTypeSchema } from "../schemas/cart.js";
 import {
   openObjectSchema,
@@ -187,7 +188,7 @@ export const dispatchConsolidatedShipmentResponseSchema = z.looseObject({
 // ---------------------------------------------------------------- 4.3 GetShippingDetailsExtended
 
 /** 2.3: 1 Standard, 2 Express, … 19 TrackedPostToPickupLocation. */
-export const SERVICE_LEVELS = {
+export const SERVICE_LEVELS = /* @__PURE__ */ deepFreeze({
   1: "Standard",
   2: "Express",
   3: "PriorityPost",
@@ -207,7 +208,7 @@ export const SERVICE_LEVELS = {
   17: "StandardExpress",
   18: "PremiumStandard",
   19: "TrackedPostToPickupLocation",
-} as const;
+} as const);
 
 export const shippingDetailsExtendedRequestSchema = z.looseObject({
   amount: z
@@ -395,7 +396,11 @@ export const vatCategoryCountriesResponseSchema = z.looseObject({
 
 export const getOrderRefundsRequestSchema = z.object({ orderId: nonEmpty });
 
-export const refundProductSchema = z.looseObject({
+/**
+ * A product of a refund GetOrderRefunds answers (4.9), amounts as text or number. Not the root's
+ * `refundProductSchema` (NotifyOrderRefund's, amounts as the exact text sent).
+ */
+export const serviceRefundProductSchema = z.looseObject({
   CartItemId: optionalString,
   RefundQuantity: amountText,
   RefundAmount: amountText,
@@ -438,7 +443,7 @@ export const refundSchema = z.looseObject({
   RefundReason: z
     .looseObject({ OrderRefundReasonCode: optionalString, Name: optionalString })
     .nullish(),
-  RefundProducts: z.array(refundProductSchema).nullish(),
+  RefundProducts: z.array(serviceRefundProductSchema).nullish(),
   RefundComponents: z
     .array(
       z.looseObject({
@@ -463,7 +468,11 @@ export const refundSchema = z.looseObject({
     .nullish(),
 });
 
-export const refundableAmountSchema = z.looseObject({
+/**
+ * What is left to refund of an order, as GetOrderRefunds answers it (4.9). Not the root's
+ * `refundableAmountSchema` (NotifyOrderRefund's).
+ */
+export const serviceRefundableAmountSchema = z.looseObject({
   CurrencyCode: optionalString,
   TotalCreditAmount: optionalNumber,
   RefundableShippingAmount: optionalNumber,
@@ -492,7 +501,7 @@ export const orderRefundDetailsSchema = z.looseObject({
   WebStoreCode: optionalString,
   WebStoreInstanceCode: optionalString,
   Refunds: z.array(refundSchema).nullish(),
-  RefundableAmount: refundableAmountSchema.nullish(),
+  RefundableAmount: serviceRefundableAmountSchema.nullish(),
 });
 
 // ---------------------------------------------------------------- 4.10 CreateOrderRefund
@@ -560,7 +569,7 @@ export type VatCategoryCountriesResponse = z.output<typeof vatCategoryCountriesR
 export type GetOrderRefundsRequest = z.input<typeof getOrderRefundsRequestSchema>;
 export type OrderRefundDetails = z.output<typeof orderRefundDetailsSchema>;
 export type Refund = z.output<typeof refundSchema>;
-export type RefundProduct = z.output<typeof refundProductSchema>;
-export type RefundableAmount = z.output<typeof refundableAmountSchema>;
+export type ServiceRefundProduct = z.output<typeof serviceRefundProductSchema>;
+export type ServiceRefundableAmount = z.output<typeof serviceRefundableAmountSchema>;
 export type CreateOrderRefundRequest = z.input<typeof createOrderRefundRequestSchema>;
 export type CreateOrderRefundResponse = z.output<typeof createOrderRefundResponseSchema>;

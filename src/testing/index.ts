@@ -14,13 +14,11 @@
  */
 
 export {
-  answerSuccess,
   type CheckResponseOptions,
   checkResponse,
   DEFAULT_SLOW_MS,
   inspectResponse,
   type ResponseInspection,
-  successFieldOf,
 } from "./check.js";
 export {
   type IdempotencyStoreCheck,
@@ -32,7 +30,6 @@ export {
   CAPTURED_CALLBACKS,
   type CapturedCallbackName,
   capturedPayload,
-  mergeDeep,
   type PayloadOverrides,
   samplePayload,
 } from "./payload.js";

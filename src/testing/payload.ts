@@ -1,4 +1,4 @@
-import { isPlainObject } from "../core/objects.js";
+import { deepFreeze, isPlainObject } from "../core/objects.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { CAPTURED_BUILDERS, SAMPLE_BUILDERS, type SamplePayloads } from "./samples.js";
 
@@ -88,11 +88,11 @@ export function samplePayload<N extends CallbackName>(
 export type CapturedCallbackName = keyof typeof CAPTURED_BUILDERS;
 
 /** The callbacks with a captured form, in the order `simulate all` sends them. */
-export const CAPTURED_CALLBACKS: readonly CapturedCallbackName[] = [
+export const CAPTURED_CALLBACKS: readonly CapturedCallbackName[] = /* @__PURE__ */ deepFreeze([
   "GetCheckoutCartInfo",
   "SendOrderToMerchant",
   "PerformOrderPayment",
-];
+]);
 
 /** Whether `capturedPayload` has a form of this callback. */
 export function hasCapturedPayload(name: CallbackName): name is CapturedCallbackName {

@@ -99,7 +99,11 @@ export interface SendCallbackResult {
   readonly text: string;
   /** From sending the request to the end of the body, in milliseconds. */
   readonly durationMs: number;
-  /** What the answer says: the parsed `Success` / `IsSuccess`, or a cart with products; see `answerSuccess`. */
+  /**
+   * What the answer says: the parsed `Success` (`IsSuccess` for RemoveRestrictedProducts); for
+   * GetCheckoutCartInfo, whether a 2xx answer carries a `productsList` array. Undefined when it
+   * says nothing usable.
+   */
   readonly success: boolean | undefined;
   /** Shape problems of the answer (`checkResponse`); empty when well-formed. */
   readonly problems: string[];

@@ -4,7 +4,7 @@
  * the document, independently of the client's operation table, so that the two check each other.
  */
 import ipaddr from "ipaddr.js";
-import { isRecord } from "../core/objects.js";
+import { deepFreeze, isRecord } from "../core/objects.js";
 
 export type SimulatedOperation =
   | "getAuthenticationToken"
@@ -61,21 +61,25 @@ export interface ProductCountryRecord {
 }
 
 /** Seeded orders: GE-1001 and GE-1002 can be dispatched together; GE-1003 cannot (B002). */
-export const SIMULATED_ORDERS = ["GE-1001", "GE-1002", "GE-1003"] as const;
+export const SIMULATED_ORDERS = /* @__PURE__ */ deepFreeze([
+  "GE-1001",
+  "GE-1002",
+  "GE-1003",
+] as const);
 /** Seeded subscriptions of the billing summary. */
-export const SIMULATED_SUBSCRIPTIONS = {
+export const SIMULATED_SUBSCRIPTIONS = /* @__PURE__ */ deepFreeze({
   "SUB-PHYSICAL-1": { type: "physical" },
   "SUB-HYBRID-1": { type: "hybrid" },
   "SUB-DIGITAL-1": { type: "digital" },
-} as const satisfies Record<string, SimulatedSubscription>;
+} as const satisfies Record<string, SimulatedSubscription>);
 
 /** Default VAT rate of each country the simulator knows. */
-export const SIMULATED_COUNTRY_VAT: Readonly<Record<string, number>> = {
+export const SIMULATED_COUNTRY_VAT: Readonly<Record<string, number>> = /* @__PURE__ */ deepFreeze({
   US: 0,
   CA: 0.05,
   GB: 0.2,
   DE: 0.19,
-};
+});
 
 function vat(country: string, rate = SIMULATED_COUNTRY_VAT[country] ?? 0) {
   const standard = rate === SIMULATED_COUNTRY_VAT[country];

@@ -1,6 +1,7 @@
 import { exportJWK, exportPKCS8 } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type AuthConfig, createAuth, normalizePem } from "../../src/auth/index.js";
+import { type AuthConfig, createAuth } from "../../src/auth/index.js";
+import { normalizePem } from "../../src/auth/pem.js";
 import { AuthenticationError } from "../../src/core/errors.js";
 import { CALLBACK_NAMES } from "../../src/core/types.js";
 import { bearer, ecKey, makeRequest, refusal, rsaKey, signToken, type TestKey } from "./helpers.js";

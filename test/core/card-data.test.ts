@@ -3,6 +3,7 @@
 // error the library writes.
 import { inspect } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
+import { maskCardNumber } from "../../src/core/card.js";
 import {
   type BodyInput,
   type CallbackEndpoint,
@@ -17,7 +18,6 @@ import {
   createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
   type HandlerOptions,
-  maskCardNumber,
   type PaymentDetails,
   redactCardNumbers,
 } from "../../src/index.js";

@@ -1,9 +1,12 @@
 import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
+import type { z } from "zod";
 import { decodedBody } from "../../src/core/body.js";
 import { pathnameOf } from "../../src/core/paths.js";
 import { defaultOnError } from "../../src/core/report.js";
+import { PAYLOAD_CHECKERS } from "../../src/generated/checkers.js";
+import * as root from "../../src/index.js";
 import {
   AuthenticationError,
   type BodyInput,
@@ -659,6 +662,52 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
       });
     });
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The README: each callback's schema is exported as `<callback>Schema`, and it is what runs.
+// Found by review (surface-4): five callbacks had no schema under that name (GetCheckoutCartInfo's
+// was not exported at all), and `refundGiftCardSchema` was NotifyOrderRefund's `GiftCardsData`
+// entry, which accepted a RefundGiftCard body the handler refuses.
+// ---------------------------------------------------------------------------------------------
+
+describe("<callback>Schema: the schema each handler runs", () => {
+  const schemaOf = (name: CallbackName) =>
+    (root as Record<string, unknown>)[`${name[0]?.toLowerCase()}${name.slice(1)}Schema`] as
+      | z.ZodType
+      | undefined;
+
+  it.each(CALLBACK_NAMES)(
+    "%s: exported under its name, the very schema it validates with",
+    (name) => {
+      expect(schemaOf(name)).toBeDefined();
+      expect(schemaOf(name)).toBe(PAYLOAD_CHECKERS[name].schema);
+    },
+  );
+
+  for (const c of CASES) {
+    it(`${c.name}: a body the handler refuses with 400 the schema refuses; the valid one it takes`, async () => {
+      const schema = schemaOf(c.name);
+      expect(schema?.safeParse(c.valid).success).toBe(true);
+      // An open object (the documents callback) has no invalid object form.
+      if (c.invalidPath === "") return;
+      const { handler } = build(c);
+      expect((await handler.handle(post(JSON.stringify(c.invalid)))).status).toBe(400);
+      expect(schema?.safeParse(c.invalid).success).toBe(false);
+    });
+  }
+
+  it("refundGiftCardSchema is RefundGiftCard's, not NotifyOrderRefund's GiftCardsData entry", async () => {
+    const bad = { CardFields: 5, Amount: "10.00" };
+    const c = CASES.find((x) => x.name === "RefundGiftCard") as Case;
+    const { handler } = build(c);
+    expect((await handler.handle(post(JSON.stringify(bad)))).status).toBe(400);
+    expect(root.refundGiftCardSchema.safeParse(bad).success).toBe(false);
+    expect(root.refundGiftCardEntrySchema.safeParse({ CardId: "GC-1" }).success).toBe(true);
+    expect(
+      root.notifyOrderRefundSchema.safeParse({ GiftCardsData: [{ CardId: [] }] }).success,
+    ).toBe(false);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

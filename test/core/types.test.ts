@@ -5,6 +5,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 // @ts-expect-error RequestInfo was renamed CallbackRequestInfo
 import type { RequestInfo as OldRequestInfo } from "../../src/index.js";
 import {
+  type CallbackFailure,
   type CallbackFunction,
   type CallbackHandlers,
   type CallbackRequestInfo,
@@ -456,6 +457,24 @@ describe("result types: a misspelt field is a compile error, inline functions in
     // @ts-expect-error StatusCod is misspelt
     createCallbackRouter({ ...options, handlers: mine });
     expect(true).toBe(true);
+  });
+});
+
+// Found by review (surface-7f): `severity` was typed `"error" | "warning"`, but no failure ever
+// carries `"error"` (a failure has no severity), so `if (f.severity === "error")` compiled and
+// never ran.
+describe("CallbackFailure", () => {
+  it("severity is a warning's alone", () => {
+    expectTypeOf<CallbackFailure["severity"]>().toEqualTypeOf<"warning" | undefined>();
+    const failure = {
+      kind: "internal_error" as const,
+      status: 500,
+      callback: undefined,
+      reason: "x",
+    };
+    const told: CallbackFailure = failure;
+    // @ts-expect-error a failure has no severity: "error" is not one
+    expect(told.severity === "error").toBe(false);
   });
 });
 

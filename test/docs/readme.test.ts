@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import * as root from "../../src/index.js";
 import { FAILURE_STATUS } from "../../src/index.js";
+import * as service from "../../src/service/index.js";
+import * as testing from "../../src/testing/index.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 
@@ -74,5 +77,54 @@ describe("README", () => {
     }
     // The router's onError still hears of its own 404s.
     expect(paragraph).toMatch(/404/);
+  });
+});
+
+// Found by review (surface-6): exports no README line named. The internal ones are gone (the
+// library and the CLI import them from their modules); the useful ones have their line.
+describe("the exports and the README", () => {
+  it("exports none of the internals the review listed", () => {
+    const exported = (module: object, names: readonly string[]) =>
+      names.filter((name) => name in module);
+    expect(exported(root, ["maskCardNumber", "normalizePem"])).toEqual([]);
+    expect(exported(testing, ["mergeDeep", "answerSuccess", "successFieldOf"])).toEqual([]);
+    expect(exported(service, ["OPERATIONS"])).toEqual([]);
+  });
+
+  it.each([
+    ["encodeFormValue", root],
+    ["decodeFormValue", root],
+    ["contentDigest", root],
+    ["defaultIdempotencyKey", root],
+    ["memoryTokenCache", service],
+    ["SendCallbackError", testing],
+  ] as const)("names %s, an export", (name, module) => {
+    expect(name in module).toBe(true);
+    expect(readme).toContain(`\`${name}`);
+  });
+
+  // Found by review (surface-7h): the root's RefundProduct (NotifyOrderRefund, amounts as text) and
+  // the service's (GetOrderRefunds, text or number) had one name and two incompatible types.
+  it("a name two entries export is one and the same thing", () => {
+    const entries = { root, service, testing } as Record<string, Record<string, unknown>>;
+    const clashes: string[] = [];
+    for (const [a, first] of Object.entries(entries)) {
+      for (const [b, second] of Object.entries(entries)) {
+        if (a >= b) continue;
+        for (const name of Object.keys(first)) {
+          if (name in second && first[name] !== second[name]) clashes.push(`${a}/${b} ${name}`);
+        }
+      }
+    }
+    expect(clashes).toEqual([]);
+    expect(service.serviceRefundProductSchema).toBeDefined();
+    expect(service.serviceRefundableAmountSchema).toBeDefined();
+  });
+
+  it("names the router's `routes`", () => {
+    expect(Object.keys(root.createCallbackRouter({ auth: false, handlers: {} }))).toContain(
+      "routes",
+    );
+    expect(readme).toMatch(/`router\.routes`|`routes`/);
   });
 });

@@ -50,8 +50,8 @@ import {
   type FailureKind,
   type WarningKind,
 } from "../../src/index.js";
+import { answerSuccess } from "../../src/testing/check.js";
 import {
-  answerSuccess,
   checkResponse,
   createTestKeys,
   SAMPLE_MERCHANT_GUID,

@@ -91,17 +91,45 @@ describe.each([
 // server is an `.mts` file (the adapters typed by the .d.ts side), as README's advice for a new
 // project leads to: the router from one build must fit the adapter of the other (a brand emitted
 // once per build made the two `ParsedBody`s unrelated types).
+/**
+ * A CommonJS project with the package installed, its files written as given: the diagnostics of
+ * those files, once both builds' declarations are seen in the program (the mix is real).
+ */
+function mixed(name: string, files: Readonly<Record<string, string>>): string[] {
+  const dir = join(DIR, name);
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(ROOT, join(dir, "node_modules", "crossborder-callbacks"), "dir");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "commonjs", private: true }));
+  const paths = Object.entries(files).map(([file, text]) => {
+    writeFileSync(join(dir, file), text);
+    return join(dir, file);
+  });
+  const program = ts.createProgram(paths, {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    types: ["node"],
+    skipLibCheck: true,
+    noEmit: true,
+  });
+  const seen = program.getSourceFiles().map((source) => source.fileName);
+  expect(seen.some((name) => name.startsWith(join(ROOT, "dist/")) && name.endsWith(".d.cts"))).toBe(
+    true,
+  );
+  expect(seen.some((name) => name.startsWith(join(ROOT, "dist/")) && name.endsWith(".d.ts"))).toBe(
+    true,
+  );
+  return paths.flatMap((path) =>
+    ts.getPreEmitDiagnostics(program, program.getSourceFile(path)).map(describeDiagnostic),
+  );
+}
+
 describe("a CommonJS project mixing .ts (require) and .mts (import) files", () => {
   it("passes a router built in the .ts file to the adapters imported in the .mts file", () => {
-    const dir = join(DIR, "mixed");
-    mkdirSync(join(dir, "node_modules"), { recursive: true });
-    symlinkSync(ROOT, join(dir, "node_modules", "crossborder-callbacks"), "dir");
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "commonjs", private: true }));
-    const merchant = join(dir, "merchant.ts");
-    const server = join(dir, "server.mts");
-    writeFileSync(
-      merchant,
-      [
+    const diagnostics = mixed("mixed", {
+      "merchant.ts": [
         'import { createCallbackRouter, createSendOrderToMerchantHandler } from "crossborder-callbacks";',
         "export const router = createCallbackRouter({",
         "  auth: false,",
@@ -111,38 +139,50 @@ describe("a CommonJS project mixing .ts (require) and .mts (import) files", () =
         "  auth: false,",
         "});",
       ].join("\n"),
-    );
-    writeFileSync(
-      server,
-      [
+      "server.mts": [
         'import { toNodeListener } from "crossborder-callbacks/node";',
         'import { toFetch } from "crossborder-callbacks/fetch";',
         'import { handler, router } from "./merchant.js";',
         "export const listeners = [toNodeListener(router), toNodeListener(handler)];",
         "export const fetchHandlers = [toFetch(router), toFetch(handler)];",
       ].join("\n"),
-    );
-    const program = ts.createProgram([merchant, server], {
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      types: ["node"],
-      skipLibCheck: true,
-      noEmit: true,
     });
-    const seen = program.getSourceFiles().map((source) => source.fileName);
-    // Both builds' declarations are in the program: the mix is real.
-    expect(
-      seen.some((name) => name.startsWith(join(ROOT, "dist/")) && name.endsWith(".d.cts")),
-    ).toBe(true);
-    expect(
-      seen.some((name) => name.startsWith(join(ROOT, "dist/")) && name.endsWith(".d.ts")),
-    ).toBe(true);
-    const diagnostics = [merchant, server].flatMap((path) =>
-      ts.getPreEmitDiagnostics(program, program.getSourceFile(path)).map(describeDiagnostic),
-    );
+    expect(diagnostics).toStrictEqual([]);
+  });
+
+  // Found by review (surface-1): the result types were branded by a `unique symbol`, declared once
+  // per build, so a result typed by the CommonJS declarations did not fit the ES module factory
+  // (TS2375 or TS2322: "Types of property '[refusedFields]' are incompatible").
+  it("passes results typed in a .cts file to the factories imported in an .mts file", () => {
+    const diagnostics = mixed("mixed-results", {
+      "results.cts": [
+        'import type { GiftCardTransactionResult, PerformOrderPaymentResult } from "crossborder-callbacks";',
+        "export function pay(): PerformOrderPaymentResult {",
+        '  return { PaymentAmount: "1.00", PaymentCurrencyCode: "EUR" };',
+        "}",
+        "export function redeem(): GiftCardTransactionResult {",
+        '  return { Balance: "1.00" };',
+        "}",
+      ].join("\n"),
+      "server.mts": [
+        "import {",
+        "  createCallbackRouter,",
+        "  createPerformOrderPaymentHandler,",
+        "  createRedeemGiftCardHandler,",
+        "  createRefundGiftCardHandler,",
+        '} from "crossborder-callbacks";',
+        'import { pay, redeem } from "./results.cjs";',
+        "export const handlers = [",
+        "  createPerformOrderPaymentHandler(() => pay(), { auth: false }),",
+        "  createRedeemGiftCardHandler(() => redeem(), { auth: false }),",
+        "  createRefundGiftCardHandler(async () => redeem(), { auth: false }),",
+        "];",
+        "export const router = createCallbackRouter({",
+        "  auth: false,",
+        "  handlers: { PerformOrderPayment: pay, RedeemGiftCard: redeem },",
+        "});",
+      ].join("\n"),
+    });
     expect(diagnostics).toStrictEqual([]);
   });
 });

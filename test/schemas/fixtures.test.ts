@@ -259,6 +259,7 @@ describe("public surface", () => {
       "refundComponentSchema",
       "refundDocumentSchema",
       "refundReasonSchema",
+      "refundGiftCardEntrySchema",
       "refundGiftCardSchema",
       "updateOrderShippingInfoSchema",
     ] as const;

@@ -74,7 +74,7 @@ import {
   type RefundableAmount,
   type RefundComponent,
   type RefundDocument,
-  type RefundGiftCard,
+  type RefundGiftCardEntry,
   type RefundGiftCardRequest,
   type RefundProduct,
   type RefundReason,
@@ -83,7 +83,7 @@ import {
   type refundableAmountSchema,
   type refundComponentSchema,
   type refundDocumentSchema,
-  type refundGiftCardSchema,
+  type refundGiftCardEntrySchema,
   type refundProductSchema,
   type refundReasonSchema,
   type removeRestrictedProductsSchema,
@@ -183,7 +183,7 @@ describe("every payload interface equals its schema (without index signatures)",
     expectTypeOf<RefundProduct>().toEqualTypeOf<Received<typeof refundProductSchema>>();
     expectTypeOf<RefundComponent>().toEqualTypeOf<Received<typeof refundComponentSchema>>();
     expectTypeOf<RefundDocument>().toEqualTypeOf<Received<typeof refundDocumentSchema>>();
-    expectTypeOf<RefundGiftCard>().toEqualTypeOf<Received<typeof refundGiftCardSchema>>();
+    expectTypeOf<RefundGiftCardEntry>().toEqualTypeOf<Received<typeof refundGiftCardEntrySchema>>();
     expectTypeOf<OrderRefund>().toEqualTypeOf<Received<typeof orderRefundSchema>>();
     expectTypeOf<RefundableAmount>().toEqualTypeOf<Received<typeof refundableAmountSchema>>();
     expectTypeOf<ProductRefundableAmount>().toEqualTypeOf<

@@ -11,7 +11,6 @@ import { describe, expect, it, vi } from "vitest";
 import { whenAborted } from "../../src/service/abort.js";
 import {
   createServiceClient,
-  OPERATIONS,
   type ServiceClient,
   ServiceConflictError,
   type ServiceError,
@@ -20,6 +19,7 @@ import {
   ServiceServerError,
   ServiceTimeoutError,
 } from "../../src/service/index.js";
+import { OPERATIONS } from "../../src/service/operations.js";
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from "../../src/service/retry.js";
 import type { SimulatedFailure, SimulatedOperation } from "../../src/testing/index.js";
 import { clientFor, recorder, rejectionOf, startSimulator } from "./helpers.js";
@@ -70,6 +70,23 @@ describe("operations that are never retried", () => {
       .map(([name]) => name)
       .sort();
     expect(never).toEqual(Object.keys(NEVER).sort());
+  });
+
+  // Found by review (surface-2): the table was live (and exported from /service), so a write
+  // `OPERATIONS.voidParcel.retry = "safe"` made a 503 send VoidParcel twice.
+  it("the table cannot be rewritten: VoidParcel stays one attempt", async () => {
+    expect(() => {
+      (OPERATIONS.voidParcel as { retry: string }).retry = "safe";
+    }).toThrow(TypeError);
+    expect(OPERATIONS.voidParcel.retry).toBe("never");
+    const simulator = await startSimulator();
+    simulator.fail("voidParcel", { status: 503 }, { status: 503 });
+    const client = clientFor(simulator);
+    const error = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+    );
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(simulator.count("voidParcel")).toBe(1);
   });
 
   for (const [operation, run] of Object.entries(NEVER)) {

@@ -8,8 +8,8 @@ import {
   createPerformOrderPaymentHandler,
   createSendOrderToMerchantHandler,
 } from "../../src/index.js";
+import { answerSuccess } from "../../src/testing/check.js";
 import {
-  answerSuccess,
   type CheckResponseOptions,
   checkResponse,
   DEFAULT_SLOW_MS,

@@ -20,11 +20,11 @@ import {
   updateParcelDispatchSchema,
 } from "../../src/index.js";
 import {
-  mergeDeep,
   type PayloadOverrides,
   SAMPLE_MERCHANT_GUID,
   samplePayload,
 } from "../../src/testing/index.js";
+import { mergeDeep } from "../../src/testing/payload.js";
 
 const SCHEMAS: Record<CallbackName, z.ZodType> = {
   GetCheckoutCartInfo: getCheckoutCartInfoRequestSchema,
