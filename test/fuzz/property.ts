@@ -884,8 +884,26 @@ function cartInput(query: URLSearchParams, body: unknown): Record<string, unknow
     for (const key of Object.keys(body))
       define(payload, key, (body as Record<string, unknown>)[key]);
   for (const key of new Set(query.keys())) define(payload, key, query.get(key));
+  // A documented parameter (or the cartToken alias) a JSON body sends as a finite number is its
+  // text, as the same value in a query (README, "GetCheckoutCartInfo's parameters").
+  for (const key of Object.keys(payload)) {
+    const value = payload[key];
+    if (
+      CART_PARAMETERS.has(key.toLowerCase()) &&
+      typeof value === "number" &&
+      Number.isFinite(value)
+    )
+      define(payload, key, String(value));
+  }
   return payload;
 }
+
+const CART_PARAMETERS: ReadonlySet<string> = new Set([
+  "merchantcarttoken",
+  "carttoken",
+  "countrycode",
+  "currencycode",
+]);
 
 /**
  * The callbacks whose documented payload carries no MerchantGUID or is not shown (000 §4.10): with
