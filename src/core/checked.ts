@@ -18,6 +18,7 @@ export interface RefusedFields<K extends string> {
    * Type-only marker (never set). A string key, not a `unique symbol`: the ESM and CommonJS
    * declarations would each declare their own symbol, and a result typed by one would not fit a
    * factory typed by the other (a project mixing `.cts` and `.mts` files), as for `ParsedBody`.
+   * Not part of the API: never set, never read.
    */
   readonly __crossborderRefusedFields?: K;
 }
@@ -32,7 +33,7 @@ type RefusedKeys<Shape> = Shape extends RefusedFields<infer K> ? K : never;
  * standalone function, a router entry), and a widened `true` cannot be told from a real `boolean`.
  */
 export interface RefusedFalse<K extends string> {
-  /** Type-only marker (never set), string-keyed as {@link RefusedFields}'s. */
+  /** Type-only marker (never set, not part of the API), string-keyed as {@link RefusedFields}'s. */
   readonly __crossborderRefusedFalse?: K;
 }
 

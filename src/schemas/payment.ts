@@ -98,15 +98,17 @@ export interface OrderPaymentMethod {
   PaymentMethodTypeName?: string | null | undefined;
 }
 
-/** Type-only: no value exists. */
-declare const cardToCharge: unique symbol;
-
 /**
  * Details {@link hasCardToCharge} found a card to charge in. Type-only (nothing is added to the
  * object): the mark lets a no leave the details' type as it was.
  */
 export interface CardToCharge {
-  readonly [cardToCharge]: true;
+  /**
+   * Type-only mark, never set: not part of the API. A string key, not a `unique symbol`: the ES
+   * module and CommonJS declarations would each declare their own symbol, and details narrowed by
+   * one would not fit a function typed by the other (a project mixing `.cts` and `.mts` files).
+   */
+  readonly __crossborderCardToCharge: true;
 }
 
 /**

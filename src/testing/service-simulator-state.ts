@@ -117,7 +117,8 @@ export class SimulatorState {
     this.#parcel("P-1002-1", "GE-1002", "declared");
     this.#parcel("P-1003-1", "GE-1003", "received-in-hub");
     for (const [id, subscription] of Object.entries(SIMULATED_SUBSCRIPTIONS)) {
-      this.subscriptions.set(id, subscription);
+      // A copy: the seeded data is this simulator's to change, the exported table is frozen.
+      this.subscriptions.set(id, { ...subscription });
     }
     this.productCountryChanges.push(
       {

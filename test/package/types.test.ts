@@ -185,4 +185,26 @@ describe("a CommonJS project mixing .ts (require) and .mts (import) files", () =
     });
     expect(diagnostics).toStrictEqual([]);
   });
+
+  // Second reading (second-surface-1): `CardToCharge`, the mark `hasCardToCharge` narrows to, was
+  // still a `unique symbol`: a .cts helper taking the narrowed details refused them from an .mts file.
+  it("passes details narrowed by hasCardToCharge in an .mts file to a .cts helper typed CardToCharge", () => {
+    const diagnostics = mixed("mixed-card", {
+      "card.cts": [
+        'import type { CardToCharge, PaymentDetails } from "crossborder-callbacks";',
+        "export function charge(details: PaymentDetails & CardToCharge): string {",
+        "  return String(details.CardNumber);",
+        "}",
+      ].join("\n"),
+      "server.mts": [
+        'import { createPerformOrderPaymentHandler, hasCardToCharge } from "crossborder-callbacks";',
+        'import { charge } from "./card.cjs";',
+        "export const handler = createPerformOrderPaymentHandler((payment) => {",
+        "  if (hasCardToCharge(payment.PaymentDetails)) charge(payment.PaymentDetails);",
+        '  return { PaymentAmount: "1.00", PaymentCurrencyCode: "EUR" };',
+        "}, { auth: false });",
+      ].join("\n"),
+    });
+    expect(diagnostics).toStrictEqual([]);
+  });
 });

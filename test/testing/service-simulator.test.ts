@@ -10,6 +10,7 @@ import {
 } from "../../src/service/index.js";
 import {
   createServiceSimulator,
+  SIMULATED_SUBSCRIPTIONS,
   type ServiceSimulator,
   SIMULATOR_MERCHANT_GUID,
 } from "../../src/testing/index.js";
@@ -132,6 +133,15 @@ describe("createServiceSimulator", () => {
       "Idempotency-Key": crypto.randomUUID(),
     });
     expect(revoked).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
+  });
+
+  it("seeds each simulator with its own copies of the subscriptions, yours to change", async () => {
+    const sim = await start();
+    const seeded = sim.state.subscriptions.get("SUB-PHYSICAL-1") as { type: string };
+    seeded.type = "digital";
+    expect(sim.state.subscriptions.get("SUB-PHYSICAL-1")).toStrictEqual({ type: "digital" });
+    // The exported table stays as it was, for this simulator's next start and every other.
+    expect(SIMULATED_SUBSCRIPTIONS["SUB-PHYSICAL-1"].type).toBe("physical");
   });
 
   it("wants `Bearer` on the billing summary (5.2), and every product priced (2.1)", async () => {
