@@ -10,8 +10,8 @@ import {
 } from "../../src/service/index.js";
 import {
   createServiceSimulator,
-  SIMULATED_SUBSCRIPTIONS,
   type ServiceSimulator,
+  SIMULATED_SUBSCRIPTIONS,
   SIMULATOR_MERCHANT_GUID,
 } from "../../src/testing/index.js";
 
