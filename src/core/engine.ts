@@ -994,7 +994,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         );
       }
       const reason = `the handler's result is unusable: ${written.invalid}`;
-      return fail(call, new Failure("internal_error", reason), lostFailure);
+      // A field it needed could not be read: what its getter threw (review ops-9).
+      const failure =
+        "readError" in written
+          ? new Failure("internal_error", reason, undefined, written.readError, true)
+          : new Failure("internal_error", reason);
+      return fail(call, failure, lostFailure);
     }
     if (written.ignored !== undefined && written.ignored.length > 0) {
       // The redactor still knows this request's secrets: a field name quoting the CVV is masked.
@@ -1010,7 +1015,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
-      notify(onError, { ...warning, callback: name, reason }, call.redact);
+      // What reading the result threw, when it did (the whole of it, or its first field that
+      // could not be read): the only clue to why (review ops-9). Scrubbed by notify.
+      if (unreadable) {
+        notify(
+          onError,
+          { ...warning, callback: name, reason, error: readError },
+          call.redact,
+          true,
+        );
+      } else if ("readError" in written) {
+        const error = written.readError;
+        notify(onError, { ...warning, callback: name, reason, error }, call.redact, true);
+      } else notify(onError, { ...warning, callback: name, reason }, call.redact);
     }
     // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
     // card it charges (001 §4.2), may be a decline the service takes as paid. Still a success (the

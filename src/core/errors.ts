@@ -235,7 +235,8 @@ export interface CallbackFailure {
    * stack and string `code`, each with card numbers and this request's card data masked; no
    * `cause`, no other property): of the merchant's exception for `internal_error` and
    * `handler_failure`, of the `AuthenticationError` for authentication failures, of the stream's
-   * error for `client_closed`; otherwise undefined. Never the original object, which may carry
+   * error for `client_closed`, of what reading the result threw (its first field's getter that
+   * threw) for `result_incomplete`; otherwise undefined. Never the original object, which may carry
    * the request it failed on. Something thrown that is not an `Error` arrives as an `Error` named
    * `NonError`; an `Error` with an empty message (Node's `AggregateError` for a dual-stack host)
    * arrives with its `code` and inner errors' messages as the message. The library's own errors

@@ -31,9 +31,14 @@ export type WrittenResult =
        * order exists); the engine warns when the order carried a card to charge.
        */
       readonly unconfirmed?: string;
+      /** What reading a field threw (the first such field's), for the `incomplete` warning. */
+      readonly readError?: unknown;
     }
-  /** The result is unusable (a validation's verdict missing, `Success: false`): a 500. */
-  | { readonly invalid: string };
+  /**
+   * The result is unusable (a validation's verdict missing, `Success: false`): a 500; with
+   * `readError` when a field it needed could not be read (what its getter threw).
+   */
+  | { readonly invalid: string; readonly readError?: unknown };
 
 export interface ResponseShape<TResult> {
   /**
@@ -266,13 +271,27 @@ function written(value: unknown, kind: FieldKind): string | boolean | undefined 
 
 const UNREADABLE: unique symbol = Symbol("unreadable");
 
+/**
+ * What the last read answering UNREADABLE threw: taken (and cleared) by the caller at once, so
+ * that a readable result allocates nothing for it and nothing of a request outlives its read.
+ */
+let lastReadError: unknown;
+
 /** A result's field, or UNREADABLE when reading it throws (a getter, a Proxy). */
 function readField(result: object, key: string): unknown {
   try {
     return (result as Record<string, unknown>)[key];
-  } catch {
+  } catch (error) {
+    lastReadError = error;
     return UNREADABLE;
   }
+}
+
+/** What the last UNREADABLE read threw, no longer held here. */
+function takeReadError(): unknown {
+  const error = lastReadError;
+  lastReadError = undefined;
+  return error;
 }
 
 /**
@@ -310,6 +329,9 @@ function pickFields(
   // One of `errors` set but unusable (an object, a boolean, NaN, a getter that throws): it is
   // left out of the answer, yet it says a refusal all the same.
   let unusableError: string | undefined;
+  // What the first field that could not be read (and is said) threw: the warning's error.
+  let readFailed = false;
+  let readError: unknown;
   if (result !== undefined && result !== null) {
     if (typeof result !== "object" || Array.isArray(result)) {
       const got = `expected an object or nothing, got ${Array.isArray(result) ? "an array" : typeof result}`;
@@ -319,13 +341,19 @@ function pickFields(
       for (const key of Object.keys(result)) {
         const value = readField(result, key);
         if (value === UNREADABLE) {
+          const thrown = takeReadError();
           const unreadable = `field "${key}" could not be read`;
-          if (required.includes(key)) return { invalid: unreadable };
+          if (required.includes(key)) return { invalid: unreadable, readError: thrown };
           // A verdict that cannot be read says nothing: as if absent (the library writes it).
           if (VERDICT_FIELDS.has(key)) continue;
           if (errors.includes(key)) unusableError ??= key;
-          if (Object.hasOwn(fields, key)) unusable = add(unusable, unreadable);
-          else ignored = add(ignored, key);
+          if (Object.hasOwn(fields, key)) {
+            unusable = add(unusable, unreadable);
+            if (!readFailed) {
+              readFailed = true;
+              readError = thrown;
+            }
+          } else ignored = add(ignored, key);
           continue;
         }
         if (VERDICT_FIELDS.has(key)) {
@@ -374,6 +402,7 @@ function pickFields(
   if (unconfirmed !== undefined && errorsRefuse) {
     return {
       invalid: `"${unconfirmed}" is set without "Success": true: throw a CallbackError to refuse`,
+      ...(readFailed ? { readError } : {}),
     };
   }
   const missingRequired = absent(required, target);
@@ -388,6 +417,7 @@ function pickFields(
     ...(ignored === undefined ? {} : { ignored }),
     ...(unusable === undefined ? {} : { incomplete: unusable.join("; ") }),
     ...(unconfirmed === undefined ? {} : { unconfirmed }),
+    ...(readFailed ? { readError } : {}),
   };
 }
 

@@ -25,6 +25,27 @@ interface Entry {
   result: string | undefined;
   /** The lease's end while running; the record's end once completed. */
   expiresAt: number;
+  /** Its place in the heap of ends. */
+  index: number;
+}
+
+/** A value in a message: a number as it is, anything else by its type. */
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : typeof value;
+}
+
+/**
+ * A duration given to a method: a finite number (a NaN end, from `Number(process.env.X)` unset,
+ * would sit at the heap's root and stop every expiry, review second-soak-2; an infinite one
+ * would be a lease that never ends). `withIdempotency` passes only whole positive ones.
+ */
+function duration(value: number, name: string): number {
+  if (!Number.isFinite(value)) {
+    throw new TypeError(
+      `the memory idempotency store: ${name} must be a finite number of milliseconds, got ${shown(value)}`,
+    );
+  }
+  return value;
 }
 
 /**
@@ -62,95 +83,114 @@ export function createMemoryIdempotencyStore(
   const entries = new Map<string, Entry>();
 
   /**
-   * The entries by their ends: a binary min-heap of (end, entry) in two arrays. Every entry in
-   * the map has an item here whose end is at most its own (an end moved later, by a renewal or
-   * a lease becoming its record, is found when the item comes up, and the item goes back at the
-   * new end); items of entries no longer in the map (released, forgotten, read expired) are
-   * dropped when they come up. So the expired entries are found without walking the map, each
-   * in O(log n), whatever its size: before, a full store walked the whole map before refusing
-   * each new key (21 ms at 500,000 records, review soak-2), and every store once a minute.
+   * The entries by their ends: a binary min-heap of exactly the map's entries, each knowing its
+   * place (`index`), so an entry that leaves the map (released, forgotten, read expired) leaves
+   * the heap at once, and a moved end moves its entry, each in O(log n). The expired entries are
+   * found at the root without walking the map: before, a full store walked the whole map before
+   * refusing each new key (21 ms at 500,000 records, review soak-2). One item per entry, so the
+   * memory held is that of the live records, as `maxEntries` counts them: an entry left in the
+   * heap until its old end (review second-soak-1) held 14 MB after 100,000 released leases.
    */
-  let ends: number[] = [];
-  let items: Entry[] = [];
-  /** The heap's longest length since its arrays were last copied. */
+  let heap: Entry[] = [];
+  /** The heap's longest length since its array was last copied. */
   let longest = 0;
 
-  function push(end: number, entry: Entry): void {
-    let i = ends.length;
-    ends.push(end);
-    items.push(entry);
-    if (i >= longest) longest = i + 1;
+  /** Moves the entry at `i` up while its parent ends later. */
+  function up(entry: Entry, i: number): void {
+    const end = entry.expiresAt;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if ((ends[parent] as number) <= end) break;
-      ends[i] = ends[parent] as number;
-      items[i] = items[parent] as Entry;
+      const above = heap[parent] as Entry;
+      if (above.expiresAt <= end) break;
+      heap[i] = above;
+      above.index = i;
       i = parent;
     }
-    ends[i] = end;
-    items[i] = entry;
+    heap[i] = entry;
+    entry.index = i;
   }
 
-  /** Takes the earliest item off the heap. */
-  function pop(): void {
-    const end = ends.pop() as number;
-    const entry = items.pop() as Entry;
-    const size = ends.length;
-    if (size === 0) return;
-    let i = 0;
+  /** Moves the entry at `i` down to its place. */
+  function down(entry: Entry, i: number): void {
+    const end = entry.expiresAt;
+    const size = heap.length;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= size) break;
-      if (child + 1 < size && (ends[child + 1] as number) < (ends[child] as number)) child++;
-      if ((ends[child] as number) >= end) break;
-      ends[i] = ends[child] as number;
-      items[i] = items[child] as Entry;
+      if (
+        child + 1 < size &&
+        (heap[child + 1] as Entry).expiresAt < (heap[child] as Entry).expiresAt
+      ) {
+        child++;
+      }
+      const below = heap[child] as Entry;
+      if (below.expiresAt >= end) break;
+      heap[i] = below;
+      below.index = i;
       i = child;
     }
-    ends[i] = end;
-    items[i] = entry;
+    heap[i] = entry;
+    entry.index = i;
   }
 
-  /** Deletes every entry whose end is at or before `at`: O(log n) an item that came up. */
+  /** Puts the entry back in its place after its end moved. */
+  function sift(entry: Entry): void {
+    const i = entry.index;
+    if (i > 0 && (heap[(i - 1) >> 1] as Entry).expiresAt > entry.expiresAt) up(entry, i);
+    else down(entry, i);
+  }
+
+  /** Takes the entry out of the heap: the last item fills its place. */
+  function unheap(entry: Entry): void {
+    const last = heap.pop() as Entry;
+    if (last !== entry) {
+      heap[entry.index] = last;
+      last.index = entry.index;
+      sift(last);
+    }
+    entry.index = -1;
+    // Removing leaves the array's storage as long as it ever was (a day's peak, held once its
+    // records are gone): copied once a quarter of it is in use, O(1) amortised over the removals.
+    if (longest > 1024 && heap.length * 4 < longest) {
+      heap = heap.slice();
+      longest = heap.length;
+    }
+  }
+
+  /** Deletes every entry whose end is at or before `at`: O(log n) each. */
   function expire(at: number): void {
-    while (ends.length > 0 && (ends[0] as number) <= at) {
-      const entry = items[0] as Entry;
-      pop();
-      if (entries.get(entry.key) !== entry) continue;
-      if (entry.expiresAt <= at) entries.delete(entry.key);
-      else push(entry.expiresAt, entry);
-    }
-    // Popping leaves an array's storage as long as it ever was (a day's peak, held once its
-    // records are gone): copied once a quarter of it is in use, O(1) amortised over the pops.
-    if (longest > 1024 && ends.length * 4 < longest) {
-      ends = ends.slice();
-      items = items.slice();
-      longest = ends.length;
-    }
+    while (heap.length > 0 && (heap[0] as Entry).expiresAt <= at) remove(heap[0] as Entry);
   }
 
   function add(key: string, owner: string | undefined, result: string | undefined, end: number) {
-    const entry: Entry = { key, owner, result, expiresAt: end };
+    const entry: Entry = { key, owner, result, expiresAt: end, index: heap.length };
     entries.set(key, entry);
-    push(end, entry);
+    heap.push(entry);
+    if (heap.length > longest) longest = heap.length;
+    up(entry, entry.index);
   }
 
-  /**
-   * Moves an entry's end. A later end is found from the item already on the heap when it comes
-   * up (no heap work now: a renewal, a lease becoming the record); an earlier one (a shorter
-   * `leaseMs` or `ttlMs`) gets an item of its own.
-   */
+  /** Moves an entry's end, and the entry to its new place in the heap. */
   function setEnd(entry: Entry, end: number): void {
-    if (end < entry.expiresAt) push(end, entry);
     entry.expiresAt = end;
+    sift(entry);
   }
 
-  /** Deletes the key's entry; its heap item is dropped when it comes up. */
+  /** Deletes the key's entry, from the map and the heap. */
   function remove(entry: Entry): void {
     entries.delete(entry.key);
-    // Its strings not kept alive by the heap item until then.
-    entry.owner = undefined;
-    entry.result = undefined;
+    unheap(entry);
+  }
+
+  /** The clock's reading: a NaN end would sit at the heap's root and stop every expiry. */
+  function clock(): number {
+    const at = now();
+    if (!Number.isFinite(at)) {
+      throw new TypeError(
+        `the memory idempotency store's clock (now) answered ${shown(at)}, not a finite number of milliseconds`,
+      );
+    }
+    return at;
   }
 
   function live(key: string, at: number): Entry | undefined {
@@ -171,7 +211,8 @@ export function createMemoryIdempotencyStore(
 
   return {
     claim(key, owner, leaseMs): IdempotencyClaim {
-      const at = now();
+      duration(leaseMs, "leaseMs");
+      const at = clock();
       // Expired records never count: gone before a key is looked up or refused.
       expire(at);
       const entry = entries.get(key);
@@ -183,12 +224,13 @@ export function createMemoryIdempotencyStore(
       return { claimed: true };
     },
     get(key) {
-      const at = now();
+      const at = clock();
       const entry = live(key, at);
       return entry && recordOf(entry, at);
     },
     complete(key, owner, result, ttlMs) {
-      const at = now();
+      duration(ttlMs, "ttlMs");
+      const at = clock();
       const entry = entries.get(key);
       // Another owner's live claim, or a live result: not ours to overwrite.
       if (entry !== undefined && entry.owner !== owner && entry.expiresAt > at) return false;
@@ -203,7 +245,8 @@ export function createMemoryIdempotencyStore(
       return true;
     },
     renew(key, owner, leaseMs) {
-      const at = now();
+      duration(leaseMs, "leaseMs");
+      const at = clock();
       const entry = entries.get(key);
       // A lease that ran out is not renewed: another delivery may already have claimed the key.
       if (entry === undefined || entry.owner !== owner || entry.expiresAt <= at) return false;

@@ -435,6 +435,65 @@ describe("unknown result fields: a warning, not a lost order", () => {
       ],
     ]);
     expect(runs).toBe(1);
+    // Review ops-9: the getter's exception, the only clue to why, is the warning's error, scrubbed.
+    const error = failures[0]?.error as Error | undefined;
+    expect(error).toBeInstanceOf(Error);
+    expect(error?.message).toMatch(/^lazy field not loaded /);
+    expect(error?.message).not.toContain("4111111111111111");
+  });
+
+  it("a result field whose getter throws: the first read error is the warning's error, or the 500's for a verdict (review ops-9)", async () => {
+    const { failures, onError } = collector();
+    const order = createSendOrderToMerchantHandler(
+      () => ({
+        get InternalOrderId(): string {
+          throw new Error("lazy load: column internal_id missing");
+        },
+        get OrderId(): string {
+          throw new Error("the second one");
+        },
+      }),
+      { auth: false, onError },
+    );
+    expect((await order.handle(post(ORDER))).status).toBe(200);
+    expect(failures.map((f) => f.kind)).toStrictEqual(["result_incomplete"]);
+    expect((failures[0]?.error as Error).message).toBe("lazy load: column internal_id missing");
+    // Something thrown that is not an Error arrives as a NonError, as everywhere.
+    const thrower = createSendOrderToMerchantHandler(
+      () => ({
+        InternalOrderId: "M-1",
+        get OrderId(): string {
+          throw undefined;
+        },
+      }),
+      { auth: false, onError },
+    );
+    expect((await thrower.handle(post(ORDER))).status).toBe(200);
+    expect(failures[1]?.kind).toBe("result_incomplete");
+    expect((failures[1]?.error as Error).name).toBe("NonError");
+    // A verdict that cannot be read: the 500 carries the getter's error.
+    const validate = createValidateGiftCardHandler(
+      () => ({
+        get IsValid(): boolean {
+          throw new Error("verdict lost");
+        },
+      }),
+      { auth: false, onError },
+    );
+    expect((await validate.handle(post(CARD_REQUEST))).status).toBe(500);
+    expect(failures[2]?.kind).toBe("internal_error");
+    expect(failures[2]?.reason).toBe(
+      `the handler's result is unusable: field "IsValid" could not be read`,
+    );
+    expect((failures[2]?.error as Error).message).toBe("verdict lost");
+    // A fully readable result that is incomplete says no error.
+    const missing = createSendOrderToMerchantHandler(() => ({ OrderId: "GE100" }) as never, {
+      auth: false,
+      onError,
+    });
+    expect((await missing.handle(post(ORDER))).status).toBe(200);
+    expect(failures[3]?.kind).toBe("result_incomplete");
+    expect(failures[3]?.error).toBeUndefined();
   });
 
   it("a result whose keys cannot be listed (a Proxy): answered 200 with nothing of it, a warning; a validation's is a 500", async () => {
@@ -461,6 +520,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
         "the handler's result is incomplete, answered 200 all the same (the function has run): reading it threw; missing InternalOrderId",
       ],
     ]);
+    expect((failures[0]?.error as Error).message).toBe("no keys");
     const validate = createValidateGiftCardHandler(() => hostile() as never, {
       auth: false,
       onError,

@@ -23,4 +23,20 @@ describe("the memory store's window and cost", () => {
     expect(figures.bytesPerRecord).toBeLessThan(600);
     expect(figures.heapAfter24hMB - figures.heapBeforeMB).toBeLessThan(3);
   }, 120_000);
+
+  // Review second-soak-1: a key that left the store (released, forgotten, read expired) kept its
+  // item in the store's order of ends until its old end came up, uncounted by maxEntries: 100,000
+  // released 15-minute leases held 14 MB with maxEntries 1,000, where the store before held none.
+  it("keeps nothing of the keys that left it (released, forgotten, read once expired): memory stays within maxEntries records", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", "test/idempotency/support/released-memory.mts"],
+      { cwd: ROOT },
+    );
+    const grown = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    // 1,000 live records at ~320 bytes would be 0.3 MB; nothing is live at the end of any.
+    for (const scenario of ["released", "sameKey", "forgotten", "readExpired"]) {
+      expect(grown[scenario], scenario).toBeLessThan(2);
+    }
+  }, 120_000);
 });

@@ -2170,6 +2170,126 @@ describe("the memory store", () => {
     expect(store.claim("k", "next", 1_000)).toEqual({ claimed: true });
   });
 
+  // Review second-soak-2: a NaN end (a leaseMs from an unset environment variable, a clock
+  // answering NaN) sat at the root of the store's order of ends and stopped every expiry: with
+  // maxEntries the store then refused every new key.
+  it("refuses a lease, a ttl or a clock reading that is not a finite number (TypeError), changing nothing, and other keys still expire", () => {
+    let now = 1_000_000;
+    const store = createMemoryIdempotencyStore({ maxEntries: 2, now: () => now });
+    expect(store.claim("x", "o", 1_000)).toEqual({ claimed: true });
+    for (const bad of [
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      "5" as unknown as number,
+    ]) {
+      expect(() => store.claim("bad", "o", bad), String(bad)).toThrow(TypeError);
+      expect(() => store.claim("bad", "o", bad), String(bad)).toThrow(
+        /leaseMs must be a finite number/,
+      );
+      expect(() => store.complete("bad", "o", "jr", bad), String(bad)).toThrow(
+        /ttlMs must be a finite number/,
+      );
+      expect(() => store.renew("x", "o", bad), String(bad)).toThrow(
+        /leaseMs must be a finite number/,
+      );
+    }
+    expect(store.get("bad")).toBeUndefined();
+    expect(store.get("x")).toEqual({ state: "running", leaseRemainingMs: 1_000 });
+    const saved = now;
+    now = Number.NaN;
+    for (const call of [
+      () => store.claim("y", "o", 1_000),
+      () => store.get("x"),
+      () => store.complete("y", "o", "jr", 1_000),
+      () => store.renew("x", "o", 1_000),
+    ]) {
+      expect(call).toThrow(/clock \(now\) answered NaN, not a finite number/);
+    }
+    now = saved + 5_000; // x's lease is over: its place is free
+    expect(store.claim("y", "o", 1_000)).toEqual({ claimed: true });
+    expect(store.claim("z", "o", 1_000)).toEqual({ claimed: true });
+    expect(() => store.claim("w", "o", 1_000)).toThrow(/full/);
+  });
+
+  // The order of ends is exact (review second-soak-1 made it indexed): every answer as a store
+  // that sweeps its whole map before each claim would give, over random operations.
+  it("answers as a store sweeping its whole map at each claim, over random claims, reads, completions, renewals, releases and forgets", () => {
+    type Model = { owner: string | undefined; result: string | undefined; end: number };
+    for (let seed = 1; seed <= 30; seed++) {
+      let state = seed;
+      const random = (n: number) => {
+        state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+        return Math.floor((state / 2 ** 32) * n);
+      };
+      let now = 1_000_000;
+      const maxEntries = 1 + random(6);
+      const store = createMemoryIdempotencyStore({ maxEntries, now: () => now });
+      const model = new Map<string, Model>();
+      const liveOf = (key: string) => {
+        const entry = model.get(key);
+        if (entry !== undefined && entry.end <= now) model.delete(key);
+        return entry !== undefined && entry.end > now ? entry : undefined;
+      };
+      const recordOf = (entry: Model) =>
+        entry.owner === undefined
+          ? { state: "completed", result: entry.result }
+          : { state: "running", leaseRemainingMs: entry.end - now };
+      for (let step = 0; step < 1_000; step++) {
+        const key = `k${random(8)}`;
+        const owner = `o${random(3)}`;
+        const ms = 1 + random(40);
+        const result = `j${random(2)}`;
+        const op = random(6);
+        let got: unknown;
+        let want: unknown;
+        if (op === 0) {
+          for (const [k, entry] of model) if (entry.end <= now) model.delete(k);
+          const entry = model.get(key);
+          try {
+            got = store.claim(key, owner, ms);
+          } catch (error) {
+            got = (error as Error).message;
+          }
+          if (entry !== undefined) want = { claimed: false, record: recordOf(entry) };
+          else if (model.size >= maxEntries) {
+            want = `the memory idempotency store is full (${maxEntries} live records)`;
+          } else {
+            model.set(key, { owner, result: undefined, end: now + ms });
+            want = { claimed: true };
+          }
+        } else if (op === 1) {
+          got = store.get(key);
+          const entry = liveOf(key);
+          want = entry && recordOf(entry);
+        } else if (op === 2) {
+          got = store.complete(key, owner, result, ms);
+          const entry = model.get(key);
+          want = entry === undefined || entry.owner === owner || entry.end <= now;
+          if (want) model.set(key, { owner: undefined, result, end: now + ms });
+        } else if (op === 3) {
+          got = store.renew(key, owner, ms);
+          const entry = model.get(key);
+          want = entry !== undefined && entry.owner === owner && entry.end > now;
+          if (entry !== undefined && want) entry.end = now + ms;
+        } else if (op === 4) {
+          // Expired but not yet deleted (no claim or read since): still the owner's to release.
+          got = store.release(key, owner);
+          const entry = model.get(key);
+          want = entry !== undefined && entry.owner === owner;
+          if (want) model.delete(key);
+        } else {
+          got = store.forget(key, result);
+          const entry = model.get(key);
+          want = entry !== undefined && entry.owner === undefined && entry.result === result;
+          if (want) model.delete(key);
+        }
+        expect(got, `seed ${seed} step ${step} op ${op} ${key}`).toEqual(want);
+        now += random(8);
+      }
+    }
+  });
+
   it("completes over another owner's expired lease or an expired record (no live record), never over a live one", () => {
     let now = 1_000_000;
     const store = createMemoryIdempotencyStore({ now: () => now });
