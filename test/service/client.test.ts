@@ -1009,6 +1009,44 @@ describe("configuration", () => {
     expect(create({ hooks: { flush: () => undefined, registry: {} } })).not.toThrow();
   });
 
+  // second-left-2: a misspelt per-call option (`{ timeout: 5 }`) ran the call with the client's
+  // timeout, without a word, where every options object refuses an unknown key.
+  it("refuses an unknown per-call option before anything is sent, naming the closest", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const refused = await rejectionOf(
+      client.locationByIp({ ip: "203.0.113.7" }, { timeout: 5 } as never),
+    );
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as Error).message).toBe(
+      'locationByIp: options has an unknown option "timeout" (known: signal, timeoutMs, deadlineMs); did you mean "timeoutMs"?',
+    );
+    // The billing summary's own option is refused on the others (it would be ignored there)…
+    await expect(
+      client.createOrderRefund({ OrderId: "GE-1001", RefundProducts: [] }, {
+        idempotencyKey: crypto.randomUUID(),
+      } as never),
+    ).rejects.toThrow('createOrderRefund: options has an unknown option "idempotencyKey"');
+    // …and a misspelling of it on the billing summary; the generator refuses at its first step.
+    await expect(
+      client.calculateBillingSummary({} as never, { idempotencyKy: "k" } as never),
+    ).rejects.toThrow(
+      'calculateBillingSummary: options has an unknown option "idempotencyKy" (known: signal, timeoutMs, deadlineMs, idempotencyKey); did you mean "idempotencyKey"?',
+    );
+    await expect(
+      client.recentProductCountries({}, { deadline: 5 } as never).next(),
+    ).rejects.toThrow('did you mean "deadlineMs"?');
+    expect(simulator.count()).toBe(0);
+    // Every documented key, undefined, or no options at all: accepted.
+    const signal = new AbortController().signal;
+    const known = { signal, timeoutMs: 5_000, deadlineMs: 10_000 };
+    await expect(client.locationByIp({ ip: "203.0.113.7" }, known)).resolves.toBeDefined();
+    await expect(
+      client.locationByIp({ ip: "203.0.113.7" }, { timeoutMs: undefined }),
+    ).resolves.toBeDefined();
+    await expect(client.locationByIp({ ip: "203.0.113.7" }, undefined)).resolves.toBeDefined();
+  });
+
   // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may
   // carry members that are not hooks. It compiles and worked on main: only a key that looks like
   // a misspelt hook is refused.
