@@ -386,6 +386,20 @@ function checkSettings(options: ServiceClientOptions): void {
       throw configError("hooks", `has an unknown hook ${unknownName(key, members)}`, owner);
     }
   }
+  // A class instance (a tracer) has its methods on its prototypes: one close to a hook name
+  // (`onRequst()`) is a misspelt hook. Only that close: a class's other methods, `on`-named ones
+  // included (an EventEmitter's `on`, `once`), are its own business.
+  for (
+    let proto: object | null = Object.getPrototypeOf(hooks);
+    proto !== null && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      if (key !== "constructor" && !members.includes(key) && closest(key, members) !== undefined) {
+        throw configError("hooks", `has an unknown hook ${unknownName(key, members)}`, owner);
+      }
+    }
+  }
   for (const hook of known) {
     assertOptionalFunction(hooks[hook] ?? undefined, `hooks.${hook}`, owner);
   }

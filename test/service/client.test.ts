@@ -1,4 +1,5 @@
 // Every operation of document 000, called over real HTTP against the simulator.
+import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -1007,6 +1008,39 @@ describe("configuration", () => {
     expect(create({ hooks: { onRequst: () => undefined } })).toThrow('did you mean "onRequest"?');
     // Members far from every hook (a metrics object's) are still left alone.
     expect(create({ hooks: { flush: () => undefined, registry: {} } })).not.toThrow();
+  });
+
+  // second-left-3: a hooks object is often a class instance (a tracer), whose methods live on its
+  // prototype, where Object.keys did not look: a misspelt hook method was never called.
+  it("refuses a misspelt hook written as a class method, and leaves other methods alone", () => {
+    const base = { baseUrl: "http://x", merchantGuid: "g" };
+    class Misspelt {
+      onRequst(_event: unknown) {}
+      onResponse(_event: unknown) {}
+    }
+    expect(() => createServiceClient({ ...base, hooks: new Misspelt() })).toThrow(
+      'createServiceClient: hooks has an unknown hook "onRequst" (known: onRequest, onResponse, onRetry, includeBodies); did you mean "onRequest"?',
+    );
+    class Base {
+      OnRetry(_event: unknown) {}
+    }
+    class Derived extends Base {
+      onRequest(_event: unknown) {}
+    }
+    expect(() => createServiceClient({ ...base, hooks: new Derived() })).toThrow(
+      'hooks has an unknown hook "OnRetry"',
+    );
+    // A tracer's own methods (far from every hook name, even starting with "on"), an
+    // EventEmitter's (on, once, off) and a getter are not hooks: accepted.
+    class Tracer extends EventEmitter {
+      onRequest(_event: unknown) {}
+      onEnd() {}
+      flush() {}
+      get includeBodies() {
+        return false;
+      }
+    }
+    expect(() => createServiceClient({ ...base, hooks: new Tracer() })).not.toThrow();
   });
 
   // second-left-2: a misspelt per-call option (`{ timeout: 5 }`) ran the call with the client's
