@@ -211,6 +211,12 @@ export async function serviceCommand(
     throw new UsageError("--timeout-ms must be a positive whole number of milliseconds");
   }
   const idempotencyKey = text(options.idempotencyKey, "--idempotency-key");
+  // The other operations send no Idempotency-Key: the key would be ignored (the client refuses it).
+  if (idempotencyKey !== undefined && operation !== "calculateBillingSummary") {
+    throw new UsageError(
+      `--idempotency-key is calculateBillingSummary's only (${operation} sends none)`,
+    );
+  }
   const input = await readInput(text(options.json, "--json"));
 
   const redactor = new Redactor([merchantGuid, password]);

@@ -612,8 +612,13 @@ export function renderHints(rows: readonly SimulationRow[], expect: Expectation)
   const orderless = new Set<SendCallbackResult>();
   let orderSent = false;
   for (const row of rows) {
-    if (row.callback === "SendOrderToMerchant") orderSent = true;
-    else if (row.callback === "PerformOrderPayment" && !orderSent && !("error" in row)) {
+    // Only an order answered and passed (its first answer; a later send may have failed the row)
+    // is one the endpoint holds: after an order that got no answer, the payment's refusal is
+    // that order's doing, not a refusal the user meant to test.
+    if (row.callback === "SendOrderToMerchant") {
+      orderSent ||=
+        !("error" in row) && (row.result.problems.length === 0 || row.failedAnswers !== undefined);
+    } else if (row.callback === "PerformOrderPayment" && !orderSent && !("error" in row)) {
       orderless.add(row.result);
     }
   }

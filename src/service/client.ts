@@ -340,6 +340,28 @@ const CLIENT_OPTION_NAMES = optionNames<ServiceClientOptions>({
   maxResponseBytes: true,
 });
 
+const CALL_OPTION_NAMES = optionNames<CallOptions>({
+  signal: true,
+  timeoutMs: true,
+  deadlineMs: true,
+});
+const BILLING_OPTION_NAMES = optionNames<BillingSummaryOptions>({
+  signal: true,
+  timeoutMs: true,
+  deadlineMs: true,
+  idempotencyKey: true,
+});
+
+/**
+ * A call's options, checked before anything is sent: a misspelt one (`timeout`), or the billing
+ * summary's `idempotencyKey` given to another method, would run the call without it, in silence.
+ * Not an object (`undefined`): left to the pipeline, as before.
+ */
+function checkedCallOptions<T>(options: T, known: readonly string[], method: string): T {
+  if (isRecord(options)) assertKnownKeys(options, known, "options", method);
+  return options;
+}
+
 /**
  * The options read only when a call is made, checked now: a `merchantGuidIn` of any other value
  * sent the GUID nowhere, a `fetch` that is not a function failed every call as a retried network
@@ -362,6 +384,20 @@ function checkSettings(options: ServiceClientOptions): void {
   for (const key of Object.keys(hooks)) {
     if (!members.includes(key) && (/^on/i.test(key) || closest(key, members) !== undefined)) {
       throw configError("hooks", `has an unknown hook ${unknownName(key, members)}`, owner);
+    }
+  }
+  // A class instance (a tracer) has its methods on its prototypes: one close to a hook name
+  // (`onRequst()`) is a misspelt hook. Only that close: a class's other methods, `on`-named ones
+  // included (an EventEmitter's `on`, `once`), are its own business.
+  for (
+    let proto: object | null = Object.getPrototypeOf(hooks);
+    proto !== null && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      if (key !== "constructor" && !members.includes(key) && closest(key, members) !== undefined) {
+        throw configError("hooks", `has an unknown hook ${unknownName(key, members)}`, owner);
+      }
     }
   }
   for (const hook of known) {
@@ -478,11 +514,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           onToken: (token) => redactor.addToken(token),
         });
 
-  const call = async <T>(name: ServiceOperationName, input: unknown, callOptions?: CallOptions) =>
-    (await callOperation(ctx, name, input, callOptions)).body as T;
+  const call = async <T>(name: ServiceOperationName, input: unknown, callOptions?: CallOptions) => {
+    const options = checkedCallOptions(callOptions, CALL_OPTION_NAMES, name);
+    return (await callOperation(ctx, name, input, options)).body as T;
+  };
 
   return {
-    async calculateBillingSummary(request, callOptions) {
+    async calculateBillingSummary(request, options) {
+      const callOptions = checkedCallOptions(
+        options,
+        BILLING_OPTION_NAMES,
+        "calculateBillingSummary",
+      );
       // Anything but an object is left to the request schema to refuse (INVALID_REQUEST).
       const input = isRecord(request)
         ? { ...request, merchantGuid: request.merchantGuid ?? merchantGuid }

@@ -60,13 +60,14 @@ export abstract class ServiceError extends Error {
   /**
    * `instanceof` as JavaScript does it, typed so that it narrows as {@link isServiceError} does:
    * `error instanceof ServiceError` to one of the classes (every instance is one: the class is
-   * abstract), told apart by `kind`; `instanceof ServiceRateLimitError` to that class. It holds
-   * for an error from any copy of the library (or of a subclass): see `core/brand.ts`.
+   * abstract), told apart by `kind`; `instanceof` any other class (`ServiceRateLimitError`, or a
+   * subclass of your own, a test double) to that class. It holds for an error from any copy of
+   * the library (or of a subclass): see `core/brand.ts`.
    */
   static override [Symbol.hasInstance]<C extends abstract new (...args: never) => unknown>(
     this: C,
     value: unknown,
-  ): value is Extract<AnyServiceError, InstanceType<C>> {
+  ): value is ServiceInstance<C> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
     return isBrandedInstance(this, value);
   }
@@ -223,6 +224,18 @@ export type AnyServiceError =
   | ServiceValidationError
   | ServiceRateLimitError
   | ServiceServerError;
+
+/**
+ * What `instanceof C` narrows to, `C` a ServiceError class: the union of the library's classes for
+ * ServiceError itself (its instance type only is as wide as ServiceError's), else `C`'s instance.
+ * Not `Extract<AnyServiceError, InstanceType<C>>`, which is `never` for a subclass with a member
+ * of its own (`class FakeNetworkError extends ServiceNetworkError { attempt = 1 }`).
+ */
+type ServiceInstance<C extends abstract new (...args: never) => unknown> = [ServiceError] extends [
+  InstanceType<C>,
+]
+  ? AnyServiceError
+  : InstanceType<C>;
 
 /**
  * Whether a value is a ServiceError, from any copy of the library: then one of its classes, told

@@ -1,4 +1,4 @@
-import { assertOptionalOneOf } from "../auth/validate.js";
+import { assertKnownKeys, assertOptionalOneOf, optionNames } from "../auth/validate.js";
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
 import { cardSecretsOf, namesCvv } from "../core/card.js";
 import { cardNumbersOf, isCvvNumberKey } from "../core/card-keys.js";
@@ -48,6 +48,14 @@ export interface CheckResponseOptions {
    */
   readonly payload?: unknown;
 }
+
+const CHECK_OPTION_NAMES = optionNames<CheckResponseOptions>({
+  durationMs: true,
+  slowMs: true,
+  expectStatus: true,
+  expect: true,
+  payload: true,
+});
 
 /** What `inspectResponse` found: problems (the service counts the call as failed, or cannot use the answer) and warnings. */
 export interface ResponseInspection {
@@ -217,6 +225,9 @@ function inspectAs(
       `${owner}(callbackName, status, contentType, text, options): ${wrong} (pass the answer's parts, not a response object)`,
     );
   }
+  // A misspelt option (`expected`, `expectedStatus`) would be ignored: a refusal expected, a
+  // success checked for.
+  if (isRecord(options)) assertKnownKeys(options, CHECK_OPTION_NAMES, "options", owner);
   // The payload's card data too: its CVV, which no pattern finds, quoted back in a refusal.
   const redact = createRedactor(payloadCardSecrets(options.payload));
   return inspectAnswer(callbackName, status, contentType, text, options, redact, owner);

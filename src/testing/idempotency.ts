@@ -9,6 +9,8 @@
  * // node:test
  * for (const check of idempotencyStoreConformance(() => createMyStore())) test(check.name, check.run);
  */
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 import type { IdempotencyRecord, IdempotencyStore } from "../idempotency/store.js";
 
 export interface IdempotencyStoreCheck {
@@ -23,6 +25,8 @@ export interface IdempotencyStoreConformanceOptions {
    */
   readonly unitMs?: number | undefined;
 }
+
+const CONFORMANCE_OPTION_NAMES = optionNames<IdempotencyStoreConformanceOptions>({ unitMs: true });
 
 class ConformanceError extends Error {
   override readonly name = "ConformanceError";
@@ -52,6 +56,10 @@ export function idempotencyStoreConformance(
   makeStore: () => IdempotencyStore | Promise<IdempotencyStore>,
   options: IdempotencyStoreConformanceOptions = {},
 ): IdempotencyStoreCheck[] {
+  // A misspelt option (`unit`) would run the timing checks at the default unit, in silence.
+  if (isRecord(options)) {
+    assertKnownKeys(options, CONFORMANCE_OPTION_NAMES, "options", "idempotencyStoreConformance");
+  }
   const unit = options.unitMs ?? 250;
   const long = 60_000;
   const run = crypto.randomUUID().slice(0, 8);

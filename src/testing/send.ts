@@ -1,3 +1,4 @@
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { SESSION_FIELDS } from "../callbacks/shopper-session.js";
 import { brandClass, isBrandedInstance } from "../core/brand.js";
 import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
@@ -19,6 +20,7 @@ import {
   type KeyObjectLike,
   type SignServiceTokenOptions,
   signServiceToken,
+  TOKEN_OPTION_NAMES,
 } from "./token.js";
 
 /** Options of `sendCallback`. */
@@ -85,6 +87,26 @@ export interface SendCallbackOptions {
   /** The fetch to use, e.g. `(request) => app.fetch(request)` to call a fetch handler without a server. */
   readonly fetch?: ((request: Request) => Response | Promise<Response>) | undefined;
 }
+
+const SEND_OPTION_NAMES = optionNames<SendCallbackOptions>({
+  privateKey: true,
+  token: true,
+  tokenOptions: true,
+  payload: true,
+  merchantGuid: true,
+  cartToken: true,
+  authToken: true,
+  sessionId: true,
+  method: true,
+  escapeSlashes: true,
+  headers: true,
+  timeoutMs: true,
+  slowMs: true,
+  expectStatus: true,
+  expect: true,
+  path: true,
+  fetch: true,
+});
 
 /** What came back from one callback. */
 export interface SendCallbackResult {
@@ -376,6 +398,15 @@ export async function sendCallback(
 ): Promise<SendCallbackResult> {
   if (!isCallbackName(callbackName)) {
     throw new TypeError(`sendCallback: unknown callback "${String(callbackName)}"`);
+  }
+  // A misspelt option (`expectedStatus`, a token's `expiresIn`) would be ignored, in silence:
+  // a test of a refusal would check for a success instead.
+  if (isRecord(options)) {
+    assertKnownKeys(options, SEND_OPTION_NAMES, "options", "sendCallback");
+    const tokenOptions: unknown = options.tokenOptions;
+    if (isRecord(tokenOptions)) {
+      assertKnownKeys(tokenOptions, TOKEN_OPTION_NAMES, "tokenOptions", "sendCallback");
+    }
   }
   const isCart = callbackName === "GetCheckoutCartInfo";
   const method = options.method ?? (isCart ? "GET" : "POST");

@@ -11,7 +11,7 @@
  * loads where `node:http` does not exist (Workers), as it did before the simulator.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { configError } from "../auth/validate.js";
+import { assertKnownKeys, configError, optionNames } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
 import {
   type AnswerContext,
@@ -183,6 +183,18 @@ interface Route {
 
 const OWNER = "createServiceSimulator";
 
+const SIMULATOR_OPTION_NAMES = optionNames<ServiceSimulatorOptions>({
+  merchantGuid: true,
+  userName: true,
+  password: true,
+  tokenTtlMinutes: true,
+  tokenLifetimeMs: true,
+  jwtOperations: true,
+  clearanceThreshold: true,
+  pageSize: true,
+  port: true,
+});
+
 /**
  * A name no request has: a failure queued under it never happens, a count of it is 0, and a
  * jwtOperations entry checks no token, so the test written around it passes without a word.
@@ -236,6 +248,8 @@ function nodeHttp(): typeof import("node:http") {
 export async function createServiceSimulator(
   options: ServiceSimulatorOptions = {},
 ): Promise<ServiceSimulator> {
+  // A misspelt option (`credentials`, `pagesize`) would leave the simulator on its default.
+  if (isRecord(options)) assertKnownKeys(options, SIMULATOR_OPTION_NAMES, "options", OWNER);
   const { createServer } = nodeHttp();
   const merchantGuid = options.merchantGuid ?? SIMULATOR_MERCHANT_GUID;
   const credentials = {

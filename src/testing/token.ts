@@ -1,5 +1,7 @@
 import { importPKCS8, type JWTPayload, type KeyInput, SignJWT } from "jose";
 import { sha256Text } from "../auth/digest.js";
+import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isRecord } from "../core/objects.js";
 
 /** Options of `signServiceToken`. */
 export interface SignServiceTokenOptions {
@@ -25,6 +27,29 @@ export interface SignServiceTokenOptions {
   /** How the digest is written: `base64url` (unpadded, the default) or lower-case `hex`. */
   readonly bodyDigestEncoding?: "base64url" | "hex" | undefined;
 }
+
+/** The options `sendCallback` takes as `tokenOptions`: all but `body`, which it fills in. */
+export const TOKEN_OPTION_NAMES = optionNames<Omit<SignServiceTokenOptions, "body">>({
+  issuer: true,
+  audience: true,
+  expiresInSeconds: true,
+  issuedAt: true,
+  keyId: true,
+  claims: true,
+  bodyDigestClaim: true,
+  bodyDigestEncoding: true,
+});
+const SIGN_OPTION_NAMES = optionNames<SignServiceTokenOptions>({
+  issuer: true,
+  audience: true,
+  expiresInSeconds: true,
+  issuedAt: true,
+  keyId: true,
+  claims: true,
+  body: true,
+  bodyDigestClaim: true,
+  bodyDigestEncoding: true,
+});
 
 /**
  * A Web Crypto key, as `crypto.subtle` gives it: the DOM's `CryptoKey` and Node's
@@ -72,6 +97,10 @@ export async function signServiceToken(
   privateKey: string | CryptoKeyLike | KeyObjectLike,
   options: SignServiceTokenOptions = {},
 ): Promise<string> {
+  // A misspelt option (`expiresIn`) would sign a token without it, in silence.
+  if (isRecord(options)) {
+    assertKnownKeys(options, SIGN_OPTION_NAMES, "options", "signServiceToken");
+  }
   // A CryptoKeyLike is a CryptoKey, a KeyObjectLike a KeyObject: jose checks either at run time
   // (an RSA private key), as it did when the parameter was typed CryptoKey.
   const key: KeyInput =

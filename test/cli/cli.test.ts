@@ -1304,6 +1304,32 @@ describe("hints", () => {
     expect(refusalHint([row(404, false)], {})).toBe(false);
     expect(refusalHint([row(405, false)], {})).toBe(false);
   });
+
+  // second-left-4: an order that got no answer (or failed) is no order the endpoint holds: its
+  // payment's refusal is not one the user meant to test.
+  it("a payment refused after an order that got no answer or failed: the order hint, not --expect", () => {
+    const refused = { status: 200, success: false, problems: ["a refusal: UNKNOWN_ORDER"] };
+    const payment = { callback: "PerformOrderPayment", payload: {}, result: refused };
+    for (const order of [
+      { callback: "SendOrderToMerchant", payload: {}, error: "ECONNRESET: socket hang up" },
+      {
+        callback: "SendOrderToMerchant",
+        payload: {},
+        result: { status: 500, problems: ["HTTP 500"] },
+      },
+    ]) {
+      const hints = renderHints([order, payment] as unknown as SimulationRow[], {});
+      expect(hints.join("\n")).not.toContain("--expect refusal");
+      expect(hints.join("\n")).toContain("PerformOrderPayment refused without its order");
+    }
+    // An order that passed: the payment's refusal may be the one meant.
+    const passed = {
+      callback: "SendOrderToMerchant",
+      payload: {},
+      result: { status: 200, problems: [] },
+    };
+    expect(refusalHint([passed, payment] as unknown as SimulationRow[], {})).toBe(true);
+  });
 });
 
 // Open item 3: `simulate PerformOrderPayment` alone against a freshly started quick start is

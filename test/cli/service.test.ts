@@ -231,6 +231,7 @@ describe("service (in process)", () => {
   it("exit 2 for usage errors and for a request refused before sending", async () => {
     const file = await jsonFile("bad-location.json", { ip: "nowhere" });
     const broken = await jsonFile("broken.json", "{ nope");
+    const key = "8c0e7b7e-1f5a-4d0b-9a0e-4b7b7f1d2c3e";
     const cases: [string[], Record<string, string | undefined>, RegExp][] = [
       [["locationByIp", "--json", file, "--base-url", simulator.url], env(), /INVALID_REQUEST/],
       [["locationByIp", "--json", file], env(), /--base-url/],
@@ -262,6 +263,12 @@ describe("service (in process)", () => {
         ["locationByIp", "--json", file, "--base-url", `${simulator.url}/?merchantGUID=x`],
         env(),
         /^error --base-url must not carry credentials, a query or a fragment/,
+      ],
+      // The billing summary's only: on another operation it would be ignored (second-left-2).
+      [
+        ["locationByIp", "--json", file, "--base-url", simulator.url, "--idempotency-key", key],
+        env(),
+        /^error --idempotency-key is calculateBillingSummary's only \(locationByIp sends none\)/,
       ],
     ];
     for (const [args, environment, message] of cases) {

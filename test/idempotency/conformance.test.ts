@@ -143,6 +143,22 @@ async function failuresOf(store: IdempotencyStore): Promise<string[]> {
   return results.filter((result) => result !== undefined);
 }
 
+// second-left-2: `{ unit: 2000 }` (the option is unitMs) ran the timing checks at 250 ms, where a
+// store far away needs longer: its checks failed with nothing saying why.
+describe("conformance: its options", () => {
+  it("refuses an unknown option, naming the known one and the closest", () => {
+    const make = () => createMemoryIdempotencyStore();
+    expect(() => idempotencyStoreConformance(make, { unit: 2000 } as never)).toThrow(
+      'idempotencyStoreConformance: options has an unknown option "unit" (known: unitMs)',
+    );
+    expect(() => idempotencyStoreConformance(make, { unitMS: 2000 } as never)).toThrow(
+      'did you mean "unitMs"?',
+    );
+    expect(idempotencyStoreConformance(make, { unitMs: undefined }).length).toBeGreaterThan(5);
+    expect(idempotencyStoreConformance(make, { unitMs: 500 }).length).toBeGreaterThan(5);
+  });
+});
+
 describe("conformance: the suite fails a store that breaks the contract", () => {
   it("flags a store whose claims all succeed (no atomicity)", async () => {
     const failures = await failuresOf({

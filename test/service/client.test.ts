@@ -1,4 +1,5 @@
 // Every operation of document 000, called over real HTTP against the simulator.
+import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -1007,6 +1008,77 @@ describe("configuration", () => {
     expect(create({ hooks: { onRequst: () => undefined } })).toThrow('did you mean "onRequest"?');
     // Members far from every hook (a metrics object's) are still left alone.
     expect(create({ hooks: { flush: () => undefined, registry: {} } })).not.toThrow();
+  });
+
+  // second-left-3: a hooks object is often a class instance (a tracer), whose methods live on its
+  // prototype, where Object.keys did not look: a misspelt hook method was never called.
+  it("refuses a misspelt hook written as a class method, and leaves other methods alone", () => {
+    const base = { baseUrl: "http://x", merchantGuid: "g" };
+    class Misspelt {
+      onRequst(_event: unknown) {}
+      onResponse(_event: unknown) {}
+    }
+    expect(() => createServiceClient({ ...base, hooks: new Misspelt() })).toThrow(
+      'createServiceClient: hooks has an unknown hook "onRequst" (known: onRequest, onResponse, onRetry, includeBodies); did you mean "onRequest"?',
+    );
+    class Base {
+      OnRetry(_event: unknown) {}
+    }
+    class Derived extends Base {
+      onRequest(_event: unknown) {}
+    }
+    expect(() => createServiceClient({ ...base, hooks: new Derived() })).toThrow(
+      'hooks has an unknown hook "OnRetry"',
+    );
+    // A tracer's own methods (far from every hook name, even starting with "on"), an
+    // EventEmitter's (on, once, off) and a getter are not hooks: accepted.
+    class Tracer extends EventEmitter {
+      onRequest(_event: unknown) {}
+      onEnd() {}
+      flush() {}
+      get includeBodies() {
+        return false;
+      }
+    }
+    expect(() => createServiceClient({ ...base, hooks: new Tracer() })).not.toThrow();
+  });
+
+  // second-left-2: a misspelt per-call option (`{ timeout: 5 }`) ran the call with the client's
+  // timeout, without a word, where every options object refuses an unknown key.
+  it("refuses an unknown per-call option before anything is sent, naming the closest", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    const refused = await rejectionOf(
+      client.locationByIp({ ip: "203.0.113.7" }, { timeout: 5 } as never),
+    );
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as Error).message).toBe(
+      'locationByIp: options has an unknown option "timeout" (known: signal, timeoutMs, deadlineMs); did you mean "timeoutMs"?',
+    );
+    // The billing summary's own option is refused on the others (it would be ignored there)…
+    await expect(
+      client.createOrderRefund({ OrderId: "GE-1001", RefundProducts: [] }, {
+        idempotencyKey: crypto.randomUUID(),
+      } as never),
+    ).rejects.toThrow('createOrderRefund: options has an unknown option "idempotencyKey"');
+    // …and a misspelling of it on the billing summary; the generator refuses at its first step.
+    await expect(
+      client.calculateBillingSummary({} as never, { idempotencyKy: "k" } as never),
+    ).rejects.toThrow(
+      'calculateBillingSummary: options has an unknown option "idempotencyKy" (known: signal, timeoutMs, deadlineMs, idempotencyKey); did you mean "idempotencyKey"?',
+    );
+    await expect(
+      client.recentProductCountries({}, { deadline: 5 } as never).next(),
+    ).rejects.toThrow('did you mean "deadlineMs"?');
+    expect(simulator.count()).toBe(0);
+    // Every documented key, undefined, or no options at all: accepted.
+    const signal = new AbortController().signal;
+    const known = { signal, timeoutMs: 5_000, deadlineMs: 10_000 };
+    await expect(client.locationByIp({ ip: "203.0.113.7" }, known)).resolves.toBeDefined();
+    await expect(
+      client.locationByIp({ ip: "203.0.113.7" }, { timeoutMs: undefined }),
+    ).resolves.toBeDefined();
+    await expect(client.locationByIp({ ip: "203.0.113.7" }, undefined)).resolves.toBeDefined();
   });
 
   // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may

@@ -607,6 +607,35 @@ describe("checkResponse and inspectResponse take the answer's parts, positional"
   });
 });
 
+// second-left-2: `{ expected: "refusal" }` (the option is `expect`) was ignored: the refusal a test
+// expected was reported as the problem, and `expectedStatus: 401` checked for a 2xx.
+describe("checkResponse and inspectResponse refuse an unknown option", () => {
+  it("a TypeError naming the option, the known ones and the closest", () => {
+    const refusal = '{"Success":false}';
+    for (const [check, owner] of [
+      [checkResponse, "checkResponse"],
+      [inspectResponse, "inspectResponse"],
+    ] as const) {
+      const call = (options: object) => () =>
+        check("UpdateOrderStatus", 200, "application/json", refusal, options as never);
+      expect(call({ expected: "refusal" })).toThrow(
+        `${owner}: options has an unknown option "expected" (known: durationMs, slowMs, expectStatus, expect, payload); did you mean "expect"?`,
+      );
+      expect(call({ expectedStatus: 401 })).toThrow('did you mean "expectStatus"?');
+      expect(call({ duration: 10 })).toThrow(TypeError);
+      // Every documented option, or undefined, is taken.
+      const all = {
+        durationMs: 1,
+        slowMs: 5_000,
+        expectStatus: [200],
+        expect: "refusal",
+        payload: undefined,
+      };
+      expect(call(all)).not.toThrow();
+    }
+  });
+});
+
 describe("answerSuccess", () => {
   it("reads Success, IsSuccess and a cart", () => {
     expect(answerSuccess("SendOrderToMerchant", 200, { Success: true })).toBe(true);

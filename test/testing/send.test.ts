@@ -256,6 +256,63 @@ describe("sendCallback (as the service sends)", () => {
     expect(raw.seen.length).toBe(sent);
   });
 
+  // second-left-2: `expectedStatus: [401]` (the option is expectStatus) was ignored, so a test
+  // of a refusal checked for a success instead; a misspelt token claim signed a token without it.
+  it("refuses an unknown option or token option, naming the closest, sending nothing", async () => {
+    const sent = raw.seen.length;
+    await expect(
+      sendCallback(raw.base, "UpdateOrderStatus", { expectedStatus: [401] } as never),
+    ).rejects.toThrow(
+      /^sendCallback: options has an unknown option "expectedStatus" \(known: privateKey, token, .*\); did you mean "expectStatus"\?$/,
+    );
+    await expect(
+      sendCallback(raw.base, "UpdateOrderStatus", {
+        privateKey: keys.privateKey,
+        tokenOptions: { expiresIn: -3600 } as never,
+      }),
+    ).rejects.toThrow(
+      /^sendCallback: tokenOptions has an unknown option "expiresIn" \(known: issuer, audience, expiresInSeconds, .*\)$/,
+    );
+    await expect(
+      sendCallback(raw.base, "UpdateOrderStatus", { tokenOptions: { keyID: "k" } as never }),
+    ).rejects.toThrow('did you mean "keyId"?');
+    // `body` is the call's own: sendCallback fills it in.
+    await expect(
+      sendCallback(raw.base, "UpdateOrderStatus", { tokenOptions: { body: "{}" } as never }),
+    ).rejects.toThrow('sendCallback: tokenOptions has an unknown option "body"');
+    expect(raw.seen.length).toBe(sent);
+    // Every documented option is taken.
+    const answered = await sendCallback("http://merchant.test/cb", "UpdateOrderStatus", {
+      privateKey: keys.privateKey,
+      token: undefined,
+      tokenOptions: {
+        issuer: "i",
+        audience: ["a"],
+        expiresInSeconds: 60,
+        issuedAt: undefined,
+        keyId: "k",
+        claims: {},
+        bodyDigestClaim: "bd",
+        bodyDigestEncoding: "hex",
+      },
+      payload: undefined,
+      merchantGuid: MERCHANT_GUID,
+      cartToken: "c",
+      authToken: undefined,
+      sessionId: undefined,
+      method: "POST",
+      escapeSlashes: true,
+      headers: { "x-secret": "s" },
+      timeoutMs: 5_000,
+      slowMs: 5_000,
+      expectStatus: 200,
+      expect: "success",
+      path: "",
+      fetch: () => Response.json({ Success: true }),
+    });
+    expect(answered.problems).toEqual([]);
+  });
+
   it("rejects with SendCallbackError when nothing listens", async () => {
     const port = await closedPort();
     await expect(sendCallback(`http://127.0.0.1:${port}/cb`, "UpdateOrderStatus")).rejects.toThrow(

@@ -311,6 +311,31 @@ describe("createServiceSimulator", () => {
     expect((await post(sim, path, undefined)).status).toBe(503);
   });
 
+  // second-left-2: `{ credentials: { userName, password } }` (the shape the simulator hands out)
+  // was ignored in silence: the simulator kept its own user and password.
+  it("refuses an unknown option, naming the closest, before it listens", async () => {
+    const credentials = { userName: "shop-user", password: "shop-password-1" };
+    await expect(createServiceSimulator({ credentials } as never)).rejects.toThrow(
+      /^createServiceSimulator: options has an unknown option "credentials" \(known: merchantGuid, userName, password, .*port\)$/,
+    );
+    await expect(createServiceSimulator({ pagesize: 5 } as never)).rejects.toThrow(
+      'did you mean "pageSize"?',
+    );
+    // Each documented option (undefined: the default) is taken.
+    const sim = await start({
+      merchantGuid: undefined,
+      userName: "shop-user",
+      password: "shop-password-1",
+      tokenTtlMinutes: 5,
+      tokenLifetimeMs: undefined,
+      jwtOperations: undefined,
+      clearanceThreshold: 500,
+      pageSize: 3,
+      port: 0,
+    });
+    expect(sim.credentials).toEqual({ userName: "shop-user", password: "shop-password-1" });
+  });
+
   // The same false pass as fail()'s: count("voidParcl") was 0, requestsOf() empty, and a
   // misspelt jwtOperations name left that operation without a token check.
   it("count(), requestsOf() and jwtOperations refuse an operation they do not simulate", async () => {

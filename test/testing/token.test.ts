@@ -52,6 +52,19 @@ describe("signServiceToken", () => {
     expect(payload.aud).toBeUndefined();
   });
 
+  // second-left-2: `{ expiresIn: -3600 }` (for an expired token) signed a valid 300 s one.
+  it("refuses an unknown option, naming the known ones and the closest", async () => {
+    await expect(signServiceToken(keys.privateKey, { expiresIn: -3600 } as never)).rejects.toThrow(
+      /^signServiceToken: options has an unknown option "expiresIn" \(known: issuer, audience, expiresInSeconds, issuedAt, keyId, claims, body, bodyDigestClaim, bodyDigestEncoding\)$/,
+    );
+    await expect(
+      signServiceToken(keys.privateKey, { issuer: "i", kid: "k" } as never),
+    ).rejects.toThrow(TypeError);
+    await expect(
+      signServiceToken(keys.privateKey, { bodyDigestClam: "bd", body: "{}" } as never),
+    ).rejects.toThrow('did you mean "bodyDigestClaim"?');
+  });
+
   it("sets issuer, audience, lifetime, iat, kid and extra claims", async () => {
     const now = Math.floor(Date.now() / 1000);
     const token = await signServiceToken(keys.privateKey, {

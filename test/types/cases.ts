@@ -11,8 +11,12 @@ export const HEADER = `import {
   createUpdateOrderStatusHandler,
   createValidateGiftCardHandler,
 } from "crossborder-callbacks";
+import { ServiceNetworkError } from "crossborder-callbacks/service";
 
 const options = { auth: false } as const;
+// A merchant's own subclass of a service error (a test double, a wrapper of its own).
+export class FakeNetworkError extends ServiceNetworkError { readonly attempt = 1; }
+declare const caught: unknown;
 const jwt = { environment: "test", keys: { test: "PEM" } } as const;
 // A database row or a parsed body: its fields are \`any\`.
 declare const row: any;
@@ -127,6 +131,15 @@ export const CASES = [
     message:
       "merchantGuid: string | undefined; callbacks: { SendOrderToMerchant: { merchantGuid: undefined; }; }; }' is not assignable to parameter of type 'AuthConfig' with 'exactOptionalPropertyTypes: true'.",
   },
+  {
+    // `instanceof` a merchant's subclass narrows to that subclass, not to `never` (its misspelt
+    // member is named on it): the typed `Symbol.hasInstance` the service errors inherit narrows
+    // to the union of the library's classes only for ServiceError itself (second-left-1).
+    wrong: `export const attempt = caught instanceof FakeNetworkError ? caught.attemp : 0;`,
+    right: `export const attempt = caught instanceof FakeNetworkError ? caught.attempt : 0;`,
+    message:
+      "TS2551 Property 'attemp' does not exist on type 'FakeNetworkError'. Did you mean 'attempt'?",
+  },
 ] as const;
 
 /**
@@ -181,7 +194,7 @@ export const STRICT = `import {
   type RedeemGiftCardRequest,
   type SendOrderToMerchantRequest,
 } from "crossborder-callbacks";
-import { createServiceClient, isServiceError, ServiceConflictError, ServiceError, ServiceRateLimitError, type ServiceValidationError, ServiceValidationError as ServiceValidationErrorClass } from "crossborder-callbacks/service";
+import { createServiceClient, isServiceError, ServiceConflictError, ServiceError, ServiceRateLimitError, ServiceTimeoutError, type ServiceValidationError, ServiceValidationError as ServiceValidationErrorClass } from "crossborder-callbacks/service";
 
 const options = { auth: false } as const;
 const client = createServiceClient({ baseUrl: "https://x", merchantGuid: "g", merchantGuidIn: null,
@@ -252,6 +265,19 @@ export function described(error: unknown): string {
 }
 export function notConflict(error: ServiceConflictError | ServiceRateLimitError): number | undefined {
   return error instanceof ServiceConflictError ? undefined : error.retryAfterMs;
+}
+// A merchant's own subclass (a test double, a wrapper) narrows to itself, not to \`never\`; under
+// it, \`instanceof ServiceError\` still narrows by \`kind\` (second-left-1).
+class FakeTimeoutError extends ServiceTimeoutError { readonly attempt = 1; }
+abstract class ShopServiceError extends ServiceError { abstract readonly shop: string; }
+export function ownSubclasses(error: unknown): number | string | undefined {
+  if (error instanceof FakeTimeoutError) return error.attempt + (error.kind satisfies "timeout").length;
+  if (error instanceof ShopServiceError) return error.shop;
+  if (error instanceof ServiceError && error.kind === "rate-limit") return error.retryAfterMs;
+  return undefined;
+}
+export function ownSubclassElse(error: FakeTimeoutError | ServiceRateLimitError): number | undefined {
+  return error instanceof FakeTimeoutError ? error.attempt : error.retryAfterMs;
 }
 
 // A redemption that refuses by throwing and else answers IsValid true: TypeScript widens the
