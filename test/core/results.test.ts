@@ -457,7 +457,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
     );
     expect((await order.handle(post(ORDER))).status).toBe(200);
     expect(failures.map((f) => f.kind)).toStrictEqual(["result_incomplete"]);
-    expect((failures[0]?.error as Error).message).toBe("lazy load: column internal_id missing");
+    expect((failures[0]?.error as Error | undefined)?.message).toBe("lazy load: column internal_id missing");
     // Something thrown that is not an Error arrives as a NonError, as everywhere.
     const thrower = createSendOrderToMerchantHandler(
       () => ({
@@ -520,7 +520,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
         "the handler's result is incomplete, answered 200 all the same (the function has run): reading it threw; missing InternalOrderId",
       ],
     ]);
-    expect((failures[0]?.error as Error).message).toBe("no keys");
+    expect((failures[0]?.error as Error | undefined)?.message).toBe("no keys");
     const validate = createValidateGiftCardHandler(() => hostile() as never, {
       auth: false,
       onError,
