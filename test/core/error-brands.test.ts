@@ -63,6 +63,23 @@ describe("instanceof across copies of the library", () => {
     expect(foreign(["AuthenticationError"]) instanceof StaleTokenError).toBe(false);
   });
 
+  it("a class keeps its documented name, and a subclass of your own its own (review second-bundle-1)", () => {
+    class RetriedConflictError extends ServiceConflictError {}
+    const init = { operation: "voidParcel", code: "B002", message: "refused" } as const;
+    const names = (error: Error) => [error.name, error.constructor.name];
+    expect(names(new ServiceConflictError(init))).toEqual(Array(2).fill("ServiceConflictError"));
+    expect(names(new RetriedConflictError(init))).toEqual(Array(2).fill("RetriedConflictError"));
+    expect(new RetriedConflictError(init).toJSON()).toMatchObject({ name: "RetriedConflictError" });
+    expect(names(new CallbackError("C1", "refused"))).toEqual(Array(2).fill("CallbackError"));
+    // The class's `name` stays as a class's own is: read-only, not enumerable.
+    expect(Object.getOwnPropertyDescriptor(ServiceError, "name")).toEqual({
+      value: "ServiceError",
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    });
+  });
+
   it("nothing else is an instance: plain errors, objects (with the brand too), primitives, null", () => {
     const branded = { [brand("AuthenticationError")]: true, [brand("ServiceError")]: true };
     const values = [
