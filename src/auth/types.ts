@@ -28,7 +28,11 @@ export interface AuthResult {
  * `authenticatePayload` after it is parsed and validated, for checks that need the body
  * (merchant GUID in the payload, a token's digest of the raw bytes).
  *
- * Both throw `AuthenticationError` to refuse. Anything else they throw is also answered with 401.
+ * Both throw `AuthenticationError` to refuse (401; 431 when its `kind` is `header_too_large`).
+ * When a check of the merchant's own could not decide (the cart token's `verify` threw), the
+ * authenticator `createAuth` makes throws an outage instead, which refuses nothing: the call is a
+ * 500 (`internal_error`) and `onError` gets what the check threw. Anything else they throw is
+ * answered with 401.
  */
 export interface Authenticator {
   /** True when `authenticatePayload` needs the raw body bytes of this callback (body digest). */

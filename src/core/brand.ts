@@ -11,10 +11,19 @@
 /** Each branded class of this copy, with its brand; a class not in it (yours) has none. */
 const BRANDS = new WeakMap<object, symbol>();
 
-/** Brands `ctor` as `name` (from its `static {}` block): the name, not `ctor.name`, which minifiers change. */
+/**
+ * Brands `ctor` as `name`, from its `static {}` block as `brandClass(this, "Name")`, and names it
+ * so. The name is written out because `ctor.name` is not the class's name in every build: a
+ * bundler renames a class whose body names it (esbuild makes `class ServiceError` with
+ * `brandClass(ServiceError, …)` inside `class _ServiceError`: hence `this`), and a minifier renames
+ * them all. Setting `ctor.name` keeps `constructor.name`, `util.inspect`'s header and a
+ * `ServiceError`'s `name` (`new.target.name`) as documented in every build and bundle.
+ */
 export function brandClass(ctor: { readonly prototype: object }, name: string): void {
   const brand = Symbol.for(`crossborder-callbacks.${name}`);
   Object.defineProperty(ctor.prototype, brand, { value: true });
+  // As a class's own `name` is: read-only, not enumerable, configurable.
+  Object.defineProperty(ctor, "name", { value: name, configurable: true });
   BRANDS.set(ctor, brand);
 }
 

@@ -1329,11 +1329,11 @@ const RAW_BODY_CONSUMED =
   'the authentication needs the raw body (body digest), but a body parser already consumed it: mount the handler before any body parser, or hand it the raw bytes (express.raw({ type: "*/*" }))';
 
 function authFailure(error: unknown): Failure {
-  // The merchant's own check threw (the cart token's `verify`): an outage, not a forged call.
+  // The merchant's own check threw (the cart token's `verify`): an outage, not a forged call. Read
+  // safely, as below: from another copy, it may be any Error carrying the brand.
   if (holdsSafely(() => error instanceof AuthenticationOutage)) {
-    const outage = error as AuthenticationOutage;
-    const reason = `${outage.message} (the call was neither accepted nor refused)`;
-    return new Failure("internal_error", reason, undefined, outage.thrown, true);
+    const reason = `${errorText(error)} (the call was neither accepted nor refused)`;
+    return new Failure("internal_error", reason, undefined, readSafely(error, "thrown"), true);
   }
   // From any copy of the library: an authenticator made by the CommonJS build refuses as one made
   // by this build (a 431 stays a 431, the reason names the check). Read safely, and `kind` only as

@@ -118,7 +118,8 @@ export interface CallbackErrorOptions {
  */
 export class CallbackError extends Error {
   static {
-    brandClass(CallbackError, "CallbackError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "CallbackError");
   }
   /** True for a `CallbackError` from any copy of the library (and for a subclass of it). */
   static override [Symbol.hasInstance](value: unknown): boolean {
@@ -172,7 +173,8 @@ export function isCallbackError(error: unknown): error is CallbackError {
  */
 export class AuthenticationError extends Error {
   static {
-    brandClass(AuthenticationError, "AuthenticationError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "AuthenticationError");
   }
   /** True for an `AuthenticationError` from any copy of the library (and for a subclass of it). */
   static override [Symbol.hasInstance](value: unknown): boolean {
@@ -196,7 +198,8 @@ export class AuthenticationError extends Error {
  */
 export class AuthenticationOutage extends Error {
   static {
-    brandClass(AuthenticationOutage, "AuthenticationOutage");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "AuthenticationOutage");
   }
   /** True for an `AuthenticationOutage` from any copy of the library (createAuth from the other build). */
   static override [Symbol.hasInstance](value: unknown): boolean {

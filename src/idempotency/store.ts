@@ -87,7 +87,8 @@ export class UnreadableRecordError extends Error {
  */
 export class IdempotencyStoreError extends Error {
   static {
-    brandClass(IdempotencyStoreError, "IdempotencyStoreError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "IdempotencyStoreError");
   }
   /** True for an `IdempotencyStoreError` from any copy of the library (and for a subclass of it). */
   static override [Symbol.hasInstance](value: unknown): boolean {

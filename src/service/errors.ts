@@ -38,7 +38,8 @@ export interface ServiceErrorInit {
  */
 export abstract class ServiceError extends Error {
   static {
-    brandClass(ServiceError, "ServiceError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceError");
   }
   abstract readonly kind: ServiceFailureKind;
   readonly operation: OperationName;
@@ -74,6 +75,8 @@ export abstract class ServiceError extends Error {
 
   constructor(init: ServiceErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    // The class's documented name (`brandClass` sets it, so a bundler or minifier cannot change
+    // it), or the name of a subclass of yours.
     this.name = new.target.name;
     this.operation = init.operation;
     this.code = init.code;
@@ -105,7 +108,8 @@ export abstract class ServiceError extends Error {
 /** No answer: DNS, refused or reset connection, a connection dropped mid-answer. */
 export class ServiceNetworkError extends ServiceError {
   static {
-    brandClass(ServiceNetworkError, "ServiceNetworkError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceNetworkError");
   }
   readonly kind = "network";
 }
@@ -113,7 +117,8 @@ export class ServiceNetworkError extends ServiceError {
 /** An attempt took longer than `timeoutMs`, or the whole call longer than `deadlineMs`. */
 export class ServiceTimeoutError extends ServiceError {
   static {
-    brandClass(ServiceTimeoutError, "ServiceTimeoutError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceTimeoutError");
   }
   readonly kind = "timeout";
 }
@@ -121,7 +126,8 @@ export class ServiceTimeoutError extends ServiceError {
 /** 401 / UNAUTHORIZED, a token the service refused after one refresh, or a refused token request. */
 export class ServiceAuthenticationError extends ServiceError {
   static {
-    brandClass(ServiceAuthenticationError, "ServiceAuthenticationError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceAuthenticationError");
   }
   readonly kind = "authentication";
 }
@@ -129,7 +135,8 @@ export class ServiceAuthenticationError extends ServiceError {
 /** 403 / INSUFFICIENT_PERMISSIONS, or B403. */
 export class ServicePermissionError extends ServiceError {
   static {
-    brandClass(ServicePermissionError, "ServicePermissionError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServicePermissionError");
   }
   readonly kind = "permission";
 }
@@ -137,7 +144,8 @@ export class ServicePermissionError extends ServiceError {
 /** 404 and the not-found codes (B001, B401, B402, C104, *_NOT_FOUND). */
 export class ServiceNotFoundError extends ServiceError {
   static {
-    brandClass(ServiceNotFoundError, "ServiceNotFoundError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceNotFoundError");
   }
   readonly kind = "not-found";
 }
@@ -145,7 +153,8 @@ export class ServiceNotFoundError extends ServiceError {
 /** 409 IDEMPOTENCY_KEY_CONFLICT, and refusals because of a state (B002, C100, C101…). */
 export class ServiceConflictError extends ServiceError {
   static {
-    brandClass(ServiceConflictError, "ServiceConflictError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceConflictError");
   }
   readonly kind = "conflict";
 }
@@ -156,7 +165,8 @@ export class ServiceConflictError extends ServiceError {
  */
 export class ServiceValidationError extends ServiceError {
   static {
-    brandClass(ServiceValidationError, "ServiceValidationError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceValidationError");
   }
   readonly kind = "validation";
   readonly issues: readonly ServiceIssue[];
@@ -172,7 +182,8 @@ export class ServiceValidationError extends ServiceError {
 /** 429. `retryAfterMs` is what the service asked to wait. */
 export class ServiceRateLimitError extends ServiceError {
   static {
-    brandClass(ServiceRateLimitError, "ServiceRateLimitError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceRateLimitError");
   }
   readonly kind = "rate-limit";
   readonly retryAfterMs: number | undefined;
@@ -188,7 +199,8 @@ export class ServiceRateLimitError extends ServiceError {
 /** 5xx, INTERNAL_ERROR, B400/B500/B600/B700, C103, and answers that are not what the document describes. */
 export class ServiceServerError extends ServiceError {
   static {
-    brandClass(ServiceServerError, "ServiceServerError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "ServiceServerError");
   }
   readonly kind = "server";
 }

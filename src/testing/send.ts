@@ -142,7 +142,8 @@ export interface SendCallbackResult {
  */
 export class SendCallbackError extends Error {
   static {
-    brandClass(SendCallbackError, "SendCallbackError");
+    // biome-ignore lint/complexity/noThisInStatic: the class named here would be renamed `_X` by esbuild (core/brand.ts)
+    brandClass(this, "SendCallbackError");
   }
   /** True for a `SendCallbackError` from any copy of the library (and for a subclass of it). */
   static override [Symbol.hasInstance](value: unknown): boolean {

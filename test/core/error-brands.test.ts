@@ -63,6 +63,23 @@ describe("instanceof across copies of the library", () => {
     expect(foreign(["AuthenticationError"]) instanceof StaleTokenError).toBe(false);
   });
 
+  it("a class keeps its documented name, and a subclass of your own its own (review second-bundle-1)", () => {
+    class RetriedConflictError extends ServiceConflictError {}
+    const init = { operation: "voidParcel", code: "B002", message: "refused" } as const;
+    const names = (error: Error) => [error.name, error.constructor.name];
+    expect(names(new ServiceConflictError(init))).toEqual(Array(2).fill("ServiceConflictError"));
+    expect(names(new RetriedConflictError(init))).toEqual(Array(2).fill("RetriedConflictError"));
+    expect(new RetriedConflictError(init).toJSON()).toMatchObject({ name: "RetriedConflictError" });
+    expect(names(new CallbackError("C1", "refused"))).toEqual(Array(2).fill("CallbackError"));
+    // The class's `name` stays as a class's own is: read-only, not enumerable.
+    expect(Object.getOwnPropertyDescriptor(ServiceError, "name")).toEqual({
+      value: "ServiceError",
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    });
+  });
+
   it("nothing else is an instance: plain errors, objects (with the brand too), primitives, null", () => {
     const branded = { [brand("AuthenticationError")]: true, [brand("ServiceError")]: true };
     const values = [
@@ -140,4 +157,56 @@ describe("an AuthenticationError from another copy, in the engine", () => {
     const refused = await refuse(hostile);
     expect([refused.status, refused.failures[0]?.kind]).toEqual([401, "unauthorized"]);
   });
+});
+
+describe("an AuthenticationOutage from another copy, in the engine", () => {
+  const throwing = (error: unknown): Authenticator => ({
+    needsRawBody: () => false,
+    authenticateRequest: () => {
+      throw error;
+    },
+  });
+
+  async function answer(error: unknown) {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {
+      auth: throwing(error),
+      onError,
+    });
+    const response = await handler.handle(post(JSON.stringify({ OrderId: "GE-1" })));
+    return { status: response.status, body: json(response), failures };
+  }
+
+  it("is a 500 with its reason, and onError gets what the merchant's check threw", async () => {
+    const { status, body, failures } = await answer(
+      foreign(["AuthenticationOutage"], {
+        message: "the cart token's verify function threw",
+        thrown: new Error("cart store down"),
+      }),
+    );
+    expect(status).toBe(500);
+    expect(body).toMatchObject({ ErrorCode: "INTERNAL_ERROR" });
+    expect(failures[0]).toMatchObject({
+      kind: "internal_error",
+      reason: "the cart token's verify function threw (the call was neither accepted nor refused)",
+      error: { message: "cart store down" },
+    });
+  });
+
+  it.each(["message", "thrown"])(
+    "a %s getter that throws: still answered as an outage, not by the last-resort guard",
+    async (key) => {
+      const hostile = foreign(["AuthenticationOutage"], { message: "store down" });
+      Object.defineProperty(hostile, key, {
+        get() {
+          throw new Error("getter");
+        },
+      });
+      const { status, failures } = await answer(hostile);
+      expect(status).toBe(500);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.kind).toBe("internal_error");
+      expect(failures[0]?.reason).toContain("(the call was neither accepted nor refused)");
+    },
+  );
 });

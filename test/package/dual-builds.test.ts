@@ -2,13 +2,16 @@
 // an adapter from the ES module build (`import`), or the reverse. What an adapter hands the engine
 // must still be read as it is, across the two builds (dist/ as a user loads it; npm test builds
 // first), behind a body parser that leaves text or bytes and without one.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { inspect } from "node:util";
 import bodyParser from "@koa/bodyparser";
+import { build as esbuild } from "esbuild";
 import express from "express";
 import Koa from "koa";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -284,5 +287,127 @@ describe.each(BUILDS)("error classes %s", (_label, madeBy, checkedBy) => {
     ]);
     expect(reports[0]?.reason).toBe("JWT signature verification failed");
     expect(reports[0]?.error).toMatchObject({ name: "AuthenticationError" });
+  });
+});
+
+// Review second-bundle-1: esbuild names a class `_X` when its body names the class itself (a
+// `static {}` block calling `brandClass(X, …)`), and minifiers rename every class. The error
+// classes keep their documented names all the same: `name` (a ServiceError's and its `toJSON`'s
+// included), `constructor.name` and util.inspect's header, in both builds and in a minified bundle.
+const ENTRIES = [
+  "index",
+  "express",
+  "koa",
+  "fetch",
+  "node",
+  "service",
+  "testing",
+  "redis",
+  "postgres",
+] as const;
+
+/** What to construct each exported error class with: a class missing here fails the test. */
+const SERVICE_INIT = [{ operation: "voidParcel", code: "B002", message: "refused" }];
+const CONSTRUCT: Record<string, readonly unknown[]> = {
+  AuthenticationError: ["refused"],
+  CallbackError: ["C1", "refused"],
+  IdempotencyStoreError: ["claim", new Error("down")],
+  SendCallbackError: ["refused", "UpdateOrderStatus", "http://x/", "r"],
+  ServiceError: SERVICE_INIT,
+  ServiceNetworkError: SERVICE_INIT,
+  ServiceTimeoutError: SERVICE_INIT,
+  ServiceAuthenticationError: SERVICE_INIT,
+  ServicePermissionError: SERVICE_INIT,
+  ServiceNotFoundError: SERVICE_INIT,
+  ServiceConflictError: SERVICE_INIT,
+  ServiceValidationError: SERVICE_INIT,
+  ServiceRateLimitError: SERVICE_INIT,
+  ServiceServerError: SERVICE_INIT,
+};
+
+/** Every exported class whose instances are Errors, by export name. */
+function errorClasses(modules: readonly Record<string, unknown>[]): Map<string, unknown> {
+  const classes = new Map<string, unknown>();
+  for (const module of modules) {
+    for (const [name, value] of Object.entries(module)) {
+      if (typeof value === "function" && value.prototype instanceof Error) {
+        classes.set(name, value);
+      }
+    }
+  }
+  return classes;
+}
+
+/** What each class and an instance of it are called, by export name. */
+function namesOf(classes: Map<string, unknown>) {
+  return [...classes].map(([exported, Class]) => {
+    const error = Reflect.construct(Class as new () => Error, CONSTRUCT[exported] ?? []);
+    const json = (error as { toJSON?: () => { name?: unknown } }).toJSON?.();
+    return {
+      exported,
+      class: (Class as { name: string }).name,
+      name: error.name,
+      constructor: error.constructor.name,
+      json: json?.name ?? exported,
+      inspect: inspect(error).split("\n")[0]?.split(":")[0],
+    };
+  });
+}
+
+const named = (exported: string) => ({
+  exported,
+  class: exported,
+  name: exported,
+  constructor: exported,
+  json: exported,
+  inspect: exported,
+});
+
+describe("the error classes keep their documented names", () => {
+  it.each(["cjs", "esm"] as const)("the %s build", async (from) => {
+    const modules = await Promise.all(
+      ENTRIES.map((entry) =>
+        from === "cjs"
+          ? cjs<Record<string, unknown>>(`${entry}.cjs`)
+          : esm<Record<string, unknown>>(`${entry}.js`),
+      ),
+    );
+    const classes = errorClasses(modules);
+    expect([...classes.keys()].sort()).toEqual(Object.keys(CONSTRUCT).sort());
+    expect(namesOf(classes)).toEqual([...classes.keys()].map(named));
+  });
+
+  it("an application's bundle, minified", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "names-"));
+    try {
+      const outfile = join(dir, "app.mjs");
+      const entries = ["index", "service", "testing"].map((entry) =>
+        join(ROOT, "dist", `${entry}.js`),
+      );
+      await esbuild({
+        stdin: {
+          contents: entries
+            .map((file, i) => `export * as m${i} from ${JSON.stringify(file)};`)
+            .join("\n"),
+          resolveDir: ROOT,
+          loader: "js",
+        },
+        bundle: true,
+        minify: true,
+        format: "esm",
+        platform: "node",
+        outfile,
+        logLevel: "silent",
+      });
+      const app = (await import(pathToFileURL(outfile).href)) as Record<
+        string,
+        Record<string, unknown>
+      >;
+      const classes = errorClasses(Object.values(app));
+      expect([...classes.keys()].sort()).toEqual(Object.keys(CONSTRUCT).sort());
+      expect(namesOf(classes)).toEqual([...classes.keys()].map(named));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
