@@ -257,7 +257,7 @@ export async function callOperation(
       throw error({ kind: "server", code: "INVALID_RESPONSE", description }, { attempts: attempt });
     }
     attempt++;
-    emit(ctx.hooks.onRequest, {
+    emit(ctx.hooks, "onRequest", {
       operation: name,
       attempt,
       method: op.method,
@@ -274,7 +274,7 @@ export async function callOperation(
     const durationMs = ctx.now() - started;
     const outcome = "status" in result ? interpret(ctx, name, op, result) : result;
     const requestId = "status" in result ? requestIdOf(ctx, result) : undefined;
-    emit(ctx.hooks.onResponse, {
+    emit(ctx.hooks, "onResponse", {
       operation: name,
       attempt,
       method: op.method,
@@ -309,7 +309,7 @@ export async function callOperation(
       // The service refused the token: refresh it (shared with concurrent calls) and replay once.
       replayed = true;
       ctx.tokens?.invalidate(token);
-      emit(ctx.hooks.onRetry, { ...retryEvent, delayMs: 0, reason: "token-refresh" });
+      emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
       continue;
     }
     const fail = () => error(failure, { attempts: attempt, requestId, cause: failure.cause });
@@ -319,7 +319,7 @@ export async function callOperation(
     const delayMs = failure.retryAfterMs ?? backoffDelay(ctx.retry, retries + 1);
     if (ctx.now() + delayMs >= deadlineAt) throw fail();
     retries++;
-    emit(ctx.hooks.onRetry, { ...retryEvent, delayMs, reason: "retry" });
+    emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs, reason: "retry" });
     await sleep(delayMs, signal);
   }
 }
@@ -897,12 +897,25 @@ function toError(
   });
 }
 
-function emit<T>(hook: ((event: T) => unknown) | null | undefined, event: T): void {
-  if (hook === undefined || hook === null) return;
+/** The hooks `emit` calls, each with its event. */
+type HookEvents = {
+  readonly [K in "onRequest" | "onResponse" | "onRetry"]: Parameters<
+    NonNullable<ServiceHooks[K]>
+  >[0];
+};
+
+function emit<K extends keyof HookEvents>(
+  hooks: ServiceHooks,
+  name: K,
+  event: HookEvents[K],
+): void {
   // A hook is for observing; its failure (thrown, or an async hook's rejection) must not change
-  // the call's outcome, nor surface as an unhandled rejection.
+  // the call's outcome, nor surface as an unhandled rejection. Called as a method of the hooks
+  // object: a tracer written as a class reaches its own state through `this`.
   try {
-    const returned = hook(event) as PromiseLike<unknown> | undefined;
+    const hook = hooks[name] as ((event: HookEvents[K]) => unknown) | null | undefined;
+    if (hook === undefined || hook === null) return;
+    const returned = hook.call(hooks, event) as PromiseLike<unknown> | undefined;
     if (typeof returned?.then === "function") Promise.resolve(returned).catch(() => undefined);
   } catch {
     // ignored, as above

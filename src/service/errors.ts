@@ -68,7 +68,7 @@ export abstract class ServiceError extends Error {
   static override [Symbol.hasInstance]<C extends abstract new (...args: never) => unknown>(
     this: C,
     value: unknown,
-  ): value is ServiceInstance<C> {
+  ): value is ServiceInstance<C> & InstanceType<C> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked (a subclass's own brand), not this one
     return isBrandedInstance(this, value);
   }

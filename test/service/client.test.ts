@@ -1043,6 +1043,25 @@ describe("configuration", () => {
     expect(() => createServiceClient({ ...base, hooks: new Tracer() })).not.toThrow();
   });
 
+  // final-1: a tracer written as a class uses `this`; its hooks were called detached (`hook(event)`),
+  // threw on `this.seen`, and the failure was swallowed as any hook's: it saw nothing.
+  it("calls each hook as a method of the hooks object, so a class instance's `this` works", async () => {
+    const simulator = await startSimulator();
+    class Tracer {
+      readonly seen: string[] = [];
+      onRequest(event: { operation: string }) {
+        this.seen.push(`request ${event.operation}`);
+      }
+      onResponse(event: { operation: string }) {
+        this.seen.push(`response ${event.operation}`);
+      }
+    }
+    const tracer = new Tracer();
+    const client = clientFor(simulator, { hooks: tracer });
+    await client.locationByIp({ ip: "203.0.113.7" });
+    expect(tracer.seen).toStrictEqual(["request locationByIp", "response locationByIp"]);
+  });
+
   // second-left-2: a misspelt per-call option (`{ timeout: 5 }`) ran the call with the client's
   // timeout, without a word, where every options object refuses an unknown key.
   it("refuses an unknown per-call option before anything is sent, naming the closest", async () => {

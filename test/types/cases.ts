@@ -263,6 +263,11 @@ export function described(error: unknown): string {
   if (error instanceof CallbackError) return error.code;
   return "";
 }
+// final-1: a generic helper narrowing by the class it is given returns that class's instance.
+export function asError<C extends typeof ServiceError>(error: unknown, cls: C): InstanceType<C> | undefined {
+  return error instanceof cls ? error : undefined;
+}
+export const conflictOf: ServiceConflictError | undefined = asError(new Error(), ServiceConflictError);
 export function notConflict(error: ServiceConflictError | ServiceRateLimitError): number | undefined {
   return error instanceof ServiceConflictError ? undefined : error.retryAfterMs;
 }
