@@ -145,9 +145,11 @@ export interface CartTokenOptions {
   readonly parameter?: string | undefined;
   /**
    * Your own check of the token (a cart that exists, belongs to a live session, …); only a literal
-   * `true` passes. With it, the cart token proves the caller; without it, it does not. One that
-   * throws or rejects (its store is down) refuses nothing: the call is a 500 and `onError` gets
-   * the error, masked.
+   * `true` passes. With it, the cart token proves the caller; without it, it does not. Return
+   * `false` for any token you do not accept (malformed, unknown, expired, a bad signature), or
+   * throw `AuthenticationError`: a 401. Anything else thrown or rejected says it could not decide
+   * (its store is down) and refuses nothing: the call is a 500 and `onError` gets the error, with
+   * the token and the request's other credentials masked.
    */
   readonly verify?:
     | ((token: string, request: AuthRequest) => boolean | Promise<boolean>)

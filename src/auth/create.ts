@@ -308,7 +308,7 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
         const cartTokenLater = plan.cartToken !== undefined && request.callback === CART_CALLBACK;
         if (plan.cartToken !== undefined && !cartTokenLater) {
           step = "cartToken";
-          await plan.cartToken.verifyUrl(request);
+          await plan.cartToken.verifyUrl(request, () => credentialsOf(plan, request));
           methods.push("cartToken");
         }
         // merchantGuid alone cannot vouch for a bodiless request (GetCheckoutCartInfo by GET); the
@@ -357,7 +357,7 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
         // Last, so the merchant's verify only sees a payload every other check accepted.
         if (plan.cartToken !== undefined && request.callback === CART_CALLBACK) {
           step = "cartToken";
-          await plan.cartToken.verifyPayload(payload, request);
+          await plan.cartToken.verifyPayload(payload, request, () => credentialsOf(plan, request));
           added.push("cartToken");
         }
       } catch (error) {
@@ -366,6 +366,48 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
       return added.length === 0 ? undefined : { ...result, methods: [...result.methods, ...added] };
     },
   };
+}
+
+/**
+ * The request's credentials a throwing `verify` may quote (it is handed the request): the
+ * `Authorization` header, its credentials and, for Basic, their decoded text and password; the
+ * secret header's and the secret URL parameter's values. Read only when `verify` threw, each read
+ * guarded: nothing here may turn the outage into another error.
+ */
+function credentialsOf(plan: Plan, request: AuthRequest): string[] {
+  const found: string[] = [];
+  const add = (value: string | null | undefined): void => {
+    const text = value?.trim();
+    if (text !== undefined && text !== "") found.push(text);
+  };
+  const attempt = (read: () => void): void => {
+    try {
+      read();
+    } catch {
+      // A header or URL that cannot be read: nothing of it to mask.
+    }
+  };
+  attempt(() => {
+    const authorization = request.headers.get("authorization");
+    if (authorization === null) return;
+    add(authorization);
+    const scheme = /^(\S+)[ \t]+(\S+)$/.exec(authorization.trim());
+    if (scheme === null) return;
+    add(scheme[2]);
+    if (scheme[1]?.toLowerCase() !== "basic") return;
+    const binary = atob(scheme[2] as string);
+    const decoded = new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+    add(decoded);
+    add(decoded.slice(decoded.indexOf(":") + 1));
+  });
+  const { headerSecret, urlSecret } = plan;
+  if (headerSecret !== undefined) attempt(() => add(request.headers.get(headerSecret.name)));
+  if (urlSecret !== undefined) {
+    attempt(() => {
+      for (const value of request.url.searchParams.getAll(urlSecret.parameter)) add(value);
+    });
+  }
+  return found;
 }
 
 /** GET and HEAD carry no body, so nothing binds to one and no MerchantGUID can be required. */

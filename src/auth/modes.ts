@@ -1,5 +1,8 @@
+import { holdsSafely, readSafely } from "../core/describe.js";
 import { AuthenticationError, AuthenticationOutage } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
+import { createRedactor, type Redactor } from "../core/redact.js";
+import { scrubError } from "../core/report.js";
 import { hasControlCharacter } from "../core/text.js";
 import { readCredentialHeader } from "./authorization.js";
 import type { CartTokenOptions, HeaderSecretOptions, UrlSecretOptions } from "./config.js";
@@ -26,6 +29,38 @@ function singleParameter(url: URL, name: string, label: string): string {
     throw new AuthenticationError(`${label} URL parameter missing`);
   }
   return value;
+}
+
+/** The request's credentials other than the cart token, read only when a `verify` threw. */
+export type Credentials = () => readonly string[];
+
+const NO_CREDENTIALS: Credentials = () => [];
+
+/**
+ * A redactor masking these credentials wherever quoted: as they are, URL-encoded, JSON-escaped
+ * (with its `"` and `\\` escaped as a JSON log line writes it), and as the request's URL writes
+ * them (a query value encoded otherwise: `+` for a space, lower-case hex). Card numbers too.
+ */
+export function credentialRedactor(credentials: readonly string[], url: URL): Redactor {
+  const forms = new Set<string>();
+  const kept = new Set(credentials);
+  for (const secret of credentials) {
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  try {
+    // Each raw `name=value` of the query whose value reads as one of the credentials.
+    for (const pair of url.search.slice(1).split("&")) {
+      const raw = pair.slice(pair.indexOf("=") + 1);
+      if (raw === pair || raw === "") continue;
+      const read = new URLSearchParams(`x=${raw}`).get("x");
+      if (read !== null && kept.has(read)) forms.add(raw);
+    }
+  } catch {
+    // A URL that cannot be read: the other forms still hold.
+  }
+  return createRedactor([...forms]);
 }
 
 /** A secret header, compared as SHA-256 digests. */
@@ -62,7 +97,7 @@ export class HeaderSecretVerifier {
 /** A secret URL parameter, compared as SHA-256 digests. */
 export class UrlSecretVerifier {
   private constructor(
-    private readonly parameter: string,
+    readonly parameter: string,
     private readonly secret: SecretDigest,
   ) {}
 
@@ -119,16 +154,24 @@ export class CartTokenVerifier {
     return this.check !== undefined;
   }
 
-  /** A callback other than GetCheckoutCartInfo: the token of the URL parameter. */
-  async verifyUrl(request: AuthRequest): Promise<void> {
-    await this.accept(singleParameter(request.url, this.parameter, "cart token"), request);
+  /**
+   * A callback other than GetCheckoutCartInfo: the token of the URL parameter. `credentials`: the
+   * request's other credentials, masked with the token in what a throwing `verify` lets out.
+   */
+  async verifyUrl(request: AuthRequest, credentials: Credentials = NO_CREDENTIALS): Promise<void> {
+    const token = singleParameter(request.url, this.parameter, "cart token");
+    await this.accept(token, request, credentials);
   }
 
   /**
    * GetCheckoutCartInfo: the built payload's `merchantCartToken`, from the query or the body under
    * whichever name the handler reads it, so the token checked is the one the merchant is handed.
    */
-  async verifyPayload(payload: unknown, request: AuthRequest): Promise<void> {
+  async verifyPayload(
+    payload: unknown,
+    request: AuthRequest,
+    credentials: Credentials = NO_CREDENTIALS,
+  ): Promise<void> {
     const token =
       typeof payload === "object" && payload !== null && Object.hasOwn(payload, "merchantCartToken")
         ? (payload as { merchantCartToken?: unknown }).merchantCartToken
@@ -136,18 +179,30 @@ export class CartTokenVerifier {
     if (typeof token !== "string" || token.length === 0) {
       throw new AuthenticationError("cart token (the payload's merchantCartToken) missing");
     }
-    await this.accept(token, request);
+    await this.accept(token, request, credentials);
   }
 
-  private async accept(token: string, request: AuthRequest): Promise<void> {
+  private async accept(token: string, request: AuthRequest, credentials: Credentials) {
     if (this.check === undefined) return;
     let accepted: unknown;
     try {
       accepted = await this.check(token, request);
     } catch (error) {
-      // The check could not decide (its cart store is down): an outage, answered 500 with the
-      // error in onError, not a refusal (a 401 would tell ops it was a forged call).
-      throw new AuthenticationOutage("the cart token's verify function threw", error);
+      // What it threw may quote the token (pg's `invalid input syntax for type uuid: "<token>"`)
+      // or the request's other credentials: masked in every text that goes out, as card data is.
+      const redact = credentialRedactor([token, ...credentials()], request.url);
+      // The library's own refusal, thrown instead of returning false: a refusal (401).
+      if (holdsSafely(() => error instanceof AuthenticationError)) {
+        const message = readSafely(error, "message");
+        const said = message === undefined || message === "" ? "" : `: ${redact(message)}`;
+        throw new AuthenticationError(`cart token rejected by verify function${said}`);
+      }
+      // Anything else: the check could not decide (its cart store is down), an outage answered
+      // 500 with the error in onError, not a refusal (a 401 would tell ops it was a forged call).
+      throw new AuthenticationOutage(
+        "the cart token's verify function threw",
+        scrubError(error, redact),
+      );
     }
     // Only a literal true passes: a truthy string or object returned by mistake does not.
     if (accepted !== true) throw new AuthenticationError("cart token rejected by verify function");

@@ -608,10 +608,19 @@ export type UndeliveredReporter = (how: Undelivered, response: CallbackResponse)
  */
 export const UNDELIVERED: unique symbol = Symbol("crossborder-callbacks.undelivered");
 
-/** Reports an answer that could not be delivered, if it was given after the function ran. */
+/**
+ * Reports an answer that could not be delivered, if it was given after the function ran. Never
+ * throws: the adapters call it where nothing catches (a custom endpoint's answer may be anything,
+ * `undefined`, a Proxy whose trap throws, a reporter of its own that throws).
+ */
 export function reportUndelivered(response: CallbackResponse, how: Undelivered): void {
-  const report = (response as { readonly [UNDELIVERED]?: UndeliveredReporter })[UNDELIVERED];
-  if (report !== undefined) report(how, response);
+  if (response === null || typeof response !== "object") return;
+  try {
+    const report = (response as { readonly [UNDELIVERED]?: unknown })[UNDELIVERED];
+    if (typeof report === "function") (report as UndeliveredReporter)(how, response);
+  } catch {
+    // Not the engine's answer: nothing to report.
+  }
 }
 
 /** The public texts of the library's own failures: generic, never built from the request. */

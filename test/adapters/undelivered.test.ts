@@ -11,6 +11,8 @@ import { toExpress } from "../../src/adapters/express.js";
 import { toFetch } from "../../src/adapters/fetch.js";
 import { toKoa } from "../../src/adapters/koa.js";
 import { toNodeListener } from "../../src/adapters/node.js";
+import { reportUndelivered } from "../../src/core/responses.js";
+import type { CallbackEndpoint } from "../../src/core/types.js";
 import {
   CallbackError,
   type CallbackFailure,
@@ -205,5 +207,75 @@ describe("an answer that cannot be delivered after the function ran", () => {
       new Request("http://merchant.test/x", { method: "POST", body: order }),
     );
     expect(failures).toHaveLength(1);
+  });
+
+  // second-ops-1: the report path read the answer outside any try, in a .then() nobody catches:
+  // a custom endpoint resolving nothing was an unhandled rejection, which ends the process.
+  describe("a custom endpoint that resolves nothing", () => {
+    const nothing = {
+      matches: () => true,
+      handle: async () => {
+        await sleep(200);
+        return undefined;
+      },
+    } as unknown as CallbackEndpoint;
+
+    async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+      const seen: unknown[] = [];
+      const listener = (reason: unknown) => void seen.push(reason);
+      process.on("unhandledRejection", listener);
+      try {
+        await run();
+        await sleep(400);
+      } finally {
+        process.off("unhandledRejection", listener);
+      }
+      return seen;
+    }
+
+    for (const [name, listener] of [
+      ["node:http", () => toNodeListener(nothing)],
+      ["Express", () => express().use(toExpress(nothing))],
+    ] as const) {
+      it(`${name}: the client gone, nothing rejects unhandled`, async () => {
+        const server = await serve(listener() as Listener);
+        const seen = await unhandledDuring(() => hangUp(server.port, "/x", 50));
+        server.close();
+        expect(seen).toEqual([]);
+      });
+
+      it(`${name}: the client waiting, nothing rejects unhandled and the exchange ends`, async () => {
+        const server = await serve(listener() as Listener);
+        let status: number | undefined = 0;
+        const seen = await unhandledDuring(async () => {
+          status = await post(server.port, "/x");
+        });
+        server.close();
+        expect(seen).toEqual([]);
+        expect(status).toBeUndefined();
+      });
+    }
+
+    it("reportUndelivered never throws, whatever the answer is", () => {
+      const hostile = new Proxy(
+        {},
+        {
+          get() {
+            throw new Error("trap");
+          },
+        },
+      );
+      const throwing = {
+        status: 200,
+        headers: {},
+        body: "",
+        [Symbol.for("crossborder-callbacks.undelivered")]: () => {
+          throw new Error("reporter");
+        },
+      };
+      for (const answer of [undefined, null, 0, "text", hostile, throwing]) {
+        expect(() => reportUndelivered(answer as never, "closed")).not.toThrow();
+      }
+    });
   });
 });

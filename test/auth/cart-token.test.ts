@@ -3,11 +3,13 @@
 // service sends it in the query (GET) or in a JSON body (POST, wire-facts §6).
 import { describe, expect, it } from "vitest";
 import {
+  AuthenticationError,
   type CallbackFailure,
   type CallbackRequest,
   type CartTokenOptions,
   createAuth,
   createGetCheckoutCartInfoHandler,
+  createSendOrderToMerchantHandler,
 } from "../../src/index.js";
 import { collector } from "../core/helpers.js";
 
@@ -243,5 +245,137 @@ describe("cart token: refused on both methods, verify called at most once", () =
     const outcome = await call(get(`merchantCartToken=${VALID}&cartToken=${VALID}`));
     expect(outcome.status).toBe(200);
     expect(outcome.verified).toEqual([VALID]);
+  });
+});
+
+/** Everything of a failure a log would show: its reason, and its error's text, stack and JSON. */
+function shown(failure: CallbackFailure | undefined): string {
+  const error = failure?.error as (Error & { code?: unknown }) | undefined;
+  return [
+    failure?.reason,
+    error?.name,
+    error?.message,
+    error?.stack,
+    error?.code,
+    String(error),
+    JSON.stringify(error),
+  ].join("\n");
+}
+
+describe("cart token: what a verify throws never carries the request's credentials (review second-ops-3, -4)", () => {
+  const TOKEN = "attacker-chosen-9f3c2a71d0";
+
+  async function cart(verify: NonNullable<CartTokenOptions["verify"]>, request: CallbackRequest) {
+    const failures: CallbackFailure[] = [];
+    const auth = await createAuth({ cartToken: { verify } });
+    const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: [] }), {
+      auth,
+      onError: (failure) => void failures.push(failure),
+    });
+    const response = await handler.handle(request);
+    return { status: response.status, failures };
+  }
+
+  const byGet = { method: "GET", url: `/cart?merchantCartToken=${TOKEN}`, headers: {} };
+  const byPost = {
+    ...servicePost(TOKEN),
+    headers: { "content-type": "application/json" },
+  };
+
+  it("the token a verify's error quotes (pg's uuid cast) is masked in onError's copy", async () => {
+    for (const request of [byGet, byPost]) {
+      const { status, failures } = await cart(async (token) => {
+        // What pg rejects with for `… WHERE id = $1::uuid` given a token that is no UUID.
+        throw Object.assign(new Error(`invalid input syntax for type uuid: "${token}"`), {
+          code: `22P02 ${token}`,
+        });
+      }, request);
+      expect(status, request.method).toBe(500);
+      expect(failures).toHaveLength(1);
+      const text = shown(failures[0]);
+      expect(text, request.method).toMatch(/invalid input syntax for type uuid/);
+      expect(text, request.method).not.toContain(TOKEN);
+    }
+  });
+
+  it("so is the token quoted URL-encoded or JSON-escaped (the request's URL, a JSON log line)", async () => {
+    const token = 'cart "7" /é+ab';
+    const request = {
+      method: "GET",
+      url: `/cart?merchantCartToken=${encodeURIComponent(token)}`,
+      headers: {},
+    };
+    const { status, failures } = await cart((_token, req) => {
+      throw new Error(`lookup ${req.url.href} ${JSON.stringify({ token: _token })}`);
+    }, request);
+    expect(status).toBe(500);
+    const text = shown(failures[0]);
+    expect(text).toMatch(/lookup/);
+    expect(text).not.toContain(encodeURIComponent(token));
+    expect(text).not.toContain(JSON.stringify(token).slice(1, -1));
+  });
+
+  it("the URL-parameter token and the request's other credentials (header secret, URL secret, Basic) are masked too", async () => {
+    const failures: CallbackFailure[] = [];
+    const basic = { username: "svc-user", password: "b4sic-Pa55word" };
+    const auth = await createAuth({
+      callbacks: {
+        SendOrderToMerchant: {
+          cartToken: {
+            parameter: "t",
+            verify: (token, request) => {
+              throw new Error(
+                `down: token=${token} url=${request.url.href} auth=${request.headers.get("authorization")} secret=${request.headers.get("x-callback-secret")} basic=${atob(String(request.headers.get("authorization")).slice(6))}`,
+              );
+            },
+          },
+          headerSecret: { name: "x-callback-secret", value: "h3ader-secret-value" },
+          urlSecret: { parameter: "key", value: "url-secret-value-77" },
+          basic,
+        },
+      },
+    });
+    const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "1" }), {
+      auth,
+      onError: (failure) => void failures.push(failure),
+    });
+    const authorization = `Basic ${btoa(`${basic.username}:${basic.password}`)}`;
+    const response = await handler.handle({
+      method: "POST",
+      url: `/x?t=${TOKEN}&key=url-secret-value-77`,
+      headers: {
+        "content-type": "application/json",
+        authorization,
+        "x-callback-secret": "h3ader-secret-value",
+      },
+      body: "{}",
+    });
+    expect(response.status).toBe(500);
+    const text = shown(failures[0]);
+    expect(text).toMatch(/down: token=/);
+    for (const secret of [
+      TOKEN,
+      "url-secret-value-77",
+      "h3ader-secret-value",
+      authorization.slice(6),
+      basic.password,
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it("a verify that refuses by throwing the library's AuthenticationError is a 401, its text masked", async () => {
+    for (const request of [byGet, byPost]) {
+      const { status, failures } = await cart((token) => {
+        throw new AuthenticationError(`unknown cart ${token}`);
+      }, request);
+      expect([status, failures.map((failure) => failure.kind)], request.method).toEqual([
+        401,
+        ["unauthorized"],
+      ]);
+      const text = shown(failures[0]);
+      expect(text, request.method).toMatch(/unknown cart/);
+      expect(text, request.method).not.toContain(TOKEN);
+    }
   });
 });
