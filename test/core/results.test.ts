@@ -457,7 +457,9 @@ describe("unknown result fields: a warning, not a lost order", () => {
     );
     expect((await order.handle(post(ORDER))).status).toBe(200);
     expect(failures.map((f) => f.kind)).toStrictEqual(["result_incomplete"]);
-    expect((failures[0]?.error as Error | undefined)?.message).toBe("lazy load: column internal_id missing");
+    expect((failures[0]?.error as Error | undefined)?.message).toBe(
+      "lazy load: column internal_id missing",
+    );
     // Something thrown that is not an Error arrives as a NonError, as everywhere.
     const thrower = createSendOrderToMerchantHandler(
       () => ({
@@ -470,7 +472,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
     );
     expect((await thrower.handle(post(ORDER))).status).toBe(200);
     expect(failures[1]?.kind).toBe("result_incomplete");
-    expect((failures[1]?.error as Error).name).toBe("NonError");
+    expect((failures[1]?.error as Error | undefined)?.name).toBe("NonError");
     // A verdict that cannot be read: the 500 carries the getter's error.
     const validate = createValidateGiftCardHandler(
       () => ({
@@ -485,7 +487,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
     expect(failures[2]?.reason).toBe(
       `the handler's result is unusable: field "IsValid" could not be read`,
     );
-    expect((failures[2]?.error as Error).message).toBe("verdict lost");
+    expect((failures[2]?.error as Error | undefined)?.message).toBe("verdict lost");
     // A fully readable result that is incomplete says no error.
     const missing = createSendOrderToMerchantHandler(() => ({ OrderId: "GE100" }) as never, {
       auth: false,
