@@ -1,7 +1,8 @@
 /**
  * Keeps the merchant GUID, the password and the tokens out of everything the client hands out:
  * hook events, errors, the CLI's output. Secrets are matched case-insensitively (GUIDs compare
- * that way) and in their URL-encoded and JSON-escaped forms too. Card numbers (Luhn-valid, 13–19 digits, in every
+ * that way) and in their URL-encoded (form-encoded too) and JSON-escaped (.NET's too) forms, each
+ * character in any of them (see `mixedPattern`). Card numbers (Luhn-valid, 13–19 digits, in every
  * spelling `redactCardNumbers` finds; in texts, numbers and keys) are masked as everywhere else in
  * the library: a refund's comment, or the service's text quoting one, may hold one. A successful
  * result printed by the CLI goes through {@link Redactor.data} instead, which keeps the merchant's
@@ -108,6 +109,7 @@ export class Redactor {
 
   #compile(): void {
     const forms = new Set<string>();
+    const mixed: { readonly pattern: string; readonly length: number }[] = [];
     for (const secret of [...this.#fixed, ...this.#tokens]) {
       forms.add(secret);
       forms.add(encodeURIComponent(secret));
@@ -118,13 +120,115 @@ export class Redactor {
         forms.add(json);
         forms.add(encodeURIComponent(json));
       }
+      // As the service's .NET stack writes it: System.Text.Json's default encoder (`"` as
+      // `\u0022`, `+ ' & < >` and non-ASCII as `\uXXXX`) and form encoding (a space as `+`).
+      forms.add(dotnetJson(secret));
+      forms.add(formEncoded(secret));
       // .NET services also write a GUID without its hyphens (format "N").
       if (GUID.test(secret)) forms.add(secret.replace(/-/g, ""));
+      const pattern = mixedPattern(secret);
+      if (pattern !== undefined) mixed.push({ pattern, length: secret.length });
     }
-    const sorted = [...forms].sort((a, b) => b.length - a.length);
+    // Longest first, so a secret that begins with another is masked whole; a secret's per-character
+    // pattern (its shortest match is the secret's length) before its own forms of that length.
+    const entries = [
+      ...mixed,
+      ...[...forms].map((form) => ({ pattern: escapeRegExp(form), length: form.length })),
+    ].sort((a, b) => b.length - a.length);
     this.#pattern =
-      sorted.length === 0 ? undefined : new RegExp(sorted.map(escapeRegExp).join("|"), "gi");
+      entries.length === 0
+        ? undefined
+        : new RegExp(entries.map((entry) => entry.pattern).join("|"), "gi");
   }
+}
+
+/** Characters no encoder the service may use writes otherwise (ASCII letters, digits, `-._`). */
+const PLAIN = /^[A-Za-z0-9._-]$/;
+/** A secret longer than this is matched in its whole forms only (passwords are shorter). */
+const MAX_MIXED_LENGTH = 256;
+
+/**
+ * The secret as a pattern matching each of its characters in any of the ways an encoder writes
+ * it, in any mix: as it is, JSON-escaped (`\"`, `\n`, `\uXXXX`: its UTF-16 units, any hex case),
+ * percent-encoded (its UTF-8 bytes, any hex case; a space as `+` too), a space's `+` JSON-escaped
+ * (`\u002B`: form encoding, then .NET's JSON), and a JSON escape URL-encoded (`%5C%22`). So a text
+ * that encoded some characters and kept others (HttpUtility.UrlEncode keeps `!*()`,
+ * encodeURIComponent `!'()*~`) is found whichever they were. Undefined for a secret whose every
+ * character is plain (a token), or longer than {@link MAX_MIXED_LENGTH}.
+ *
+ * Bounded: no group's alternative is a prefix of another (a raw `\` or `%`, the start of its own
+ * escapes, is left to the whole forms, and so is a longer escape that begins with a shorter one),
+ * so at most one alternative of a group matches at a place, and the pattern never backtracks into
+ * a group: a match is tried in time linear in the secret's length.
+ */
+function mixedPattern(secret: string): string | undefined {
+  const chars = [...secret];
+  if (chars.length > MAX_MIXED_LENGTH || chars.every((ch) => PLAIN.test(ch))) return undefined;
+  return `(?:${chars.map((ch) => (PLAIN.test(ch) ? escapeRegExp(ch) : group(ch))).join("")})`;
+}
+
+/** One character's alternatives (see {@link mixedPattern}), none a prefix of another. */
+function group(ch: string): string {
+  const escaped = new Set([JSON.stringify(ch).slice(1, -1), unicodeEscape(ch)]);
+  if (ch === "/") escaped.add("\\/");
+  const all = new Set<string>([...escaped, percentEncoded(ch)]);
+  // A raw `\` or `%` begins its own escapes: left to the whole forms.
+  if (ch !== "\\" && ch !== "%") all.add(ch);
+  if (ch === " ") {
+    all.add("+");
+    all.add(unicodeEscape("+"));
+  }
+  for (const form of escaped) if (form !== ch) all.add(encodeURIComponent(form));
+  // A form that begins with another (`%5C%22` after `%5C`) is left out, compared as the pattern
+  // matches them: case-insensitively.
+  const byKey = new Map<string, string>();
+  for (const form of all) if (!byKey.has(form.toLowerCase())) byKey.set(form.toLowerCase(), form);
+  const keys = [...byKey.keys()];
+  const kept = keys.filter(
+    (key, index) => !keys.some((other, at) => at !== index && key.startsWith(other)),
+  );
+  return `(?:${kept.map((key) => escapeRegExp(byKey.get(key) as string)).join("|")})`;
+}
+
+/** `\uXXXX` for each UTF-16 unit of the character. */
+function unicodeEscape(ch: string): string {
+  let out = "";
+  for (let i = 0; i < ch.length; i++) {
+    out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  return out;
+}
+
+/** Every UTF-8 byte of the character as `%XX`. */
+function percentEncoded(ch: string): string {
+  let out = "";
+  for (const byte of new TextEncoder().encode(ch)) {
+    out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/**
+ * What System.Text.Json's default encoder (JavaScriptEncoder.Default, ASP.NET Core's) writes:
+ * `\\` for `\`, the short escapes for `\b \f \n \r \t`, `\uXXXX` for `"`, `& ' + < > \``, the other
+ * controls and everything past `~`.
+ */
+function dotnetJson(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charAt(i);
+    const code = text.charCodeAt(i);
+    if (ch === "\\") out += "\\\\";
+    else if ("\b\f\n\r\t".includes(ch)) out += JSON.stringify(ch).slice(1, -1);
+    else if (code < 0x20 || code > 0x7e || "\"&'+<>`".includes(ch)) out += unicodeEscape(ch);
+    else out += ch;
+  }
+  return out;
+}
+
+/** Form encoding (URLSearchParams): a space as `+`, `*-._` kept, the rest percent-encoded. */
+function formEncoded(text: string): string {
+  return new URLSearchParams({ x: text }).toString().slice(2);
 }
 
 function escapeRegExp(text: string): string {

@@ -668,6 +668,99 @@ describe("the Redactor's rules", () => {
     expectNoSecrets(renderings(error), [password, escaped]);
   });
 
+  // review second-ops-5: the service's .NET stack echoes the password as System.Text.Json's
+  // default encoder writes it (\u0022, \u002B, \u00E4, upper-case hex) or as
+  // HttpUtility.UrlEncode writes it (space as +, lower-case hex, ' as %27, ~ as %7e).
+  describe("a secret echoed as .NET writes it (review second-ops-5)", () => {
+    /** System.Text.Json with JavaScriptEncoder.Default, ASP.NET Core's default. */
+    const dotnetJson = (text: string) =>
+      text
+        .split("") // UTF-16 units: an emoji as its surrogate pair
+        .map((ch) => {
+          const code = ch.charCodeAt(0);
+          if (ch === "\\") return "\\\\";
+          if (code < 0x20 || code > 0x7e || `"'+<>&\``.includes(ch)) {
+            return `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+          }
+          return ch;
+        })
+        .join("");
+    /** HttpUtility.UrlEncode: space as +, lower-case hex, ! * ( ) - . _ kept. */
+    const httpUtility = (text: string) =>
+      [...Buffer.from(text, "utf8")]
+        .map((byte) => {
+          const ch = String.fromCharCode(byte);
+          if (/[A-Za-z0-9!*()\-._]/.test(ch)) return ch;
+          if (ch === " ") return "+";
+          return `%${byte.toString(16).padStart(2, "0")}`;
+        })
+        .join("");
+    /** URLSearchParams (WHATWG form encoding): space as +, upper-case hex, * - . _ kept. */
+    const formEncoded = (text: string) => new URLSearchParams({ x: text }).toString().slice(2);
+    const cases: [string, string, (secret: string) => string][] = [
+      ['" as \\u0022', 'p"ss\\word9', dotnetJson],
+      ["+ ' & and non-ASCII as \\uXXXX", "Pä+ss'w&rd9", dotnetJson],
+      ["lower-case \\uxxxx", "Pä+ss'w&rd9", (secret) => dotnetJson(secret).toLowerCase()],
+      ["an emoji as its surrogate pair", "pw-😀-<9>", dotnetJson],
+      [
+        "a control character in either hex case",
+        "pw\u001b<9>",
+        (secret) => dotnetJson(secret).toLowerCase(),
+      ],
+      ["HttpUtility.UrlEncode", "it's a pw~9", httpUtility],
+      ["HttpUtility.UrlEncode of non-ASCII", "Pä+ss'w&rd9", httpUtility],
+      ["URLSearchParams", "it's (a) pw~9!", formEncoded],
+      [
+        "mixed: JSON of a form-encoded text",
+        "it's a pw~9",
+        (secret) => dotnetJson(httpUtility(secret)),
+      ],
+    ];
+    for (const [label, secret, echo] of cases) {
+      it(label, () => {
+        const redactor = new Redactor([secret]);
+        const echoed = echo(secret);
+        expect(echoed).not.toBe(secret);
+        expect(redactor.text(`password=${echoed}; next`)).toBe(`password=${REDACTED}; next`);
+      });
+    }
+
+    it("through the client: a refused token request echoing it leaves it nowhere", async () => {
+      for (const [password, echo] of [
+        ['p"ss\\word9', dotnetJson],
+        ["Pä+ss'w&rd9", dotnetJson],
+        ["it's a pw~9", httpUtility],
+      ] as const) {
+        const client = createServiceClient({
+          baseUrl: "http://svc.test",
+          merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+          credentials: { userName: "merchant-user", password },
+          retries: false,
+          jwt: { voidParcel: true },
+          fetch: (async () =>
+            new Response(
+              JSON.stringify({ title: `invalid credentials: password=${echo(password)}` }),
+              { status: 400, headers: { "content-type": "application/json" } },
+            )) as typeof fetch,
+        });
+        const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+        expect(String((error as Error).message)).toContain("invalid credentials");
+        expectNoSecrets(renderings(error), [password, echo(password)]);
+      }
+    });
+
+    it("stays linear on a secret of backslashes and percent signs against a text of them", () => {
+      // Each `\` of the secret could be matched as `\` or as the start of `\\`: tried both ways,
+      // a text of backslashes would take 2^n tries. A `%` as itself or the start of `%25` alike.
+      const secret = `${"\\".repeat(16)}${"%".repeat(16)}x`;
+      const redactor = new Redactor([secret]);
+      const text = `${"\\".repeat(200)}${"%25".repeat(200)}`.repeat(20);
+      const started = performance.now();
+      expect(redactor.text(text)).toBe(text);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    });
+  });
+
   it("masks a secret in its URL-encoded form too", () => {
     const password = "p@ss word/2026";
     const redactor = new Redactor([password]);
