@@ -48,7 +48,9 @@ import {
   type ResponseShape,
   redactedBody,
   respond,
+  type UndeliveredCarrier,
   type UndeliveredReporter,
+  undeliveredCarrier,
   type WrittenResult,
 } from "./responses.js";
 import { dropProtoKey, type CardSite as SealedSite, sealBody } from "./seal.js";
@@ -600,7 +602,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
    * with the request's redactor) and the callback's failure shape is answered.
    */
-  function fail(call: Call, failure: Failure, undelivered?: UndeliveredReporter): CallbackResponse {
+  function fail(call: Call, failure: Failure, undelivered?: UndeliveredCarrier): CallbackResponse {
     const { kind } = failure;
     const status = FAILURE_STATUS[kind];
     notify(
@@ -618,10 +620,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   }
 
   // What an adapter calls when an answer given after the function ran cannot be delivered: one
-  // reporter per kind of answer, made here once (nothing per request).
-  const lostSuccess = undeliveredReporter(name, onError, "a success");
-  const lostRefusal = undeliveredReporter(name, onError, "a refusal (CallbackError)");
-  const lostFailure = undeliveredReporter(name, onError, "a failure");
+  // reporter per kind of answer, made here once (nothing per request), on the prototype of the
+  // answers it reports.
+  const lostSuccess = undeliveredCarrier(undeliveredReporter(name, onError, "a success"));
+  const lostRefusal = undeliveredCarrier(
+    undeliveredReporter(name, onError, "a refusal (CallbackError)"),
+  );
+  const lostFailure = undeliveredCarrier(undeliveredReporter(name, onError, "a failure"));
 
   /**
    * A refusal before the body was read: the body is let go so the answer reaches the caller (a

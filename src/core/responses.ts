@@ -577,16 +577,18 @@ export function respond(
   status: number,
   body: object,
   extraHeaders?: Readonly<Record<string, string>>,
-  undelivered?: UndeliveredReporter,
+  undelivered?: UndeliveredCarrier,
 ): CallbackResponse {
   const headers = { ...JSON_HEADERS, ...extraHeaders };
   if (undelivered === undefined) return { status, headers, body: JSON.stringify(body) };
-  const answer: CallbackResponse & { readonly [UNDELIVERED]: UndeliveredReporter } = {
-    status,
-    headers,
-    body: JSON.stringify(body),
-    [UNDELIVERED]: undelivered,
+  // The reporter is inherited, not an own property: the answer is `{ status, headers, body }` to
+  // every comparison and copy (a merchant's `toStrictEqual`), and it is still one object.
+  const answer = Object.create(undelivered) as {
+    -readonly [K in keyof CallbackResponse]: CallbackResponse[K];
   };
+  answer.status = status;
+  answer.headers = headers;
+  answer.body = JSON.stringify(body);
   return answer;
 }
 
@@ -601,12 +603,24 @@ export type Undelivered = "closed" | "preempted" | "unwritable";
 export type UndeliveredReporter = (how: Undelivered, response: CallbackResponse) => void;
 
 /**
- * On an answer given after the merchant's function ran (a success, its refusal, its failure): the
- * handler's reporter, one function per handler (nothing is made per request). An adapter that
- * cannot deliver the answer calls it; the other answers have none (nothing happened that the
- * service will not ask again).
+ * On an answer given after the merchant's function ran (a success, its refusal, its failure),
+ * inherited from its prototype: the handler's reporter, one per handler and kind of answer
+ * (nothing is made per request). An adapter that cannot deliver the answer calls it; the other
+ * answers have none (nothing happened that the service will not ask again). A registered symbol,
+ * as in core/body.ts: a handler of the CommonJS build served by the ES module build's adapter (or
+ * the other way round) still reports.
  */
-export const UNDELIVERED: unique symbol = Symbol("crossborder-callbacks.undelivered");
+export const UNDELIVERED: unique symbol = Symbol.for("crossborder-callbacks.undelivered");
+
+/** The prototype of the answers one reporter reports: it holds the reporter, and nothing else. */
+export interface UndeliveredCarrier {
+  readonly [UNDELIVERED]: UndeliveredReporter;
+}
+
+/** The prototype carrying a reporter, made once per handler and kind of answer. */
+export function undeliveredCarrier(report: UndeliveredReporter): UndeliveredCarrier {
+  return { [UNDELIVERED]: report };
+}
 
 /**
  * Reports an answer that could not be delivered, if it was given after the function ran. Never
@@ -646,7 +660,7 @@ export function failureResponse(
   shape: Pick<ResponseShape<unknown>, "failure"> = DEFAULT_FAILURE_SHAPE,
   description?: string,
   extraHeaders?: Readonly<Record<string, string>>,
-  undelivered?: UndeliveredReporter,
+  undelivered?: UndeliveredCarrier,
 ): CallbackResponse {
   const body = shape.failure({
     code: FAILURE_CODE[kind],

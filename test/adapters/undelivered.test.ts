@@ -209,6 +209,30 @@ describe("an answer that cannot be delivered after the function ran", () => {
     expect(failures).toHaveLength(1);
   });
 
+  // second-ops-9: the reporter was an own enumerable symbol of the answer, so a merchant's
+  // toEqual({ status, headers, body }) of handle()'s answer failed.
+  it("handle()'s answer is its documented shape, the reporter out of sight", async () => {
+    for (const refuse of [false, true]) {
+      const handler = createSendOrderToMerchantHandler(
+        () => {
+          if (refuse) throw new CallbackError("OUT_OF_STOCK", "no stock");
+          return { InternalOrderId: "M-1" };
+        },
+        { auth: false, onError: () => undefined },
+      );
+      const answer = await handler.handle({
+        method: "POST",
+        url: "/x",
+        headers: { "content-type": "application/json" },
+        body: order,
+      });
+      const { status, headers, body } = answer;
+      expect(answer).toStrictEqual({ status, headers, body });
+      expect(Object.getOwnPropertySymbols(answer)).toEqual([]);
+      expect(Reflect.ownKeys(answer)).toEqual(["status", "headers", "body"]);
+    }
+  });
+
   // second-ops-1: the report path read the answer outside any try, in a .then() nobody catches:
   // a custom endpoint resolving nothing was an unhandled rejection, which ends the process.
   describe("a custom endpoint that resolves nothing", () => {

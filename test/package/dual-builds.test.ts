@@ -115,6 +115,38 @@ describe.each(PAIRS)("%s", (_label, rootFrom, adapterFrom) => {
       expect(loaded.orders).toHaveLength(1);
     },
   );
+
+  // review second-ops-2: the answer's undelivered-answer marker was a Symbol() of each build, so
+  // the adapter of the other build never saw it and the lost answer went unreported.
+  it("an answer lost after the function ran (the client hung up) is reported once", async () => {
+    const root =
+      rootFrom === "cjs" ? cjs<typeof Root>("index.cjs") : await esm<typeof Root>("index.js");
+    const { toExpress } =
+      adapterFrom === "cjs"
+        ? cjs<typeof ExpressAdapter>("express.cjs")
+        : await esm<typeof ExpressAdapter>("express.js");
+    const kinds: string[] = [];
+    const handler = root.createSendOrderToMerchantHandler(
+      async (order) => {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+      { auth: false, onError: (failure) => void kinds.push(failure.kind) },
+    );
+    server = createServer(express().use(toExpress(handler))).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server?.once("listening", resolve));
+    const { port } = server.address() as AddressInfo;
+    const leaving = new AbortController();
+    setTimeout(() => leaving.abort(), 80);
+    await fetch(`http://127.0.0.1:${port}/x`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: ORDER,
+      signal: leaving.signal,
+    }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(kinds).toEqual(["client_closed"]);
+  });
 });
 
 describe("a gift-card handler built with verifySession in one build, the router in the other", () => {
