@@ -551,12 +551,12 @@ const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
  */
 function neverLeft(error: unknown): boolean {
   if (nothingSent(error)) return true;
-  const cause = fieldOf(error, "cause");
+  const cause = readSafely(error, "cause");
   return [error, cause].some((value) => {
-    const code = fieldOf(value, "code");
+    const code = readSafely(value, "code");
     if (typeof code === "string" && REFUSED_CERTIFICATE.has(code)) return true;
-    if (fieldOf(value, "syscall") === "connect") return true;
-    return value === cause && code === undefined && fieldOf(value, "message") === "bad port";
+    if (readSafely(value, "syscall") === "connect") return true;
+    return value === cause && code === undefined && readSafely(value, "message") === "bad port";
   });
 }
 
@@ -594,17 +594,6 @@ const REFUSED_CERTIFICATE = new Set([
   "HOSTNAME_MISMATCH",
   "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
-
-/** A property of a thrown value, or undefined when it has none or reading it throws. */
-function fieldOf(value: unknown, key: string): unknown {
-  if (value === null || (typeof value !== "object" && typeof value !== "function"))
-    return undefined;
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A request that may have reached the service, with no complete answer back (a timeout, a dropped
