@@ -39,17 +39,8 @@ export const TOKEN_OPTION_NAMES = optionNames<Omit<SignServiceTokenOptions, "bod
   bodyDigestClaim: true,
   bodyDigestEncoding: true,
 });
-const SIGN_OPTION_NAMES = optionNames<SignServiceTokenOptions>({
-  issuer: true,
-  audience: true,
-  expiresInSeconds: true,
-  issuedAt: true,
-  keyId: true,
-  claims: true,
-  body: true,
-  bodyDigestClaim: true,
-  bodyDigestEncoding: true,
-});
+/** `signServiceToken`'s options: `sendCallback`'s token options and the `body` it signs. */
+const SIGN_OPTION_NAMES: readonly string[] = Object.freeze([...TOKEN_OPTION_NAMES, "body"]);
 
 /**
  * A Web Crypto key, as `crypto.subtle` gives it: the DOM's `CryptoKey` and Node's

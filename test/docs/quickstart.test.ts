@@ -74,6 +74,12 @@ describe("README quick start", () => {
   let keys: Awaited<ReturnType<typeof createTestKeys>>;
   let base: string;
   let child: ReturnType<typeof spawn> | undefined;
+  /** A call signed by the test keys, naming the quick start's merchant GUID. */
+  const signedSend = (
+    at: string,
+    callback: Parameters<typeof sendCallback>[1],
+    options: Omit<Parameters<typeof sendCallback>[2], "privateKey" | "merchantGuid">,
+  ) => sendCallback(at, callback, { ...options, privateKey: keys.privateKey, merchantGuid: GUID });
 
   beforeAll(async () => {
     assertBuilt();
@@ -132,17 +138,13 @@ describe("README quick start", () => {
       TransactionTotalPrice: 87.5,
       TransactionCurrencyCode: "EUR",
     };
-    const sent = await sendCallback(base, "SendOrderToMerchant", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const sent = await signedSend(base, "SendOrderToMerchant", {
       payload: order,
     });
     expect(sent.status).toBe(200);
     const payment = samplePayload("PerformOrderPayment", { OrderId: "GE-README-PAY" });
     expect(payment).not.toHaveProperty("InternationalDetails");
-    const paid = await sendCallback(base, "PerformOrderPayment", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const paid = await signedSend(base, "PerformOrderPayment", {
       payload: payment,
     });
     expect(paid.status).toBe(200);
@@ -151,9 +153,7 @@ describe("README quick start", () => {
       PaymentAmount: "87.5",
       PaymentCurrencyCode: "EUR",
     });
-    const unknown = await sendCallback(base, "PerformOrderPayment", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const unknown = await signedSend(base, "PerformOrderPayment", {
       payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-NEVER-SENT" }),
     });
     expect(unknown.body).toMatchObject({ Success: false });
@@ -164,9 +164,7 @@ describe("README quick start", () => {
   // quick start read it only from its in-memory map, so a restart or another instance refused
   // the payment of an order it had received.
   it("answers a payment whose body states the amount, for an order this server never saw", async () => {
-    const paid = await sendCallback(base, "PerformOrderPayment", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const paid = await signedSend(base, "PerformOrderPayment", {
       payload: paymentStating("GE-README-ELSEWHERE", {
         TransactionTotalPrice: 87.5,
         TransactionCurrencyCode: "EUR",
@@ -188,17 +186,13 @@ describe("README quick start", () => {
       TransactionTotalPrice: 87.5,
       TransactionCurrencyCode: "EUR",
     };
-    const sent = await sendCallback(base, "SendOrderToMerchant", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const sent = await signedSend(base, "SendOrderToMerchant", {
       payload: order,
     });
     expect(sent.status).toBe(200);
     const restarted = await startQuickStart(keys.publicKey);
     try {
-      const paid = await sendCallback(restarted.base, "PerformOrderPayment", {
-        privateKey: keys.privateKey,
-        merchantGuid: GUID,
+      const paid = await signedSend(restarted.base, "PerformOrderPayment", {
         payload: paymentStating("GE-README-RESTART", {
           TransactionTotalPrice: 87.5,
           TransactionCurrencyCode: "EUR",
@@ -211,9 +205,7 @@ describe("README quick start", () => {
         PaymentCurrencyCode: "EUR",
       });
       // Without the amount in the body, the new instance has nothing to answer: a refusal.
-      const unstated = await sendCallback(restarted.base, "PerformOrderPayment", {
-        privateKey: keys.privateKey,
-        merchantGuid: GUID,
+      const unstated = await signedSend(restarted.base, "PerformOrderPayment", {
         payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-RESTART" }),
       });
       expect(unstated.status).toBe(200);
@@ -240,9 +232,7 @@ describe("README quick start", () => {
 
   it("takes a blank currency as unknown: refuses rather than answer an empty currency", async () => {
     // In the payment body, for an order it never saw.
-    const stated = await sendCallback(base, "PerformOrderPayment", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const stated = await signedSend(base, "PerformOrderPayment", {
       payload: paymentStating("GE-README-BLANK-1", {
         TransactionTotalPrice: 87.5,
         TransactionCurrencyCode: " ",
@@ -258,16 +248,12 @@ describe("README quick start", () => {
       TransactionTotalPrice: 87.5,
       TransactionCurrencyCode: " ",
     };
-    const sent = await sendCallback(base, "SendOrderToMerchant", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const sent = await signedSend(base, "SendOrderToMerchant", {
       payload: order,
     });
     expect(sent.status).toBe(200);
     expect(sent.body).not.toHaveProperty("PaymentCurrencyCode");
-    const paid = await sendCallback(base, "PerformOrderPayment", {
-      privateKey: keys.privateKey,
-      merchantGuid: GUID,
+    const paid = await signedSend(base, "PerformOrderPayment", {
       payload: samplePayload("PerformOrderPayment", { OrderId: "GE-README-BLANK-2" }),
     });
     expect(paid.body).toMatchObject({ Success: false, ErrorCode: "UNKNOWN_ORDER" });
