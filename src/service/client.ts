@@ -340,6 +340,11 @@ const CLIENT_OPTION_NAMES = optionNames<ServiceClientOptions>({
   maxResponseBytes: true,
 });
 
+const RECENT_INPUT_NAMES = optionNames<RecentProductCountriesInput>({
+  requestId: true,
+  defaultVatRates: true,
+});
+
 const CALL_OPTION_NAMES = optionNames<CallOptions>({
   signal: true,
   timeoutMs: true,
@@ -609,6 +614,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     async *recentProductCountries(request = {}, callOptions) {
       // Not an object: refused by the pipeline's request check, as any method's request is.
       if (!isRecord(request as unknown)) await call("recentProductCountries", request, callOptions);
+      // Read here, never sent as it is: a misspelt key (`requestID`, `defaultVatRate`) would be
+      // dropped in silence, restarting from 0 or turning every delete into an upsert.
+      else {
+        const owner = "recentProductCountries";
+        assertKnownKeys(request as Record<string, unknown>, RECENT_INPUT_NAMES, "request", owner);
+      }
       let requestId = request.requestId ?? 0;
       const rates = request.defaultVatRates;
       const defaultRate = async (country: string) =>

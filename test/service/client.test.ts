@@ -1215,6 +1215,30 @@ describe("configuration", () => {
     await expect(client.locationByIp({ ip: "203.0.113.7" }, undefined)).resolves.toBeDefined();
   });
 
+  // Checked with the nested options (fix-r3b): recentProductCountries' input is the client's own,
+  // never sent as it is, so a misspelt key was dropped in silence: `requestID` restarted the sync
+  // from 0, `defaultVatRate` turned every record back at its country's default into an upsert.
+  it("recentProductCountries refuses a misspelt key of its input before anything is sent", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    await expect(client.recentProductCountries({ requestID: 5 } as never).next()).rejects.toThrow(
+      'recentProductCountries: request has an unknown option "requestID" (known: requestId, defaultVatRates); did you mean "requestId"?',
+    );
+    await expect(
+      client.recentProductCountries({ defaultVatRate: { DE: 19 } } as never).next(),
+    ).rejects.toThrow('did you mean "defaultVatRates"?');
+    expect(simulator.count()).toBe(0);
+    // The documented keys, undefined, a null prototype, or no input at all: accepted.
+    const inputs = [
+      undefined,
+      { requestId: undefined, defaultVatRates: undefined },
+      Object.assign(Object.create(null), { requestId: 0 }),
+    ];
+    for (const input of inputs) {
+      await expect(client.recentProductCountries(input).next()).resolves.toBeDefined();
+    }
+  });
+
   // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may
   // carry members that are not hooks. It compiles and worked on main: only a key that looks like
   // a misspelt hook is refused.
