@@ -25,11 +25,15 @@ export function assertKnownKeys(
   }
 }
 
-/** `"key" (known: a, b); did you mean "a"?`, the suggestion only when one is close. */
+/**
+ * `"key" (known: a, b); did you mean "a"?`, the suggestion only when one is close; `(known: none)`
+ * for an object that takes no key at all (an operation without names to override).
+ */
 export function unknownName(key: string, known: readonly string[]): string {
   const suggestion = closest(key, known);
   const mean = suggestion === undefined ? "" : `; did you mean "${suggestion}"?`;
-  return `"${key}" (known: ${known.join(", ")})${mean}`;
+  const list = known.length === 0 ? "none" : known.join(", ");
+  return `"${key}" (known: ${list})${mean}`;
 }
 
 /** Edit distance, for "did you mean". */

@@ -340,6 +340,11 @@ const CLIENT_OPTION_NAMES = optionNames<ServiceClientOptions>({
   maxResponseBytes: true,
 });
 
+const RECENT_INPUT_NAMES = optionNames<RecentProductCountriesInput>({
+  requestId: true,
+  defaultVatRates: true,
+});
+
 const CALL_OPTION_NAMES = optionNames<CallOptions>({
   signal: true,
   timeoutMs: true,
@@ -409,6 +414,43 @@ function checkSettings(options: ServiceClientOptions): void {
   }
 }
 
+const RETRY_OPTION_NAMES = optionNames<RetryOptions>({
+  maxAttempts: true,
+  baseDelayMs: true,
+  maxDelayMs: true,
+});
+
+/** Every operation, the token operation included (its path is yours to set, as the others'). */
+const OPERATION_NAMES: readonly string[] = Object.freeze(Object.keys(OPERATIONS));
+
+/**
+ * The nested option objects' keys, checked as the client's own: a misspelt one was ignored in
+ * silence (`retries: { maxAtempts }` kept the default attempts, `jwt: { VoidParcel: true }` sent
+ * no token, `names: { voidParcel: { errorCod } }` read the default name, `paths: { createOrderRefnd }`
+ * called the default path). Checked as the top level is: own keys of any object (a class
+ * instance's fields, a null prototype), a key given as undefined included; `retries: false`, and
+ * each object left out (undefined), or an operation's names given as undefined, are not looked at.
+ */
+function checkNestedKeys(options: ServiceClientOptions): void {
+  const owner = "createServiceClient";
+  const retries: unknown = options.retries;
+  if (isRecord(retries)) assertKnownKeys(retries, RETRY_OPTION_NAMES, "retries", owner);
+  for (const option of ["jwt", "names", "paths"] as const) {
+    const map: unknown = options[option];
+    if (isRecord(map)) assertKnownKeys(map, OPERATION_NAMES, option, owner);
+  }
+  const names: unknown = options.names;
+  if (!isRecord(names)) return;
+  for (const [operation, overrides] of Object.entries(names)) {
+    if (overrides === undefined) continue;
+    const path = `names.${operation}`;
+    // Spread into the operation's names: a string ("Kode") would become names "0", "1"…
+    if (!isRecord(overrides)) throw configError(path, "must be an object", owner);
+    const known = Object.keys(OPERATIONS[operation as OperationName].names);
+    assertKnownKeys(overrides, known, path, owner);
+  }
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -427,6 +469,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   // A misspelt option (`timeoutMS`) would be ignored in silence, as the handler factories refuse.
   if (isRecord(options)) {
     assertKnownKeys(options, CLIENT_OPTION_NAMES, "options", "createServiceClient");
+    checkNestedKeys(options);
   }
   const baseUrl = httpUrl(options.baseUrl, "baseUrl");
   const authUrl = options.authUrl === undefined ? baseUrl : httpUrl(options.authUrl, "authUrl");
@@ -571,6 +614,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     async *recentProductCountries(request = {}, callOptions) {
       // Not an object: refused by the pipeline's request check, as any method's request is.
       if (!isRecord(request as unknown)) await call("recentProductCountries", request, callOptions);
+      // Read here, never sent as it is: a misspelt key (`requestID`, `defaultVatRate`) would be
+      // dropped in silence, restarting from 0 or turning every delete into an upsert.
+      else {
+        const owner = "recentProductCountries";
+        assertKnownKeys(request as Record<string, unknown>, RECENT_INPUT_NAMES, "request", owner);
+      }
       let requestId = request.requestId ?? 0;
       const rates = request.defaultVatRates;
       const defaultRate = async (country: string) =>

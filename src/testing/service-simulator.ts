@@ -196,6 +196,45 @@ const SIMULATOR_OPTION_NAMES = optionNames<ServiceSimulatorOptions>({
 });
 
 /**
+ * The keys of every kind of failure: the kinds may be combined (`{ delayMs, status }` waits, then
+ * answers the status), so a key of any kind is known in every failure.
+ */
+type FailureKey = SimulatedFailure extends infer Failure
+  ? Failure extends unknown
+    ? keyof Failure
+    : never
+  : never;
+const FAILURE_KEYS = optionNames<Record<FailureKey, unknown>>({
+  status: true,
+  retryAfter: true,
+  body: true,
+  headers: true,
+  code: true,
+  description: true,
+  hang: true,
+  drop: true,
+  apply: true,
+  cutOff: true,
+  stallBody: true,
+  malformed: true,
+  delayMs: true,
+});
+
+/**
+ * A failure with a misspelt key (`{ stauts: 503 }`) matched no kind and the request was answered
+ * as usual; one beside a known key (`{ status: 429, retyAfter: 2 }`) was left out of the answer.
+ * Checked as the options are (own keys of any object); anything but an object failed the request
+ * with the simulator's own 500. All are checked before any is queued.
+ */
+function assertFailures(failures: readonly unknown[]): void {
+  failures.forEach((failure, index) => {
+    const path = `fail() failures[${index}]`;
+    if (!isRecord(failure)) throw configError(path, "must be an object", OWNER);
+    assertKnownKeys(failure, FAILURE_KEYS, path, OWNER);
+  });
+}
+
+/**
  * A name no request has: a failure queued under it never happens, a count of it is 0, and a
  * jwtOperations entry checks no token, so the test written around it passes without a word.
  */
@@ -635,6 +674,7 @@ export async function createServiceSimulator(
     },
     fail(operation, ...queued) {
       if (operation !== "*") assertSimulated(operation, "fail()", '"*", ');
+      assertFailures(queued);
       const queue = failures.get(operation) ?? [];
       queue.push(...queued);
       failures.set(operation, queue);

@@ -1010,6 +1010,121 @@ describe("configuration", () => {
     expect(create({ hooks: { flush: () => undefined, registry: {} } })).not.toThrow();
   });
 
+  // closing-29 (fix-r2a left): a misspelt key inside the client's nested option objects was ignored
+  // in silence: `retries: { maxAtempts: 5 }` kept 3 attempts, `jwt: { VoidParcel: true }` sent no
+  // token, `names: { voidParcel: { errorCod } }` read the default name, `paths: { createOrderRefnd }`
+  // called the default path.
+  describe("nested options with a misspelt key", () => {
+    const base = { baseUrl: "http://x", merchantGuid: "g" };
+    const create = (options: object) => () => createServiceClient({ ...base, ...options } as never);
+    const operations =
+      "getAuthenticationToken, calculateBillingSummary, dispatchConsolidatedShipment, getShippingDetailsExtended, voidParcel, updateParcelStatus, saveProductsList, recentProductCountries, locationByIp, vatCategoryCountries, getOrderRefunds, createOrderRefund";
+    const nullProto = (entries: object) => Object.assign(Object.create(null), entries);
+
+    it("retries: refused naming the path and the closest key; false, undefined and documented keys pass", () => {
+      expect(create({ retries: { maxAtempts: 5 } })).toThrow(TypeError);
+      expect(create({ retries: { maxAtempts: 5 } })).toThrow(
+        'createServiceClient: retries has an unknown option "maxAtempts" (known: maxAttempts, baseDelayMs, maxDelayMs); did you mean "maxAttempts"?',
+      );
+      expect(create({ retries: { maxAttempts: 2, baseDelay: 10 } })).toThrow(
+        'did you mean "baseDelayMs"?',
+      );
+      expect(create({ retries: nullProto({ maxDelay: 10 }) })).toThrow(
+        'retries has an unknown option "maxDelay"',
+      );
+      for (const retries of [
+        false,
+        undefined,
+        {},
+        { maxAttempts: 5, baseDelayMs: undefined, maxDelayMs: 100 },
+        nullProto({ maxAttempts: 2 }),
+      ]) {
+        expect(create({ retries }), JSON.stringify(retries)).not.toThrow();
+      }
+      class Policy {
+        readonly maxAttempts = 4;
+        readonly baseDelayMs = 10;
+      }
+      expect(create({ retries: new Policy() })).not.toThrow();
+      class Misspelt {
+        readonly maxAttemps = 4;
+      }
+      expect(create({ retries: new Misspelt() })).toThrow('did you mean "maxAttempts"?');
+    });
+
+    it("jwt: an operation name it does not have is refused, naming the closest", () => {
+      expect(create({ jwt: { VoidParcel: true } })).toThrow(
+        `createServiceClient: jwt has an unknown option "VoidParcel" (known: ${operations}); did you mean "voidParcel"?`,
+      );
+      expect(create({ jwt: { dispatchConsolidatedShipmnt: true } })).toThrow(
+        'did you mean "dispatchConsolidatedShipment"?',
+      );
+      expect(create({ jwt: { dispatchParcel: true } })).toThrow(
+        'jwt has an unknown option "dispatchParcel"',
+      );
+      expect(create({ jwt: nullProto({ locationByIP: true }) })).toThrow(
+        'did you mean "locationByIp"?',
+      );
+      // Every operation, true, false or undefined (the default), and no jwt at all: accepted.
+      expect(
+        create({
+          jwt: { voidParcel: true, getShippingDetailsExtended: false, locationByIp: undefined },
+        }),
+      ).not.toThrow();
+      expect(create({ jwt: nullProto({ voidParcel: true }) })).not.toThrow();
+      expect(create({ jwt: undefined })).not.toThrow();
+    });
+
+    it("names: an unknown operation or name of an operation is refused, naming the full path", () => {
+      expect(create({ names: { voidParcl: { errorCode: "Kode" } } })).toThrow(
+        `createServiceClient: names has an unknown option "voidParcl" (known: ${operations}); did you mean "voidParcel"?`,
+      );
+      expect(create({ names: { voidParcel: { errorCod: "Kode" } } })).toThrow(
+        'createServiceClient: names.voidParcel has an unknown option "errorCod" (known: errorCode, errorText); did you mean "errorCode"?',
+      );
+      expect(create({ names: { locationByIp: nullProto({ IP: "ip" }) } })).toThrow(
+        'names.locationByIp has an unknown option "IP" (known: ip); did you mean "ip"?',
+      );
+      expect(create({ names: { calculateBillingSummary: { merchantGuid: "guid" } } })).toThrow(
+        'createServiceClient: names.calculateBillingSummary has an unknown option "merchantGuid" (known: none)',
+      );
+      expect(create({ names: { voidParcel: "Kode" } })).toThrow(
+        "createServiceClient: names.voidParcel must be an object",
+      );
+      // Documented names, undefined ones, an empty object and a null prototype: accepted.
+      expect(
+        create({
+          names: {
+            voidParcel: { errorCode: "Kode", errorText: undefined },
+            locationByIp: undefined,
+            calculateBillingSummary: {},
+            saveProductsList: nullProto({ countryCode: "cc" }),
+          },
+        }),
+      ).not.toThrow();
+      expect(create({ names: nullProto({ voidParcel: { errorText: "T" } }) })).not.toThrow();
+    });
+
+    it("paths: an operation it does not have is refused, naming the closest", () => {
+      expect(create({ paths: { createOrderRefnd: "/v2/refunds" } })).toThrow(
+        `createServiceClient: paths has an unknown option "createOrderRefnd" (known: ${operations}); did you mean "createOrderRefund"?`,
+      );
+      expect(create({ paths: { CreateOrderRefund: "/v2/refunds" } })).toThrow(
+        'did you mean "createOrderRefund"?',
+      );
+      expect(
+        create({
+          paths: {
+            createOrderRefund: "/v2/refunds",
+            getAuthenticationToken: "/t",
+            voidParcel: undefined,
+          },
+        }),
+      ).not.toThrow();
+      expect(create({ paths: nullProto({ createOrderRefund: "/v2/refunds" }) })).not.toThrow();
+    });
+  });
+
   // second-left-3: a hooks object is often a class instance (a tracer), whose methods live on its
   // prototype, where Object.keys did not look: a misspelt hook method was never called.
   it("refuses a misspelt hook written as a class method, and leaves other methods alone", () => {
@@ -1098,6 +1213,30 @@ describe("configuration", () => {
       client.locationByIp({ ip: "203.0.113.7" }, { timeoutMs: undefined }),
     ).resolves.toBeDefined();
     await expect(client.locationByIp({ ip: "203.0.113.7" }, undefined)).resolves.toBeDefined();
+  });
+
+  // Checked with the nested options (fix-r3b): recentProductCountries' input is the client's own,
+  // never sent as it is, so a misspelt key was dropped in silence: `requestID` restarted the sync
+  // from 0, `defaultVatRate` turned every record back at its country's default into an upsert.
+  it("recentProductCountries refuses a misspelt key of its input before anything is sent", async () => {
+    const simulator = await startSimulator();
+    const client = clientFor(simulator);
+    await expect(client.recentProductCountries({ requestID: 5 } as never).next()).rejects.toThrow(
+      'recentProductCountries: request has an unknown option "requestID" (known: requestId, defaultVatRates); did you mean "requestId"?',
+    );
+    await expect(
+      client.recentProductCountries({ defaultVatRate: { DE: 19 } } as never).next(),
+    ).rejects.toThrow('did you mean "defaultVatRates"?');
+    expect(simulator.count()).toBe(0);
+    // The documented keys, undefined, a null prototype, or no input at all: accepted.
+    const inputs = [
+      undefined,
+      { requestId: undefined, defaultVatRates: undefined },
+      Object.assign(Object.create(null), { requestId: 0 }),
+    ];
+    for (const input of inputs) {
+      await expect(client.recentProductCountries(input).next()).resolves.toBeDefined();
+    }
   });
 
   // Second read S1: a hooks object built elsewhere (a variable, a spread, a metrics module) may

@@ -311,6 +311,44 @@ describe("createServiceSimulator", () => {
     expect((await post(sim, path, undefined)).status).toBe(503);
   });
 
+  // closing-29 (fix-r2a left): a misspelt key of a failure (`{ stauts: 503 }`) matched no kind of
+  // failure and the request was answered as usual; one beside a known key (`retyAfter`) was left
+  // out of the answer. Both passed the retry test written around them without a word.
+  it("fail() refuses a misspelt key of a failure, naming the closest, and queues none of them", async () => {
+    const sim = await start();
+    const known =
+      "status, retryAfter, body, headers, code, description, hang, drop, apply, cutOff, stallBody, malformed, delayMs";
+    const refused = (message: string | RegExp, ...failures: unknown[]) => {
+      const queue = () => sim.fail("locationByIp", ...(failures as never[]));
+      expect(queue, String(message)).toThrow(TypeError);
+      expect(queue, String(message)).toThrow(message);
+    };
+    refused(
+      `createServiceSimulator: fail() failures[0] has an unknown option "stauts" (known: ${known}); did you mean "status"?`,
+      { stauts: 503 },
+    );
+    refused('failures[0] has an unknown option "retyAfter"', { status: 429, retyAfter: 2 });
+    refused('did you mean "retryAfter"?', { status: 429, retyAfter: 2 });
+    refused('fail() failures[1] has an unknown option "delay"', { status: 503 }, { delay: 10 });
+    refused('did you mean "cutOff"?', Object.assign(Object.create(null), { cutoff: true }));
+    refused("createServiceSimulator: fail() failures[0] must be an object", 503);
+    refused("createServiceSimulator: fail() failures[1] must be an object", { hang: true }, null);
+    // Nothing was queued, not even the good failure before a refused one.
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    expect((await post(sim, path, undefined)).status).toBe(200);
+    // Documented keys, undefined ones, a null prototype and the kinds combined: accepted.
+    sim.fail(
+      "locationByIp",
+      { status: 503, retryAfter: undefined, body: undefined, headers: undefined },
+      Object.assign(Object.create(null), { status: 502 }),
+      { delayMs: 1, status: 429 },
+    );
+    expect((await post(sim, path, undefined)).status).toBe(503);
+    expect((await post(sim, path, undefined)).status).toBe(502);
+    expect((await post(sim, path, undefined)).status).toBe(429);
+    expect((await post(sim, path, undefined)).status).toBe(200);
+  });
+
   // second-left-2: `{ credentials: { userName, password } }` (the shape the simulator hands out)
   // was ignored in silence: the simulator kept its own user and password.
   it("refuses an unknown option, naming the closest, before it listens", async () => {
