@@ -18,6 +18,7 @@ import {
   type CallbackFailure,
   createCallbackRouter,
   createSendOrderToMerchantHandler,
+  withIdempotency,
 } from "../../src/index.js";
 
 const order = readFileSync(
@@ -28,11 +29,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-async function serve(listener: Listener): Promise<{ port: number; close: () => void }> {
+async function serve(
+  listener: Listener,
+): Promise<{ port: number; close: () => void; server: ReturnType<typeof createServer> }> {
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { port, close: () => server.close() };
+  return { port, server, close: () => server.close() };
 }
 
 /** Sends the order and hangs up after `ms`, before the (slower) answer. */
@@ -67,10 +70,10 @@ async function post(port: number, path: string): Promise<number | undefined> {
   });
 }
 
-function slowOrder(failures: CallbackFailure[], refuse = false) {
+function slowOrder(failures: CallbackFailure[], refuse = false, ms = 250) {
   return createSendOrderToMerchantHandler(
     async (o) => {
-      await sleep(250);
+      await sleep(ms);
       if (refuse) throw new CallbackError("OUT_OF_STOCK", "no stock");
       return { InternalOrderId: `M-${o.OrderId}` };
     },
@@ -301,5 +304,55 @@ describe("an answer that cannot be delivered after the function ran", () => {
         expect(() => reportUndelivered(answer as never, "closed")).not.toThrow();
       }
     });
+  });
+});
+
+// second-ops-8: the reason claimed what the adapter cannot know. A closed connection may be the
+// client's doing, a proxy's or the server's own timeout; and under withIdempotency a duplicate's
+// lost answer is the answer another delivery already gave, so the service may well know it.
+describe("the reason of an undelivered answer says only what is known", () => {
+  it("a server's own socket timeout (server.timeout) is a closed connection, not the client closing", async () => {
+    const failures: CallbackFailure[] = [];
+    const server = await serve(toNodeListener(slowOrder(failures)));
+    server.server.timeout = 100; // the merchant's server gives up; the service was still waiting
+    expect(await post(server.port, "/x")).toBeUndefined();
+    await sleep(400);
+    server.close();
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      kind: "client_closed",
+      status: 499,
+      callback: "SendOrderToMerchant",
+    });
+    expect(failures[0]?.reason).toMatch(
+      /^the connection closed \(by the client, a proxy or a server timeout\) after SendOrderToMerchant's function ran: its answer \(a success, 200\) was not delivered/,
+    );
+    expect(failures[0]?.reason).not.toMatch(/client closed/);
+  });
+
+  it("withIdempotency: a duplicate whose client left while the first delivery got its 200 does not say the service did not learn the outcome", async () => {
+    const failures: CallbackFailure[] = [];
+    let runs = 0;
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async (o) => {
+        runs++;
+        await sleep(500);
+        return { InternalOrderId: `M-${o.OrderId}` };
+      }),
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    const server = await serve(toNodeListener(handler));
+    const first = post(server.port, "/x");
+    await sleep(50);
+    await hangUp(server.port, "/x", 150);
+    expect(await first).toBe(200);
+    await sleep(300);
+    server.close();
+    expect(runs).toBe(1);
+    expect(failures.map((f) => f.kind)).toEqual(["client_closed"]);
+    expect(failures[0]?.reason).not.toMatch(/did not learn/);
+    expect(failures[0]?.reason).toMatch(
+      /not delivered on this request, so the service may not know/,
+    );
   });
 });
