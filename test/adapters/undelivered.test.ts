@@ -3,9 +3,11 @@
 // onError, naming the callback and whether the answer was a success (review ops-1).
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import Koa from "koa";
+import Koa2 from "koa2";
 import { describe, expect, it } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
 import { toFetch } from "../../src/adapters/fetch.js";
@@ -354,5 +356,98 @@ describe("the reason of an undelivered answer says only what is known", () => {
     expect(failures[0]?.reason).toMatch(
       /not delivered on this request, so the service may not know/,
     );
+  });
+});
+
+// second-ops-7: Koa writes ctx.body after the whole chain. toKoa looked at the response only when
+// it returned, so a client that left later (an upstream middleware awaiting after next(), as
+// koa-session commits to its store) lost the answer without a word.
+describe("Koa: an answer lost after toKoa returned", () => {
+  /** A middleware in front that awaits after next() (a session commit, say). */
+  const waitAfterNext = (ms: number) => async (_ctx: unknown, next: () => Promise<unknown>) => {
+    await next();
+    await sleep(ms);
+  };
+
+  for (const [name, K] of [
+    ["Koa 3", Koa],
+    ["Koa 2", Koa2 as unknown as typeof Koa],
+  ] as const) {
+    it(`${name}: the client leaves while an upstream middleware awaits after next(): one client_closed`, async () => {
+      const failures: CallbackFailure[] = [];
+      const app = new K();
+      app.silent = true;
+      app.use(waitAfterNext(200));
+      app.use(toKoa(slowOrder(failures, false, 100)));
+      const server = await serve(app.callback());
+      await hangUp(server.port, "/x", 180);
+      await sleep(400);
+      server.close();
+      expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+        ["client_closed", "SendOrderToMerchant"],
+      ]);
+      expect(failures[0]?.reason).toMatch(/a success, 200\) was not delivered/);
+    });
+
+    it(`${name}: a delivered answer, after an upstream middleware's wait, reports nothing`, async () => {
+      const failures: CallbackFailure[] = [];
+      const app = new K();
+      app.use(waitAfterNext(150));
+      app.use(toKoa(slowOrder(failures, false, 50)));
+      const server = await serve(app.callback());
+      expect(await post(server.port, "/x")).toBe(200);
+      expect(await post(server.port, "/x")).toBe(200);
+      await sleep(100);
+      server.close();
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it("an answer given before the function ran (a 400), lost after toKoa returned, is not reported", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = new Koa();
+    app.silent = true;
+    app.use(waitAfterNext(200));
+    app.use(toKoa(slowOrder(failures)));
+    const server = await serve(app.callback());
+    await new Promise<void>((resolve) => {
+      const req = request({ port: server.port, method: "POST", path: "/x" });
+      req.on("error", () => resolve());
+      req.end("{ not json");
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+    await sleep(300);
+    server.close();
+    expect(failures.map((f) => f.kind)).toEqual(["malformed_body"]);
+  });
+
+  it("HTTP/2 (Koa on Node's compatibility API): a delivered answer, after an upstream wait, reports nothing", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = new Koa();
+    app.use(waitAfterNext(100));
+    app.use(toKoa(slowOrder(failures, false, 50)));
+    const server = http2.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    const status = await new Promise<unknown>((resolve, reject) => {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/x",
+        "content-type": "application/json",
+      });
+      stream.on("response", (headers) => resolve(headers[":status"]));
+      stream.on("error", reject);
+      stream.resume();
+      stream.end(order);
+    });
+    await sleep(100);
+    session.close();
+    server.close();
+    expect(status).toBe(200);
+    expect(failures).toEqual([]);
   });
 });
