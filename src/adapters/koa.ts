@@ -7,8 +7,8 @@
  * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
 import { decodedBody } from "../core/body.js";
-import { reportUndelivered } from "../core/responses.js";
-import type { CallbackEndpoint } from "../core/types.js";
+import { reportUndelivered, UNDELIVERED, type UndeliveredCarrier } from "../core/responses.js";
+import type { CallbackEndpoint, CallbackResponse } from "../core/types.js";
 import {
   answeredBefore,
   assertEndpoint,
@@ -81,24 +81,59 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     // body digest hold there): the parser's object is protected here, however the call ended.
     if (raw) protectParsedBodyOf(ctx.request);
     // Koa writes `ctx.body` after the chain, unless the answer cannot go out any more: something
-    // else already sent one (a timeout middleware), or the client went away. An answer given after
-    // the merchant's function ran is then reported (`reportUndelivered`).
-    const gone = ctx.res.headersSent
-      ? "preempted"
-      : ctx.res.destroyed === true
-        ? "closed"
-        : undefined;
-    if (gone !== undefined) reportUndelivered(response, gone);
+    // else already sent one (a timeout middleware), or the connection closed. An answer given
+    // after the merchant's function ran is then reported (`reportUndelivered`); if it can still
+    // go out, the connection may yet close before Koa writes it (a middleware in front awaiting
+    // after `next()`): `watchUntilWritten`.
+    const { res } = ctx;
+    if (res.headersSent) reportUndelivered(response, "preempted");
+    else if (res.destroyed === true) reportUndelivered(response, "closed");
+    else watchUntilWritten(res, response);
     ctx.status = response.status;
     // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the
     // response, as `ctx.set` does for a string value (and, like it, not once the headers are sent).
-    const { res } = ctx;
     if (!res.headersSent) {
       const headers = headersFor(res, response.headers);
       for (const name of Object.keys(headers)) res.setHeader(name, headers[name] as string);
     }
     ctx.body = response.body;
   };
+}
+
+/** The answer a response still has to write, when it carries a reporter (see `watchUntilWritten`). */
+const PENDING_ANSWER = Symbol("crossborder-callbacks.koa.pendingAnswer");
+
+/** A Node response being watched until its answer is written. */
+interface WatchedResponse extends NodeResponseLike {
+  [PENDING_ANSWER]?: CallbackResponse | undefined;
+  on?(event: "close", listener: (this: WatchedResponse) => void): unknown;
+}
+
+/**
+ * Reports the answer if the response closes before it was written in full (Koa writes it after
+ * the whole chain: a middleware in front may still await, and the connection may close meanwhile).
+ * Only for an answer given after the merchant's function ran (it carries a reporter, inherited,
+ * see `UNDELIVERED`); the others are not reported anyway, and cost nothing here. One `close`
+ * listener shared by every response (`reportIfUnwritten`, called with the response as `this`:
+ * nothing is allocated per request), the answer kept on the response itself. Not on HTTP/2's
+ * compatibility response (it has a `stream`): it does not tell a closed stream (see README), nor
+ * on a stand-in that does not say whether it finished (`writableFinished`).
+ */
+function watchUntilWritten(res: WatchedResponse, response: CallbackResponse): void {
+  if ((response as Partial<UndeliveredCarrier>)[UNDELIVERED] === undefined) return;
+  if (typeof res.writableFinished !== "boolean" || typeof res.on !== "function") return;
+  if ((res as { readonly stream?: unknown }).stream !== undefined) return;
+  // Listened to once per response, whatever the answers (a second endpoint mounted: the last one).
+  if (res[PENDING_ANSWER] === undefined) res.on("close", reportIfUnwritten);
+  res[PENDING_ANSWER] = response;
+}
+
+/** A watched response closed: its answer is reported if it was not written in full. */
+function reportIfUnwritten(this: WatchedResponse): void {
+  const answer = this[PENDING_ANSWER];
+  if (answer === undefined || this.writableFinished === true) return;
+  this[PENDING_ANSWER] = undefined;
+  reportUndelivered(answer, "closed");
 }
 
 /**

@@ -1126,9 +1126,16 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   };
 }
 
-/** What an undelivered answer is reported as, by how it was lost (see `UNDELIVERED`). */
+/**
+ * What an undelivered answer is reported as, by how it was lost (see `UNDELIVERED`). A closed
+ * connection says nothing of who closed it (the client, a proxy, the server's own timeout): the
+ * kind stays `client_closed`, the text names no culprit.
+ */
 const UNDELIVERED_AS = {
-  closed: { kind: "client_closed", why: "the client closed the request" },
+  closed: {
+    kind: "client_closed",
+    why: "the connection closed (by the client, a proxy or a server timeout)",
+  },
   preempted: {
     kind: "internal_error",
     why: "something else answered the request (a timeout middleware in front?)",
@@ -1139,8 +1146,11 @@ const UNDELIVERED_AS = {
 /**
  * The reporter of an answer given after the function ran that the adapter could not deliver:
  * one `onError` call naming the callback and what the answer was (`what`: a success, a refusal, a
- * failure), kind `client_closed` when the client went away, else `internal_error`. The texts are
- * the library's own (no request value), masked for card numbers all the same.
+ * failure), kind `client_closed` when the connection closed, else `internal_error`. The texts are
+ * the library's own (no request value), masked for card numbers all the same. They say only what
+ * this request knows: its answer did not go out on it. Whether the service knows the outcome
+ * anyway is not known here (under `withIdempotency`, a duplicate's answer is the one another
+ * delivery of the same call may have delivered already).
  */
 function undeliveredReporter(
   callback: CallbackName,
@@ -1149,7 +1159,7 @@ function undeliveredReporter(
 ): UndeliveredReporter {
   return (how, response) => {
     const { kind, why } = UNDELIVERED_AS[how];
-    const reason = `${why} after ${callback}'s function ran: its answer (${what}, ${response.status}) was not delivered, and the service did not learn its outcome`;
+    const reason = `${why} after ${callback}'s function ran: its answer (${what}, ${response.status}) was not delivered on this request, so the service may not know its outcome`;
     notify(onError, { kind, status: FAILURE_STATUS[kind], callback, reason }, redactCards);
   };
 }

@@ -593,9 +593,10 @@ export function respond(
 }
 
 /**
- * How an answer failed to reach the caller: the client went away (`closed`), something else
- * answered the request first (`preempted`: a timeout middleware in front), or the server refused
- * to write it (`unwritable`).
+ * How an answer failed to reach the caller: its connection closed (`closed`: by the client, a
+ * proxy or a server timeout, which the adapter cannot tell apart), something else answered the
+ * request first (`preempted`: a timeout middleware in front), or the server refused to write it
+ * (`unwritable`).
  */
 export type Undelivered = "closed" | "preempted" | "unwritable";
 

@@ -3,9 +3,11 @@
 // onError, naming the callback and whether the answer was a success (review ops-1).
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import Koa from "koa";
+import Koa2 from "koa2";
 import { describe, expect, it } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
 import { toFetch } from "../../src/adapters/fetch.js";
@@ -18,6 +20,7 @@ import {
   type CallbackFailure,
   createCallbackRouter,
   createSendOrderToMerchantHandler,
+  withIdempotency,
 } from "../../src/index.js";
 
 const order = readFileSync(
@@ -28,11 +31,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-async function serve(listener: Listener): Promise<{ port: number; close: () => void }> {
+async function serve(
+  listener: Listener,
+): Promise<{ port: number; close: () => void; server: ReturnType<typeof createServer> }> {
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { port, close: () => server.close() };
+  return { port, server, close: () => server.close() };
 }
 
 /** Sends the order and hangs up after `ms`, before the (slower) answer. */
@@ -67,10 +72,10 @@ async function post(port: number, path: string): Promise<number | undefined> {
   });
 }
 
-function slowOrder(failures: CallbackFailure[], refuse = false) {
+function slowOrder(failures: CallbackFailure[], refuse = false, ms = 250) {
   return createSendOrderToMerchantHandler(
     async (o) => {
-      await sleep(250);
+      await sleep(ms);
       if (refuse) throw new CallbackError("OUT_OF_STOCK", "no stock");
       return { InternalOrderId: `M-${o.OrderId}` };
     },
@@ -301,5 +306,148 @@ describe("an answer that cannot be delivered after the function ran", () => {
         expect(() => reportUndelivered(answer as never, "closed")).not.toThrow();
       }
     });
+  });
+});
+
+// second-ops-8: the reason claimed what the adapter cannot know. A closed connection may be the
+// client's doing, a proxy's or the server's own timeout; and under withIdempotency a duplicate's
+// lost answer is the answer another delivery already gave, so the service may well know it.
+describe("the reason of an undelivered answer says only what is known", () => {
+  it("a server's own socket timeout (server.timeout) is a closed connection, not the client closing", async () => {
+    const failures: CallbackFailure[] = [];
+    const server = await serve(toNodeListener(slowOrder(failures)));
+    server.server.timeout = 100; // the merchant's server gives up; the service was still waiting
+    expect(await post(server.port, "/x")).toBeUndefined();
+    await sleep(400);
+    server.close();
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      kind: "client_closed",
+      status: 499,
+      callback: "SendOrderToMerchant",
+    });
+    expect(failures[0]?.reason).toMatch(
+      /^the connection closed \(by the client, a proxy or a server timeout\) after SendOrderToMerchant's function ran: its answer \(a success, 200\) was not delivered/,
+    );
+    expect(failures[0]?.reason).not.toMatch(/client closed/);
+  });
+
+  it("withIdempotency: a duplicate whose client left while the first delivery got its 200 does not say the service did not learn the outcome", async () => {
+    const failures: CallbackFailure[] = [];
+    let runs = 0;
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async (o) => {
+        runs++;
+        await sleep(500);
+        return { InternalOrderId: `M-${o.OrderId}` };
+      }),
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    const server = await serve(toNodeListener(handler));
+    const first = post(server.port, "/x");
+    await sleep(50);
+    await hangUp(server.port, "/x", 150);
+    expect(await first).toBe(200);
+    await sleep(300);
+    server.close();
+    expect(runs).toBe(1);
+    expect(failures.map((f) => f.kind)).toEqual(["client_closed"]);
+    expect(failures[0]?.reason).not.toMatch(/did not learn/);
+    expect(failures[0]?.reason).toMatch(
+      /not delivered on this request, so the service may not know/,
+    );
+  });
+});
+
+// second-ops-7: Koa writes ctx.body after the whole chain. toKoa looked at the response only when
+// it returned, so a client that left later (an upstream middleware awaiting after next(), as
+// koa-session commits to its store) lost the answer without a word.
+describe("Koa: an answer lost after toKoa returned", () => {
+  /** A middleware in front that awaits after next() (a session commit, say). */
+  const waitAfterNext = (ms: number) => async (_ctx: unknown, next: () => Promise<unknown>) => {
+    await next();
+    await sleep(ms);
+  };
+
+  for (const [name, K] of [
+    ["Koa 3", Koa],
+    ["Koa 2", Koa2 as unknown as typeof Koa],
+  ] as const) {
+    it(`${name}: the client leaves while an upstream middleware awaits after next(): one client_closed`, async () => {
+      const failures: CallbackFailure[] = [];
+      const app = new K();
+      app.silent = true;
+      app.use(waitAfterNext(200));
+      app.use(toKoa(slowOrder(failures, false, 100)));
+      const server = await serve(app.callback());
+      await hangUp(server.port, "/x", 180);
+      await sleep(400);
+      server.close();
+      expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+        ["client_closed", "SendOrderToMerchant"],
+      ]);
+      expect(failures[0]?.reason).toMatch(/a success, 200\) was not delivered/);
+    });
+
+    it(`${name}: a delivered answer, after an upstream middleware's wait, reports nothing`, async () => {
+      const failures: CallbackFailure[] = [];
+      const app = new K();
+      app.use(waitAfterNext(150));
+      app.use(toKoa(slowOrder(failures, false, 50)));
+      const server = await serve(app.callback());
+      expect(await post(server.port, "/x")).toBe(200);
+      expect(await post(server.port, "/x")).toBe(200);
+      await sleep(100);
+      server.close();
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it("an answer given before the function ran (a 400), lost after toKoa returned, is not reported", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = new Koa();
+    app.silent = true;
+    app.use(waitAfterNext(200));
+    app.use(toKoa(slowOrder(failures)));
+    const server = await serve(app.callback());
+    await new Promise<void>((resolve) => {
+      const req = request({ port: server.port, method: "POST", path: "/x" });
+      req.on("error", () => resolve());
+      req.end("{ not json");
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+    await sleep(300);
+    server.close();
+    expect(failures.map((f) => f.kind)).toEqual(["malformed_body"]);
+  });
+
+  it("HTTP/2 (Koa on Node's compatibility API): a delivered answer, after an upstream wait, reports nothing", async () => {
+    const failures: CallbackFailure[] = [];
+    const app = new Koa();
+    app.use(waitAfterNext(100));
+    app.use(toKoa(slowOrder(failures, false, 50)));
+    const server = http2.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    const status = await new Promise<unknown>((resolve, reject) => {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/x",
+        "content-type": "application/json",
+      });
+      stream.on("response", (headers) => resolve(headers[":status"]));
+      stream.on("error", reject);
+      stream.resume();
+      stream.end(order);
+    });
+    await sleep(100);
+    session.close();
+    server.close();
+    expect(status).toBe(200);
+    expect(failures).toEqual([]);
   });
 });
