@@ -58,6 +58,40 @@ async function hangUp(port: number, path: string, ms: number): Promise<void> {
   });
 }
 
+/** Called by `slowOrder`'s function when it starts (set by `hangUpWhenRunning`). */
+let onRunning: (() => void) | undefined;
+
+/**
+ * Sends the order and hangs up once the merchant's function runs, before its (slower) answer:
+ * event-driven, so a loaded machine cannot move the hang-up before the function or after it.
+ */
+async function hangUpWhenRunning(port: number, path: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const req = request({
+      port,
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json" },
+    });
+    req.on("error", () => undefined);
+    const timer = setTimeout(() => reject(new Error("the function did not run within 10 s")), 10_000);
+    onRunning = () => {
+      onRunning = undefined;
+      clearTimeout(timer);
+      req.destroy();
+      resolve();
+    };
+    req.end(order);
+  });
+}
+
+/** Waits until `count` failures are reported (at most 10 s), then 150 ms for any more. */
+async function reported(failures: readonly CallbackFailure[], count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (failures.length < count && Date.now() < deadline) await sleep(10);
+  await sleep(150);
+}
+
 async function post(port: number, path: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     const req = request(
@@ -75,6 +109,7 @@ async function post(port: number, path: string): Promise<number | undefined> {
 function slowOrder(failures: CallbackFailure[], refuse = false, ms = 250) {
   return createSendOrderToMerchantHandler(
     async (o) => {
+      onRunning?.();
       await sleep(ms);
       if (refuse) throw new CallbackError("OUT_OF_STOCK", "no stock");
       return { InternalOrderId: `M-${o.OrderId}` };
@@ -99,8 +134,8 @@ describe("an answer that cannot be delivered after the function ran", () => {
   it("node:http: the client hung up: one client_closed naming the callback and the success", async () => {
     const failures: CallbackFailure[] = [];
     const server = await serve(toNodeListener(slowOrder(failures)));
-    await hangUp(server.port, "/x", 80);
-    await sleep(400);
+    await hangUpWhenRunning(server.port, "/x");
+    await reported(failures, 1);
     server.close();
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({
@@ -132,8 +167,8 @@ describe("an answer that cannot be delivered after the function ran", () => {
       handlers: { SendOrderToMerchant: slowOrder(failures, true) },
     });
     const server = await serve(toNodeListener(router));
-    await hangUp(server.port, "/SendOrderToMerchant", 80);
-    await sleep(400);
+    await hangUpWhenRunning(server.port, "/SendOrderToMerchant");
+    await reported(failures, 2);
     server.close();
     expect(failures.map((f) => f.kind)).toEqual(["handler_failure", "client_closed"]);
     expect(failures[1]?.reason).toMatch(/a refusal \(CallbackError\), 200/);
@@ -151,8 +186,8 @@ describe("an answer that cannot be delivered after the function ran", () => {
     const failures: CallbackFailure[] = [];
     const app = express().use(toExpress(slowOrder(failures)));
     const server = await serve(app);
-    await hangUp(server.port, "/x", 80);
-    await sleep(400);
+    await hangUpWhenRunning(server.port, "/x");
+    await reported(failures, 1);
     server.close();
     expect(failures.map((f) => [f.kind, f.callback])).toEqual([
       ["client_closed", "SendOrderToMerchant"],
@@ -164,7 +199,7 @@ describe("an answer that cannot be delivered after the function ran", () => {
     const app = express().use(toExpress(slowOrder(failures)));
     const server = await serve(timeoutInFront(app));
     expect(await post(server.port, "/x")).toBe(503);
-    await sleep(400);
+    await reported(failures, 1);
     server.close();
     expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
   });
@@ -173,8 +208,8 @@ describe("an answer that cannot be delivered after the function ran", () => {
     const failures: CallbackFailure[] = [];
     const app = new Koa().use(toKoa(slowOrder(failures)));
     const server = await serve(app.callback());
-    await hangUp(server.port, "/x", 80);
-    await sleep(400);
+    await hangUpWhenRunning(server.port, "/x");
+    await reported(failures, 1);
     server.close();
     expect(failures.map((f) => [f.kind, f.callback])).toEqual([
       ["client_closed", "SendOrderToMerchant"],
@@ -187,7 +222,7 @@ describe("an answer that cannot be delivered after the function ran", () => {
     app.silent = true;
     const server = await serve(timeoutInFront(app.callback()));
     expect(await post(server.port, "/x")).toBe(503);
-    await sleep(400);
+    await reported(failures, 1);
     server.close();
     expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
   });
