@@ -74,7 +74,10 @@ async function hangUpWhenRunning(port: number, path: string): Promise<void> {
       headers: { "content-type": "application/json" },
     });
     req.on("error", () => undefined);
-    const timer = setTimeout(() => reject(new Error("the function did not run within 10 s")), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error("the function did not run within 10 s")),
+      10_000,
+    );
     onRunning = () => {
       onRunning = undefined;
       clearTimeout(timer);
