@@ -17,3 +17,14 @@ export function isTimerDelay(value: unknown, zero = false): value is number {
     value <= MAX_TIMEOUT_MS
   );
 }
+
+/**
+ * Milliseconds on a monotonic clock (`performance.now()`, global in Node, Deno, Bun and Workers):
+ * for every duration and deadline this process keeps (a lease it renews, a wait, a retry's
+ * deadline), which a step of the wall clock (an NTP correction, a VM catching up) must not
+ * change. Never an epoch time: `Date.now()` stays for what is stored or compared with another
+ * machine's clock.
+ */
+export function monotonicNow(): number {
+  return performance.now();
+}

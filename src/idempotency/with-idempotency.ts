@@ -16,7 +16,7 @@ import { cardNumbersMasker, createRedactor } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
-import { isTimerDelay } from "../core/timers.js";
+import { isTimerDelay, monotonicNow } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
@@ -107,11 +107,14 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The promise's value, or undefined once `deadline` passed (the timer cleared either way). */
+/**
+ * The promise's value, or undefined once `deadline` (on `monotonicNow`) passed (the timer cleared
+ * either way).
+ */
 async function until<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - monotonicNow()));
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -145,6 +148,11 @@ async function within<T>(promise: T | Promise<T>, ms: number, what: string): Pro
  */
 interface Flight<T> {
   readonly promise: Promise<T>;
+  /**
+   * On `monotonicNow`, as every time this file keeps: durations and deadlines of this process
+   * alone (a lease's renewals, waits, retries), which a wall-clock step must not change. Expiry
+   * itself is the store's, on its own clock.
+   */
   readonly sentAt: number;
   settled: "no" | "resolved" | "rejected";
 }
@@ -155,13 +163,13 @@ interface Flight<T> {
  * one call that never settles cannot stop the loop.
  */
 function holdsBack(flight: Flight<unknown> | undefined, ms: number): boolean {
-  return flight?.settled === "no" && Date.now() - flight.sentAt < ms;
+  return flight?.settled === "no" && monotonicNow() - flight.sentAt < ms;
 }
 
 function fly<T>(operation: () => T | Promise<T>): Flight<T> {
   // Taken before the call: a store may start the lease, then work synchronously (a memory store
   // sweeping a large map) before it returns; `lostBefore` takes the lease to run from no earlier.
-  const sentAt = Date.now();
+  const sentAt = monotonicNow();
   let promise: Promise<T>;
   try {
     promise = Promise.resolve(operation());
@@ -517,9 +525,9 @@ function checkSetupOnce(
     state = { answered: false, next: 0, backoff: storeTimeoutMs };
     setupChecks.set(store, state);
   }
-  if (state.answered || Date.now() < state.next) return;
+  if (state.answered || monotonicNow() < state.next) return;
   const asked = state;
-  asked.next = Date.now() + storeTimeoutMs;
+  asked.next = monotonicNow() + storeTimeoutMs;
   // Detached: the check may answer long after the delivery, and keeps nothing of the request.
   const report = reporterOf(context);
   Promise.resolve()
@@ -531,7 +539,7 @@ function checkSetupOnce(
         if (typeof problem === "string") report(problem);
       },
       () => {
-        asked.next = Math.max(asked.next, Date.now() + asked.backoff);
+        asked.next = Math.max(asked.next, monotonicNow() + asked.backoff);
         asked.backoff = Math.min(asked.backoff * 2, LONGEST_SETUP_RETRY_MS);
       },
     );
@@ -541,7 +549,7 @@ function checkSetupOnce(
 interface PendingRelease {
   readonly key: string;
   readonly owner: string;
-  /** When the lease it may hold has run out anyway (the claim's sending plus `leaseMs`). */
+  /** When the lease it may hold has run out anyway (the claim's sending plus `leaseMs`, monotonic). */
   readonly until: number;
   /** Not sent again before `next`, then after `delay` (doubling) once the store answered false. */
   next: number;
@@ -598,7 +606,7 @@ function releaseLater(
     };
     releasesOf.set(store, releases);
   }
-  const now = Date.now();
+  const now = monotonicNow();
   if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return;
   releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
   // Sent at once unless the store is failing (the next round takes it) or a round is sending.
@@ -621,7 +629,7 @@ async function releaseRound(store: IdempotencyStore, releases: Releases): Promis
     }
     releases.unanswered = undefined;
     for (const entry of [...releases.pending.values()]) {
-      const now = Date.now();
+      const now = monotonicNow();
       if (now >= entry.until) {
         releases.pending.delete(entry.owner);
         continue;
@@ -663,7 +671,7 @@ async function releaseRound(store: IdempotencyStore, releases: Releases): Promis
       releases.failing = 0;
       if (deleted) releases.pending.delete(entry.owner);
       else {
-        entry.next = Date.now() + entry.delay;
+        entry.next = monotonicNow() + entry.delay;
         entry.delay = Math.min(entry.delay * 2, LONGEST_RELEASE_RETRY_MS);
       }
     }
@@ -681,9 +689,12 @@ function scheduleReleases(store: IdempotencyStore, releases: Releases): void {
     return;
   }
   let at = Number.POSITIVE_INFINITY;
-  if (releases.failing > 0) at = Date.now() + releases.failing;
+  if (releases.failing > 0) at = monotonicNow() + releases.failing;
   else for (const entry of releases.pending.values()) at = Math.min(at, entry.next, entry.until);
-  const timer = setTimeout(() => void releaseRound(store, releases), Math.max(0, at - Date.now()));
+  const timer = setTimeout(
+    () => void releaseRound(store, releases),
+    Math.max(0, at - monotonicNow()),
+  );
   unref(timer);
   releases.timer = timer;
 }
@@ -829,7 +840,7 @@ export function withIdempotency<TPayload, TResult>(
     let renewing: Flight<boolean> | undefined;
     const every = Math.max(1, Math.floor(leaseMs / 3));
     // The lease surely ended in the store by then (granted before its answer arrived here).
-    let heldUntil = Date.now() + leaseMs;
+    let heldUntil = monotonicNow() + leaseMs;
     // When the last grant was sent: the store set its expiry after that, so it runs to this plus
     // leaseMs at least, and a refusal received before then means the store lost the lease.
     let grantSentAt = claimedAt;
@@ -844,7 +855,7 @@ export function withIdempotency<TPayload, TResult>(
       if (holdsBack(renewing, Math.min(storeTimeoutMs, every))) return;
       // No renewal answered for a whole lease: the store let it expire and refuses any other;
       // sending more would only queue them in a client waiting to reconnect.
-      if (Date.now() >= heldUntil) {
+      if (monotonicNow() >= heldUntil) {
         stop();
         return;
       }
@@ -855,7 +866,7 @@ export function withIdempotency<TPayload, TResult>(
       flight.promise.then(
         (late) => {
           if (!late) return;
-          heldUntil = Math.max(heldUntil, Date.now() + leaseMs);
+          heldUntil = Math.max(heldUntil, monotonicNow() + leaseMs);
           grantSentAt = Math.max(grantSentAt, flight.sentAt);
         },
         () => undefined,
@@ -866,7 +877,7 @@ export function withIdempotency<TPayload, TResult>(
         // Once recording, a refused renewal may be this run's own record landing: complete tells.
         if (phase === "running") {
           tell(
-            lostBefore(Date.now())
+            lostBefore(monotonicNow())
               ? `the store lost the lease on ${key} while the function ran, before its leaseMs ran out (${LOST_LEASE}), so another delivery may run it too`
               : `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
           );
@@ -888,7 +899,7 @@ export function withIdempotency<TPayload, TResult>(
     }
     /** Whether the function, still running, passed maxRunMs (renewals stop); tells past longRunMs. */
     function ranTooLong(): boolean {
-      const ranMs = Date.now() - claimedAt;
+      const ranMs = monotonicNow() - claimedAt;
       if (maxRunMs !== undefined && ranMs >= maxRunMs) {
         overran = true;
         stop();
@@ -999,7 +1010,7 @@ export function withIdempotency<TPayload, TResult>(
     tell: Reporter,
     first: Flight<boolean>,
   ) {
-    const giveUpAt = Date.now() + ttlMs;
+    const giveUpAt = monotonicNow() + ttlMs;
     const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
     let delay = Math.min(100, longest);
     let writing = first;
@@ -1012,7 +1023,7 @@ export function withIdempotency<TPayload, TResult>(
           writing = record(key, owner, text);
         }
         const done = await within(writing.promise, storeTimeoutMs, "complete");
-        const receivedAt = Date.now();
+        const receivedAt = monotonicNow();
         lease.stop();
         unsaved.delete(key);
         // An earlier try that landed after all landed before this answer came.
@@ -1020,7 +1031,7 @@ export function withIdempotency<TPayload, TResult>(
         else reportTakenOver(key, tell, lease, receivedAt);
         return;
       } catch {
-        if (Date.now() + delay >= giveUpAt) {
+        if (monotonicNow() + delay >= giveUpAt) {
           lease.stop();
           unsaved.delete(key);
           tell(`gave up recording the result of ${key}: the store stayed down`);
@@ -1092,7 +1103,7 @@ export function withIdempotency<TPayload, TResult>(
     const writing = record(key, owner, text);
     try {
       const done = await within(writing.promise, storeTimeoutMs, "complete");
-      const receivedAt = Date.now();
+      const receivedAt = monotonicNow();
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
       if (done) reportLateRecord(key, tell, lease, receivedAt);
@@ -1143,7 +1154,7 @@ export function withIdempotency<TPayload, TResult>(
   async function poll(key: string, deadline: number, context: Context): Promise<Outcome | "free"> {
     let delay = FIRST_POLL_MS;
     for (;;) {
-      const remaining = deadline - Date.now();
+      const remaining = deadline - monotonicNow();
       if (remaining <= 0 || context.signal?.aborted) return { kind: "busy" };
       await sleep(Math.min(remaining, delay * (0.75 + Math.random() / 2)));
       delay = Math.min(delay * 1.5, LONGEST_POLL_MS);
@@ -1274,7 +1285,7 @@ export function withIdempotency<TPayload, TResult>(
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
     // Not a closure over the context: one would keep it (its card data) in this scope's closures.
     checkSetupOnce(store, storeTimeoutMs, context as CallbackContext<unknown>);
-    const deadline = Date.now() + waitMs;
+    const deadline = monotonicNow() + waitMs;
     for (;;) {
       const saved = unsaved.get(key);
       if (saved !== undefined) return decode<TResult>(saved);
@@ -1284,7 +1295,7 @@ export function withIdempotency<TPayload, TResult>(
         const outcome = await until(handle, deadline);
         if (outcome === undefined || outcome.kind === "busy") throw inProgress();
         if (outcome.kind === "result") return decode<TResult>(outcome.text);
-        if (Date.now() >= deadline) throw inProgress();
+        if (monotonicNow() >= deadline) throw inProgress();
         continue;
       }
       let settle!: (outcome: Outcome) => void;

@@ -118,6 +118,10 @@ export interface CallContext {
   readonly tokens: TokenProvider | undefined;
   readonly redactor: Redactor;
   readonly maxResponseBytes: number;
+  /**
+   * Milliseconds on a monotonic clock, for durations and deadlines only (`deadlineMs`,
+   * `durationMs`, the retry check): a wall-clock step must not change them. Never an epoch time.
+   */
   readonly now: () => number;
 }
 
@@ -724,7 +728,13 @@ function interpret(
   }
   if (status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name), clean);
-    const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"), ctx.now());
+    // An HTTP date is a time on the service's clock: read against the answer's own Date header
+    // (this machine's clock, an epoch time, only without one), not ctx.now (monotonic).
+    const retryAfterMs = parseRetryAfter(
+      answer.headers.get("retry-after"),
+      Date.now(),
+      answer.headers.get("date"),
+    );
     // A 5xx naming a documented refusal is an answer: not sent again, and not applied.
     const midway = failedMidway(status, info);
     const retryable = status === 429 || midway;

@@ -13,7 +13,7 @@ import {
   unknownName,
 } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
-import { MAX_TIMEOUT_MS } from "../core/timers.js";
+import { MAX_TIMEOUT_MS, monotonicNow } from "../core/timers.js";
 import type { DocumentedInput } from "../schemas/common.js";
 import {
   asSent,
@@ -533,7 +533,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       "maxResponseBytes",
       DEFAULT_MAX_RESPONSE_BYTES,
     ),
-    now: Date.now,
+    now: monotonicNow,
   };
   // The token provider calls the pipeline for GetAuthenticationToken, so it is built after `ctx`.
   const tokens: TokenProvider | undefined =

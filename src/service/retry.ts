@@ -44,13 +44,26 @@ export function backoffDelay(retry: ResolvedRetry, retryNumber: number, random =
   return Math.floor(random() * ceiling);
 }
 
-/** `Retry-After` in milliseconds: delta-seconds or an HTTP date; undefined when unusable. */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
+/**
+ * `Retry-After` in milliseconds: delta-seconds or an HTTP date; undefined when unusable. A date is
+ * a time on the service's clock, so it is read against the answer's own `Date` header (`date`)
+ * when that is a valid HTTP date, and against `now` (this machine's clock, epoch milliseconds)
+ * only without one, or when `now` falls within the second the header names (the same clock, read
+ * finer): clocks that disagree by seconds neither cancel nor stretch the wait.
+ */
+export function parseRetryAfter(
+  value: string | null,
+  now: number,
+  date?: string | null,
+): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = httpDate(trimmed, now);
-  return date === undefined ? undefined : Math.max(0, date - now);
+  const at = httpDate(trimmed, now);
+  if (at === undefined) return undefined;
+  const sent = date === null || date === undefined ? undefined : httpDate(date.trim(), now);
+  const from = sent === undefined || (now >= sent && now < sent + 1000) ? now : sent;
+  return Math.max(0, at - from);
 }
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
