@@ -27,22 +27,9 @@ import {
   startPostgres,
   startRedis,
 } from "../support/databases.js";
+import { useSteppedWallClock } from "../support/wall-clock.js";
 
-const realNow = Date.now;
-let offset = 0;
-/** Steps this process's wall clock by `ms` from the real one (0: back in step). */
-const step = (ms: number) => {
-  offset = ms;
-};
-beforeAll(() => {
-  Date.now = () => realNow() + offset;
-});
-afterEach(() => {
-  offset = 0;
-});
-afterAll(() => {
-  Date.now = realNow;
-});
+const { step, realNow } = useSteppedWallClock();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const paymentText = readFileSync(

@@ -5,21 +5,12 @@
  * is simulated by replacing `Date.now` (the real value plus an offset); timers are left alone, as
  * a real step would leave them. Each test has a control without a step.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../src/service/retry.js";
+import { useSteppedWallClock } from "../support/wall-clock.js";
 import { clientFor, recorder, startSimulator } from "./helpers.js";
 
-const realNow = Date.now;
-let offset = 0;
-beforeAll(() => {
-  Date.now = () => realNow() + offset;
-});
-afterEach(() => {
-  offset = 0;
-});
-afterAll(() => {
-  Date.now = realNow;
-});
+const { step, realNow } = useSteppedWallClock();
 
 const isToken = (input: unknown) => String(input).includes("Token");
 const outcomeOf = (promise: Promise<unknown>) =>
@@ -42,7 +33,7 @@ describe("deadlineMs and durationMs across a wall-clock step (clock-4)", () => {
       fetch: (input, init) => {
         if (isToken(input)) return fetch(input, init);
         if (++attempts === 1) {
-          offset = stepMs;
+          step(stepMs);
           return Promise.resolve(new Response("", { status: 503 }));
         }
         return new Promise<Response>((_, reject) =>
@@ -80,7 +71,7 @@ describe("deadlineMs and durationMs across a wall-clock step (clock-4)", () => {
       fetch: (input, init) => {
         if (isToken(input)) return fetch(input, init);
         if (++attempts === 1) {
-          offset = stepMs;
+          step(stepMs);
           return Promise.resolve(new Response("", { status: 503 }));
         }
         return fetch(input, init);
@@ -108,7 +99,7 @@ describe("deadlineMs and durationMs across a wall-clock step (clock-4)", () => {
       hooks,
       fetch: async (input, init) => {
         const answer = await fetch(input, init);
-        if (!isToken(input)) offset = stepMs;
+        if (!isToken(input)) step(stepMs);
         return answer;
       },
     });
@@ -138,7 +129,7 @@ describe("a Retry-After HTTP date is read against the answer's own Date header (
    */
   async function rateLimited(skewMs: number, withDate = true) {
     const simulator = await startSimulator();
-    offset = skewMs;
+    step(skewMs);
     const until = realNow() + 1_000;
     let attempts = 0;
     const client = clientFor(simulator, {
