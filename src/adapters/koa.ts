@@ -111,7 +111,8 @@ interface WatchedResponse extends NodeResponseLike {
 
 /**
  * Reports the answer if the response closes before it was written in full (Koa writes it after
- * the whole chain: a middleware in front may still await, and the connection may close meanwhile).
+ * the whole chain: a middleware in front may still await, and the connection may close meanwhile),
+ * or with another status than the answer's (a middleware in front threw or answered after it).
  * Only for an answer given after the merchant's function ran (it carries a reporter, inherited,
  * see `UNDELIVERED`); the others are not reported anyway, and cost nothing here. One `close`
  * listener shared by every response (`reportIfUnwritten`, called with the response as `this`:
@@ -128,12 +129,18 @@ function watchUntilWritten(res: WatchedResponse, response: CallbackResponse): vo
   res[PENDING_ANSWER] = response;
 }
 
-/** A watched response closed: its answer is reported if it was not written in full. */
+/**
+ * A watched response closed: its answer is reported if it was not written in full (`closed`), or
+ * if what was written has another status (`preempted`: a middleware in front threw after `next()`
+ * and Koa answered 500, or it set its own status). An answer rewritten with the same status (a
+ * compressed body, say) is taken as delivered: nothing here can tell it apart.
+ */
 function reportIfUnwritten(this: WatchedResponse): void {
   const answer = this[PENDING_ANSWER];
-  if (answer === undefined || this.writableFinished === true) return;
+  if (answer === undefined) return;
   this[PENDING_ANSWER] = undefined;
-  reportUndelivered(answer, "closed");
+  if (this.writableFinished !== true) reportUndelivered(answer, "closed");
+  else if (this.statusCode !== answer.status) reportUndelivered(answer, "preempted");
 }
 
 /**

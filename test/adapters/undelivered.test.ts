@@ -88,11 +88,14 @@ async function hangUpWhenRunning(port: number, path: string): Promise<void> {
   });
 }
 
-/** Waits until `count` failures are reported (at most 10 s), then 150 ms for any more. */
+/**
+ * Waits until `count` failures are reported (at most 10 s), then 400 ms more, so that a second
+ * report of the same answer, however late, is seen.
+ */
 async function reported(failures: readonly CallbackFailure[], count: number): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (failures.length < count && Date.now() < deadline) await sleep(10);
-  await sleep(150);
+  await sleep(400);
 }
 
 async function post(port: number, path: string): Promise<number | undefined> {
@@ -181,6 +184,8 @@ describe("an answer that cannot be delivered after the function ran", () => {
     const failures: CallbackFailure[] = [];
     const server = await serve(toNodeListener(slowOrder(failures)));
     expect(await post(server.port, "/x")).toBe(200);
+    // A false alarm would come after the answer: give it the time a report takes.
+    await sleep(400);
     server.close();
     expect(failures).toEqual([]);
   });
@@ -425,6 +430,43 @@ describe("Koa: an answer lost after toKoa returned", () => {
         ["client_closed", "SendOrderToMerchant"],
       ]);
       expect(failures[0]?.reason).toMatch(/a success, 200\) was not delivered/);
+    });
+
+    it(`${name}: a middleware in front throws after next() (Koa answers 500): one internal_error`, async () => {
+      const failures: CallbackFailure[] = [];
+      const app = new K();
+      app.silent = true;
+      app.use(async (_ctx, next) => {
+        await next();
+        throw new Error("session store down");
+      });
+      app.use(toKoa(slowOrder(failures, false, 20)));
+      const server = await serve(app.callback());
+      expect(await post(server.port, "/x")).toBe(500);
+      await reported(failures, 1);
+      server.close();
+      expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+        ["internal_error", "SendOrderToMerchant"],
+      ]);
+      expect(failures[0]?.reason).toMatch(
+        /something else answered.*a success, 200\) was not delivered/,
+      );
+    });
+
+    it(`${name}: a middleware in front replaces the answer after next() (ctx.status = 503): one internal_error`, async () => {
+      const failures: CallbackFailure[] = [];
+      const app = new K();
+      app.use(async (ctx, next) => {
+        await next();
+        ctx.status = 503;
+        ctx.body = "maintenance";
+      });
+      app.use(toKoa(slowOrder(failures, false, 20)));
+      const server = await serve(app.callback());
+      expect(await post(server.port, "/x")).toBe(503);
+      await reported(failures, 1);
+      server.close();
+      expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
     });
 
     it(`${name}: a delivered answer, after an upstream middleware's wait, reports nothing`, async () => {
