@@ -60,12 +60,18 @@ async function hangUp(port: number, path: string, ms: number): Promise<void> {
 
 /** Called by `slowOrder`'s function when it starts (set by `hangUpWhenRunning`). */
 let onRunning: (() => void) | undefined;
+/** Called by a Koa middleware in front once `next()` returned (set by `hangUpWhenUpstreamWaits`). */
+let onUpstreamWait: (() => void) | undefined;
 
 /**
- * Sends the order and hangs up once the merchant's function runs, before its (slower) answer:
- * event-driven, so a loaded machine cannot move the hang-up before the function or after it.
+ * Sends the order and hangs up when `arm`'s trigger is called: event-driven, so a loaded machine
+ * cannot move the hang-up to another stage of the request.
  */
-async function hangUpWhenRunning(port: number, path: string): Promise<void> {
+async function hangUpOn(
+  port: number,
+  path: string,
+  arm: (trigger: (() => void) | undefined) => void,
+): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const req = request({
       port,
@@ -74,19 +80,31 @@ async function hangUpWhenRunning(port: number, path: string): Promise<void> {
       headers: { "content-type": "application/json" },
     });
     req.on("error", () => undefined);
-    const timer = setTimeout(
-      () => reject(new Error("the function did not run within 10 s")),
-      10_000,
-    );
-    onRunning = () => {
-      onRunning = undefined;
+    const timer = setTimeout(() => {
+      arm(undefined);
+      reject(new Error("the request did not reach the stage within 10 s"));
+    }, 10_000);
+    arm(() => {
+      arm(undefined);
       clearTimeout(timer);
       req.destroy();
       resolve();
-    };
+    });
     req.end(order);
   });
 }
+
+/** Hangs up once the merchant's function runs, before its (slower) answer. */
+const hangUpWhenRunning = (port: number, path: string) =>
+  hangUpOn(port, path, (trigger) => {
+    onRunning = trigger;
+  });
+
+/** Hangs up once the answer is given and a Koa middleware in front awaits after `next()`. */
+const hangUpWhenUpstreamWaits = (port: number, path: string) =>
+  hangUpOn(port, path, (trigger) => {
+    onUpstreamWait = trigger;
+  });
 
 /**
  * Waits until `count` failures are reported (at most 10 s), then 400 ms more, so that a second
@@ -409,6 +427,7 @@ describe("Koa: an answer lost after toKoa returned", () => {
   /** A middleware in front that awaits after next() (a session commit, say). */
   const waitAfterNext = (ms: number) => async (_ctx: unknown, next: () => Promise<unknown>) => {
     await next();
+    onUpstreamWait?.();
     await sleep(ms);
   };
 
@@ -423,8 +442,8 @@ describe("Koa: an answer lost after toKoa returned", () => {
       app.use(waitAfterNext(200));
       app.use(toKoa(slowOrder(failures, false, 100)));
       const server = await serve(app.callback());
-      await hangUp(server.port, "/x", 180);
-      await sleep(400);
+      await hangUpWhenUpstreamWaits(server.port, "/x");
+      await reported(failures, 1);
       server.close();
       expect(failures.map((f) => [f.kind, f.callback])).toEqual([
         ["client_closed", "SendOrderToMerchant"],

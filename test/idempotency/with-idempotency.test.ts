@@ -469,7 +469,9 @@ describe("withIdempotency across instances sharing a store", () => {
       onError,
     });
     const first = a.handle(post(orderText));
-    await sleep(20);
+    // The first delivery holds the claim once its function runs (not a fixed wait: under load
+    // 20 ms was not always enough).
+    while (runs() === 0) await sleep(5);
     const started = Date.now();
     const busy = await b.handle(post(orderText));
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
