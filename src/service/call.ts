@@ -54,6 +54,7 @@ export interface ServiceResponseEvent {
   readonly method: string;
   readonly url: string;
   readonly status: number | undefined;
+  /** How long the attempt took, in whole milliseconds (on a monotonic clock). */
   readonly durationMs: number;
   readonly requestId: string | undefined;
   readonly idempotencyKey: string | undefined;
@@ -276,7 +277,8 @@ export async function callOperation(
       byDeadline: remaining < timeoutMs,
     });
     const tookMs = ctx.now() - started;
-    const durationMs = tookMs;
+    // Whole milliseconds, as the hooks reported it before ctx.now became performance.now().
+    const durationMs = Math.round(tookMs);
     const outcome = "status" in result ? interpret(ctx, name, op, result, tookMs) : result;
     const requestId = "status" in result ? requestIdOf(ctx, result) : undefined;
     emit(ctx.hooks, "onResponse", {

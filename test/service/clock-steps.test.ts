@@ -111,6 +111,18 @@ describe("deadlineMs and durationMs across a wall-clock step (clock-4)", () => {
     for (const ms of await durations(0)) expect(ms).toBeGreaterThanOrEqual(0);
   });
 
+  it("durationMs is a whole number of milliseconds (second-clock-3)", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { hooks });
+    for (let i = 0; i < 3; i++) {
+      await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+    }
+    const measured = events.responses.map((event) => event.durationMs);
+    expect(measured.length).toBeGreaterThan(0);
+    expect(measured.filter((ms) => !Number.isInteger(ms))).toEqual([]);
+  });
+
   it("a wall clock stepped −30 s during an attempt: durationMs stays what the attempt took", async () => {
     const measured = await durations(-30_000);
     expect(measured.length).toBeGreaterThan(0);
