@@ -9,6 +9,7 @@
  */
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
+import { monotonicNow } from "../core/timers.js";
 import {
   type ForgettingIdempotencyStore,
   type IdempotencyClaim,
@@ -186,7 +187,8 @@ AND expires_at <= clock_timestamp()`,
     return created;
   }
 
-  let nextCleanup = Date.now() + cleanupIntervalMs;
+  // A monotonic clock: a backward step of the wall clock must not hold the cleanup back by as much.
+  let nextCleanup = monotonicNow() + cleanupIntervalMs;
   let cleaning = false;
   /**
    * At most once per `cleanupIntervalMs`, on use, and one run at a time: batches of
@@ -195,8 +197,8 @@ AND expires_at <= clock_timestamp()`,
    * more deliveries than that grew by the difference every day (review soak-1).
    */
   function cleanupSoon(): void {
-    if (cleanupIntervalMs === 0 || cleaning || Date.now() < nextCleanup) return;
-    nextCleanup = Date.now() + cleanupIntervalMs;
+    if (cleanupIntervalMs === 0 || cleaning || monotonicNow() < nextCleanup) return;
+    nextCleanup = monotonicNow() + cleanupIntervalMs;
     cleaning = true;
     cleanup()
       .catch(() => undefined)

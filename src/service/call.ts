@@ -54,6 +54,7 @@ export interface ServiceResponseEvent {
   readonly method: string;
   readonly url: string;
   readonly status: number | undefined;
+  /** How long the attempt took, in whole milliseconds (on a monotonic clock). */
   readonly durationMs: number;
   readonly requestId: string | undefined;
   readonly idempotencyKey: string | undefined;
@@ -275,8 +276,10 @@ export async function callOperation(
       timeoutMs: Math.min(timeoutMs, remaining),
       byDeadline: remaining < timeoutMs,
     });
-    const durationMs = ctx.now() - started;
-    const outcome = "status" in result ? interpret(ctx, name, op, result) : result;
+    const tookMs = ctx.now() - started;
+    // Whole milliseconds, as the hooks reported it before ctx.now became performance.now().
+    const durationMs = Math.round(tookMs);
+    const outcome = "status" in result ? interpret(ctx, name, op, result, tookMs) : result;
     const requestId = "status" in result ? requestIdOf(ctx, result) : undefined;
     emit(ctx.hooks, "onResponse", {
       operation: name,
@@ -706,6 +709,8 @@ function interpret(
   name: OperationName,
   op: OperationDefinition,
   answer: Answer,
+  /** How long the attempt took until its answer was read (monotonic), for a Retry-After date. */
+  attemptMs: number,
 ): { body: unknown } | { failure: Failure; body?: unknown } {
   let body: unknown;
   let parsedJson = true;
@@ -728,12 +733,14 @@ function interpret(
   }
   if (status >= 300) {
     const info = readErrorAnswer(status, body, op.failures, ctx.names(name), clean);
-    // An HTTP date is a time on the service's clock: read against the answer's own Date header
-    // (this machine's clock, an epoch time, only without one), not ctx.now (monotonic).
+    // An HTTP date is a time on the service's clock: read against this machine's clock (an epoch
+    // time, not ctx.now, which is monotonic) while the answer's Date header falls within the
+    // attempt, and against that header when the clocks plainly disagree.
     const retryAfterMs = parseRetryAfter(
       answer.headers.get("retry-after"),
       Date.now(),
       answer.headers.get("date"),
+      attemptMs,
     );
     // A 5xx naming a documented refusal is an answer: not sent again, and not applied.
     const midway = failedMidway(status, info);

@@ -46,15 +46,20 @@ export function backoffDelay(retry: ResolvedRetry, retryNumber: number, random =
 
 /**
  * `Retry-After` in milliseconds: delta-seconds or an HTTP date; undefined when unusable. A date is
- * a time on the service's clock, so it is read against the answer's own `Date` header (`date`)
- * when that is a valid HTTP date, and against `now` (this machine's clock, epoch milliseconds)
- * only without one, or when `now` falls within the second the header names (the same clock, read
- * finer): clocks that disagree by seconds neither cancel nor stretch the wait.
+ * a time on the service's clock. It is read against `now` (this machine's clock, epoch
+ * milliseconds, finer than the header's whole seconds) when the answer has no valid `Date` header
+ * (`date`) or one that falls within the attempt: from a second before it was sent (the header's
+ * truncation) to `now`, the attempt having taken `attemptMs` so far (measured on a monotonic
+ * clock, so a step of this machine's clock during the attempt does not widen it). Such a header
+ * says the clocks agree to within the exchange, and measuring from it would add the answer's
+ * transit to the wait. Only a header outside that window (clocks that plainly disagree, or this
+ * one stepped) is the reference itself: a skew of seconds neither cancels nor stretches the wait.
  */
 export function parseRetryAfter(
   value: string | null,
   now: number,
   date?: string | null,
+  attemptMs = 0,
 ): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
@@ -62,7 +67,9 @@ export function parseRetryAfter(
   const at = httpDate(trimmed, now);
   if (at === undefined) return undefined;
   const sent = date === null || date === undefined ? undefined : httpDate(date.trim(), now);
-  const from = sent === undefined || (now >= sent && now < sent + 1000) ? now : sent;
+  const withinAttempt =
+    sent !== undefined && sent >= now - Math.max(0, attemptMs) - 1000 && sent <= now;
+  const from = sent === undefined || withinAttempt ? now : sent;
   return Math.max(0, at - from);
 }
 

@@ -363,3 +363,41 @@ describe("PostgreSQL", () => {
 
   leaseTests(() => createPostgresIdempotencyStore(pool));
 });
+
+describe("the PostgreSQL store's background cleanup across a wall-clock step (second-clock-2)", () => {
+  /**
+   * A pool that answers every statement and counts the batch DELETEs of expired rows (no
+   * database). Six claims 60 ms apart with cleanupIntervalMs 50 ms, the wall clock stepped by
+   * `stepMs` just after the store is created: the expired rows are deleted about every claim.
+   */
+  async function deletesOverClaims(stepMs: number) {
+    let deletes = 0;
+    const pool = {
+      query: async (text: string) => {
+        if (/DELETE FROM .* WHERE key IN/s.test(text)) {
+          deletes++;
+          return { rowCount: 0, rows: [] };
+        }
+        return { rowCount: 1, rows: [] };
+      },
+    };
+    const store = createPostgresIdempotencyStore(pool as never, {
+      createTable: false,
+      cleanupIntervalMs: 50,
+    });
+    step(stepMs);
+    for (let i = 0; i < 6; i++) {
+      await store.claim(`cleanup-${i}`, `owner-${i}`, 1_000);
+      await sleep(60);
+    }
+    return deletes;
+  }
+
+  it("control: no step, the expired rows are deleted about every cleanupIntervalMs of use", async () => {
+    expect(await deletesOverClaims(0)).toBeGreaterThanOrEqual(4);
+  });
+
+  it("a wall clock stepped −1 h: the cleanup still runs every cleanupIntervalMs, not an hour later", async () => {
+    expect(await deletesOverClaims(-3_600_000)).toBeGreaterThanOrEqual(4);
+  });
+});

@@ -111,6 +111,18 @@ describe("deadlineMs and durationMs across a wall-clock step (clock-4)", () => {
     for (const ms of await durations(0)) expect(ms).toBeGreaterThanOrEqual(0);
   });
 
+  it("durationMs is a whole number of milliseconds (second-clock-3)", async () => {
+    const simulator = await startSimulator();
+    const { hooks, events } = recorder();
+    const client = clientFor(simulator, { hooks });
+    for (let i = 0; i < 3; i++) {
+      await client.getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" });
+    }
+    const measured = events.responses.map((event) => event.durationMs);
+    expect(measured.length).toBeGreaterThan(0);
+    expect(measured.filter((ms) => !Number.isInteger(ms))).toEqual([]);
+  });
+
   it("a wall clock stepped −30 s during an attempt: durationMs stays what the attempt took", async () => {
     const measured = await durations(-30_000);
     expect(measured.length).toBeGreaterThan(0);
@@ -166,6 +178,92 @@ describe("a Retry-After HTTP date is read against the answer's own Date header (
 
   it("control: no Date header, clocks that agree: read against this machine's clock", async () => {
     expect(await rateLimited(0, false)).toEqual({ outcome: "ok", attempts: 2 });
+  });
+
+  /**
+   * The service answers 429 with a Date header and a Retry-After date `retryInMs` later, both from
+   * the real clock (whole seconds, as HTTP dates are); the answer takes `transitMs` to arrive, and
+   * this machine's clock reads `skewMs` off the service's (with `stepDuringMs`, it steps by that
+   * while the answer travels instead).
+   */
+  async function slowRateLimit(o: {
+    transitMs: number;
+    retryInMs: number;
+    deadlineMs: number;
+    skewMs?: number;
+    stepDuringMs?: number;
+  }) {
+    const simulator = await startSimulator();
+    step(o.skewMs ?? 0);
+    let attempts = 0;
+    const client = clientFor(simulator, {
+      deadlineMs: o.deadlineMs,
+      fetch: async (input, init) => {
+        if (isToken(input)) return fetch(input, init);
+        if (++attempts > 1) return fetch(input, init);
+        const serviceNow = realNow();
+        const headers = new Headers({
+          "content-type": "application/json",
+          Date: new Date(serviceNow).toUTCString(),
+          "Retry-After": new Date(serviceNow + o.retryInMs).toUTCString(),
+        });
+        if (o.stepDuringMs !== undefined) step(o.stepDuringMs);
+        await new Promise((resolve) => setTimeout(resolve, o.transitMs));
+        return new Response('{"Message":"slow down"}', { status: 429, headers });
+      },
+    });
+    const started = performance.now();
+    const outcome = await client
+      .getShippingDetailsExtended({ amount: 10, currencyCode: "EUR" })
+      .then(
+        () => "ok",
+        (e: { name?: string; retryAfterMs?: number }) => `${e.name} retryAfterMs=${e.retryAfterMs}`,
+      );
+    return { outcome, attempts, tookMs: performance.now() - started };
+  }
+
+  it("clocks that agree and an answer 1.2 s on its way: the wait is not stretched by the transit, the retry fits deadlineMs 3 s (second-clock-1)", async () => {
+    const r = await slowRateLimit({ transitMs: 1_200, retryInMs: 2_000, deadlineMs: 3_000 });
+    expect({ outcome: r.outcome, attempts: r.attempts }).toEqual({ outcome: "ok", attempts: 2 });
+    // 1.2 s of transit, then what is left of the 1-2 s (the header's truncation) asked for.
+    expect(r.tookMs).toBeLessThan(2_900);
+  });
+
+  it("a wall clock stepped +60 s while the answer travels: the date is still waited for (read against the Date header)", async () => {
+    const r = await slowRateLimit({
+      transitMs: 300,
+      retryInMs: 2_000,
+      deadlineMs: 10_000,
+      stepDuringMs: 60_000,
+    });
+    expect({ outcome: r.outcome, attempts: r.attempts }).toEqual({ outcome: "ok", attempts: 2 });
+    // The wait is 0.7-2 s, not 0 (the step read as time passed).
+    expect(r.tookMs).toBeGreaterThan(900);
+  });
+
+  it("parseRetryAfter trusts this machine's clock while the Date header falls within the attempt (second-clock-1)", () => {
+    const sent = Date.parse("Wed, 21 Oct 2026 07:28:00 GMT");
+    const header = "Wed, 21 Oct 2026 07:28:00 GMT";
+    const asked = "Wed, 21 Oct 2026 07:28:02 GMT";
+    // Clocks that agree: sent at 07:27:59.900, the header written at 07:28:00.500, the answer
+    // read at 07:28:01.200 (1.3 s into the attempt): 800 ms to go, not 2 s from the header.
+    expect(parseRetryAfter(asked, sent + 1_200, header, 1_300)).toBe(800);
+    // Read within the header's second, at the attempt's very start: the same.
+    expect(parseRetryAfter(asked, sent + 400, header, 0)).toBe(1_600);
+    // This machine's clock 0.5 s ahead of the service's, 0.7 s of transit: the header written at
+    // 07:28:00.300 (service), read at 07:28:01.000 (service) = 01.500 here, 800 ms into the
+    // attempt. The true wait is 1 s; within the skew, not stretched by the transit (2 s).
+    const ahead = parseRetryAfter(asked, sent + 1_500, header, 800) ?? Number.NaN;
+    expect(Math.abs(ahead - 1_000)).toBeLessThanOrEqual(500);
+    // 0.5 s behind, 0.7 s of transit: the header written at 07:28:00.800 (service), read at
+    // 07:28:01.500 (service) = 01.000 here, 800 ms into the attempt. The true wait is 500 ms.
+    const behind = parseRetryAfter(asked, sent + 1_000, header, 800) ?? Number.NaN;
+    expect(Math.abs(behind - 500)).toBeLessThanOrEqual(500);
+    // A header older than the attempt (by more than its truncation): the clocks disagree, the
+    // wait is measured from the header, however long the attempt.
+    expect(parseRetryAfter(asked, sent + 10_000, header, 2_000)).toBe(2_000);
+    // A header later than this machine's clock: measured from the header.
+    expect(parseRetryAfter(asked, sent - 500, header, 300)).toBe(2_000);
   });
 
   it("parseRetryAfter takes the wait from the answer's Date header when it is a valid date", () => {
