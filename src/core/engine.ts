@@ -989,21 +989,16 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       readError = error;
       written = definition.response.success(undefined as TResult);
     }
+    // What reading the result threw, when it did (the whole of it, or the first field it needed
+    // that could not be read): the only clue to why (review ops-9). Scrubbed by notify.
+    const threw = unreadable || "readError" in written;
+    const thrown = unreadable ? readError : written.readError;
     if ("invalid" in written) {
-      if (unreadable) {
-        const reason = "the handler's result is unusable: reading it threw";
-        return fail(
-          call,
-          new Failure("internal_error", reason, undefined, readError, true),
-          lostFailure,
-        );
-      }
-      const reason = `the handler's result is unusable: ${written.invalid}`;
-      // A field it needed could not be read: what its getter threw (review ops-9).
-      const failure =
-        "readError" in written
-          ? new Failure("internal_error", reason, undefined, written.readError, true)
-          : new Failure("internal_error", reason);
+      const why = unreadable ? "reading it threw" : written.invalid;
+      const reason = `the handler's result is unusable: ${why}`;
+      const failure = threw
+        ? new Failure("internal_error", reason, undefined, thrown, true)
+        : new Failure("internal_error", reason);
       return fail(call, failure, lostFailure);
     }
     if (written.ignored !== undefined && written.ignored.length > 0) {
@@ -1020,19 +1015,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
-      // What reading the result threw, when it did (the whole of it, or its first field that
-      // could not be read): the only clue to why (review ops-9). Scrubbed by notify.
-      if (unreadable) {
-        notify(
-          onError,
-          { ...warning, callback: name, reason, error: readError },
-          call.redact,
-          true,
-        );
-      } else if ("readError" in written) {
-        const error = written.readError;
-        notify(onError, { ...warning, callback: name, reason, error }, call.redact, true);
-      } else notify(onError, { ...warning, callback: name, reason }, call.redact);
+      const failure = { ...warning, callback: name, reason };
+      notify(onError, threw ? { ...failure, error: thrown } : failure, call.redact, threw);
     }
     // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
     // card it charges (001 §4.2), may be a decline the service takes as paid. Still a success (the
