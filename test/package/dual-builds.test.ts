@@ -57,13 +57,17 @@ const PAIRS = [
 ] as const;
 
 describe.each(PAIRS)("%s", (_label, rootFrom, adapterFrom) => {
+  /** The root and the Express adapter, each from its build. */
+  const builds = async () => ({
+    root: rootFrom === "cjs" ? cjs<typeof Root>("index.cjs") : await esm<typeof Root>("index.js"),
+    toExpress: (adapterFrom === "cjs"
+      ? cjs<typeof ExpressAdapter>("express.cjs")
+      : await esm<typeof ExpressAdapter>("express.js")
+    ).toExpress,
+  });
+
   const load = async () => {
-    const root =
-      rootFrom === "cjs" ? cjs<typeof Root>("index.cjs") : await esm<typeof Root>("index.js");
-    const { toExpress } =
-      adapterFrom === "cjs"
-        ? cjs<typeof ExpressAdapter>("express.cjs")
-        : await esm<typeof ExpressAdapter>("express.js");
+    const { root, toExpress } = await builds();
     const { toKoa } =
       adapterFrom === "cjs"
         ? cjs<typeof KoaAdapter>("koa.cjs")
@@ -119,15 +123,14 @@ describe.each(PAIRS)("%s", (_label, rootFrom, adapterFrom) => {
   // review second-ops-2: the answer's undelivered-answer marker was a Symbol() of each build, so
   // the adapter of the other build never saw it and the lost answer went unreported.
   it("an answer lost after the function ran (the client hung up) is reported once", async () => {
-    const root =
-      rootFrom === "cjs" ? cjs<typeof Root>("index.cjs") : await esm<typeof Root>("index.js");
-    const { toExpress } =
-      adapterFrom === "cjs"
-        ? cjs<typeof ExpressAdapter>("express.cjs")
-        : await esm<typeof ExpressAdapter>("express.js");
+    const { root, toExpress } = await builds();
     const kinds: string[] = [];
+    // The client hangs up once the function runs (not after a fixed time: under load the
+    // function may not have started by then).
+    const leaving = new AbortController();
     const handler = root.createSendOrderToMerchantHandler(
       async (order) => {
+        leaving.abort();
         await new Promise((resolve) => setTimeout(resolve, 250));
         return { InternalOrderId: `M-${order.OrderId}` };
       },
@@ -136,14 +139,16 @@ describe.each(PAIRS)("%s", (_label, rootFrom, adapterFrom) => {
     server = createServer(express().use(toExpress(handler))).listen(0, "127.0.0.1");
     await new Promise((resolve) => server?.once("listening", resolve));
     const { port } = server.address() as AddressInfo;
-    const leaving = new AbortController();
-    setTimeout(() => leaving.abort(), 80);
     await fetch(`http://127.0.0.1:${port}/x`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: ORDER,
       signal: leaving.signal,
     }).catch(() => undefined);
+    // The report (at most 10 s), then 400 ms for a second one.
+    for (let waited = 0; kinds.length === 0 && waited < 10_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(kinds).toEqual(["client_closed"]);
   });
