@@ -393,6 +393,48 @@ describe("the reason of an undelivered answer says only what is known", () => {
     expect(failures[0]?.reason).not.toMatch(/client closed/);
   });
 
+  // fix-left2: a connection closed before the function ran was still put down to the client
+  // ("the client went away …"), though the server's own timeout or a proxy may have closed it.
+  it("before the function ran: a server's own socket timeout mid-body is a closed connection, not the client going away", async () => {
+    const failures: CallbackFailure[] = [];
+    let ran = false;
+    const handler = createSendOrderToMerchantHandler(
+      (o) => {
+        ran = true;
+        return { InternalOrderId: `M-${o.OrderId}` };
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    const server = await serve(toNodeListener(handler));
+    server.server.timeout = 100; // the merchant's server gives up on a body that stopped coming
+    await new Promise<void>((resolve) => {
+      const req = request({
+        port: server.port,
+        method: "POST",
+        path: "/x",
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(order),
+        },
+      });
+      req.on("error", () => resolve());
+      req.on("close", () => resolve());
+      req.write(order.slice(0, 40)); // and the rest never comes
+    });
+    await reported(failures, 1);
+    server.close();
+    expect(ran).toBe(false);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      kind: "client_closed",
+      status: 499,
+      callback: "SendOrderToMerchant",
+      reason:
+        "the connection closed (by the client, a proxy or a server timeout) before the body was complete, or its body stream failed",
+    });
+    expect(failures[0]?.reason).not.toMatch(/client (went away|closed)/);
+  });
+
   it("withIdempotency: a duplicate whose client left while the first delivery got its 200 does not say the service did not learn the outcome", async () => {
     const failures: CallbackFailure[] = [];
     let runs = 0;
