@@ -454,11 +454,16 @@ export function detachedReporter(
   return HandlerContext.detachedReporterOf(context);
 }
 
-/** A client gone before its body's end (a reset or a lost connection mid-body, a stream failed). */
+/**
+ * The connection closed before the body's end (a reset or a lost connection mid-body), or the
+ * body's stream failed. As `UNDELIVERED_AS.closed`, the text names no culprit: the client, a proxy
+ * or the server's own timeout may have closed it, and the adapter cannot tell which.
+ */
 const CLOSED_MID_BODY =
-  "the client went away (or its body stream failed) before the body was complete";
-/** A client gone when its body may have arrived whole (HTTP/2: a reset after END_STREAM). */
-const CLOSED_BEFORE_ANSWER = "the client closed the request before it was answered";
+  "the connection closed (by the client, a proxy or a server timeout) before the body was complete, or its body stream failed";
+/** The same when the body may have arrived whole (HTTP/2: a reset after END_STREAM). */
+const CLOSED_BEFORE_ANSWER =
+  "the connection closed (by the client, a proxy or a server timeout) before the request was answered";
 
 /**
  * Why bytes that are gzip data are refused: the engine reads compressed bodies nowhere (a body it

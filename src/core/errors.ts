@@ -30,12 +30,12 @@ export const FAILURE_STATUS = /* @__PURE__ */ deepFreeze({
   /** A request header (Authorization) larger than the engine reads. */
   header_too_large: 431,
   /**
-   * The client went away (or its body stream failed) before the body was complete, or, on HTTP/2,
-   * closed the request (a reset, a lost connection) before it was answered. Nobody is left to read
-   * the answer; 499 is nginx's "client closed request", so logs do not count it as a
-   * server error. Also reported (the answer is not sent) when the connection closed after the
-   * merchant's function ran, before its answer was written: by the client, a proxy or a server
-   * timeout (the adapter cannot tell which).
+   * The connection closed (by the client, a proxy or a server timeout: the adapter cannot tell
+   * which) before the body was complete, or, on HTTP/2, before the request was answered (a reset,
+   * a lost connection); or the body's stream failed. Nobody is left to read the answer; 499 is
+   * nginx's "client closed request", so logs do not count it as a server error. Also reported
+   * (the answer is not sent) when the connection closed after the merchant's function ran,
+   * before its answer was written.
    */
   client_closed: 499,
   /** The merchant's function threw a `CallbackError`: a business answer, read through `Success`. */

@@ -91,7 +91,7 @@ export interface ServiceClientOptions {
    */
   readonly merchantGuidIn?: "header" | "query" | null | undefined;
   /** Which operations send a token (5.2), overriding the defaults (billing summary and shipping details). */
-  readonly jwt?: Partial<Record<ServiceOperationName, boolean>> | undefined;
+  readonly jwt?: Partial<Record<ServiceOperationName, boolean | undefined>> | undefined;
   /** Prefix of the token in `Authorization` where the document does not show one: default `Bearer`; `null` sends the bare token. */
   readonly tokenScheme?: string | null | undefined;
   /** A cache shared by several instances (one token for all); default: this client's memory. */
@@ -103,7 +103,7 @@ export interface ServiceClientOptions {
   /** Wire names the document does not show, per operation (see the README). */
   readonly names?: ServiceNames | undefined;
   /** Paths per operation, e.g. where CreateOrderRefund lives for you. */
-  readonly paths?: Partial<Record<ServiceOperationName, string>> | undefined;
+  readonly paths?: Partial<Record<ServiceOperationName, string | undefined>> | undefined;
   /** Answers larger than this are refused. Default 32 MiB (dispatch answers carry base64 documents). */
   readonly maxResponseBytes?: number | undefined;
 }
@@ -430,6 +430,8 @@ const OPERATION_NAMES: readonly string[] = Object.freeze(Object.keys(OPERATIONS)
  * called the default path). Checked as the top level is: own keys of any object (a class
  * instance's fields, a null prototype), a key given as undefined included; `retries: false`, and
  * each object left out (undefined), or an operation's names given as undefined, are not looked at.
+ * The values too: a `jwt` value must be a boolean and a name a non-empty string (the message names
+ * the option, never the value); undefined keeps the default.
  */
 function checkNestedKeys(options: ServiceClientOptions): void {
   const owner = "createServiceClient";
@@ -437,18 +439,55 @@ function checkNestedKeys(options: ServiceClientOptions): void {
   if (isRecord(retries)) assertKnownKeys(retries, RETRY_OPTION_NAMES, "retries", owner);
   for (const option of ["jwt", "names", "paths"] as const) {
     const map: unknown = options[option];
-    if (isRecord(map)) assertKnownKeys(map, OPERATION_NAMES, option, owner);
+    // Read with `?.[operation]` (`Object.entries` for paths): `jwt: true` or `names: "IP"` was
+    // read as no override at all. `null` reads as not set, as before.
+    if (map === undefined || map === null) continue;
+    if (!isRecord(map)) throw configError(option, "must be an object", owner);
+    assertKnownKeys(map, OPERATION_NAMES, option, owner);
+  }
+  // Each value as it is read (`jwt[operation]`, a class's getter included): a string ("false")
+  // is truthy and sent a token. Undefined is the operation's default; null is refused, as it
+  // would read as the default where it may have meant "no token".
+  const jwt: unknown = options.jwt;
+  if (isRecord(jwt)) {
+    for (const operation of OPERATION_NAMES) {
+      const value = jwt[operation];
+      if (value !== undefined && typeof value !== "boolean") {
+        throw configError(`jwt.${operation}`, "must be a boolean", owner);
+      }
+    }
   }
   const names: unknown = options.names;
   if (!isRecord(names)) return;
-  for (const [operation, overrides] of Object.entries(names)) {
+  for (const operation of OPERATION_NAMES) {
+    const overrides = names[operation];
     if (overrides === undefined) continue;
     const path = `names.${operation}`;
     // Spread into the operation's names: a string ("Kode") would become names "0", "1"…
     if (!isRecord(overrides)) throw configError(path, "must be an object", owner);
     const known = Object.keys(OPERATIONS[operation as OperationName].names);
     assertKnownKeys(overrides, known, path, owner);
+    // A wire name: anything but a non-empty string went out as "42", "null" or an empty name.
+    // Undefined is the default name (left out of the spread below). The value is never quoted.
+    for (const [field, name] of Object.entries(overrides)) {
+      if (name !== undefined && (typeof name !== "string" || name === "")) {
+        throw configError(`${path}.${field}`, "must be a non-empty string", owner);
+      }
+    }
   }
+}
+
+/** An operation's names: the defaults, then the overrides given (an undefined one keeps the default). */
+function mergedNames(
+  defaults: Readonly<Record<string, string>>,
+  overrides: unknown,
+): Readonly<Record<string, string>> {
+  const merged: Record<string, string> = { ...defaults };
+  if (!isRecord(overrides)) return merged;
+  for (const [field, name] of Object.entries(overrides)) {
+    if (typeof name === "string") merged[field] = name;
+  }
+  return merged;
 }
 
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
@@ -502,10 +541,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   checkSettings(options);
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const redactor = new Redactor([merchantGuid, credentials?.password]);
-  const names = (operation: OperationName) => ({
-    ...OPERATIONS[operation].names,
-    ...(options.names?.[operation as ServiceOperationName] as Record<string, string> | undefined),
-  });
+  const names = (operation: OperationName) =>
+    mergedNames(OPERATIONS[operation].names, options.names?.[operation as ServiceOperationName]);
   const ctx: CallContext = {
     baseUrl,
     authUrl,

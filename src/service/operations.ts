@@ -311,7 +311,7 @@ export const SERVICE_OPERATION_NAMES: readonly ServiceOperationName[] = /* @__PU
 /** Overrides of the names the document does not show, per operation. */
 export type ServiceNames = {
   readonly [Name in ServiceOperationName]?: Partial<
-    Record<keyof (typeof OPERATIONS)[Name]["names"], string>
+    Record<keyof (typeof OPERATIONS)[Name]["names"], string | undefined>
   >;
 };
 

@@ -438,7 +438,9 @@ for (const [label, build, notFoundBy] of LISTENERS)
         });
         // Node's compatibility request does not tell a reset after END_STREAM from one mid-body
         // (it dumps what it held either way): the reason claims neither.
-        expect(failure.reason).toBe("the client closed the request before it was answered");
+        expect(failure.reason).toBe(
+          "the connection closed (by the client, a proxy or a server timeout) before the request was answered",
+        );
         client.drop();
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(failures.map((f) => f.kind)).toEqual(["client_closed"]);
@@ -758,7 +760,9 @@ describe.each(["toNodeListener", "toKoa (Koa 3)"] as const)(
       client.drop();
       expect(failures.map((f) => `${f.kind}/${f.status}`)).toEqual(["client_closed/499"]);
       // The body was complete (the parser read it to its end): the reason must not say otherwise.
-      expect(failures[0]?.reason).toBe("the client closed the request before it was answered");
+      expect(failures[0]?.reason).toBe(
+        "the connection closed (by the client, a proxy or a server timeout) before the request was answered",
+      );
       expect(calls).toBe(0);
       // Set by the listener (a closure TypeScript does not follow).
       const details = (parsed as Parsed | undefined)?.PaymentDetails;

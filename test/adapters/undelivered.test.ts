@@ -116,6 +116,16 @@ async function reported(failures: readonly CallbackFailure[], count: number): Pr
   await sleep(400);
 }
 
+/** Exactly one failure was reported: SendOrderToMerchant's, a closed connection (499). */
+function expectOneClosed(failures: readonly CallbackFailure[]): void {
+  expect(failures).toHaveLength(1);
+  expect(failures[0]).toMatchObject({
+    kind: "client_closed",
+    status: 499,
+    callback: "SendOrderToMerchant",
+  });
+}
+
 async function post(port: number, path: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     const req = request(
@@ -161,12 +171,7 @@ describe("an answer that cannot be delivered after the function ran", () => {
     await hangUpWhenRunning(server.port, "/x");
     await reported(failures, 1);
     server.close();
-    expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({
-      kind: "client_closed",
-      status: 499,
-      callback: "SendOrderToMerchant",
-    });
+    expectOneClosed(failures);
     expect(failures[0]?.reason).toMatch(/after SendOrderToMerchant's function ran/);
     expect(failures[0]?.reason).toMatch(/a success, 200.*not delivered/);
   });
@@ -208,49 +213,38 @@ describe("an answer that cannot be delivered after the function ran", () => {
     expect(failures).toEqual([]);
   });
 
-  it("Express: the client hung up", async () => {
-    const failures: CallbackFailure[] = [];
-    const app = express().use(toExpress(slowOrder(failures)));
-    const server = await serve(app);
-    await hangUpWhenRunning(server.port, "/x");
-    await reported(failures, 1);
-    server.close();
-    expect(failures.map((f) => [f.kind, f.callback])).toEqual([
-      ["client_closed", "SendOrderToMerchant"],
-    ]);
-  });
+  /** `slowOrder` behind each framework's adapter, as a node:http listener. */
+  const frameworks: [string, (failures: CallbackFailure[]) => Listener][] = [
+    ["Express", (failures) => express().use(toExpress(slowOrder(failures)))],
+    [
+      "Koa",
+      (failures) => {
+        const app = new Koa().use(toKoa(slowOrder(failures)));
+        app.silent = true; // no Koa error log on stderr; nothing asserted reads it
+        return app.callback();
+      },
+    ],
+  ];
+  describe.each(frameworks)("%s", (_name, listenerFor) => {
+    it("the client hung up", async () => {
+      const failures: CallbackFailure[] = [];
+      const server = await serve(listenerFor(failures));
+      await hangUpWhenRunning(server.port, "/x");
+      await reported(failures, 1);
+      server.close();
+      expect(failures.map((f) => [f.kind, f.callback])).toEqual([
+        ["client_closed", "SendOrderToMerchant"],
+      ]);
+    });
 
-  it("Express: a timeout middleware answered first", async () => {
-    const failures: CallbackFailure[] = [];
-    const app = express().use(toExpress(slowOrder(failures)));
-    const server = await serve(timeoutInFront(app));
-    expect(await post(server.port, "/x")).toBe(503);
-    await reported(failures, 1);
-    server.close();
-    expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
-  });
-
-  it("Koa: the client hung up", async () => {
-    const failures: CallbackFailure[] = [];
-    const app = new Koa().use(toKoa(slowOrder(failures)));
-    const server = await serve(app.callback());
-    await hangUpWhenRunning(server.port, "/x");
-    await reported(failures, 1);
-    server.close();
-    expect(failures.map((f) => [f.kind, f.callback])).toEqual([
-      ["client_closed", "SendOrderToMerchant"],
-    ]);
-  });
-
-  it("Koa: a timeout middleware answered first", async () => {
-    const failures: CallbackFailure[] = [];
-    const app = new Koa().use(toKoa(slowOrder(failures)));
-    app.silent = true;
-    const server = await serve(timeoutInFront(app.callback()));
-    expect(await post(server.port, "/x")).toBe(503);
-    await reported(failures, 1);
-    server.close();
-    expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
+    it("a timeout middleware answered first", async () => {
+      const failures: CallbackFailure[] = [];
+      const server = await serve(timeoutInFront(listenerFor(failures)));
+      expect(await post(server.port, "/x")).toBe(503);
+      await reported(failures, 1);
+      server.close();
+      expect(failures.map((f) => f.kind)).toEqual(["internal_error"]);
+    });
   });
 
   it("fetch: a runtime that aborts request.signal when the client leaves: one client_closed", async () => {
@@ -381,16 +375,49 @@ describe("the reason of an undelivered answer says only what is known", () => {
     expect(await post(server.port, "/x")).toBeUndefined();
     await sleep(400);
     server.close();
-    expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({
-      kind: "client_closed",
-      status: 499,
-      callback: "SendOrderToMerchant",
-    });
+    expectOneClosed(failures);
     expect(failures[0]?.reason).toMatch(
       /^the connection closed \(by the client, a proxy or a server timeout\) after SendOrderToMerchant's function ran: its answer \(a success, 200\) was not delivered/,
     );
     expect(failures[0]?.reason).not.toMatch(/client closed/);
+  });
+
+  // fix-left2: a connection closed before the function ran was still put down to the client
+  // ("the client went away …"), though the server's own timeout or a proxy may have closed it.
+  it("before the function ran: a server's own socket timeout mid-body is a closed connection, not the client going away", async () => {
+    const failures: CallbackFailure[] = [];
+    let ran = false;
+    const handler = createSendOrderToMerchantHandler(
+      (o) => {
+        ran = true;
+        return { InternalOrderId: `M-${o.OrderId}` };
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    const server = await serve(toNodeListener(handler));
+    server.server.timeout = 100; // the merchant's server gives up on a body that stopped coming
+    await new Promise<void>((resolve) => {
+      const req = request({
+        port: server.port,
+        method: "POST",
+        path: "/x",
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(order),
+        },
+      });
+      req.on("error", () => resolve());
+      req.on("close", () => resolve());
+      req.write(order.slice(0, 40)); // and the rest never comes
+    });
+    await reported(failures, 1);
+    server.close();
+    expect(ran).toBe(false);
+    expectOneClosed(failures);
+    expect(failures[0]?.reason).toBe(
+      "the connection closed (by the client, a proxy or a server timeout) before the body was complete, or its body stream failed",
+    );
+    expect(failures[0]?.reason).not.toMatch(/client (went away|closed)/);
   });
 
   it("withIdempotency: a duplicate whose client left while the first delivery got its 200 does not say the service did not learn the outcome", async () => {

@@ -1125,6 +1125,109 @@ describe("configuration", () => {
     });
   });
 
+  // fix-left2: the values inside `jwt` and `names` were not looked at: `jwt: { voidParcel: "false" }`
+  // (a string, truthy) sent a token, a name that is not a string went on the wire as "42" or
+  // "[object Object]", and `jwt: true`, `names: "IP"` or `paths: true` was ignored in silence. An undefined
+  // name replaced the default with the field's own name (`names.locationByIp.ip: undefined`
+  // sent `ip`, not `IP`).
+  describe("nested option values of the wrong type", () => {
+    const guid = "guid-6f1c2a-not-in-messages";
+    const password = "pw-9d3e-not-in-messages";
+    const base = {
+      baseUrl: "http://x",
+      merchantGuid: guid,
+      credentials: { userName: "u", password },
+    };
+    const create = (options: object) => () => createServiceClient({ ...base, ...options } as never);
+    const messageOf = (options: object): string => {
+      try {
+        create(options)();
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+        return (error as Error).message;
+      }
+      return expect.fail("expected createServiceClient to throw");
+    };
+    const nullProto = (entries: object) => Object.assign(Object.create(null), entries);
+
+    it("jwt: a value that is not a boolean is refused, naming the option path and not the value", () => {
+      expect(messageOf({ jwt: { voidParcel: "false" } })).toBe(
+        "createServiceClient: jwt.voidParcel must be a boolean",
+      );
+      for (const value of ["true", 0, 1, null, {}, guid, password]) {
+        const message = messageOf({ jwt: { getShippingDetailsExtended: value } });
+        expect(message, String(value)).toBe(
+          "createServiceClient: jwt.getShippingDetailsExtended must be a boolean",
+        );
+      }
+      expect(messageOf({ jwt: nullProto({ locationByIp: "yes" }) })).toBe(
+        "createServiceClient: jwt.locationByIp must be a boolean",
+      );
+      // A class instance's getter is read as the option is: checked too.
+      class Policy {
+        get voidParcel() {
+          return "no";
+        }
+      }
+      expect(messageOf({ jwt: new Policy() })).toBe(
+        "createServiceClient: jwt.voidParcel must be a boolean",
+      );
+      // Not an object at all: it was read as no override.
+      for (const jwt of [true, "voidParcel", 1]) {
+        expect(messageOf({ jwt }), String(jwt)).toBe("createServiceClient: jwt must be an object");
+      }
+      // Booleans, undefined (the default) and no jwt at all pass.
+      expect(
+        create({ jwt: { voidParcel: true, locationByIp: false, createOrderRefund: undefined } }),
+      ).not.toThrow();
+      expect(create({ jwt: undefined })).not.toThrow();
+    });
+
+    it("names: a name that is not a non-empty string is refused, naming the full path and not the value", () => {
+      expect(messageOf({ names: { voidParcel: { errorCode: 42 } } })).toBe(
+        "createServiceClient: names.voidParcel.errorCode must be a non-empty string",
+      );
+      for (const value of [null, 0, true, {}, ["IP"], ""]) {
+        expect(messageOf({ names: { locationByIp: { ip: value } } }), JSON.stringify(value)).toBe(
+          "createServiceClient: names.locationByIp.ip must be a non-empty string",
+        );
+      }
+      expect(
+        messageOf({ names: { saveProductsList: nullProto({ countryCode: Symbol(guid) }) } }),
+      ).toBe("createServiceClient: names.saveProductsList.countryCode must be a non-empty string");
+      for (const names of [true, "IP", 1]) {
+        expect(messageOf({ names }), String(names)).toBe(
+          "createServiceClient: names must be an object",
+        );
+      }
+      // paths, read with Object.entries: `true` was no override at all.
+      expect(messageOf({ paths: true })).toBe("createServiceClient: paths must be an object");
+      // Strings and undefined (the default) pass.
+      expect(
+        create({ names: { voidParcel: { errorCode: "Kode", errorText: undefined } } }),
+      ).not.toThrow();
+    });
+
+    it("undefined inside jwt and names means the default", async () => {
+      const simulator = await startSimulator();
+      const sent: { url: string; headers: Headers }[] = [];
+      const client = clientFor(simulator, {
+        jwt: { locationByIp: undefined },
+        names: { locationByIp: { ip: undefined } },
+        fetch: async (input, init) => {
+          sent.push({ url: String(input), headers: new Headers(init?.headers) });
+          return fetch(input, init);
+        },
+      });
+      await client.locationByIp({ ip: "203.0.113.7" });
+      expect(sent).toHaveLength(1);
+      const query = new URL(sent[0]?.url ?? "").searchParams;
+      expect(query.get("IP")).toBe("203.0.113.7");
+      expect(query.has("ip")).toBe(false);
+      expect(sent[0]?.headers.has("authorization")).toBe(false);
+    });
+  });
+
   // second-left-3: a hooks object is often a class instance (a tracer), whose methods live on its
   // prototype, where Object.keys did not look: a misspelt hook method was never called.
   it("refuses a misspelt hook written as a class method, and leaves other methods alone", () => {

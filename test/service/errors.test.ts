@@ -632,6 +632,24 @@ describe("a fetch option that throws an odd value (review ops-7)", () => {
 });
 
 describe("the Redactor's rules", () => {
+  /**
+   * A client whose token request (voidParcel sends one) the service refuses with a 400 whose
+   * `title` is written from what was sent: a service echoing the password, as sent or encoded.
+   */
+  const echoingTokenClient = (password: string, title: (sentBody: string) => string) =>
+    createServiceClient({
+      baseUrl: "http://svc.test",
+      merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      credentials: { userName: "merchant-user", password },
+      retries: false,
+      jwt: { voidParcel: true },
+      fetch: (async (_url: unknown, init?: RequestInit) =>
+        new Response(JSON.stringify({ title: title(String(init?.body)) }), {
+          status: 400,
+          headers: { "content-type": "application/json" },
+        })) as typeof fetch,
+    });
+
   it("masks a secret in its JSON-escaped form, as the token request sends it (review ops-3)", () => {
     const password = 'p"ss\\word9';
     const redactor = new Redactor([password]);
@@ -650,18 +668,7 @@ describe("the Redactor's rules", () => {
 
   it("a token request echoed JSON-escaped by the service leaves no password in the error", async () => {
     const password = 'p"ss\\word9';
-    const client = createServiceClient({
-      baseUrl: "http://svc.test",
-      merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-      credentials: { userName: "merchant-user", password },
-      retries: false,
-      jwt: { voidParcel: true },
-      fetch: (async (_url: unknown, init?: RequestInit) =>
-        new Response(JSON.stringify({ title: `bad credentials: ${String(init?.body)}` }), {
-          status: 400,
-          headers: { "content-type": "application/json" },
-        })) as typeof fetch,
-    });
+    const client = echoingTokenClient(password, (sent) => `bad credentials: ${sent}`);
     const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
     const escaped = JSON.stringify(password).slice(1, -1);
     expect(String((error as Error).message)).toContain(REDACTED);
@@ -731,18 +738,10 @@ describe("the Redactor's rules", () => {
         ["Pä+ss'w&rd9", dotnetJson],
         ["it's a pw~9", httpUtility],
       ] as const) {
-        const client = createServiceClient({
-          baseUrl: "http://svc.test",
-          merchantGuid: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-          credentials: { userName: "merchant-user", password },
-          retries: false,
-          jwt: { voidParcel: true },
-          fetch: (async () =>
-            new Response(
-              JSON.stringify({ title: `invalid credentials: password=${echo(password)}` }),
-              { status: 400, headers: { "content-type": "application/json" } },
-            )) as typeof fetch,
-        });
+        const client = echoingTokenClient(
+          password,
+          () => `invalid credentials: password=${echo(password)}`,
+        );
         const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
         expect(String((error as Error).message)).toContain("invalid credentials");
         expectNoSecrets(renderings(error), [password, echo(password)]);

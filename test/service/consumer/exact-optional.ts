@@ -18,7 +18,15 @@ import {
 } from "crossborder-callbacks/testing";
 
 // Options read from configuration are often `T | undefined`: each one is accepted as such.
-declare const configured: { attempts?: number; timeoutMs?: number; user?: string; port?: number };
+declare const configured: {
+  attempts?: number;
+  timeoutMs?: number;
+  user?: string;
+  port?: number;
+  voidToken?: boolean;
+  ipName?: string;
+  refundPath?: string;
+};
 const options: ServiceClientOptions = {
   baseUrl: "https://service.example",
   merchantGuid: "6f1c3c2e-4b7a-4d55-9f0e-2a8b7c6d5e4f",
@@ -26,7 +34,12 @@ const options: ServiceClientOptions = {
   timeoutMs: configured.timeoutMs,
   retries: { maxAttempts: configured.attempts, baseDelayMs: undefined },
   hooks: { onRequest: (event) => void event.url, includeBodies: undefined },
-  names: { getShippingDetailsExtended: { serviceLevel: "serviceLevel" } },
+  names: {
+    getShippingDetailsExtended: { serviceLevel: "serviceLevel" },
+    locationByIp: { ip: configured.ipName },
+  },
+  jwt: { voidParcel: configured.voidToken },
+  paths: { createOrderRefund: configured.refundPath },
   tokenCache: { get: async () => null, set: async () => undefined },
 };
 const client = createServiceClient(options);
