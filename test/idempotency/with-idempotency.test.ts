@@ -626,6 +626,9 @@ describe("withIdempotency across instances sharing a store", () => {
 });
 
 describe("withIdempotency when the store fails", () => {
+  /** onError's reason for a delivery refused because the store failed before the function ran. */
+  const STORE_FAILED_REASON = "the idempotency store failed; the function did not run";
+
   it("fails closed by default: a 500 the service retries, the function not run, reported to onError", async () => {
     const { fn, runs } = orders();
     const { store, failing } = instrumented();
@@ -671,6 +674,11 @@ describe("withIdempotency when the store fails", () => {
     }
     expect(runs()).toBe(0);
     expect(failures).toMatchObject([{ kind: "internal_error" }, { kind: "internal_error" }]);
+    // Review life-4: the reason said "the handler threw", though the function never ran.
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      STORE_FAILED_REASON,
+      STORE_FAILED_REASON,
+    ]);
     const [refused, unread] = failures.map((failure) => failure.error);
     expect(refused).toBeInstanceOf(IdempotencyStoreError);
     expect(refused).toMatchObject({ name: "IdempotencyStoreError", operation: "claim" });
@@ -681,6 +689,35 @@ describe("withIdempotency when the store fails", () => {
     );
     // Still a copy: nothing of the store's error but the text.
     expect((unread as Error).cause).toBeUndefined();
+  });
+
+  it("says in the default console line that the store failed and the function did not run; an error the function threw is still the handler's", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const { store, failing } = instrumented();
+      failing.add("claim");
+      const refused = createSendOrderToMerchantHandler(withIdempotency(orders().fn, { store }), {
+        auth: false,
+      });
+      expect((await refused.handle(post(orderText))).status).toBe(500);
+      const threw = createSendOrderToMerchantHandler(
+        withIdempotency(() => {
+          throw new RangeError("stock below zero");
+        }),
+        { auth: false },
+      );
+      expect((await threw.handle(post(orderText))).status).toBe(500);
+      const lines = spy.mock.calls.map((call) => String(call[0]));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toContain(
+        `SendOrderToMerchant 500 internal_error: ${STORE_FAILED_REASON} (IdempotencyStoreError: withIdempotency: the store failed to claim (Error: connect ECONNREFUSED`,
+      );
+      expect(lines[1]).toContain(
+        "SendOrderToMerchant 500 internal_error: the handler threw (RangeError: stock below zero)",
+      );
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("fails open when asked: the function runs, the delivery is answered, and onError is told", async () => {
