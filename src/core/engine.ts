@@ -11,6 +11,7 @@ import {
 } from "../decode/policy.js";
 import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js";
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
+import { IdempotencyStoreError } from "../idempotency/store.js";
 import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
 import {
@@ -1052,7 +1053,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    */
   function answerThrown(call: Call, error: unknown): CallbackResponse {
     if (!holdsSafely(() => isCallbackError(error))) {
-      const failure = new Failure("internal_error", "the handler threw", undefined, error, true);
+      // withIdempotency refusing the delivery (its store failed to claim, read or delete, or
+      // holds a record it cannot read) before the merchant's function ran: not the handler's.
+      const storeFailed = holdsSafely(() => error instanceof IdempotencyStoreError);
+      const reason = storeFailed ? IDEMPOTENCY_STORE_FAILED : "the handler threw";
+      const failure = new Failure("internal_error", reason, undefined, error, true);
       return fail(call, failure, lostFailure);
     }
     const { redact } = call;
@@ -1326,6 +1331,8 @@ interface Exchange {
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
+/** The reason of a delivery `withIdempotency` refused because its store failed (an `IdempotencyStoreError`). */
+const IDEMPOTENCY_STORE_FAILED = "the idempotency store failed; the function did not run";
 
 const UNREADABLE_BODY =
   "the request stream gave a chunk that is neither bytes nor text (a stream in object mode?): pass the callbacks the request as the server gave it";

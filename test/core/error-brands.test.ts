@@ -17,7 +17,7 @@ import {
   ServiceError,
   ServiceRateLimitError,
 } from "../../src/service/index.js";
-import { SendCallbackError } from "../../src/testing/index.js";
+import { SendCallbackError, samplePayload } from "../../src/testing/index.js";
 import { collector, json, post } from "./helpers.js";
 
 const brand = (name: string) => Symbol.for(`crossborder-callbacks.${name}`);
@@ -156,6 +156,33 @@ describe("an AuthenticationError from another copy, in the engine", () => {
     }
     const refused = await refuse(hostile);
     expect([refused.status, refused.failures[0]?.kind]).toEqual([401, "unauthorized"]);
+  });
+});
+
+// Review life-4: withIdempotency's store failure (before the function ran) was reported as "the
+// handler threw". Another copy's withIdempotency (a bundle of its own) is told apart the same way.
+describe("an IdempotencyStoreError from another copy, in the engine", () => {
+  it("is a 500 internal_error whose reason says the store failed and the function did not run", async () => {
+    const { failures, onError } = collector();
+    const stored = foreign(["IdempotencyStoreError"], { name: "IdempotencyStoreError" });
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw stored;
+      },
+      { auth: false, onError },
+    );
+    const order = samplePayload("SendOrderToMerchant", { OrderId: "GE-1" });
+    const response = await handler.handle(post(JSON.stringify(order)));
+    expect(response.status).toBe(500);
+    expect(json(response)).toMatchObject({ ErrorCode: "INTERNAL_ERROR" });
+    expect(failures).toMatchObject([
+      {
+        kind: "internal_error",
+        status: 500,
+        reason: "the idempotency store failed; the function did not run",
+        error: { name: "IdempotencyStoreError", message: "from another copy" },
+      },
+    ]);
   });
 });
 

@@ -18,12 +18,14 @@ import {
   createUpdateOrderShippingInfoHandler,
   createUpdateOrderStatusHandler,
   defaultIdempotencyKey,
+  extraField,
   type ForgettingIdempotencyStore,
   type IdempotencyStore,
   IdempotencyStoreError,
   type PerformOrderPaymentFunction,
   type PerformOrderPaymentRequest,
   type PerformOrderPaymentResult,
+  type RefundGiftCardFunction,
   type RemoveRestrictedProductsRequest,
   type SendOrderToMerchantRequest,
   withIdempotency,
@@ -626,6 +628,9 @@ describe("withIdempotency across instances sharing a store", () => {
 });
 
 describe("withIdempotency when the store fails", () => {
+  /** onError's reason for a delivery refused because the store failed before the function ran. */
+  const STORE_FAILED_REASON = "the idempotency store failed; the function did not run";
+
   it("fails closed by default: a 500 the service retries, the function not run, reported to onError", async () => {
     const { fn, runs } = orders();
     const { store, failing } = instrumented();
@@ -671,6 +676,11 @@ describe("withIdempotency when the store fails", () => {
     }
     expect(runs()).toBe(0);
     expect(failures).toMatchObject([{ kind: "internal_error" }, { kind: "internal_error" }]);
+    // Review life-4: the reason said "the handler threw", though the function never ran.
+    expect(failures.map((failure) => failure.reason)).toEqual([
+      STORE_FAILED_REASON,
+      STORE_FAILED_REASON,
+    ]);
     const [refused, unread] = failures.map((failure) => failure.error);
     expect(refused).toBeInstanceOf(IdempotencyStoreError);
     expect(refused).toMatchObject({ name: "IdempotencyStoreError", operation: "claim" });
@@ -681,6 +691,35 @@ describe("withIdempotency when the store fails", () => {
     );
     // Still a copy: nothing of the store's error but the text.
     expect((unread as Error).cause).toBeUndefined();
+  });
+
+  it("says in the default console line that the store failed and the function did not run; an error the function threw is still the handler's", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const { store, failing } = instrumented();
+      failing.add("claim");
+      const refused = createSendOrderToMerchantHandler(withIdempotency(orders().fn, { store }), {
+        auth: false,
+      });
+      expect((await refused.handle(post(orderText))).status).toBe(500);
+      const threw = createSendOrderToMerchantHandler(
+        withIdempotency(() => {
+          throw new RangeError("stock below zero");
+        }),
+        { auth: false },
+      );
+      expect((await threw.handle(post(orderText))).status).toBe(500);
+      const lines = spy.mock.calls.map((call) => String(call[0]));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toContain(
+        `SendOrderToMerchant 500 internal_error: ${STORE_FAILED_REASON} (IdempotencyStoreError: withIdempotency: the store failed to claim (Error: connect ECONNREFUSED`,
+      );
+      expect(lines[1]).toContain(
+        "SendOrderToMerchant 500 internal_error: the handler threw (RangeError: stock below zero)",
+      );
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("fails open when asked: the function runs, the delivery is answered, and onError is told", async () => {
@@ -1685,6 +1724,15 @@ describe("a gift card's CardFields members other than CardId are secrets", () =>
   });
 });
 
+/** The README's row for `callbacks` in the table of default keys ("The key of a delivery"). */
+function readmeKeyRow(callbacks: string): string {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf("### The key of a delivery"));
+  const row = section.split("\n").find((line) => line.startsWith(`| ${callbacks} | `));
+  expect(row, `the README's key table has a row for ${callbacks}`).toBeDefined();
+  return row ?? "";
+}
+
 function contextFor(callback: CallbackName, rawPayload: unknown): CallbackContext<unknown> {
   return { callback, rawPayload } as CallbackContext<unknown>;
 }
@@ -1899,6 +1947,81 @@ describe("the default key", () => {
     }
     // The shopper's address is back to the first one: the merchant must ship there.
     expect({ runs, address }).toEqual({ runs: 3, address: "1 First St" });
+  });
+
+  // Review life-2: the README's table said an update has new content, a redelivery the same, and
+  // not that an order updated back to earlier content (A -> B -> A) within ttlMs is a repeat.
+  it("SendOrderToMerchant: an order updated back to earlier content (A -> B -> A) is a repeat, answered from A's record, as the README's table says; with key: () => undefined each update applies", async () => {
+    const row = readmeKeyRow("SendOrderToMerchant");
+    expect(row).toContain("A → B → A");
+    expect(row).toContain("`key: () => undefined`");
+    const order = (method: string) =>
+      JSON.stringify({ ...fixture("SendOrderToMerchant"), ShippingMethodCode: method });
+    for (const deduplicated of [true, false]) {
+      let method = "";
+      let runs = 0;
+      const handler = createSendOrderToMerchantHandler(
+        withIdempotency(
+          (update) => {
+            runs++;
+            method = update.ShippingMethodCode ?? "";
+            return { InternalOrderId: "M-1", PaymentAmount: 123.73, PaymentCurrencyCode: "USD" };
+          },
+          deduplicated ? {} : { key: () => undefined },
+        ),
+        { auth: false },
+      );
+      const answers: unknown[] = [];
+      for (const body of [order("standard"), order("express"), order("standard")]) {
+        const answer = await handler.handle(post(body));
+        expect(answer.status).toBe(200);
+        answers.push(json(answer));
+      }
+      expect(answers[2]).toEqual(answers[0]);
+      // The default key: the change back is answered from A's record and the order stays at B.
+      expect({ runs, method }).toEqual(
+        deduplicated ? { runs: 2, method: "express" } : { runs: 3, method: "standard" },
+      );
+    }
+  });
+
+  // Review life-1: two partial returns of equal lines refund the same amount to the same card of
+  // one order: nothing in the payload tells them apart, and the README did not say so for refunds.
+  it("RefundGiftCard: the same card refunded again on the same order for the same amount is one refund to the default key, as the README's table says; a reference in the payload, or key: () => undefined, makes it two", async () => {
+    const row = readmeKeyRow("RedeemGiftCard, RefundGiftCard");
+    expect(row).toContain("refunded again on the same order for the same amount");
+    expect(row).toContain("`key: () => undefined`");
+    expect(row).toContain("`extraField`");
+    const credit = (options: { key?: () => undefined }) => {
+      const credited: string[] = [];
+      const refundToCard: RefundGiftCardFunction = (refund) => {
+        credited.push(String(extraField(refund, "Amount")));
+        return { Balance: `${100 + 10 * credited.length}.00` };
+      };
+      const handler = createRefundGiftCardHandler(withIdempotency(refundToCard, options), {
+        auth: false,
+      });
+      return { credited, send: (body: object) => handler.handle(post(JSON.stringify(body))) };
+    };
+    const refund = fixture("RefundGiftCard"); // 10.00 to GC-7342-1109-5561 on GE927127001US
+    // The default key: the second equal refund is answered from the first's record, not credited.
+    const byDefault = credit({});
+    const first = await byDefault.send(refund);
+    const second = await byDefault.send(refund);
+    expect(json(second)).toEqual(json(first));
+    expect(json(second)).toEqual({ Success: true, Balance: "110.00" });
+    expect(byDefault.credited).toEqual(["10.00"]);
+    // A refund reference the payload carries (an extra field) is in the digest: two keys.
+    const referenced = credit({});
+    await referenced.send({ ...refund, RefundReference: "RMA-1" });
+    await referenced.send({ ...refund, RefundReference: "RMA-2" });
+    await referenced.send({ ...refund, RefundReference: "RMA-2" }); // a redelivery: one run
+    expect(referenced.credited).toEqual(["10.00", "10.00"]);
+    // No deduplication: every delivery is applied.
+    const every = credit({ key: () => undefined });
+    await every.send(refund);
+    await every.send(refund);
+    expect(every.credited).toEqual(["10.00", "10.00"]);
   });
 
   it("stores keys of at most 250 characters, hashing long ones and ones with control characters", async () => {
