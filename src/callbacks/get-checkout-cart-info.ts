@@ -1,10 +1,10 @@
 import { assertKnownKeys, configError, optionNames } from "../auth/validate.js";
+import { describeIssueList, parseBounded } from "../core/bounded-parse.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
   type CallbackDefinition,
   type CallbackFunction,
   createCallbackHandler,
-  describeIssues,
   type HandlerOptions,
 } from "../core/engine.js";
 import { fieldInAnyCase } from "../core/objects.js";
@@ -92,9 +92,11 @@ export const cartShape: ResponseShape<CheckoutCartInfo> = {
   success(result) {
     // The checker generated from the schema first; zod when it does not accept (for the issues).
     if (checkCart !== undefined && checkCart(result) === ACCEPT) return { body: result as object };
-    const checked = checkoutCartInfoSchema.safeParse(result);
+    const checked = parseBounded(checkoutCartInfoSchema, result, 5);
     if (checked.success) return { body: result as object };
-    return { invalid: `not a CheckoutCartInfo: ${describeIssues(checked.error, 5)}` };
+    return {
+      invalid: `not a CheckoutCartInfo: ${describeIssueList(checked.issues, 5, checked.complete)}`,
+    };
   },
   failure: responseInfoShape().failure,
 };

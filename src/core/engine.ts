@@ -14,6 +14,7 @@ import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { IdempotencyStoreError } from "../idempotency/store.js";
 import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
 import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
+import { describeIssueList, parseBounded } from "./bounded-parse.js";
 import {
   cardSecretsLater,
   dropCvv,
@@ -501,14 +502,12 @@ function plainCopy(value: unknown): unknown {
   return copy;
 }
 
+/** The issues an invalid payload's description names, at most. */
+const MAX_DESCRIBED_ISSUES = 10;
+
 /** Summarises zod issues as `path: message`. Zod keeps input values out of its messages. */
-export function describeIssues(error: z.ZodError, limit = 10): string {
-  const lines = error.issues.slice(0, limit).map((issue) => {
-    const path = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
-    return `${path}: ${issue.message}`;
-  });
-  if (error.issues.length > limit) lines.push(`… and ${error.issues.length - limit} more`);
-  return lines.join("; ");
+export function describeIssues(error: z.ZodError, limit = MAX_DESCRIBED_ISSUES): string {
+  return describeIssueList(error.issues, limit);
 }
 
 function isAuthenticator(value: unknown): value is Authenticator {
@@ -902,14 +901,15 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       return fail(call, new Failure("malformed_body", reason, reason));
     }
     // The generated checker first: when it accepts, zod's output would deep-equal the body, so the
-    // checked body itself is the payload (no copy). Otherwise zod decides, with its issues.
+    // checked body itself is the payload (no copy). Otherwise zod decides, on the failing parts
+    // only (their issues: a refused body costs what is described, not its size; AMP-4).
     let rawPayload: TPayload;
     if (accepted || (check !== undefined && check(input) === ACCEPT)) {
       rawPayload = input as TPayload;
     } else {
-      const result = definition.schema.safeParse(input);
+      const result = parseBounded(definition.schema, input, MAX_DESCRIBED_ISSUES);
       if (!result.success) {
-        const description = describeIssues(result.error);
+        const description = describeIssueList(result.issues, MAX_DESCRIBED_ISSUES, result.complete);
         return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
       }
       rawPayload = result.data;

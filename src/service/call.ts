@@ -6,6 +6,7 @@
 
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
+import { parseBounded } from "../core/bounded-parse.js";
 import { isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { holdsSafely, readSafely } from "../core/report.js";
@@ -795,11 +796,13 @@ function interpret(
       body,
     };
   }
-  const checked = op.response.safeParse(body);
+  // zod on the failing parts only, the first five described: an answer of up to
+  // `maxResponseBytes` costs what is described, not its size (review AMP-5).
+  const checked = parseBounded(op.response, body, MAX_ANSWER_ISSUES);
   if (!checked.success) {
-    const paths = issuesOf(ctx, checked)
-      .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
-      .slice(0, 5);
+    const paths = checked.issues
+      .slice(0, MAX_ANSWER_ISSUES)
+      .map((issue) => `${issuePath(issue) || "(root)"}: ${ctx.redactor.text(issue.message)}`);
     return saysNothing(`the answer does not have the documented shape (${paths.join("; ")})`);
   }
   if (op.unconfirmed !== undefined && !confirmed(body)) {
@@ -830,9 +833,16 @@ function requestIdOf(ctx: CallContext, answer: Answer): string | undefined {
 
 function issuesOf(ctx: CallContext, result: z.ZodSafeParseError<unknown>): ServiceIssue[] {
   return result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join("."),
+    path: issuePath(issue),
     message: ctx.redactor.text(issue.message),
   }));
+}
+
+/** The issues an invalid answer's description names, at most. */
+const MAX_ANSWER_ISSUES = 5;
+
+function issuePath(issue: z.core.$ZodIssue): string {
+  return issue.path.map(String).join(".");
 }
 
 function describe(error: unknown): string {

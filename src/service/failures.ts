@@ -193,6 +193,23 @@ function kindAt(status: number, code: unknown): ServiceFailureKind {
   return kindOfCode(code) ?? kindOfStatus(status);
 }
 
+/** The field names a token refusal's description lists, at most. */
+const MAX_FIELD_NAMES = 10;
+
+/** The first keys of an object, joined, and `…` when it has more (never all of them read). */
+function firstNames(errors: Record<string, unknown>): string {
+  const names: string[] = [];
+  for (const key in errors) {
+    if (!Object.hasOwn(errors, key)) continue;
+    if (names.length === MAX_FIELD_NAMES) {
+      names.push("…");
+      break;
+    }
+    names.push(key);
+  }
+  return names.join(", ");
+}
+
 /** The failure an answer with a non-2xx status reports. */
 export function readErrorAnswer(
   status: number,
@@ -205,14 +222,15 @@ export function readErrorAnswer(
   const fallback: ServiceErrorCode = `HTTP_${status}`;
   if (!isRecord(body)) return { kind: byStatus, code: fallback };
   if (reading === "token" && status >= 400 && status < 500 && status !== 429) {
-    // 5.2's validation shape: name the fields, not their values.
-    const fields = isRecord(body.errors) ? Object.keys(body.errors).join(", ") : "";
+    // 5.2's validation shape: name the fields, not their values; the first few, and the whole
+    // cut like every description (an answer of 10,000 names made a description of 100,000).
+    const fields = isRecord(body.errors) ? firstNames(body.errors) : "";
     const title =
       text(body.title, clean) ?? text(body.Reason, clean) ?? "the token request was refused";
     return {
       kind: "authentication",
       code: "TOKEN_REFUSED",
-      description: fields === "" ? title : `${title} (${fields})`,
+      description: fields === "" ? title : cutText(`${title} (${clean(fields)})`),
     };
   }
   let code: string | undefined;

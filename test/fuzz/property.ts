@@ -974,8 +974,18 @@ function afterWalk(c: FuzzCase, model: unknown, touched: readonly string[]): Exp
   else {
     const verdict = schema.safeParse(model);
     if (!verdict.success) {
-      const first = verdict.error.issues[0]?.path.map(String).join(".") || "(root)";
-      return { kinds: ["invalid_payload"], description: (d) => d.includes(`${first}: `) };
+      const issue = verdict.error.issues[0];
+      const first = issue?.path.map(String).join(".") || "(root)";
+      // A union no option of which accepts: zod's `invalid_union` there, or (the engine describes
+      // only the failing parts, src/core/bounded-parse.ts) the issues of its option that fails
+      // inside a list, under the union's path.
+      const within =
+        issue?.code === "invalid_union" && first !== "(root)" ? `${first}.` : undefined;
+      return {
+        kinds: ["invalid_payload"],
+        description: (d) =>
+          d.includes(`${first}: `) || (within !== undefined && d.includes(within)),
+      };
     }
   }
   if (merchantGuidRefused(model, isCartGet(c) || GUID_WHEN_PRESENT.has(c.callback)))

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { parseBounded } from "../../src/core/bounded-parse.js";
 import {
   ACCEPT,
   CART_CHECKER,
@@ -335,6 +336,7 @@ function compare(
     checker.schema as Schema & { safeParse(value: unknown): z.ZodSafeParseResult<unknown> }
   ).safeParse(value);
   if (result.success) tally.zodAccepted++;
+  agreesBounded(checker.schema as Schema, value, result);
   if (verdict === ACCEPT) {
     tally.accepted++;
     expect(result.success, "the checker accepted what zod rejects").toBe(true);
@@ -352,6 +354,41 @@ function compare(
     }
   }
   return verdict;
+}
+
+/**
+ * What the engine runs when the checker does not accept (src/core/bounded-parse.ts): zod's
+ * verdict, and issues zod gives too, in its order (a subsequence of zod's list), or inside the
+ * union zod names `invalid_union` (the option that fails inside a list). Never an issue zod does
+ * not have.
+ */
+function agreesBounded(
+  schema: Schema,
+  value: unknown,
+  result: z.ZodSafeParseResult<unknown>,
+): void {
+  const bounded = parseBounded(schema as z.ZodType, value, 10);
+  expect(bounded.success, "the bounded parse and zod disagree").toBe(result.success);
+  if (bounded.success || result.success) return;
+  expect(bounded.issues.length).toBeGreaterThan(0);
+  const key = (issue: z.core.$ZodIssue) => `${issue.path.join(".")}: ${issue.message}`;
+  const zodKeys = result.error.issues.map(key);
+  const unions = result.error.issues
+    .filter((issue) => issue.code === "invalid_union")
+    .map((issue) => issue.path.join("."));
+  let from = 0;
+  for (const issue of bounded.issues) {
+    const at = zodKeys.indexOf(key(issue), from);
+    if (at >= 0) {
+      from = at + 1;
+      continue;
+    }
+    const path = issue.path.join(".");
+    expect(
+      unions.some((union) => path.startsWith(union)),
+      `${key(issue)} is not among zod's issues ${JSON.stringify(zodKeys)}`,
+    ).toBe(true);
+  }
 }
 
 const RUNS = { seeds: 400, generated: 150, generatedMutated: 250 };

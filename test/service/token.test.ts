@@ -125,6 +125,27 @@ describe("token provider", () => {
     }
   });
 
+  // Review amp AMP-8: the field names of a refused token request were all joined, uncut: 10,000
+  // names made a description of 108,930 characters (README: cut to 1,000).
+  it("a token refusal naming 10,000 fields is described by its first few, cut to 1,000 characters", async () => {
+    const simulator = await startSimulator();
+    const errors: Record<string, string[]> = {};
+    for (let i = 0; i < 10_000; i++) errors[`Field${i}`] = ["bad"];
+    const title = "One or more validation errors occurred.";
+    simulator.fail("getAuthenticationToken", { status: 400, body: { title, errors } });
+    const client = clientFor(simulator);
+    const error = (await rejectionOf(client.getShippingDetailsExtended(rates))) as Error & {
+      code: string;
+      description: string;
+    };
+    expect(error.code).toBe("TOKEN_REFUSED");
+    expect(error.description.length).toBeLessThanOrEqual(1_001);
+    expect(error.description).toBe(
+      `${title} (${Array.from({ length: 10 }, (_, i) => `Field${i}`).join(", ")}, …)`,
+    );
+    expect(error.message.length).toBeLessThan(2_000);
+  });
+
   // Review C C6: every waiter of a failed refresh got one shared error object, naming
   // getAuthenticationToken: what one caller wrote on it, every other one saw.
   it("gives each call waiting on a failed refresh an error of its own, the refresh's as cause", async () => {

@@ -1,0 +1,101 @@
+// parseBounded (src/core/bounded-parse.ts): zod's verdict, zod's own issues for the failing parts,
+// at a cost bounded by what is described (review AMP-4, AMP-5). The generated checkers' differential
+// test (test/generated/differential.test.ts) compares it with zod on fuzzed payloads too.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { describeIssueList, parseBounded } from "../../src/core/bounded-parse.js";
+import { productSchema } from "../../src/schemas/product.js";
+
+function described(schema: z.ZodType, value: unknown, limit = 10): string {
+  const result = parseBounded(schema, value, limit);
+  if (result.success) return "accepted";
+  return describeIssueList(result.issues, limit, result.complete);
+}
+
+function zodSays(schema: z.ZodType, value: unknown, limit = 10): string {
+  const result = schema.safeParse(value);
+  return result.success ? "accepted" : describeIssueList(result.error.issues, limit);
+}
+
+describe("parseBounded", () => {
+  it("gives zod's output for a value zod accepts (a preprocess, an unknown key kept)", () => {
+    const schema = z.looseObject({
+      Flag: z.preprocess((value) => (value === "true" ? true : value), z.boolean()),
+      List: z.array(z.number()).nullish(),
+    });
+    expect(parseBounded(schema, { Flag: "true", List: [1], Other: 2 })).toStrictEqual({
+      success: true,
+      data: { Flag: true, List: [1], Other: 2 },
+    });
+  });
+
+  it("describes a refused value as zod does when nothing is left out", () => {
+    const schema = z.looseObject({
+      Id: z.string(),
+      Count: z.number().int(),
+      Kind: z.union([z.string(), z.number()]),
+      Inner: z.object({ Name: z.string().max(3) }).strict(),
+      Tail: z.array(z.string()).min(2),
+    });
+    for (const value of [
+      {},
+      { Id: 1, Count: 1.5, Kind: true, Inner: { Name: "long", x: 1 }, Tail: ["a"] },
+      { Id: "a", Count: 1, Kind: "k", Inner: [], Tail: "no" },
+      "not an object",
+      null,
+    ]) {
+      expect(described(schema, value)).toBe(zodSays(schema, value));
+    }
+  });
+
+  it("a required key whose schema takes undefined is still refused when absent", () => {
+    const schema = z.looseObject({ Data: z.unknown() });
+    expect(described(schema, {})).toBe(zodSays(schema, {}));
+    expect(parseBounded(schema, { Data: undefined }).success).toBe(true);
+  });
+
+  it("an object's own check speaks beside its fields' issues (a product without anything)", () => {
+    expect(described(productSchema, {})).toBe(zodSays(productSchema, {}));
+    expect(described(productSchema, { Price: 1, Quantity: 1 })).toBe(
+      "Sku: Invalid input: expected string, received undefined",
+    );
+  });
+
+  it("stops after the limit: the first failing items, then that there are more", () => {
+    const schema = z.looseObject({ Items: z.array(productSchema) });
+    const value = { Items: Array.from({ length: 100_000 }, () => ({})) };
+    const text = described(schema, value, 4);
+    expect(text).toBe(
+      [
+        "Items.0.Price: Invalid input: expected number, received undefined",
+        "Items.0.Quantity: Invalid input: expected number, received undefined",
+        "Items.0.Sku: Invalid input: expected string, received undefined",
+        "Items.1.Price: Invalid input: expected number, received undefined",
+        "… and more",
+      ].join("; "),
+    );
+  });
+
+  it("a union whose list option fails inside the list is described by that option's items", () => {
+    const schema = z.looseObject({
+      Params: z.union([z.string(), z.array(z.looseObject({ Key: z.string() }))]),
+    });
+    const result = parseBounded(schema, { Params: Array.from({ length: 50_000 }, () => ({})) }, 2);
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.complete).toBe(false);
+    expect(result.issues.map((issue) => issue.path.join("."))).toStrictEqual([
+      "Params.0.Key",
+      "Params.1.Key",
+      "Params.2.Key",
+    ]);
+    // Failing at the top of every option: zod's own invalid_union.
+    expect(described(schema, { Params: 5 })).toBe(zodSays(schema, { Params: 5 }));
+  });
+
+  it("an object without the plain prototype is walked as zod reads it", () => {
+    const schema = z.looseObject({ A: z.string(), B: z.array(z.number()) });
+    const value = Object.assign(Object.create(null), { A: 1, B: [1, "x"] });
+    expect(described(schema, value)).toBe(zodSays(schema, value));
+  });
+});
