@@ -5,11 +5,15 @@
  *
  * A redactor masks Luhn-valid 13–19 digit card numbers, and this request's own card number and
  * CVV wherever a text quotes them. It is linear in the text and the secrets (one scan for card
- * numbers, one Knuth–Morris–Pratt search per secret), builds no regular expression from request
- * data, and cannot throw: anything it cannot read becomes `[unreadable]`, never the text itself.
+ * numbers; a Knuth–Morris–Pratt search per secret for up to eight, past that one search for all of
+ * them, see {@link patternSearch}, built once per redactor on its first text: a body of thousands
+ * of card objects must not cost a pass over the text per secret, review AMP-3), builds no regular
+ * expression from request data, and cannot throw: anything it cannot read becomes `[unreadable]`,
+ * never the text itself.
  */
 
 import { cardNumbersOf } from "./card-keys.js";
+import { markStarts, type PatternSearch, patternSearch } from "./secret-search.js";
 
 /** Turns any value into a text safe to let out. */
 export type Redactor = (value: unknown) => string;
@@ -331,13 +335,8 @@ function maskedRun(text: string, start: number, end: number, count: number): str
  * included: see {@link holdsCard}) keeps none.
  */
 export function maskCardDigits(text: string, digits: string): string {
-  if (digits.length < MIN_CARD_DIGITS || !holdsCard(text, [digits])) return text;
-  const masked = replaceDigitRuns(text, digits.length, (start, end, count) =>
-    onlyDigits(text.slice(start, end)).includes(digits)
-      ? maskedRun(text, start, end, count)
-      : undefined,
-  );
-  return holdsCard(masked, [digits]) ? masked.replace(/[0-9]/g, "*") : masked;
+  if (digits.length < MIN_CARD_DIGITS) return text;
+  return cardsMasker([digits])(text);
 }
 
 /**
@@ -355,10 +354,48 @@ export function cardNumbersMasker(
       if (found !== undefined) numbers.push(found);
     }
   }
+  return cardsMasker(numbers);
+}
+
+/**
+ * Masks these card numbers (digits, 12 or more; the first of equal ones counts) in a text: every
+ * run of digits (a single space, dash or `+` between them) holding one of them keeps only its last
+ * four digits, and a text that holds one of them in its digits before (across runs: other
+ * separators, escapes) or still after keeps none. One search for all the numbers, built on the
+ * first text: a text costs its length, not its length times the number of cards (review AMP-3).
+ *
+ * Until review AMP-3 the numbers were masked one after the other (`maskCardDigits` each, in
+ * order), and that gives the same text but in two cases: the masking of one number's run made
+ * another number's digits follow each other in the text, which was then let out so (now no digit
+ * is); or the runs of two or more numbers are masked and a third number, held across runs before,
+ * is no longer after (now its digits stay as the runs' masking leaves them: no number is held).
+ */
+function cardsMasker(cards: readonly string[]): (text: string) => string {
+  const numbers = cards.length > 1 ? [...new Set(cards)] : cards;
+  if (numbers.length === 0) return (text) => text;
+  let search: CardSearch | undefined;
   return (text) => {
-    let out = text;
-    for (const digits of numbers) out = maskCardDigits(out, digits);
-    return out;
+    search ??= cardSearch(numbers, true);
+    const card = search;
+    // The least index of a number the text holds (digits, escapes read): none, nothing to mask.
+    const heldFirst = heldIndex(text, card, 0);
+    if (heldFirst < 0) return text;
+    let firstRun = -1;
+    const masked = replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) => {
+      const index = card.leastIndexIn(onlyDigits(text.slice(start, end)));
+      if (index < 0) return undefined;
+      if (firstRun < 0 || index < firstRun) firstRun = index;
+      return maskedRun(text, start, end, count);
+    });
+    // A number held, but in no run, before any run is masked (in order, as one at a time did);
+    // or one still held once the runs are masked.
+    if (
+      firstRun < 0 ||
+      heldFirst < firstRun ||
+      heldIndex(masked, card, Number.POSITIVE_INFINITY) >= 0
+    )
+      return masked.replace(/[0-9]/g, "*");
+    return masked;
   };
 }
 
@@ -517,19 +554,42 @@ const CARD_LIKE = /^\d(?:[^\d\p{L}]{0,3}\d){11,18}$/u;
  */
 function markCardDigits(
   text: string,
-  cards: readonly string[],
+  cards: CardSearch,
   marks: Uint8Array | undefined,
 ): Uint8Array | undefined {
   let out = marks;
   forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
-    const digits = onlyDigits(text.slice(start, end));
-    if (cards.some((card) => digits.includes(card))) {
+    if (cards.leastIndexIn(onlyDigits(text.slice(start, end)), Number.POSITIVE_INFINITY) >= 0) {
       out ??= new Uint8Array(text.length);
       out.fill(1, start, end);
     }
   });
   return out;
 }
+
+/** The search of a request's card numbers (digits only) in the digits of a text. */
+type CardSearch = Pick<PatternSearch, "leastIndexIn">;
+
+/**
+ * {@link patternSearch} of card numbers; for a few (a request's own card, in its copies), the
+ * string's own search of each, cheaper than building an automaton.
+ */
+function cardSearch(cards: readonly string[], indexed: boolean): CardSearch {
+  if (cards.length > FEW_SECRETS) return patternSearch(cards, { indexed });
+  return {
+    leastIndexIn(digits) {
+      for (let index = 0; index < cards.length; index++)
+        if (digits.includes(cards[index] as string)) return index;
+      return -1;
+    },
+  };
+}
+
+/**
+ * Up to this many secrets (a request's card number and CVV, a few digit runs), each is searched on
+ * its own: building an automaton costs more than the few searches it would save on a short text.
+ */
+const FEW_SECRETS = 8;
 
 /**
  * Whether the digits of a text, read in order whatever stands between them, hold one of the cards:
@@ -538,15 +598,24 @@ function markCardDigits(
  * percent-escapes (encoded twice too: `%2520`), HTML character references (`&#160;`, `&#x34;`)
  * and JSON escapes written as text (`\u00a0`).
  */
-function holdsCard(text: string, cards: readonly string[]): boolean {
+function holdsCard(text: string, cards: CardSearch): boolean {
+  return heldIndex(text, cards, Number.POSITIVE_INFINITY) >= 0;
+}
+
+/**
+ * The least index of a card a text holds as {@link holdsCard} reads it (its digits, then the
+ * digits of its escapes read), -1 if none; `below` as in {@link PatternSearch.leastIndexIn}.
+ */
+function heldIndex(text: string, cards: CardSearch, below: number): number {
   const digits = onlyDigits(text);
-  if (cards.some((card) => digits.includes(card))) return true;
+  const found = cards.leastIndexIn(digits, below);
+  if (found >= 0 && found < below) return found;
   // Reading the escapes never adds digits (`%34` and `&#52;` are one digit written with two), so a
   // text with fewer digits than a card number holds none, escapes or not.
-  if (digits.length < MIN_CARD_DIGITS) return false;
-  if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
-  const decoded = onlyDigits(readEscapes(text));
-  return cards.some((card) => decoded.includes(card));
+  if (digits.length < MIN_CARD_DIGITS) return found;
+  if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return found;
+  const decoded = cards.leastIndexIn(onlyDigits(readEscapes(text)), below);
+  return found < 0 || (decoded >= 0 && decoded < found) ? decoded : found;
 }
 
 /** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
@@ -639,16 +708,32 @@ export function createRedactor(
   }
   const cardDigits = [...digitSet];
   const wide = scan === "wide";
+  // Built on the first text: one search for all the secrets, one for the card numbers' digits.
+  let secretSearch: PatternSearch | undefined;
+  let cards: CardSearch | undefined;
   return (value) => {
     try {
       const text = redactClassicCardNumbers(textOf(value));
       let marks: Uint8Array | undefined;
-      for (const secret of list) marks = markSecret(text, secret, marks);
-      if (cardDigits.length > 0) marks = markCardDigits(text, cardDigits, marks);
+      if (list.length > FEW_SECRETS) {
+        secretSearch ??= patternSearch(
+          list.map((secret) => secret.text),
+          { indexed: false },
+        );
+        const starts = secretSearch.startsOf(text);
+        if (starts !== undefined) {
+          marks = new Uint8Array(text.length);
+          markStarts(starts, marks);
+        }
+      } else for (const secret of list) marks = markSecret(text, secret, marks);
+      if (cardDigits.length > 0) {
+        cards ??= cardSearch(cardDigits, false);
+        marks = markCardDigits(text, cards, marks);
+      }
       const out = marks === undefined ? text : replaceMarked(text, marks);
       // A card number quoted with other separators (`4111.1111.1111.1111`, `4111%201111…`): no
       // digit goes out, as in `maskCardDigits`.
-      if (cardDigits.length > 0 && holdsCard(out, cardDigits)) return out.replace(/[0-9]/g, "*");
+      if (cards !== undefined && holdsCard(out, cards)) return out.replace(/[0-9]/g, "*");
       // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
       // masked last: this request's own, in any spelling, is masked above.
       return wide ? redactCardNumbers(out) : out;
