@@ -35,15 +35,16 @@ describe("lazyRedactor", () => {
 });
 
 describe("a redactor of a payment object full of digit runs", () => {
-  it("is built in time linear in its secrets (70,000 digit runs, 0.9 MB: well under a second)", () => {
+  it("is built in time linear in its secrets (70,000 digit runs, 0.9 MB: about 0.4 s alone)", () => {
     // Each run of 12 or more digits of a PaymentDetails is a secret; the card numbers among them
-    // were kept in a list searched once per secret (quadratic: 70,000 runs took 4.1 s).
+    // were kept in a list searched once per secret (quadratic: 70,000 runs took 4.1 s). About
+    // 0.4 s alone, 0.9 s beside another test file: the bound leaves room for a loaded machine.
     const secrets = Array.from({ length: 70_000 }, (_, i) => String(100_000_000_000 + i * 7919));
     const started = performance.now();
     const redact = lazyRedactor(() => secrets);
     expect(redact(`ref ${secrets[69_999]} and 4111111111111111`)).toBe(
       "ref *** and ************1111",
     );
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(2_500);
   });
 });
