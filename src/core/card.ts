@@ -269,19 +269,22 @@ export function dropCvv(value: unknown): void {
     // The usual object: one set lookup a key (its keys are the spec's), no pattern matched.
     const others = otherCvvKeys(details);
     if (!own && others === undefined) return;
-    const cvvs: string[] = [];
-    if (own) pushSecret(details.CVVNumber, cvvs);
-    if (others !== undefined) for (const key of others) pushSecret(details[key], cvvs);
     // The quotes first, the fields last: deleting a key from the middle of an object turns it into
     // a dictionary, slower for the scrub's walk over its fields (940 → 730–830 ns for a payment object).
     // A quote that cannot be masked (a frozen value, a read-only field) must not keep the fields.
     try {
-      for (let i = 0; i < cvvs.length; i++) {
-        const known = (cvvs[i] as string).trim();
-        if (known.length < 3) continue;
-        // The same value under two keys is scrubbed once (only objects with several CVV keys).
-        if (i > 0 && cvvs.slice(0, i).some((earlier) => earlier.trim() === known)) continue;
-        scrubCvv(details, known);
+      if (others === undefined) {
+        // The usual object: one CVV, `CVVNumber`.
+        const known = cvvText(details.CVVNumber);
+        if (known.length >= 3) scrubCvv(details, known);
+      } else {
+        // Each value once (the same value under two keys is scrubbed once), in key order.
+        const cvvs = new Set<string>();
+        if (own) cvvs.add(cvvText(details.CVVNumber));
+        for (const key of others) cvvs.add(cvvText(details[key]));
+        for (const known of cvvs) if (known.length < 3) cvvs.delete(known);
+        if (cvvs.size <= SCRUB_ONE_BY_ONE) for (const known of cvvs) scrubCvv(details, known);
+        else scrubCvv(details, new ManyCvvs(cvvs));
       }
     } finally {
       // Each key on its own, CVVNumber first: one that cannot be deleted (not configurable) must
@@ -335,7 +338,190 @@ export function protectParsedBody(body: unknown): void {
   }
 }
 
-function scrubCvv(details: Record<string, unknown>, cvv: string): void {
+/**
+ * How many different CVVs one card object may hold and still be scrubbed one after the other
+ * (the service sends one: `CVVNumber`). Past it (a body made to cost: thousands of keys naming a
+ * CVV), all of them are scrubbed in one pass: see {@link ManyCvvs}.
+ */
+const SCRUB_ONE_BY_ONE = 8;
+
+/** A CVV value as scrubbed: a string or a number's text, trimmed (anything else: none). */
+function cvvText(value: unknown): string {
+  return typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : "";
+}
+
+/**
+ * More than {@link SCRUB_ONE_BY_ONE} different CVVs, all at once, in one pass over each text: a CVV
+ * of digits only wherever it stands alone (a whole run of digits: as one by one), any other
+ * wherever it occurs (found by one automaton over all of them, so a text costs its length, not its
+ * length times the CVVs). A run of quotes next to or over each other becomes one `***`.
+ */
+class ManyCvvs {
+  readonly #cvvs: ReadonlySet<string>;
+  readonly #digits = new Set<string>();
+  readonly #automaton: Automaton | undefined;
+
+  constructor(cvvs: ReadonlySet<string>) {
+    this.#cvvs = cvvs;
+    const others: string[] = [];
+    for (const cvv of cvvs) {
+      if (ALL_DIGITS.test(cvv)) this.#digits.add(cvv);
+      else others.push(cvv);
+    }
+    this.#automaton = others.length > 0 ? buildAutomaton(others) : undefined;
+  }
+
+  /** Whether a trimmed text is one of the CVVs (a copy of it, deleted under an unknown key). */
+  has(trimmed: string): boolean {
+    return this.#cvvs.has(trimmed);
+  }
+
+  /** The text with every quote masked (the text itself when it quotes none). */
+  mask(text: string): string {
+    let marks: Uint8Array | undefined;
+    if (this.#digits.size > 0) marks = markDigitRuns(text, this.#digits, marks);
+    if (this.#automaton !== undefined) marks = markOccurrences(text, this.#automaton, marks);
+    return marks === undefined ? text : replaceMarked(text, marks);
+  }
+}
+
+const ALL_DIGITS = /^[0-9]+$/;
+
+function isAsciiDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Marks every whole run of ASCII digits that is one of `digits`. */
+function markDigitRuns(
+  text: string,
+  digits: ReadonlySet<string>,
+  marks: Uint8Array | undefined,
+): Uint8Array | undefined {
+  let out = marks;
+  let i = 0;
+  while (i < text.length) {
+    if (!isAsciiDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < text.length && isAsciiDigit(text.charCodeAt(i))) i++;
+    if (i - start >= 3 && digits.has(text.slice(start, i))) {
+      out ??= new Uint8Array(text.length);
+      out.fill(1, start, i);
+    }
+  }
+  return out;
+}
+
+/**
+ * An Aho–Corasick automaton over some texts: `goto` maps `state * 0x10000 + char code` to the next
+ * state (one map for all states), `fail` is each state's failure link, and `longest` the length of
+ * the longest text that ends in that state (itself or through its failure links; 0 for none).
+ */
+interface Automaton {
+  readonly goto: Map<number, number>;
+  readonly fail: Int32Array;
+  readonly longest: Int32Array;
+}
+
+function buildAutomaton(texts: readonly string[]): Automaton {
+  const goto = new Map<number, number>();
+  const ends: number[] = [0];
+  // The children of each state, for the breadth-first pass: first child and next sibling.
+  const firstChild: number[] = [-1];
+  const sibling: number[] = [-1];
+  const codeOf: number[] = [0];
+  for (const text of texts) {
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      let next = goto.get(state * 0x10000 + code);
+      if (next === undefined) {
+        next = ends.length;
+        ends.push(0);
+        firstChild.push(-1);
+        codeOf.push(code);
+        sibling.push(firstChild[state] as number);
+        firstChild[state] = next;
+        goto.set(state * 0x10000 + code, next);
+      }
+      state = next;
+    }
+    ends[state] = Math.max(ends[state] as number, text.length);
+  }
+  const fail = new Int32Array(ends.length);
+  const longest = Int32Array.from(ends);
+  const queue: number[] = [];
+  for (let child = firstChild[0] as number; child !== -1; child = sibling[child] as number) {
+    queue.push(child);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head] as number;
+    for (let child = firstChild[state] as number; child !== -1; child = sibling[child] as number) {
+      const code = codeOf[child] as number;
+      let link = fail[state] as number;
+      let next = goto.get(link * 0x10000 + code);
+      while (next === undefined && link !== 0) {
+        link = fail[link] as number;
+        next = goto.get(link * 0x10000 + code);
+      }
+      const target = next ?? 0;
+      fail[child] = target;
+      longest[child] = Math.max(longest[child] as number, longest[target] as number);
+      queue.push(child);
+    }
+  }
+  return { goto, fail, longest };
+}
+
+/** Marks every occurrence of the automaton's texts in a text (the longest ending at each place). */
+function markOccurrences(
+  text: string,
+  { goto, fail, longest }: Automaton,
+  marks: Uint8Array | undefined,
+): Uint8Array | undefined {
+  let out = marks;
+  let state = 0;
+  // Marked up to here already: overlapping quotes cost their union, not their sum.
+  let filled = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    let next = goto.get(state * 0x10000 + code);
+    while (next === undefined && state !== 0) {
+      state = fail[state] as number;
+      next = goto.get(state * 0x10000 + code);
+    }
+    state = next ?? 0;
+    const size = longest[state] as number;
+    if (size === 0) continue;
+    out ??= new Uint8Array(text.length);
+    const from = Math.max(i - size + 1, filled);
+    out.fill(1, from, i + 1);
+    filled = i + 1;
+  }
+  return out;
+}
+
+/** Each run of marked characters replaced by one `***`. */
+function replaceMarked(text: string, marks: Uint8Array): string {
+  let out = "";
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (marks[i] !== 1) {
+      i++;
+      continue;
+    }
+    out += `${text.slice(copied, i)}***`;
+    while (i < text.length && marks[i] === 1) i++;
+    copied = i;
+  }
+  return out + text.slice(copied);
+}
+
+/** Scrubs one CVV (one by one: a text) or many at once from a card object's texts, nested ones too. */
+function scrubCvv(details: Record<string, unknown>, cvv: string | ManyCvvs): void {
   // The object's own fields first; nested values (rare in a payment object) are walked after.
   let nested: object[] | undefined;
   scrubFields(details, cvv, true, (item) => {
@@ -353,10 +539,10 @@ function scrubCvv(details: Record<string, unknown>, cvv: string): void {
   }
 }
 
-/** Masks the CVV in one object's string fields; tells of its object-valued fields. */
+/** Masks the CVVs in one object's string fields; tells of its object-valued fields. */
 function scrubFields(
   node: Record<string, unknown>,
-  cvv: string,
+  cvv: string | ManyCvvs,
   top: boolean,
   nested: (item: object) => void,
 ): void {
@@ -368,14 +554,16 @@ function scrubFields(
       nested(item);
       continue;
     }
+    if (typeof item !== "string") continue;
+    const one = typeof cvv === "string";
     // A field that does not quote it (nearly all) costs one native search.
-    if (typeof item !== "string" || !item.includes(cvv)) continue;
-    if (top && !KNOWN_FIELDS.has(key) && item.trim() === cvv) {
+    if (one && !item.includes(cvv)) continue;
+    if (top && !KNOWN_FIELDS.has(key) && (one ? item.trim() === cvv : cvv.has(item.trim()))) {
       // On its own: one that cannot be deleted must not keep the quotes in the fields after it.
       deleteKey(node, key);
       continue;
     }
-    const masked = maskSecret(item, cvv);
+    const masked = one ? maskSecret(item, cvv) : cvv.mask(item);
     if (masked !== item) node[key] = masked;
   }
 }

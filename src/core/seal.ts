@@ -117,20 +117,18 @@ export function findCardObjects(root: object): object[] {
 /** The walk itself (see the module comment): the card sites, or the first problem. */
 function walk(root: object, maxDepth: number): Sealing | Problem {
   // Depth-first, children pushed in key order and taken last first. Each entry is a node, its
-  // depth, and its slot: its position among its parent's values (an array's index). No path is
-  // kept: card sites are rare, and a site's path is rebuilt from `trail` (the node taken at each
-  // level on the way down) and `slots` only when one is found.
+  // depth, and its key in its parent (an array's index). No path is kept: card sites are rare, and
+  // a site's path is read from `keys` (the key of the node taken at each level on the way down)
+  // only when one is found, at a cost of its depth (never of its parents' widths).
   const nodes: object[] = [root];
   const depths: number[] = [1];
-  const slotStack: number[] = [0];
-  const trail: object[] = [];
-  const slots: number[] = [];
+  const keyStack: (string | number)[] = [""];
+  const keys: (string | number)[] = [];
   let cards: CardSite[] | undefined;
   while (nodes.length > 0) {
     const node = nodes.pop() as object;
     const depth = depths.pop() as number;
-    trail[depth - 1] = node;
-    slots[depth - 1] = slotStack.pop() as number;
+    keys[depth - 1] = keyStack.pop() as string | number;
     dropProtoKey(node);
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
@@ -139,7 +137,7 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
         if (depth >= maxDepth) return TOO_DEEP;
         nodes.push(child);
         depths.push(depth + 1);
-        slotStack.push(i);
+        keyStack.push(i);
       }
       continue;
     }
@@ -147,11 +145,11 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
     if (depth >= maxDepth) {
       // Any object below is too deep, unless a PaymentDetails before it fails its check first:
       // the keys in order, as the rule is stated.
-      const problem = lastLevel(node, trail, slots, depth);
+      const problem = lastLevel(node, keys, depth);
       if (problem !== undefined) return problem;
       // Nothing below: the node itself may hold card fields (a key in another case is rare, and
       // only this level's nodes need the second look at their keys).
-      if (ownCard || hasCasedCardField(node)) cards = addSelf(cards, node, trail, slots, depth);
+      if (ownCard || hasCasedCardField(node)) cards = addSelf(cards, node, keys, depth);
       continue;
     }
     // Nothing below this node can be too deep: the children are pushed first, a PaymentDetails key
@@ -161,7 +159,6 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
     // value from it. (`Object.values` is as slow as keyed loads until some `Object.keys` has built
     // that cache, and `Object.hasOwn` here is not optimised the way `hasOwnProperty.call` is.)
     // The card keys in another case cost a length comparison a key (src/core/card-keys.ts).
-    let slot = 0;
     let cased = false;
     let hasDetails = false;
     let details: unknown;
@@ -190,20 +187,19 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
       if (isObject(child)) {
         nodes.push(child);
         depths.push(depth + 1);
-        slotStack.push(slot);
+        keyStack.push(name);
       }
-      slot++;
     }
-    if (ownCard || cased) cards = addSelf(cards, node, trail, slots, depth);
+    if (ownCard || cased) cards = addSelf(cards, node, keys, depth);
     if (firstName !== undefined) {
       if (hasDetails) {
-        const problem = checkCard(details, trail, slots, depth);
+        const problem = checkCard(details, keys, depth);
         if (problem !== undefined) return problem;
       }
-      cards = addDetails(cards, firstName, firstValue, trail, slots, depth);
+      cards = addDetails(cards, firstName, firstValue, keys, depth);
       if (more !== undefined) {
         for (let i = 0; i < more.length; i += 2) {
-          cards = addDetails(cards, more[i] as string, more[i + 1], trail, slots, depth);
+          cards = addDetails(cards, more[i] as string, more[i + 1], keys, depth);
         }
       }
     }
@@ -220,16 +216,15 @@ function walk(root: object, maxDepth: number): Sealing | Problem {
 function addSelf(
   cards: CardSite[] | undefined,
   node: object,
-  trail: readonly object[],
-  slots: readonly number[],
+  keys: readonly (string | number)[],
   depth: number,
 ): CardSite[] | undefined {
   if (depth > 1) {
-    const key = keyOf(trail[depth - 2] as object, slots[depth - 1] as number);
+    const key = keys[depth - 1];
     if (typeof key === "string" && isPaymentDetailsKey(key)) return cards;
   }
   const list = cards ?? [];
-  list.push({ path: pathTo(trail, slots, depth), details: node as Record<string, unknown> });
+  list.push({ path: pathTo(keys, depth), details: node as Record<string, unknown> });
   return list;
 }
 
@@ -242,15 +237,14 @@ function addDetails(
   cards: CardSite[] | undefined,
   name: string,
   value: unknown,
-  trail: readonly object[],
-  slots: readonly number[],
+  keys: readonly (string | number)[],
   depth: number,
 ): CardSite[] | undefined {
   if (name === PAYMENT_DETAILS ? value === null : !isObject(value) || Array.isArray(value)) {
     return cards;
   }
   const list = cards ?? [];
-  const path = pathTo(trail, slots, depth);
+  const path = pathTo(keys, depth);
   path.push(name);
   list.push({ path, details: value as Record<string, unknown> });
   return list;
@@ -262,8 +256,7 @@ function addDetails(
  */
 function lastLevel(
   node: object,
-  trail: readonly object[],
-  slots: readonly number[],
+  keys: readonly (string | number)[],
   depth: number,
 ): Problem | undefined {
   const names = Object.keys(node);
@@ -271,7 +264,7 @@ function lastLevel(
     const name = names[i] as string;
     const child: unknown = (node as Record<string, unknown>)[name];
     if (name === PAYMENT_DETAILS) {
-      const problem = checkCard(child, trail, slots, depth);
+      const problem = checkCard(child, keys, depth);
       if (problem !== undefined) return problem;
     }
     if (isObject(child)) return TOO_DEEP;
@@ -279,35 +272,22 @@ function lastLevel(
   return undefined;
 }
 
-/** The key under which a parent holds the child taken at `slot` (its index among the values). */
-function keyOf(parent: object, slot: number): string | number {
-  return Array.isArray(parent) ? slot : (Object.keys(parent)[slot] as string);
-}
-
 /**
- * The keys from the root to the node taken at `depth`. Called during the walk only: a parent's
- * keys are those it had when its children were taken (the walk deletes no key of a node already
- * taken).
+ * The keys from the root to the node taken at `depth`: `keys` holds, at each level, the key of the
+ * node taken there (the root's, unused, at 0).
  */
-function pathTo(
-  trail: readonly object[],
-  slots: readonly number[],
-  depth: number,
-): (string | number)[] {
-  const path: (string | number)[] = [];
-  for (let d = 1; d < depth; d++) path.push(keyOf(trail[d - 1] as object, slots[d] as number));
-  return path;
+function pathTo(keys: readonly (string | number)[], depth: number): (string | number)[] {
+  return keys.slice(1, depth);
 }
 
 function checkCard(
   details: unknown,
-  trail: readonly object[],
-  slots: readonly number[],
+  keys: readonly (string | number)[],
   depth: number,
 ): Problem | undefined {
   if (details === null) return undefined;
   if (!isObject(details) || Array.isArray(details)) {
-    return cardProblem(trail, slots, depth, [], "expected an object or null");
+    return cardProblem(keys, depth, [], "expected an object or null");
   }
   for (const field of CARD_FIELDS) {
     const value = Object.hasOwn(details, field)
@@ -315,8 +295,7 @@ function checkCard(
       : undefined;
     if (value === undefined || value === null || typeof value === "string") continue;
     return cardProblem(
-      trail,
-      slots,
+      keys,
       depth,
       [field],
       `expected a string or null, got ${Array.isArray(value) ? "an array" : typeof value} (card data is never coerced)`,
@@ -327,12 +306,11 @@ function checkCard(
 
 /** A PaymentDetails problem of the node taken at `depth`: its path computed only now. */
 function cardProblem(
-  trail: readonly object[],
-  slots: readonly number[],
+  keys: readonly (string | number)[],
   depth: number,
   below: readonly string[],
   message: string,
 ): Problem {
-  const path = [...pathTo(trail, slots, depth), PAYMENT_DETAILS, ...below];
+  const path = [...pathTo(keys, depth), PAYMENT_DETAILS, ...below];
   return { ok: false, problem: "card_data", description: `${path.join(".")}: ${message}` };
 }
