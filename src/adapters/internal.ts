@@ -581,17 +581,37 @@ export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
 }
 
 /**
+ * Up to this many header names, a repeat is searched for pair by pair (no allocation: the usual
+ * request has about ten); above, one pass with a set (review wire-2: a client may send 2,000,
+ * before any authentication, and the pairs cost 10 to 50 ms a request).
+ */
+const PAIRWISE_MAX_NAMES = 16;
+
+/**
  * Whether a header name comes twice in Node's `rawHeaders` (name, value, name, value, …), in any
  * case. Letters are compared with their case bit cleared, which may see a repeat where there is
- * none (a slower path, same answer) but never misses one. No allocation.
+ * none (a slower path, same answer) but never misses one. No allocation up to
+ * `PAIRWISE_MAX_NAMES` names; linear in the names above.
  */
 function repeatsName(raw: readonly string[]): boolean {
+  if (raw.length > 2 * PAIRWISE_MAX_NAMES) return repeatsNameAmongMany(raw);
   for (let i = 2; i < raw.length; i += 2) {
     const name = raw[i] as string;
     for (let j = 0; j < i; j += 2) {
       const other = raw[j] as string;
       if (other.length === name.length && sameName(other, name)) return true;
     }
+  }
+  return false;
+}
+
+/** `repeatsName` for many headers: one pass, each name lower-cased once into a set. */
+function repeatsNameAmongMany(raw: readonly string[]): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase();
+    if (seen.has(name)) return true;
+    seen.add(name);
   }
   return false;
 }
