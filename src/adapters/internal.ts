@@ -714,6 +714,13 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     reportUndelivered(response, res.headersSent ? "preempted" : "closed");
     return;
   }
+  if (connectionEnded(res)) {
+    // Node ended the connection's writable side (a client's half-close after its request): what
+    // is written now goes nowhere, and the response would still say it finished.
+    reportUndelivered(response, res.headersSent ? "preempted" : "closed");
+    res.destroy?.();
+    return;
+  }
   if (res.headersSent) {
     // Something else answered meanwhile (a timeout middleware); the engine's answer cannot be written.
     res.destroy?.();
@@ -740,6 +747,20 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     res.destroy?.();
     reportUndelivered(response, "unwritable");
   }
+}
+
+/**
+ * Whether the response's connection can carry no answer any more while the response is not
+ * destroyed: Node ended its writable side when the client half-closed after sending its request
+ * (`httpAllowHalfOpen` false), the request being complete and so not destroyed (review wire-4).
+ * An answer written then goes nowhere, and the response even says it finished. Two property
+ * reads; not on HTTP/2 (`stream`), whose `socket` is the session's, a proxy that throws once the
+ * session lets go of it.
+ */
+export function connectionEnded(res: NodeResponseLike): boolean {
+  if ("stream" in res) return false;
+  const socket = (res as { readonly socket?: { readonly writable?: unknown } | null }).socket;
+  return socket?.writable === false;
 }
 
 /** Whether the answer sets its own length (the engine's answers never do; an endpoint may). */
