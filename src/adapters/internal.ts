@@ -8,6 +8,7 @@ import {
   CONSUMED,
   CONSUMED_BODY,
   concat,
+  DEFAULT_BODY_TIMEOUT_MS,
   decodedBody,
   EMPTY,
   type ReadBody,
@@ -100,7 +101,8 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
  * copy at the end), or, for an endpoint that iterates the body itself, as an async iterable.
  * When the engine stops early (body too large, compressed, too slow, refused before reading),
  * the rest of the body is discarded instead of destroying the socket, so the answer (413, 415,
- * 408, 401) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES` is cut off.
+ * 408, 401) still reaches the client. A client that keeps sending past `MAX_DRAIN_BYTES`, or
+ * past the endpoint's `bodyTimeoutMs` counted from the refusal, is cut off.
  */
 class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
   constructor(
@@ -112,8 +114,8 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
     return readByEvents(this.req, limit, timeoutMs, this.res);
   }
 
-  [SELF_DISCARD](): void {
-    drain(this.req);
+  [SELF_DISCARD](timeoutMs?: number): void {
+    drain(this.req, timeoutMs);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
@@ -227,7 +229,7 @@ function readByEvents(
   // frameworks reads the stream before this point (a paused stream or a `data` listener that saw
   // nothing yet still gets the whole body here).
   if (req.readableDidRead === true) return Promise.resolve(CONSUMED);
-  const arrived = readArrived(req, limit);
+  const arrived = readArrived(req, limit, timeoutMs);
   if (arrived !== undefined) return Promise.resolve(arrived);
   // Not all here: a client that waits for a 100 before sending it gets it now.
   if (res !== undefined) continueIfAwaited(req, res);
@@ -255,7 +257,7 @@ function readByEvents(
       if (bytes === undefined) {
         zero(chunks);
         settle(UNREADABLE);
-        drain(req);
+        drain(req, timeoutMs);
         return;
       }
       total += bytes.byteLength;
@@ -264,7 +266,7 @@ function readByEvents(
       if (total > limit) {
         zero(chunks);
         settle(TOO_LARGE);
-        drain(req);
+        drain(req, timeoutMs);
       }
     };
     const onEnd = (): void => {
@@ -287,7 +289,7 @@ function readByEvents(
       zero(chunks);
       settle(TIMEOUT);
       // The rest is let go; the answer's `Connection: close` ends the exchange.
-      drain(req);
+      drain(req, timeoutMs);
     }, timeoutMs);
     req.on("end", onEnd);
     req.on("error", onError);
@@ -310,7 +312,7 @@ function readByEvents(
  * still be arriving, or when the stream is not a paused Node stream of bytes or text: then it is
  * read by its events.
  */
-function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined {
+function readArrived(req: NodeRequestLike, limit: number, timeoutMs: number): ReadBody | undefined {
   // `complete` (HTTP/1): Node's parser has pushed the whole body and its end. HTTP/2's
   // compatibility request says `complete` only once the body was read, or when it was aborted
   // (then `aborted`, or destroyed: refused before).
@@ -330,14 +332,14 @@ function readArrived(req: NodeRequestLike, limit: number): ReadBody | undefined 
     const bytes = bytesOf(chunk, req);
     if (bytes === undefined) {
       zero(chunks);
-      drain(req);
+      drain(req, timeoutMs);
       return UNREADABLE;
     }
     total += bytes.byteLength;
     chunks.push(bytes);
     if (total > limit) {
       zero(chunks);
-      drain(req);
+      drain(req, timeoutMs);
       return TOO_LARGE;
     }
   }
@@ -357,20 +359,62 @@ function bytesOf(chunk: unknown, req: NodeRequestLike): Uint8Array | undefined {
   return Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : undefined;
 }
 
-function drain(req: NodeRequestLike): void {
+/**
+ * Reads the rest of a body that will not be used and lets it go, so the answer reaches the client
+ * and the connection serves its next request. Within `MAX_DRAIN_BYTES` and `timeoutMs` from now
+ * (the endpoint's `bodyTimeoutMs`, as a body being read gets): past either, the request is let go
+ * (`cutOff`), so a client that trickles a refused body (no token needed) holds the connection no
+ * longer than one that trickles an accepted one (its 408).
+ */
+function drain(req: NodeRequestLike, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): void {
   if (req.readableEnded) return;
   let drained = 0;
+  const stop = (): void => {
+    clearTimeout(timer);
+    if (typeof req.off === "function") {
+      req.off("data", onData);
+      req.off("end", stop);
+      req.off("close", stop);
+      req.off("error", stop);
+    }
+  };
   const onData = (chunk: unknown) => {
     // Text and objects (a stream in object mode) count too, so the cap holds whatever flows.
     drained +=
       chunk instanceof Uint8Array ? chunk.byteLength : typeof chunk === "string" ? chunk.length : 1;
     if (drained > MAX_DRAIN_BYTES) {
-      req.off?.("data", onData);
+      stop();
       req.destroy?.();
     }
   };
+  const timer = setTimeout(() => {
+    stop();
+    if (req.readableEnded !== true) cutOff(req);
+  }, timeoutMs);
+  // An open connection keeps the process alive already; the timer alone must not.
+  timer.unref?.();
   req.on("data", onData);
+  req.on("end", stop);
+  req.on("close", stop);
+  req.on("error", stop);
   req.resume();
+}
+
+/**
+ * Lets go of a request whose body is still arriving after its answer: on HTTP/2 (Node's
+ * compatibility request has a `stream`), its stream is reset with NO_ERROR once the answer is
+ * written (RFC 9113 §8.1), as for the 408, the session serving on; on HTTP/1, the request is
+ * destroyed, which closes the connection (Node cannot take the next request before this body's end).
+ */
+function cutOff(req: NodeRequestLike): void {
+  const stream = (req as { readonly stream?: unknown }).stream;
+  if (
+    typeof stream === "object" &&
+    stream !== null &&
+    typeof (stream as Partial<Http2StreamLike>).close === "function"
+  ) {
+    endStreamAfterAnswer(stream as Http2StreamLike);
+  } else req.destroy?.();
 }
 
 /**
@@ -537,17 +581,37 @@ export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
 }
 
 /**
+ * Up to this many header names, a repeat is searched for pair by pair (no allocation: the usual
+ * request has about ten); above, one pass with a set (review wire-2: a client may send 2,000,
+ * before any authentication, and the pairs cost 10 to 50 ms a request).
+ */
+const PAIRWISE_MAX_NAMES = 16;
+
+/**
  * Whether a header name comes twice in Node's `rawHeaders` (name, value, name, value, …), in any
  * case. Letters are compared with their case bit cleared, which may see a repeat where there is
- * none (a slower path, same answer) but never misses one. No allocation.
+ * none (a slower path, same answer) but never misses one. No allocation up to
+ * `PAIRWISE_MAX_NAMES` names; linear in the names above.
  */
 function repeatsName(raw: readonly string[]): boolean {
+  if (raw.length > 2 * PAIRWISE_MAX_NAMES) return repeatsNameAmongMany(raw);
   for (let i = 2; i < raw.length; i += 2) {
     const name = raw[i] as string;
     for (let j = 0; j < i; j += 2) {
       const other = raw[j] as string;
       if (other.length === name.length && sameName(other, name)) return true;
     }
+  }
+  return false;
+}
+
+/** `repeatsName` for many headers: one pass, each name lower-cased once into a set. */
+function repeatsNameAmongMany(raw: readonly string[]): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase();
+    if (seen.has(name)) return true;
+    seen.add(name);
   }
   return false;
 }
@@ -650,6 +714,13 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     reportUndelivered(response, res.headersSent ? "preempted" : "closed");
     return;
   }
+  if (connectionEnded(res)) {
+    // Node ended the connection's writable side (a client's half-close after its request): what
+    // is written now goes nowhere, and the response would still say it finished.
+    reportUndelivered(response, res.headersSent ? "preempted" : "closed");
+    res.destroy?.();
+    return;
+  }
   if (res.headersSent) {
     // Something else answered meanwhile (a timeout middleware); the engine's answer cannot be written.
     res.destroy?.();
@@ -676,6 +747,20 @@ export function writeNodeResponse(res: NodeResponseLike, response: CallbackRespo
     res.destroy?.();
     reportUndelivered(response, "unwritable");
   }
+}
+
+/**
+ * Whether the response's connection can carry no answer any more while the response is not
+ * destroyed: Node ended its writable side when the client half-closed after sending its request
+ * (`httpAllowHalfOpen` false), the request being complete and so not destroyed (review wire-4).
+ * An answer written then goes nowhere, and the response even says it finished. Two property
+ * reads; not on HTTP/2 (`stream`), whose `socket` is the session's, a proxy that throws once the
+ * session lets go of it.
+ */
+export function connectionEnded(res: NodeResponseLike): boolean {
+  if ("stream" in res) return false;
+  const socket = (res as { readonly socket?: { readonly writable?: unknown } | null }).socket;
+  return socket?.writable === false;
 }
 
 /** Whether the answer sets its own length (the engine's answers never do; an endpoint may). */

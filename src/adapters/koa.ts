@@ -12,6 +12,7 @@ import type { CallbackEndpoint, CallbackResponse } from "../core/types.js";
 import {
   answeredBefore,
   assertEndpoint,
+  connectionEnded,
   handleSafely,
   headersFor,
   NodeCallbackRequest,
@@ -87,7 +88,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
     // after `next()`): `watchUntilWritten`.
     const { res } = ctx;
     if (res.headersSent) reportUndelivered(response, "preempted");
-    else if (res.destroyed === true) reportUndelivered(response, "closed");
+    else if (res.destroyed === true || connectionEnded(res)) reportUndelivered(response, "closed");
     else watchUntilWritten(res, response);
     ctx.status = response.status;
     // Headers first: Koa then keeps our Content-Type when the body is a string. Straight to the

@@ -271,8 +271,11 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
           unknown
         >;
         const query: Record<string, unknown> = {};
-        for (const key of new Set(url.searchParams.keys()))
-          setField(query, key, url.searchParams.get(key));
+        // One pass, the first value of a repeated parameter winning (as `parseForm`): a lookup
+        // per key (`searchParams.get`) scans the whole query, O(k²) before `verify` runs.
+        for (const [key, value] of url.searchParams) {
+          if (!Object.hasOwn(query, key)) setField(query, key, value);
+        }
         const [under, over] = signedBody ? [query, fields] : [fields, query];
         for (const key of Object.keys(under)) setField(payload, key, under[key]);
         for (const key of Object.keys(over)) setField(payload, key, over[key]);

@@ -41,6 +41,24 @@ export const UNREADABLE: ReadBody = { kind: "unreadable" };
  */
 export const SELF_READ = Symbol.for("crossborder-callbacks.selfRead");
 export const SELF_DISCARD = Symbol.for("crossborder-callbacks.selfDiscard");
+
+/**
+ * Set on a byte stream (a fetch request's body) the engine let go of before its end: the fetch
+ * adapter then answers `Connection: close`, as a server that cannot drain what a cancel left
+ * (@hono/node-server) would otherwise close a connection its answer said was kept (review wire-3).
+ */
+export const BODY_LEFT = Symbol.for("crossborder-callbacks.bodyLeft");
+
+/** Marks a stream let go of before its end (`BODY_LEFT`). */
+function leftUnread(stream: ReadableStream<Uint8Array>): void {
+  (stream as unknown as Record<symbol, boolean>)[BODY_LEFT] = true;
+}
+
+/**
+ * How long a body may take to arrive (`bodyTimeoutMs`'s default): also how long the rest of a
+ * refused body is drained before the connection is let go.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 // Registered symbols (`Symbol.for`), not `instanceof`: an application may load the engine from one
 // build (CommonJS) and an adapter from the other (ES modules), each with its own classes.
 const DECODED = Symbol.for("crossborder-callbacks.decodedBody");
@@ -48,8 +66,12 @@ const DECODED = Symbol.for("crossborder-callbacks.decodedBody");
 export interface SelfReadingBody {
   /** Reads within `limit` bytes and `timeoutMs`; never rejects (a failure is `failed`). */
   [SELF_READ](limit: number, timeoutMs: number): Promise<ReadBody>;
-  /** Lets go of the body without reading it (the rest is drained, within a cap). */
-  [SELF_DISCARD](): void;
+  /**
+   * Lets go of the body without reading it: the rest is drained, within a cap and within
+   * `timeoutMs` (the endpoint's `bodyTimeoutMs`; its default when not given), then the connection
+   * is let go.
+   */
+  [SELF_DISCARD](timeoutMs?: number): void;
 }
 
 /**
@@ -222,11 +244,11 @@ export async function readBody(
   const length = headers.get("content-length");
   const encoding = codingOf(headers, length);
   if (encoding !== undefined) {
-    await discard(body);
+    await discard(body, timeoutMs);
     return { kind: "compressed", encoding };
   }
   if (Number(length ?? Number.NaN) > limit) {
-    await discard(body);
+    await discard(body, timeoutMs);
     return { kind: "too_large" };
   }
   if (selfReading) {
@@ -274,6 +296,7 @@ export async function readStream(
       const step =
         expired === undefined ? await reader.read() : await Promise.race([reader.read(), expired]);
       if (step === TIMED_OUT) {
+        leftUnread(stream);
         // Not awaited: a source that hangs must not hold the answer back.
         reader.cancel().catch(() => undefined);
         zero(chunks);
@@ -282,6 +305,7 @@ export async function readStream(
       if (step.done) break;
       const chunk: unknown = step.value;
       if (!(chunk instanceof Uint8Array)) {
+        leftUnread(stream);
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return UNREADABLE;
@@ -290,6 +314,7 @@ export async function readStream(
       // Kept before the check, so a piece past the limit is zeroed with the rest.
       chunks.push(chunk);
       if (total > limit) {
+        leftUnread(stream);
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return TOO_LARGE;
@@ -378,19 +403,25 @@ export function concat(chunks: Uint8Array[], total: number): ReadBody {
 }
 
 /** Lets go of a body that will not be read: cancels a stream, ends an iteration (the Node
- * adapters then drain the rest, within a cap, so the answer still reaches the client). */
-export async function discardBody(body: BodyInput): Promise<void> {
+ * adapters then drain the rest, within a cap and `timeoutMs`, so the answer still reaches the
+ * client and a client that keeps sending is let go). */
+export async function discardBody(body: BodyInput, timeoutMs?: number): Promise<void> {
   if (body === null || typeof body !== "object" || body instanceof Uint8Array) return;
-  if (isSelfReading(body) || isByteStream(body) || isAsyncIterable(body)) await discard(body);
+  if (isSelfReading(body) || isByteStream(body) || isAsyncIterable(body)) {
+    await discard(body, timeoutMs);
+  }
 }
 
 async function discard(
   body: SelfReadingBody | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  timeoutMs?: number,
 ) {
   try {
-    if (isSelfReading(body)) body[SELF_DISCARD]();
-    else if (isByteStream(body)) await body.cancel();
-    else {
+    if (isSelfReading(body)) body[SELF_DISCARD](timeoutMs);
+    else if (isByteStream(body)) {
+      leftUnread(body);
+      await body.cancel();
+    } else {
       const iterator = body[Symbol.asyncIterator]();
       await iterator.return?.();
     }

@@ -13,7 +13,15 @@ import { ACCEPT, checkSealed, PAYLOAD_CHECKERS } from "../generated/checkers.js"
 import { PAYLOAD_DECODERS } from "../generated/decoders.js";
 import { IdempotencyStoreError } from "../idempotency/store.js";
 import { hasCardToCharge, paymentDetailsOf } from "../schemas/payment.js";
-import { discardBody, parseForm, parseJson, type ReadBody, readBody, tooDeep } from "./body.js";
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  discardBody,
+  parseForm,
+  parseJson,
+  type ReadBody,
+  readBody,
+  tooDeep,
+} from "./body.js";
 import { describeIssueList, parseBounded } from "./bounded-parse.js";
 import {
   cardSecretsLater,
@@ -71,7 +79,7 @@ export const DEFAULT_DOCUMENT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Real payloads nest about eight levels; the bound keeps recursion anywhere downstream safe. */
 export const DEFAULT_MAX_DEPTH = 64;
 /** 30 s to receive a body: a 1 MiB order at 35 kB/s. Node's own limit is 300 s. */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+export { DEFAULT_BODY_TIMEOUT_MS };
 
 /** Options every handler factory and the router accept. */
 export interface HandlerOptions {
@@ -638,7 +646,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * framework's parsed body is protected once `handle` ends, as after every answer).
    */
   function refuse(call: Call, request: CallbackRequest, failure: Failure): CallbackResponse {
-    void discardBody(request.body);
+    void discardBody(request.body, bodyTimeoutMs);
     return fail(call, failure);
   }
 

@@ -62,7 +62,7 @@ import {
   createValidateVoucherHandler,
   type ValidateVoucherFunction,
 } from "../callbacks/validate-voucher.js";
-import { discardBody } from "./body.js";
+import { DEFAULT_BODY_TIMEOUT_MS, discardBody } from "./body.js";
 import { protectParsedBody } from "./card.js";
 import type { CheckedFunction } from "./checked.js";
 import {
@@ -76,6 +76,7 @@ import { FAILURE_STATUS } from "./errors.js";
 import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
 import { defaultOnError, notify, redactCards, textOf } from "./report.js";
 import { failureResponse } from "./responses.js";
+import { isTimerDelay } from "./timers.js";
 import type { CallbackEndpoint, CallbackName, CallbackRequest, CallbackResponse } from "./types.js";
 
 const FACTORIES = {
@@ -201,6 +202,10 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     routes[name] = path;
   }
   const onError = handlerOptions.onError ?? defaultOnError;
+  // The rest of a body sent to no callback is drained as the callbacks' refusals drain theirs.
+  const drainMs = isTimerDelay(handlerOptions.bodyTimeoutMs)
+    ? handlerOptions.bodyTimeoutMs
+    : DEFAULT_BODY_TIMEOUT_MS;
 
   function find(pathname: string): CallbackEndpoint | undefined {
     return table.get(normalisePath(pathname).toLowerCase());
@@ -213,7 +218,7 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       const pathname = pathnameOf(request.url);
       const handler = find(pathname);
       if (handler) return handler.handle(request);
-      void discardBody(request.body);
+      void discardBody(request.body, drainMs);
       // A framework's req.body (node:http behind a parser) keeps no card data past the 404 either.
       protectParsedBody(request.body);
       notify(

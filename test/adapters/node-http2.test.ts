@@ -526,6 +526,68 @@ for (const [label, build, notFoundBy] of LISTENERS)
       });
       expect(next.status).toBe(200);
     }, 15_000);
+
+    // Review wire-1: a refused body still arriving (a forged token: no credentials needed) was
+    // drained with no deadline, the stream held open while the client trickled on; the 408's
+    // stream is reset at bodyTimeoutMs. The refusal is answered at once, and the stream is reset
+    // with NO_ERROR within bodyTimeoutMs of it, the session serving on.
+    it.each([
+      [
+        "401, a forged token",
+        "Bearer forged.forged.forged",
+        "/crossborder/SendOrderToMerchant",
+        401,
+      ],
+      ["404, an unknown callback", "valid", "/crossborder/Nope", 404],
+    ])(
+      "a refused body still trickling (%s) has its stream reset within bodyTimeoutMs",
+      async (_case, authorization, path, status) => {
+        // Koa answers a path the router does not serve itself (its own 404, no drain of ours).
+        if (status === 404 && label !== "toNodeListener") return;
+        const serverClosed = new Promise<number>((resolve) =>
+          server.once("stream", (serverStream) =>
+            serverStream.once("close", () => resolve(serverStream.rstCode ?? -1)),
+          ),
+        );
+        const stream = session.request({
+          ":method": "POST",
+          ":path": path,
+          authorization: authorization === "valid" ? `Bearer ${await keys.sign()}` : authorization,
+          "content-type": "application/json",
+        });
+        stream.on("error", () => undefined);
+        stream.write("{");
+        const trickle = setInterval(() => {
+          if (!stream.destroyed) stream.write(" ");
+        }, 50);
+        try {
+          const head = await new Promise<
+            http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader
+          >((resolve) => stream.once("response", resolve));
+          const answeredAt = performance.now();
+          expect(head[":status"]).toBe(status);
+          const outcome = await Promise.race([
+            serverClosed,
+            new Promise((resolve) => setTimeout(resolve, BODY_TIMEOUT_MS + 6000, "still open")),
+          ]);
+          expect(outcome).toBe(http2.constants.NGHTTP2_NO_ERROR);
+          // Drained first (a client that stops sending keeps its answer), let go at the deadline.
+          expect(performance.now() - answeredAt).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 50);
+        } finally {
+          clearInterval(trickle);
+          if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+        }
+        failures.length = 0;
+        // The session serves the next request.
+        const next = await send("/crossborder/SendOrderToMerchant", {
+          method: "POST",
+          headers: { authorization: `Bearer ${await keys.sign()}` },
+          body: ORDER,
+        });
+        expect(next.status).toBe(200);
+      },
+      15_000,
+    );
   });
 
 // Review H2, H2-1 and H2-2: a client that leaves while the function runs, or before a listener

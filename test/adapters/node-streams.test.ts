@@ -84,6 +84,17 @@ class Probe {
     );
   }
 
+  /**
+   * Resolves once the request closed: the drain of a refused body (review wire-1) listens to the
+   * request until its end, its close or its deadline, so the reader's own listeners are counted
+   * once it is over (a listener the reader left would still be there).
+   */
+  async closed(): Promise<void> {
+    const req = this.req as IncomingMessage;
+    if (req.closed) return;
+    await new Promise((resolve) => req.once("close", resolve));
+  }
+
   reset(): void {
     this.failures.length = 0;
     this.req = undefined;
@@ -496,6 +507,7 @@ for (const [label, build] of SERVERS) {
         expect(statusOf(text)).toBe(413);
         expect(bodyOf(text)).toContain('"ErrorCode":"PAYLOAD_TOO_LARGE"');
         expect(probe.failures.map((f) => f.kind)).toStrictEqual(["payload_too_large"]);
+        await probe.closed();
         expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
 
@@ -512,6 +524,7 @@ for (const [label, build] of SERVERS) {
         expect(headerOf(text, "connection")).toBe("close");
         expect(performance.now() - started).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 20);
         expect(probe.failures.map((f) => f.kind)).toStrictEqual(["request_timeout"]);
+        await probe.closed();
         expect(probe.readerListenersLeft()).toStrictEqual(NO_READER_LISTENER_LEFT);
       });
 

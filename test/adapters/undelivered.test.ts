@@ -367,6 +367,95 @@ describe("an answer that cannot be delivered after the function ran", () => {
 // second-ops-8: the reason claimed what the adapter cannot know. A closed connection may be the
 // client's doing, a proxy's or the server's own timeout; and under withIdempotency a duplicate's
 // lost answer is the answer another delivery already gave, so the service may well know it.
+// Review wire-4: a client that sends its whole request, then half-closes (FIN; it could still
+// read). Node (httpAllowHalfOpen false) ends the socket's writable side without destroying the
+// request, which is complete; the function ran, and node:http and Express wrote the answer into
+// the ended socket: lost, and not reported (Koa's close watch reported it). Event-driven: the
+// function answers once the server has ended its side.
+describe("a client that half-closes after its request, the function answering after Node ended the socket", () => {
+  const builds: [string, (failures: CallbackFailure[], ran: () => Promise<void>) => Listener][] = [
+    ["node:http", (failures, ran) => toNodeListener(orderAfter(failures, ran)) as Listener],
+    [
+      "Express 5",
+      (failures, ran) => {
+        const app = express();
+        app.use(toExpress(orderAfter(failures, ran)));
+        return app as unknown as Listener;
+      },
+    ],
+    [
+      "Koa 3",
+      (failures, ran) => {
+        const app = new Koa();
+        app.on("error", () => undefined);
+        app.use(toKoa(orderAfter(failures, ran)));
+        return app.callback() as unknown as Listener;
+      },
+    ],
+  ];
+
+  function orderAfter(failures: CallbackFailure[], ran: () => Promise<void>) {
+    return createSendOrderToMerchantHandler(
+      async (o) => {
+        await ran();
+        return { InternalOrderId: `M-${o.OrderId}` };
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+  }
+
+  for (const [label, build] of builds) {
+    it(`${label}: the answer that cannot go out is reported once as client_closed`, async () => {
+      const failures: CallbackFailure[] = [];
+      let serverSocket: import("node:net").Socket | undefined;
+      let returned: () => void = () => undefined;
+      const answering = new Promise<void>((resolve) => {
+        returned = resolve;
+      });
+      // Resolves once Node has handled the client's FIN (its own `end` listener came first).
+      const ended = () =>
+        new Promise<void>((resolve) => {
+          const socket = serverSocket as import("node:net").Socket;
+          const go = () => {
+            resolve();
+            returned();
+          };
+          if (socket.writableEnded) go();
+          else socket.once("end", () => setImmediate(go));
+        });
+      const server = await serve(build(failures, ended));
+      server.server.on("connection", (socket) => {
+        serverSocket = socket;
+      });
+      const { connect } = await import("node:net");
+      const client = connect(server.port, "127.0.0.1");
+      client.on("error", () => undefined);
+      let answer = "";
+      client.setEncoding("utf8");
+      client.on("data", (chunk: string) => {
+        answer += chunk;
+      });
+      client.end(
+        `POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(order)}\r\n\r\n${order}`,
+      );
+      await answering;
+      // After the adapter's write (a few promise turns, before any timer), then the connection's end
+      // (Koa's watch reports at the response's close).
+      await sleep(50);
+      client.destroy();
+      await reported(failures, 1);
+      server.close();
+      // Delivered (the client can still read), or reported: never lost without a word.
+      if (answer.startsWith("HTTP/1.1 200")) expect(failures).toEqual([]);
+      else {
+        expect(answer).toBe("");
+        expectOneClosed(failures);
+        expect(failures[0]?.reason).toMatch(/after SendOrderToMerchant's function ran/);
+      }
+    });
+  }
+});
+
 describe("the reason of an undelivered answer says only what is known", () => {
   it("a server's own socket timeout (server.timeout) is a closed connection, not the client closing", async () => {
     const failures: CallbackFailure[] = [];

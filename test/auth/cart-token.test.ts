@@ -1,7 +1,7 @@
 // The cart-token mode through a real GetCheckoutCartInfo handler: the token `verify` checks is the
 // payload's `merchantCartToken`, the very value the merchant's function receives, whether the
 // service sends it in the query (GET) or in a JSON body (POST, wire-facts §6).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   AuthenticationError,
   type CallbackFailure,
@@ -376,6 +376,30 @@ describe("cart token: what a verify throws never carries the request's credentia
       const text = shown(failures[0]);
       expect(text, request.method).toMatch(/unknown cart/);
       expect(text, request.method).not.toContain(TOKEN);
+    }
+  });
+});
+
+// Review amp AMP-6: the cart's query was read with `searchParams.get(key)` once per distinct key,
+// O(k²) before `verify` runs (no credentials needed). One pass now, the first value winning.
+describe("the cart query, read in one pass", () => {
+  it("keeps the first value of a repeated parameter", async () => {
+    const outcome = await call(get(`merchantCartToken=${VALID}&a=1&merchantCartToken=x&a=2&b=3`));
+    expect(outcome.status).toBe(200);
+    expect(outcome.seen).toBe(VALID);
+    expect(JSON.parse(outcome.payloadText ?? "{}")).toMatchObject({ a: "1", b: "3" });
+  });
+
+  it("does not look each parameter up again (a lookup is a scan of the whole query)", async () => {
+    const params = Array.from({ length: 1000 }, (_, i) => `p${i.toString(36)}=`).join("&");
+    const lookups = vi.spyOn(URLSearchParams.prototype, "get");
+    try {
+      const outcome = await call(get(`merchantCartToken=nope&${params}`));
+      expect(outcome.status).toBe(401);
+      // Once per parameter before (1,001 scans of 1,001 pairs); none is needed.
+      expect(lookups.mock.calls.length).toBeLessThan(20);
+    } finally {
+      lookups.mockRestore();
     }
   });
 });
