@@ -9,7 +9,7 @@ import {
   configError,
   optionNames,
 } from "../auth/validate.js";
-import { BODY_LEFT, CONSUMED_BODY } from "../core/body.js";
+import { CONSUMED_BODY } from "../core/body.js";
 import { reportUndelivered } from "../core/responses.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { assertEndpoint, handleSafely } from "./internal.js";
@@ -69,14 +69,12 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   assertOptionalFunction(remoteAddress, "remoteAddress", "toFetch");
   return async (request, ...rest) => {
     const { signal } = request;
-    const used = request.bodyUsed;
-    const stream = used ? null : request.body;
     const response = await handleSafely(endpoint, {
       method: request.method,
       url: request.url,
       headers: request.headers,
       // Already read (a middleware's `request.json()`): the merchant's setup, answered 500.
-      body: used ? CONSUMED_BODY : stream,
+      body: request.bodyUsed ? CONSUMED_BODY : request.body,
       remoteAddress:
         remoteAddress === undefined ? undefined : addressOf(remoteAddress, request, rest),
       signal,
@@ -85,16 +83,8 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
     // answer given after the merchant's function ran to a client already gone is reported; one
     // lost once handed back to the runtime is not seen here (see README "Fetch-based runtimes").
     if (signal.aborted) reportUndelivered(response, "closed");
-    // The engine hands out a fresh headers object per answer: a runtime may write into it. A
-    // refusal that left the body unread (401, 404, 405, 413, 415 with a body on its way) says the
-    // connection ends: a fetch handler cannot drain what a cancel left, and @hono/node-server
-    // closes such a connection 0.5 s later, which `keep-alive` would have hidden from the client
-    // (review wire-3). Runtimes that do not allow the header drop it, as for the 408.
-    const headers =
-      stream !== null && (stream as unknown as Partial<Record<symbol, boolean>>)[BODY_LEFT] === true
-        ? { ...response.headers, connection: "close" }
-        : response.headers;
-    return new Response(response.body, { status: response.status, headers });
+    // The engine hands out a fresh headers object per answer: a runtime may write into it.
+    return new Response(response.body, { status: response.status, headers: response.headers });
   };
 }
 

@@ -43,18 +43,6 @@ export const SELF_READ = Symbol.for("crossborder-callbacks.selfRead");
 export const SELF_DISCARD = Symbol.for("crossborder-callbacks.selfDiscard");
 
 /**
- * Set on a byte stream (a fetch request's body) the engine let go of before its end: the fetch
- * adapter then answers `Connection: close`, as a server that cannot drain what a cancel left
- * (@hono/node-server) would otherwise close a connection its answer said was kept (review wire-3).
- */
-export const BODY_LEFT = Symbol.for("crossborder-callbacks.bodyLeft");
-
-/** Marks a stream let go of before its end (`BODY_LEFT`). */
-function leftUnread(stream: ReadableStream<Uint8Array>): void {
-  (stream as unknown as Record<symbol, boolean>)[BODY_LEFT] = true;
-}
-
-/**
  * How long a body may take to arrive (`bodyTimeoutMs`'s default): also how long the rest of a
  * refused body is drained before the connection is let go.
  */
@@ -296,7 +284,6 @@ export async function readStream(
       const step =
         expired === undefined ? await reader.read() : await Promise.race([reader.read(), expired]);
       if (step === TIMED_OUT) {
-        leftUnread(stream);
         // Not awaited: a source that hangs must not hold the answer back.
         reader.cancel().catch(() => undefined);
         zero(chunks);
@@ -305,7 +292,6 @@ export async function readStream(
       if (step.done) break;
       const chunk: unknown = step.value;
       if (!(chunk instanceof Uint8Array)) {
-        leftUnread(stream);
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return UNREADABLE;
@@ -314,7 +300,6 @@ export async function readStream(
       // Kept before the check, so a piece past the limit is zeroed with the rest.
       chunks.push(chunk);
       if (total > limit) {
-        leftUnread(stream);
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return TOO_LARGE;
@@ -418,10 +403,8 @@ async function discard(
 ) {
   try {
     if (isSelfReading(body)) body[SELF_DISCARD](timeoutMs);
-    else if (isByteStream(body)) {
-      leftUnread(body);
-      await body.cancel();
-    } else {
+    else if (isByteStream(body)) await body.cancel();
+    else {
       const iterator = body[Symbol.asyncIterator]();
       await iterator.return?.();
     }
