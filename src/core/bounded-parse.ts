@@ -21,6 +21,11 @@
  * - a union no option of which accepts: the whole union when no option fails inside an array,
  *   otherwise the parts of the first option that does (a list given where the list was expected).
  *   Length checks of an array that also has failing items are left out the same way.
+ *
+ * An object's or array's own checks read zod's output (defaults filled in, preprocess and transform
+ * results, unknown keys stripped), not the raw value. Once its parts all pass, zod decides them on
+ * the object itself; only where zod's output is the value (a loose object whose fields change no
+ * value) are the checks run alone on the value, without walking it again (review second-zod-1).
  */
 import { type z, z as zod } from "zod";
 
@@ -137,7 +142,7 @@ class Walk {
       if (field > status) status = field;
     }
     if (!hasChecks(def)) return status;
-    // Every field passes: what the object's own checks say (not zod on the object again).
+    // Every field passes: what the object's own checks say, on zod's output.
     if (status === OK) return this.checks(schema, def, value);
     if (status === FLAT) {
       // Bounded: no array of the object fails, so zod on it makes as many issues as the schema
@@ -163,9 +168,14 @@ class Walk {
     return hasChecks(def) ? this.checks(schema, def, value) : OK;
   }
 
-  /** The own checks of an object or an array whose parts all pass; the part is the whole. */
+  /**
+   * The own checks of an object or an array whose parts all pass; the part is the whole. zod runs
+   * them on its output: the checks alone on the value where that output is the value, otherwise zod
+   * on the whole (its parts pass, so its issues can only be the checks').
+   */
   checks(schema: z.core.$ZodType, def: Def, value: unknown): Status {
-    if (zod.safeParse(checksOnly(schema, def), value).success) return OK;
+    const judge = unchanged(schema) ? checksOnly(schema, def) : schema;
+    if (zod.safeParse(judge, value).success) return OK;
     return this.fail(schema, value);
   }
 
@@ -194,7 +204,8 @@ function fieldsOf(schema: z.core.$ZodType, def: Def) {
   let fields = FIELDS.get(schema);
   if (fields === undefined) {
     const shape = def.shape as Record<string, z.core.$ZodType>;
-    const keys = Object.keys(shape);
+    // zod skips a shape key named __proto__: it neither reads nor writes it.
+    const keys = Object.keys(shape).filter((key) => key !== "__proto__");
     fields = { keys, schemas: keys.map((key) => shape[key] as z.core.$ZodType) };
     FIELDS.set(schema, fields);
   }
@@ -213,6 +224,61 @@ function checksOnly(schema: z.core.$ZodType, def: Def): z.core.$ZodType {
     CHECKS_ONLY.set(schema, only);
   }
   return only;
+}
+
+/** Per schema: whether zod's output for a value it accepts is that value (deep equal). */
+const UNCHANGED = new WeakMap<z.core.$ZodType, boolean>();
+
+/**
+ * Whether zod's output of an accepted value equals the value: no default, catch, preprocess,
+ * transform, pipe, coercion, overwriting check (`.trim()`) or stripped key anywhere in the schema.
+ * False when unsure (zod then decides the checks on the whole).
+ */
+function unchanged(schema: z.core.$ZodType): boolean {
+  let known = UNCHANGED.get(schema);
+  if (known === undefined) {
+    UNCHANGED.set(schema, false); // a schema reached again inside itself is not assumed unchanged
+    known = unchangedBy(schema);
+    UNCHANGED.set(schema, known);
+  }
+  return known;
+}
+
+function unchangedBy(schema: z.core.$ZodType): boolean {
+  const def = schema._zod.def as unknown as Def;
+  const checks = (def.checks ?? []) as readonly z.core.$ZodCheck[];
+  if (checks.some((check) => check._zod.def.check === "overwrite")) return false;
+  switch (def.type) {
+    case "string":
+    case "number":
+    case "boolean":
+    case "bigint":
+      return def.coerce !== true;
+    case "literal":
+    case "enum":
+    case "null":
+    case "undefined":
+    case "unknown":
+    case "any":
+    case "nan":
+    case "never":
+      return true;
+    case "optional":
+    case "nullable":
+      return unchanged(def.innerType as z.core.$ZodType);
+    case "array":
+      return unchanged(def.element as z.core.$ZodType);
+    case "union":
+      return (def.options as z.core.$ZodType[]).every(unchanged);
+    case "object": {
+      const catchall = def.catchall as z.core.$ZodType | undefined;
+      // A strip object drops unknown keys; a loose or strict one keeps or refuses them.
+      if (catchall === undefined || !unchanged(catchall)) return false;
+      return fieldsOf(schema, def).schemas.every(unchanged);
+    }
+    default:
+      return false;
+  }
 }
 
 interface Def {
