@@ -17,7 +17,7 @@
  * - an object with checks of its own (`.check`, `.refine`) whose failures are not inside one of its
  *   arrays: the whole object, so that its checks speak too (SendOrderToMerchant's product without a
  *   SKU). With a failure inside an array, its checks are left out (they would make zod walk the
- *   array);
+ *   array), and the result says it is not complete (`… and more`);
  * - a union no option of which accepts: the whole union when no option fails inside an array,
  *   otherwise the parts of the first option that does (a list given where the list was expected).
  *   Length checks of an array that also has failing items are left out the same way.
@@ -60,6 +60,8 @@ class Walk {
   readonly parts: Part[] = [];
   /** The failures found (each is at least one issue). */
   failures = 0;
+  /** Own checks of a failing object or array were left out: the issues found are not all. */
+  omitted = false;
   /** The path of the value being visited (copied only for a failure). */
   readonly path: PropertyKey[];
   constructor(
@@ -144,6 +146,8 @@ class Walk {
     if (!hasChecks(def)) return status;
     // Every field passes: what the object's own checks say, on zod's output.
     if (status === OK) return this.checks(schema, def, value);
+    // A failure inside an array: the checks are left out, and may have had something to say.
+    if (status === DEEP) this.omitted = true;
     if (status === FLAT) {
       // Bounded: no array of the object fails, so zod on it makes as many issues as the schema
       // has fields at most, its own checks' included.
@@ -163,7 +167,11 @@ class Walk {
       if (this.visit(element, value[i]) !== OK) failed = true;
       this.path.pop();
     }
-    if (failed) return DEEP;
+    if (failed) {
+      // Its length checks are left out (zod runs them beside the items' issues).
+      if (hasChecks(def)) this.omitted = true;
+      return DEEP;
+    }
     // Every item passes: what the array's own checks (a length) say.
     return hasChecks(def) ? this.checks(schema, def, value) : OK;
   }
@@ -190,6 +198,7 @@ class Walk {
     if (deep === undefined) return this.leaf(schema, value);
     this.parts.push(...deep.parts);
     this.failures += deep.failures;
+    if (deep.omitted) this.omitted = true;
     return DEEP;
   }
 }
@@ -315,7 +324,9 @@ export function parseBounded<T>(schema: z.ZodType<T>, value: unknown, limit = 10
       issues.push({ ...issue, path: [...part.path, ...issue.path] } as BoundedIssue);
     }
   }
-  if (issues.length > 0) return { success: false, issues, complete: !walk.full };
+  if (issues.length > 0) {
+    return { success: false, issues, complete: !walk.full && !walk.omitted };
+  }
   // Nothing failed in the walk: zod's parse (its output), and its issues if it disagrees.
   const result = schema.safeParse(value);
   if (result.success) return { success: true, data: result.data };

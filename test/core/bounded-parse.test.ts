@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { describeIssueList, parseBounded } from "../../src/core/bounded-parse.js";
+import { PAYLOAD_CHECKERS } from "../../src/generated/checkers.js";
 import { productSchema } from "../../src/schemas/product.js";
+import { samplePayload } from "../../src/testing/index.js";
 
 function described(schema: z.ZodType, value: unknown, limit = 10): string {
   const result = parseBounded(schema, value, limit);
@@ -169,6 +171,35 @@ describe("parseBounded", () => {
       ]);
       agrees(schema, { t: "b", n: 1, list: ["x"] });
       agrees(schema, { t: "a", list: [1] });
+    });
+  });
+
+  // Review second-zod-2: an object's (or array's) own checks left out, because a failure inside one
+  // of its arrays was found, must not leave a description that looks complete.
+  describe("own checks left out make the description incomplete", () => {
+    it("a product without a SKU and with a bad Categories entry", () => {
+      const order = samplePayload("SendOrderToMerchant");
+      const schema = PAYLOAD_CHECKERS.SendOrderToMerchant.schema as unknown as z.ZodType;
+      const value = { ...order, Products: [{ Price: 1, Quantity: 1, Categories: [5] }] };
+      const zodResult = schema.safeParse(value);
+      expect(
+        zodResult.success ? [] : zodResult.error.issues.map((i) => i.path.join(".")),
+      ).toStrictEqual(["Products.0.Categories.0", "Products.0.Sku"]);
+      expect(described(schema, value)).toBe(
+        "Products.0.Categories.0: Invalid input: expected object, received number; … and more",
+      );
+    });
+
+    it("an array's length check beside failing items", () => {
+      const schema = z.looseObject({ List: z.array(z.string()).min(3) });
+      expect(described(schema, { List: [1] })).toBe(
+        "List.0: Invalid input: expected string, received number; … and more",
+      );
+      // Nothing left out: complete, as before.
+      expect(described(schema, { List: ["a"] })).toBe(zodSays(schema, { List: ["a"] }));
+      expect(described(z.looseObject({ List: z.array(z.string()) }), { List: [1] })).toBe(
+        "List.0: Invalid input: expected string, received number",
+      );
     });
   });
 });
