@@ -17,10 +17,15 @@
  * - an object with checks of its own (`.check`, `.refine`) whose failures are not inside one of its
  *   arrays: the whole object, so that its checks speak too (SendOrderToMerchant's product without a
  *   SKU). With a failure inside an array, its checks are left out (they would make zod walk the
- *   array);
+ *   array), and the result says it is not complete (`… and more`);
  * - a union no option of which accepts: the whole union when no option fails inside an array,
  *   otherwise the parts of the first option that does (a list given where the list was expected).
  *   Length checks of an array that also has failing items are left out the same way.
+ *
+ * An object's or array's own checks read zod's output (defaults filled in, preprocess and transform
+ * results, unknown keys stripped), not the raw value. Once its parts all pass, zod decides them on
+ * the object itself; only where zod's output is the value (a loose object whose fields change no
+ * value) are the checks run alone on the value, without walking it again (review second-zod-1).
  */
 import { type z, z as zod } from "zod";
 
@@ -55,6 +60,8 @@ class Walk {
   readonly parts: Part[] = [];
   /** The failures found (each is at least one issue). */
   failures = 0;
+  /** Own checks of a failing object or array were left out: the issues found are not all. */
+  omitted = false;
   /** The path of the value being visited (copied only for a failure). */
   readonly path: PropertyKey[];
   constructor(
@@ -137,8 +144,10 @@ class Walk {
       if (field > status) status = field;
     }
     if (!hasChecks(def)) return status;
-    // Every field passes: what the object's own checks say (not zod on the object again).
+    // Every field passes: what the object's own checks say, on zod's output.
     if (status === OK) return this.checks(schema, def, value);
+    // A failure inside an array: the checks are left out, and may have had something to say.
+    if (status === DEEP) this.omitted = true;
     if (status === FLAT) {
       // Bounded: no array of the object fails, so zod on it makes as many issues as the schema
       // has fields at most, its own checks' included.
@@ -158,14 +167,23 @@ class Walk {
       if (this.visit(element, value[i]) !== OK) failed = true;
       this.path.pop();
     }
-    if (failed) return DEEP;
+    if (failed) {
+      // Its length checks are left out (zod runs them beside the items' issues).
+      if (hasChecks(def)) this.omitted = true;
+      return DEEP;
+    }
     // Every item passes: what the array's own checks (a length) say.
     return hasChecks(def) ? this.checks(schema, def, value) : OK;
   }
 
-  /** The own checks of an object or an array whose parts all pass; the part is the whole. */
+  /**
+   * The own checks of an object or an array whose parts all pass; the part is the whole. zod runs
+   * them on its output: the checks alone on the value where that output is the value, otherwise zod
+   * on the whole (its parts pass, so its issues can only be the checks').
+   */
   checks(schema: z.core.$ZodType, def: Def, value: unknown): Status {
-    if (zod.safeParse(checksOnly(schema, def), value).success) return OK;
+    const judge = unchanged(schema) ? checksOnly(schema, def) : schema;
+    if (zod.safeParse(judge, value).success) return OK;
     return this.fail(schema, value);
   }
 
@@ -180,6 +198,7 @@ class Walk {
     if (deep === undefined) return this.leaf(schema, value);
     this.parts.push(...deep.parts);
     this.failures += deep.failures;
+    if (deep.omitted) this.omitted = true;
     return DEEP;
   }
 }
@@ -194,7 +213,8 @@ function fieldsOf(schema: z.core.$ZodType, def: Def) {
   let fields = FIELDS.get(schema);
   if (fields === undefined) {
     const shape = def.shape as Record<string, z.core.$ZodType>;
-    const keys = Object.keys(shape);
+    // zod skips a shape key named __proto__: it neither reads nor writes it.
+    const keys = Object.keys(shape).filter((key) => key !== "__proto__");
     fields = { keys, schemas: keys.map((key) => shape[key] as z.core.$ZodType) };
     FIELDS.set(schema, fields);
   }
@@ -213,6 +233,61 @@ function checksOnly(schema: z.core.$ZodType, def: Def): z.core.$ZodType {
     CHECKS_ONLY.set(schema, only);
   }
   return only;
+}
+
+/** Per schema: whether zod's output for a value it accepts is that value (deep equal). */
+const UNCHANGED = new WeakMap<z.core.$ZodType, boolean>();
+
+/**
+ * Whether zod's output of an accepted value equals the value: no default, catch, preprocess,
+ * transform, pipe, coercion, overwriting check (`.trim()`) or stripped key anywhere in the schema.
+ * False when unsure (zod then decides the checks on the whole).
+ */
+function unchanged(schema: z.core.$ZodType): boolean {
+  let known = UNCHANGED.get(schema);
+  if (known === undefined) {
+    UNCHANGED.set(schema, false); // a schema reached again inside itself is not assumed unchanged
+    known = unchangedBy(schema);
+    UNCHANGED.set(schema, known);
+  }
+  return known;
+}
+
+function unchangedBy(schema: z.core.$ZodType): boolean {
+  const def = schema._zod.def as unknown as Def;
+  const checks = (def.checks ?? []) as readonly z.core.$ZodCheck[];
+  if (checks.some((check) => check._zod.def.check === "overwrite")) return false;
+  switch (def.type) {
+    case "string":
+    case "number":
+    case "boolean":
+    case "bigint":
+      return def.coerce !== true;
+    case "literal":
+    case "enum":
+    case "null":
+    case "undefined":
+    case "unknown":
+    case "any":
+    case "nan":
+    case "never":
+      return true;
+    case "optional":
+    case "nullable":
+      return unchanged(def.innerType as z.core.$ZodType);
+    case "array":
+      return unchanged(def.element as z.core.$ZodType);
+    case "union":
+      return (def.options as z.core.$ZodType[]).every(unchanged);
+    case "object": {
+      const catchall = def.catchall as z.core.$ZodType | undefined;
+      // A strip object drops unknown keys; a loose or strict one keeps or refuses them.
+      if (catchall === undefined || !unchanged(catchall)) return false;
+      return fieldsOf(schema, def).schemas.every(unchanged);
+    }
+    default:
+      return false;
+  }
 }
 
 interface Def {
@@ -249,7 +324,9 @@ export function parseBounded<T>(schema: z.ZodType<T>, value: unknown, limit = 10
       issues.push({ ...issue, path: [...part.path, ...issue.path] } as BoundedIssue);
     }
   }
-  if (issues.length > 0) return { success: false, issues, complete: !walk.full };
+  if (issues.length > 0) {
+    return { success: false, issues, complete: !walk.full && !walk.omitted };
+  }
   // Nothing failed in the walk: zod's parse (its output), and its issues if it disagrees.
   const result = schema.safeParse(value);
   if (result.success) return { success: true, data: result.data };

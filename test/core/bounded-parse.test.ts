@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { describeIssueList, parseBounded } from "../../src/core/bounded-parse.js";
+import { PAYLOAD_CHECKERS } from "../../src/generated/checkers.js";
 import { productSchema } from "../../src/schemas/product.js";
+import { samplePayload } from "../../src/testing/index.js";
 
 function described(schema: z.ZodType, value: unknown, limit = 10): string {
   const result = parseBounded(schema, value, limit);
@@ -97,5 +99,107 @@ describe("parseBounded", () => {
     const schema = z.looseObject({ A: z.string(), B: z.array(z.number()) });
     const value = Object.assign(Object.create(null), { A: 1, B: [1, "x"] });
     expect(described(schema, value)).toBe(zodSays(schema, value));
+  });
+
+  // Review second-zod-1: an object's or array's own checks run on zod's output (defaults filled,
+  // preprocess and transform results, unknown keys stripped), not on the raw value. Read on the raw
+  // value, a false failure inside a union made the walk keep another option's parts and refuse.
+  describe("never refuses what zod accepts (own checks read zod's output)", () => {
+    function agrees(schema: z.ZodType, value: unknown) {
+      const zodResult = schema.safeParse(value);
+      const bounded = parseBounded(schema, value, 10);
+      expect({ success: bounded.success }).toStrictEqual({ success: zodResult.success });
+      if (zodResult.success && bounded.success) expect(bounded.data).toStrictEqual(zodResult.data);
+    }
+    const numbers = z.object({ list: z.array(z.number()) });
+
+    it("an option's refine reads a defaulted field", () => {
+      const defaulted = z
+        .object({ list: z.array(z.string()), n: z.string().default("x") })
+        .refine((o) => o.n === "x");
+      agrees(z.union([numbers, defaulted]), { list: ["a"] });
+    });
+
+    it("an option's refine reads a preprocessed field", () => {
+      const preprocessed = z
+        .object({
+          list: z.array(z.string()),
+          flag: z.preprocess((v) => v === "true", z.boolean()),
+        })
+        .refine((o) => typeof o.flag === "boolean");
+      agrees(z.union([numbers, preprocessed]), { list: ["a"], flag: "true" });
+    });
+
+    it("an option's refine counts the keys of a strip object (unknown keys gone)", () => {
+      const strip = z
+        .object({ list: z.array(z.string()) })
+        .refine((o) => Object.keys(o).length === 1);
+      agrees(z.union([numbers, strip]), { list: ["a"], extra: 1 });
+    });
+
+    it("an option's array refine reads transformed items", () => {
+      const transformed = z.object({
+        list: z
+          .array(z.string().transform((s) => s.length))
+          .refine((a) => a.every((n) => typeof n === "number")),
+      });
+      agrees(z.union([numbers, transformed]), { list: ["a"] });
+    });
+
+    it("a shape key named __proto__ is skipped, as zod skips it", () => {
+      const schema = z.object({ ["__proto__"]: z.string(), a: z.string() });
+      agrees(schema, { a: "x" });
+      agrees(schema, { a: 1 });
+    });
+
+    it("a loose object whose fields change nothing still has its checks read on the value", () => {
+      const schema = z.union([
+        numbers,
+        z
+          .looseObject({ list: z.array(z.string()), n: z.string().nullish() })
+          .refine((o) => o.n === "x"),
+      ]);
+      agrees(schema, { list: ["a"], n: "x" });
+      agrees(schema, { list: ["a"], n: "y" });
+      agrees(schema, { list: [1, "a"], n: "y" });
+    });
+
+    it("a discriminated union agrees (control)", () => {
+      const schema = z.discriminatedUnion("t", [
+        z.object({ t: z.literal("a"), list: z.array(z.number()) }),
+        z.object({ t: z.literal("b"), n: z.number() }),
+      ]);
+      agrees(schema, { t: "b", n: 1, list: ["x"] });
+      agrees(schema, { t: "a", list: [1] });
+    });
+  });
+
+  // Review second-zod-2: an object's (or array's) own checks left out, because a failure inside one
+  // of its arrays was found, must not leave a description that looks complete.
+  describe("own checks left out make the description incomplete", () => {
+    it("a product without a SKU and with a bad Categories entry", () => {
+      const order = samplePayload("SendOrderToMerchant");
+      const schema = PAYLOAD_CHECKERS.SendOrderToMerchant.schema as unknown as z.ZodType;
+      const value = { ...order, Products: [{ Price: 1, Quantity: 1, Categories: [5] }] };
+      const zodResult = schema.safeParse(value);
+      expect(
+        zodResult.success ? [] : zodResult.error.issues.map((i) => i.path.join(".")),
+      ).toStrictEqual(["Products.0.Categories.0", "Products.0.Sku"]);
+      expect(described(schema, value)).toBe(
+        "Products.0.Categories.0: Invalid input: expected object, received number; … and more",
+      );
+    });
+
+    it("an array's length check beside failing items", () => {
+      const schema = z.looseObject({ List: z.array(z.string()).min(3) });
+      expect(described(schema, { List: [1] })).toBe(
+        "List.0: Invalid input: expected string, received number; … and more",
+      );
+      // Nothing left out: complete, as before.
+      expect(described(schema, { List: ["a"] })).toBe(zodSays(schema, { List: ["a"] }));
+      expect(described(z.looseObject({ List: z.array(z.string()) }), { List: [1] })).toBe(
+        "List.0: Invalid input: expected string, received number",
+      );
+    });
   });
 });
