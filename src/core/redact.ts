@@ -389,7 +389,7 @@ function cardsMasker(cards: readonly string[]): (text: string) => string {
     // (one in no run, or across runs: review second-card-2), or one still held once they are
     // masked: no digit goes out. `maskedRun` keeps the text's length: a digit of the text goes
     // out if it is still a digit in `masked`.
-    if (exposesCard(text, card, (at) => isDigit(masked.charCodeAt(at))) || holdsCard(masked, card))
+    if (exposesCard(text, card, masked, undefined) || holdsCard(masked, card))
       return masked.replace(/[0-9]/g, "*");
     return masked;
   };
@@ -627,62 +627,69 @@ function heldIndex(text: string, cards: CardSearch, below: number): number {
 
 /**
  * Whether a card the text holds (its digits, and the digits of its escapes read: see
- * {@link heldIndex}) would go out with more than its last four digits readable: `visible(at)`
- * says whether the digit at `at` in the text goes out as written (a digit an escape spells always
- * does). Every occurrence counts, the longest ending at each digit standing for the others ending
- * there (it holds them). Linear: one search per reading, and prefix sums of the visible digits
- * (review second-card-2 and -3: a number held across runs, or glued to a run masked as another
- * number, kept the digits outside them).
+ * {@link heldIndex}) would go out with more than its last four digits readable: `kept` is the
+ * text as masked, of the same length (a digit masked is no digit there), and `marks` what is
+ * masked besides. Every occurrence counts, the longest ending at each digit standing for the
+ * others ending there (it holds them). Linear: one search per reading, and prefix sums of the
+ * digits kept (review second-card-2 and -3: a number held across runs, or glued to a run masked
+ * as another number, kept the digits outside them).
  */
-function exposesCard(text: string, cards: CardSearch, visible: (at: number) => boolean): boolean {
-  const digits: number[] = [];
-  for (let at = 0; at < text.length; at++) if (isDigit(text.charCodeAt(at))) digits.push(at);
-  if (digits.length < MIN_CARD_DIGITS) return false;
-  if (exposedIn(text, digits, cards, visible)) return true;
+function exposesCard(
+  text: string,
+  cards: CardSearch,
+  kept: string,
+  marks: Uint8Array | undefined,
+): boolean {
+  const goesOut = (at: number): boolean =>
+    isDigit(kept.charCodeAt(at)) && (marks === undefined || marks[at] !== 1);
+  const only = onlyDigits(text);
+  if (only.length < MIN_CARD_DIGITS) return false;
+  const lengths = cards.longestEndingIn(only);
+  if (lengths !== undefined) {
+    // shown[k]: how many of the first k digits go out.
+    const shown = new Int32Array(only.length + 1);
+    for (let at = 0, k = 0; at < text.length; at++) {
+      if (!isDigit(text.charCodeAt(at))) continue;
+      shown[k + 1] = (shown[k] as number) + (goesOut(at) ? 1 : 0);
+      k++;
+    }
+    if (exposedIn(lengths, shown)) return true;
+  }
   if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
   const { read, low, high } = readEscapesTraced(text);
+  const readOnly = onlyDigits(read);
+  const readLengths = cards.longestEndingIn(readOnly);
+  if (readLengths === undefined) return false;
   // hidden[k]: how many of the text's first k characters are digits that do not go out.
   const hidden = new Int32Array(text.length + 1);
   for (let at = 0; at < text.length; at++)
     hidden[at + 1] =
-      (hidden[at] as number) + (isDigit(text.charCodeAt(at)) && !visible(at) ? 1 : 0);
-  const readDigits: number[] = [];
-  for (let at = 0; at < read.length; at++) if (isDigit(read.charCodeAt(at))) readDigits.push(at);
+      (hidden[at] as number) + (isDigit(text.charCodeAt(at)) && !goesOut(at) ? 1 : 0);
   // A digit read goes out when the characters it is read from all do (an escape's own digits
   // masked: `\\u00**` spells nothing).
-  return exposedIn(
-    read,
-    readDigits,
-    cards,
-    (at) => hidden[(high[at] as number) + 1] === hidden[low[at] as number],
-  );
+  const shown = new Int32Array(readOnly.length + 1);
+  for (let at = 0, k = 0; at < read.length; at++) {
+    if (!isDigit(read.charCodeAt(at))) continue;
+    const out = hidden[(high[at] as number) + 1] === hidden[low[at] as number];
+    shown[k + 1] = (shown[k] as number) + (out ? 1 : 0);
+    k++;
+  }
+  return exposedIn(readLengths, shown);
 }
 
 /** The digits of a card number that may go out: its last four (as a masked run keeps them). */
 const KEPT_DIGITS = 4;
 
-/** {@link exposesCard} for one reading of the text: `digits` are the indexes of its digits. */
-function exposedIn(
-  text: string,
-  digits: readonly number[],
-  cards: CardSearch,
-  visible: (at: number) => boolean,
-): boolean {
-  let only = "";
-  for (const at of digits) only += text.charAt(at);
-  const lengths = cards.longestEndingIn(only);
-  if (lengths === undefined) return false;
-  // shown[k]: how many of the first k digits go out.
-  const shown = new Int32Array(digits.length + 1);
-  for (let k = 0; k < digits.length; k++)
-    shown[k + 1] = (shown[k] as number) + (visible(digits[k] as number) ? 1 : 0);
-  for (let end = 0; end < digits.length; end++) {
+/**
+ * {@link exposesCard} for one reading of the text: `lengths` the longest card ending at each of
+ * its digits, `shown` the prefix sums of the digits that go out.
+ */
+function exposedIn(lengths: Int32Array, shown: Int32Array): boolean {
+  for (let end = 0; end < lengths.length; end++) {
     const size = lengths[end] as number;
     if (size === 0) continue;
     // The card's digits but its last four: none may go out.
-    const from = end + 1 - size;
-    const to = end + 1 - KEPT_DIGITS;
-    if ((shown[to] as number) > (shown[from] as number)) return true;
+    if ((shown[end + 1 - KEPT_DIGITS] as number) > (shown[end + 1 - size] as number)) return true;
   }
   return false;
 }
@@ -853,16 +860,7 @@ export function createRedactor(
       // run, masked as that number: review second-card-3), in the text as it came in: no digit
       // goes out, as in `maskCardDigits`. The Luhn masking keeps the text's length: a digit of
       // the text goes out if it is still a digit there and no secret covers it.
-      if (
-        cards !== undefined &&
-        (holdsCard(out, cards) ||
-          (holdsCard(input, cards) &&
-            exposesCard(
-              input,
-              cards,
-              (at) => isDigit(text.charCodeAt(at)) && (marks === undefined || marks[at] !== 1),
-            )))
-      )
+      if (cards !== undefined && (holdsCard(out, cards) || exposesCard(input, cards, text, marks)))
         return out.replace(/[0-9]/g, "*");
       // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
       // masked last: this request's own, in any spelling, is masked above.
