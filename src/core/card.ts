@@ -379,8 +379,12 @@ class ManyCvvs {
   /** The text with every quote masked (the text itself when it quotes none). */
   mask(text: string): string {
     let marks: Uint8Array | undefined;
-    if (this.#digits.size > 0) marks = markDigitRuns(text, this.#digits, marks);
+    // The other CVVs first: a quote of one inside a run of digits cuts it, and each piece is then
+    // looked at as a run of its own (`a12345` with `a12` and `345`: `******`, as one CVV at a time
+    // gives; review second-card-1). Masking a whole run exposes nothing new: its neighbours are
+    // not digits, or are masked already.
     if (this.#automaton !== undefined) marks = markOccurrences(text, this.#automaton, marks);
+    if (this.#digits.size > 0) marks = markDigitRuns(text, this.#digits, marks);
     return marks === undefined ? text : replaceMarked(text, marks);
   }
 }
@@ -391,21 +395,26 @@ function isAsciiDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
-/** Marks every whole run of ASCII digits that is one of `digits`. */
+/**
+ * Marks every whole run of ASCII digits that is one of `digits`, a digit already marked (in
+ * `marks`) counting as no digit: it ends a run.
+ */
 function markDigitRuns(
   text: string,
   digits: ReadonlySet<string>,
   marks: Uint8Array | undefined,
 ): Uint8Array | undefined {
   let out = marks;
+  const free = (at: number): boolean =>
+    isAsciiDigit(text.charCodeAt(at)) && (marks === undefined || marks[at] !== 1);
   let i = 0;
   while (i < text.length) {
-    if (!isAsciiDigit(text.charCodeAt(i))) {
+    if (!free(i)) {
       i++;
       continue;
     }
     const start = i;
-    while (i < text.length && isAsciiDigit(text.charCodeAt(i))) i++;
+    while (i < text.length && free(i)) i++;
     if (i - start >= 3 && digits.has(text.slice(start, i))) {
       out ??= new Uint8Array(text.length);
       out.fill(1, start, i);

@@ -360,15 +360,16 @@ export function cardNumbersMasker(
 /**
  * Masks these card numbers (digits, 12 or more; the first of equal ones counts) in a text: every
  * run of digits (a single space, dash or `+` between them) holding one of them keeps only its last
- * four digits, and a text that holds one of them in its digits before (across runs: other
- * separators, escapes) or still after keeps none. One search for all the numbers, built on the
- * first text: a text costs its length, not its length times the number of cards (review AMP-3).
+ * four digits, and a text where one of them would keep more than its last four digits so (held
+ * across runs or in none: other separators, escapes, a number glued to another's run), or that
+ * still holds one after, keeps none. One search for all the numbers, built on the first text: a
+ * text costs its length, not its length times the number of cards (review AMP-3).
  *
  * Until review AMP-3 the numbers were masked one after the other (`maskCardDigits` each, in
- * order), and that gives the same text but in two cases: the masking of one number's run made
- * another number's digits follow each other in the text, which was then let out so (now no digit
- * is); or the runs of two or more numbers are masked and a third number, held across runs before,
- * is no longer after (now its digits stay as the runs' masking leaves them: no number is held).
+ * order), and the result depended on their order: the masking of one number's run could make
+ * another number's digits follow each other in the text, which was then let out so, or break a
+ * number held across runs, whose digits then went out but for the masked runs' (review
+ * second-card-2). Now no digit goes out in either case, whatever the order.
  */
 function cardsMasker(cards: readonly string[]): (text: string) => string {
   const numbers = cards.length > 1 ? [...new Set(cards)] : cards;
@@ -377,23 +378,18 @@ function cardsMasker(cards: readonly string[]): (text: string) => string {
   return (text) => {
     search ??= cardSearch(numbers, true);
     const card = search;
-    // The least index of a number the text holds (digits, escapes read): none, nothing to mask.
-    const heldFirst = heldIndex(text, card, 0);
-    if (heldFirst < 0) return text;
-    let firstRun = -1;
-    const masked = replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) => {
-      const index = card.leastIndexIn(onlyDigits(text.slice(start, end)));
-      if (index < 0) return undefined;
-      if (firstRun < 0 || index < firstRun) firstRun = index;
-      return maskedRun(text, start, end, count);
-    });
-    // A number held, but in no run, before any run is masked (in order, as one at a time did);
-    // or one still held once the runs are masked.
-    if (
-      firstRun < 0 ||
-      heldFirst < firstRun ||
-      heldIndex(masked, card, Number.POSITIVE_INFINITY) >= 0
-    )
+    // A number the text holds (digits, escapes read)? None: nothing to mask.
+    if (!holdsCard(text, card)) return text;
+    const masked = replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) =>
+      card.leastIndexIn(onlyDigits(text.slice(start, end)), Number.POSITIVE_INFINITY) < 0
+        ? undefined
+        : maskedRun(text, start, end, count),
+    );
+    // A number held in the text that the runs' masking leaves more of than its last four digits
+    // (one in no run, or across runs: review second-card-2), or one still held once they are
+    // masked: no digit goes out. `maskedRun` keeps the text's length: a digit of the text goes
+    // out if it is still a digit in `masked`.
+    if (exposesCard(text, card, masked, undefined) || holdsCard(masked, card))
       return masked.replace(/[0-9]/g, "*");
     return masked;
   };
@@ -568,7 +564,7 @@ function markCardDigits(
 }
 
 /** The search of a request's card numbers (digits only) in the digits of a text. */
-type CardSearch = Pick<PatternSearch, "leastIndexIn">;
+type CardSearch = Pick<PatternSearch, "leastIndexIn" | "longestEndingIn">;
 
 /**
  * {@link patternSearch} of card numbers; for a few (a request's own card, in its copies), the
@@ -581,6 +577,17 @@ function cardSearch(cards: readonly string[], indexed: boolean): CardSearch {
       for (let index = 0; index < cards.length; index++)
         if (digits.includes(cards[index] as string)) return index;
       return -1;
+    },
+    longestEndingIn(digits) {
+      let lengths: Int32Array | undefined;
+      for (const card of cards) {
+        for (let at = digits.indexOf(card); at >= 0; at = digits.indexOf(card, at + 1)) {
+          lengths ??= new Int32Array(digits.length);
+          const end = at + card.length - 1;
+          if ((lengths[end] as number) < card.length) lengths[end] = card.length;
+        }
+      }
+      return lengths;
     },
   };
 }
@@ -616,6 +623,122 @@ function heldIndex(text: string, cards: CardSearch, below: number): number {
   if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return found;
   const decoded = cards.leastIndexIn(onlyDigits(readEscapes(text)), below);
   return found < 0 || (decoded >= 0 && decoded < found) ? decoded : found;
+}
+
+/**
+ * Whether a card the text holds (its digits, and the digits of its escapes read: see
+ * {@link heldIndex}) would go out with more than its last four digits readable: `kept` is the
+ * text as masked, of the same length (a digit masked is no digit there), and `marks` what is
+ * masked besides. Every occurrence counts, the longest ending at each digit standing for the
+ * others ending there (it holds them). Linear: one search per reading, and prefix sums of the
+ * digits kept (review second-card-2 and -3: a number held across runs, or glued to a run masked
+ * as another number, kept the digits outside them).
+ */
+function exposesCard(
+  text: string,
+  cards: CardSearch,
+  kept: string,
+  marks: Uint8Array | undefined,
+): boolean {
+  const goesOut = (at: number): boolean =>
+    isDigit(kept.charCodeAt(at)) && (marks === undefined || marks[at] !== 1);
+  const only = onlyDigits(text);
+  if (only.length < MIN_CARD_DIGITS) return false;
+  const lengths = cards.longestEndingIn(only);
+  if (lengths !== undefined) {
+    // shown[k]: how many of the first k digits go out.
+    const shown = new Int32Array(only.length + 1);
+    for (let at = 0, k = 0; at < text.length; at++) {
+      if (!isDigit(text.charCodeAt(at))) continue;
+      shown[k + 1] = (shown[k] as number) + (goesOut(at) ? 1 : 0);
+      k++;
+    }
+    if (exposedIn(lengths, shown)) return true;
+  }
+  if (!text.includes("%") && !text.includes("&#") && !text.includes("\\u")) return false;
+  const { read, low, high } = readEscapesTraced(text);
+  const readOnly = onlyDigits(read);
+  const readLengths = cards.longestEndingIn(readOnly);
+  if (readLengths === undefined) return false;
+  // hidden[k]: how many of the text's first k characters are digits that do not go out.
+  const hidden = new Int32Array(text.length + 1);
+  for (let at = 0; at < text.length; at++)
+    hidden[at + 1] =
+      (hidden[at] as number) + (isDigit(text.charCodeAt(at)) && !goesOut(at) ? 1 : 0);
+  // A digit read goes out when the characters it is read from all do (an escape's own digits
+  // masked: `\\u00**` spells nothing).
+  const shown = new Int32Array(readOnly.length + 1);
+  for (let at = 0, k = 0; at < read.length; at++) {
+    if (!isDigit(read.charCodeAt(at))) continue;
+    const out = hidden[(high[at] as number) + 1] === hidden[low[at] as number];
+    shown[k + 1] = (shown[k] as number) + (out ? 1 : 0);
+    k++;
+  }
+  return exposedIn(readLengths, shown);
+}
+
+/** The digits of a card number that may go out: its last four (as a masked run keeps them). */
+const KEPT_DIGITS = 4;
+
+/**
+ * {@link exposesCard} for one reading of the text: `lengths` the longest card ending at each of
+ * its digits, `shown` the prefix sums of the digits that go out.
+ */
+function exposedIn(lengths: Int32Array, shown: Int32Array): boolean {
+  for (let end = 0; end < lengths.length; end++) {
+    const size = lengths[end] as number;
+    if (size === 0) continue;
+    // The card's digits but its last four: none may go out.
+    if ((shown[end + 1 - KEPT_DIGITS] as number) > (shown[end + 1 - size] as number)) return true;
+  }
+  return false;
+}
+
+/**
+ * {@link readEscapes}, with where each character of the text read comes from: the first and last
+ * index, in the text, of what it is read from (one character copied as written, or the whole of
+ * the escape that spells it, escapes encoded twice included).
+ */
+function readEscapesTraced(text: string): { read: string; low: Int32Array; high: Int32Array } {
+  let read = text;
+  let low = new Int32Array(text.length);
+  for (let at = 0; at < text.length; at++) low[at] = at;
+  let high = Int32Array.from(low);
+  const apply = (pattern: RegExp, replace: (found: RegExpExecArray) => string): void => {
+    const pieces: string[] = [];
+    const lows: number[] = [];
+    const highs: number[] = [];
+    const copy = (from: number, to: number): void => {
+      pieces.push(read.slice(from, to));
+      for (let at = from; at < to; at++) {
+        lows.push(low[at] as number);
+        highs.push(high[at] as number);
+      }
+    };
+    let copied = 0;
+    for (let found = pattern.exec(read); found !== null; found = pattern.exec(read)) {
+      copy(copied, found.index);
+      const end = found.index + found[0].length;
+      const written = replace(found);
+      pieces.push(written);
+      // An escape's characters are in order: its first one's low, its last one's high.
+      for (let k = 0; k < written.length; k++) {
+        lows.push(low[found.index] as number);
+        highs.push(high[end - 1] as number);
+      }
+      copied = end;
+    }
+    copy(copied, read.length);
+    read = pieces.join("");
+    low = Int32Array.from(lows);
+    high = Int32Array.from(highs);
+  };
+  for (let round = 0; round < 3 && /%25/i.test(read); round++) apply(/%25/gi, () => "%");
+  apply(/%C2%A0|&nbsp;/gi, () => "\u00a0");
+  apply(new RegExp(ESCAPE.source, "g"), (found) =>
+    escapedCharacter(found[0], found[1], found[2], found[3], found[4]),
+  );
+  return { read, low, high };
 }
 
 /** A percent-escape, an HTML character reference (decimal or hex), or a JSON `\uXXXX` escape. */
@@ -713,7 +836,8 @@ export function createRedactor(
   let cards: CardSearch | undefined;
   return (value) => {
     try {
-      const text = redactClassicCardNumbers(textOf(value));
+      const input = textOf(value);
+      const text = redactClassicCardNumbers(input);
       let marks: Uint8Array | undefined;
       if (list.length > FEW_SECRETS) {
         secretSearch ??= patternSearch(
@@ -731,9 +855,13 @@ export function createRedactor(
         marks = markCardDigits(text, cards, marks);
       }
       const out = marks === undefined ? text : replaceMarked(text, marks);
-      // A card number quoted with other separators (`4111.1111.1111.1111`, `4111%201111…`): no
-      // digit goes out, as in `maskCardDigits`.
-      if (cards !== undefined && holdsCard(out, cards)) return out.replace(/[0-9]/g, "*");
+      // A card number quoted with other separators (`4111.1111.1111.1111`, `4111%201111…`), or
+      // one the masking above leaves more of than its last four digits (glued to another number's
+      // run, masked as that number: review second-card-3), in the text as it came in: no digit
+      // goes out, as in `maskCardDigits`. The Luhn masking keeps the text's length: a digit of
+      // the text goes out if it is still a digit there and no secret covers it.
+      if (cards !== undefined && (holdsCard(out, cards) || exposesCard(input, cards, text, marks)))
+        return out.replace(/[0-9]/g, "*");
       // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
       // masked last: this request's own, in any spelling, is masked above.
       return wide ? redactCardNumbers(out) : out;

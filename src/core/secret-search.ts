@@ -20,7 +20,7 @@ function isDigit(code: number): boolean {
  */
 const DENSE_CELLS = 1 << 15;
 
-/** The automaton over a set of patterns (distinct, non-empty). */
+/** The automaton over a set of patterns (non-empty; a duplicate counts once). */
 export interface PatternSearch {
   /**
    * Marks, in `starts`, every occurrence of a pattern that stands apart from other digits (the
@@ -35,6 +35,11 @@ export interface PatternSearch {
    * occurs at all).
    */
   readonly leastIndexIn: (text: string, below?: number) => number;
+  /**
+   * For each end position in the text, the length of the longest pattern occurring there,
+   * anywhere (0 if none): in `lengths[end]`. Returns `lengths`, allocated on the first occurrence.
+   */
+  readonly longestEndingIn: (text: string) => Int32Array | undefined;
 }
 
 /** How to build a {@link patternSearch}. */
@@ -48,7 +53,7 @@ export interface PatternSearchOptions {
   readonly denseCells?: number;
 }
 
-/** The automaton over `patterns` (distinct, non-empty). */
+/** The automaton over `patterns` (non-empty; a duplicate counts once, at its first index). */
 export function patternSearch(
   patterns: readonly string[],
   { indexed = true, denseCells = DENSE_CELLS }: PatternSearchOptions = {},
@@ -100,10 +105,11 @@ export function patternSearch(
     const at = depth[state] as number;
     let k = low[state] as number;
     const last = high[state] as number;
-    // A pattern that is the state itself sorts first.
+    // A pattern that is the state itself sorts first; a duplicate of it right after, skipped
+    // (its next character, past its end, is none: the loop below would never move past it).
     if (k < last && (sorted[k] as string).length === at) {
       ends[state] = indexOf === undefined ? 0 : (indexOf.get(sorted[k] as string) as number);
-      k++;
+      while (k < last && (sorted[k] as string).length === at) k++;
     }
     firstChild[state] = count;
     while (k < last) {
@@ -141,6 +147,8 @@ export function patternSearch(
   const inner = new Int32Array(count);
   // The least index of a pattern that is a suffix of the state (the state included), -1 if none.
   const least = new Int32Array(count).fill(-1);
+  // The length of the longest pattern that is a suffix of the state (the state included), 0 if none.
+  const longest = new Int32Array(count);
   // Breadth first: a state's parent and failure are shallower, so done before it.
   for (let state = 1; state < count; state++) {
     const up = parent[state] as number;
@@ -156,6 +164,7 @@ export function patternSearch(
     const own = ends[state] as number;
     const suffix = least[f] as number;
     least[state] = own >= 0 && (suffix < 0 || own < suffix) ? own : suffix;
+    longest[state] = own >= 0 ? (depth[state] as number) : (longest[f] as number);
   }
   if (table !== undefined) {
     // Each row: its failure's (a lower state, done), then its own children.
@@ -224,6 +233,24 @@ export function patternSearch(
         }
       }
       return found;
+    },
+    longestEndingIn(text) {
+      let lengths: Int32Array | undefined;
+      let state = 0;
+      for (let i = 0; i < text.length; i++) {
+        const char = text.charCodeAt(i);
+        const symbol = symbolOf(char);
+        if (symbol === 0) {
+          state = 0;
+          continue;
+        }
+        state = table === undefined ? step(state, char) : (table[state * width + symbol] as number);
+        const size = longest[state] as number;
+        if (size === 0) continue;
+        lengths ??= new Int32Array(text.length);
+        lengths[i] = size;
+      }
+      return lengths;
     },
   };
 }

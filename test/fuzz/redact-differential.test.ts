@@ -82,6 +82,17 @@ function cardsOf(secrets: readonly string[]): string[] {
   return secrets.map((secret) => secret.replace(/[^0-9]/g, "")).filter((d) => d.length >= 12);
 }
 
+/**
+ * `now` is `then`, or (review second-card-2 and -3: an own number held in the text, but not in one
+ * masked run, kept its other digits) `then` with every digit masked, for a text that holds one of
+ * the request's card numbers in its digits.
+ */
+function sameOrAllMasked(now: string, then: string, text: string, cards: readonly string[]): void {
+  if (now === then) return;
+  expect(now).toBe(then.replace(/[0-9]/g, "*"));
+  expect(holds(text, cards)).toBe(true);
+}
+
 function holds(text: string, cards: readonly string[]): boolean {
   const digits = text.replace(/[^0-9]/g, "");
   const read = before.readEscapes(text).replace(/[^0-9]/g, "");
@@ -89,15 +100,16 @@ function holds(text: string, cards: readonly string[]): boolean {
 }
 
 describe("the search of all the secrets at once masks as the search per secret did", () => {
-  it("createRedactor, wide and data scans: the same text as before, for any text and secrets", () => {
+  it("createRedactor, wide and data scans: the same text as before, for any text and secrets (or all digits masked where an own card was held)", () => {
     let searched = 0;
     fc.assert(
       fc.property(caseOf, ({ secrets, texts }) => {
         if (many(secrets)) searched++;
+        const cards = cardsOf(secrets.map((secret) => secret.trim()).filter(isCardLike));
         for (const scan of ["wide", "data"] as const) {
           const now = createRedactor(secrets, scan);
           const then = before.createRedactor(secrets, scan);
-          for (const text of texts) expect(now(text)).toBe(then(text));
+          for (const text of texts) sameOrAllMasked(now(text), then(text), text, cards);
         }
       }),
       { numRuns: RUNS },
@@ -139,14 +151,19 @@ describe("the search of all the secrets at once masks as the search per secret d
     );
   });
 
-  it("maskCardDigits and maskSecret: the same text as before", () => {
+  it("maskCardDigits and maskSecret: the same text as before (or all digits masked where the card was held)", () => {
     fc.assert(
       fc.property(caseOf, ({ secrets, texts }) => {
         for (const text of texts) {
           for (const secret of secrets) {
             expect(maskSecret(text, secret)).toBe(before.maskSecret(text, secret));
             const digits = secret.replace(/[^0-9]/g, "");
-            expect(maskCardDigits(text, digits)).toBe(before.maskCardDigits(text, digits));
+            sameOrAllMasked(
+              maskCardDigits(text, digits),
+              before.maskCardDigits(text, digits),
+              text,
+              [digits],
+            );
           }
         }
       }),
@@ -155,8 +172,9 @@ describe("the search of all the secrets at once masks as the search per secret d
   });
 
   // The numbers are masked together now, not one after the other: the same text but where the
-  // order mattered (see cardsMasker): a text that still held a number's digits (now none left),
-  // or a number held across runs that the masking of two others' runs broke.
+  // order mattered (see cardsMasker): a text that still held a number's digits, or a number held
+  // across runs that the masking of others' runs broke (now no digit is left either way), or a
+  // number held in no one run (review second-card-2 and -3).
   it("cardNumbersMasker: the same text as masking one number after the other, but where that let a number out", () => {
     let differed = 0;
     fc.assert(
@@ -170,10 +188,10 @@ describe("the search of all the secrets at once masks as the search per secret d
           expect(holds(out, numbers)).toBe(false);
           if (out === then(text)) continue;
           differed++;
-          const ownRuns = new Set<string>();
-          for (const run of runsOf(text))
-            for (const number of numbers) if (run.includes(number)) ownRuns.add(number);
-          expect(holds(then(text), numbers) || ownRuns.size >= 2).toBe(true);
+          // Where the old text differs, the new one masks every digit, and the text held an own
+          // number (one let out partly, or across runs: the pinned cases below).
+          expect(out).not.toMatch(/[0-9]/);
+          expect(holds(text, numbers)).toBe(true);
         }
       }),
       { numRuns: RUNS },
@@ -182,10 +200,8 @@ describe("the search of all the secrets at once masks as the search per secret d
   });
 });
 
-function runsOf(text: string): string[] {
-  const runs: string[] = [];
-  before.digitRunsOf(text, runs);
-  return runs.map((run) => run.replace(/[^0-9]/g, ""));
+function isCardLike(secret: string): boolean {
+  return /^\d(?:[^\d\p{L}]{0,3}\d){11,18}$/u.test(secret);
 }
 
 describe("cardNumbersMasker where masking the numbers one after the other depended on their order", () => {
@@ -194,15 +210,16 @@ describe("cardNumbersMasker where masking the numbers one after the other depend
     return { now: cardNumbersMasker(cards), old: before.cardNumbersMasker(cards) };
   };
 
-  it("a number held across two runs, listed before the number of one of them: every digit masked, as before", () => {
+  it("a number held across two runs, listed before or after the number of one of them: every digit masked", () => {
     const text = "4111111111111111, 5555555555554444";
     const first = masker("1111111155555555", "4111111111111111");
     expect(first.now(text)).toBe("****************, ****************");
     expect(first.now(text)).toBe(first.old(text));
-    // Listed after it: the run's masking breaks it first, as before.
+    // Listed after it: the run's masking broke it first, and 12 of its 16 digits went out
+    // (review second-card-2); now every digit is masked, whatever the order.
     const second = masker("4111111111111111", "1111111155555555");
-    expect(second.now(text)).toBe("************1111, 5555555555554444");
-    expect(second.now(text)).toBe(second.old(text));
+    expect(second.old(text)).toBe("************1111, 5555555555554444");
+    expect(second.now(text)).toBe("****************, ****************");
   });
 
   it("a number the masking of another's run makes whole: every digit masked (before, it was let out)", () => {
@@ -212,10 +229,11 @@ describe("cardNumbersMasker where masking the numbers one after the other depend
     expect(now(text)).toBe("ref ******** card **************** x ****");
   });
 
-  it("a number held across runs until a later number's run is masked: left as that masking leaves it", () => {
+  it("a number held across runs until a later number's run is masked: every digit masked, as before", () => {
     const { now, old } = masker("4111111111111111", "775555555555", "5555555555554444");
     const text = "4111111111111111; 77; 5555555555554444";
     expect(old(text)).toBe("****************; **; ****************");
-    expect(now(text)).toBe("************1111; 77; ************4444");
+    // Until review second-card-2: `************1111; 77; ************4444`, the `77` of an own number.
+    expect(now(text)).toBe("****************; **; ****************");
   });
 });
