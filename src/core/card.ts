@@ -13,6 +13,7 @@ import {
   MIN_CARD_DIGITS,
   maskDigitRuns,
   maskSecret,
+  replaceMarked,
   textOf,
 } from "./redact.js";
 import { findCardObjects } from "./seal.js";
@@ -510,23 +511,6 @@ function markOccurrences(
     filled = i + 1;
   }
   return out;
-}
-
-/** Each run of marked characters replaced by one `***`. */
-function replaceMarked(text: string, marks: Uint8Array): string {
-  let out = "";
-  let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    if (marks[i] !== 1) {
-      i++;
-      continue;
-    }
-    out += `${text.slice(copied, i)}***`;
-    while (i < text.length && marks[i] === 1) i++;
-    copied = i;
-  }
-  return out + text.slice(copied);
 }
 
 /** Scrubs one CVV (one by one: a text) or many at once from a card object's texts, nested ones too. */

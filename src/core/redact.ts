@@ -774,8 +774,8 @@ function escapedCharacter(
   return code <= 0x10ffff ? String.fromCodePoint(code) : "";
 }
 
-/** Replaces every marked stretch of the text with `***`. */
-function replaceMarked(text: string, marks: Uint8Array): string {
+/** Replaces every marked stretch of the text with `***` (one per stretch). */
+export function replaceMarked(text: string, marks: Uint8Array): string {
   const pieces: string[] = [];
   let copied = 0;
   let i = 0;
