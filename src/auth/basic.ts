@@ -41,7 +41,9 @@ export class BasicVerifier {
         password: await SecretDigest.of(password.normalize("NFC")),
       });
     }
-    return new BasicVerifier(credentials);
+    // `this`, not the class's name: a class body that names its class is built as `class _X`
+    // (esbuild), and `constructor.name` and util.inspect would say so.
+    return new this(credentials);
   }
 
   /**

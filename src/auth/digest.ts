@@ -37,7 +37,9 @@ export class SecretDigest {
   private constructor(private readonly digest: Uint8Array) {}
 
   static async of(secret: string): Promise<SecretDigest> {
-    return new SecretDigest(await sha256(secret));
+    // `this`, not the class's name: a class body that names its class is built as `class _X`
+    // (esbuild), and `constructor.name` and util.inspect would say so.
+    return new this(await sha256(secret));
   }
 
   /** True when `presented` equals the secret; both sides are 32-byte digests, so timing is flat. */

@@ -140,7 +140,9 @@ export class IpVerifier {
         ? undefined
         : parseRanges(options.trustedProxies, `${path}.trustedProxies`, true);
     const proxies = trusted === undefined || trusted.size === 0 ? undefined : trusted;
-    return new IpVerifier(allow, proxies, path);
+    // `this`, not the class's name: a class body that names its class is built as `class _X`
+    // (esbuild), and `constructor.name` and util.inspect would say so.
+    return new this(allow, proxies, path);
   }
 
   verify(request: AuthRequest): void {

@@ -83,7 +83,9 @@ export class HeaderSecretVerifier {
       // A comma is how a repeated header arrives (joined by ", "), so such values are refused.
       throw configError(`${path}.value`, "cannot contain a comma (it reads as a repeated header)");
     }
-    return new HeaderSecretVerifier(name.toLowerCase(), await SecretDigest.of(value));
+    // `this`, not the class's name (here and below): a class body that names its class is built
+    // as `class _X` (esbuild), and `constructor.name` and util.inspect would say so.
+    return new this(name.toLowerCase(), await SecretDigest.of(value));
   }
 
   async verify(request: AuthRequest): Promise<void> {
@@ -114,7 +116,7 @@ export class UrlSecretVerifier {
         'cannot contain "+", "%", "&", "#", whitespace or control characters (the URL query parser changes them, so the secret would never match); use a URL-safe secret (letters, digits, "-", "_", ".", "~")',
       );
     }
-    return new UrlSecretVerifier(parameter, await SecretDigest.of(value));
+    return new this(parameter, await SecretDigest.of(value));
   }
 
   async verify(request: AuthRequest): Promise<void> {
@@ -146,7 +148,7 @@ export class CartTokenVerifier {
     if (options.verify !== undefined && typeof options.verify !== "function") {
       throw configError(`${path}.verify`, "must be a function");
     }
-    return new CartTokenVerifier(parameter, options.verify as CartTokenOptions["verify"]);
+    return new this(parameter, options.verify as CartTokenOptions["verify"]);
   }
 
   /** Whether the merchant's `verify` checks the token; without it any token passes. */

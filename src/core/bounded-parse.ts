@@ -190,7 +190,7 @@ class Walk {
   union(schema: z.core.$ZodType, def: Def, value: unknown): Status {
     let deep: Walk | undefined;
     for (const option of def.options as z.core.$ZodType[]) {
-      const walk = new Walk(this.limit - this.failures, this.path);
+      const walk = walkFrom(this.limit - this.failures, this.path);
       const status = walk.visit(option, value);
       if (status === OK) return OK;
       if (status === DEEP && deep === undefined) deep = walk;
@@ -295,6 +295,14 @@ interface Def {
   readonly checks?: readonly unknown[];
   readonly coerce?: boolean;
   readonly [key: string]: unknown;
+}
+
+/**
+ * A walk of a union's option. Outside the class: a class body that names its class is built as
+ * `class _Walk` (esbuild), and `constructor.name` would say so.
+ */
+function walkFrom(limit: number, path: readonly PropertyKey[]): Walk {
+  return new Walk(limit, path);
 }
 
 /** A catchall that accepts every unknown key (a loose object's). */

@@ -254,3 +254,42 @@ describe("patternSearch with a duplicate pattern (hardening)", () => {
     expect(run.stdout.trim().split("\n")).toEqual(["0 2 [0,0,0,0,3]", "0 3"]);
   });
 });
+
+// Left list (LEFT3-2): a payload card number sent with separators (`4111 1111 1111 1111`) and
+// quoted without them came out `************1111`, where the request's own secrets read as `***`.
+// Not a defect of spacing: the Luhn masking runs first, so a quote of the own number that is one
+// Luhn-valid sequence keeps its last four digits whatever spacing the payload had, as the README's
+// "Card data" says (the `***` cases are a run that is no such sequence, and a quote written
+// exactly as sent with other separators). What holds for every spacing: at most the last four.
+describe("a quote of this request's own card number, however the payload spaced it", () => {
+  const ODD = "1234567890123456"; // fails the Luhn check
+  const spaced = (digits: string, gap: string) => digits.match(/.{4}/g)?.join(gap) ?? digits;
+  const cases: [sent: string, quote: string, masked: string][] = [];
+  for (const gap of ["", " ", "-", ".", "  "]) {
+    const sent = spaced(A, gap);
+    cases.push(
+      [sent, A, "************1111"],
+      [sent, spaced(A, " "), "**** **** **** 1111"],
+      [sent, spaced(A, "-"), "****-****-****-1111"],
+      // Glued to a digit: no Luhn-valid sequence, but the own number's digits: no digit.
+      [sent, `${A}9`, "***"],
+      [spaced(ODD, gap), ODD, "***"],
+      [spaced(ODD, gap), spaced(ODD, " "), "***"],
+    );
+  }
+  // Written exactly as sent with other separators (the secret as sent), or not: no digit either way.
+  cases.push(
+    [spaced(A, "."), spaced(A, "."), "***"],
+    [spaced(A, "  "), spaced(A, "  "), "***"],
+    [A, spaced(A, "."), "****.****.****.****"],
+    [spaced(A, " "), spaced(A, "."), "****.****.****.****"],
+  );
+
+  it.each(cases)("sent %j, quoted %j: %j", (sent, quote, masked) => {
+    for (const scan of ["wide", "data"] as const) {
+      const out = createRedactor([sent, "737"], scan)(`charged ${quote}, cvv 737`);
+      expect(out).toBe(`charged ${masked}, cvv ***`);
+      expect(longestOf(quote.replace(/[^0-9]/g, ""), out)).toBeLessThanOrEqual(4);
+    }
+  });
+});

@@ -2,7 +2,7 @@
 // an adapter from the ES module build (`import`), or the reverse. What an adapter hands the engine
 // must still be read as it is, across the two builds (dist/ as a user loads it; npm test builds
 // first), behind a body parser that leaves text or bytes and without one.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -447,4 +447,86 @@ describe("the error classes keep their documented names", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+// esbuild writes a class whose body names it (`return new BasicVerifier(…)` in its static
+// `compile`) as `var BasicVerifier = class _BasicVerifier {…}`: its instances were called
+// `_BasicVerifier`, `_SecretDigest`, `_Walk`, … by `constructor.name` and util.inspect. No class
+// of either build is written so, and what a merchant's function is handed carries the class's
+// own name.
+describe("the internal classes keep their names in both builds", () => {
+  it("no class is renamed with a leading underscore", () => {
+    const renamed: string[] = [];
+    for (const file of readdirSync(join(ROOT, "dist"))) {
+      if (!/\.c?js$/.test(file)) continue;
+      const text = readFileSync(join(ROOT, "dist", file), "utf8");
+      for (const match of text.matchAll(/\bclass (_[\w$]+)/g)) renamed.push(`${file}: ${match[1]}`);
+    }
+    expect(renamed).toEqual([]);
+  });
+
+  it.each(["cjs", "esm"] as const)(
+    "the %s build: the context, its request, what auth answered and onError's reports",
+    async (from) => {
+      const load = async <T>(entry: string) =>
+        from === "cjs" ? cjs<T>(`${entry}.cjs`) : await esm<T>(`${entry}.js`);
+      const root = await load<typeof Root>("index");
+      const fetchAdapter = await load<Fetch>("fetch");
+      const testing = await load<Testing>("testing");
+      const seen: Record<string, unknown> = {};
+      const handle = fetchAdapter.toFetch(
+        root.createCallbackRouter({
+          basePath: "/cb",
+          auth: root.createAuth({ basic: { username: "merchant", password: "s3cret" } }),
+          onError: (report) => {
+            seen[`${report.kind} report`] = report;
+            seen[`${report.kind} error`] = report.error;
+          },
+          handlers: {
+            UpdateOrderStatus: (_update, context) => {
+              Object.assign(seen, {
+                context,
+                request: context.request,
+                decoding: context.decoding,
+                auth: context.auth,
+              });
+              throw new Error("down");
+            },
+          },
+        }),
+      );
+      const send = (password: string) =>
+        handle(
+          new Request("http://x/cb/UpdateOrderStatus", {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              authorization: `Basic ${btoa(`merchant:${password}`)}`,
+            },
+            body: JSON.stringify(testing.samplePayload("UpdateOrderStatus")),
+          }),
+        );
+      expect([(await send("wrong")).status, (await send("s3cret")).status]).toEqual([401, 500]);
+      const names = Object.fromEntries(
+        Object.entries(seen).map(([key, value]) => {
+          const name = (value as object | undefined)?.constructor.name;
+          // util.inspect's header (what a log shows) names the class as constructor.name does.
+          if (name !== undefined && name !== "Object") {
+            expect(inspect(value, { depth: 0 }).startsWith(name), key).toBe(true);
+          }
+          return [key, name];
+        }),
+      );
+      expect(names).toEqual({
+        context: "HandlerContext",
+        request: "IncomingRequestInfo",
+        decoding: "Object",
+        auth: "Object",
+        "unauthorized report": "Object",
+        "unauthorized error": "AuthenticationError",
+        "internal_error report": "Object",
+        "internal_error error": "Error",
+      });
+    },
+  );
 });
