@@ -32,5 +32,5 @@ declare namespace Deno {
 
 /** The merchant's own functions the testing example imports (`../src/callbacks.js`). */
 export const CALLBACKS = `import type { CallbackHandlers } from "crossborder-callbacks";
-export const handlers: CallbackHandlers = {};
+export const handlers = {} satisfies CallbackHandlers;
 `;

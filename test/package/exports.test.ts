@@ -42,3 +42,15 @@ describe("a factory per callback", () => {
     }
   });
 });
+
+// Found by review (newcomer-1): `npm pack` shipped whatever dist/ was last built (one built before
+// the latest card-masking fixes leaked card digits). Packing or publishing builds it first.
+describe("the tarball is built from the sources it ships with", () => {
+  it("npm pack and npm publish run the build first (prepack)", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(manifest.scripts.prepack).toBe("npm run build");
+    expect(manifest.scripts.build).toMatch(/rmSync\('dist'.*&& tsup$/);
+  });
+});
