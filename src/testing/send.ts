@@ -131,7 +131,8 @@ export interface SendCallbackResult {
   readonly problems: string[];
   /**
    * What deserves a look without failing the call (`inspectResponse`): a SendOrderToMerchant
-   * success to an order with `PaymentDetails` that does not say what was charged.
+   * success to an order with `PaymentDetails` that does not say what was charged; a 401 to a
+   * call sent without an `Authorization` header.
    */
   readonly warnings: string[];
 }
@@ -347,6 +348,10 @@ function escapedWith(
 
 /** The redactor each result's texts were masked with (see {@link sentRedactor}). */
 const redactors = new WeakMap<SendCallbackResult, Redactor>();
+
+/** The warning of a 401 answered to a call that carried no `Authorization` header. */
+const UNSIGNED_401 =
+  "the call carried no Authorization header (neither privateKey nor token was given): an endpoint that verifies the service's JWT answers it 401";
 
 /**
  * The redactor `sendCallback` masked a result's problems and warnings with: the card data of
@@ -577,6 +582,14 @@ export async function sendCallback(
     problems: inspection.problems.map(redactCardData),
     warnings: inspection.warnings.map(redactCardData),
   };
+  if (
+    response.status === 401 &&
+    headers.authorization === undefined &&
+    options.expectStatus !== 401
+  ) {
+    // A 401 to a call sent without a token is most often a test that forgot its key.
+    result.warnings.push(UNSIGNED_401);
+  }
   redactors.set(result, redact);
   return result;
 }

@@ -696,6 +696,34 @@ describe("sendCallback (as the service sends)", () => {
     expect(result).toMatchObject({ status: 200, success: true, problems: [] });
   });
 
+  // Found by review (newcomer-2): a README line without `privateKey` got a 401 and nothing said
+  // the call had gone out unsigned.
+  it("warns that a 401 answered a call without an Authorization header; not when signed or expected", async () => {
+    const refuse = async () => Response.json({ Success: false }, { status: 401 });
+    const unsigned = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      fetch: refuse,
+    });
+    expect(unsigned.problems).toHaveLength(1);
+    expect(unsigned.warnings).toEqual([
+      expect.stringMatching(/no Authorization header \(neither privateKey nor token was given\)/),
+    ]);
+    const signed = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      privateKey: keys.privateKey,
+      fetch: refuse,
+    });
+    expect(signed.warnings).toEqual([]);
+    const header = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      headers: { Authorization: "Basic dTpw" },
+      fetch: refuse,
+    });
+    expect(header.warnings).toEqual([]);
+    const expected = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      expectStatus: 401,
+      fetch: refuse,
+    });
+    expect(expected).toMatchObject({ problems: [], warnings: [] });
+  });
+
   it("returns warnings apart from problems: a paid order answered without what was charged", async () => {
     const answer = (body: unknown) => async () => Response.json(body);
     const unpaid = await sendCallback("https://shop.example/cb", "SendOrderToMerchant", {
