@@ -1414,6 +1414,20 @@ describe("GetCheckoutCartInfo requests", () => {
     expect(failures[0]?.kind).toBe("method_not_allowed");
   });
 
+  // Review DEPLOY-4: HEAD is not answered as GET (README "Failures and HTTP statuses": the
+  // service never sends it; answering it would run the cart function for a dropped body).
+  it("answers HEAD with 405 and Allow: GET, POST, before authentication, without running the function", async () => {
+    const { handler, failures } = cartHandler();
+    const response = await handler.handle({
+      method: "HEAD",
+      url: "/cart?merchantCartToken=t",
+      headers: {},
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe("GET, POST");
+    expect(failures.map((f) => f.kind)).toStrictEqual(["method_not_allowed"]);
+  });
+
   it("refuses methods other than GET and POST at construction", () => {
     expect(() =>
       createGetCheckoutCartInfoHandler(() => CART, {
