@@ -15,6 +15,7 @@ import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
 import { type CallbackRouter, createCallbackRouter } from "../../src/index.js";
 import { fixture } from "./support/keys.js";
+import { listen } from "./support/servers.js";
 
 const ORDER = fixture("SendOrderToMerchant");
 const dir = mkdtempSync(join(tmpdir(), "cb-unix-"));
@@ -179,5 +180,74 @@ describe("the Node adapters' options, checked as toFetch's", () => {
     toExpress(router, options);
     toKoa(router, options);
     expect(reads).toBe(3);
+  });
+});
+
+// Review DEPLOY-1 on a real server: a trusted proxy's X-Forwarded-For naming an IPv4-compatible
+// address (`::203.0.113.5`, in ::/96) passed an IPv4 allow-list; only the ::ffff:-mapped form is IPv4.
+describe("X-Forwarded-For through toNodeListener, IPv4-compatible and IPv4-mapped forms", () => {
+  it("walks to the client and checks it as the address it is", async () => {
+    const server = await listen(
+      toNodeListener(
+        createCallbackRouter({
+          basePath: "/crossborder",
+          auth: await createAuth({
+            ipAllowList: {
+              allow: ["203.0.113.0/24"],
+              trustedProxies: ["127.0.0.1", "::1"],
+            },
+          }),
+          onError: () => undefined,
+          handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+        }),
+      ),
+    );
+    const status = async (forwardedFor: string | string[]) =>
+      await new Promise<number>((resolve, reject) => {
+        const url = new URL(`${server.baseUrl}/crossborder/SendOrderToMerchant`);
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode as number));
+          },
+        );
+        req.on("error", reject);
+        req.end(ORDER);
+      });
+    try {
+      for (const refused of [
+        "::203.0.113.5",
+        "::cb00:7105",
+        "[::203.0.113.5]:443",
+        "0:0:0:0:0:0:203.0.113.5",
+        "::203.0.113.5%eth0",
+        "::ffff:203.000.113.5",
+        "64:ff9b::203.0.113.5",
+        "203.0.113.5, ::203.0.113.5",
+        ["203.0.113.5", "::203.0.113.5"],
+      ]) {
+        expect(await status(refused), String(refused)).toBe(401);
+      }
+      for (const allowed of [
+        "203.0.113.5",
+        "::ffff:203.0.113.5",
+        "::FFFF:CB00:7105",
+        "[::ffff:203.0.113.5]:443",
+        "0:0:0:0:0:ffff:203.0.113.5",
+        "::203.0.113.5, 203.0.113.5",
+        ["::1", "203.0.113.5"],
+      ]) {
+        expect(await status(allowed), String(allowed)).toBe(200);
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
