@@ -11,17 +11,19 @@ import {
   answeredBefore,
   assertEndpoint,
   handleSafely,
+  type NodeAdapterOptions,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
+  nodeAddressReader,
   nodeHeaders,
   pathnameOf,
-  peerAddress,
+  remoteAddressOption,
   requestBody,
   writeNodeResponse,
 } from "./internal.js";
 
-export type { NodeRequestLike, NodeResponseLike } from "./internal.js";
+export type { NodeAdapterOptions, NodeRequestLike, NodeResponseLike } from "./internal.js";
 
 /** The parts of an Express request the middleware reads (structural: no dependency on Express's types). */
 export interface ExpressRequestLike extends NodeRequestLike {
@@ -49,9 +51,18 @@ export type ExpressMiddleware = (
  * Paths a router does not serve go to `next()`. Paths are matched against `req.url`, which Express
  * makes relative to the mount path. Every answer, failures included, is written here: `next(err)`
  * is never called.
+ *
+ * `options.remoteAddress(req)` gives the client's address in place of the socket's (behind a proxy
+ * on a Unix socket, say: see `NodeAdapterOptions`).
  */
-export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
+export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
+  endpoint: CallbackEndpoint,
+  options: NodeAdapterOptions<TReq> = {},
+): ExpressMiddleware {
   assertEndpoint(endpoint, "toExpress");
+  const clientAddress = nodeAddressReader(remoteAddressOption(options, "toExpress")) as (
+    req: ExpressRequestLike,
+  ) => string | undefined;
   return (req, res, next) => {
     const url = req.url ?? "/";
     if (!endpoint.matches(pathnameOf(url))) {
@@ -64,7 +75,7 @@ export function toExpress(endpoint: CallbackEndpoint): ExpressMiddleware {
       url,
       nodeHeaders(req),
       requestBody(req, req, res),
-      peerAddress(req),
+      clientAddress(req),
       res,
     );
     void handleSafely(endpoint, request).then((response) => writeNodeResponse(res, response));

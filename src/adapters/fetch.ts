@@ -3,16 +3,10 @@
  * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
-import {
-  assertKnownKeys,
-  assertOptionalFunction,
-  configError,
-  optionNames,
-} from "../auth/validate.js";
 import { CONSUMED_BODY } from "../core/body.js";
 import { reportUndelivered } from "../core/responses.js";
 import type { CallbackEndpoint } from "../core/types.js";
-import { assertEndpoint, handleSafely } from "./internal.js";
+import { addressOf, assertEndpoint, handleSafely, remoteAddressOption } from "./internal.js";
 
 /** A fetch handler; extra arguments (Bun's server, Deno's info, a Worker's env) go to `remoteAddress`. */
 export type FetchHandler<TRest extends unknown[] = unknown[]> = (
@@ -38,8 +32,6 @@ export interface FetchAdapterOptions<TRest extends unknown[] = unknown[]> {
     | undefined;
 }
 
-const FETCH_OPTION_NAMES = optionNames<FetchAdapterOptions>({ remoteAddress: true });
-
 /**
  * A fetch handler answering the endpoint's callbacks; a router answers other paths with its 404.
  * The body stream is read by the engine, within its limit, after authentication.
@@ -57,16 +49,8 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   options: FetchAdapterOptions<TRest> = {},
 ): FetchHandler<TRest> {
   assertEndpoint(endpoint, "toFetch");
-  // A misspelt `remoteAddress` would leave every call without an address: refused, by name.
-  if (options === null || typeof options !== "object") {
-    throw configError("options", "must be an object", "toFetch");
-  }
-  assertKnownKeys(options as Record<string, unknown>, FETCH_OPTION_NAMES, "options", "toFetch");
-  // `null` is "not set", as main read it (and as the client, withIdempotency and onError do).
-  const remoteAddress = options.remoteAddress ?? undefined;
-  // A header name put here would be read as "no address" on every call (addressOf swallows the
-  // TypeError), and an IP allow-list would refuse them all: refused now instead.
-  assertOptionalFunction(remoteAddress, "remoteAddress", "toFetch");
+  // A misspelt name or a `remoteAddress` that is not a function: a TypeError now, by name.
+  const remoteAddress = remoteAddressOption(options, "toFetch");
   return async (request, ...rest) => {
     const { signal } = request;
     const response = await handleSafely(endpoint, {
@@ -86,21 +70,4 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
     // The engine hands out a fresh headers object per answer: a runtime may write into it.
     return new Response(response.body, { status: response.status, headers: response.headers });
   };
-}
-
-/**
- * What the `remoteAddress` option gives; unknown when it throws (a runtime's argument it expects
- * was not passed: `callbacks(c.req.raw)` without Hono's `c`), so the call is still answered (an
- * IP allow-list then refuses it, with the reason in `onError`).
- */
-function addressOf<TRest extends unknown[]>(
-  read: NonNullable<FetchAdapterOptions<TRest>["remoteAddress"]>,
-  request: Request,
-  rest: TRest,
-): string | undefined {
-  try {
-    return read(request, ...rest) ?? undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -4,6 +4,13 @@
  * as the engine reads it (its body read by events, its signal made when first read), and writing
  * the engine's answer.
  */
+
+import {
+  assertKnownKeys,
+  assertOptionalFunction,
+  configError,
+  optionNames,
+} from "../auth/validate.js";
 import {
   CONSUMED,
   CONSUMED_BODY,
@@ -626,6 +633,74 @@ function sameName(a: string, b: string): boolean {
 /** The peer address of the TCP connection (never `X-Forwarded-For`: authentication decides that). */
 export function peerAddress(req: NodeRequestLike): string | undefined {
   return req.socket?.remoteAddress ?? undefined;
+}
+
+/**
+ * The options of the Node adapters (`toExpress`, `toKoa`, `toNodeListener`): as `toFetch`'s, and
+ * checked by the same code (`remoteAddressOption`, `addressOf`).
+ */
+export interface NodeAdapterOptions<TReq extends NodeRequestLike = NodeRequestLike> {
+  /**
+   * The client's address, in place of the socket's peer address (`req.socket.remoteAddress`).
+   * Only needed by an IP allow-list, where the socket has no IP address: behind a proxy on a Unix
+   * socket (nginx `proxy_pass http://unix:/run/app.sock`), `() => "127.0.0.1"` with `127.0.0.1`
+   * in `ipAllowList.trustedProxies`, on a server that listens on that socket alone. Receives the
+   * Node request (`ctx.req` under Koa). Left out or `null`: the socket's peer address. Returning
+   * `undefined` or `null`, or throwing: no address (an IP allow-list refuses the call).
+   */
+  remoteAddress?: ((req: TReq) => string | undefined | null) | null | undefined;
+}
+
+/** The option names every adapter takes (`toFetch` and the Node adapters: the same one). */
+const ADAPTER_OPTION_NAMES = optionNames<NodeAdapterOptions>({ remoteAddress: true });
+
+/**
+ * An adapter's `remoteAddress` option, checked once, when the adapter is made: options that are not
+ * an object, or a misspelt name (which would leave every call without an address, refused by an IP
+ * allow-list), are a `TypeError` naming it; so is a `remoteAddress` that is not a function (a header
+ * name put there would be read as "no address" on every call, as `addressOf` swallows the
+ * `TypeError`). `null` is "not set", as elsewhere (the client, `withIdempotency`, `onError`).
+ */
+export function remoteAddressOption<TRead extends (...args: never[]) => unknown>(
+  options: { readonly remoteAddress?: TRead | null | undefined },
+  adapter: string,
+): TRead | undefined {
+  if (options === null || typeof options !== "object") {
+    throw configError("options", "must be an object", adapter);
+  }
+  assertKnownKeys(options as Record<string, unknown>, ADAPTER_OPTION_NAMES, "options", adapter);
+  const read = options.remoteAddress ?? undefined;
+  assertOptionalFunction(read, "remoteAddress", adapter);
+  return read;
+}
+
+/**
+ * What a `remoteAddress` option gives; unknown when it throws (a runtime's argument it expects
+ * was not passed: `callbacks(c.req.raw)` without Hono's `c`), so the call is still answered (an
+ * IP allow-list then refuses it, with the reason in `onError`).
+ */
+export function addressOf<TFirst, TRest extends unknown[]>(
+  read: (first: TFirst, ...rest: TRest) => string | undefined | null,
+  first: TFirst,
+  rest: TRest,
+): string | undefined {
+  try {
+    return read(first, ...rest) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const NO_REST: [] = [];
+
+/**
+ * How a Node adapter reads the client's address, chosen once when it is made: the socket's peer
+ * address, or the `remoteAddress` option through `addressOf` (nothing more per request without it).
+ */
+export function nodeAddressReader<TReq extends NodeRequestLike>(
+  read: ((req: TReq) => string | undefined | null) | undefined,
+): (req: TReq) => string | undefined {
+  return read === undefined ? peerAddress : (req) => addressOf(read, req, NO_REST);
 }
 
 /** Statuses whose answers carry no body, so no `Content-Length` of one. */

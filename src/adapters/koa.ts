@@ -15,17 +15,19 @@ import {
   connectionEnded,
   handleSafely,
   headersFor,
+  type NodeAdapterOptions,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
+  nodeAddressReader,
   nodeHeaders,
   pathnameOf,
-  peerAddress,
   protectParsedBodyOf,
+  remoteAddressOption,
   requestBody,
 } from "./internal.js";
 
-export type { NodeRequestLike, NodeResponseLike } from "./internal.js";
+export type { NodeAdapterOptions, NodeRequestLike, NodeResponseLike } from "./internal.js";
 
 /** The parts of a Koa context the middleware uses (structural: no dependency on Koa's types). */
 export interface KoaContextLike {
@@ -55,9 +57,18 @@ export type KoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unknown>) 
  * ```ts
  * app.use(toKoa(createCallbackRouter({ basePath: "/crossborder", auth, handlers })));
  * ```
+ *
+ * `options.remoteAddress(ctx.req)` gives the client's address in place of the socket's (behind a
+ * proxy on a Unix socket, say: see `NodeAdapterOptions`).
  */
-export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
+export function toKoa<TReq extends NodeRequestLike = NodeRequestLike>(
+  endpoint: CallbackEndpoint,
+  options: NodeAdapterOptions<TReq> = {},
+): KoaMiddleware {
   assertEndpoint(endpoint, "toKoa");
+  const clientAddress = nodeAddressReader(remoteAddressOption(options, "toKoa")) as (
+    req: NodeRequestLike,
+  ) => string | undefined;
   return async (ctx, next) => {
     const url = ctx.url;
     if (!endpoint.matches(pathnameOf(url))) {
@@ -74,7 +85,7 @@ export function toKoa(endpoint: CallbackEndpoint): KoaMiddleware {
         url,
         nodeHeaders(ctx.req),
         raw ? decodedBody(rawBody) : requestBody(ctx.req, ctx.request, ctx.res),
-        peerAddress(ctx.req),
+        clientAddress(ctx.req),
         ctx.res,
       ),
     );

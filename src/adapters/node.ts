@@ -7,17 +7,19 @@ import {
   answeredBefore,
   assertEndpoint,
   handleSafely,
+  type NodeAdapterOptions,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
+  nodeAddressReader,
   nodeHeaders,
   type ParsedBodyHolder,
-  peerAddress,
+  remoteAddressOption,
   requestBody,
   writeNodeResponse,
 } from "./internal.js";
 
-export type { NodeRequestLike, NodeResponseLike } from "./internal.js";
+export type { NodeAdapterOptions, NodeRequestLike, NodeResponseLike } from "./internal.js";
 
 /** A `node:http` request listener. */
 export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void;
@@ -28,9 +30,18 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
  * ```ts
  * createServer(toNodeListener(createCallbackRouter({ basePath: "/crossborder", auth, handlers })));
  * ```
+ *
+ * `options.remoteAddress(req)` gives the client's address in place of the socket's (behind a proxy
+ * on a Unix socket, say: see `NodeAdapterOptions`).
  */
-export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
+export function toNodeListener<TReq extends NodeRequestLike = NodeRequestLike>(
+  endpoint: CallbackEndpoint,
+  options: NodeAdapterOptions<TReq> = {},
+): NodeListener {
   assertEndpoint(endpoint, "toNodeListener");
+  const clientAddress = nodeAddressReader(remoteAddressOption(options, "toNodeListener")) as (
+    req: NodeRequestLike,
+  ) => string | undefined;
   return (req, res) => {
     // `req.body`: what a body parser in front of the listener left, if one ran (as on Express).
     const holder = req as NodeRequestLike & ParsedBodyHolder;
@@ -40,7 +51,7 @@ export function toNodeListener(endpoint: CallbackEndpoint): NodeListener {
       req.url ?? "/",
       nodeHeaders(req),
       requestBody(req, holder, res),
-      peerAddress(req),
+      clientAddress(req),
       res,
     );
     void handleSafely(endpoint, request).then((response) => writeNodeResponse(res, response));

@@ -60,8 +60,12 @@ function coversAll(ranges: readonly Range[], bits: number): boolean {
 }
 
 /**
- * Parses one address strictly: dotted-quad IPv4 only (no `127.1`, `0x7f…`, `010…`), any IPv6, an
- * optional `[…]` and port as proxies write them. IPv4-mapped IPv6 (`::ffff:1.2.3.4`) becomes IPv4.
+ * Parses one address strictly: dotted-quad IPv4 only (no `127.1`, `0x7f…`, `010…`), IPv6 as RFC
+ * 4291 §2.2 writes it (any case, zeros compressed or not, a dotted-quad tail, a zone id), an
+ * optional `[…]` and port as proxies write them. Only IPv4-mapped IPv6 (`::ffff:1.2.3.4`,
+ * `::ffff:102:304`, `0:0:0:0:0:ffff:…`) becomes IPv4; the IPv4-compatible `::1.2.3.4` (`::/96`,
+ * as Node prints such a peer) stays the IPv6 address it is. ipaddr.js is not asked to parse the
+ * text: it reads `::1.2.3.4` as `::ffff:1.2.3.4` and takes `010` or `0x7f` in a dotted tail.
  */
 export function parseAddress(text: string): Address | undefined {
   let host = text;
@@ -71,10 +75,72 @@ export function parseAddress(text: string): Address | undefined {
     const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(host);
     if (v4WithPort !== null) host = v4WithPort[1] as string;
   }
-  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipaddr.IPv4.parse(host);
-  if (!ipaddr.IPv6.isValid(host)) return undefined;
-  const v6 = ipaddr.IPv6.parse(host);
-  return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
+  if (!host.includes(":")) {
+    const octets = dottedQuad(host);
+    return octets === undefined ? undefined : new ipaddr.IPv4(octets);
+  }
+  const words = ipv6Words(host);
+  if (words === undefined) return undefined;
+  if (words[0] === 0 && words[1] === 0 && words[2] === 0 && words[3] === 0 && words[4] === 0) {
+    if (words[5] === 0xffff) {
+      const [high, low] = [words[6] as number, words[7] as number];
+      return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+    }
+  }
+  return new ipaddr.IPv6(words);
+}
+
+/** `0`-`255` in decimal, without a leading zero. */
+const DEC_OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+const DOTTED_QUAD = new RegExp(`^${DEC_OCTET}(?:\\.${DEC_OCTET}){3}$`);
+const HEX_GROUP = /^[0-9a-f]{1,4}$/i;
+/** A zone id as interface names are written (RFC 6874's unreserved characters): not compared. */
+const ZONE_ID = /^[\w.~-]+$/;
+
+/** The four octets of a strict dotted quad, or undefined. */
+function dottedQuad(text: string): number[] | undefined {
+  if (!DOTTED_QUAD.test(text)) return undefined;
+  return text.split(".").map(Number);
+}
+
+/**
+ * The eight 16-bit groups of IPv6 text (RFC 4291 §2.2: 1-4 hex digits a group, at most one `::`
+ * standing for at least one zero group, an optional dotted quad as the last 32 bits), its zone id
+ * (`%eth0`) dropped; undefined for anything else.
+ */
+function ipv6Words(text: string): number[] | undefined {
+  let host = text;
+  const percent = host.indexOf("%");
+  if (percent >= 0) {
+    if (!ZONE_ID.test(host.slice(percent + 1))) return undefined;
+    host = host.slice(0, percent);
+  }
+  const halves = host.split("::");
+  if (halves.length > 2) return undefined;
+  const head = groupsOf(halves[0] as string, halves.length === 1);
+  const tail = halves.length === 2 ? groupsOf(halves[1] as string, true) : [];
+  if (head === undefined || tail === undefined) return undefined;
+  const count = head.length + tail.length;
+  if (halves.length === 1 ? count !== 8 : count > 7) return undefined;
+  return [...head, ...new Array<number>(8 - count).fill(0), ...tail];
+}
+
+/** The groups of `a:b:c` (empty text: none); a dotted quad is taken last only when `last`. */
+function groupsOf(text: string, last: boolean): number[] | undefined {
+  if (text === "") return [];
+  const pieces = text.split(":");
+  const groups: number[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i] as string;
+    if (HEX_GROUP.test(piece)) groups.push(Number.parseInt(piece, 16));
+    else if (last && i === pieces.length - 1) {
+      const octets = dottedQuad(piece);
+      if (octets === undefined) return undefined;
+      const [a, b, c, d] = octets as [number, number, number, number];
+      groups.push((a << 8) | b, (c << 8) | d);
+    } else return undefined;
+  }
+  return groups;
 }
 
 function parseRange(text: unknown, path: string): Range {

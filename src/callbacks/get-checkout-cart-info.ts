@@ -264,12 +264,20 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
       // query wins over the body, unless the body is signed (a JWT body digest): then the body's
       // fields win, and a documented name the body carries under any alias, even null or empty,
       // is taken from the body alone. The documented names are filled from the configured ones.
-      build(url, body, signedBody) {
+      build(url, body, signedBody, parsedForm) {
         const payload: Record<string, unknown> = {};
-        const fields = (body !== null && typeof body === "object" ? body : {}) as Record<
+        let fields = (body !== null && typeof body === "object" ? body : {}) as Record<
           string,
           unknown
         >;
+        // A form parser's lists (`express.urlencoded()`: `a=1&a=2` as ["1", "2"]) are reduced to
+        // their first value, as the library's own parse of the form keeps it; a JSON body's lists
+        // are its own. The framework's object is not written to.
+        if (parsedForm) {
+          const firsts: Record<string, unknown> = {};
+          for (const key of Object.keys(fields)) setField(firsts, key, firstOfList(fields[key]));
+          fields = firsts;
+        }
         const query: Record<string, unknown> = {};
         // One pass, the first value of a repeated parameter winning (as `parseForm`): a lookup
         // per key (`searchParams.get`) scans the whole query, O(k²) before `verify` runs.

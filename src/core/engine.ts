@@ -219,7 +219,8 @@ export type PayloadSource =
        * parameters come first and the unsigned query cannot replace them.
        */
       readonly kind: "query";
-      build(url: URL, body: unknown, signedBody: boolean): unknown;
+      /** `parsedForm`: the body is a form parser's object (`express.urlencoded()`: lists for repeats). */
+      build(url: URL, body: unknown, signedBody: boolean, parsedForm: boolean): unknown;
     };
 
 /** Everything particular to one callback. */
@@ -783,7 +784,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // With a body digest the token signs the body, not the query: the body's parameters win.
     let input =
       source.kind === "query"
-        ? source.build(url, body, exchange.auth !== false && exchange.auth.needsRawBody(name))
+        ? source.build(
+            url,
+            body,
+            exchange.auth !== false && exchange.auth.needsRawBody(name),
+            exchange.read.kind === "parsed" && isFormType(exchange.authRequest.headers),
+          )
         : body;
     // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
     // card objects in the same pass (`checkSealed`), and the walk runs only when that cannot tell.
@@ -1327,6 +1333,12 @@ function objectAt(root: unknown, path: readonly (string | number)[]): object | u
 const EMPTY_BODY: ReadBody = { kind: "empty" };
 
 /** One request on its way through the engine, once authenticated and read. */
+/** Whether a request declares a form body (`application/x-www-form-urlencoded`). */
+function isFormType(headers: AuthRequest["headers"]): boolean {
+  const type = headers.get("content-type");
+  return type !== null && /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i.test(type);
+}
+
 interface Exchange {
   readonly request: CallbackRequest;
   readonly method: string;

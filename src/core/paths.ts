@@ -48,15 +48,53 @@ export function normalisePath(path: string): string {
 }
 
 /**
+ * The characters a request path carries as they are (RFC 3986 `pchar` and `/`): a client
+ * percent-encodes any other (a space, `ö`, `\`, `|`), and the router compares the path as sent.
+ */
+const PATH_CHARACTER = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
+
+/**
+ * Why a route path no request can reach, or undefined: the first character a client would send
+ * percent-encoded (`%20` for a space), or a `%` that starts no `%XX` escape. Surrounding spaces
+ * are left out, as `normalisePath` trims them.
+ */
+function unreachableCharacter(value: string): string | undefined {
+  const path = value.trim();
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i] as string;
+    if (c === "%") {
+      if (/^[0-9A-Fa-f]{2}$/.test(path.slice(i + 1, i + 3))) i += 2;
+      else return '"%" not followed by two hex digits';
+    } else if (!PATH_CHARACTER.test(c)) {
+      const point = path.codePointAt(i) as number;
+      const character = String.fromCodePoint(point);
+      const hex = point.toString(16).toUpperCase().padStart(4, "0");
+      return `${JSON.stringify(character)} (U+${hex})`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The router's `basePath` and `paths`, checked once: a request's path is cut at its first `?` or
- * `#`, so a route holding one is matched by no request (every call to it a 404), and a misspelt
- * callback name in `paths` would leave that callback at its default path. The messages name the
- * option, never the value (a path may carry a secret).
+ * `#`, and is compared as sent, percent-escapes and all, so a route holding one of those or a
+ * character a client percent-encodes (a space, `ö`) is matched by no request (every call to it a
+ * 404); a misspelt callback name in `paths` would leave that callback at its default path. The
+ * messages name the option and the character at fault, never the value (a path may carry a
+ * secret).
  */
 export function checkRoutePaths(basePath: unknown, paths: unknown, owner: string): void {
   const assertPath = (value: unknown, path: string) => {
     if (typeof value !== "string" || /[?#]/.test(value)) {
       throw configError(path, 'must be a path (a string without "?" or "#")', owner);
+    }
+    const unreachable = unreachableCharacter(value);
+    if (unreachable !== undefined) {
+      throw configError(
+        path,
+        `must be a path a request carries as written (RFC 3986: letters, digits, "-._~!$&'()*+,;=:@/" and %XX escapes, compared as sent), not ${unreachable}, which a client sends percent-encoded: write the path as clients send it (a space as %20)`,
+        owner,
+      );
     }
   };
   assertPath(basePath, "basePath");

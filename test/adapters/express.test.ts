@@ -447,3 +447,56 @@ for (const [version, express] of [
     });
   });
 }
+
+// Review DEPLOY-6: behind express.urlencoded(), a repeated form parameter reached the cart payload
+// as a list (`webStoreCode: ["a", "b"]`), where the library's own parse keeps its first value, as
+// the README says. Only the documented names were reduced.
+describe("GetCheckoutCartInfo behind express.urlencoded()", () => {
+  for (const [version, express] of [
+    ["4", express4],
+    ["5", express5],
+  ] as const) {
+    it(`Express ${version}: a repeated form parameter keeps its first value, as without the parser`, async () => {
+      const seen: Record<string, unknown>[] = [];
+      const router = createCallbackRouter({
+        basePath: "/cb",
+        auth: false,
+        handlers: {
+          GetCheckoutCartInfo: (payload) => {
+            seen.push({ ...payload });
+            return { productsList: [] };
+          },
+        },
+      });
+      const body = "merchantCartToken=t1&webStoreCode=a&webStoreCode=b&merchantCartToken=t2";
+      const post = async (server: Running, type: string, text = body) =>
+        (
+          await server.send("/cb/GetCheckoutCartInfo", {
+            method: "POST",
+            headers: { "content-type": type },
+            body: text,
+          })
+        ).status;
+      const parsed = await listen(
+        (express as typeof express5)()
+          .use(express.urlencoded({ extended: false }))
+          .use(express.json())
+          .use(toExpress(router)),
+      );
+      const plain = await listen((express as typeof express5)().use(toExpress(router)));
+      try {
+        expect(await post(parsed, "application/x-www-form-urlencoded")).toBe(200);
+        expect(await post(plain, "application/x-www-form-urlencoded")).toBe(200);
+        expect(seen[0]).toMatchObject({ merchantCartToken: "t1", webStoreCode: "a" });
+        expect(seen[1]).toMatchObject({ merchantCartToken: "t1", webStoreCode: "a" });
+        // A JSON body's lists are the payload's: only a form parser's lists are reduced.
+        const json = JSON.stringify({ merchantCartToken: "t1", webStoreCode: ["a", "b"] });
+        expect(await post(parsed, "application/json", json)).toBe(200);
+        expect(seen[2]).toMatchObject({ webStoreCode: ["a", "b"] });
+      } finally {
+        await parsed.close();
+        await plain.close();
+      }
+    });
+  }
+});

@@ -1,5 +1,8 @@
+import fc from "fast-check";
+import type ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { createAuth, type IpAllowListOptions } from "../../src/auth/index.js";
+import { parseAddress } from "../../src/auth/ip.js";
 import { makeRequest, refusal } from "./helpers.js";
 
 async function ipAuth(options: IpAllowListOptions, allowWeakAuth = false) {
@@ -88,5 +91,172 @@ describe("security.md — Other modes: IP allow-list", () => {
     // Ports and brackets as some proxies write them are understood.
     await expect(ip.pass("10.0.0.2", "203.0.113.7:51234")).resolves.toBeDefined();
     await expect(ip.pass("10.0.0.2", "[2001:db8::1]:443")).resolves.toBeDefined();
+  });
+});
+
+/** The address `parseAddress` gives, as text: `v4 a.b.c.d` or `v6` and its eight groups in hex. */
+function parsed(text: string): string | undefined {
+  const address = parseAddress(text);
+  if (address === undefined) return undefined;
+  return address.kind() === "ipv4"
+    ? `v4 ${address.toString()}`
+    : `v6 ${(address as ipaddr.IPv6).parts.map((part) => part.toString(16)).join(":")}`;
+}
+
+describe("IPv4-compatible (::/96) and IPv4-mapped (::ffff:0:0/96) IPv6 text", () => {
+  it("only ::ffff:-mapped text, in any form, is IPv4; ::a.b.c.d and its hex form are IPv6", () => {
+    for (const mapped of [
+      "::ffff:203.0.113.5",
+      "::FFFF:203.0.113.5",
+      "::ffff:cb00:7105",
+      "::FFFF:CB00:7105",
+      "0:0:0:0:0:ffff:203.0.113.5",
+      "0:0:0:0:0:ffff:cb00:7105",
+      "0000:0000:0000:0000:0000:ffff:cb00:7105",
+      "0000:0000:0000:0000:0000:FFFF:203.0.113.5",
+      "::0:ffff:203.0.113.5",
+      "0::ffff:cb00:7105",
+      "[::ffff:203.0.113.5]",
+      "[::ffff:203.0.113.5]:443",
+      "::ffff:203.0.113.5%eth0",
+    ]) {
+      expect(parsed(mapped), mapped).toBe("v4 203.0.113.5");
+    }
+    for (const compatible of [
+      "::203.0.113.5",
+      "::cb00:7105",
+      "::CB00:7105",
+      "0:0:0:0:0:0:203.0.113.5",
+      "0:0:0:0:0:0:cb00:7105",
+      "0000:0000:0000:0000:0000:0000:203.0.113.5",
+      "::0:203.0.113.5",
+      "0::203.0.113.5",
+      "[::203.0.113.5]",
+      "[::203.0.113.5]:443",
+      "::203.0.113.5%eth0",
+    ]) {
+      expect(parsed(compatible), compatible).toBe("v6 0:0:0:0:0:0:cb00:7105");
+    }
+    // Other prefixes around an embedded IPv4 are IPv6 too (SIIT, NAT64).
+    expect(parsed("::ffff:0:203.0.113.5")).toBe("v6 0:0:0:0:ffff:0:cb00:7105");
+    expect(parsed("64:ff9b::203.0.113.5")).toBe("v6 64:ff9b:0:0:0:0:cb00:7105");
+    expect(parsed("::1:ffff:203.0.113.5")).toBe("v6 0:0:0:0:1:ffff:cb00:7105");
+  });
+
+  it("reads zone ids as interface names write them, and refuses what is no address", () => {
+    for (const zoned of ["fe80::1%eth0", "fe80::1%br-1a2b", "fe80::1%veth0.1", "FE80::1%en_0"]) {
+      expect(parsed(zoned), zoned).toBe("v6 fe80:0:0:0:0:0:0:1");
+    }
+    expect(parsed("[fe80::1%eth0]:443")).toBe("v6 fe80:0:0:0:0:0:0:1");
+    for (const bad of [
+      "",
+      "::ffff:203.000.113.5", // dotted parts are strict decimal, as for plain IPv4
+      "::ffff:0203.0.113.5",
+      "::ffff:0x cb.0.113.5",
+      "::ffff:203.0.113",
+      "::ffff:203.0.113.256",
+      "::203.0.113.5:1", // the dotted part comes last
+      "1.2.3.4::",
+      "1:2:3:4:5:6:7:8:9",
+      "1:2:3:4:5:6:7",
+      "1:2:3:4:5:6:7:1.2.3.4",
+      "1::2::3",
+      ":::",
+      ":1:2:3:4:5:6:7",
+      "1:2:3:4:5:6:7:",
+      "12345::",
+      "g::1",
+      "fe80::1%",
+      "fe80::1%eth 0",
+      "fe80::1%eth0%1",
+      "203.0.113.5%eth0",
+      "0203.0.113.5",
+      "127.1",
+    ]) {
+      expect(parsed(bad), bad).toBeUndefined();
+    }
+  });
+
+  it("a peer or forwarded ::a.b.c.d is not the IPv4 host of an IPv4 allow-list", async () => {
+    const ip = await ipAuth({ allow: ["203.0.113.0/24"], trustedProxies: ["10.0.0.1"] });
+    for (const peer of [
+      "::203.0.113.5",
+      "::cb00:7105",
+      "0:0:0:0:0:0:203.0.113.5",
+      "::203.0.113.5%eth0",
+    ]) {
+      await refusal(ip.pass(peer));
+      await refusal(ip.pass("10.0.0.1", peer));
+      await refusal(ip.pass("10.0.0.1", `[${peer}]:443`));
+      await refusal(ip.pass("10.0.0.1", `203.0.113.5, ${peer}`));
+    }
+    for (const peer of ["::ffff:203.0.113.5", "::FFFF:CB00:7105", "0:0:0:0:0:ffff:203.0.113.5"]) {
+      await expect(ip.pass(peer), peer).resolves.toEqual({ methods: ["ip"] });
+      await expect(ip.pass("10.0.0.1", peer), peer).resolves.toEqual({ methods: ["ip"] });
+    }
+    // A proxy at ::10.0.0.1 is not the trusted 10.0.0.1: its X-Forwarded-For is ignored.
+    await refusal(ip.pass("::10.0.0.1", "203.0.113.5"));
+    await expect(ip.pass("::ffff:10.0.0.1", "203.0.113.5")).resolves.toEqual({ methods: ["ip"] });
+  });
+
+  it("::a.b.c.d in the configuration is an IPv6 range in ::/96, not the IPv4 one", async () => {
+    const ip = await ipAuth({ allow: ["::203.0.113.0/120"] });
+    await expect(ip.pass("::203.0.113.5")).resolves.toEqual({ methods: ["ip"] });
+    await expect(ip.pass("::cb00:7105")).resolves.toEqual({ methods: ["ip"] });
+    await refusal(ip.pass("203.0.113.5"));
+    await refusal(ip.pass("::ffff:203.0.113.5"));
+    const mapped = await ipAuth({ allow: ["::ffff:203.0.113.0/120"] });
+    await expect(mapped.pass("203.0.113.5")).resolves.toEqual({ methods: ["ip"] });
+    await refusal(mapped.pass("::203.0.113.5"));
+  });
+
+  it("any address, written in any RFC 4291 form, parses to its own bytes and family", () => {
+    const group = (n: number, upper: boolean, pad: boolean) => {
+      const hex = n.toString(16);
+      const text = pad ? hex.padStart(4, "0") : hex;
+      return upper ? text.toUpperCase() : text;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), {
+          minLength: 8,
+          maxLength: 8,
+        }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.nat(),
+        (parts, mapped, upper, pad, dotted, cut) => {
+          const words = mapped ? [0, 0, 0, 0, 0, 0xffff, parts[6], parts[7]] : parts;
+          let groups = words.map((word) => group(word as number, upper, pad));
+          if (dotted) {
+            const [a, b] = [words[6] as number, words[7] as number];
+            groups = [...groups.slice(0, 6), `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`];
+          }
+          // Compress one run of zero groups (any run, not only the longest) when there is one.
+          const zeros: [number, number][] = [];
+          for (let i = 0; i < 6 + (dotted ? 0 : 2); i++) {
+            if (words[i] !== 0) continue;
+            let j = i;
+            while (j + 1 < (dotted ? 6 : 8) && words[j + 1] === 0) j++;
+            zeros.push([i, j]);
+          }
+          let text = groups.join(":");
+          if (zeros.length > 0) {
+            const [i, j] = zeros[cut % zeros.length] as [number, number];
+            text = `${groups.slice(0, i).join(":")}::${groups.slice(j + 1).join(":")}`;
+          }
+          const isMapped = words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff;
+          const [c, d] = [words[6] as number, words[7] as number];
+          expect(parsed(text), text).toBe(
+            isMapped
+              ? `v4 ${c >> 8}.${c & 255}.${d >> 8}.${d & 255}`
+              : `v6 ${words.map((w) => (w as number).toString(16)).join(":")}`,
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1414,6 +1414,20 @@ describe("GetCheckoutCartInfo requests", () => {
     expect(failures[0]?.kind).toBe("method_not_allowed");
   });
 
+  // Review DEPLOY-4: HEAD is not answered as GET (README "Failures and HTTP statuses": the
+  // service never sends it; answering it would run the cart function for a dropped body).
+  it("answers HEAD with 405 and Allow: GET, POST, before authentication, without running the function", async () => {
+    const { handler, failures } = cartHandler();
+    const response = await handler.handle({
+      method: "HEAD",
+      url: "/cart?merchantCartToken=t",
+      headers: {},
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe("GET, POST");
+    expect(failures.map((f) => f.kind)).toStrictEqual(["method_not_allowed"]);
+  });
+
   it("refuses methods other than GET and POST at construction", () => {
     expect(() =>
       createGetCheckoutCartInfoHandler(() => CART, {
@@ -2919,6 +2933,57 @@ describe("createCallbackRouter", () => {
         },
       }),
     ).toThrow(/two callbacks/);
+  });
+
+  // Review DEPLOY-5: a route path holding a character a client percent-encodes (a space, "ö", a
+  // "%" not starting an escape) was accepted, and listed in `routes`, but the router compares the
+  // raw path (`/my%20callbacks/…`): every call to it was a 404.
+  it("refuses a basePath or paths value with a character a client must percent-encode, naming the option and the character", () => {
+    const handlers = { UpdateOrderStatus: () => undefined };
+    const message = (options: object) => {
+      try {
+        createCallbackRouter({ auth: false, handlers, ...options } as never);
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+        return String((error as Error).message);
+      }
+      return "accepted";
+    };
+    for (const [value, named] of [
+      ["/my callbacks", '" " (U+0020)'],
+      ["/crossbörder", '"ö" (U+00F6)'],
+      ["/cb/100%", '"%" not followed by two hex digits'],
+      ["/cb/%zz", '"%" not followed by two hex digits'],
+      ["/cb\\x", '"\\\\" (U+005C)'],
+      ["/cb|x", '"|" (U+007C)'],
+      ["/cb/[x]", '"[" (U+005B)'],
+      ["/cb/{x}", '"{" (U+007B)'],
+      ["/cb\tx", '"\\t" (U+0009)'],
+      ["/cb/\u{1F600}", '"\u{1F600}" (U+1F600)'],
+    ] as const) {
+      const base = message({ basePath: value });
+      expect(base, value).toMatch(
+        /^createCallbackRouter: basePath must be a path a request carries as written/,
+      );
+      expect(base, value).toContain(named);
+      expect(base, value).not.toContain("cb");
+      const path = message({ paths: { UpdateOrderStatus: value } });
+      expect(path, value).toMatch(
+        /^createCallbackRouter: paths.UpdateOrderStatus must be a path a request carries as written/,
+      );
+      expect(path, value).toContain(named);
+    }
+    // What a client sends as it is: RFC 3986's path characters, and %XX escapes (compared raw).
+    const router = createCallbackRouter({
+      auth: false,
+      basePath: "  /Shop-1_a.b~c/!$&'()*+,;=:@/my%20cb/ ",
+      paths: { UpdateOrderStatus: "/status%2Fv2" },
+      handlers,
+    });
+    expect(router.routes).toEqual({
+      UpdateOrderStatus: "/Shop-1_a.b~c/!$&'()*+,;=:@/my%20cb/status%2Fv2",
+    });
+    expect(router.matches("/shop-1_a.b~c/!$&'()*+,;=:@/MY%20CB/STATUS%2fv2")).toBe(true);
   });
 
   // Review OPT D5: a "?" or "#" made a route no request path can match (the path of a request is

@@ -147,8 +147,12 @@ export const CASES = [
  * are strings (it is yielded only when both are present), so they reach a `string` parameter. And
  * a fetch handler whose `remoteAddress` is a function or `null`, as README's fetch section allows.
  */
-export const SYNC = `import { createCallbackRouter } from "crossborder-callbacks";
+export const SYNC = `import type { IncomingMessage } from "node:http";
+import { createCallbackRouter } from "crossborder-callbacks";
+import { toExpress } from "crossborder-callbacks/express";
 import { toFetch } from "crossborder-callbacks/fetch";
+import { toKoa } from "crossborder-callbacks/koa";
+import { toNodeListener } from "crossborder-callbacks/node";
 import { createServiceClient, type ProductCountry } from "crossborder-callbacks/service";
 
 declare const db: {
@@ -170,6 +174,17 @@ declare const behindCdn: boolean;
 export const handler = toFetch(createCallbackRouter({ auth: false, handlers: {} }), {
   remoteAddress: behindCdn ? (request: Request) => request.headers.get("CF-Connecting-IP") : null,
 });
+
+// The same option on the Node adapters (review DEPLOY-2): a function of the Node request, or null.
+declare const onUnixSocket: boolean;
+const nodeRouter = createCallbackRouter({ auth: false, handlers: {} });
+export const listener = toNodeListener(nodeRouter, {
+  remoteAddress: onUnixSocket ? () => "127.0.0.1" : null,
+});
+export const middleware = toExpress(nodeRouter, {
+  remoteAddress: (req: IncomingMessage) => req.socket.remoteAddress ?? "127.0.0.1",
+});
+export const koa = toKoa(nodeRouter, { remoteAddress: (req) => req.socket?.remoteAddress });
 `;
 
 /**
