@@ -39,6 +39,13 @@ import {
   isCallbackError,
   type OnError,
 } from "./errors.js";
+import {
+  type FieldStep,
+  jsonText,
+  pathText,
+  restoreExactNumbers,
+  unsafeNumberPaths,
+} from "./exact-numbers.js";
 import { headerReader } from "./headers.js";
 import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
@@ -219,7 +226,8 @@ export type PayloadSource =
        * parameters come first and the unsigned query cannot replace them.
        */
       readonly kind: "query";
-      build(url: URL, body: unknown, signedBody: boolean): unknown;
+      /** `read`: the body as read, for the exact text of a number beyond 2^53 (rare path only). */
+      build(url: URL, body: unknown, signedBody: boolean, read: ReadBody): unknown;
     };
 
 /** Everything particular to one callback. */
@@ -233,6 +241,12 @@ export interface CallbackDefinition<TPayload, TResult> {
   readonly response: ResponseShape<TResult>;
   /** The body limit when the merchant sets no `maxBodyBytes` (else DEFAULT_MAX_BODY_BYTES). */
   readonly defaultMaxBodyBytes?: number;
+  /**
+   * The id fields typed text or number (a gift card's `CardId`): one holding an integer beyond 2^53,
+   * which `JSON.parse` has rounded, is given its exact digits as text from the body, or refused
+   * with a 400 naming it when the body's text is not at hand (a framework parsed it).
+   */
+  readonly exactNumbers?: readonly (readonly FieldStep[])[];
   /** Top-level payload fields whose values are never quoted in what the library reports. */
   readonly secretFields?: readonly string[];
   /** Other values of the payload as sent never quoted in what the library reports (a gift card's PIN). */
@@ -610,6 +624,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   const generated = PAYLOAD_CHECKERS[name];
   const checker = generated?.schema === definition.schema ? generated : undefined;
   const check = checker?.check;
+  const { exactNumbers } = definition;
 
   /**
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
@@ -783,7 +798,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // With a body digest the token signs the body, not the query: the body's parameters win.
     let input =
       source.kind === "query"
-        ? source.build(url, body, exchange.auth !== false && exchange.auth.needsRawBody(name))
+        ? source.build(
+            url,
+            body,
+            exchange.auth !== false && exchange.auth.needsRawBody(name),
+            exchange.read,
+          )
         : body;
     // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
     // card objects in the same pass (`checkSealed`), and the walk runs only when that cannot tell.
@@ -921,6 +941,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
       }
       rawPayload = result.data;
+    }
+    // An id beyond 2^53 (ENC-1): its exact digits from the body's text, never the rounded number.
+    // The check reads a few fields; the text is scanned only when one holds such a number.
+    if (exactNumbers !== undefined) {
+      const unsafe = unsafeNumberPaths(rawPayload, exactNumbers);
+      if (unsafe !== undefined) {
+        const text = read.kind === "bytes" ? jsonText(read.bytes) : undefined;
+        const lost = restoreExactNumbers(rawPayload, unsafe, text);
+        if (lost.length > 0) {
+          const description = lost.map((path) => `${pathText(path)}: ${LOST_DIGITS}`).join("; ");
+          return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
+        }
+      }
     }
 
     // 4. The checks that need the body: merchant GUID, body digest.
@@ -1340,6 +1373,10 @@ interface Exchange {
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
 /** The reason of a delivery `withIdempotency` refused because its store failed (an `IdempotencyStoreError`). */
+/** The 400 of an id beyond 2^53 whose digits are lost (ENC-1). */
+export const LOST_DIGITS =
+  "an integer beyond 2^53 whose exact digits are lost (the body was parsed before the callbacks): send it as text, or mount the callbacks before the body parser";
+
 const IDEMPOTENCY_STORE_FAILED = "the idempotency store failed; the function did not run";
 
 const UNREADABLE_BODY =
