@@ -226,8 +226,17 @@ export type PayloadSource =
        * parameters come first and the unsigned query cannot replace them.
        */
       readonly kind: "query";
-      /** `read`: the body as read, for the exact text of a number beyond 2^53 (rare path only). */
-      build(url: URL, body: unknown, signedBody: boolean, read: ReadBody): unknown;
+      /**
+       * `read`: the body as read, for the exact text of a number beyond 2^53 (rare path only).
+       * `found.queryMalformed`: set to the query parameters kept raw, their `%xx` not decoding.
+       */
+      build(
+        url: URL,
+        body: unknown,
+        signedBody: boolean,
+        read: ReadBody,
+        found: { queryMalformed?: readonly string[] },
+      ): unknown;
     };
 
 /** Everything particular to one callback. */
@@ -803,6 +812,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
             body,
             exchange.auth !== false && exchange.auth.needsRawBody(name),
             exchange.read,
+            exchange,
           )
         : body;
     // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
@@ -985,6 +995,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         ? (generatedDecode(rawPayload) as DecodedInPlace<TPayload> | undefined)
         : undefined) ?? plan.decodeInPlace(rawPayload);
     const payload = decoded.payload;
+    // The cart's query parameters kept raw, as the body's values are (review ENC-4).
+    if (exchange.queryMalformed !== undefined) {
+      (decoded.report.malformed as string[]).push(...exchange.queryMalformed);
+    }
     const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
     const context = new HandlerContext<TPayload>(
@@ -1369,14 +1383,16 @@ interface Exchange {
   readonly authResult: AuthResult | undefined;
   readonly body: unknown;
   readonly read: ReadBody;
+  /** The query parameters whose `%xx` would not decode, kept raw (GetCheckoutCartInfo; rare). */
+  queryMalformed?: readonly string[];
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
-/** The reason of a delivery `withIdempotency` refused because its store failed (an `IdempotencyStoreError`). */
 /** The 400 of an id beyond 2^53 whose digits are lost (ENC-1). */
 export const LOST_DIGITS =
   "an integer beyond 2^53 whose exact digits are lost (the body was parsed before the callbacks): send it as text, or mount the callbacks before the body parser";
 
+/** The reason of a delivery `withIdempotency` refused because its store failed (an `IdempotencyStoreError`). */
 const IDEMPOTENCY_STORE_FAILED = "the idempotency store failed; the function did not run";
 
 const UNREADABLE_BODY =
