@@ -1,4 +1,5 @@
 import { assertKnownKeys, configError, optionNames } from "../auth/validate.js";
+import type { ReadBody } from "../core/body.js";
 import { describeIssueList, parseBounded } from "../core/bounded-parse.js";
 import type { CallbackFactory } from "../core/checked.js";
 import {
@@ -7,8 +8,10 @@ import {
   createCallbackHandler,
   type HandlerOptions,
 } from "../core/engine.js";
+import { isUnsafeNumber, jsonText, numberLiteralAt } from "../core/exact-numbers.js";
 import { fieldInAnyCase } from "../core/objects.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
+import { decodeFormValue } from "../decode/form.js";
 import { ACCEPT, CART_CHECKER } from "../generated/checkers.js";
 import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
 import { type CheckoutCartInfo, checkoutCartInfoSchema } from "../schemas/index.js";
@@ -123,34 +126,65 @@ function choose(
   key: string,
   aliases: readonly string[],
   signedBody: boolean,
+  read: ReadBody,
 ): void {
   if (signedBody) {
     const signed = aliases.find((alias) => fieldInAnyCase(fields, alias) !== undefined);
     if (signed !== undefined) {
-      setField(payload, key, asText(firstOfList(fieldInAnyCase(fields, signed))));
+      setField(
+        payload,
+        key,
+        asText(firstOfList(fieldInAnyCase(fields, signed)), fields, signed, read),
+      );
       return;
     }
   }
   let found: unknown;
+  let foundAs = key;
   for (const alias of aliases) {
     const value = firstOfList(fieldInAnyCase(payload, alias));
     if (value === undefined || value === null) continue;
     if (value !== "") {
       found = value;
+      foundAs = alias;
       break;
     }
-    found ??= value;
+    if (found === undefined) {
+      found = value;
+      foundAs = alias;
+    }
   }
   if (found === "" && !isAbsent(fieldInAnyCase(payload, key))) return;
-  if (found !== undefined) setField(payload, key, asText(found));
+  // A number comes from the body's fields (the query's values are text), under the same key.
+  if (found !== undefined) setField(payload, key, asText(found, fields, foundAs, read));
 }
 
 /**
  * A parameter a JSON body sent as a finite number, as the text the same value is in a query (a
- * store's numeric cart id): the number itself would be refused as not text. Any other value as it is.
+ * store's numeric cart id): the number itself would be refused as not text. Any other value as it
+ * is. A number beyond 2^53, which JSON.parse has rounded (another cart), is the literal sent, read
+ * from the body's text (`name`: the parameter's name in `fields`, in any case); without that text
+ * (a framework parsed the body) it stays a number, which the schema refuses naming the parameter.
  */
-function asText(value: unknown): unknown {
-  return typeof value === "number" && Number.isFinite(value) ? String(value) : value;
+function asText(
+  value: unknown,
+  fields: Record<string, unknown>,
+  name: string,
+  read: ReadBody,
+): unknown {
+  if (typeof value !== "number" || !Number.isFinite(value)) return value;
+  if (!isUnsafeNumber(value)) return String(value);
+  const key = keyInAnyCase(fields, name);
+  const text = read.kind === "bytes" && key !== undefined ? jsonText(read.bytes) : undefined;
+  const literal = text === undefined ? undefined : numberLiteralAt(text, [key as string]);
+  return literal !== undefined && Number(literal) === value ? literal : value;
+}
+
+/** The key `fieldInAnyCase` reads `name` under. */
+function keyInAnyCase(value: Record<string, unknown>, name: string): string | undefined {
+  if (Object.hasOwn(value, name)) return name;
+  const lower = name.toLowerCase();
+  return Object.keys(value).find((candidate) => candidate.toLowerCase() === lower);
 }
 
 /**
@@ -170,6 +204,42 @@ function alignAliases(
       setField(payload, present, value);
     }
   }
+}
+
+/**
+ * The query's parameters into `query`, in one pass, the first value of a repeated parameter
+ * winning (as `parseForm`; a lookup per key, `searchParams.get`, scans the whole query, O(k²)
+ * before `verify` runs). Without a `%` (the common case) `URLSearchParams` reads it: `+` is a space
+ * and nothing else changes. With one, each name and value is decoded as the library decodes a
+ * form (`decodeFormValue`: `+`, then strict UTF-8 `%xx`); one that does not decode (`cart%ff1`,
+ * `%E0%A4%A`) is kept raw, as sent, instead of U+FFFD (two tokens would become one), and its
+ * name is returned (`context.decoding.malformed`), as the body's values are.
+ */
+function readQuery(url: URL, query: Record<string, unknown>): string[] | undefined {
+  const search = url.search;
+  if (!search.includes("%")) {
+    for (const [key, value] of url.searchParams) {
+      if (!Object.hasOwn(query, key)) setField(query, key, value);
+    }
+    return undefined;
+  }
+  let malformed: string[] | undefined;
+  for (const pair of search.slice(1).split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const rawName = equals === -1 ? pair : pair.slice(0, equals);
+    const rawValue = equals === -1 ? "" : pair.slice(equals + 1);
+    const name = decodeFormValue(rawName);
+    const value = decodeFormValue(rawValue);
+    const key = name ?? rawName;
+    if (Object.hasOwn(query, key)) continue;
+    setField(query, key, value ?? rawValue);
+    if (name === undefined || value === undefined) {
+      malformed ??= [];
+      malformed.push(key);
+    }
+  }
+  return malformed;
 }
 
 /**
@@ -264,7 +334,7 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
       // query wins over the body, unless the body is signed (a JWT body digest): then the body's
       // fields win, and a documented name the body carries under any alias, even null or empty,
       // is taken from the body alone. The documented names are filled from the configured ones.
-      build(url, body, signedBody, parsedForm) {
+      build(url, body, signedBody, parsedForm, read, found) {
         const payload: Record<string, unknown> = {};
         let fields = (body !== null && typeof body === "object" ? body : {}) as Record<
           string,
@@ -279,16 +349,13 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
           fields = firsts;
         }
         const query: Record<string, unknown> = {};
-        // One pass, the first value of a repeated parameter winning (as `parseForm`): a lookup
-        // per key (`searchParams.get`) scans the whole query, O(k²) before `verify` runs.
-        for (const [key, value] of url.searchParams) {
-          if (!Object.hasOwn(query, key)) setField(query, key, value);
-        }
+        const malformed = readQuery(url, query);
+        if (malformed !== undefined) found.queryMalformed = malformed;
         const [under, over] = signedBody ? [query, fields] : [fields, query];
         for (const key of Object.keys(under)) setField(payload, key, under[key]);
         for (const key of Object.keys(over)) setField(payload, key, over[key]);
         for (const [key, aliases, named] of names) {
-          choose(payload, fields, key, aliases, signedBody);
+          choose(payload, fields, key, aliases, signedBody, read);
           alignAliases(payload, named, fieldInAnyCase(payload, key));
         }
         for (const name of FLAGS) {

@@ -4,6 +4,7 @@ import {
   DEFAULT_DOCUMENT_MAX_BODY_BYTES,
   handlerFactory,
 } from "../core/engine.js";
+import { EACH } from "../core/exact-numbers.js";
 import { type NoResult, type ResponseInfoResult, responseInfoShape } from "../core/responses.js";
 import { type NotifyOrderRefundRequest, notifyOrderRefundSchema } from "../schemas/index.js";
 import { REFUND_ENCODED_FIELDS } from "./encoded-fields.js";
@@ -24,6 +25,11 @@ export const notifyOrderRefund: CallbackDefinition<
   response: responseInfoShape<ResponseInfoResult | NoResult>(),
   // RefundDocument carries the credit note as base64 DocumentData.
   defaultMaxBodyBytes: DEFAULT_DOCUMENT_MAX_BODY_BYTES,
+  // A gift card's CardId beyond 2^53 arrives as its exact digits (text), never rounded.
+  exactNumbers: [
+    ["GiftCardsData", EACH, "CardId"],
+    ["Refunds", EACH, "GiftCardsData", EACH, "CardId"],
+  ],
 };
 
 export const createNotifyOrderRefundHandler = handlerFactory(notifyOrderRefund);

@@ -73,6 +73,8 @@ export const GIFT_CARD_FAMILY = {
   secretFields: SESSION_FIELDS,
   secretValues: giftCardSecretsOf,
   authorize: checkShopperSession,
+  // Ids typed text or number: one beyond 2^53 arrives as its exact digits (text), never rounded.
+  exactNumbers: [["CardFields", "CardId"], ["CustomerId"]],
 } as const satisfies Omit<CallbackDefinition<GiftCardRequest, unknown>, "name" | "response">;
 
 /** The callbacks that carry a shopper session (`verifySession` applies to them only). */

@@ -39,6 +39,13 @@ import {
   isCallbackError,
   type OnError,
 } from "./errors.js";
+import {
+  type FieldStep,
+  jsonText,
+  pathText,
+  restoreExactNumbers,
+  unsafeNumberPaths,
+} from "./exact-numbers.js";
 import { headerReader } from "./headers.js";
 import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
@@ -219,8 +226,19 @@ export type PayloadSource =
        * parameters come first and the unsigned query cannot replace them.
        */
       readonly kind: "query";
-      /** `parsedForm`: the body is a form parser's object (`express.urlencoded()`: lists for repeats). */
-      build(url: URL, body: unknown, signedBody: boolean, parsedForm: boolean): unknown;
+      /**
+       * `parsedForm`: the body is a form parser's object (`express.urlencoded()`: lists for repeats).
+       * `read`: the body as read, for the exact text of a number beyond 2^53 (rare path only).
+       * `found.queryMalformed`: set to the query parameters kept raw, their `%xx` not decoding.
+       */
+      build(
+        url: URL,
+        body: unknown,
+        signedBody: boolean,
+        parsedForm: boolean,
+        read: ReadBody,
+        found: { queryMalformed?: readonly string[] },
+      ): unknown;
     };
 
 /** Everything particular to one callback. */
@@ -234,6 +252,12 @@ export interface CallbackDefinition<TPayload, TResult> {
   readonly response: ResponseShape<TResult>;
   /** The body limit when the merchant sets no `maxBodyBytes` (else DEFAULT_MAX_BODY_BYTES). */
   readonly defaultMaxBodyBytes?: number;
+  /**
+   * The id fields typed text or number (a gift card's `CardId`): one holding an integer beyond 2^53,
+   * which `JSON.parse` has rounded, is given its exact digits as text from the body, or refused
+   * with a 400 naming it when the body's text is not at hand (a framework parsed it).
+   */
+  readonly exactNumbers?: readonly (readonly FieldStep[])[];
   /** Top-level payload fields whose values are never quoted in what the library reports. */
   readonly secretFields?: readonly string[];
   /** Other values of the payload as sent never quoted in what the library reports (a gift card's PIN). */
@@ -611,6 +635,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   const generated = PAYLOAD_CHECKERS[name];
   const checker = generated?.schema === definition.schema ? generated : undefined;
   const check = checker?.check;
+  const { exactNumbers } = definition;
 
   /**
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
@@ -789,6 +814,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
             body,
             exchange.auth !== false && exchange.auth.needsRawBody(name),
             exchange.read.kind === "parsed" && isFormType(exchange.authRequest.headers),
+            exchange.read,
+            exchange,
           )
         : body;
     // The usual payload needs nothing of the walk: the generated checker accepts it and finds its
@@ -928,6 +955,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       }
       rawPayload = result.data;
     }
+    // An id beyond 2^53 (ENC-1): its exact digits from the body's text, never the rounded number.
+    // The check reads a few fields; the text is scanned only when one holds such a number.
+    if (exactNumbers !== undefined) {
+      const unsafe = unsafeNumberPaths(rawPayload, exactNumbers);
+      if (unsafe !== undefined) {
+        const text = read.kind === "bytes" ? jsonText(read.bytes) : undefined;
+        const lost = restoreExactNumbers(rawPayload, unsafe, text);
+        if (lost.length > 0) {
+          const description = lost.map((path) => `${pathText(path)}: ${LOST_DIGITS}`).join("; ");
+          return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
+        }
+      }
+    }
 
     // 4. The checks that need the body: merchant GUID, body digest.
     if (auth !== false && auth.authenticatePayload !== undefined) {
@@ -958,6 +998,10 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         ? (generatedDecode(rawPayload) as DecodedInPlace<TPayload> | undefined)
         : undefined) ?? plan.decodeInPlace(rawPayload);
     const payload = decoded.payload;
+    // The cart's query parameters kept raw, as the body's values are (review ENC-4).
+    if (exchange.queryMalformed !== undefined) {
+      (decoded.report.malformed as string[]).push(...exchange.queryMalformed);
+    }
     const cards = sites.length === 0 ? NO_CARDS : cardObjects(sites, rawPayload, payload);
     for (const card of cards) protectPaymentDetails(card);
     const context = new HandlerContext<TPayload>(
@@ -1348,9 +1392,15 @@ interface Exchange {
   readonly authResult: AuthResult | undefined;
   readonly body: unknown;
   readonly read: ReadBody;
+  /** The query parameters whose `%xx` would not decode, kept raw (GetCheckoutCartInfo; rare). */
+  queryMalformed?: readonly string[];
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
+/** The 400 of an id beyond 2^53 whose digits are lost (ENC-1). */
+export const LOST_DIGITS =
+  "an integer beyond 2^53 whose exact digits are lost (the body was parsed before the callbacks): send it as text, or mount the callbacks before the body parser";
+
 /** The reason of a delivery `withIdempotency` refused because its store failed (an `IdempotencyStoreError`). */
 const IDEMPOTENCY_STORE_FAILED = "the idempotency store failed; the function did not run";
 

@@ -572,6 +572,18 @@ const JSON_HEADERS = {
   "cache-control": "no-store",
 } as const;
 
+/**
+ * `JSON.stringify`'s text with no lone surrogate (ENC-2): it writes one (a merchant's text cut
+ * inside an emoji) as the escape `\ud83d`, valid JSON but not I-JSON (RFC 7493 §2.1), which strict
+ * readers (System.Text.Json) refuse. Each becomes `\ufffd`, as .NET's encoders replace it. Only
+ * when the text holds `\ud` at all (one `includes`); a pair is written raw by `JSON.stringify`, so
+ * every such escape it wrote is a lone one (an escaped backslash before `ud…` is text, kept).
+ */
+export function wellFormedJson(text: string): string {
+  return text.includes("\\ud") ? text.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd") : text;
+}
+
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;
 /** An answer with a JSON body. A fresh headers object each time: servers write into it. */
 export function respond(
   status: number,
@@ -580,7 +592,9 @@ export function respond(
   undelivered?: UndeliveredCarrier,
 ): CallbackResponse {
   const headers = { ...JSON_HEADERS, ...extraHeaders };
-  if (undelivered === undefined) return { status, headers, body: JSON.stringify(body) };
+  if (undelivered === undefined) {
+    return { status, headers, body: wellFormedJson(JSON.stringify(body)) };
+  }
   // The reporter is inherited, not an own property: the answer is `{ status, headers, body }` to
   // every comparison and copy (a merchant's `toStrictEqual`), and it is still one object.
   const answer = Object.create(undelivered) as {
@@ -588,7 +602,7 @@ export function respond(
   };
   answer.status = status;
   answer.headers = headers;
-  answer.body = JSON.stringify(body);
+  answer.body = wellFormedJson(JSON.stringify(body));
   return answer;
 }
 

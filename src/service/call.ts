@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { readStream } from "../core/body.js";
 import { parseBounded } from "../core/bounded-parse.js";
+import { pathText, restoreExactNumbers, unsafeNumberPaths } from "../core/exact-numbers.js";
 import { isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { holdsSafely, readSafely } from "../core/report.js";
@@ -807,6 +808,21 @@ function interpret(
   }
   if (op.unconfirmed !== undefined && !confirmed(body)) {
     return saysNothing("the answer says neither Success nor IsSuccess true");
+  }
+  // A number beyond 2^53 where the answer may hold one (an IPv6 bound): its exact digits, as
+  // text, from the answer's text (only when one is there), never the number JSON.parse rounded.
+  if (op.exactNumbers !== undefined) {
+    const unsafe = unsafeNumberPaths(checked.data, op.exactNumbers);
+    if (unsafe !== undefined) {
+      const text = answer.text.replace(/^\uFEFF/, "");
+      const lost = restoreExactNumbers(checked.data, unsafe, text);
+      if (lost.length > 0) {
+        const paths = lost.map(pathText).join(", ");
+        return saysNothing(
+          `the answer's ${paths}: an integer beyond 2^53 whose digits were not found`,
+        );
+      }
+    }
   }
   return { body: checked.data };
 }

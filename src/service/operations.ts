@@ -3,6 +3,7 @@
  * else, so what differs between operations is all here, on one screen.
  */
 import type { z } from "zod";
+import type { FieldStep } from "../core/exact-numbers.js";
 import { deepFreeze } from "../core/objects.js";
 import {
   authenticationTokenRequestSchema,
@@ -86,6 +87,11 @@ export interface OperationDefinition {
    * any 2xx it cannot read (the operation may have been applied all the same).
    */
   readonly unconfirmed?: string;
+  /**
+   * Number fields of the answer that may be integers beyond 2^53 (an IPv6 range's bounds): one
+   * `JSON.parse` has rounded is given its exact digits, as text, from the answer's text.
+   */
+  readonly exactNumbers?: readonly (readonly FieldStep[])[];
 }
 
 export const OPERATIONS = /* @__PURE__ */ deepFreeze({
@@ -243,6 +249,11 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     response: locationSchema,
     params: { query: ["ip"], body: "none" },
     names: { ip: "IP" },
+    // IPv6 bounds are 128-bit integers: exact, as text, past 2^53 (review ENC-3).
+    exactNumbers: [
+      ["IPRange", "From"],
+      ["IPRange", "To"],
+    ],
     jwt: false,
     merchantGuid: "header",
     retry: "safe",

@@ -308,6 +308,9 @@ export const vatCategoryCountrySchema = z.looseObject({
   VATRateType: vatRateTypeSchema.nullish(),
 });
 
+/** An IP range bound: a number, or the exact decimal text of one beyond 2^53 (`BigInt(bound)`). */
+const rangeBound = z.union([z.number(), z.string()]).nullish();
+
 export const locationSchema = z.looseObject({
   City: codeNameSchema.nullish(),
   Country: z
@@ -323,9 +326,9 @@ export const locationSchema = z.looseObject({
       UseCountryVAT: optionalFlag,
     })
     .nullish(),
-  IPRange: z
-    .looseObject({ From: optionalNumber, To: optionalNumber, Type: optionalString })
-    .nullish(),
+  // The range's bounds as integers (IPv4: 32 bits; IPv6: 128 bits, `Type: "IPV6"`). A bound
+  // beyond 2^53, which JSON.parse would round, is its exact decimal text: use `BigInt(From)`.
+  IPRange: z.looseObject({ From: rangeBound, To: rangeBound, Type: optionalString }).nullish(),
   Region: z
     .looseObject({ Code: optionalString, CountryCode: optionalString, Name: optionalString })
     .nullish(),

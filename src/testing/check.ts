@@ -360,6 +360,11 @@ export function inspectAnswer(
     return found();
   }
   const record = body as Record<string, unknown>;
+  if (holdsLoneSurrogate(trimmed)) {
+    warnings.push(
+      "a text holds a lone surrogate (half of an emoji, a text cut with slice): strict JSON readers such as .NET's System.Text.Json refuse it, and the service may count the call as failed (the library's own answers write U+FFFD in its place)",
+    );
+  }
 
   if (verdict === "cart") {
     const isCart = isSuccessStatus(status) && Array.isArray(record.productsList);
@@ -781,6 +786,31 @@ const CHARGED: Record<(typeof PAYMENT_FIELDS)[number], string> = {
   PaymentAmount: "the amount actually charged",
   PaymentCurrencyCode: "the currency of that amount",
 };
+
+/**
+ * Whether a JSON text holds a lone surrogate, raw or as a `\\u` escape (a pair written either way
+ * is not one): what strict JSON readers refuse (review ENC-2). One pass, no recursion.
+ */
+function holdsLoneSurrogate(text: string): boolean {
+  let high = false; // the code unit before was a high surrogate
+  for (let i = 0; i < text.length; i++) {
+    let unit = text.charCodeAt(i);
+    if (unit === 0x5c) {
+      const next = text.charCodeAt(i + 1);
+      if (next === 0x75) {
+        unit = Number.parseInt(text.slice(i + 2, i + 6), 16);
+        i += 5;
+      } else {
+        unit = next;
+        i++;
+      }
+    }
+    const low = unit >= 0xdc00 && unit <= 0xdfff;
+    if (high !== low) return true;
+    high = !high && unit >= 0xd800 && unit <= 0xdbff;
+  }
+  return high;
+}
 
 /**
  * The payment fields a success leaves out or leaves blank (`hasTextValue`: text or a number, and

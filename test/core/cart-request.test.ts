@@ -196,3 +196,68 @@ describe("GetCheckoutCartInfo parameters", () => {
     expect(status).toBe(400);
   });
 });
+
+// Review ENC-4: a query value whose `%xx` does not decode (not UTF-8, cut short) was U+FFFD, so two
+// tokens became one; it is kept raw, as sent, and listed in context.decoding.malformed, as the
+// body's values are, over node:http and fetch alike, and the cart token's `verify` sees it so.
+describe("GetCheckoutCartInfo query values that do not decode", () => {
+  it("are kept raw and reported, over HTTP; well-formed ones decode as before", async () => {
+    const { signedServer } = await import("../support/signed-server.js");
+    const seen: unknown[] = [];
+    const s = await signedServer({
+      GetCheckoutCartInfo: (p, context) => {
+        seen.push([p.merchantCartToken, p.countryCode, [...context.decoding.malformed]]);
+        return { productsList: [] };
+      },
+    });
+    try {
+      const get = { method: "GET" };
+      await s.node("GetCheckoutCartInfo", undefined, {
+        ...get,
+        query: "?merchantCartToken=cart%ff1&countryCode=D%45",
+      });
+      await s.node("GetCheckoutCartInfo", undefined, {
+        ...get,
+        query: "?merchantCartToken=cart%fe1",
+      });
+      await s.viaFetch("GetCheckoutCartInfo", undefined, {
+        ...get,
+        query: "?merchant%43artToken=cart%E0%A4%A&x=1&merchantCartToken=2",
+      });
+      await s.viaFetch("GetCheckoutCartInfo", undefined, {
+        ...get,
+        query: "?merchantCartToken=a+b%2B%C3%A9&countryCode=%zz",
+      });
+      await s.node("GetCheckoutCartInfo", undefined, {
+        ...get,
+        query: "?merchantCartToken=a+b&countryCode=DE",
+      });
+      expect(seen).toEqual([
+        ["cart%ff1", "DE", ["merchantCartToken"]],
+        ["cart%fe1", undefined, ["merchantCartToken"]],
+        ["cart%E0%A4%A", undefined, ["merchantCartToken"]],
+        ["a b+é", "%zz", ["countryCode"]],
+        ["a b", "DE", []],
+      ]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("reach the cart token's verify raw", async () => {
+    const { createAuth } = await import("../../src/index.js");
+    const verified: string[] = [];
+    const auth = await createAuth({
+      cartToken: {
+        verify: (token) => {
+          verified.push(token);
+          return true;
+        },
+      },
+    });
+    const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: [] }), { auth });
+    const answer = await handler.handle({ ...get("merchantCartToken=cart%ff1"), headers: {} });
+    expect(answer.status).toBe(200);
+    expect(verified).toEqual(["cart%ff1"]);
+  });
+});

@@ -39,6 +39,14 @@ import { validateGiftCard } from "../../src/callbacks/validate-gift-card.js";
 import { validateVoucher } from "../../src/callbacks/validate-voucher.js";
 import { FAILURE_CODE } from "../../src/core/errors.js";
 import {
+  EACH,
+  type FieldStep,
+  isUnsafeNumber,
+  type PathStep,
+  pathText,
+  unsafeNumberPaths,
+} from "../../src/core/exact-numbers.js";
+import {
   type BodyInput,
   CALLBACK_NAMES,
   CallbackError,
@@ -294,6 +302,8 @@ const valueArb: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.constant(null) },
   { weight: 2, arbitrary: fc.integer() },
   { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+  // Integers beyond 2^53 (a 19-digit gift card id): exact from the text, or a 400 (ENC-1).
+  { weight: 1, arbitrary: fc.constantFrom(2 ** 53, -(2 ** 60), 6035710000000000000) },
   { weight: 2, arbitrary: fc.boolean() },
   { weight: 3, arbitrary: fc.string({ maxLength: 20 }) },
   { weight: 2, arbitrary: encodedGarbageArb },
@@ -878,25 +888,45 @@ function cardRuleBroken(root: unknown): boolean {
 }
 
 /** GetCheckoutCartInfo's payload: the body's fields, then the query's (first value of each). */
-function cartInput(query: URLSearchParams, body: unknown): Record<string, unknown> {
+function cartInput(
+  query: URLSearchParams,
+  body: unknown,
+  exactText = true,
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   if (isObject(body))
     for (const key of Object.keys(body))
       define(payload, key, (body as Record<string, unknown>)[key]);
   for (const key of new Set(query.keys())) define(payload, key, query.get(key));
   // A documented parameter (or the cartToken alias) a JSON body sends as a finite number is its
-  // text, as the same value in a query (README, "GetCheckoutCartInfo's parameters").
+  // text, as the same value in a query (README, "GetCheckoutCartInfo's parameters"); one beyond
+  // 2^53 is the literal sent (its value the same), or stays a number the schema refuses when the
+  // body's text is not at hand (a framework's parsed body).
   for (const key of Object.keys(payload)) {
     const value = payload[key];
     if (
       CART_PARAMETERS.has(key.toLowerCase()) &&
       typeof value === "number" &&
-      Number.isFinite(value)
+      Number.isFinite(value) &&
+      (exactText || !isUnsafeNumber(value))
     )
       define(payload, key, String(value));
   }
   return payload;
 }
+
+/** The id fields whose numbers beyond 2^53 are taken exactly from the body's text. */
+const GIFT_CARD_IDS: readonly (readonly FieldStep[])[] = [["CardFields", "CardId"], ["CustomerId"]];
+const EXACT_NUMBERS: Partial<Record<string, readonly (readonly FieldStep[])[]>> = {
+  ValidateGiftCard: GIFT_CARD_IDS,
+  RedeemGiftCard: GIFT_CARD_IDS,
+  RefundGiftCard: GIFT_CARD_IDS,
+  ValidateVoucher: GIFT_CARD_IDS,
+  NotifyOrderRefund: [
+    ["GiftCardsData", EACH, "CardId"],
+    ["Refunds", EACH, "GiftCardsData", EACH, "CardId"],
+  ],
+};
 
 const CART_PARAMETERS: ReadonlySet<string> = new Set([
   "merchantcarttoken",
@@ -944,7 +974,7 @@ function afterParse(
 ): Expected {
   const isCart = c.callback === "GetCheckoutCartInfo";
   // What the walk sees: a `__proto__` key is deleted before anything under it is looked at.
-  const input = sealed(isCart ? cartInput(query, body) : body);
+  const input = sealed(isCart ? cartInput(query, body, c.transport !== "parsed") : body);
   const deep = tooDeep(input);
   const broken = !deep && cardRuleBroken(input);
   if (deep) {
@@ -988,6 +1018,14 @@ function afterWalk(c: FuzzCase, model: unknown, touched: readonly string[]): Exp
       };
     }
   }
+  // An id typed text or number holding an integer beyond 2^53 (JSON.parse rounded it): its exact
+  // digits from the body's text, or a 400 naming it when a framework parsed the body (ENC-1).
+  const exact = EXACT_NUMBERS[c.callback];
+  const unsafe = exact === undefined ? undefined : unsafeNumberPaths(model, exact);
+  if (unsafe !== undefined && c.transport === "parsed") {
+    const first = pathText(unsafe[0] as PathStep[]);
+    return { kinds: ["invalid_payload"], description: (d) => d.includes(`${first}: `) };
+  }
   if (merchantGuidRefused(model, isCartGet(c) || GUID_WHEN_PRESENT.has(c.callback)))
     return { kinds: ["unauthorized"], description: (d) => d === "" };
   return unknownSchema === undefined ? { kinds: "merchant" } : { kinds: "merchant", unknownSchema };
@@ -1000,7 +1038,7 @@ function received(c: FuzzCase, sent: Sent): unknown {
   const parsed =
     c.transport === "parsed" ? parseValue(c, sent.value) : parseBytes(c, sent.bytes as Uint8Array);
   if (!parsed.ok) return undefined;
-  return isCart ? cartInput(sent.query, parsed.value) : parsed.value;
+  return isCart ? cartInput(sent.query, parsed.value, c.transport !== "parsed") : parsed.value;
 }
 
 /** The whole pipeline, in the engine's order: method, authentication, reading, parsing, then on. */

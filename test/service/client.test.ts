@@ -345,6 +345,37 @@ describe("locationByIp (4.7a)", () => {
     const location = await clientFor(simulator).locationByIp({ ip: "10.1.2.3" });
     expect(location.Country?.Code).toBe("GB");
   });
+  // Review ENC-3: IPv6 bounds are 128-bit integers, which JSON.parse rounds (both bounds of a /64
+  // became the same double): they are the exact decimal text, over real HTTP.
+  it("hands over IPv6 range bounds exactly, as text; IPv4 bounds stay numbers", async () => {
+    const simulator = await startSimulator();
+    const ip = "2001:db8:85a3:1234:8a2e:370:7334:1";
+    const { IPRange } = await clientFor(simulator).locationByIp({ ip });
+    expect(IPRange?.Type).toBe("IPV6");
+    const from = BigInt(IPRange?.From ?? -1);
+    const to = BigInt(IPRange?.To ?? -1);
+    expect(typeof IPRange?.From).toBe("string");
+    expect(from).toBe(0x20010db885a31234n << 64n);
+    expect(to - from).toBe((1n << 64n) - 1n);
+    const address = (0x20010db885a31234n << 64n) + 0x8a2e037073340001n;
+    expect(from <= address && address <= to).toBe(true);
+    const v4 = await clientFor(simulator).locationByIp({ ip: "203.0.113.7" });
+    expect(v4.IPRange).toMatchObject({ From: 3405803776, To: 3405804031 });
+  });
+
+  it("keeps a bound the service sends as text, and the exact literal of one escaped or repeated", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", {
+      status: 200,
+      body: '\uFEFF{"IP\\u0052ange":{"From":1},"IPRange":{"Type":"IPV6","From":"42540766411282592856903984951653826560","T\\u006f":42540766411282592875350729025363378175,"To":42540766411282592875350729025363378176}}',
+    });
+    const { IPRange } = await clientFor(simulator).locationByIp({ ip: "2001:db8::1" });
+    expect(IPRange).toEqual({
+      Type: "IPV6",
+      From: "42540766411282592856903984951653826560",
+      To: "42540766411282592875350729025363378176",
+    });
+  });
 });
 
 describe("vatCategoryCountries (4.8)", () => {

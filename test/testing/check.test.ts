@@ -1215,3 +1215,28 @@ describe("checkResponse given the payload: an answer that sends the card data ba
     );
   });
 });
+
+describe("inspectResponse: an answer carrying a lone surrogate (review ENC-2)", () => {
+  const cut = "Zoë 😀".slice(0, 5);
+  it.each([
+    ["escaped", JSON.stringify({ Success: true, InternalOrderId: "1", Message: cut })],
+    ["raw", `{"Success":true,"InternalOrderId":"1","Message":"${cut}"}`],
+    ["in a cart", JSON.stringify({ productsList: [], [`N${"\udc00"}`]: 1 })],
+  ])("%s: a warning, no value quoted", (label, text) => {
+    const callback = label === "in a cart" ? "GetCheckoutCartInfo" : "SendOrderToMerchant";
+    const { problems, warnings } = inspectResponse(callback, 200, JSON_TYPE, text);
+    expect(problems).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("lone surrogate");
+    expect(warnings[0]).not.toContain("Zo");
+  });
+
+  it("a pair, an escaped backslash before ud83d, U+FFFD: nothing", () => {
+    const text = JSON.stringify({
+      Success: true,
+      InternalOrderId: "1",
+      Message: "😀 \\ud83d \ufffd",
+    });
+    expect(inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, text).warnings).toEqual([]);
+  });
+});
