@@ -639,6 +639,16 @@ export function peerAddress(req: NodeRequestLike): string | undefined {
  * The options of the Node adapters (`toExpress`, `toKoa`, `toNodeListener`): as `toFetch`'s, and
  * checked by the same code (`remoteAddressOption`, `addressOf`).
  */
+/**
+ * The request node:http and Koa hand `remoteAddress` (`ctx.req` under Koa): Node's own, which a
+ * caller may annotate as `IncomingMessage`. A framework's richer request (Express's, Koa's
+ * `ctx.request`, both with an `ip`) is refused at compile time: the function would get the plain
+ * Node request and read `req.ip` as undefined (review second-deploy-2).
+ */
+export interface PlainNodeRequest extends NodeRequestLike {
+  readonly ip?: never;
+}
+
 export interface NodeAdapterOptions<TReq extends NodeRequestLike = NodeRequestLike> {
   /**
    * The client's address, in place of the socket's peer address (`req.socket.remoteAddress`).

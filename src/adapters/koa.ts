@@ -21,13 +21,19 @@ import {
   type NodeResponseLike,
   nodeAddressReader,
   nodeHeaders,
+  type PlainNodeRequest,
   pathnameOf,
   protectParsedBodyOf,
   remoteAddressOption,
   requestBody,
 } from "./internal.js";
 
-export type { NodeAdapterOptions, NodeRequestLike, NodeResponseLike } from "./internal.js";
+export type {
+  NodeAdapterOptions,
+  NodeRequestLike,
+  NodeResponseLike,
+  PlainNodeRequest,
+} from "./internal.js";
 
 /** The parts of a Koa context the middleware uses (structural: no dependency on Koa's types). */
 export interface KoaContextLike {
@@ -61,7 +67,7 @@ export type KoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unknown>) 
  * `options.remoteAddress(ctx.req)` gives the client's address in place of the socket's (behind a
  * proxy on a Unix socket, say: see `NodeAdapterOptions`).
  */
-export function toKoa<TReq extends NodeRequestLike = NodeRequestLike>(
+export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
   endpoint: CallbackEndpoint,
   options: NodeAdapterOptions<TReq> = {},
 ): KoaMiddleware {

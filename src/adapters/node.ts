@@ -14,12 +14,18 @@ import {
   nodeAddressReader,
   nodeHeaders,
   type ParsedBodyHolder,
+  type PlainNodeRequest,
   remoteAddressOption,
   requestBody,
   writeNodeResponse,
 } from "./internal.js";
 
-export type { NodeAdapterOptions, NodeRequestLike, NodeResponseLike } from "./internal.js";
+export type {
+  NodeAdapterOptions,
+  NodeRequestLike,
+  NodeResponseLike,
+  PlainNodeRequest,
+} from "./internal.js";
 
 /** A `node:http` request listener. */
 export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void;
@@ -34,7 +40,7 @@ export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void
  * `options.remoteAddress(req)` gives the client's address in place of the socket's (behind a proxy
  * on a Unix socket, say: see `NodeAdapterOptions`).
  */
-export function toNodeListener<TReq extends NodeRequestLike = NodeRequestLike>(
+export function toNodeListener<TReq extends PlainNodeRequest = PlainNodeRequest>(
   endpoint: CallbackEndpoint,
   options: NodeAdapterOptions<TReq> = {},
 ): NodeListener {

@@ -92,7 +92,7 @@ export function checkRoutePaths(basePath: unknown, paths: unknown, owner: string
     if (unreachable !== undefined) {
       throw configError(
         path,
-        `must be a path a request carries as written (RFC 3986: letters, digits, "-._~!$&'()*+,;=:@/" and %XX escapes, compared as sent), not ${unreachable}, which a client sends percent-encoded: write the path as clients send it (a space as %20)`,
+        `must be a path a request carries as written (RFC 3986: letters, digits, "-._~!$&'()*+,;=:@/" and %XX escapes, compared as sent), not ${unreachable}, which a client may send percent-encoded (RFC 3986 clients do; browsers and fetch do for some) and the route would then not match: write the path as clients send it (a space as %20)`,
         owner,
       );
     }

@@ -185,6 +185,13 @@ export const middleware = toExpress(nodeRouter, {
   remoteAddress: (req: IncomingMessage) => req.socket.remoteAddress ?? "127.0.0.1",
 });
 export const koa = toKoa(nodeRouter, { remoteAddress: (req) => req.socket?.remoteAddress });
+// node:http and Koa hand the function the Node request: a richer type of the caller's choosing
+// (Express's, whose \`ip\` a plain Node request lacks) is refused (review second-deploy-2).
+interface ExpressLikeRequest extends IncomingMessage { readonly ip: string }
+// @ts-expect-error the listener passes node:http's request, not Express's
+toNodeListener(nodeRouter, { remoteAddress: (req: ExpressLikeRequest) => req.ip });
+// @ts-expect-error Koa's middleware passes ctx.req, not Express's request
+toKoa(nodeRouter, { remoteAddress: (req: ExpressLikeRequest) => req.ip });
 `;
 
 /**
