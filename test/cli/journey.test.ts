@@ -257,6 +257,80 @@ describe("redelivery (K3)", () => {
   });
 });
 
+describe("gift-card redelivery (review PIT-4)", () => {
+  it("fails a RedeemGiftCard that debits the card again when the same redemption is delivered twice", async () => {
+    let balance = 100;
+    const base = await merchant({
+      RedeemGiftCard: () => {
+        balance -= 10;
+        return { Balance: balance.toFixed(2) };
+      },
+    });
+    const [row] = await run(base, ["RedeemGiftCard"]);
+    expect(balance).toBe(80);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: Balance "90\.00" then "80\.00": a second debit on redelivery; .*no second debit.*withIdempotency/,
+      ),
+    ]);
+    expect(row && "failedAnswers" in row && row.failedAnswers?.map((a) => a.send)).toEqual([
+      "redelivered",
+    ]);
+  });
+
+  it("fails a RefundGiftCard that credits the card again, and a redelivery answered another Success", async () => {
+    let balance = 100;
+    let refunds = 0;
+    const base = await merchant({
+      RefundGiftCard: () => {
+        balance += 10;
+        return { Balance: balance };
+      },
+      RedeemGiftCard: () => ({ Success: ++refunds === 1 ? true : "True", Balance: "75.00" }),
+    });
+    const rows = await run(base, ["RefundGiftCard", "RedeemGiftCard"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: Balance "110" then "120": a second credit on redelivery; .*no second credit/,
+      ),
+    ]);
+    // "True" and true are the same success: the redelivery answered as the first delivery.
+    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([]);
+  });
+
+  it("passes a gift-card merchant that answers a redelivery as the first delivery, and sends both twice", async () => {
+    let balance = 100;
+    const done = new Map<string, string>();
+    const once = (key: string, apply: () => string) =>
+      done.get(key) ?? (done.set(key, apply()).get(key) as string);
+    const calls: string[] = [];
+    const base = await merchant({
+      RedeemGiftCard: (request) => {
+        calls.push("RedeemGiftCard");
+        return {
+          Balance: once(`redeem:${JSON.stringify(request)}`, () => {
+            balance -= 25;
+            return balance.toFixed(2);
+          }),
+        };
+      },
+      RefundGiftCard: (request) => {
+        calls.push("RefundGiftCard");
+        return {
+          Balance: once(`refund:${JSON.stringify(request)}`, () => {
+            balance += 10;
+            return balance.toFixed(2);
+          }),
+        };
+      },
+    });
+    const rows = await run(base, ["RedeemGiftCard", "RefundGiftCard"]);
+    expect(rows.map(rowProblems)).toEqual([[], []]);
+    expect(calls).toEqual(["RedeemGiftCard", "RedeemGiftCard", "RefundGiftCard", "RefundGiftCard"]);
+    expect(balance).toBe(85);
+  });
+});
+
 describe("the forms seen in real captures (K4)", () => {
   it("has a captured form of the order, its payment and the cart request, built from wire-facts §6", () => {
     expect([...CAPTURED_CALLBACKS].sort()).toEqual(
