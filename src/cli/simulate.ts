@@ -2,6 +2,7 @@ import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
+import { encodeFormValue } from "../decode/form.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { payloadCardSecrets, successFieldOf } from "../testing/check.js";
 import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
@@ -203,7 +204,7 @@ export interface SimulateOptions {
  * `result` is the first answer, which passed; this is the answer that failed it.
  */
 export interface FailedAnswer {
-  readonly send: "redelivered" | "as captured";
+  readonly send: "redelivered" | "updated" | "as captured";
   readonly payload: unknown;
   readonly result: SendCallbackResult;
 }
@@ -244,7 +245,7 @@ const REDELIVERED_PREFIX =
 function redeliveryAdvice(callback: CallbackName): string {
   switch (callback) {
     case "SendOrderToMerchant":
-      return "answer a redelivery as the first delivery (the same InternalOrderId, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
+      return "answer a redelivery as the first delivery (the same InternalOrderId, no second charge) and an update of the order (the same OrderId, changed content) with the same InternalOrderId: keep InternalOrderId per OrderId (README: Redelivery); withIdempotency alone does not cover updates";
     case "RedeemGiftCard":
     case "RefundGiftCard": {
       const what = callback === "RedeemGiftCard" ? "debit" : "credit";
@@ -253,6 +254,41 @@ function redeliveryAdvice(callback: CallbackName): string {
     default:
       return "answer a redelivery as the first delivery (the same answer, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
   }
+}
+
+const UPDATED_PREFIX =
+  "updated (the same OrderId with another PrimaryShipping.Address2, as the service sends an order update)";
+
+/** The Address2 values of the update, encoded as the service encodes it; the first that differs. */
+const UPDATED_ADDRESS2 = ["Floor 3, Building B", "Floor 4, Building B"].map(encodeFormValue);
+
+/**
+ * The order as the service sends an update of it: the same payload, `OrderId` included, with
+ * another `PrimaryShipping.Address2`. `undefined` when the payload has no `PrimaryShipping` to
+ * change (a given payload).
+ */
+function orderUpdate(payload: unknown): unknown {
+  if (!isRecord(payload) || !isRecord(payload.PrimaryShipping)) return undefined;
+  const shipping = payload.PrimaryShipping;
+  const address2 = UPDATED_ADDRESS2.find((value) => value !== shipping.Address2);
+  return { ...payload, PrimaryShipping: { ...shipping, Address2: address2 } };
+}
+
+/**
+ * The update's findings: its own problems, or an `InternalOrderId` other than the first's (an
+ * update "runs again: it keeps the order's id").
+ */
+function updateFindings(first: SendCallbackResult, again: SendCallbackResult): string[] {
+  const advice = redeliveryAdvice(first.callback);
+  if (again.problems.length > 0) {
+    return again.problems.map((problem) => `${UPDATED_PREFIX}: ${problem}; ${advice}`);
+  }
+  const before = internalOrderIdOf(first);
+  const after = internalOrderIdOf(again);
+  if (before === undefined || after === undefined || before === after) return [];
+  return [
+    `${UPDATED_PREFIX}: InternalOrderId ${JSON.stringify(before)} then ${JSON.stringify(after)}: a second order for the same OrderId; ${advice}`,
+  ];
 }
 
 /** What each captured form carries, named in its problems. */
@@ -446,6 +482,19 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
           } catch (error) {
             if (!(error instanceof SendCallbackError)) throw error;
             more.push(`${REDELIVERED_PREFIX}: no answer: ${error.reason}`);
+          }
+        }
+        const update = callback === "SendOrderToMerchant" ? orderUpdate(payload) : undefined;
+        if (update !== undefined) {
+          try {
+            const answer = await send(update);
+            const found = updateFindings(result, answer);
+            more.push(...found);
+            if (found.length > 0)
+              failedAnswers.push({ send: "updated", payload: update, result: answer });
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${UPDATED_PREFIX}: no answer: ${error.reason}`);
           }
         }
         const capturedSent =
