@@ -317,6 +317,25 @@ describe("order update (review PIT-3)", () => {
   });
 });
 
+describe("the sample's decoded values (review PIT-7)", () => {
+  it("fails a merchant that decodes the address lines again: the sample's Address2 holds a %", async () => {
+    const again = (value: string | null | undefined) =>
+      value == null ? value : decodeURIComponent(value.replace(/\+/g, " "));
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        const shipping = order.PrimaryShipping;
+        again(shipping?.Address1);
+        again(shipping?.Address2);
+        again(order.PrimaryBilling?.Email);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    expect(row && "result" in row && row.result.status).toBe(500);
+    expect(row && rowProblems(row)).toContainEqual(expect.stringMatching(/HTTP 500/));
+  });
+});
+
 describe("gift-card redelivery (review PIT-4)", () => {
   it("fails a RedeemGiftCard that debits the card again when the same redemption is delivered twice", async () => {
     let balance = 100;
