@@ -121,6 +121,11 @@ export class MemoryStore {
   readonly cards = new Map<string, StoredCard>();
   /** Shopper sessions: the session token handed to the service at checkout → its session id. */
   readonly sessions = new Map<string, string>();
+  /**
+   * The gift-card redemptions and refunds applied, by `cardOperationKey`, with their answers: the
+   * same one delivered again is answered as the first time, not applied twice.
+   */
+  readonly cardOperations = new Map<string, GiftCardAnswer>();
   /** The cards charged, in order: where your payment provider's calls would go. */
   readonly charges: { readonly orderId: string; readonly charge: Charge }[] = [];
   #sequence = 1000;
@@ -175,6 +180,40 @@ export class MemoryStore {
   /** Checks the shopper's session the service passes along (AuthToken, SessionId). */
   readonly verifySession: VerifySession = (authToken, sessionId) =>
     authToken !== undefined && this.sessions.get(authToken) === sessionId;
+}
+
+/** What RedeemGiftCard and RefundGiftCard answer. */
+interface GiftCardAnswer {
+  readonly Balance: string;
+  readonly CurrencyCode: string;
+}
+
+/**
+ * A redemption or refund as the service identifies it: the order (or, before one, the service's
+ * cart token), the card and the amount. The service can deliver the same one again (an update, a
+ * manual retry), so it is applied once, as an order is kept by its OrderId. Two redemptions of one
+ * card on one order for the same amount are one here: if your payloads carry a transaction or
+ * refund reference (read with `extraField`), put it in the key.
+ */
+function cardOperationKey(kind: "redeem" | "refund", request: GiftCardRequest): string {
+  const scope = extraField(request, "OrderId") ?? request.CartToken ?? "";
+  const amount = extraField(request, "Amount");
+  return JSON.stringify([kind, scope, request.CardFields?.CardId ?? "", amount]);
+}
+
+/** Applies a redemption or refund once; a repeat gets the first answer back. */
+function applyCardOnce(
+  store: MemoryStore,
+  kind: "redeem" | "refund",
+  request: GiftCardRequest,
+  apply: () => GiftCardAnswer,
+): GiftCardAnswer {
+  const key = cardOperationKey(kind, request);
+  const done = store.cardOperations.get(key);
+  if (done) return done;
+  const answer = apply();
+  store.cardOperations.set(key, answer);
+  return answer;
 }
 
 /** The amount a redeem or refund names: its own field names are not documented. */
@@ -327,19 +366,25 @@ export function merchantHandlers(store: MemoryStore) {
     },
 
     RedeemGiftCard(request) {
-      const card = store.card(request);
-      const amount = requestedCents(request);
-      if (amount > card.balanceCents) {
-        throw new CallbackError("INSUFFICIENT_BALANCE", "The card does not cover the amount");
-      }
-      card.balanceCents -= amount;
-      return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+      // The same redemption delivered again debits nothing: it gets the first answer.
+      return applyCardOnce(store, "redeem", request, () => {
+        const card = store.card(request);
+        const amount = requestedCents(request);
+        if (amount > card.balanceCents) {
+          throw new CallbackError("INSUFFICIENT_BALANCE", "The card does not cover the amount");
+        }
+        card.balanceCents -= amount;
+        return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+      });
     },
 
     RefundGiftCard(request) {
-      const card = store.card(request);
-      card.balanceCents += requestedCents(request);
-      return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+      // The same refund delivered again credits nothing: it gets the first answer.
+      return applyCardOnce(store, "refund", request, () => {
+        const card = store.card(request);
+        card.balanceCents += requestedCents(request);
+        return { Balance: amountText(card.balanceCents), CurrencyCode: card.currencyCode };
+      });
     },
 
     RemoveRestrictedProducts({ CartId, CartToken, RemovedProductCodes }) {

@@ -2,6 +2,7 @@ import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
+import { encodeFormValue } from "../decode/form.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { payloadCardSecrets, successFieldOf } from "../testing/check.js";
 import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
@@ -203,7 +204,7 @@ export interface SimulateOptions {
  * `result` is the first answer, which passed; this is the answer that failed it.
  */
 export interface FailedAnswer {
-  readonly send: "redelivered" | "as captured";
+  readonly send: "redelivered" | "updated" | "as captured";
   readonly payload: unknown;
   readonly result: SendCallbackResult;
 }
@@ -225,19 +226,69 @@ export type SimulationRow =
 /**
  * The callbacks delivered twice with the identical payload, as the service may deliver the same
  * order again (wire-facts §3: an update, or a manual retry by the operator's support; README
- * "Redelivery"): a second order or a failed second delivery shows in the answer.
+ * "Redelivery"): a second order, a second debit or credit of a gift card, or a failed second
+ * delivery shows in the answer.
  */
-export const REDELIVERED: readonly CallbackName[] = ["SendOrderToMerchant", "PerformOrderPayment"];
+export const REDELIVERED: readonly CallbackName[] = [
+  "SendOrderToMerchant",
+  "PerformOrderPayment",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+];
+
+/** The gift-card calls of `REDELIVERED`: their redelivery must answer the first `Balance`. */
+const GIFT_CARD_WRITES: readonly CallbackName[] = ["RedeemGiftCard", "RefundGiftCard"];
 
 const REDELIVERED_PREFIX =
   "redelivered (the same payload again, as the service may send it again: an update, or a manual retry by the operator's support)";
 /** What to do about a failed redelivery: an order keeps its id, a payment its answer. */
 function redeliveryAdvice(callback: CallbackName): string {
-  const same =
-    callback === "SendOrderToMerchant"
-      ? "the same InternalOrderId, no second charge"
-      : "the same answer, no second charge";
-  return `answer a redelivery as the first delivery (${same}): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId`;
+  switch (callback) {
+    case "SendOrderToMerchant":
+      return "answer a redelivery as the first delivery (the same InternalOrderId, no second charge) and an update of the order (the same OrderId, changed content) with the same InternalOrderId: keep InternalOrderId per OrderId (README: Redelivery); withIdempotency alone does not cover updates";
+    case "RedeemGiftCard":
+    case "RefundGiftCard": {
+      const what = callback === "RedeemGiftCard" ? "debit" : "credit";
+      return `answer a redelivery as the first delivery (the same Balance, no second ${what}): wrap the function in withIdempotency (README: Redelivery) or record each ${callback === "RedeemGiftCard" ? "redemption" : "refund"} by its order and card`;
+    }
+    default:
+      return "answer a redelivery as the first delivery (the same answer, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
+  }
+}
+
+const UPDATED_PREFIX =
+  "updated (the same OrderId with another PrimaryShipping.Address2, as the service sends an order update)";
+
+/** The Address2 values of the update, encoded as the service encodes it; the first that differs. */
+const UPDATED_ADDRESS2 = ["Floor 3, Building B", "Floor 4, Building B"].map(encodeFormValue);
+
+/**
+ * The order as the service sends an update of it: the same payload, `OrderId` included, with
+ * another `PrimaryShipping.Address2`. `undefined` when the payload has no `PrimaryShipping` to
+ * change (a given payload).
+ */
+function orderUpdate(payload: unknown): unknown {
+  if (!isRecord(payload) || !isRecord(payload.PrimaryShipping)) return undefined;
+  const shipping = payload.PrimaryShipping;
+  const address2 = UPDATED_ADDRESS2.find((value) => value !== shipping.Address2);
+  return { ...payload, PrimaryShipping: { ...shipping, Address2: address2 } };
+}
+
+/**
+ * The update's findings: its own problems, or an `InternalOrderId` other than the first's (an
+ * update "runs again: it keeps the order's id").
+ */
+function updateFindings(first: SendCallbackResult, again: SendCallbackResult): string[] {
+  const advice = redeliveryAdvice(first.callback);
+  if (again.problems.length > 0) {
+    return again.problems.map((problem) => `${UPDATED_PREFIX}: ${problem}; ${advice}`);
+  }
+  const before = internalOrderIdOf(first);
+  const after = internalOrderIdOf(again);
+  if (before === undefined || after === undefined || before === after) return [];
+  return [
+    `${UPDATED_PREFIX}: InternalOrderId ${JSON.stringify(before)} then ${JSON.stringify(after)}: a second order for the same OrderId; ${advice}`,
+  ];
 }
 
 /** What each captured form carries, named in its problems. */
@@ -302,7 +353,7 @@ function redeliveryFindings(
   if (again.problems.length > 0) {
     const found = { problems: [] as string[], warnings: [] as string[] };
     const refusedPayment =
-      first.callback === "PerformOrderPayment" &&
+      (first.callback === "PerformOrderPayment" || GIFT_CARD_WRITES.includes(first.callback)) &&
       again.status >= 200 &&
       again.status < 300 &&
       isRefusal(again);
@@ -313,6 +364,7 @@ function redeliveryFindings(
     }
     return found;
   }
+  if (GIFT_CARD_WRITES.includes(first.callback)) return giftCardFindings(first, again);
   const before = internalOrderIdOf(first);
   const after = internalOrderIdOf(again);
   if (before === undefined || after === undefined || before === after) {
@@ -327,15 +379,50 @@ function redeliveryFindings(
   };
 }
 
+/** A member of an answer's JSON object, when the body is one. */
+function answerField(result: SendCallbackResult, name: string): unknown {
+  return isRecord(result.body) ? result.body[name] : undefined;
+}
+
+/**
+ * A gift card's redelivery answered as the first delivery: the same `Balance` (as sent: a second
+ * debit or credit changes it) and the same `Success` (read as the library reads it: `true` and
+ * `"True"` are one).
+ */
+function giftCardFindings(
+  first: SendCallbackResult,
+  again: SendCallbackResult,
+): { problems: string[]; warnings: string[] } {
+  const problems: string[] = [];
+  const advice = redeliveryAdvice(first.callback);
+  const what = first.callback === "RedeemGiftCard" ? "a second debit" : "a second credit";
+  const before = answerField(first, "Balance");
+  const after = answerField(again, "Balance");
+  if (JSON.stringify(before) !== JSON.stringify(after)) {
+    problems.push(
+      `${REDELIVERED_PREFIX}: Balance ${JSON.stringify(before) ?? "absent"} then ${JSON.stringify(after) ?? "absent"}: ${what} on redelivery; ${advice}`,
+    );
+  }
+  const field = successFieldOf(first.callback);
+  const successBefore = parseSuccessValue(answerField(first, field));
+  const successAfter = parseSuccessValue(answerField(again, field));
+  if (successBefore !== successAfter) {
+    problems.push(
+      `${REDELIVERED_PREFIX}: ${field} ${JSON.stringify(answerField(first, field)) ?? "absent"} then ${JSON.stringify(answerField(again, field)) ?? "absent"}: another answer on redelivery; ${advice}`,
+    );
+  }
+  return { problems, warnings: [] };
+}
+
 /**
  * Sends the callbacks one after the other, as the service would, and collects the answers. Once
  * SendOrderToMerchant is answered with an `InternalOrderId`, the later calls carry it as their
  * `MerchantOrderId` (unless their payload was given with another). Where a success is expected
- * and the answer passed: SendOrderToMerchant and PerformOrderPayment are delivered again with
- * the identical payload (`REDELIVERED`), and the callbacks with a captured form
+ * and the answer passed: the callbacks of `REDELIVERED` are delivered again with the identical
+ * payload, and the callbacks with a captured form
  * (`capturedPayload`, wire-facts §6) are sent that form too, unless their payload was given; what
- * those find is added to the row's problems (a refused repeated PerformOrderPayment answered 2xx:
- * to its warnings), and their answers that failed it to its `failedAnswers`. "A success is
+ * those find is added to the row's problems (a refused repeated payment or gift-card call answered
+ * 2xx: to its warnings), and their answers that failed it to its `failedAnswers`. "A success is
  * expected": no `expect`, or one that lists only 2xx statuses and not the outcome `refusal`.
  */
 export async function simulate(options: SimulateOptions): Promise<SimulationRow[]> {
@@ -395,6 +482,19 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
           } catch (error) {
             if (!(error instanceof SendCallbackError)) throw error;
             more.push(`${REDELIVERED_PREFIX}: no answer: ${error.reason}`);
+          }
+        }
+        const update = callback === "SendOrderToMerchant" ? orderUpdate(payload) : undefined;
+        if (update !== undefined) {
+          try {
+            const answer = await send(update);
+            const found = updateFindings(result, answer);
+            more.push(...found);
+            if (found.length > 0)
+              failedAnswers.push({ send: "updated", payload: update, result: answer });
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${UPDATED_PREFIX}: no answer: ${error.reason}`);
           }
         }
         const capturedSent =

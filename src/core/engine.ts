@@ -577,6 +577,31 @@ export function generatedDecoderFor(
   return generated.decode;
 }
 
+/** Whether `auth: false` has been reported in this process (once: review PIT-5). */
+let authOffReported = false;
+
+/**
+ * Says once per process, on `console.warn`, that a handler was created with `auth: false` while
+ * `NODE_ENV` is `"production"`: the option accepts any caller, forged orders included. Read at
+ * creation only, never per call; where there is no `process` (Workers, Deno without Node's
+ * globals) or its environment cannot be read, nothing is said.
+ */
+function reportAuthOff(name: string): void {
+  if (authOffReported) return;
+  let env: string | undefined;
+  try {
+    const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+    env = proc?.env?.NODE_ENV;
+  } catch {
+    return;
+  }
+  if (env !== "production") return;
+  authOffReported = true;
+  console.warn(
+    `crossborder-callbacks: ${name} was created with auth: false while NODE_ENV is "production": any caller is accepted, forged orders included. Pass your createAuth(…) result as auth (auth: false is for local development only).`,
+  );
+}
+
 /** Builds the handler of one callback from its definition and the merchant's function. */
 export function createCallbackHandler<TName extends CallbackName, TPayload, TResult>(
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
@@ -598,6 +623,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       `${name}: options.auth must be an authenticator (the result of await createAuth(…)), its promise, or false`,
     );
   }
+  if (authOption === false) reportAuthOff(name);
   // A rejected configuration is reported on each call; this keeps Node from calling it unhandled.
   if (authOption instanceof Promise) authOption.catch(() => undefined);
   checkOptionShapes(name, options, extraOptions);

@@ -57,7 +57,9 @@ export function isCallbackName(name: unknown): name is CallbackName {
  * A realistic payload of one callback, encoded exactly as the service sends it: for
  * GetCheckoutCartInfo the query parameters (`merchantCartToken`, `countryCode`, `currencyCode`),
  * for the others the JSON body. Fields the service form-URL-encodes are encoded
- * (`"Email": "jane.doe%40example.com"`); the operator's own Secondary* address is plain.
+ * (`"Email": "jane.doe%40example.com"`); the operator's own Secondary* address is plain. The
+ * order holds a `%` and a `+` in decoded values (`PrimaryShipping.Address2`, `PrimaryBilling.Email`)
+ * so that a function decoding them again fails.
  *
  * Every call returns a fresh object. `overrides` deep-merge over the sample (objects key by key;
  * arrays replace; `undefined` removes a field); `__proto__`, `constructor` and `prototype` keys

@@ -249,7 +249,9 @@ function sendOrderToMerchant(): SendOrderToMerchantRequest {
       IsEndCustomerPrimary: true,
       SendConfirmation: false,
     },
-    PrimaryShipping: shopperAddress(),
+    // A `%` and a `+` in decoded values (review PIT-7): a merchant decoding the address lines or
+    // e-mails again fails on the sample (URIError), as it would on a real order.
+    PrimaryShipping: { ...shopperAddress(), Address2: enc("Unit 5, 100% Cotton Mill") },
     SecondaryShipping: operatorAddress(),
     PrimaryBilling: {
       FirstName: enc("Jane"),
@@ -261,7 +263,7 @@ function sendOrderToMerchant(): SendOrderToMerchantRequest {
       StateCode: "CA",
       StateOrProvince: enc("California"),
       Zip: enc("94104"),
-      Email: enc("jane.doe@example.com"),
+      Email: enc("jane.doe+shop@example.com"),
       Phone1: enc("+1 415 555 0100"),
       CountryCode: "US",
       CountryCode3: "USA",

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
 import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js";
-import { CallbackError, type CallbackHandlers, createCallbackRouter } from "../../src/index.js";
+import {
+  CallbackError,
+  type CallbackHandlers,
+  createCallbackRouter,
+  withIdempotency,
+} from "../../src/index.js";
 import {
   CAPTURED_CALLBACKS,
   CAPTURED_ORDER_ID,
@@ -129,6 +134,8 @@ describe("redelivery (K3)", () => {
       expect.stringMatching(
         /^redelivered .*: InternalOrderId "M-1" then "M-2": a duplicate order on redelivery.*withIdempotency/,
       ),
+      // The update (review PIT-3) creates another one again.
+      expect.stringMatching(/^updated .*: InternalOrderId "M-1" then "M-3": a second order/),
     ]);
   });
 
@@ -168,6 +175,9 @@ describe("redelivery (K3)", () => {
     const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
     expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
       expect.stringMatching(/^redelivered .*: a refusal: .*DUPLICATE.*withIdempotency/),
+      expect.stringMatching(
+        /^updated .*: a refusal: .*DUPLICATE.*keep InternalOrderId per OrderId/,
+      ),
     ]);
     expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([
       expect.stringMatching(/^redelivered .*HTTP 500/),
@@ -249,11 +259,154 @@ describe("redelivery (K3)", () => {
     expect(rows.map(rowProblems)).toEqual([[], []]);
     for (const callback of ["SendOrderToMerchant", "PerformOrderPayment"]) {
       const calls = good.calls.filter((call) => call.callback === callback);
-      // The sample twice, then the captured form.
-      expect(calls.length).toBe(3);
+      // The sample twice, (the order: its update,) then the captured form.
+      expect(calls.length).toBe(callback === "SendOrderToMerchant" ? 4 : 3);
       expect(calls[1]?.payload).toEqual(calls[0]?.payload);
-      expect(calls[2]?.payload).not.toEqual(calls[0]?.payload);
+      expect(calls.at(-1)?.payload).not.toEqual(calls[0]?.payload);
     }
+  });
+});
+
+describe("order update (review PIT-3)", () => {
+  it("fails a merchant deduplicated by withIdempotency alone that creates a second order on an update of the same OrderId", async () => {
+    let rows = 0;
+    const base = await merchant({
+      SendOrderToMerchant: withIdempotency(async () => ({
+        InternalOrderId: `M-${++rows}`,
+        PaymentAmount: "123.73",
+        PaymentCurrencyCode: "USD",
+      })),
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    const problems = (row && rowProblems(row)) ?? [];
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^updated .*: InternalOrderId "M-1" then "M-2": a second order for the same OrderId; .*keep InternalOrderId per OrderId.*withIdempotency alone does not cover updates/,
+      ),
+    ]);
+    const failed = row && "failedAnswers" in row ? (row.failedAnswers ?? []) : [];
+    expect(failed.map((answer) => answer.send)).toEqual(["updated"]);
+    // The update: the same OrderId, another Address2.
+    type Order = { OrderId: string; PrimaryShipping: { Address2: string } };
+    const update = failed[0]?.payload as Order;
+    const first = row?.payload as Order;
+    expect(update.OrderId).toBe(first.OrderId);
+    expect(update.PrimaryShipping.Address2).not.toBe(first.PrimaryShipping.Address2);
+    expect({ ...update, PrimaryShipping: first.PrimaryShipping }).toEqual(first);
+  });
+
+  it("passes a merchant that keeps InternalOrderId per OrderId, and sends the order a third time changed", async () => {
+    const good = await startMerchant(keys.publicKey);
+    servers.push(good);
+    const rows = await simulate({
+      url: good.base,
+      callbacks: ["SendOrderToMerchant"],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    expect(rows.map(rowProblems)).toEqual([[]]);
+    const calls = good.calls.filter((call) => call.callback === "SendOrderToMerchant");
+    // The sample, its redelivery, its update, then the captured form.
+    expect(calls.map((call) => (call.payload as { OrderId: string }).OrderId)).toEqual([
+      "GE927127001US",
+      "GE927127001US",
+      "GE927127001US",
+      "GE927127002US",
+    ]);
+    expect(calls[2]?.payload).not.toEqual(calls[0]?.payload);
+  });
+});
+
+describe("the sample's decoded values (review PIT-7)", () => {
+  it("fails a merchant that decodes the address lines again: the sample's Address2 holds a %", async () => {
+    const again = (value: string | null | undefined) =>
+      value == null ? value : decodeURIComponent(value.replace(/\+/g, " "));
+    const base = await merchant({
+      SendOrderToMerchant: (order) => {
+        const shipping = order.PrimaryShipping;
+        again(shipping?.Address1);
+        again(shipping?.Address2);
+        again(order.PrimaryBilling?.Email);
+        return { InternalOrderId: `M-${order.OrderId}` };
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    expect(row && "result" in row && row.result.status).toBe(500);
+    expect(row && rowProblems(row)).toContainEqual(expect.stringMatching(/HTTP 500/));
+  });
+});
+
+describe("gift-card redelivery (review PIT-4)", () => {
+  it("fails a RedeemGiftCard that debits the card again when the same redemption is delivered twice", async () => {
+    let balance = 100;
+    const base = await merchant({
+      RedeemGiftCard: () => {
+        balance -= 10;
+        return { Balance: balance.toFixed(2) };
+      },
+    });
+    const [row] = await run(base, ["RedeemGiftCard"]);
+    expect(balance).toBe(80);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: Balance "90\.00" then "80\.00": a second debit on redelivery; .*no second debit.*withIdempotency/,
+      ),
+    ]);
+    expect(row && "failedAnswers" in row && row.failedAnswers?.map((a) => a.send)).toEqual([
+      "redelivered",
+    ]);
+  });
+
+  it("fails a RefundGiftCard that credits the card again, and a redelivery answered another Success", async () => {
+    let balance = 100;
+    let refunds = 0;
+    const base = await merchant({
+      RefundGiftCard: () => {
+        balance += 10;
+        return { Balance: balance };
+      },
+      RedeemGiftCard: () => ({ Success: ++refunds === 1 ? true : "True", Balance: "75.00" }),
+    });
+    const rows = await run(base, ["RefundGiftCard", "RedeemGiftCard"]);
+    expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: Balance "110" then "120": a second credit on redelivery; .*no second credit/,
+      ),
+    ]);
+    // "True" and true are the same success: the redelivery answered as the first delivery.
+    expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([]);
+  });
+
+  it("passes a gift-card merchant that answers a redelivery as the first delivery, and sends both twice", async () => {
+    let balance = 100;
+    const done = new Map<string, string>();
+    const once = (key: string, apply: () => string) =>
+      done.get(key) ?? (done.set(key, apply()).get(key) as string);
+    const calls: string[] = [];
+    const base = await merchant({
+      RedeemGiftCard: (request) => {
+        calls.push("RedeemGiftCard");
+        return {
+          Balance: once(`redeem:${JSON.stringify(request)}`, () => {
+            balance -= 25;
+            return balance.toFixed(2);
+          }),
+        };
+      },
+      RefundGiftCard: (request) => {
+        calls.push("RefundGiftCard");
+        return {
+          Balance: once(`refund:${JSON.stringify(request)}`, () => {
+            balance += 10;
+            return balance.toFixed(2);
+          }),
+        };
+      },
+    });
+    const rows = await run(base, ["RedeemGiftCard", "RefundGiftCard"]);
+    expect(rows.map(rowProblems)).toEqual([[], []]);
+    expect(calls).toEqual(["RedeemGiftCard", "RedeemGiftCard", "RefundGiftCard", "RefundGiftCard"]);
+    expect(balance).toBe(85);
   });
 });
 
@@ -426,9 +579,11 @@ describe("the forms seen in real captures (K4)", () => {
     servers.push(raw);
     await run(raw.base, ["SendOrderToMerchant"]);
     const sent = raw.seen.filter((request) => request.url.endsWith("/SendOrderToMerchant"));
-    expect(sent.length).toBe(3);
-    expect(sent[2]?.body).toContain('"N\\/A"');
+    // The sample, its redelivery, its update, then the captured form.
+    expect(sent.length).toBe(4);
+    expect(sent[3]?.body).toContain('"N\\/A"');
     expect(sent[0]?.body).not.toContain("\\/");
+    expect(sent[2]?.body).not.toContain("\\/");
   });
 
   it.each(CAPTURED_CALLBACKS)(

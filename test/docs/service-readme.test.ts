@@ -51,3 +51,44 @@ describe("README: Calling the service", () => {
     expect(readme).toContain("It prints `taxes 9.95`, `warning C102` and `conflict B002`");
   });
 });
+
+// Review PIT-6: a client created per request fetched a token per request; the README never said
+// to create it once. It says so now, with why, and what it says holds.
+describe("README: Calling the service says to create the client once", () => {
+  const section = readme.slice(
+    readme.indexOf("## Calling the service"),
+    readme.indexOf("### Operations"),
+  );
+
+  it("names start-up (a Worker: the first request, like the router) and why (a token per client)", () => {
+    expect(section).toMatch(/create the client \*\*once\*\*, at start-up/i);
+    expect(section).toMatch(/Worker[^.]*first request[^.]*like the router/);
+    expect(section).toMatch(/each client (fetches|keeps) its own token/);
+  });
+
+  it("holds: a client per call fetches a token per call, one client one token", async () => {
+    const { createServiceClient } = await import("../../src/service/index.js");
+    const { createServiceSimulator } = await import("../../src/testing/index.js");
+    const service = await createServiceSimulator();
+    try {
+      const options = {
+        baseUrl: service.url,
+        merchantGuid: service.merchantGuid,
+        credentials: service.credentials,
+      };
+      const request = {
+        subscriptionId: "SUB-PHYSICAL-1",
+        currencyCode: "EUR",
+        products: [{ code: "SKU-1", quantity: 2, price: 19.9 }],
+      };
+      for (let i = 0; i < 3; i++)
+        await createServiceClient(options).calculateBillingSummary(request);
+      const perCall = service.tokensIssued;
+      const once = createServiceClient(options);
+      for (let i = 0; i < 3; i++) await once.calculateBillingSummary(request);
+      expect([perCall, service.tokensIssued - perCall]).toEqual([3, 1]);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -69,6 +69,24 @@ describe("examples' merchant with idempotency on (IDEMPOTENCY_STORE)", () => {
   });
 });
 
+describe("examples' merchant without an idempotency store (review PIT-4: simulate redelivers gift cards)", () => {
+  it("a redelivered RedeemGiftCard and RefundGiftCard apply once and answer the first Balance", async () => {
+    const { store, send } = await example(false);
+    const redeem = samplePayload("RedeemGiftCard"); // 25.00 of the card's 100.00
+    const first = await send("RedeemGiftCard", redeem);
+    const again = await send("RedeemGiftCard", redeem);
+    expect(store.cards.get("GC-7342-1109-5561")?.balanceCents).toBe(7_500);
+    expect(again.body).toEqual(first.body);
+    const refund = samplePayload("RefundGiftCard"); // 10.00 back on the card
+    const credited = await send("RefundGiftCard", refund);
+    expect(await send("RefundGiftCard", refund)).toMatchObject({ body: credited.body });
+    expect(store.cards.get("GC-7342-1109-5561")?.balanceCents).toBe(8_500);
+    // Another redemption (another amount) is applied.
+    await send("RedeemGiftCard", { ...redeem, Amount: "5.00" });
+    expect(store.cards.get("GC-7342-1109-5561")?.balanceCents).toBe(8_000);
+  });
+});
+
 describe("examples' merchant, the newer callbacks", () => {
   it("RemoveRestrictedProducts per 001 §4.7 (CartId = the merchant's cart, CartToken = the SendCart token): the product leaves the cart", async () => {
     const { store, send } = await example(false);

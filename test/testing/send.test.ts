@@ -819,6 +819,26 @@ describe("sendCallback against a merchant built with the library", () => {
     expect(wire.PrimaryShipping?.Email).toBe("jane.doe%40example.com");
   });
 
+  it("delivers decoded values a second decode breaks: a % in an address line, a + in an e-mail (review PIT-7)", async () => {
+    await sendCallback(merchant.base, "SendOrderToMerchant", {
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    type Order = SendOrderToMerchantRequest;
+    const { payload, raw: wire } = lastCall("SendOrderToMerchant") as {
+      payload: Order;
+      raw: Order;
+    };
+    expect(payload.PrimaryShipping?.Address2).toBe("Unit 5, 100% Cotton Mill");
+    expect(wire.PrimaryShipping?.Address2).toBe("Unit+5%2c+100%25+Cotton+Mill");
+    expect(payload.PrimaryBilling?.Email).toBe("jane.doe+shop@example.com");
+    expect(wire.PrimaryBilling?.Email).toBe("jane.doe%2bshop%40example.com");
+    // What a merchant decoding them again gets: a URIError, and an e-mail with a space.
+    const again = (value: string) => decodeURIComponent(value.replace(/\+/g, " "));
+    expect(() => again(payload.PrimaryShipping?.Address2 ?? "")).toThrow(URIError);
+    expect(again(payload.PrimaryBilling?.Email ?? "")).toBe("jane.doe shop@example.com");
+  });
+
   it("RMA answers the text True, RemoveRestrictedProducts IsSuccess, the order its ids", async () => {
     const options = { privateKey: keys.privateKey, merchantGuid: MERCHANT_GUID };
     expect((await sendCallback(merchant.base, "SendRMAInfoToMerchant", options)).body).toEqual({
