@@ -122,10 +122,14 @@ export class MemoryStore {
   /** Shopper sessions: the session token handed to the service at checkout → its session id. */
   readonly sessions = new Map<string, string>();
   /**
-   * The gift-card redemptions and refunds applied, by `cardOperationKey`, with their answers: the
-   * same one delivered again is answered as the first time, not applied twice.
+   * The last gift-card redemption or refund applied to each card of an order (or cart), by
+   * `cardOperationScope`, with its answer: the same one delivered again is answered as the first
+   * time, not applied twice.
    */
-  readonly cardOperations = new Map<string, GiftCardAnswer>();
+  readonly cardOperations = new Map<
+    string,
+    { readonly operation: string; readonly answer: GiftCardAnswer }
+  >();
   /** The cards charged, in order: where your payment provider's calls would go. */
   readonly charges: { readonly orderId: string; readonly charge: Charge }[] = [];
   #sequence = 1000;
@@ -189,30 +193,33 @@ interface GiftCardAnswer {
 }
 
 /**
- * A redemption or refund as the service identifies it: the order (or, before one, the service's
- * cart token), the card and the amount. The service can deliver the same one again (an update, a
- * manual retry), so it is applied once, as an order is kept by its OrderId. Two redemptions of one
- * card on one order for the same amount are one here: if your payloads carry a transaction or
- * refund reference (read with `extraField`), put it in the key.
+ * Where a redemption or refund applies: the order (or, before one, the service's cart token) and
+ * the card. The service can deliver the same call again (an update, a manual retry), so a call
+ * equal to the last one applied there (same kind and amount) is that call again, answered as the
+ * first time, as an order is kept by its OrderId. A call that differs is applied: redeem 25,
+ * refund 25, redeem 25 debits twice. Two equal calls in a row (a second redemption, or a second
+ * refund, of the same amount) are one here, and a repeat delivered after another call is applied
+ * again: if your payloads carry a transaction or refund reference (read with `extraField`), key
+ * the calls by it instead.
  */
-function cardOperationKey(kind: "redeem" | "refund", request: GiftCardRequest): string {
+function cardOperationScope(request: GiftCardRequest): string {
   const scope = extraField(request, "OrderId") ?? request.CartToken ?? "";
-  const amount = extraField(request, "Amount");
-  return JSON.stringify([kind, scope, request.CardFields?.CardId ?? "", amount]);
+  return JSON.stringify([scope, request.CardFields?.CardId ?? ""]);
 }
 
-/** Applies a redemption or refund once; a repeat gets the first answer back. */
+/** Applies a redemption or refund once; a repeat of the last one gets its answer back. */
 function applyCardOnce(
   store: MemoryStore,
   kind: "redeem" | "refund",
   request: GiftCardRequest,
   apply: () => GiftCardAnswer,
 ): GiftCardAnswer {
-  const key = cardOperationKey(kind, request);
-  const done = store.cardOperations.get(key);
-  if (done) return done;
+  const scope = cardOperationScope(request);
+  const operation = JSON.stringify([kind, extraField(request, "Amount")]);
+  const last = store.cardOperations.get(scope);
+  if (last?.operation === operation) return last.answer;
   const answer = apply();
-  store.cardOperations.set(key, answer);
+  store.cardOperations.set(scope, { operation, answer });
   return answer;
 }
 

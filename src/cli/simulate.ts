@@ -385,8 +385,22 @@ function answerField(result: SendCallbackResult, name: string): unknown {
 }
 
 /**
- * A gift card's redelivery answered as the first delivery: the same `Balance` (as sent: a second
- * debit or credit changes it) and the same `Success` (read as the library reads it: `true` and
+ * Whether two `Balance`s state one amount: as numbers when both are (`"75.00"` and `"75"` are one,
+ * review second-pit-3), else as sent.
+ */
+function sameAmount(before: unknown, after: unknown): boolean {
+  const number = (value: unknown) =>
+    typeof value === "number" || (typeof value === "string" && value.trim() !== "")
+      ? Number(value)
+      : Number.NaN;
+  const [a, b] = [number(before), number(after)];
+  if (Number.isFinite(a) && Number.isFinite(b)) return a === b;
+  return JSON.stringify(before) === JSON.stringify(after);
+}
+
+/**
+ * A gift card's redelivery answered as the first delivery: the same `Balance` (the same amount: a
+ * second debit or credit changes it) and the same `Success` (read as the library reads it: `true` and
  * `"True"` are one).
  */
 function giftCardFindings(
@@ -398,7 +412,7 @@ function giftCardFindings(
   const what = first.callback === "RedeemGiftCard" ? "a second debit" : "a second credit";
   const before = answerField(first, "Balance");
   const after = answerField(again, "Balance");
-  if (JSON.stringify(before) !== JSON.stringify(after)) {
+  if (!sameAmount(before, after)) {
     problems.push(
       `${REDELIVERED_PREFIX}: Balance ${JSON.stringify(before) ?? "absent"} then ${JSON.stringify(after) ?? "absent"}: ${what} on redelivery; ${advice}`,
     );

@@ -598,7 +598,7 @@ function reportAuthOff(name: string): void {
   if (env !== "production") return;
   authOffReported = true;
   console.warn(
-    `crossborder-callbacks: ${name} was created with auth: false while NODE_ENV is "production": any caller is accepted, forged orders included. Pass your createAuth(…) result as auth (auth: false is for local development only).`,
+    `crossborder-callbacks: auth: false while NODE_ENV is "production" (first on the ${name} handler; said once): every handler so configured accepts any caller, forged calls included. Pass your createAuth(…) result as auth (auth: false is for local development only).`,
   );
 }
 

@@ -585,7 +585,9 @@ export async function sendCallback(
   if (
     response.status === 401 &&
     headers.authorization === undefined &&
-    options.expectStatus !== 401
+    !(Array.isArray(options.expectStatus)
+      ? options.expectStatus.includes(401)
+      : options.expectStatus === 401)
   ) {
     // A 401 to a call sent without a token is most often a test that forgot its key.
     result.warnings.push(UNSIGNED_401);

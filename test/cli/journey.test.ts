@@ -377,6 +377,17 @@ describe("gift-card redelivery (review PIT-4)", () => {
     expect(rowProblems(rows[1] as (typeof rows)[number])).toEqual([]);
   });
 
+  // Review second-pit-3: "75.00" then "75" is one balance written two ways, not a second debit.
+  it("compares the Balances as amounts: the same amount written another way passes", async () => {
+    let calls = 0;
+    const base = await merchant({
+      RedeemGiftCard: () => ({ Balance: ++calls === 1 ? "75.00" : "75" }),
+    });
+    const [row] = await run(base, ["RedeemGiftCard"]);
+    expect(calls).toBe(2);
+    expect(row && rowProblems(row)).toEqual([]);
+  });
+
   it("passes a gift-card merchant that answers a redelivery as the first delivery, and sends both twice", async () => {
     let balance = 100;
     const done = new Map<string, string>();

@@ -85,6 +85,20 @@ describe("examples' merchant without an idempotency store (review PIT-4: simulat
     await send("RedeemGiftCard", { ...redeem, Amount: "5.00" });
     expect(store.cards.get("GC-7342-1109-5561")?.balanceCents).toBe(8_000);
   });
+
+  // Review second-pit-1: every redemption or refund ever applied was remembered, so a card taken
+  // off an order and applied again (redeem, refund, redeem of one amount) was not debited again.
+  it("a redemption after a refund of the same amount on the same order is applied again", async () => {
+    const { store, send } = await example(false);
+    const redeem = samplePayload("RedeemGiftCard"); // 25.00 of the card's 100.00
+    const refund = { ...samplePayload("RefundGiftCard"), Amount: "25.00" };
+    await send("RedeemGiftCard", redeem);
+    await send("RefundGiftCard", refund);
+    expect(store.cards.get("GC-7342-1109-5561")?.balanceCents).toBe(10_000);
+    const third = await send("RedeemGiftCard", redeem);
+    expect(store.cards.get("GC-7342-1109-5561")?.balanceCents).toBe(7_500);
+    expect(third.body).toMatchObject({ Success: true, Balance: "75.00" });
+  });
 });
 
 describe("examples' merchant, the newer callbacks", () => {

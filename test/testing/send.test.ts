@@ -722,6 +722,12 @@ describe("sendCallback (as the service sends)", () => {
       fetch: refuse,
     });
     expect(expected).toMatchObject({ problems: [], warnings: [] });
+    // As a list too (simulate's --expect 401 passes one: review second-pit-2).
+    const listed = await sendCallback("https://shop.example/cb", "UpdateOrderStatus", {
+      expectStatus: [401, 403],
+      fetch: refuse,
+    });
+    expect(listed).toMatchObject({ problems: [], warnings: [] });
   });
 
   it("returns warnings apart from problems: a paid order answered without what was charged", async () => {
