@@ -237,7 +237,7 @@ export type PayloadSource =
         signedBody: boolean,
         parsedForm: boolean,
         read: ReadBody,
-        found: { queryMalformed?: readonly string[] },
+        found: { queryMalformed?: readonly string[] | undefined },
       ): unknown;
     };
 
@@ -729,6 +729,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         ? EMPTY_BODY
         : await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
     let body: unknown;
+    let formMalformed: readonly string[] | undefined;
     switch (read.kind) {
       case "too_large":
         return fail(call, new Failure("payload_too_large", `body over ${maxBodyBytes} bytes`));
@@ -778,6 +779,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           return fail(call, new Failure("malformed_body", parsed.reason, parsed.reason));
         }
         body = parsed.value;
+        formMalformed = parsed.malformed;
         break;
       }
     }
@@ -792,6 +794,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         authResult,
         body,
         read,
+        queryMalformed: formMalformed,
       });
     } finally {
       // The raw bytes may hold card data: nothing of ours keeps them past the answer.
@@ -1395,8 +1398,11 @@ interface Exchange {
   readonly authResult: AuthResult | undefined;
   readonly body: unknown;
   readonly read: ReadBody;
-  /** The query parameters whose `%xx` would not decode, kept raw (GetCheckoutCartInfo; rare). */
-  queryMalformed?: readonly string[];
+  /**
+   * The query's and form body's parameters whose `%xx` would not decode, kept raw
+   * (GetCheckoutCartInfo; rare).
+   */
+  queryMalformed?: readonly string[] | undefined;
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";

@@ -195,17 +195,6 @@ function wantedKey(
   }
 }
 
-/** Whether the JSON string `text[start, end)` (quotes included) is `name` once unescaped. */
-function keyIs(text: string, start: number, end: number, name: string): boolean {
-  const inner = text.slice(start + 1, end - 1);
-  if (!inner.includes("\\")) return inner === name;
-  try {
-    return JSON.parse(text.slice(start, end)) === name;
-  } catch {
-    return false;
-  }
-}
-
 function skipSpace(text: string, at: number): number {
   let i = at;
   for (;;) {
