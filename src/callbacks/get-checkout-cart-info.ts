@@ -11,7 +11,7 @@ import {
 import { isUnsafeNumber, jsonText, numberLiteralAt } from "../core/exact-numbers.js";
 import { fieldInAnyCase } from "../core/objects.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
-import { decodeFormValue } from "../decode/form.js";
+import { readFormFields } from "../decode/form.js";
 import { ACCEPT, CART_CHECKER } from "../generated/checkers.js";
 import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
 import { type CheckoutCartInfo, checkoutCartInfoSchema } from "../schemas/index.js";
@@ -209,37 +209,11 @@ function alignAliases(
 /**
  * The query's parameters into `query`, in one pass, the first value of a repeated parameter
  * winning (as `parseForm`; a lookup per key, `searchParams.get`, scans the whole query, O(k²)
- * before `verify` runs). Without a `%` (the common case) `URLSearchParams` reads it: `+` is a space
- * and nothing else changes. With one, each name and value is decoded as the library decodes a
- * form (`decodeFormValue`: `+`, then strict UTF-8 `%xx`); one that does not decode (`cart%ff1`,
- * `%E0%A4%A`) is kept raw, as sent, instead of U+FFFD (two tokens would become one), and its
- * name is returned (`context.decoding.malformed`), as the body's values are.
+ * before `verify` runs), decoded as the form body is (`readFormFields`): a name or value whose
+ * `%xx` does not decode is kept raw, and the names so kept are returned.
  */
 function readQuery(url: URL, query: Record<string, unknown>): string[] | undefined {
-  const search = url.search;
-  if (!search.includes("%")) {
-    for (const [key, value] of url.searchParams) {
-      if (!Object.hasOwn(query, key)) setField(query, key, value);
-    }
-    return undefined;
-  }
-  let malformed: string[] | undefined;
-  for (const pair of search.slice(1).split("&")) {
-    if (pair === "") continue;
-    const equals = pair.indexOf("=");
-    const rawName = equals === -1 ? pair : pair.slice(0, equals);
-    const rawValue = equals === -1 ? "" : pair.slice(equals + 1);
-    const name = decodeFormValue(rawName);
-    const value = decodeFormValue(rawValue);
-    const key = name ?? rawName;
-    if (Object.hasOwn(query, key)) continue;
-    setField(query, key, value ?? rawValue);
-    if (name === undefined || value === undefined) {
-      malformed ??= [];
-      malformed.push(key);
-    }
-  }
-  return malformed;
+  return readFormFields(url.search.slice(1), query);
 }
 
 /**
@@ -350,7 +324,13 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
         }
         const query: Record<string, unknown> = {};
         const malformed = readQuery(url, query);
-        if (malformed !== undefined) found.queryMalformed = malformed;
+        // After the form body's own (the engine's parse of it), if any.
+        if (malformed !== undefined) {
+          found.queryMalformed =
+            found.queryMalformed === undefined
+              ? malformed
+              : [...found.queryMalformed, ...malformed];
+        }
         const [under, over] = signedBody ? [query, fields] : [fields, query];
         for (const key of Object.keys(under)) setField(payload, key, under[key]);
         for (const key of Object.keys(over)) setField(payload, key, over[key]);

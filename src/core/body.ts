@@ -1,4 +1,5 @@
 import type { HeaderReader } from "../auth/types.js";
+import { readFormFields } from "../decode/form.js";
 import type { BodyInput } from "./types.js";
 
 /** The outcome of reading a body: its bytes, a value a framework already parsed, or a failure. */
@@ -416,7 +417,12 @@ async function discard(
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export type ParsedJson =
-  | { readonly ok: true; readonly value: unknown }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      /** A form's fields kept raw, their `%xx` not decoding (`parseForm`; rare). */
+      readonly malformed?: readonly string[];
+    }
   | { readonly ok: false; readonly reason: string };
 
 /** Why a body nested too deep is refused: the same words for the byte scan and the walk. */
@@ -452,7 +458,8 @@ export function parseJson(bytes: Uint8Array, maxDepth: number): ParsedJson {
 /**
  * Parameters in a POST body (GetCheckoutCartInfo): a JSON object, or form fields
  * (`application/x-www-form-urlencoded`), which become an object of strings. A field repeated in
- * a form keeps its first value, as a repeated query parameter does (`URLSearchParams.get`).
+ * a form keeps its first value, as a repeated query parameter does (`URLSearchParams.get`); a
+ * name or value whose `%xx` does not decode is kept raw and listed in `malformed`.
  */
 export function parseForm(bytes: Uint8Array, maxDepth: number): ParsedJson {
   let text: string;
@@ -463,17 +470,13 @@ export function parseForm(bytes: Uint8Array, maxDepth: number): ParsedJson {
   }
   if (text.startsWith("{")) return parseJson(bytes, maxDepth);
   const fields: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    if (Object.hasOwn(fields, key)) continue; // first wins
-    // Own data properties only: a `__proto__` field stays a plain key (until `sealBody` drops it).
-    Object.defineProperty(fields, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return { ok: true, value: fields };
+  // Decoded as the query is: a value whose `%xx` does not decode is kept raw, and named
+  // (SECOND-ENC-3). Own data properties only: a `__proto__` field stays a plain key (until
+  // `sealBody` drops it).
+  const malformed = readFormFields(text, fields);
+  return malformed === undefined
+    ? { ok: true, value: fields }
+    : { ok: true, value: fields, malformed };
 }
 
 /** Scans the raw JSON bytes for bracket depth, skipping strings. No recursion, no allocation. */

@@ -237,7 +237,7 @@ export type PayloadSource =
         signedBody: boolean,
         parsedForm: boolean,
         read: ReadBody,
-        found: { queryMalformed?: readonly string[] },
+        found: { queryMalformed?: readonly string[] | undefined },
       ): unknown;
     };
 
@@ -755,6 +755,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         ? EMPTY_BODY
         : await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
     let body: unknown;
+    let formMalformed: readonly string[] | undefined;
     switch (read.kind) {
       case "too_large":
         return fail(call, new Failure("payload_too_large", `body over ${maxBodyBytes} bytes`));
@@ -804,6 +805,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
           return fail(call, new Failure("malformed_body", parsed.reason, parsed.reason));
         }
         body = parsed.value;
+        formMalformed = parsed.malformed;
         break;
       }
     }
@@ -818,6 +820,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         authResult,
         body,
         read,
+        queryMalformed: formMalformed,
       });
     } finally {
       // The raw bytes may hold card data: nothing of ours keeps them past the answer.
@@ -981,20 +984,6 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       }
       rawPayload = result.data;
     }
-    // An id beyond 2^53 (ENC-1): its exact digits from the body's text, never the rounded number.
-    // The check reads a few fields; the text is scanned only when one holds such a number.
-    if (exactNumbers !== undefined) {
-      const unsafe = unsafeNumberPaths(rawPayload, exactNumbers);
-      if (unsafe !== undefined) {
-        const text = read.kind === "bytes" ? jsonText(read.bytes) : undefined;
-        const lost = restoreExactNumbers(rawPayload, unsafe, text);
-        if (lost.length > 0) {
-          const description = lost.map((path) => `${pathText(path)}: ${LOST_DIGITS}`).join("; ");
-          return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
-        }
-      }
-    }
-
     // 4. The checks that need the body: merchant GUID, body digest.
     if (auth !== false && auth.authenticatePayload !== undefined) {
       if (read.kind === "parsed" && auth.needsRawBody(name)) {
@@ -1011,6 +1000,23 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         if (updated) authResult = updated;
       } catch (error) {
         return fail(call, authFailure(error));
+      }
+    }
+
+    // An id beyond 2^53 (ENC-1): its exact digits from the body's text, never the rounded number.
+    // The check reads a few fields; the text is scanned only when one holds such a number, once
+    // for all of them, and only after the authentication that reads the payload (SECOND-ENC-1:
+    // a wrong MerchantGUID or body digest is refused before the body's text is scanned).
+    if (exactNumbers !== undefined) {
+      const unsafe = unsafeNumberPaths(rawPayload, exactNumbers);
+      if (unsafe !== undefined) {
+        const text = read.kind === "bytes" ? jsonText(read.bytes) : undefined;
+        const lost = restoreExactNumbers(rawPayload, unsafe, text);
+        if (lost.length > 0) {
+          const why = text === undefined ? LOST_DIGITS : NOT_AN_INTEGER;
+          const description = lost.map((path) => `${pathText(path)}: ${why}`).join("; ");
+          return fail(call, new Failure("invalid_payload", `schema: ${description}`, description));
+        }
       }
     }
 
@@ -1418,14 +1424,21 @@ interface Exchange {
   readonly authResult: AuthResult | undefined;
   readonly body: unknown;
   readonly read: ReadBody;
-  /** The query parameters whose `%xx` would not decode, kept raw (GetCheckoutCartInfo; rare). */
-  queryMalformed?: readonly string[];
+  /**
+   * The query's and form body's parameters whose `%xx` would not decode, kept raw
+   * (GetCheckoutCartInfo; rare).
+   */
+  queryMalformed?: readonly string[] | undefined;
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
 /** The 400 of an id beyond 2^53 whose digits are lost (ENC-1). */
 export const LOST_DIGITS =
   "an integer beyond 2^53 whose exact digits are lost (the body was parsed before the callbacks): send it as text, or mount the callbacks before the body parser";
+
+/** The 400 of a number beyond 2^53 not written as an integer (`1.5`, `1e400`; SECOND-ENC-2). */
+export const NOT_AN_INTEGER =
+  "a number beyond 2^53 not written as an integer of at most 400 digits: send the id as text";
 
 /** The reason of a delivery `withIdempotency` refused because its store failed (an `IdempotencyStoreError`). */
 const IDEMPOTENCY_STORE_FAILED = "the idempotency store failed; the function did not run";

@@ -197,3 +197,51 @@ export function looksEncoded(value: string): boolean {
   }
   return true;
 }
+
+/**
+ * The fields of a form-URL-encoded text (a query without its `?`, a form body) into `fields`, in
+ * one pass, the first value of a repeated name winning, each an own data property (a
+ * `__proto__` name too). Without a `%` (the common case) `URLSearchParams` reads it: `+` is a space
+ * and nothing else changes. With one, each name and value is decoded by `decodeFormValue` (`+`,
+ * then strict UTF-8 `%xx`); one that does not decode (`cart%ff1`, `%E0%A4%A`) is kept raw, as
+ * sent, instead of U+FFFD (two tokens would become one), and its name is returned (for
+ * `context.decoding.malformed`). GetCheckoutCartInfo's query and its POST form body both read so
+ * (review ENC-4, SECOND-ENC-3).
+ */
+export function readFormFields(
+  text: string,
+  fields: Record<string, unknown>,
+): string[] | undefined {
+  if (!text.includes("%")) {
+    for (const [key, value] of new URLSearchParams(text)) {
+      if (!Object.hasOwn(fields, key)) setOwn(fields, key, value);
+    }
+    return undefined;
+  }
+  let malformed: string[] | undefined;
+  for (const pair of text.split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const rawName = equals === -1 ? pair : pair.slice(0, equals);
+    const rawValue = equals === -1 ? "" : pair.slice(equals + 1);
+    const name = decodeFormValue(rawName);
+    const value = decodeFormValue(rawValue);
+    const key = name ?? rawName;
+    if (Object.hasOwn(fields, key)) continue;
+    setOwn(fields, key, value ?? rawValue);
+    if (name === undefined || value === undefined) {
+      malformed ??= [];
+      malformed.push(key);
+    }
+  }
+  return malformed;
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}

@@ -819,7 +819,7 @@ function interpret(
       if (lost.length > 0) {
         const paths = lost.map(pathText).join(", ");
         return saysNothing(
-          `the answer's ${paths}: an integer beyond 2^53 whose digits were not found`,
+          `the answer's ${paths}: a number beyond 2^53 not written as an integer of at most 400 digits`,
         );
       }
     }

@@ -200,6 +200,48 @@ describe("GetCheckoutCartInfo parameters", () => {
 // Review ENC-4: a query value whose `%xx` does not decode (not UTF-8, cut short) was U+FFFD, so two
 // tokens became one; it is kept raw, as sent, and listed in context.decoding.malformed, as the
 // body's values are, over node:http and fetch alike, and the cart token's `verify` sees it so.
+// Review SECOND-ENC-3: a POST form body was still read with URLSearchParams: `cart%ff1` and
+// `cart%fe1` both became "cart\uFFFD1", and nothing was reported. It is now read as the query is.
+describe("GetCheckoutCartInfo form body values that do not decode", () => {
+  it("are kept raw and reported, as the query's; well-formed ones decode as before", async () => {
+    const { createGetCheckoutCartInfoHandler } = await import("../../src/index.js");
+    const seen: unknown[] = [];
+    const handler = createGetCheckoutCartInfoHandler(
+      (p, context) => {
+        seen.push([p.merchantCartToken, p.countryCode, [...context.decoding.malformed]]);
+        return { productsList: [] };
+      },
+      { auth: false, onError: () => undefined },
+    );
+    const form = (body: string, url = "/callback") =>
+      handler.handle({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new TextEncoder().encode(body),
+      } as never);
+    for (const body of [
+      "merchantCartToken=cart%ff1&countryCode=D%45",
+      "merchantCartToken=cart%fe1",
+      "merchant%43artToken=cart%E0%A4%A&merchantCartToken=2",
+      "merchantCartToken=a+b%2B%C3%A9&countryCode=%zz",
+      "merchantCartToken=a+b&countryCode=DE",
+    ]) {
+      expect((await form(body)).status, body).toBe(200);
+    }
+    // The query's and the body's kept-raw names are both reported.
+    expect((await form("countryCode=%ff", "/callback?merchantCartToken=t%zz")).status).toBe(200);
+    expect(seen).toEqual([
+      ["cart%ff1", "DE", ["merchantCartToken"]],
+      ["cart%fe1", undefined, ["merchantCartToken"]],
+      ["cart%E0%A4%A", undefined, ["merchantCartToken"]],
+      ["a b+é", "%zz", ["countryCode"]],
+      ["a b", "DE", []],
+      ["t%zz", "%ff", ["countryCode", "merchantCartToken"]],
+    ]);
+  });
+});
+
 describe("GetCheckoutCartInfo query values that do not decode", () => {
   it("are kept raw and reported, over HTTP; well-formed ones decode as before", async () => {
     const { signedServer } = await import("../support/signed-server.js");

@@ -3,7 +3,12 @@
 // their exact digits (text) taken from the body, never as the number JSON.parse rounded; without
 // the body's text (a framework parsed it), a 400 names the field.
 import { describe, expect, it } from "vitest";
-import { EACH, numberLiteralAt, unsafeNumberPaths } from "../../src/core/exact-numbers.js";
+import {
+  EACH,
+  integerDigits,
+  numberLiteralAt,
+  unsafeNumberPaths,
+} from "../../src/core/exact-numbers.js";
 import {
   createGetCheckoutCartInfoHandler,
   createMemoryIdempotencyStore,
@@ -161,6 +166,50 @@ describe("ids beyond 2^53 over HTTP", () => {
     } finally {
       s.close();
     }
+  });
+});
+
+// Review SECOND-ENC-2: an id written in exponent form (`1.2e20`, a .NET double's `4.25E+37`) was
+// handed over as that text, where the README promises its digits (and `BigInt(CardId)` threw).
+describe("ids beyond 2^53 written in exponent or fraction form", () => {
+  it("integerDigits expands an integral literal exactly, and refuses a fraction or a huge one", () => {
+    expect(integerDigits("1.2e20")).toBe("120000000000000000000");
+    expect(integerDigits("4.2540766411282593E+37")).toBe("42540766411282593000000000000000000000");
+    expect(integerDigits("-9.007199254740993e15")).toBe("-9007199254740993");
+    expect(integerDigits("12345678901234567890.000")).toBe("12345678901234567890");
+    expect(integerDigits("1.500e3")).toBe("1500");
+    expect(integerDigits("6035710000000000123")).toBe("6035710000000000123");
+    expect(integerDigits("1e300")).toBe(`1${"0".repeat(300)}`);
+    expect(integerDigits("9007199254740993.5")).toBeUndefined();
+    expect(integerDigits("1.25e1")).toBeUndefined();
+    expect(integerDigits("1e400")).toBeUndefined();
+    expect(integerDigits("1e99999999999")).toBeUndefined();
+  });
+
+  it("RedeemGiftCard: a CardId of 1.2e20 arrives as its digits; a fraction is a 400 naming it", async () => {
+    const seen: unknown[] = [];
+    const redeem = createRedeemGiftCardHandler(
+      (payload) => {
+        seen.push(payload.CardFields?.CardId, payload.CustomerId);
+        return { Balance: "0.00" };
+      },
+      { auth: false, onError: () => undefined },
+    );
+    const ok = await redeem.handle(post('{"CardFields":{"CardId":1.2e20},"CustomerId":-4.25E+37}'));
+    expect(ok.status).toBe(200);
+    expect(seen).toEqual(["120000000000000000000", `-425${"0".repeat(35)}`]);
+    expect(BigInt(seen[0] as string)).toBe(120000000000000000000n);
+
+    // (a finite double has at most 309 integer digits: the 400-digit cap is never reached here;
+    // `1e400` is Infinity, which the schema refuses)
+    for (const literal of ["9007199254740993.5", "12345678901234567890.25"]) {
+      const refused = await redeem.handle(post(`{"CardFields":{"CardId":${literal}}}`));
+      expect(refused.status, literal).toBe(400);
+      const text = JSON.stringify(json(refused));
+      expect(text).toContain("CardFields.CardId: a number beyond 2^53 not written as an integer");
+      expect(text).not.toContain(literal);
+    }
+    expect(seen).toHaveLength(2);
   });
 });
 

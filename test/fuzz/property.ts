@@ -764,7 +764,27 @@ function parseBytes(c: FuzzCase, bytes: Uint8Array): Parsed {
   }
   if (isCart && !text.trim().startsWith("{")) {
     const fields: Record<string, unknown> = {};
-    for (const [key, value] of new URLSearchParams(text.trim())) define(fields, key, value);
+    // Decoded as the query is (SECOND-ENC-3): a name or value whose `%xx` is not strict UTF-8
+    // is kept raw, as sent (the first of a repeated name wins).
+    const form = text.trim();
+    if (!form.includes("%")) {
+      for (const [key, value] of new URLSearchParams(form)) define(fields, key, value);
+      return { ok: true, value: fields };
+    }
+    const strict = (raw: string): string => {
+      try {
+        return decodeURIComponent(raw.replaceAll("+", " "));
+      } catch {
+        return raw;
+      }
+    };
+    for (const pair of form.split("&")) {
+      if (pair === "") continue;
+      const equals = pair.indexOf("=");
+      const key = strict(equals === -1 ? pair : pair.slice(0, equals));
+      if (!Object.hasOwn(fields, key))
+        define(fields, key, strict(equals === -1 ? "" : pair.slice(equals + 1)));
+    }
     return { ok: true, value: fields };
   }
   try {

@@ -363,6 +363,32 @@ describe("locationByIp (4.7a)", () => {
     expect(v4.IPRange).toMatchObject({ From: 3405803776, To: 3405804031 });
   });
 
+  // Review SECOND-ENC-2: a bound in exponent form (a .NET double's `E+37`) is its digits too.
+  it("hands over a bound written in exponent form as its digits; a fraction is refused", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("locationByIp", {
+      status: 200,
+      body: '{"IPRange":{"Type":"IPV6","From":4.2540766411282593E+37,"To":4.2540766411282594e37}}',
+    });
+    const { IPRange } = await clientFor(simulator).locationByIp({ ip: "2001:db8::1" });
+    expect(IPRange?.From).toBe("42540766411282593000000000000000000000");
+    expect(BigInt(IPRange?.To ?? -1)).toBe(42540766411282594n * 10n ** 21n);
+    simulator.fail("locationByIp", {
+      status: 200,
+      body: '{"IPRange":{"Type":"IPV6","From":42540766411282593000000.5,"To":4.25e37}}',
+    });
+    const error = await clientFor(simulator)
+      .locationByIp({ ip: "2001:db8::1" })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(String(error)).toContain("INVALID_RESPONSE");
+    expect(JSON.stringify(error)).toContain(
+      "IPRange.From: a number beyond 2^53 not written as an integer",
+    );
+  });
+
   it("keeps a bound the service sends as text, and the exact literal of one escaped or repeated", async () => {
     const simulator = await startSimulator();
     simulator.fail("locationByIp", {
