@@ -45,21 +45,51 @@ export function isCardFieldKey(key: string): boolean {
   return isCardNumberKey(key) || isCvvNumberKey(key);
 }
 
+/** A key naming a CVV, in any case: `cvvNumber`, `Cvv2`, `"\uFFFD(CVVNumber"` (damaged in transit). */
+const CVV_KEY = /cvv/i;
+
+/** Whether a key names a CVV, in any case (see `isCvvKey` of src/core/card.ts for a card object's). */
+export function namesCvv(key: string): boolean {
+  return CVV_KEY.test(key);
+}
+
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
 /**
- * Whether an object has an own enumerable key that is `CardNumber` or `CVVNumber` in another case
- * than the exact one (the exact keys are looked up directly, enumerable or not).
+ * An object's own string keys as `Object.keys` lists them, with the card fields a protected card
+ * object holds as non-enumerable own properties (`CardNumber` in any case, a key naming a CVV:
+ * src/core/card.ts hides them from spread, loggers and document stores) in their places. What the
+ * library reads a card object's fields through; an object with no hidden field gives its keys.
+ */
+export function fieldNamesOf(value: object): string[] {
+  const names = Object.getOwnPropertyNames(value);
+  let kept: string[] | undefined;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (isEnumerable.call(value, name) || isCardNumberKey(name) || namesCvv(name)) {
+      kept?.push(name);
+    } else {
+      kept ??= names.slice(0, i);
+    }
+  }
+  return kept ?? names;
+}
+
+/**
+ * Whether an object has an own key that is `CardNumber` or `CVVNumber` in another case than the
+ * exact one (the exact keys are looked up directly, enumerable or not), hidden ones included.
  */
 export function hasCasedCardField(value: object): boolean {
-  for (const key of Object.keys(value)) {
+  for (const key of fieldNamesOf(value)) {
     if (key !== CARD_NUMBER && key !== CVV_NUMBER && isCardFieldKey(key)) return true;
   }
   return false;
 }
 
-/** The values of an object's own keys that are `CardNumber` in any case, the exact one first. */
+/** The values of an object's own keys that are `CardNumber` in any case (hidden ones too), the exact one first. */
 export function cardNumbersOf(value: Record<string, unknown>, out: unknown[] = []): unknown[] {
   if (Object.hasOwn(value, CARD_NUMBER)) out.push(value[CARD_NUMBER]);
-  for (const key of Object.keys(value)) {
+  for (const key of fieldNamesOf(value)) {
     if (key !== CARD_NUMBER && isCardNumberKey(key)) out.push(value[key]);
   }
   return out;

@@ -42,7 +42,9 @@ function isCardField(name: string): boolean {
 
 /** An object holding a card number or a CVV: all of it is card data (its other keys may be damaged copies). */
 function isCardObject(value: Record<string, unknown>): boolean {
-  for (const name of Object.keys(value)) {
+  // Own names, non-enumerable ones too: a protected card object hides its card fields (the key
+  // of a payload stays what it was before they were hidden).
+  for (const name of Object.getOwnPropertyNames(value)) {
     const lower = name.toLowerCase();
     if (lower.endsWith("cardnumber") || lower.includes("cvv")) return true;
   }
