@@ -10,8 +10,10 @@ import {
   CVV_NUMBER,
   cardNumbersOf,
   fieldNamesOf,
+  hiddenFieldsOf,
   isCardNumberKey,
   namesCvv,
+  recordHiddenFields,
 } from "./card-keys.js";
 import { isRecord } from "./objects.js";
 import {
@@ -244,14 +246,20 @@ function isCardDataKey(key: string): boolean {
  * merges, BSON) leaves them out. A key that cannot be changed (a frozen object) is left.
  */
 function hideCardFields(value: object): void {
-  for (const key of Object.keys(value)) {
+  const names = Object.keys(value);
+  let hidden: string[] | undefined;
+  for (const key of names) {
     if (!isCardDataKey(key)) continue;
     try {
       Object.defineProperty(value, key, HIDE);
+      hidden ??= [];
+      hidden.push(key);
     } catch {
       // Not configurable (a frozen or sealed object): not the merchant's, left as it is.
     }
   }
+  // The library's walks read the names kept here rather than `Object.getOwnPropertyNames`.
+  if (hidden !== undefined) recordHiddenFields(value, names, hidden);
 }
 
 const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
@@ -262,11 +270,19 @@ const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
  * prototype, so protecting them again would do nothing).
  */
 export function copyHiddenCardFields(original: object, copy: object): void {
-  for (const key of Object.getOwnPropertyNames(original)) {
+  const names = Object.keys(copy);
+  let hidden: string[] | undefined;
+  for (const key of hiddenFieldsOf(original) ?? Object.getOwnPropertyNames(original)) {
     if (Object.hasOwn(copy, key) || !isCardDataKey(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(original, key);
-    if (descriptor !== undefined) Object.defineProperty(copy, key, descriptor);
+    if (descriptor === undefined) continue;
+    Object.defineProperty(copy, key, descriptor);
+    if (descriptor.enumerable) continue;
+    names.push(key);
+    hidden ??= [];
+    hidden.push(key);
   }
+  if (hidden !== undefined) recordHiddenFields(copy, names, hidden);
 }
 
 /**
