@@ -5,7 +5,16 @@
 
 import { paymentDetailsSchema } from "../schemas/payment.js";
 import { isParsedBody } from "./body.js";
-import { CARD_NUMBER, CVV_NUMBER, cardNumbersOf, isCardNumberKey } from "./card-keys.js";
+import {
+  CARD_NUMBER,
+  CVV_NUMBER,
+  cardNumbersOf,
+  fieldNamesOf,
+  hiddenFieldsOf,
+  isCardNumberKey,
+  namesCvv,
+  recordHiddenFields,
+} from "./card-keys.js";
 import { isRecord } from "./objects.js";
 import {
   createRedactor,
@@ -34,13 +43,7 @@ export function maskCardNumber(value: unknown): unknown {
     : `${"*".repeat(digits.length - 4)}${digits.slice(-4)}`;
 }
 
-/** A key naming a CVV, in any case: `cvvNumber`, `Cvv2`, `"\uFFFD(CVVNumber"` (damaged in transit). */
-const CVV_KEY = /cvv/i;
-
-/** Whether a key names a CVV, in any case (see {@link isCvvKey} for a card object's own keys). */
-export function namesCvv(key: string): boolean {
-  return CVV_KEY.test(key);
-}
+export { namesCvv };
 
 /**
  * Whether a key of a card object holds a CVV: `CVVNumber`, or any key the spec does not give
@@ -54,7 +57,7 @@ function isCvvKey(key: string): boolean {
 /** The keys of a card object's own fields that hold a CVV besides `CVVNumber`; undefined when none. */
 function otherCvvKeys(details: Record<string, unknown>): string[] | undefined {
   let keys: string[] | undefined;
-  for (const key of Object.keys(details)) {
+  for (const key of fieldNamesOf(details)) {
     if (key === "CVVNumber" || !isCvvKey(key)) continue;
     keys ??= [];
     keys.push(key);
@@ -76,7 +79,7 @@ function pushSecret(value: unknown, out: string[]): void {
 function cardFieldSecrets(details: Record<string, unknown>): string[] {
   const secrets: string[] = [];
   for (const field of CARD_FIELDS) pushSecret(details[field], secrets);
-  for (const key of Object.keys(details)) {
+  for (const key of fieldNamesOf(details)) {
     if (key !== CARD_NUMBER && isCardNumberKey(key)) pushSecret(details[key], secrets);
   }
   return secrets;
@@ -148,7 +151,8 @@ function maskedObject(
   const mask = outer === undefined ? own : (text: string) => own(outer(text));
   const copy: Record<string, unknown> = {};
   seen.set(value, copy);
-  for (const key of Object.keys(value)) {
+  // The card fields a protected object hides (non-enumerable) print masked in their places.
+  for (const key of fieldNamesOf(value)) {
     const item = value[key];
     // `CardNumber` in any case (`cardNumber`, `CARDNUMBER`): masked to its last four digits.
     if (isCardNumberKey(key)) {
@@ -229,16 +233,71 @@ export function isProtected(value: object): boolean {
   return Object.getPrototypeOf(value) === PROTECTED_PROTO || Object.hasOwn(value, NODE_INSPECT);
 }
 
+/** A key of a card object holding card data: `CardNumber` in any case, or a CVV ({@link isCvvKey}). */
+function isCardDataKey(key: string): boolean {
+  return isCardNumberKey(key) || isCvvKey(key);
+}
+
+/**
+ * Turns a card object's card fields (`CardNumber` in any case, every key holding a CVV) into
+ * non-enumerable own properties, values and places kept (review PIT-1): `pd.CardNumber` reads and
+ * writes as before, `Object.hasOwn` and `delete` work, while what copies own enumerable properties
+ * (spread, `Object.assign`, `Object.entries`, `structuredClone`, `for … in`, pino's and winston's
+ * merges, BSON) leaves them out. A key that cannot be changed (a frozen object) is left.
+ */
+function hideCardFields(value: object): void {
+  const names = Object.keys(value);
+  let hidden: string[] | undefined;
+  for (const key of names) {
+    if (!isCardDataKey(key)) continue;
+    try {
+      Object.defineProperty(value, key, HIDE);
+      hidden ??= [];
+      hidden.push(key);
+    } catch {
+      // Not configurable (a frozen or sealed object): not the merchant's, left as it is.
+    }
+  }
+  // The library's walks read the names kept here rather than `Object.getOwnPropertyNames`.
+  if (hidden !== undefined) recordHiddenFields(value, names, hidden);
+}
+
+const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
+
+/**
+ * The card fields a protected card object hides, copied onto a copy of it, hidden the same way (the
+ * raw view's copies are made by spreading, which leaves them out, and take the original's
+ * prototype, so protecting them again would do nothing).
+ */
+export function copyHiddenCardFields(original: object, copy: object): void {
+  const names = Object.keys(copy);
+  let hidden: string[] | undefined;
+  for (const key of hiddenFieldsOf(original) ?? Object.getOwnPropertyNames(original)) {
+    if (Object.hasOwn(copy, key) || !isCardDataKey(key)) continue;
+    const descriptor = Object.getOwnPropertyDescriptor(original, key);
+    if (descriptor === undefined) continue;
+    Object.defineProperty(copy, key, descriptor);
+    if (descriptor.enumerable) continue;
+    names.push(key);
+    hidden ??= [];
+    hidden.push(key);
+  }
+  if (hidden !== undefined) recordHiddenFields(copy, names, hidden);
+}
+
 /**
  * Makes `JSON.stringify`, `String()` and `util.inspect` (Node, Bun, Deno) of a PaymentDetails
  * object print it masked, while its properties keep the real values the merchant pays with.
  * The object takes a prototype holding the masked views, so spreading or iterating it does not
  * see them. A payload key named `toJSON` or `toString` would shadow the prototype's: such an
  * object gets the methods as its own (non-enumerable) properties instead, replacing those keys.
+ * Its card fields become non-enumerable ({@link hideCardFields}): copied by spread or a logger's
+ * merge, they are left out rather than written in clear.
  */
 export function protectPaymentDetails(value: unknown): void {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return;
   if (isProtected(value)) return;
+  hideCardFields(value);
   try {
     if (
       Object.getPrototypeOf(value) === Object.prototype &&
@@ -539,7 +598,8 @@ function scrubFields(
   top: boolean,
   nested: (item: object) => void,
 ): void {
-  for (const key of Object.keys(node)) {
+  // The card object's own fields, hidden ones too (its card number); below it, plain objects.
+  for (const key of top ? fieldNamesOf(node) : Object.keys(node)) {
     // Other keys naming a CVV are deleted after the scrub whatever it does to them.
     if (top && key === "CVVNumber") continue;
     const item = node[key];
@@ -640,7 +700,7 @@ function digitRunsOfFields(details: Record<string, unknown>, out: string[]): voi
   // The object's own fields first (nested values are rare in a payment object). A text shorter
   // than a run cannot hold one, and the spec's field names hold none: neither is scanned.
   let stack: unknown[] | undefined;
-  for (const key of Object.keys(details)) {
+  for (const key of fieldNamesOf(details)) {
     if (!KNOWN_FIELDS.has(key)) digitRunsIn(key, out);
     const value = details[key];
     if (value === null || typeof value !== "object") digitRunsIn(value, out);
@@ -673,7 +733,7 @@ export function cardSecretsLater(details: Record<string, unknown>): (out: string
   // number under the key in another case (`cardNumber`), rare, read on the way.
   const known: string[] = [];
   for (const field of CARD_FIELDS) pushSecret(details[field], known);
-  const copy: Record<string, unknown> = { ...details };
+  const copy: Record<string, unknown> = isProtected(details) ? fieldsCopy(details) : { ...details };
   for (const key in copy) {
     const value = copy[key];
     if (key !== CARD_NUMBER && isCardNumberKey(key)) pushSecret(value, known);
@@ -691,6 +751,13 @@ export function cardSecretsLater(details: Record<string, unknown>): (out: string
     otherCvvSecrets(copy, out);
     digitRunsOfFields(copy, out);
   };
+}
+
+/** A copy of a protected card object's fields, the hidden card fields as plain ones. */
+function fieldsCopy(details: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of fieldNamesOf(details)) copy[key] = details[key];
+  return copy;
 }
 
 /** The runs of 12 or more digits in a string or a number's text (none in a shorter text). */

@@ -25,6 +25,7 @@ import {
 import { describeIssueList, parseBounded } from "./bounded-parse.js";
 import {
   cardSecretsLater,
+  copyHiddenCardFields,
   dropCvv,
   protectCards,
   protectParsedBody,
@@ -354,6 +355,8 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       const cards = this.#cards;
       const value = this.#decoded.raw((original, copy) => {
         if (!cards.has(original)) return;
+        // The copy is a spread of its original, which leaves the hidden card fields out.
+        copyHiddenCardFields(original, copy);
         protectPaymentDetails(copy);
         (cards as Set<object>).add(copy);
       });

@@ -1,6 +1,7 @@
 import {
   CARD_NUMBER,
   CVV_NUMBER,
+  fieldNamesOf,
   hasCasedCardField,
   isCardFieldKey,
   isPaymentDetailsKey,
@@ -103,7 +104,8 @@ export function findCardObjects(root: object): object[] {
       continue;
     }
     if (ownKey.call(node, CARD_FIELDS[0]) || ownKey.call(node, CARD_FIELDS[1])) cards.add(node);
-    for (const name of Object.keys(node)) {
+    // Hidden card fields too (a protected card object's, in another case: `cardNumber`).
+    for (const name of fieldNamesOf(node)) {
       if (isCardFieldKey(name)) cards.add(node);
       const child: unknown = (node as Record<string, unknown>)[name];
       if (!isObject(child)) continue;

@@ -5,6 +5,7 @@
  */
 import { sha256Text } from "../auth/digest.js";
 import { giftCardFieldsOf, holdsCardSecret, isGiftCardFieldsName } from "../core/card.js";
+import { fieldNamesOf } from "../core/card-keys.js";
 import type { CallbackContext } from "../core/engine.js";
 import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { hasControlCharacter } from "../core/text.js";
@@ -42,7 +43,9 @@ function isCardField(name: string): boolean {
 
 /** An object holding a card number or a CVV: all of it is card data (its other keys may be damaged copies). */
 function isCardObject(value: Record<string, unknown>): boolean {
-  for (const name of Object.keys(value)) {
+  // Own names with the hidden card fields of a protected card object (the key of a payload stays
+  // what it was before they were hidden).
+  for (const name of fieldNamesOf(value)) {
     const lower = name.toLowerCase();
     if (lower.endsWith("cardnumber") || lower.includes("cvv")) return true;
   }

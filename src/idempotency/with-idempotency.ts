@@ -15,6 +15,7 @@ import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
+import { patternSearch } from "../core/secret-search.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay, monotonicNow } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
@@ -35,7 +36,8 @@ export { IdempotencyStoreError };
 export interface IdempotencyOptions<TPayload> {
   /**
    * The key of a delivery: deliveries with the same key run once. Default: per callback (see
-   * `defaultIdempotencyKey` and the README), never holding card data. Return `undefined` to run a
+   * `defaultIdempotencyKey` and the README), never holding card data; a key of yours quoting the
+   * delivery's card number or CVV is refused (a 500, before any store sees it). Return `undefined` to run a
    * delivery without deduplication. The callback's name is always put in front, so one store can
    * serve every callback.
    */
@@ -85,6 +87,8 @@ export interface IdempotencyOptions<TPayload> {
 
 /** The answer to a repeat whose first delivery still runs past `waitMs`. */
 export const DELIVERY_IN_PROGRESS = "DELIVERY_IN_PROGRESS";
+/** The code of the 500 answering a delivery whose `key` option quoted its card data (review PIT-2). */
+const KEY_QUOTES_CARD_DATA = "IDEMPOTENCY_KEY_QUOTES_CARD_DATA";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const FIRST_POLL_MS = 25;
@@ -194,6 +198,37 @@ function inProgress(): CallbackError {
     "The same delivery is still being processed; retry later",
     undefined,
     { status: 503 },
+  );
+}
+
+/**
+ * Refuses a key of the `key` option that quotes this delivery's card data (review PIT-2): a store
+ * keeps its keys in clear for a day (Redis `KEYS`, `MONITOR`, PostgreSQL rows, backups). Card data
+ * is what the redactors mask as the delivery's own: each card object's card number in any
+ * spelling (the masker of stored results, {@link maskersOf}), and its secrets (card numbers, CVVs,
+ * runs of 12 or more digits: `cardSecretsOf`) where they stand apart from other digits (the
+ * redactors' search). Throws a 500 `CallbackError` naming the option, the key masked, before any
+ * store sees it and before the function runs. Only for a key of the merchant's own.
+ */
+function refuseKeyQuotingCards(key: string, context: CallbackContext<unknown>): void {
+  const payload = context.rawPayload;
+  if (!isRecord(payload)) return;
+  const cards = findCardObjects(payload) as Record<string, unknown>[];
+  if (cards.length === 0) return;
+  const secrets: string[] = [];
+  for (const card of cards) cardSecretsOf(card, secrets);
+  const patterns = secrets.map((secret) => secret.trim()).filter((secret) => secret.length >= 3);
+  const quoted =
+    cardNumbersMasker(cards)(key) !== key ||
+    (patterns.length > 0 &&
+      patternSearch(patterns, { indexed: false }).startsOf(key) !== undefined);
+  if (!quoted) return;
+  const { redact, ownCards } = maskersOf(context);
+  throw new CallbackError(
+    KEY_QUOTES_CARD_DATA,
+    `withIdempotency: the key option returned a key quoting this delivery's card data (${redact(ownCards(key))}); it would be stored in clear, so the delivery is refused before any store sees it. Build the key from ids, never from card fields`,
+    undefined,
+    { status: 500 },
   );
 }
 
@@ -812,6 +847,8 @@ export function withIdempotency<TPayload, TResult>(
   const longRunMs = Math.max(leaseMs, waitMs);
   const failOpen = options.failOpen === true;
   const keyOf = (options.key ?? defaultIdempotencyKey) as IdempotencyKeyFunction<TPayload>;
+  /** A key of the merchant's own is checked for the delivery's card data; the default holds none. */
+  const ownKey = options.key !== undefined;
   /** This process's one handle per key: a delivery running or waiting for it elsewhere. */
   const handles = new Map<string, Promise<Outcome>>();
   /** Results whose record could not be written yet: answered from here meanwhile. */
@@ -1281,6 +1318,7 @@ export function withIdempotency<TPayload, TResult>(
     if (typeof derived !== "string" || derived === "") {
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
+    if (ownKey) refuseKeyQuotingCards(derived, context as CallbackContext<unknown>);
     const key = await storedKey(context.callback, derived);
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
     // Not a closure over the context: one would keep it (its card data) in this scope's closures.

@@ -129,9 +129,10 @@ export function hasCardToCharge<T>(details: T): details is T & object & CardToCh
   // The exact key as read before (an own key or not), then every other own key that is
   // `CardNumber` in any case: the keys the library masks as the card number. Nothing is allocated
   // (the engine reads this for every SendOrderToMerchant carrying a card, before the function).
+  // The other keys are read hidden too (a protected card object's card fields are non-enumerable).
   if (isCardText(details.CardNumber)) return true;
-  for (const key in details) {
-    if (key !== CARD_NUMBER && isCardNumberKey(key) && Object.hasOwn(details, key)) {
+  for (const key of Object.getOwnPropertyNames(details)) {
+    if (key !== CARD_NUMBER && isCardNumberKey(key)) {
       if (isCardText(details[key])) return true;
     }
   }

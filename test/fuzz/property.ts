@@ -199,7 +199,8 @@ function chargesCard(order: unknown): boolean {
   if (details === null || typeof details !== "object" || Array.isArray(details)) return false;
   const method = anyCase(details, "PaymentMethodCode");
   if (typeof method === "string" && method.trim().toUpperCase() === "OT") return false;
-  return Object.keys(details).some((key) => {
+  // Own names, hidden ones too: the card fields are not enumerable (review PIT-1).
+  return Object.getOwnPropertyNames(details).some((key) => {
     const value = (details as Record<string, unknown>)[key];
     return /^cardnumber$/i.test(key) && typeof value === "string" && value.trim() !== "";
   });
@@ -569,9 +570,12 @@ const DETAILS_KEY = /^paymentdetails$/i;
 const CARD_NUMBER_KEY = /^cardnumber$/i;
 const CVV_NUMBER_KEY = /^cvvnumber$/i;
 
-/** The values of an object's own keys matching `key` (a card field in any case). */
+/**
+ * The values of an object's own keys matching `key` (a card field in any case), non-enumerable ones
+ * too: a protected card object hides its card fields (review PIT-1).
+ */
 function fieldsNamed(details: Record<string, unknown>, key: RegExp): unknown[] {
-  return Object.keys(details)
+  return Object.getOwnPropertyNames(details)
     .filter((name) => key.test(name))
     .map((name) => details[name]);
 }
@@ -890,7 +894,16 @@ function detailsObjects(value: unknown): Record<string, unknown>[] {
 
 /** Whether a card object still holds a CVV field (`CVVNumber` in any case). */
 function keepsCvv(details: Record<string, unknown>): boolean {
-  return Object.keys(details).some((name) => CVV_NUMBER_KEY.test(name));
+  return Object.getOwnPropertyNames(details).some((name) => CVV_NUMBER_KEY.test(name));
+}
+
+/**
+ * A card field of a card object that a copy of its own enumerable properties would take (spread,
+ * `Object.assign`, `structuredClone`, pino, winston, BSON): `CardNumber` in any case or a key
+ * naming a CVV, enumerable (review PIT-1: they must be hidden).
+ */
+function enumerableCardField(details: Record<string, unknown>): string | undefined {
+  return Object.keys(details).find((name) => CARD_NUMBER_KEY.test(name) || /cvv/i.test(name));
 }
 
 /** The card fields are checked under the exact PaymentDetails key only (another case: protected). */
@@ -1379,6 +1392,9 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       for (const details of [...detailsObjects(payload), ...detailsObjects(context.rawPayload)]) {
         const problem = unmasked(details, secrets);
         if (problem !== undefined) problems.push(`a PaymentDetails printed unmasked: ${problem}`);
+        const field = enumerableCardField(details);
+        if (field !== undefined)
+          problems.push(`a card field a spread copies: ${field.slice(0, 40)}`);
       }
       seen.push({ payload, raw: context.rawPayload, problems });
       if (behaviour.kind === "ok") return RESULTS[name];

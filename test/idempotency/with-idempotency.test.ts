@@ -3194,3 +3194,74 @@ describe("a payment's or gift card's success that says Success: true beside an E
     expect(failures).toStrictEqual([]);
   });
 });
+
+// Review PIT-2: a `key` option built from the card (`${OrderId}:${CardNumber}`) was stored as it
+// is, a card number sitting for a day as a Redis key or PostgreSQL row. A key quoting this
+// delivery's card number (in any spelling) or CVV is refused before any store sees it: a 500,
+// `onError` naming the `key` option with the key masked, and the function does not run.
+describe("a key option quoting the delivery's card data (review PIT-2)", () => {
+  const paymentText = JSON.stringify(fixture("PerformOrderPayment"));
+  const payment = fixture("PerformOrderPayment") as { PaymentDetails: Record<string, string> };
+  const card = payment.PaymentDetails.CardNumber as string;
+  const cvv = payment.PaymentDetails.CVVNumber as string;
+
+  async function deliver(key: (p: PerformOrderPaymentRequest) => string) {
+    const { store, calls, inner } = instrumented();
+    const claimed: string[] = [];
+    const claim = store.claim;
+    store.claim = (k, owner, lease) => {
+      claimed.push(k);
+      return claim(k, owner, lease);
+    };
+    const { failures, onError } = collector();
+    let runs = 0;
+    const answer = await createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return { PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" };
+        },
+        { store, key },
+      ),
+      { auth: false, onError },
+    ).handle(post(paymentText));
+    return { answer, failures, runs, claimed, calls, inner };
+  }
+
+  it.each([
+    [
+      "the card number",
+      (p: PerformOrderPaymentRequest) => `${p.OrderId}:${p.PaymentDetails?.CardNumber}`,
+    ],
+    ["the card number spaced", () => `GE1:${card.replace(/(\d{4})(?=\d)/g, "$1 ")}`],
+    ["the CVV", (p: PerformOrderPaymentRequest) => `${p.OrderId}:${p.PaymentDetails?.CVVNumber}`],
+  ])("refuses a key quoting %s: 500, reported, not run, nothing claimed", async (_label, key) => {
+    const { answer, failures, runs, claimed, calls } = await deliver(key);
+    expect(answer.status).toBe(500);
+    expect(runs).toBe(0);
+    expect(claimed).toStrictEqual([]);
+    expect(calls.get).toBe(0);
+    expect(failures).toHaveLength(1);
+    const reason = String(failures[0]?.reason);
+    expect(reason).toContain("key option");
+    expect(reason).toContain("card data");
+    const everything = `${reason} ${answer.body} ${String((failures[0]?.error as Error)?.message)}`;
+    expect(everything).not.toContain(card);
+    expect(everything).not.toMatch(new RegExp(`(?<![0-9])${cvv}(?![0-9])`));
+  });
+
+  it("takes a key of ids, one whose digits only contain the CVV, and the default key", async () => {
+    for (const key of [
+      (p: PerformOrderPaymentRequest) => `${p.OrderId}:attempt-1`,
+      () => `GE1:${cvv}0`,
+      undefined,
+    ]) {
+      const { answer, runs, claimed } = await deliver(
+        key as (p: PerformOrderPaymentRequest) => string,
+      );
+      expect(answer.status).toBe(200);
+      expect(runs).toBe(1);
+      expect(claimed).toHaveLength(1);
+    }
+  });
+});

@@ -1,5 +1,6 @@
 // Every fixture through the whole pipeline: router → method → auth → body → parse → schema →
 // payload auth → decoding → the merchant's function → the callback's own response.
+
 import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { inspect } from "node:util";
@@ -25,6 +26,7 @@ import {
   StubAuthenticator,
   trackedStream,
 } from "../core/helpers.js";
+import { copyWithCardFields } from "../support/card-copy.js";
 
 type Json = Record<string, unknown>;
 
@@ -130,8 +132,8 @@ function setup(options: Partial<CallbackRouterOptions> = {}) {
         list.push({
           payload,
           raw,
-          payloadCopy: structuredClone(payload),
-          rawCopy: structuredClone(raw),
+          payloadCopy: copyWithCardFields(payload),
+          rawCopy: copyWithCardFields(raw),
           decoding: context.decoding,
           auth: context.auth,
           printed: [JSON.stringify(payload), inspect(payload, { depth: 10 }), JSON.stringify(raw)],

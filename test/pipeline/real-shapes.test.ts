@@ -1,6 +1,7 @@
 // The payload shapes real captures contain (wire-facts §6), one hand-written fixture per finding in
 // test/fixtures/real-shapes/, each sent through a real node:http server with real RS256 tokens:
 // status, answer, and what the merchant's function received.
+
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../../src/adapters/node.js";
@@ -24,6 +25,7 @@ import {
   type TestKeys,
 } from "../../src/testing/index.js";
 import { listen, type Running } from "../adapters/support/servers.js";
+import { copyWithCardFields } from "../support/card-copy.js";
 
 type Json = Record<string, unknown>;
 type AnsweredCallback =
@@ -110,8 +112,8 @@ const failures: CallbackFailure[] = [];
 
 function record(payload: unknown, raw: unknown, decoded: readonly string[]): void {
   received.push({
-    payload: structuredClone(payload) as Json,
-    raw: structuredClone(raw) as Json,
+    payload: copyWithCardFields(payload) as Json,
+    raw: copyWithCardFields(raw) as Json,
     decoded,
   });
 }

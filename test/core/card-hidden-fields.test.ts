@@ -1,0 +1,227 @@
+// Review PIT-1: pino (`logger.info(pd)`, `logger.child(pd)`), winston (`Object.assign(info, meta)`)
+// and BSON copy a card object's own enumerable properties, ignoring the masked `toJSON` and inspect
+// hook of its prototype: the card number and CVV were written in clear. A card object's card fields
+// (`CardNumber` in any case, every key holding a CVV) are now non-enumerable own properties: read by
+// name as before, left out of every copy of its own enumerable properties, wherever the card object
+// sits (the payload, `context.rawPayload`, an object under `paymentDetails`, one whose key was
+// damaged), and still masked by `JSON.stringify` / `util.inspect` and dropped (the CVV) on return.
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import {
+  type CallbackContext,
+  contentDigest,
+  createPerformOrderPaymentHandler,
+  createSendOrderToMerchantHandler,
+  defaultIdempotencyKey,
+} from "../../src/index.js";
+import { post } from "./helpers.js";
+import { paymentDetails } from "./leaks.js";
+
+const VISA = "4111111111111111";
+const MASTERCARD = "5555555555554444";
+const AMEX = "378282246310005";
+const DISCOVER = "6011111111111117";
+const OK = { PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" };
+
+/** Every card secret of the body below: none may come out of a copy. */
+const SECRETS = [VISA, MASTERCARD, AMEX, DISCOVER, "737", "1234", "9090", "4321", "5150"];
+
+/**
+ * A body with card objects at every place they occur: the PaymentDetails (with a duplicate of
+ * its card number in another case and a CVV under a key the spec does not give), one under a
+ * `paymentDetails` key inside an array, and one whose `PaymentDetails` key was damaged in transit.
+ */
+function body(): string {
+  return JSON.stringify({
+    OrderId: "GE1",
+    MerchantGUID: "guid-1",
+    Products: [],
+    PaymentDetails: { ...paymentDetails(VISA, "737"), cardNumber: MASTERCARD, Cvv2: "1234" },
+    Extra: [{ paymentDetails: { CARDNUMBER: AMEX, cvvNumber: "9090", Label: "second" } }],
+    "\uFFFD(PaymentDetails": { CardNumber: DISCOVER, CVVNumber: "4321", cardCVV: "5150" },
+  });
+}
+
+/** The card objects of a payload, by where they sit. */
+function cardObjectsOf(payload: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const extra = payload.Extra as { paymentDetails: Record<string, unknown> }[];
+  return {
+    PaymentDetails: payload.PaymentDetails as Record<string, unknown>,
+    "Extra[0].paymentDetails": (extra[0] as { paymentDetails: Record<string, unknown> })
+      .paymentDetails,
+    damaged: payload["\uFFFD(PaymentDetails"] as Record<string, unknown>,
+  };
+}
+
+/** pino's merge object: each own enumerable key (`for … in`, own ones), its value stringified. */
+function pinoLike(value: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && value[key] !== undefined) {
+      parts.push(`${JSON.stringify(key)}:${JSON.stringify(value[key])}`);
+    }
+  }
+  return `{"level":30,${parts.join(",")},"msg":"payment"}`;
+}
+
+/** winston's `logger.info(message, meta)`: `Object.assign(info, meta)`, then `format.json()`. */
+function winstonLike(value: Record<string, unknown>): string {
+  const info: Record<string, unknown> = { level: "info", message: "payment" };
+  Object.assign(info, value);
+  return JSON.stringify(info);
+}
+
+/** Every copy of a card object's own enumerable properties, as text. */
+function copies(details: Record<string, unknown>): Record<string, string> {
+  const iterated: Record<string, unknown> = {};
+  for (const key in details) iterated[key] = details[key];
+  const plain = (value: unknown) => JSON.stringify(value, (_key, item) => item);
+  return {
+    keys: JSON.stringify(Object.keys(details)),
+    entries: JSON.stringify(Object.entries(details)),
+    values: JSON.stringify(Object.values(details)),
+    spread: plain({ ...details }),
+    assign: plain(Object.assign({}, details)),
+    structuredClone: plain(structuredClone(details)),
+    forIn: plain(iterated),
+    pino: pinoLike(details),
+    winston: winstonLike(details),
+    winstonSpread: JSON.stringify({ message: "payment", ...details }),
+  };
+}
+
+function expectNoCardData(where: string, views: Record<string, string>): void {
+  for (const [how, text] of Object.entries(views)) {
+    for (const secret of SECRETS) {
+      expect(text.includes(secret), `${where} ${how}: ${text}`).toBe(false);
+    }
+    // A spread of the payload holds the card objects themselves: they print masked, keys and all.
+    if (where === "payload spread") continue;
+    expect(/cardnumber|cvv/i.test(text), `${where} ${how} names a card field: ${text}`).toBe(false);
+  }
+}
+
+describe("card fields are not own enumerable data (review PIT-1)", () => {
+  it("spread, assign, structuredClone, for…in, pino and winston merges leave them out, at every depth", async () => {
+    const seen: Record<string, Record<string, string>> = {};
+    const read: Record<string, unknown> = {};
+    const masked: string[] = [];
+    let kept: Record<string, Record<string, unknown>> = {};
+    const response = await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        const views = {
+          payload: cardObjectsOf(payload as unknown as Record<string, unknown>),
+          raw: cardObjectsOf(context.rawPayload as unknown as Record<string, unknown>),
+        };
+        for (const [which, cards] of Object.entries(views)) {
+          for (const [where, details] of Object.entries(cards)) {
+            seen[`${which} ${where}`] = copies(details);
+            masked.push(JSON.stringify(details), inspect(details), String(details));
+          }
+        }
+        // The whole payload as the merchant copies it too.
+        seen["payload spread"] = { spread: JSON.stringify({ ...payload }, (_k, v) => v) };
+        seen["payload structuredClone"] = {
+          clone: JSON.stringify(structuredClone(payload), (_k, v) => v),
+        };
+        // Read by name, in the payload and the raw payload alike.
+        for (const [which, cards] of Object.entries(views)) {
+          const { PaymentDetails: pd, "Extra[0].paymentDetails": nested, damaged } = cards;
+          read[which] = [
+            pd?.CardNumber,
+            pd?.CVVNumber,
+            pd?.cardNumber,
+            pd?.Cvv2,
+            nested?.CARDNUMBER,
+            nested?.cvvNumber,
+            damaged?.CardNumber,
+            damaged?.CVVNumber,
+            damaged?.cardCVV,
+          ];
+        }
+        kept = { ...views.payload, ...prefixed(views.raw) };
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(response.status).toBe(200);
+    const expected = [VISA, "737", MASTERCARD, "1234", AMEX, "9090", DISCOVER, "4321", "5150"];
+    expect(read).toStrictEqual({ payload: expected, raw: expected });
+    expect(Object.keys(seen)).toHaveLength(8);
+    for (const [where, views] of Object.entries(seen)) expectNoCardData(where, views);
+    // The masked views still show the card (its last four digits), never in clear.
+    for (const text of masked) {
+      for (const secret of SECRETS) expect(text).not.toMatch(new RegExp(`(?<![0-9*])${secret}`));
+    }
+    expect(masked[0]).toContain('"CardNumber":"************1111"');
+    expect(masked[0]).toContain('"CVVNumber":"***"');
+    // The CVVs are gone once the function returned, wherever they were.
+    for (const [where, details] of Object.entries(kept)) {
+      for (const key of Object.getOwnPropertyNames(details)) {
+        expect(/cvv/i.test(key), `${where} keeps ${key}`).toBe(false);
+      }
+    }
+    expect(kept.PaymentDetails?.CardNumber).toBe(VISA);
+  });
+
+  it("the card fields keep their places and attributes but enumerability", async () => {
+    let details: Record<string, unknown> = {};
+    await createPerformOrderPaymentHandler(
+      (payload) => {
+        details = payload.PaymentDetails as unknown as Record<string, unknown>;
+        const descriptor = Object.getOwnPropertyDescriptor(details, "CardNumber");
+        expect(descriptor).toStrictEqual({
+          value: VISA,
+          writable: true,
+          enumerable: false,
+          configurable: true,
+        });
+        expect(Object.hasOwn(details, "CVVNumber")).toBe(true);
+        expect(Object.getOwnPropertyNames(details).slice(0, 3)).toStrictEqual([
+          "CardNumber",
+          "CVVNumber",
+          "ExpirationDate",
+        ]);
+        // The merchant clears the card once charged: the field stays hidden.
+        details.CardNumber = null;
+        expect(Object.keys(details)).not.toContain("CardNumber");
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(details.CardNumber).toBeNull();
+  });
+});
+
+describe("the idempotency key of a payload whose card fields are hidden", () => {
+  it("is the key of the payload as sent: card objects are left out of the digest whole, as before", async () => {
+    // A card object under an ordinary key too: left out of the digest as a card object, which it
+    // is only by its (now hidden) CardNumber.
+    const text = JSON.stringify({
+      ...JSON.parse(body()),
+      Wallet: { CardNumber: VISA, Label: "kept card" },
+    });
+    const keys: (string | undefined)[] = [];
+    const digests: string[] = [];
+    const response = await createSendOrderToMerchantHandler(
+      async (payload, context) => {
+        keys.push(await defaultIdempotencyKey(payload, context));
+        digests.push(await contentDigest(context.rawPayload));
+        return { InternalOrderId: "M-1" };
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(text));
+    expect(response.status).toBe(200);
+    // The same payload never protected: a plain JSON.parse, its card fields enumerable.
+    const plain = JSON.parse(text) as Record<string, unknown>;
+    const own = { callback: "SendOrderToMerchant", rawPayload: plain } as CallbackContext<unknown>;
+    expect(keys[0]).toBe(await defaultIdempotencyKey(plain, own));
+    expect(digests[0]).toBe(await contentDigest(plain));
+  });
+});
+
+function prefixed(
+  cards: Record<string, Record<string, unknown>>,
+): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(cards).map(([key, value]) => [`raw ${key}`, value]));
+}
