@@ -93,7 +93,7 @@ export function fieldNamesOf(value: object): string[] {
   const record = hiddenFields.get(value);
   // A protected object not changed since (its visible keys the same, its hidden ones still there):
   // the names recorded, in one `Object.keys` and a comparison.
-  if (record !== undefined && sameVisibleNames(keys, record.names, record.hidden)) {
+  if (record !== undefined && sameNames(keys, record.visible)) {
     let kept = true;
     for (const name of record.hidden) kept &&= Object.hasOwn(value, name);
     if (kept) return record.names;
@@ -114,18 +114,10 @@ export function fieldNamesOf(value: object): string[] {
   return kept ?? names;
 }
 
-/** Whether `keys` are `names` without the `hidden` ones, in the same order. */
-function sameVisibleNames(
-  keys: readonly string[],
-  names: readonly string[],
-  hidden: readonly string[],
-): boolean {
-  if (keys.length !== names.length - hidden.length) return false;
-  let k = 0;
-  for (const name of names) {
-    if (hidden.includes(name)) continue;
-    if (keys[k++] !== name) return false;
-  }
+/** Whether `keys` are the recorded visible names, in the same order. */
+function sameNames(keys: readonly string[], visible: readonly string[]): boolean {
+  if (keys.length !== visible.length) return false;
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== visible[i]) return false;
   return true;
 }
 
