@@ -143,6 +143,20 @@ function groupsOf(text: string, last: boolean): number[] | undefined {
   return groups;
 }
 
+/**
+ * Whether configuration text is an IPv4-compatible IPv6 address written with a dotted tail
+ * (`::203.0.113.5`, in `::/96`): it reads like the IPv4 address, but is an IPv6 one that no IPv4
+ * caller matches, so a list holding it would silently let no one in. The hex form (`::cb00:7105`)
+ * and `::1` say what they are and are kept.
+ */
+function isCompatibleDotted(address: Address, text: string): boolean {
+  if (address.kind() !== "ipv6" || !text.includes(".")) return false;
+  return address
+    .toByteArray()
+    .slice(0, 12)
+    .every((byte) => byte === 0);
+}
+
 function parseRange(text: unknown, path: string): Range {
   if (typeof text !== "string") throw configError(path, "must be a string");
   const trimmed = text.trim();
@@ -150,6 +164,12 @@ function parseRange(text: unknown, path: string): Range {
   const address = parseAddress(slash < 0 ? trimmed : trimmed.slice(0, slash));
   const prefixText = slash < 0 ? undefined : trimmed.slice(slash + 1);
   if (address === undefined) throw configError(path, `is not an IP address or CIDR: "${text}"`);
+  if (isCompatibleDotted(address, slash < 0 ? trimmed : trimmed.slice(0, slash))) {
+    throw configError(
+      path,
+      `is an IPv4-compatible IPv6 address ("${text}"), which no IPv4 caller matches: write the IPv4 address or range ("203.0.113.5", "10.0.0.0/8") or its IPv4-mapped form ("::ffff:203.0.113.5")`,
+    );
+  }
   const mapped = slash >= 0 && address.kind() === "ipv4" && trimmed.includes(":");
   const max = address.kind() === "ipv4" ? 32 : 128;
   if (prefixText === undefined) return [address, max];

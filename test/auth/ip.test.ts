@@ -199,10 +199,31 @@ describe("IPv4-compatible (::/96) and IPv4-mapped (::ffff:0:0/96) IPv6 text", ()
     await expect(ip.pass("::ffff:10.0.0.1", "203.0.113.5")).resolves.toEqual({ methods: ["ip"] });
   });
 
-  it("::a.b.c.d in the configuration is an IPv6 range in ::/96, not the IPv4 one", async () => {
-    const ip = await ipAuth({ allow: ["::203.0.113.0/120"] });
+  it("::a.b.c.d in the configuration is refused at creation (it would match no IPv4 peer); ::ffff:a.b.c.d is the IPv4 range", async () => {
+    // The deprecated IPv4-compatible form, written with a dotted tail, reads like the IPv4
+    // address but is an IPv6 range in ::/96 that no IPv4 caller is in: an allow-list that
+    // silently lets no one in (or a trusted proxy that is never trusted). Refused, naming the
+    // forms that mean IPv4.
+    for (const [list, text] of [
+      ["allow", "::203.0.113.0/120"],
+      ["allow", "::203.0.113.5"],
+      ["allow", "0:0:0:0:0:0:10.0.0.1"],
+      ["trustedProxies", "[::10.0.0.1]"],
+      ["trustedProxies", "::0:10.0.0.0/104"],
+    ] as const) {
+      const options =
+        list === "allow" ? { allow: [text] } : { allow: ["203.0.113.5"], trustedProxies: [text] };
+      const attempt = ipAuth(options);
+      await expect(attempt, text).rejects.toThrow(TypeError);
+      await expect(attempt, text).rejects.toThrow(
+        `createAuth: ipAllowList.${list}[0] is an IPv4-compatible IPv6 address ("${text}"), which no IPv4 caller matches: write the IPv4 address or range ("203.0.113.5", "10.0.0.0/8") or its IPv4-mapped form ("::ffff:203.0.113.5")`,
+      );
+    }
+    // The same range written in hex, and ::1 or :: (no dotted tail), stay the IPv6 they say.
+    const ip = await ipAuth({ allow: ["::cb00:7100/120", "::1"] });
     await expect(ip.pass("::203.0.113.5")).resolves.toEqual({ methods: ["ip"] });
     await expect(ip.pass("::cb00:7105")).resolves.toEqual({ methods: ["ip"] });
+    await expect(ip.pass("::1")).resolves.toEqual({ methods: ["ip"] });
     await refusal(ip.pass("203.0.113.5"));
     await refusal(ip.pass("::ffff:203.0.113.5"));
     const mapped = await ipAuth({ allow: ["::ffff:203.0.113.0/120"] });
