@@ -3,7 +3,7 @@
  * and how each operation answers, as pure functions of a request and that state. Written from
  * the document, independently of the client's operation table, so that the two check each other.
  */
-import ipaddr from "ipaddr.js";
+import { parseAddress } from "../auth/ip.js";
 import { deepFreeze, isRecord } from "../core/objects.js";
 
 export type SimulatedOperation =
@@ -722,8 +722,9 @@ const LOCATIONS = new Map<
  * otherwise. `From` and `To` are integers (2.3a).
  */
 function ipRange(ip: string): { From: bigint; To: bigint; Type: "IPV4" | "IPV6" } | null {
-  if (!ipaddr.isValid(ip)) return null;
-  const address = ipaddr.process(ip);
+  // Read as the allow-list reads addresses: only ::ffff:a.b.c.d is IPv4, and no loose IPv4 text.
+  const address = parseAddress(ip);
+  if (address === undefined) return null;
   const value = address.toByteArray().reduce((n, byte) => n * 256n + BigInt(byte), 0n);
   const hostBits = address.kind() === "ipv4" ? 8n : 64n;
   const from = (value >> hostBits) << hostBits;
@@ -751,9 +752,9 @@ export function locationByIp(request: SimulatedRequest): SimulatedAnswer {
   if (ip === undefined || ip === "") return { status: 400, body: { Message: "IP is required" } };
   const range = ipRange(ip);
   const block =
-    range?.Type === "IPV4" ? ipaddr.process(ip).toString().split(".").slice(0, 3).join(".") : "";
+    range?.Type === "IPV4" ? parseAddress(ip)?.toString().split(".").slice(0, 3).join(".") : "";
   // Unresolvable addresses (private networks among them) get the merchant's default location.
-  const found = LOCATIONS.get(block) ?? {
+  const found = LOCATIONS.get(block ?? "") ?? {
     country: "GB",
     name: "United Kingdom",
     city: "London",

@@ -363,6 +363,18 @@ describe("locationByIp (4.7a)", () => {
     expect(v4.IPRange).toMatchObject({ From: 3405803776, To: 3405804031 });
   });
 
+  // Left list (DEPLOY): the simulator read addresses with ipaddr.js, which takes the
+  // IPv4-compatible ::203.0.113.7 for the IPv4 one; it reads them as the allow-list does.
+  it("reads addresses as the allow-list does: ::a.b.c.d is IPv6, ::ffff:a.b.c.d IPv4", async () => {
+    const simulator = await startSimulator();
+    const mapped = await clientFor(simulator).locationByIp({ ip: "::ffff:203.0.113.7" });
+    expect(mapped.Country?.Code).toBe("US");
+    expect(mapped.IPRange).toMatchObject({ Type: "IPV4", From: 3405803776, To: 3405804031 });
+    const compatible = await clientFor(simulator).locationByIp({ ip: "::203.0.113.7" });
+    expect(compatible.Country?.Code).toBe("GB");
+    expect(compatible.IPRange?.Type).toBe("IPV6");
+  });
+
   // Review SECOND-ENC-2: a bound in exponent form (a .NET double's `E+37`) is its digits too.
   it("hands over a bound written in exponent form as its digits; a fraction is refused", async () => {
     const simulator = await startSimulator();
