@@ -31,8 +31,10 @@ export interface PostgresIdempotencyStoreOptions {
   /** Its schema. Default: none (the connection's `search_path`). */
   readonly schema?: string | undefined;
   /**
-   * Create the table (and its index) on first use with `CREATE TABLE IF NOT EXISTS`. Default
-   * true; set false when your migrations create it from `postgresIdempotencySchema()`.
+   * Create the table (and its index) on first use with `CREATE TABLE IF NOT EXISTS`, when they
+   * are not there yet, and again if the table is dropped later. Default true; set false when your
+   * migrations create it from `postgresIdempotencySchema()` (a role that may not create it then
+   * works either way, as long as the table is there).
    */
   readonly createTable?: boolean | undefined;
   /**
@@ -76,7 +78,7 @@ const POSTGRES_OPTION_NAMES = optionNames<PostgresIdempotencyStoreOptions>({
 function names(
   options: PostgresIdempotencyStoreOptions,
   owner: string,
-): { table: string; index: string } {
+): { table: string; index: string; indexName: string } {
   if (!isRecord(options as unknown)) {
     throw new TypeError(
       `${owner}: options must be an object { table?, schema?, createTable?, cleanupIntervalMs? }`,
@@ -94,8 +96,8 @@ function names(
   while (new TextEncoder().encode(`${prefix}_expires_at_idx`).length > 63) {
     prefix = Array.from(prefix).slice(0, -1).join("");
   }
-  const index = quoteIdentifier(`${prefix}_expires_at_idx`, "index");
-  return { table: qualified, index };
+  const indexName = `${prefix}_expires_at_idx`;
+  return { table: qualified, index: quoteIdentifier(indexName, "index"), indexName };
 }
 
 /** The SQL that creates the table and its index: for a migration, with `createTable: false`. */
@@ -121,6 +123,54 @@ const CLEANUP_BATCHES = 100;
 const RACED_DDL = new Set(["42P07", "23505", "42710"]);
 
 /**
+ * A statement that lost a race to a concurrent one under a session default of REPEATABLE READ or
+ * SERIALIZABLE (`40001`: "could not serialize access due to concurrent update", the loser of two
+ * claims of one key; also a claim meeting the cleanup's delete), or a deadlock (`40P01`): it was
+ * rolled back, nothing of it applied, and PostgreSQL's documentation says to send it again. Sent
+ * again with a new snapshot, it sees the winner's row, and answers as under READ COMMITTED (the
+ * claim answers the running lease). Before, it was a store outage: 500, or with `failOpen` the
+ * function ran a second time on a healthy database (review chaos-1).
+ */
+const SERIALIZATION_FAILURES = new Set(["40001", "40P01"]);
+/** Times a statement that met a serialization failure is sent again, a few milliseconds apart. */
+const SERIALIZATION_RETRIES = 10;
+/** `undefined_table`: the table was dropped (or the database restored without it). */
+const UNDEFINED_TABLE = "42P01";
+/** `insufficient_privilege`: "permission denied for schema", "must be owner of table". */
+const INSUFFICIENT_PRIVILEGE = "42501";
+
+function codeOf(error: unknown): string {
+  return String((error as { code?: unknown } | null | undefined)?.code);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An error naming what to do, keeping the database's SQLSTATE as its `code`. */
+function setupError(message: string, cause: unknown): Error {
+  const error = new Error(message, { cause });
+  Object.defineProperty(error, "code", { value: codeOf(cause), enumerable: true });
+  return error;
+}
+
+/** Sends a statement again while it fails with a serialization failure, up to the bound. */
+async function retryingSerializationFailures<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (attempt > SERIALIZATION_RETRIES || !SERIALIZATION_FAILURES.has(codeOf(error))) {
+        throw error;
+      }
+      // Apart by a random few milliseconds, so that statements that collided do not again.
+      const wait = Math.random() * Math.min(2 ** attempt, 50);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/**
  * Creates the PostgreSQL store over your pool. The table is created on first use unless
  * `createTable: false`; a claim is one `INSERT … ON CONFLICT DO UPDATE … WHERE` that only takes
  * over an expired row, so two instances claiming one key at once never both succeed, or the
@@ -134,13 +184,20 @@ export function createPostgresIdempotencyStore(
   if (pool === null || typeof pool !== "object" || typeof pool.query !== "function") {
     throw new TypeError("createPostgresIdempotencyStore: pass a pg Pool (new Pool(…)) or Client");
   }
-  const { table } = names(options, "createPostgresIdempotencyStore");
+  const { table, indexName } = names(options, "createPostgresIdempotencyStore");
   const createTable = options.createTable ?? true;
   const cleanupIntervalMs = options.cleanupIntervalMs ?? 10 * 60_000;
   if (!Number.isSafeInteger(cleanupIntervalMs) || cleanupIntervalMs < 0) {
     throw new RangeError("cleanupIntervalMs must be a whole number of milliseconds, 0 or more");
   }
   const sql = {
+    // Whether the table, and its index on it, are there: a role granted DML only on a table its
+    // migrations created may not run the DDL (PostgreSQL 15 refuses CREATE in schema public to
+    // all but its owner; CREATE INDEX IF NOT EXISTS needs the table's owner), and need not.
+    exists: `SELECT t.oid IS NOT NULL AS has_table,
+  EXISTS (SELECT 1 FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
+    WHERE x.indrelid = t.oid AND i.relname = $2) AS has_index
+FROM (SELECT pg_catalog.to_regclass($1::text) AS oid) t`,
     claim: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
 VALUES ($1, $2, NULL, clock_timestamp() + ${MS.replace("$MS", "$3")})
 ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, result = NULL, expires_at = EXCLUDED.expires_at
@@ -168,22 +225,42 @@ WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
 AND expires_at <= clock_timestamp()`,
   };
 
-  let created: Promise<void> | undefined;
-  function ready(): Promise<void> {
-    if (!createTable) return Promise.resolve();
-    created ??= (async () => {
-      const ddl = postgresIdempotencySchema(options);
+  async function create(): Promise<void> {
+    const found = (
+      await retryingSerializationFailures(() => pool.query(sql.exists, [table, indexName]))
+    ).rows[0];
+    if (found?.has_table === true && found.has_index === true) return;
+    const ddl = postgresIdempotencySchema(options);
+    try {
       try {
         await pool.query(ddl);
       } catch (error) {
-        if (!RACED_DDL.has(String((error as { code?: unknown })?.code))) throw error;
+        if (!RACED_DDL.has(codeOf(error))) throw error;
         await pool.query(ddl);
       }
-    })();
-    // A failure is not remembered: the next operation tries again.
-    created.catch(() => {
-      created = undefined;
-    });
+    } catch (error) {
+      if (codeOf(error) !== INSUFFICIENT_PRIVILEGE) throw error;
+      // The table is there, its index is not, and this role may not create it: the store works
+      // without it (the index only speeds up the cleanup).
+      if (found?.has_table === true) return;
+      throw setupError(
+        `could not create the idempotency table ${table} (${messageOf(error)}): create it from postgresIdempotencySchema() in a migration run by a role that may, and pass createTable: false; or grant this role CREATE on the schema`,
+        error,
+      );
+    }
+  }
+
+  let created: Promise<void> | undefined;
+  function ready(): Promise<void> {
+    if (!createTable) return Promise.resolve();
+    if (created === undefined) {
+      const attempt = create();
+      created = attempt;
+      // A failure is not remembered: the next operation tries again.
+      attempt.catch(() => {
+        if (created === attempt) created = undefined;
+      });
+    }
     return created;
   }
 
@@ -216,9 +293,30 @@ AND expires_at <= clock_timestamp()`,
     }
   }
 
+  /**
+   * Every statement of the store: sent again on a serialization failure (above); a table found
+   * missing (dropped after first use, the database restored without it) is created again once,
+   * with `createTable`, by one statement for all those that found it missing, and otherwise named
+   * with what to do.
+   */
   async function query(text: string, values: unknown[]) {
-    await ready();
-    return pool.query(text, values);
+    for (let recreated = false; ; recreated = true) {
+      const made = ready();
+      await made;
+      try {
+        return await retryingSerializationFailures(() => pool.query(text, values));
+      } catch (error) {
+        if (codeOf(error) !== UNDEFINED_TABLE) throw error;
+        if (!createTable) {
+          throw setupError(
+            `the idempotency table ${table} does not exist (${messageOf(error)}) and createTable: false: create it from postgresIdempotencySchema() in your migrations, or leave createTable at true`,
+            error,
+          );
+        }
+        if (recreated) throw error;
+        if (created === made) created = undefined;
+      }
+    }
   }
 
   /**
