@@ -190,6 +190,26 @@ export async function callOperation(
   options: CallOptions = {},
   idempotencyKey?: string,
 ): Promise<CallResult> {
+  // Each token the call sends stays masked until the call has made its result or error (review
+  // HOSTILE-3): the redactor's last few tokens alone would let it go once newer ones were issued.
+  const held: (() => void)[] = [];
+  try {
+    return await runCall(ctx, name, input, options, idempotencyKey, (token) =>
+      held.push(ctx.redactor.hold(token)),
+    );
+  } finally {
+    for (const release of held) release();
+  }
+}
+
+async function runCall(
+  ctx: CallContext,
+  name: OperationName,
+  input: unknown,
+  options: CallOptions,
+  idempotencyKey: string | undefined,
+  hold: (token: string) => void,
+): Promise<CallResult> {
   const op: OperationDefinition = OPERATIONS[name];
   const { signal } = options;
   if (signal?.aborted) throw signal.reason;
@@ -248,6 +268,7 @@ export async function callOperation(
         )
       : undefined;
     if (token === DEADLINE) throw pastDeadline();
+    if (token !== undefined) hold(token);
     // Aborted while the token (cached, or just shared) was handed over: nothing is sent.
     if (signal?.aborted) throw signal.reason;
     const remaining = deadlineAt - ctx.now();

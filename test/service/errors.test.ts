@@ -781,6 +781,22 @@ describe("the Redactor's rules", () => {
     for (const token of tokens) expect(redactor.text(`t=${token}`)).toBe(`t=${REDACTED}`);
   });
 
+  // Review HOSTILE-3: a call's own token was let go once 8 newer tokens came, while its answer,
+  // which may echo it, was still on its way.
+  it("keeps a token a call holds however many come after it, and lets it go once released", () => {
+    const redactor = new Redactor();
+    const own = "token-of-a-slow-call-abcdef";
+    const release = redactor.hold(own);
+    const newer = Array.from({ length: 20 }, (_, index) => `newer-token-${index}-abcdef`);
+    for (const token of newer) redactor.addToken(token);
+    expect(redactor.text(`t=${own}`)).toBe(`t=${REDACTED}`);
+    for (const token of newer.slice(-8)) expect(redactor.text(token)).toBe(REDACTED);
+    release();
+    release(); // twice is once
+    redactor.addToken("one-more-token-abcdef");
+    expect(redactor.text(`t=${own}`)).toBe(`t=${own}`);
+  });
+
   // Second reading of PAN (S4): a decimal point read as a gap between digit groups turned a float
   // (12 * 1.1 is 13.200000000000001) into a masked string in the hook bodies.
   it("masks a JSON number only when it is a whole card number; floats stay numbers", () => {
