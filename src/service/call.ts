@@ -342,7 +342,13 @@ async function runCall(
       emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
       continue;
     }
-    const fail = () => error(failure, { attempts: attempt, requestId, cause: failure.cause });
+    const fail = () =>
+      error(failure, {
+        attempts: attempt,
+        requestId,
+        cause: failure.cause,
+        ...(failure.issues === undefined ? {} : { issues: failure.issues }),
+      });
     if (!failure.retryable || op.retry === "never" || retries + 1 >= ctx.retry.maxAttempts) {
       throw fail();
     }
@@ -945,7 +951,7 @@ function toError(
     attempts?: number;
     requestId?: string | undefined;
     cause?: Error | undefined;
-    issues?: ServiceIssue[];
+    issues?: readonly ServiceIssue[];
     description?: string;
   },
 ): ServiceError {
