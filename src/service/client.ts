@@ -77,7 +77,11 @@ export interface ServiceClientOptions {
   readonly merchantGuid: string;
   /** The user the operator set up (5.2); needed by the operations that send a token. */
   readonly credentials?: { readonly userName: string; readonly password: string } | undefined;
-  /** Default: the global `fetch`. */
+  /**
+   * Default: the global `fetch`. Yours must make one attempt per call and pass `init.signal` on
+   * (the client aborts it on a timeout, the deadline or your signal, which frees the connection);
+   * one that drops it does not hold a call up, but its request goes on until the service ends it.
+   */
   readonly fetch?: FetchLike | undefined;
   /** Per attempt, in milliseconds. Default 15 000; at most 2^31 - 1. */
   readonly timeoutMs?: number | undefined;
