@@ -103,7 +103,8 @@ function isDecoded(body: object): body is DecodedBody {
 function isSelfReading(body: object): body is SelfReadingBody {
   return typeof (body as Partial<SelfReadingBody>)[SELF_READ] === "function";
 }
-const TIMED_OUT = Symbol("timed out");
+/** What an `expired` promise given to {@link readStream} resolves with. */
+export const TIMED_OUT: unique symbol = Symbol("timed out");
 
 /** A timer that resolves `expired` after `ms`; `clear()` once the read is over. */
 function deadline(ms: number): { readonly expired: Promise<typeof TIMED_OUT>; clear(): void } {

@@ -5,7 +5,7 @@
  */
 
 import type { z } from "zod";
-import { readStream } from "../core/body.js";
+import { readStream, TIMED_OUT } from "../core/body.js";
 import { parseBounded } from "../core/bounded-parse.js";
 import { pathText, restoreExactNumbers, unsafeNumberPaths } from "../core/exact-numbers.js";
 import { isHeaderBytes } from "../core/headers.js";
@@ -190,6 +190,26 @@ export async function callOperation(
   options: CallOptions = {},
   idempotencyKey?: string,
 ): Promise<CallResult> {
+  // Each token the call sends stays masked until the call has made its result or error (review
+  // HOSTILE-3): the redactor's last few tokens alone would let it go once newer ones were issued.
+  const held: (() => void)[] = [];
+  try {
+    return await runCall(ctx, name, input, options, idempotencyKey, (token) =>
+      held.push(ctx.redactor.hold(token)),
+    );
+  } finally {
+    for (const release of held) release();
+  }
+}
+
+async function runCall(
+  ctx: CallContext,
+  name: OperationName,
+  input: unknown,
+  options: CallOptions,
+  idempotencyKey: string | undefined,
+  hold: (token: string) => void,
+): Promise<CallResult> {
   const op: OperationDefinition = OPERATIONS[name];
   const { signal } = options;
   if (signal?.aborted) throw signal.reason;
@@ -248,6 +268,7 @@ export async function callOperation(
         )
       : undefined;
     if (token === DEADLINE) throw pastDeadline();
+    if (token !== undefined) hold(token);
     // Aborted while the token (cached, or just shared) was handed over: nothing is sent.
     if (signal?.aborted) throw signal.reason;
     const remaining = deadlineAt - ctx.now();
@@ -321,7 +342,13 @@ export async function callOperation(
       emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
       continue;
     }
-    const fail = () => error(failure, { attempts: attempt, requestId, cause: failure.cause });
+    const fail = () =>
+      error(failure, {
+        attempts: attempt,
+        requestId,
+        cause: failure.cause,
+        ...(failure.issues === undefined ? {} : { issues: failure.issues }),
+      });
     if (!failure.retryable || op.retry === "never" || retries + 1 >= ctx.retry.maxAttempts) {
       throw fail();
     }
@@ -487,6 +514,14 @@ async function attemptOnce(
   if (limits.signal?.aborted) throw limits.signal.reason;
   const controller = new AbortController();
   const { signal } = limits;
+  // Settles when the attempt is aborted (its timer, the deadline, the caller's signal), raced with
+  // the fetch and with every read of the body: a `fetch` option that does not pass `init.signal` on
+  // (a wrapper that rebuilds `init`) never sees the abort, and the call would wait for ever.
+  let abandon = (): void => {};
+  const abandoned = new Promise<typeof TIMED_OUT>((resolve) => {
+    abandon = () => resolve(TIMED_OUT);
+  });
+  controller.signal.addEventListener("abort", abandon, { once: true });
   const stop = signal && whenAborted(signal, () => controller.abort(signal.reason));
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -494,19 +529,32 @@ async function attemptOnce(
     controller.abort();
   }, limits.timeoutMs);
   try {
-    const response = await ctx.fetch(prepared.url, {
-      method: op.method,
-      headers,
-      ...(prepared.body === undefined ? {} : { body: prepared.body }),
-      // Never followed: fetch would carry the GUID and UserName headers, and a 307/308 the token
-      // request's password, to whatever origin the Location names. A redirect is a failure.
-      redirect: "manual",
-      signal: controller.signal,
-    });
+    const sent = Promise.resolve(
+      ctx.fetch(prepared.url, {
+        method: op.method,
+        headers,
+        ...(prepared.body === undefined ? {} : { body: prepared.body }),
+        // Never followed: fetch would carry the GUID and UserName headers, and a 307/308 the token
+        // request's password, to whatever origin the Location names. A redirect is a failure.
+        redirect: "manual",
+        signal: controller.signal,
+      }),
+    );
+    const first = await Promise.race([sent, abandoned]);
+    if (first === TIMED_OUT) {
+      // The answer of a fetch that went on regardless is not read: its body is let go when it
+      // comes, and its failure is nobody's (no unhandled rejection).
+      sent.then(
+        (late) => late.body?.cancel().catch(() => undefined),
+        () => undefined,
+      );
+      throw new Error("the attempt was aborted");
+    }
+    const response = first;
     // The status line arrived: a body that does not is a failure that keeps its status.
     let text: string;
     try {
-      text = await readText(response, ctx.maxResponseBytes);
+      text = await readText(response, ctx.maxResponseBytes, abandoned);
     } catch (caught) {
       if (limits.signal?.aborted) throw limits.signal.reason;
       return { failure: cutOff(ctx, op, response.status, caught, timedOut, limits) };
@@ -543,6 +591,7 @@ async function attemptOnce(
   } finally {
     clearTimeout(timer);
     stop?.();
+    controller.signal.removeEventListener("abort", abandon);
   }
 }
 
@@ -692,16 +741,25 @@ function cutOff(
   };
 }
 
-/** The body as text, read within the limit (fetch has already undone any Content-Encoding). */
-async function readText(response: Response, limit: number): Promise<string> {
+/**
+ * The body as text, read within the limit (fetch has already undone any Content-Encoding), and
+ * before `abandoned` settles (the attempt aborted): a body whose stream does not end on the abort
+ * (a `fetch` option that dropped the signal) is cancelled and the read fails.
+ */
+async function readText(
+  response: Response,
+  limit: number,
+  abandoned: Promise<typeof TIMED_OUT>,
+): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > limit) {
     await response.body?.cancel().catch(() => undefined);
     throw new ResponseTooLarge();
   }
   if (response.body === null) return "";
-  const read = await readStream(response.body, limit);
+  const read = await readStream(response.body, limit, abandoned);
   if (read.kind === "too_large") throw new ResponseTooLarge();
+  if (read.kind === "timeout") throw new Error("the attempt was aborted while its answer was read");
   return read.kind === "bytes" ? new TextDecoder().decode(read.bytes) : "";
 }
 
@@ -893,7 +951,7 @@ function toError(
     attempts?: number;
     requestId?: string | undefined;
     cause?: Error | undefined;
-    issues?: ServiceIssue[];
+    issues?: readonly ServiceIssue[];
     description?: string;
   },
 ): ServiceError {

@@ -19,6 +19,7 @@ import {
   asSent,
   type CallContext,
   type CallOptions,
+  type CallResult,
   callOperation,
   type FetchLike,
   isHeaderValue,
@@ -26,6 +27,7 @@ import {
   type ServiceHooks,
 } from "./call.js";
 import type { VoidParcelCode } from "./codes.js";
+import { createServiceError, type ServiceError } from "./errors.js";
 import { voidParcelWarnings } from "./failures.js";
 import {
   OPERATIONS,
@@ -75,7 +77,11 @@ export interface ServiceClientOptions {
   readonly merchantGuid: string;
   /** The user the operator set up (5.2); needed by the operations that send a token. */
   readonly credentials?: { readonly userName: string; readonly password: string } | undefined;
-  /** Default: the global `fetch`. */
+  /**
+   * Default: the global `fetch`. Yours must make one attempt per call and pass `init.signal` on
+   * (the client aborts it on a timeout, the deadline or your signal, which frees the connection);
+   * one that drops it does not hold a call up, but its request goes on until the service ends it.
+   */
   readonly fetch?: FetchLike | undefined;
   /** Per attempt, in milliseconds. Default 15 000; at most 2^31 - 1. */
   readonly timeoutMs?: number | undefined;
@@ -123,10 +129,14 @@ export type BillingSummaryInput = Omit<DocumentedInput<BillingSummaryRequest>, "
   readonly merchantGuid?: string | undefined;
 };
 
-/** A delivery the service priced: `delivery` is `dtResults[0]`. */
+/**
+ * Every delivery the service priced: `delivery` is `dtResults[0]`, `deliveries` all of `dtResults`
+ * (a hybrid subscription may have more than one), each with `status.isSuccessful` true.
+ */
 export interface PricedBillingSummary {
   readonly calculated: true;
   readonly delivery: DtResult;
+  readonly deliveries: readonly DtResult[];
   readonly summary: BillingSummaryResponse;
   readonly idempotencyKey: string;
 }
@@ -134,11 +144,17 @@ export interface PricedBillingSummary {
 /**
  * A delivery the service could not calculate (4.1 rule 3, e.g. a total above the formal
  * clearance threshold): HTTP 200, but nothing to charge. There is no `delivery` to read totals
- * from; `error` is `dtResults[0].status.error`.
+ * from; `error` is the `status.error` of the first entry of `dtResults` whose `isSuccessful` is
+ * false (not only `dtResults[0]`: a later delivery that was not calculated makes the whole summary
+ * not calculated), with that entry's `deliveryId`.
  */
 export interface UncalculatedBillingSummary {
   readonly calculated: false;
-  readonly error: { readonly code: number | undefined; readonly description: string | undefined };
+  readonly error: {
+    readonly code: number | undefined;
+    readonly description: string | undefined;
+    readonly deliveryId: string;
+  };
   readonly summary: BillingSummaryResponse;
   readonly idempotencyKey: string;
 }
@@ -490,6 +506,27 @@ function mergedNames(
   return merged;
 }
 
+/**
+ * A RecentProductCountryS page whose `RequestID` went back: the answer cannot be used, as one not
+ * of the documented shape cannot (INVALID_RESPONSE, a read, nothing applied).
+ */
+function wentBack(answer: CallResult, previous: number, redactor: Redactor): ServiceError {
+  const id = (answer.body as RecentProductCountriesResponse).RequestID;
+  // Through the redactor as every error text is (an id may read as a card number).
+  const description = redactor.text(
+    `the answer's RequestID ${id} is lower than the previous page's, ${previous}: its changes are older than those already handed out (a replica behind, or ids that cycle), so paging stops; resume from ${previous}`,
+  );
+  return createServiceError("server", {
+    operation: "recentProductCountries",
+    code: "INVALID_RESPONSE",
+    message: `RecentProductCountryS failed: INVALID_RESPONSE — ${description}`,
+    status: answer.status,
+    requestId: answer.requestId,
+    description,
+    attempts: answer.attempts,
+  });
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -619,15 +656,21 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       );
       const summary = result.body as BillingSummaryResponse;
       const idempotencyKey = result.idempotencyKey as string;
-      const delivery = summary.dtResults[0] as DtResult;
-      if (delivery.status.isSuccessful)
-        return { calculated: true, delivery, summary, idempotencyKey };
+      // Every delivery, not the first only: one that was not calculated (a hybrid subscription's
+      // second, say) leaves nothing of the summary to charge.
+      const failed = summary.dtResults.find((entry) => !entry.status.isSuccessful);
+      if (failed === undefined) {
+        const delivery = summary.dtResults[0] as DtResult;
+        const deliveries = summary.dtResults;
+        return { calculated: true, delivery, deliveries, summary, idempotencyKey };
+      }
       const error = {
-        code: delivery.status.error?.code,
+        code: failed.status.error?.code,
         description:
-          delivery.status.error?.description == null
+          failed.status.error?.description == null
             ? undefined
-            : redactor.text(delivery.status.error.description),
+            : redactor.text(failed.status.error.description),
+        deliveryId: redactor.text(failed.deliveryId),
       };
       return { calculated: false, error, summary, idempotencyKey };
     },
@@ -661,12 +704,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const rates = request.defaultVatRates;
       const defaultRate = async (country: string) =>
         typeof rates === "function" ? await rates(country) : rates?.[country];
-      for (;;) {
-        const page = await call<RecentProductCountriesResponse>(
-          "recentProductCountries",
-          { requestId },
-          callOptions,
-        );
+      const options = checkedCallOptions(callOptions, CALL_OPTION_NAMES, "recentProductCountries");
+      for (let pages = 0; ; pages++) {
+        const answer = await callOperation(ctx, "recentProductCountries", { requestId }, options);
+        const page = answer.body as RecentProductCountriesResponse;
+        // After the first page, each must move forwards: one lower than the page before (a replica
+        // behind the others, ids that cycle) would be followed for ever, its older changes
+        // applied over newer ones and the resume point moved back. The first page is not compared
+        // with the id given: a service whose ids restarted answers a stored one with a lower id.
+        if (pages > 0 && page.RequestID < requestId) throw wentBack(answer, requestId, redactor);
         const records = page.ProductCountry ?? [];
         if (records.length === 0) return;
         for (const record of records) {

@@ -12,12 +12,15 @@ import {
   type ServiceFailureKind,
   type VoidParcelCode,
 } from "./codes.js";
+import type { ServiceIssue } from "./errors.js";
 import type { FailureReading } from "./operations.js";
 
 export interface FailureInfo {
   readonly kind: ServiceFailureKind;
   readonly code: ServiceErrorCode;
   readonly description?: string | undefined;
+  /** The fields a ValidationProblemDetails answer names (`errors`), redacted and cut. */
+  readonly issues?: readonly ServiceIssue[] | undefined;
 }
 
 /**
@@ -210,6 +213,29 @@ function firstNames(errors: Record<string, unknown>): string {
   return names.join(", ");
 }
 
+/**
+ * The fields an ASP.NET Core ValidationProblemDetails names (`errors`: field → messages), as
+ * issues: the first {@link MAX_FIELD_NAMES}, each name and its messages (joined by "; ")
+ * redacted and cut; undefined when there are none. Never all of them read.
+ */
+function problemIssues(errors: unknown, clean: Clean): ServiceIssue[] | undefined {
+  if (!isRecord(errors)) return undefined;
+  const issues: ServiceIssue[] = [];
+  for (const key in errors) {
+    if (!Object.hasOwn(errors, key)) continue;
+    if (issues.length === MAX_FIELD_NAMES) break;
+    const value = errors[key];
+    const messages = (Array.isArray(value) ? value.slice(0, MAX_FIELD_NAMES) : [value])
+      .map((item) => text(item, clean))
+      .filter((item) => item !== undefined);
+    issues.push({
+      path: cutText(clean(key)),
+      message: messages.length === 0 ? "refused" : cutText(messages.join("; ")),
+    });
+  }
+  return issues.length === 0 ? undefined : issues;
+}
+
 /** The failure an answer with a non-2xx status reports. */
 export function readErrorAnswer(
   status: number,
@@ -250,5 +276,11 @@ export function readErrorAnswer(
     }
     description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
-  return { kind: kindAt(status, code), code: code ?? fallback, description };
+  const issues = problemIssues(body.errors, clean);
+  return {
+    kind: kindAt(status, code),
+    code: code ?? fallback,
+    description,
+    ...(issues === undefined ? {} : { issues }),
+  };
 }

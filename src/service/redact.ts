@@ -14,7 +14,10 @@ export const REDACTED = "[REDACTED]";
 
 /** Fields whose value is a credential whatever it holds. */
 const SECRET_KEYS = new Set(["password", "token", "merchantguid", "authorization", "accesstoken"]);
-/** Tokens remembered for redaction: the current one and a few before it. */
+/**
+ * Tokens remembered for redaction: the current one and a few before it, besides every token a call
+ * in flight holds (see {@link Redactor.hold}), which is never let go while it is held.
+ */
 const MAX_TOKENS = 8;
 /** Shorter strings are not secrets worth masking (and masking them would mangle text). */
 const MIN_SECRET_LENGTH = 4;
@@ -24,7 +27,10 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Redactor {
   readonly #fixed: string[] = [];
-  readonly #tokens: string[] = [];
+  /** Each token with the forms it is masked in, oldest first. */
+  readonly #tokens: { readonly token: string; readonly forms: string[] }[] = [];
+  /** How many calls in flight hold each token. */
+  readonly #held = new Map<string, number>();
   #pattern: RegExp | undefined;
 
   constructor(secrets: readonly (string | undefined)[] = []) {
@@ -32,12 +38,57 @@ export class Redactor {
     this.#compile();
   }
 
-  /** Adds a token seen by the client; only the last few are kept. */
+  /** Adds a token seen by the client; only the last few are kept, and those calls hold. */
   addToken(token: string | undefined): void {
-    if (token === undefined || this.#tokens.includes(token)) return;
-    this.#push(this.#tokens, token);
-    if (this.#tokens.length > MAX_TOKENS) this.#tokens.shift();
+    if (token === undefined || !this.#remember(token)) return;
+    this.#evict();
     this.#compile();
+  }
+
+  /**
+   * Keeps `token` masked until the function returned is called: a call holds the token it sends
+   * until it has made its error and hook events, so that however many newer tokens are issued
+   * meanwhile (short lifetimes, a storm of refusals), its own is never let go while its answer
+   * may echo it. Released, it is one of the remembered tokens again, let go in its turn.
+   */
+  hold(token: string): () => void {
+    this.#held.set(token, (this.#held.get(token) ?? 0) + 1);
+    if (this.#remember(token)) this.#compile();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const count = (this.#held.get(token) ?? 1) - 1;
+      if (count > 0) this.#held.set(token, count);
+      else this.#held.delete(token);
+      if (this.#evict()) this.#compile();
+    };
+  }
+
+  /** Adds a token not remembered yet; whether it was added. */
+  #remember(token: string): boolean {
+    if (this.#tokens.some((entry) => entry.token === token)) return false;
+    const forms: string[] = [];
+    this.#push(forms, token);
+    // Too short to be masked (see MIN_SECRET_LENGTH): nothing to remember.
+    if (forms.length === 0) return false;
+    this.#tokens.push({ token, forms });
+    return true;
+  }
+
+  /** Lets the oldest tokens no call holds go, down to MAX_TOKENS of them; whether any went. */
+  #evict(): boolean {
+    let free = this.#tokens.filter((entry) => !this.#held.has(entry.token)).length;
+    let evicted = false;
+    for (let index = 0; free > MAX_TOKENS && index < this.#tokens.length; ) {
+      if (this.#held.has((this.#tokens[index] as { token: string }).token)) index++;
+      else {
+        this.#tokens.splice(index, 1);
+        free--;
+        evicted = true;
+      }
+    }
+    return evicted;
   }
 
   /** The text with every secret replaced and every card number masked. */
@@ -110,7 +161,7 @@ export class Redactor {
   #compile(): void {
     const forms = new Set<string>();
     const mixed: { readonly pattern: string; readonly length: number }[] = [];
-    for (const secret of [...this.#fixed, ...this.#tokens]) {
+    for (const secret of [...this.#fixed, ...this.#tokens.flatMap((entry) => entry.forms)]) {
       forms.add(secret);
       forms.add(encodeURIComponent(secret));
       // As a JSON body carries it (the token request's password): `"` as `\"`, `\` as `\\`, a

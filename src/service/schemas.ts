@@ -35,11 +35,25 @@ export const authenticationTokenRequestSchema = z.object({
   password: z.string().min(8).max(50),
 });
 
+/**
+ * 5.2's `TTLInMinutes` ("integer, default 15"), read as leniently as the rest of an answer: a
+ * positive number, or one written as text (`"15"`, as some gateways send it). Anything else — 0 (a
+ * .NET `int` left unset), a negative number, other text, `null`, missing — states no lifetime: the
+ * default applies (or the JWT's `exp - iat`, see `usableUntil`), and the token, which is fine, is
+ * used. Refusing the answer would fail every token operation, each spending a token request on it.
+ */
+const lifetimeMinutes = z.preprocess((value) => {
+  const minutes = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof minutes === "number" && Number.isFinite(minutes) && minutes > 0
+    ? minutes
+    : undefined;
+}, z.number().positive().optional());
+
 export const authenticationTokenResponseSchema = z.looseObject({
   Success: optionalFlag,
   Reason: optionalString,
   Token: nonEmpty,
-  TTLInMinutes: z.number().positive().nullish(),
+  TTLInMinutes: lifetimeMinutes,
 });
 
 // ---------------------------------------------------------------- 4.1 billing summary

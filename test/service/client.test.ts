@@ -73,6 +73,47 @@ describe("calculateBillingSummary (4.1)", () => {
     expect(result.summary.dtResults[0]?.totals).toEqual({ taxes: 0, duties: 0, additionalFees: 0 });
   });
 
+  // Review HOSTILE-2: with a later delivery not calculated (a hybrid subscription's digital part,
+  // say), the result read dtResults[0] only and said `calculated: true`, so D2 could be charged.
+  it("is not calculated when any delivery is not, with that delivery's error; priced, it lists every delivery", async () => {
+    const simulator = await startSimulator();
+    const delivery = (deliveryId: string, priced: boolean) => ({
+      deliveryId,
+      status: priced
+        ? { isSuccessful: true, error: null }
+        : {
+            isSuccessful: false,
+            error: { code: 1, description: "above the formal clearance threshold" },
+          },
+      lineItems: [],
+      additionalFees: [],
+      totals: { taxes: priced ? 9.95 : 0, duties: 0, additionalFees: 0 },
+    });
+    const answer = (...dtResults: unknown[]) => ({
+      status: 200,
+      body: { externalReference: "R-1", dtResults },
+    });
+    simulator.fail(
+      "calculateBillingSummary",
+      answer(delivery("D1", true), delivery("D2", false)),
+      answer(delivery("D1", true), delivery("D2", true)),
+    );
+    const client = clientFor(simulator);
+    const hybrid = await client.calculateBillingSummary(billing);
+    expect(hybrid.calculated).toBe(false);
+    if (hybrid.calculated) return;
+    expect(hybrid.error).toEqual({
+      code: 1,
+      description: "above the formal clearance threshold",
+      deliveryId: "D2",
+    });
+    const priced = await client.calculateBillingSummary(billing);
+    expect(priced.calculated).toBe(true);
+    if (!priced.calculated) return;
+    expect(priced.delivery.deliveryId).toBe("D1");
+    expect(priced.deliveries.map((entry) => entry.deliveryId)).toEqual(["D1", "D2"]);
+  });
+
   it("sends the caller's Idempotency-Key", async () => {
     const simulator = await startSimulator();
     const key = "0b7c4f0e-8d0e-4a77-9a59-7f0f3a7a1c11";
@@ -328,6 +369,75 @@ describe("recentProductCountries: when to stop asking", () => {
     }
     expect(none).toEqual([]);
     expect(simulator.count("recentProductCountries")).toBe(2);
+  });
+});
+
+// Review HOSTILE-1: a RequestID that went back (10 -> 9 -> 8 …) or cycled (5 -> 7 -> 5), as two read
+// replicas behind a load balancer can answer, was followed for ever, yielding older pages again and
+// handing out a resume point that moved backwards.
+describe("recentProductCountries: a RequestID that goes back", () => {
+  const page = (record: unknown, RequestID: number) => ({
+    status: 200,
+    body: { ProductCountry: [record], RequestID },
+  });
+
+  it("fails naming RequestID, without yielding the older page, when it is lower than the previous page's", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const [first, second] = simulator.state.productCountryChanges;
+    simulator.fail("recentProductCountries", page(first, 10), page(second, 9), page(first, 8));
+    const seen: unknown[] = [];
+    const error = await rejectionOf(
+      (async () => {
+        for await (const change of clientFor(simulator).recentProductCountries()) {
+          seen.push([change.record.ProductCode, change.requestId]);
+        }
+      })(),
+    );
+    expect(error).toBeInstanceOf(ServiceServerError);
+    expect(error).toMatchObject({
+      code: "INVALID_RESPONSE",
+      status: 200,
+      operation: "recentProductCountries",
+      mayHaveBeenApplied: false,
+    });
+    expect((error as Error).message).toMatch(/RequestID 9 .*lower than .*10/);
+    expect(seen).toEqual([[first?.ProductCode, 10]]);
+    expect(simulator.count("recentProductCountries")).toBe(2);
+  });
+
+  it("ends a cycle (5 -> 7 -> 5 -> 7 …) on its first step back", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const [record] = simulator.state.productCountryChanges;
+    simulator.fail(
+      "recentProductCountries",
+      ...Array.from({ length: 40 }, (_, index) => page(record, index % 2 === 0 ? 5 : 7)),
+    );
+    const ids: number[] = [];
+    const error = await rejectionOf(
+      (async () => {
+        for await (const change of clientFor(simulator).recentProductCountries()) {
+          ids.push(change.requestId);
+          if (ids.length > 30) return;
+        }
+      })(),
+    );
+    expect((error as Error).message).toMatch(/RequestID/);
+    expect(ids).toEqual([5, 7]);
+    expect(simulator.count("recentProductCountries")).toBe(3);
+  });
+
+  it("follows a first page lower than the stored id (the service's ids restarted), then only forwards", async () => {
+    const simulator = await startSimulator({ pageSize: 10 });
+    const [record] = simulator.state.productCountryChanges;
+    simulator.fail("recentProductCountries", page(record, 3));
+    const ids: number[] = [];
+    for await (const change of clientFor(simulator).recentProductCountries({ requestId: 500 })) {
+      ids.push(change.requestId);
+    }
+    expect(ids[0]).toBe(3);
+    expect(ids.every((id) => id >= 3)).toBe(true);
+    const sent = simulator.requestsOf("recentProductCountries").map((r) => r.query.requestId?.[0]);
+    expect(sent.slice(0, 2)).toEqual(["500", "3"]);
   });
 });
 

@@ -253,6 +253,75 @@ describe("Part 7.1 codes of the billing summary", () => {
   });
 });
 
+// Review HOSTILE-6: ASP.NET Core's automatic 400 (ValidationProblemDetails) on an operation became
+// `HTTP_400 — One or more validation errors occurred.` with `issues: []`: no field named.
+describe("a ValidationProblemDetails answer names the fields the service refused", () => {
+  const problem = (errors: unknown) => ({
+    status: 400,
+    body: {
+      type: "https://tools.ietf.org/html/rfc9110#section-15.5.1",
+      title: "One or more validation errors occurred.",
+      status: 400,
+      errors,
+    },
+  });
+
+  it("as issues (path and messages) and in the message", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "dispatchConsolidatedShipment",
+      problem({
+        "$.OrderIds[0]": ["The JSON value could not be converted to System.String."],
+        ParcelCode: ["The ParcelCode field is required.", "Too short."],
+      }),
+    );
+    const error = await rejectionOf(
+      clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }),
+    );
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    const failure = error as ServiceValidationError;
+    expect(failure.code).toBe("HTTP_400");
+    expect(failure.description).toBe("One or more validation errors occurred.");
+    expect(failure.issues).toEqual([
+      {
+        path: "$.OrderIds[0]",
+        message: "The JSON value could not be converted to System.String.",
+      },
+      { path: "ParcelCode", message: "The ParcelCode field is required.; Too short." },
+    ]);
+    expect(failure.message).toContain(
+      "$.OrderIds[0]: The JSON value could not be converted to System.String.",
+    );
+  });
+
+  it("the first 10 fields only, secrets and card numbers masked in names and messages", async () => {
+    const simulator = await startSimulator();
+    const errors: Record<string, unknown> = {
+      [`Guid ${simulator.merchantGuid}`]: [`echoed ${simulator.credentials.password}`],
+      "Card 4111111111111111": "not a list",
+    };
+    for (let i = 0; i < 20; i++) errors[`Field${i}`] = [`bad ${i}`];
+    simulator.fail("voidParcel", problem(errors));
+    const error = (await rejectionOf(
+      clientFor(simulator).voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }),
+    )) as ServiceValidationError;
+    expect(error.issues).toHaveLength(10);
+    expect(error.issues[0]?.path).toBe(`Guid ${REDACTED}`);
+    expect(error.issues[1]).toEqual({ path: "Card ************1111", message: "not a list" });
+    expectNoSecrets(renderings(error), [
+      simulator.merchantGuid,
+      simulator.credentials.password,
+      "4111111111111111",
+    ]);
+  });
+
+  it("an empty or missing errors object leaves issues empty, as before", () => {
+    const read = readErrorAnswer(400, { title: "t", errors: {} }, "standard", {});
+    expect(read).toMatchObject({ kind: "validation", code: "HTTP_400", description: "t" });
+    expect(read.issues ?? []).toEqual([]);
+  });
+});
+
 describe("redaction: the GUID, the password and the token appear nowhere", () => {
   it("in hook events (with bodies), error messages, stacks, causes, JSON and inspect output", async () => {
     const simulator = await startSimulator();
@@ -779,6 +848,22 @@ describe("the Redactor's rules", () => {
     const tokens = Array.from({ length: 8 }, (_, index) => `token-number-${index}-abcdef`);
     for (const token of tokens) redactor.addToken(token);
     for (const token of tokens) expect(redactor.text(`t=${token}`)).toBe(`t=${REDACTED}`);
+  });
+
+  // Review HOSTILE-3: a call's own token was let go once 8 newer tokens came, while its answer,
+  // which may echo it, was still on its way.
+  it("keeps a token a call holds however many come after it, and lets it go once released", () => {
+    const redactor = new Redactor();
+    const own = "token-of-a-slow-call-abcdef";
+    const release = redactor.hold(own);
+    const newer = Array.from({ length: 20 }, (_, index) => `newer-token-${index}-abcdef`);
+    for (const token of newer) redactor.addToken(token);
+    expect(redactor.text(`t=${own}`)).toBe(`t=${REDACTED}`);
+    for (const token of newer.slice(-8)) expect(redactor.text(token)).toBe(REDACTED);
+    release();
+    release(); // twice is once
+    redactor.addToken("one-more-token-abcdef");
+    expect(redactor.text(`t=${own}`)).toBe(`t=${own}`);
   });
 
   // Second reading of PAN (S4): a decimal point read as a gap between digit groups turned a float

@@ -8,6 +8,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceClient, isServiceError, type ServiceError } from "../../src/service/index.js";
 
@@ -216,5 +217,218 @@ describe("per-call limits are checked like the client's", () => {
     const request = { OrderId: "GE-1", ParcelCode: "P-1" };
     expect((await client.voidParcel(request)).warnings).toEqual([]);
     expect((await client.voidParcel(request, options)).warnings).toEqual([]);
+  });
+});
+
+const SHIPPING = { amount: 10, currencyCode: "EUR" } as const;
+
+/** A service whose token answer is `token(n)` (the n-th token request) and operations `answer`. */
+function withTokens(
+  token: (n: number) => unknown,
+  answer: (received: Received, res: ServerResponse, n: number) => void,
+) {
+  let tokens = 0;
+  let operations = 0;
+  return listen((received, res) => {
+    if (received.url.startsWith("/Authentication/")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(token(++tokens)));
+    } else answer(received, res, ++operations);
+  });
+}
+
+function tokenClient(url: string, extra: Partial<Parameters<typeof createServiceClient>[0]> = {}) {
+  return createServiceClient({
+    baseUrl: url,
+    merchantGuid: GUID,
+    credentials: { userName: "merchant-user", password: PASSWORD },
+    retries: false,
+    ...extra,
+  });
+}
+
+const answerJson = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+};
+
+// Review HOSTILE-3: the redactor kept the last 8 tokens only, so a slow call's own token, echoed in
+// its 500 after 8 newer tokens were issued (short lifetimes, a 401 storm), was in its error whole.
+describe("a call's own token is redacted from its error however many tokens came after it", () => {
+  it("a slow call's echoed token, after 9 newer tokens were issued", async () => {
+    let answerSlowCall = () => {};
+    let arrived = () => {};
+    const slowCallArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const service = await withTokens(
+      (n) => ({ Token: `eyJhbGciOiJIUzI1NiJ9.secret-token-number-${n}`, TTLInMinutes: 0.00001 }),
+      (received, res, n) => {
+        const echo = () =>
+          answerJson(res, 500, { Message: `refused with ${received.headers.authorization}` });
+        // The first call is answered only once the 9 after it are done.
+        if (n === 1) {
+          answerSlowCall = echo;
+          arrived();
+        } else answerJson(res, 200, []);
+      },
+    );
+    const events: string[] = [];
+    const client = tokenClient(service.url, {
+      hooks: { includeBodies: true, onResponse: (event) => events.push(JSON.stringify(event)) },
+    });
+    const slow = client.getShippingDetailsExtended(SHIPPING).catch((error: unknown) => error);
+    await slowCallArrived;
+    for (let i = 0; i < 9; i++) await client.getShippingDetailsExtended(SHIPPING);
+    answerSlowCall();
+    const error = (await slow) as ServiceError;
+    expect(service.received.filter((r) => r.url.startsWith("/Authentication/"))).toHaveLength(10);
+    expect(error.message).toContain("refused with Bearer [REDACTED]");
+    const texts = [error.message, String(error.description), JSON.stringify(error), ...events];
+    for (const text of [...texts, inspect(error, { depth: 10 })]) {
+      expect(text).not.toContain("secret-token-number-1");
+    }
+  });
+});
+
+// Review HOSTILE-4: `TTLInMinutes: 0` (a .NET int left unset) or `"15"` (a gateway's text) refused
+// the whole token answer: every token operation failed, each spending a token request on it.
+describe("a token answer's TTLInMinutes as a service may send it", () => {
+  it.each([
+    ["0", 0],
+    ["-1", -1],
+    ['"15"', "15"],
+    ['" 15 "', " 15 "],
+    ['"soon"', "soon"],
+    ["true", true],
+  ])("%s: the token is used, and one token request serves every call", async (_label, ttl) => {
+    const service = await withTokens(
+      (n) => ({ Token: `tok-abcdefgh-${n}`, TTLInMinutes: ttl }),
+      (_received, res) => answerJson(res, 200, []),
+    );
+    const client = tokenClient(service.url);
+    for (let i = 0; i < 3; i++) await client.getShippingDetailsExtended(SHIPPING);
+    const tokens = service.received.filter((r) => r.url.startsWith("/Authentication/"));
+    expect(tokens).toHaveLength(1);
+    expect(service.received).toHaveLength(4);
+  });
+});
+
+// Review HOSTILE-5: the per-attempt timer, the deadline and the caller's signal only aborted the
+// signal given to `fetch`: a `fetch` option that dropped `init.signal` (a wrapper that rebuilds
+// init) left the call pending for ever.
+describe("timeouts and the caller's signal hold whatever the fetch option does with init.signal", () => {
+  const dropsSignal = (url: string, init: RequestInit) =>
+    fetch(url, {
+      method: init.method ?? "GET",
+      headers: init.headers ?? {},
+      body: init.body ?? null,
+      redirect: init.redirect ?? "follow",
+    });
+  const pending = (ms: number) =>
+    new Promise<string>((resolve) => setTimeout(() => resolve("still pending"), ms));
+
+  it("no answer at all: TIMEOUT after timeoutMs, may have been applied", async () => {
+    const service = await listen(() => {});
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      fetch: dropsSignal,
+      timeoutMs: 300,
+      deadlineMs: 5000,
+      retries: false,
+    });
+    const started = Date.now();
+    const outcome = await Promise.race([
+      failureOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" })),
+      pending(3000),
+    ]);
+    expect(outcome).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it("a deadline shorter than the attempt: DEADLINE_EXCEEDED", async () => {
+    const service = await listen(() => {});
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      fetch: dropsSignal,
+      timeoutMs: 5000,
+      deadlineMs: 300,
+      retries: false,
+    });
+    const outcome = await Promise.race([
+      failureOf(client.locationByIp({ ip: "203.0.113.7" })),
+      pending(3000),
+    ]);
+    expect(outcome).toMatchObject({ code: "DEADLINE_EXCEEDED" });
+  });
+
+  it("a body that stalls after its headers: TIMEOUT keeping the status", async () => {
+    const service = await listen((_received, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"IsSuccess":');
+    });
+    const client = createServiceClient({
+      baseUrl: service.url,
+      merchantGuid: GUID,
+      fetch: dropsSignal,
+      timeoutMs: 300,
+      retries: false,
+    });
+    const outcome = await Promise.race([
+      failureOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" })),
+      pending(3000),
+    ]);
+    expect(outcome).toMatchObject({ code: "TIMEOUT", status: 200, mayHaveBeenApplied: true });
+  });
+
+  it("the caller's signal rejects the call with its reason, before the answer or during its body", async () => {
+    const reason = new Error("shutdown");
+    for (const stall of [false, true]) {
+      const service = await listen((_received, res) => {
+        if (!stall) return;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"IsSuccess":');
+      });
+      const client = createServiceClient({
+        baseUrl: service.url,
+        merchantGuid: GUID,
+        fetch: dropsSignal,
+        retries: false,
+      });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(reason), 200);
+      const call = client.voidParcel(
+        { OrderId: "GE-1", ParcelCode: "P-1" },
+        { signal: controller.signal },
+      );
+      const outcome = await Promise.race([call.catch((error: unknown) => error), pending(3000)]);
+      expect(outcome, `stall ${stall}`).toBe(reason);
+    }
+  });
+
+  it("an answer that comes after the timeout is dropped, and no rejection is left unhandled", async () => {
+    const service = await listen((_received, res) => {
+      setTimeout(() => answerJson(res, 200, { IsSuccess: true, Errors: [] }), 400);
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (error: unknown) => unhandled.push(error);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const client = createServiceClient({
+        baseUrl: service.url,
+        merchantGuid: GUID,
+        fetch: dropsSignal,
+        timeoutMs: 100,
+        retries: false,
+      });
+      const failure = await failureOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+      expect(failure.code).toBe("TIMEOUT");
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
   });
 });
