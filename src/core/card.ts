@@ -247,19 +247,27 @@ function isCardDataKey(key: string): boolean {
  */
 function hideCardFields(value: object): void {
   const names = Object.keys(value);
+  // The names left enumerable, built on the way (linear: review SECOND-PITA-1), from the first
+  // card field on (the keys before it are copied then).
+  let visible: string[] | undefined;
   let hidden: string[] | undefined;
-  for (const key of names) {
-    if (!isCardDataKey(key)) continue;
-    try {
-      Object.defineProperty(value, key, HIDE);
-      hidden ??= [];
-      hidden.push(key);
-    } catch {
-      // Not configurable (a frozen or sealed object): not the merchant's, left as it is.
+  for (let i = 0; i < names.length; i++) {
+    const key = names[i] as string;
+    if (isCardDataKey(key)) {
+      try {
+        Object.defineProperty(value, key, HIDE);
+        visible ??= names.slice(0, i);
+        hidden ??= [];
+        hidden.push(key);
+        continue;
+      } catch {
+        // Not configurable (a frozen or sealed object): not the merchant's, left as it is.
+      }
     }
+    visible?.push(key);
   }
   // The library's walks read the names kept here rather than `Object.getOwnPropertyNames`.
-  if (hidden !== undefined) recordHiddenFields(value, names, hidden);
+  if (hidden !== undefined) recordHiddenFields(value, names, visible ?? names, hidden);
 }
 
 const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
@@ -270,19 +278,26 @@ const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
  * prototype, so protecting them again would do nothing).
  */
 export function copyHiddenCardFields(original: object, copy: object): void {
-  const names = Object.keys(copy);
+  const keys = Object.keys(copy);
+  // The copy's names: its keys, then each field copied, in the order it is added (as
+  // `Object.getOwnPropertyNames` lists them); the enumerable ones, apart (review SECOND-PITA-1).
+  const names = keys.slice();
+  const visible = keys;
   let hidden: string[] | undefined;
   for (const key of hiddenFieldsOf(original) ?? Object.getOwnPropertyNames(original)) {
     if (Object.hasOwn(copy, key) || !isCardDataKey(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(original, key);
     if (descriptor === undefined) continue;
     Object.defineProperty(copy, key, descriptor);
-    if (descriptor.enumerable) continue;
     names.push(key);
+    if (descriptor.enumerable) {
+      visible.push(key);
+      continue;
+    }
     hidden ??= [];
     hidden.push(key);
   }
-  if (hidden !== undefined) recordHiddenFields(copy, names, hidden);
+  if (hidden !== undefined) recordHiddenFields(copy, names, visible, hidden);
 }
 
 /**
