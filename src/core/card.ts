@@ -11,7 +11,8 @@ import {
   cardNumbersOf,
   fieldNamesOf,
   hiddenFieldsOf,
-  isCardNumberKey,
+  isCardDataKey,
+  namesCardNumber,
   namesCvv,
   recordHiddenFields,
 } from "./card-keys.js";
@@ -80,7 +81,7 @@ function cardFieldSecrets(details: Record<string, unknown>): string[] {
   const secrets: string[] = [];
   for (const field of CARD_FIELDS) pushSecret(details[field], secrets);
   for (const key of fieldNamesOf(details)) {
-    if (key !== CARD_NUMBER && isCardNumberKey(key)) pushSecret(details[key], secrets);
+    if (key !== CARD_NUMBER && namesCardNumber(key)) pushSecret(details[key], secrets);
   }
   return secrets;
 }
@@ -154,9 +155,10 @@ function maskedObject(
   // The card fields a protected object hides (non-enumerable) print masked in their places.
   for (const key of fieldNamesOf(value)) {
     const item = value[key];
-    // `CardNumber` in any case (`cardNumber`, `CARDNUMBER`): masked to its last four digits.
-    if (isCardNumberKey(key)) {
-      copy[key] =
+    // A card number (`cardNumber`, `CARDNUMBER`, `"\uFFFD(CardNumber"`: the one rule,
+    // `isCardDataKey`): masked to its last four digits.
+    if (namesCardNumber(key)) {
+      copy[key === CARD_NUMBER ? key : mask(key)] =
         typeof item === "string" || typeof item === "number"
           ? maskCardNumber(String(item))
           : maskedValue(item, mask, seen);
@@ -233,14 +235,10 @@ export function isProtected(value: object): boolean {
   return Object.getPrototypeOf(value) === PROTECTED_PROTO || Object.hasOwn(value, NODE_INSPECT);
 }
 
-/** A key of a card object holding card data: `CardNumber` in any case, or a CVV ({@link isCvvKey}). */
-function isCardDataKey(key: string): boolean {
-  return isCardNumberKey(key) || isCvvKey(key);
-}
-
 /**
- * Turns a card object's card fields (`CardNumber` in any case, every key holding a CVV) into
- * non-enumerable own properties, values and places kept (review PIT-1): `pd.CardNumber` reads and
+ * Turns a card object's card fields (`isCardDataKey`: `CardNumber` in any case or any key ending
+ * with it, `"\uFFFD(CardNumber"` included, and every key naming a CVV) into non-enumerable own
+ * properties, values and places kept (review PIT-1): `pd.CardNumber` reads and
  * writes as before, `Object.hasOwn` and `delete` work, while what copies own enumerable properties
  * (spread, `Object.assign`, `Object.entries`, `structuredClone`, `for … in`, pino's and winston's
  * merges, BSON) leaves them out. A key that cannot be changed (a frozen object) is left.
@@ -751,7 +749,7 @@ export function cardSecretsLater(details: Record<string, unknown>): (out: string
   const copy: Record<string, unknown> = isProtected(details) ? fieldsCopy(details) : { ...details };
   for (const key in copy) {
     const value = copy[key];
-    if (key !== CARD_NUMBER && isCardNumberKey(key)) pushSecret(value, known);
+    if (key !== CARD_NUMBER && namesCardNumber(key)) pushSecret(value, known);
     if (value !== null && typeof value === "object") {
       const now: string[] = [];
       cardSecretsOf(details, now);

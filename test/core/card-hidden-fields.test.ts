@@ -220,6 +220,90 @@ describe("the idempotency key of a payload whose card fields are hidden", () => 
   });
 });
 
+// Review SECOND-PITA-3: a card number under a key damaged in transit (`"\uFFFD(CardNumber"`, the
+// README's own example) stayed enumerable, so pino, winston and BSON wrote it in clear, while the
+// damaged CVV key next to it was hidden. Every key the library calls a card field is hidden now:
+// `CardNumber` in any case, any key ending with it, and any key naming a CVV (one rule, shared by
+// the hiding, the masked views and the idempotency digest's card objects).
+describe("a card number under a key damaged in transit is hidden too (review SECOND-PITA-3)", () => {
+  const DAMAGED = "\uFFFD(CardNumber";
+  const PREFIXED = "Card_cardnumber";
+
+  function damagedBody(): string {
+    const details = paymentDetails(null, "737");
+    delete details.CardNumber;
+    return JSON.stringify({
+      OrderId: "GE1",
+      MerchantGUID: "guid-1",
+      PaymentDetails: {
+        [DAMAGED]: VISA,
+        "\uFFFD(CVVNumber": "4321",
+        ...details,
+        [PREFIXED]: MASTERCARD,
+      },
+    });
+  }
+
+  it("left out of every copy of the payload's and the raw payload's, read by name, masked in the views", async () => {
+    const seen: Record<string, Record<string, string>> = {};
+    const read: unknown[] = [];
+    const masked: string[] = [];
+    let kept: Record<string, unknown> = {};
+    const response = await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        const views = {
+          payload: payload.PaymentDetails as unknown as Record<string, unknown>,
+          raw: context.rawPayload.PaymentDetails as unknown as Record<string, unknown>,
+        };
+        for (const [which, details] of Object.entries(views)) {
+          seen[which] = copies(details);
+          masked.push(JSON.stringify(details), inspect(details));
+          read.push(details[DAMAGED], details[PREFIXED]);
+        }
+        kept = views.payload;
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(damagedBody()));
+    expect(response.status).toBe(200);
+    expect(read).toStrictEqual([VISA, MASTERCARD, VISA, MASTERCARD]);
+    for (const [where, views] of Object.entries(seen)) expectNoCardData(where, views);
+    for (const text of masked) {
+      expect(text).not.toContain(VISA);
+      expect(text).not.toContain(MASTERCARD);
+    }
+    // The masked views show it as a card number: its last four digits.
+    expect(masked[0]).toContain(`${JSON.stringify(DAMAGED)}:"************1111"`);
+    expect(masked[0]).toContain(`${JSON.stringify(PREFIXED)}:"************4444"`);
+    // Kept (hidden) after the function returned, the CVVs gone.
+    expect(kept[DAMAGED]).toBe(VISA);
+    expect(Object.getOwnPropertyNames(kept).filter((key) => /cvv/i.test(key))).toStrictEqual([]);
+  });
+
+  it("a key option quoting the card number under the damaged key is refused", async () => {
+    const { withIdempotency, createMemoryIdempotencyStore } = await import("../../src/index.js");
+    let runs = 0;
+    const reasons: string[] = [];
+    const response = await createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return OK;
+        },
+        {
+          store: createMemoryIdempotencyStore(),
+          key: (payload) => `${payload.OrderId}:${VISA.replace(/(\d{4})(?=\d)/g, "$1.")}`,
+        },
+      ),
+      { auth: false, onError: (failure) => void reasons.push(String(failure.reason)) },
+    ).handle(post(damagedBody()));
+    expect(response.status).toBe(500);
+    expect(runs).toBe(0);
+    expect(reasons.join(" ")).toContain("card number");
+    expect(reasons.join(" ")).not.toContain(VISA.slice(0, 12));
+  });
+});
+
 function prefixed(
   cards: Record<string, Record<string, unknown>>,
 ): Record<string, Record<string, unknown>> {
