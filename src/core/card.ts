@@ -55,10 +55,17 @@ function isCvvKey(key: string): boolean {
   return key === "CVVNumber" || (!KNOWN_FIELDS.has(key) && namesCvv(key));
 }
 
-/** The keys of a card object's own fields that hold a CVV besides `CVVNumber`; undefined when none. */
-function otherCvvKeys(details: Record<string, unknown>): string[] | undefined {
+/**
+ * The keys of a card object's own fields that hold a CVV besides `CVVNumber`; undefined when none.
+ * Read from `names`: by default the library's view of its fields (`fieldNamesOf`, the masked
+ * views' and the reports'); the CVV drop gives every own name.
+ */
+function otherCvvKeys(
+  details: Record<string, unknown>,
+  names: readonly string[] = fieldNamesOf(details),
+): string[] | undefined {
   let keys: string[] | undefined;
-  for (const key of fieldNamesOf(details)) {
+  for (const key of names) {
     if (key === "CVVNumber" || !isCvvKey(key)) continue;
     keys ??= [];
     keys.push(key);
@@ -339,8 +346,13 @@ export function dropCvv(value: unknown): void {
   const details = value as Record<string, unknown>;
   try {
     const own = Object.hasOwn(details, "CVVNumber");
-    // The usual object: one set lookup a key (its keys are the spec's), no pattern matched.
-    const others = otherCvvKeys(details);
+    // The usual object: one set lookup a key (its keys are the spec's), no pattern matched. Every
+    // own name, read now, not the names recorded when the card fields were hidden: a key naming a
+    // CVV made non-enumerable since (the merchant's `Object.defineProperty(details, "Cvv2", …)`)
+    // or before (a framework's body) is no visible change, and would outlive the function (review
+    // SECOND-PITA-4). It runs once a request, and costs what reading the recorded names did
+    // (measured on a 22-field payment object: 1.0–2.0 µs against 1.2–2.4 µs, best of 12 rounds).
+    const others = otherCvvKeys(details, Object.getOwnPropertyNames(details));
     if (!own && others === undefined) return;
     // The quotes first, the fields last: deleting a key from the middle of an object turns it into
     // a dictionary, slower for the scrub's walk over its fields (940 → 730–830 ns for a payment object).

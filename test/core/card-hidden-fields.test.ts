@@ -14,7 +14,7 @@ import {
   createSendOrderToMerchantHandler,
   defaultIdempotencyKey,
 } from "../../src/index.js";
-import { post } from "./helpers.js";
+import { parsed, post } from "./helpers.js";
 import { paymentDetails } from "./leaks.js";
 
 const VISA = "4111111111111111";
@@ -301,6 +301,63 @@ describe("a card number under a key damaged in transit is hidden too (review SEC
     expect(runs).toBe(0);
     expect(reasons.join(" ")).toContain("card number");
     expect(reasons.join(" ")).not.toContain(VISA.slice(0, 12));
+  });
+});
+
+// Review SECOND-PITA-4: the CVV drop read the names recorded when the card fields were hidden, and
+// trusted them while the object's visible keys were unchanged: a CVV the merchant kept under a
+// non-enumerable key (`Object.defineProperty(pd, "Cvv2", { enumerable: false, … })`, as the
+// library hides it) outlived the function, and so did a framework body's non-enumerable `Cvv2`
+// made before protection. The drop reads every own name now (once per request).
+describe("a CVV under a non-enumerable key is deleted on return too (review SECOND-PITA-4)", () => {
+  /** A payment whose card object holds no other key naming a CVV. */
+  const plainBody = () =>
+    JSON.stringify({
+      OrderId: "GE1",
+      MerchantGUID: "guid-1",
+      PaymentDetails: paymentDetails(VISA, "737"),
+    });
+  const keep = (details: Record<string, unknown>) =>
+    Object.defineProperty(details, "Cvv2", {
+      value: details.CVVNumber,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+
+  it("one the merchant adds, with no visible change to the object", async () => {
+    let payload: Record<string, unknown> = {};
+    let raw: Record<string, unknown> = {};
+    const response = await createPerformOrderPaymentHandler(
+      (sent, context) => {
+        payload = sent.PaymentDetails as unknown as Record<string, unknown>;
+        raw = context.rawPayload.PaymentDetails as unknown as Record<string, unknown>;
+        keep(payload);
+        keep(raw);
+        expect(payload.Cvv2).toBe("737");
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(plainBody()));
+    expect(response.status).toBe(200);
+    for (const details of [payload, raw]) {
+      expect(Object.hasOwn(details, "Cvv2")).toBe(false);
+      expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
+      expect(details.CardNumber).toBe(VISA);
+    }
+  });
+
+  it("one a framework's parsed body held before protection", async () => {
+    const sent = JSON.parse(plainBody()) as { PaymentDetails: Record<string, unknown> };
+    keep(sent.PaymentDetails);
+    const response = await createPerformOrderPaymentHandler(() => OK, {
+      auth: false,
+      onError: () => undefined,
+    }).handle(post(parsed(sent)));
+    expect(response.status).toBe(200);
+    expect(
+      Object.getOwnPropertyNames(sent.PaymentDetails).filter((k) => /cvv/i.test(k)),
+    ).toStrictEqual([]);
   });
 });
 
