@@ -45,12 +45,49 @@ export function isCardFieldKey(key: string): boolean {
   return isCardNumberKey(key) || isCvvNumberKey(key);
 }
 
-/** A key naming a CVV, in any case: `cvvNumber`, `Cvv2`, `"\uFFFD(CVVNumber"` (damaged in transit). */
-const CVV_KEY = /cvv/i;
-
-/** Whether a key names a CVV, in any case (see `isCvvKey` of src/core/card.ts for a card object's). */
+/**
+ * Whether a key names a CVV: it contains `cvv` in any ASCII case (`cvvNumber`, `Cvv2`,
+ * `"\uFFFD(CVVNumber"`, damaged in transit); as `/cvv/i` tests it, without a pattern.
+ */
 export function namesCvv(key: string): boolean {
-  return CVV_KEY.test(key);
+  const end = key.length - 2;
+  for (let i = 0; i < end; i++) {
+    if (
+      (key.charCodeAt(i) | 0x20) === 0x63 &&
+      (key.charCodeAt(i + 1) | 0x20) === 0x76 &&
+      (key.charCodeAt(i + 2) | 0x20) === 0x76
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a key names a card number: `CardNumber` in any ASCII case, or any key ending with it
+ * (`"\uFFFD(CardNumber"`, damaged in transit; `Card_cardnumber`). What idempotency/keys.ts has
+ * always left out of a digest as a card number.
+ */
+export function namesCardNumber(key: string): boolean {
+  if (key === CARD_NUMBER) return true;
+  const from = key.length - 10;
+  if (from < 0) return false;
+  for (let i = 0; i < 10; i++) {
+    if ((key.charCodeAt(from + i) | 0x20) !== CARD_NUMBER_LOWER.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+const CARD_NUMBER_LOWER = "cardnumber";
+
+/**
+ * The one rule of which keys of a card object are card data (review SECOND-PITA-3): a key naming
+ * a card number ({@link namesCardNumber}) or a CVV ({@link namesCvv}). src/core/card.ts hides them
+ * (non-enumerable) and masks them in the masked views; idempotency/keys.ts calls an object holding
+ * one a card object, left out of every digest whole.
+ */
+export function isCardDataKey(key: string): boolean {
+  return namesCardNumber(key) || namesCvv(key);
 }
 
 const isEnumerable = Object.prototype.propertyIsEnumerable;
@@ -67,13 +104,19 @@ const hiddenFields = new WeakMap<
   { names: string[]; visible: string[]; hidden: string[] }
 >();
 
-/** Records the card fields `hidden` just made non-enumerable on `value`, which had own keys `names`. */
-export function recordHiddenFields(value: object, names: string[], hidden: string[]): void {
-  hiddenFields.set(value, {
-    names,
-    visible: names.filter((name) => !hidden.includes(name)),
-    hidden,
-  });
+/**
+ * Records the card fields `hidden` just made non-enumerable on `value`, which has own keys `names`
+ * in place, `visible` of them enumerable. The caller builds `visible` as it goes (review
+ * SECOND-PITA-1: computing it here from `names` and `hidden` cost their product, seconds for a
+ * body of 60,000 keys naming a CVV, on an unsigned request).
+ */
+export function recordHiddenFields(
+  value: object,
+  names: string[],
+  visible: string[],
+  hidden: string[],
+): void {
+  hiddenFields.set(value, { names, visible, hidden });
 }
 
 /** The card fields recorded as hidden on `value` ({@link recordHiddenFields}); undefined when none. */
@@ -83,8 +126,8 @@ export function hiddenFieldsOf(value: object): readonly string[] | undefined {
 
 /**
  * An object's own string keys as `Object.keys` lists them, with the card fields a protected card
- * object holds as non-enumerable own properties (`CardNumber` in any case, a key naming a CVV:
- * src/core/card.ts hides them from spread, loggers and document stores) in their places. What the
+ * object holds as non-enumerable own properties ({@link isCardDataKey}: src/core/card.ts hides
+ * them from spread, loggers and document stores) in their places. What the
  * library reads a card object's fields through; an object with no hidden field gives its keys.
  * The array returned may be shared: callers read it, never change it.
  */
@@ -105,7 +148,7 @@ export function fieldNamesOf(value: object): string[] {
   let kept: string[] | undefined;
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
-    if (isEnumerable.call(value, name) || isCardNumberKey(name) || namesCvv(name)) {
+    if (isEnumerable.call(value, name) || isCardDataKey(name)) {
       kept?.push(name);
     } else {
       kept ??= names.slice(0, i);
@@ -132,11 +175,14 @@ export function hasCasedCardField(value: object): boolean {
   return false;
 }
 
-/** The values of an object's own keys that are `CardNumber` in any case (hidden ones too), the exact one first. */
+/**
+ * The values of an object's own keys that name a card number ({@link namesCardNumber}: in any
+ * case, or damaged in transit; hidden ones too), the exact `CardNumber` first.
+ */
 export function cardNumbersOf(value: Record<string, unknown>, out: unknown[] = []): unknown[] {
   if (Object.hasOwn(value, CARD_NUMBER)) out.push(value[CARD_NUMBER]);
   for (const key of fieldNamesOf(value)) {
-    if (key !== CARD_NUMBER && isCardNumberKey(key)) out.push(value[key]);
+    if (key !== CARD_NUMBER && namesCardNumber(key)) out.push(value[key]);
   }
   return out;
 }

@@ -5,7 +5,7 @@
  */
 import { sha256Text } from "../auth/digest.js";
 import { giftCardFieldsOf, holdsCardSecret, isGiftCardFieldsName } from "../core/card.js";
-import { fieldNamesOf } from "../core/card-keys.js";
+import { fieldNamesOf, isCardDataKey } from "../core/card-keys.js";
 import type { CallbackContext } from "../core/engine.js";
 import { fieldInAnyCase, isRecord } from "../core/objects.js";
 import { hasControlCharacter } from "../core/text.js";
@@ -32,23 +32,19 @@ const CARD_FIELDS = new Set([
  * name, or naming a CVV.
  */
 function isCardField(name: string): boolean {
+  if (isCardDataKey(name)) return true;
   const lower = name.toLowerCase();
-  return (
-    CARD_FIELDS.has(lower) ||
-    lower.endsWith("cardnumber") ||
-    lower.endsWith("paymentdetails") ||
-    lower.includes("cvv")
-  );
+  return CARD_FIELDS.has(lower) || lower.endsWith("paymentdetails");
 }
 
-/** An object holding a card number or a CVV: all of it is card data (its other keys may be damaged copies). */
+/**
+ * An object holding a card number or a CVV (`isCardDataKey`: the rule src/core/card.ts hides and
+ * masks by): all of it is card data (its other keys may be damaged copies).
+ */
 function isCardObject(value: Record<string, unknown>): boolean {
   // Own names with the hidden card fields of a protected card object (the key of a payload stays
   // what it was before they were hidden).
-  for (const name of fieldNamesOf(value)) {
-    const lower = name.toLowerCase();
-    if (lower.endsWith("cardnumber") || lower.includes("cvv")) return true;
-  }
+  for (const name of fieldNamesOf(value)) if (isCardDataKey(name)) return true;
   return false;
 }
 

@@ -15,7 +15,6 @@ import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
 import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
-import { patternSearch } from "../core/secret-search.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay, monotonicNow } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
@@ -36,8 +35,10 @@ export { IdempotencyStoreError };
 export interface IdempotencyOptions<TPayload> {
   /**
    * The key of a delivery: deliveries with the same key run once. Default: per callback (see
-   * `defaultIdempotencyKey` and the README), never holding card data; a key of yours quoting the
-   * delivery's card number or CVV is refused (a 500, before any store sees it). Return `undefined` to run a
+   * `defaultIdempotencyKey` and the README), never holding card data. A key is stored in clear:
+   * never put card data in yours, the CVV included. One quoting the delivery's card number (12
+   * digits or more, in any spelling) is refused (a 500, before any store sees it); shorter secrets
+   * (a CVV) cannot be told from an id's digits and are not looked for. Return `undefined` to run a
    * delivery without deduplication. The callback's name is always put in front, so one store can
    * serve every callback.
    */
@@ -202,31 +203,27 @@ function inProgress(): CallbackError {
 }
 
 /**
- * Refuses a key of the `key` option that quotes this delivery's card data (review PIT-2): a store
- * keeps its keys in clear for a day (Redis `KEYS`, `MONITOR`, PostgreSQL rows, backups). Card data
- * is what the redactors mask as the delivery's own: each card object's card number in any
- * spelling (the masker of stored results, {@link maskersOf}), and its secrets (card numbers, CVVs,
- * runs of 12 or more digits: `cardSecretsOf`) where they stand apart from other digits (the
- * redactors' search). Throws a 500 `CallbackError` naming the option, the key masked, before any
- * store sees it and before the function runs. Only for a key of the merchant's own.
+ * Refuses a key of the `key` option that quotes this delivery's card number (review PIT-2): a
+ * store keeps its keys in clear for a day (Redis `KEYS`, `MONITOR`, PostgreSQL rows, backups). A
+ * card number is what a card object holds under `CardNumber` (in any case, or a key damaged in
+ * transit that ends with it), 12 digits or more, found in the key in any spelling (spaces, dots,
+ * dashes, no-break spaces: the masker of stored results, {@link maskersOf}). Shorter secrets (a
+ * CVV, the test environment's masked `"1234"`) are not looked for: their digits are as often an
+ * order number's, an amount's or a date's, and a refusal loses the order on every redelivery
+ * (review SECOND-PITA-2). Keeping them out of a key is the merchant's (README "The key of a
+ * delivery"). Throws a 500 `CallbackError` naming the option, the key masked, before any store
+ * sees it and before the function runs. Only for a key of the merchant's own.
  */
 function refuseKeyQuotingCards(key: string, context: CallbackContext<unknown>): void {
   const payload = context.rawPayload;
   if (!isRecord(payload)) return;
   const cards = findCardObjects(payload) as Record<string, unknown>[];
   if (cards.length === 0) return;
-  const secrets: string[] = [];
-  for (const card of cards) cardSecretsOf(card, secrets);
-  const patterns = secrets.map((secret) => secret.trim()).filter((secret) => secret.length >= 3);
-  const quoted =
-    cardNumbersMasker(cards)(key) !== key ||
-    (patterns.length > 0 &&
-      patternSearch(patterns, { indexed: false }).startsOf(key) !== undefined);
-  if (!quoted) return;
+  if (cardNumbersMasker(cards)(key) === key) return;
   const { redact, ownCards } = maskersOf(context);
   throw new CallbackError(
     KEY_QUOTES_CARD_DATA,
-    `withIdempotency: the key option returned a key quoting this delivery's card data (${redact(ownCards(key))}); it would be stored in clear, so the delivery is refused before any store sees it. Build the key from ids, never from card fields`,
+    `withIdempotency: the key option returned a key quoting this delivery's card number (${redact(ownCards(key))}); it would be stored in clear, so the delivery is refused before any store sees it. Build the key from ids, never from card data`,
     undefined,
     { status: 500 },
   );

@@ -160,7 +160,10 @@ describe("masked views print no card number under any key of PaymentDetails", ()
         expect(json.Phone1).toBe("+1 415 555 0100");
         expect(json.ExpirationDate).toBe("2030-03-31");
         expect(json.CVVNumber).toBe("***");
-        expect(String(details)).toBe("[PaymentDetails]");
+        // The key damaged in transit names a card number (review SECOND-PITA-3: one rule for the
+        // hiding and the masked views): its last four digits, as for `CardNumber`.
+        expect(json["\uFFFD(CardNumber"]).toBe("************1111");
+        expect(String(details)).toBe("[PaymentDetails ************1111]");
       });
     }
   }

@@ -14,7 +14,7 @@ import {
   createSendOrderToMerchantHandler,
   defaultIdempotencyKey,
 } from "../../src/index.js";
-import { post } from "./helpers.js";
+import { parsed, post } from "./helpers.js";
 import { paymentDetails } from "./leaks.js";
 
 const VISA = "4111111111111111";
@@ -217,6 +217,147 @@ describe("the idempotency key of a payload whose card fields are hidden", () => 
     const own = { callback: "SendOrderToMerchant", rawPayload: plain } as CallbackContext<unknown>;
     expect(keys[0]).toBe(await defaultIdempotencyKey(plain, own));
     expect(digests[0]).toBe(await contentDigest(plain));
+  });
+});
+
+// Review SECOND-PITA-3: a card number under a key damaged in transit (`"\uFFFD(CardNumber"`, the
+// README's own example) stayed enumerable, so pino, winston and BSON wrote it in clear, while the
+// damaged CVV key next to it was hidden. Every key the library calls a card field is hidden now:
+// `CardNumber` in any case, any key ending with it, and any key naming a CVV (one rule, shared by
+// the hiding, the masked views and the idempotency digest's card objects).
+describe("a card number under a key damaged in transit is hidden too (review SECOND-PITA-3)", () => {
+  const DAMAGED = "\uFFFD(CardNumber";
+  const PREFIXED = "Card_cardnumber";
+
+  function damagedBody(): string {
+    const details = paymentDetails(null, "737");
+    delete details.CardNumber;
+    return JSON.stringify({
+      OrderId: "GE1",
+      MerchantGUID: "guid-1",
+      PaymentDetails: {
+        [DAMAGED]: VISA,
+        "\uFFFD(CVVNumber": "4321",
+        ...details,
+        [PREFIXED]: MASTERCARD,
+      },
+    });
+  }
+
+  it("left out of every copy of the payload's and the raw payload's, read by name, masked in the views", async () => {
+    const seen: Record<string, Record<string, string>> = {};
+    const read: unknown[] = [];
+    const masked: string[] = [];
+    let kept: Record<string, unknown> = {};
+    const response = await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        const views = {
+          payload: payload.PaymentDetails as unknown as Record<string, unknown>,
+          raw: context.rawPayload.PaymentDetails as unknown as Record<string, unknown>,
+        };
+        for (const [which, details] of Object.entries(views)) {
+          seen[which] = copies(details);
+          masked.push(JSON.stringify(details), inspect(details));
+          read.push(details[DAMAGED], details[PREFIXED]);
+        }
+        kept = views.payload;
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(damagedBody()));
+    expect(response.status).toBe(200);
+    expect(read).toStrictEqual([VISA, MASTERCARD, VISA, MASTERCARD]);
+    for (const [where, views] of Object.entries(seen)) expectNoCardData(where, views);
+    for (const text of masked) {
+      expect(text).not.toContain(VISA);
+      expect(text).not.toContain(MASTERCARD);
+    }
+    // The masked views show it as a card number: its last four digits.
+    expect(masked[0]).toContain(`${JSON.stringify(DAMAGED)}:"************1111"`);
+    expect(masked[0]).toContain(`${JSON.stringify(PREFIXED)}:"************4444"`);
+    // Kept (hidden) after the function returned, the CVVs gone.
+    expect(kept[DAMAGED]).toBe(VISA);
+    expect(Object.getOwnPropertyNames(kept).filter((key) => /cvv/i.test(key))).toStrictEqual([]);
+  });
+
+  it("a key option quoting the card number under the damaged key is refused", async () => {
+    const { withIdempotency, createMemoryIdempotencyStore } = await import("../../src/index.js");
+    let runs = 0;
+    const reasons: string[] = [];
+    const response = await createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return OK;
+        },
+        {
+          store: createMemoryIdempotencyStore(),
+          key: (payload) => `${payload.OrderId}:${VISA.replace(/(\d{4})(?=\d)/g, "$1.")}`,
+        },
+      ),
+      { auth: false, onError: (failure) => void reasons.push(String(failure.reason)) },
+    ).handle(post(damagedBody()));
+    expect(response.status).toBe(500);
+    expect(runs).toBe(0);
+    expect(reasons.join(" ")).toContain("card number");
+    expect(reasons.join(" ")).not.toContain(VISA.slice(0, 12));
+  });
+});
+
+// Review SECOND-PITA-4: the CVV drop read the names recorded when the card fields were hidden, and
+// trusted them while the object's visible keys were unchanged: a CVV the merchant kept under a
+// non-enumerable key (`Object.defineProperty(pd, "Cvv2", { enumerable: false, … })`, as the
+// library hides it) outlived the function, and so did a framework body's non-enumerable `Cvv2`
+// made before protection. The drop reads every own name now (once per request).
+describe("a CVV under a non-enumerable key is deleted on return too (review SECOND-PITA-4)", () => {
+  /** A payment whose card object holds no other key naming a CVV. */
+  const plainBody = () =>
+    JSON.stringify({
+      OrderId: "GE1",
+      MerchantGUID: "guid-1",
+      PaymentDetails: paymentDetails(VISA, "737"),
+    });
+  const keep = (details: Record<string, unknown>) =>
+    Object.defineProperty(details, "Cvv2", {
+      value: details.CVVNumber,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+
+  it("one the merchant adds, with no visible change to the object", async () => {
+    let payload: Record<string, unknown> = {};
+    let raw: Record<string, unknown> = {};
+    const response = await createPerformOrderPaymentHandler(
+      (sent, context) => {
+        payload = sent.PaymentDetails as unknown as Record<string, unknown>;
+        raw = context.rawPayload.PaymentDetails as unknown as Record<string, unknown>;
+        keep(payload);
+        keep(raw);
+        expect(payload.Cvv2).toBe("737");
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(plainBody()));
+    expect(response.status).toBe(200);
+    for (const details of [payload, raw]) {
+      expect(Object.hasOwn(details, "Cvv2")).toBe(false);
+      expect(Object.hasOwn(details, "CVVNumber")).toBe(false);
+      expect(details.CardNumber).toBe(VISA);
+    }
+  });
+
+  it("one a framework's parsed body held before protection", async () => {
+    const sent = JSON.parse(plainBody()) as { PaymentDetails: Record<string, unknown> };
+    keep(sent.PaymentDetails);
+    const response = await createPerformOrderPaymentHandler(() => OK, {
+      auth: false,
+      onError: () => undefined,
+    }).handle(post(parsed(sent)));
+    expect(response.status).toBe(200);
+    expect(
+      Object.getOwnPropertyNames(sent.PaymentDetails).filter((k) => /cvv/i.test(k)),
+    ).toStrictEqual([]);
   });
 });
 

@@ -4,12 +4,15 @@
 // credential was checked (the browser-facing cart endpoint answers 401 only after the walk).
 // AMP-2: `dropCvv` scrubbed the whole card object once per key naming a CVV: one object with
 // 4,000 such keys (70 KB) cost 2–3 s, on the same unauthenticated path.
+// SECOND-PITA-1: hiding a card object's card fields (review PIT-1) recorded the names left visible
+// with `names.filter((name) => !hidden.includes(name))`, quadratic in the keys naming a CVV: an
+// unsigned 888 KB body of 60,000 `cvvN` keys behind express.json() was answered 401 after 7.6 s.
 // Each growth test times the path at n and 8n (best of five, on fresh copies): linear is ~8,
 // the defects gave hundreds. The bounds are loose enough for a shared 2-core machine.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { dropCvv } from "../../src/core/card.js";
+import { copyHiddenCardFields, dropCvv, protectPaymentDetails } from "../../src/core/card.js";
 import { sealBody } from "../../src/core/seal.js";
 import { createAuth, createCallbackRouter } from "../../src/index.js";
 import { createTestKeys } from "../../src/testing/index.js";
@@ -208,5 +211,46 @@ describe("AMP-2: dropping the CVVs is linear in the keys naming one", () => {
     const { status, ms } = await postCart(body);
     expect(status).toBe(401);
     expect(ms).toBeLessThan(1_000);
+  });
+});
+
+describe("SECOND-PITA-1: hiding the card fields is linear in the keys naming a CVV", () => {
+  it("protecting a card object grows ~8x from n to 8n keys naming a CVV", () => {
+    const { ratio, large, text } = growth(
+      (n) => JSON.parse(JSON.stringify(manyCvvs(n))) as object,
+      protectPaymentDetails,
+      1_000,
+    );
+    expect(ratio, text).toBeLessThan(24);
+    expect(large.wall).toBeLessThan(500);
+  });
+
+  it("copying the hidden fields onto a copy (the raw payload's) grows ~8x from n to 8n", () => {
+    const { ratio, large, text } = growth(
+      (n) => {
+        const original = JSON.parse(JSON.stringify(manyCvvs(n))) as object;
+        protectPaymentDetails(original);
+        // The raw view's copy: a spread, which leaves the hidden fields out.
+        return { original, copy: { ...original } };
+      },
+      ({ original, copy }) => copyHiddenCardFields(original, copy),
+      3_000,
+    );
+    expect(ratio, text).toBeLessThan(24);
+    expect(large.wall).toBeLessThan(500);
+  });
+
+  it("the copy holds every hidden field, hidden, and the CVV drop still removes them all", () => {
+    const original = JSON.parse(JSON.stringify(manyCvvs(20))) as Record<string, unknown>;
+    protectPaymentDetails(original);
+    expect(Object.keys(original)).toStrictEqual(["Note"]);
+    const copy: Record<string, unknown> = { ...original };
+    copyHiddenCardFields(original, copy);
+    expect(Object.keys(copy)).toStrictEqual(["Note"]);
+    expect(Object.getOwnPropertyNames(copy).sort()).toStrictEqual(
+      Object.getOwnPropertyNames(original).sort(),
+    );
+    dropCvv(copy);
+    expect(Object.getOwnPropertyNames(copy).sort()).toStrictEqual(["CardNumber", "Note"]);
   });
 });

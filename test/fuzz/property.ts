@@ -569,6 +569,14 @@ const CASINGS = [
 const DETAILS_KEY = /^paymentdetails$/i;
 const CARD_NUMBER_KEY = /^cardnumber$/i;
 const CVV_NUMBER_KEY = /^cvvnumber$/i;
+/**
+ * A key of a card object naming a card number: `CardNumber` in any case or any key ending with it
+ * (`"\uFFFD(CardNumber"`, damaged in transit). With a key naming a CVV (`/cvv/i`), the card fields
+ * the library hides and masks (review SECOND-PITA-3).
+ */
+const CARD_FIELD_KEY = /cardnumber$/i;
+/** The key damaged in transit the generated card objects sometimes also carry their number under. */
+const DAMAGED_CARD_KEY = "\uFFFD(CardNumber";
 
 /**
  * The values of an object's own keys matching `key` (a card field in any case), non-enumerable ones
@@ -590,6 +598,8 @@ function placeCard(payload: Record<string, unknown>, card: Card): void {
     }
   }
   const details = paymentDetails(card.pan, card.cvv);
+  // A copy of the card number under a key damaged in transit: a card field all the same.
+  if (card.pick % 3 === 0) details[DAMAGED_CARD_KEY] = card.pan;
   if (card.where === "cased") {
     // The keys in another case: card data all the same (never checked).
     const casing = CASINGS[card.pick % CASINGS.length] as (typeof CASINGS)[number];
@@ -899,11 +909,11 @@ function keepsCvv(details: Record<string, unknown>): boolean {
 
 /**
  * A card field of a card object that a copy of its own enumerable properties would take (spread,
- * `Object.assign`, `structuredClone`, pino, winston, BSON): `CardNumber` in any case or a key
+ * `Object.assign`, `structuredClone`, pino, winston, BSON): a key naming a card number (`CARD_FIELD_KEY`) or a key
  * naming a CVV, enumerable (review PIT-1: they must be hidden).
  */
 function enumerableCardField(details: Record<string, unknown>): string | undefined {
-  return Object.keys(details).find((name) => CARD_NUMBER_KEY.test(name) || /cvv/i.test(name));
+  return Object.keys(details).find((name) => CARD_FIELD_KEY.test(name) || /cvv/i.test(name));
 }
 
 /** The card fields are checked under the exact PaymentDetails key only (another case: protected). */
@@ -1121,7 +1131,7 @@ function secretsOf(input: unknown): string[] {
   const out: string[] = [];
   for (const details of detailsObjects(sealed(input))) {
     for (const value of [
-      ...fieldsNamed(details, CARD_NUMBER_KEY),
+      ...fieldsNamed(details, CARD_FIELD_KEY),
       ...fieldsNamed(details, CVV_NUMBER_KEY),
     ]) {
       if (typeof value !== "string") continue;
@@ -1225,7 +1235,7 @@ function unmasked(
 ): string | undefined {
   const masked = /^\**[0-9]{0,4}$/;
   const json = JSON.parse(JSON.stringify(details)) as Record<string, unknown>;
-  for (const card of fieldsNamed(json, CARD_NUMBER_KEY)) {
+  for (const card of fieldsNamed(json, CARD_FIELD_KEY)) {
     if (typeof card === "string" && !masked.test(card))
       return `JSON CardNumber ${card.slice(0, 40)}`;
   }
