@@ -276,6 +276,7 @@ export const CART_CHECKER: GeneratedChecker = {
 function checkGetCheckoutCartInfoRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.merchantCartToken);
@@ -308,6 +309,7 @@ const checkGetCheckoutCartInfoRequest_keys: ReadonlySet<string> = new Set([
 function checkSendOrderToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x3 = o.OrderId;
@@ -326,6 +328,7 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x4 !== undefined) n++;
   if (!Array.isArray(x4)) return REJECT;
   if (Object.getPrototypeOf(x4) !== Array.prototype) return DEFER;
+  if (typeof (x4 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x4, "__proto__")) sealed = false;
   for (let i5 = 0; i5 < x4.length; i5++) {
     const r35 = checkProduct(x4[i5]);
@@ -367,6 +370,7 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x46 !== undefined && x46 !== null) {
     if (!Array.isArray(x46)) return REJECT;
     if (Object.getPrototypeOf(x46) !== Array.prototype) return DEFER;
+    if (typeof (x46 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x46, "__proto__")) sealed = false;
     for (let i47 = 0; i47 < x46.length; i47++) {
       const r56 = checkDiscount(x46[i47]);
@@ -391,6 +395,7 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x81 !== undefined && x81 !== null) {
     if (!Array.isArray(x81)) return REJECT;
     if (Object.getPrototypeOf(x81) !== Array.prototype) return DEFER;
+    if (typeof (x81 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x81, "__proto__")) sealed = false;
     for (let i82 = 0; i82 < x81.length; i82++) {
       const r88 = checkOrderPaymentMethod(x81[i82]);
@@ -402,6 +407,7 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x89 !== undefined && x89 !== null) {
     if (!Array.isArray(x89)) return REJECT;
     if (Object.getPrototypeOf(x89) !== Array.prototype) return DEFER;
+    if (typeof (x89 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x89, "__proto__")) sealed = false;
     for (let i90 = 0; i90 < x89.length; i90++) {
       const r92 = checkAdditionalRequiredDocument(x89[i90]);
@@ -567,6 +573,7 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x125 !== undefined && x125 !== null) {
     if (!Array.isArray(x125)) return REJECT;
     if (Object.getPrototypeOf(x125) !== Array.prototype) return DEFER;
+    if (typeof (x125 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x125, "__proto__")) sealed = false;
     for (let i126 = 0; i126 < x125.length; i126++) {
       const r128 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -660,6 +667,7 @@ const checkSendOrderToMerchant_keys: ReadonlySet<string> = new Set([
 function checkProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Sku);
@@ -714,6 +722,7 @@ function checkProduct(v: unknown): Verdict {
   if (x16 !== undefined && x16 !== null) {
     if (!Array.isArray(x16)) return REJECT;
     if (Object.getPrototypeOf(x16) !== Array.prototype) return DEFER;
+    if (typeof (x16 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x16, "__proto__")) sealed = false;
     for (let i17 = 0; i17 < x16.length; i17++) {
       const r19 = checkCodeName(x16[i17]);
@@ -725,6 +734,7 @@ function checkProduct(v: unknown): Verdict {
   if (x20 !== undefined && x20 !== null) {
     if (!Array.isArray(x20)) return REJECT;
     if (Object.getPrototypeOf(x20) !== Array.prototype) return DEFER;
+    if (typeof (x20 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x20, "__proto__")) sealed = false;
     for (let i21 = 0; i21 < x20.length; i21++) {
       const r23 = checkProductAttribute(x20[i21]);
@@ -803,6 +813,7 @@ const checkProduct_keys: ReadonlySet<string> = new Set([
 function checkCodeName(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.code);
@@ -820,6 +831,7 @@ const checkCodeName_keys: ReadonlySet<string> = new Set(["code", "name", "Code",
 function checkProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.AttributeKey);
@@ -835,6 +847,7 @@ const checkProductAttribute_keys: ReadonlySet<string> = new Set(["AttributeKey",
 function checkProductMetaData(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x25 = o.Attributes;
@@ -842,6 +855,7 @@ function checkProductMetaData(v: unknown): Verdict {
   if (x25 !== undefined && x25 !== null) {
     if (!Array.isArray(x25)) return REJECT;
     if (Object.getPrototypeOf(x25) !== Array.prototype) return DEFER;
+    if (typeof (x25 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x25, "__proto__")) sealed = false;
     for (let i26 = 0; i26 < x25.length; i26++) {
       const r28 = checkProductAttribute(x25[i26]);
@@ -859,6 +873,7 @@ const checkProductMetaData_keys: ReadonlySet<string> = new Set(["Attributes"]);
 function checkCustomer(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.EmailAddress);
@@ -879,6 +894,7 @@ const checkCustomer_keys: ReadonlySet<string> = new Set([
 function checkAddress(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.FirstName);
@@ -943,6 +959,7 @@ const checkAddress_keys: ReadonlySet<string> = new Set([
 function checkDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Name);
@@ -1011,6 +1028,7 @@ const checkDiscount_keys: ReadonlySet<string> = new Set([
 function checkInternationalDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CurrencyCode);
@@ -1181,6 +1199,7 @@ function checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown
 ): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   const n = 0;
   if (n < 0) return REJECT;
@@ -1199,6 +1218,7 @@ const checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown_ke
 function checkPaymentDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CardNumber);
@@ -1260,6 +1280,7 @@ const checkPaymentDetails_keys: ReadonlySet<string> = new Set([
 function checkOrderPaymentMethod(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x84 = o.PaymentMethodId;
@@ -1308,6 +1329,7 @@ const checkOrderPaymentMethod_keys: ReadonlySet<string> = new Set([
 function checkAdditionalRequiredDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.DocumentTypeCode);
@@ -1340,6 +1362,7 @@ function checkSendOrderToMerchantSchema_UrlParameters_0(v: unknown): Verdict {
 function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
   if (!Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Array.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(v, "__proto__")) sealed = false;
   for (let i98 = 0; i98 < v.length; i98++) {
     const r100 = checkKeyValuePair(v[i98]);
@@ -1351,6 +1374,7 @@ function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
 function checkKeyValuePair(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Key);
@@ -1366,6 +1390,7 @@ const checkKeyValuePair_keys: ReadonlySet<string> = new Set(["Key", "Value"]);
 function checkOriginalOrder(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.OrderId);
@@ -1380,6 +1405,7 @@ const checkOriginalOrder_keys: ReadonlySet<string> = new Set(["OrderId"]);
 function checkUpdateOrderStatus(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x129 = o.OrderId;
@@ -1401,6 +1427,7 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x131 !== undefined && x131 !== null) {
     if (!Array.isArray(x131)) return REJECT;
     if (Object.getPrototypeOf(x131) !== Array.prototype) return DEFER;
+    if (typeof (x131 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x131, "__proto__")) sealed = false;
     for (let i132 = 0; i132 < x131.length; i132++) {
       const r158 = checkProductLine(x131[i132]);
@@ -1443,6 +1470,7 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x169 !== undefined && x169 !== null) {
     if (!Array.isArray(x169)) return REJECT;
     if (Object.getPrototypeOf(x169) !== Array.prototype) return DEFER;
+    if (typeof (x169 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x169, "__proto__")) sealed = false;
     for (let i170 = 0; i170 < x169.length; i170++) {
       const r172 = checkDiscount(x169[i170]);
@@ -1467,6 +1495,7 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x177 !== undefined && x177 !== null) {
     if (!Array.isArray(x177)) return REJECT;
     if (Object.getPrototypeOf(x177) !== Array.prototype) return DEFER;
+    if (typeof (x177 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x177, "__proto__")) sealed = false;
     for (let i178 = 0; i178 < x177.length; i178++) {
       const r180 = checkOrderPaymentMethod(x177[i178]);
@@ -1478,6 +1507,7 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x181 !== undefined && x181 !== null) {
     if (!Array.isArray(x181)) return REJECT;
     if (Object.getPrototypeOf(x181) !== Array.prototype) return DEFER;
+    if (typeof (x181 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x181, "__proto__")) sealed = false;
     for (let i182 = 0; i182 < x181.length; i182++) {
       const r184 = checkAdditionalRequiredDocument(x181[i182]);
@@ -1643,6 +1673,7 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x214 !== undefined && x214 !== null) {
     if (!Array.isArray(x214)) return REJECT;
     if (Object.getPrototypeOf(x214) !== Array.prototype) return DEFER;
+    if (typeof (x214 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x214, "__proto__")) sealed = false;
     for (let i215 = 0; i215 < x214.length; i215++) {
       const r217 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -1736,6 +1767,7 @@ const checkUpdateOrderStatus_keys: ReadonlySet<string> = new Set([
 function checkProductLine(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Sku);
@@ -1794,6 +1826,7 @@ function checkProductLine(v: unknown): Verdict {
   if (x143 !== undefined && x143 !== null) {
     if (!Array.isArray(x143)) return REJECT;
     if (Object.getPrototypeOf(x143) !== Array.prototype) return DEFER;
+    if (typeof (x143 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x143, "__proto__")) sealed = false;
     for (let i144 = 0; i144 < x143.length; i144++) {
       const r146 = checkCodeName(x143[i144]);
@@ -1805,6 +1838,7 @@ function checkProductLine(v: unknown): Verdict {
   if (x147 !== undefined && x147 !== null) {
     if (!Array.isArray(x147)) return REJECT;
     if (Object.getPrototypeOf(x147) !== Array.prototype) return DEFER;
+    if (typeof (x147 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x147, "__proto__")) sealed = false;
     for (let i148 = 0; i148 < x147.length; i148++) {
       const r150 = checkProductAttribute(x147[i148]);
@@ -1882,6 +1916,7 @@ const checkProductLine_keys: ReadonlySet<string> = new Set([
 function checkPerformOrderPayment(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x218 = o.OrderId;
@@ -1901,6 +1936,7 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x219 !== undefined && x219 !== null) {
     if (!Array.isArray(x219)) return REJECT;
     if (Object.getPrototypeOf(x219) !== Array.prototype) return DEFER;
+    if (typeof (x219 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x219, "__proto__")) sealed = false;
     for (let i220 = 0; i220 < x219.length; i220++) {
       const r222 = checkProductLine(x219[i220]);
@@ -1943,6 +1979,7 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x233 !== undefined && x233 !== null) {
     if (!Array.isArray(x233)) return REJECT;
     if (Object.getPrototypeOf(x233) !== Array.prototype) return DEFER;
+    if (typeof (x233 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x233, "__proto__")) sealed = false;
     for (let i234 = 0; i234 < x233.length; i234++) {
       const r236 = checkDiscount(x233[i234]);
@@ -1965,6 +2002,7 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x241 !== undefined && x241 !== null) {
     if (!Array.isArray(x241)) return REJECT;
     if (Object.getPrototypeOf(x241) !== Array.prototype) return DEFER;
+    if (typeof (x241 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x241, "__proto__")) sealed = false;
     for (let i242 = 0; i242 < x241.length; i242++) {
       const r244 = checkOrderPaymentMethod(x241[i242]);
@@ -1976,6 +2014,7 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x245 !== undefined && x245 !== null) {
     if (!Array.isArray(x245)) return REJECT;
     if (Object.getPrototypeOf(x245) !== Array.prototype) return DEFER;
+    if (typeof (x245 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x245, "__proto__")) sealed = false;
     for (let i246 = 0; i246 < x245.length; i246++) {
       const r248 = checkAdditionalRequiredDocument(x245[i246]);
@@ -2141,6 +2180,7 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x278 !== undefined && x278 !== null) {
     if (!Array.isArray(x278)) return REJECT;
     if (Object.getPrototypeOf(x278) !== Array.prototype) return DEFER;
+    if (typeof (x278 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x278, "__proto__")) sealed = false;
     for (let i279 = 0; i279 < x278.length; i279++) {
       const r281 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -2234,6 +2274,7 @@ const checkPerformOrderPayment_keys: ReadonlySet<string> = new Set([
 function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x282 = o.OrderId;
@@ -2251,6 +2292,7 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (x284 !== undefined) n++;
   if (!Array.isArray(x284)) return REJECT;
   if (Object.getPrototypeOf(x284) !== Array.prototype) return DEFER;
+  if (typeof (x284 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x284, "__proto__")) sealed = false;
   for (let i285 = 0; i285 < x284.length; i285++) {
     const r288 = checkReturnedProduct(x284[i285]);
@@ -2290,6 +2332,7 @@ const checkSendRMAInfoToMerchant_keys: ReadonlySet<string> = new Set([
 function checkReturnedProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.SKU);
@@ -2324,6 +2367,7 @@ const checkReturnedProduct_keys: ReadonlySet<string> = new Set([
 function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x290 = o.UrlParameters;
@@ -2364,6 +2408,7 @@ const checkUpdateParcelDispatch_keys: ReadonlySet<string> = new Set([
 function checkParcel(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Code);
@@ -2380,6 +2425,7 @@ function checkParcel(v: unknown): Verdict {
   if (x295 !== undefined && x295 !== null) {
     if (!Array.isArray(x295)) return REJECT;
     if (Object.getPrototypeOf(x295) !== Array.prototype) return DEFER;
+    if (typeof (x295 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x295, "__proto__")) sealed = false;
     for (let i296 = 0; i296 < x295.length; i296++) {
       const r299 = checkParcelProduct(x295[i296]);
@@ -2403,6 +2449,7 @@ const checkParcel_keys: ReadonlySet<string> = new Set([
 function checkParcelTracking(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.ParcelTrackingNumber);
@@ -2423,6 +2470,7 @@ const checkParcelTracking_keys: ReadonlySet<string> = new Set([
 function checkParcelProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Sku);
@@ -2449,6 +2497,7 @@ const checkParcelProduct_keys: ReadonlySet<string> = new Set([
 function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.MerchantGUID);
@@ -2463,6 +2512,7 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (x302 !== undefined) n++;
   if (!Array.isArray(x302)) return REJECT;
   if (Object.getPrototypeOf(x302) !== Array.prototype) return DEFER;
+  if (typeof (x302 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x302, "__proto__")) sealed = false;
   for (let i303 = 0; i303 < x302.length; i303++) {
     const e304 = x302[i303];
@@ -2489,6 +2539,7 @@ const checkRemoveRestrictedProducts_keys: ReadonlySet<string> = new Set([
 function checkSendAdditionalRequiredDocuments(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   const n = 0;
   if (n < 0) return REJECT;
@@ -2503,6 +2554,7 @@ const checkSendAdditionalRequiredDocuments_keys: ReadonlySet<string> = new Set([
 function checkGiftCardRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.MerchantGUID);
@@ -2549,6 +2601,7 @@ const checkGiftCardRequest_keys: ReadonlySet<string> = new Set([
 function checkCardFields(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x306 = o.CardId;
@@ -2587,6 +2640,7 @@ function checkGiftCardRequestSchema_CardFields_CardId_1(v: unknown): Verdict {
 function checkNotifyOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x311 = o.OrderId;
@@ -2637,6 +2691,7 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x316 !== undefined && x316 !== null) {
     if (!Array.isArray(x316)) return REJECT;
     if (Object.getPrototypeOf(x316) !== Array.prototype) return DEFER;
+    if (typeof (x316 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x316, "__proto__")) sealed = false;
     for (let i317 = 0; i317 < x316.length; i317++) {
       const r321 = checkRefundGiftCardEntry(x316[i317]);
@@ -2658,6 +2713,7 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x324 !== undefined && x324 !== null) {
     if (!Array.isArray(x324)) return REJECT;
     if (Object.getPrototypeOf(x324) !== Array.prototype) return DEFER;
+    if (typeof (x324 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x324, "__proto__")) sealed = false;
     for (let i325 = 0; i325 < x324.length; i325++) {
       const r327 = checkRefundProduct(x324[i325]);
@@ -2669,6 +2725,7 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x328 !== undefined && x328 !== null) {
     if (!Array.isArray(x328)) return REJECT;
     if (Object.getPrototypeOf(x328) !== Array.prototype) return DEFER;
+    if (typeof (x328 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x328, "__proto__")) sealed = false;
     for (let i329 = 0; i329 < x328.length; i329++) {
       const r331 = checkRefundComponent(x328[i329]);
@@ -2681,6 +2738,7 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x332 !== undefined && x332 !== null) {
     if (!Array.isArray(x332)) return REJECT;
     if (Object.getPrototypeOf(x332) !== Array.prototype) return DEFER;
+    if (typeof (x332 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x332, "__proto__")) sealed = false;
     for (let i333 = 0; i333 < x332.length; i333++) {
       const r335 = checkRefundDocument(x332[i333]);
@@ -2692,6 +2750,7 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x336 !== undefined && x336 !== null) {
     if (!Array.isArray(x336)) return REJECT;
     if (Object.getPrototypeOf(x336) !== Array.prototype) return DEFER;
+    if (typeof (x336 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x336, "__proto__")) sealed = false;
     for (let i337 = 0; i337 < x336.length; i337++) {
       const r361 = checkOrderRefund(x336[i337]);
@@ -2753,6 +2812,7 @@ const checkNotifyOrderRefund_keys: ReadonlySet<string> = new Set([
 function checkRefundGiftCardEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x319 = o.CardId;
@@ -2791,6 +2851,7 @@ function checkNotifyOrderRefundSchema_GiftCardsData___CardId_1(v: unknown): Verd
 function checkRefundReason(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.OrderRefundReasonCode);
@@ -2806,6 +2867,7 @@ const checkRefundReason_keys: ReadonlySet<string> = new Set(["OrderRefundReasonC
 function checkRefundProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CartItemId);
@@ -2844,6 +2906,7 @@ const checkRefundProduct_keys: ReadonlySet<string> = new Set([
 function checkRefundComponent(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Amount);
@@ -2866,6 +2929,7 @@ const checkRefundComponent_keys: ReadonlySet<string> = new Set([
 function checkRefundDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.DocumentData);
@@ -2890,6 +2954,7 @@ const checkRefundDocument_keys: ReadonlySet<string> = new Set([
 function checkOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.RefundID);
@@ -2932,6 +2997,7 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x343 !== undefined && x343 !== null) {
     if (!Array.isArray(x343)) return REJECT;
     if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
+    if (typeof (x343 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x343, "__proto__")) sealed = false;
     for (let i344 = 0; i344 < x343.length; i344++) {
       const r346 = checkRefundGiftCardEntry(x343[i344]);
@@ -2953,6 +3019,7 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x349 !== undefined && x349 !== null) {
     if (!Array.isArray(x349)) return REJECT;
     if (Object.getPrototypeOf(x349) !== Array.prototype) return DEFER;
+    if (typeof (x349 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x349, "__proto__")) sealed = false;
     for (let i350 = 0; i350 < x349.length; i350++) {
       const r352 = checkRefundProduct(x349[i350]);
@@ -2964,6 +3031,7 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x353 !== undefined && x353 !== null) {
     if (!Array.isArray(x353)) return REJECT;
     if (Object.getPrototypeOf(x353) !== Array.prototype) return DEFER;
+    if (typeof (x353 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x353, "__proto__")) sealed = false;
     for (let i354 = 0; i354 < x353.length; i354++) {
       const r356 = checkRefundComponent(x353[i354]);
@@ -2976,6 +3044,7 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x357 !== undefined && x357 !== null) {
     if (!Array.isArray(x357)) return REJECT;
     if (Object.getPrototypeOf(x357) !== Array.prototype) return DEFER;
+    if (typeof (x357 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x357, "__proto__")) sealed = false;
     for (let i358 = 0; i358 < x357.length; i358++) {
       const r360 = checkRefundDocument(x357[i358]);
@@ -3023,6 +3092,7 @@ const checkOrderRefund_keys: ReadonlySet<string> = new Set([
 function checkRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CurrencyCode);
@@ -3046,6 +3116,7 @@ function checkRefundableAmount(v: unknown): Verdict {
   if (x366 !== undefined && x366 !== null) {
     if (!Array.isArray(x366)) return REJECT;
     if (Object.getPrototypeOf(x366) !== Array.prototype) return DEFER;
+    if (typeof (x366 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x366, "__proto__")) sealed = false;
     for (let i367 = 0; i367 < x366.length; i367++) {
       const r371 = checkProductRefundableAmount(x366[i367]);
@@ -3069,6 +3140,7 @@ const checkRefundableAmount_keys: ReadonlySet<string> = new Set([
 function checkProductRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CartItemId);
@@ -3107,6 +3179,7 @@ const checkProductRefundableAmount_keys: ReadonlySet<string> = new Set([
 function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x373 = o.OrderId;
@@ -3126,6 +3199,7 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x374 !== undefined && x374 !== null) {
     if (!Array.isArray(x374)) return REJECT;
     if (Object.getPrototypeOf(x374) !== Array.prototype) return DEFER;
+    if (typeof (x374 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x374, "__proto__")) sealed = false;
     for (let i375 = 0; i375 < x374.length; i375++) {
       const r377 = checkProductLine(x374[i375]);
@@ -3168,6 +3242,7 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x388 !== undefined && x388 !== null) {
     if (!Array.isArray(x388)) return REJECT;
     if (Object.getPrototypeOf(x388) !== Array.prototype) return DEFER;
+    if (typeof (x388 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x388, "__proto__")) sealed = false;
     for (let i389 = 0; i389 < x388.length; i389++) {
       const r391 = checkDiscount(x388[i389]);
@@ -3192,6 +3267,7 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x396 !== undefined && x396 !== null) {
     if (!Array.isArray(x396)) return REJECT;
     if (Object.getPrototypeOf(x396) !== Array.prototype) return DEFER;
+    if (typeof (x396 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x396, "__proto__")) sealed = false;
     for (let i397 = 0; i397 < x396.length; i397++) {
       const r399 = checkOrderPaymentMethod(x396[i397]);
@@ -3203,6 +3279,7 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x400 !== undefined && x400 !== null) {
     if (!Array.isArray(x400)) return REJECT;
     if (Object.getPrototypeOf(x400) !== Array.prototype) return DEFER;
+    if (typeof (x400 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x400, "__proto__")) sealed = false;
     for (let i401 = 0; i401 < x400.length; i401++) {
       const r403 = checkAdditionalRequiredDocument(x400[i401]);
@@ -3368,6 +3445,7 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x433 !== undefined && x433 !== null) {
     if (!Array.isArray(x433)) return REJECT;
     if (Object.getPrototypeOf(x433) !== Array.prototype) return DEFER;
+    if (typeof (x433 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x433, "__proto__")) sealed = false;
     for (let i434 = 0; i434 < x433.length; i434++) {
       const r436 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -3461,12 +3539,14 @@ const checkUpdateOrderShippingInfo_keys: ReadonlySet<string> = new Set([
 function checkCheckoutCartInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x437 = o.productsList;
   if (x437 !== undefined) n++;
   if (!Array.isArray(x437)) return REJECT;
   if (Object.getPrototypeOf(x437) !== Array.prototype) return DEFER;
+  if (typeof (x437 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x437, "__proto__")) sealed = false;
   for (let i438 = 0; i438 < x437.length; i438++) {
     const r463 = checkCartProduct(x437[i438]);
@@ -3483,6 +3563,7 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (x464 !== undefined && x464 !== null) {
     if (!Array.isArray(x464)) return REJECT;
     if (Object.getPrototypeOf(x464) !== Array.prototype) return DEFER;
+    if (typeof (x464 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x464, "__proto__")) sealed = false;
     for (let i465 = 0; i465 < x464.length; i465++) {
       const r474 = checkCartDiscount(x464[i465]);
@@ -3494,6 +3575,7 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (x475 !== undefined && x475 !== null) {
     if (!Array.isArray(x475)) return REJECT;
     if (Object.getPrototypeOf(x475) !== Array.prototype) return DEFER;
+    if (typeof (x475 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x475, "__proto__")) sealed = false;
     for (let i476 = 0; i476 < x475.length; i476++) {
       const r478 = checkCartDiscount(x475[i476]);
@@ -3574,6 +3656,7 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (x502 !== undefined && x502 !== null) {
     if (!Array.isArray(x502)) return REJECT;
     if (Object.getPrototypeOf(x502) !== Array.prototype) return DEFER;
+    if (typeof (x502 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x502, "__proto__")) sealed = false;
     for (let i503 = 0; i503 < x502.length; i503++) {
       const r505 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -3587,6 +3670,7 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (x506 !== undefined && x506 !== null) {
     if (!Array.isArray(x506)) return REJECT;
     if (Object.getPrototypeOf(x506) !== Array.prototype) return DEFER;
+    if (typeof (x506 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x506, "__proto__")) sealed = false;
     for (let i507 = 0; i507 < x506.length; i507++) {
       const r509 = checkKeyValuePair(x506[i507]);
@@ -3649,6 +3733,7 @@ const checkCheckoutCartInfo_keys: ReadonlySet<string> = new Set([
 function checkCartProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.ProductCode);
@@ -3703,6 +3788,7 @@ function checkCartProduct(v: unknown): Verdict {
   if (x450 !== undefined && x450 !== null) {
     if (!Array.isArray(x450)) return REJECT;
     if (Object.getPrototypeOf(x450) !== Array.prototype) return DEFER;
+    if (typeof (x450 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x450, "__proto__")) sealed = false;
     for (let i451 = 0; i451 < x450.length; i451++) {
       const r453 = checkCartProductAttribute(x450[i451]);
@@ -3792,6 +3878,7 @@ const checkCartProduct_keys: ReadonlySet<string> = new Set([
 function checkVatRateType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.VATRateTypeCode);
@@ -3812,6 +3899,7 @@ const checkVatRateType_keys: ReadonlySet<string> = new Set(["VATRateTypeCode", "
 function checkCartProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.AttributeKey);
@@ -3836,6 +3924,7 @@ const checkCartProductAttribute_keys: ReadonlySet<string> = new Set([
 function checkCartDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x467 = o.OriginalDiscountValue;
@@ -3925,6 +4014,7 @@ function checkCheckoutCartInfoSchema_includeVAT_1(v: unknown): Verdict {
 function checkUserDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.FirstName);
@@ -3967,6 +4057,7 @@ function checkUserDetails(v: unknown): Verdict {
   if (x491 !== undefined && x491 !== null) {
     if (!Array.isArray(x491)) return REJECT;
     if (Object.getPrototypeOf(x491) !== Array.prototype) return DEFER;
+    if (typeof (x491 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x491, "__proto__")) sealed = false;
     for (let i492 = 0; i492 < x491.length; i492++) {
       const r496 = checkAddressBookEntry(x491[i492]);
@@ -4016,6 +4107,7 @@ const checkUserDetails_keys: ReadonlySet<string> = new Set([
 function checkUserIdNumberType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.UserIdNumberTypeCode);
@@ -4031,6 +4123,7 @@ const checkUserIdNumberType_keys: ReadonlySet<string> = new Set(["UserIdNumberTy
 function checkAddressBookEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.FirstName);
