@@ -276,7 +276,6 @@ export const CART_CHECKER: GeneratedChecker = {
 function checkGetCheckoutCartInfoRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.merchantCartToken);
@@ -309,7 +308,6 @@ const checkGetCheckoutCartInfoRequest_keys: ReadonlySet<string> = new Set([
 function checkSendOrderToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x3 = o.OrderId;
@@ -328,7 +326,6 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x4 !== undefined) n++;
   if (!Array.isArray(x4)) return REJECT;
   if (Object.getPrototypeOf(x4) !== Array.prototype) return DEFER;
-  if (typeof (x4 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x4, "__proto__")) sealed = false;
   for (let i5 = 0; i5 < x4.length; i5++) {
     const r35 = checkProduct(x4[i5]);
@@ -370,7 +367,6 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x46 !== undefined && x46 !== null) {
     if (!Array.isArray(x46)) return REJECT;
     if (Object.getPrototypeOf(x46) !== Array.prototype) return DEFER;
-    if (typeof (x46 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x46, "__proto__")) sealed = false;
     for (let i47 = 0; i47 < x46.length; i47++) {
       const r56 = checkDiscount(x46[i47]);
@@ -395,7 +391,6 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x81 !== undefined && x81 !== null) {
     if (!Array.isArray(x81)) return REJECT;
     if (Object.getPrototypeOf(x81) !== Array.prototype) return DEFER;
-    if (typeof (x81 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x81, "__proto__")) sealed = false;
     for (let i82 = 0; i82 < x81.length; i82++) {
       const r88 = checkOrderPaymentMethod(x81[i82]);
@@ -407,7 +402,6 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x89 !== undefined && x89 !== null) {
     if (!Array.isArray(x89)) return REJECT;
     if (Object.getPrototypeOf(x89) !== Array.prototype) return DEFER;
-    if (typeof (x89 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x89, "__proto__")) sealed = false;
     for (let i90 = 0; i90 < x89.length; i90++) {
       const r92 = checkAdditionalRequiredDocument(x89[i90]);
@@ -573,7 +567,6 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
   if (x125 !== undefined && x125 !== null) {
     if (!Array.isArray(x125)) return REJECT;
     if (Object.getPrototypeOf(x125) !== Array.prototype) return DEFER;
-    if (typeof (x125 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x125, "__proto__")) sealed = false;
     for (let i126 = 0; i126 < x125.length; i126++) {
       const r128 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -667,7 +660,6 @@ const checkSendOrderToMerchant_keys: ReadonlySet<string> = new Set([
 function checkProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Sku);
@@ -722,7 +714,6 @@ function checkProduct(v: unknown): Verdict {
   if (x16 !== undefined && x16 !== null) {
     if (!Array.isArray(x16)) return REJECT;
     if (Object.getPrototypeOf(x16) !== Array.prototype) return DEFER;
-    if (typeof (x16 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x16, "__proto__")) sealed = false;
     for (let i17 = 0; i17 < x16.length; i17++) {
       const r19 = checkCodeName(x16[i17]);
@@ -734,7 +725,6 @@ function checkProduct(v: unknown): Verdict {
   if (x20 !== undefined && x20 !== null) {
     if (!Array.isArray(x20)) return REJECT;
     if (Object.getPrototypeOf(x20) !== Array.prototype) return DEFER;
-    if (typeof (x20 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x20, "__proto__")) sealed = false;
     for (let i21 = 0; i21 < x20.length; i21++) {
       const r23 = checkProductAttribute(x20[i21]);
@@ -813,7 +803,6 @@ const checkProduct_keys: ReadonlySet<string> = new Set([
 function checkCodeName(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.code);
@@ -831,7 +820,6 @@ const checkCodeName_keys: ReadonlySet<string> = new Set(["code", "name", "Code",
 function checkProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.AttributeKey);
@@ -847,7 +835,6 @@ const checkProductAttribute_keys: ReadonlySet<string> = new Set(["AttributeKey",
 function checkProductMetaData(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x25 = o.Attributes;
@@ -855,7 +842,6 @@ function checkProductMetaData(v: unknown): Verdict {
   if (x25 !== undefined && x25 !== null) {
     if (!Array.isArray(x25)) return REJECT;
     if (Object.getPrototypeOf(x25) !== Array.prototype) return DEFER;
-    if (typeof (x25 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x25, "__proto__")) sealed = false;
     for (let i26 = 0; i26 < x25.length; i26++) {
       const r28 = checkProductAttribute(x25[i26]);
@@ -873,7 +859,6 @@ const checkProductMetaData_keys: ReadonlySet<string> = new Set(["Attributes"]);
 function checkCustomer(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.EmailAddress);
@@ -894,7 +879,6 @@ const checkCustomer_keys: ReadonlySet<string> = new Set([
 function checkAddress(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.FirstName);
@@ -959,7 +943,6 @@ const checkAddress_keys: ReadonlySet<string> = new Set([
 function checkDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Name);
@@ -1028,7 +1011,6 @@ const checkDiscount_keys: ReadonlySet<string> = new Set([
 function checkInternationalDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CurrencyCode);
@@ -1199,7 +1181,6 @@ function checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown
 ): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   const n = 0;
   if (n < 0) return REJECT;
@@ -1218,7 +1199,6 @@ const checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown_ke
 function checkPaymentDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CardNumber);
@@ -1280,7 +1260,6 @@ const checkPaymentDetails_keys: ReadonlySet<string> = new Set([
 function checkOrderPaymentMethod(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x84 = o.PaymentMethodId;
@@ -1329,7 +1308,6 @@ const checkOrderPaymentMethod_keys: ReadonlySet<string> = new Set([
 function checkAdditionalRequiredDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.DocumentTypeCode);
@@ -1362,7 +1340,6 @@ function checkSendOrderToMerchantSchema_UrlParameters_0(v: unknown): Verdict {
 function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
   if (!Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Array.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(v, "__proto__")) sealed = false;
   for (let i98 = 0; i98 < v.length; i98++) {
     const r100 = checkKeyValuePair(v[i98]);
@@ -1374,7 +1351,6 @@ function checkSendOrderToMerchantSchema_UrlParameters_1(v: unknown): Verdict {
 function checkKeyValuePair(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Key);
@@ -1390,7 +1366,6 @@ const checkKeyValuePair_keys: ReadonlySet<string> = new Set(["Key", "Value"]);
 function checkOriginalOrder(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.OrderId);
@@ -1405,7 +1380,6 @@ const checkOriginalOrder_keys: ReadonlySet<string> = new Set(["OrderId"]);
 function checkUpdateOrderStatus(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x129 = o.OrderId;
@@ -1427,7 +1401,6 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x131 !== undefined && x131 !== null) {
     if (!Array.isArray(x131)) return REJECT;
     if (Object.getPrototypeOf(x131) !== Array.prototype) return DEFER;
-    if (typeof (x131 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x131, "__proto__")) sealed = false;
     for (let i132 = 0; i132 < x131.length; i132++) {
       const r158 = checkProductLine(x131[i132]);
@@ -1470,7 +1443,6 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x169 !== undefined && x169 !== null) {
     if (!Array.isArray(x169)) return REJECT;
     if (Object.getPrototypeOf(x169) !== Array.prototype) return DEFER;
-    if (typeof (x169 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x169, "__proto__")) sealed = false;
     for (let i170 = 0; i170 < x169.length; i170++) {
       const r172 = checkDiscount(x169[i170]);
@@ -1495,7 +1467,6 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x177 !== undefined && x177 !== null) {
     if (!Array.isArray(x177)) return REJECT;
     if (Object.getPrototypeOf(x177) !== Array.prototype) return DEFER;
-    if (typeof (x177 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x177, "__proto__")) sealed = false;
     for (let i178 = 0; i178 < x177.length; i178++) {
       const r180 = checkOrderPaymentMethod(x177[i178]);
@@ -1507,7 +1478,6 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x181 !== undefined && x181 !== null) {
     if (!Array.isArray(x181)) return REJECT;
     if (Object.getPrototypeOf(x181) !== Array.prototype) return DEFER;
-    if (typeof (x181 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x181, "__proto__")) sealed = false;
     for (let i182 = 0; i182 < x181.length; i182++) {
       const r184 = checkAdditionalRequiredDocument(x181[i182]);
@@ -1673,7 +1643,6 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
   if (x214 !== undefined && x214 !== null) {
     if (!Array.isArray(x214)) return REJECT;
     if (Object.getPrototypeOf(x214) !== Array.prototype) return DEFER;
-    if (typeof (x214 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x214, "__proto__")) sealed = false;
     for (let i215 = 0; i215 < x214.length; i215++) {
       const r217 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -1767,7 +1736,6 @@ const checkUpdateOrderStatus_keys: ReadonlySet<string> = new Set([
 function checkProductLine(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Sku);
@@ -1826,7 +1794,6 @@ function checkProductLine(v: unknown): Verdict {
   if (x143 !== undefined && x143 !== null) {
     if (!Array.isArray(x143)) return REJECT;
     if (Object.getPrototypeOf(x143) !== Array.prototype) return DEFER;
-    if (typeof (x143 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x143, "__proto__")) sealed = false;
     for (let i144 = 0; i144 < x143.length; i144++) {
       const r146 = checkCodeName(x143[i144]);
@@ -1838,7 +1805,6 @@ function checkProductLine(v: unknown): Verdict {
   if (x147 !== undefined && x147 !== null) {
     if (!Array.isArray(x147)) return REJECT;
     if (Object.getPrototypeOf(x147) !== Array.prototype) return DEFER;
-    if (typeof (x147 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x147, "__proto__")) sealed = false;
     for (let i148 = 0; i148 < x147.length; i148++) {
       const r150 = checkProductAttribute(x147[i148]);
@@ -1916,7 +1882,6 @@ const checkProductLine_keys: ReadonlySet<string> = new Set([
 function checkPerformOrderPayment(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x218 = o.OrderId;
@@ -1936,7 +1901,6 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x219 !== undefined && x219 !== null) {
     if (!Array.isArray(x219)) return REJECT;
     if (Object.getPrototypeOf(x219) !== Array.prototype) return DEFER;
-    if (typeof (x219 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x219, "__proto__")) sealed = false;
     for (let i220 = 0; i220 < x219.length; i220++) {
       const r222 = checkProductLine(x219[i220]);
@@ -1979,7 +1943,6 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x233 !== undefined && x233 !== null) {
     if (!Array.isArray(x233)) return REJECT;
     if (Object.getPrototypeOf(x233) !== Array.prototype) return DEFER;
-    if (typeof (x233 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x233, "__proto__")) sealed = false;
     for (let i234 = 0; i234 < x233.length; i234++) {
       const r236 = checkDiscount(x233[i234]);
@@ -2002,7 +1965,6 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x241 !== undefined && x241 !== null) {
     if (!Array.isArray(x241)) return REJECT;
     if (Object.getPrototypeOf(x241) !== Array.prototype) return DEFER;
-    if (typeof (x241 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x241, "__proto__")) sealed = false;
     for (let i242 = 0; i242 < x241.length; i242++) {
       const r244 = checkOrderPaymentMethod(x241[i242]);
@@ -2014,7 +1976,6 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x245 !== undefined && x245 !== null) {
     if (!Array.isArray(x245)) return REJECT;
     if (Object.getPrototypeOf(x245) !== Array.prototype) return DEFER;
-    if (typeof (x245 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x245, "__proto__")) sealed = false;
     for (let i246 = 0; i246 < x245.length; i246++) {
       const r248 = checkAdditionalRequiredDocument(x245[i246]);
@@ -2180,7 +2141,6 @@ function checkPerformOrderPayment(v: unknown): Verdict {
   if (x278 !== undefined && x278 !== null) {
     if (!Array.isArray(x278)) return REJECT;
     if (Object.getPrototypeOf(x278) !== Array.prototype) return DEFER;
-    if (typeof (x278 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x278, "__proto__")) sealed = false;
     for (let i279 = 0; i279 < x278.length; i279++) {
       const r281 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -2274,7 +2234,6 @@ const checkPerformOrderPayment_keys: ReadonlySet<string> = new Set([
 function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x282 = o.OrderId;
@@ -2292,7 +2251,6 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (x284 !== undefined) n++;
   if (!Array.isArray(x284)) return REJECT;
   if (Object.getPrototypeOf(x284) !== Array.prototype) return DEFER;
-  if (typeof (x284 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x284, "__proto__")) sealed = false;
   for (let i285 = 0; i285 < x284.length; i285++) {
     const r288 = checkReturnedProduct(x284[i285]);
@@ -2332,7 +2290,6 @@ const checkSendRMAInfoToMerchant_keys: ReadonlySet<string> = new Set([
 function checkReturnedProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.SKU);
@@ -2367,7 +2324,6 @@ const checkReturnedProduct_keys: ReadonlySet<string> = new Set([
 function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x290 = o.UrlParameters;
@@ -2408,7 +2364,6 @@ const checkUpdateParcelDispatch_keys: ReadonlySet<string> = new Set([
 function checkParcel(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Code);
@@ -2425,7 +2380,6 @@ function checkParcel(v: unknown): Verdict {
   if (x295 !== undefined && x295 !== null) {
     if (!Array.isArray(x295)) return REJECT;
     if (Object.getPrototypeOf(x295) !== Array.prototype) return DEFER;
-    if (typeof (x295 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x295, "__proto__")) sealed = false;
     for (let i296 = 0; i296 < x295.length; i296++) {
       const r299 = checkParcelProduct(x295[i296]);
@@ -2449,7 +2403,6 @@ const checkParcel_keys: ReadonlySet<string> = new Set([
 function checkParcelTracking(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.ParcelTrackingNumber);
@@ -2470,7 +2423,6 @@ const checkParcelTracking_keys: ReadonlySet<string> = new Set([
 function checkParcelProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Sku);
@@ -2497,7 +2449,6 @@ const checkParcelProduct_keys: ReadonlySet<string> = new Set([
 function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.MerchantGUID);
@@ -2512,7 +2463,6 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (x302 !== undefined) n++;
   if (!Array.isArray(x302)) return REJECT;
   if (Object.getPrototypeOf(x302) !== Array.prototype) return DEFER;
-  if (typeof (x302 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x302, "__proto__")) sealed = false;
   for (let i303 = 0; i303 < x302.length; i303++) {
     const e304 = x302[i303];
@@ -2539,7 +2489,6 @@ const checkRemoveRestrictedProducts_keys: ReadonlySet<string> = new Set([
 function checkSendAdditionalRequiredDocuments(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   const n = 0;
   if (n < 0) return REJECT;
@@ -2554,7 +2503,6 @@ const checkSendAdditionalRequiredDocuments_keys: ReadonlySet<string> = new Set([
 function checkGiftCardRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.MerchantGUID);
@@ -2601,7 +2549,6 @@ const checkGiftCardRequest_keys: ReadonlySet<string> = new Set([
 function checkCardFields(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x306 = o.CardId;
@@ -2640,7 +2587,6 @@ function checkGiftCardRequestSchema_CardFields_CardId_1(v: unknown): Verdict {
 function checkNotifyOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x311 = o.OrderId;
@@ -2691,7 +2637,6 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x316 !== undefined && x316 !== null) {
     if (!Array.isArray(x316)) return REJECT;
     if (Object.getPrototypeOf(x316) !== Array.prototype) return DEFER;
-    if (typeof (x316 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x316, "__proto__")) sealed = false;
     for (let i317 = 0; i317 < x316.length; i317++) {
       const r321 = checkRefundGiftCardEntry(x316[i317]);
@@ -2713,7 +2658,6 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x324 !== undefined && x324 !== null) {
     if (!Array.isArray(x324)) return REJECT;
     if (Object.getPrototypeOf(x324) !== Array.prototype) return DEFER;
-    if (typeof (x324 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x324, "__proto__")) sealed = false;
     for (let i325 = 0; i325 < x324.length; i325++) {
       const r327 = checkRefundProduct(x324[i325]);
@@ -2725,7 +2669,6 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x328 !== undefined && x328 !== null) {
     if (!Array.isArray(x328)) return REJECT;
     if (Object.getPrototypeOf(x328) !== Array.prototype) return DEFER;
-    if (typeof (x328 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x328, "__proto__")) sealed = false;
     for (let i329 = 0; i329 < x328.length; i329++) {
       const r331 = checkRefundComponent(x328[i329]);
@@ -2738,7 +2681,6 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x332 !== undefined && x332 !== null) {
     if (!Array.isArray(x332)) return REJECT;
     if (Object.getPrototypeOf(x332) !== Array.prototype) return DEFER;
-    if (typeof (x332 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x332, "__proto__")) sealed = false;
     for (let i333 = 0; i333 < x332.length; i333++) {
       const r335 = checkRefundDocument(x332[i333]);
@@ -2750,7 +2692,6 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
   if (x336 !== undefined && x336 !== null) {
     if (!Array.isArray(x336)) return REJECT;
     if (Object.getPrototypeOf(x336) !== Array.prototype) return DEFER;
-    if (typeof (x336 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x336, "__proto__")) sealed = false;
     for (let i337 = 0; i337 < x336.length; i337++) {
       const r361 = checkOrderRefund(x336[i337]);
@@ -2812,7 +2753,6 @@ const checkNotifyOrderRefund_keys: ReadonlySet<string> = new Set([
 function checkRefundGiftCardEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x319 = o.CardId;
@@ -2851,7 +2791,6 @@ function checkNotifyOrderRefundSchema_GiftCardsData___CardId_1(v: unknown): Verd
 function checkRefundReason(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.OrderRefundReasonCode);
@@ -2867,7 +2806,6 @@ const checkRefundReason_keys: ReadonlySet<string> = new Set(["OrderRefundReasonC
 function checkRefundProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CartItemId);
@@ -2906,7 +2844,6 @@ const checkRefundProduct_keys: ReadonlySet<string> = new Set([
 function checkRefundComponent(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.Amount);
@@ -2929,7 +2866,6 @@ const checkRefundComponent_keys: ReadonlySet<string> = new Set([
 function checkRefundDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.DocumentData);
@@ -2954,7 +2890,6 @@ const checkRefundDocument_keys: ReadonlySet<string> = new Set([
 function checkOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.RefundID);
@@ -2997,7 +2932,6 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x343 !== undefined && x343 !== null) {
     if (!Array.isArray(x343)) return REJECT;
     if (Object.getPrototypeOf(x343) !== Array.prototype) return DEFER;
-    if (typeof (x343 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x343, "__proto__")) sealed = false;
     for (let i344 = 0; i344 < x343.length; i344++) {
       const r346 = checkRefundGiftCardEntry(x343[i344]);
@@ -3019,7 +2953,6 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x349 !== undefined && x349 !== null) {
     if (!Array.isArray(x349)) return REJECT;
     if (Object.getPrototypeOf(x349) !== Array.prototype) return DEFER;
-    if (typeof (x349 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x349, "__proto__")) sealed = false;
     for (let i350 = 0; i350 < x349.length; i350++) {
       const r352 = checkRefundProduct(x349[i350]);
@@ -3031,7 +2964,6 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x353 !== undefined && x353 !== null) {
     if (!Array.isArray(x353)) return REJECT;
     if (Object.getPrototypeOf(x353) !== Array.prototype) return DEFER;
-    if (typeof (x353 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x353, "__proto__")) sealed = false;
     for (let i354 = 0; i354 < x353.length; i354++) {
       const r356 = checkRefundComponent(x353[i354]);
@@ -3044,7 +2976,6 @@ function checkOrderRefund(v: unknown): Verdict {
   if (x357 !== undefined && x357 !== null) {
     if (!Array.isArray(x357)) return REJECT;
     if (Object.getPrototypeOf(x357) !== Array.prototype) return DEFER;
-    if (typeof (x357 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x357, "__proto__")) sealed = false;
     for (let i358 = 0; i358 < x357.length; i358++) {
       const r360 = checkRefundDocument(x357[i358]);
@@ -3092,7 +3023,6 @@ const checkOrderRefund_keys: ReadonlySet<string> = new Set([
 function checkRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CurrencyCode);
@@ -3116,7 +3046,6 @@ function checkRefundableAmount(v: unknown): Verdict {
   if (x366 !== undefined && x366 !== null) {
     if (!Array.isArray(x366)) return REJECT;
     if (Object.getPrototypeOf(x366) !== Array.prototype) return DEFER;
-    if (typeof (x366 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x366, "__proto__")) sealed = false;
     for (let i367 = 0; i367 < x366.length; i367++) {
       const r371 = checkProductRefundableAmount(x366[i367]);
@@ -3140,7 +3069,6 @@ const checkRefundableAmount_keys: ReadonlySet<string> = new Set([
 function checkProductRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.CartItemId);
@@ -3179,7 +3107,6 @@ const checkProductRefundableAmount_keys: ReadonlySet<string> = new Set([
 function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x373 = o.OrderId;
@@ -3199,7 +3126,6 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x374 !== undefined && x374 !== null) {
     if (!Array.isArray(x374)) return REJECT;
     if (Object.getPrototypeOf(x374) !== Array.prototype) return DEFER;
-    if (typeof (x374 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x374, "__proto__")) sealed = false;
     for (let i375 = 0; i375 < x374.length; i375++) {
       const r377 = checkProductLine(x374[i375]);
@@ -3242,7 +3168,6 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x388 !== undefined && x388 !== null) {
     if (!Array.isArray(x388)) return REJECT;
     if (Object.getPrototypeOf(x388) !== Array.prototype) return DEFER;
-    if (typeof (x388 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x388, "__proto__")) sealed = false;
     for (let i389 = 0; i389 < x388.length; i389++) {
       const r391 = checkDiscount(x388[i389]);
@@ -3267,7 +3192,6 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x396 !== undefined && x396 !== null) {
     if (!Array.isArray(x396)) return REJECT;
     if (Object.getPrototypeOf(x396) !== Array.prototype) return DEFER;
-    if (typeof (x396 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x396, "__proto__")) sealed = false;
     for (let i397 = 0; i397 < x396.length; i397++) {
       const r399 = checkOrderPaymentMethod(x396[i397]);
@@ -3279,7 +3203,6 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x400 !== undefined && x400 !== null) {
     if (!Array.isArray(x400)) return REJECT;
     if (Object.getPrototypeOf(x400) !== Array.prototype) return DEFER;
-    if (typeof (x400 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x400, "__proto__")) sealed = false;
     for (let i401 = 0; i401 < x400.length; i401++) {
       const r403 = checkAdditionalRequiredDocument(x400[i401]);
@@ -3445,7 +3368,6 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (x433 !== undefined && x433 !== null) {
     if (!Array.isArray(x433)) return REJECT;
     if (Object.getPrototypeOf(x433) !== Array.prototype) return DEFER;
-    if (typeof (x433 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x433, "__proto__")) sealed = false;
     for (let i434 = 0; i434 < x433.length; i434++) {
       const r436 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
@@ -3549,8 +3471,8 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   if (typeof (x437 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x437, "__proto__")) sealed = false;
   for (let i438 = 0; i438 < x437.length; i438++) {
-    const r463 = checkCartProduct(x437[i438]);
-    if (r463 !== ACCEPT) return r463;
+    const r467 = checkCartProduct(x437[i438]);
+    if (r467 !== ACCEPT) return r467;
   }
   n += countString(o.clientIP);
   n += countString(o.clientIp);
@@ -3558,114 +3480,100 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   n += countString(o.cultureCode);
   n += countString(o.currencyCode);
   n += countString(o.originalCurrencyCode);
-  const x464 = o.discountsList;
-  if (x464 !== undefined) n++;
-  if (x464 !== undefined && x464 !== null) {
-    if (!Array.isArray(x464)) return REJECT;
-    if (Object.getPrototypeOf(x464) !== Array.prototype) return DEFER;
-    if (typeof (x464 as { toJSON?: unknown }).toJSON === "function") return DEFER;
-    if (sealed && ownKey.call(x464, "__proto__")) sealed = false;
-    for (let i465 = 0; i465 < x464.length; i465++) {
-      const r474 = checkCartDiscount(x464[i465]);
-      if (r474 !== ACCEPT) return r474;
+  const x468 = o.discountsList;
+  if (x468 !== undefined) n++;
+  if (x468 !== undefined && x468 !== null) {
+    if (!Array.isArray(x468)) return REJECT;
+    if (Object.getPrototypeOf(x468) !== Array.prototype) return DEFER;
+    if (typeof (x468 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x468, "__proto__")) sealed = false;
+    for (let i469 = 0; i469 < x468.length; i469++) {
+      const r478 = checkCartDiscount(x468[i469]);
+      if (r478 !== ACCEPT) return r478;
     }
   }
-  const x475 = o.discountList;
-  if (x475 !== undefined) n++;
-  if (x475 !== undefined && x475 !== null) {
-    if (!Array.isArray(x475)) return REJECT;
-    if (Object.getPrototypeOf(x475) !== Array.prototype) return DEFER;
-    if (typeof (x475 as { toJSON?: unknown }).toJSON === "function") return DEFER;
-    if (sealed && ownKey.call(x475, "__proto__")) sealed = false;
-    for (let i476 = 0; i476 < x475.length; i476++) {
-      const r478 = checkCartDiscount(x475[i476]);
-      if (r478 !== ACCEPT) return r478;
+  const x479 = o.discountList;
+  if (x479 !== undefined) n++;
+  if (x479 !== undefined && x479 !== null) {
+    if (!Array.isArray(x479)) return REJECT;
+    if (Object.getPrototypeOf(x479) !== Array.prototype) return DEFER;
+    if (typeof (x479 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x479, "__proto__")) sealed = false;
+    for (let i480 = 0; i480 < x479.length; i480++) {
+      const r482 = checkCartDiscount(x479[i480]);
+      if (r482 !== ACCEPT) return r482;
     }
   }
   n += countBoolean(o.doNotChargeVAT);
   n += countBoolean(o.isFreeShipping);
-  const x479 = o.freeShippingCouponCode;
-  if (x479 !== undefined) n++;
-  if (x479 !== undefined && x479 !== null) {
-    if (typeof x479 !== "string") return REJECT;
-    if (x479.length > 50) return DEFER;
+  const x483 = o.freeShippingCouponCode;
+  if (x483 !== undefined) n++;
+  if (x483 !== undefined && x483 !== null) {
+    if (typeof x483 !== "string") return REJECT;
+    if (x483.length > 50) return DEFER;
   }
-  const x480 = o.hubId;
-  if (x480 !== undefined) {
-    if (x480 !== null && !Number.isFinite(x480)) return REJECT;
-    n++;
-  }
-  const x481 = o.includeVAT;
-  if (x481 !== undefined) n++;
-  if (x481 !== undefined && x481 !== null) {
-    const r482 = checkCheckoutCartInfoSchema_includeVAT(x481);
-    if (r482 !== ACCEPT) return r482;
-  }
-  const x483 = o.priceCoefficientRate;
-  if (x483 !== undefined) {
-    if (x483 !== null && !Number.isFinite(x483)) return REJECT;
-    n++;
-  }
-  n += countString(o.loyaltyCode);
-  const x484 = o.loyaltyPointsEarned;
+  const x484 = o.hubId;
   if (x484 !== undefined) {
     if (x484 !== null && !Number.isFinite(x484)) return REJECT;
     n++;
   }
-  const x485 = o.loyaltyPointsSpent;
-  if (x485 !== undefined) {
-    if (x485 !== null && !Number.isFinite(x485)) return REJECT;
+  const x485 = o.includeVAT;
+  if (x485 !== undefined) n++;
+  if (x485 !== undefined && x485 !== null) {
+    const r486 = checkCheckoutCartInfoSchema_includeVATSent(x485);
+    if (r486 !== ACCEPT) return r486;
+  }
+  const x487 = o.priceCoefficientRate;
+  if (x487 !== undefined) {
+    if (x487 !== null && !Number.isFinite(x487)) return REJECT;
     n++;
   }
-  const x486 = o.loyaltyPointsTotal;
-  if (x486 !== undefined) {
-    if (x486 !== null && !Number.isFinite(x486)) return REJECT;
+  n += countString(o.loyaltyCode);
+  const x488 = o.loyaltyPointsEarned;
+  if (x488 !== undefined) {
+    if (x488 !== null && !Number.isFinite(x488)) return REJECT;
+    n++;
+  }
+  const x489 = o.loyaltyPointsSpent;
+  if (x489 !== undefined) {
+    if (x489 !== null && !Number.isFinite(x489)) return REJECT;
+    n++;
+  }
+  const x490 = o.loyaltyPointsTotal;
+  if (x490 !== undefined) {
+    if (x490 !== null && !Number.isFinite(x490)) return REJECT;
     n++;
   }
   n += countString(o.merchantCartHash);
   n += countString(o.CartHash);
   n += countString(o.cartId);
   n += countString(o.otVoucherCode);
-  const x487 = o.otVoucherAmount;
-  if (x487 !== undefined) {
-    if (x487 !== null && !Number.isFinite(x487)) return REJECT;
+  const x491 = o.otVoucherAmount;
+  if (x491 !== undefined) {
+    if (x491 !== null && !Number.isFinite(x491)) return REJECT;
     n++;
   }
   n += countString(o.otVoucherCurrencyCode);
   n += countString(o.paymentInstallments);
-  const x488 = o.billingDetails;
-  if (x488 !== undefined) n++;
-  if (x488 !== undefined && x488 !== null) {
-    const r497 = checkUserDetails(x488);
-    if (r497 !== ACCEPT) return r497;
-  }
-  const x498 = o.shippingDetails;
-  if (x498 !== undefined) n++;
-  if (x498 !== undefined && x498 !== null) {
-    const r499 = checkUserDetails(x498);
-    if (r499 !== ACCEPT) return r499;
-  }
-  const x500 = o.userDetails;
-  if (x500 !== undefined) n++;
-  if (x500 !== undefined && x500 !== null) {
-    const r501 = checkUserDetails(x500);
+  const x492 = o.billingDetails;
+  if (x492 !== undefined) n++;
+  if (x492 !== undefined && x492 !== null) {
+    const r501 = checkUserDetails(x492);
     if (r501 !== ACCEPT) return r501;
   }
-  const x502 = o.shippingOptionsList;
+  const x502 = o.shippingDetails;
   if (x502 !== undefined) n++;
   if (x502 !== undefined && x502 !== null) {
-    if (!Array.isArray(x502)) return REJECT;
-    if (Object.getPrototypeOf(x502) !== Array.prototype) return DEFER;
-    if (typeof (x502 as { toJSON?: unknown }).toJSON === "function") return DEFER;
-    if (sealed && ownKey.call(x502, "__proto__")) sealed = false;
-    for (let i503 = 0; i503 < x502.length; i503++) {
-      const r505 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x502[i503],
-      );
-      if (r505 !== ACCEPT) return r505;
-    }
+    const r503 = checkUserDetails(x502);
+    if (r503 !== ACCEPT) return r503;
   }
-  const x506 = o.urlParameters;
+  const x504 = o.userDetails;
+  if (x504 !== undefined) n++;
+  if (x504 !== undefined && x504 !== null) {
+    const r505 = checkUserDetails(x504);
+    if (r505 !== ACCEPT) return r505;
+  }
+  const x506 = o.shippingOptionsList;
   if (x506 !== undefined) n++;
   if (x506 !== undefined && x506 !== null) {
     if (!Array.isArray(x506)) return REJECT;
@@ -3673,16 +3581,28 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
     if (typeof (x506 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x506, "__proto__")) sealed = false;
     for (let i507 = 0; i507 < x506.length; i507++) {
-      const r509 = checkKeyValuePair(x506[i507]);
+      const r509 = checkCheckoutCartInfoSchema_shippingOptionsList__Sent(x506[i507]);
       if (r509 !== ACCEPT) return r509;
     }
   }
-  n += countString(o.vatRegistrationNumber);
-  const x510 = o.webStoreCode;
+  const x510 = o.urlParameters;
   if (x510 !== undefined) n++;
   if (x510 !== undefined && x510 !== null) {
-    if (typeof x510 !== "string") return REJECT;
-    if (x510.length > 100) return DEFER;
+    if (!Array.isArray(x510)) return REJECT;
+    if (Object.getPrototypeOf(x510) !== Array.prototype) return DEFER;
+    if (typeof (x510 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x510, "__proto__")) sealed = false;
+    for (let i511 = 0; i511 < x510.length; i511++) {
+      const r513 = checkKeyValuePair2(x510[i511]);
+      if (r513 !== ACCEPT) return r513;
+    }
+  }
+  n += countString(o.vatRegistrationNumber);
+  const x514 = o.webStoreCode;
+  if (x514 !== undefined) n++;
+  if (x514 !== undefined && x514 !== null) {
+    if (typeof x514 !== "string") return REJECT;
+    if (x514.length > 100) return DEFER;
   }
   n += countString(o.webStoreInstanceCode);
   n += countBoolean(o.allowMailsFromMerchant);
@@ -3804,37 +3724,37 @@ function checkCartProduct(v: unknown): Verdict {
   const x455 = o.MetaData;
   if (x455 !== undefined) n++;
   if (x455 !== undefined && x455 !== null) {
-    const r456 = checkProductMetaData(x455);
-    if (r456 !== ACCEPT) return r456;
+    const r460 = checkProductMetaData2(x455);
+    if (r460 !== ACCEPT) return r460;
   }
-  const x457 = o.Weight;
-  if (x457 !== undefined) {
-    if (x457 !== null && !Number.isFinite(x457)) return REJECT;
-    n++;
-  }
-  const x458 = o.Height;
-  if (x458 !== undefined) {
-    if (x458 !== null && !Number.isFinite(x458)) return REJECT;
-    n++;
-  }
-  const x459 = o.Width;
-  if (x459 !== undefined) {
-    if (x459 !== null && !Number.isFinite(x459)) return REJECT;
-    n++;
-  }
-  const x460 = o.Length;
-  if (x460 !== undefined) {
-    if (x460 !== null && !Number.isFinite(x460)) return REJECT;
-    n++;
-  }
-  const x461 = o.ImageHeight;
+  const x461 = o.Weight;
   if (x461 !== undefined) {
     if (x461 !== null && !Number.isFinite(x461)) return REJECT;
     n++;
   }
-  const x462 = o.ImageWidth;
+  const x462 = o.Height;
   if (x462 !== undefined) {
     if (x462 !== null && !Number.isFinite(x462)) return REJECT;
+    n++;
+  }
+  const x463 = o.Width;
+  if (x463 !== undefined) {
+    if (x463 !== null && !Number.isFinite(x463)) return REJECT;
+    n++;
+  }
+  const x464 = o.Length;
+  if (x464 !== undefined) {
+    if (x464 !== null && !Number.isFinite(x464)) return REJECT;
+    n++;
+  }
+  const x465 = o.ImageHeight;
+  if (x465 !== undefined) {
+    if (x465 !== null && !Number.isFinite(x465)) return REJECT;
+    n++;
+  }
+  const x466 = o.ImageWidth;
+  if (x466 !== undefined) {
+    if (x466 !== null && !Number.isFinite(x466)) return REJECT;
     n++;
   }
   n += countBoolean(o.IsVirtual);
@@ -3921,54 +3841,99 @@ const checkCartProductAttribute_keys: ReadonlySet<string> = new Set([
   "Name",
 ]);
 
+function checkProductMetaData2(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  const x456 = o.Attributes;
+  if (x456 !== undefined) n++;
+  if (x456 !== undefined && x456 !== null) {
+    if (!Array.isArray(x456)) return REJECT;
+    if (Object.getPrototypeOf(x456) !== Array.prototype) return DEFER;
+    if (typeof (x456 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x456, "__proto__")) sealed = false;
+    for (let i457 = 0; i457 < x456.length; i457++) {
+      const r459 = checkProductAttribute2(x456[i457]);
+      if (r459 !== ACCEPT) return r459;
+    }
+  }
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductMetaData2_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkProductMetaData2's shape. */
+const checkProductMetaData2_keys: ReadonlySet<string> = new Set(["Attributes"]);
+
+function checkProductAttribute2(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  n += countString(o.AttributeKey);
+  n += countString(o.AttributeValue);
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductAttribute2_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkProductAttribute2's shape. */
+const checkProductAttribute2_keys: ReadonlySet<string> = new Set([
+  "AttributeKey",
+  "AttributeValue",
+]);
+
 function checkCartDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x467 = o.OriginalDiscountValue;
-  if (x467 !== undefined) {
-    if (x467 !== null && !Number.isFinite(x467)) return REJECT;
+  const x471 = o.OriginalDiscountValue;
+  if (x471 !== undefined) {
+    if (x471 !== null && !Number.isFinite(x471)) return REJECT;
     n++;
   }
-  const x468 = o.DiscountValue;
-  if (x468 !== undefined) {
-    if (x468 !== null && !Number.isFinite(x468)) return REJECT;
+  const x472 = o.DiscountValue;
+  if (x472 !== undefined) {
+    if (x472 !== null && !Number.isFinite(x472)) return REJECT;
     n++;
   }
-  const x469 = o.VATRate;
-  if (x469 !== undefined) {
-    if (x469 !== null && !Number.isFinite(x469)) return REJECT;
+  const x473 = o.VATRate;
+  if (x473 !== undefined) {
+    if (x473 !== null && !Number.isFinite(x473)) return REJECT;
     n++;
   }
-  const x470 = o.LocalVATRate;
-  if (x470 !== undefined) {
-    if (x470 !== null && !Number.isFinite(x470)) return REJECT;
+  const x474 = o.LocalVATRate;
+  if (x474 !== undefined) {
+    if (x474 !== null && !Number.isFinite(x474)) return REJECT;
     n++;
   }
   n += countString(o.Name);
   n += countString(o.Description);
-  const x471 = o.CouponCode;
-  if (x471 !== undefined) n++;
-  if (x471 !== undefined && x471 !== null) {
-    if (typeof x471 !== "string") return REJECT;
-    if (x471.length > 100) return DEFER;
+  const x475 = o.CouponCode;
+  if (x475 !== undefined) n++;
+  if (x475 !== undefined && x475 !== null) {
+    if (typeof x475 !== "string") return REJECT;
+    if (x475.length > 100) return DEFER;
   }
   n += countString(o.ProductCartItemId);
   n += countString(o.DiscountCode);
   n += countString(o.LoyaltyVoucherCode);
-  const x472 = o.DiscountType;
-  if (x472 !== undefined) n++;
-  if (x472 !== undefined && x472 !== null) {
-    if (!Number.isFinite(x472)) return REJECT;
-    if (!Number.isSafeInteger(x472)) return REJECT;
+  const x476 = o.DiscountType;
+  if (x476 !== undefined) n++;
+  if (x476 !== undefined && x476 !== null) {
+    if (!Number.isFinite(x476)) return REJECT;
+    if (!Number.isSafeInteger(x476)) return REJECT;
   }
-  const x473 = o.CalculationMode;
-  if (x473 !== undefined) n++;
-  if (x473 !== undefined && x473 !== null) {
-    if (!Number.isFinite(x473)) return REJECT;
-    if (!Number.isSafeInteger(x473)) return REJECT;
+  const x477 = o.CalculationMode;
+  if (x477 !== undefined) n++;
+  if (x477 !== undefined && x477 !== null) {
+    if (!Number.isFinite(x477)) return REJECT;
+    if (!Number.isSafeInteger(x477)) return REJECT;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartDiscount_keys);
@@ -3991,21 +3956,21 @@ const checkCartDiscount_keys: ReadonlySet<string> = new Set([
   "CalculationMode",
 ]);
 
-function checkCheckoutCartInfoSchema_includeVAT(v: unknown): Verdict {
+function checkCheckoutCartInfoSchema_includeVATSent(v: unknown): Verdict {
   let r: Verdict;
-  r = checkCheckoutCartInfoSchema_includeVAT_0(v);
+  r = checkCheckoutCartInfoSchema_includeVATSent_0(v);
   if (r !== REJECT) return r;
-  r = checkCheckoutCartInfoSchema_includeVAT_1(v);
+  r = checkCheckoutCartInfoSchema_includeVATSent_1(v);
   if (r !== REJECT) return r;
   return REJECT;
 }
 
-function checkCheckoutCartInfoSchema_includeVAT_0(v: unknown): Verdict {
+function checkCheckoutCartInfoSchema_includeVATSent_0(v: unknown): Verdict {
   if (typeof v !== "boolean") return REJECT;
   return ACCEPT;
 }
 
-function checkCheckoutCartInfoSchema_includeVAT_1(v: unknown): Verdict {
+function checkCheckoutCartInfoSchema_includeVATSent_1(v: unknown): Verdict {
   if (!Number.isFinite(v)) return REJECT;
   if (!Number.isSafeInteger(v)) return REJECT;
   return ACCEPT;
@@ -4044,24 +4009,24 @@ function checkUserDetails(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x489 = o.UserIdNumberType;
-  if (x489 !== undefined) n++;
-  if (x489 !== undefined && x489 !== null) {
-    const r490 = checkUserIdNumberType(x489);
-    if (r490 !== ACCEPT) return r490;
+  const x493 = o.UserIdNumberType;
+  if (x493 !== undefined) n++;
+  if (x493 !== undefined && x493 !== null) {
+    const r494 = checkUserIdNumberType(x493);
+    if (r494 !== ACCEPT) return r494;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
-  const x491 = o.AddressDetails;
-  if (x491 !== undefined) n++;
-  if (x491 !== undefined && x491 !== null) {
-    if (!Array.isArray(x491)) return REJECT;
-    if (Object.getPrototypeOf(x491) !== Array.prototype) return DEFER;
-    if (typeof (x491 as { toJSON?: unknown }).toJSON === "function") return DEFER;
-    if (sealed && ownKey.call(x491, "__proto__")) sealed = false;
-    for (let i492 = 0; i492 < x491.length; i492++) {
-      const r496 = checkAddressBookEntry(x491[i492]);
-      if (r496 !== ACCEPT) return r496;
+  const x495 = o.AddressDetails;
+  if (x495 !== undefined) n++;
+  if (x495 !== undefined && x495 !== null) {
+    if (!Array.isArray(x495)) return REJECT;
+    if (Object.getPrototypeOf(x495) !== Array.prototype) return DEFER;
+    if (typeof (x495 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x495, "__proto__")) sealed = false;
+    for (let i496 = 0; i496 < x495.length; i496++) {
+      const r500 = checkAddressBookEntry(x495[i496]);
+      if (r500 !== ACCEPT) return r500;
     }
   }
   if (n < 0) return REJECT;
@@ -4153,11 +4118,11 @@ function checkAddressBookEntry(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x494 = o.UserIdNumberType;
-  if (x494 !== undefined) n++;
-  if (x494 !== undefined && x494 !== null) {
-    const r495 = checkUserIdNumberType(x494);
-    if (r495 !== ACCEPT) return r495;
+  const x498 = o.UserIdNumberType;
+  if (x498 !== undefined) n++;
+  if (x498 !== undefined && x498 !== null) {
+    const r499 = checkUserIdNumberType(x498);
+    if (r499 !== ACCEPT) return r499;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
@@ -4207,3 +4172,34 @@ const checkAddressBookEntry_keys: ReadonlySet<string> = new Set([
   "IsDefaultShipping",
   "IsDefaultBilling",
 ]);
+
+function checkCheckoutCartInfoSchema_shippingOptionsList__Sent(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  const n = 0;
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n)
+    sealed = plainExtras(o, checkCheckoutCartInfoSchema_shippingOptionsList__Sent_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkCheckoutCartInfoSchema_shippingOptionsList__Sent's shape. */
+const checkCheckoutCartInfoSchema_shippingOptionsList__Sent_keys: ReadonlySet<string> = new Set([]);
+
+function checkKeyValuePair2(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  n += countString(o.Key);
+  n += countString(o.Value);
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkKeyValuePair2_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkKeyValuePair2's shape. */
+const checkKeyValuePair2_keys: ReadonlySet<string> = new Set(["Key", "Value"]);
