@@ -4,7 +4,8 @@
  * function per object schema, no copy, no `new Function` — and answers with a verdict:
  *
  * - ACCEPT: zod accepts the value, and zod's output deep-equals the value itself, so the value can
- *   be used as it is;
+ *   be used as it is; for the cart (sent as its JSON) every object and array of the shape met is
+ *   also without a `toJSON`, so that `JSON.stringify` writes what was checked;
  * - REJECT: zod rejects the value (zod is then run for its issue list);
  * - DEFER: the checker cannot tell exactly (a construct whose output differs from its input, a
  *   check it cannot emit, an object that is not plain): zod decides.
@@ -161,6 +162,10 @@ const KNOWN_DEF_KEYS: Readonly<Record<string, readonly string[]>> = {
 };
 
 class Deferral extends Error {}
+
+/** In a value sent as JSON: an object or array with a `toJSON` (own or inherited) defers. */
+const TO_JSON_DEFERS = (x: string) =>
+  `if (typeof (${x} as { toJSON?: unknown }).toJSON === "function") return DEFER;`;
 
 const CARD_FIELDS: readonly string[] = [CARD_NUMBER, CVV_NUMBER];
 /** The card data names as the schemas spell them (src/core/card-keys.ts). */
@@ -338,6 +343,10 @@ class Generator {
   /** The emitted functions, in the order they were first needed. */
   private readonly functions: string[] = [];
   private readonly names = new Map<Schema, string>();
+  /** The functions of the roots sent as JSON (`rootFunction`'s `sent`), by schema. */
+  private readonly sentNames = new Map<Schema, string>();
+  /** Whether the root being emitted is sent as JSON. */
+  private sent = false;
   private readonly taken = new Set<string>();
   private counter = 0;
   /** Where the emitted code always defers, and why: reported in the file. */
@@ -365,10 +374,11 @@ class Generator {
 
   /** The name of the function checking `schema` (an object or a union), emitted on first use. */
   functionFor(schema: Schema, where: string): string {
-    const known = this.names.get(schema);
+    const names = this.sent ? this.sentNames : this.names;
+    const known = names.get(schema);
     if (known !== undefined) return known;
-    const name = this.nameFor(schema, where);
-    this.names.set(schema, name);
+    const name = this.nameFor(schema, this.sent ? `${where}Sent` : where);
+    names.set(schema, name);
     const index = this.functions.push("") - 1;
     const body = this.guarded(where, () => {
       const def = schema._zod.def as unknown as Record<string, unknown>;
@@ -406,8 +416,11 @@ class Generator {
     };
     const lines = [
       'if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;',
-      // zod's output is a plain object: one of another prototype (or none) is left to zod.
+      // zod's output is a plain object: one of another prototype (or none) is left to zod; in a
+      // value sent as JSON (the cart), so is one with a `toJSON`, which JSON.stringify writes
+      // otherwise than read here (review truth TRUTH-2). Not in a payload: parsed JSON has none.
       "if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;",
+      ...(this.sent ? [TO_JSON_DEFERS("v")] : []),
     ];
     const catchall = def.catchall;
     if (catchall === undefined) throw new Deferral("an object that strips unknown keys");
@@ -514,8 +527,18 @@ class Generator {
   }
 
   /** The function checking a root schema (of any kind). */
-  rootFunction(schema: Schema, where: string): string {
-    return this.optionFunction(schema, `check${pascal(where)}`, where);
+  /**
+   * The function checking a root. `sent`: the value is sent as JSON (the cart a merchant returns),
+   * so its objects and arrays with a `toJSON` defer too; its functions are its own (a payload's,
+   * parsed JSON, check no `toJSON`).
+   */
+  rootFunction(schema: Schema, where: string, sent = false): string {
+    this.sent = sent;
+    try {
+      return this.optionFunction(schema, `check${pascal(where)}`, where);
+    } finally {
+      this.sent = false;
+    }
   }
 
   private optionFunction(schema: Schema, name: string, where: string): string {
@@ -626,6 +649,7 @@ class Generator {
         const lines = [
           `if (!Array.isArray(${x})) return REJECT;`,
           `if (Object.getPrototypeOf(${x}) !== Array.prototype) return DEFER;`,
+          ...(this.sent ? [TO_JSON_DEFERS(x)] : []),
           `if (sealed && ownKey.call(${x}, "__proto__")) sealed = false;`,
         ];
         if (loop.length > 0)
@@ -711,7 +735,7 @@ class Generator {
 
 /** The generated module for these roots: its body, and where it always defers. */
 export function emitCheckers(
-  roots: ReadonlyArray<{ readonly name: string; readonly schema: Schema }>,
+  roots: ReadonlyArray<{ readonly name: string; readonly schema: Schema; readonly sent?: boolean }>,
   exportNames: ReadonlyMap<Schema, string> = new Map(),
 ): {
   readonly code: string;
@@ -721,7 +745,7 @@ export function emitCheckers(
   const generator = new Generator(exportNames);
   const functions = new Map<string, string>();
   for (const root of roots) {
-    functions.set(root.name, generator.rootFunction(root.schema, root.name));
+    functions.set(root.name, generator.rootFunction(root.schema, root.name, root.sent === true));
   }
   return { code: generator.text(), functions, deferred: generator.deferred };
 }
@@ -934,7 +958,7 @@ export function generateCheckersText(): string {
   const payloads = Object.entries(PAYLOAD_SCHEMAS) as [CallbackName, Source][];
   const roots = [
     ...payloads.map(([, source]) => ({ name: source.exportName, schema: schemaOf(source) })),
-    { name: CART_SCHEMA.exportName, schema: schemaOf(CART_SCHEMA) },
+    { name: CART_SCHEMA.exportName, schema: schemaOf(CART_SCHEMA), sent: true },
   ];
   const { code, functions, deferred } = emitCheckers(roots, exportNames);
   const imports = new Map<string, Set<string>>();

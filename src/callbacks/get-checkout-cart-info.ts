@@ -89,20 +89,62 @@ const FLAGS = ["IsStockValidation", "isFixedPriceSupported"] as const;
 
 const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.check : undefined;
 
-/** The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. */
+/**
+ * The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. What is
+ * sent is what was validated (review truth TRUTH-2). The generated checker accepts only plain
+ * objects and arrays without a `toJSON`, which `JSON.stringify` writes as they were read: the
+ * usual cart, sent as it is. Any other (a class whose fields are getters, a null prototype) is
+ * read by zod as its type reads it, by property access, and zod's output (plain data) is sent;
+ * one that carries a `toJSON` (own or inherited, enumerable) is refused: it would be written
+ * otherwise than read.
+ */
 export const cartShape: ResponseShape<CheckoutCartInfo> = {
   asReturned: true,
   success(result) {
-    // The checker generated from the schema first; zod when it does not accept (for the issues).
     if (checkCart !== undefined && checkCart(result) === ACCEPT) return { body: result as object };
-    const checked = parseBounded(checkoutCartInfoSchema, result, 5);
-    if (checked.success) return { body: result as object };
-    return {
-      invalid: `not a CheckoutCartInfo: ${describeIssueList(checked.issues, 5, checked.complete)}`,
-    };
+    let checked: ReturnType<typeof parseBounded<CheckoutCartInfo>>;
+    try {
+      checked = parseBounded(checkoutCartInfoSchema, result, 5);
+    } catch (error) {
+      return { invalid: "not a CheckoutCartInfo: a field could not be read", readError: error };
+    }
+    if (!checked.success) {
+      return {
+        invalid: `not a CheckoutCartInfo: ${describeIssueList(checked.issues, 5, checked.complete)}`,
+      };
+    }
+    if (carriesToJson(checked.data)) {
+      return {
+        invalid:
+          "not a CheckoutCartInfo: it carries a toJSON, which JSON.stringify would write instead of the cart checked: return the cart's data",
+      };
+    }
+    return { body: checked.data as object };
   },
   failure: responseInfoShape().failure,
 };
+
+/**
+ * Whether zod's output of a cart holds a `toJSON` function it copied (an unknown key: own, or
+ * inherited enumerable) in one of its plain objects or arrays, which `JSON.stringify` would call.
+ * Other values (a `Date` in a field of the merchant's own) are written as JSON writes them.
+ */
+function carriesToJson(root: unknown): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    const prototype = Object.getPrototypeOf(node);
+    if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null) {
+      continue;
+    }
+    seen.add(node);
+    if (typeof (node as { toJSON?: unknown }).toJSON === "function") return true;
+    for (const value of Object.values(node)) stack.push(value);
+  }
+  return false;
+}
 
 function setField(target: Record<string, unknown>, key: string, value: unknown): void {
   // An own data property even for a key named `__proto__`.

@@ -19,7 +19,7 @@ export type WrittenResult =
   /**
    * The success body; `ignored` lists the result's unknown fields, left out of it, and
    * `incomplete` says what of the result could not be answered (an expected field missing, a
-   * value of the wrong type, left out): each a warning.
+   * value of the wrong type, left out) or not surely (an integer beyond 2^53): each a warning.
    */
   | {
       readonly body: object;
@@ -122,8 +122,43 @@ export const PAYMENT_FIELDS = ["PaymentAmount", "PaymentCurrencyCode"] as const;
  * already created the order or charged the card, and a 500 would make the service deliver it again.
  */
 export function writtenText(value: unknown): string | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value === "number" && Number.isFinite(value)) return decimalText(value);
   return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * A finite number as decimal text without exponent (review truth TRUTH-5): JavaScript's shortest
+ * digits of the double (`String`), which read back to the same number, with an exponent form
+ * (`1e-7`, `1e+21`) written out (`0.0000001`, `1000000000000000000000`): an amount in exponent
+ * form is not a decimal the service's readers take.
+ */
+function decimalText(value: number): string {
+  const text = String(value);
+  const e = text.indexOf("e");
+  if (e === -1) return text;
+  const negative = text.startsWith("-");
+  const mantissa = text.slice(negative ? 1 : 0, e);
+  const exponent = Number(text.slice(e + 1));
+  const point = mantissa.indexOf(".");
+  const digits = point === -1 ? mantissa : mantissa.slice(0, point) + mantissa.slice(point + 1);
+  // Where the decimal point goes in `digits` (one digit before it in the mantissa).
+  const at = 1 + exponent;
+  const written =
+    at <= 0
+      ? `0.${"0".repeat(-at)}${digits}`
+      : at >= digits.length
+        ? digits + "0".repeat(at - digits.length)
+        : `${digits.slice(0, at)}.${digits.slice(at)}`;
+  return negative ? `-${written}` : written;
+}
+
+/**
+ * Whether a number written in a result is an integer beyond 2^53 (±9007199254740991): its digits
+ * are those of the nearest double, maybe not the id or amount meant (a rounded `JSON.parse`, an
+ * id computed in a double). Written all the same, with a warning (`result_incomplete`).
+ */
+function isUnsafeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value);
 }
 
 /**
@@ -258,7 +293,8 @@ export function redactedBody(
 }
 
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */
-const VERDICT_FIELDS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
+const VERDICT_LIST = ["Success", "IsSuccess"] as const;
+const VERDICT_FIELDS: ReadonlySet<string> = new Set(VERDICT_LIST);
 
 /**
  * A field's value as the answer writes it; undefined when unusable. A boolean is read like
@@ -314,6 +350,8 @@ function takeReadError(): unknown {
 function pickFields(
   result: unknown,
   fields: Readonly<Record<string, FieldKind>>,
+  /** The verdicts and `fields`' names: what a result that is not a plain object is read for. */
+  readNames: readonly string[],
   required: readonly string[],
   expected: readonly string[],
   target: Record<string, unknown>,
@@ -338,7 +376,15 @@ function pickFields(
       if (required.length > 0) return { invalid: got };
       unusable = [got];
     } else {
-      for (const key of Object.keys(result)) {
+      // The fields are read as their types read them, by property access (review truth TRUTH-1).
+      // A plain object's (the usual result) are its own keys, listed once, as the unknown ones
+      // must be (for the warning); any other's (a class whose fields are getters on its
+      // prototype) are the verdicts and the known names, read whether own or not, and its own
+      // keys are listed for the unknown ones only.
+      const own = Object.keys(result);
+      const prototype = Object.getPrototypeOf(result);
+      const plain = prototype === Object.prototype || prototype === null;
+      for (const key of plain ? own : readNames) {
         const value = readField(result, key);
         if (value === UNREADABLE) {
           const thrown = takeReadError();
@@ -384,6 +430,17 @@ function pickFields(
           return { invalid: `"${key}" is false: throw a CallbackError to refuse` };
         }
         target[key] = text;
+        if (isUnsafeInteger(value)) {
+          unusable = add(
+            unusable,
+            `field "${key}" is an integer beyond 2^53, written ${text}, which may not be the number meant: return it as text`,
+          );
+        }
+      }
+      if (!plain) {
+        for (const key of own) {
+          if (!Object.hasOwn(fields, key) && !VERDICT_FIELDS.has(key)) ignored = add(ignored, key);
+        }
       }
     }
   }
@@ -464,12 +521,14 @@ function successShape<TResult>(options: {
   const expected = options.expected ?? [];
   const refusals = options.refusals ?? [];
   const errors = options.errors ?? [];
+  const names = [...VERDICT_LIST, ...Object.keys(options.fields)];
   return {
     unconfirms: errors.length > 0 && options.errorsRefuse === false,
     success(result) {
       return pickFields(
         result,
         options.fields,
+        names,
         required,
         expected,
         { Success: options.success },
@@ -532,7 +591,7 @@ export const parcelDispatchShape = successShape<MessageResult | NoResult>({
 /** `{ IsSuccess }`, and `{ IsSuccess: false, ErrorCode, ErrorMessage }`: RemoveRestrictedProducts. */
 export const restrictedProductsShape: ResponseShape<NoResult> = {
   success(result) {
-    return pickFields(result, {}, [], [], { IsSuccess: true });
+    return pickFields(result, {}, VERDICT_LIST, [], [], { IsSuccess: true });
   },
   failure(fields) {
     return { IsSuccess: false, ErrorCode: fields.code, ErrorMessage: fields.message };

@@ -3461,16 +3461,18 @@ const checkUpdateOrderShippingInfo_keys: ReadonlySet<string> = new Set([
 function checkCheckoutCartInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   const x437 = o.productsList;
   if (x437 !== undefined) n++;
   if (!Array.isArray(x437)) return REJECT;
   if (Object.getPrototypeOf(x437) !== Array.prototype) return DEFER;
+  if (typeof (x437 as { toJSON?: unknown }).toJSON === "function") return DEFER;
   if (sealed && ownKey.call(x437, "__proto__")) sealed = false;
   for (let i438 = 0; i438 < x437.length; i438++) {
-    const r463 = checkCartProduct(x437[i438]);
-    if (r463 !== ACCEPT) return r463;
+    const r467 = checkCartProduct(x437[i438]);
+    if (r467 !== ACCEPT) return r467;
   }
   n += countString(o.clientIP);
   n += countString(o.clientIp);
@@ -3478,127 +3480,129 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   n += countString(o.cultureCode);
   n += countString(o.currencyCode);
   n += countString(o.originalCurrencyCode);
-  const x464 = o.discountsList;
-  if (x464 !== undefined) n++;
-  if (x464 !== undefined && x464 !== null) {
-    if (!Array.isArray(x464)) return REJECT;
-    if (Object.getPrototypeOf(x464) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x464, "__proto__")) sealed = false;
-    for (let i465 = 0; i465 < x464.length; i465++) {
-      const r474 = checkCartDiscount(x464[i465]);
-      if (r474 !== ACCEPT) return r474;
+  const x468 = o.discountsList;
+  if (x468 !== undefined) n++;
+  if (x468 !== undefined && x468 !== null) {
+    if (!Array.isArray(x468)) return REJECT;
+    if (Object.getPrototypeOf(x468) !== Array.prototype) return DEFER;
+    if (typeof (x468 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x468, "__proto__")) sealed = false;
+    for (let i469 = 0; i469 < x468.length; i469++) {
+      const r478 = checkCartDiscount(x468[i469]);
+      if (r478 !== ACCEPT) return r478;
     }
   }
-  const x475 = o.discountList;
-  if (x475 !== undefined) n++;
-  if (x475 !== undefined && x475 !== null) {
-    if (!Array.isArray(x475)) return REJECT;
-    if (Object.getPrototypeOf(x475) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x475, "__proto__")) sealed = false;
-    for (let i476 = 0; i476 < x475.length; i476++) {
-      const r478 = checkCartDiscount(x475[i476]);
-      if (r478 !== ACCEPT) return r478;
+  const x479 = o.discountList;
+  if (x479 !== undefined) n++;
+  if (x479 !== undefined && x479 !== null) {
+    if (!Array.isArray(x479)) return REJECT;
+    if (Object.getPrototypeOf(x479) !== Array.prototype) return DEFER;
+    if (typeof (x479 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x479, "__proto__")) sealed = false;
+    for (let i480 = 0; i480 < x479.length; i480++) {
+      const r482 = checkCartDiscount(x479[i480]);
+      if (r482 !== ACCEPT) return r482;
     }
   }
   n += countBoolean(o.doNotChargeVAT);
   n += countBoolean(o.isFreeShipping);
-  const x479 = o.freeShippingCouponCode;
-  if (x479 !== undefined) n++;
-  if (x479 !== undefined && x479 !== null) {
-    if (typeof x479 !== "string") return REJECT;
-    if (x479.length > 50) return DEFER;
+  const x483 = o.freeShippingCouponCode;
+  if (x483 !== undefined) n++;
+  if (x483 !== undefined && x483 !== null) {
+    if (typeof x483 !== "string") return REJECT;
+    if (x483.length > 50) return DEFER;
   }
-  const x480 = o.hubId;
-  if (x480 !== undefined) {
-    if (x480 !== null && !Number.isFinite(x480)) return REJECT;
-    n++;
-  }
-  const x481 = o.includeVAT;
-  if (x481 !== undefined) n++;
-  if (x481 !== undefined && x481 !== null) {
-    const r482 = checkCheckoutCartInfoSchema_includeVAT(x481);
-    if (r482 !== ACCEPT) return r482;
-  }
-  const x483 = o.priceCoefficientRate;
-  if (x483 !== undefined) {
-    if (x483 !== null && !Number.isFinite(x483)) return REJECT;
-    n++;
-  }
-  n += countString(o.loyaltyCode);
-  const x484 = o.loyaltyPointsEarned;
+  const x484 = o.hubId;
   if (x484 !== undefined) {
     if (x484 !== null && !Number.isFinite(x484)) return REJECT;
     n++;
   }
-  const x485 = o.loyaltyPointsSpent;
-  if (x485 !== undefined) {
-    if (x485 !== null && !Number.isFinite(x485)) return REJECT;
+  const x485 = o.includeVAT;
+  if (x485 !== undefined) n++;
+  if (x485 !== undefined && x485 !== null) {
+    const r486 = checkCheckoutCartInfoSchema_includeVATSent(x485);
+    if (r486 !== ACCEPT) return r486;
+  }
+  const x487 = o.priceCoefficientRate;
+  if (x487 !== undefined) {
+    if (x487 !== null && !Number.isFinite(x487)) return REJECT;
     n++;
   }
-  const x486 = o.loyaltyPointsTotal;
-  if (x486 !== undefined) {
-    if (x486 !== null && !Number.isFinite(x486)) return REJECT;
+  n += countString(o.loyaltyCode);
+  const x488 = o.loyaltyPointsEarned;
+  if (x488 !== undefined) {
+    if (x488 !== null && !Number.isFinite(x488)) return REJECT;
+    n++;
+  }
+  const x489 = o.loyaltyPointsSpent;
+  if (x489 !== undefined) {
+    if (x489 !== null && !Number.isFinite(x489)) return REJECT;
+    n++;
+  }
+  const x490 = o.loyaltyPointsTotal;
+  if (x490 !== undefined) {
+    if (x490 !== null && !Number.isFinite(x490)) return REJECT;
     n++;
   }
   n += countString(o.merchantCartHash);
   n += countString(o.CartHash);
   n += countString(o.cartId);
   n += countString(o.otVoucherCode);
-  const x487 = o.otVoucherAmount;
-  if (x487 !== undefined) {
-    if (x487 !== null && !Number.isFinite(x487)) return REJECT;
+  const x491 = o.otVoucherAmount;
+  if (x491 !== undefined) {
+    if (x491 !== null && !Number.isFinite(x491)) return REJECT;
     n++;
   }
   n += countString(o.otVoucherCurrencyCode);
   n += countString(o.paymentInstallments);
-  const x488 = o.billingDetails;
-  if (x488 !== undefined) n++;
-  if (x488 !== undefined && x488 !== null) {
-    const r497 = checkUserDetails(x488);
-    if (r497 !== ACCEPT) return r497;
-  }
-  const x498 = o.shippingDetails;
-  if (x498 !== undefined) n++;
-  if (x498 !== undefined && x498 !== null) {
-    const r499 = checkUserDetails(x498);
-    if (r499 !== ACCEPT) return r499;
-  }
-  const x500 = o.userDetails;
-  if (x500 !== undefined) n++;
-  if (x500 !== undefined && x500 !== null) {
-    const r501 = checkUserDetails(x500);
+  const x492 = o.billingDetails;
+  if (x492 !== undefined) n++;
+  if (x492 !== undefined && x492 !== null) {
+    const r501 = checkUserDetails(x492);
     if (r501 !== ACCEPT) return r501;
   }
-  const x502 = o.shippingOptionsList;
+  const x502 = o.shippingDetails;
   if (x502 !== undefined) n++;
   if (x502 !== undefined && x502 !== null) {
-    if (!Array.isArray(x502)) return REJECT;
-    if (Object.getPrototypeOf(x502) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x502, "__proto__")) sealed = false;
-    for (let i503 = 0; i503 < x502.length; i503++) {
-      const r505 = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
-        x502[i503],
-      );
-      if (r505 !== ACCEPT) return r505;
-    }
+    const r503 = checkUserDetails(x502);
+    if (r503 !== ACCEPT) return r503;
   }
-  const x506 = o.urlParameters;
+  const x504 = o.userDetails;
+  if (x504 !== undefined) n++;
+  if (x504 !== undefined && x504 !== null) {
+    const r505 = checkUserDetails(x504);
+    if (r505 !== ACCEPT) return r505;
+  }
+  const x506 = o.shippingOptionsList;
   if (x506 !== undefined) n++;
   if (x506 !== undefined && x506 !== null) {
     if (!Array.isArray(x506)) return REJECT;
     if (Object.getPrototypeOf(x506) !== Array.prototype) return DEFER;
+    if (typeof (x506 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x506, "__proto__")) sealed = false;
     for (let i507 = 0; i507 < x506.length; i507++) {
-      const r509 = checkKeyValuePair(x506[i507]);
+      const r509 = checkCheckoutCartInfoSchema_shippingOptionsList__Sent(x506[i507]);
       if (r509 !== ACCEPT) return r509;
     }
   }
-  n += countString(o.vatRegistrationNumber);
-  const x510 = o.webStoreCode;
+  const x510 = o.urlParameters;
   if (x510 !== undefined) n++;
   if (x510 !== undefined && x510 !== null) {
-    if (typeof x510 !== "string") return REJECT;
-    if (x510.length > 100) return DEFER;
+    if (!Array.isArray(x510)) return REJECT;
+    if (Object.getPrototypeOf(x510) !== Array.prototype) return DEFER;
+    if (typeof (x510 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x510, "__proto__")) sealed = false;
+    for (let i511 = 0; i511 < x510.length; i511++) {
+      const r513 = checkKeyValuePair2(x510[i511]);
+      if (r513 !== ACCEPT) return r513;
+    }
+  }
+  n += countString(o.vatRegistrationNumber);
+  const x514 = o.webStoreCode;
+  if (x514 !== undefined) n++;
+  if (x514 !== undefined && x514 !== null) {
+    if (typeof x514 !== "string") return REJECT;
+    if (x514.length > 100) return DEFER;
   }
   n += countString(o.webStoreInstanceCode);
   n += countBoolean(o.allowMailsFromMerchant);
@@ -3649,6 +3653,7 @@ const checkCheckoutCartInfo_keys: ReadonlySet<string> = new Set([
 function checkCartProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.ProductCode);
@@ -3703,6 +3708,7 @@ function checkCartProduct(v: unknown): Verdict {
   if (x450 !== undefined && x450 !== null) {
     if (!Array.isArray(x450)) return REJECT;
     if (Object.getPrototypeOf(x450) !== Array.prototype) return DEFER;
+    if (typeof (x450 as { toJSON?: unknown }).toJSON === "function") return DEFER;
     if (sealed && ownKey.call(x450, "__proto__")) sealed = false;
     for (let i451 = 0; i451 < x450.length; i451++) {
       const r453 = checkCartProductAttribute(x450[i451]);
@@ -3718,37 +3724,37 @@ function checkCartProduct(v: unknown): Verdict {
   const x455 = o.MetaData;
   if (x455 !== undefined) n++;
   if (x455 !== undefined && x455 !== null) {
-    const r456 = checkProductMetaData(x455);
-    if (r456 !== ACCEPT) return r456;
+    const r460 = checkProductMetaData2(x455);
+    if (r460 !== ACCEPT) return r460;
   }
-  const x457 = o.Weight;
-  if (x457 !== undefined) {
-    if (x457 !== null && !Number.isFinite(x457)) return REJECT;
-    n++;
-  }
-  const x458 = o.Height;
-  if (x458 !== undefined) {
-    if (x458 !== null && !Number.isFinite(x458)) return REJECT;
-    n++;
-  }
-  const x459 = o.Width;
-  if (x459 !== undefined) {
-    if (x459 !== null && !Number.isFinite(x459)) return REJECT;
-    n++;
-  }
-  const x460 = o.Length;
-  if (x460 !== undefined) {
-    if (x460 !== null && !Number.isFinite(x460)) return REJECT;
-    n++;
-  }
-  const x461 = o.ImageHeight;
+  const x461 = o.Weight;
   if (x461 !== undefined) {
     if (x461 !== null && !Number.isFinite(x461)) return REJECT;
     n++;
   }
-  const x462 = o.ImageWidth;
+  const x462 = o.Height;
   if (x462 !== undefined) {
     if (x462 !== null && !Number.isFinite(x462)) return REJECT;
+    n++;
+  }
+  const x463 = o.Width;
+  if (x463 !== undefined) {
+    if (x463 !== null && !Number.isFinite(x463)) return REJECT;
+    n++;
+  }
+  const x464 = o.Length;
+  if (x464 !== undefined) {
+    if (x464 !== null && !Number.isFinite(x464)) return REJECT;
+    n++;
+  }
+  const x465 = o.ImageHeight;
+  if (x465 !== undefined) {
+    if (x465 !== null && !Number.isFinite(x465)) return REJECT;
+    n++;
+  }
+  const x466 = o.ImageWidth;
+  if (x466 !== undefined) {
+    if (x466 !== null && !Number.isFinite(x466)) return REJECT;
     n++;
   }
   n += countBoolean(o.IsVirtual);
@@ -3792,6 +3798,7 @@ const checkCartProduct_keys: ReadonlySet<string> = new Set([
 function checkVatRateType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.VATRateTypeCode);
@@ -3812,6 +3819,7 @@ const checkVatRateType_keys: ReadonlySet<string> = new Set(["VATRateTypeCode", "
 function checkCartProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.AttributeKey);
@@ -3833,53 +3841,99 @@ const checkCartProductAttribute_keys: ReadonlySet<string> = new Set([
   "Name",
 ]);
 
+function checkProductMetaData2(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  const x456 = o.Attributes;
+  if (x456 !== undefined) n++;
+  if (x456 !== undefined && x456 !== null) {
+    if (!Array.isArray(x456)) return REJECT;
+    if (Object.getPrototypeOf(x456) !== Array.prototype) return DEFER;
+    if (typeof (x456 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x456, "__proto__")) sealed = false;
+    for (let i457 = 0; i457 < x456.length; i457++) {
+      const r459 = checkProductAttribute2(x456[i457]);
+      if (r459 !== ACCEPT) return r459;
+    }
+  }
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductMetaData2_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkProductMetaData2's shape. */
+const checkProductMetaData2_keys: ReadonlySet<string> = new Set(["Attributes"]);
+
+function checkProductAttribute2(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  n += countString(o.AttributeKey);
+  n += countString(o.AttributeValue);
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductAttribute2_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkProductAttribute2's shape. */
+const checkProductAttribute2_keys: ReadonlySet<string> = new Set([
+  "AttributeKey",
+  "AttributeValue",
+]);
+
 function checkCartDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
-  const x467 = o.OriginalDiscountValue;
-  if (x467 !== undefined) {
-    if (x467 !== null && !Number.isFinite(x467)) return REJECT;
+  const x471 = o.OriginalDiscountValue;
+  if (x471 !== undefined) {
+    if (x471 !== null && !Number.isFinite(x471)) return REJECT;
     n++;
   }
-  const x468 = o.DiscountValue;
-  if (x468 !== undefined) {
-    if (x468 !== null && !Number.isFinite(x468)) return REJECT;
+  const x472 = o.DiscountValue;
+  if (x472 !== undefined) {
+    if (x472 !== null && !Number.isFinite(x472)) return REJECT;
     n++;
   }
-  const x469 = o.VATRate;
-  if (x469 !== undefined) {
-    if (x469 !== null && !Number.isFinite(x469)) return REJECT;
+  const x473 = o.VATRate;
+  if (x473 !== undefined) {
+    if (x473 !== null && !Number.isFinite(x473)) return REJECT;
     n++;
   }
-  const x470 = o.LocalVATRate;
-  if (x470 !== undefined) {
-    if (x470 !== null && !Number.isFinite(x470)) return REJECT;
+  const x474 = o.LocalVATRate;
+  if (x474 !== undefined) {
+    if (x474 !== null && !Number.isFinite(x474)) return REJECT;
     n++;
   }
   n += countString(o.Name);
   n += countString(o.Description);
-  const x471 = o.CouponCode;
-  if (x471 !== undefined) n++;
-  if (x471 !== undefined && x471 !== null) {
-    if (typeof x471 !== "string") return REJECT;
-    if (x471.length > 100) return DEFER;
+  const x475 = o.CouponCode;
+  if (x475 !== undefined) n++;
+  if (x475 !== undefined && x475 !== null) {
+    if (typeof x475 !== "string") return REJECT;
+    if (x475.length > 100) return DEFER;
   }
   n += countString(o.ProductCartItemId);
   n += countString(o.DiscountCode);
   n += countString(o.LoyaltyVoucherCode);
-  const x472 = o.DiscountType;
-  if (x472 !== undefined) n++;
-  if (x472 !== undefined && x472 !== null) {
-    if (!Number.isFinite(x472)) return REJECT;
-    if (!Number.isSafeInteger(x472)) return REJECT;
+  const x476 = o.DiscountType;
+  if (x476 !== undefined) n++;
+  if (x476 !== undefined && x476 !== null) {
+    if (!Number.isFinite(x476)) return REJECT;
+    if (!Number.isSafeInteger(x476)) return REJECT;
   }
-  const x473 = o.CalculationMode;
-  if (x473 !== undefined) n++;
-  if (x473 !== undefined && x473 !== null) {
-    if (!Number.isFinite(x473)) return REJECT;
-    if (!Number.isSafeInteger(x473)) return REJECT;
+  const x477 = o.CalculationMode;
+  if (x477 !== undefined) n++;
+  if (x477 !== undefined && x477 !== null) {
+    if (!Number.isFinite(x477)) return REJECT;
+    if (!Number.isSafeInteger(x477)) return REJECT;
   }
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartDiscount_keys);
@@ -3902,21 +3956,21 @@ const checkCartDiscount_keys: ReadonlySet<string> = new Set([
   "CalculationMode",
 ]);
 
-function checkCheckoutCartInfoSchema_includeVAT(v: unknown): Verdict {
+function checkCheckoutCartInfoSchema_includeVATSent(v: unknown): Verdict {
   let r: Verdict;
-  r = checkCheckoutCartInfoSchema_includeVAT_0(v);
+  r = checkCheckoutCartInfoSchema_includeVATSent_0(v);
   if (r !== REJECT) return r;
-  r = checkCheckoutCartInfoSchema_includeVAT_1(v);
+  r = checkCheckoutCartInfoSchema_includeVATSent_1(v);
   if (r !== REJECT) return r;
   return REJECT;
 }
 
-function checkCheckoutCartInfoSchema_includeVAT_0(v: unknown): Verdict {
+function checkCheckoutCartInfoSchema_includeVATSent_0(v: unknown): Verdict {
   if (typeof v !== "boolean") return REJECT;
   return ACCEPT;
 }
 
-function checkCheckoutCartInfoSchema_includeVAT_1(v: unknown): Verdict {
+function checkCheckoutCartInfoSchema_includeVATSent_1(v: unknown): Verdict {
   if (!Number.isFinite(v)) return REJECT;
   if (!Number.isSafeInteger(v)) return REJECT;
   return ACCEPT;
@@ -3925,6 +3979,7 @@ function checkCheckoutCartInfoSchema_includeVAT_1(v: unknown): Verdict {
 function checkUserDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.FirstName);
@@ -3954,23 +4009,24 @@ function checkUserDetails(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x489 = o.UserIdNumberType;
-  if (x489 !== undefined) n++;
-  if (x489 !== undefined && x489 !== null) {
-    const r490 = checkUserIdNumberType(x489);
-    if (r490 !== ACCEPT) return r490;
+  const x493 = o.UserIdNumberType;
+  if (x493 !== undefined) n++;
+  if (x493 !== undefined && x493 !== null) {
+    const r494 = checkUserIdNumberType(x493);
+    if (r494 !== ACCEPT) return r494;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
-  const x491 = o.AddressDetails;
-  if (x491 !== undefined) n++;
-  if (x491 !== undefined && x491 !== null) {
-    if (!Array.isArray(x491)) return REJECT;
-    if (Object.getPrototypeOf(x491) !== Array.prototype) return DEFER;
-    if (sealed && ownKey.call(x491, "__proto__")) sealed = false;
-    for (let i492 = 0; i492 < x491.length; i492++) {
-      const r496 = checkAddressBookEntry(x491[i492]);
-      if (r496 !== ACCEPT) return r496;
+  const x495 = o.AddressDetails;
+  if (x495 !== undefined) n++;
+  if (x495 !== undefined && x495 !== null) {
+    if (!Array.isArray(x495)) return REJECT;
+    if (Object.getPrototypeOf(x495) !== Array.prototype) return DEFER;
+    if (typeof (x495 as { toJSON?: unknown }).toJSON === "function") return DEFER;
+    if (sealed && ownKey.call(x495, "__proto__")) sealed = false;
+    for (let i496 = 0; i496 < x495.length; i496++) {
+      const r500 = checkAddressBookEntry(x495[i496]);
+      if (r500 !== ACCEPT) return r500;
     }
   }
   if (n < 0) return REJECT;
@@ -4016,6 +4072,7 @@ const checkUserDetails_keys: ReadonlySet<string> = new Set([
 function checkUserIdNumberType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.UserIdNumberTypeCode);
@@ -4031,6 +4088,7 @@ const checkUserIdNumberType_keys: ReadonlySet<string> = new Set(["UserIdNumberTy
 function checkAddressBookEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
   if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
   const o = v as Record<string, unknown>;
   let n = 0;
   n += countString(o.FirstName);
@@ -4060,11 +4118,11 @@ function checkAddressBookEntry(v: unknown): Verdict {
   n += countString(o.VATRegistrationNumber);
   n += countString(o.UserId);
   n += countString(o.UserIdNumber);
-  const x494 = o.UserIdNumberType;
-  if (x494 !== undefined) n++;
-  if (x494 !== undefined && x494 !== null) {
-    const r495 = checkUserIdNumberType(x494);
-    if (r495 !== ACCEPT) return r495;
+  const x498 = o.UserIdNumberType;
+  if (x498 !== undefined) n++;
+  if (x498 !== undefined && x498 !== null) {
+    const r499 = checkUserIdNumberType(x498);
+    if (r499 !== ACCEPT) return r499;
   }
   n += countString(o.FirstNameInLocalCulture);
   n += countString(o.LastNameInLocalCulture);
@@ -4114,3 +4172,34 @@ const checkAddressBookEntry_keys: ReadonlySet<string> = new Set([
   "IsDefaultShipping",
   "IsDefaultBilling",
 ]);
+
+function checkCheckoutCartInfoSchema_shippingOptionsList__Sent(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  const n = 0;
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n)
+    sealed = plainExtras(o, checkCheckoutCartInfoSchema_shippingOptionsList__Sent_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkCheckoutCartInfoSchema_shippingOptionsList__Sent's shape. */
+const checkCheckoutCartInfoSchema_shippingOptionsList__Sent_keys: ReadonlySet<string> = new Set([]);
+
+function checkKeyValuePair2(v: unknown): Verdict {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return DEFER;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return DEFER;
+  const o = v as Record<string, unknown>;
+  let n = 0;
+  n += countString(o.Key);
+  n += countString(o.Value);
+  if (n < 0) return REJECT;
+  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkKeyValuePair2_keys);
+  return ACCEPT;
+}
+
+/** The fields of checkKeyValuePair2's shape. */
+const checkKeyValuePair2_keys: ReadonlySet<string> = new Set(["Key", "Value"]);

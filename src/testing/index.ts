@@ -35,6 +35,8 @@ export {
 } from "./payload.js";
 export {
   CAPTURED_ORDER_ID,
+  type CapturedPayloads,
+  type GetCheckoutCartInfoQuery,
   SAMPLE_CART_TOKEN,
   SAMPLE_MERCHANT_GUID,
   SAMPLE_MERCHANT_ORDER_ID,

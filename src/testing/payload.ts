@@ -1,15 +1,27 @@
 import { deepFreeze, isPlainObject } from "../core/objects.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
-import { CAPTURED_BUILDERS, SAMPLE_BUILDERS, type SamplePayloads } from "./samples.js";
+import {
+  CAPTURED_BUILDERS,
+  type CapturedPayloads,
+  SAMPLE_BUILDERS,
+  type SamplePayloads,
+} from "./samples.js";
 
 /**
  * A partial payload merged over a sample: objects merge key by key, arrays and other values
- * replace, `undefined` removes the key.
+ * replace, `undefined` removes the key. Only an optional key takes `undefined` (under
+ * `exactOptionalPropertyTypes`): the payload type returned says a required one is there (review
+ * truth TRUTH-4). To build a malformed payload without one, cast the overrides (`as never`) or
+ * pass a payload of your own to `sendCallback`, whose `payload` is `unknown`.
  */
 export type PayloadOverrides<T> = T extends readonly unknown[]
   ? T
   : T extends object
-    ? { [K in keyof T]?: PayloadOverrides<T[K]> | undefined }
+    ? {
+        [K in keyof T]?: {} extends Pick<T, K>
+          ? PayloadOverrides<T[K]> | undefined
+          : PayloadOverrides<Exclude<T[K], undefined>>;
+      }
     : T;
 
 /** Keys that could reach an object's prototype: never copied from overrides. */
@@ -108,23 +120,24 @@ export function hasCapturedPayload(name: CallbackName): name is CapturedCallback
  * does not follow `IsEndCustomerPrimary`, under its own order id (`GE927127002US`); for
  * PerformOrderPayment that order's payment collected by the service (`CardNumber: null`,
  * `CVVNumber: null`, `PaymentMethodCode: "OT"`); for GetCheckoutCartInfo its GET form, the token
- * named `cartToken`, `countryCode: "GER"` and `IsStockValidation=1`. Your endpoint must accept
+ * named `cartToken`, `countryCode: "GER"` and `IsStockValidation=1`, typed as that query's text
+ * (`GetCheckoutCartInfoQuery`), not as the request your cart function receives. Your endpoint must accept
  * them as the service sends them. Sent as PHP writes JSON, with `\/` escapes:
  * `sendCallback(…, { payload, escapeSlashes: true })`.
  * `overrides` deep-merge as in `samplePayload`.
  */
 export function capturedPayload<N extends CapturedCallbackName>(
   callbackName: N,
-  overrides?: PayloadOverrides<SamplePayloads[N]>,
-): SamplePayloads[N] {
+  overrides?: PayloadOverrides<CapturedPayloads[N]>,
+): CapturedPayloads[N] {
   if (!isCallbackName(callbackName) || !hasCapturedPayload(callbackName)) {
     throw new TypeError(
       `capturedPayload: no captured form of "${String(callbackName)}" (one of ${CAPTURED_CALLBACKS.join(", ")})`,
     );
   }
   const captured = CAPTURED_BUILDERS[callbackName]();
-  if (overrides === undefined || overrides === null) return captured as SamplePayloads[N];
+  if (overrides === undefined || overrides === null) return captured as CapturedPayloads[N];
   if (!isPlainObject(overrides))
     throw new TypeError("capturedPayload: overrides must be an object");
-  return mergeDeep(captured, overrides) as SamplePayloads[N];
+  return mergeDeep(captured, overrides) as CapturedPayloads[N];
 }

@@ -64,6 +64,34 @@ export interface SamplePayloads {
 }
 
 /**
+ * GetCheckoutCartInfo's query parameters as the service writes them in the URL: every value text
+ * (`IsStockValidation: "1"`), the token under the name it comes by (`cartToken`). What
+ * `capturedPayload("GetCheckoutCartInfo")` gives, to send with `sendCallback`; not what your cart
+ * function receives: the handler reads it into a `GetCheckoutCartInfoRequest` (`merchantCartToken`
+ * from `cartToken`, `IsStockValidation: true`).
+ */
+export interface GetCheckoutCartInfoQuery {
+  merchantCartToken?: string;
+  cartToken?: string;
+  countryCode?: string;
+  currencyCode?: string;
+  IsStockValidation?: string;
+  isFixedPriceSupported?: string;
+  MerchantGUID?: string;
+  [parameter: string]: string | undefined;
+}
+
+/**
+ * The type of each captured payload (`capturedPayload`), as the service sends it: the request
+ * types for the JSON bodies, the query's text for GetCheckoutCartInfo.
+ */
+export interface CapturedPayloads {
+  GetCheckoutCartInfo: GetCheckoutCartInfoQuery;
+  SendOrderToMerchant: SendOrderToMerchantRequest;
+  PerformOrderPayment: PerformOrderPaymentRequest;
+}
+
+/**
  * Fields the service sends beyond the documented ones ("requests may contain more parameters than
  * listed"): kept in the samples, outside the payload types.
  */
@@ -807,21 +835,18 @@ function capturedPerformOrderPayment(): PerformOrderPaymentRequest {
  * (not `merchantCartToken`), `IsStockValidation=1` (§6: that flag or `isFixedPriceSupported=false`,
  * one of them), the country in three letters (`GER`).
  */
-function capturedGetCheckoutCartInfo(): GetCheckoutCartInfoRequest {
+function capturedGetCheckoutCartInfo(): GetCheckoutCartInfoQuery {
   return {
     cartToken: SAMPLE_CART_TOKEN,
     countryCode: "GER",
     currencyCode: "USD",
-    ...unlisted({ IsStockValidation: "1" }),
+    IsStockValidation: "1",
   };
 }
 
 /** The callbacks with a captured form (`capturedPayload`): the ones wire-facts §6 shows. */
 export const CAPTURED_BUILDERS: {
-  readonly [K in
-    | "SendOrderToMerchant"
-    | "PerformOrderPayment"
-    | "GetCheckoutCartInfo"]: () => SamplePayloads[K];
+  readonly [K in keyof CapturedPayloads]: () => CapturedPayloads[K];
 } = {
   GetCheckoutCartInfo: capturedGetCheckoutCartInfo,
   SendOrderToMerchant: capturedSendOrderToMerchant,

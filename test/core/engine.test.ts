@@ -952,6 +952,103 @@ describe("the merchant's result", () => {
     expect(response.status).toBe(200);
     expect(json(response)).toStrictEqual({ ...CART, someOperatorFlag: true });
   });
+
+  // Review truth TRUTH-2: what is validated is what is sent. The cart is read as its type reads it
+  // (getters included), never sent as a JSON.stringify of it that drops what was checked.
+  class CartLine {
+    readonly #code: string;
+    constructor(code: string) {
+      this.#code = code;
+    }
+    get ProductCode(): string {
+      return this.#code;
+    }
+    get CartItemId(): string {
+      return "1";
+    }
+    get SalePrice(): number {
+      return 10;
+    }
+    get OrderedQuantity(): number {
+      return 1;
+    }
+  }
+  class ClassCart {
+    readonly #lines: CheckoutCartInfo["productsList"];
+    constructor(lines: CheckoutCartInfo["productsList"]) {
+      this.#lines = lines;
+    }
+    get productsList(): CheckoutCartInfo["productsList"] {
+      return this.#lines;
+    }
+    get countryCode(): string {
+      return "US";
+    }
+    get currencyCode(): string {
+      return "USD";
+    }
+  }
+  const GET_CART = { method: "GET", url: "/cart", headers: {} } as const;
+
+  it("a cart of a class whose fields are getters is answered with them (not its JSON, {})", async () => {
+    const { handler, failures } = build(cartCase, () => new ClassCart(CART.productsList));
+    const response = await handler.handle(GET_CART);
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual(CART);
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("product lines of a class with getters are answered with their fields (not [{}])", async () => {
+    const { handler, failures } = build(cartCase, () => ({
+      ...CART,
+      productsList: [new CartLine("SKU-1")],
+    }));
+    const response = await handler.handle(GET_CART);
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual(CART);
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("a cart wrong through its getters is a 500 naming the field", async () => {
+    class Wrong extends ClassCart {
+      get freeShippingCouponCode(): string {
+        return "X".repeat(51);
+      }
+    }
+    const { handler, failures } = build(cartCase, () => new Wrong(CART.productsList));
+    expect((await handler.handle(GET_CART)).status).toBe(500);
+    expect(failures[0]?.reason).toContain("freeShippingCouponCode");
+  });
+
+  it("a cart or line with a toJSON (which JSON.stringify would write instead): a 500", async () => {
+    const line = CART.productsList[0] as CheckoutCartInfo["productsList"][number];
+    // A model's line: its fields its own, a toJSON writing its storage form inherited.
+    const stored = Object.assign(
+      Object.create({ toJSON: () => ({ sku: "SKU-1" }) }) as typeof line,
+      line,
+    );
+    for (const cart of [
+      { ...CART, productsList: [stored] },
+      { ...CART, toJSON: () => ({ productsList: "none" }) },
+      { ...CART, productsList: [{ ...line, toJSON: () => ({}) }] },
+    ]) {
+      const { handler, failures } = build(cartCase, () => cart);
+      const response = await handler.handle(GET_CART);
+      expect(response.status).toBe(500);
+      expect(failures[0]?.reason).toContain("toJSON");
+    }
+  });
+
+  it("a cart getter that throws: a 500 with what it threw", async () => {
+    class Broken extends ClassCart {
+      override get currencyCode(): string {
+        throw new Error("not loaded");
+      }
+    }
+    const { handler, failures } = build(cartCase, () => new Broken(CART.productsList));
+    expect((await handler.handle(GET_CART)).status).toBe(500);
+    expect(failures[0]?.kind).toBe("internal_error");
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

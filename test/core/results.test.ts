@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
+import { writtenText } from "../../src/core/responses.js";
 import {
   CALLBACK_NAMES,
   CallbackError,
@@ -1251,5 +1252,184 @@ describe("a payment or gift-card debit refused by returning an ErrorCode (review
       expect(response.status).toBe(200);
       expect(failures, JSON.stringify(result)).toStrictEqual([]);
     }
+  });
+});
+
+describe("a result whose fields are accessors (a class with getters) is answered with them (review truth TRUTH-1)", () => {
+  class OrderAck {
+    readonly #id: string;
+    constructor(id: string) {
+      this.#id = id;
+    }
+    get InternalOrderId(): string {
+      return this.#id;
+    }
+  }
+  class PaymentAck {
+    get InternalOrderId(): string {
+      return "M-1";
+    }
+    get PaymentAmount(): string {
+      return "10.00";
+    }
+    get PaymentCurrencyCode(): string {
+      return "EUR";
+    }
+  }
+  class CardCheck {
+    readonly #ok: boolean;
+    constructor(ok: boolean) {
+      this.#ok = ok;
+    }
+    get IsValid(): boolean {
+      return this.#ok;
+    }
+  }
+  const PAYMENT = JSON.stringify({
+    OrderId: "GE1",
+    PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+  });
+
+  it("SendOrderToMerchant: the getter's InternalOrderId is answered, without a warning", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(() => new OrderAck("M-42"), {
+      auth: false,
+      onError,
+    });
+    const response = await handler.handle(post(ORDER));
+    expect(json(response)).toStrictEqual({ Success: true, InternalOrderId: "M-42" });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("PerformOrderPayment: the amount and currency charged are answered", async () => {
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(() => new PaymentAck(), {
+      auth: false,
+      onError,
+    });
+    const response = await handler.handle(post(PAYMENT));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      Success: true,
+      InternalOrderId: "M-1",
+      PaymentAmount: "10.00",
+      PaymentCurrencyCode: "EUR",
+    });
+    expect(failures).toStrictEqual([]);
+  });
+
+  it("ValidateGiftCard: a getter's IsValid true is a valid card, not a 500; false is answered false", async () => {
+    for (const ok of [true, false]) {
+      const { failures, onError } = collector();
+      const handler = createValidateGiftCardHandler(() => new CardCheck(ok), {
+        auth: false,
+        onError,
+      });
+      const response = await handler.handle(post(CARD_REQUEST));
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ Success: true, IsValid: ok });
+      expect(failures).toStrictEqual([]);
+    }
+  });
+
+  it("an inherited Success getter that is not true is a 500; an unknown getter is neither answered nor named", async () => {
+    class Refused extends OrderAck {
+      get Success(): boolean {
+        return false;
+      }
+      get Extra(): string {
+        return "x";
+      }
+    }
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(() => new Refused("M-1") as OrderAck, {
+      auth: false,
+      onError,
+    });
+    expect((await handler.handle(post(ORDER))).status).toBe(500);
+    expect(failures[0]?.reason).toContain('"Success" is not true');
+  });
+
+  it("a getter on the prototype that throws is named like an own one", async () => {
+    class Lazy extends OrderAck {
+      get OrderId(): string {
+        throw new Error("not loaded");
+      }
+    }
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(() => new Lazy("M-1"), {
+      auth: false,
+      onError,
+    });
+    const response = await handler.handle(post(ORDER));
+    expect(json(response)).toStrictEqual({ Success: true, InternalOrderId: "M-1" });
+    expect(failures.map((f) => f.reason)).toStrictEqual([
+      `the handler's result is incomplete, answered 200 all the same (the function has run): field "OrderId" could not be read`,
+    ]);
+  });
+});
+
+describe("a number in a result is written as decimal text, never an exponent (review truth TRUTH-5)", () => {
+  const PAYMENT = JSON.stringify({
+    OrderId: "GE1",
+    PaymentDetails: { CardNumber: null, CVVNumber: null, PaymentMethodCode: "OT" },
+  });
+
+  it("writtenText: the shortest digits of the double, without exponent, read back to the same number", () => {
+    const cases: [number, string][] = [
+      [1e-7, "0.0000001"],
+      [1e21, "1000000000000000000000"],
+      [-1.5e-10, "-0.00000000015"],
+      [1.2345e25, "12345000000000000000000000"],
+      [5e-324, `0.${"0".repeat(323)}5`],
+      [123.45, "123.45"],
+      [-0, "0"],
+      [0.000001, "0.000001"],
+    ];
+    for (const [value, text] of cases) expect(writtenText(value)).toBe(text);
+    for (let i = 0; i < 2000; i++) {
+      const value = (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 80 - 40);
+      const text = writtenText(value) as string;
+      expect(text).toMatch(/^-?\d+(\.\d+)?$/);
+      expect(Number(text)).toBe(value);
+    }
+  });
+
+  it("PerformOrderPayment: 1e-7 and 1e21 are answered 0.0000001 and 1000000000000000000000", async () => {
+    for (const [amount, text] of [
+      [1e-7, "0.0000001"],
+      [1e21, "1000000000000000000000"],
+    ] as const) {
+      const { failures, onError } = collector();
+      const handler = createPerformOrderPaymentHandler(
+        () => ({ InternalOrderId: "M-1", PaymentAmount: amount, PaymentCurrencyCode: "EUR" }),
+        { auth: false, onError },
+      );
+      const response = await handler.handle(post(PAYMENT));
+      expect((json(response) as Record<string, unknown>).PaymentAmount).toBe(text);
+      // 1e21 is an integer beyond 2^53: its digits are the double's, said in a warning.
+      expect(failures.length).toBe(amount === 1e21 ? 1 : 0);
+    }
+  });
+
+  it("an integer id beyond 2^53 is written with a result_incomplete warning naming it; 2^53 - 1 without", async () => {
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      () => ({ InternalOrderId: 2 ** 53 + 2, OrderId: Number.MAX_SAFE_INTEGER }),
+      { auth: false, onError },
+    );
+    const response = await handler.handle(post(ORDER));
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      Success: true,
+      InternalOrderId: "9007199254740994",
+      OrderId: "9007199254740991",
+    });
+    expect(failures.map((f) => [f.kind, f.reason])).toStrictEqual([
+      [
+        "result_incomplete",
+        `the handler's result is incomplete, answered 200 all the same (the function has run): field "InternalOrderId" is an integer beyond 2^53, written 9007199254740994, which may not be the number meant: return it as text`,
+      ],
+    ]);
   });
 });

@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import { getCheckoutCartInfoRequestSchema } from "../../src/callbacks/get-checkout-cart-info.js";
+import {
+  type GetCheckoutCartInfoRequest,
+  getCheckoutCartInfoRequestSchema,
+} from "../../src/callbacks/get-checkout-cart-info.js";
 import {
   CALLBACK_NAMES,
   type CallbackName,
@@ -20,7 +23,11 @@ import {
   updateParcelDispatchSchema,
 } from "../../src/index.js";
 import {
+  type CapturedPayloads,
+  capturedPayload,
+  type GetCheckoutCartInfoQuery,
   type PayloadOverrides,
+  SAMPLE_CART_TOKEN,
   SAMPLE_MERCHANT_GUID,
   samplePayload,
 } from "../../src/testing/index.js";
@@ -181,5 +188,55 @@ describe("samplePayload", () => {
     expect(() => samplePayload("UpdateOrderStatus", [] as never)).toThrow(
       /overrides must be an object/,
     );
+  });
+});
+
+describe("the testing kit's payload types tell the truth (review truth TRUTH-3, TRUTH-4)", () => {
+  it("capturedPayload('GetCheckoutCartInfo') is typed as the query it holds: text only, not the function's request", () => {
+    const query = capturedPayload("GetCheckoutCartInfo");
+    expectTypeOf(query).toEqualTypeOf<GetCheckoutCartInfoQuery>();
+    expectTypeOf<
+      CapturedPayloads["GetCheckoutCartInfo"]
+    >().toEqualTypeOf<GetCheckoutCartInfoQuery>();
+    expectTypeOf(query.IsStockValidation).toEqualTypeOf<string | undefined>();
+    // Every value is text, as the service writes the URL, and the type says so.
+    for (const value of Object.values(query)) expect(typeof value).toBe("string");
+    expect(query).toStrictEqual({
+      cartToken: SAMPLE_CART_TOKEN,
+      countryCode: "GER",
+      currencyCode: "USD",
+      IsStockValidation: "1",
+    });
+    // It is not what the cart function receives (the handler reads it into that).
+    // @ts-expect-error IsStockValidation is "1", not the boolean of GetCheckoutCartInfoRequest
+    const request: GetCheckoutCartInfoRequest = query;
+    expect(getCheckoutCartInfoRequestSchema.safeParse(request).success).toBe(false);
+    // The other captured forms keep their request types.
+    expectTypeOf(
+      capturedPayload("SendOrderToMerchant"),
+    ).toEqualTypeOf<SendOrderToMerchantRequest>();
+    // A parameter removed with undefined, one changed with text.
+    expect(
+      capturedPayload("GetCheckoutCartInfo", { IsStockValidation: undefined, countryCode: "DE" }),
+    ).toStrictEqual({ cartToken: SAMPLE_CART_TOKEN, countryCode: "DE", currencyCode: "USD" });
+  });
+
+  it("an override cannot delete a required field with undefined; an optional one still can", () => {
+    // @ts-expect-error OrderId is required: the return type says it is there
+    samplePayload("SendOrderToMerchant", { OrderId: undefined });
+    // Nested too: a required key of a nested object does not take undefined.
+    const nested: PayloadOverrides<{ o: { a: string; b?: number } }> = { o: { b: undefined } };
+    // @ts-expect-error o.a is required
+    nested.o = { a: undefined };
+    const order = samplePayload("SendOrderToMerchant", { MerchantGUID: undefined });
+    expect("MerchantGUID" in order).toBe(false);
+    expectTypeOf<PayloadOverrides<{ a: string; b?: string | undefined }>>().toEqualTypeOf<{
+      a?: string;
+      b?: string | undefined;
+    }>();
+    // The untyped way to build a malformed payload: an override typed as such (`as never`), or
+    // mergeDeep and a payload of your own, sent as `sendCallback`'s `payload` (typed unknown).
+    const malformed = samplePayload("SendOrderToMerchant", { OrderId: undefined } as never);
+    expect("OrderId" in malformed).toBe(false);
   });
 });
