@@ -183,20 +183,38 @@ interface Answer {
 class ResponseTooLarge extends Error {}
 
 /** Runs one operation; resolves with the validated body or rejects with a `ServiceError`. */
-export async function callOperation(
+export function callOperation(
   ctx: CallContext,
   name: OperationName,
   input: unknown,
   options: CallOptions = {},
   idempotencyKey?: string,
 ): Promise<CallResult> {
-  // Each token the call sends stays masked until the call has made its result or error (review
-  // HOSTILE-3): the redactor's last few tokens alone would let it go once newer ones were issued.
+  return callOperationThen(ctx, name, input, options, idempotencyKey, (result) => result);
+}
+
+/**
+ * Runs one operation and `finish` on its result, whose text (a client method's result or error
+ * made from the answer) is redacted while the call still holds its tokens: each token the call
+ * sends stays masked until the call has made its result or error (review HOSTILE-3), the
+ * redactor's last few tokens alone would let it go once newer ones were issued, and a method that
+ * made its result after the call returned (calculateBillingSummary's delivery error) had it
+ * let go first (review SECOND-HOSTILE-2).
+ */
+export async function callOperationThen<R>(
+  ctx: CallContext,
+  name: OperationName,
+  input: unknown,
+  options: CallOptions,
+  idempotencyKey: string | undefined,
+  finish: (result: CallResult) => R | Promise<R>,
+): Promise<R> {
   const held: (() => void)[] = [];
   try {
-    return await runCall(ctx, name, input, options, idempotencyKey, (token) =>
+    const result = await runCall(ctx, name, input, options, idempotencyKey, (token) =>
       held.push(ctx.redactor.hold(token)),
     );
+    return await finish(result);
   } finally {
     for (const release of held) release();
   }
