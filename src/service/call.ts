@@ -182,6 +182,22 @@ interface Answer {
 
 class ResponseTooLarge extends Error {}
 
+/**
+ * Lets go of the body of an answer that came after its attempt was given up. Never throws, nor
+ * leaves a rejection: the `fetch` option may resolve anything then (a "log and go on" wrapper's
+ * `undefined`, a Node stream body without `cancel`, a `cancel` that throws), and a throw here
+ * would be an unhandled rejection, which ends a Node process (review SECOND-HOSTILE-3).
+ */
+function letGo(late: unknown): void {
+  try {
+    const body = (late as { body?: { cancel?: unknown } } | null | undefined)?.body;
+    if (typeof body?.cancel !== "function") return;
+    Promise.resolve(body.cancel()).catch(() => undefined);
+  } catch {
+    // Nothing to let go of, or nothing that can be.
+  }
+}
+
 /** Runs one operation; resolves with the validated body or rejects with a `ServiceError`. */
 export function callOperation(
   ctx: CallContext,
@@ -562,10 +578,7 @@ async function attemptOnce(
     if (first === TIMED_OUT) {
       // The answer of a fetch that went on regardless is not read: its body is let go when it
       // comes, and its failure is nobody's (no unhandled rejection).
-      sent.then(
-        (late) => late.body?.cancel().catch(() => undefined),
-        () => undefined,
-      );
+      sent.then(letGo, () => undefined);
       throw new Error("the attempt was aborted");
     }
     const response = first;

@@ -495,4 +495,60 @@ describe("timeouts and the caller's signal hold whatever the fetch option does w
       process.off("unhandledRejection", onUnhandled);
     }
   });
+
+  // Review SECOND-HOSTILE-3: the late answer's clean-up read `late.body.cancel()`, so a fetch
+  // option resolving something else after the timeout (a "log and go on" wrapper's undefined, a
+  // Node stream body, a body whose cancel throws) threw in a promise nobody awaited.
+  it.each([
+    ["undefined", () => undefined],
+    ["null", () => null],
+    ["a body without cancel (a Node stream)", () => ({ body: { pipe() {} } })],
+    [
+      "a body whose cancel throws",
+      () => ({
+        body: {
+          cancel() {
+            throw new Error("cancel threw");
+          },
+        },
+      }),
+    ],
+    [
+      "a body whose cancel rejects",
+      () => ({ body: { cancel: () => Promise.reject(new Error("cancel rejected")) } }),
+    ],
+    [
+      "a body that throws when read",
+      () => ({
+        get body() {
+          throw new Error("body threw");
+        },
+      }),
+    ],
+  ])(
+    "a fetch option resolving %s after the timeout: TIMEOUT, and no rejection is left unhandled",
+    async (_label, late) => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (error: unknown) => unhandled.push(error);
+      process.on("unhandledRejection", onUnhandled);
+      try {
+        const client = createServiceClient({
+          baseUrl: "http://127.0.0.1:9",
+          merchantGuid: GUID,
+          fetch: (() =>
+            new Promise((resolve) =>
+              setTimeout(() => resolve(late()), 250),
+            )) as unknown as typeof fetch,
+          timeoutMs: 100,
+          retries: false,
+        });
+        const failure = await failureOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+        expect(failure.code).toBe("TIMEOUT");
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(unhandled.map(String)).toEqual([]);
+      } finally {
+        process.off("unhandledRejection", onUnhandled);
+      }
+    },
+  );
 });
