@@ -28,7 +28,11 @@ export interface PgLikeQueryable {
 export interface PostgresIdempotencyStoreOptions {
   /** The table. Default `crossborder_idempotency`. Quoted, so any name is safe. */
   readonly table?: string | undefined;
-  /** Its schema. Default: none (the connection's `search_path`). */
+  /**
+   * Its schema. Default: with `createTable`, the schema where the connection's `search_path`
+   * finds the table at first use (or creates it), named in every statement from then on; with
+   * `createTable: false`, none (each statement uses its connection's `search_path`).
+   */
   readonly schema?: string | undefined;
   /**
    * Create the table (and its index) on first use with `CREATE TABLE IF NOT EXISTS`, when they
@@ -78,7 +82,7 @@ const POSTGRES_OPTION_NAMES = optionNames<PostgresIdempotencyStoreOptions>({
 function names(
   options: PostgresIdempotencyStoreOptions,
   owner: string,
-): { table: string; index: string; indexName: string } {
+): { table: string; index: string; indexName: string; tableName: string } {
   if (!isRecord(options as unknown)) {
     throw new TypeError(
       `${owner}: options must be an object { table?, schema?, createTable?, cleanupIntervalMs? }`,
@@ -97,7 +101,7 @@ function names(
     prefix = Array.from(prefix).slice(0, -1).join("");
   }
   const indexName = `${prefix}_expires_at_idx`;
-  return { table: qualified, index: quoteIdentifier(indexName, "index"), indexName };
+  return { table: qualified, index: quoteIdentifier(indexName, "index"), indexName, tableName };
 }
 
 /** The SQL that creates the table and its index: for a migration, with `createTable: false`. */
@@ -119,6 +123,21 @@ const CLEANUP_BATCH = 1000;
 /** The statements one run of the background cleanup sends at most: 100,000 rows. */
 const CLEANUP_BATCHES = 100;
 
+/**
+ * Whether the table, and its index on it, are there, and the schema it is in (or, when missing,
+ * the schema an unqualified CREATE TABLE would make it in: the first of the search_path that
+ * exists). A role granted DML only on a table its migrations created may not run the DDL
+ * (PostgreSQL 15 refuses CREATE in schema public to all but its owner; CREATE INDEX IF NOT EXISTS
+ * needs the table's owner), and need not.
+ */
+const EXISTS = `SELECT t.oid IS NOT NULL AS has_table,
+  EXISTS (SELECT 1 FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
+    WHERE x.indrelid = t.oid AND i.relname = $2) AS has_index,
+  COALESCE((SELECT n.nspname FROM pg_catalog.pg_class c
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = t.oid),
+    pg_catalog.current_schema()) AS schema
+FROM (SELECT pg_catalog.to_regclass($1::text) AS oid) t`;
+
 /** Errors of two `CREATE … IF NOT EXISTS` racing: the loser retries once and finds the table. */
 const RACED_DDL = new Set(["42P07", "23505", "42710"]);
 
@@ -136,6 +155,8 @@ const SERIALIZATION_FAILURES = new Set(["40001", "40P01"]);
 const SERIALIZATION_RETRIES = 10;
 /** `undefined_table`: the table was dropped (or the database restored without it). */
 const UNDEFINED_TABLE = "42P01";
+/** `invalid_schema_name`: no schema to create the table in. */
+const INVALID_SCHEMA_NAME = "3F000";
 /** `insufficient_privilege`: "permission denied for schema", "must be owner of table". */
 const INSUFFICIENT_PRIVILEGE = "42501";
 
@@ -184,21 +205,15 @@ export function createPostgresIdempotencyStore(
   if (pool === null || typeof pool !== "object" || typeof pool.query !== "function") {
     throw new TypeError("createPostgresIdempotencyStore: pass a pg Pool (new Pool(…)) or Client");
   }
-  const { table, indexName } = names(options, "createPostgresIdempotencyStore");
+  const { table, indexName, tableName } = names(options, "createPostgresIdempotencyStore");
   const createTable = options.createTable ?? true;
   const cleanupIntervalMs = options.cleanupIntervalMs ?? 10 * 60_000;
   if (!Number.isSafeInteger(cleanupIntervalMs) || cleanupIntervalMs < 0) {
     throw new RangeError("cleanupIntervalMs must be a whole number of milliseconds, 0 or more");
   }
-  const sql = {
-    // Whether the table, and its index on it, are there: a role granted DML only on a table its
-    // migrations created may not run the DDL (PostgreSQL 15 refuses CREATE in schema public to
-    // all but its owner; CREATE INDEX IF NOT EXISTS needs the table's owner), and need not.
-    exists: `SELECT t.oid IS NOT NULL AS has_table,
-  EXISTS (SELECT 1 FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
-    WHERE x.indrelid = t.oid AND i.relname = $2) AS has_index
-FROM (SELECT pg_catalog.to_regclass($1::text) AS oid) t`,
-    claim: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
+  /** The statements on the table named `at` (quoted, schema-qualified once known). */
+  const statements = (at: string) => ({
+    claim: `INSERT INTO ${at} AS r (key, owner, result, expires_at)
 VALUES ($1, $2, NULL, clock_timestamp() + ${MS.replace("$MS", "$3")})
 ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, result = NULL, expires_at = EXCLUDED.expires_at
 WHERE r.expires_at <= clock_timestamp() OR r.owner = EXCLUDED.owner
@@ -208,29 +223,60 @@ RETURNING 1`,
     get: `SELECT owner, result,
   CASE WHEN isfinite(expires_at)
     THEN (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 END AS remaining
-FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`,
-    complete: `INSERT INTO ${table} AS r (key, owner, result, expires_at)
+FROM ${at} WHERE key = $1 AND expires_at > clock_timestamp()`,
+    complete: `INSERT INTO ${at} AS r (key, owner, result, expires_at)
 VALUES ($1, NULL, $3, clock_timestamp() + ${MS.replace("$MS", "$4")})
 ON CONFLICT (key) DO UPDATE SET owner = NULL, result = EXCLUDED.result, expires_at = EXCLUDED.expires_at
 WHERE r.owner = $2 OR r.expires_at <= clock_timestamp()
 RETURNING 1`,
-    renew: `UPDATE ${table} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
+    renew: `UPDATE ${at} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
 WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
-    release: `DELETE FROM ${table} WHERE key = $1 AND owner = $2`,
-    forget: `DELETE FROM ${table} WHERE key = $1 AND owner IS NULL AND result = $2`,
+    release: `DELETE FROM ${at} WHERE key = $1 AND owner = $2`,
+    forget: `DELETE FROM ${at} WHERE key = $1 AND owner IS NULL AND result = $2`,
     // Expiry checked again on the row deleted: a claim may take a row over (and commit) while
     // this statement waits for its lock, and the re-check then sees the new lease.
-    deleteExpired: `DELETE FROM ${table} WHERE key IN (
-  SELECT key FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT $1)
+    deleteExpired: `DELETE FROM ${at} WHERE key IN (
+  SELECT key FROM ${at} WHERE expires_at <= clock_timestamp() LIMIT $1)
 AND expires_at <= clock_timestamp()`,
-  };
+  });
+
+  /**
+   * The statements sent: on the table as named until, with `createTable` and no `schema`, its
+   * schema is known (found, or created in, at first use); from then on on that schema's table,
+   * whatever the search_path of the connection a statement runs on. An app sharing the pool may
+   * move its connections to another schema (`SET search_path`, schema per tenant): a statement
+   * there met 42P01, was taken for a dropped table, and a second, empty table was created in that
+   * schema, where a running key was claimed again (review second-hostile-1).
+   */
+  let sql = statements(table);
+  /** The table's schema, once known: `schema`, or the one found at first use. */
+  let schemaOfTable = options.schema;
 
   async function create(): Promise<void> {
-    const found = (
-      await retryingSerializationFailures(() => pool.query(sql.exists, [table, indexName]))
-    ).rows[0];
-    if (found?.has_table === true && found.has_index === true) return;
-    const ddl = postgresIdempotencySchema(options);
+    const at =
+      schemaOfTable === undefined
+        ? table
+        : `${quoteIdentifier(schemaOfTable, "schema")}.${quoteIdentifier(tableName, "table")}`;
+    const found = (await retryingSerializationFailures(() => pool.query(EXISTS, [at, indexName])))
+      .rows[0];
+    const schema = schemaOfTable ?? found?.schema;
+    if (typeof schema !== "string") {
+      throw setupError(
+        `no schema to create the idempotency table ${table} in: the connection's search_path names none that exists; pass the schema option`,
+        Object.assign(new Error("no schema has been selected to create in"), {
+          code: INVALID_SCHEMA_NAME,
+        }),
+      );
+    }
+    const settle = () => {
+      if (schemaOfTable !== undefined) return;
+      schemaOfTable = schema;
+      sql = statements(
+        `${quoteIdentifier(schema, "schema")}.${quoteIdentifier(tableName, "table")}`,
+      );
+    };
+    if (found?.has_table === true && found.has_index === true) return settle();
+    const ddl = postgresIdempotencySchema({ table: tableName, schema });
     try {
       try {
         await pool.query(ddl);
@@ -242,12 +288,13 @@ AND expires_at <= clock_timestamp()`,
       if (codeOf(error) !== INSUFFICIENT_PRIVILEGE) throw error;
       // The table is there, its index is not, and this role may not create it: the store works
       // without it (the index only speeds up the cleanup).
-      if (found?.has_table === true) return;
+      if (found?.has_table === true) return settle();
       throw setupError(
         `could not create the idempotency table ${table} (${messageOf(error)}): create it from postgresIdempotencySchema() in a migration run by a role that may, and pass createTable: false; or grant this role CREATE on the schema`,
         error,
       );
     }
+    settle();
   }
 
   let created: Promise<void> | undefined;
@@ -299,10 +346,12 @@ AND expires_at <= clock_timestamp()`,
    * with `createTable`, by one statement for all those that found it missing, and otherwise named
    * with what to do.
    */
-  async function query(text: string, values: unknown[]) {
+  async function query(statement: keyof typeof sql, values: unknown[]) {
     for (let recreated = false; ; recreated = true) {
       const made = ready();
       await made;
+      // Read once the table's schema is known (above), and sent again as it is.
+      const text = sql[statement];
       try {
         return await retryingSerializationFailures(() => pool.query(text, values));
       } catch (error) {
@@ -339,7 +388,7 @@ AND expires_at <= clock_timestamp()`,
   }
 
   async function deleteExpired(limit = CLEANUP_BATCH): Promise<number> {
-    const result = await query(sql.deleteExpired, [limit]);
+    const result = await query("deleteExpired", [limit]);
     return result.rowCount ?? 0;
   }
 
@@ -350,27 +399,27 @@ AND expires_at <= clock_timestamp()`,
       cleanupSoon();
       // The row seen by the claim may expire before it is read: then claim again.
       for (let attempt = 0; ; attempt++) {
-        const inserted = await query(sql.claim, [key, owner, leaseMs]);
+        const inserted = await query("claim", [key, owner, leaseMs]);
         if ((inserted.rowCount ?? 0) > 0) return { claimed: true };
-        const record = recordOf(key, (await query(sql.get, [key])).rows[0]);
+        const record = recordOf(key, (await query("get", [key])).rows[0]);
         if (record !== undefined) return { claimed: false, record };
         if (attempt >= 3) throw new Error("the idempotency row kept changing under the claim");
       }
     },
     async get(key) {
-      return recordOf(key, (await query(sql.get, [key])).rows[0]);
+      return recordOf(key, (await query("get", [key])).rows[0]);
     },
     async complete(key, owner, result, ttlMs) {
-      return ((await query(sql.complete, [key, owner, result, ttlMs])).rowCount ?? 0) > 0;
+      return ((await query("complete", [key, owner, result, ttlMs])).rowCount ?? 0) > 0;
     },
     async renew(key, owner, leaseMs) {
-      return ((await query(sql.renew, [key, owner, leaseMs])).rowCount ?? 0) > 0;
+      return ((await query("renew", [key, owner, leaseMs])).rowCount ?? 0) > 0;
     },
     async release(key, owner) {
-      return ((await query(sql.release, [key, owner])).rowCount ?? 0) > 0;
+      return ((await query("release", [key, owner])).rowCount ?? 0) > 0;
     },
     async forget(key, result) {
-      return ((await query(sql.forget, [key, result])).rowCount ?? 0) > 0;
+      return ((await query("forget", [key, result])).rowCount ?? 0) > 0;
     },
   };
 }

@@ -182,21 +182,55 @@ interface Answer {
 
 class ResponseTooLarge extends Error {}
 
+/**
+ * Lets go of the body of an answer that came after its attempt was given up. Never throws, nor
+ * leaves a rejection: the `fetch` option may resolve anything then (a "log and go on" wrapper's
+ * `undefined`, a Node stream body without `cancel`, a `cancel` that throws), and a throw here
+ * would be an unhandled rejection, which ends a Node process (review SECOND-HOSTILE-3).
+ */
+function letGo(late: unknown): void {
+  try {
+    const body = (late as { body?: { cancel?: unknown } } | null | undefined)?.body;
+    if (typeof body?.cancel !== "function") return;
+    Promise.resolve(body.cancel()).catch(() => undefined);
+  } catch {
+    // Nothing to let go of, or nothing that can be.
+  }
+}
+
 /** Runs one operation; resolves with the validated body or rejects with a `ServiceError`. */
-export async function callOperation(
+export function callOperation(
   ctx: CallContext,
   name: OperationName,
   input: unknown,
   options: CallOptions = {},
   idempotencyKey?: string,
 ): Promise<CallResult> {
-  // Each token the call sends stays masked until the call has made its result or error (review
-  // HOSTILE-3): the redactor's last few tokens alone would let it go once newer ones were issued.
+  return callOperationThen(ctx, name, input, options, idempotencyKey, (result) => result);
+}
+
+/**
+ * Runs one operation and `finish` on its result, whose text (a client method's result or error
+ * made from the answer) is redacted while the call still holds its tokens: each token the call
+ * sends stays masked until the call has made its result or error (review HOSTILE-3), the
+ * redactor's last few tokens alone would let it go once newer ones were issued, and a method that
+ * made its result after the call returned (calculateBillingSummary's delivery error) had it
+ * let go first (review SECOND-HOSTILE-2).
+ */
+export async function callOperationThen<R>(
+  ctx: CallContext,
+  name: OperationName,
+  input: unknown,
+  options: CallOptions,
+  idempotencyKey: string | undefined,
+  finish: (result: CallResult) => R | Promise<R>,
+): Promise<R> {
   const held: (() => void)[] = [];
   try {
-    return await runCall(ctx, name, input, options, idempotencyKey, (token) =>
+    const result = await runCall(ctx, name, input, options, idempotencyKey, (token) =>
       held.push(ctx.redactor.hold(token)),
     );
+    return await finish(result);
   } finally {
     for (const release of held) release();
   }
@@ -544,10 +578,7 @@ async function attemptOnce(
     if (first === TIMED_OUT) {
       // The answer of a fetch that went on regardless is not read: its body is let go when it
       // comes, and its failure is nobody's (no unhandled rejection).
-      sent.then(
-        (late) => late.body?.cancel().catch(() => undefined),
-        () => undefined,
-      );
+      sent.then(letGo, () => undefined);
       throw new Error("the attempt was aborted");
     }
     const response = first;

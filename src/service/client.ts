@@ -21,6 +21,7 @@ import {
   type CallOptions,
   type CallResult,
   callOperation,
+  callOperationThen,
   type FetchLike,
   isHeaderValue,
   positive,
@@ -527,6 +528,31 @@ function wentBack(answer: CallResult, previous: number, redactor: Redactor): Ser
   });
 }
 
+/**
+ * calculateBillingSummary's result from its answer: every delivery, not the first only, is
+ * checked, since one that was not calculated (a hybrid subscription's second, say) leaves nothing
+ * of the summary to charge.
+ */
+function billingResult(result: CallResult, redactor: Redactor): BillingSummaryResult {
+  const summary = result.body as BillingSummaryResponse;
+  const idempotencyKey = result.idempotencyKey as string;
+  const failed = summary.dtResults.find((entry) => !entry.status.isSuccessful);
+  if (failed === undefined) {
+    const delivery = summary.dtResults[0] as DtResult;
+    const deliveries = summary.dtResults;
+    return { calculated: true, delivery, deliveries, summary, idempotencyKey };
+  }
+  const error = {
+    code: failed.status.error?.code,
+    description:
+      failed.status.error?.description == null
+        ? undefined
+        : redactor.text(failed.status.error.description),
+    deliveryId: redactor.text(failed.deliveryId),
+  };
+  return { calculated: false, error, summary, idempotencyKey };
+}
+
 /** The rule of 4.7: a record back at the country default is deleted locally, not stored. */
 export function isBackAtDefault(
   record: ProductCountry,
@@ -647,32 +673,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const input = isRecord(request)
         ? { ...request, merchantGuid: request.merchantGuid ?? merchantGuid }
         : request;
-      const result = await callOperation(
+      // The result is made while the call holds its token, which a delivery's error may echo.
+      return callOperationThen(
         ctx,
         "calculateBillingSummary",
         input,
-        callOptions,
+        callOptions ?? {},
         callOptions?.idempotencyKey,
+        (result) => billingResult(result, redactor),
       );
-      const summary = result.body as BillingSummaryResponse;
-      const idempotencyKey = result.idempotencyKey as string;
-      // Every delivery, not the first only: one that was not calculated (a hybrid subscription's
-      // second, say) leaves nothing of the summary to charge.
-      const failed = summary.dtResults.find((entry) => !entry.status.isSuccessful);
-      if (failed === undefined) {
-        const delivery = summary.dtResults[0] as DtResult;
-        const deliveries = summary.dtResults;
-        return { calculated: true, delivery, deliveries, summary, idempotencyKey };
-      }
-      const error = {
-        code: failed.status.error?.code,
-        description:
-          failed.status.error?.description == null
-            ? undefined
-            : redactor.text(failed.status.error.description),
-        deliveryId: redactor.text(failed.deliveryId),
-      };
-      return { calculated: false, error, summary, idempotencyKey };
     },
     dispatchConsolidatedShipment: (request, callOptions) =>
       call("dispatchConsolidatedShipment", request, callOptions),

@@ -276,11 +276,24 @@ export function readErrorAnswer(
     }
     description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
+  const kind = kindAt(status, code);
   const issues = problemIssues(body.errors, clean);
+  if (issues === undefined || kind === "validation") {
+    return {
+      kind,
+      code: code ?? fallback,
+      description,
+      ...(issues === undefined ? {} : { issues }),
+    };
+  }
+  // Only a ServiceValidationError carries `issues`: on an error of another kind (a 500, a 409)
+  // the fields follow the service's own text in the description, so that the message and the
+  // error name the same (review SECOND-HOSTILE-4: they were named in the message alone, and the
+  // title was dropped from it).
+  const fields = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
   return {
-    kind: kindAt(status, code),
+    kind,
     code: code ?? fallback,
-    description,
-    ...(issues === undefined ? {} : { issues }),
+    description: cutText(description === undefined ? fields : `${description} (${fields})`),
   };
 }

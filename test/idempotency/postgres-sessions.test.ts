@@ -266,3 +266,67 @@ describe("the table dropped after first use", () => {
     await expect(store.get("k2")).rejects.toMatchObject({ code: "42P01" });
   });
 });
+
+/**
+ * The store created without `schema`, over a pool the app shares and whose connections it moves
+ * to a tenant's schema (`SET search_path`, released without a RESET): the table is the one found
+ * (or created) at first use, whatever the connection a later statement runs on (review
+ * second-hostile-1: a claim on such a connection met 42P01, was taken for a dropped table, and a
+ * second, empty table was created in the tenant's schema, claiming a running key again).
+ */
+describe("pooled connections whose search_path the app changes (no schema option)", () => {
+  /** The pool's `max` connections, each moved to `schema` and released as they are. */
+  async function moveAll(pool: pg.Pool, max: number, schema: string): Promise<void> {
+    const clients = await Promise.all(Array.from({ length: max }, () => pool.connect()));
+    for (const client of clients) await client.query(`SET search_path TO ${schema}`);
+    for (const client of clients) client.release();
+  }
+
+  it("a claimed key is answered from the table found at first use, and no table is created in the tenant's schema", async () => {
+    await admin.query("CREATE SCHEMA tenant_a");
+    const pool = poolOf("postgres", "postgres", 3);
+    const store = createPostgresIdempotencyStore(pool, { table: "search_path" });
+    expect(await store.claim("order-1", "delivery-1", 60_000)).toEqual({ claimed: true });
+    await moveAll(pool, 3, "tenant_a");
+    expect(await store.claim("order-1", "delivery-2", 60_000)).toMatchObject({
+      claimed: false,
+      record: { state: "running" },
+    });
+    expect(await store.complete("order-1", "delivery-1", "done", 60_000)).toBe(true);
+    expect(await store.get("order-1")).toEqual({ state: "completed", result: "done" });
+    const stray = await admin.query("SELECT to_regclass('tenant_a.search_path') AS oid");
+    expect(stray.rows[0]?.oid).toBeNull();
+    const rows = await admin.query('SELECT key, owner FROM public."search_path"');
+    expect(rows.rows).toEqual([{ key: "order-1", owner: null }]);
+  });
+
+  it("the table dropped later is created again in the schema it was found in, not in the connection's", async () => {
+    await admin.query("CREATE SCHEMA tenant_b");
+    const pool = poolOf("postgres", "postgres", 3);
+    const store = createPostgresIdempotencyStore(pool, { table: "search_path_dropped" });
+    expect(await store.claim("order-1", "delivery-1", 60_000)).toEqual({ claimed: true });
+    await moveAll(pool, 3, "tenant_b");
+    await admin.query('DROP TABLE public."search_path_dropped"');
+    expect(await store.claim("order-2", "delivery-1", 60_000)).toEqual({ claimed: true });
+    expect(await store.claim("order-2", "delivery-2", 60_000)).toMatchObject({ claimed: false });
+    const where = await admin.query(
+      "SELECT to_regclass('public.search_path_dropped') IS NOT NULL AS public, to_regclass('tenant_b.search_path_dropped') IS NOT NULL AS tenant",
+    );
+    expect(where.rows[0]).toEqual({ public: true, tenant: false });
+  });
+
+  it("a first use on a connection whose search_path finds the table in a later schema uses that table", async () => {
+    await admin.query("CREATE SCHEMA tenant_c; CREATE SCHEMA shared");
+    await admin.query(postgresIdempotencySchema({ schema: "shared", table: "found_later" }));
+    const pool = poolOf("postgres", "postgres", 2);
+    await moveAll(pool, 2, "tenant_c, shared");
+    const store = createPostgresIdempotencyStore(pool, { table: "found_later" });
+    expect(await store.claim("order-1", "delivery-1", 60_000)).toEqual({ claimed: true });
+    await moveAll(pool, 2, "public");
+    expect(await store.claim("order-1", "delivery-2", 60_000)).toMatchObject({ claimed: false });
+    const where = await admin.query(
+      "SELECT to_regclass('public.found_later') IS NOT NULL AS public, to_regclass('tenant_c.found_later') IS NOT NULL AS tenant, (SELECT count(*)::int FROM shared.found_later) AS rows",
+    );
+    expect(where.rows[0]).toEqual({ public: false, tenant: false, rows: 1 });
+  });
+});

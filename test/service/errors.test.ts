@@ -315,6 +315,49 @@ describe("a ValidationProblemDetails answer names the fields the service refused
     ]);
   });
 
+  // Review SECOND-HOSTILE-4: `errors` was read at every status, but only ServiceValidationError
+  // keeps `issues`: a 500's message named fields its error did not carry, and dropped the title.
+  it("on an error of another kind (a 500): the title and the fields in description and message alike", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("voidParcel", {
+      status: 500,
+      body: {
+        title: "An unexpected error occurred",
+        status: 500,
+        errors: { "$.OrderId": ["database timeout"], Other: ["x", "y"] },
+      },
+    });
+    const error = await rejectionOf(
+      clientFor(simulator).voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }),
+    );
+    expect(error).toBeInstanceOf(ServiceServerError);
+    const failure = error as ServiceServerError;
+    expect(failure.description).toBe(
+      "An unexpected error occurred ($.OrderId: database timeout; Other: x; y)",
+    );
+    expect(failure.message).toContain(`— ${failure.description}`);
+    expect("issues" in failure).toBe(false);
+    expect(JSON.parse(JSON.stringify(failure))).not.toHaveProperty("issues");
+  });
+
+  it("readErrorAnswer: issues only for the validation kind", () => {
+    const errors = { Field: ["bad"] };
+    expect(readErrorAnswer(409, { title: "t", errors }, "standard", {})).toEqual({
+      kind: "conflict",
+      code: "HTTP_409",
+      description: "t (Field: bad)",
+    });
+    expect(readErrorAnswer(503, { errors }, "standard", {})).toMatchObject({
+      description: "Field: bad",
+    });
+    expect(readErrorAnswer(422, { title: "t", errors }, "standard", {})).toEqual({
+      kind: "validation",
+      code: "HTTP_422",
+      description: "t",
+      issues: [{ path: "Field", message: "bad" }],
+    });
+  });
+
   it("an empty or missing errors object leaves issues empty, as before", () => {
     const read = readErrorAnswer(400, { title: "t", errors: {} }, "standard", {});
     expect(read).toMatchObject({ kind: "validation", code: "HTTP_400", description: "t" });

@@ -289,6 +289,70 @@ describe("a call's own token is redacted from its error however many tokens came
       expect(text).not.toContain("secret-token-number-1");
     }
   });
+
+  // Review SECOND-HOSTILE-2: the hold ended when the call returned its body, before
+  // calculateBillingSummary built its result from it (a delivery's error), so the token echoed
+  // there was let go first, and was in the result in clear.
+  /** A service answering the first operation with `slow(authorization)` once 9 others are done. */
+  async function slowEcho(slow: (authorization: string | undefined) => unknown) {
+    let answerSlowCall = () => {};
+    let arrived = () => {};
+    const slowCallArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const service = await withTokens(
+      (n) => ({ Token: `eyJhbGciOiJIUzI1NiJ9.secret-token-number-${n}`, TTLInMinutes: 0.00001 }),
+      (received, res, n) => {
+        if (n === 1) {
+          answerSlowCall = () => answerJson(res, 200, slow(received.headers.authorization));
+          arrived();
+        } else answerJson(res, 200, []);
+      },
+    );
+    const client = tokenClient(service.url);
+    return {
+      client,
+      /** Awaits `call` started on `client`, answered after 9 calls with newer tokens. */
+      async after<T>(call: Promise<T>): Promise<T> {
+        await slowCallArrived;
+        for (let i = 0; i < 9; i++) await client.getShippingDetailsExtended(SHIPPING);
+        answerSlowCall();
+        const result = await call;
+        const tokens = service.received.filter((r) => r.url.startsWith("/Authentication/"));
+        expect(tokens).toHaveLength(10);
+        return result;
+      },
+    };
+  }
+
+  it("a slow billing call's delivery error echoing its token, after 9 newer tokens", async () => {
+    const { client, after } = await slowEcho((authorization) => ({
+      externalReference: "R-1",
+      dtResults: [
+        {
+          deliveryId: `D1 ${authorization}`,
+          status: {
+            isSuccessful: false,
+            error: { code: 1, description: `not calculated for ${authorization}` },
+          },
+          lineItems: [],
+          additionalFees: [],
+          totals: { taxes: 0, duties: 0, additionalFees: 0 },
+        },
+      ],
+    }));
+    const result = await after(
+      client.calculateBillingSummary({
+        subscriptionId: "SUB-1",
+        currencyCode: "EUR",
+        products: [{ code: "SKU-1", quantity: 1, price: 10 }],
+      }),
+    );
+    expect(result.calculated).toBe(false);
+    if (result.calculated) return;
+    expect(result.error.description).toBe("not calculated for Bearer [REDACTED]");
+    expect(JSON.stringify(result.error)).not.toContain("secret-token-number-1");
+  });
 });
 
 // Review HOSTILE-4: `TTLInMinutes: 0` (a .NET int left unset) or `"15"` (a gateway's text) refused
@@ -431,4 +495,60 @@ describe("timeouts and the caller's signal hold whatever the fetch option does w
       process.off("unhandledRejection", onUnhandled);
     }
   });
+
+  // Review SECOND-HOSTILE-3: the late answer's clean-up read `late.body.cancel()`, so a fetch
+  // option resolving something else after the timeout (a "log and go on" wrapper's undefined, a
+  // Node stream body, a body whose cancel throws) threw in a promise nobody awaited.
+  it.each([
+    ["undefined", () => undefined],
+    ["null", () => null],
+    ["a body without cancel (a Node stream)", () => ({ body: { pipe() {} } })],
+    [
+      "a body whose cancel throws",
+      () => ({
+        body: {
+          cancel() {
+            throw new Error("cancel threw");
+          },
+        },
+      }),
+    ],
+    [
+      "a body whose cancel rejects",
+      () => ({ body: { cancel: () => Promise.reject(new Error("cancel rejected")) } }),
+    ],
+    [
+      "a body that throws when read",
+      () => ({
+        get body() {
+          throw new Error("body threw");
+        },
+      }),
+    ],
+  ])(
+    "a fetch option resolving %s after the timeout: TIMEOUT, and no rejection is left unhandled",
+    async (_label, late) => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (error: unknown) => unhandled.push(error);
+      process.on("unhandledRejection", onUnhandled);
+      try {
+        const client = createServiceClient({
+          baseUrl: "http://127.0.0.1:9",
+          merchantGuid: GUID,
+          fetch: (() =>
+            new Promise((resolve) =>
+              setTimeout(() => resolve(late()), 250),
+            )) as unknown as typeof fetch,
+          timeoutMs: 100,
+          retries: false,
+        });
+        const failure = await failureOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+        expect(failure.code).toBe("TIMEOUT");
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(unhandled.map(String)).toEqual([]);
+      } finally {
+        process.off("unhandledRejection", onUnhandled);
+      }
+    },
+  );
 });
