@@ -124,7 +124,8 @@ export const cartShape: ResponseShape<CheckoutCartInfo> = {
     }
     const checked = parseBounded(checkoutCartInfoSchema, sent, 5);
     if (!checked.success) {
-      const written = verdict === REJECT ? "" : AS_JSON;
+      // Said only when the cart read as it is would pass: its JSON form is what is wrong.
+      const written = verdict !== REJECT && issuesOf(result) === undefined ? AS_JSON : "";
       return {
         invalid: `not a CheckoutCartInfo${written}: ${describeIssueList(checked.issues, 5, checked.complete)}`,
       };
