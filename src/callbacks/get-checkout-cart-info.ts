@@ -12,7 +12,7 @@ import { isUnsafeNumber, jsonText, numberLiteralAt } from "../core/exact-numbers
 import { fieldInAnyCase } from "../core/objects.js";
 import { type ResponseShape, responseInfoShape } from "../core/responses.js";
 import { readFormFields } from "../decode/form.js";
-import { ACCEPT, CART_CHECKER } from "../generated/checkers.js";
+import { ACCEPT, CART_CHECKER, REJECT } from "../generated/checkers.js";
 import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
 import { type CheckoutCartInfo, checkoutCartInfoSchema } from "../schemas/index.js";
 
@@ -91,32 +91,43 @@ const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.
 
 /**
  * The cart as the merchant returns it, validated before it is sent: a wrong cart is a 500. What is
- * sent is what was validated (review truth TRUTH-2). The generated checker accepts only plain
- * objects and arrays without a `toJSON`, which `JSON.stringify` writes as they were read: the
- * usual cart, sent as it is. Any other (a class whose fields are getters, a null prototype) is
- * read by zod as its type reads it, by property access, and zod's output (plain data) is sent;
- * one that carries a `toJSON` (own or inherited, enumerable) is refused: it would be written
- * otherwise than read.
+ * sent is what was validated (reviews truth TRUTH-2, second-truth SECOND-TRUTH-1), and what is
+ * sent is the cart as `JSON.stringify` writes it, as any framework's `res.json` would. The
+ * generated checker accepts only plain objects and arrays without a `toJSON`, which
+ * `JSON.stringify` writes as they were read: the usual cart, sent as it is (the hot path, no
+ * copy). Any other (an ORM model with its own `toJSON`, a `Date`, a null prototype, a class) is
+ * first written as JSON and read back, and that JSON form is what is validated and sent: a model
+ * is sent as its `toJSON` writes it, never its bookkeeping (`dataValues`, `$__`); a class whose
+ * fields are getters and that has no `toJSON` would write none of them: it is refused (a 500
+ * saying so) rather than sent `{}`.
  */
 export const cartShape: ResponseShape<CheckoutCartInfo> = {
   asReturned: true,
   success(result) {
-    if (checkCart !== undefined && checkCart(result) === ACCEPT) return { body: result as object };
-    let checked: ReturnType<typeof parseBounded<CheckoutCartInfo>>;
+    const verdict = checkCart === undefined ? undefined : checkCart(result);
+    if (verdict === ACCEPT) return { body: result as object };
+    let sent: unknown;
     try {
-      checked = parseBounded(checkoutCartInfoSchema, result, 5);
+      const text = JSON.stringify(result, refuseUnwrittenGetters);
+      sent = text === undefined ? undefined : JSON.parse(text);
     } catch (error) {
-      return { invalid: "not a CheckoutCartInfo: a field could not be read", readError: error };
-    }
-    if (!checked.success) {
+      // A BigInt, a cycle, a getter or a toJSON that throws: named by the schema when it is in a
+      // known field, otherwise by what JSON.stringify threw.
+      const read = issuesOf(result);
+      // JSON's own errors (a BigInt, a cycle) and a class's unwritten getters are TypeErrors; what
+      // a toJSON threw is the report's error only.
+      const why = error instanceof TypeError ? `: ${error.message}` : "";
       return {
-        invalid: `not a CheckoutCartInfo: ${describeIssueList(checked.issues, 5, checked.complete)}`,
+        invalid: `not a CheckoutCartInfo: ${read ?? `it cannot be written as JSON${why}`}`,
+        readError: error,
       };
     }
-    if (carriesToJson(checked.data)) {
+    const checked = parseBounded(checkoutCartInfoSchema, sent, 5);
+    if (!checked.success) {
+      // Said only when the cart read as it is would pass: its JSON form is what is wrong.
+      const written = verdict !== REJECT && issuesOf(result) === undefined ? AS_JSON : "";
       return {
-        invalid:
-          "not a CheckoutCartInfo: it carries a toJSON, which JSON.stringify would write instead of the cart checked: return the cart's data",
+        invalid: `not a CheckoutCartInfo${written}: ${describeIssueList(checked.issues, 5, checked.complete)}`,
       };
     }
     return { body: checked.data as object };
@@ -125,25 +136,50 @@ export const cartShape: ResponseShape<CheckoutCartInfo> = {
 };
 
 /**
- * Whether zod's output of a cart holds a `toJSON` function it copied (an unknown key: own, or
- * inherited enumerable) in one of its plain objects or arrays, which `JSON.stringify` would call.
- * Other values (a `Date` in a field of the merchant's own) are written as JSON writes them.
+ * `JSON.stringify`'s replacer for a cart that is not plain data, called with each value after its
+ * `toJSON`: throws for an object of a class that defines getters (its own or inherited, below
+ * `Object.prototype`) and has no `toJSON`, whose getters JSON would not write (a line of getters
+ * sent `{}`; a `Map`, written `{}`). An object of a class without getters (its fields its own) is
+ * written as JSON writes it.
  */
-function carriesToJson(root: unknown): boolean {
-  const seen = new Set<object>();
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== "object" || node === null || seen.has(node)) continue;
-    const prototype = Object.getPrototypeOf(node);
-    if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null) {
-      continue;
+function refuseUnwrittenGetters(this: unknown, key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) {
+    return value;
+  }
+  if (definesGetters(prototype)) {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    const what = typeof name === "string" && name !== "" ? `a ${name}` : "an object";
+    throw new TypeError(
+      `${key === "" ? "the cart" : `"${key}"`} is ${what} whose getters JSON does not write (it has no toJSON): return plain data, or give its class a toJSON`,
+    );
+  }
+  return value;
+}
+
+/** Whether a prototype chain defines a getter below `Object.prototype`. */
+function definesGetters(prototype: object | null): boolean {
+  for (let at = prototype; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    for (const name of Object.getOwnPropertyNames(at)) {
+      if (Object.getOwnPropertyDescriptor(at, name)?.get !== undefined) return true;
     }
-    seen.add(node);
-    if (typeof (node as { toJSON?: unknown }).toJSON === "function") return true;
-    for (const value of Object.values(node)) stack.push(value);
   }
   return false;
+}
+
+/** Said of a cart refused in the JSON form of a cart that is not plain data. */
+const AS_JSON =
+  " as JSON writes it (what would be sent: a class's getters are written only by a toJSON of its own; return plain data, or give it a toJSON)";
+
+/** The schema's issues with a cart read as it is (by property access), if it has any. */
+function issuesOf(result: unknown): string | undefined {
+  try {
+    const checked = parseBounded(checkoutCartInfoSchema, result, 5);
+    return checked.success ? undefined : describeIssueList(checked.issues, 5, checked.complete);
+  } catch {
+    return undefined;
+  }
 }
 
 function setField(target: Record<string, unknown>, key: string, value: unknown): void {

@@ -20,7 +20,7 @@ import { validateVoucher } from "./validate-voucher.js";
  * around the merchant's function (`withIdempotency`) read a result the way the engine will.
  */
 export const RESPONSE_SHAPES: {
-  readonly [K in CallbackName]: Pick<ResponseShape<never>, "success" | "asReturned">;
+  readonly [K in CallbackName]: Pick<ResponseShape<never>, "success" | "asReturned" | "names">;
 } = {
   GetCheckoutCartInfo: cartShape,
   SendOrderToMerchant: sendOrderToMerchant.response,

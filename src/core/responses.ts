@@ -53,6 +53,11 @@ export interface ResponseShape<TResult> {
    * the card number once charged).
    */
   readonly unconfirms?: boolean;
+  /**
+   * The names a result that is not a plain object is read for (the verdicts and the known fields),
+   * as {@link namesRead} reads them; none for a shape answered with the result as returned.
+   */
+  readonly names?: readonly string[];
   /** The success body, or a reason when the merchant's result is unusable. */
   success(result: TResult): WrittenResult;
   failure(fields: FailureFields): object;
@@ -331,6 +336,23 @@ function takeReadError(): unknown {
 }
 
 /**
+ * The names a result's fields are read under, in the order they are read (review truth TRUTH-1):
+ * its own keys for a plain object (prototype `Object.prototype` or `null`, the usual result), read
+ * once; for any other (a class whose fields are getters on its prototype), `names` (the verdicts
+ * and the shape's known fields, read whether own or not), then its own keys not among them (its
+ * unknown fields, for the warning). The one reader of the engine ({@link pickFields}) and of what
+ * `withIdempotency` stores of a result (review second-truth SECOND-TRUTH-2).
+ */
+export function namesRead(result: object, names: readonly string[]): readonly string[] {
+  const own = Object.keys(result);
+  const prototype = Object.getPrototypeOf(result);
+  if (prototype === Object.prototype || prototype === null) return own;
+  const read = [...names];
+  for (const key of own) if (!names.includes(key)) read.push(key);
+  return read;
+}
+
+/**
  * Copies the known fields of a result into `target`. The merchant's function has run when its
  * result is read: the order is created, the card charged or debited. So what cannot be answered
  * is left out and said in `incomplete` (a warning), and the answer is sent: a 500 would make the
@@ -376,15 +398,9 @@ function pickFields(
       if (required.length > 0) return { invalid: got };
       unusable = [got];
     } else {
-      // The fields are read as their types read them, by property access (review truth TRUTH-1).
-      // A plain object's (the usual result) are its own keys, listed once, as the unknown ones
-      // must be (for the warning); any other's (a class whose fields are getters on its
-      // prototype) are the verdicts and the known names, read whether own or not, and its own
-      // keys are listed for the unknown ones only.
-      const own = Object.keys(result);
-      const prototype = Object.getPrototypeOf(result);
-      const plain = prototype === Object.prototype || prototype === null;
-      for (const key of plain ? own : readNames) {
+      // The fields are read as their types read them, by property access (review truth TRUTH-1):
+      // see namesRead.
+      for (const key of namesRead(result, readNames)) {
         const value = readField(result, key);
         if (value === UNREADABLE) {
           const thrown = takeReadError();
@@ -435,11 +451,6 @@ function pickFields(
             unusable,
             `field "${key}" is an integer beyond 2^53, written ${text}, which may not be the number meant: return it as text`,
           );
-        }
-      }
-      if (!plain) {
-        for (const key of own) {
-          if (!Object.hasOwn(fields, key) && !VERDICT_FIELDS.has(key)) ignored = add(ignored, key);
         }
       }
     }
@@ -524,6 +535,7 @@ function successShape<TResult>(options: {
   const names = [...VERDICT_LIST, ...Object.keys(options.fields)];
   return {
     unconfirms: errors.length > 0 && options.errorsRefuse === false,
+    names,
     success(result) {
       return pickFields(
         result,
@@ -590,6 +602,7 @@ export const parcelDispatchShape = successShape<MessageResult | NoResult>({
 
 /** `{ IsSuccess }`, and `{ IsSuccess: false, ErrorCode, ErrorMessage }`: RemoveRestrictedProducts. */
 export const restrictedProductsShape: ResponseShape<NoResult> = {
+  names: VERDICT_LIST,
   success(result) {
     return pickFields(result, {}, VERDICT_LIST, [], [], { IsSuccess: true });
   },

@@ -13,7 +13,7 @@ import { detachedReporter, requestCardMasker, requestDataRedactors } from "../co
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
-import { PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
+import { namesRead, PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay, monotonicNow } from "../core/timers.js";
@@ -404,13 +404,14 @@ const VERDICTS: ReadonlySet<string> = new Set(["Success", "IsSuccess"]);
  * `null`) and a known field of the wrong type as `{}`, never their values: read again, it gives
  * the same answer and the same warnings (`result_fields_ignored`, `result_incomplete`), and keeps
  * nothing the service is not answered (a copy of PaymentDetails, megabytes of lines). A result
- * that is not an object is kept as an empty one of its kind. Undefined, to store the result as
- * returned: a callback of your own or one answered with the result itself (the cart), a result
- * the engine refuses (never stored) or cannot read.
+ * that is not an object is kept as an empty one of its kind. A result answered as returned (the
+ * cart) is stored as the body answered ({@link answeredBody}). Undefined, to store the result as
+ * returned: a callback of your own, a result the engine refuses (never stored) or cannot read.
  */
 function answeredPart(result: unknown, callback: string): unknown {
   const shape = shapeOf(callback);
-  if (shape === undefined || shape.asReturned === true) return undefined;
+  if (shape === undefined) return undefined;
+  if (shape.asReturned === true) return answeredBody(result, shape);
   if (result === undefined || result === null) return undefined;
   if (Array.isArray(result)) return [];
   if (typeof result === "string") return "";
@@ -424,7 +425,9 @@ function answeredPart(result: unknown, callback: string): unknown {
     const ignored = new Set(written.ignored);
     // No prototype: a field named `__proto__` is a field like any other.
     const part: Record<string, unknown> = Object.create(null);
-    for (const key of Object.keys(result)) {
+    // Read as the engine reads it (review second-truth SECOND-TRUTH-2): a result whose fields are
+    // getters of its class is stored with them.
+    for (const key of namesRead(result, shape.names ?? [])) {
       if (VERDICTS.has(key)) {
         // A verdict the result says itself (true: the engine refuses any other) is kept: beside
         // an ErrorCode it is what makes a payment's or a redemption's result a success.
@@ -441,6 +444,24 @@ function answeredPart(result: unknown, callback: string): unknown {
     return part;
   } catch {
     // A getter or a Proxy that throws: stored as before (see encodeResult).
+    return undefined;
+  }
+}
+
+/**
+ * What of a result answered as returned (the cart) is stored: the body the engine answers, what
+ * it validated and sends (the cart's JSON form when it is not plain data: review second-truth
+ * SECOND-TRUTH-2); undefined, to store the result as returned, when the engine refuses it or it
+ * cannot be read.
+ */
+function answeredBody(
+  result: unknown,
+  shape: (typeof RESPONSE_SHAPES)[keyof typeof RESPONSE_SHAPES],
+): unknown {
+  try {
+    const written = shape.success(result as never);
+    return "invalid" in written ? undefined : written.body;
+  } catch {
     return undefined;
   }
 }

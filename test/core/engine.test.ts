@@ -990,64 +990,178 @@ describe("the merchant's result", () => {
   }
   const GET_CART = { method: "GET", url: "/cart", headers: {} } as const;
 
-  it("a cart of a class whose fields are getters is answered with them (not its JSON, {})", async () => {
+  // Review second-truth SECOND-TRUTH-1: the cart is sent as JSON writes it, and that is what is
+  // validated. A class of getters without a toJSON writes none of them: a 500 saying so, never a
+  // 200 {} (TRUTH-2), nor its getters read and its own fields copied (an ORM's bookkeeping).
+  it("a cart of a class whose getters JSON does not write is a 500 saying so (not a 200 {})", async () => {
     const { handler, failures } = build(cartCase, () => new ClassCart(CART.productsList));
     const response = await handler.handle(GET_CART);
-    expect(response.status).toBe(200);
-    expect(json(response)).toStrictEqual(CART);
-    expect(failures).toStrictEqual([]);
+    expect(response.status).toBe(500);
+    expect(failures[0]?.reason).toContain(
+      "the cart is a ClassCart whose getters JSON does not write",
+    );
+    expect(failures[0]?.reason).toContain("toJSON");
   });
 
-  it("product lines of a class with getters are answered with their fields (not [{}])", async () => {
+  it("product lines of a class of getters without a toJSON: a 500 (not [{}])", async () => {
     const { handler, failures } = build(cartCase, () => ({
       ...CART,
       productsList: [new CartLine("SKU-1")],
     }));
     const response = await handler.handle(GET_CART);
+    expect(response.status).toBe(500);
+    expect(failures[0]?.reason).toContain('"0" is a CartLine whose getters JSON does not write');
+  });
+
+  it("a cart whose JSON form is wrong is a 500 naming the field and the form", async () => {
+    const { handler, failures } = build(cartCase, () => ({
+      ...CART,
+      toJSON: () => ({ ...CART, freeShippingCouponCode: "X".repeat(51) }),
+    }));
+    expect((await handler.handle(GET_CART)).status).toBe(500);
+    expect(failures[0]?.reason).toContain("freeShippingCouponCode");
+    expect(failures[0]?.reason).toContain("as JSON writes it");
+  });
+
+  it("a class of getters with a toJSON writing them is answered with that JSON form", async () => {
+    class Written extends ClassCart {
+      toJSON() {
+        return {
+          productsList: this.productsList,
+          countryCode: this.countryCode,
+          currencyCode: this.currencyCode,
+        };
+      }
+    }
+    class WrittenLine extends CartLine {
+      toJSON() {
+        const { ProductCode, CartItemId, SalePrice, OrderedQuantity } = this;
+        return { ProductCode, CartItemId, SalePrice, OrderedQuantity };
+      }
+    }
+    const { handler, failures } = build(
+      cartCase,
+      () => new Written([new WrittenLine("SKU-1") as never]),
+    );
+    const response = await handler.handle(GET_CART);
     expect(response.status).toBe(200);
     expect(json(response)).toStrictEqual(CART);
     expect(failures).toStrictEqual([]);
   });
 
-  it("a cart wrong through its getters is a 500 naming the field", async () => {
-    class Wrong extends ClassCart {
-      get freeShippingCouponCode(): string {
-        return "X".repeat(51);
-      }
+  // ORM models: attribute getters on the prototype, bookkeeping their own fields, a class toJSON
+  // writing the attributes (Sequelize's Model, Mongoose's Document with a back-reference).
+  const ATTRIBUTES = ["ProductCode", "CartItemId", "SalePrice", "OrderedQuantity"] as const;
+  const LINE = { ProductCode: "SKU-1", CartItemId: "1", SalePrice: 10, OrderedQuantity: 1 };
+  class SequelizeLike {
+    dataValues: Record<string, unknown>;
+    _previousDataValues: Record<string, unknown>;
+    _options: Record<string, unknown>;
+    isNewRecord = false;
+    constructor(values: Record<string, unknown>, secret: Record<string, unknown>) {
+      this.dataValues = { ...values, ...secret };
+      this._previousDataValues = { ...values, ...secret };
+      this._options = { raw: true, attributes: Object.keys(values) };
     }
-    const { handler, failures } = build(cartCase, () => new Wrong(CART.productsList));
-    expect((await handler.handle(GET_CART)).status).toBe(500);
-    expect(failures[0]?.reason).toContain("freeShippingCouponCode");
-  });
+    toJSON() {
+      const out: Record<string, unknown> = {};
+      for (const key of ATTRIBUTES) out[key] = this.dataValues[key];
+      return out;
+    }
+  }
+  class MongooseLike {
+    $__: Record<string, unknown>;
+    _doc: Record<string, unknown>;
+    constructor(values: Record<string, unknown>) {
+      this._doc = values;
+      this.$__ = { activePaths: {}, owner: this, cost: 10n };
+    }
+    toJSON() {
+      return { ...this._doc };
+    }
+  }
+  for (const model of [SequelizeLike, MongooseLike]) {
+    for (const key of ATTRIBUTES) {
+      Object.defineProperty(model.prototype, key, {
+        get(this: { dataValues?: Record<string, unknown>; _doc?: Record<string, unknown> }) {
+          return (this.dataValues ?? this._doc)?.[key];
+        },
+      });
+    }
+  }
 
-  it("a cart or line with a toJSON (which JSON.stringify would write instead): a 500", async () => {
+  it.each([
+    ["Sequelize-like", () => new SequelizeLike(LINE, { SupplierCost: 3.1, SupplierId: "ACME" })],
+    ["Mongoose-like, its bookkeeping a cycle and a BigInt", () => new MongooseLike({ ...LINE })],
+  ])(
+    "a cart of ORM model lines (%s) is sent as their toJSON writes them, not their bookkeeping",
+    async (_label, line) => {
+      const { handler, failures } = build(cartCase, () => ({
+        ...CART,
+        productsList: [line() as never],
+      }));
+      const response = await handler.handle(GET_CART);
+      expect(response.status).toBe(200);
+      expect(json(response)).toStrictEqual({ ...CART, productsList: [LINE] });
+      const text = String(response.body);
+      for (const internal of [
+        "dataValues",
+        "_previous",
+        "_options",
+        "SupplierCost",
+        "$__",
+        "_doc",
+      ]) {
+        expect(text).not.toContain(internal);
+      }
+      expect(failures).toStrictEqual([]);
+    },
+  );
+
+  it("a line with a toJSON is sent as the form it writes, its own fields not copied", async () => {
     const line = CART.productsList[0] as CheckoutCartInfo["productsList"][number];
     // A model's line: its fields its own, a toJSON writing its storage form inherited.
     const stored = Object.assign(
-      Object.create({ toJSON: () => ({ sku: "SKU-1" }) }) as typeof line,
+      Object.create({ toJSON: () => ({ ProductCode: "stored" }) }) as typeof line,
       line,
+      { SupplierCost: 3.1 },
     );
-    for (const cart of [
-      { ...CART, productsList: [stored] },
-      { ...CART, toJSON: () => ({ productsList: "none" }) },
-      { ...CART, productsList: [{ ...line, toJSON: () => ({}) }] },
-    ]) {
-      const { handler, failures } = build(cartCase, () => cart);
-      const response = await handler.handle(GET_CART);
-      expect(response.status).toBe(500);
-      expect(failures[0]?.reason).toContain("toJSON");
+    const { handler } = build(cartCase, () => ({ ...CART, productsList: [stored] }));
+    const response = await handler.handle(GET_CART);
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ ...CART, productsList: [{ ProductCode: "stored" }] });
+  });
+
+  it("a cart JSON cannot write (a BigInt in a field of the merchant's own, a cycle): a 500", async () => {
+    const cycle: Record<string, unknown> = { ...CART };
+    cycle.self = cycle;
+    for (const cart of [{ ...CART, cost: 10n }, cycle]) {
+      const { handler, failures } = build(cartCase, () => cart as never);
+      expect((await handler.handle(GET_CART)).status).toBe(500);
+      expect(failures[0]?.kind).toBe("internal_error");
+      expect(String((failures[0]?.error as Error)?.message)).toMatch(/BigInt|circular/);
     }
   });
 
-  it("a cart getter that throws: a 500 with what it threw", async () => {
-    class Broken extends ClassCart {
-      override get currencyCode(): string {
-        throw new Error("not loaded");
-      }
-    }
-    const { handler, failures } = build(cartCase, () => new Broken(CART.productsList));
+  it("a cart's Date (a field of the merchant's own) is sent as JSON writes it, an ISO text", async () => {
+    const at = new Date(Date.UTC(2026, 10, 27));
+    const { handler } = build(cartCase, () => ({ ...CART, updatedAt: at }) as never);
+    const response = await handler.handle(GET_CART);
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({ ...CART, updatedAt: at.toISOString() });
+  });
+
+  it("a cart whose toJSON throws: a 500 with what it threw", async () => {
+    const thrown = new Error("not loaded");
+    const { handler, failures } = build(cartCase, () => ({
+      ...CART,
+      toJSON(): never {
+        throw thrown;
+      },
+    }));
     expect((await handler.handle(GET_CART)).status).toBe(500);
     expect(failures[0]?.kind).toBe("internal_error");
+    expect((failures[0]?.error as Error)?.message).toBe("not loaded");
   });
 });
 

@@ -27,6 +27,16 @@ describe("README", () => {
     expect(codes).toContain("UNAUTHORIZED");
   });
 
+  // Review second-truth SECOND-TRUTH-4: "Card data" still said a key quoting the CVV is refused,
+  // which "The key of a delivery" (and the code, since SECOND-PITA-2) says it is not.
+  it("says in every place that a key's card number is refused and a CVV is not looked for", () => {
+    const text = readme.replace(/\s+/g, " ");
+    expect(text).not.toContain("card number or CVV is refused");
+    expect(text).toContain(
+      "a `key` option whose key quotes the delivery's card number (12 digits or more, in any spelling) is refused; a CVV is not looked for",
+    );
+  });
+
   it("opens with what it is, the install command, and a clone's demo and test commands", () => {
     const lines = readme.split("\n");
     expect(lines[0]).toBe("# crossborder-callbacks");
