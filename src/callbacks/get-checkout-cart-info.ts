@@ -148,7 +148,7 @@ function refuseUnwrittenGetters(this: unknown, key: string, value: unknown): unk
   if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) {
     return value;
   }
-  if (definesGetters(prototype)) {
+  if (hidesCartField(value, prototype)) {
     const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
     const what = typeof name === "string" && name !== "" ? `a ${name}` : "an object";
     throw new TypeError(
@@ -158,14 +158,47 @@ function refuseUnwrittenGetters(this: unknown, key: string, value: unknown): unk
   return value;
 }
 
-/** Whether a prototype chain defines a getter below `Object.prototype`. */
-function definesGetters(prototype: object | null): boolean {
+/**
+ * Whether an object's prototype chain (below `Object.prototype`) defines a getter named as a field
+ * of the cart (at any level: `productsList`, `ProductCode`, `currencyCode` …) that the object does
+ * not hold as its own data: JSON would leave that field out. A convenience getter of the
+ * merchant's own (`total`) is no cart field: a line class whose fields are its own is written
+ * whole, and sent.
+ */
+function hidesCartField(value: object, prototype: object | null): boolean {
   for (let at = prototype; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
     for (const name of Object.getOwnPropertyNames(at)) {
+      if (!CART_FIELD_NAMES.has(name) || Object.hasOwn(value, name)) continue;
       if (Object.getOwnPropertyDescriptor(at, name)?.get !== undefined) return true;
     }
   }
   return false;
+}
+
+/** Every field name of the cart's schema, at any depth. */
+const CART_FIELD_NAMES: ReadonlySet<string> = schemaFieldNames(checkoutCartInfoSchema);
+
+function schemaFieldNames(root: unknown): Set<string> {
+  const names = new Set<string>();
+  const seen = new Set<unknown>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const schema = stack.pop() as { _zod?: { def?: Record<string, unknown> } } | undefined;
+    const def = schema?._zod?.def;
+    if (def === undefined || seen.has(schema)) continue;
+    seen.add(schema);
+    if (def.type === "object") {
+      for (const [name, field] of Object.entries(def.shape as Record<string, unknown>)) {
+        names.add(name);
+        stack.push(field);
+      }
+    }
+    for (const inner of [def.innerType, def.element, def.in, def.out, def.catchall]) {
+      if (inner !== undefined) stack.push(inner);
+    }
+    if (Array.isArray(def.options)) stack.push(...def.options);
+  }
+  return names;
 }
 
 /** Said of a cart refused in the JSON form of a cart that is not plain data. */

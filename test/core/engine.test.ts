@@ -1013,6 +1013,41 @@ describe("the merchant's result", () => {
     expect(failures[0]?.reason).toContain('"0" is a CartLine whose getters JSON does not write');
   });
 
+  // A line class whose fields are its own data and that adds a convenience getter of its own
+  // (`total`, no cart field) writes every cart field as JSON: it is sent, never a 500 (a refused
+  // cart is a lost checkout). Only a getter named as a cart field, and not the object's own data,
+  // is one JSON would leave out.
+  it("a line class with own fields and a convenience getter is sent as JSON writes it", async () => {
+    class OwnLine {
+      constructor(
+        readonly ProductCode: string,
+        readonly CartItemId: string,
+        readonly SalePrice: number,
+        readonly OrderedQuantity: number,
+      ) {}
+      get total(): number {
+        return this.SalePrice * this.OrderedQuantity;
+      }
+    }
+    class OwnCart {
+      readonly productsList = [new OwnLine("SKU-1", "1", 10, 2)];
+      readonly countryCode = "US";
+      readonly currencyCode = "USD";
+      get lineCount(): number {
+        return this.productsList.length;
+      }
+    }
+    const { handler, failures } = build(cartCase, () => new OwnCart());
+    const response = await handler.handle(GET_CART);
+    expect(failures).toEqual([]);
+    expect(response.status).toBe(200);
+    expect(json(response)).toStrictEqual({
+      productsList: [{ ProductCode: "SKU-1", CartItemId: "1", SalePrice: 10, OrderedQuantity: 2 }],
+      countryCode: "US",
+      currencyCode: "USD",
+    });
+  });
+
   it("a cart whose JSON form is wrong is a 500 naming the field and the form", async () => {
     const { handler, failures } = build(cartCase, () => ({
       ...CART,
