@@ -534,7 +534,10 @@ function wentBack(answer: CallResult, previous: number, redactor: Redactor): Ser
  * of the summary to charge.
  */
 function billingResult(result: CallResult, redactor: Redactor): BillingSummaryResult {
-  const summary = result.body as BillingSummaryResponse;
+  // Its texts (a delivery id, an error's description) are the service's, which may echo what the
+  // call sent: cleaned by the rule of a printed result (secrets and card numbers out, numbers and
+  // ids kept) while the call still holds its token (review third-3).
+  const summary = redactor.data(result.body) as BillingSummaryResponse;
   const idempotencyKey = result.idempotencyKey as string;
   const failed = summary.dtResults.find((entry) => !entry.status.isSuccessful);
   if (failed === undefined) {

@@ -352,6 +352,10 @@ describe("a call's own token is redacted from its error however many tokens came
     if (result.calculated) return;
     expect(result.error.description).toBe("not calculated for Bearer [REDACTED]");
     expect(JSON.stringify(result.error)).not.toContain("secret-token-number-1");
+    // Review third-3: the whole result, as an app logs it; the summary's texts echoed the token.
+    expect(JSON.stringify(result)).not.toContain("secret-token-number-1");
+    expect(inspect(result, { depth: 10 })).not.toContain("secret-token-number-1");
+    expect(result.summary.dtResults[0]?.deliveryId).toBe("D1 Bearer [REDACTED]");
   });
 });
 
