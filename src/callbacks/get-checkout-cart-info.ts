@@ -108,7 +108,7 @@ export const cartShape: ResponseShape<CheckoutCartInfo> = {
     if (verdict === ACCEPT) return { body: result as object };
     let sent: unknown;
     try {
-      const text = JSON.stringify(result, refuseUnwrittenGetters);
+      const text = JSON.stringify(result, refusingUnwrittenGetters());
       sent = text === undefined ? undefined : JSON.parse(text);
     } catch (error) {
       // A BigInt, a cycle, a getter or a toJSON that throws: named by the schema when it is in a
@@ -137,69 +137,96 @@ export const cartShape: ResponseShape<CheckoutCartInfo> = {
 
 /**
  * `JSON.stringify`'s replacer for a cart that is not plain data, called with each value after its
- * `toJSON`: throws for an object of a class that defines getters (its own or inherited, below
- * `Object.prototype`) and has no `toJSON`, whose getters JSON would not write (a line of getters
- * sent `{}`; a `Map`, written `{}`). An object of a class without getters (its fields its own) is
- * written as JSON writes it.
+ * `toJSON`: throws for an object of a class with a getter named as a field of the cart at that
+ * object's level, in any letter case (the service reads names so), which the object does not hold
+ * as its own data: JSON would leave that field out (a line of getters sent `{}`). Other getters
+ * (a line's `get total()`, or its `get currencyCode()`, a name of the cart's own level) drop
+ * nothing the service reads there, and a class whose fields are its own is written whole.
+ * Each call tracks the level of every object it writes, from its holder's.
  */
-function refuseUnwrittenGetters(this: unknown, key: string, value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) {
+function refusingUnwrittenGetters(): (this: unknown, key: string, value: unknown) => unknown {
+  const levels = new WeakMap<object, Level>();
+  return function replacer(this: unknown, key: string, value: unknown): unknown {
+    if (typeof value !== "object" || value === null) return value;
+    let level: Level | undefined = CART_LEVEL;
+    if (key !== "") {
+      const holder = typeof this === "object" && this !== null ? levels.get(this) : undefined;
+      level = Array.isArray(this) ? holder?.element : holder?.fields?.get(key.toLowerCase());
+    }
+    if (level === undefined) return value;
+    levels.set(value, level);
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) {
+      return value;
+    }
+    if (level.fields !== undefined && hidesField(value, prototype, level.fields)) {
+      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      const what = typeof name === "string" && name !== "" ? `a ${name}` : "an object";
+      throw new TypeError(
+        `${key === "" ? "the cart" : `"${key}"`} is ${what} whose getters JSON does not write (it has no toJSON): return plain data, or give its class a toJSON`,
+      );
+    }
     return value;
-  }
-  if (hidesCartField(value, prototype)) {
-    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    const what = typeof name === "string" && name !== "" ? `a ${name}` : "an object";
-    throw new TypeError(
-      `${key === "" ? "the cart" : `"${key}"`} is ${what} whose getters JSON does not write (it has no toJSON): return plain data, or give its class a toJSON`,
-    );
-  }
-  return value;
+  };
 }
 
 /**
- * Whether an object's prototype chain (below `Object.prototype`) defines a getter named as a field
- * of the cart (at any level: `productsList`, `ProductCode`, `currencyCode` …) that the object does
- * not hold as its own data: JSON would leave that field out. A convenience getter of the
- * merchant's own (`total`) is no cart field: a line class whose fields are its own is written
- * whole, and sent.
+ * Whether an object's prototype chain (below `Object.prototype`) defines a getter named as one of
+ * `fields` (lower-cased names of its level) that the object does not hold as its own data.
  */
-function hidesCartField(value: object, prototype: object | null): boolean {
+function hidesField(
+  value: object,
+  prototype: object,
+  fields: ReadonlyMap<string, unknown>,
+): boolean {
+  let own: Set<string> | undefined;
   for (let at = prototype; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
     for (const name of Object.getOwnPropertyNames(at)) {
-      if (!CART_FIELD_NAMES.has(name) || Object.hasOwn(value, name)) continue;
-      if (Object.getOwnPropertyDescriptor(at, name)?.get !== undefined) return true;
+      const lower = name.toLowerCase();
+      if (!fields.has(lower)) continue;
+      if (Object.getOwnPropertyDescriptor(at, name)?.get === undefined) continue;
+      own ??= new Set(Object.keys(value).map((ownName) => ownName.toLowerCase()));
+      if (!own.has(lower)) return true;
     }
   }
   return false;
 }
 
-/** Every field name of the cart's schema, at any depth. */
-const CART_FIELD_NAMES: ReadonlySet<string> = schemaFieldNames(checkoutCartInfoSchema);
+/**
+ * One level of the cart's schema: the fields of an object there (lower-cased names, each with
+ * its own level) and the level of an array's items (a union's options merged).
+ */
+interface Level {
+  fields?: Map<string, Level | undefined>;
+  element?: Level | undefined;
+}
 
-function schemaFieldNames(root: unknown): Set<string> {
-  const names = new Set<string>();
-  const seen = new Set<unknown>();
-  const stack = [root];
+function levelOf(schema: unknown, made = new Map<unknown, Level>()): Level | undefined {
+  const found = made.get(schema);
+  if (found !== undefined) return found;
+  const level: Level = {};
+  made.set(schema, level);
+  const stack = [schema];
   while (stack.length > 0) {
-    const schema = stack.pop() as { _zod?: { def?: Record<string, unknown> } } | undefined;
-    const def = schema?._zod?.def;
-    if (def === undefined || seen.has(schema)) continue;
-    seen.add(schema);
+    const def = (stack.pop() as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod
+      ?.def;
+    if (def === undefined) continue;
     if (def.type === "object") {
+      level.fields ??= new Map();
       for (const [name, field] of Object.entries(def.shape as Record<string, unknown>)) {
-        names.add(name);
-        stack.push(field);
+        level.fields.set(name.toLowerCase(), levelOf(field, made));
       }
+    } else if (def.type === "array") {
+      level.element = levelOf(def.element, made);
     }
-    for (const inner of [def.innerType, def.element, def.in, def.out, def.catchall]) {
-      if (inner !== undefined) stack.push(inner);
-    }
+    for (const inner of [def.innerType, def.in]) if (inner !== undefined) stack.push(inner);
     if (Array.isArray(def.options)) stack.push(...def.options);
   }
-  return names;
+  return level.fields === undefined && level.element === undefined ? undefined : level;
 }
+
+/** The cart's own level. */
+const CART_LEVEL = levelOf(checkoutCartInfoSchema);
 
 /** Said of a cart refused in the JSON form of a cart that is not plain data. */
 const AS_JSON =

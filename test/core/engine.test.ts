@@ -1048,6 +1048,59 @@ describe("the merchant's result", () => {
     });
   });
 
+  // Review third-1/2: a getter is a dropped cart field only by the names of its own level (a
+  // line's `get currencyCode()` or a cart's `get Weight()`, names of another level, drop nothing
+  // the service reads there), and in any letter case, as the service reads names (a line of
+  // camelCase getters would be sent [{}]).
+  it("a convenience getter named as a field of another level is sent; a camelCase field getter is a 500", async () => {
+    class LineWithCurrency {
+      constructor(
+        readonly ProductCode: string,
+        readonly SalePrice: number,
+        readonly OrderedQuantity: number,
+      ) {}
+      get currencyCode(): string {
+        return "USD";
+      }
+    }
+    const lines = build(cartCase, () => ({
+      ...CART,
+      productsList: [new LineWithCurrency("SKU-1", 10, 2)],
+    }));
+    const lineAnswer = await lines.handler.handle(GET_CART);
+    expect(lines.failures).toEqual([]);
+    expect(lineAnswer.status).toBe(200);
+    expect((json(lineAnswer) as { productsList: unknown }).productsList).toStrictEqual([
+      { ProductCode: "SKU-1", SalePrice: 10, OrderedQuantity: 2 },
+    ]);
+    class CartWithWeight {
+      readonly productsList = [{ ...CART.productsList[0], Weight: 1.5 }];
+      readonly countryCode = "US";
+      readonly currencyCode = "USD";
+      get Weight(): number {
+        return 3;
+      }
+    }
+    const carts = build(cartCase, () => new CartWithWeight());
+    const cartAnswer = await carts.handler.handle(GET_CART);
+    expect(carts.failures).toEqual([]);
+    expect(cartAnswer.status).toBe(200);
+    class CamelLine {
+      get productCode(): string {
+        return "SKU-1";
+      }
+      get orderedQuantity(): number {
+        return 2;
+      }
+    }
+    const camel = build(cartCase, () => ({ ...CART, productsList: [new CamelLine()] }));
+    const camelAnswer = await camel.handler.handle(GET_CART);
+    expect(camelAnswer.status).toBe(500);
+    expect(camel.failures[0]?.reason).toContain(
+      '"0" is a CamelLine whose getters JSON does not write',
+    );
+  });
+
   it("a cart whose JSON form is wrong is a 500 naming the field and the form", async () => {
     const { handler, failures } = build(cartCase, () => ({
       ...CART,
