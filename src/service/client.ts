@@ -535,9 +535,10 @@ function wentBack(answer: CallResult, previous: number, redactor: Redactor): Ser
  */
 function billingResult(result: CallResult, redactor: Redactor): BillingSummaryResult {
   // Its texts (a delivery id, an error's description) are the service's, which may echo what the
-  // call sent: cleaned by the rule of a printed result (secrets and card numbers out, numbers and
-  // ids kept) while the call still holds its token (review third-3).
-  const summary = redactor.data(result.body) as BillingSummaryResponse;
+  // call sent: the client's secrets are replaced while the call still holds its token (review
+  // third-3). A billing call carries no card: product codes (an EAN-13 may pass the Luhn check)
+  // are kept as sent (review final-1).
+  const summary = redactor.secrets(result.body) as BillingSummaryResponse;
   const idempotencyKey = result.idempotencyKey as string;
   const failed = summary.dtResults.find((entry) => !entry.status.isSuccessful);
   if (failed === undefined) {

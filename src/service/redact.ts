@@ -117,6 +117,16 @@ export class Redactor {
   }
 
   /**
+   * A deep copy with the client's secrets (GUID, password, tokens) replaced in every string and
+   * key, and credential fields masked; card numbers are not looked for. For an answer that carries
+   * no card data but the merchant's own ids, some of which pass a card number's check (an EAN-13
+   * product code, one in ten: review final-1), such as a billing summary.
+   */
+  secrets(value: unknown, depth = 0): unknown {
+    return this.#copy(value, depth, (text) => this.#secretsOut(text), false);
+  }
+
+  /**
    * The deep copy both rules make: `clean` applied to every string and every key (an answer
    * keeps fields the library does not know: secrets and card numbers out of a key too),
    * credential fields masked, `__proto__` left out; whole numbers masked as texts only when

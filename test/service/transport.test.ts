@@ -335,7 +335,17 @@ describe("a call's own token is redacted from its error however many tokens came
             isSuccessful: false,
             error: { code: 1, description: `not calculated for ${authorization}` },
           },
-          lineItems: [],
+          // A product code that is an EAN-13 and also passes the Luhn check (review final-1):
+          // the merchant's id, kept as sent, while the echoed token is masked.
+          lineItems: [
+            {
+              index: "0",
+              code: "4006381334013",
+              hsCode: "610910",
+              dutyLines: [],
+              taxLines: [{ name: "VAT", price: 1.9, rate: 0.19 }],
+            },
+          ],
           additionalFees: [],
           totals: { taxes: 0, duties: 0, additionalFees: 0 },
         },
@@ -356,6 +366,7 @@ describe("a call's own token is redacted from its error however many tokens came
     expect(JSON.stringify(result)).not.toContain("secret-token-number-1");
     expect(inspect(result, { depth: 10 })).not.toContain("secret-token-number-1");
     expect(result.summary.dtResults[0]?.deliveryId).toBe("D1 Bearer [REDACTED]");
+    expect(result.summary.dtResults[0]?.lineItems[0]?.code).toBe("4006381334013");
   });
 });
 
