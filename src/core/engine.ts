@@ -65,6 +65,7 @@ import {
   type LibraryFailureKind,
   type ResponseShape,
   redactedBody,
+  redactedTree,
   respond,
   type UndeliveredCarrier,
   type UndeliveredReporter,
@@ -1134,7 +1135,9 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       200,
       sites.length === 0
         ? written.body
-        : redactedBody(written.body, call.redactData, call.ownCards),
+        : definition.response.asReturned === true
+          ? redactedTree(written.body, call.redactData, call.ownCards)
+          : redactedBody(written.body, call.redactData, call.ownCards),
       undefined,
       lostSuccess,
     );

@@ -1,4 +1,6 @@
 import { parseSuccessValue } from "../schemas/response.js";
+import { maskCardNumber } from "./card.js";
+import { namesCardNumber, namesCvv } from "./card-keys.js";
 import type { RefusedFalse, RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
@@ -295,6 +297,53 @@ export function redactedBody(
     copy[key] = masked;
   }
   return copy ?? body;
+}
+
+/** A cart field holding a code or an id (`ProductCode`, `CartItemId`): a Luhn-valid EAN is one. */
+const CODE_OR_ID = /(?:code|codes|id|ids|token)$/i;
+
+/**
+ * A success body answered as returned (the cart: nested, the merchant's own fields too) with
+ * this request's card data masked at every depth, as {@link redactedBody} masks a flat one: texts
+ * through `redact` (codes, ids and the fields of {@link PLAIN_RESULT_FIELDS} through `plain`
+ * only), a whole number quoting the request's card through `plain`, keys through both, a key
+ * naming a card number with its value masked to the last four digits, and a key naming a CVV left
+ * out (review adversary, ADVERSARY-1). A copy of what `JSON.stringify` writes; the body itself
+ * when JSON cannot write it, whose answer then fails as it would have.
+ */
+export function redactedTree(
+  body: object,
+  redact: (value: unknown) => string,
+  plain: (text: string) => string,
+): object {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body, (name: string, value: unknown) => {
+      if (typeof value === "string") {
+        if (namesCardNumber(name)) return maskCardNumber(value);
+        return CODE_OR_ID.test(name) || PLAIN_RESULT_FIELDS.has(name)
+          ? plain(value)
+          : redact(plain(value));
+      }
+      if (typeof value === "number") {
+        if (!Number.isSafeInteger(value)) return value;
+        const digits = String(value);
+        if (namesCardNumber(name)) return maskCardNumber(digits);
+        const masked = plain(digits);
+        return masked === digits ? value : masked;
+      }
+      if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+      const copy: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        if (namesCvv(key)) continue;
+        copy[redact(plain(key))] = (value as Record<string, unknown>)[key];
+      }
+      return copy;
+    });
+  } catch {
+    return body;
+  }
+  return text === undefined ? body : (JSON.parse(text) as object);
 }
 
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */

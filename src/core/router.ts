@@ -228,14 +228,28 @@ export function createCallbackRouter<H extends CallbackHandlers>(
           status: FAILURE_STATUS.not_found,
           callback: undefined,
           // What was asked for (a callback URL misconfigured: a prefix, a typo), without the
-          // query, which may hold a urlSecret. Masked and escaped like every reason.
-          reason: `no callback at this path: ${textOf(request.method)} ${pathname}`,
+          // query, which may hold a urlSecret. As sent, unless its ASCII escapes spell card data
+          // (`%34%31…`: review adversary), then decoded to be masked; escaped like every reason.
+          reason: `no callback at this path: ${textOf(request.method)} ${shownPath(pathname)}`,
         },
         redactCards,
       );
       return failureResponse("not_found");
     },
   };
+}
+
+/** A percent-escape of an ASCII character (`%34`): what it stands for is never in doubt. */
+const ASCII_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
+
+function unescaped(_escape: string, hex: string): string {
+  return String.fromCharCode(Number.parseInt(hex, 16));
+}
+
+/** A path as sent, or decoded where that shows a card number its escapes hid. */
+function shownPath(pathname: string): string {
+  const decoded = pathname.replace(ASCII_ESCAPE, unescaped);
+  return decoded !== pathname && redactCards(decoded) !== decoded ? decoded : pathname;
 }
 
 // The factories' options (the router gives them to every function it builds) and its own.

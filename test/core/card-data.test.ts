@@ -880,6 +880,53 @@ describe("per-request redaction of the card number and CVV", () => {
     });
   });
 
+  // Found by review adversary (ADVERSARY-1): the cart is the one nested answer, and only the
+  // top-level texts of a success went through the redactor, so a cart request carrying a
+  // PaymentDetails was answered with its card number and CVV in a line's name, in a field of the
+  // merchant's own and under card-named keys.
+  it("a cart quoting this request's card number and CVV: masked at every depth, codes and ids kept", async () => {
+    const handler = createGetCheckoutCartInfoHandler(
+      (query) => {
+        const card = (query as { PaymentDetails?: { CardNumber?: string; CVVNumber?: string } })
+          .PaymentDetails;
+        return {
+          productsList: [
+            {
+              ProductCode: "4006381333931",
+              CartItemId: "737",
+              Name: `card ${card?.CardNumber} cvv ${card?.CVVNumber}`,
+              ListPrice: 737,
+              SalePrice: 1,
+              OrderedQuantity: 1,
+            },
+          ],
+          debug: { CardNumber: card?.CardNumber, cvv: card?.CVVNumber, [`k${VISA}`]: 1 },
+          // A field of the merchant's own, which the types refuse: a plain JavaScript merchant's.
+        } as unknown as { productsList: [] };
+      },
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(
+      post(
+        JSON.stringify({
+          merchantCartToken: "t",
+          PaymentDetails: { CardNumber: VISA, CVVNumber: "737" },
+        }),
+      ),
+    );
+    expect(response.status).toBe(200);
+    expect(carriesPan(response.body, VISA), response.body).toBe(false);
+    const cart = JSON.parse(response.body);
+    expect(cart.productsList[0]).toMatchObject({
+      // A Luhn-valid EAN-13 and an id equal to the CVV are codes: kept as returned.
+      ProductCode: "4006381333931",
+      CartItemId: "737",
+      Name: "card ************1111 cvv ***",
+      ListPrice: 737,
+    });
+    expect(cart.debug).toStrictEqual({ CardNumber: "************1111", "k************1111": 1 });
+  });
+
   // Found by the second reader: an order id that happens to pass the Luhn check (about one numeric
   // id of 13–19 digits in ten) went back masked, and the service recorded the stars.
   it("an id that looks like a card number is answered as it is, with card data in the request", async () => {

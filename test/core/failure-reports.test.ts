@@ -110,4 +110,32 @@ describe("the router's 404 (ops-10)", () => {
     );
     expect(failures[0]?.reason).not.toContain("s3cr3t");
   });
+
+  // Review adversary (ADVERSARY-2): the path was quoted with its escapes as sent, so a card number
+  // written `%34%31…` (or with one digit escaped) was masked nowhere.
+  it.each([
+    ["every digit escaped", "/x/%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31"],
+    ["one digit escaped", "/x/411111111111111%31"],
+  ])("names a path by its decoded text, masked: %s", async (_label, path) => {
+    const failures: CallbackFailure[] = [];
+    const router = createCallbackRouter({
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+      handlers: { UpdateOrderStatus: () => {} },
+    });
+    const response = await router.handle({ method: "POST", url: path, headers: {}, body: "{}" });
+    expect(response.status).toBe(404);
+    expect(failures[0]?.reason).toBe("no callback at this path: POST /x/************1111");
+  });
+
+  it("names a path whose escapes are not UTF-8 as sent", async () => {
+    const failures: CallbackFailure[] = [];
+    const router = createCallbackRouter({
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+      handlers: { UpdateOrderStatus: () => {} },
+    });
+    await router.handle({ method: "POST", url: "/x/%E0%A4%A/%zz", headers: {}, body: "{}" });
+    expect(failures[0]?.reason).toBe("no callback at this path: POST /x/%E0%A4%A/%zz");
+  });
 });
