@@ -24,6 +24,12 @@ import {
 } from "./errors.js";
 import { type FailureInfo, readErrorAnswer, readRefusal } from "./failures.js";
 import {
+  type InDoubtEntry,
+  type InDoubtLedger,
+  mayMeanAlreadyDone,
+  requestIdentity,
+} from "./in-doubt.js";
+import {
   MERCHANT_GUID_HEADER,
   MERCHANT_GUID_QUERY,
   OPERATIONS,
@@ -126,6 +132,8 @@ export interface CallContext {
    * `durationMs`, the retry check): a wall-clock step must not change them. Never an epoch time.
    */
   readonly now: () => number;
+  /** This client's calls that ended in doubt (`in-doubt.ts`); absent: none are remembered. */
+  readonly inDoubt?: InDoubtLedger | undefined;
 }
 
 export interface CallResult {
@@ -278,6 +286,13 @@ async function runCall(
     throw error({ kind: "authentication", code: "NO_CREDENTIALS", description });
   }
   const prepared = prepare(ctx, name, op, parsed.data);
+  // Only the operations that are never retried can end in doubt (PIT-8).
+  const ledger = op.retry === "never" ? ctx.inDoubt : undefined;
+  let known: string | undefined;
+  const identity = () => {
+    known ??= requestIdentity(name, parsed.data);
+    return known;
+  };
   const deadlineAt = ctx.now() + deadlineMs;
   const hooksBodies = ctx.hooks.includeBodies === true && op.base !== "auth";
   const redactedUrl = ctx.redactor.text(prepared.url);
@@ -352,6 +367,8 @@ async function runCall(
       ...(hooksBodies && "body" in outcome ? { body: ctx.redactor.value(outcome.body) } : {}),
     });
     if (!("failure" in outcome)) {
+      // A success of a request once in doubt: it is no longer (nothing computed when none is).
+      if (ledger !== undefined && ledger.size > 0) ledger.forget(identity());
       return {
         body: outcome.body,
         status: (result as Answer).status,
@@ -376,13 +393,25 @@ async function runCall(
       emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
       continue;
     }
-    const fail = () =>
-      error(failure, {
+    const fail = () => {
+      const extra = {
         attempts: attempt,
         requestId,
         cause: failure.cause,
         ...(failure.issues === undefined ? {} : { issues: failure.issues }),
-      });
+      };
+      const made = error(failure, extra);
+      // A call in doubt is remembered; a refusal that may mean an earlier one of the same request
+      // was applied says so (nothing computed while none is remembered).
+      if (ledger === undefined) return made;
+      if (made.mayHaveBeenApplied) {
+        ledger.record(identity(), made);
+        return made;
+      }
+      if (ledger.size === 0 || !mayMeanAlreadyDone(op, made)) return made;
+      const earlier = ledger.find(identity());
+      return earlier === undefined ? made : error(failure, { ...extra, earlier });
+    };
     if (!failure.retryable || op.retry === "never" || retries + 1 >= ctx.retry.maxAttempts) {
       throw fail();
     }
@@ -984,6 +1013,8 @@ function toError(
     cause?: Error | undefined;
     issues?: readonly ServiceIssue[];
     description?: string;
+    /** An earlier call of the same request that ended in doubt, which this refusal may confirm. */
+    earlier?: InDoubtEntry;
   },
 ): ServiceError {
   const description = extra.description ?? failure.description;
@@ -1000,7 +1031,11 @@ function toError(
     detail = undefined;
   }
   // The note follows the service's text ("; …"), or stands alone without one.
-  const note = (failure as Failure).note ?? "";
+  let note = (failure as Failure).note ?? "";
+  const earlier = extra.earlier;
+  if (earlier !== undefined) {
+    note += `; an earlier call of ${op.wireName} with the same request ended in doubt at ${earlier.at.toISOString()} (${String(earlier.error.code)}): this refusal may mean it was applied, so check before sending it again`;
+  }
   const tail = detail ? ` — ${detail}${note}` : note === "" ? "" : ` — ${note.slice(2)}`;
   const message = `${op.wireName} failed: ${code}${known ? ` ${known}` : ""}${status}${tail}`;
   return createServiceError(failure.kind, {
@@ -1014,7 +1049,8 @@ function toError(
     retryAfterMs: (failure as Failure).retryAfterMs,
     issues: extra.issues,
     cause: extra.cause,
-    mayHaveBeenApplied: (failure as Failure).mayHaveBeenApplied,
+    mayHaveBeenApplied: earlier !== undefined || (failure as Failure).mayHaveBeenApplied,
+    earlierInDoubt: earlier?.error,
   });
 }
 

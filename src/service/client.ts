@@ -30,6 +30,7 @@ import {
 import type { VoidParcelCode } from "./codes.js";
 import { createServiceError, type ServiceError } from "./errors.js";
 import { voidParcelWarnings } from "./failures.js";
+import { InDoubtLedger } from "./in-doubt.js";
 import {
   OPERATIONS,
   type OperationName,
@@ -638,6 +639,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       DEFAULT_MAX_RESPONSE_BYTES,
     ),
     now: monotonicNow,
+    inDoubt: new InDoubtLedger(monotonicNow),
   };
   // The token provider calls the pipeline for GetAuthenticationToken, so it is built after `ctx`.
   const tokens: TokenProvider | undefined =

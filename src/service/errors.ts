@@ -28,6 +28,8 @@ export interface ServiceErrorInit {
   readonly cause?: Error | undefined;
   /** See `ServiceError.mayHaveBeenApplied`. Default false. */
   readonly mayHaveBeenApplied?: boolean | undefined;
+  /** See `ServiceError.earlierInDoubt`. */
+  readonly earlierInDoubt?: ServiceError | undefined;
 }
 
 /**
@@ -54,9 +56,19 @@ export abstract class ServiceError extends Error {
    * dropped connection, an answer cut off, a refund answer that confirms nothing, a 500, 502 or
    * 504 without a documented refusal code): it may have been applied, so check before sending it
    * again. False when nothing was sent (a refused connection, a name that does not resolve) or
-   * the service's answer says what happened.
+   * the service's answer says what happened. True too for a refusal that may mean "already done"
+   * (B002, C104…) of a request that an earlier call of the same client ended in doubt with: see
+   * `earlierInDoubt`.
    */
   readonly mayHaveBeenApplied: boolean;
+  /**
+   * Set on a refusal that may mean "already done" (a dispatch's B002 or B100, a void's C104, a
+   * refused parcel status or refund) when an earlier call of this client, of the same operation
+   * with the same request, ended in doubt (`mayHaveBeenApplied`) within the last 10 minutes: that
+   * call's error. The refusal may be the service saying the earlier call was applied, so this
+   * error's `mayHaveBeenApplied` is true. Also this error's `cause`, when it has no other.
+   */
+  readonly earlierInDoubt: ServiceError | undefined;
 
   /**
    * `instanceof` as JavaScript does it, typed so that it narrows as {@link isServiceError} does:
@@ -74,7 +86,8 @@ export abstract class ServiceError extends Error {
   }
 
   constructor(init: ServiceErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    const cause = init.cause ?? init.earlierInDoubt;
+    super(init.message, cause === undefined ? undefined : { cause });
     // The class's documented name (`brandClass` sets it, so a bundler or minifier cannot change
     // it), or the name of a subclass of yours.
     this.name = new.target.name;
@@ -85,6 +98,7 @@ export abstract class ServiceError extends Error {
     this.description = init.description;
     this.attempts = init.attempts ?? 0;
     this.mayHaveBeenApplied = init.mayHaveBeenApplied ?? false;
+    this.earlierInDoubt = init.earlierInDoubt;
   }
 
   toJSON(): Record<string, unknown> {
@@ -101,6 +115,10 @@ export abstract class ServiceError extends Error {
       attempts,
       mayHaveBeenApplied,
       message,
+      // Only when set: the earlier call's own JSON (redacted when it was made).
+      ...(this.earlierInDoubt === undefined
+        ? {}
+        : { earlierInDoubt: this.earlierInDoubt.toJSON() }),
     };
   }
 }

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { FieldStep } from "../core/exact-numbers.js";
 import { deepFreeze } from "../core/objects.js";
+import type { ServiceFailureKind } from "./codes.js";
 import {
   authenticationTokenRequestSchema,
   authenticationTokenResponseSchema,
@@ -82,6 +83,16 @@ export interface OperationDefinition {
   readonly retry: RetryPolicy;
   readonly failures: FailureReading;
   /**
+   * For an operation that is never retried: the refusals (by code or by kind) that may mean an
+   * earlier identical request was applied (the document's "already dispatched", "already voided").
+   * A call refused so after a call of the same request ended in doubt says it may have been
+   * applied (`in-doubt.ts`).
+   */
+  readonly alreadyDone?: {
+    readonly codes?: readonly string[];
+    readonly kinds?: readonly ServiceFailureKind[];
+  };
+  /**
    * Set where an answer must say `Success` or `IsSuccess` true to count as done (the answer's
    * shape is not shown, so nothing else confirms it): what the caller is told otherwise, and of
    * any 2xx it cannot read (the operation may have been applied all the same).
@@ -142,6 +153,9 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     merchantGuid: "header",
     retry: "never",
     failures: "dispatch",
+    // 7.2: B002's causes include "already dispatched"; B100, no order valid for dispatch, is what
+    // a request whose every order was dispatched gets.
+    alreadyDone: { codes: ["B002", "B100"] },
   },
   getShippingDetailsExtended: {
     wireName: "GetShippingDetailsExtended",
@@ -172,6 +186,8 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     merchantGuid: "header",
     retry: "never",
     failures: "void",
+    // 3 and 7.3: a voided parcel is answered C104 ("not found or already voided").
+    alreadyDone: { codes: ["C104"] },
   },
   updateParcelStatus: {
     wireName: "UpdateParcelStatus",
@@ -187,6 +203,8 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     merchantGuid: "header",
     retry: "never",
     failures: "standard",
+    // 3: a change not allowed is refused (no code shown); the status may already be the one sent.
+    alreadyDone: { kinds: ["conflict"] },
   },
   saveProductsList: {
     wireName: "SaveProductsList",
@@ -303,6 +321,9 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     merchantGuid: "query",
     retry: "never",
     failures: "standard",
+    // No code is documented (4.10): a refund already created makes its repeat exceed what is left
+    // to refund, refused as the service sees fit (a 400, a 409, a refusal in a 2xx).
+    alreadyDone: { kinds: ["conflict", "validation"] },
     unconfirmed:
       "the refund is not confirmed; it may have been created all the same: check getOrderRefunds before creating it again",
   },

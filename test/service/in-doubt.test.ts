@@ -1,0 +1,237 @@
+// PIT-8: an operation that is never retried whose call ended in doubt (`mayHaveBeenApplied`),
+// then called again by the merchant's own retry loop (p-retry and the like), which the service
+// refuses because the first call was applied (B002 "cannot be dispatched": already dispatched).
+// The loop rejects with that last refusal: it must not read as "nothing happened". Real HTTP
+// against the service simulator, real fetch.
+import { describe, expect, it } from "vitest";
+import { createServiceError } from "../../src/service/errors.js";
+import { IN_DOUBT_TTL_MS, InDoubtLedger, MAX_IN_DOUBT } from "../../src/service/in-doubt.js";
+import {
+  ServiceConflictError,
+  type ServiceError,
+  ServiceNotFoundError,
+  ServiceTimeoutError,
+  ServiceValidationError,
+} from "../../src/service/index.js";
+import { clientFor, rejectionOf, renderings, startSimulator } from "./helpers.js";
+
+/**
+ * What p-retry does (`pRetry(run, { retries })`): runs again on any rejection, waits a little,
+ * and rejects with the last error once the retries are spent.
+ */
+async function pRetry<T>(run: () => Promise<T>, retries: number): Promise<T> {
+  let last: unknown;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      last = error;
+      if (attempt < retries) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  throw last;
+}
+
+const EARLIER =
+  /an earlier call of \w+ with the same request ended in doubt at \d{4}-\d\d-\d\dT[\d:.]+Z \((\w+)\): this refusal may mean it was applied/;
+
+describe("a refusal that may mean 'already done' after a call in doubt says it may have been applied", () => {
+  it("p-retry around a dispatch that timed out after it was applied: the last error (B002) says so", async () => {
+    const simulator = await startSimulator();
+    // Applied, half the answer sent, then nothing: the client's attempt times out.
+    simulator.fail("dispatchConsolidatedShipment", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    const dispatch = () => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] });
+    const error = (await rejectionOf(pRetry(dispatch, 2))) as ServiceError;
+    expect(simulator.state.orders.get("GE-1001")?.status).toBe("dispatched");
+    expect(error).toBeInstanceOf(ServiceConflictError);
+    expect(error).toMatchObject({ code: "B002", mayHaveBeenApplied: true });
+    expect(error.earlierInDoubt).toBeInstanceOf(ServiceTimeoutError);
+    expect(error.earlierInDoubt).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: true });
+    expect(error.cause).toBe(error.earlierInDoubt);
+    expect(error.message).toMatch(EARLIER);
+    expect(EARLIER.exec(error.message)?.[1]).toBe("TIMEOUT");
+    expect(error.toJSON()).toMatchObject({
+      code: "B002",
+      mayHaveBeenApplied: true,
+      earlierInDoubt: { code: "TIMEOUT", mayHaveBeenApplied: true },
+    });
+    // Nothing new in clear: the GUID and password stay out of every rendering.
+    for (const text of renderings(error)) {
+      expect(text).not.toContain(simulator.merchantGuid);
+      expect(text).not.toContain(simulator.credentials.password);
+    }
+  });
+
+  it("void: a connection dropped after the void, then C104 (already voided)", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("voidParcel", { drop: true, apply: true });
+    const client = clientFor(simulator);
+    const first = await rejectionOf(
+      client.voidParcel({ OrderId: "GE-1001", ParcelCode: "P-1001-1" }),
+    );
+    expect(first).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: true });
+    // The same request, its keys in another order.
+    const again = (await rejectionOf(
+      client.voidParcel({ ParcelCode: "P-1001-1", OrderId: "GE-1001" }),
+    )) as ServiceError;
+    expect(again).toBeInstanceOf(ServiceNotFoundError);
+    expect(again).toMatchObject({ code: "C104", mayHaveBeenApplied: true });
+    expect(again.earlierInDoubt).toBe(first);
+    expect(EARLIER.exec(again.message)?.[1]).toBe("NETWORK_ERROR");
+  });
+
+  it("refund: a timeout after it was created, then its repeat refused for its quantity", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("createOrderRefund", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    const refund = () =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      });
+    const error = (await rejectionOf(pRetry(refund, 1))) as ServiceError;
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect(error).toMatchObject({ code: "INVALID_REFUND", mayHaveBeenApplied: true });
+    expect(error.earlierInDoubt?.code).toBe("TIMEOUT");
+  });
+
+  it("parcel status: a 502 after it was forwarded, then the change refused (no code)", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "updateParcelStatus",
+      { status: 502 },
+      { status: 200, body: { Success: false, Error: "The status change is not allowed" } },
+    );
+    const client = clientFor(simulator);
+    const update = () =>
+      client.updateParcelStatus({
+        orderId: "GE-1001",
+        parcelCode: "P-1001-1",
+        merchantParcelStatusCode: "Delivered",
+      });
+    const error = (await rejectionOf(pRetry(update, 1))) as ServiceError;
+    expect(error).toBeInstanceOf(ServiceConflictError);
+    expect(error).toMatchObject({ code: "REFUSED", mayHaveBeenApplied: true });
+    expect(error.description).toBe("The status change is not allowed");
+    expect(EARLIER.exec(error.message)?.[1]).toBe("HTTP_502");
+  });
+
+  it("a request with other arguments is not matched", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("dispatchConsolidatedShipment", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    const first = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    expect(first).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: true });
+    // GE-1003 cannot be dispatched: its refusal says nothing of GE-1001.
+    const other = (await rejectionOf(
+      client.dispatchConsolidatedShipment({ OrderIds: ["GE-1003"] }),
+    )) as ServiceError;
+    expect(other).toMatchObject({ code: "B002", mayHaveBeenApplied: false });
+    expect(other.earlierInDoubt).toBeUndefined();
+    expect(other.cause).toBeUndefined();
+    expect(other.message).not.toMatch(/earlier call/);
+    // Nor another operation, nor another client.
+    const elsewhere = (await rejectionOf(
+      clientFor(simulator).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+    )) as ServiceError;
+    expect(elsewhere).toMatchObject({ code: "B002", mayHaveBeenApplied: false });
+  });
+
+  it("a refusal that does not mean 'already done' is not changed", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("dispatchConsolidatedShipment", { drop: true }, { code: "B200" });
+    const client = clientFor(simulator);
+    const dispatch = () => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] });
+    expect(await rejectionOf(dispatch())).toMatchObject({ code: "NETWORK_ERROR" });
+    const hub = (await rejectionOf(dispatch())) as ServiceError;
+    expect(hub).toMatchObject({ code: "B200", mayHaveBeenApplied: false });
+    expect(hub.earlierInDoubt).toBeUndefined();
+  });
+
+  it("a success forgets the call in doubt", async () => {
+    const simulator = await startSimulator();
+    // Dropped before it was applied: in doubt all the same (the client cannot tell).
+    simulator.fail("dispatchConsolidatedShipment", { drop: true });
+    const client = clientFor(simulator);
+    const dispatch = () => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] });
+    expect(await rejectionOf(dispatch())).toMatchObject({ mayHaveBeenApplied: true });
+    await expect(dispatch()).resolves.toMatchObject({ IsSuccess: true });
+    // Now B002 is this client's own dispatch, which it knows succeeded: a plain refusal.
+    const after = (await rejectionOf(dispatch())) as ServiceError;
+    expect(after).toMatchObject({ code: "B002", mayHaveBeenApplied: false });
+    expect(after.earlierInDoubt).toBeUndefined();
+  });
+
+  it("two calls at once: both in doubt, both repeats refused as maybe done", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("dispatchConsolidatedShipment", { stallBody: true }, { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    const dispatch = () => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] });
+    const firsts = await Promise.all([rejectionOf(dispatch()), rejectionOf(dispatch())]);
+    for (const first of firsts) expect(first).toMatchObject({ code: "TIMEOUT" });
+    const repeats = (await Promise.all([
+      rejectionOf(dispatch()),
+      rejectionOf(dispatch()),
+    ])) as ServiceError[];
+    for (const repeat of repeats) {
+      expect(repeat).toMatchObject({ code: "B002", mayHaveBeenApplied: true });
+      expect(firsts).toContain(repeat.earlierInDoubt);
+    }
+    expect(simulator.state.orders.get("GE-1001")?.status).toBe("dispatched");
+  });
+});
+
+describe("the ledger's bounds", () => {
+  const inDoubt = (code: string) =>
+    createServiceError("timeout", {
+      operation: "dispatchConsolidatedShipment",
+      code,
+      message: code,
+      mayHaveBeenApplied: true,
+    });
+
+  it(`keeps at most ${MAX_IN_DOUBT} calls, forgetting the oldest first`, () => {
+    let now = 0;
+    const ledger = new InDoubtLedger(() => now);
+    for (let i = 0; i <= MAX_IN_DOUBT; i++) {
+      now += 1;
+      ledger.record(`request-${i}`, inDoubt(`T${i}`));
+    }
+    expect(ledger.size).toBe(MAX_IN_DOUBT);
+    expect(ledger.find("request-0")).toBeUndefined();
+    expect(ledger.find("request-1")?.error.code).toBe("T1");
+    expect(ledger.find(`request-${MAX_IN_DOUBT}`)?.error.code).toBe(`T${MAX_IN_DOUBT}`);
+    // A newer call in doubt for a request already kept replaces it and becomes the newest.
+    ledger.record("request-1", inDoubt("again"));
+    ledger.record("request-new", inDoubt("new"));
+    expect(ledger.find("request-1")?.error.code).toBe("again");
+    expect(ledger.find("request-2")).toBeUndefined();
+  });
+
+  it(`forgets a call in doubt ${IN_DOUBT_TTL_MS / 60_000} minutes after it ended`, () => {
+    let now = 1_000;
+    const ledger = new InDoubtLedger(() => now);
+    ledger.record("old", inDoubt("OLD"));
+    now += IN_DOUBT_TTL_MS / 2;
+    ledger.record("young", inDoubt("YOUNG"));
+    now += IN_DOUBT_TTL_MS / 2 - 1;
+    expect(ledger.find("old")?.error.code).toBe("OLD");
+    now += 1;
+    expect(ledger.find("old")).toBeUndefined();
+    expect(ledger.find("young")?.error.code).toBe("YOUNG");
+    expect(ledger.size).toBe(1);
+    now += IN_DOUBT_TTL_MS;
+    expect(ledger.find("young")).toBeUndefined();
+    expect(ledger.size).toBe(0);
+  });
+
+  it("forget drops one request only", () => {
+    const ledger = new InDoubtLedger(() => 0);
+    ledger.record("a", inDoubt("A"));
+    ledger.record("b", inDoubt("B"));
+    ledger.forget("a");
+    expect(ledger.find("a")).toBeUndefined();
+    expect(ledger.find("b")?.error.code).toBe("B");
+  });
+});
