@@ -103,6 +103,9 @@ const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.
  */
 export const cartShape: ResponseShape<CheckoutCartInfo> = {
   asReturned: true,
+  get dataFields() {
+    return CART_DATA_FIELDS;
+  },
   success(result) {
     const verdict = checkCart === undefined ? undefined : checkCart(result);
     if (verdict === ACCEPT) return { body: result as object };
@@ -227,6 +230,27 @@ function levelOf(schema: unknown, made = new Map<unknown, Level>()): Level | und
 
 /** The cart's own level. */
 const CART_LEVEL = levelOf(checkoutCartInfoSchema);
+
+/** The cart's free texts: with card data in the request, masked like a message (review second-doubt). */
+const CART_FREE_TEXT: ReadonlySet<string> = new Set(["name", "description"]);
+
+/** Every field name of the cart's schema, at any level (lower-cased), but its free texts. */
+const CART_DATA_FIELDS: ReadonlySet<string> = (() => {
+  const names = new Set<string>();
+  const seen = new Set<Level>();
+  const stack = CART_LEVEL === undefined ? [] : [CART_LEVEL];
+  while (stack.length > 0) {
+    const level = stack.pop() as Level;
+    if (seen.has(level)) continue;
+    seen.add(level);
+    for (const [name, inner] of level.fields ?? []) {
+      if (!CART_FREE_TEXT.has(name)) names.add(name);
+      if (inner !== undefined) stack.push(inner);
+    }
+    if (level.element !== undefined) stack.push(level.element);
+  }
+  return names;
+})();
 
 /** Said of a cart refused in the JSON form of a cart that is not plain data. */
 const AS_JSON =

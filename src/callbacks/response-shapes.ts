@@ -20,7 +20,10 @@ import { validateVoucher } from "./validate-voucher.js";
  * around the merchant's function (`withIdempotency`) read a result the way the engine will.
  */
 export const RESPONSE_SHAPES: {
-  readonly [K in CallbackName]: Pick<ResponseShape<never>, "success" | "asReturned" | "names">;
+  readonly [K in CallbackName]: Pick<
+    ResponseShape<never>,
+    "success" | "asReturned" | "names" | "dataFields"
+  >;
 } = {
   GetCheckoutCartInfo: cartShape,
   SendOrderToMerchant: sendOrderToMerchant.response,

@@ -393,6 +393,13 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
     return { redact: call.redactData, redactAnswer: call.redactAnswerData };
   }
 
+  /** Whether the request behind a context this engine made carries card data; else undefined. */
+  static carriesCardsOf(value: unknown): boolean | undefined {
+    return typeof value === "object" && value !== null && #call in value
+      ? (value as HandlerContext<unknown>).#cards.size > 0
+      : undefined;
+  }
+
   static cardMaskerOf(value: unknown): ((text: string) => string) | undefined {
     return typeof value === "object" && value !== null && #call in value
       ? (value as HandlerContext<unknown>).#call.ownCards
@@ -480,6 +487,14 @@ export function requestDataRedactors(
  */
 export function requestCardMasker(context: unknown): ((text: string) => string) | undefined {
   return HandlerContext.cardMaskerOf(context);
+}
+
+/**
+ * Whether the request a context belongs to carries card data (a PaymentDetails or any card
+ * object the engine found); undefined when the context was not made by this engine. Internal.
+ */
+export function requestCarriesCards(context: unknown): boolean | undefined {
+  return HandlerContext.carriesCardsOf(context);
 }
 
 /**
@@ -1136,7 +1151,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       sites.length === 0
         ? written.body
         : definition.response.asReturned === true
-          ? redactedTree(written.body, call.redactData, call.ownCards)
+          ? redactedTree(
+              written.body,
+              call.redactData,
+              call.ownCards,
+              definition.response.dataFields,
+            )
           : redactedBody(written.body, call.redactData, call.ownCards),
       undefined,
       lostSuccess,

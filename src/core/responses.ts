@@ -50,6 +50,12 @@ export interface ResponseShape<TResult> {
    */
   readonly asReturned?: boolean;
   /**
+   * For a shape answered as returned: the lower-cased names of its known fields that hold data
+   * rather than free text (codes, ids, addresses, URLs). With card data in the request, their
+   * texts have only its own card numbers masked; other texts are masked like a message's.
+   */
+  readonly dataFields?: ReadonlySet<string>;
+  /**
    * True when a success may say `unconfirmed` (SendOrderToMerchant): the engine then reads,
    * before the function runs, whether the order carries a card to charge (the function may clear
    * the card number once charged).
@@ -299,41 +305,40 @@ export function redactedBody(
   return copy ?? body;
 }
 
-/** A cart field holding a code or an id (`ProductCode`, `CartItemId`): a Luhn-valid EAN is one. */
-const CODE_OR_ID = /(?:code|codes|id|ids|token)$/i;
-
 /**
  * A success body answered as returned (the cart: nested, the merchant's own fields too) with
  * this request's card data masked at every depth, as {@link redactedBody} masks a flat one: texts
- * through `redact` (codes, ids and the fields of {@link PLAIN_RESULT_FIELDS} through `plain`
- * only), a whole number quoting the request's card through `plain`, keys through both, a key
- * naming a card number with its value masked to the last four digits, and a key naming a CVV left
- * out (review adversary, ADVERSARY-1). A copy of what `JSON.stringify` writes; the body itself
- * when JSON cannot write it, whose answer then fails as it would have.
+ * through `redact`, but those of `dataFields` (the shape's known fields that are data, not free
+ * text: codes, ids, addresses, URLs; lower-cased names) through `plain` only, which masks this
+ * request's own card numbers; a whole number quoting the request's card through `plain`; keys
+ * through both; a key naming a card number with its value masked to its last four digits (one
+ * already so masked kept: a repeat's stored answer is answered the same); a key naming a CVV left
+ * out (reviews adversary, second-doubt). A copy of what `JSON.stringify` writes (a `__proto__`
+ * key kept as a field); the body itself when JSON cannot write it, whose answer then fails as it
+ * would have.
  */
 export function redactedTree(
   body: object,
-  redact: (value: unknown) => string,
+  redact: (text: string) => string,
   plain: (text: string) => string,
+  dataFields: ReadonlySet<string> = NO_FIELDS,
 ): object {
   let text: string | undefined;
   try {
     text = JSON.stringify(body, (name: string, value: unknown) => {
       if (typeof value === "string") {
-        if (namesCardNumber(name)) return maskCardNumber(value);
-        return CODE_OR_ID.test(name) || PLAIN_RESULT_FIELDS.has(name)
-          ? plain(value)
-          : redact(plain(value));
+        if (namesCardNumber(name)) return maskedCardNumber(value);
+        return dataFields.has(name.toLowerCase()) ? plain(value) : redact(plain(value));
       }
       if (typeof value === "number") {
         if (!Number.isSafeInteger(value)) return value;
         const digits = String(value);
-        if (namesCardNumber(name)) return maskCardNumber(digits);
-        const masked = plain(digits);
+        const masked = namesCardNumber(name) ? maskedCardNumber(digits) : plain(digits);
         return masked === digits ? value : masked;
       }
       if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-      const copy: Record<string, unknown> = {};
+      // No prototype: a `__proto__` key is a field like any other.
+      const copy: Record<string, unknown> = Object.create(null);
       for (const key of Object.keys(value)) {
         if (namesCvv(key)) continue;
         copy[redact(plain(key))] = (value as Record<string, unknown>)[key];
@@ -344,6 +349,13 @@ export function redactedTree(
     return body;
   }
   return text === undefined ? body : (JSON.parse(text) as object);
+}
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
+/** A card number masked to its last four digits; a text of four digits or fewer as it is. */
+function maskedCardNumber(text: string): string {
+  return text.replace(/\D/g, "").length <= 4 ? text : (maskCardNumber(text) as string);
 }
 
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */

@@ -228,7 +228,7 @@ export function createCallbackRouter<H extends CallbackHandlers>(
           status: FAILURE_STATUS.not_found,
           callback: undefined,
           // What was asked for (a callback URL misconfigured: a prefix, a typo), without the
-          // query, which may hold a urlSecret. As sent, unless its ASCII escapes spell card data
+          // query, which may hold a urlSecret. As sent, unless its escapes spell card data
           // (`%34%31…`: review adversary), then decoded to be masked; escaped like every reason.
           reason: `no callback at this path: ${textOf(request.method)} ${shownPath(pathname)}`,
         },
@@ -239,16 +239,27 @@ export function createCallbackRouter<H extends CallbackHandlers>(
   };
 }
 
-/** A percent-escape of an ASCII character (`%34`): what it stands for is never in doubt. */
-const ASCII_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
+/**
+ * A percent-escape of what can spell a card number: a digit, a space, `+`, `-`, or `%` (a
+ * number escaped twice, `%2534`).
+ */
+const CARD_ESCAPE = /%(3[0-9]|2[05BbDd])/g;
 
 function unescaped(_escape: string, hex: string): string {
   return String.fromCharCode(Number.parseInt(hex, 16));
 }
 
-/** A path as sent, or decoded where that shows a card number its escapes hid. */
+/**
+ * A path as sent, or with the escapes that can spell a card number decoded (three rounds at
+ * most) where that shows one, to be masked; every other escape kept (review second-doubt).
+ */
 function shownPath(pathname: string): string {
-  const decoded = pathname.replace(ASCII_ESCAPE, unescaped);
+  let decoded = pathname;
+  for (let round = 0; round < 3; round++) {
+    const next = decoded.replace(CARD_ESCAPE, unescaped);
+    if (next === decoded) break;
+    decoded = next;
+  }
   return decoded !== pathname && redactCards(decoded) !== decoded ? decoded : pathname;
 }
 

@@ -9,11 +9,21 @@ import {
 } from "../core/card.js";
 import { isCardNumberKey } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
-import { detachedReporter, requestCardMasker, requestDataRedactors } from "../core/engine.js";
+import {
+  detachedReporter,
+  requestCardMasker,
+  requestCarriesCards,
+  requestDataRedactors,
+} from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
 import { cardNumbersMasker, createRedactor } from "../core/redact.js";
-import { namesRead, PLAIN_RESULT_FIELDS, type WrittenResult } from "../core/responses.js";
+import {
+  namesRead,
+  PLAIN_RESULT_FIELDS,
+  redactedTree,
+  type WrittenResult,
+} from "../core/responses.js";
 import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay, monotonicNow } from "../core/timers.js";
@@ -244,8 +254,19 @@ function refuseKeyQuotingCards(key: string, context: CallbackContext<unknown>): 
  */
 function encode(result: unknown, context: CallbackContext<unknown>): string {
   if (result === undefined) return "u";
+  const shape = shapeOf(context.callback);
+  if (shape?.asReturned === true && typeof result === "object" && result !== null) {
+    // A cart answered to a request carrying card data is stored as the engine answers it,
+    // masked at every depth (review second-doubt: it was stored with the card in clear).
+    if (carriesCards(context)) {
+      const { redact, ownCards } = maskersOf(context);
+      const json = JSON.stringify(redactedTree(result, redact, ownCards, shape.dataFields));
+      if (json === undefined) throw new TypeError("the result is not something JSON can write");
+      return `j${json}`;
+    }
+  }
   const { redact, redactAnswer, ownCards } =
-    shapeOf(context.callback)?.asReturned === true
+    shape?.asReturned === true
       ? { redact: unchanged, redactAnswer: unchanged, ownCards: unchanged }
       : maskersOf(context);
   const json: string | undefined = JSON.stringify(result, (name, given: unknown) => {
@@ -292,6 +313,14 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     }
     return copy ?? value;
   }
+}
+
+/** Whether the delivery carries card data: the engine's finding, or its raw payload's cards. */
+function carriesCards(context: CallbackContext<unknown>): boolean {
+  const known = requestCarriesCards(context);
+  if (known !== undefined) return known;
+  const payload = context.rawPayload;
+  return isRecord(payload) && findCardObjects(payload).length > 0;
 }
 
 /** A number's text that is a whole number written in digits (not `1.5`, not `1e+21`). */

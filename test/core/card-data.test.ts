@@ -927,6 +927,52 @@ describe("per-request redaction of the card number and CVV", () => {
     expect(cart.debug).toStrictEqual({ CardNumber: "************1111", "k************1111": 1 });
   });
 
+  // Review second-doubt (SECOND-DOUBT-2/3/4): the codes-and-ids exemption matched any name ending
+  // in those letters (`lastPaid`), addresses, image URLs and ID numbers of the cart's own fields had
+  // the CVV's digits or a Luhn-valid number masked, and a `__proto__` key of a merchant's field was
+  // dropped, only when the request carried a card.
+  it("a cart with card data in the request: its data fields keep their values, free texts and fields of the merchant's own are masked", async () => {
+    const MC = "5555555555554444";
+    const cart = {
+      productsList: [
+        {
+          ProductCode: "4006381333931",
+          Name: "Boeing 737 model",
+          Description: `another card ${MC}`,
+          ImageURL: "https://cdn.example/p/737.jpg",
+          ListPrice: 10,
+          SalePrice: 10,
+          OrderedQuantity: 1,
+        },
+      ],
+      shippingDetails: { Address1: "737 Main Street", Zip: "73701" },
+      userDetails: { UserIdNumber: "8001015009087" },
+      lastPaid: MC,
+      meta: JSON.parse('{"__proto__":{"x":1},"y":2}'),
+    };
+    const handler = createGetCheckoutCartInfoHandler(() => cart as never, {
+      auth: false,
+      onError: collectingOnError,
+    });
+    const withCard = JSON.stringify({
+      merchantCartToken: "t",
+      PaymentDetails: { CardNumber: VISA, CVVNumber: "737" },
+    });
+    const response = await handler.handle(post(withCard));
+    expect(response.status).toBe(200);
+    const answered = JSON.parse(response.body);
+    expect(answered.productsList[0]).toMatchObject({
+      ProductCode: "4006381333931",
+      Name: "Boeing *** model",
+      Description: "another card ************4444",
+      ImageURL: "https://cdn.example/p/737.jpg",
+    });
+    expect(answered.shippingDetails).toStrictEqual({ Address1: "737 Main Street", Zip: "73701" });
+    expect(answered.userDetails).toStrictEqual({ UserIdNumber: "8001015009087" });
+    expect(answered.lastPaid).toBe("************4444");
+    expect(response.body).toContain('"meta":{"__proto__":{"x":1},"y":2}');
+  });
+
   // Found by the second reader: an order id that happens to pass the Luhn check (about one numeric
   // id of 13–19 digits in ten) went back masked, and the service recorded the stars.
   it("an id that looks like a card number is answered as it is, with card data in the request", async () => {

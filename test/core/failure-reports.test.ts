@@ -128,6 +128,26 @@ describe("the router's 404 (ops-10)", () => {
     expect(failures[0]?.reason).toBe("no callback at this path: POST /x/************1111");
   });
 
+  // Review second-doubt (SECOND-DOUBT-5): every ASCII escape was decoded (`%2F` and `%3F` read as
+  // another path with a query), and a card number escaped twice was quoted as sent.
+  it.each([
+    ["other escapes kept", "/a%2Fb%3Fx=/%34111111111111111", "/a%2Fb%3Fx=/************1111"],
+    [
+      "escaped twice",
+      `/x/${[..."4111111111111111"].map((d) => `%25${(0x30 + Number(d)).toString(16)}`).join("")}`,
+      "/x/************1111",
+    ],
+  ])("decodes only what spells a card number: %s", async (_label, path, shown) => {
+    const failures: CallbackFailure[] = [];
+    const router = createCallbackRouter({
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+      handlers: { UpdateOrderStatus: () => {} },
+    });
+    await router.handle({ method: "POST", url: path, headers: {}, body: "{}" });
+    expect(failures[0]?.reason).toBe(`no callback at this path: POST ${shown}`);
+  });
+
   it("names a path whose escapes are not UTF-8 as sent", async () => {
     const failures: CallbackFailure[] = [];
     const router = createCallbackRouter({

@@ -20,6 +20,7 @@ import {
   defaultIdempotencyKey,
   extraField,
   type ForgettingIdempotencyStore,
+  type GetCheckoutCartInfoRequest,
   type IdempotencyStore,
   IdempotencyStoreError,
   type PerformOrderPaymentFunction,
@@ -369,6 +370,51 @@ describe("withIdempotency in one process", () => {
     // Either may lead (their keys are digested concurrently): one threw, the other ran it again.
     expect([first.status, second.status].sort()).toEqual([200, 500]);
     expect(calls).toBe(2);
+  });
+
+  // Review second-doubt (SECOND-DOUBT-1): a cart answered to a request carrying a card was masked
+  // in the answer but stored as returned, card number and CVV in clear; under a cart-token key a
+  // later delivery carrying another card was answered the first card's number.
+  it("stores a cart answered to a card-carrying request as it was answered, and repeats it byte for byte", async () => {
+    const { store, stored } = recording();
+    let runs = 0;
+    const fn = withIdempotency(
+      async (query: GetCheckoutCartInfoRequest) => {
+        runs++;
+        const card = (query as { PaymentDetails?: { CardNumber: string; CVVNumber: string } })
+          .PaymentDetails;
+        return {
+          productsList: [],
+          note: `cvv ${card?.CVVNumber} card ${card?.CardNumber}`,
+          paymentToken: card?.CardNumber,
+          saved: { CardNumber: card?.CardNumber, cvv: card?.CVVNumber },
+        } as unknown as { productsList: [] };
+      },
+      { store, key: () => "cart-t" },
+    );
+    const handler = createGetCheckoutCartInfoHandler(fn, { auth: false });
+    const delivery = (pan: string, cvv: string) =>
+      post(
+        JSON.stringify({
+          merchantCartToken: "t",
+          PaymentDetails: { CardNumber: pan, CVVNumber: cvv },
+        }),
+      );
+    const first = await handler.handle(delivery("4111111111111111", "737"));
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.body)).toStrictEqual({
+      productsList: [],
+      note: "cvv *** card ************1111",
+      paymentToken: "************1111",
+      saved: { CardNumber: "************1111" },
+    });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toMatch(/4111111111111111|737/);
+    const again = await handler.handle(delivery("4111111111111111", "737"));
+    expect(again.body).toBe(first.body);
+    const other = await handler.handle(delivery("5555555555554444", "123"));
+    expect(other.body).toBe(first.body);
+    expect(runs).toBe(1);
   });
 
   it("runs without deduplication where the key is undefined (GetCheckoutCartInfo by default)", async () => {
