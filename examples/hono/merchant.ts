@@ -248,7 +248,9 @@ export function merchantHandlers(store: MemoryStore) {
       store.orders.set(order.OrderId, {
         internalOrderId,
         orderId: order.OrderId,
-        status: order.StatusCode ?? "N/A",
+        // An update keeps the status UpdateOrderStatus set (a cancellation stays one): the
+        // order's StatusCode is the status the service last knew, taken for a new order only.
+        status: existing?.status ?? order.StatusCode ?? "N/A",
         paid: existing?.paid,
         charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],

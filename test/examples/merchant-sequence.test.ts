@@ -1,0 +1,76 @@
+/**
+ * The examples' merchant code under the sequences the service can make for one order (review
+ * sequence): a status update that overtakes its order (UpdateOrderStatus has no automatic retries,
+ * spec 001 §4.3, so refusing it loses it), an order update after a cancellation, and a return or
+ * parcel dispatch delivered again, with and without the example's idempotency store (six of the
+ * seven examples run without one). Called as the service calls it: signed, through the example's
+ * router and the fetch adapter. Merchants copy this code.
+ */
+import { type CallbackName, createMemoryIdempotencyStore } from "crossborder-callbacks";
+import { toFetch } from "crossborder-callbacks/fetch";
+import { createTestKeys, samplePayload, sendCallback } from "crossborder-callbacks/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createMerchantRouter, MemoryStore } from "../../examples/express/merchant.js";
+import { assertBuilt } from "./support/flow.js";
+
+const GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
+const BASE = "http://merchant.test/crossborder";
+
+beforeAll(() => {
+  assertBuilt();
+});
+
+/** The example's router over a fresh store, and a `send` signed as the service signs. */
+async function example(deduplicate: boolean) {
+  const keys = await createTestKeys();
+  const store = new MemoryStore();
+  const router = createMerchantRouter(
+    { publicKey: keys.publicKey, environment: "test", merchantGuid: GUID },
+    deduplicate ? { store, idempotency: { store: createMemoryIdempotencyStore() } } : { store },
+  );
+  const fetchHandler = toFetch(router);
+  const send = (callback: CallbackName, payload: unknown) =>
+    sendCallback(BASE, callback, {
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      payload,
+      fetch: (request) => fetchHandler(request),
+    });
+  return { store, send };
+}
+
+type Order = Record<string, unknown> & { PrimaryShipping: Record<string, unknown> };
+const order = (id: string) =>
+  samplePayload("SendOrderToMerchant", { OrderId: id }) as unknown as Order;
+const status = (id: string, code: string) =>
+  samplePayload("UpdateOrderStatus", { OrderId: id, StatusCode: code });
+
+for (const deduplicate of [false, true]) {
+  const mode = deduplicate ? "with an idempotency store" : "without an idempotency store";
+
+  describe(`an order update after a status update (review sequence-2), ${mode}`, () => {
+    it("an order update after a cancellation keeps the order cancelled", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-UPDATE-AFTER-CANCEL-1";
+      const sent = order(id);
+      await send("SendOrderToMerchant", sent);
+      expect((await send("UpdateOrderStatus", status(id, "canceled"))).status).toBe(200);
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      // The service re-sends the order with changed content (as the simulator's update does).
+      const update = { ...sent, PrimaryShipping: { ...sent.PrimaryShipping, Address2: "Suite+9" } };
+      const updated = await send("SendOrderToMerchant", update);
+      expect(updated.body).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      // The identical order delivered again (deduplicated or not) keeps it cancelled too.
+      await send("SendOrderToMerchant", sent);
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      expect(store.charges).toHaveLength(1);
+    });
+
+    it("a new order takes its StatusCode", async () => {
+      const { store, send } = await example(deduplicate);
+      await send("SendOrderToMerchant", { ...order("GE-NEW-1"), StatusCode: "pending" });
+      expect(store.orders.get("GE-NEW-1")?.status).toBe("pending");
+    });
+  });
+}
