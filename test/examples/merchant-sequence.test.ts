@@ -11,6 +11,7 @@ import { toFetch } from "crossborder-callbacks/fetch";
 import { createTestKeys, samplePayload, sendCallback } from "crossborder-callbacks/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMerchantRouter, MemoryStore } from "../../examples/express/merchant.js";
+import { rowProblems, simulate } from "../../src/cli/simulate.js";
 import { assertBuilt } from "./support/flow.js";
 
 const GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
@@ -36,7 +37,17 @@ async function example(deduplicate: boolean) {
       payload,
       fetch: (request) => fetchHandler(request),
     });
-  return { store, send };
+  /** `simulate` (the CLI's run) of these callbacks against the example. */
+  const run = (callbacks: CallbackName[], payloads: Partial<Record<CallbackName, unknown>> = {}) =>
+    simulate({
+      url: BASE,
+      callbacks,
+      payloads,
+      privateKey: keys.privateKey,
+      merchantGuid: GUID,
+      fetch: (request) => fetchHandler(request),
+    });
+  return { store, send, run };
 }
 
 type Order = Record<string, unknown> & { PrimaryShipping: Record<string, unknown> };
@@ -47,6 +58,75 @@ const status = (id: string, code: string) =>
 
 for (const deduplicate of [false, true]) {
   const mode = deduplicate ? "with an idempotency store" : "without an idempotency store";
+
+  describe(`a status update before its order (review sequence-1), ${mode}`, () => {
+    it("a cancellation that arrives before the order is answered success, kept, and the order is recorded cancelled and not charged", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-EARLY-CANCEL-1";
+      const cancel = await send("UpdateOrderStatus", status(id, "canceled"));
+      // A refusal would be final: the service does not send UpdateOrderStatus again.
+      expect(cancel.status).toBe(200);
+      expect(cancel.body).toMatchObject({ Success: true });
+      expect(cancel.problems).toEqual([]);
+      const created = await send("SendOrderToMerchant", order(id));
+      expect(created.status).toBe(200);
+      expect(created.body).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
+      expect(created.body).not.toHaveProperty("PaymentAmount");
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      expect(store.orders.get(id)?.paid).toBeUndefined();
+      expect(store.charges).toEqual([]);
+      // A payment of the cancelled order is refused, and charges nothing.
+      const payment = await send(
+        "PerformOrderPayment",
+        samplePayload("PerformOrderPayment", { OrderId: id }),
+      );
+      expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(store.charges).toEqual([]);
+      // The pending status was applied, not kept for ever.
+      expect(store.pendingStatuses.has(id)).toBe(false);
+    });
+
+    it("simulate UpdateOrderStatus for an order the merchant does not know passes (README: Callbacks out of order)", async () => {
+      const { store, run } = await example(deduplicate);
+      const rows = await run(["UpdateOrderStatus"], {
+        UpdateOrderStatus: status("GE-UNKNOWN-1", "canceled"),
+      });
+      expect(rows.map(rowProblems)).toEqual([[]]);
+      expect(store.pendingStatuses.get("GE-UNKNOWN-1")).toBe("canceled");
+    });
+
+    it("another status that arrives before the order is applied to it; the order is charged as usual", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-EARLY-STATUS-1";
+      expect((await send("UpdateOrderStatus", status(id, "N/A"))).body).toMatchObject({
+        Success: true,
+      });
+      const created = await send("SendOrderToMerchant", { ...order(id), StatusCode: "pending" });
+      expect(created.body).toMatchObject({ PaymentAmount: "123.73", PaymentCurrencyCode: "USD" });
+      expect(store.orders.get(id)?.status).toBe("N/A");
+      expect(store.charges).toHaveLength(1);
+    });
+
+    it("the order, its cancellation and their repeats at the same moment: one order, charged at most once, cancelled", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-RACE-1";
+      const answers = await Promise.all([
+        send("SendOrderToMerchant", order(id)),
+        send("UpdateOrderStatus", status(id, "canceled")),
+        send("SendOrderToMerchant", order(id)),
+        send("UpdateOrderStatus", status(id, "canceled")),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(answers.map((answer) => answer.problems)).toEqual([[], [], [], []]);
+      const ids = new Set(
+        answers.map((answer) => (answer.body as { InternalOrderId?: string }).InternalOrderId),
+      );
+      ids.delete(undefined);
+      expect(ids.size).toBe(1);
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      expect(store.charges.length).toBeLessThanOrEqual(1);
+    });
+  });
 
   describe(`an order update after a status update (review sequence-2), ${mode}`, () => {
     it("an order update after a cancellation keeps the order cancelled", async () => {
