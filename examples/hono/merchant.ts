@@ -61,7 +61,9 @@ interface StoredOrder {
   paid: Charge | undefined;
   /** The order's total in the shopper's currency; undefined when the order did not state it. */
   readonly charge: Charge | undefined;
+  /** The parcels dispatched, by parcel code: each recorded once, however often it is sent. */
   readonly parcels: string[];
+  /** The returns, by RMANumber (unique per return, spec 4.5): each recorded once. */
   readonly returns: string[];
   /** Refunds as the service states them: amounts kept as the exact text sent ("170.1000"). */
   readonly refunds: {
@@ -335,12 +337,19 @@ export function merchantHandlers(store: MemoryStore) {
     },
 
     SendRMAInfoToMerchant(rma) {
-      store.order(rma.OrderId).returns.push(rma.RMANumber);
+      // A return is known by its RMANumber: the same return delivered again is recorded once
+      // (with or without an idempotency store) and answered as the first time.
+      const { returns } = store.order(rma.OrderId);
+      if (!returns.includes(rma.RMANumber)) returns.push(rma.RMANumber);
       return { Message: `RMA ${rma.RMANumber} recorded` };
     },
 
     UpdateParcelDispatch(dispatch) {
-      store.order(dispatch.OrderId).parcels.push(dispatch.DispatchedParcel.Code ?? "parcel");
+      // A parcel is known by its code: a dispatch sent again (or updated) is recorded once.
+      const parcel = dispatch.DispatchedParcel;
+      const code = parcel.Code ?? parcel.ParcelTracking?.ParcelCode ?? "parcel";
+      const { parcels } = store.order(dispatch.OrderId);
+      if (!parcels.includes(code)) parcels.push(code);
       return { Message: "Dispatch recorded" };
     },
 

@@ -153,4 +153,29 @@ for (const deduplicate of [false, true]) {
       expect(store.orders.get("GE-NEW-1")?.status).toBe("pending");
     });
   });
+
+  describe(`a return and a parcel dispatch delivered again (review sequence-3), ${mode}`, () => {
+    it("a redelivered RMA and parcel dispatch are recorded once and answered as the first time", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-RMA-1";
+      await send("SendOrderToMerchant", order(id));
+      const rma = samplePayload("SendRMAInfoToMerchant", { OrderId: id });
+      const parcel = samplePayload("UpdateParcelDispatch", { OrderId: id });
+      const answers: unknown[] = [];
+      for (let i = 0; i < 2; i++) {
+        answers.push((await send("SendRMAInfoToMerchant", rma)).body);
+        answers.push((await send("UpdateParcelDispatch", parcel)).body);
+      }
+      expect(answers[2]).toEqual(answers[0]);
+      expect(answers[3]).toEqual(answers[1]);
+      expect(store.orders.get(id)?.returns).toEqual([rma.RMANumber]);
+      expect(store.orders.get(id)?.parcels).toEqual([parcel.DispatchedParcel.Code]);
+      // Another return and another parcel of the order are recorded.
+      await send("SendRMAInfoToMerchant", { ...rma, RMANumber: "RMA-000318" });
+      const other = { ...parcel.DispatchedParcel, Code: "PCL-88214" };
+      await send("UpdateParcelDispatch", { ...parcel, DispatchedParcel: other });
+      expect(store.orders.get(id)?.returns).toEqual([rma.RMANumber, "RMA-000318"]);
+      expect(store.orders.get(id)?.parcels).toEqual([parcel.DispatchedParcel.Code, "PCL-88214"]);
+    });
+  });
 }
