@@ -11,7 +11,7 @@ import { toFetch } from "crossborder-callbacks/fetch";
 import { createTestKeys, samplePayload, sendCallback } from "crossborder-callbacks/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMerchantRouter, MemoryStore } from "../../examples/express/merchant.js";
-import { rowProblems, simulate } from "../../src/cli/simulate.js";
+import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js";
 import { assertBuilt } from "./support/flow.js";
 
 const GUID = "3f0e2c9a-5b1d-4c8e-9a7f-1d2e3f4a5b6c";
@@ -43,6 +43,9 @@ async function example(deduplicate: boolean) {
       url: BASE,
       callbacks,
       payloads,
+      cartToken: "demo-cart",
+      authToken: "demo-auth-token",
+      sessionId: "demo-session",
       privateKey: keys.privateKey,
       merchantGuid: GUID,
       fetch: (request) => fetchHandler(request),
@@ -155,6 +158,19 @@ for (const deduplicate of [false, true]) {
   });
 
   describe(`a return and a parcel dispatch delivered again (review sequence-3), ${mode}`, () => {
+    it("simulate all passes, its status, return and parcel dispatch redelivered, each recorded once", async () => {
+      const { store, run } = await example(deduplicate);
+      const rows = await run([...ALL_CALLBACKS]);
+      expect(rows.map((row) => [row.callback, rowProblems(row)])).toEqual(
+        ALL_CALLBACKS.map((callback) => [callback, []]),
+      );
+      for (const row of rows) expect("result" in row && row.result.warnings).toEqual([]);
+      const sample = store.orders.get("GE927127001US");
+      expect(sample?.returns).toHaveLength(1);
+      expect(sample?.parcels).toHaveLength(1);
+      expect(sample?.status).toBe("canceled");
+    });
+
     it("a redelivered RMA and parcel dispatch are recorded once and answered as the first time", async () => {
       const { store, send } = await example(deduplicate);
       const id = "GE-RMA-1";
