@@ -19,6 +19,7 @@ import {
   hasCardToCharge,
   type IdempotencyOptions,
   type InternationalDetails,
+  isOrderStatus,
   type OrderRefund,
   paymentDetailsOf,
   splitCartToken,
@@ -59,7 +60,9 @@ interface StoredOrder {
   paid: Charge | undefined;
   /** The order's total in the shopper's currency; undefined when the order did not state it. */
   readonly charge: Charge | undefined;
+  /** The parcels dispatched, by parcel code: each recorded once, however often it is sent. */
   readonly parcels: string[];
+  /** The returns, by RMANumber (unique per return, spec 4.5): each recorded once. */
   readonly returns: string[];
   /** Refunds as the service states them: amounts kept as the exact text sent ("170.1000"). */
   readonly refunds: {
@@ -116,6 +119,12 @@ function payOnce(store: MemoryStore, order: StoredOrder, charge: Charge, details
 export class MemoryStore {
   readonly carts = new Map<string, CheckoutCartInfo>();
   readonly orders = new Map<string, StoredOrder>();
+  /**
+   * Statuses that arrived before their order, by OrderId (UpdateOrderStatus can overtake
+   * SendOrderToMerchant, and the service never sends it again): applied when the order arrives.
+   * In your database, keep them as long as their order may still arrive.
+   */
+  readonly pendingStatuses = new Map<string, string>();
   /** Gift cards and vouchers by code. */
   readonly cards = new Map<string, StoredCard>();
   /** Shopper sessions: the session token handed to the service at checkout → its session id. */
@@ -244,10 +253,15 @@ export function merchantHandlers(store: MemoryStore) {
       // The same order can arrive again (an update, a retry): answer with the same ids.
       const existing = store.orders.get(order.OrderId);
       const internalOrderId = existing?.internalOrderId ?? store.nextOrderId();
+      // A status that arrived before the order (UpdateOrderStatus below) applies to it now.
+      const pending = store.pendingStatuses.get(order.OrderId);
+      store.pendingStatuses.delete(order.OrderId);
       store.orders.set(order.OrderId, {
         internalOrderId,
         orderId: order.OrderId,
-        status: order.StatusCode ?? "N/A",
+        // An update keeps the status UpdateOrderStatus set (a cancellation stays one): the
+        // order's StatusCode is the status the service last knew, taken for a new order only.
+        status: existing?.status ?? pending ?? order.StatusCode ?? "N/A",
         paid: existing?.paid,
         charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],
@@ -259,9 +273,14 @@ export function merchantHandlers(store: MemoryStore) {
       });
       if (order.ClearCart && order.CartToken) store.carts.delete(order.CartToken);
       const answer = { InternalOrderId: internalOrderId, OrderId: internalOrderId };
+      const stored = store.order(order.OrderId);
+      // Cancelled by the service (maybe before the order reached you): recorded, so that later
+      // callbacks find it, but never charged or fulfilled.
+      if (isOrderStatus(stored.status, "canceled") && !stored.paid) {
+        return { ...answer, StatusCode: stored.status, Message: "Order cancelled: not charged" };
+      }
       // With PaymentDetails in the order, the payment is made now (spec 4.2), once, and the
       // answer says what was charged.
-      const stored = store.order(order.OrderId);
       // The key in any letter case, as the library protects it.
       const details = paymentDetailsOf(order);
       if (!details || !stored.charge) return answer;
@@ -270,13 +289,24 @@ export function merchantHandlers(store: MemoryStore) {
     },
 
     UpdateOrderStatus(update) {
-      const order = store.order(update.OrderId);
+      const order = store.orders.get(update.OrderId);
+      if (!order) {
+        // The status overtook its order (the order's delivery failed and is retried later). The
+        // service does not retry UpdateOrderStatus (spec 4.3): a refusal would lose the status,
+        // a cancellation included. Keep it for the order, and answer success.
+        store.pendingStatuses.set(update.OrderId, update.StatusCode);
+        return;
+      }
       order.status = update.StatusCode;
       return { InternalOrderId: order.internalOrderId, OrderId: order.internalOrderId };
     },
 
     PerformOrderPayment(payment) {
       const order = store.order(payment.OrderId);
+      if (isOrderStatus(order.status, "canceled") && !order.paid) {
+        // Never charge an order the service cancelled; a paid one is answered what was paid.
+        throw new CallbackError("ORDER_CANCELLED", "The order was cancelled", order.orderId);
+      }
       // The amount: the payment's own totals when it carries them, else the order's.
       const charge = chargeOf(payment.InternationalDetails) ?? order.charge;
       if (!charge && !order.paid) {
@@ -306,12 +336,19 @@ export function merchantHandlers(store: MemoryStore) {
     },
 
     SendRMAInfoToMerchant(rma) {
-      store.order(rma.OrderId).returns.push(rma.RMANumber);
+      // A return is known by its RMANumber: the same return delivered again is recorded once
+      // (with or without an idempotency store) and answered as the first time.
+      const { returns } = store.order(rma.OrderId);
+      if (!returns.includes(rma.RMANumber)) returns.push(rma.RMANumber);
       return { Message: `RMA ${rma.RMANumber} recorded` };
     },
 
     UpdateParcelDispatch(dispatch) {
-      store.order(dispatch.OrderId).parcels.push(dispatch.DispatchedParcel.Code ?? "parcel");
+      // A parcel is known by its code: a dispatch sent again (or updated) is recorded once.
+      const parcel = dispatch.DispatchedParcel;
+      const code = parcel.Code ?? parcel.ParcelTracking?.ParcelCode ?? "parcel";
+      const { parcels } = store.order(dispatch.OrderId);
+      if (!parcels.includes(code)) parcels.push(code);
       return { Message: "Dispatch recorded" };
     },
 

@@ -225,16 +225,34 @@ export type SimulationRow =
 
 /**
  * The callbacks delivered twice with the identical payload, as the service may deliver the same
- * order again (wire-facts §3: an update, or a manual retry by the operator's support; README
- * "Redelivery"): a second order, a second debit or credit of a gift card, or a failed second
+ * order again (wire-facts §3: an update, or a manual retry by the operator's support, the only
+ * retry UpdateOrderStatus gets, 001 §4.3; README "Redelivery"): a second order, a second debit or
+ * credit of a gift card, a repeat answered otherwise than the first time, or a failed second
  * delivery shows in the answer.
  */
 export const REDELIVERED: readonly CallbackName[] = [
   "SendOrderToMerchant",
+  "UpdateOrderStatus",
   "PerformOrderPayment",
+  "SendRMAInfoToMerchant",
+  "UpdateParcelDispatch",
   "RedeemGiftCard",
   "RefundGiftCard",
 ];
+
+/**
+ * The callbacks of `REDELIVERED` whose repeat must be answered as the first delivery, field by
+ * field: a status, a return, a parcel dispatch. What the service reads of a success (`Success`,
+ * the ids, the status) differing is a problem; another `Message` or `Description` (error text,
+ * read on failure only: 001 §4.5, §7) a warning.
+ */
+const SAME_ANSWER: readonly CallbackName[] = [
+  "UpdateOrderStatus",
+  "SendRMAInfoToMerchant",
+  "UpdateParcelDispatch",
+];
+/** The answer's fields the service reads of a success: another value on a repeat is a problem. */
+const READ_ON_SUCCESS = ["InternalOrderId", "OrderId", "StatusCode"];
 
 /** The gift-card calls of `REDELIVERED`: their redelivery must answer the first `Balance`. */
 const GIFT_CARD_WRITES: readonly CallbackName[] = ["RedeemGiftCard", "RefundGiftCard"];
@@ -251,6 +269,12 @@ function redeliveryAdvice(callback: CallbackName): string {
       const what = callback === "RedeemGiftCard" ? "debit" : "credit";
       return `answer a redelivery as the first delivery (the same Balance, no second ${what}): wrap the function in withIdempotency (README: Redelivery) or record each ${callback === "RedeemGiftCard" ? "redemption" : "refund"} by its order and card`;
     }
+    case "UpdateOrderStatus":
+      return "answer a repeated status as the first delivery: apply a status once per OrderId and StatusCode (it sets the status, it does not toggle anything) or wrap the function in withIdempotency (README: Redelivery); a refused status is never sent again";
+    case "SendRMAInfoToMerchant":
+      return "answer a redelivered return as the first delivery: record it once by its RMANumber (unique per return, 001 §4.5) or wrap the function in withIdempotency (README: Redelivery)";
+    case "UpdateParcelDispatch":
+      return "answer a redelivered dispatch as the first delivery: record it once by its parcel Code or wrap the function in withIdempotency (README: Redelivery)";
     default:
       return "answer a redelivery as the first delivery (the same answer, no second charge): wrap the function in withIdempotency (README: Redelivery) or key it by OrderId";
   }
@@ -365,6 +389,7 @@ function redeliveryFindings(
     return found;
   }
   if (GIFT_CARD_WRITES.includes(first.callback)) return giftCardFindings(first, again);
+  if (SAME_ANSWER.includes(first.callback)) return sameAnswerFindings(first, again);
   const before = internalOrderIdOf(first);
   const after = internalOrderIdOf(again);
   if (before === undefined || after === undefined || before === after) {
@@ -396,6 +421,38 @@ function sameAmount(before: unknown, after: unknown): boolean {
   const [a, b] = [number(before), number(after)];
   if (Number.isFinite(a) && Number.isFinite(b)) return a === b;
   return JSON.stringify(before) === JSON.stringify(after);
+}
+
+/**
+ * A status, return or parcel dispatch redelivered: answered as the first delivery, field by field
+ * (`Success` read as the library reads it: `true` and `"True"` are one). Another value of a field
+ * the service reads of a success (`Success`, `InternalOrderId`, `OrderId`, `StatusCode`) is a
+ * problem; of any other (`Message`, `Description`) a warning.
+ */
+function sameAnswerFindings(
+  first: SendCallbackResult,
+  again: SendCallbackResult,
+): { problems: string[]; warnings: string[] } {
+  const found = { problems: [] as string[], warnings: [] as string[] };
+  const advice = redeliveryAdvice(first.callback);
+  const success = successFieldOf(first.callback);
+  const fields = new Set([
+    ...(isRecord(first.body) ? Object.keys(first.body) : []),
+    ...(isRecord(again.body) ? Object.keys(again.body) : []),
+  ]);
+  for (const field of fields) {
+    const before = answerField(first, field);
+    const after = answerField(again, field);
+    const same =
+      field === success
+        ? parseSuccessValue(before) === parseSuccessValue(after)
+        : JSON.stringify(before) === JSON.stringify(after);
+    if (same) continue;
+    const line = `${REDELIVERED_PREFIX}: ${field} ${JSON.stringify(before) ?? "absent"} then ${JSON.stringify(after) ?? "absent"}: another answer on redelivery; ${advice}`;
+    if (field === success || READ_ON_SUCCESS.includes(field)) found.problems.push(line);
+    else found.warnings.push(line);
+  }
+  return found;
 }
 
 /**

@@ -267,6 +267,94 @@ describe("redelivery (K3)", () => {
   });
 });
 
+describe("redelivery of a status, a return and a parcel dispatch (review sequence-3)", () => {
+  const REPEATED = ["UpdateOrderStatus", "SendRMAInfoToMerchant", "UpdateParcelDispatch"] as const;
+
+  it("delivers UpdateOrderStatus, SendRMAInfoToMerchant and UpdateParcelDispatch twice with the identical body; a merchant answering as the first time passes", async () => {
+    const good = await startMerchant(keys.publicKey);
+    servers.push(good);
+    const rows = await simulate({
+      url: good.base,
+      callbacks: ["SendOrderToMerchant", ...REPEATED],
+      privateKey: keys.privateKey,
+      merchantGuid: MERCHANT_GUID,
+    });
+    expect(rows.map(rowProblems)).toEqual([[], [], [], []]);
+    for (const callback of REPEATED) {
+      const calls = good.calls.filter((call) => call.callback === callback);
+      expect(calls.length).toBe(2);
+      expect(calls[1]?.payload).toEqual(calls[0]?.payload);
+    }
+  });
+
+  it("fails a merchant that refuses the repeat of a return, a parcel dispatch or a status (recorded once by a unique key that throws)", async () => {
+    const seen = new Set<string>();
+    const once = (key: string) => {
+      if (seen.has(key)) throw new CallbackError("DUPLICATE", `${key} exists`);
+      seen.add(key);
+    };
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      UpdateOrderStatus: (update) => once(`${update.OrderId}:${update.StatusCode}`),
+      SendRMAInfoToMerchant: (rma) => once(rma.RMANumber),
+      UpdateParcelDispatch: (dispatch) => once(dispatch.DispatchedParcel.Code ?? ""),
+    });
+    const rows = await run(base, ["SendOrderToMerchant", ...REPEATED]);
+    const problems = rows.slice(1).map(rowProblems);
+    expect(problems).toEqual([
+      [
+        expect.stringMatching(
+          /^redelivered .*: a refusal: .*DUPLICATE.*apply a status once.*never sent again/,
+        ),
+      ],
+      [
+        expect.stringMatching(
+          /^redelivered .*: a refusal: .*RMA-000317 exists.*once by its RMANumber/,
+        ),
+      ],
+      [
+        expect.stringMatching(
+          /^redelivered .*: a refusal: .*PCL-88213 exists.*once by its parcel Code/,
+        ),
+      ],
+    ]);
+    for (const row of rows.slice(1)) {
+      expect("failedAnswers" in row && row.failedAnswers?.map((a) => a.send)).toEqual([
+        "redelivered",
+      ]);
+    }
+  });
+
+  it("fails a repeat answered with another id or status, and warns of one answered with another message", async () => {
+    let statuses = 0;
+    let returns = 0;
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      UpdateOrderStatus: () => ({ InternalOrderId: `M-${++statuses}` }),
+      SendRMAInfoToMerchant: (rma) => ({
+        Message: ++returns === 1 ? `RMA ${rma.RMANumber} recorded` : "recorded again",
+      }),
+    });
+    const rows = await run(base, [
+      "SendOrderToMerchant",
+      "UpdateOrderStatus",
+      "SendRMAInfoToMerchant",
+    ]);
+    const [, status, rma] = rows as [unknown, (typeof rows)[number], (typeof rows)[number]];
+    expect(rowProblems(status)).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: InternalOrderId "M-1" then "M-2": another answer on redelivery; .*apply a status once/,
+      ),
+    ]);
+    expect(rowProblems(rma)).toEqual([]);
+    expect("result" in rma && rma.result.warnings).toEqual([
+      expect.stringMatching(
+        /^redelivered .*: Message "RMA RMA-000317 recorded" then "recorded again": another answer on redelivery; .*once by its RMANumber/,
+      ),
+    ]);
+  });
+});
+
 describe("order update (review PIT-3)", () => {
   it("fails a merchant deduplicated by withIdempotency alone that creates a second order on an update of the same OrderId", async () => {
     let rows = 0;

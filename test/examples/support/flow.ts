@@ -235,10 +235,10 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
     expect(await response.json()).toEqual(GIFT_CARD_UNAUTHORIZED);
   });
 
-  it("answers an unknown order with the merchant's failure", async () => {
+  it("answers an unknown order with the merchant's failure, but keeps a status that came before its order", async () => {
     const response = await call(
-      "UpdateOrderStatus",
-      payload("UpdateOrderStatus", { OrderId: "NOPE" }),
+      "UpdateOrderShippingInfo",
+      payload("UpdateOrderShippingInfo", { OrderId: "NOPE" }),
     );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
@@ -247,6 +247,13 @@ export function merchantFlow(send: () => Send, keys: () => ServiceKeys): void {
       Message: "Unknown order",
       Description: "No order NOPE",
     });
+    // UpdateOrderStatus is never retried (001 §4.3): refusing it would lose it (review sequence-1).
+    const early = await call(
+      "UpdateOrderStatus",
+      payload("UpdateOrderStatus", { OrderId: "NOT-YET" }),
+    );
+    expect(early.status).toBe(200);
+    expect(await early.json()).toEqual({ Success: true });
   });
 
   it("refuses a forged token and another merchant's GUID with 401", async () => {
