@@ -26,6 +26,9 @@ ENCODED_ALPHABET[PERCENT] = 1;
 ENCODED_ALPHABET[PLUS] = 1;
 // .NET Framework before 4.0 kept `'` unencoded: tolerate it so such values still count as encoded.
 ENCODED_ALPHABET[0x27] = 1;
+// An RFC 3986 encoder (`encodeURIComponent`, `Uri.EscapeDataString`) keeps `~`: 001 §4.6 says the
+// tracking URL is sent percent-encoded, so such a value counts as encoded too (review spec).
+ENCODED_ALPHABET[0x7e] = 1;
 
 function pct(byte: number): string {
   return PCT_BYTE[byte] ?? "";
@@ -178,7 +181,7 @@ function plusToSpace(value: string, first: number): string {
  *    so a phone's plus is never followed by another `+`. Left plain: a leading space followed by
  *    one word of the encoder's alphabet (`+York`), which cannot be told from a phone;
  * 3. contains any character the encoder never emits → false. The encoder's output holds only
- *    `A-Z a-z 0-9 - _ . ! * ( ) % +` (and `'` from old .NET), so this covers a literal space or
+ *    `A-Z a-z 0-9 - _ . ! * ( ) % +` (and `'` from old .NET, `~` from an RFC 3986 encoder), so this covers a literal space or
  *    `@` (the operator's plain addresses) as well as `:`, `/`, `,`, `#`, tabs and any non-ASCII;
  * 4. otherwise → true.
  */

@@ -225,6 +225,9 @@ describe("looksEncoded", () => {
     "+jane%2btag%40example.com",
     "+New+York",
     "+%2b44",
+    // An RFC 3986 encoder (encodeURIComponent, Uri.EscapeDataString) keeps `~` (review spec,
+    // SPEC-1: 001 §4.6 says the tracking URL is sent percent-encoded).
+    "https%3A%2F%2Fcarrier.example%2F~track%2Fview%3Fid%3D1Z999%20AA1",
     ...MALFORMED,
   ])("true for %j", (value) => {
     expect(looksEncoded(value)).toBe(true);
