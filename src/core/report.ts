@@ -23,7 +23,8 @@ export { createRedactor, type Redactor, redactCards, textOf } from "./redact.js"
 
 /**
  * What `onError` receives in place of an exception: its name, message, stack and string `code`,
- * each through the redactor, and nothing else. An exception may carry the request it failed on
+ * each through the redactor and each an enumerable own property (so a JSON logger writes them),
+ * and nothing else. An exception may carry the request it failed on
  * (a payment provider's error with the posted card data, a `cause` chain); none of that is passed
  * on. Anything that is not an `Error` becomes one named `NonError` with its text as the message.
  * The library's own errors are copied as their class, with their fields (see `libraryCopy`).
@@ -41,9 +42,23 @@ export function scrubError(error: unknown, redact: Redactor): Error {
     Object.defineProperty(copy, "code", { value: redact(code), enumerable: true });
   const stack = isError ? readSafely(error, "stack") : undefined;
   // No stack of this copy's own (it would show the library's frames) when the error had none.
-  (copy as { stack?: string | undefined }).stack =
-    typeof stack === "string" ? redact(stack) : undefined;
+  // The message and the stack are enumerable, as the name and the fields are: a JSON logger
+  // (pino's `logger.error(failure)`, winston's json format, `JSON.stringify`) writes an error by
+  // its enumerable own properties, and would otherwise write `{"name":…}` alone. Node's `inspect`
+  // shows neither twice. Both are already scrubbed.
+  enumerableText(copy, "message", copy.message);
+  enumerableText(copy, "stack", typeof stack === "string" ? redact(stack) : undefined);
   return copy;
+}
+
+/** Sets an own data property that `JSON.stringify` and `Object.keys` see. */
+function enumerableText(target: Error, key: string, value: string | undefined): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /**

@@ -1,11 +1,14 @@
 // What onError and the default console line receive in the corners of the failure reporting
 // (review ops: 5, 6, 8, 10).
+import { readFileSync } from "node:fs";
+import { inspect } from "node:util";
 import vm from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import {
   CallbackError,
   type CallbackFailure,
   createCallbackRouter,
+  createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
 } from "../../src/index.js";
 
@@ -109,5 +112,78 @@ describe("the router's 404 (ops-10)", () => {
       "no callback at this path: POST /api/crossborder/UpdateOrderStatus",
     );
     expect(failures[0]?.reason).not.toContain("s3cr3t");
+  });
+});
+
+// Review observe-5: the copy's message and stack were non-enumerable, so a JSON logger (pino's
+// `logger.error(failure)`, winston's json format, JSON.stringify) wrote `"error":{"name":…}`.
+describe("the error copy written by a JSON logger (observe-5)", () => {
+  const CARD = "4111111111111111";
+  const order = readFileSync(
+    new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+    "utf8",
+  );
+  const orderPost = { method: "POST", url: "/x", headers: {}, body: order };
+
+  it("JSON.stringify(failure) keeps the message, the stack and the code, still masked", async () => {
+    class ProviderError extends Error {
+      override name = "ProviderError";
+      constructor(
+        message: string,
+        readonly request: unknown,
+      ) {
+        super(message, { cause: new Error(`inner ${CARD}`) });
+      }
+    }
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (o) => {
+        const card = (o.PaymentDetails as { CardNumber?: string } | undefined)?.CardNumber;
+        throw Object.assign(new ProviderError(`gateway timeout charging ${card}`, o), {
+          code: "ETIMEDOUT",
+        });
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    const response = await handler.handle(orderPost);
+    expect(response.status).toBe(500);
+    const text = JSON.stringify(failures[0]);
+    const logged = JSON.parse(text);
+    expect(logged.error.name).toBe("ProviderError");
+    expect(logged.error.message).toBe("gateway timeout charging ************1111");
+    expect(logged.error.stack).toContain(
+      "ProviderError: gateway timeout charging ************1111",
+    );
+    expect(logged.error.code).toBe("ETIMEDOUT");
+    expect(Object.keys(logged.error).sort()).toStrictEqual(["code", "message", "name", "stack"]);
+    expect(text).not.toContain(CARD);
+    expect(text).not.toContain("inner");
+    expect(text).not.toContain("OrderId");
+    // A console shows the error as before: its stack once, no `message:`/`stack:` keys.
+    const shown = inspect(failures[0]?.error);
+    expect(shown).not.toMatch(/message:|stack:/);
+  });
+
+  it("a library error's copy writes its documented fields too", async () => {
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new CallbackError("DECLINED", `card ${CARD} declined`, "try another card", {
+          status: 422,
+        });
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    await handler.handle(orderPost);
+    const logged = JSON.parse(JSON.stringify(failures[0]));
+    expect(failures[0]?.error).toBeInstanceOf(CallbackError);
+    expect(logged.error).toMatchObject({
+      name: "CallbackError",
+      message: "card ************1111 declined",
+      code: "DECLINED",
+      description: "try another card",
+      status: 422,
+    });
+    expect(logged.error.stack).toContain("card ************1111 declined");
   });
 });
