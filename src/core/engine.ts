@@ -1130,14 +1130,22 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // go through the request's redactor too (its ids, amounts and codes are masked only where they
     // quote this request's own card: an order id may pass the Luhn check). A request without card
     // data pays nothing for it.
-    return respond(
-      200,
-      sites.length === 0
-        ? written.body
-        : redactedBody(written.body, call.redactData, call.ownCards),
-      undefined,
-      lostSuccess,
-    );
+    try {
+      return respond(
+        200,
+        sites.length === 0
+          ? written.body
+          : redactedBody(written.body, call.redactData, call.ownCards),
+        undefined,
+        lostSuccess,
+      );
+    } catch (error) {
+      // The answer's own JSON.stringify threw: a result answered as returned (the cart) that the
+      // checks accept holds, in a field of the merchant's own, something JSON cannot write (a
+      // BigInt, a cycle, a toJSON that throws). The result is unusable, not a bug of the library's
+      // (review observe-1). Caught here, where the text is written: a success pays nothing.
+      return fail(call, unwritableResult(error), lostFailure);
+    }
   }
 
   /**
@@ -1435,6 +1443,20 @@ interface Exchange {
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
+
+/**
+ * A result whose answer JSON cannot write: an unusable result, the error `JSON.stringify` threw
+ * (or a `toJSON` of the merchant's) as the report's. JSON's own errors (a BigInt, a cycle) are
+ * TypeErrors and named in the reason; what a `toJSON` threw is the report's error only.
+ */
+function unwritableResult(error: unknown): Failure {
+  const message = holdsSafely(() => error instanceof TypeError)
+    ? readSafely(error, "message")
+    : undefined;
+  const why = typeof message === "string" && message !== "" ? `: ${message}` : "";
+  const reason = `the handler's result is unusable: it cannot be written as JSON${why}`;
+  return new Failure("internal_error", reason, undefined, error, true);
+}
 /** The 400 of an id beyond 2^53 whose digits are lost (ENC-1). */
 export const LOST_DIGITS =
   "an integer beyond 2^53 whose exact digits are lost (the body was parsed before the callbacks): send it as text, or mount the callbacks before the body parser";

@@ -1013,6 +1013,36 @@ describe("the merchant's result", () => {
     expect(failures[0]?.reason).toContain('"0" is a CartLine whose getters JSON does not write');
   });
 
+  // Review observe-1: a cart the checker accepts, holding in a field of the merchant's own
+  // (unknown to the schema) something JSON cannot write, threw from the answer's JSON.stringify,
+  // outside any classification: "unexpected failure", the engine's catch-all for its own bugs.
+  it.each([
+    ["a BigInt", () => ({ ...CART, loadedAt: 5n }), /BigInt/],
+    [
+      "a cycle",
+      () => {
+        const line: Record<string, unknown> = { ...(CART.productsList[0] as object) };
+        line.cart = { lines: [line] };
+        return { ...CART, productsList: [line] };
+      },
+      /circular/,
+    ],
+  ])(
+    "a cart holding %s in a field of its own is an unusable result naming what JSON threw (observe-1)",
+    async (_label, make, threw) => {
+      const { handler, failures } = build(cartCase, make);
+      const response = await handler.handle(GET_CART);
+      expect(response.status).toBe(500);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.kind).toBe("internal_error");
+      expect(failures[0]?.reason).toMatch(
+        /^the handler's result is unusable: it cannot be written as JSON: /,
+      );
+      expect(failures[0]?.reason).toMatch(threw);
+      expect(failures[0]?.error).toMatchObject({ name: "TypeError" });
+    },
+  );
+
   // A line class whose fields are its own data and that adds a convenience getter of its own
   // (`total`, no cart field) writes every cart field as JSON: it is sent, never a 500 (a refused
   // cart is a lost checkout). Only a getter named as a cart field, and not the object's own data,
