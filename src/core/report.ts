@@ -148,7 +148,7 @@ function cutLine(line: string): string {
 
 /**
  * One line on `console.error` per failure (`console.warn` per warning), of texts `notify` already
- * scrubbed. A message's line breaks and other controls are escaped (`\n`) after the card numbers
+ * scrubbed: the reason, then the error's name and message for a 500, a 499 and a warning. A message's line breaks and other controls are escaped (`\n`) after the card numbers
  * are masked: an escape's digits (`\x01`) glued to a card number would make it a longer number,
  * which is not masked.
  */
@@ -156,7 +156,9 @@ export const defaultOnError: OnError = (failure) => {
   const where = failure.callback ?? "-";
   const warning = failure.severity === "warning";
   let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;
-  const shown = failure.kind === "internal_error" || failure.kind === "client_closed";
+  // The error says why (a store's ECONNREFUSED, what a result's getter threw), for a warning too
+  // (review observe-2); a refusal's reason already quotes its message.
+  const shown = warning || failure.kind === "internal_error" || failure.kind === "client_closed";
   if (shown && failure.error instanceof Error) {
     line += ` (${failure.error.name}: ${failure.error.message})`;
   }

@@ -8,8 +8,10 @@ import {
   CallbackError,
   type CallbackFailure,
   createCallbackRouter,
+  createMemoryIdempotencyStore,
   createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
+  withIdempotency,
 } from "../../src/index.js";
 
 const body = '{"OrderId":"1","StatusCode":"x"}';
@@ -185,5 +187,69 @@ describe("the error copy written by a JSON logger (observe-5)", () => {
       status: 422,
     });
     expect(logged.error.stack).toContain("card ************1111 declined");
+  });
+});
+
+// Review observe-2: the default line appended the error only for internal_error and
+// client_closed, so a warning (a failOpen claim, a failed background record, a result getter
+// that threw) said that something failed and never why.
+describe("the default console line of a warning (observe-2)", () => {
+  const order = readFileSync(
+    new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+    "utf8",
+  );
+  const orderPost = { method: "POST", url: "/x", headers: {}, body: order };
+
+  it("a failOpen claim failure says why the store failed", async () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const memory = createMemoryIdempotencyStore();
+    const store = {
+      ...memory,
+      claim: async () => {
+        throw Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:6379"), {
+          code: "ECONNREFUSED",
+        });
+      },
+    };
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(() => ({ InternalOrderId: "M-1" }), { store, failOpen: true }),
+      { auth: false },
+    );
+    const response = await handler.handle(orderPost);
+    const lines = spy.mock.calls.map((call) => String(call[0]));
+    spy.mockRestore();
+    expect(response.status).toBe(200);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /200 warning store_failure: withIdempotency: the store failed to claim/,
+    );
+    expect(lines[0]).toMatch(/\(failOpen\) \(Error: connect ECONNREFUSED 10\.0\.0\.5:6379\)$/);
+  });
+
+  it("a result field whose getter threw says what it threw, card data masked", async () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const handler = createSendOrderToMerchantHandler(
+      () => ({
+        get InternalOrderId(): string {
+          throw new Error("lazy load failed for card 4111111111111111");
+        },
+      }),
+      { auth: false },
+    );
+    await handler.handle(orderPost);
+    const lines = spy.mock.calls.map((call) => String(call[0]));
+    spy.mockRestore();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("warning result_incomplete");
+    expect(lines[0]).toMatch(/\(Error: lazy load failed for card \*{12}1111\)$/);
+  });
+
+  it("a warning without an error is the reason alone", async () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const handler = createSendOrderToMerchantHandler(() => ({}) as never, { auth: false });
+    await handler.handle(orderPost);
+    const line = String(spy.mock.calls[0]?.[0]);
+    spy.mockRestore();
+    expect(line).toMatch(/missing InternalOrderId$/);
   });
 });
