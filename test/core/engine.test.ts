@@ -1010,7 +1010,9 @@ describe("the merchant's result", () => {
     }));
     const response = await handler.handle(GET_CART);
     expect(response.status).toBe(500);
-    expect(failures[0]?.reason).toContain('"0" is a CartLine whose getters JSON does not write');
+    expect(failures[0]?.reason).toContain(
+      "productsList.0 is a CartLine whose getters JSON does not write",
+    );
   });
 
   // Review observe-1: a cart the checker accepts, holding in a field of the merchant's own
@@ -1042,6 +1044,33 @@ describe("the merchant's result", () => {
       expect(failures[0]?.error).toMatchObject({ name: "TypeError" });
     },
   );
+
+  // Review observe-6: the reason named the key alone ("2"), where every other cart reason names
+  // the field's path (productsList.0.OrderedQuantity).
+  it("a class of getters deep in the cart is named by its path (observe-6)", async () => {
+    class Vat {
+      get Rate(): number {
+        return 19;
+      }
+    }
+    const line = CART.productsList[0] as object;
+    const third = build(cartCase, () => ({
+      ...CART,
+      productsList: [line, line, new CartLine("SKU-3")],
+    }));
+    expect((await third.handler.handle(GET_CART)).status).toBe(500);
+    expect(third.failures[0]?.reason).toContain(
+      "it cannot be written as JSON: productsList.2 is a CartLine whose getters JSON does not write",
+    );
+    const nested = build(cartCase, () => ({
+      ...CART,
+      productsList: [line, { ...line, VATRateType: new Vat() }],
+    }));
+    expect((await nested.handler.handle(GET_CART)).status).toBe(500);
+    expect(nested.failures[0]?.reason).toContain(
+      "productsList.1.VATRateType is a Vat whose getters JSON does not write",
+    );
+  });
 
   // A line class whose fields are its own data and that adds a convenience getter of its own
   // (`total`, no cart field) writes every cart field as JSON: it is sent, never a 500 (a refused
@@ -1127,7 +1156,7 @@ describe("the merchant's result", () => {
     const camelAnswer = await camel.handler.handle(GET_CART);
     expect(camelAnswer.status).toBe(500);
     expect(camel.failures[0]?.reason).toContain(
-      '"0" is a CamelLine whose getters JSON does not write',
+      "productsList.0 is a CamelLine whose getters JSON does not write",
     );
   });
 
