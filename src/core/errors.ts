@@ -235,6 +235,12 @@ export interface CallbackFailure {
    */
   readonly reason: string;
   /**
+   * The order the report is about, once the payload was validated: its `OrderId`, else the cart's
+   * id or token (`CartId`, `merchantCartToken`, `MerchantCartToken`). Never card data. Absent
+   * before validation (a 400, a 401 before the body) and on a payload that names none.
+   */
+  readonly orderId?: string;
+  /**
    * The underlying error, as a scrubbed copy (an `Error` with the original's name, message,
    * stack and string `code`, each with card numbers and this request's card data masked; no
    * `cause`, no other property; each an enumerable own property, so `JSON.stringify` and a JSON

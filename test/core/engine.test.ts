@@ -311,14 +311,25 @@ const EXPECTED_RESULT_FIELDS: Partial<Record<CallbackName, string>> = {
 };
 
 /** The warning an incomplete result gets. */
-function incomplete(callback: CallbackName, reason: string): CallbackFailure {
+function incomplete(callback: CallbackName, reason: string, payload?: unknown): CallbackFailure {
   return {
     kind: "result_incomplete",
     status: 200,
     severity: "warning",
     callback,
     reason: `the handler's result is incomplete, answered 200 all the same (the function has run): ${reason}`,
+    ...named(payload),
   };
+}
+
+/** The `orderId` a report about this payload carries (review observe-3). */
+function named(payload: unknown): { orderId?: string } {
+  const fields = (payload ?? {}) as Record<string, unknown>;
+  for (const field of ["OrderId", "CartId", "merchantCartToken", "MerchantCartToken"]) {
+    const value = fields[field];
+    if (typeof value === "string" && value !== "") return { orderId: value };
+  }
+  return {};
 }
 
 function failureBody(
@@ -631,7 +642,7 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         }
         expect(response.status).toBe(200);
         expect(failures).toStrictEqual(
-          expected === undefined ? [] : [incomplete(c.name, `missing ${expected}`)],
+          expected === undefined ? [] : [incomplete(c.name, `missing ${expected}`, c.valid)],
         );
         const plain = { responseInfo: { Success: true }, rma: { Success: "True" } };
         const parcel = { parcel: { Success: true }, restricted: { IsSuccess: true } };
@@ -829,7 +840,7 @@ describe("the merchant's result", () => {
       const response = await handler.handle(post(JSON.stringify(c.valid)));
       expect(response.status).toBe(200);
       expect(json(response)).toStrictEqual({ Success: true, ...answered });
-      expect(failures).toStrictEqual([incomplete(name, reason)]);
+      expect(failures).toStrictEqual([incomplete(name, reason, c.valid)]);
     },
   );
 
@@ -896,6 +907,7 @@ describe("the merchant's result", () => {
           severity: "warning",
           callback: name,
           reason: `the result's unknown fields were left out of the answer: ${unknown.map((k) => `"${k}"`).join(", ")}`,
+          ...named(c.valid),
         },
       ]);
     },

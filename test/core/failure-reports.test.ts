@@ -8,6 +8,7 @@ import {
   CallbackError,
   type CallbackFailure,
   createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
   createMemoryIdempotencyStore,
   createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
@@ -251,5 +252,69 @@ describe("the default console line of a warning (observe-2)", () => {
     const line = String(spy.mock.calls[0]?.[0]);
     spy.mockRestore();
     expect(line).toMatch(/missing InternalOrderId$/);
+  });
+});
+
+// Review observe-3: no report said which order it was about ("missing InternalOrderId", yet
+// the README promises never a silently missing id).
+describe("the order a report is about (observe-3)", () => {
+  const order = JSON.parse(
+    readFileSync(new URL("../fixtures/SendOrderToMerchant.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown>;
+  const send = (fn: unknown, body = JSON.stringify(order)) => {
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(fn as never, {
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+    });
+    return handler.handle({ method: "POST", url: "/x", headers: {}, body }).then(() => failures);
+  };
+
+  it.each([
+    ["result_incomplete (missing InternalOrderId)", () => ({})],
+    [
+      "internal_error (the function threw)",
+      () => {
+        throw new Error("db down");
+      },
+    ],
+    [
+      "handler_failure (a CallbackError)",
+      () => {
+        throw new CallbackError("OUT_OF_STOCK", "no stock");
+      },
+    ],
+    ["internal_error (an unusable result)", () => ({ InternalOrderId: "M-1", Success: false })],
+  ])("%s names the delivery's OrderId", async (_label, fn) => {
+    const failures = await send(fn);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.orderId).toBe(order.OrderId);
+    expect(JSON.stringify(failures[0])).not.toContain("4111111111111111");
+  });
+
+  it("a refusal before the payload was validated names none", async () => {
+    const failures = await send(() => ({ InternalOrderId: "M-1" }), '{"OrderId": 5}');
+    expect(failures[0]?.kind).toBe("invalid_payload");
+    expect("orderId" in (failures[0] ?? {})).toBe(false);
+  });
+
+  it("a Luhn-valid order id is named as sent; the request's own card number never", async () => {
+    const luhn = "4006381333908";
+    const card = (order.PaymentDetails as { CardNumber: string }).CardNumber;
+    const [kept] = await send(() => ({}), JSON.stringify({ ...order, OrderId: luhn }));
+    expect(kept?.orderId).toBe(luhn);
+    const [masked] = await send(() => ({}), JSON.stringify({ ...order, OrderId: `GE-${card}` }));
+    expect(masked?.orderId).not.toContain(card);
+  });
+
+  it("a cart's report names its token", async () => {
+    const failures: CallbackFailure[] = [];
+    const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: 5 }) as never, {
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+    });
+    await handler.handle({ method: "GET", url: "/?merchantCartToken=cart-77", headers: {} });
+    expect(failures[0]?.kind).toBe("internal_error");
+    expect(failures[0]?.orderId).toBe("cart-77");
   });
 });
