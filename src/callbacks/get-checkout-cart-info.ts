@@ -145,19 +145,24 @@ export const cartShape: ResponseShape<CheckoutCartInfo> = {
  * as its own data: JSON would leave that field out (a line of getters sent `{}`). Other getters
  * (a line's `get total()`, or its `get currencyCode()`, a name of the cart's own level) drop
  * nothing the service reads there, and a class whose fields are its own is written whole.
- * Each call tracks the level of every object it writes, from its holder's.
+ * Each call tracks the level and the path of every object it writes, from its holder's.
  */
 function refusingUnwrittenGetters(): (this: unknown, key: string, value: unknown) => unknown {
-  const levels = new WeakMap<object, Level>();
+  // Each object's level and path (`productsList.2`), from its holder's (review observe-6).
+  const levels = new WeakMap<object, { level: Level; path: string }>();
   return function replacer(this: unknown, key: string, value: unknown): unknown {
     if (typeof value !== "object" || value === null) return value;
     let level: Level | undefined = CART_LEVEL;
+    let path = "";
     if (key !== "") {
       const holder = typeof this === "object" && this !== null ? levels.get(this) : undefined;
-      level = Array.isArray(this) ? holder?.element : holder?.fields?.get(key.toLowerCase());
+      level = Array.isArray(this)
+        ? holder?.level.element
+        : holder?.level.fields?.get(key.toLowerCase());
+      path = holder === undefined || holder.path === "" ? key : `${holder.path}.${key}`;
     }
     if (level === undefined) return value;
-    levels.set(value, level);
+    levels.set(value, { level, path });
     const prototype = Object.getPrototypeOf(value);
     if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) {
       return value;
@@ -166,7 +171,7 @@ function refusingUnwrittenGetters(): (this: unknown, key: string, value: unknown
       const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
       const what = typeof name === "string" && name !== "" ? `a ${name}` : "an object";
       throw new TypeError(
-        `${key === "" ? "the cart" : `"${key}"`} is ${what} whose getters JSON does not write (it has no toJSON): return plain data, or give its class a toJSON`,
+        `${path === "" ? "the cart" : path} is ${what} whose getters JSON does not write (it has no toJSON): return plain data, or give its class a toJSON`,
       );
     }
     return value;

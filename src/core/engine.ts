@@ -35,6 +35,7 @@ import type { CallbackFactory } from "./checked.js";
 import {
   AuthenticationError,
   AuthenticationOutage,
+  type CallbackFailure,
   FAILURE_STATUS,
   isAnswerableStatus,
   isCallbackError,
@@ -686,15 +687,17 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * Every failure of a request ends here: `onError` is told (through `notify`, which scrubs it
    * with the request's redactor) and the callback's failure shape is answered.
    */
-  function fail(call: Call, failure: Failure, undelivered?: UndeliveredCarrier): CallbackResponse {
+  function fail(
+    call: Call,
+    failure: Failure,
+    undelivered?: UndeliveredCarrier,
+    /** The validated payload, whose order (or cart) the report names: see `orderIdOf`. */
+    payload?: unknown,
+  ): CallbackResponse {
     const { kind } = failure;
     const status = FAILURE_STATUS[kind];
-    notify(
-      onError,
-      { kind, status, callback: name, reason: failure.reason, error: failure.error },
-      call.redact,
-      failure.thrown,
-    );
+    const report = { kind, status, callback: name, reason: failure.reason, error: failure.error };
+    notify(onError, about(report, call, payload), call.redact, failure.thrown);
     // The library's own description names paths, never request values: the answer's redactor
     // (card data), as for codes. The request's masks a gift card's secrets too, and a PIN that is
     // a word of a path ("Card") made CardFields.CardId read ***Fields.***Id.
@@ -1079,14 +1082,17 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         try {
           refusal = await definition.authorize(payload, context, options);
         } catch (error) {
-          return fail(call, new Failure("internal_error", AUTHORIZE_THREW, undefined, error, true));
+          const failure = new Failure("internal_error", AUTHORIZE_THREW, undefined, error, true);
+          return fail(call, failure, undefined, payload);
         }
-        if (refusal !== undefined) return fail(call, new Failure("unauthorized", refusal));
+        if (refusal !== undefined) {
+          return fail(call, new Failure("unauthorized", refusal), undefined, payload);
+        }
       }
       const returned = fn(payload, context);
       outcome = isThenable(returned) ? await returned : returned;
     } catch (error) {
-      return answerThrown(call, error);
+      return answerThrown(call, error, payload);
     } finally {
       // The payload, the raw payload and the parsed body: no CVV is kept past the function.
       for (const card of cards) dropCvv(card);
@@ -1114,14 +1120,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const failure = threw
         ? new Failure("internal_error", reason, undefined, thrown, true)
         : new Failure("internal_error", reason);
-      return fail(call, failure, lostFailure);
+      return fail(call, failure, lostFailure, payload);
     }
     if (written.ignored !== undefined && written.ignored.length > 0) {
       // The redactor still knows this request's secrets: a field name quoting the CVV is masked.
       const reason = describeIgnored(written.ignored);
       const status = FAILURE_STATUS.result_fields_ignored;
       const warning = { kind: "result_fields_ignored", status, severity: "warning" } as const;
-      notify(onError, { ...warning, callback: name, reason }, call.redact);
+      notify(onError, about({ ...warning, callback: name, reason }, call, payload), call.redact);
     }
     const incomplete = !unreadable
       ? written.incomplete
@@ -1130,7 +1136,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
-      const failure = { ...warning, callback: name, reason };
+      const failure = about({ ...warning, callback: name, reason }, call, payload);
       notify(onError, threw ? { ...failure, error: thrown } : failure, call.redact, threw);
     }
     // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
@@ -1140,41 +1146,49 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = `the handler's result carries "${written.unconfirmed}" without "Success": true, answered 200 all the same (the order exists: a 500 would deliver it again): the order carried a card, which ${name} charges (001 §4.2), and the service takes it as paid; if the payment was refused, throw a CallbackError`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
-      notify(onError, { ...warning, callback: name, reason }, call.redact);
+      notify(onError, about({ ...warning, callback: name, reason }, call, payload), call.redact);
     }
     // A result may quote the card like a refusal may: with card data in the request, its texts
     // go through the request's redactor too (its ids, amounts and codes are masked only where they
     // quote this request's own card: an order id may pass the Luhn check). A request without card
     // data pays nothing for it.
-    return respond(
-      200,
-      sites.length === 0
-        ? written.body
-        : definition.response.asReturned === true
-          ? redactedTree(
-              written.body,
-              call.redactData,
-              call.ownCards,
-              definition.response.dataFields,
-            )
-          : redactedBody(written.body, call.redactData, call.ownCards),
-      undefined,
-      lostSuccess,
-    );
+    try {
+      return respond(
+        200,
+        sites.length === 0
+          ? written.body
+          : definition.response.asReturned === true
+            ? redactedTree(
+                written.body,
+                call.redactData,
+                call.ownCards,
+                definition.response.dataFields,
+              )
+            : redactedBody(written.body, call.redactData, call.ownCards),
+        undefined,
+        lostSuccess,
+      );
+    } catch (error) {
+      // The answer's own JSON.stringify threw: a result answered as returned (the cart) that the
+      // checks accept holds, in a field of the merchant's own, something JSON cannot write (a
+      // BigInt, a cycle, a toJSON that throws). The result is unusable, not a bug of the library's
+      // (review observe-1). Caught here, where the text is written: a success pays nothing.
+      return fail(call, unwritableResult(error), lostFailure, payload);
+    }
   }
 
   /**
    * What the merchant's function threw: a `CallbackError` (read field by field, as any of its
    * getters may throw) is the merchant's refusal; anything else is a 500.
    */
-  function answerThrown(call: Call, error: unknown): CallbackResponse {
+  function answerThrown(call: Call, error: unknown, payload: unknown): CallbackResponse {
     if (!holdsSafely(() => isCallbackError(error))) {
       // withIdempotency refusing the delivery (its store failed to claim, read or delete, or
       // holds a record it cannot read) before the merchant's function ran: not the handler's.
       const storeFailed = holdsSafely(() => error instanceof IdempotencyStoreError);
       const reason = storeFailed ? IDEMPOTENCY_STORE_FAILED : "the handler threw";
       const failure = new Failure("internal_error", reason, undefined, error, true);
-      return fail(call, failure, lostFailure);
+      return fail(call, failure, lostFailure, payload);
     }
     const { redact } = call;
     const status = answerableStatus(readSafely(error, "status"));
@@ -1187,14 +1201,18 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     const description = text === undefined || text === null ? undefined : redact(text);
     notify(
       onError,
-      {
-        kind: "handler_failure",
-        status,
-        callback: name,
-        reason:
-          read === undefined ? `${code}: (its message could not be read)` : `${code}: ${message}`,
-        error,
-      },
+      about(
+        {
+          kind: "handler_failure",
+          status,
+          callback: name,
+          reason:
+            read === undefined ? `${code}: (its message could not be read)` : `${code}: ${message}`,
+          error,
+        },
+        call,
+        payload,
+      ),
       redact,
     );
     return respond(
@@ -1458,6 +1476,48 @@ interface Exchange {
 }
 
 const AUTHORIZE_THREW = "the authorization check before the handler threw";
+
+/**
+ * The order (or cart) a validated payload is about, for a report (review observe-3): its
+ * `OrderId`, else a cart's id (RemoveRestrictedProducts' `CartId`) or token (GetCheckoutCartInfo's
+ * `merchantCartToken`, a gift card's `MerchantCartToken`). Never card data: this request's own
+ * card number is masked should one of them quote it. Read only when a report is made.
+ */
+function orderIdOf(payload: unknown, call: Call): string | undefined {
+  for (const field of ORDER_ID_FIELDS) {
+    const value = readSafely(payload, field);
+    if (typeof value === "string" && value !== "") return call.ownCards(value);
+  }
+  return undefined;
+}
+
+const ORDER_ID_FIELDS = ["OrderId", "CartId", "merchantCartToken", "MerchantCartToken"] as const;
+
+/** A report with the `orderId` of the payload it is about, when it names one. */
+function about<T extends CallbackFailure>(report: T, call: Call, payload: unknown): T {
+  if (payload === undefined) return report;
+  let orderId: string | undefined;
+  try {
+    orderId = orderIdOf(payload, call);
+  } catch {
+    return report;
+  }
+  return orderId === undefined ? report : { ...report, orderId };
+}
+
+/**
+ * A result whose answer JSON cannot write: an unusable result, the error `JSON.stringify` threw
+ * (or a `toJSON` of the merchant's) as the report's. JSON's own errors (a BigInt, a cycle) are
+ * TypeErrors and named in the reason; what a `toJSON` threw is the report's error only.
+ */
+function unwritableResult(error: unknown): Failure {
+  const message = holdsSafely(() => error instanceof TypeError)
+    ? readSafely(error, "message")
+    : undefined;
+  const why = typeof message === "string" && message !== "" ? `: ${message}` : "";
+  const reason = `the handler's result is unusable: it cannot be written as JSON${why}`;
+  return new Failure("internal_error", reason, undefined, error, true);
+}
 /** The 400 of an id beyond 2^53 whose digits are lost (ENC-1). */
 export const LOST_DIGITS =
   "an integer beyond 2^53 whose exact digits are lost (the body was parsed before the callbacks): send it as text, or mount the callbacks before the body parser";

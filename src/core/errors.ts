@@ -235,9 +235,16 @@ export interface CallbackFailure {
    */
   readonly reason: string;
   /**
+   * The order the report is about, once the payload was validated: its `OrderId`, else the cart's
+   * id or token (`CartId`, `merchantCartToken`, `MerchantCartToken`). Never card data. Absent
+   * before validation (a 400, a 401 before the body) and on a payload that names none.
+   */
+  readonly orderId?: string;
+  /**
    * The underlying error, as a scrubbed copy (an `Error` with the original's name, message,
    * stack and string `code`, each with card numbers and this request's card data masked; no
-   * `cause`, no other property): of the merchant's exception for `internal_error` and
+   * `cause`, no other property; each an enumerable own property, so `JSON.stringify` and a JSON
+   * logger write them): of the merchant's exception for `internal_error` and
    * `handler_failure`, of the `AuthenticationError` for authentication failures, of the stream's
    * error for `client_closed`, of what reading the result threw (its first field's getter that
    * threw) for `result_incomplete`; otherwise undefined. Never the original object, which may carry

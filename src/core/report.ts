@@ -23,7 +23,8 @@ export { createRedactor, type Redactor, redactCards, textOf } from "./redact.js"
 
 /**
  * What `onError` receives in place of an exception: its name, message, stack and string `code`,
- * each through the redactor, and nothing else. An exception may carry the request it failed on
+ * each through the redactor and each an enumerable own property (so a JSON logger writes them),
+ * and nothing else. An exception may carry the request it failed on
  * (a payment provider's error with the posted card data, a `cause` chain); none of that is passed
  * on. Anything that is not an `Error` becomes one named `NonError` with its text as the message.
  * The library's own errors are copied as their class, with their fields (see `libraryCopy`).
@@ -41,9 +42,23 @@ export function scrubError(error: unknown, redact: Redactor): Error {
     Object.defineProperty(copy, "code", { value: redact(code), enumerable: true });
   const stack = isError ? readSafely(error, "stack") : undefined;
   // No stack of this copy's own (it would show the library's frames) when the error had none.
-  (copy as { stack?: string | undefined }).stack =
-    typeof stack === "string" ? redact(stack) : undefined;
+  // The message and the stack are enumerable, as the name and the fields are: a JSON logger
+  // (pino's `logger.error(failure)`, winston's json format, `JSON.stringify`) writes an error by
+  // its enumerable own properties, and would otherwise write `{"name":…}` alone. Node's `inspect`
+  // shows neither twice. Both are already scrubbed.
+  enumerableText(copy, "message", copy.message);
+  enumerableText(copy, "stack", typeof stack === "string" ? redact(stack) : undefined);
   return copy;
+}
+
+/** Sets an own data property that `JSON.stringify` and `Object.keys` see. */
+function enumerableText(target: Error, key: string, value: string | undefined): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /**
@@ -100,6 +115,9 @@ export function notify(
       reason: redact(failure.reason),
     };
     if (failure.severity !== undefined) told = { ...told, severity: failure.severity };
+    // The service's id of the order (or cart), as the payload sent it: never card data, which
+    // the engine masked in it already (a Luhn-valid order id is kept as it is).
+    if (typeof failure.orderId === "string") told = { ...told, orderId: failure.orderId };
     if ("error" in failure) {
       const error =
         failure.error === undefined && !thrown ? undefined : scrubError(failure.error, redact);
@@ -133,7 +151,7 @@ function cutLine(line: string): string {
 
 /**
  * One line on `console.error` per failure (`console.warn` per warning), of texts `notify` already
- * scrubbed. A message's line breaks and other controls are escaped (`\n`) after the card numbers
+ * scrubbed: the reason, then the error's name and message for a 500, a 499 and a warning. A message's line breaks and other controls are escaped (`\n`) after the card numbers
  * are masked: an escape's digits (`\x01`) glued to a card number would make it a longer number,
  * which is not masked.
  */
@@ -141,7 +159,9 @@ export const defaultOnError: OnError = (failure) => {
   const where = failure.callback ?? "-";
   const warning = failure.severity === "warning";
   let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;
-  const shown = failure.kind === "internal_error" || failure.kind === "client_closed";
+  // The error says why (a store's ECONNREFUSED, what a result's getter threw), for a warning too
+  // (review observe-2); a refusal's reason already quotes its message.
+  const shown = warning || failure.kind === "internal_error" || failure.kind === "client_closed";
   if (shown && failure.error instanceof Error) {
     line += ` (${failure.error.name}: ${failure.error.message})`;
   }

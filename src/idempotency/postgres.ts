@@ -175,15 +175,29 @@ function setupError(message: string, cause: unknown): Error {
   return error;
 }
 
+/**
+ * The last serialization failure of a statement sent `SERIALIZATION_RETRIES` times again: its
+ * name, message (saying it was retried) and SQLSTATE `code`, the database's error as its cause.
+ */
+function retriesExhausted(cause: unknown): Error {
+  const error = setupError(
+    `${messageOf(cause)} (still failing after ${SERIALIZATION_RETRIES} retries)`,
+    cause,
+  );
+  const name = (cause as { name?: unknown } | null | undefined)?.name;
+  if (typeof name === "string" && name !== "") error.name = name;
+  return error;
+}
+
 /** Sends a statement again while it fails with a serialization failure, up to the bound. */
 async function retryingSerializationFailures<T>(send: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();
     } catch (error) {
-      if (attempt > SERIALIZATION_RETRIES || !SERIALIZATION_FAILURES.has(codeOf(error))) {
-        throw error;
-      }
+      if (!SERIALIZATION_FAILURES.has(codeOf(error))) throw error;
+      // Given up: said so (review observe-4), or it reads as the single conflict that is retried.
+      if (attempt > SERIALIZATION_RETRIES) throw retriesExhausted(error);
       // Apart by a random few milliseconds, so that statements that collided do not again.
       const wait = Math.random() * Math.min(2 ** attempt, 50);
       await new Promise((resolve) => setTimeout(resolve, wait));

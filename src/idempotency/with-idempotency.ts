@@ -114,6 +114,11 @@ type Outcome =
   | { readonly kind: "result"; readonly text: string }
   /** A result the engine answers 500, not recorded: its own delivery answers it, waiters run again. */
   | { readonly kind: "unusable"; readonly text: string }
+  /**
+   * A result JSON cannot write even as its answer, not recorded: handed to the engine as returned,
+   * which reports it as an unusable result (review observe-1); waiters run again.
+   */
+  | { readonly kind: "unwritable"; readonly result: unknown }
   | { readonly kind: "again" }
   | { readonly kind: "busy" }
   | { readonly kind: "threw"; readonly error: unknown };
@@ -1176,6 +1181,9 @@ export function withIdempotency<TPayload, TResult>(
       // claim until the lease ends.
       if (shapeOf(context.callback) !== undefined) {
         await release(key, owner, context, "the function returned a result that cannot be stored");
+        // The engine reads it and reports it as it would without withIdempotency (an unusable
+        // result naming what JSON threw), not as a throw of the function's: it returned.
+        return { kind: "unwritable", result } as const;
       }
       throw error;
     }
@@ -1206,12 +1214,17 @@ export function withIdempotency<TPayload, TResult>(
 
   /** Runs the function without a record: the store is down and `failOpen` is set. */
   async function runUnrecorded(payload: TPayload, context: Context): Promise<Outcome> {
+    let result: TResult;
     try {
-      return {
-        kind: "result",
-        text: encodeResult(await fn(payload, context), context as CallbackContext<unknown>),
-      };
+      result = await fn(payload, context);
     } catch (error) {
+      return { kind: "threw", error };
+    }
+    try {
+      return { kind: "result", text: encodeResult(result, context as CallbackContext<unknown>) };
+    } catch (error) {
+      // As in a recorded run: a callback's result the engine reads and reports (observe-1).
+      if (shapeOf(context.callback) !== undefined) return { kind: "unwritable", result };
       return { kind: "threw", error };
     }
   }
@@ -1407,6 +1420,8 @@ export function withIdempotency<TPayload, TResult>(
         case "result":
         case "unusable":
           return decode<TResult>(outcome.text);
+        case "unwritable":
+          return outcome.result as TResult;
         case "busy":
           throw inProgress();
         case "threw":

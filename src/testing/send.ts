@@ -164,6 +164,46 @@ export class SendCallbackError extends Error {
   }
 }
 
+/**
+ * The URL as an error prints it: the value of each query parameter of the URL given (a
+ * `urlSecret`, `?key=…`) as `***`, as the values of the headers given are masked; the parameters
+ * the kit sets itself (the cart's) are kept, they say what was asked.
+ */
+function printedUrl(url: URL, given: readonly (readonly [string, string])[]): string {
+  if (given.length === 0) return url.href;
+  const names = new Set(given.map(([name]) => name));
+  const shown = new URL(url.href);
+  const entries = [...url.searchParams].map(([name, value]): [string, string] => [
+    name,
+    names.has(name) && value !== "" ? "***" : value,
+  ]);
+  shown.search = new URLSearchParams(entries).toString();
+  return shown.href;
+}
+
+/**
+ * A text quoting the request (a fetch error's cause) with the URL printed as `printedUrl` does,
+ * and the given query's values of 4 characters or more masked wherever else they are quoted
+ * (a shorter one, `?shop=eu`, would mask words).
+ */
+function withoutQuery(
+  text: string,
+  url: URL,
+  shown: string,
+  given: readonly (readonly [string, string])[],
+): string {
+  if (given.length === 0) return text;
+  let masked = text.replaceAll(url.href, shown);
+  for (const [, value] of given) {
+    if (value.length < 4) continue;
+    const form = new URLSearchParams([["", value]]).toString().slice(1);
+    for (const spelling of new Set([value, encodeURIComponent(value), form])) {
+      masked = masked.replaceAll(spelling, "***");
+    }
+  }
+  return masked;
+}
+
 /** `base` + `/CallbackName`, unless the URL already names the callback. */
 export function callbackUrl(
   baseOrFullUrl: string | URL,
@@ -428,6 +468,8 @@ export async function sendCallback(
   }
   assertCheckOptions(options, "sendCallback");
   const url = callbackUrl(baseOrFullUrl, callbackName, options.path);
+  // The query of the URL given (a `urlSecret`): never printed (review observe-7).
+  const givenQuery = [...url.searchParams];
   let payload: unknown =
     options.payload === undefined ? samplePayload(callbackName) : options.payload;
   if (options.merchantGuid !== undefined && !isCart && isRecord(payload)) {
@@ -541,9 +583,12 @@ export async function sendCallback(
   } catch (error) {
     const timedOut =
       error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    const why = timedOut ? `no answer within ${timeoutMs} ms` : redact(describeCause(error));
-    const message = `${callbackName}: ${method} ${url.href} failed: ${why}`;
-    throw new SendCallbackError(message, callbackName, url.href, why, { cause: error });
+    const shown = printedUrl(url, givenQuery);
+    const why = timedOut
+      ? `no answer within ${timeoutMs} ms`
+      : redact(withoutQuery(describeCause(error), url, shown, givenQuery));
+    const message = `${callbackName}: ${method} ${shown} failed: ${why}`;
+    throw new SendCallbackError(message, callbackName, shown, why, { cause: error });
   }
   const durationMs = performance.now() - started;
   const contentType = response.headers.get("content-type") ?? undefined;

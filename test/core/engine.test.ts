@@ -311,14 +311,25 @@ const EXPECTED_RESULT_FIELDS: Partial<Record<CallbackName, string>> = {
 };
 
 /** The warning an incomplete result gets. */
-function incomplete(callback: CallbackName, reason: string): CallbackFailure {
+function incomplete(callback: CallbackName, reason: string, payload?: unknown): CallbackFailure {
   return {
     kind: "result_incomplete",
     status: 200,
     severity: "warning",
     callback,
     reason: `the handler's result is incomplete, answered 200 all the same (the function has run): ${reason}`,
+    ...named(payload),
   };
+}
+
+/** The `orderId` a report about this payload carries (review observe-3). */
+function named(payload: unknown): { orderId?: string } {
+  const fields = (payload ?? {}) as Record<string, unknown>;
+  for (const field of ["OrderId", "CartId", "merchantCartToken", "MerchantCartToken"]) {
+    const value = fields[field];
+    if (typeof value === "string" && value !== "") return { orderId: value };
+  }
+  return {};
 }
 
 function failureBody(
@@ -631,7 +642,7 @@ describe("FAILURE_STATUS: every failure kind through every callback", () => {
         }
         expect(response.status).toBe(200);
         expect(failures).toStrictEqual(
-          expected === undefined ? [] : [incomplete(c.name, `missing ${expected}`)],
+          expected === undefined ? [] : [incomplete(c.name, `missing ${expected}`, c.valid)],
         );
         const plain = { responseInfo: { Success: true }, rma: { Success: "True" } };
         const parcel = { parcel: { Success: true }, restricted: { IsSuccess: true } };
@@ -829,7 +840,7 @@ describe("the merchant's result", () => {
       const response = await handler.handle(post(JSON.stringify(c.valid)));
       expect(response.status).toBe(200);
       expect(json(response)).toStrictEqual({ Success: true, ...answered });
-      expect(failures).toStrictEqual([incomplete(name, reason)]);
+      expect(failures).toStrictEqual([incomplete(name, reason, c.valid)]);
     },
   );
 
@@ -896,6 +907,7 @@ describe("the merchant's result", () => {
           severity: "warning",
           callback: name,
           reason: `the result's unknown fields were left out of the answer: ${unknown.map((k) => `"${k}"`).join(", ")}`,
+          ...named(c.valid),
         },
       ]);
     },
@@ -1010,7 +1022,66 @@ describe("the merchant's result", () => {
     }));
     const response = await handler.handle(GET_CART);
     expect(response.status).toBe(500);
-    expect(failures[0]?.reason).toContain('"0" is a CartLine whose getters JSON does not write');
+    expect(failures[0]?.reason).toContain(
+      "productsList.0 is a CartLine whose getters JSON does not write",
+    );
+  });
+
+  // Review observe-1: a cart the checker accepts, holding in a field of the merchant's own
+  // (unknown to the schema) something JSON cannot write, threw from the answer's JSON.stringify,
+  // outside any classification: "unexpected failure", the engine's catch-all for its own bugs.
+  it.each([
+    ["a BigInt", () => ({ ...CART, loadedAt: 5n }), /BigInt/],
+    [
+      "a cycle",
+      () => {
+        const line: Record<string, unknown> = { ...(CART.productsList[0] as object) };
+        line.cart = { lines: [line] };
+        return { ...CART, productsList: [line] };
+      },
+      /circular/,
+    ],
+  ])(
+    "a cart holding %s in a field of its own is an unusable result naming what JSON threw (observe-1)",
+    async (_label, make, threw) => {
+      const { handler, failures } = build(cartCase, make);
+      const response = await handler.handle(GET_CART);
+      expect(response.status).toBe(500);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.kind).toBe("internal_error");
+      expect(failures[0]?.reason).toMatch(
+        /^the handler's result is unusable: it cannot be written as JSON: /,
+      );
+      expect(failures[0]?.reason).toMatch(threw);
+      expect(failures[0]?.error).toMatchObject({ name: "TypeError" });
+    },
+  );
+
+  // Review observe-6: the reason named the key alone ("2"), where every other cart reason names
+  // the field's path (productsList.0.OrderedQuantity).
+  it("a class of getters deep in the cart is named by its path (observe-6)", async () => {
+    class Vat {
+      get Rate(): number {
+        return 19;
+      }
+    }
+    const line = CART.productsList[0] as object;
+    const third = build(cartCase, () => ({
+      ...CART,
+      productsList: [line, line, new CartLine("SKU-3")],
+    }));
+    expect((await third.handler.handle(GET_CART)).status).toBe(500);
+    expect(third.failures[0]?.reason).toContain(
+      "it cannot be written as JSON: productsList.2 is a CartLine whose getters JSON does not write",
+    );
+    const nested = build(cartCase, () => ({
+      ...CART,
+      productsList: [line, { ...line, VATRateType: new Vat() }],
+    }));
+    expect((await nested.handler.handle(GET_CART)).status).toBe(500);
+    expect(nested.failures[0]?.reason).toContain(
+      "productsList.1.VATRateType is a Vat whose getters JSON does not write",
+    );
   });
 
   // A line class whose fields are its own data and that adds a convenience getter of its own
@@ -1097,7 +1168,7 @@ describe("the merchant's result", () => {
     const camelAnswer = await camel.handler.handle(GET_CART);
     expect(camelAnswer.status).toBe(500);
     expect(camel.failures[0]?.reason).toContain(
-      '"0" is a CamelLine whose getters JSON does not write',
+      "productsList.0 is a CamelLine whose getters JSON does not write",
     );
   });
 

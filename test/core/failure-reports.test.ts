@@ -1,12 +1,18 @@
 // What onError and the default console line receive in the corners of the failure reporting
 // (review ops: 5, 6, 8, 10).
+import { readFileSync } from "node:fs";
+import { inspect } from "node:util";
 import vm from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import {
   CallbackError,
   type CallbackFailure,
   createCallbackRouter,
+  createGetCheckoutCartInfoHandler,
+  createMemoryIdempotencyStore,
+  createSendOrderToMerchantHandler,
   createUpdateOrderStatusHandler,
+  withIdempotency,
 } from "../../src/index.js";
 
 const body = '{"OrderId":"1","StatusCode":"x"}';
@@ -157,5 +163,206 @@ describe("the router's 404 (ops-10)", () => {
     });
     await router.handle({ method: "POST", url: "/x/%E0%A4%A/%zz", headers: {}, body: "{}" });
     expect(failures[0]?.reason).toBe("no callback at this path: POST /x/%E0%A4%A/%zz");
+  });
+});
+
+// Review observe-5: the copy's message and stack were non-enumerable, so a JSON logger (pino's
+// `logger.error(failure)`, winston's json format, JSON.stringify) wrote `"error":{"name":…}`.
+describe("the error copy written by a JSON logger (observe-5)", () => {
+  const CARD = "4111111111111111";
+  const order = readFileSync(
+    new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+    "utf8",
+  );
+  const orderPost = { method: "POST", url: "/x", headers: {}, body: order };
+
+  it("JSON.stringify(failure) keeps the message, the stack and the code, still masked", async () => {
+    class ProviderError extends Error {
+      override name = "ProviderError";
+      constructor(
+        message: string,
+        readonly request: unknown,
+      ) {
+        super(message, { cause: new Error(`inner ${CARD}`) });
+      }
+    }
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      (o) => {
+        const card = (o.PaymentDetails as { CardNumber?: string } | undefined)?.CardNumber;
+        throw Object.assign(new ProviderError(`gateway timeout charging ${card}`, o), {
+          code: "ETIMEDOUT",
+        });
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    const response = await handler.handle(orderPost);
+    expect(response.status).toBe(500);
+    const text = JSON.stringify(failures[0]);
+    const logged = JSON.parse(text);
+    expect(logged.error.name).toBe("ProviderError");
+    expect(logged.error.message).toBe("gateway timeout charging ************1111");
+    expect(logged.error.stack).toContain(
+      "ProviderError: gateway timeout charging ************1111",
+    );
+    expect(logged.error.code).toBe("ETIMEDOUT");
+    expect(Object.keys(logged.error).sort()).toStrictEqual(["code", "message", "name", "stack"]);
+    expect(text).not.toContain(CARD);
+    expect(text).not.toContain("inner");
+    expect(text).not.toContain("OrderId");
+    // A console shows the error as before: its stack once, no `message:`/`stack:` keys.
+    const shown = inspect(failures[0]?.error);
+    expect(shown).not.toMatch(/message:|stack:/);
+  });
+
+  it("a library error's copy writes its documented fields too", async () => {
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(
+      () => {
+        throw new CallbackError("DECLINED", `card ${CARD} declined`, "try another card", {
+          status: 422,
+        });
+      },
+      { auth: false, onError: (failure) => void failures.push(failure) },
+    );
+    await handler.handle(orderPost);
+    const logged = JSON.parse(JSON.stringify(failures[0]));
+    expect(failures[0]?.error).toBeInstanceOf(CallbackError);
+    expect(logged.error).toMatchObject({
+      name: "CallbackError",
+      message: "card ************1111 declined",
+      code: "DECLINED",
+      description: "try another card",
+      status: 422,
+    });
+    expect(logged.error.stack).toContain("card ************1111 declined");
+  });
+});
+
+// Review observe-2: the default line appended the error only for internal_error and
+// client_closed, so a warning (a failOpen claim, a failed background record, a result getter
+// that threw) said that something failed and never why.
+describe("the default console line of a warning (observe-2)", () => {
+  const order = readFileSync(
+    new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
+    "utf8",
+  );
+  const orderPost = { method: "POST", url: "/x", headers: {}, body: order };
+
+  it("a failOpen claim failure says why the store failed", async () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const memory = createMemoryIdempotencyStore();
+    const store = {
+      ...memory,
+      claim: async () => {
+        throw Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:6379"), {
+          code: "ECONNREFUSED",
+        });
+      },
+    };
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(() => ({ InternalOrderId: "M-1" }), { store, failOpen: true }),
+      { auth: false },
+    );
+    const response = await handler.handle(orderPost);
+    const lines = spy.mock.calls.map((call) => String(call[0]));
+    spy.mockRestore();
+    expect(response.status).toBe(200);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /200 warning store_failure: withIdempotency: the store failed to claim/,
+    );
+    expect(lines[0]).toMatch(/\(failOpen\) \(Error: connect ECONNREFUSED 10\.0\.0\.5:6379\)$/);
+  });
+
+  it("a result field whose getter threw says what it threw, card data masked", async () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const handler = createSendOrderToMerchantHandler(
+      () => ({
+        get InternalOrderId(): string {
+          throw new Error("lazy load failed for card 4111111111111111");
+        },
+      }),
+      { auth: false },
+    );
+    await handler.handle(orderPost);
+    const lines = spy.mock.calls.map((call) => String(call[0]));
+    spy.mockRestore();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("warning result_incomplete");
+    expect(lines[0]).toMatch(/\(Error: lazy load failed for card \*{12}1111\)$/);
+  });
+
+  it("a warning without an error is the reason alone", async () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const handler = createSendOrderToMerchantHandler(() => ({}) as never, { auth: false });
+    await handler.handle(orderPost);
+    const line = String(spy.mock.calls[0]?.[0]);
+    spy.mockRestore();
+    expect(line).toMatch(/missing InternalOrderId$/);
+  });
+});
+
+// Review observe-3: no report said which order it was about ("missing InternalOrderId", yet
+// the README promises never a silently missing id).
+describe("the order a report is about (observe-3)", () => {
+  const order = JSON.parse(
+    readFileSync(new URL("../fixtures/SendOrderToMerchant.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown>;
+  const send = (fn: unknown, body = JSON.stringify(order)) => {
+    const failures: CallbackFailure[] = [];
+    const handler = createSendOrderToMerchantHandler(fn as never, {
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+    });
+    return handler.handle({ method: "POST", url: "/x", headers: {}, body }).then(() => failures);
+  };
+
+  it.each([
+    ["result_incomplete (missing InternalOrderId)", () => ({})],
+    [
+      "internal_error (the function threw)",
+      () => {
+        throw new Error("db down");
+      },
+    ],
+    [
+      "handler_failure (a CallbackError)",
+      () => {
+        throw new CallbackError("OUT_OF_STOCK", "no stock");
+      },
+    ],
+    ["internal_error (an unusable result)", () => ({ InternalOrderId: "M-1", Success: false })],
+  ])("%s names the delivery's OrderId", async (_label, fn) => {
+    const failures = await send(fn);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.orderId).toBe(order.OrderId);
+    expect(JSON.stringify(failures[0])).not.toContain("4111111111111111");
+  });
+
+  it("a refusal before the payload was validated names none", async () => {
+    const failures = await send(() => ({ InternalOrderId: "M-1" }), '{"OrderId": 5}');
+    expect(failures[0]?.kind).toBe("invalid_payload");
+    expect("orderId" in (failures[0] ?? {})).toBe(false);
+  });
+
+  it("a Luhn-valid order id is named as sent; the request's own card number never", async () => {
+    const luhn = "4006381333908";
+    const card = (order.PaymentDetails as { CardNumber: string }).CardNumber;
+    const [kept] = await send(() => ({}), JSON.stringify({ ...order, OrderId: luhn }));
+    expect(kept?.orderId).toBe(luhn);
+    const [masked] = await send(() => ({}), JSON.stringify({ ...order, OrderId: `GE-${card}` }));
+    expect(masked?.orderId).not.toContain(card);
+  });
+
+  it("a cart's report names its token", async () => {
+    const failures: CallbackFailure[] = [];
+    const handler = createGetCheckoutCartInfoHandler(() => ({ productsList: 5 }) as never, {
+      auth: false,
+      onError: (failure) => void failures.push(failure),
+    });
+    await handler.handle({ method: "GET", url: "/?merchantCartToken=cart-77", headers: {} });
+    expect(failures[0]?.kind).toBe("internal_error");
+    expect(failures[0]?.orderId).toBe("cart-77");
   });
 });

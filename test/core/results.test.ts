@@ -73,6 +73,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
         severity: "warning",
         callback: "SendOrderToMerchant",
         reason: `the result's unknown fields were left out of the answer: "OrderID", "Statuscode"`,
+        orderId: "GE100",
       },
     ]);
   });

@@ -109,3 +109,41 @@ describe("an error with an empty message is named by its code and inner errors",
     expect(error.message).not.toContain("4111 1111 1111 1111");
   });
 });
+
+// Review observe-4: a statement that met a serialization failure on every one of its retries
+// reached onError as a single conflict ("could not serialize access …"), the failure the README
+// says is handled: nothing told a storm from a bug in the retry.
+describe("PostgreSQL serialization failures past the retries (observe-4)", () => {
+  it.each(["40001", "40P01"])(
+    "SQLSTATE %s: the error says it was retried, and keeps the code",
+    async (code) => {
+      let sent = 0;
+      const pool = {
+        query: async () => {
+          sent++;
+          throw Object.assign(new Error("could not serialize access due to concurrent update"), {
+            code,
+          });
+        },
+      };
+      const failures: CallbackFailure[] = [];
+      const handler = createUpdateOrderStatusHandler(
+        withIdempotency(() => undefined, {
+          store: createPostgresIdempotencyStore(pool as never, { createTable: false }),
+          storeTimeoutMs: 5000,
+        }),
+        { auth: false, onError: (failure) => void failures.push(failure) },
+      );
+      const response = await handler.handle({ method: "POST", url: "/", headers: {}, body });
+      expect(response.status).toBe(500);
+      expect(sent).toBeGreaterThanOrEqual(11); // the claim and its 10 retries
+      const error = failures[0]?.error as IdempotencyStoreError;
+      expect(error).toBeInstanceOf(IdempotencyStoreError);
+      expect(error.operation).toBe("claim");
+      expect(error.code).toBe(code);
+      expect(error.message).toContain(
+        "could not serialize access due to concurrent update (still failing after 10 retries)",
+      );
+    },
+  );
+});

@@ -2830,6 +2830,43 @@ describe("stored results, a third reading (review s23c)", () => {
     expect(stored[0]).toContain(`"${ean}":3`);
   });
 
+  // Review observe-1: encode threw first, and the engine filed it as "the handler threw", though
+  // the function returned. The result now reaches the engine, which reports it as the plain path
+  // does: an unusable result naming what JSON threw.
+  it.each([
+    ["recorded", false],
+    ["failOpen, the store down", true],
+  ])(
+    "a cart holding a BigInt in a field of its own is an unusable result, not a throw (%s) (observe-1)",
+    async (_label, down) => {
+      const { store, failing } = instrumented();
+      if (down) failing.add("claim");
+      let runs = 0;
+      const { failures, onError } = collector();
+      const cart = fixture("GetCheckoutCartInfo");
+      const handler = createGetCheckoutCartInfoHandler(
+        withIdempotency(
+          async () => {
+            runs++;
+            return { ...cart, loadedAt: 5n } as never;
+          },
+          { store, key: () => "cart-1", failOpen: down },
+        ),
+        { auth: false, onError },
+      );
+      const request = { method: "GET", url: "/?merchantCartToken=c1", headers: {} } as const;
+      expect((await handler.handle(request)).status).toBe(500);
+      const refused = failures.filter((failure) => failure.kind === "internal_error");
+      expect(refused).toHaveLength(1);
+      expect(refused[0]?.reason).toBe(
+        "the handler's result is unusable: it cannot be written as JSON: Do not know how to serialize a BigInt",
+      );
+      // Released as any refused result: the redelivery runs the function again.
+      expect((await handler.handle(request)).status).toBe(500);
+      expect(runs).toBe(2);
+    },
+  );
+
   it("a context of your own whose result JSON cannot write keeps its claim for the lease (no run on every delivery)", async () => {
     let runs = 0;
     const wrapped = withIdempotency(

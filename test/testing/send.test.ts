@@ -222,6 +222,35 @@ describe("sendCallback (as the service sends)", () => {
     }
   });
 
+  // Review observe-7: a header secret was masked in the error, the urlSecret in the URL's query
+  // was printed in clear, in the message and the url (a CI log of a failing connectivity test).
+  it("a call without an answer: its message and url mask the query values of the URL given", async () => {
+    const port = await closedPort();
+    const error = await sendCallback(
+      `http://127.0.0.1:${port}/cb?key=Sup3rS3cretValue_abc&shop=eu`,
+      "GetCheckoutCartInfo",
+      {
+        method: "GET",
+        headers: { "x-secret": "HEADER-SECRET-1" },
+        fetch: (request) =>
+          Promise.reject(
+            new TypeError("fetch failed", { cause: new Error(`refused ${request.url}`) }),
+          ),
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendCallbackError);
+    const { message, url, reason } = error as SendCallbackError;
+    for (const text of [message, url, reason]) {
+      expect(text).not.toContain("Sup3rS3cretValue_abc");
+      expect(text).not.toContain("eu&");
+      expect(text).not.toContain("HEADER-SECRET-1");
+    }
+    expect(url).toMatch(/\/cb\/GetCheckoutCartInfo\?key=\*\*\*&shop=\*\*\*&/);
+    // The query the kit sets itself (the cart's parameters) is kept: it says what was asked.
+    expect(url).toContain("merchantCartToken=");
+    expect(message).toContain(`: GET ${url} failed: `);
+  });
+
   it("refuses a timeoutMs no timer keeps (over 2^31-1 ms, which would abort at once), sending nothing", async () => {
     const sent = raw.seen.length;
     for (const timeoutMs of [MAX_TIMEOUT_MS + 1, 3e9, 0, -1, 1.5, Number.NaN]) {
