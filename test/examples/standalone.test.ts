@@ -102,7 +102,17 @@ for (const example of EXAMPLES) {
       copyFolder(`examples/${example}`, dir);
       const shipped = shippedFiles(dir);
       pointAtTarball(dir);
-      const env = userEnv(INSTALL_ENV);
+      // Bun and Deno are not npm dependencies of their examples: the README says to install the
+      // runtime, so the test has it, and only it, on the PATH (as a user who followed the README).
+      const runtime = example === "bun" || example === "deno" ? example : undefined;
+      if (runtime) {
+        expect(readme).toMatch(
+          runtime === "bun"
+            ? /You need \[Bun\]\(https:\/\/bun\.sh\) 1\.4\.5 or later/
+            : /You need \[Deno\]\(https:\/\/deno\.com\) 2\.9\.6 or later/,
+        );
+      }
+      const env = userEnv(INSTALL_ENV, runtime ? [runtime] : []);
       const port = await freePort();
       expect(run[0]).toBe("npm install");
       expect(run[1]).toBe("npx crossborder-callbacks keys --out keys");
@@ -114,6 +124,11 @@ for (const example of EXAMPLES) {
         env,
       );
       await mustRun(run[1] ?? "", dir, env);
+      if (example === "bun") {
+        // The README's tsconfig.json and @types/bun: `Bun` is known to the type-checker (this
+        // repository's tsc, which the example does not install).
+        await mustRun(`${join(ROOT, "node_modules/.bin/tsc")} --noEmit -p .`, dir, env);
+      }
       for (const line of run.slice(2, -1)) await mustRun(line, dir, env, 400_000);
       const start = (run.at(-1) ?? "").replaceAll("3000", String(port));
 
