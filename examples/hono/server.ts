@@ -15,5 +15,7 @@ app.get("/health", (c) => c.json({ ok: true }));
 
 const hostname = process.env.HOST ?? "127.0.0.1";
 serve({ fetch: app.fetch, hostname, port: Number(process.env.PORT ?? 3000) }, (info) => {
-  console.log(`listening on http://${hostname}:${info.port}`);
+  // An IPv6 address (HOST=::1) goes in brackets in a URL.
+  const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+  console.log(`listening on http://${shown}:${info.port}`);
 });

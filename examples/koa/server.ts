@@ -17,5 +17,7 @@ const host = process.env.HOST ?? "127.0.0.1";
 const server = app.listen(Number(process.env.PORT ?? 3000), host, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : process.env.PORT;
-  console.log(`listening on http://${host}:${port}`);
+  // An IPv6 address (HOST=::1) goes in brackets in a URL.
+  const shown = host.includes(":") ? `[${host}]` : host;
+  console.log(`listening on http://${shown}:${port}`);
 });

@@ -114,8 +114,22 @@ describe("the README, followed from the top", () => {
         // And nothing to look at: the order's answer says what was charged (001 §4.2).
         expect(result.stdout).not.toContain("warning:");
 
+        // "The simulator"'s forged-call checks, as typed in a second terminal, where the server's
+        // command set MERCHANT_GUID for itself only: each exits 0, every call answered 401.
+        const second = { ...env };
+        delete second.MERCHANT_GUID;
+        const forgedChecks = commandsBetween(readme, "forged");
+        expect(forgedChecks).toHaveLength(3);
+        for (const line of forgedChecks) {
+          const run = await mustRun(
+            line.replace("http://127.0.0.1:3000", `http://127.0.0.1:${port}`),
+            dir,
+            second,
+          );
+          if (line.includes(" simulate ")) expect(run.stdout).toContain("14 of 14 passed.");
+        }
+
         // And a forged call is refused: the simulator says so with exit 1, or 0 when expected.
-        await mustRun("npx crossborder-callbacks keys --out stranger", dir, env);
         const forged = (simulate ?? "")
           .replace("http://127.0.0.1:3000", `http://127.0.0.1:${port}`)
           .replace("keys/service-test-private.pem", "stranger/service-test-private.pem");

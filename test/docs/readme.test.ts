@@ -37,6 +37,20 @@ describe("README", () => {
     );
   });
 
+  // Review copy COPY-2: the forged-call lines of "The simulator" read `--guid "$MERCHANT_GUID"`,
+  // which in the second terminal (where the quick start's server command set it for itself only)
+  // is `--guid ""`: a usage error (exit 2), not the promised exit 0.
+  it("expands MERCHANT_GUID in its shell lines only where the shell stops when it is unset", () => {
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? "");
+    const unguarded = blocks.flatMap((block) =>
+      block
+        .replace(/\\\n\s*/g, " ")
+        .split("\n")
+        .filter((line) => /\$MERCHANT_GUID\b|\$\{MERCHANT_GUID(?!:\?)/.test(line)),
+    );
+    expect(unguarded).toEqual([]);
+  });
+
   it("opens with what it is, the install command, and a clone's demo and test commands", () => {
     const lines = readme.split("\n");
     expect(lines[0]).toBe("# crossborder-callbacks");

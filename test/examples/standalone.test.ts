@@ -7,8 +7,8 @@
  * (build, then start). The Worker runs in workerd (Miniflare) from a bundle of the copy, as
  * `wrangler dev` does: wrangler itself is not installed here (see the note in the README).
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +69,19 @@ function pointAtTarball(dir: string): void {
   writeFileSync(path, `${JSON.stringify(pkg, null, 2)}\n`);
 }
 
+/** The example's own files in its copy (not package.json, which points at the tarball) and their text. */
+function shippedFiles(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    const name = relative(dir, path);
+    if (!entry.isFile() || /^(node_modules|\.next|keys)\//.test(name)) continue;
+    if (name === "package.json") continue;
+    files[name] = readFileSync(path, "utf8");
+  }
+  return files;
+}
+
 const INSTALL_ENV = { npm_config_prefer_offline: "true", npm_config_loglevel: "error" };
 
 for (const example of EXAMPLES) {
@@ -87,8 +100,19 @@ for (const example of EXAMPLES) {
       scratch = scratchDir(`example-${example}`);
       const dir = join(scratch.dir, example);
       copyFolder(`examples/${example}`, dir);
+      const shipped = shippedFiles(dir);
       pointAtTarball(dir);
-      const env = userEnv(INSTALL_ENV);
+      // Bun and Deno are not npm dependencies of their examples: the README says to install the
+      // runtime, so the test has it, and only it, on the PATH (as a user who followed the README).
+      const runtime = example === "bun" || example === "deno" ? example : undefined;
+      if (runtime) {
+        expect(readme).toMatch(
+          runtime === "bun"
+            ? /You need \[Bun\]\(https:\/\/bun\.sh\) 1\.4\.5 or later/
+            : /You need \[Deno\]\(https:\/\/deno\.com\) 2\.9\.6 or later/,
+        );
+      }
+      const env = userEnv(INSTALL_ENV, runtime ? [runtime] : []);
       const port = await freePort();
       expect(run[0]).toBe("npm install");
       expect(run[1]).toBe("npx crossborder-callbacks keys --out keys");
@@ -100,6 +124,11 @@ for (const example of EXAMPLES) {
         env,
       );
       await mustRun(run[1] ?? "", dir, env);
+      if (example === "bun") {
+        // The README's tsconfig.json and @types/bun: `Bun` is known to the type-checker (this
+        // repository's tsc, which the example does not install).
+        await mustRun(`${join(ROOT, "node_modules/.bin/tsc")} --noEmit -p .`, dir, env);
+      }
       for (const line of run.slice(2, -1)) await mustRun(line, dir, env, 400_000);
       const start = (run.at(-1) ?? "").replaceAll("3000", String(port));
 
@@ -162,6 +191,14 @@ for (const example of EXAMPLES) {
       await expect
         .poll(output)
         .toContain("GetCheckoutCartInfo 200 handler_failure: CART_NOT_FOUND: Unknown cart");
+
+      // Review copy COPY-4: `next build` rewrote the shipped tsconfig.json. What the README's
+      // commands ran (install, keys, build, start, simulate) leaves the shipped files as they were
+      // (files they add, such as next-env.d.ts or a lock file, are the user's).
+      const after = shippedFiles(dir);
+      expect(Object.fromEntries(Object.keys(shipped).map((name) => [name, after[name]]))).toEqual(
+        shipped,
+      );
     }, 600_000);
   });
 }

@@ -4,10 +4,20 @@
  * the repository's own node_modules), and commands run there as a user types them.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, join, resolve } from "node:path";
 import { ROOT } from "../adapters/support/runtime.js";
 
 /** The packed tarball of the current build (made once per build, shared by the test files). */
@@ -53,19 +63,39 @@ export interface Run {
 
 /**
  * The environment of a user's shell: this one without vitest's and npm's own variables (an
- * `npm_config_*` of the test run must not steer the user's npm), plus the Bun and Deno this
- * repository installs on the PATH (after the project's own bins).
+ * `npm_config_*` of the test run must not steer the user's npm). Nothing of this repository is on
+ * the PATH: a copied example finds only what its own install put in its node_modules/.bin, and
+ * what a user has installed. `runtimes` are the ones an example's README says to have installed
+ * (`bun`, `deno`): each is put on the PATH alone (this repository's binary, linked into a
+ * directory of its own), nothing else of node_modules/.bin with it.
  */
-export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function userEnv(
+  extra: Record<string, string> = {},
+  runtimes: readonly ("bun" | "deno")[] = [],
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (/^(npm_|VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$|TSX_)/i.test(name)) continue;
     env[name] = value;
   }
-  env.PATH = [process.env.PATH ?? "", join(ROOT, "node_modules/.bin")].join(delimiter);
+  const repositoryBins = join(ROOT, "node_modules/.bin");
+  const path = (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => dir !== "" && resolve(dir) !== resolve(repositoryBins));
+  env.PATH = [...runtimes.map(runtimeOnly), ...path].join(delimiter);
   env.NO_COLOR = "1";
   env.NEXT_TELEMETRY_DISABLED = "1";
   return { ...env, ...extra };
+}
+
+/** A directory holding only this repository's `name` binary (made once per test process). */
+function runtimeOnly(name: "bun" | "deno"): string {
+  const dir = join(tmpdir(), `cbc-runtime-${process.pid}`, name);
+  if (!existsSync(join(dir, name))) {
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(realpathSync(join(ROOT, "node_modules/.bin", name)), join(dir, name));
+  }
+  return dir;
 }
 
 /** Runs a shell command line (as typed in a README) in `cwd` to its end. */

@@ -51,7 +51,8 @@ export interface ChildServer {
 }
 
 /**
- * Starts a server process and waits for its `listening on http://127.0.0.1:PORT` line. Fails with
+ * Starts a server process and waits for its `listening on http://127.0.0.1:PORT` line (or
+ * `http://[::1]:PORT`). Fails with
  * the process's output if it exits or stays silent for `timeoutMs`.
  */
 export function startServer(
@@ -72,7 +73,7 @@ export function startServer(
     }, options.timeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString("utf8");
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = /listening on (http:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         const baseUrl = match[1];

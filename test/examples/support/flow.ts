@@ -2,8 +2,8 @@
  * What a merchant built from the examples must do: answer all fourteen callbacks, signed as the
  * service signs them, in the order a real order goes through them, and refuse a forged token.
  */
-import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createServiceKeys, fixture, type ServiceKeys } from "../../adapters/support/keys.js";
 import { MERCHANT_GUID } from "../../adapters/support/merchant.js";
@@ -12,19 +12,34 @@ import { GIFT_CARD_UNAUTHORIZED, type Send, signedPost } from "../../adapters/su
 
 export { MERCHANT_GUID };
 
-/** The examples import the package by name, which resolves to dist/: it must be built. */
-export function assertBuilt(): void {
-  const entry = join(ROOT, "dist/index.js");
+/** The file of `dir` (searched recursively) modified last, and when (ms); undefined if none. */
+function newestFile(dir: string): { path: string; mtimeMs: number } | undefined {
+  let newest: { path: string; mtimeMs: number } | undefined;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const { mtimeMs } = statSync(path);
+    if (!newest || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+  }
+  return newest;
+}
+
+/**
+ * The examples import the package by name, which resolves to dist/: it must be built, after the
+ * last change of any file under src/ (a build rewrites all of dist/, dist/index.js included).
+ */
+export function assertBuilt(root: string = ROOT): void {
+  const entry = join(root, "dist/index.js");
   if (!existsSync(entry)) {
     throw new Error(
       "dist/ is missing: run `npm run build` before the example tests (npm test does)",
     );
   }
-  if (
-    statSync(join(ROOT, "dist/fetch.js")).mtimeMs <
-    statSync(join(ROOT, "src/adapters/fetch.ts")).mtimeMs
-  ) {
-    throw new Error("dist/ is older than src/: run `npm run build` before the example tests");
+  const newest = newestFile(join(root, "src"));
+  if (newest && statSync(entry).mtimeMs < newest.mtimeMs) {
+    throw new Error(
+      `dist/ is older than ${relative(root, newest.path)}: run \`npm run build\` before the example tests`,
+    );
   }
 }
 
