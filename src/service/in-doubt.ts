@@ -6,8 +6,9 @@
  * is told so, instead of reading as "nothing happened" at the end of a retry loop of the caller's.
  *
  * Bounded in count (`MAX_IN_DOUBT`, the oldest goes first) and age (`IN_DOUBT_TTL_MS`, on the
- * monotonic clock). Nothing is computed on the normal path: a request's identity is made only
- * when a call ends in doubt, or when the ledger holds something.
+ * monotonic clock, dropped as soon as the ledger is looked at). Nothing is computed on the normal
+ * path: a request's identity is made only when a call ends in doubt, or when the ledger holds
+ * something not yet expired.
  */
 import { isRecord } from "../core/objects.js";
 import type { ServiceError } from "./errors.js";
@@ -69,7 +70,13 @@ export class InDoubtLedger {
     this.#ttlMs = ttlMs;
   }
 
+  /**
+   * How many calls in doubt are kept, the expired ones dropped first: the success path reads this
+   * (and computes the request's identity only when it is not 0), so once every entry is past its
+   * age nothing is computed again, and their errors are let go.
+   */
   get size(): number {
+    this.#prune();
     return this.#entries.size;
   }
 
@@ -95,8 +102,12 @@ export class InDoubtLedger {
     this.#entries.delete(identity);
   }
 
-  /** Drops the entries past their age (in insertion order, which is their order of age). */
+  /**
+   * Drops the entries past their age (in insertion order, which is their order of age): a look at
+   * the oldest one's time when none is; nothing, not even the clock, when the ledger is empty.
+   */
   #prune(): void {
+    if (this.#entries.size === 0) return;
     const limit = this.#now() - this.#ttlMs;
     for (const [identity, entry] of this.#entries) {
       if (entry.mono > limit) break;

@@ -226,6 +226,25 @@ describe("the ledger's bounds", () => {
     expect(ledger.size).toBe(0);
   });
 
+  it("an expired call is gone from `size` without a find or a record (the success path reads only `size`)", () => {
+    let now = 0;
+    let reads = 0;
+    const ledger = new InDoubtLedger(() => {
+      reads++;
+      return now;
+    });
+    expect(ledger.size).toBe(0);
+    // Empty: the clock is not even read.
+    expect(reads).toBe(0);
+    ledger.record("a", inDoubt("A"));
+    now += IN_DOUBT_TTL_MS - 1;
+    expect(ledger.size).toBe(1);
+    now += 11 * 60_000;
+    // Past its age: dropped (with its error) on the next look at `size`.
+    expect(ledger.size).toBe(0);
+    expect(ledger.find("a")).toBeUndefined();
+  });
+
   it("forget drops one request only", () => {
     const ledger = new InDoubtLedger(() => 0);
     ledger.record("a", inDoubt("A"));
