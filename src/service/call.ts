@@ -290,7 +290,7 @@ async function runCall(
   const ledger = op.retry === "never" ? ctx.inDoubt : undefined;
   let known: string | undefined;
   const identity = () => {
-    known ??= requestIdentity(name, parsed.data);
+    known ??= requestIdentity(name, op, parsed.data);
     return known;
   };
   const deadlineAt = ctx.now() + deadlineMs;

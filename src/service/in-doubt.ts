@@ -30,11 +30,30 @@ export interface InDoubtEntry {
 
 /**
  * The request as the operation's schema gave it (its wire names are the client's, the same for
- * every call), with object keys sorted: two calls whose arguments differ only in key order are
- * the same request.
+ * every call), with object keys sorted and the lists the service reads as sets (`anyOrder`: the
+ * orders to dispatch, a refund's lines) sorted by each element's canonical form: two calls whose
+ * arguments differ only in key order, or in the order of such a list, are the same request. The
+ * elements are kept as given (a repeated one counts), and any other list keeps its order.
  */
-export function requestIdentity(name: OperationName, data: unknown): string {
-  return `${name}\u0000${canonical(data)}`;
+export function requestIdentity(
+  name: OperationName,
+  op: OperationDefinition,
+  data: unknown,
+): string {
+  const sets = op.anyOrder;
+  if (sets === undefined || !isRecord(data)) return `${name}\u0000${canonical(data)}`;
+  const keys = Object.keys(data)
+    .filter((key) => data[key] !== undefined)
+    .sort();
+  const fields = keys.map((key) => {
+    const value = data[key];
+    const text =
+      sets.includes(key) && Array.isArray(value)
+        ? `[${value.map(canonical).sort().join(",")}]`
+        : canonical(value);
+    return `${JSON.stringify(key)}:${text}`;
+  });
+  return `${name}\u0000{${fields.join(",")}}`;
 }
 
 function canonical(value: unknown): string {
