@@ -143,22 +143,23 @@ describe("a refusal that may mean 'already done' after a call in doubt says it m
     const simulator = await startSimulator();
     simulator.fail("createOrderRefund", { stallBody: true });
     const client = clientFor(simulator, { timeoutMs: 300 });
+    // Valid (1 left of line 1, 1 of line 2): the refund is made, its answer stalls.
     const first = await rejectionOf(
       client.createOrderRefund({
         OrderId: "GE-1001",
         RefundProducts: [
-          { CartItemId: "1", RefundQuantity: 2 },
+          { CartItemId: "1", RefundQuantity: 1 },
           { CartItemId: "2", RefundQuantity: 1 },
         ],
       }),
     );
-    expect(first).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: true });
+    expect(first).toMatchObject({ code: "TIMEOUT", status: 200, mayHaveBeenApplied: true });
     const again = (await rejectionOf(
       client.createOrderRefund({
         OrderId: "GE-1001",
         RefundProducts: [
           { RefundQuantity: 1, CartItemId: "2" },
-          { CartItemId: "1", RefundQuantity: 2 },
+          { CartItemId: "1", RefundQuantity: 1 },
         ],
       }),
     )) as ServiceError;
@@ -196,6 +197,28 @@ describe("a refusal that may mean 'already done' after a call in doubt says it m
     const hub = (await rejectionOf(dispatch())) as ServiceError;
     expect(hub).toMatchObject({ code: "B200", mayHaveBeenApplied: false });
     expect(hub.earlierInDoubt).toBeUndefined();
+  });
+
+  it("a call whose status line already refused (a 4xx, its body then stalled) is not in doubt, nor is its repeat", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("createOrderRefund", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    // Never valid: 5 of a line of 1. The first answer's 400 status line comes, its body does not.
+    const refund = () =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "2", RefundQuantity: 5 }],
+      });
+    const before = simulator.state.refunds.get("GE-1001")?.length ?? 0;
+    const first = (await rejectionOf(refund())) as ServiceError;
+    expect(first).toMatchObject({ code: "TIMEOUT", status: 400, mayHaveBeenApplied: false });
+    const again = (await rejectionOf(refund())) as ServiceError;
+    expect(again).toMatchObject({ code: "INVALID_REFUND", status: 400, mayHaveBeenApplied: false });
+    expect(again.description).toContain("1 left of 1");
+    expect(again.earlierInDoubt).toBeUndefined();
+    expect(again.message).not.toMatch(/earlier call|may have been applied/);
+    // Nothing was refunded.
+    expect(simulator.state.refunds.get("GE-1001") ?? []).toHaveLength(before);
   });
 
   it("a success forgets the call in doubt", async () => {
