@@ -290,7 +290,7 @@ async function runCall(
   const ledger = op.retry === "never" ? ctx.inDoubt : undefined;
   let known: string | undefined;
   const identity = () => {
-    known ??= requestIdentity(name, parsed.data);
+    known ??= requestIdentity(name, op, parsed.data);
     return known;
   };
   const deadlineAt = ctx.now() + deadlineMs;
@@ -765,7 +765,7 @@ function nothingSent(error: unknown): boolean {
 /**
  * An answer whose status line arrived and whose body did not (too large, reset, timed out): the
  * failure keeps the status, and for an operation that is never retried says it may have been
- * applied, since the service answered.
+ * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done).
  */
 function cutOff(
   ctx: CallContext,
@@ -775,7 +775,10 @@ function cutOff(
   timedOut: boolean,
   limits: { timeoutMs: number; byDeadline: boolean },
 ): Failure {
-  const { note, mayHaveBeenApplied } = appliedUnknown(op);
+  // A 4xx status line is the service's refusal: a complete 4xx says nothing was done whatever its
+  // body reads, so one whose body is cut off, late or too large says no more (SECOND-DOUBT-7).
+  const refused = status >= 400 && status <= 499;
+  const { note, mayHaveBeenApplied } = refused ? NOT_APPLIED : appliedUnknown(op);
   if (caught instanceof ResponseTooLarge) {
     const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
     return invalidResponse(description, status, mayHaveBeenApplied);

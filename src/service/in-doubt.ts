@@ -6,8 +6,9 @@
  * is told so, instead of reading as "nothing happened" at the end of a retry loop of the caller's.
  *
  * Bounded in count (`MAX_IN_DOUBT`, the oldest goes first) and age (`IN_DOUBT_TTL_MS`, on the
- * monotonic clock). Nothing is computed on the normal path: a request's identity is made only
- * when a call ends in doubt, or when the ledger holds something.
+ * monotonic clock, dropped as soon as the ledger is looked at). Nothing is computed on the normal
+ * path: a request's identity is made only when a call ends in doubt, or when the ledger holds
+ * something not yet expired.
  */
 import { isRecord } from "../core/objects.js";
 import type { ServiceError } from "./errors.js";
@@ -29,11 +30,30 @@ export interface InDoubtEntry {
 
 /**
  * The request as the operation's schema gave it (its wire names are the client's, the same for
- * every call), with object keys sorted: two calls whose arguments differ only in key order are
- * the same request.
+ * every call), with object keys sorted and the lists the service reads as sets (`anyOrder`: the
+ * orders to dispatch, a refund's lines) sorted by each element's canonical form: two calls whose
+ * arguments differ only in key order, or in the order of such a list, are the same request. The
+ * elements are kept as given (a repeated one counts), and any other list keeps its order.
  */
-export function requestIdentity(name: OperationName, data: unknown): string {
-  return `${name}\u0000${canonical(data)}`;
+export function requestIdentity(
+  name: OperationName,
+  op: OperationDefinition,
+  data: unknown,
+): string {
+  const sets = op.anyOrder;
+  if (sets === undefined || !isRecord(data)) return `${name}\u0000${canonical(data)}`;
+  const keys = Object.keys(data)
+    .filter((key) => data[key] !== undefined)
+    .sort();
+  const fields = keys.map((key) => {
+    const value = data[key];
+    const text =
+      sets.includes(key) && Array.isArray(value)
+        ? `[${value.map(canonical).sort().join(",")}]`
+        : canonical(value);
+    return `${JSON.stringify(key)}:${text}`;
+  });
+  return `${name}\u0000{${fields.join(",")}}`;
 }
 
 function canonical(value: unknown): string {
@@ -69,7 +89,13 @@ export class InDoubtLedger {
     this.#ttlMs = ttlMs;
   }
 
+  /**
+   * How many calls in doubt are kept, the expired ones dropped first: the success path reads this
+   * (and computes the request's identity only when it is not 0), so once every entry is past its
+   * age nothing is computed again, and their errors are let go.
+   */
   get size(): number {
+    this.#prune();
     return this.#entries.size;
   }
 
@@ -95,8 +121,12 @@ export class InDoubtLedger {
     this.#entries.delete(identity);
   }
 
-  /** Drops the entries past their age (in insertion order, which is their order of age). */
+  /**
+   * Drops the entries past their age (in insertion order, which is their order of age): a look at
+   * the oldest one's time when none is; nothing, not even the clock, when the ledger is empty.
+   */
   #prune(): void {
+    if (this.#entries.size === 0) return;
     const limit = this.#now() - this.#ttlMs;
     for (const [identity, entry] of this.#entries) {
       if (entry.mono > limit) break;

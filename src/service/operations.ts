@@ -93,6 +93,12 @@ export interface OperationDefinition {
     readonly kinds?: readonly ServiceFailureKind[];
   };
   /**
+   * For the same memory: the request's lists (top-level fields) the service reads as sets, so a
+   * repeat that gives the same elements in another order (rebuilt from database rows, a `Set`) is
+   * the same request: the orders or parcels to dispatch, the lines of a refund.
+   */
+  readonly anyOrder?: readonly string[];
+  /**
    * Set where an answer must say `Success` or `IsSuccess` true to count as done (the answer's
    * shape is not shown, so nothing else confirms it): what the caller is told otherwise, and of
    * any 2xx it cannot read (the operation may have been applied all the same).
@@ -156,6 +162,9 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     // 7.2: B002's causes include "already dispatched"; B100, no order valid for dispatch, is what
     // a request whose every order was dispatched gets.
     alreadyDone: { codes: ["B002", "B100"] },
+    // 4.2: the orders "to manifest" (service or merchant ids); 7.2: the parcel codes and tracking
+    // numbers listed (B401, B402). A consolidated shipment of the same orders in any order.
+    anyOrder: ["OrderIds", "MerchantOrderIds", "ParcelCodes", "TrackingNumbers"],
   },
   getShippingDetailsExtended: {
     wireName: "GetShippingDetailsExtended",
@@ -324,6 +333,8 @@ export const OPERATIONS = /* @__PURE__ */ deepFreeze({
     // No code is documented (4.10): a refund already created makes its repeat exceed what is left
     // to refund, refused as the service sees fit (a 400, a 409, a refusal in a 2xx).
     alreadyDone: { kinds: ["conflict", "validation"] },
+    // 4.10: "a list of {CartItemId, RefundQuantity}": each line names its item.
+    anyOrder: ["RefundProducts"],
     unconfirmed:
       "the refund is not confirmed; it may have been created all the same: check getOrderRefunds before creating it again",
   },

@@ -1004,16 +1004,17 @@ describe("an answer cut off after its status line", () => {
     }
   });
 
-  /** A real HTTP server that sends a 200 status line and part of a body, then `then` the socket. */
+  /** A real HTTP server that sends a status line (200) and part of a body, then `then` the socket. */
   async function cutOff(
     then: "destroy" | "hang",
+    status = 200,
   ): Promise<{ url: string; requests: () => number }> {
     let requests = 0;
     const server = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
         requests++;
-        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        res.writeHead(status, { "content-type": "application/json", "content-length": "1000" });
         res.write('{"IsSuccess":true,');
         if (then === "destroy") setTimeout(() => res.socket?.destroy(), 20);
       });
@@ -1074,6 +1075,50 @@ describe("an answer cut off after its status line", () => {
     expect(error).toBeInstanceOf(ServiceTimeoutError);
     expect(error).toMatchObject({ code: "TIMEOUT", status: 200, mayHaveBeenApplied: true });
     expect((error as Error).message).toMatch(/may have been applied/);
+  });
+
+  it("a 4xx status line is a refusal even when its body is then cut off, late or too large: not applied", async () => {
+    // The status line is the service's answer: a complete 4xx says nothing was done whatever its
+    // body, so one whose body does not arrive says no more and no less.
+    for (const then of ["destroy", "hang"] as const) {
+      const service = await cutOff(then, 400);
+      const client = createServiceClient({
+        baseUrl: service.url,
+        merchantGuid: GUID,
+        timeoutMs: 1_000,
+      });
+      const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(error).toMatchObject({
+        code: then === "destroy" ? "INCOMPLETE_RESPONSE" : "TIMEOUT",
+        status: 400,
+        mayHaveBeenApplied: false,
+      });
+      expect((error as Error).message).toMatch(/HTTP 400/);
+      expect((error as Error).message).not.toMatch(/may have been applied/);
+      expect(service.requests()).toBe(1);
+    }
+    const large = await cutOff("hang", 409);
+    const client = createServiceClient({
+      baseUrl: large.url,
+      merchantGuid: GUID,
+      maxResponseBytes: 100,
+    });
+    const error = await rejectionOf(client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }));
+    expect(error).toMatchObject({
+      code: "INVALID_RESPONSE",
+      status: 409,
+      mayHaveBeenApplied: false,
+    });
+    expect((error as Error).message).not.toMatch(/may have been applied/);
+    // A 5xx status line cut off may still have been applied (the service failed midway).
+    const failing = await cutOff("destroy", 502);
+    const error502 = await rejectionOf(
+      createServiceClient({ baseUrl: failing.url, merchantGuid: GUID }).voidParcel({
+        OrderId: "GE-1",
+        ParcelCode: "P-1",
+      }),
+    );
+    expect(error502).toMatchObject({ status: 502, mayHaveBeenApplied: true });
   });
 
   it("an answer over maxResponseBytes keeps its status", async () => {

@@ -5,7 +5,12 @@
 // against the service simulator, real fetch.
 import { describe, expect, it } from "vitest";
 import { createServiceError } from "../../src/service/errors.js";
-import { IN_DOUBT_TTL_MS, InDoubtLedger, MAX_IN_DOUBT } from "../../src/service/in-doubt.js";
+import {
+  IN_DOUBT_TTL_MS,
+  InDoubtLedger,
+  MAX_IN_DOUBT,
+  requestIdentity,
+} from "../../src/service/in-doubt.js";
 import {
   ServiceConflictError,
   type ServiceError,
@@ -13,6 +18,7 @@ import {
   ServiceTimeoutError,
   ServiceValidationError,
 } from "../../src/service/index.js";
+import { OPERATIONS, type OperationName } from "../../src/service/operations.js";
 import { clientFor, rejectionOf, renderings, startSimulator } from "./helpers.js";
 
 /**
@@ -117,6 +123,50 @@ describe("a refusal that may mean 'already done' after a call in doubt says it m
     expect(EARLIER.exec(error.message)?.[1]).toBe("HTTP_502");
   });
 
+  it("a job-queue retry with the same orders in another order is the same request (dispatch)", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("dispatchConsolidatedShipment", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    const first = await rejectionOf(
+      client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] }),
+    );
+    expect(first).toMatchObject({ code: "TIMEOUT", mayHaveBeenApplied: true });
+    // Rebuilt from database rows (no ORDER BY, a Set): the same orders, another order.
+    const again = (await rejectionOf(
+      client.dispatchConsolidatedShipment({ OrderIds: ["GE-1002", "GE-1001"] }),
+    )) as ServiceError;
+    expect(again).toMatchObject({ code: "B002", mayHaveBeenApplied: true });
+    expect(again.earlierInDoubt?.code).toBe("TIMEOUT");
+  });
+
+  it("a job-queue retry with the same refund lines in another order is the same request", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("createOrderRefund", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    // Valid (1 left of line 1, 1 of line 2): the refund is made, its answer stalls.
+    const first = await rejectionOf(
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [
+          { CartItemId: "1", RefundQuantity: 1 },
+          { CartItemId: "2", RefundQuantity: 1 },
+        ],
+      }),
+    );
+    expect(first).toMatchObject({ code: "TIMEOUT", status: 200, mayHaveBeenApplied: true });
+    const again = (await rejectionOf(
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [
+          { RefundQuantity: 1, CartItemId: "2" },
+          { CartItemId: "1", RefundQuantity: 1 },
+        ],
+      }),
+    )) as ServiceError;
+    expect(again).toMatchObject({ code: "INVALID_REFUND", mayHaveBeenApplied: true });
+    expect(again.earlierInDoubt?.code).toBe("TIMEOUT");
+  });
+
   it("a request with other arguments is not matched", async () => {
     const simulator = await startSimulator();
     simulator.fail("dispatchConsolidatedShipment", { stallBody: true });
@@ -149,6 +199,28 @@ describe("a refusal that may mean 'already done' after a call in doubt says it m
     expect(hub.earlierInDoubt).toBeUndefined();
   });
 
+  it("a call whose status line already refused (a 4xx, its body then stalled) is not in doubt, nor is its repeat", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("createOrderRefund", { stallBody: true });
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    // Never valid: 5 of a line of 1. The first answer's 400 status line comes, its body does not.
+    const refund = () =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "2", RefundQuantity: 5 }],
+      });
+    const before = simulator.state.refunds.get("GE-1001")?.length ?? 0;
+    const first = (await rejectionOf(refund())) as ServiceError;
+    expect(first).toMatchObject({ code: "TIMEOUT", status: 400, mayHaveBeenApplied: false });
+    const again = (await rejectionOf(refund())) as ServiceError;
+    expect(again).toMatchObject({ code: "INVALID_REFUND", status: 400, mayHaveBeenApplied: false });
+    expect(again.description).toContain("1 left of 1");
+    expect(again.earlierInDoubt).toBeUndefined();
+    expect(again.message).not.toMatch(/earlier call|may have been applied/);
+    // Nothing was refunded.
+    expect(simulator.state.refunds.get("GE-1001") ?? []).toHaveLength(before);
+  });
+
   it("a success forgets the call in doubt", async () => {
     const simulator = await startSimulator();
     // Dropped before it was applied: in doubt all the same (the client cannot tell).
@@ -179,6 +251,62 @@ describe("a refusal that may mean 'already done' after a call in doubt says it m
       expect(firsts).toContain(repeat.earlierInDoubt);
     }
     expect(simulator.state.orders.get("GE-1001")?.status).toBe("dispatched");
+  });
+});
+
+describe("a request's identity", () => {
+  const id = (name: OperationName, data: unknown) => requestIdentity(name, OPERATIONS[name], data);
+
+  it("reads the lists the service reads as sets in any order, and nothing else", () => {
+    const dispatch = {
+      OrderIds: ["GE-1", "GE-2"],
+      MerchantOrderIds: ["M-1", "M-2"],
+      ParcelCodes: ["P-1", "P-2"],
+      TrackingNumbers: ["T-1", "T-2"],
+    };
+    const reversed = {
+      TrackingNumbers: ["T-2", "T-1"],
+      ParcelCodes: ["P-2", "P-1"],
+      MerchantOrderIds: ["M-2", "M-1"],
+      OrderIds: ["GE-2", "GE-1"],
+    };
+    expect(id("dispatchConsolidatedShipment", reversed)).toBe(
+      id("dispatchConsolidatedShipment", dispatch),
+    );
+    // Not another set: one more, one fewer, or a repeated element.
+    for (const other of [
+      { ...dispatch, OrderIds: ["GE-1"] },
+      { ...dispatch, OrderIds: ["GE-1", "GE-1", "GE-2"] },
+      { ...dispatch, OrderIds: ["GE-1", "GE-2", "GE-3"] },
+      // The same element in another list is another request.
+      { ...dispatch, OrderIds: ["GE-1"], MerchantOrderIds: ["M-1", "M-2", "GE-2"] },
+    ]) {
+      expect(id("dispatchConsolidatedShipment", other)).not.toBe(
+        id("dispatchConsolidatedShipment", dispatch),
+      );
+    }
+    const lines = [
+      { CartItemId: "1", RefundQuantity: 2 },
+      { CartItemId: "2", RefundQuantity: 1 },
+    ];
+    const refund = { OrderId: "GE-1", RefundProducts: lines };
+    expect(id("createOrderRefund", { OrderId: "GE-1", RefundProducts: [...lines].reverse() })).toBe(
+      id("createOrderRefund", refund),
+    );
+    // The quantities belong to their lines: swapped, it is another refund.
+    expect(
+      id("createOrderRefund", {
+        OrderId: "GE-1",
+        RefundProducts: [
+          { CartItemId: "1", RefundQuantity: 1 },
+          { CartItemId: "2", RefundQuantity: 2 },
+        ],
+      }),
+    ).not.toBe(id("createOrderRefund", refund));
+    // A list in a loose field of the merchant's own keeps its order (its meaning is not known).
+    expect(id("createOrderRefund", { ...refund, Extra: ["a", "b"] })).not.toBe(
+      id("createOrderRefund", { ...refund, Extra: ["b", "a"] }),
+    );
   });
 });
 
@@ -224,6 +352,25 @@ describe("the ledger's bounds", () => {
     now += IN_DOUBT_TTL_MS;
     expect(ledger.find("young")).toBeUndefined();
     expect(ledger.size).toBe(0);
+  });
+
+  it("an expired call is gone from `size` without a find or a record (the success path reads only `size`)", () => {
+    let now = 0;
+    let reads = 0;
+    const ledger = new InDoubtLedger(() => {
+      reads++;
+      return now;
+    });
+    expect(ledger.size).toBe(0);
+    // Empty: the clock is not even read.
+    expect(reads).toBe(0);
+    ledger.record("a", inDoubt("A"));
+    now += IN_DOUBT_TTL_MS - 1;
+    expect(ledger.size).toBe(1);
+    now += 11 * 60_000;
+    // Past its age: dropped (with its error) on the next look at `size`.
+    expect(ledger.size).toBe(0);
+    expect(ledger.find("a")).toBeUndefined();
   });
 
   it("forget drops one request only", () => {
