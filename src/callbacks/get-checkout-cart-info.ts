@@ -10,7 +10,7 @@ import {
 } from "../core/engine.js";
 import { isUnsafeNumber, jsonText, numberLiteralAt } from "../core/exact-numbers.js";
 import { fieldInAnyCase } from "../core/objects.js";
-import { type ResponseShape, responseInfoShape } from "../core/responses.js";
+import { type ResponseShape, responseInfoShape, type SchemaLevel } from "../core/responses.js";
 import { readFormFields } from "../decode/form.js";
 import { ACCEPT, CART_CHECKER, REJECT } from "../generated/checkers.js";
 import { getCheckoutCartInfoRequestSchema } from "../schemas/checkout-request.js";
@@ -103,8 +103,8 @@ const checkCart = CART_CHECKER.schema === checkoutCartInfoSchema ? CART_CHECKER.
  */
 export const cartShape: ResponseShape<CheckoutCartInfo> = {
   asReturned: true,
-  get dataFields() {
-    return CART_DATA_FIELDS;
+  get dataLevel() {
+    return CART_DATA_LEVEL;
   },
   success(result) {
     const verdict = checkCart === undefined ? undefined : checkCart(result);
@@ -239,23 +239,27 @@ const CART_LEVEL = levelOf(checkoutCartInfoSchema);
 /** The cart's free texts: with card data in the request, masked like a message (review second-doubt). */
 const CART_FREE_TEXT: ReadonlySet<string> = new Set(["name", "description"]);
 
-/** Every field name of the cart's schema, at any level (lower-cased), but its free texts. */
-const CART_DATA_FIELDS: ReadonlySet<string> = (() => {
-  const names = new Set<string>();
-  const seen = new Set<Level>();
-  const stack = CART_LEVEL === undefined ? [] : [CART_LEVEL];
-  while (stack.length > 0) {
-    const level = stack.pop() as Level;
-    if (seen.has(level)) continue;
-    seen.add(level);
-    for (const [name, inner] of level.fields ?? []) {
-      if (!CART_FREE_TEXT.has(name)) names.add(name);
-      if (inner !== undefined) stack.push(inner);
+/** The cart's levels with its data fields only: every field of its schema but its free texts. */
+const CART_DATA_LEVEL: SchemaLevel | undefined = withoutFreeText(CART_LEVEL, new Map());
+
+function withoutFreeText(
+  level: Level | undefined,
+  made: Map<Level, SchemaLevel>,
+): SchemaLevel | undefined {
+  if (level === undefined) return undefined;
+  const found = made.get(level);
+  if (found !== undefined) return found;
+  const data: SchemaLevel = {};
+  made.set(level, data);
+  if (level.fields !== undefined) {
+    data.fields = new Map();
+    for (const [name, inner] of level.fields) {
+      if (!CART_FREE_TEXT.has(name)) data.fields.set(name, withoutFreeText(inner, made));
     }
-    if (level.element !== undefined) stack.push(level.element);
   }
-  return names;
-})();
+  if (level.element !== undefined) data.element = withoutFreeText(level.element, made);
+  return data;
+}
 
 /** Said of a cart refused in the JSON form of a cart that is not plain data. */
 const AS_JSON =

@@ -22,7 +22,7 @@ import { validateVoucher } from "./validate-voucher.js";
 export const RESPONSE_SHAPES: {
   readonly [K in CallbackName]: Pick<
     ResponseShape<never>,
-    "success" | "asReturned" | "names" | "dataFields"
+    "success" | "asReturned" | "names" | "dataLevel"
   >;
 } = {
   GetCheckoutCartInfo: cartShape,

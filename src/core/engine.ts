@@ -1162,7 +1162,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
                 written.body,
                 call.redactData,
                 call.ownCards,
-                definition.response.dataFields,
+                definition.response.dataLevel,
               )
             : redactedBody(written.body, call.redactData, call.ownCards),
         undefined,

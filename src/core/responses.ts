@@ -50,11 +50,11 @@ export interface ResponseShape<TResult> {
    */
   readonly asReturned?: boolean;
   /**
-   * For a shape answered as returned: the lower-cased names of its known fields that hold data
+   * For a shape answered as returned: its schema's levels, with only the fields that hold data
    * rather than free text (codes, ids, addresses, URLs). With card data in the request, their
    * texts have only its own card numbers masked; other texts are masked like a message's.
    */
-  readonly dataFields?: ReadonlySet<string>;
+  readonly dataLevel?: SchemaLevel | undefined;
   /**
    * True when a success may say `unconfirmed` (SendOrderToMerchant): the engine then reads,
    * before the function runs, whether the order carries a card to charge (the function may clear
@@ -306,43 +306,70 @@ export function redactedBody(
 }
 
 /**
+ * One level of a response schema: the fields of an object there (lower-cased names, each with its
+ * own level, `undefined` for a leaf) and the level of an array's items.
+ */
+export interface SchemaLevel {
+  fields?: Map<string, SchemaLevel | undefined>;
+  element?: SchemaLevel | undefined;
+}
+
+/**
  * A success body answered as returned (the cart: nested, the merchant's own fields too) with
  * this request's card data masked at every depth, as {@link redactedBody} masks a flat one: texts
- * through `redact`, but those of `dataFields` (the shape's known fields that are data, not free
- * text: codes, ids, addresses, URLs; lower-cased names) through `plain` only, which masks this
- * request's own card numbers; a whole number quoting the request's card through `plain`; keys
- * through both; a key naming a card number with its value masked to its last four digits (one
- * already so masked kept: a repeat's stored answer is answered the same); a key naming a CVV left
- * out (reviews adversary, second-doubt). A copy of what `JSON.stringify` writes (a `__proto__`
- * key kept as a field); the body itself when JSON cannot write it, whose answer then fails as it
- * would have.
+ * through `redact`, but those of the data fields (a field `dataLevel` knows where it stands:
+ * codes, ids, addresses, URLs) through `plain` only, which masks this request's own card numbers;
+ * a whole number quoting the request's card through `plain`; keys through both; a key naming a
+ * card number with its value masked to its last four digits (one already so masked kept, so that
+ * a repeat's stored answer is answered the same; a shorter one, a CVV, through `redact`); a key
+ * naming a CVV left out (reviews adversary, second-doubt, second-seq). A copy of what
+ * `JSON.stringify` writes (a `__proto__` key kept as a field); the body itself when JSON cannot
+ * write it, whose answer then fails as it would have.
  */
 export function redactedTree(
   body: object,
   redact: (text: string) => string,
   plain: (text: string) => string,
-  dataFields: ReadonlySet<string> = NO_FIELDS,
+  dataLevel?: SchemaLevel,
 ): object {
+  // The schema level of each object and array written so far (the copies made below included).
+  const levels = new WeakMap<object, SchemaLevel | undefined>();
   let text: string | undefined;
   try {
-    text = JSON.stringify(body, (name: string, value: unknown) => {
+    text = JSON.stringify(body, function (this: unknown, name: string, value: unknown) {
+      const holder = this as object;
+      const atRoot = name === "" && !levels.has(holder);
+      const holderLevel = atRoot ? undefined : levels.get(holder);
+      const level = atRoot
+        ? dataLevel
+        : Array.isArray(holder)
+          ? holderLevel?.element
+          : holderLevel?.fields?.get(name.toLowerCase());
       if (typeof value === "string") {
-        if (namesCardNumber(name)) return maskedCardNumber(value);
-        return dataFields.has(name.toLowerCase()) ? plain(value) : redact(plain(value));
+        if (namesCardNumber(name)) return maskedCardNumber(value, redact, plain);
+        const isData = !atRoot && holderLevel?.fields?.has(name.toLowerCase()) === true;
+        return isData && !Array.isArray(holder) ? plain(value) : redact(plain(value));
       }
       if (typeof value === "number") {
         if (!Number.isSafeInteger(value)) return value;
         const digits = String(value);
-        const masked = namesCardNumber(name) ? maskedCardNumber(digits) : plain(digits);
+        const masked = namesCardNumber(name)
+          ? maskedCardNumber(digits, redact, plain)
+          : plain(digits);
         return masked === digits ? value : masked;
       }
-      if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+      if (value === null || typeof value !== "object") return value;
+      if (Array.isArray(value)) {
+        levels.set(value, level);
+        return value;
+      }
       // No prototype: a `__proto__` key is a field like any other.
       const copy: Record<string, unknown> = Object.create(null);
       for (const key of Object.keys(value)) {
         if (namesCvv(key)) continue;
         copy[redact(plain(key))] = (value as Record<string, unknown>)[key];
       }
+      levels.set(copy, level);
       return copy;
     });
   } catch {
@@ -351,11 +378,22 @@ export function redactedTree(
   return text === undefined ? body : (JSON.parse(text) as object);
 }
 
-const NO_FIELDS: ReadonlySet<string> = new Set();
+/** A text already masked to a card number's last four digits (`************1111`). */
+const MASKED_CARD_NUMBER = /^[*\s-]*\*[*\s-]*\d{0,4}$/;
 
-/** A card number masked to its last four digits; a text of four digits or fewer as it is. */
-function maskedCardNumber(text: string): string {
-  return text.replace(/\D/g, "").length <= 4 ? text : (maskCardNumber(text) as string);
+/**
+ * A card-number field's value masked to its last four digits; one already so masked as it is;
+ * one of four digits or fewer (a CVV put there) through the request's redactor.
+ */
+function maskedCardNumber(
+  text: string,
+  redact: (text: string) => string,
+  plain: (text: string) => string,
+): string {
+  if (MASKED_CARD_NUMBER.test(text)) return text;
+  return text.replace(/\D/g, "").length <= 4
+    ? redact(plain(text))
+    : (maskCardNumber(text) as string);
 }
 
 /** The answer's verdict: the library writes it; a result may repeat it only as true. */

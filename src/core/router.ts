@@ -250,17 +250,24 @@ function unescaped(_escape: string, hex: string): string {
 }
 
 /**
- * A path as sent, or with the escapes that can spell a card number decoded (three rounds at
- * most) where that shows one, to be masked; every other escape kept (review second-doubt).
+ * A path as sent, but for a segment whose escapes that can spell a card number, decoded until
+ * none is left (each round shortens it), show one: that segment decoded, to be masked; every
+ * other segment and escape as sent (reviews adversary, second-doubt, second-seq).
  */
 function shownPath(pathname: string): string {
-  let decoded = pathname;
-  for (let round = 0; round < 3; round++) {
-    const next = decoded.replace(CARD_ESCAPE, unescaped);
-    if (next === decoded) break;
-    decoded = next;
-  }
-  return decoded !== pathname && redactCards(decoded) !== decoded ? decoded : pathname;
+  if (pathname.indexOf("%") === -1) return pathname;
+  return pathname
+    .split("/")
+    .map((segment) => {
+      let decoded = segment;
+      for (;;) {
+        const next = decoded.replace(CARD_ESCAPE, unescaped);
+        if (next === decoded) break;
+        decoded = next;
+      }
+      return decoded !== segment && redactCards(decoded) !== decoded ? decoded : segment;
+    })
+    .join("/");
 }
 
 // The factories' options (the router gives them to every function it builds) and its own.

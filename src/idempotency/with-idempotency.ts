@@ -265,7 +265,7 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
     // masked at every depth (review second-doubt: it was stored with the card in clear).
     if (carriesCards(context)) {
       const { redact, ownCards } = maskersOf(context);
-      const json = JSON.stringify(redactedTree(result, redact, ownCards, shape.dataFields));
+      const json = JSON.stringify(redactedTree(result, redact, ownCards, shape.dataLevel));
       if (json === undefined) throw new TypeError("the result is not something JSON can write");
       return `j${json}`;
     }

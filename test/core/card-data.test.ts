@@ -973,6 +973,43 @@ describe("per-request redaction of the card number and CVV", () => {
     expect(response.body).toContain('"meta":{"__proto__":{"x":1},"y":2}');
   });
 
+  // Review second-seq (SECOND-SEQ-1/2): a card-number key whose value had four digits or fewer
+  // went out as it was (the request's CVV under `CardNumber`), and a field of the merchant's own
+  // named like any cart field (`key`, `url`) anywhere was taken for a cart field.
+  it("a cart with card data in the request: short card-number values masked, fields of the merchant's own masked whatever their names", async () => {
+    const handler = createGetCheckoutCartInfoHandler(
+      () =>
+        ({
+          productsList: [],
+          CardNumber: "737",
+          cardNumber: "cvv 737",
+          pan: 737,
+          masked: { CardNumber: "************1111" },
+          myExtras: { key: "Boeing 737", url: "Boeing 737", Name: "Boeing 737" },
+          urlParameters: [{ Key: "seat", Value: "737" }],
+        }) as never,
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(
+      post(
+        JSON.stringify({
+          merchantCartToken: "t",
+          PaymentDetails: { CardNumber: VISA, CVVNumber: "737" },
+        }),
+      ),
+    );
+    expect(JSON.parse(response.body)).toStrictEqual({
+      productsList: [],
+      CardNumber: "***",
+      cardNumber: "cvv ***",
+      pan: 737,
+      masked: { CardNumber: "************1111" },
+      myExtras: { key: "Boeing ***", url: "Boeing ***", Name: "Boeing ***" },
+      // A cart field where the schema has it: data, only the request's own card number masked.
+      urlParameters: [{ Key: "seat", Value: "737" }],
+    });
+  });
+
   // Found by the second reader: an order id that happens to pass the Luhn check (about one numeric
   // id of 13–19 digits in ten) went back masked, and the service recorded the stars.
   it("an id that looks like a card number is answered as it is, with card data in the request", async () => {

@@ -143,6 +143,17 @@ describe("the router's 404 (ops-10)", () => {
       `/x/${[..."4111111111111111"].map((d) => `%25${(0x30 + Number(d)).toString(16)}`).join("")}`,
       "/x/************1111",
     ],
+    // Review second-seq (SECOND-SEQ-8): three rounds at most, and other segments decoded with it.
+    [
+      "escaped four times",
+      `/x/${[..."4111111111111111"].map((d) => `%252525${(0x30 + Number(d)).toString(16)}`).join("")}`,
+      "/x/************1111",
+    ],
+    [
+      "another segment's escapes kept",
+      `/a%2520b/${[..."4111111111111111"].map((d) => `%${(0x30 + Number(d)).toString(16)}`).join("")}`,
+      "/a%2520b/************1111",
+    ],
   ])("decodes only what spells a card number: %s", async (_label, path, shown) => {
     const failures: CallbackFailure[] = [];
     const router = createCallbackRouter({
