@@ -115,9 +115,12 @@ export function notify(
       reason: redact(failure.reason),
     };
     if (failure.severity !== undefined) told = { ...told, severity: failure.severity };
-    // The service's id of the order (or cart), as the payload sent it: never card data, which
-    // the engine masked in it already (a Luhn-valid order id is kept as it is).
-    if (typeof failure.orderId === "string") told = { ...told, orderId: failure.orderId };
+    // The service's id of the order (or cart), as the payload sent it but for card data: the
+    // engine masked this request's card number in it, and a Luhn-valid run is masked as in the
+    // reason (security.md #27; review second-obs).
+    if (typeof failure.orderId === "string") {
+      told = { ...told, orderId: redactCards(failure.orderId) };
+    }
     if ("error" in failure) {
       const error =
         failure.error === undefined && !thrown ? undefined : scrubError(failure.error, redact);

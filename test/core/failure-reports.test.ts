@@ -357,11 +357,15 @@ describe("the order a report is about (observe-3)", () => {
     expect("orderId" in (failures[0] ?? {})).toBe(false);
   });
 
-  it("a Luhn-valid order id is named as sent; the request's own card number never", async () => {
+  // Review second-obs (second-obs-3): a Luhn-valid id was named in clear beside a reason that
+  // masks it (security.md #27: no Luhn-valid 13-19 digit run in an error object): masked the same.
+  it("a Luhn-valid order id is masked as the reason masks it; the request's own card number never", async () => {
     const luhn = "4006381333908";
     const card = (order.PaymentDetails as { CardNumber: string }).CardNumber;
     const [kept] = await send(() => ({}), JSON.stringify({ ...order, OrderId: luhn }));
-    expect(kept?.orderId).toBe(luhn);
+    expect(kept?.orderId).toBe("*********3908");
+    const [plain] = await send(() => ({}), JSON.stringify({ ...order, OrderId: "GE927127001US" }));
+    expect(plain?.orderId).toBe("GE927127001US");
     const [masked] = await send(() => ({}), JSON.stringify({ ...order, OrderId: `GE-${card}` }));
     expect(masked?.orderId).not.toContain(card);
   });
