@@ -772,7 +772,8 @@ function nothingSent(error: unknown): boolean {
 /**
  * An answer whose status line arrived and whose body did not (too large, reset, timed out): the
  * failure keeps the status, and for an operation that is never retried says it may have been
- * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done).
+ * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done)
+ * or a 3xx (a redirect, not followed: not applied there).
  */
 function cutOff(
   ctx: CallContext,
@@ -784,8 +785,10 @@ function cutOff(
 ): Failure {
   // A 4xx status line is the service's refusal: a complete 4xx says nothing was done whatever its
   // body reads, so one whose body is cut off, late or too large says no more (SECOND-DOUBT-7).
+  // Nor does a 3xx (a redirect, never followed: not applied there) or a 1xx, as when whole.
   const refused = status >= 400 && status <= 499;
-  const { note, mayHaveBeenApplied } = refused ? NOT_APPLIED : appliedUnknown(op);
+  const notApplied = status < 200 || (status >= 300 && status <= 499);
+  const { note, mayHaveBeenApplied } = notApplied ? NOT_APPLIED : appliedUnknown(op);
   // Its code is unknown: after a call in doubt it may be the refusal that means "already done".
   const unread = refused ? { unreadRefusal: true } : {};
   if (caught instanceof ResponseTooLarge) {
