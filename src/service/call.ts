@@ -164,6 +164,11 @@ interface Failure extends FailureInfo {
    * service's text: said in the message only, so the description stays the service's.
    */
   readonly note?: string | undefined;
+  /**
+   * A 4xx status line whose body was not read (cut off, late, too large): a refusal whose code is
+   * unknown, so it may be the one that means "already done" (`fail` consults the calls in doubt).
+   */
+  readonly unreadRefusal?: boolean | undefined;
 }
 
 /** An answer the client cannot use (not JSON, too large, not the operation's shape): never retried. */
@@ -408,7 +413,9 @@ async function runCall(
         ledger.record(identity(), made);
         return made;
       }
-      if (ledger.size === 0 || !mayMeanAlreadyDone(op, made)) return made;
+      // A 4xx whose body was not read may carry any code, "already done" among them.
+      const maybeDone = failure.unreadRefusal === true || mayMeanAlreadyDone(op, made);
+      if (ledger.size === 0 || !maybeDone || op.alreadyDone === undefined) return made;
       const earlier = ledger.find(identity());
       return earlier === undefined ? made : error(failure, { ...extra, earlier });
     };
@@ -765,7 +772,8 @@ function nothingSent(error: unknown): boolean {
 /**
  * An answer whose status line arrived and whose body did not (too large, reset, timed out): the
  * failure keeps the status, and for an operation that is never retried says it may have been
- * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done).
+ * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done)
+ * or a 3xx (a redirect, not followed: not applied there).
  */
 function cutOff(
   ctx: CallContext,
@@ -777,14 +785,19 @@ function cutOff(
 ): Failure {
   // A 4xx status line is the service's refusal: a complete 4xx says nothing was done whatever its
   // body reads, so one whose body is cut off, late or too large says no more (SECOND-DOUBT-7).
+  // Nor does a 3xx (a redirect, never followed: not applied there) or a 1xx, as when whole.
   const refused = status >= 400 && status <= 499;
-  const { note, mayHaveBeenApplied } = refused ? NOT_APPLIED : appliedUnknown(op);
+  const notApplied = status < 200 || (status >= 300 && status <= 499);
+  const { note, mayHaveBeenApplied } = notApplied ? NOT_APPLIED : appliedUnknown(op);
+  // Its code is unknown: after a call in doubt it may be the refusal that means "already done".
+  const unread = refused ? { unreadRefusal: true } : {};
   if (caught instanceof ResponseTooLarge) {
     const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
-    return invalidResponse(description, status, mayHaveBeenApplied);
+    return { ...invalidResponse(description, status, mayHaveBeenApplied), ...unread };
   }
   if (timedOut) {
     return {
+      ...unread,
       kind: "timeout",
       code: limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT",
       description: `the answer began but did not end within ${limits.timeoutMs} ms${note}`,
@@ -794,6 +807,7 @@ function cutOff(
     };
   }
   return {
+    ...unread,
     kind: "network",
     code: "INCOMPLETE_RESPONSE",
     description: `the answer was cut off after its status line (${ctx.redactor.text(describe(caught))})${note}`,

@@ -12,6 +12,7 @@ import {
   SERVICE_OPERATION_NAMES,
   ServiceAuthenticationError,
   ServiceConflictError,
+  type ServiceError,
   ServiceNetworkError,
   ServiceNotFoundError,
   ServiceServerError,
@@ -1004,17 +1005,28 @@ describe("an answer cut off after its status line", () => {
     }
   });
 
-  /** A real HTTP server that sends a status line (200) and part of a body, then `then` the socket. */
+  /**
+   * A real HTTP server that sends a status line (200, or `status`; a list: one per request, the
+   * last one repeated) and part of a body, then `then` the socket.
+   */
   async function cutOff(
     then: "destroy" | "hang",
-    status = 200,
+    status: number | readonly number[] = 200,
   ): Promise<{ url: string; requests: () => number }> {
     let requests = 0;
+    const statuses = typeof status === "number" ? [status] : status;
     const server = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
+        const sent = statuses[Math.min(requests, statuses.length - 1)] ?? 200;
         requests++;
-        res.writeHead(status, { "content-type": "application/json", "content-length": "1000" });
+        const location =
+          sent >= 300 && sent <= 399 ? { location: "https://elsewhere.example/" } : {};
+        res.writeHead(sent, {
+          "content-type": "application/json",
+          "content-length": "1000",
+          ...location,
+        });
         res.write('{"IsSuccess":true,');
         if (then === "destroy") setTimeout(() => res.socket?.destroy(), 20);
       });
@@ -1119,6 +1131,55 @@ describe("an answer cut off after its status line", () => {
       }),
     );
     expect(error502).toMatchObject({ status: 502, mayHaveBeenApplied: true });
+  });
+
+  it("a 3xx status line cut off, late or too large is not applied either, as a whole 3xx is not", async () => {
+    // A redirect is never followed: the status line alone says the request was not applied there.
+    const whole = await startSimulator();
+    whole.fail("dispatchConsolidatedShipment", {
+      status: 302,
+      headers: { location: "https://elsewhere.example/" },
+    });
+    const wholeError = await rejectionOf(
+      clientFor(whole).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
+    );
+    expect(wholeError).toMatchObject({ status: 302, mayHaveBeenApplied: false });
+    for (const then of ["destroy", "hang"] as const) {
+      const service = await cutOff(then, 302);
+      const client = createServiceClient({
+        baseUrl: service.url,
+        merchantGuid: GUID,
+        timeoutMs: 1_000,
+      });
+      const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(error).toMatchObject({
+        code: then === "destroy" ? "INCOMPLETE_RESPONSE" : "TIMEOUT",
+        status: 302,
+        mayHaveBeenApplied: false,
+      });
+      expect((error as Error).message).not.toMatch(/may have been applied/);
+    }
+    const large = await cutOff("hang", 307);
+    const tooLarge = await rejectionOf(
+      createServiceClient({
+        baseUrl: large.url,
+        merchantGuid: GUID,
+        maxResponseBytes: 100,
+      }).voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" }),
+    );
+    expect(tooLarge).toMatchObject({
+      code: "INVALID_RESPONSE",
+      status: 307,
+      mayHaveBeenApplied: false,
+    });
+    // Nor is it remembered as a call in doubt: the repeat's cut-off 400 is matched with nothing.
+    const then400 = await cutOff("destroy", [302, 400]);
+    const client = createServiceClient({ baseUrl: then400.url, merchantGuid: GUID });
+    const dispatch = () => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] });
+    expect(await rejectionOf(dispatch())).toMatchObject({ status: 302, mayHaveBeenApplied: false });
+    const repeat = (await rejectionOf(dispatch())) as ServiceError;
+    expect(repeat).toMatchObject({ status: 400, mayHaveBeenApplied: false });
+    expect(repeat.earlierInDoubt).toBeUndefined();
   });
 
   it("an answer over maxResponseBytes keeps its status", async () => {

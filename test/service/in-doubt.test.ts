@@ -221,6 +221,67 @@ describe("a refusal that may mean 'already done' after a call in doubt says it m
     expect(simulator.state.refunds.get("GE-1001") ?? []).toHaveLength(before);
   });
 
+  it("refund: in doubt, then its repeat refused by a 400 whose body is cut off: may have been applied", async () => {
+    // The first refund is applied and its 200 cut off; the repeat would exceed what is left, and its
+    // 400 status line comes without its body. That code is unknown: it may be the refusal that
+    // means "already done", so the repeat says so, and is not itself remembered.
+    const simulator = await startSimulator();
+    simulator.fail("createOrderRefund", { cutOff: true }, { cutOff: true });
+    const client = clientFor(simulator);
+    const refund = () =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "2", RefundQuantity: 1 }],
+      });
+    const before = simulator.state.refunds.get("GE-1001")?.length ?? 0;
+    const first = (await rejectionOf(refund())) as ServiceError;
+    expect(first).toMatchObject({
+      code: "INCOMPLETE_RESPONSE",
+      status: 200,
+      mayHaveBeenApplied: true,
+    });
+    const again = (await rejectionOf(refund())) as ServiceError;
+    expect(simulator.state.refunds.get("GE-1001")).toHaveLength(before + 1);
+    expect(again).toMatchObject({
+      code: "INCOMPLETE_RESPONSE",
+      status: 400,
+      mayHaveBeenApplied: true,
+    });
+    expect(again.earlierInDoubt).toBe(first);
+    expect(EARLIER.exec(again.message)?.[1]).toBe("INCOMPLETE_RESPONSE");
+    // The cut-off 400 was not recorded: a third, whole refusal still names the first call.
+    const third = (await rejectionOf(refund())) as ServiceError;
+    expect(third).toMatchObject({ code: "INVALID_REFUND", mayHaveBeenApplied: true });
+    expect(third.earlierInDoubt).toBe(first);
+  });
+
+  it("refund: in doubt, then its repeat's 400 stalled: may have been applied; another request's is not", async () => {
+    const simulator = await startSimulator();
+    simulator.fail(
+      "createOrderRefund",
+      { drop: true, apply: true },
+      { stallBody: true },
+      { stallBody: true },
+    );
+    const client = clientFor(simulator, { timeoutMs: 300 });
+    const before = simulator.state.refunds.get("GE-1001")?.length ?? 0;
+    const refund = (quantity: number) =>
+      client.createOrderRefund({
+        OrderId: "GE-1001",
+        RefundProducts: [{ CartItemId: "2", RefundQuantity: quantity }],
+      });
+    const first = (await rejectionOf(refund(1))) as ServiceError;
+    expect(first).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: true });
+    // Another request (never valid) refused the same way: nothing remembered matches it.
+    const other = (await rejectionOf(refund(5))) as ServiceError;
+    expect(other).toMatchObject({ code: "TIMEOUT", status: 400, mayHaveBeenApplied: false });
+    expect(other.earlierInDoubt).toBeUndefined();
+    const again = (await rejectionOf(refund(1))) as ServiceError;
+    expect(again).toMatchObject({ code: "TIMEOUT", status: 400, mayHaveBeenApplied: true });
+    expect(again.earlierInDoubt).toBe(first);
+    expect(simulator.state.refunds.get("GE-1001")).toHaveLength(before + 1);
+  });
+
   it("a success forgets the call in doubt", async () => {
     const simulator = await startSimulator();
     // Dropped before it was applied: in doubt all the same (the client cannot tell).
