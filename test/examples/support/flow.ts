@@ -70,7 +70,7 @@ function payload(name: string, overrides: Record<string, unknown> = {}): string 
 export const FLOW_LOG = [
   "[crossborder-callbacks] GetCheckoutCartInfo 200 handler_failure: CART_NOT_FOUND: Unknown cart",
   "[crossborder-callbacks] ValidateGiftCard 401 unauthorized: the shopper session was refused (verifySession)",
-  "[crossborder-callbacks] UpdateOrderStatus 200 handler_failure: ORDER_NOT_FOUND: Unknown order",
+  "[crossborder-callbacks] UpdateOrderShippingInfo 200 handler_failure: ORDER_NOT_FOUND: Unknown order",
   "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: JWT signature verification failed",
   "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: MerchantGUID does not match",
 ];
