@@ -270,7 +270,7 @@ function redeliveryAdvice(callback: CallbackName): string {
       return `answer a redelivery as the first delivery (the same Balance, no second ${what}): wrap the function in withIdempotency (README: Redelivery) or record each ${callback === "RedeemGiftCard" ? "redemption" : "refund"} by its order and card`;
     }
     case "UpdateOrderStatus":
-      return "answer a repeated status as the first delivery: apply a status once per OrderId and StatusCode (it sets the status, it does not toggle anything) or wrap the function in withIdempotency (README: Redelivery); a refused status is never sent again";
+      return "answer a repeated status as the first delivery: apply a status once per OrderId and StatusCode (it sets the status, it does not toggle anything) or wrap the function in withIdempotency (README: Redelivery); UpdateOrderStatus has no automatic retries (001 §4.3): a refused status is lost unless the operator's support retries it by hand";
     case "SendRMAInfoToMerchant":
       return "answer a redelivered return as the first delivery: record it once by its RMANumber (unique per return, 001 §4.5) or wrap the function in withIdempotency (README: Redelivery)";
     case "UpdateParcelDispatch":

@@ -304,7 +304,7 @@ describe("redelivery of a status, a return and a parcel dispatch (review sequenc
     expect(problems).toEqual([
       [
         expect.stringMatching(
-          /^redelivered .*: a refusal: .*DUPLICATE.*apply a status once.*never sent again/,
+          /^redelivered .*: a refusal: .*DUPLICATE.*apply a status once.*no automatic retries \(001 §4\.3\)/,
         ),
       ],
       [
