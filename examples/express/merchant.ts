@@ -289,16 +289,17 @@ export function merchantHandlers(store: MemoryStore) {
     },
 
     UpdateOrderStatus(update) {
+      // Answered success, the same whether the order has arrived or not: support's manual retry
+      // of a status, after its order arrived, gets the answer the first delivery got.
       const order = store.orders.get(update.OrderId);
       if (!order) {
-        // The status overtook its order (the order's delivery failed and is retried later). The
-        // service does not retry UpdateOrderStatus (spec 4.3): a refusal would lose the status,
-        // a cancellation included. Keep it for the order, and answer success.
+        // The status overtook its order (the order may arrive late: an update, a manual retry).
+        // The service does not retry UpdateOrderStatus (001 §4.3): a refusal would lose the
+        // status, a cancellation included. Keep it for the order, and answer success.
         store.pendingStatuses.set(update.OrderId, update.StatusCode);
         return;
       }
       order.status = update.StatusCode;
-      return { InternalOrderId: order.internalOrderId, OrderId: order.internalOrderId };
     },
 
     PerformOrderPayment(payment) {

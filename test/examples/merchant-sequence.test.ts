@@ -157,6 +157,18 @@ for (const deduplicate of [false, true]) {
     });
   });
 
+  describe(`a status delivered again after its order arrived (review second-seq-4), ${mode}`, () => {
+    it("a cancellation retried by hand after its order arrived is answered as the first time", async () => {
+      const { send } = await example(deduplicate);
+      const id = "GE-CANCEL-RETRIED-1";
+      const first = await send("UpdateOrderStatus", status(id, "canceled"));
+      await send("SendOrderToMerchant", order(id));
+      const again = await send("UpdateOrderStatus", status(id, "canceled"));
+      expect(again.body).toStrictEqual(first.body);
+      expect(again.problems).toEqual([]);
+    });
+  });
+
   describe(`a return and a parcel dispatch delivered again (review sequence-3), ${mode}`, () => {
     it("simulate all passes, its status, return and parcel dispatch redelivered, each recorded once", async () => {
       const { store, run } = await example(deduplicate);
