@@ -122,8 +122,9 @@ export class MemoryStore {
   readonly orders = new Map<string, StoredOrder>();
   /**
    * Statuses that arrived before their order, by OrderId (UpdateOrderStatus can overtake
-   * SendOrderToMerchant, and the service never sends it again): applied when the order arrives.
-   * In your database, keep them as long as their order may still arrive.
+   * SendOrderToMerchant, and the service does not retry it: 001 §4.3): applied when the order
+   * arrives. A cancellation kept here stays kept when another status follows it. In your
+   * database, keep them as long as their order may still arrive.
    */
   readonly pendingStatuses = new Map<string, string>();
   /** Gift cards and vouchers by code. */
@@ -195,6 +196,15 @@ export class MemoryStore {
     authToken !== undefined && this.sessions.get(authToken) === sessionId;
 }
 
+/**
+ * The status an order takes when `next` follows `current`: a cancellation is final (an order the
+ * service cancelled is never charged or fulfilled, whatever status arrives after it, late or
+ * out of order); any other status replaces the current one.
+ */
+function finalStatus(current: string | undefined, next: string): string {
+  return current !== undefined && isOrderStatus(current, "canceled") ? current : next;
+}
+
 /** What RedeemGiftCard and RefundGiftCard answer. */
 interface GiftCardAnswer {
   readonly Balance: string;
@@ -257,12 +267,17 @@ export function merchantHandlers(store: MemoryStore) {
       // A status that arrived before the order (UpdateOrderStatus below) applies to it now.
       const pending = store.pendingStatuses.get(order.OrderId);
       store.pendingStatuses.delete(order.OrderId);
+      // A cancellation is final, wherever it is stated: the stored status, a status kept for the
+      // order, or the order's own StatusCode (its UpdateOrderStatus may have been lost: the
+      // service does not retry it). Otherwise an update keeps the status UpdateOrderStatus set:
+      // the order's StatusCode is taken for a new order only.
+      const cancelled = [existing?.status, pending, order.StatusCode].find(
+        (code) => code != null && isOrderStatus(code, "canceled"),
+      );
       store.orders.set(order.OrderId, {
         internalOrderId,
         orderId: order.OrderId,
-        // An update keeps the status UpdateOrderStatus set (a cancellation stays one): the
-        // order's StatusCode is the status the service last knew, taken for a new order only.
-        status: existing?.status ?? pending ?? order.StatusCode ?? "N/A",
+        status: cancelled ?? existing?.status ?? pending ?? order.StatusCode ?? "N/A",
         paid: existing?.paid,
         charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],
@@ -297,10 +312,12 @@ export function merchantHandlers(store: MemoryStore) {
         // The status overtook its order (the order may arrive late: an update, a manual retry).
         // The service does not retry UpdateOrderStatus (001 §4.3): a refusal would lose the
         // status, a cancellation included. Keep it for the order, and answer success.
-        store.pendingStatuses.set(update.OrderId, update.StatusCode);
+        const kept = store.pendingStatuses.get(update.OrderId);
+        store.pendingStatuses.set(update.OrderId, finalStatus(kept, update.StatusCode));
         return;
       }
-      order.status = update.StatusCode;
+      // A cancellation is final; any other status replaces the current one.
+      order.status = finalStatus(order.status, update.StatusCode);
     },
 
     PerformOrderPayment(payment) {

@@ -28,6 +28,10 @@ describe('README "Callbacks out of order" (review second-seq-5, -6, -7)', () => 
     expect(prose).toContain("§6");
     expect(prose).toMatch(/manual retry/);
   });
+
+  it("says a cancellation stays one whatever arrives after it", () => {
+    expect(prose).toMatch(/cancellation is final/);
+  });
 });
 
 describe("the simulator's advice for UpdateOrderStatus (review second-seq-5)", () => {

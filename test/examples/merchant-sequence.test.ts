@@ -157,6 +157,51 @@ for (const deduplicate of [false, true]) {
     });
   });
 
+  describe(`a cancellation is final, from any source (review second-seq-3), ${mode}`, () => {
+    it("an order update that states the order canceled (its UpdateOrderStatus lost) cancels it: not charged", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-UPDATE-SAYS-CANCELED-1";
+      const sent = { ...order(id), PaymentDetails: null };
+      await send("SendOrderToMerchant", { ...sent, StatusCode: "N/A" });
+      const update = await send("SendOrderToMerchant", { ...sent, StatusCode: "canceled" });
+      expect(update.body).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      const payment = await send(
+        "PerformOrderPayment",
+        samplePayload("PerformOrderPayment", { OrderId: id }),
+      );
+      expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(store.charges).toEqual([]);
+    });
+
+    it("a cancellation then another status, both before the order: the order is cancelled, not charged", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-CANCEL-THEN-NA-1";
+      await send("UpdateOrderStatus", status(id, "canceled"));
+      await send("UpdateOrderStatus", status(id, "N/A"));
+      await send("SendOrderToMerchant", { ...order(id), StatusCode: "N/A" });
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      expect(store.charges).toEqual([]);
+    });
+
+    it("another status after the cancellation of a known order leaves it cancelled; other statuses follow the last one", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-CANCEL-THEN-STATUS-1";
+      await send("SendOrderToMerchant", { ...order(id), PaymentDetails: null, StatusCode: "N/A" });
+      await send("UpdateOrderStatus", status(id, "pending"));
+      expect(store.orders.get(id)?.status).toBe("pending");
+      await send("UpdateOrderStatus", status(id, "CANCELLED"));
+      await send("UpdateOrderStatus", status(id, "N/A"));
+      expect(store.orders.get(id)?.status).toBe("CANCELLED");
+      const payment = await send(
+        "PerformOrderPayment",
+        samplePayload("PerformOrderPayment", { OrderId: id }),
+      );
+      expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(store.charges).toEqual([]);
+    });
+  });
+
   describe(`a status delivered again after its order arrived (review second-seq-4), ${mode}`, () => {
     it("a cancellation retried by hand after its order arrived is answered as the first time", async () => {
       const { send } = await example(deduplicate);
