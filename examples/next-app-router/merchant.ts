@@ -291,9 +291,17 @@ export function merchantHandlers(store: MemoryStore) {
       const answer = { InternalOrderId: internalOrderId, OrderId: internalOrderId };
       const stored = store.order(order.OrderId);
       // Cancelled by the service (maybe before the order reached you): recorded, so that later
-      // callbacks find it, but never charged or fulfilled.
+      // callbacks find it, but never charged or fulfilled. An order that carried a card is
+      // answered with what was charged (001 §4.2): nothing, `PaymentAmount` 0 in its currency.
       if (isOrderStatus(stored.status, "canceled") && !stored.paid) {
-        return { ...answer, StatusCode: stored.status, Message: "Order cancelled: not charged" };
+        const cancelled = {
+          ...answer,
+          StatusCode: stored.status,
+          Message: "Order cancelled: not charged",
+        };
+        const currencyCode = stored.charge?.currencyCode;
+        if (!hasCardToCharge(paymentDetailsOf(order)) || !currencyCode) return cancelled;
+        return { ...cancelled, PaymentAmount: 0, PaymentCurrencyCode: currencyCode };
       }
       // With PaymentDetails in the order, the payment is made now (spec 4.2), once, and the
       // answer says what was charged.

@@ -29,6 +29,10 @@ describe('README "Callbacks out of order" (review second-seq-5, -6, -7)', () => 
     expect(prose).toMatch(/manual retry/);
   });
 
+  it("says how to answer an order cancelled before it arrived", () => {
+    expect(prose).toMatch(/`PaymentAmount` `0`/);
+  });
+
   it("says a cancellation stays one whatever arrives after it", () => {
     expect(prose).toMatch(/cancellation is final/);
   });

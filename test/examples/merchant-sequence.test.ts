@@ -73,8 +73,12 @@ for (const deduplicate of [false, true]) {
       expect(cancel.problems).toEqual([]);
       const created = await send("SendOrderToMerchant", order(id));
       expect(created.status).toBe(200);
-      expect(created.body).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
-      expect(created.body).not.toHaveProperty("PaymentAmount");
+      // Nothing charged, said as such (review second-seq-6).
+      expect(created.body).toMatchObject({
+        Success: true,
+        InternalOrderId: "M-1001",
+        PaymentAmount: "0",
+      });
       expect(store.orders.get(id)?.status).toBe("canceled");
       expect(store.orders.get(id)?.paid).toBeUndefined();
       expect(store.charges).toEqual([]);
@@ -211,6 +215,35 @@ for (const deduplicate of [false, true]) {
       const again = await send("UpdateOrderStatus", status(id, "canceled"));
       expect(again.body).toStrictEqual(first.body);
       expect(again.problems).toEqual([]);
+    });
+  });
+
+  describe(`the answer to an order cancelled before it arrived (review second-seq-6), ${mode}`, () => {
+    it("carrying a card, it says nothing was charged (PaymentAmount 0 in the order's currency), without the library's warnings", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-CANCELLED-WITH-CARD-1";
+      await send("UpdateOrderStatus", status(id, "canceled"));
+      const created = await send("SendOrderToMerchant", order(id));
+      expect(created.body).toMatchObject({
+        Success: true,
+        InternalOrderId: "M-1001",
+        StatusCode: "canceled",
+        PaymentAmount: "0",
+        PaymentCurrencyCode: "USD",
+      });
+      expect(created.problems).toEqual([]);
+      expect(created.warnings).toEqual([]);
+      expect(store.charges).toEqual([]);
+    });
+
+    it("without a card, the answer carries no payment fields", async () => {
+      const { send } = await example(deduplicate);
+      const id = "GE-CANCELLED-NO-CARD-1";
+      await send("UpdateOrderStatus", status(id, "canceled"));
+      const created = await send("SendOrderToMerchant", { ...order(id), PaymentDetails: null });
+      expect(created.body).toMatchObject({ Success: true, StatusCode: "canceled" });
+      expect(created.body).not.toHaveProperty("PaymentAmount");
+      expect(created.warnings).toEqual([]);
     });
   });
 
