@@ -122,10 +122,13 @@ export class MemoryStore {
   /**
    * Statuses that arrived before their order, by OrderId (UpdateOrderStatus can overtake
    * SendOrderToMerchant, and the service does not retry it: 001 §4.3): applied when the order
-   * arrives. A cancellation kept here stays kept when another status follows it. In your
-   * database, keep them as long as their order may still arrive.
+   * arrives. A cancellation kept here stays kept when another status follows it. At most
+   * `maxPendingStatuses`, the oldest dropped first; in your database, keep each with the time it
+   * arrived and drop it after the longest delay you accept for an order to arrive.
    */
   readonly pendingStatuses = new Map<string, string>();
+  /** How many statuses for orders not arrived yet are kept (default 1000). */
+  readonly maxPendingStatuses: number;
   /** Gift cards and vouchers by code. */
   readonly cards = new Map<string, StoredCard>();
   /** Shopper sessions: the session token handed to the service at checkout → its session id. */
@@ -143,7 +146,8 @@ export class MemoryStore {
   readonly charges: { readonly orderId: string; readonly charge: Charge }[] = [];
   #sequence = 1000;
 
-  constructor() {
+  constructor(options: { readonly maxPendingStatuses?: number } = {}) {
+    this.maxPendingStatuses = options.maxPendingStatuses ?? 1000;
     // A gift card, a voucher and a shopper session to try the gift-card callbacks with.
     this.cards.set("GC-7342-1109-5561", { balanceCents: 10_000, currencyCode: "USD" });
     this.cards.set("SPRING25", { balanceCents: 2_500, currencyCode: "USD" });
@@ -180,6 +184,20 @@ export class MemoryStore {
     const order = this.orders.get(orderId);
     if (!order) throw new CallbackError("ORDER_NOT_FOUND", "Unknown order", `No order ${orderId}`);
     return order;
+  }
+
+  /**
+   * Keeps a status for an order not arrived yet: a cancellation kept is not replaced, and past
+   * `maxPendingStatuses` the oldest status is dropped.
+   */
+  keepPendingStatus(orderId: string, status: string): void {
+    const kept = this.pendingStatuses.get(orderId);
+    this.pendingStatuses.delete(orderId);
+    this.pendingStatuses.set(orderId, finalStatus(kept, status));
+    for (const oldest of this.pendingStatuses.keys()) {
+      if (this.pendingStatuses.size <= this.maxPendingStatuses) break;
+      this.pendingStatuses.delete(oldest);
+    }
   }
 
   /** The card a gift-card or voucher request names. */
@@ -319,8 +337,7 @@ export function merchantHandlers(store: MemoryStore) {
         // The status overtook its order (the order may arrive late: an update, a manual retry).
         // The service does not retry UpdateOrderStatus (001 §4.3): a refusal would lose the
         // status, a cancellation included. Keep it for the order, and answer success.
-        const kept = store.pendingStatuses.get(update.OrderId);
-        store.pendingStatuses.set(update.OrderId, finalStatus(kept, update.StatusCode));
+        store.keepPendingStatus(update.OrderId, update.StatusCode);
         return;
       }
       // A cancellation is final; any other status replaces the current one.

@@ -33,6 +33,11 @@ describe('README "Callbacks out of order" (review second-seq-5, -6, -7)', () => 
     expect(prose).toMatch(/`PaymentAmount` `0`/);
   });
 
+  it("says how long to keep statuses for orders not arrived yet", () => {
+    expect(prose).toMatch(/drop|expire/);
+    expect(prose).toMatch(/1,000|1000/);
+  });
+
   it("says a cancellation stays one whatever arrives after it", () => {
     expect(prose).toMatch(/cancellation is final/);
   });

@@ -22,9 +22,12 @@ beforeAll(() => {
 });
 
 /** The example's router over a fresh store, and a `send` signed as the service signs. */
-async function example(deduplicate: boolean) {
+async function example(
+  deduplicate: boolean,
+  storeOptions?: ConstructorParameters<typeof MemoryStore>[0],
+) {
   const keys = await createTestKeys();
-  const store = new MemoryStore();
+  const store = new MemoryStore(storeOptions);
   const router = createMerchantRouter(
     { publicKey: keys.publicKey, environment: "test", merchantGuid: GUID },
     deduplicate ? { store, idempotency: { store: createMemoryIdempotencyStore() } } : { store },
@@ -244,6 +247,18 @@ for (const deduplicate of [false, true]) {
       expect(created.body).toMatchObject({ Success: true, StatusCode: "canceled" });
       expect(created.body).not.toHaveProperty("PaymentAmount");
       expect(created.warnings).toEqual([]);
+    });
+  });
+
+  describe(`statuses kept for orders that never arrive (review second-seq-7), ${mode}`, () => {
+    it("are bounded: past the limit the oldest is dropped", async () => {
+      const { store, send } = await example(deduplicate, { maxPendingStatuses: 3 });
+      for (let i = 1; i <= 5; i++) await send("UpdateOrderStatus", status(`NEVER-${i}`, "N/A"));
+      expect([...store.pendingStatuses.keys()]).toEqual(["NEVER-3", "NEVER-4", "NEVER-5"]);
+    });
+
+    it("are bounded by default", () => {
+      expect(new MemoryStore().maxPendingStatuses).toBe(1000);
     });
   });
 
