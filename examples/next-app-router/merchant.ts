@@ -122,10 +122,14 @@ export class MemoryStore {
   readonly orders = new Map<string, StoredOrder>();
   /**
    * Statuses that arrived before their order, by OrderId (UpdateOrderStatus can overtake
-   * SendOrderToMerchant, and the service never sends it again): applied when the order arrives.
-   * In your database, keep them as long as their order may still arrive.
+   * SendOrderToMerchant, and the service does not retry it: 001 §4.3): applied when the order
+   * arrives. A cancellation kept here stays kept when another status follows it. At most
+   * `maxPendingStatuses`, the oldest dropped first; in your database, keep each with the time it
+   * arrived and drop it after the longest delay you accept for an order to arrive.
    */
   readonly pendingStatuses = new Map<string, string>();
+  /** How many statuses for orders not arrived yet are kept (default 1000). */
+  readonly maxPendingStatuses: number;
   /** Gift cards and vouchers by code. */
   readonly cards = new Map<string, StoredCard>();
   /** Shopper sessions: the session token handed to the service at checkout → its session id. */
@@ -143,7 +147,8 @@ export class MemoryStore {
   readonly charges: { readonly orderId: string; readonly charge: Charge }[] = [];
   #sequence = 1000;
 
-  constructor() {
+  constructor(options: { readonly maxPendingStatuses?: number } = {}) {
+    this.maxPendingStatuses = options.maxPendingStatuses ?? 1000;
     // A gift card, a voucher and a shopper session to try the gift-card callbacks with.
     this.cards.set("GC-7342-1109-5561", { balanceCents: 10_000, currencyCode: "USD" });
     this.cards.set("SPRING25", { balanceCents: 2_500, currencyCode: "USD" });
@@ -182,6 +187,20 @@ export class MemoryStore {
     return order;
   }
 
+  /**
+   * Keeps a status for an order not arrived yet: a cancellation kept is not replaced, and past
+   * `maxPendingStatuses` the oldest status is dropped.
+   */
+  keepPendingStatus(orderId: string, status: string): void {
+    const kept = this.pendingStatuses.get(orderId);
+    this.pendingStatuses.delete(orderId);
+    this.pendingStatuses.set(orderId, finalStatus(kept, status));
+    for (const oldest of this.pendingStatuses.keys()) {
+      if (this.pendingStatuses.size <= this.maxPendingStatuses) break;
+      this.pendingStatuses.delete(oldest);
+    }
+  }
+
   /** The card a gift-card or voucher request names. */
   card(request: GiftCardRequest): StoredCard {
     const code = request.CardFields?.CardId;
@@ -193,6 +212,15 @@ export class MemoryStore {
   /** Checks the shopper's session the service passes along (AuthToken, SessionId). */
   readonly verifySession: VerifySession = (authToken, sessionId) =>
     authToken !== undefined && this.sessions.get(authToken) === sessionId;
+}
+
+/**
+ * The status an order takes when `next` follows `current`: a cancellation is final (an order the
+ * service cancelled is never charged or fulfilled, whatever status arrives after it, late or
+ * out of order); any other status replaces the current one.
+ */
+function finalStatus(current: string | undefined, next: string): string {
+  return current !== undefined && isOrderStatus(current, "canceled") ? current : next;
 }
 
 /** What RedeemGiftCard and RefundGiftCard answer. */
@@ -257,12 +285,17 @@ export function merchantHandlers(store: MemoryStore) {
       // A status that arrived before the order (UpdateOrderStatus below) applies to it now.
       const pending = store.pendingStatuses.get(order.OrderId);
       store.pendingStatuses.delete(order.OrderId);
+      // A cancellation is final, wherever it is stated: the stored status, a status kept for the
+      // order, or the order's own StatusCode (its UpdateOrderStatus may have been lost: the
+      // service does not retry it). Otherwise an update keeps the status UpdateOrderStatus set:
+      // the order's StatusCode is taken for a new order only.
+      const cancelled = [existing?.status, pending, order.StatusCode].find(
+        (code) => code != null && isOrderStatus(code, "canceled"),
+      );
       store.orders.set(order.OrderId, {
         internalOrderId,
         orderId: order.OrderId,
-        // An update keeps the status UpdateOrderStatus set (a cancellation stays one): the
-        // order's StatusCode is the status the service last knew, taken for a new order only.
-        status: existing?.status ?? pending ?? order.StatusCode ?? "N/A",
+        status: cancelled ?? existing?.status ?? pending ?? order.StatusCode ?? "N/A",
         paid: existing?.paid,
         charge: chargeOf(order.InternationalDetails) ?? existing?.charge,
         parcels: existing?.parcels ?? [],
@@ -276,9 +309,17 @@ export function merchantHandlers(store: MemoryStore) {
       const answer = { InternalOrderId: internalOrderId, OrderId: internalOrderId };
       const stored = store.order(order.OrderId);
       // Cancelled by the service (maybe before the order reached you): recorded, so that later
-      // callbacks find it, but never charged or fulfilled.
+      // callbacks find it, but never charged or fulfilled. An order that carried a card is
+      // answered with what was charged (001 §4.2): nothing, `PaymentAmount` 0 in its currency.
       if (isOrderStatus(stored.status, "canceled") && !stored.paid) {
-        return { ...answer, StatusCode: stored.status, Message: "Order cancelled: not charged" };
+        const cancelled = {
+          ...answer,
+          StatusCode: stored.status,
+          Message: "Order cancelled: not charged",
+        };
+        const currencyCode = stored.charge?.currencyCode;
+        if (!hasCardToCharge(paymentDetailsOf(order)) || !currencyCode) return cancelled;
+        return { ...cancelled, PaymentAmount: 0, PaymentCurrencyCode: currencyCode };
       }
       // With PaymentDetails in the order, the payment is made now (spec 4.2), once, and the
       // answer says what was charged.
@@ -290,16 +331,18 @@ export function merchantHandlers(store: MemoryStore) {
     },
 
     UpdateOrderStatus(update) {
+      // Answered success, the same whether the order has arrived or not: support's manual retry
+      // of a status, after its order arrived, gets the answer the first delivery got.
       const order = store.orders.get(update.OrderId);
       if (!order) {
-        // The status overtook its order (the order's delivery failed and is retried later). The
-        // service does not retry UpdateOrderStatus (spec 4.3): a refusal would lose the status,
-        // a cancellation included. Keep it for the order, and answer success.
-        store.pendingStatuses.set(update.OrderId, update.StatusCode);
+        // The status overtook its order (the order may arrive late: an update, a manual retry).
+        // The service does not retry UpdateOrderStatus (001 §4.3): a refusal would lose the
+        // status, a cancellation included. Keep it for the order, and answer success.
+        store.keepPendingStatus(update.OrderId, update.StatusCode);
         return;
       }
-      order.status = update.StatusCode;
-      return { InternalOrderId: order.internalOrderId, OrderId: order.internalOrderId };
+      // A cancellation is final; any other status replaces the current one.
+      order.status = finalStatus(order.status, update.StatusCode);
     },
 
     PerformOrderPayment(payment) {

@@ -242,16 +242,21 @@ export const REDELIVERED: readonly CallbackName[] = [
 
 /**
  * The callbacks of `REDELIVERED` whose repeat must be answered as the first delivery, field by
- * field: a status, a return, a parcel dispatch. What the service reads of a success (`Success`,
- * the ids, the status) differing is a problem; another `Message` or `Description` (error text,
- * read on failure only: 001 §4.5, §7) a warning.
+ * field: a status, a return, a parcel dispatch. Another `Success`, or two different values of an
+ * id or the status, is a problem; an id or status on one side only (an answer of "nothing" to a
+ * status applied already: README table "same, or nothing"; 001 §4.3 shows only ResponseInfo),
+ * or another `Message` or `Description` (error text, read on failure only: 001 §4.5, §7), a
+ * warning.
  */
 const SAME_ANSWER: readonly CallbackName[] = [
   "UpdateOrderStatus",
   "SendRMAInfoToMerchant",
   "UpdateParcelDispatch",
 ];
-/** The answer's fields the service reads of a success: another value on a repeat is a problem. */
+/**
+ * The answer's ids and status: two different values on a repeat are a problem, a value left out
+ * on one side a warning (review second-seq-4).
+ */
 const READ_ON_SUCCESS = ["InternalOrderId", "OrderId", "StatusCode"];
 
 /** The gift-card calls of `REDELIVERED`: their redelivery must answer the first `Balance`. */
@@ -270,7 +275,7 @@ function redeliveryAdvice(callback: CallbackName): string {
       return `answer a redelivery as the first delivery (the same Balance, no second ${what}): wrap the function in withIdempotency (README: Redelivery) or record each ${callback === "RedeemGiftCard" ? "redemption" : "refund"} by its order and card`;
     }
     case "UpdateOrderStatus":
-      return "answer a repeated status as the first delivery: apply a status once per OrderId and StatusCode (it sets the status, it does not toggle anything) or wrap the function in withIdempotency (README: Redelivery); a refused status is never sent again";
+      return "answer a repeated status as the first delivery: apply a status once per OrderId and StatusCode (it sets the status, it does not toggle anything) or wrap the function in withIdempotency (README: Redelivery); UpdateOrderStatus has no automatic retries (001 §4.3): a refused status is lost unless the operator's support retries it by hand";
     case "SendRMAInfoToMerchant":
       return "answer a redelivered return as the first delivery: record it once by its RMANumber (unique per return, 001 §4.5) or wrap the function in withIdempotency (README: Redelivery)";
     case "UpdateParcelDispatch":
@@ -425,9 +430,9 @@ function sameAmount(before: unknown, after: unknown): boolean {
 
 /**
  * A status, return or parcel dispatch redelivered: answered as the first delivery, field by field
- * (`Success` read as the library reads it: `true` and `"True"` are one). Another value of a field
- * the service reads of a success (`Success`, `InternalOrderId`, `OrderId`, `StatusCode`) is a
- * problem; of any other (`Message`, `Description`) a warning.
+ * (`Success` read as the library reads it: `true` and `"True"` are one). Another `Success`, or
+ * two different values of `InternalOrderId`, `OrderId` or `StatusCode`, is a problem; one of those
+ * left out on one side, or another value of any other field (`Message`, `Description`), a warning.
  */
 function sameAnswerFindings(
   first: SendCallbackResult,
@@ -449,8 +454,10 @@ function sameAnswerFindings(
         : JSON.stringify(before) === JSON.stringify(after);
     if (same) continue;
     const line = `${REDELIVERED_PREFIX}: ${field} ${JSON.stringify(before) ?? "absent"} then ${JSON.stringify(after) ?? "absent"}: another answer on redelivery; ${advice}`;
-    if (field === success || READ_ON_SUCCESS.includes(field)) found.problems.push(line);
-    else found.warnings.push(line);
+    const bothPresent = before != null && after != null;
+    if (field === success || (READ_ON_SUCCESS.includes(field) && bothPresent)) {
+      found.problems.push(line);
+    } else found.warnings.push(line);
   }
   return found;
 }

@@ -304,7 +304,7 @@ describe("redelivery of a status, a return and a parcel dispatch (review sequenc
     expect(problems).toEqual([
       [
         expect.stringMatching(
-          /^redelivered .*: a refusal: .*DUPLICATE.*apply a status once.*never sent again/,
+          /^redelivered .*: a refusal: .*DUPLICATE.*apply a status once.*no automatic retries \(001 §4\.3\)/,
         ),
       ],
       [
@@ -351,6 +351,50 @@ describe("redelivery of a status, a return and a parcel dispatch (review sequenc
       expect.stringMatching(
         /^redelivered .*: Message "RMA RMA-000317 recorded" then "recorded again": another answer on redelivery; .*once by its RMANumber/,
       ),
+    ]);
+  });
+});
+
+describe("a repeat answered with an id or status left out (review second-seq-4)", () => {
+  it("passes, with a warning, a status whose repeat leaves out the ids and status the first answer carried", async () => {
+    const seen = new Set<string>();
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      UpdateOrderStatus: (update) => {
+        const key = `${update.OrderId}:${update.StatusCode}`;
+        if (seen.has(key)) return; // applied already: nothing more to say ("same, or nothing")
+        seen.add(key);
+        return { InternalOrderId: "M-1", OrderId: "M-1", StatusCode: update.StatusCode };
+      },
+    });
+    const rows = await run(base, ["SendOrderToMerchant", "UpdateOrderStatus"]);
+    expect(rows.map(rowProblems)).toEqual([[], []]);
+    const status = rows[1];
+    expect(status && "result" in status && status.result.warnings).toEqual([
+      expect.stringMatching(/^redelivered .*: InternalOrderId "M-1" then absent: /),
+      expect.stringMatching(/^redelivered .*: OrderId "M-1" then absent: /),
+      expect.stringMatching(/^redelivered .*: StatusCode "canceled" then absent: /),
+    ]);
+  });
+
+  it("still fails a repeat whose Success differs, or an id present on both sides with two values", async () => {
+    let statuses = 0;
+    let returns = 0;
+    const base = await merchant({
+      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      UpdateOrderStatus: () => ({ OrderId: `M-${++statuses}` }),
+      SendRMAInfoToMerchant: () => {
+        if (++returns > 1) throw new CallbackError("DUPLICATE", "recorded");
+      },
+    });
+    const rows = await run(base, [
+      "SendOrderToMerchant",
+      "UpdateOrderStatus",
+      "SendRMAInfoToMerchant",
+    ]);
+    expect(rows.slice(1).map(rowProblems)).toEqual([
+      [expect.stringMatching(/^redelivered .*: OrderId "M-1" then "M-2": another answer/)],
+      [expect.stringMatching(/^redelivered .*: a refusal: /)],
     ]);
   });
 });

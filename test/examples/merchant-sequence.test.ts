@@ -22,9 +22,12 @@ beforeAll(() => {
 });
 
 /** The example's router over a fresh store, and a `send` signed as the service signs. */
-async function example(deduplicate: boolean) {
+async function example(
+  deduplicate: boolean,
+  storeOptions?: ConstructorParameters<typeof MemoryStore>[0],
+) {
   const keys = await createTestKeys();
-  const store = new MemoryStore();
+  const store = new MemoryStore(storeOptions);
   const router = createMerchantRouter(
     { publicKey: keys.publicKey, environment: "test", merchantGuid: GUID },
     deduplicate ? { store, idempotency: { store: createMemoryIdempotencyStore() } } : { store },
@@ -73,8 +76,12 @@ for (const deduplicate of [false, true]) {
       expect(cancel.problems).toEqual([]);
       const created = await send("SendOrderToMerchant", order(id));
       expect(created.status).toBe(200);
-      expect(created.body).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
-      expect(created.body).not.toHaveProperty("PaymentAmount");
+      // Nothing charged, said as such (review second-seq-6).
+      expect(created.body).toMatchObject({
+        Success: true,
+        InternalOrderId: "M-1001",
+        PaymentAmount: "0",
+      });
       expect(store.orders.get(id)?.status).toBe("canceled");
       expect(store.orders.get(id)?.paid).toBeUndefined();
       expect(store.charges).toEqual([]);
@@ -154,6 +161,104 @@ for (const deduplicate of [false, true]) {
       const { store, send } = await example(deduplicate);
       await send("SendOrderToMerchant", { ...order("GE-NEW-1"), StatusCode: "pending" });
       expect(store.orders.get("GE-NEW-1")?.status).toBe("pending");
+    });
+  });
+
+  describe(`a cancellation is final, from any source (review second-seq-3), ${mode}`, () => {
+    it("an order update that states the order canceled (its UpdateOrderStatus lost) cancels it: not charged", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-UPDATE-SAYS-CANCELED-1";
+      const sent = { ...order(id), PaymentDetails: null };
+      await send("SendOrderToMerchant", { ...sent, StatusCode: "N/A" });
+      const update = await send("SendOrderToMerchant", { ...sent, StatusCode: "canceled" });
+      expect(update.body).toMatchObject({ Success: true, InternalOrderId: "M-1001" });
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      const payment = await send(
+        "PerformOrderPayment",
+        samplePayload("PerformOrderPayment", { OrderId: id }),
+      );
+      expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(store.charges).toEqual([]);
+    });
+
+    it("a cancellation then another status, both before the order: the order is cancelled, not charged", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-CANCEL-THEN-NA-1";
+      await send("UpdateOrderStatus", status(id, "canceled"));
+      await send("UpdateOrderStatus", status(id, "N/A"));
+      await send("SendOrderToMerchant", { ...order(id), StatusCode: "N/A" });
+      expect(store.orders.get(id)?.status).toBe("canceled");
+      expect(store.charges).toEqual([]);
+    });
+
+    it("another status after the cancellation of a known order leaves it cancelled; other statuses follow the last one", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-CANCEL-THEN-STATUS-1";
+      await send("SendOrderToMerchant", { ...order(id), PaymentDetails: null, StatusCode: "N/A" });
+      await send("UpdateOrderStatus", status(id, "pending"));
+      expect(store.orders.get(id)?.status).toBe("pending");
+      await send("UpdateOrderStatus", status(id, "CANCELLED"));
+      await send("UpdateOrderStatus", status(id, "N/A"));
+      expect(store.orders.get(id)?.status).toBe("CANCELLED");
+      const payment = await send(
+        "PerformOrderPayment",
+        samplePayload("PerformOrderPayment", { OrderId: id }),
+      );
+      expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(store.charges).toEqual([]);
+    });
+  });
+
+  describe(`a status delivered again after its order arrived (review second-seq-4), ${mode}`, () => {
+    it("a cancellation retried by hand after its order arrived is answered as the first time", async () => {
+      const { send } = await example(deduplicate);
+      const id = "GE-CANCEL-RETRIED-1";
+      const first = await send("UpdateOrderStatus", status(id, "canceled"));
+      await send("SendOrderToMerchant", order(id));
+      const again = await send("UpdateOrderStatus", status(id, "canceled"));
+      expect(again.body).toStrictEqual(first.body);
+      expect(again.problems).toEqual([]);
+    });
+  });
+
+  describe(`the answer to an order cancelled before it arrived (review second-seq-6), ${mode}`, () => {
+    it("carrying a card, it says nothing was charged (PaymentAmount 0 in the order's currency), without the library's warnings", async () => {
+      const { store, send } = await example(deduplicate);
+      const id = "GE-CANCELLED-WITH-CARD-1";
+      await send("UpdateOrderStatus", status(id, "canceled"));
+      const created = await send("SendOrderToMerchant", order(id));
+      expect(created.body).toMatchObject({
+        Success: true,
+        InternalOrderId: "M-1001",
+        StatusCode: "canceled",
+        PaymentAmount: "0",
+        PaymentCurrencyCode: "USD",
+      });
+      expect(created.problems).toEqual([]);
+      expect(created.warnings).toEqual([]);
+      expect(store.charges).toEqual([]);
+    });
+
+    it("without a card, the answer carries no payment fields", async () => {
+      const { send } = await example(deduplicate);
+      const id = "GE-CANCELLED-NO-CARD-1";
+      await send("UpdateOrderStatus", status(id, "canceled"));
+      const created = await send("SendOrderToMerchant", { ...order(id), PaymentDetails: null });
+      expect(created.body).toMatchObject({ Success: true, StatusCode: "canceled" });
+      expect(created.body).not.toHaveProperty("PaymentAmount");
+      expect(created.warnings).toEqual([]);
+    });
+  });
+
+  describe(`statuses kept for orders that never arrive (review second-seq-7), ${mode}`, () => {
+    it("are bounded: past the limit the oldest is dropped", async () => {
+      const { store, send } = await example(deduplicate, { maxPendingStatuses: 3 });
+      for (let i = 1; i <= 5; i++) await send("UpdateOrderStatus", status(`NEVER-${i}`, "N/A"));
+      expect([...store.pendingStatuses.keys()]).toEqual(["NEVER-3", "NEVER-4", "NEVER-5"]);
+    });
+
+    it("are bounded by default", () => {
+      expect(new MemoryStore().maxPendingStatuses).toBe(1000);
     });
   });
 
