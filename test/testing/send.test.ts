@@ -251,6 +251,32 @@ describe("sendCallback (as the service sends)", () => {
     expect(message).toContain(`: GET ${url} failed: `);
   });
 
+  // Review second-obs-2: the result's url (the CLI's --json rows) still quoted the urlSecret.
+  it("an answered call: the result's url masks the query values of the URL given, the request got them", async () => {
+    let sentUrl = "";
+    const result = await sendCallback(
+      "http://shop.example/cb?key=Sup3rS3cretValue_abc&shop=eu",
+      "GetCheckoutCartInfo",
+      {
+        method: "GET",
+        fetch: async (request) => {
+          sentUrl = request.url;
+          return new Response('{"productsList":[]}', {
+            headers: { "content-type": "application/json" },
+          });
+        },
+      },
+    );
+    expect(sentUrl).toContain("key=Sup3rS3cretValue_abc&shop=eu&");
+    expect(result.url).not.toContain("Sup3rS3cretValue_abc");
+    expect(result.url).toMatch(/\/cb\/GetCheckoutCartInfo\?key=\*\*\*&shop=\*\*\*&/);
+    expect(result.url).toContain("merchantCartToken=");
+    const plain = await sendCallback("http://shop.example/cb", "UpdateOrderStatus", {
+      fetch: async () => new Response('{"Success":true}'),
+    });
+    expect(plain.url).toBe("http://shop.example/cb/UpdateOrderStatus");
+  });
+
   it("refuses a timeoutMs no timer keeps (over 2^31-1 ms, which would abort at once), sending nothing", async () => {
     const sent = raw.seen.length;
     for (const timeoutMs of [MAX_TIMEOUT_MS + 1, 3e9, 0, -1, 1.5, Number.NaN]) {
