@@ -480,6 +480,12 @@ export async function sendCallback(
   }
   assertCheckOptions(options, "sendCallback");
   const url = callbackUrl(baseOrFullUrl, callbackName, options.path);
+  // fetch's own refusal quotes the URL, password included (review second-obs-5).
+  if (url.username !== "" || url.password !== "") {
+    throw new TypeError(
+      "sendCallback: the URL must not carry a user name or password (fetch refuses it): the service authenticates with its token",
+    );
+  }
   // The query of the URL given (a `urlSecret`): never printed (review observe-7).
   const givenQuery = [...url.searchParams];
   let payload: unknown =

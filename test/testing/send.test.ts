@@ -251,6 +251,28 @@ describe("sendCallback (as the service sends)", () => {
     expect(message).toContain(`: GET ${url} failed: `);
   });
 
+  // Review second-obs-5: a URL with user:pass@ rejected with fetch's raw TypeError quoting the password.
+  it("refuses a URL carrying a user name or password before sending, naming neither", async () => {
+    let sent = 0;
+    const error = await sendCallback(
+      "http://admin:Sup3rS3cretValue_abc@127.0.0.1:9/cb",
+      "UpdateOrderStatus",
+      {
+        fetch: async () => {
+          sent += 1;
+          return new Response("{}");
+        },
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toBe(
+      "sendCallback: the URL must not carry a user name or password (fetch refuses it): the service authenticates with its token",
+    );
+    expect(String(error)).not.toContain("Sup3rS3cretValue_abc");
+    expect(String(error)).not.toContain("admin");
+    expect(sent).toBe(0);
+  });
+
   // Review second-obs-2: the result's url (the CLI's --json rows) still quoted the urlSecret.
   it("an answered call: the result's url masks the query values of the URL given, the request got them", async () => {
     let sentUrl = "";
