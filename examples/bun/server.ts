@@ -12,4 +12,6 @@ const server = Bun.serve({
   port: Number(Bun.env.PORT ?? 3000),
   fetch: callbacks,
 });
-console.log(`listening on http://${server.hostname}:${server.port}`);
+// An IPv6 address goes in brackets in a URL (http://[::1]:3000).
+const host = server.hostname ?? "127.0.0.1";
+console.log(`listening on http://${host.includes(":") ? `[${host}]` : host}:${server.port}`);

@@ -10,7 +10,9 @@ Deno.serve(
   {
     hostname,
     port: Number(Deno.env.get("PORT") ?? 3000),
-    onListen: ({ port }) => console.log(`listening on http://${hostname}:${port}`),
+    // An IPv6 address goes in brackets in a URL (http://[::1]:3000).
+    onListen: ({ hostname: host, port }) =>
+      console.log(`listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`),
   },
   callbacks,
 );

@@ -7,6 +7,7 @@ import { MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import { DEFAULT_SLOW_MS, payloadCardSecrets } from "../testing/check.js";
 import { samplePayload } from "../testing/payload.js";
+import { maskedUrl } from "../testing/send.js";
 import { type ParsedCommand, parseCommand, renderHelp } from "./args.js";
 import { type Colors, createColors } from "./colors.js";
 import { readJsonFile, UsageError } from "./errors.js";
@@ -222,7 +223,9 @@ export async function simulateCommand(
     const progress = json ? (io.stderr.isTTY ? io.stderr : undefined) : io.stdout;
     const progressColors = json ? errorColors : colors;
     const count = `${callbacks.length} callback${callbacks.length === 1 ? "" : "s"}`;
-    progress?.write(`Simulating ${count} against ${progressColors.bold(url)}\n`);
+    // The --url's query values (a urlSecret) are never printed (review second-obs-2).
+    const shownUrl = maskedUrl(url);
+    progress?.write(`Simulating ${count} against ${progressColors.bold(shownUrl)}\n`);
     if (privateKey === undefined) {
       io.stderr.write(
         errorColors.yellow(
@@ -259,7 +262,13 @@ export async function simulateCommand(
     if (json) {
       const results = rows.map((row) => jsonRow(row, showBody));
       const passed = results.filter((row) => row.ok === true).length;
-      const output = { url, ok: code === 0, passed, failed: rows.length - passed, results };
+      const output = {
+        url: shownUrl,
+        ok: code === 0,
+        passed,
+        failed: rows.length - passed,
+        results,
+      };
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
       if (progress !== undefined) progress.write(`${renderSummary(rows, progressColors)}\n`);
       return code;

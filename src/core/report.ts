@@ -47,12 +47,15 @@ export function scrubError(error: unknown, redact: Redactor): Error {
   // its enumerable own properties, and would otherwise write `{"name":…}` alone. Node's `inspect`
   // shows neither twice. Both are already scrubbed.
   enumerableText(copy, "message", copy.message);
-  enumerableText(copy, "stack", typeof stack === "string" ? redact(stack) : undefined);
+  // Without one, no own `stack` at all: an undefined enumerable one is printed by console.log as
+  // `{ stack: undefined }` (review second-obs-4).
+  if (typeof stack === "string") enumerableText(copy, "stack", redact(stack));
+  else delete copy.stack;
   return copy;
 }
 
 /** Sets an own data property that `JSON.stringify` and `Object.keys` see. */
-function enumerableText(target: Error, key: string, value: string | undefined): void {
+function enumerableText(target: Error, key: string, value: string): void {
   Object.defineProperty(target, key, {
     value,
     enumerable: true,

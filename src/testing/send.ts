@@ -112,7 +112,10 @@ const SEND_OPTION_NAMES = optionNames<SendCallbackOptions>({
 export interface SendCallbackResult {
   readonly callback: CallbackName;
   readonly method: "GET" | "POST";
-  /** The URL called (with the query of GetCheckoutCartInfo). */
+  /**
+   * The URL called (with the query of GetCheckoutCartInfo), the value of each query parameter of
+   * the URL given (a `urlSecret`) printed `***`, as `SendCallbackError`'s `url`.
+   */
   readonly url: string;
   readonly status: number;
   readonly contentType: string | undefined;
@@ -179,6 +182,15 @@ function printedUrl(url: URL, given: readonly (readonly [string, string])[]): st
   ]);
   shown.search = new URLSearchParams(entries).toString();
   return shown.href;
+}
+
+/**
+ * A URL as the kit prints it (the CLI's banner and `--json`): the value of each of its query
+ * parameters as `***` (a `urlSecret`), as `printedUrl` prints the URL given.
+ */
+export function maskedUrl(url: string | URL): string {
+  const parsed = new URL(url);
+  return printedUrl(parsed, [...parsed.searchParams]);
 }
 
 /**
@@ -468,6 +480,12 @@ export async function sendCallback(
   }
   assertCheckOptions(options, "sendCallback");
   const url = callbackUrl(baseOrFullUrl, callbackName, options.path);
+  // fetch's own refusal quotes the URL, password included (review second-obs-5).
+  if (url.username !== "" || url.password !== "") {
+    throw new TypeError(
+      "sendCallback: the URL must not carry a user name or password (fetch refuses it): the service authenticates with its token",
+    );
+  }
   // The query of the URL given (a `urlSecret`): never printed (review observe-7).
   const givenQuery = [...url.searchParams];
   let payload: unknown =
@@ -617,7 +635,7 @@ export async function sendCallback(
   const result: SendCallbackResult = {
     callback: callbackName,
     method,
-    url: url.href,
+    url: printedUrl(url, givenQuery),
     status: response.status,
     contentType,
     body: parsed,

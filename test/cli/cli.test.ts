@@ -1409,6 +1409,42 @@ describe("--url with credentials", () => {
   });
 });
 
+// Review second-obs-2: the banner and --json printed the --url's query (a urlSecret) in clear.
+describe("--url with a query (a urlSecret)", () => {
+  it("prints its values as *** in the banner, the rows and --json", async () => {
+    const port = await closedPort();
+    const secret = "Sup3rS3cretValue_abc";
+    const given = `http://127.0.0.1:${port}/cb?key=${secret}`;
+    const table = captureIo();
+    expect(await runCli(["simulate", "UpdateOrderStatus", "--url", given], table.io)).toBe(1);
+    expect(table.stdout).toContain(
+      `Simulating 1 callback against http://127.0.0.1:${port}/cb?key=***`,
+    );
+    expect(table.stdout).toContain("no answer");
+    expect(`${table.stdout}${table.stderr}`).not.toContain(secret);
+
+    const json = captureIo();
+    expect(await runCli(["simulate", "UpdateOrderStatus", "--url", given, "--json"], json.io)).toBe(
+      1,
+    );
+    expect(`${json.stdout}${json.stderr}`).not.toContain(secret);
+    expect(JSON.parse(json.stdout).url).toBe(`http://127.0.0.1:${port}/cb?key=***`);
+
+    const answered = captureIo();
+    const goodGiven = `${good.base}?key=${secret}`;
+    expect(
+      await runCli(
+        ["simulate", "UpdateOrderStatus", ...signedAt(goodGiven), "--json"],
+        answered.io,
+      ),
+    ).toBe(0);
+    expect(answered.stdout).not.toContain(secret);
+    const output = JSON.parse(answered.stdout);
+    expect(output.url).toBe(`${good.base}?key=***`);
+    expect(output.results[0].url).toBe(`${good.base}/UpdateOrderStatus?key=***`);
+  });
+});
+
 describe("keys", () => {
   it("writes the pair (private 0600), prints the paths, refuses to overwrite without --force", async () => {
     const out = join(dir, "keys", "nested");

@@ -226,6 +226,38 @@ describe("the error copy written by a JSON logger (observe-5)", () => {
     expect(shown).not.toMatch(/message:|stack:/);
   });
 
+  // Review second-obs-4: a thrown non-Error (or an Error whose stack was cleared) was copied with
+  // an enumerable `stack: undefined`, which console.log(failure) printed as `{ stack: undefined }`.
+  it.each([
+    ["a string", "boom"],
+    ["undefined", undefined],
+    ["an error without a stack", Object.assign(new Error("nostack"), { stack: undefined })],
+  ])(
+    "console.log of a report whose function threw %s shows no stack: undefined",
+    async (_name, thrown) => {
+      const failures: CallbackFailure[] = [];
+      const handler = createUpdateOrderStatusHandler(
+        () => {
+          throw thrown;
+        },
+        { auth: false, onError: (failure) => void failures.push(failure) },
+      );
+      await handler.handle({
+        method: "POST",
+        url: "/x",
+        headers: {},
+        body: '{"OrderId":"1","StatusCode":"x"}',
+      });
+      const error = failures[0]?.error as Error;
+      expect(inspect(error)).not.toContain("stack: undefined");
+      expect(Object.hasOwn(error, "stack")).toBe(false);
+      expect(Object.keys(JSON.parse(JSON.stringify(error))).sort()).toStrictEqual([
+        "message",
+        "name",
+      ]);
+    },
+  );
+
   it("a library error's copy writes its documented fields too", async () => {
     const failures: CallbackFailure[] = [];
     const handler = createSendOrderToMerchantHandler(

@@ -128,6 +128,13 @@ describe("the README, followed from the top", () => {
           );
           if (line.includes(" simulate ")) expect(run.stdout).toContain("14 of 14 passed.");
         }
+        // Review SECOND-CD-2: the token is the only wrong thing in them: the expired-token line
+        // with a valid token is answered (its GUID is the server's), so --expect 401 fails it.
+        const expired = forgedChecks.find((line) => line.includes("--expires-in -3600"));
+        const valid = (expired ?? "")
+          .replace("http://127.0.0.1:3000", `http://127.0.0.1:${port}`)
+          .replace("--expires-in -3600 ", "");
+        await expect(mustRun(valid, dir, second)).rejects.toThrow(/exited 1[\s\S]*14 of 14 failed/);
 
         // And a forged call is refused: the simulator says so with exit 1, or 0 when expected.
         const forged = (simulate ?? "")

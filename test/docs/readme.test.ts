@@ -51,6 +51,21 @@ describe("README", () => {
     expect(unguarded).toEqual([]);
   });
 
+  // Review SECOND-CD-2: without --guid the forged lines sent the samples' GUID, so the server of
+  // step 4 answered 401 for the GUID whatever the token: an endpoint accepting expired tokens or
+  // any key still passed them. They carry step 4's GUID, so the token is the only wrong thing.
+  it("gives the forged-call lines the GUID of step 4's server, so only the token is wrong", () => {
+    const guid = /MERCHANT_GUID=([0-9a-f-]{36}) npx tsx server\.mts/.exec(readme)?.[1];
+    expect(guid).toBeDefined();
+    const forged = between("<!-- forged:begin -->", "<!-- forged:end -->")
+      .replace(/\\\n\s*/g, " ")
+      .split("\n")
+      .filter((line) => line.includes(" simulate "));
+    expect(forged).toHaveLength(2);
+    for (const line of forged) expect(line).toContain(` --guid ${guid}`);
+    expect(readme.replace(/\s+/g, " ")).not.toContain("need no `--guid`");
+  });
+
   it("opens with what it is, the install command, and a clone's demo and test commands", () => {
     const lines = readme.split("\n");
     expect(lines[0]).toBe("# crossborder-callbacks");

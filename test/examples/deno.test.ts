@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceKeys } from "../adapters/support/keys.js";
 import { BIN, type ChildServer, startServer } from "../adapters/support/runtime.js";
 import { assertBuilt, exampleEnv, exampleKeys, merchantFlow } from "./support/flow.js";
@@ -21,4 +21,21 @@ describe("examples/deno (deno run … examples/deno/main.ts)", () => {
     () => server.send,
     () => keys,
   );
+});
+
+// Review SECOND-CD-3: with HOST=::1 it printed http://::1:PORT, not a URL (as the Node examples did).
+describe("examples/deno on an IPv6 host (HOST=::1)", () => {
+  it("prints a URL that reaches it", async () => {
+    const ipv6 = await startServer(
+      `${BIN}/deno`,
+      ["run", "--no-lock", "--no-prompt", "--allow-net", "--allow-env", "examples/deno/main.ts"],
+      { env: { ...exampleEnv(keys), HOST: "::1" }, timeoutMs: 20_000 },
+    );
+    try {
+      expect(ipv6.baseUrl).toMatch(/^http:\/\/\[::1\]:\d+$/);
+      expect((await ipv6.send("/crossborder/GetCheckoutCartInfo")).status).toBe(401);
+    } finally {
+      await ipv6.stop();
+    }
+  }, 40_000);
 });

@@ -251,6 +251,54 @@ describe("sendCallback (as the service sends)", () => {
     expect(message).toContain(`: GET ${url} failed: `);
   });
 
+  // Review second-obs-5: a URL with user:pass@ rejected with fetch's raw TypeError quoting the password.
+  it("refuses a URL carrying a user name or password before sending, naming neither", async () => {
+    let sent = 0;
+    const error = await sendCallback(
+      "http://admin:Sup3rS3cretValue_abc@127.0.0.1:9/cb",
+      "UpdateOrderStatus",
+      {
+        fetch: async () => {
+          sent += 1;
+          return new Response("{}");
+        },
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toBe(
+      "sendCallback: the URL must not carry a user name or password (fetch refuses it): the service authenticates with its token",
+    );
+    expect(String(error)).not.toContain("Sup3rS3cretValue_abc");
+    expect(String(error)).not.toContain("admin");
+    expect(sent).toBe(0);
+  });
+
+  // Review second-obs-2: the result's url (the CLI's --json rows) still quoted the urlSecret.
+  it("an answered call: the result's url masks the query values of the URL given, the request got them", async () => {
+    let sentUrl = "";
+    const result = await sendCallback(
+      "http://shop.example/cb?key=Sup3rS3cretValue_abc&shop=eu",
+      "GetCheckoutCartInfo",
+      {
+        method: "GET",
+        fetch: async (request) => {
+          sentUrl = request.url;
+          return new Response('{"productsList":[]}', {
+            headers: { "content-type": "application/json" },
+          });
+        },
+      },
+    );
+    expect(sentUrl).toContain("key=Sup3rS3cretValue_abc&shop=eu&");
+    expect(result.url).not.toContain("Sup3rS3cretValue_abc");
+    expect(result.url).toMatch(/\/cb\/GetCheckoutCartInfo\?key=\*\*\*&shop=\*\*\*&/);
+    expect(result.url).toContain("merchantCartToken=");
+    const plain = await sendCallback("http://shop.example/cb", "UpdateOrderStatus", {
+      fetch: async () => new Response('{"Success":true}'),
+    });
+    expect(plain.url).toBe("http://shop.example/cb/UpdateOrderStatus");
+  });
+
   it("refuses a timeoutMs no timer keeps (over 2^31-1 ms, which would abort at once), sending nothing", async () => {
     const sent = raw.seen.length;
     for (const timeoutMs of [MAX_TIMEOUT_MS + 1, 3e9, 0, -1, 1.5, Number.NaN]) {
