@@ -112,7 +112,8 @@ export function baseUrl(value: string | undefined): string {
   try {
     url = new URL(value.trim());
   } catch {
-    throw new UsageError(`--url is not a URL: "${value}"`);
+    // Its query may hold a urlSecret: masked as everywhere the CLI prints the URL (review final2).
+    throw new UsageError(`--url is not a URL: "${value.replace(/\?[\s\S]*/, "?***")}"`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`--url must be http or https, got ${url.protocol}`);

@@ -1024,6 +1024,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         return fail(call, authFailure(error));
       }
     }
+    call.auth = authResult;
 
     // An id beyond 2^53 (ENC-1): its exact digits from the body's text, never the rounded number.
     // The check reads a few fields; the text is scanned only when one holds such a number, once
@@ -1234,6 +1235,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         ownCards: unchanged,
         cardsDone: false,
         bodyWalked: false,
+        auth: undefined,
       };
       try {
         return await run(request, call);
@@ -1330,6 +1332,8 @@ interface Call {
    * card objects were protected and stripped of their CVV: the body needs no second pass.
    */
   bodyWalked: boolean;
+  /** What authentication established, once it did: a report reads it (see `orderIdOf`). */
+  auth?: AuthResult | undefined;
 }
 
 /** Protects a framework's parsed body the engine did not walk itself (see `protectParsedBody`). */
@@ -1484,7 +1488,10 @@ const AUTHORIZE_THREW = "the authorization check before the handler threw";
  * card number is masked should one of them quote it. Read only when a report is made.
  */
 function orderIdOf(payload: unknown, call: Call): string | undefined {
-  for (const field of ORDER_ID_FIELDS) {
+  // A cart token that authenticated the call is a credential, masked in its check's reports: it
+  // names no cart in a report (review final2).
+  const tokenIsCredential = call.auth?.methods.includes("cartToken") === true;
+  for (const field of tokenIsCredential ? ORDER_ID_FIELDS_BUT_TOKENS : ORDER_ID_FIELDS) {
     const value = readSafely(payload, field);
     if (typeof value === "string" && value !== "") return call.ownCards(value);
   }
@@ -1492,6 +1499,7 @@ function orderIdOf(payload: unknown, call: Call): string | undefined {
 }
 
 const ORDER_ID_FIELDS = ["OrderId", "CartId", "merchantCartToken", "MerchantCartToken"] as const;
+const ORDER_ID_FIELDS_BUT_TOKENS = ["OrderId", "CartId"] as const;
 
 /** A report with the `orderId` of the payload it is about, when it names one. */
 function about<T extends CallbackFailure>(report: T, call: Call, payload: unknown): T {

@@ -378,8 +378,11 @@ export function redactedTree(
   return text === undefined ? body : (JSON.parse(text) as object);
 }
 
-/** A text already masked to a card number's last four digits (`************1111`). */
-const MASKED_CARD_NUMBER = /^[*\s-]*\*[*\s-]*\d{0,4}$/;
+/**
+ * A text already masked to a card number's last four digits (`************1111`, as
+ * `maskCardNumber` writes a number of 12 or more digits): a CVV behind asterisks is not one.
+ */
+const MASKED_CARD_NUMBER = /^\*{8,}\d{4}$/;
 
 /**
  * A card-number field's value masked to its last four digits; one already so masked as it is;

@@ -240,19 +240,19 @@ export function createCallbackRouter<H extends CallbackHandlers>(
 }
 
 /**
- * A percent-escape of what can spell a card number: a digit, a space, `+`, `-`, or `%` (a
- * number escaped twice, `%2534`).
+ * A percent-escape of a printable ASCII character: what can spell a card number (a digit, a
+ * separator such as `.` or `_`, `%` for a number escaped twice) is among them.
  */
-const CARD_ESCAPE = /%(3[0-9]|2[05BbDd])/g;
+const CARD_ESCAPE = /%([2-7][0-9A-Fa-f])/g;
 
 function unescaped(_escape: string, hex: string): string {
   return String.fromCharCode(Number.parseInt(hex, 16));
 }
 
 /**
- * A path as sent, but for a segment whose escapes that can spell a card number, decoded until
- * none is left (each round shortens it), show one: that segment decoded, to be masked; every
- * other segment and escape as sent (reviews adversary, second-doubt, second-seq).
+ * A path as sent, but for a segment whose printable ASCII escapes, decoded until none is left
+ * (each round shortens it), show a card number: that segment decoded, to be masked; every other
+ * segment as sent (reviews adversary, second-doubt, second-seq, final2).
  */
 function shownPath(pathname: string): string {
   if (pathname.indexOf("%") === -1) return pathname;

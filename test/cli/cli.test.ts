@@ -148,6 +148,10 @@ describe("argument handling", () => {
     expect(() => baseUrl(undefined)).toThrow(/--url is required/);
     expect(() => baseUrl("ftp://x")).toThrow(/http or https/);
     expect(() => baseUrl("not a url")).toThrow(/not a URL/);
+    // Review final2: a URL refused as malformed quoted its query (a urlSecret) in clear.
+    expect(() => baseUrl("http://shop example.com/cb?key=s3cr3t-value")).toThrow(
+      '--url is not a URL: "http://shop example.com/cb?***"',
+    );
     expect(parseExpectation(["401", "refusal"])).toEqual({ statuses: [401], outcome: "refusal" });
     expect(parseExpectation(["401,403"])).toEqual({ statuses: [401, 403], outcome: undefined });
     expect(() => parseExpectation(["ok"])).toThrow(/an HTTP status \(401\) or "refusal"/);

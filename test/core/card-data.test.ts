@@ -985,6 +985,8 @@ describe("per-request redaction of the card number and CVV", () => {
           cardNumber: "cvv 737",
           pan: 737,
           masked: { CardNumber: "************1111" },
+          // Review final2: the CVV behind asterisks is no masked card number.
+          starred: { CardNumber: "***737" },
           myExtras: { key: "Boeing 737", url: "Boeing 737", Name: "Boeing 737" },
           urlParameters: [{ Key: "seat", Value: "737" }],
         }) as never,
@@ -1004,6 +1006,7 @@ describe("per-request redaction of the card number and CVV", () => {
       cardNumber: "cvv ***",
       pan: 737,
       masked: { CardNumber: "************1111" },
+      starred: { CardNumber: "******" },
       myExtras: { key: "Boeing ***", url: "Boeing ***", Name: "Boeing ***" },
       // A cart field where the schema has it: data, only the request's own card number masked.
       urlParameters: [{ Key: "seat", Value: "737" }],

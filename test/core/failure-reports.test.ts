@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import {
   CallbackError,
   type CallbackFailure,
+  createAuth,
   createCallbackRouter,
   createGetCheckoutCartInfoHandler,
   createMemoryIdempotencyStore,
@@ -154,6 +155,9 @@ describe("the router's 404 (ops-10)", () => {
       `/a%2520b/${[..."4111111111111111"].map((d) => `%${(0x30 + Number(d)).toString(16)}`).join("")}`,
       "/a%2520b/************1111",
     ],
+    // Review final2: a separator escaped once (`%2E` beside `.`, `%5F` beside `_`).
+    ["%2E beside .", "/x/4111%2E1111.1111.1111", "/x/****.****.****.1111"],
+    ["digits and %2E", "/x/%34%31%31%31%2E1111.1111.1111", "/x/****.****.****.1111"],
   ])("decodes only what spells a card number: %s", async (_label, path, shown) => {
     const failures: CallbackFailure[] = [];
     const router = createCallbackRouter({
@@ -411,5 +415,25 @@ describe("the order a report is about (observe-3)", () => {
     await handler.handle({ method: "GET", url: "/?merchantCartToken=cart-77", headers: {} });
     expect(failures[0]?.kind).toBe("internal_error");
     expect(failures[0]?.orderId).toBe("cart-77");
+  });
+
+  // Review final2: where the cart token is the credential (createAuth's cartToken), the report of
+  // a function that threw named the token whole as orderId, while the check's own reports mask it.
+  it("a cart token that is the credential is not named", async () => {
+    const token = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LWNhcnQ.sig-abcdef";
+    const failures: CallbackFailure[] = [];
+    const auth = await createAuth({ cartToken: { verify: (given) => given === token } });
+    const handler = createGetCheckoutCartInfoHandler(
+      () => {
+        throw new Error("db down");
+      },
+      { auth, onError: (failure) => void failures.push(failure) },
+    );
+    const url = `/cart?merchantCartToken=${encodeURIComponent(token)}&countryCode=US`;
+    const response = await handler.handle({ method: "GET", url, headers: {} });
+    expect(response.status).toBe(500);
+    expect(failures).toHaveLength(1);
+    expect("orderId" in (failures[0] ?? {})).toBe(false);
+    expect(JSON.stringify(failures)).not.toContain(token);
   });
 });

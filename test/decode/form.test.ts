@@ -249,6 +249,9 @@ describe("looksEncoded", () => {
     "Zürich+Nord",
     "Tel:0044+20",
     "a/b+c",
+    // Review final2: `~` beside a literal `+` is neither encoder's output (an RFC 3986 encoder
+    // writes a space %20 and a plus %2B; HttpUtility.UrlEncode writes `~` as %7e).
+    "ABC~12+34",
   ])("false for %j", (value) => {
     expect(looksEncoded(value)).toBe(false);
   });
