@@ -250,24 +250,44 @@ function unescaped(_escape: string, hex: string): string {
 }
 
 /**
- * A path as sent, but for a segment whose printable ASCII escapes, decoded until none is left
- * (each round shortens it), show a card number: that segment decoded, to be masked; every other
- * segment as sent (reviews adversary, second-doubt, second-seq, final2).
+ * A path as sent, but for a segment whose escapes, decoded until none is left (each round
+ * shortens it; as UTF-8, or its printable ASCII ones where that fails), show a card number: that
+ * segment decoded and masked, its `/`, `?`, `#` and `%` escaped again so that it reads as no other
+ * route or query; every other segment as sent (reviews adversary, second-doubt, second-seq,
+ * final2, last).
  */
 function shownPath(pathname: string): string {
   if (pathname.indexOf("%") === -1) return pathname;
   return pathname
     .split("/")
     .map((segment) => {
-      let decoded = segment;
-      for (;;) {
-        const next = decoded.replace(CARD_ESCAPE, unescaped);
-        if (next === decoded) break;
-        decoded = next;
-      }
-      return decoded !== segment && redactCards(decoded) !== decoded ? decoded : segment;
+      const decoded = decodedSegment(segment);
+      if (decoded === segment) return segment;
+      const masked = redactCards(decoded);
+      return masked === decoded ? segment : masked.replace(PATH_SIGNS, escapedSign);
     })
     .join("/");
+}
+
+function decodedSegment(segment: string): string {
+  let decoded = segment;
+  for (;;) {
+    let next: string;
+    try {
+      next = decodeURIComponent(decoded);
+    } catch {
+      next = decoded.replace(CARD_ESCAPE, unescaped);
+    }
+    if (next === decoded) return decoded;
+    decoded = next;
+  }
+}
+
+/** What would read as another segment, a query, a fragment or an escape in a decoded segment. */
+const PATH_SIGNS = /[/?#%]/g;
+
+function escapedSign(sign: string): string {
+  return `%${sign.charCodeAt(0).toString(16).toUpperCase()}`;
 }
 
 // The factories' options (the router gives them to every function it builds) and its own.

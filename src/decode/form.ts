@@ -198,7 +198,7 @@ export function looksEncoded(value: string): boolean {
     const c = value.charCodeAt(i);
     if (c >= 0x80 || ENCODED_ALPHABET[c] !== 1) return false;
   }
-  // `~` beside a `+`: neither encoder's output (an RFC 3986 encoder writes a space and a plus as
+  // Both `~` and `+`: neither encoder's output (an RFC 3986 encoder writes a space and a plus as
   // %20 and %2B; HttpUtility.UrlEncode writes `~` as %7e): a plain value (review final2).
   return value.indexOf("~") === -1 || value.indexOf("+") === -1;
 }
