@@ -64,6 +64,19 @@ export function namesCvv(key: string): boolean {
 }
 
 /**
+ * Whether a value held under a key naming a CVV may be one: anything but a boolean, `null` or a
+ * text without a decimal digit. `cvvRequired: true` and `cvvResult: "M"` are a merchant's flags
+ * and codes, kept where a CVV is left out (stored records, a cart answered to a card-carrying
+ * request); a number, a text with a digit, an object or array is left out whole.
+ */
+export function mayBeCvv(value: unknown): boolean {
+  if (value === null || typeof value === "boolean") return false;
+  return typeof value !== "string" || DECIMAL_DIGIT.test(value);
+}
+
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/**
  * Whether a key names a card number: `CardNumber` in any ASCII case, or any key ending with it
  * (`"\uFFFD(CardNumber"`, damaged in transit; `Card_cardnumber`). What idempotency/keys.ts has
  * always left out of a digest as a card number.

@@ -1,6 +1,6 @@
 import { parseSuccessValue } from "../schemas/response.js";
 import { maskCardNumber } from "./card.js";
-import { namesCardNumber, namesCvv } from "./card-keys.js";
+import { mayBeCvv, namesCardNumber, namesCvv } from "./card-keys.js";
 import type { RefusedFalse, RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
 import type { CallbackResponse } from "./types.js";
@@ -366,8 +366,9 @@ export function redactedTree(
       // No prototype: a `__proto__` key is a field like any other.
       const copy: Record<string, unknown> = Object.create(null);
       for (const key of Object.keys(value)) {
-        if (namesCvv(key)) continue;
-        copy[redact(plain(key))] = (value as Record<string, unknown>)[key];
+        const field = (value as Record<string, unknown>)[key];
+        if (namesCvv(key) && mayBeCvv(field)) continue;
+        copy[redact(plain(key))] = field;
       }
       levels.set(copy, level);
       return copy;

@@ -7,7 +7,7 @@ import {
   namesCvv,
   redactCardNumbers,
 } from "../core/card.js";
-import { isCardNumberKey } from "../core/card-keys.js";
+import { isCardNumberKey, mayBeCvv } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import {
   detachedReporter,
@@ -246,7 +246,8 @@ function refuseKeyQuotingCards(key: string, context: CallbackContext<unknown>): 
 
 /**
  * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
- * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out, a `CardNumber` property
+ * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out (unless it holds a
+ * boolean, `null` or a text without a digit, which cannot be one), a `CardNumber` property
  * (in any case, text or number) is masked, the delivery's own card numbers (every card object
  * of the request, in any spelling) are masked wherever quoted, and every other text or number
  * goes through the request's own redactor, the one its reports go through (card numbers, and this
@@ -275,10 +276,11 @@ function encode(result: unknown, context: CallbackContext<unknown>): string {
       ? { redact: unchanged, redactAnswer: unchanged, ownCards: unchanged }
       : maskersOf(context);
   const json: string | undefined = JSON.stringify(result, (name, given: unknown) => {
-    // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole.
-    if (namesCvv(name)) return undefined;
     // JSON writes a boxed value (`new String(pan)`) as its primitive, after asking here.
     const value = unboxed(given);
+    // A key naming a CVV (`CVVNumber`, `Cvv`, `cardCVV2`) is left out whole, unless what it holds
+    // cannot be one (`cvvRequired: true`, `cvvResult: "M"`: review final2-6).
+    if (namesCvv(name) && mayBeCvv(value)) return undefined;
     if (typeof value === "number") {
       const text = String(value);
       // A decimal point is no gap between digit groups: only a whole number may be a card number.

@@ -973,6 +973,38 @@ describe("per-request redaction of the card number and CVV", () => {
     expect(response.body).toContain('"meta":{"__proto__":{"x":1},"y":2}');
   });
 
+  // final2-6: every key naming a CVV was left out, a flag the cart holds (`cvvRequired: true`) too.
+  it("a cart with card data in the request: a cvv-named field that cannot hold a CVV (a flag, a code, null) is kept", async () => {
+    const handler = createGetCheckoutCartInfoHandler(
+      () =>
+        ({
+          productsList: [],
+          cvvRequired: true,
+          checkout: {
+            cvvResult: "M",
+            cvvPolicy: null,
+            cvvSample: 737,
+            cvvText: "cvv 1",
+            Cvv2: { a: 1 },
+          },
+        }) as never,
+      { auth: false, onError: collectingOnError },
+    );
+    const response = await handler.handle(
+      post(
+        JSON.stringify({
+          merchantCartToken: "t",
+          PaymentDetails: { CardNumber: VISA, CVVNumber: "737" },
+        }),
+      ),
+    );
+    expect(JSON.parse(response.body)).toStrictEqual({
+      productsList: [],
+      cvvRequired: true,
+      checkout: { cvvResult: "M", cvvPolicy: null },
+    });
+  });
+
   // Review second-seq (SECOND-SEQ-1/2): a card-number key whose value had four digits or fewer
   // went out as it was (the request's CVV under `CardNumber`), and a field of the merchant's own
   // named like any cart field (`key`, `url`) anywhere was taken for a cart field.

@@ -1410,19 +1410,22 @@ describe("stored results never hold card data", () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toMatch(/737/);
     const record = JSON.parse(String(stored[0]).slice(1));
+    // Fields the answer leaves out keep only their names (null), a CVV's too (final2-6).
     expect(record).toEqual({
       PaymentAmount: "10.00",
       PaymentCurrencyCode: "EUR",
       Message: "authorised with cvv ***",
+      Cvv: null,
       Provider: null,
     });
-    // Stored as returned (a callback of your own): every key naming a CVV is left out.
+    // Stored as returned (a callback of your own): every key naming a CVV is left out, but for
+    // one holding what cannot be a CVV (a code without a digit: final2-6).
     const payment = fixture("PerformOrderPayment");
     const [own] = await storedAsReturned(
       { Cvv: "737", Provider: { cvvResult: "M", cardCVV2: "737" } },
       payment,
     );
-    expect(JSON.parse(String(own).slice(1))).toEqual({ Provider: {} });
+    expect(JSON.parse(String(own).slice(1))).toEqual({ Provider: { cvvResult: "M" } });
   });
 
   it("masks the delivery's own card number in any spelling, Luhn-valid or not", async () => {
@@ -2828,6 +2831,58 @@ describe("stored results, a third reading (review s23c)", () => {
     expect(runs).toBe(1);
     expect(stored[0]).toContain(`"ProductCode":"${ean}"`);
     expect(stored[0]).toContain(`"${ean}":3`);
+  });
+
+  // final2-6: every key naming a CVV was left out of a record, so a cart's own `cvvRequired: true`
+  // was answered the first time and missing on a repeat. A value that cannot be a CVV (a boolean,
+  // null, a text without a digit) is stored; a number or a text with a digit is still left out.
+  it("a cvv-named field that cannot hold a CVV is stored: a repeat answers it as the first did (final2-6)", async () => {
+    const { store, stored } = recording();
+    let runs = 0;
+    const cart = () => ({
+      productsList: [{ ProductCode: "P-1", CartItemId: "1", SalePrice: 10, OrderedQuantity: 1 }],
+      currencyCode: "USD",
+      cvvRequired: true,
+      checkout: {
+        cvvResult: "M",
+        cvvPolicy: null,
+        cvvHint: "3 digits",
+        cvvSample: 737,
+        cvvText: "737",
+      },
+    });
+    const request = { method: "GET", url: "/?merchantCartToken=c1", headers: {} } as const;
+    const alone = await createGetCheckoutCartInfoHandler(async () => cart() as never, {
+      auth: false,
+      onError: () => undefined,
+    }).handle(request);
+    expect(alone.body).toContain('"cvvRequired":true');
+    const wrapped = createGetCheckoutCartInfoHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return cart() as never;
+        },
+        { store, key: () => "cart-1" },
+      ),
+      { auth: false, onError: () => undefined },
+    );
+    const first = (await wrapped.handle(request)).body;
+    const repeat = JSON.parse(String((await wrapped.handle(request)).body));
+    expect(JSON.parse(String(first))).toEqual(repeat);
+    expect(runs).toBe(1);
+    expect(repeat.cvvRequired).toBe(true);
+    expect(repeat.checkout).toEqual({ cvvResult: "M", cvvPolicy: null });
+    expect(stored[0]).not.toMatch(/737|3 digits/);
+    // The same rule for a callback of your own.
+    const [own] = await storedAsReturned(
+      { cvvRequired: false, Cvv: "737", Provider: { cvvResult: "N", cardCVV2: 737 } },
+      fixture("PerformOrderPayment"),
+    );
+    expect(JSON.parse(String(own).slice(1))).toEqual({
+      cvvRequired: false,
+      Provider: { cvvResult: "N" },
+    });
   });
 
   // Review observe-1: encode threw first, and the engine filed it as "the handler threw", though
