@@ -28,7 +28,7 @@ import {
   zero,
 } from "../core/body.js";
 import { protectParsedBody } from "../core/card.js";
-import { distinctHeaders, keepRepeatedHeaders } from "../core/headers.js";
+import { distinctHeaders, HEADERS_CUT, keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
 import { failureResponse, reportUndelivered } from "../core/responses.js";
 import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
@@ -374,7 +374,9 @@ function bytesOf(chunk: unknown, req: NodeRequestLike): Uint8Array | undefined {
  * longer than one that trickles an accepted one (its 408).
  */
 function drain(req: NodeRequestLike, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): void {
-  if (req.readableEnded) return;
+  // All of it arrived (a GET without a body, the usual case): Node discards what is left unread
+  // once the answer is written.
+  if (req.readableEnded || req.complete === true) return;
   let drained = 0;
   const stop = (): void => {
     clearTimeout(timer);
@@ -582,10 +584,41 @@ export class NodeCallbackRequest implements CallbackRequest {
  */
 export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
   const raw = req.rawHeaders;
-  if (Array.isArray(raw) && !repeatsName(raw)) return req.headers;
+  if (Array.isArray(raw)) {
+    const limit = headerFieldLimit(req);
+    if (limit !== undefined && raw.length >= 2 * limit) {
+      // Some may have been dropped: the engine refuses the request (review limits-2).
+      const cut: Record<string | symbol, unknown> = Object.assign(Object.create(null), req.headers);
+      cut[HEADERS_CUT] = limit;
+      return cut as CallbackRequest["headers"];
+    }
+    if (!repeatsName(raw)) return req.headers;
+  }
   const distinct = req.headersDistinct ?? (Array.isArray(raw) ? distinctHeaders(raw) : undefined);
   return keepRepeatedHeaders(req.headers, distinct);
 }
+
+/**
+ * How many header fields Node's HTTP/1 parser keeps (`server.maxHeadersCount`; all when 0);
+ * `undefined` when it keeps them all or the request is not Node's HTTP/1 (HTTP/2 refuses a request
+ * with too many instead of cutting it). A request with that many in `rawHeaders` may have lost some.
+ */
+function headerFieldLimit(req: NodeRequestLike): number | undefined {
+  if (req.httpVersion !== "1.1" && req.httpVersion !== "1.0") return undefined;
+  const server = (req.socket as { readonly server?: { readonly maxHeadersCount?: unknown } } | null)
+    ?.server;
+  if (server === undefined || server === null) return undefined;
+  const max = server.maxHeadersCount;
+  if (max === 0) return undefined;
+  return typeof max === "number" && max > 0 ? max : NODE_DEFAULT_MAX_HEADERS;
+}
+
+/**
+ * What Node 20 keeps in `headers` when the server sets no `maxHeadersCount`: 1,000 fields (its
+ * parser's 2,000 raw entries, though the documentation says 2,000 headers); `rawHeaders` keeps up
+ * to the next batch of 32 the parser hands over.
+ */
+const NODE_DEFAULT_MAX_HEADERS = 1000;
 
 /**
  * Up to this many header names, a repeat is searched for pair by pair (no allocation: the usual

@@ -48,7 +48,7 @@ import {
   restoreExactNumbers,
   unsafeNumberPaths,
 } from "./exact-numbers.js";
-import { headerReader } from "./headers.js";
+import { headerReader, headersCutAt } from "./headers.js";
 import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
 import { cardNumbersMasker, lazyRedactor, redactCardsInData } from "./redact.js";
@@ -741,6 +741,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       );
     }
     const headers = headerReader(request.headers);
+    const cutAt = headersCutAt(request.headers);
+    if (cutAt !== undefined) {
+      const reason = `more than ${cutAt} header fields: the server keeps the first ${cutAt} only, so a header sent twice could not be seen`;
+      return refuse(call, request, new Failure("header_too_large", reason));
+    }
     const authRequest: AuthRequest = {
       callback: name,
       method,
@@ -771,11 +776,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       }
     }
 
-    // 2. Read within the limit and the deadline, then parse. GET has no body (GetCheckoutCartInfo).
-    const read: ReadBody =
-      method === "GET"
-        ? EMPTY_BODY
-        : await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
+    // 2. Read within the limit and the deadline, then parse. GET has no body (GetCheckoutCartInfo):
+    // one sent is let go as a refused one is, under the same deadline and cap (review limits-1: a
+    // body that never ended held the connection as long as its client kept sending).
+    let read: ReadBody;
+    if (method === "GET") {
+      void discardBody(request.body, bodyTimeoutMs);
+      read = EMPTY_BODY;
+    } else read = await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
     let body: unknown;
     let formMalformed: readonly string[] | undefined;
     switch (read.kind) {

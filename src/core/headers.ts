@@ -90,3 +90,18 @@ export function isHeaderBytes(value: string): boolean {
 /** `isHeaderBytes`'s rule, in words, for an error that names a value without quoting it. */
 export const HEADER_BYTES_RULE =
   "it must be text of Latin-1 characters (U+0020–U+007E, U+0080–U+00FF, or a tab), without a line break or other control character";
+
+/**
+ * Set by a Node adapter on the headers of a request whose header fields reached the server's
+ * `maxHeadersCount` (2,000 by default): Node keeps that many and drops the rest without a word, so
+ * a header sent twice (`Authorization`) could not be seen. The engine refuses such a request
+ * (431) before reading a credential (review limits-2). Its value is the limit.
+ */
+export const HEADERS_CUT: unique symbol = Symbol("crossborder-callbacks.headersCut");
+
+/** The limit a Node adapter found the request's header fields cut at, if it did. */
+export function headersCutAt(headers: unknown): number | undefined {
+  if (headers === null || typeof headers !== "object") return undefined;
+  const limit = (headers as { readonly [HEADERS_CUT]?: unknown })[HEADERS_CUT];
+  return typeof limit === "number" ? limit : undefined;
+}
