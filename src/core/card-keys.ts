@@ -64,13 +64,14 @@ export function namesCvv(key: string): boolean {
 }
 
 /**
- * Whether a value held under a key naming a CVV may be one: anything but a boolean, `null` or a
- * text without a decimal digit. `cvvRequired: true` and `cvvResult: "M"` are a merchant's flags
- * and codes, kept where a CVV is left out (stored records, a cart answered to a card-carrying
- * request); a number, a text with a digit, an object or array is left out whole.
+ * Whether a value held under a key naming a CVV may be one: anything but a boolean or a text
+ * without a decimal digit. `cvvRequired: true` and `cvvResult: "M"` are a merchant's flags and
+ * codes, kept where a CVV is left out (stored records, a cart answered to a card-carrying
+ * request); a number, a text with a digit, `null` (what the answer made of a result writes for a
+ * field it leaves out: a `Cvv` it named is not kept by name), an object or array is left out whole.
  */
 export function mayBeCvv(value: unknown): boolean {
-  if (value === null || typeof value === "boolean") return false;
+  if (typeof value === "boolean") return false;
   return typeof value !== "string" || DECIMAL_DIGIT.test(value);
 }
 

@@ -247,7 +247,7 @@ function refuseKeyQuotingCards(key: string, context: CallbackContext<unknown>): 
 /**
  * The stored text of a result: `u` for none, or `j` and its JSON. Card data never reaches a store
  * (PCI DSS 3.3.1, 3.4.1): every key naming a CVV (`/cvv/i`) is left out (unless it holds a
- * boolean, `null` or a text without a digit, which cannot be one), a `CardNumber` property
+ * boolean or a text without a digit, which cannot be one), a `CardNumber` property
  * (in any case, text or number) is masked, the delivery's own card numbers (every card object
  * of the request, in any spelling) are masked wherever quoted, and every other text or number
  * goes through the request's own redactor, the one its reports go through (card numbers, and this
