@@ -523,17 +523,37 @@ function writtenAnswer(result: unknown, callback: string): WrittenResult | undef
 }
 
 /**
+ * The callbacks whose earlier records legitimately lack a verdict: a payment's, redemption's or
+ * refund's result carrying an `ErrorCode` without `Success: true` was answered `Success: true`
+ * then (review-left D1).
+ */
+const VERDICTLESS_SUCCESSES: ReadonlySet<string> = new Set([
+  "PerformOrderPayment",
+  "RedeemGiftCard",
+  "RefundGiftCard",
+]);
+
+/** Whether a stored result names a verdict of its own (`Success`, `IsSuccess`, in any case). */
+function namesVerdict(result: Record<string, unknown>): boolean {
+  return Object.keys(result).some((name) => /^(?:is)?success$/i.test(name));
+}
+
+/**
  * A completed record as the engine is to read it. Earlier versions stored no verdict, and a
  * payment's, redemption's or refund's result carrying an `ErrorCode` without `Success: true` was
- * answered `Success: true` then; the engine refuses it now (review-left D1). Such a record (one the
- * engine refuses, and would answer with the verdict) is read with `Success: true`, as it was
- * answered: deleted and run again, the card could be charged or debited twice. Any other record
- * (an unreadable one too) as it is.
+ * answered `Success: true` then; the engine refuses it now (review-left D1). Such a record (of one
+ * of those callbacks, naming no verdict of its own in any case, that the engine refuses and would
+ * answer with the verdict) is read with `Success: true`, as it was answered: deleted and run
+ * again, the card could be charged or debited twice. Any other record (an unreadable one too) as
+ * it is: one that says `Success: false` itself (a refusal an earlier version recorded, review
+ * UPGRADE-1), or of another callback, is never made a success; the engine refuses it, and it is
+ * deleted and run again (`refusedRecord`).
  */
 function asAnswered(text: string, callback: string): string {
+  if (!VERDICTLESS_SUCCESSES.has(callback)) return text;
   try {
     const result: unknown = decode(text);
-    if (!isRecord(result)) return text;
+    if (!isRecord(result) || namesVerdict(result)) return text;
     const written = writtenAnswer(result, callback);
     if (written === undefined || !("invalid" in written)) return text;
     const withVerdict = { ...result, Success: true };

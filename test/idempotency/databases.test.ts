@@ -354,6 +354,42 @@ function anOldRefusalRecordRunsAgain(name: string, store: () => ForgettingIdempo
     expect(failures).toHaveLength(1);
     expect(await shared.get(key)).toMatchObject({ state: "completed" });
   });
+
+  // Review UPGRADE-1: a payment refused by returning `Success: false` with an `ErrorCode`, which an
+  // earlier version answered 500 and recorded, was answered 200 `Success: true` (a declined
+  // payment reported as paid) by today's code reading the record.
+  it(`${name}: a payment recorded by an earlier version with its own Success: false is deleted and run again, never answered Success: true`, async () => {
+    const shared = store();
+    const payload = JSON.parse(payment());
+    const context = { callback: "PerformOrderPayment", rawPayload: payload } as never;
+    const derived = await defaultIdempotencyKey(payload, context);
+    const key = await storedKey("PerformOrderPayment", derived as string);
+    const old = `j${JSON.stringify({
+      Success: false,
+      ErrorCode: "CARD_DECLINED",
+      InternalOrderId: "M-1",
+      PaymentAmount: 10,
+      PaymentCurrencyCode: "EUR",
+    })}`;
+    expect(await shared.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    expect(await shared.complete(key, "earlier-version", old, 86_400_000)).toBe(true);
+    const { fn, count } = charges();
+    const { failures, onError } = collector();
+    const handler = createPerformOrderPaymentHandler(withIdempotency(fn, { store: shared }), {
+      auth: false,
+      onError,
+    });
+    const body = JSON.stringify(payload);
+    const first = await handler.handle(post(body));
+    expect(first.status).toBe(200);
+    expect(json(first)).toMatchObject({ Success: true, InternalOrderId: `M-${payload.OrderId}` });
+    expect(json(first)).not.toHaveProperty("ErrorCode");
+    expect(count()).toBe(1);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.reason).toMatch(/earlier version.*deleted.*runs the function/);
+    expect((await handler.handle(post(body))).body).toBe(first.body);
+    expect(count()).toBe(1);
+  });
 }
 
 /**

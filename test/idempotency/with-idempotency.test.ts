@@ -3331,6 +3331,140 @@ describe("a payment's or gift card's success that says Success: true beside an E
   });
 });
 
+// Review UPGRADE-1: a refusal returned as `Success: false` (with an `ErrorCode`), which versions
+// before "never record a result the engine answers 500" answered 500 *and recorded*, was read by
+// today's code with `Success: true` added (meant for D1's verdictless records above), overriding
+// the record's own verdict: the service's retry of that 500 was answered 200 `Success: true`, a
+// declined payment reported as paid, an order the merchant refused taken as accepted. The verdict
+// is added only to a payment's, redemption's or refund's record naming none of its own (in any
+// case); any other refused record is deleted and the function run again, as the README says.
+describe("a refusal an earlier version recorded with its own Success: false (review UPGRADE-1)", () => {
+  const handlers = {
+    PerformOrderPayment: createPerformOrderPaymentHandler,
+    SendOrderToMerchant: createSendOrderToMerchantHandler,
+    RedeemGiftCard: createRedeemGiftCardHandler,
+    RefundGiftCard: createRefundGiftCardHandler,
+  } as const;
+  const cases: [keyof typeof handlers, Record<string, unknown>, Record<string, unknown>][] = [
+    [
+      "PerformOrderPayment",
+      {
+        Success: false,
+        ErrorCode: "CARD_DECLINED",
+        InternalOrderId: "M-1",
+        PaymentAmount: 10,
+        PaymentCurrencyCode: "EUR",
+      },
+      { InternalOrderId: "M-2", PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" },
+    ],
+    [
+      "PerformOrderPayment",
+      { Success: "false", ErrorCode: "CARD_DECLINED", PaymentAmount: "10" },
+      { InternalOrderId: "M-2", PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" },
+    ],
+    [
+      "PerformOrderPayment",
+      { success: false, ErrorCode: "CARD_DECLINED", PaymentAmount: "10" },
+      { InternalOrderId: "M-2", PaymentAmount: "10.00", PaymentCurrencyCode: "EUR" },
+    ],
+    [
+      "SendOrderToMerchant",
+      { Success: false, InternalOrderId: "M-1", Message: "out of stock" },
+      { InternalOrderId: "M-2" },
+    ],
+    [
+      "RedeemGiftCard",
+      { Success: false, ErrorCode: "INSUFFICIENT_FUNDS", Balance: 0 },
+      { Balance: "15.00", CurrencyCode: "USD" },
+    ],
+    [
+      "RefundGiftCard",
+      { SUCCESS: "False", ErrorCode: "CARD_CLOSED" },
+      { Balance: "25.00", CurrencyCode: "USD" },
+    ],
+  ];
+  it.each(cases)(
+    "%s: a record of %j is deleted and the function run again, never answered Success: true",
+    async (callback, old, now) => {
+      const memory = createMemoryIdempotencyStore();
+      const payload = fixture(callback);
+      const derived = await defaultIdempotencyKey(payload, {
+        callback,
+        rawPayload: payload,
+      } as never);
+      const key = await storedKey(callback, derived as string);
+      const text = `j${JSON.stringify(old)}`;
+      expect(await memory.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+      expect(await memory.complete(key, "earlier-version", text, 60_000)).toBe(true);
+      let runs = 0;
+      const { failures, onError } = collector();
+      const create = handlers[callback] as unknown as (
+        fn: (payload: never) => Promise<unknown>,
+        options: object,
+      ) => { handle(request: ReturnType<typeof post>): Promise<CallbackResponse> };
+      const handler = create(
+        withIdempotency(
+          async () => {
+            runs++;
+            return now;
+          },
+          { store: memory },
+        ) as never,
+        { auth: false, onError },
+      );
+      const body = JSON.stringify(payload);
+      const answer = await handler.handle(post(body));
+      expect(answer.status).toBe(200);
+      expect(json(answer)).toMatchObject({ Success: true, ...now });
+      expect(runs).toBe(1);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "store_failure", severity: "warning" });
+      expect(failures[0]?.reason).toMatch(/earlier version.*deleted.*runs the function/);
+      // Recorded now: the repeat is answered from the new record, quietly.
+      expect((await handler.handle(post(body))).body).toBe(answer.body);
+      expect(runs).toBe(1);
+      expect(failures).toHaveLength(1);
+    },
+  );
+
+  it("without forget, such a record is answered 500 as the earlier version answered it, never Success: true", async () => {
+    const memory = createMemoryIdempotencyStore();
+    const store: IdempotencyStore = {
+      claim: (...args) => memory.claim(...args),
+      get: (...args) => memory.get(...args),
+      complete: (...args) => memory.complete(...args),
+      renew: (...args) => memory.renew(...args),
+      release: (...args) => memory.release(...args),
+    };
+    const payload = fixture("PerformOrderPayment");
+    const derived = await defaultIdempotencyKey(payload, {
+      callback: "PerformOrderPayment",
+      rawPayload: payload,
+    } as never);
+    const key = await storedKey("PerformOrderPayment", derived as string);
+    const old = { Success: false, ErrorCode: "CARD_DECLINED", PaymentAmount: "10" };
+    expect(await memory.claim(key, "earlier-version", 60_000)).toEqual({ claimed: true });
+    expect(await memory.complete(key, "earlier-version", `j${JSON.stringify(old)}`, 60_000)).toBe(
+      true,
+    );
+    let runs = 0;
+    const { onError } = collector();
+    const handler = createPerformOrderPaymentHandler(
+      withIdempotency(
+        async () => {
+          runs++;
+          return { PaymentAmount: "1.00", PaymentCurrencyCode: "EUR" };
+        },
+        { store },
+      ),
+      { auth: false, onError },
+    );
+    const answer = await handler.handle(post(JSON.stringify(payload)));
+    expect(answer.status).toBe(500);
+    expect(runs).toBe(0);
+  });
+});
+
 // Review PIT-2: a `key` option built from the card (`${OrderId}:${CardNumber}`) was stored as it
 // is, a card number sitting for a day as a Redis key or PostgreSQL row. A key quoting this
 // delivery's card number (in any spelling) is refused before any store sees it: a 500, `onError`
