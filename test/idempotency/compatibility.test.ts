@@ -46,7 +46,7 @@ const CHANGED =
   "a redelivery straddling an upgrade, a rolling deploy or a rollback is affected. If this is " +
   'intended, add an entry under "Compatibility" in CHANGELOG.md saying what changed and what to ' +
   "do (README: Upgrading and rolling deploys), then regenerate the golden file with " +
-  "UPDATE_COMPATIBILITY_GOLDEN=1 npx vitest run test/idempotency/compatibility.test.ts";
+  "UPDATE_COMPATIBILITY_GOLDEN=1 npx vitest run test/idempotency/compatibility.test.ts && npx biome check --write test/idempotency/compatibility.golden.json";
 
 /** Compares one section with the golden file, or records it there when regenerating. */
 function pinned(section: string, actual: unknown): void {
