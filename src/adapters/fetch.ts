@@ -4,6 +4,7 @@
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
 import { CONSUMED_BODY } from "../core/body.js";
+import { pathnameOf } from "../core/paths.js";
 import { reportUndelivered } from "../core/responses.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import { addressOf, assertEndpoint, handleSafely, remoteAddressOption } from "./internal.js";
@@ -53,12 +54,16 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   const remoteAddress = remoteAddressOption(options, "toFetch");
   return async (request, ...rest) => {
     const { signal } = request;
+    // A path this endpoint does not serve (a router's 404) leaves the body as it is, neither read
+    // nor cancelled: the request may go on to another router ("try A, then B on a 404", review
+    // tenancy-3); the runtime deals with a body nobody reads.
+    const served = endpoint.matches(pathnameOf(request.url));
     const response = await handleSafely(endpoint, {
       method: request.method,
       url: request.url,
       headers: request.headers,
       // Already read (a middleware's `request.json()`): the merchant's setup, answered 500.
-      body: request.bodyUsed ? CONSUMED_BODY : request.body,
+      body: !served ? null : request.bodyUsed ? CONSUMED_BODY : request.body,
       remoteAddress:
         remoteAddress === undefined ? undefined : addressOf(remoteAddress, request, rest),
       signal,

@@ -162,7 +162,10 @@ function cutLine(line: string): string {
  * which is not masked.
  */
 export const defaultOnError: OnError = (failure) => {
-  const where = failure.callback ?? "-";
+  // The order too (already masked like the reason), so that two orders' or two shops' failures
+  // are told apart (review tenancy-2).
+  const order = typeof failure.orderId === "string" ? ` order ${failure.orderId}` : "";
+  const where = `${failure.callback ?? "-"}${order}`;
   const warning = failure.severity === "warning";
   let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;
   // The error says why (a store's ECONNREFUSED, what a result's getter threw), for a warning too

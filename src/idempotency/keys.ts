@@ -214,18 +214,46 @@ function hasLoneSurrogate(key: string): boolean {
   return false;
 }
 
+/** The longest `namespace` of `withIdempotency`: with a callback's name and a digest, within `MAX_KEY_LENGTH`. */
+export const MAX_NAMESPACE_LENGTH = 128;
+
 /**
- * The key a store receives: the callback, then the derived key; hashed when longer than
- * `MAX_KEY_LENGTH` or when it holds control characters (NUL among them, which some stores refuse)
- * or lone surrogates. Built through a byte
- * round trip, so that the stored string is one flat sequence and not a rope of the pieces it was
- * concatenated from (which would keep them all).
+ * Checks `withIdempotency`'s `namespace`: a text with a non-blank character, at most
+ * `MAX_NAMESPACE_LENGTH` long, without control characters or lone surrogates (which a store, or
+ * UTF-8, would change: two namespaces would be one). Returns it as given.
  */
-export async function storedKey(callback: string, key: string): Promise<string> {
-  let stored = `${callback}:${key}`;
+export function checkNamespace(value: unknown): string {
+  if (
+    typeof value !== "string" ||
+    value.trim() === "" ||
+    value.length > MAX_NAMESPACE_LENGTH ||
+    hasControlCharacter(value) ||
+    hasLoneSurrogate(value)
+  ) {
+    throw new TypeError(
+      `withIdempotency: namespace must be a non-empty text of at most ${MAX_NAMESPACE_LENGTH} characters, without control characters (a shop's or an environment's name: "shop-a", "production")`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The key a store receives: the namespace (when given), the callback, then the derived key; the
+ * derived key hashed when the whole is longer than `MAX_KEY_LENGTH` or when it holds control
+ * characters (NUL among them, which some stores refuse) or lone surrogates. Built through a byte
+ * round trip, so that the stored string is one flat sequence and not a rope of the pieces it was
+ * concatenated from (which would keep them all). Without a namespace, the key is what it always was.
+ */
+export async function storedKey(
+  callback: string,
+  key: string,
+  namespace?: string | undefined,
+): Promise<string> {
+  const head = namespace === undefined ? callback : `${namespace}:${callback}`;
+  let stored = `${head}:${key}`;
   // A lone surrogate is hashed in its JSON escape (`\ud800`), as hashing encodes UTF-8 too.
   const lone = hasLoneSurrogate(key);
   if (stored.length > MAX_KEY_LENGTH || hasControlCharacter(key) || lone)
-    stored = `${callback}:#${await sha256Text(lone ? JSON.stringify(key) : key, "base64url")}`;
+    stored = `${head}:#${await sha256Text(lone ? JSON.stringify(key) : key, "base64url")}`;
   return decoder.decode(encoder.encode(stored));
 }

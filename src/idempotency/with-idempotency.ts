@@ -28,7 +28,12 @@ import { findCardObjects } from "../core/seal.js";
 import { unchanged } from "../core/text.js";
 import { isTimerDelay, monotonicNow } from "../core/timers.js";
 import { parseSuccessValue } from "../schemas/response.js";
-import { defaultIdempotencyKey, type IdempotencyKeyFunction, storedKey } from "./keys.js";
+import {
+  checkNamespace,
+  defaultIdempotencyKey,
+  type IdempotencyKeyFunction,
+  storedKey,
+} from "./keys.js";
 import { createMemoryIdempotencyStore } from "./memory.js";
 import {
   type ForgettingIdempotencyStore,
@@ -53,6 +58,17 @@ export interface IdempotencyOptions<TPayload> {
    * serve every callback.
    */
   key?: IdempotencyKeyFunction<TPayload> | undefined;
+  /**
+   * Put in front of every key this function stores under (the default's and a `key` of yours
+   * alike): `"<namespace>:<callback>:<key>"`. The keys hold no shop and no environment (the
+   * service's order ids are its own, and may repeat between shops or between test and
+   * production), so deliveries of two shops, or of test and production, sharing one store must
+   * each have their own namespace (or Redis `prefix`, or PostgreSQL `table`): else one shop's
+   * delivery is answered with the other's record and its function never runs. A non-empty text
+   * of at most 128 characters, without control characters. Default: none (the keys as they
+   * always were). See the README's "Several shops or environments on one store".
+   */
+  namespace?: string | undefined;
   /** Where records are kept. Default: a new in-memory store (this process only). */
   store?: IdempotencyStore | undefined;
   /** How long a result is answered to repeats. Default 24 hours. */
@@ -840,6 +856,7 @@ function reporterOf(context: CallbackContext<unknown>): Reporter {
 const OPTION_NAMES = optionNames<IdempotencyOptions<unknown>>({
   key: true,
   store: true,
+  namespace: true,
   ttlMs: true,
   leaseMs: true,
   waitMs: true,
@@ -867,6 +884,8 @@ function checkOptionShapes(options: unknown): void {
       "withIdempotency: key must be a function (payload, context) => string | undefined",
     );
   }
+  if (options.namespace !== undefined && options.namespace !== null)
+    checkNamespace(options.namespace);
   if (store === undefined || store === null) return;
   const missing = STORE_OPERATIONS.find(
     (operation) => typeof (store as Record<string, unknown>)[operation] !== "function",
@@ -923,6 +942,8 @@ export function withIdempotency<TPayload, TResult>(
   const keyOf = (options.key ?? defaultIdempotencyKey) as IdempotencyKeyFunction<TPayload>;
   /** A key of the merchant's own is checked for the delivery's card data; the default holds none. */
   const ownKey = options.key !== undefined;
+  /** In front of every stored key (`null` is the default, as `undefined`: none). */
+  const namespace = options.namespace ?? undefined;
   /** This process's one handle per key: a delivery running or waiting for it elsewhere. */
   const handles = new Map<string, Promise<Outcome>>();
   /** Results whose record could not be written yet: answered from here meanwhile. */
@@ -1401,7 +1422,7 @@ export function withIdempotency<TPayload, TResult>(
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
     if (ownKey) refuseKeyQuotingCards(derived, context as CallbackContext<unknown>);
-    const key = await storedKey(context.callback, derived);
+    const key = await storedKey(context.callback, derived, namespace);
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
     // Not a closure over the context: one would keep it (its card data) in this scope's closures.
     checkSetupOnce(store, storeTimeoutMs, context as CallbackContext<unknown>);

@@ -389,7 +389,7 @@ describe("no card number or CVV in any response, header, log line or error", () 
     );
     await handler.handle(post(JSON.stringify(order(VISA, "737"))));
     expect(capture.logs).toStrictEqual([
-      "[crossborder-callbacks] SendOrderToMerchant 500 internal_error: the handler threw (Error: card ************1111 refused)",
+      "[crossborder-callbacks] SendOrderToMerchant order GE100 500 internal_error: the handler threw (Error: card ************1111 refused)",
     ]);
   });
 
@@ -434,7 +434,7 @@ describe("no card number or CVV in any response, header, log line or error", () 
       expect(response.status).toBe(500);
       if (hook === "the default hook") {
         expect(capture.logs).toStrictEqual([
-          "[crossborder-callbacks] PerformOrderPayment 500 internal_error: the handler threw (ProviderError: charge of ************1111 (cvv ***) refused)",
+          "[crossborder-callbacks] PerformOrderPayment order GE100 500 internal_error: the handler threw (ProviderError: charge of ************1111 (cvv ***) refused)",
         ]);
         continue;
       }

@@ -1467,7 +1467,39 @@ describe("errors and the onError hook", () => {
       await handler.handle(post(JSON.stringify(ORDER)));
       expect(spy).toHaveBeenCalledTimes(1);
       expect(spy.mock.calls[0]).toStrictEqual([
-        "[crossborder-callbacks] SendOrderToMerchant 500 internal_error: the handler threw (RangeError: stock below zero)",
+        "[crossborder-callbacks] SendOrderToMerchant order GE100 500 internal_error: the handler threw (RangeError: stock below zero)",
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  // Review tenancy-2: the default line did not name the order, so two shops' (or two orders')
+  // failures printed the same line and on-call staff could not tell which order failed.
+  it("the default onError line names the failure's orderId (masked), and none when it has none", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const handler = createUpdateOrderStatusHandler(
+        () => {
+          throw new Error("db down");
+        },
+        { auth: false },
+      );
+      for (const OrderId of ["GE-A-1", "GE-B-2", "GE 4111 1111 1111 1111"]) {
+        await handler.handle(post(JSON.stringify({ OrderId, StatusCode: "canceled" })));
+      }
+      await handler.handle(post("{"));
+      expect(spy.mock.calls).toStrictEqual([
+        [
+          "[crossborder-callbacks] UpdateOrderStatus order GE-A-1 500 internal_error: the handler threw (Error: db down)",
+        ],
+        [
+          "[crossborder-callbacks] UpdateOrderStatus order GE-B-2 500 internal_error: the handler threw (Error: db down)",
+        ],
+        [
+          "[crossborder-callbacks] UpdateOrderStatus order GE **** **** **** 1111 500 internal_error: the handler threw (Error: db down)",
+        ],
+        [expect.stringMatching(/^\[crossborder-callbacks\] UpdateOrderStatus 400 /)],
       ]);
     } finally {
       spy.mockRestore();
@@ -1496,7 +1528,7 @@ describe("errors and the onError hook", () => {
         await handler.handle(post(JSON.stringify(ORDER)));
       }
       const prefix =
-        "[crossborder-callbacks] SendOrderToMerchant 500 internal_error: the handler threw (Error: ";
+        "[crossborder-callbacks] SendOrderToMerchant order GE100 500 internal_error: the handler threw (Error: ";
       expect(spy.mock.calls).toStrictEqual([
         [
           `${prefix}provider said:\\n{\\r\\n  "status": 502\\n}\\n[crossborder-callbacks] SendOrderToMerchant 200 forged line)`,

@@ -223,7 +223,7 @@ describe("unknown result fields: a warning, not a lost order", () => {
       expect(error).not.toHaveBeenCalled();
       expect(warn.mock.calls).toStrictEqual([
         [
-          `[crossborder-callbacks] SendOrderToMerchant 200 warning result_fields_ignored: the result's unknown fields were left out of the answer: "Extra"`,
+          `[crossborder-callbacks] SendOrderToMerchant order GE100 200 warning result_fields_ignored: the result's unknown fields were left out of the answer: "Extra"`,
         ],
       ]);
     } finally {

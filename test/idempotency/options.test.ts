@@ -31,6 +31,7 @@ const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8")
 /** A working value for every option withIdempotency has; the type keeps the list complete. */
 const EVERY_OPTION = {
   key: (order: { OrderId?: string }) => order.OrderId,
+  namespace: "shop-a",
   store: createMemoryIdempotencyStore(),
   ttlMs: 60_000,
   leaseMs: 30_000,

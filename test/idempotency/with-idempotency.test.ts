@@ -758,10 +758,10 @@ describe("withIdempotency when the store fails", () => {
       const lines = spy.mock.calls.map((call) => String(call[0]));
       expect(lines).toHaveLength(2);
       expect(lines[0]).toContain(
-        `SendOrderToMerchant 500 internal_error: ${STORE_FAILED_REASON} (IdempotencyStoreError: withIdempotency: the store failed to claim (Error: connect ECONNREFUSED`,
+        `SendOrderToMerchant order ${fixture("SendOrderToMerchant").OrderId} 500 internal_error: ${STORE_FAILED_REASON} (IdempotencyStoreError: withIdempotency: the store failed to claim (Error: connect ECONNREFUSED`,
       );
       expect(lines[1]).toContain(
-        "SendOrderToMerchant 500 internal_error: the handler threw (RangeError: stock below zero)",
+        `SendOrderToMerchant order ${fixture("SendOrderToMerchant").OrderId} 500 internal_error: the handler threw (RangeError: stock below zero)`,
       );
     } finally {
       spy.mockRestore();
