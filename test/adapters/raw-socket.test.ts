@@ -7,7 +7,6 @@
 //   the connection then serves the next request; a client streaming past it is cut off.
 import { createServer, type RequestListener, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { deflateSync, gzipSync } from "node:zlib";
 import express5 from "express";
 import express4 from "express4";
@@ -402,55 +401,42 @@ for (const [label, build] of SERVERS) {
         // Express and Koa hand a path the router does not serve to the framework (its own 404).
         if (status === 404 && label !== "node:http") return;
         const value = authorization === "valid" ? `Bearer ${await keys.sign()}` : authorization;
-        const trickled = async () => {
-          const socket = open(port);
-          // Server and client share this process: when it loses the CPU, the answer's arrival is
-          // seen late by as much as the event loop was held up (measured, not assumed).
-          const lag = monitorEventLoopDelay({ resolution: 10 });
-          lag.enable();
-          const started = performance.now();
-          const reading = readUntilClosed(socket, started, 15_000);
-          let received = "";
-          let answeredAt = Number.NaN;
-          socket.on("data", (chunk: string) => {
-            received += chunk;
-            if (Number.isNaN(answeredAt) && answered(received)) answeredAt = performance.now();
-          });
-          socket.write(
-            `${[`${method} ${target} HTTP/1.1`, "Host: 127.0.0.1", `Authorization: ${value}`, `Content-Length: ${length}`, "Content-Type: application/json"].join("\r\n")}\r\n\r\n{`,
-          );
-          // One byte every 50 ms: alive, never done.
-          const trickle = setInterval(() => {
-            if (!socket.destroyed) socket.write(" ");
-          }, 50);
-          const exchange = await reading;
-          clearInterval(trickle);
-          lag.disable();
-          return {
-            exchange,
-            heldAfterAnswerMs: exchange.closedAfterMs - (answeredAt - started),
-            lagMs: lag.max / 1e6,
-          };
-        };
-        // A run whose event loop was held up past a quarter of bodyTimeoutMs measures nothing
-        // exact: run again (up to three times), then allow for the lag measured.
-        let run = await trickled();
-        for (let again = 0; again < 2 && run.lagMs > BODY_TIMEOUT_MS / 4; again++) {
-          run = await trickled();
-        }
-        const { exchange, heldAfterAnswerMs } = run;
-        const lagMs = run.lagMs > BODY_TIMEOUT_MS / 4 ? run.lagMs : 0;
+        const socket = open(port);
+        const started = performance.now();
+        const reading = readUntilClosed(socket, started, 15_000);
+        let received = "";
+        let answeredAt = Number.NaN;
+        socket.on("data", (chunk: string) => {
+          received += chunk;
+          if (Number.isNaN(answeredAt) && answered(received)) answeredAt = performance.now();
+        });
+        socket.write(
+          `${[`${method} ${target} HTTP/1.1`, "Host: 127.0.0.1", `Authorization: ${value}`, `Content-Length: ${length}`, "Content-Type: application/json"].join("\r\n")}\r\n\r\n{`,
+        );
+        // One byte every 50 ms: alive, never done.
+        const trickle = setInterval(() => {
+          if (!socket.destroyed) socket.write(" ");
+        }, 50);
+        const exchange = await reading;
+        clearInterval(trickle);
         expect(statusOf(exchange)).toBe(status);
         // Answered at once, keeping the connection (draining first), then let go: not at 15 s
         // (today: Node's requestTimeout, 300 s).
         expect(exchange.text.toLowerCase()).not.toContain("connection: close");
-        expect(exchange.closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS + 6000 + lagMs);
+        expect(exchange.closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS + 6000);
+        // Held bodyTimeoutMs from the refusal (the drain's deadline), which comes after the
+        // request was sent and before the answer is written: the connection outlives the answer
+        // by bodyTimeoutMs less the time the answer took (a few ms on a quiet machine). Measured
+        // from the answer's arrival alone (as it was), a loaded machine's slower answer failed it
+        // (held 301 ms after the 401 arrived, the event loop never held up past 32 ms).
+        const answerTookMs = answeredAt - started;
+        expect(answerTookMs).toBeLessThan(exchange.closedAfterMs);
         expect(
-          heldAfterAnswerMs,
-          `event loop held up ${Math.round(run.lagMs)} ms`,
-        ).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 50 - lagMs);
+          exchange.closedAfterMs,
+          `answered ${Math.round(answerTookMs)} ms after the request`,
+        ).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 50);
       },
-      60_000,
+      20_000,
     );
 
     it("9. a client streaming a refused body past the drain cap is answered, then cut off", async () => {
