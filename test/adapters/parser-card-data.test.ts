@@ -206,25 +206,49 @@ for (const [label, build] of apps) {
     // Review SECOND-PITA-1: hiding the card fields of the parser's object was quadratic in the
     // keys naming a CVV. This unsigned 888 KB body (under the parsers' 2 MB) was answered 401
     // after 7.6 s on Express 5 (313 ms before the card fields were hidden); 3.8–5.4 s on each
-    // server here before the fix, 0.4–1.7 s after it on a loaded 2-core machine.
-    it("an unsigned body of one card object with 60,000 keys naming a CVV: 401, quickly, the CVV keys gone", async () => {
-      log.length = 0;
-      const details: Record<string, string> = { CardNumber: PAN, CVVNumber: CVV };
-      for (let i = 0; i < 60_000; i++) details[`cvv${i}`] = "1";
-      const body = JSON.stringify({ ...PAYMENT, PaymentDetails: details });
+    // server here before the fix, 0.4–1.7 s after it on a loaded 2-core machine. An absolute bound
+    // (it was 2.5 s) fails on a machine loaded enough and passes a quadratic walk on a fast one:
+    // the body is timed against a baseline of the same size and shape whose keys name no CVV,
+    // on the same server, each the fastest of up to three rounds (a lost time slice only slows
+    // one request). Linear: within 2x the baseline (0.4–0.7x measured, 182–306 ms against
+    // 449–716 ms); the quadratic walk put back: 5.6–10x (3.0–4.3 s against 0.3–0.7 s).
+    it("an unsigned body of one card object with 60,000 keys naming a CVV: 401, as quickly as one whose keys name none, the CVV keys gone", async () => {
+      const bodyOf = (name: string) => {
+        const details: Record<string, string> = { CardNumber: PAN, CVVNumber: CVV };
+        for (let i = 0; i < 60_000; i++) details[`${name}${i}`] = "1";
+        return JSON.stringify({ ...PAYMENT, PaymentDetails: details });
+      };
+      const body = bodyOf("cvv");
+      const baselineBody = bodyOf("key");
       expect(body.length).toBeGreaterThan(880_000);
-      const start = performance.now();
-      const response = await server.send("/PerformOrderPayment", {
-        method: "POST",
-        headers: json,
-        body,
-      });
-      await response.text();
-      const ms = performance.now() - start;
-      expect(response.status).toBe(401);
-      expect(ms).toBeLessThan(2_500);
-      await expect.poll(() => log.length).toBe(1);
-      const logged = log[0] as string;
+      expect(baselineBody.length).toBe(body.length);
+      const timed = async (text: string) => {
+        log.length = 0;
+        const start = performance.now();
+        const response = await server.send("/PerformOrderPayment", {
+          method: "POST",
+          headers: json,
+          body: text,
+        });
+        await response.text();
+        const ms = performance.now() - start;
+        expect(response.status).toBe(401);
+        await expect.poll(() => log.length).toBe(1);
+        return { ms, logged: log[0] as string };
+      };
+      let baseline = Number.POSITIVE_INFINITY;
+      let ms = Number.POSITIVE_INFINITY;
+      let logged = "";
+      for (let round = 0; round < 3 && !(ms < 2 * baseline); round++) {
+        baseline = Math.min(baseline, (await timed(baselineBody)).ms);
+        const cvv = await timed(body);
+        ms = Math.min(ms, cvv.ms);
+        logged = cvv.logged;
+      }
+      expect(
+        ms,
+        `60,000 CVV keys in ${Math.round(ms)} ms, none in ${Math.round(baseline)} ms`,
+      ).toBeLessThan(2 * baseline);
       expect(logged).toContain('"CardNumber":"************1111"');
       expect(logged).not.toMatch(/cvv/i);
     }, 60_000);

@@ -143,6 +143,43 @@ async function failuresOf(store: IdempotencyStore): Promise<string[]> {
   return results.filter((result) => result !== undefined);
 }
 
+// Under load (the CI run of 2026-11-27 12:27), a completed record of one unit (400 ms) expired
+// before the check's first read returned, and the check failed a store that kept the contract: a
+// step that returns past its window proves nothing, and the check runs again at twice the unit.
+describe("conformance: a slow machine or a far store is not a failing store", () => {
+  /** The memory store, each get and claim answered `ms` late (a machine that lost its time slices). */
+  function slowAnswers(ms: number): IdempotencyStore {
+    const memory = createMemoryIdempotencyStore();
+    const late = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+    return {
+      ...memory,
+      get: async (key) => late(await memory.get(key)),
+      claim: async (key, owner, leaseMs) => late(await memory.claim(key, owner, leaseMs)),
+    };
+  }
+
+  for (const name of [
+    "a completed record expires after its time, checked on read",
+    "renew extends the lease from now",
+  ]) {
+    it(`${name}: passes when each get and claim answers later than its unit`, async () => {
+      const check = idempotencyStoreConformance(() => slowAnswers(150), { unitMs: 100 }).find(
+        (each) => each.name === name,
+      );
+      await expect(check?.run()).resolves.toBeUndefined();
+    });
+  }
+
+  it("says it was inconclusive, and to raise unitMs, when even eight units were too short", async () => {
+    const check = idempotencyStoreConformance(() => slowAnswers(500), { unitMs: 25 }).find(
+      (each) => each.name === "a completed record expires after its time, checked on read",
+    );
+    await expect(check?.run()).rejects.toThrow(
+      /inconclusive, the machine was too slow at every unit \(raise unitMs\): at 25 ms: .*at 200 ms: before expiry: [^;]*, but the reads returned \d+ ms after it began \(window 200 ms\)/,
+    );
+  }, 60_000);
+});
+
 // second-left-2: `{ unit: 2000 }` (the option is unitMs) ran the timing checks at 250 ms, where a
 // store far away needs longer: its checks failed with nothing saying why.
 describe("conformance: its options", () => {
@@ -176,6 +213,24 @@ describe("conformance: the suite fails a store that breaks the contract", () => 
       complete: (key, owner, result) => memory.complete(key, owner, result, 3_600_000),
     });
     expect(failures.join("\n")).toContain("get still answers an expired record");
+  });
+
+  it("flags a store that keeps no completed record, at every unit tried (not inconclusive)", async () => {
+    const failures = await failuresOf({
+      ...createMemoryIdempotencyStore(),
+      complete: async () => true,
+    });
+    expect(failures.join("\n")).toMatch(
+      /a completed record expires after its time, checked on read: before expiry: get answered \{"state":"running"/,
+    );
+    expect(failures.join("\n")).not.toContain("inconclusive");
+  });
+
+  it("flags a store whose renewal does not extend the lease", async () => {
+    const memory = createMemoryIdempotencyStore();
+    const failures = await failuresOf({ ...memory, renew: async () => true });
+    expect(failures.join("\n")).toContain("after renew: a second claim was granted");
+    expect(failures.join("\n")).not.toContain("inconclusive");
   });
 
   it("flags a store that lets anyone renew or release a running key", async () => {

@@ -150,6 +150,8 @@ for (const store of ["redis", "postgres"] as const) {
       const orderIds = Array.from({ length: ORDERS }, (_, i) => `${prefix}${i}`);
       const answers = new Map<string, SendCallbackResult[]>();
       let unanswered = 0;
+      /** Why deliveries went unanswered, counted by message. */
+      const unansweredWhy = new Map<string, number>();
       const began = performance.now();
       await pooled(orderIds, CONCURRENT_ORDERS, async (orderId) => {
         const token = await signServiceToken(keys.privateKey);
@@ -161,12 +163,17 @@ for (const store of ["redis", "postgres"] as const) {
                   token,
                   payload: payloadOf(callback, orderId),
                   merchantGuid: MERCHANT_GUID,
-                  timeoutMs: 30_000,
+                  // What is asserted is that every delivery is answered, not how fast: 150 in
+                  // flight on a loaded 2-core machine (load 10+) left 9 of 6,000 without an answer
+                  // within 30 s. A delivery the servers dropped or never answer still fails here.
+                  timeoutMs: 300_000,
                 });
                 const key = `${callback}:${orderId}`;
                 answers.set(key, [...(answers.get(key) ?? []), result]);
-              } catch {
+              } catch (error) {
                 unanswered++;
+                const why = error instanceof Error ? error.message : String(error);
+                unansweredWhy.set(why, (unansweredWhy.get(why) ?? 0) + 1);
               }
             }),
           ),
@@ -204,7 +211,10 @@ for (const store of ["redis", "postgres"] as const) {
           `side effects ${[...applied.values()].reduce((a, b) => a + b, 0)} for ${ORDERS * CALLBACKS.length} order-callbacks, ` +
           `${duplicates} duplicates, ${lost} lost, ${failures} failures answered, ${unanswered} unanswered, ${inconsistent} orders answered differently`,
       );
-      expect({ duplicates, lost, failures, unanswered, inconsistent }).toEqual({
+      expect(
+        { duplicates, lost, failures, unanswered, inconsistent },
+        `unanswered: ${JSON.stringify([...unansweredWhy])}`,
+      ).toEqual({
         duplicates: 0,
         lost: 0,
         failures: 0,

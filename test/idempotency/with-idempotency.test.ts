@@ -508,7 +508,20 @@ describe("withIdempotency across instances sharing a store", () => {
   });
 
   it("answers a repeat that waited past waitMs 503 DELIVERY_IN_PROGRESS, never a second run", async () => {
-    const { fn, runs } = orders(1_500);
+    // The first run ends only when the test opens the gate, after the repeat was answered: a fixed
+    // 1.5 s run raced the repeat's 100 ms wait, and on a loaded machine the run could end first
+    // (the repeat then answered 200, the stored result).
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let ran = 0;
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      ran++;
+      await gate;
+      return { InternalOrderId: "M-1", OrderId: order.OrderId };
+    };
+    const runs = () => ran;
     const store = createMemoryIdempotencyStore();
     const { failures, onError } = collector();
     const a = createSendOrderToMerchantHandler(withIdempotency(fn, { store }), { auth: false });
@@ -524,6 +537,7 @@ describe("withIdempotency across instances sharing a store", () => {
     const busy = await b.handle(post(orderText));
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
     expectInProgress(busy, failures);
+    open();
     expect((await first).status).toBe(200);
     // The service's retry, after the first completed, gets its result.
     expect((await b.handle(post(orderText))).body).toBe((await first).body);
