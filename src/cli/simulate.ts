@@ -326,6 +326,8 @@ const CAPTURED_FORMS: Partial<Record<CallbackName, string>> = {
   SendOrderToMerchant:
     'PaymentDetails null, " EUR", an all-null address, CRLF in Address2, encoding not following IsEndCustomerPrimary, \\/ escapes',
   PerformOrderPayment: 'CardNumber and CVVNumber null, PaymentMethodCode "OT"',
+  UpdateOrderStatus:
+    'StatusCode "CANCELLED" (wire-facts §3: compare case-insensitively, isOrderStatus), MerchantOrderId null (find the order by OrderId), \\/ escapes',
 };
 
 /** GetCheckoutCartInfo's captured POST form (wire-facts §6), for `--cart-method POST`. */

@@ -82,7 +82,14 @@ describe("the merchant's order id is carried through the journey (K5)", () => {
         mine.set(id, order.OrderId);
         return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
       },
-      UpdateOrderStatus: (update) => ({ InternalOrderId: find(update.MerchantOrderId) }),
+      // The service's own form leaves MerchantOrderId null (wire-facts §6): found by OrderId, and
+      // a status for an order not known is not refused (README: Callbacks out of order).
+      UpdateOrderStatus: (update) => {
+        if (update.MerchantOrderId != null)
+          return { InternalOrderId: find(update.MerchantOrderId) };
+        const id = [...mine].find(([, serviceId]) => serviceId === update.OrderId)?.[0];
+        return id === undefined ? {} : { InternalOrderId: id };
+      },
       PerformOrderPayment: (payment) => ({
         InternalOrderId: find(payment.MerchantOrderId),
         PaymentAmount: "123.73",
@@ -282,7 +289,8 @@ describe("redelivery of a status, a return and a parcel dispatch (review sequenc
     expect(rows.map(rowProblems)).toEqual([[], [], [], []]);
     for (const callback of REPEATED) {
       const calls = good.calls.filter((call) => call.callback === callback);
-      expect(calls.length).toBe(2);
+      // UpdateOrderStatus: then its captured form (review fidelity-3).
+      expect(calls.length).toBe(callback === "UpdateOrderStatus" ? 3 : 2);
       expect(calls[1]?.payload).toEqual(calls[0]?.payload);
     }
   });
@@ -556,7 +564,12 @@ describe("gift-card redelivery (review PIT-4)", () => {
 describe("the forms seen in real captures (K4)", () => {
   it("has a captured form of the order, its payment and the cart request, built from wire-facts §6", () => {
     expect([...CAPTURED_CALLBACKS].sort()).toEqual(
-      ["GetCheckoutCartInfo", "PerformOrderPayment", "SendOrderToMerchant"].sort(),
+      [
+        "GetCheckoutCartInfo",
+        "PerformOrderPayment",
+        "SendOrderToMerchant",
+        "UpdateOrderStatus",
+      ].sort(),
     );
     const payment = capturedPayload("PerformOrderPayment");
     expect(payment.PaymentDetails).toMatchObject({
@@ -727,6 +740,43 @@ describe("the forms seen in real captures (K4)", () => {
     expect(sent[3]?.body).toContain('"N\\/A"');
     expect(sent[0]?.body).not.toContain("\\/");
     expect(sent[2]?.body).not.toContain("\\/");
+  });
+
+  it("has a captured form of UpdateOrderStatus as the service sends it (review fidelity-3): CANCELLED, MerchantOrderId null", () => {
+    const status = capturedPayload("UpdateOrderStatus");
+    expect(status.StatusCode).toBe("CANCELLED");
+    expect(status.MerchantOrderId).toBeNull();
+    expect(status.OrderId).toBe(CAPTURED_ORDER_ID);
+    expect(JSON.stringify(status)).toContain("/");
+  });
+
+  it("fails a status endpoint that knows only the sample's casing: the service's CANCELLED is sent after it, with \\/ escapes (review fidelity-3)", async () => {
+    const ACTIONS: Record<string, () => void> = { canceled: () => {}, "n/a": () => {} };
+    const base = await merchant({
+      UpdateOrderStatus: (update) => {
+        const act = ACTIONS[update.StatusCode ?? ""];
+        if (!act) throw new Error(`unknown status ${update.StatusCode}`);
+        act();
+      },
+    });
+    const [row] = await run(base, ["UpdateOrderStatus"]);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(/^as captured \(wire-facts §6: .*CANCELLED.*HTTP 500/),
+    ]);
+    // A merchant comparing statuses as isOrderStatus does passes, as it does for the sample.
+    const good = await merchant({ UpdateOrderStatus: () => {} });
+    expect((await run(good, ["UpdateOrderStatus"])).map(rowProblems)).toEqual([[]]);
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await run(raw.base, ["UpdateOrderStatus"]);
+    const sent = raw.seen.filter((request) => request.url.endsWith("/UpdateOrderStatus"));
+    // The sample, its redelivery, then the captured form.
+    expect(sent.length).toBe(3);
+    expect(JSON.parse(sent[2]?.body ?? "")).toMatchObject({
+      StatusCode: "CANCELLED",
+      MerchantOrderId: null,
+    });
+    expect(sent[2]?.body).toContain("\\/");
   });
 
   it.each(CAPTURED_CALLBACKS)(
