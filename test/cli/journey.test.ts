@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
-import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js";
+import { ALL_CALLBACKS, OVERLAP_ORDER_ID, rowProblems, simulate } from "../../src/cli/simulate.js";
 import {
   CallbackError,
   type CallbackHandlers,
@@ -141,8 +141,12 @@ describe("redelivery (K3)", () => {
       expect.stringMatching(
         /^redelivered .*: InternalOrderId "M-1" then "M-2": a duplicate order on redelivery.*withIdempotency/,
       ),
+      // Two deliveries of a new order at once (review fidelity-1) make two more.
+      expect.stringMatching(
+        /^delivered twice at once .*: InternalOrderId "M-3" and "M-4": two orders for one OrderId/,
+      ),
       // The update (review PIT-3) creates another one again.
-      expect.stringMatching(/^updated .*: InternalOrderId "M-1" then "M-3": a second order/),
+      expect.stringMatching(/^updated .*: InternalOrderId "M-1" then "M-5": a second order/),
     ]);
   });
 
@@ -182,6 +186,8 @@ describe("redelivery (K3)", () => {
     const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
     expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
       expect.stringMatching(/^redelivered .*: a refusal: .*DUPLICATE.*withIdempotency/),
+      // One of two deliveries at once of a new order is refused as a duplicate (review fidelity-1).
+      expect.stringMatching(/^delivered twice at once .*: a refusal: .*DUPLICATE.*withIdempotency/),
       expect.stringMatching(
         /^updated .*: a refusal: .*DUPLICATE.*keep InternalOrderId per OrderId/,
       ),
@@ -266,11 +272,65 @@ describe("redelivery (K3)", () => {
     expect(rows.map(rowProblems)).toEqual([[], []]);
     for (const callback of ["SendOrderToMerchant", "PerformOrderPayment"]) {
       const calls = good.calls.filter((call) => call.callback === callback);
-      // The sample twice, (the order: its update,) then the captured form.
-      expect(calls.length).toBe(callback === "SendOrderToMerchant" ? 4 : 3);
+      // The sample twice, (the order: a new one twice at once, its update,) then the captured form.
+      expect(calls.length).toBe(callback === "SendOrderToMerchant" ? 6 : 3);
       expect(calls[1]?.payload).toEqual(calls[0]?.payload);
       expect(calls.at(-1)?.payload).not.toEqual(calls[0]?.payload);
     }
+  });
+});
+
+describe("overlapping deliveries of one order (review fidelity-1)", () => {
+  it("fails a SendOrderToMerchant whose check-then-insert awaits between the two: two deliveries at once make two orders", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const db = new Map<string, string>();
+    let next = 1;
+    const base = await merchant({
+      SendOrderToMerchant: async (order) => {
+        await sleep(20); // SELECT … WHERE order_id = ?
+        let id = db.get(order.OrderId);
+        if (id === undefined) {
+          id = `M-${next++}`;
+          await sleep(20); // INSERT
+          db.set(order.OrderId, id);
+        }
+        return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    const problems = row ? rowProblems(row) : [];
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^delivered twice at once .*InternalOrderId "M-\d+" and "M-\d+": two orders.*withIdempotency.*unique/,
+      ),
+    ]);
+    expect(row && "failedAnswers" in row ? row.failedAnswers?.map((a) => a.send) : []).toEqual([
+      "delivered twice at once",
+    ]);
+  });
+
+  it("passes the same merchant wrapped in withIdempotency, and sends the overlapping pair under an order id of its own", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const db = new Map<string, string>();
+    const seen: string[] = [];
+    let next = 1;
+    const base = await merchant({
+      SendOrderToMerchant: withIdempotency(async (order) => {
+        seen.push(order.OrderId);
+        await sleep(20);
+        let id = db.get(order.OrderId);
+        if (id === undefined) {
+          id = `M-${next++}`;
+          await sleep(20);
+          db.set(order.OrderId, id);
+        }
+        return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      }),
+    });
+    const rows = await run(base, ["SendOrderToMerchant"]);
+    expect(rows.map(rowProblems)).toEqual([[]]);
+    expect(seen).toContain(OVERLAP_ORDER_ID);
+    expect(OVERLAP_ORDER_ID).not.toBe(CAPTURED_ORDER_ID);
   });
 });
 
@@ -421,7 +481,7 @@ describe("order update (review PIT-3)", () => {
     const problems = (row && rowProblems(row)) ?? [];
     expect(problems).toEqual([
       expect.stringMatching(
-        /^updated .*: InternalOrderId "M-1" then "M-2": a second order for the same OrderId; .*keep InternalOrderId per OrderId.*withIdempotency alone does not cover updates/,
+        /^updated .*: InternalOrderId "M-1" then "M-\d+": a second order for the same OrderId; .*keep InternalOrderId per OrderId.*withIdempotency alone does not cover updates/,
       ),
     ]);
     const failed = row && "failedAnswers" in row ? (row.failedAnswers ?? []) : [];
@@ -446,14 +506,17 @@ describe("order update (review PIT-3)", () => {
     });
     expect(rows.map(rowProblems)).toEqual([[]]);
     const calls = good.calls.filter((call) => call.callback === "SendOrderToMerchant");
-    // The sample, its redelivery, its update, then the captured form.
+    // The sample, its redelivery, a new order twice at once, the sample's update, then the
+    // captured form.
     expect(calls.map((call) => (call.payload as { OrderId: string }).OrderId)).toEqual([
       "GE927127001US",
       "GE927127001US",
+      OVERLAP_ORDER_ID,
+      OVERLAP_ORDER_ID,
       "GE927127001US",
       "GE927127002US",
     ]);
-    expect(calls[2]?.payload).not.toEqual(calls[0]?.payload);
+    expect(calls[4]?.payload).not.toEqual(calls[0]?.payload);
   });
 });
 
@@ -735,11 +798,11 @@ describe("the forms seen in real captures (K4)", () => {
     servers.push(raw);
     await run(raw.base, ["SendOrderToMerchant"]);
     const sent = raw.seen.filter((request) => request.url.endsWith("/SendOrderToMerchant"));
-    // The sample, its redelivery, its update, then the captured form.
-    expect(sent.length).toBe(4);
-    expect(sent[3]?.body).toContain('"N\\/A"');
+    // The sample, its redelivery, a new order twice at once, its update, then the captured form.
+    expect(sent.length).toBe(6);
+    expect(sent[5]?.body).toContain('"N\\/A"');
     expect(sent[0]?.body).not.toContain("\\/");
-    expect(sent[2]?.body).not.toContain("\\/");
+    expect(sent[4]?.body).not.toContain("\\/");
   });
 
   it("has a captured form of UpdateOrderStatus as the service sends it (review fidelity-3): CANCELLED, MerchantOrderId null", () => {
