@@ -574,6 +574,10 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         authToken: options.authToken,
         sessionId: options.sessionId,
         tokenOptions: {
+          // A token of its own per call (review fidelity-9): RS256 is deterministic, so a
+          // redelivery signed in the same second would repeat the first token byte for byte, and a
+          // merchant's replay guard would fail it; the service's real redelivery comes later.
+          claims: { jti: crypto.randomUUID() },
           issuer: options.issuer,
           audience: options.audience,
           expiresInSeconds: options.expiresInSeconds,

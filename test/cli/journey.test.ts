@@ -860,3 +860,32 @@ describe("the forms seen in real captures (K4)", () => {
     },
   );
 });
+
+describe("the tokens of a run (review fidelity-9)", () => {
+  it("signs every call with its own token: a replay guard refusing a token seen before passes the redelivery", async () => {
+    const auth = createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKey } },
+      merchantGuid: MERCHANT_GUID,
+    });
+    const router = createCallbackRouter({
+      basePath: "/cb",
+      auth,
+      handlers: { UpdateOrderStatus: () => {} },
+      onError: () => {},
+    });
+    const seen = new Set<string>();
+    const server = await listen((req, res) => {
+      const token = req.headers.authorization ?? "";
+      if (seen.has(token)) {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end("{}");
+        return;
+      }
+      seen.add(token);
+      toNodeListener(router)(req, res);
+    });
+    servers.push(server);
+    const rows = await run(`${server.origin}/cb`, ["UpdateOrderStatus"]);
+    expect(rows.map(rowProblems)).toEqual([[]]);
+  });
+});
