@@ -204,7 +204,7 @@ export interface SimulateOptions {
  * `result` is the first answer, which passed; this is the answer that failed it.
  */
 export interface FailedAnswer {
-  readonly send: "redelivered" | "updated" | "as captured";
+  readonly send: "redelivered" | "delivered twice at once" | "updated" | "as captured";
   readonly payload: unknown;
   readonly result: SendCallbackResult;
 }
@@ -285,6 +285,51 @@ function redeliveryAdvice(callback: CallbackName): string {
   }
 }
 
+/**
+ * The service order id of the order `simulate` delivers twice at once (a third order of the
+ * journey, after the sample's and the captured one's): new to the endpoint, so a function that
+ * looks the order up and then creates it, with an `await` between, makes two of it.
+ */
+export const OVERLAP_ORDER_ID = "GE927127003US";
+
+const OVERLAP_PREFIX = `delivered twice at once (a new order, OrderId ${OVERLAP_ORDER_ID}, delivered again before its first delivery was answered: a retry of a slow call, two instances behind a load balancer)`;
+
+const OVERLAP_ADVICE =
+  "make one order per OrderId whatever the timing: wrap the function in withIdempotency (README: Redelivery), or make the write atomic per OrderId where the order lives (a unique key on the service's order id, INSERT … ON CONFLICT; README: Callbacks out of order)";
+
+/** The order under `OVERLAP_ORDER_ID`; `undefined` for a payload that is not an object. */
+function overlappingOrder(payload: unknown): unknown {
+  return isRecord(payload) ? { ...payload, OrderId: OVERLAP_ORDER_ID } : undefined;
+}
+
+/**
+ * The findings of two overlapping deliveries of one new order: each answer's own problems, or two
+ * different `InternalOrderId`s (two orders). The answer that failed the row is returned with them.
+ */
+function overlapFindings(
+  first: SendCallbackResult,
+  second: SendCallbackResult,
+): { problems: string[]; failed: SendCallbackResult[] } {
+  const problems: string[] = [];
+  const failed: SendCallbackResult[] = [];
+  for (const answer of [first, second]) {
+    if (answer.problems.length === 0) continue;
+    failed.push(answer);
+    problems.push(
+      ...answer.problems.map((problem) => `${OVERLAP_PREFIX}: ${problem}; ${OVERLAP_ADVICE}`),
+    );
+  }
+  if (problems.length > 0) return { problems, failed };
+  const [a, b] = [internalOrderIdOf(first), internalOrderIdOf(second)];
+  if (a === undefined || b === undefined || a === b) return { problems, failed };
+  return {
+    problems: [
+      `${OVERLAP_PREFIX}: InternalOrderId ${JSON.stringify(a)} and ${JSON.stringify(b)}: two orders for one OrderId; ${OVERLAP_ADVICE}`,
+    ],
+    failed: [second],
+  };
+}
+
 const UPDATED_PREFIX =
   "updated (the same OrderId with another PrimaryShipping.Address2, as the service sends an order update)";
 
@@ -326,6 +371,8 @@ const CAPTURED_FORMS: Partial<Record<CallbackName, string>> = {
   SendOrderToMerchant:
     'PaymentDetails null, " EUR", an all-null address, CRLF in Address2, encoding not following IsEndCustomerPrimary, \\/ escapes',
   PerformOrderPayment: 'CardNumber and CVVNumber null, PaymentMethodCode "OT"',
+  UpdateOrderStatus:
+    'StatusCode "CANCELLED" (wire-facts §3: compare case-insensitively, isOrderStatus), MerchantOrderId null (find the order by OrderId), \\/ escapes',
 };
 
 /** GetCheckoutCartInfo's captured POST form (wire-facts §6), for `--cart-method POST`. */
@@ -527,6 +574,10 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         authToken: options.authToken,
         sessionId: options.sessionId,
         tokenOptions: {
+          // A token of its own per call (review fidelity-9): RS256 is deterministic, so a
+          // redelivery signed in the same second would repeat the first token byte for byte, and a
+          // merchant's replay guard would fail it; the service's real redelivery comes later.
+          claims: { jti: crypto.randomUUID() },
           issuer: options.issuer,
           audience: options.audience,
           expiresInSeconds: options.expiresInSeconds,
@@ -560,6 +611,25 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
           } catch (error) {
             if (!(error instanceof SendCallbackError)) throw error;
             more.push(`${REDELIVERED_PREFIX}: no answer: ${error.reason}`);
+          }
+        }
+        const overlap = callback === "SendOrderToMerchant" ? overlappingOrder(payload) : undefined;
+        if (overlap !== undefined) {
+          try {
+            // Both sent before either is answered.
+            const [one, two] = await Promise.all([send(overlap), send(overlap)]);
+            const found = overlapFindings(one, two);
+            more.push(...found.problems);
+            for (const answer of found.failed) {
+              failedAnswers.push({
+                send: "delivered twice at once",
+                payload: overlap,
+                result: answer,
+              });
+            }
+          } catch (error) {
+            if (!(error instanceof SendCallbackError)) throw error;
+            more.push(`${OVERLAP_PREFIX}: no answer: ${error.reason}`);
           }
         }
         const update = callback === "SendOrderToMerchant" ? orderUpdate(payload) : undefined;

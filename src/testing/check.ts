@@ -152,9 +152,12 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  * - a GetCheckoutCartInfo 2xx answer that is neither a cart with a `productsList` array nor a
  *   refusal (`Success: false`); a cart the library's cart schema refuses (a product that is not an
  *   object, a field of the wrong type); a product without `ProductCode`, a price (`ListPrice` or
- *   `SalePrice`) or `OrderedQuantity` (001 §2.3's SKU, price and quantity);
+ *   `SalePrice`) or `OrderedQuantity` (001 §2.3's SKU, price and quantity); a cart `currencyCode`
+ *   or `originalCurrencyCode` that is not 3 letters, a `countryCode` that is not 2 or 3;
  * - a SendOrderToMerchant success without `InternalOrderId`, and a PerformOrderPayment success
- *   without `PaymentAmount` and `PaymentCurrencyCode` (text or a number, and not blank). The
+ *   without `PaymentAmount` and `PaymentCurrencyCode` (text or a number, and not blank), or with
+ *   an amount that is no number at all (`"abc"`) or a currency that is not 3 letters once trimmed
+ *   (a decimal comma, `"104,00"`, is a warning of `inspectResponse`). The
  *   library's own handler answers such a result 200: a missing or wrong-typed field is left out,
  *   with a `result_incomplete` warning, a blank one answered as it is; the service then has no id
  *   or amount to keep;
@@ -368,7 +371,7 @@ export function inspectAnswer(
 
   if (verdict === "cart") {
     const isCart = isSuccessStatus(status) && Array.isArray(record.productsList);
-    if (isCart && outcome !== "refusal") checkCartContents(record, problems);
+    if (isCart && outcome !== "refusal") checkCartContents(record, problems, redact);
     if (isSuccessStatus(status) && !isCart && parseSuccessValue(record.Success) !== false) {
       checkCart(record, problems, redact);
     } else if (!statusFailed) {
@@ -403,12 +406,18 @@ export function inspectAnswer(
       checkOrderId(record, problems, redact);
       if (carriedPayment(options.payload)) {
         warnings.push(...uncharged(record, callbackName, redact));
+        const { unusable, comma } = unreadableCharge(record, redact);
+        warnings.push(...unusable, ...comma);
         // It charged the card (001 §4.2): an error code beside the success may be a decline.
         warnings.push(...errorsInSuccess(record, callbackName, ["ErrorCode"], redact));
       }
     }
-    if (callbackName === "PerformOrderPayment")
+    if (callbackName === "PerformOrderPayment") {
       problems.push(...uncharged(record, callbackName, redact));
+      const { unusable, comma } = unreadableCharge(record, redact);
+      problems.push(...unusable);
+      warnings.push(...comma);
+    }
     const errorFields = ERROR_FIELDS[callbackName];
     if (errorFields !== undefined)
       warnings.push(...errorsInSuccess(record, callbackName, errorFields, redact));
@@ -835,6 +844,54 @@ function uncharged(
 }
 
 /**
+ * Amount text the service may read: digits with dots or commas, a sign, spaces around. Only what
+ * is certainly no amount (`"abc"`, `"10 EUR"`) fails it: the kit is never stricter than the
+ * service, whose parsing is not documented.
+ */
+const AMOUNT_TEXT = /^[+-]?(\d[\d.,]*|[.,]\d[\d.,]*)$/;
+/** A currency code: 3 letters (wire-facts §1, 001 §2.10), once trimmed (`" EUR"` is one). */
+const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+/** A country code: 2 letters (001 §2.10) or 3 (ISO-3, wire-facts §6), once trimmed. */
+const COUNTRY_CODE = /^[A-Za-z]{2,3}$/;
+
+/**
+ * The payment fields present (text or a number, not blank) in a form the service cannot read as
+ * an amount or a currency (`unusable`: an amount that is no number, a currency that is not 3
+ * letters), and an amount written with a decimal comma (`comma`: the README's rule is a dot; how
+ * the service reads a comma is not documented, a .NET invariant parse takes `104,00` for 10400).
+ */
+function unreadableCharge(
+  body: Record<string, unknown>,
+  redact: Redactor,
+): { unusable: string[]; comma: string[] } {
+  const unusable: string[] = [];
+  const comma: string[] = [];
+  const amount = body.PaymentAmount;
+  if (hasTextValue(amount) && typeof amount === "string") {
+    const text = amount.trim();
+    if (!AMOUNT_TEXT.test(text)) {
+      unusable.push(
+        `"PaymentAmount" is ${describeValue(amount, redact)}: the service reads it as the amount charged; answer a number or decimal text with a dot ("104.00")`,
+      );
+    } else if (text.includes(",")) {
+      comma.push(
+        `"PaymentAmount" is ${describeValue(amount, redact)}, with a comma: write the amount with a dot as the decimal separator and no thousands separator ("1234.56"); how the service reads a comma is not documented (a .NET invariant parse takes "104,00" for 10400)`,
+      );
+    }
+  }
+  const currency = body.PaymentCurrencyCode;
+  if (
+    hasTextValue(currency) &&
+    !(typeof currency === "string" && CURRENCY_CODE.test(currency.trim()))
+  ) {
+    unusable.push(
+      `"PaymentCurrencyCode" is ${describeValue(currency, redact)}: the service reads it as the currency of that amount, 3 letters ("USD")`,
+    );
+  }
+  return { unusable, comma };
+}
+
+/**
  * The callbacks whose success tells the service that money moved (a card charged, a gift card
  * debited or credited), and the fields that say a failure in them (001 §2.2 "ErrorCode: error code
  * on error"; the gift-card answer's ErrorText). The library's own handlers answer such a result
@@ -871,7 +928,11 @@ const PRODUCT_PROBLEMS = 5;
  * the cart's names: the SKU (`ProductCode`), a price (`ListPrice` or `SalePrice`) and the quantity
  * (`OrderedQuantity`). Not its VAT rate: real cart answers leave `VATRateType` out (wire-facts §6).
  */
-function checkCartContents(body: Record<string, unknown>, problems: string[]): void {
+function checkCartContents(
+  body: Record<string, unknown>,
+  problems: string[],
+  redact: Redactor,
+): void {
   const written = cartShape.success(body as never);
   if ("invalid" in written) {
     const issues = written.invalid.replace(/^not a CheckoutCartInfo: /, "");
@@ -899,6 +960,20 @@ function checkCartContents(body: Record<string, unknown>, problems: string[]): v
   problems.push(...missing.slice(0, PRODUCT_PROBLEMS));
   if (missing.length > PRODUCT_PROBLEMS) {
     problems.push(`… and ${missing.length - PRODUCT_PROBLEMS} more product problems`);
+  }
+  // The cart's codes (001 §2.10), as text the service can read as one; absent or null is fine.
+  const codes = [
+    ["countryCode", COUNTRY_CODE, 'a country code, 2 or 3 letters ("DE", "DEU")'],
+    ["currencyCode", CURRENCY_CODE, 'a currency code, 3 letters ("EUR")'],
+    ["originalCurrencyCode", CURRENCY_CODE, 'a currency code, 3 letters ("EUR")'],
+  ] as const;
+  for (const [name, pattern, form] of codes) {
+    const value = body[name];
+    if (typeof value === "string" && !pattern.test(value.trim())) {
+      problems.push(
+        `CheckoutCartInfo "${name}" is ${describeValue(value, redact)}: expected ${form}`,
+      );
+    }
   }
 }
 

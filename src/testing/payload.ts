@@ -106,6 +106,7 @@ export const CAPTURED_CALLBACKS: readonly CapturedCallbackName[] = /* @__PURE__ 
   "GetCheckoutCartInfo",
   "SendOrderToMerchant",
   "PerformOrderPayment",
+  "UpdateOrderStatus",
 ]);
 
 /** Whether `capturedPayload` has a form of this callback. */
@@ -119,7 +120,8 @@ export function hasCapturedPayload(name: CallbackName): name is CapturedCallback
  * strings, stray spaces (`" EUR"`), a CRLF in `Address2`, an all-null address and encoding that
  * does not follow `IsEndCustomerPrimary`, under its own order id (`GE927127002US`); for
  * PerformOrderPayment that order's payment collected by the service (`CardNumber: null`,
- * `CVVNumber: null`, `PaymentMethodCode: "OT"`); for GetCheckoutCartInfo its GET form, the token
+ * `CVVNumber: null`, `PaymentMethodCode: "OT"`); for UpdateOrderStatus a cancellation of that
+ * order as the service writes it (`StatusCode: "CANCELLED"`, `MerchantOrderId: null`); for GetCheckoutCartInfo its GET form, the token
  * named `cartToken`, `countryCode: "GER"` and `IsStockValidation=1`, typed as that query's text
  * (`GetCheckoutCartInfoQuery`), not as the request your cart function receives. Your endpoint must accept
  * them as the service sends them. Sent as PHP writes JSON, with `\/` escapes:

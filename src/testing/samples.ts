@@ -89,6 +89,7 @@ export interface CapturedPayloads {
   GetCheckoutCartInfo: GetCheckoutCartInfoQuery;
   SendOrderToMerchant: SendOrderToMerchantRequest;
   PerformOrderPayment: PerformOrderPaymentRequest;
+  UpdateOrderStatus: UpdateOrderStatusRequest;
 }
 
 /**
@@ -831,6 +832,27 @@ function capturedPerformOrderPayment(): PerformOrderPaymentRequest {
 }
 
 /**
+ * UpdateOrderStatus as the service sends it (wire-facts §3, §6): the status in capitals
+ * (`"CANCELLED"`, not the sample's `"canceled"`: compare with `isOrderStatus`), `MerchantOrderId`
+ * null (find the order by its `OrderId` too), for the captured order. Sent with `\/` escapes (the
+ * reason's `"Customer request\/support"`).
+ */
+function capturedUpdateOrderStatus(): UpdateOrderStatusRequest {
+  return {
+    ...updateOrderStatus(),
+    OrderId: CAPTURED_ORDER_ID,
+    MerchantOrderId: null,
+    StatusCode: "CANCELLED",
+    ...unlisted({
+      OrderStatusReason: {
+        OrderStatusReasonCode: "CustomerRequest",
+        Name: "Customer request/support",
+      },
+    }),
+  };
+}
+
+/**
  * GetCheckoutCartInfo as captured in its GET form (wire-facts §6): the token named `cartToken`
  * (not `merchantCartToken`), `IsStockValidation=1` (§6: that flag or `isFixedPriceSupported=false`,
  * one of them), the country in three letters (`GER`).
@@ -851,6 +873,7 @@ export const CAPTURED_BUILDERS: {
   GetCheckoutCartInfo: capturedGetCheckoutCartInfo,
   SendOrderToMerchant: capturedSendOrderToMerchant,
   PerformOrderPayment: capturedPerformOrderPayment,
+  UpdateOrderStatus: capturedUpdateOrderStatus,
 };
 
 /** Builders of fresh sample payloads: each call returns new objects the caller may change. */

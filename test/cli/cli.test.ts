@@ -238,12 +238,14 @@ describe("simulate against a merchant set up as README's router snippet (cart by
     expect(cap.stdout).toContain("3 of 3 passed.");
     expect(code).toBe(0);
     // The cart twice: its sample, then its captured form (wire-facts §6), both by POST; the
-    // dispatch and the status twice: the sample, then its redelivery (review sequence-3).
+    // dispatch and the status twice: the sample, then its redelivery (review sequence-3); the
+    // status then as captured (review fidelity-3).
     expect(seen.map(({ method, path }) => `${method} ${path}`)).toStrictEqual([
       "POST /crossborder/GetCheckoutCartInfo",
       "POST /crossborder/GetCheckoutCartInfo",
       "POST /crossborder/parcels",
       "POST /crossborder/parcels",
+      "POST /crossborder/UpdateOrderStatus",
       "POST /crossborder/UpdateOrderStatus",
       "POST /crossborder/UpdateOrderStatus",
     ]);

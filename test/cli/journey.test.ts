@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
-import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js";
+import { ALL_CALLBACKS, OVERLAP_ORDER_ID, rowProblems, simulate } from "../../src/cli/simulate.js";
 import {
   CallbackError,
   type CallbackHandlers,
@@ -82,7 +82,14 @@ describe("the merchant's order id is carried through the journey (K5)", () => {
         mine.set(id, order.OrderId);
         return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
       },
-      UpdateOrderStatus: (update) => ({ InternalOrderId: find(update.MerchantOrderId) }),
+      // The service's own form leaves MerchantOrderId null (wire-facts §6): found by OrderId, and
+      // a status for an order not known is not refused (README: Callbacks out of order).
+      UpdateOrderStatus: (update) => {
+        if (update.MerchantOrderId != null)
+          return { InternalOrderId: find(update.MerchantOrderId) };
+        const id = [...mine].find(([, serviceId]) => serviceId === update.OrderId)?.[0];
+        return id === undefined ? {} : { InternalOrderId: id };
+      },
       PerformOrderPayment: (payment) => ({
         InternalOrderId: find(payment.MerchantOrderId),
         PaymentAmount: "123.73",
@@ -134,8 +141,12 @@ describe("redelivery (K3)", () => {
       expect.stringMatching(
         /^redelivered .*: InternalOrderId "M-1" then "M-2": a duplicate order on redelivery.*withIdempotency/,
       ),
+      // Two deliveries of a new order at once (review fidelity-1) make two more.
+      expect.stringMatching(
+        /^delivered twice at once .*: InternalOrderId "M-[34]" and "M-[34]": two orders for one OrderId/,
+      ),
       // The update (review PIT-3) creates another one again.
-      expect.stringMatching(/^updated .*: InternalOrderId "M-1" then "M-3": a second order/),
+      expect.stringMatching(/^updated .*: InternalOrderId "M-1" then "M-5": a second order/),
     ]);
   });
 
@@ -175,6 +186,8 @@ describe("redelivery (K3)", () => {
     const rows = await run(base, ["SendOrderToMerchant", "PerformOrderPayment"]);
     expect(rowProblems(rows[0] as (typeof rows)[number])).toEqual([
       expect.stringMatching(/^redelivered .*: a refusal: .*DUPLICATE.*withIdempotency/),
+      // One of two deliveries at once of a new order is refused as a duplicate (review fidelity-1).
+      expect.stringMatching(/^delivered twice at once .*: a refusal: .*DUPLICATE.*withIdempotency/),
       expect.stringMatching(
         /^updated .*: a refusal: .*DUPLICATE.*keep InternalOrderId per OrderId/,
       ),
@@ -259,11 +272,66 @@ describe("redelivery (K3)", () => {
     expect(rows.map(rowProblems)).toEqual([[], []]);
     for (const callback of ["SendOrderToMerchant", "PerformOrderPayment"]) {
       const calls = good.calls.filter((call) => call.callback === callback);
-      // The sample twice, (the order: its update,) then the captured form.
-      expect(calls.length).toBe(callback === "SendOrderToMerchant" ? 4 : 3);
+      // The sample twice, (the order: a new one twice at once, its update,) then the captured form.
+      expect(calls.length).toBe(callback === "SendOrderToMerchant" ? 6 : 3);
       expect(calls[1]?.payload).toEqual(calls[0]?.payload);
       expect(calls.at(-1)?.payload).not.toEqual(calls[0]?.payload);
     }
+  });
+});
+
+describe("overlapping deliveries of one order (review fidelity-1)", () => {
+  it("fails a SendOrderToMerchant whose check-then-insert awaits between the two: two deliveries at once make two orders", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const db = new Map<string, string>();
+    let next = 1;
+    const base = await merchant({
+      SendOrderToMerchant: async (order) => {
+        // A wide window, so the two deliveries overlap on a loaded machine too.
+        await sleep(150); // SELECT … WHERE order_id = ?
+        let id = db.get(order.OrderId);
+        if (id === undefined) {
+          id = `M-${next++}`;
+          await sleep(150); // INSERT
+          db.set(order.OrderId, id);
+        }
+        return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    const problems = row ? rowProblems(row) : [];
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^delivered twice at once .*InternalOrderId "M-\d+" and "M-\d+": two orders.*withIdempotency.*unique/,
+      ),
+    ]);
+    expect(row && "failedAnswers" in row ? row.failedAnswers?.map((a) => a.send) : []).toEqual([
+      "delivered twice at once",
+    ]);
+  });
+
+  it("passes the same merchant wrapped in withIdempotency, and sends the overlapping pair under an order id of its own", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const db = new Map<string, string>();
+    const seen: string[] = [];
+    let next = 1;
+    const base = await merchant({
+      SendOrderToMerchant: withIdempotency(async (order) => {
+        seen.push(order.OrderId);
+        await sleep(20);
+        let id = db.get(order.OrderId);
+        if (id === undefined) {
+          id = `M-${next++}`;
+          await sleep(20);
+          db.set(order.OrderId, id);
+        }
+        return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      }),
+    });
+    const rows = await run(base, ["SendOrderToMerchant"]);
+    expect(rows.map(rowProblems)).toEqual([[]]);
+    expect(seen).toContain(OVERLAP_ORDER_ID);
+    expect(OVERLAP_ORDER_ID).not.toBe(CAPTURED_ORDER_ID);
   });
 });
 
@@ -282,7 +350,8 @@ describe("redelivery of a status, a return and a parcel dispatch (review sequenc
     expect(rows.map(rowProblems)).toEqual([[], [], [], []]);
     for (const callback of REPEATED) {
       const calls = good.calls.filter((call) => call.callback === callback);
-      expect(calls.length).toBe(2);
+      // UpdateOrderStatus: then its captured form (review fidelity-3).
+      expect(calls.length).toBe(callback === "UpdateOrderStatus" ? 3 : 2);
       expect(calls[1]?.payload).toEqual(calls[0]?.payload);
     }
   });
@@ -413,7 +482,7 @@ describe("order update (review PIT-3)", () => {
     const problems = (row && rowProblems(row)) ?? [];
     expect(problems).toEqual([
       expect.stringMatching(
-        /^updated .*: InternalOrderId "M-1" then "M-2": a second order for the same OrderId; .*keep InternalOrderId per OrderId.*withIdempotency alone does not cover updates/,
+        /^updated .*: InternalOrderId "M-1" then "M-\d+": a second order for the same OrderId; .*keep InternalOrderId per OrderId.*withIdempotency alone does not cover updates/,
       ),
     ]);
     const failed = row && "failedAnswers" in row ? (row.failedAnswers ?? []) : [];
@@ -438,14 +507,17 @@ describe("order update (review PIT-3)", () => {
     });
     expect(rows.map(rowProblems)).toEqual([[]]);
     const calls = good.calls.filter((call) => call.callback === "SendOrderToMerchant");
-    // The sample, its redelivery, its update, then the captured form.
+    // The sample, its redelivery, a new order twice at once, the sample's update, then the
+    // captured form.
     expect(calls.map((call) => (call.payload as { OrderId: string }).OrderId)).toEqual([
       "GE927127001US",
       "GE927127001US",
+      OVERLAP_ORDER_ID,
+      OVERLAP_ORDER_ID,
       "GE927127001US",
       "GE927127002US",
     ]);
-    expect(calls[2]?.payload).not.toEqual(calls[0]?.payload);
+    expect(calls[4]?.payload).not.toEqual(calls[0]?.payload);
   });
 });
 
@@ -556,7 +628,12 @@ describe("gift-card redelivery (review PIT-4)", () => {
 describe("the forms seen in real captures (K4)", () => {
   it("has a captured form of the order, its payment and the cart request, built from wire-facts §6", () => {
     expect([...CAPTURED_CALLBACKS].sort()).toEqual(
-      ["GetCheckoutCartInfo", "PerformOrderPayment", "SendOrderToMerchant"].sort(),
+      [
+        "GetCheckoutCartInfo",
+        "PerformOrderPayment",
+        "SendOrderToMerchant",
+        "UpdateOrderStatus",
+      ].sort(),
     );
     const payment = capturedPayload("PerformOrderPayment");
     expect(payment.PaymentDetails).toMatchObject({
@@ -722,11 +799,48 @@ describe("the forms seen in real captures (K4)", () => {
     servers.push(raw);
     await run(raw.base, ["SendOrderToMerchant"]);
     const sent = raw.seen.filter((request) => request.url.endsWith("/SendOrderToMerchant"));
-    // The sample, its redelivery, its update, then the captured form.
-    expect(sent.length).toBe(4);
-    expect(sent[3]?.body).toContain('"N\\/A"');
+    // The sample, its redelivery, a new order twice at once, its update, then the captured form.
+    expect(sent.length).toBe(6);
+    expect(sent[5]?.body).toContain('"N\\/A"');
     expect(sent[0]?.body).not.toContain("\\/");
-    expect(sent[2]?.body).not.toContain("\\/");
+    expect(sent[4]?.body).not.toContain("\\/");
+  });
+
+  it("has a captured form of UpdateOrderStatus as the service sends it (review fidelity-3): CANCELLED, MerchantOrderId null", () => {
+    const status = capturedPayload("UpdateOrderStatus");
+    expect(status.StatusCode).toBe("CANCELLED");
+    expect(status.MerchantOrderId).toBeNull();
+    expect(status.OrderId).toBe(CAPTURED_ORDER_ID);
+    expect(JSON.stringify(status)).toContain("/");
+  });
+
+  it("fails a status endpoint that knows only the sample's casing: the service's CANCELLED is sent after it, with \\/ escapes (review fidelity-3)", async () => {
+    const ACTIONS: Record<string, () => void> = { canceled: () => {}, "n/a": () => {} };
+    const base = await merchant({
+      UpdateOrderStatus: (update) => {
+        const act = ACTIONS[update.StatusCode ?? ""];
+        if (!act) throw new Error(`unknown status ${update.StatusCode}`);
+        act();
+      },
+    });
+    const [row] = await run(base, ["UpdateOrderStatus"]);
+    expect(row && rowProblems(row)).toEqual([
+      expect.stringMatching(/^as captured \(wire-facts §6: .*CANCELLED.*HTTP 500/),
+    ]);
+    // A merchant comparing statuses as isOrderStatus does passes, as it does for the sample.
+    const good = await merchant({ UpdateOrderStatus: () => {} });
+    expect((await run(good, ["UpdateOrderStatus"])).map(rowProblems)).toEqual([[]]);
+    const raw = await startRawMerchant();
+    servers.push(raw);
+    await run(raw.base, ["UpdateOrderStatus"]);
+    const sent = raw.seen.filter((request) => request.url.endsWith("/UpdateOrderStatus"));
+    // The sample, its redelivery, then the captured form.
+    expect(sent.length).toBe(3);
+    expect(JSON.parse(sent[2]?.body ?? "")).toMatchObject({
+      StatusCode: "CANCELLED",
+      MerchantOrderId: null,
+    });
+    expect(sent[2]?.body).toContain("\\/");
   });
 
   it.each(CAPTURED_CALLBACKS)(
@@ -745,4 +859,33 @@ describe("the forms seen in real captures (K4)", () => {
       expect(result.problems).toEqual([]);
     },
   );
+});
+
+describe("the tokens of a run (review fidelity-9)", () => {
+  it("signs every call with its own token: a replay guard refusing a token seen before passes the redelivery", async () => {
+    const auth = createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKey } },
+      merchantGuid: MERCHANT_GUID,
+    });
+    const router = createCallbackRouter({
+      basePath: "/cb",
+      auth,
+      handlers: { UpdateOrderStatus: () => {} },
+      onError: () => {},
+    });
+    const seen = new Set<string>();
+    const server = await listen((req, res) => {
+      const token = req.headers.authorization ?? "";
+      if (seen.has(token)) {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end("{}");
+        return;
+      }
+      seen.add(token);
+      toNodeListener(router)(req, res);
+    });
+    servers.push(server);
+    const rows = await run(`${server.origin}/cb`, ["UpdateOrderStatus"]);
+    expect(rows.map(rowProblems)).toEqual([[]]);
+  });
 });

@@ -1240,3 +1240,88 @@ describe("inspectResponse: an answer carrying a lone surrogate (review ENC-2)", 
     expect(inspectResponse("SendOrderToMerchant", 200, JSON_TYPE, text).warnings).toEqual([]);
   });
 });
+
+describe("checkResponse: an amount and a currency the service can read (review fidelity-6)", () => {
+  const paid = (fields: Record<string, unknown>) =>
+    inspectResponse(
+      "PerformOrderPayment",
+      200,
+      JSON_TYPE,
+      JSON.stringify({ Success: true, ...fields }),
+    );
+  it.each([
+    [{ PaymentAmount: "abc", PaymentCurrencyCode: "USD" }, '"PaymentAmount" is the text'],
+    [{ PaymentAmount: "10 EUR", PaymentCurrencyCode: "EUR" }, '"PaymentAmount" is the text'],
+    [{ PaymentAmount: "104.00", PaymentCurrencyCode: "US Dollar" }, '"PaymentCurrencyCode" is'],
+    [{ PaymentAmount: "104.00", PaymentCurrencyCode: "$" }, '"PaymentCurrencyCode" is'],
+    [{ PaymentAmount: "104.00", PaymentCurrencyCode: 840 }, '"PaymentCurrencyCode" is'],
+  ])("%j is a problem naming the field and the form expected", (fields, expected) => {
+    const { problems } = paid(fields);
+    expect(problems).toEqual([expect.stringContaining(expected)]);
+    expect(problems[0]).toMatch(/a number|3 letters/);
+  });
+
+  it("accepts what the service may read: a number, decimal text with a dot, a sign, spaces around, a currency in any case", () => {
+    for (const fields of [
+      { PaymentAmount: 104, PaymentCurrencyCode: "USD" },
+      { PaymentAmount: "104.00", PaymentCurrencyCode: "usd" },
+      { PaymentAmount: " 104.5 ", PaymentCurrencyCode: " EUR" },
+      { PaymentAmount: "-0.50", PaymentCurrencyCode: "EUR" },
+      { PaymentAmount: "1234", PaymentCurrencyCode: "JPY" },
+    ]) {
+      expect(paid(fields), JSON.stringify(fields)).toEqual({ problems: [], warnings: [] });
+    }
+  });
+
+  it("warns of a decimal comma (104,00, 1.234,56): write the amount with a dot, the service may read the comma as a thousands separator", () => {
+    for (const amount of ["104,00", "1.234,56"]) {
+      const { problems, warnings } = paid({ PaymentAmount: amount, PaymentCurrencyCode: "EUR" });
+      expect(problems).toEqual([]);
+      expect(warnings).toEqual([expect.stringMatching(/"PaymentAmount" .*comma.*dot/)]);
+    }
+  });
+
+  it("checks a paid SendOrderToMerchant's amount and currency as it checks their absence (warnings)", () => {
+    const order = samplePayload("SendOrderToMerchant");
+    const answer = (fields: Record<string, unknown>) =>
+      inspectResponse(
+        "SendOrderToMerchant",
+        200,
+        JSON_TYPE,
+        JSON.stringify({ Success: true, InternalOrderId: "M-1", ...fields }),
+        { payload: order },
+      );
+    expect(answer({ PaymentAmount: "1.234,56", PaymentCurrencyCode: "EUR" }).warnings).toEqual([
+      expect.stringContaining("comma"),
+    ]);
+    expect(answer({ PaymentAmount: "abc", PaymentCurrencyCode: "Euro" }).warnings).toEqual([
+      expect.stringContaining('"PaymentAmount"'),
+      expect.stringContaining('"PaymentCurrencyCode"'),
+    ]);
+    expect(answer({ PaymentAmount: "123.73", PaymentCurrencyCode: "USD" })).toEqual({
+      problems: [],
+      warnings: [],
+    });
+  });
+
+  it("flags a cart's currencyCode, originalCurrencyCode or countryCode that cannot be a code (001 §2.10)", () => {
+    const product = { ProductCode: "A", ListPrice: 1, SalePrice: 1, OrderedQuantity: 1 };
+    const cart = (fields: Record<string, unknown>) =>
+      check("GetCheckoutCartInfo", { productsList: [product], ...fields });
+    expect(cart({ currencyCode: "Euro", countryCode: "Germany" })).toEqual([
+      expect.stringContaining('"countryCode"'),
+      expect.stringContaining('"currencyCode"'),
+    ]);
+    expect(cart({ originalCurrencyCode: "€" })).toEqual([
+      expect.stringContaining('"originalCurrencyCode"'),
+    ]);
+    // ISO-3 countries (wire-facts §6), any case, spaces around, nulls: accepted.
+    for (const fields of [
+      { currencyCode: "EUR", originalCurrencyCode: "usd", countryCode: "DE" },
+      { currencyCode: " EUR", countryCode: "DEU" },
+      { currencyCode: null, countryCode: null },
+    ]) {
+      expect(cart(fields), JSON.stringify(fields)).toEqual([]);
+    }
+  });
+});
