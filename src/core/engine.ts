@@ -55,6 +55,7 @@ import { cardNumbersMasker, lazyRedactor, redactCardsInData } from "./redact.js"
 import {
   defaultOnError,
   holdsSafely,
+  markTokenOrderId,
   notify,
   type Redactor,
   readSafely,
@@ -1145,8 +1146,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = `the handler's result is incomplete, answered 200 all the same (the function has run): ${incomplete}`;
       const status = FAILURE_STATUS.result_incomplete;
       const warning = { kind: "result_incomplete", status, severity: "warning" } as const;
-      const failure = about({ ...warning, callback: name, reason }, call, payload);
-      notify(onError, threw ? { ...failure, error: thrown } : failure, call.redact, threw);
+      // The error goes in before `about`, whose mark (a cart token) a spread would not copy.
+      const report = threw
+        ? { ...warning, callback: name, reason, error: thrown }
+        : { ...warning, callback: name, reason };
+      notify(onError, about(report, call, payload), call.redact, threw);
     }
     // SendOrderToMerchant: an error code without the result's own Success: true, in an order whose
     // card it charges (001 §4.2), may be a decline the service takes as paid. Still a success (the
@@ -1495,13 +1499,19 @@ const AUTHORIZE_THREW = "the authorization check before the handler threw";
  * `merchantCartToken`, a gift card's `MerchantCartToken`). Never card data: this request's own
  * card number is masked should one of them quote it. Read only when a report is made.
  */
-function orderIdOf(payload: unknown, call: Call): string | undefined {
+function orderIdOf(
+  payload: unknown,
+  call: Call,
+): { readonly orderId: string; readonly token: boolean } | undefined {
   // A cart token that authenticated the call is a credential, masked in its check's reports: it
   // names no cart in a report (review final2).
   const tokenIsCredential = call.auth?.methods.includes("cartToken") === true;
-  for (const field of tokenIsCredential ? ORDER_ID_FIELDS_BUT_TOKENS : ORDER_ID_FIELDS) {
-    const value = readSafely(payload, field);
-    if (typeof value === "string" && value !== "") return call.ownCards(value);
+  const fields = tokenIsCredential ? ORDER_ID_FIELDS_BUT_TOKENS : ORDER_ID_FIELDS;
+  for (let i = 0; i < fields.length; i++) {
+    const value = readSafely(payload, fields[i] as string);
+    if (typeof value === "string" && value !== "") {
+      return { orderId: call.ownCards(value), token: i >= ORDER_ID_FIELDS_BUT_TOKENS.length };
+    }
   }
   return undefined;
 }
@@ -1509,16 +1519,22 @@ function orderIdOf(payload: unknown, call: Call): string | undefined {
 const ORDER_ID_FIELDS = ["OrderId", "CartId", "merchantCartToken", "MerchantCartToken"] as const;
 const ORDER_ID_FIELDS_BUT_TOKENS = ["OrderId", "CartId"] as const;
 
-/** A report with the `orderId` of the payload it is about, when it names one. */
+/**
+ * A report with the `orderId` of the payload it is about, when it names one; one naming a cart
+ * token is marked so (`ORDER_ID_IS_TOKEN`), and the default line leaves it out: the same token may
+ * be another callback's credential (`createAuth`'s `cartToken`; review second-idem-1).
+ */
 function about<T extends CallbackFailure>(report: T, call: Call, payload: unknown): T {
   if (payload === undefined) return report;
-  let orderId: string | undefined;
+  let found: ReturnType<typeof orderIdOf>;
   try {
-    orderId = orderIdOf(payload, call);
+    found = orderIdOf(payload, call);
   } catch {
     return report;
   }
-  return orderId === undefined ? report : { ...report, orderId };
+  if (found === undefined) return report;
+  const named = { ...report, orderId: found.orderId };
+  return found.token ? markTokenOrderId(named) : named;
 }
 
 /**

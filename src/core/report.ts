@@ -99,6 +99,23 @@ function libraryCopy(error: unknown, message: string, redact: Redactor): Error |
 }
 
 /**
+ * On a report whose `orderId` is a cart token (GetCheckoutCartInfo's `merchantCartToken`, a gift
+ * card's `MerchantCartToken`), not enumerable: `defaultOnError` does not print it, as the same token
+ * may be another callback's credential (`createAuth`'s `cartToken`; review second-idem-1).
+ */
+const ORDER_ID_IS_TOKEN = Symbol("crossborder-callbacks.orderIdIsToken");
+
+/** The report, marked as naming a cart token in `orderId` (see `ORDER_ID_IS_TOKEN`). */
+export function markTokenOrderId<T extends CallbackFailure>(report: T): T {
+  Object.defineProperty(report, ORDER_ID_IS_TOKEN, { value: true });
+  return report;
+}
+
+function namesToken(failure: CallbackFailure): boolean {
+  return (failure as { readonly [ORDER_ID_IS_TOKEN]?: unknown })[ORDER_ID_IS_TOKEN] === true;
+}
+
+/**
  * Tells `onError` of a failure: the reason and the error's copy go through `redact` here, so no
  * caller can forget it. Neither the hook's exception nor its rejected promise changes the answer.
  */
@@ -129,6 +146,7 @@ export function notify(
         failure.error === undefined && !thrown ? undefined : scrubError(failure.error, redact);
       told = { ...told, error };
     }
+    if (told.orderId !== undefined && namesToken(failure)) markTokenOrderId(told);
   } catch {
     return;
   }
@@ -164,7 +182,9 @@ function cutLine(line: string): string {
 export const defaultOnError: OnError = (failure) => {
   // The order too (already masked like the reason), so that two orders' or two shops' failures
   // are told apart (review tenancy-2).
-  const order = typeof failure.orderId === "string" ? ` order ${failure.orderId}` : "";
+  // Never a cart token: it may be another callback's credential (review second-idem-1).
+  const order =
+    typeof failure.orderId === "string" && !namesToken(failure) ? ` order ${failure.orderId}` : "";
   const where = `${failure.callback ?? "-"}${order}`;
   const warning = failure.severity === "warning";
   let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;

@@ -1506,6 +1506,48 @@ describe("errors and the onError hook", () => {
     }
   });
 
+  // Review second-idem-1: the default line printed a gift card's MerchantCartToken (and a cart's
+  // merchantCartToken), the value createAuth's cartToken takes as GetCheckoutCartInfo's
+  // credential: the line names an OrderId or a CartId, never a token (onError still gets it).
+  it("the default onError line never prints a cart token as the order", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const token = "cart-secret-7f3a9";
+    const told: root.CallbackFailure[] = [];
+    try {
+      const cart = createGetCheckoutCartInfoHandler(
+        () => {
+          throw new Error("db down");
+        },
+        { auth: false },
+      );
+      const url = `/cart?merchantCartToken=${token}&countryCode=US`;
+      expect((await cart.handle({ method: "GET", url, headers: {} })).status).toBe(500);
+      const gift = (onError?: (failure: root.CallbackFailure) => void) =>
+        createValidateGiftCardHandler(
+          () => {
+            throw new Error("provider down");
+          },
+          { auth: false, ...(onError === undefined ? {} : { onError }) },
+        );
+      const payload = JSON.stringify({
+        CardFields: { CardId: "GC-1" },
+        MerchantCartToken: token,
+        CurrencyCode: "USD",
+      });
+      expect((await gift().handle(post(payload))).status).toBe(500);
+      expect(spy.mock.calls.length).toBe(2);
+      for (const [line] of spy.mock.calls) {
+        expect(line).not.toContain(token);
+        expect(line).not.toContain(" order ");
+      }
+      // The report itself still names the cart, as documented.
+      await gift((failure) => void told.push(failure)).handle(post(payload));
+      expect(told[0]?.orderId).toBe(token);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   // Review c1 defect 4: a message's line breaks went to the console as they were, so one failure
   // printed as several lines, one of them a forged library line.
   it("the default onError line stays one line: line breaks and other control characters escaped", async () => {

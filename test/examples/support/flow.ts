@@ -68,8 +68,8 @@ function payload(name: string, overrides: Record<string, unknown> = {}): string 
  * capture and check these lines instead of letting them through.
  */
 export const FLOW_LOG = [
-  "[crossborder-callbacks] GetCheckoutCartInfo order demo-cart 200 handler_failure: CART_NOT_FOUND: Unknown cart",
-  "[crossborder-callbacks] ValidateGiftCard order b7c1e0d4-2f6a-4e3b-8c9d-0a1b2c3d4e5f 401 unauthorized: the shopper session was refused (verifySession)",
+  "[crossborder-callbacks] GetCheckoutCartInfo 200 handler_failure: CART_NOT_FOUND: Unknown cart",
+  "[crossborder-callbacks] ValidateGiftCard 401 unauthorized: the shopper session was refused (verifySession)",
   "[crossborder-callbacks] UpdateOrderShippingInfo order NOPE 200 handler_failure: ORDER_NOT_FOUND: Unknown order",
   "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: JWT signature verification failed",
   "[crossborder-callbacks] SendOrderToMerchant 401 unauthorized: MerchantGUID does not match",
