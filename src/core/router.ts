@@ -71,6 +71,7 @@ import {
   checkDecodingShape,
   HANDLER_OPTION_KEYS,
   type HandlerOptions,
+  watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
@@ -167,6 +168,9 @@ export function createCallbackRouter<H extends CallbackHandlers>(
   // Refused even when no gift-card callback is built here: the mistake is the same, and would
   // surface only once one is added.
   assertVerifySession(handlerOptions.verifySession, "createCallbackRouter");
+  const onError = handlerOptions.onError ?? defaultOnError;
+  // Said once for the router, before the handlers it builds would (review dx-1).
+  if (handlerOptions.auth instanceof Promise) watchAuth(handlerOptions.auth, onError, undefined);
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
   const routes: Partial<Record<CallbackName, string>> = {};
@@ -201,7 +205,6 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     table.set(key, handler);
     routes[name] = path;
   }
-  const onError = handlerOptions.onError ?? defaultOnError;
   // The rest of a body sent to no callback is drained as the callbacks' refusals drain theirs.
   const drainMs = isTimerDelay(handlerOptions.bodyTimeoutMs)
     ? handlerOptions.bodyTimeoutMs

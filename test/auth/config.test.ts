@@ -92,6 +92,21 @@ describe("createAuth refuses unusable configurations at start-up", () => {
     await expect(typed()).rejects.toBeInstanceOf(TypeError);
   });
 
+  it("names an unset environment variable given as the selected keys (review dx-1)", async () => {
+    await refused(
+      { jwt: jwt({ keys: { test: [testKey.pem], production: undefined } }) },
+      /jwt\.keys\.production is undefined \(an unset environment variable\?\)/,
+    );
+  });
+
+  it("hints to JSON.parse a JWK kept as JSON text (review dx-4)", async () => {
+    const publicJwk = await exportJWK(prodKey.publicKey);
+    await refused(
+      { jwt: jwt({ keys: { production: JSON.stringify(publicJwk) } }) },
+      /jwt\.keys\.production\[0\] is a JWK as JSON text: pass JSON\.parse\(…\) of it/,
+    );
+  });
+
   it("refuses a selected environment without keys, naming it", async () => {
     await refused(
       { jwt: jwt({ keys: { test: [testKey.pem] } }) },
