@@ -676,6 +676,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
 ): CallbackHandler<TName> {
   const name = definition.name;
   if (typeof fn !== "function") throw new TypeError(`${name}: the handler must be a function`);
+  if (options !== undefined && options !== null && typeof options !== "object") {
+    throw new TypeError(
+      `${name}: options must be an object { auth, … } (got a ${typeof options}): pass { auth: await createAuth(…) }, or { auth: false } for local development`,
+    );
+  }
   if (options === undefined || options === null || !("auth" in options)) {
     throw new TypeError(
       `${name}: options.auth is required — pass the result of await createAuth(…), or auth: false to accept unauthenticated calls (local development only)`,

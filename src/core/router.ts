@@ -74,6 +74,7 @@ import {
   watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
+import { isRecord } from "./objects.js";
 import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
 import { defaultOnError, notify, redactCards, textOf } from "./report.js";
 import { failureResponse } from "./responses.js";
@@ -162,6 +163,16 @@ export interface CallbackRouter extends CallbackEndpoint {
 export function createCallbackRouter<H extends CallbackHandlers>(
   options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
 ): CallbackRouter {
+  if (!isRecord(options)) {
+    throw new TypeError(
+      "createCallbackRouter: options must be an object { auth, handlers, … } (see the README's quick start)",
+    );
+  }
+  if (!isRecord(options.handlers) || Array.isArray(options.handlers)) {
+    throw new TypeError(
+      "createCallbackRouter: options.handlers must be an object { SendOrderToMerchant: fn, … } mapping callback names to your functions (or to handlers from the factories)",
+    );
+  }
   checkRouterOptions(options);
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
   checkRoutePaths(basePath, paths, "createCallbackRouter");
@@ -180,6 +191,11 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     }
     const entry = (handlers as CallbackHandlers)[name];
     if (entry === undefined) continue;
+    if (typeof entry !== "function" && !isHandlerLike(entry)) {
+      throw new TypeError(
+        `createCallbackRouter: handlers.${name} must be a function or a handler from create${name}Handler (got ${kindOfEntry(entry)})`,
+      );
+    }
     const handler = typeof entry === "function" ? build(name, entry, handlerOptions) : entry;
     if (handler.callback !== name) {
       throw new TypeError(
@@ -240,6 +256,24 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       return failureResponse("not_found");
     },
   };
+}
+
+/** A handler of a factory: its callback's name and `handle` (from any copy of the library). */
+function isHandlerLike(value: unknown): value is CallbackHandler {
+  return (
+    isRecord(value) &&
+    typeof value.handle === "function" &&
+    typeof value.callback === "string" &&
+    Object.hasOwn(FACTORIES, value.callback)
+  );
+}
+
+/** What a handlers entry is, for the refusal: a router, a string, an object, null… */
+function kindOfEntry(value: unknown): string {
+  if (value === null) return "null";
+  if (isRecord(value) && "routes" in value && typeof value.handle === "function") return "a router";
+  if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
+  return `a ${typeof value}`;
 }
 
 /**
