@@ -195,7 +195,8 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
     );
   }
   // Top-level modes first, so their mistakes are reported under their own path.
-  await buildPlan(config, (mode) => mode);
+  const top = await buildPlan(config, (mode) => mode);
+  const bothAtTop = top.jwt !== undefined && top.basic !== undefined;
 
   const plans = new Map<CallbackName, Plan>();
   const rawBodyCallbacks = new Set<CallbackName>();
@@ -222,6 +223,19 @@ export async function createAuth(config: AuthConfig): Promise<Authenticator> {
         : mode,
     );
     const where = overrides === undefined ? "config" : `callbacks.${name}`;
+    if (
+      plan.jwt !== undefined &&
+      plan.basic !== undefined &&
+      bothAtTop &&
+      overrides === undefined
+    ) {
+      // Both from the top level: named there, not as this callback's conflict, whose "switch one
+      // off under callbacks.X" led to the next callback's, 14 times (review dx-4).
+      throw configError(
+        "config",
+        `sets both jwt and basic at the top level, but both read the one Authorization header (${name} is the first callback left with both): keep one at the top level and give the other only to the callbacks that use it, under callbacks.<name> with the first switched off there ({ jwt: false, basic: {…} })`,
+      );
+    }
     if (plan.jwt !== undefined && plan.basic !== undefined) {
       throw configError(
         where,

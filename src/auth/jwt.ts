@@ -131,6 +131,17 @@ export async function compileJwt(options: JwtOptions, path: string): Promise<Jwt
     }
     if (env === environment) selected = imported;
   }
+  if (
+    (selected === undefined || selected.length === 0) &&
+    Object.hasOwn(options.keys, environment) &&
+    options.keys[environment] === undefined
+  ) {
+    // `keys: { production: process.env.SERVICE_PUBLIC_KEY }` with the variable unset (review dx-1).
+    throw configError(
+      `${path}.keys.${environment}`,
+      `is undefined (an unset environment variable?): give the operator's public key for the selected environment "${environment}"`,
+    );
+  }
   if (selected === undefined || selected.length === 0) {
     throw configError(
       `${path}.keys.${environment}`,
@@ -325,6 +336,13 @@ async function importKey(
   if (typeof material === "string") {
     const pem = normalizePem(material);
     const label = pemLabel(pem);
+    if (label === undefined && material.trim().startsWith("{")) {
+      // A JWK kept as JSON in an environment variable (review dx-4).
+      throw configError(
+        path,
+        "is a JWK as JSON text: pass JSON.parse(…) of it (a JWK object), or a PEM text",
+      );
+    }
     if (label === undefined) {
       throw configError(path, "is not a PEM text (expected -----BEGIN PUBLIC KEY-----)");
     }

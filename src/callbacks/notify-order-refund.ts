@@ -32,6 +32,12 @@ export const notifyOrderRefund: CallbackDefinition<
   ],
 };
 
+/**
+ * The handler of NotifyOrderRefund (POST): the service calls it when an order is refunded, with
+ * `OrderId` and the refund (amounts as text, `"170.1000"`; documents allowed, 16 MiB by default).
+ * Your function returns `{ InternalOrderId, … }` or nothing, as UpdateOrderStatus's. The library
+ * answers ResponseInfo `{ Success: true, … }`; throw `CallbackError` to refuse.
+ */
 export const createNotifyOrderRefundHandler = handlerFactory(notifyOrderRefund);
 
 /** The merchant's function for NotifyOrderRefund, to type a standalone function. */

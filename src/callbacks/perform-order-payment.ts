@@ -24,6 +24,13 @@ export const performOrderPayment: CallbackDefinition<
   response: responseInfoShape<PerformOrderPaymentResult>(PAYMENT_FIELDS, "refuses"),
 };
 
+/**
+ * The handler of PerformOrderPayment (POST): the service calls it to have an order paid, with
+ * `OrderId` and `PaymentDetails` (no card when `PaymentMethodCode` is `OT`). Your function charges
+ * the card, once per order, and returns `{ PaymentAmount, PaymentCurrencyCode, … }` (both
+ * required). The library answers ResponseInfo `{ Success: true, … }`; an `ErrorCode` in the result
+ * is a 500: throw `CallbackError` to refuse.
+ */
 export const createPerformOrderPaymentHandler = handlerFactory(performOrderPayment);
 
 /** The merchant's function for PerformOrderPayment, to type a standalone function. */

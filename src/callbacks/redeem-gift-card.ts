@@ -18,6 +18,13 @@ export const redeemGiftCard: CallbackDefinition<
   response: giftCardShape<GiftCardTransactionResult | NoResult>({ validation: false }),
 };
 
+/**
+ * The handler of RedeemGiftCard (POST): the service calls it to take an amount from a gift card
+ * when the order is placed, with the card and the cart (amounts as sent). Your function redeems it
+ * and returns `{ Balance?, CurrencyCode?, … }` or nothing. The library answers
+ * `{ Success: true, … }`; `IsValid: false`, an `ErrorCode` or an `ErrorText` is a 500: throw
+ * `CallbackError` to refuse.
+ */
 export const createRedeemGiftCardHandler = giftCardHandlerFactory<
   "RedeemGiftCard",
   RedeemGiftCardRequest,

@@ -18,6 +18,12 @@ export const refundGiftCard: CallbackDefinition<
   response: giftCardShape<GiftCardTransactionResult | NoResult>({ validation: false }),
 };
 
+/**
+ * The handler of RefundGiftCard (POST): the service calls it to give an amount back to a gift
+ * card, with the card and the cart (amounts as sent). Your function refunds it and returns
+ * `{ Balance?, CurrencyCode?, … }` or nothing. The library answers `{ Success: true, … }`;
+ * `IsValid: false`, an `ErrorCode` or an `ErrorText` is a 500: throw `CallbackError` to refuse.
+ */
 export const createRefundGiftCardHandler = giftCardHandlerFactory<
   "RefundGiftCard",
   RefundGiftCardRequest,

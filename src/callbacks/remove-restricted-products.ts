@@ -21,6 +21,12 @@ export const removeRestrictedProducts: CallbackDefinition<
   response: restrictedProductsShape,
 };
 
+/**
+ * The handler of RemoveRestrictedProducts (POST): the service calls it when it removed restricted
+ * products from a cart, with the cart and `RemovedProductCodes`. Your function removes them from
+ * your copy of the cart and returns nothing. The library answers `{ IsSuccess: true }`; throw
+ * `CallbackError` to refuse.
+ */
 export const createRemoveRestrictedProductsHandler = handlerFactory(removeRestrictedProducts);
 
 /** The merchant's function for RemoveRestrictedProducts, to type a standalone function. */

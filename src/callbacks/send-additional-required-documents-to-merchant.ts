@@ -28,6 +28,12 @@ export const sendAdditionalRequiredDocumentsToMerchant: CallbackDefinition<
   defaultMaxBodyBytes: DEFAULT_DOCUMENT_MAX_BODY_BYTES,
 };
 
+/**
+ * The handler of SendAdditionalRequiredDocumentsToMerchant (POST): the service calls it with
+ * documents an order needs (an open object, base64 `DocumentData`; 16 MiB by default). Your
+ * function returns `{ InternalOrderId, … }` or nothing, as UpdateOrderStatus's. The library
+ * answers ResponseInfo `{ Success: true, … }`; throw `CallbackError` to refuse.
+ */
 export const createSendAdditionalRequiredDocumentsToMerchantHandler = handlerFactory(
   sendAdditionalRequiredDocumentsToMerchant,
 );

@@ -20,6 +20,13 @@ export const sendOrderToMerchant: CallbackDefinition<
   response: responseInfoShape<SendOrderToMerchantResult>(["InternalOrderId"], "unconfirmed"),
 };
 
+/**
+ * The handler of SendOrderToMerchant (POST): the service calls it when a shopper has placed an
+ * order, with the order as the payload. Your function records the order and returns
+ * `{ InternalOrderId }` (your id of it; also `PaymentAmount` and `PaymentCurrencyCode` when the
+ * order carries `PaymentDetails` and you charged it). The library answers ResponseInfo
+ * `{ Success: true, … }`; throw `CallbackError` to refuse (`{ Success: false, ErrorCode, … }`).
+ */
 export const createSendOrderToMerchantHandler = handlerFactory(sendOrderToMerchant);
 
 /** The merchant's function for SendOrderToMerchant, to type a standalone function. */

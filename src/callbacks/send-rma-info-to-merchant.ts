@@ -22,6 +22,12 @@ export const sendRMAInfoToMerchant: CallbackDefinition<
   response: rmaShape,
 };
 
+/**
+ * The handler of SendRMAInfoToMerchant (POST): the service calls it when a shopper returns
+ * goods, with the return (RMA) as the payload. Your function returns `{ Message?, Description? }`
+ * or nothing. The library answers `{ Success: "True", … }` (as text); throw `CallbackError` to
+ * refuse (`{ Success: "False", Message, Description }`).
+ */
 export const createSendRMAInfoToMerchantHandler = handlerFactory(sendRMAInfoToMerchant);
 
 /** The merchant's function for SendRMAInfoToMerchant, to type a standalone function. */

@@ -22,6 +22,12 @@ export const updateOrderShippingInfo: CallbackDefinition<
   response: responseInfoShape<ResponseInfoResult | NoResult>(),
 };
 
+/**
+ * The handler of UpdateOrderShippingInfo (POST): the service calls it when an order's shipping
+ * information changes, with the order and its `OrderId`. Your function returns
+ * `{ InternalOrderId, … }` or nothing, as UpdateOrderStatus's. The library answers ResponseInfo
+ * `{ Success: true, … }`; throw `CallbackError` to refuse.
+ */
 export const createUpdateOrderShippingInfoHandler = handlerFactory(updateOrderShippingInfo);
 
 /** The merchant's function for UpdateOrderShippingInfo, to type a standalone function. */

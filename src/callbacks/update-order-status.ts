@@ -21,6 +21,12 @@ export const updateOrderStatus: CallbackDefinition<
   response: responseInfoShape<ResponseInfoResult | NoResult>(),
 };
 
+/**
+ * The handler of UpdateOrderStatus (POST): the service calls it when an order's status changes,
+ * with the order's `OrderId` and `StatusCode`. Your function returns `{ InternalOrderId, … }` or
+ * nothing. The library answers ResponseInfo `{ Success: true, … }`; throw `CallbackError` to
+ * refuse.
+ */
 export const createUpdateOrderStatusHandler = handlerFactory(updateOrderStatus);
 
 /** The merchant's function for UpdateOrderStatus, to type a standalone function. */

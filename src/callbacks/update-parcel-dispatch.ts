@@ -19,6 +19,11 @@ export const updateParcelDispatch: CallbackDefinition<
   response: parcelDispatchShape,
 };
 
+/**
+ * The handler of UpdateParcelDispatch (POST): the service calls it when a parcel is dispatched,
+ * with the parcel as the payload. Your function returns `{ Message?, Description? }` or nothing.
+ * The library answers `{ Success: true, … }`; throw `CallbackError` to refuse.
+ */
 export const createUpdateParcelDispatchHandler = handlerFactory(updateParcelDispatch);
 
 /** The merchant's function for UpdateParcelDispatch, to type a standalone function. */

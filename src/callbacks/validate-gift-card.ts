@@ -17,6 +17,13 @@ export const validateGiftCard: CallbackDefinition<
   response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
 };
 
+/**
+ * The handler of ValidateGiftCard (POST): the service calls it when a shopper enters a gift card
+ * at checkout, with `CardFields.CardId`, the cart, `AuthToken` and `SessionId`. Your function
+ * returns `{ IsValid, Balance?, CurrencyCode?, … }` (`IsValid` required). The library answers
+ * `{ Success: true, IsValid, Balance: "75.00", … }` (`Balance` as text); throw `CallbackError` to
+ * refuse. Options: `verifySession` checks the shopper's session.
+ */
 export const createValidateGiftCardHandler = giftCardHandlerFactory<
   "ValidateGiftCard",
   ValidateGiftCardRequest,

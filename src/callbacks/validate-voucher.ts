@@ -15,6 +15,12 @@ export const validateVoucher: CallbackDefinition<ValidateVoucherRequest, Validat
   response: giftCardShape<ValidateGiftCardResult>({ required: ["IsValid"], validation: true }),
 };
 
+/**
+ * The handler of ValidateVoucher (POST): the service calls it when a shopper enters a voucher
+ * code at checkout, with the voucher, the cart, `AuthToken` and `SessionId` (as ValidateGiftCard's request). Your function returns
+ * `{ IsValid, … }` as ValidateGiftCard's (`IsValid` required). The library answers
+ * `{ Success: true, IsValid, … }`; throw `CallbackError` to refuse.
+ */
 export const createValidateVoucherHandler = giftCardHandlerFactory<
   "ValidateVoucher",
   ValidateVoucherRequest,

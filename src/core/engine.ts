@@ -98,7 +98,8 @@ export interface HandlerOptions {
    * How calls are authenticated: the result of `await createAuth(…)`, or `false` to accept
    * unauthenticated calls (only for local development). Required, so that forgetting it fails at
    * start-up instead of accepting forged orders. A promise of an authenticator is accepted where
-   * the configuration arrives later (a Worker's `env`); if it rejects, every call is a 500.
+   * the configuration arrives later (a Worker's `env`); if it rejects, the rejection is reported
+   * through `onError` at once (not at the first call), and every call is a 500.
    */
   auth: Authenticator | Promise<Authenticator> | false;
   /**
@@ -623,6 +624,50 @@ function reportAuthOff(name: string): void {
   );
 }
 
+/** The hooks each promise of an authenticator has been reported to (once each: review dx-1). */
+const watchedAuth = new WeakMap<Promise<unknown>, Set<OnError>>();
+
+/**
+ * Reports a promise of an authenticator that rejects (an unset key variable, a bad PEM, a typo in
+ * an unawaited `createAuth(…)`, the README's quick start) through `onError` as soon as it rejects,
+ * not at the first order: once per promise and hook, so that a router and the handlers it builds,
+ * or several factories given one promise, say it once. Attaching the handler at once also keeps
+ * Node from calling the rejection unhandled. `callback` is undefined for the router.
+ */
+export function watchAuth(
+  promise: Promise<unknown>,
+  onError: OnError,
+  callback: CallbackName | undefined,
+): void {
+  let hooks = watchedAuth.get(promise);
+  if (hooks === undefined) {
+    hooks = new Set();
+    watchedAuth.set(promise, hooks);
+  }
+  if (hooks.has(onError)) return;
+  hooks.add(onError);
+  const where = callback === undefined ? "every callback of the router" : "every call";
+  // The reason quotes the refusal (as each call's report does), so no error rides along: the
+  // default line would print it twice.
+  const report = (reason: string): void => {
+    const failure: CallbackFailure = {
+      kind: "internal_error",
+      status: FAILURE_STATUS.internal_error,
+      callback,
+      reason: `authentication is misconfigured (${where} will be answered 500 until it is fixed and the process restarted): ${reason}`,
+    };
+    notify(onError, failure, redactCards);
+  };
+  promise.then(
+    (auth) => {
+      if (auth !== false && !isAuthenticator(auth)) {
+        report("the promise did not yield an authenticator");
+      }
+    },
+    (error: unknown) => report(errorText(error)),
+  );
+}
+
 /** Builds the handler of one callback from its definition and the merchant's function. */
 export function createCallbackHandler<TName extends CallbackName, TPayload, TResult>(
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
@@ -632,6 +677,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
 ): CallbackHandler<TName> {
   const name = definition.name;
   if (typeof fn !== "function") throw new TypeError(`${name}: the handler must be a function`);
+  if (options !== undefined && options !== null && typeof options !== "object") {
+    throw new TypeError(
+      `${name}: options must be an object { auth, … } (got a ${typeof options}): pass { auth: await createAuth(…) }, or { auth: false } for local development`,
+    );
+  }
   if (options === undefined || options === null || !("auth" in options)) {
     throw new TypeError(
       `${name}: options.auth is required — pass the result of await createAuth(…), or auth: false to accept unauthenticated calls (local development only)`,
@@ -645,9 +695,9 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
   }
   if (authOption === false) reportAuthOff(name);
-  // A rejected configuration is reported on each call; this keeps Node from calling it unhandled.
-  if (authOption instanceof Promise) authOption.catch(() => undefined);
   checkOptionShapes(name, options, extraOptions);
+  // A rejected configuration is reported as soon as it rejects (once), and on each call's 500.
+  if (authOption instanceof Promise) watchAuth(authOption, options.onError ?? defaultOnError, name);
   const maxBodyBytes =
     options.maxBodyBytes ?? definition.defaultMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;

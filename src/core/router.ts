@@ -71,8 +71,10 @@ import {
   checkDecodingShape,
   HANDLER_OPTION_KEYS,
   type HandlerOptions,
+  watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
+import { isRecord } from "./objects.js";
 import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
 import { defaultOnError, notify, redactCards, textOf } from "./report.js";
 import { failureResponse } from "./responses.js";
@@ -161,12 +163,25 @@ export interface CallbackRouter extends CallbackEndpoint {
 export function createCallbackRouter<H extends CallbackHandlers>(
   options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
 ): CallbackRouter {
+  if (!isRecord(options)) {
+    throw new TypeError(
+      "createCallbackRouter: options must be an object { auth, handlers, … } (see the README's quick start)",
+    );
+  }
+  if (!isRecord(options.handlers) || Array.isArray(options.handlers)) {
+    throw new TypeError(
+      "createCallbackRouter: options.handlers must be an object { SendOrderToMerchant: fn, … } mapping callback names to your functions (or to handlers from the factories)",
+    );
+  }
   checkRouterOptions(options);
   const { basePath = "", paths = {}, handlers, ...handlerOptions } = options;
   checkRoutePaths(basePath, paths, "createCallbackRouter");
   // Refused even when no gift-card callback is built here: the mistake is the same, and would
   // surface only once one is added.
   assertVerifySession(handlerOptions.verifySession, "createCallbackRouter");
+  const onError = handlerOptions.onError ?? defaultOnError;
+  // Said once for the router, before the handlers it builds would (review dx-1).
+  if (handlerOptions.auth instanceof Promise) watchAuth(handlerOptions.auth, onError, undefined);
   const base = normalisePath(basePath);
   const table = new Map<string, CallbackEndpoint>();
   const routes: Partial<Record<CallbackName, string>> = {};
@@ -176,6 +191,11 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     }
     const entry = (handlers as CallbackHandlers)[name];
     if (entry === undefined) continue;
+    if (typeof entry !== "function" && !isHandlerLike(entry)) {
+      throw new TypeError(
+        `createCallbackRouter: handlers.${name} must be a function or a handler from create${name}Handler (got ${kindOfEntry(entry)})`,
+      );
+    }
     const handler = typeof entry === "function" ? build(name, entry, handlerOptions) : entry;
     if (handler.callback !== name) {
       throw new TypeError(
@@ -201,7 +221,6 @@ export function createCallbackRouter<H extends CallbackHandlers>(
     table.set(key, handler);
     routes[name] = path;
   }
-  const onError = handlerOptions.onError ?? defaultOnError;
   // The rest of a body sent to no callback is drained as the callbacks' refusals drain theirs.
   const drainMs = isTimerDelay(handlerOptions.bodyTimeoutMs)
     ? handlerOptions.bodyTimeoutMs
@@ -237,6 +256,24 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       return failureResponse("not_found");
     },
   };
+}
+
+/** A handler of a factory: its callback's name and `handle` (from any copy of the library). */
+function isHandlerLike(value: unknown): value is CallbackHandler {
+  return (
+    isRecord(value) &&
+    typeof value.handle === "function" &&
+    typeof value.callback === "string" &&
+    Object.hasOwn(FACTORIES, value.callback)
+  );
+}
+
+/** What a handlers entry is, for the refusal: a router, a string, an object, null… */
+function kindOfEntry(value: unknown): string {
+  if (value === null) return "null";
+  if (isRecord(value) && "routes" in value && typeof value.handle === "function") return "a router";
+  if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
+  return `a ${typeof value}`;
 }
 
 /**

@@ -191,6 +191,17 @@ function isIoRedis(client: RedisLikeClient): client is IoRedisLikeClient {
   return typeof (client as IoRedisLikeClient).evalsha === "function";
 }
 
+/** The client's error, its message followed by what to do (its name kept, the original as cause). */
+function notConnected(error: unknown, message: string): Error {
+  const hinted = new Error(
+    `${message}; the client is not connected: call \`await client.connect()\` at start-up`,
+    { cause: error },
+  );
+  const name = (error as Error | undefined)?.name;
+  if (typeof name === "string") hinted.name = name;
+  return hinted;
+}
+
 function replyText(value: unknown): string {
   if (typeof value === "string") return value;
   // Buffers (a client set to return them) and RESP3 blob strings.
@@ -298,6 +309,12 @@ export function createRedisIdempotencyStore(
       // The scripts' own refusal of a value they cannot read: a record, not the store failing.
       const message = String((error as Error)?.message ?? error);
       if (message.includes(UNREADABLE_REPLY)) throw new UnreadableRecordError(message);
+      // node-redis refuses every command of a client never connected ("The client is closed"):
+      // said so, with the fix, in the failure report (review dx-5). Not refused at creation:
+      // connecting after creating the store is valid.
+      if (isNodeRedis(client) && (client as { isOpen?: unknown }).isOpen === false) {
+        throw notConnected(error, message);
+      }
       throw error;
     }
   }

@@ -917,7 +917,20 @@ export function withIdempotency<TPayload, TResult>(
   fn: CallbackFunction<TPayload, TResult>,
   options: IdempotencyOptions<TPayload> = {},
 ): CallbackFunction<TPayload, TResult> {
-  if (typeof fn !== "function") throw new TypeError("withIdempotency: fn must be a function");
+  if (typeof fn !== "function") {
+    const handler = fn as unknown as { callback?: unknown; handle?: unknown } | null;
+    if (
+      typeof handler === "object" &&
+      handler !== null &&
+      typeof handler.handle === "function" &&
+      typeof handler.callback === "string"
+    ) {
+      throw new TypeError(
+        `withIdempotency: got the ${handler.callback} handler: wrap the function, then pass it to the factory (create${handler.callback}Handler(withIdempotency(fn), options))`,
+      );
+    }
+    throw new TypeError("withIdempotency: fn must be a function");
+  }
   checkOptionShapes(options);
   const store = options.store ?? createMemoryIdempotencyStore();
   const ttlMs = positiveMs(options.ttlMs ?? DAY_MS, "ttlMs");

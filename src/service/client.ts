@@ -574,16 +574,29 @@ export function isBackAtDefault(
 /** A client for the operations the service hosts. No request is sent until a method is called. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   // A misspelt option (`timeoutMS`) would be ignored in silence, as the handler factories refuse.
-  if (isRecord(options)) {
-    assertKnownKeys(options, CLIENT_OPTION_NAMES, "options", "createServiceClient");
-    checkNestedKeys(options);
+  if (!isRecord(options)) {
+    throw new TypeError(
+      'createServiceClient: options must be an object { baseUrl, merchantGuid, … } (see the README\'s "Calling the service")',
+    );
   }
+  assertKnownKeys(options, CLIENT_OPTION_NAMES, "options", "createServiceClient");
+  checkNestedKeys(options);
   const baseUrl = httpUrl(options.baseUrl, "baseUrl");
   const authUrl = options.authUrl === undefined ? baseUrl : httpUrl(options.authUrl, "authUrl");
   if (typeof options.merchantGuid !== "string" || options.merchantGuid.trim() === "") {
     throw new TypeError("merchantGuid is required");
   }
   const credentials = options.credentials;
+  if (credentials !== undefined && !isRecord(credentials)) {
+    throw configError(
+      "credentials",
+      "must be an object { userName, password }",
+      "createServiceClient",
+    );
+  }
+  if (credentials !== undefined) {
+    assertKnownKeys(credentials, ["userName", "password"], "credentials", "createServiceClient");
+  }
   if (
     credentials !== undefined &&
     (typeof credentials.userName !== "string" || typeof credentials.password !== "string")

@@ -44,6 +44,11 @@ describe("createAuth refuses unusable configurations at start-up", () => {
 
   it("refuses jwt and basic on the same callback (one Authorization header)", async () => {
     await refused({ jwt: jwt(), basic: { username: "u", password: "p" } }, /both jwt and basic/);
+    // Both at the top level: the conflict is named there, not under the first callback (dx-4).
+    await refused(
+      { jwt: jwt(), basic: { username: "u", password: "p" } },
+      /^createAuth: config sets both jwt and basic at the top level/,
+    );
     // Splitting them per callback is fine.
     const auth = await createAuth({
       jwt: jwt(),
@@ -51,6 +56,13 @@ describe("createAuth refuses unusable configurations at start-up", () => {
     });
     expect(auth.needsRawBody("GetCheckoutCartInfo")).toBe(false);
     expect(auth.needsRawBody("SendOrderToMerchant")).toBe(false);
+  });
+
+  it("names basic.username for the client's spelling userName (review dx-4)", async () => {
+    await refused(
+      { basic: { userName: "u", password: "p" } },
+      /basic has an unknown option "userName".*did you mean "username"/,
+    );
   });
 
   it("refuses misspelt options and unknown callbacks", async () => {
@@ -90,6 +102,21 @@ describe("createAuth refuses unusable configurations at start-up", () => {
         },
       });
     await expect(typed()).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it("names an unset environment variable given as the selected keys (review dx-1)", async () => {
+    await refused(
+      { jwt: jwt({ keys: { test: [testKey.pem], production: undefined } }) },
+      /jwt\.keys\.production is undefined \(an unset environment variable\?\)/,
+    );
+  });
+
+  it("hints to JSON.parse a JWK kept as JSON text (review dx-4)", async () => {
+    const publicJwk = await exportJWK(prodKey.publicKey);
+    await refused(
+      { jwt: jwt({ keys: { production: JSON.stringify(publicJwk) } }) },
+      /jwt\.keys\.production\[0\] is a JWK as JSON text: pass JSON\.parse\(…\) of it/,
+    );
   });
 
   it("refuses a selected environment without keys, naming it", async () => {

@@ -1936,13 +1936,103 @@ describe("authentication", () => {
         expect(response.status).toBe(500);
         expect(json(response)).toMatchObject({ Success: false, ErrorCode: "INTERNAL_ERROR" });
       }
-      expect(failures.map((f) => f.kind)).toStrictEqual(["internal_error", "internal_error"]);
-      expect(failures[0]?.reason).toContain("authentication is misconfigured");
+      // The rejection at start-up (once), then each call's 500.
+      expect(failures.map((f) => f.kind)).toStrictEqual([
+        "internal_error",
+        "internal_error",
+        "internal_error",
+      ]);
+      expect(failures[1]?.reason).toContain("authentication is misconfigured");
       await settle();
       expect(unhandled).not.toHaveBeenCalled();
     } finally {
       process.off("unhandledRejection", unhandled);
     }
+  });
+
+  describe("a promise of an authenticator that rejects is reported at start-up (review dx-1)", () => {
+    const refused = () =>
+      Promise.reject(
+        new TypeError("createAuth: jwt.keys.test no key configured for the selected environment"),
+      );
+
+    it("a factory reports it through onError as soon as it rejects, before any call", async () => {
+      const unhandled = vi.fn();
+      process.on("unhandledRejection", unhandled);
+      try {
+        const { failures, onError } = collector();
+        createSendOrderToMerchantHandler(fn, { auth: refused(), onError });
+        await settle();
+        expect(failures).toHaveLength(1);
+        expect(failures[0]).toMatchObject({
+          kind: "internal_error",
+          status: 500,
+          callback: "SendOrderToMerchant",
+        });
+        expect(failures[0]?.reason).toMatch(
+          /^authentication is misconfigured.*createAuth: jwt\.keys\.test no key configured/,
+        );
+        expect(failures[0]?.reason).toContain("every call will be answered 500");
+        expect(unhandled).not.toHaveBeenCalled();
+      } finally {
+        process.off("unhandledRejection", unhandled);
+      }
+    });
+
+    it("the router reports it once, for all of its callbacks", async () => {
+      const { failures, onError } = collector();
+      createCallbackRouter({
+        auth: refused(),
+        onError,
+        handlers: {
+          SendOrderToMerchant: fn,
+          UpdateOrderStatus: () => undefined,
+          UpdateParcelDispatch: () => undefined,
+        },
+      });
+      await settle();
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ kind: "internal_error", callback: undefined });
+      expect(failures[0]?.reason).toContain("createAuth: jwt.keys.test");
+    });
+
+    it("one promise given to several factories with one onError is reported once", async () => {
+      const { failures, onError } = collector();
+      const auth = refused();
+      createSendOrderToMerchantHandler(fn, { auth, onError });
+      createUpdateOrderStatusHandler(() => undefined, { auth, onError });
+      await settle();
+      expect(failures).toHaveLength(1);
+    });
+
+    it("the default onError prints one line on stderr", async () => {
+      const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      try {
+        createSendOrderToMerchantHandler(fn, { auth: refused() });
+        await settle();
+        expect(error).toHaveBeenCalledTimes(1);
+        expect(String(error.mock.calls[0]?.[0])).toMatch(
+          /^\[crossborder-callbacks\] SendOrderToMerchant 500 internal_error: authentication is misconfigured/,
+        );
+      } finally {
+        error.mockRestore();
+      }
+    });
+
+    it("a promise that resolves to something else is reported too; one that resolves is not", async () => {
+      const { failures, onError } = collector();
+      createSendOrderToMerchantHandler(fn, {
+        auth: Promise.resolve(undefined) as unknown as Promise<StubAuthenticator>,
+        onError,
+      });
+      createSendOrderToMerchantHandler(fn, {
+        auth: Promise.resolve(new StubAuthenticator("allow")),
+        onError,
+      });
+      await settle();
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.reason).toContain("did not yield an authenticator");
+    });
   });
 
   it("auth as a promise of something that is not an authenticator → 500", async () => {
@@ -2227,7 +2317,9 @@ describe("early refusals let go of the body they do not read", () => {
     await settle();
     expect(state.pulls).toBe(0);
     expect(state.cancelled).toBe(true);
-    expect(failures.map((f) => f.kind)).toStrictEqual([refusal.kind]);
+    // A rejected auth promise is also reported once at start-up (review dx-1): not a call's.
+    const calls = failures.filter((f) => !f.reason.includes("until it is fixed"));
+    expect(calls.map((f) => f.kind)).toStrictEqual([refusal.kind]);
   });
 
   it.each(REFUSALS)("$name: an async iterable is ended unread", async (refusal) => {

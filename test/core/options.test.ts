@@ -345,3 +345,51 @@ describe("router: options checked at construction", () => {
     expect(failures.map((f) => f.kind)).toEqual(["not_found"]);
   });
 });
+
+describe("arguments that are not what the factories and the router take (review dx-4)", () => {
+  const noop = () => ({ InternalOrderId: "M-1" });
+
+  it("the router's options and handlers must be objects, named", () => {
+    const router = createCallbackRouter as unknown as (options?: unknown) => unknown;
+    expect(() => router()).toThrow(
+      /^createCallbackRouter: options must be an object \{ auth, handlers, … \}/,
+    );
+    expect(() => router("auth")).toThrow(/createCallbackRouter: options must be an object/);
+    expect(() => router({ auth: false })).toThrow(
+      /createCallbackRouter: options\.handlers must be an object \{ SendOrderToMerchant: fn, … \}/,
+    );
+    expect(() => router({ auth: false, handlers: [noop] })).toThrow(
+      /options\.handlers must be an object/,
+    );
+  });
+
+  it("an entry that is not a function or a handler says what it is and what is expected", () => {
+    const router = createCallbackRouter as unknown as (options: unknown) => unknown;
+    const inner = createCallbackRouter({ auth: false, handlers: { SendOrderToMerchant: noop } });
+    const expected =
+      /createCallbackRouter: handlers\.SendOrderToMerchant must be a function or a handler from createSendOrderToMerchantHandler/;
+    for (const [entry, got] of [
+      [inner, /\(got a router\)/],
+      ["noop", /\(got a string\)/],
+      [{ handle: noop }, /\(got an object\)/],
+      [null, /\(got null\)/],
+    ] as const) {
+      expect(() => router({ auth: false, handlers: { SendOrderToMerchant: entry } })).toThrow(
+        expected,
+      );
+      expect(() => router({ auth: false, handlers: { SendOrderToMerchant: entry } })).toThrow(got);
+    }
+  });
+
+  it("a factory's options must be an object, named", () => {
+    const factory = createSendOrderToMerchantHandler as unknown as (
+      fn: unknown,
+      options?: unknown,
+    ) => unknown;
+    expect(() => factory(noop, "auth")).toThrow(
+      /^SendOrderToMerchant: options must be an object \{ auth, … \}/,
+    );
+    expect(() => factory(noop, 42)).toThrow(/options must be an object/);
+    expect(() => factory(noop)).toThrow(/options\.auth is required/);
+  });
+});

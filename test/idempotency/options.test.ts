@@ -5,6 +5,7 @@
  * across instances) nor a 500 on every delivery.
  */
 import { readFileSync } from "node:fs";
+import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
 import {
   createPostgresIdempotencyStore,
@@ -205,5 +206,24 @@ describe("stores: options checked at creation", () => {
     expect(() => createPostgresIdempotencyStore(pool, postgres)).not.toThrow();
     expect(postgresIdempotencySchema(postgres)).toContain('"app"."idem"');
     expect(() => createPostgresIdempotencyStore(pool)).not.toThrow();
+  });
+});
+
+describe("a node-redis client not connected (review dx-5)", () => {
+  it("is accepted at creation, and the store failure report says to connect it", async () => {
+    const client = createClient({ url: "redis://127.0.0.1:1" });
+    // Connecting after creating the store is valid: nothing is refused here.
+    const store = createRedisIdempotencyStore(client);
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(() => ({ InternalOrderId: "M-1" }), { store }),
+      { auth: false, onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(500);
+    expect(failures).toHaveLength(1);
+    // The default onError prints the error's message with a 500's reason.
+    expect(String((failures[0]?.error as Error | undefined)?.message)).toMatch(
+      /the store failed to claim \(.*the client is not connected: call `await client\.connect\(\)` at start-up/,
+    );
   });
 });

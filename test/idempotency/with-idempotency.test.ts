@@ -3752,3 +3752,14 @@ describe("a result of getters under withIdempotency (review second-truth SECOND-
     expect(stored[0]).not.toContain("SupplierCost");
   });
 });
+
+describe("withIdempotency given a handler (review dx-4)", () => {
+  it("says to wrap the function, then pass it to the factory", () => {
+    const handler = createSendOrderToMerchantHandler(() => ({ InternalOrderId: "M-1" }), {
+      auth: false,
+    });
+    expect(() => withIdempotency(handler as never)).toThrow(
+      /withIdempotency: got the SendOrderToMerchant handler: wrap the function, then pass it to the factory/,
+    );
+  });
+});

@@ -2117,3 +2117,23 @@ describe("Content-Type (document 000: every POST has Content-Type: application/j
     expect(simulator.requestsOf("getOrderRefunds")[0]?.headers["content-type"]).toBeUndefined();
   });
 });
+
+describe("options that are not what createServiceClient takes (review dx-4)", () => {
+  const client = createServiceClient as unknown as (options?: unknown) => unknown;
+  it("no options, or not an object, is a TypeError naming them", () => {
+    expect(() => client()).toThrow(
+      /^createServiceClient: options must be an object \{ baseUrl, merchantGuid, … \}/,
+    );
+    expect(() => client("https://example.test")).toThrow(/options must be an object/);
+  });
+
+  it("credentials with createAuth's spelling username names userName", () => {
+    const base = { baseUrl: "https://example.test", merchantGuid: "g" };
+    expect(() => client({ ...base, credentials: { username: "u", password: "p" } })).toThrow(
+      /credentials has an unknown option "username".*did you mean "userName"/,
+    );
+    expect(() => client({ ...base, credentials: "u:p" })).toThrow(
+      /credentials must be an object \{ userName, password \}/,
+    );
+  });
+});
