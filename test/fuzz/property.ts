@@ -1633,9 +1633,11 @@ export async function createFuzzHarness(): Promise<FuzzHarness> {
       throw new FuzzFailure(`the answer is not JSON: ${answer.text.slice(0, 300)}`);
     }
     const kinds = told.map((failure) => `${failure.status} ${failure.kind}`);
-    // The default logger writes a warning as `… 200 warning result_incomplete: …`.
+    // The default logger writes a warning as `… 200 warning result_incomplete: …`, and names the
+    // order after the callback when the report has one (`… order GE-1 500 internal_error: …`).
     const lines = consoleLines.map((line) => {
-      const match = /^\[crossborder-callbacks\] \S+ (\d{3}) (?:warning )?(\w+):/.exec(line);
+      const match =
+        /^\[crossborder-callbacks\] \S+(?: order .*?)? (\d{3}) (?:warning )?(\w+):/.exec(line);
       return match === null ? line : `${match[1]} ${match[2]}`;
     });
     const reported = c.hook === "custom" ? kinds : lines;
