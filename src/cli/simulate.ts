@@ -14,6 +14,7 @@ import {
   sentRedactor,
   withMoreProblems,
 } from "../testing/send.js";
+import { signServiceToken } from "../testing/token.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
 import { printable, truncate } from "./table.js";
@@ -297,6 +298,24 @@ const OVERLAP_PREFIX = `delivered twice at once (a new order, OrderId ${OVERLAP_
 const OVERLAP_ADVICE =
   "make one order per OrderId whatever the timing: wrap the function in withIdempotency (README: Redelivery), or make the write atomic per OrderId where the order lives (a unique key on the service's order id, INSERT … ON CONFLICT; README: Callbacks out of order)";
 
+/**
+ * How a later send carrying the bare token (review fidelity-8) is named: the service's form of the
+ * header is not fixed (wire-facts §5/§6: integrations accept both, the operator's cartridge strips an
+ * optional `Bearer `), so one later send of each run (the first redelivery, or the first captured
+ * form) carries `Authorization: <jwt>`.
+ */
+const BARE_TOKEN_FORM =
+  'with the bare token ("Authorization: <jwt>" without "Bearer ", a form the service may send: wire-facts §5/§6)';
+const BARE_TOKEN_ADVICE =
+  'the library accepts the token with or without "Bearer ", and the same call with "Bearer " passed, so something in front of the library (a gateway, an authorizer, a middleware such as express-jwt) requires "Bearer ": let it accept the bare token too';
+
+/** A 401 to the bare token, after the same call with `Bearer ` passed: the header's form refused. */
+function bareTokenFindings(prefix: string, answer: SendCallbackResult): string[] | undefined {
+  return answer.status === 401
+    ? [`${prefix} ${BARE_TOKEN_FORM}: HTTP 401; ${BARE_TOKEN_ADVICE}`]
+    : undefined;
+}
+
 /** The order under `OVERLAP_ORDER_ID`; `undefined` for a payload that is not an object. */
 function overlappingOrder(payload: unknown): unknown {
   return isRecord(payload) ? { ...payload, OrderId: OVERLAP_ORDER_ID } : undefined;
@@ -560,28 +579,38 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
   let capturedMerchantOrderId: string | undefined;
   // The captured payment is for the captured order: sent only once that order passed in this run.
   let capturedOrderPassed = false;
+  // One later send per run carries the bare token (review fidelity-8): only where simulate signs
+  // the tokens (an Authorization given with --header is sent as it is).
+  let bareTokenDue =
+    options.privateKey !== undefined &&
+    !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
+  const takeBareToken = () => {
+    const due = bareTokenDue;
+    bareTokenDue = false;
+    return due;
+  };
   for (const callback of options.callbacks) {
     const given = options.payloads?.[callback];
     const payload = withMerchantOrderId(given ?? samplePayload(callback), merchantOrderId);
     options.onSend?.(callback);
-    const send = (body: unknown, escapeSlashes?: boolean) =>
+    // Each call signs a token of its own (a random jti, review fidelity-9): RS256 is
+    // deterministic, so a redelivery signed in the same second would repeat the first token byte
+    // for byte, and a merchant's replay guard would fail it; the service's real redelivery comes later.
+    const tokenOptions = {
+      issuer: options.issuer,
+      audience: options.audience,
+      expiresInSeconds: options.expiresInSeconds,
+    };
+    const send = async (body: unknown, escapeSlashes?: boolean, bareToken?: boolean) =>
       sendCallback(options.url, callback, {
         payload: body,
         escapeSlashes,
-        privateKey: options.privateKey,
+        privateKey: bareToken ? undefined : options.privateKey,
         merchantGuid: options.merchantGuid,
         cartToken: options.cartToken,
         authToken: options.authToken,
         sessionId: options.sessionId,
-        tokenOptions: {
-          // A token of its own per call (review fidelity-9): RS256 is deterministic, so a
-          // redelivery signed in the same second would repeat the first token byte for byte, and a
-          // merchant's replay guard would fail it; the service's real redelivery comes later.
-          claims: { jti: crypto.randomUUID() },
-          issuer: options.issuer,
-          audience: options.audience,
-          expiresInSeconds: options.expiresInSeconds,
-        },
+        tokenOptions: { ...tokenOptions, claims: { jti: crypto.randomUUID() } },
         slowMs: options.slowMs,
         timeoutMs: options.timeoutMs,
         expectStatus: options.expect?.statuses,
@@ -589,7 +618,16 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
         fetch: options.fetch,
         method: callback === "GetCheckoutCartInfo" ? options.cartMethod : undefined,
         path: options.paths?.[callback],
-        headers: options.headers,
+        headers:
+          bareToken && options.privateKey !== undefined
+            ? {
+                ...options.headers,
+                authorization: await signServiceToken(options.privateKey, {
+                  ...tokenOptions,
+                  claims: { jti: crypto.randomUUID() },
+                }),
+              }
+            : options.headers,
       });
     let row: SimulationRow;
     try {
@@ -601,8 +639,14 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
       if (expectsSuccess && result.problems.length === 0) {
         if (REDELIVERED.includes(callback)) {
           try {
-            const again = await send(payload);
-            const found = redeliveryFindings(result, again);
+            const bareToken = takeBareToken();
+            const again = await send(payload, undefined, bareToken);
+            const bareRefused = bareToken
+              ? bareTokenFindings(REDELIVERED_PREFIX, again)
+              : undefined;
+            const found = bareRefused
+              ? { problems: bareRefused, warnings: [] }
+              : redeliveryFindings(result, again);
             more.push(...found.problems);
             warnings.push(...found.warnings);
             if (found.problems.length > 0) {
@@ -656,12 +700,16 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
             ? capturedPostCart()
             : withMerchantOrderId(capturedPayload(callback), capturedMerchantOrderId);
           try {
-            const answer = await send(captured, true);
+            const bareToken = takeBareToken();
+            const answer = await send(captured, true, bareToken);
             if (callback === "SendOrderToMerchant") {
               capturedMerchantOrderId = internalOrderIdOf(answer);
               capturedOrderPassed = answer.problems.length === 0;
             }
-            more.push(...answer.problems.map((problem) => `${prefix}: ${problem}`));
+            more.push(
+              ...((bareToken ? bareTokenFindings(prefix, answer) : undefined) ??
+                answer.problems.map((problem) => `${prefix}: ${problem}`)),
+            );
             if (answer.problems.length > 0) {
               failedAnswers.push({ send: "as captured", payload: captured, result: answer });
             }

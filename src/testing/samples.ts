@@ -245,8 +245,10 @@ function sendOrderToMerchant(): SendOrderToMerchantRequest {
         GenericHSCode: "611030",
         // .NET's UrlEncode keeps `!` as it is.
         GiftMessage: enc("Happy birthday!"),
-        Brand: { Code: "ACME", Name: "Acme Apparel" },
-        Categories: [{ Code: "HOODIES", Name: "Hoodies" }],
+        // The spec's spelling (001 §2.3), where the first line has the {Code, Name} also seen: code
+        // that reads one spelling only finds an empty brand in a test (review fidelity-2).
+        Brand: { code: "ACME", name: "Acme Apparel" },
+        Categories: [{ code: "HOODIES", name: "Hoodies" }],
         Attributes: [],
         MetaData: null,
         ListPrice: 64.9,

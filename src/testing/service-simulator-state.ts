@@ -287,6 +287,73 @@ function refundError(
   return { status, body: { error: { code, message, description } } };
 }
 
+/**
+ * The JSON members each operation reads, as document 000 names them. The service is an ASP.NET
+ * Core one (its 415 and validation answers are), and ASP.NET Core binds JSON member names in any
+ * letter case by default (`JsonSerializerDefaults.Web`; wire-facts §2: "appears to bind names
+ * case-insensitively"): `{"UserName"}` is read as `userName`, `{"orderId"}` as `OrderId`.
+ */
+const MEMBERS: Partial<Record<SimulatedOperation, readonly string[]>> = {
+  getAuthenticationToken: ["userName", "password"],
+  calculateBillingSummary: [
+    "subscriptionId",
+    "merchantGuid",
+    "currencyCode",
+    "products",
+    "shippingAmount",
+    "code",
+    "quantity",
+    "price",
+  ],
+  dispatchConsolidatedShipment: [
+    "OrderIds",
+    "MerchantOrderIds",
+    "ParcelCodes",
+    "TrackingNumbers",
+    "HubCode",
+    "OuterBoxesAmount",
+  ],
+  getShippingDetailsExtended: [
+    "amount",
+    "currencyCode",
+    "cultureCode",
+    "destinationCountry",
+    "productCodes",
+    "serviceLevel",
+  ],
+  voidParcel: ["OrderId", "ParcelCode", "MerchantOrderId"],
+  updateParcelStatus: ["merchantParcelStatusCode"],
+  createOrderRefund: ["OrderId", "RefundProducts", "CartItemId", "RefundQuantity"],
+};
+
+/**
+ * The body as the operation's model binds it: every member (at any depth) named as a documented
+ * one in another letter case is read under the documented name; when two spellings of one name
+ * are sent, the later wins, as System.Text.Json's does. Other members are kept as they are.
+ */
+export function bindMembers(operation: SimulatedOperation, body: unknown): unknown {
+  const members = MEMBERS[operation];
+  if (members === undefined) return body;
+  const byLowerCase = new Map(members.map((name) => [name.toLowerCase(), name]));
+  const bind = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(bind);
+    if (!isRecord(value)) return value;
+    const bound: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) {
+      const name = byLowerCase.get(key.toLowerCase()) ?? key;
+      // A plain data property, whatever the name (`__proto__` included).
+      Object.defineProperty(bound, name, {
+        value: bind(member),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return bound;
+  };
+  return bind(body);
+}
+
 function list(value: unknown): string[] {
   return Array.isArray(value)
     ? value.filter((item): item is string => typeof item === "string")
@@ -579,6 +646,39 @@ export function shippingDetails(request: SimulatedRequest): SimulatedAnswer {
   const body = isRecord(request.body) ? request.body : {};
   if (typeof body.amount !== "number" || typeof body.currencyCode !== "string") {
     return { status: 400, body: { Message: "amount and currencyCode are required" } };
+  }
+  // 000 §4.3's rules for the request.
+  const refused = (message: string): SimulatedAnswer => ({
+    status: 400,
+    body: { Message: message },
+  });
+  if (!Number.isFinite(body.amount) || Number(body.amount.toFixed(2)) !== body.amount) {
+    return refused("amount has up to two digits after the decimal point");
+  }
+  if (!/^[A-Za-z]{3}$/.test(body.currencyCode)) {
+    return refused("currencyCode must be 3 letters");
+  }
+  if (
+    body.destinationCountry !== undefined &&
+    body.destinationCountry !== null &&
+    !(
+      typeof body.destinationCountry === "string" &&
+      /^(?:[A-Za-z]{2,3})?$/.test(body.destinationCountry)
+    )
+  ) {
+    return refused("destinationCountry must be 2 or 3 letters (ISO alpha-2 or alpha-3)");
+  }
+  if (
+    body.serviceLevel !== undefined &&
+    body.serviceLevel !== null &&
+    !(
+      typeof body.serviceLevel === "number" &&
+      Number.isInteger(body.serviceLevel) &&
+      body.serviceLevel >= 1 &&
+      body.serviceLevel <= 19
+    )
+  ) {
+    return refused("serviceLevel must be an integer from 1 to 19");
   }
   const wanted =
     typeof body.destinationCountry === "string" ? body.destinationCountry.toUpperCase() : "";

@@ -16,6 +16,7 @@ import { isRecord } from "../core/objects.js";
 import {
   type AnswerContext,
   billingSummary,
+  bindMembers,
   createRefund,
   dispatch,
   dispatchRefusal,
@@ -608,7 +609,13 @@ export async function createServiceSimulator(
     matched.candidate.params.forEach((name, index) => {
       params[name] = decodeURIComponent(matched.match?.[index + 1] ?? "");
     });
-    const request: SimulatedRequest = { body, query: lowerQuery, params, headers };
+    // Read as the service's model binds it (any letter case); recorded above as it was sent.
+    const request: SimulatedRequest = {
+      body: bindMembers(operation, body),
+      query: lowerQuery,
+      params,
+      headers,
+    };
     // Authentication first (the GUID and the token are read from headers and query only), as an
     // ASP.NET-style service authorizes before it binds a body.
     if (operation !== "getAuthenticationToken") {

@@ -20,6 +20,7 @@ import {
   SAMPLE_MERCHANT_ORDER_ID,
   samplePayload,
   sendCallback,
+  signServiceToken,
   type TestKeys,
 } from "../../src/testing/index.js";
 import {
@@ -886,6 +887,68 @@ describe("the tokens of a run (review fidelity-9)", () => {
     });
     servers.push(server);
     const rows = await run(`${server.origin}/cb`, ["UpdateOrderStatus"]);
+    expect(rows.map(rowProblems)).toEqual([[]]);
+  });
+});
+
+describe("the token's form (review fidelity-8)", () => {
+  /** A library router behind a guard that lets through only `Authorization: Bearer …`. */
+  async function bearerOnly() {
+    const auth = createAuth({
+      jwt: { environment: "test", keys: { test: keys.publicKey } },
+      merchantGuid: MERCHANT_GUID,
+    });
+    const router = createCallbackRouter({
+      basePath: "/cb",
+      auth,
+      handlers: { UpdateOrderShippingInfo: () => {}, UpdateOrderStatus: () => {} },
+      onError: () => {},
+    });
+    const forms: string[] = [];
+    const server = await listen((req, res) => {
+      const header = req.headers.authorization ?? "";
+      forms.push(header.startsWith("Bearer ") ? "Bearer" : header === "" ? "none" : "bare");
+      if (!header.startsWith("Bearer ")) {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end("{}");
+        return;
+      }
+      toNodeListener(router)(req, res);
+    });
+    servers.push(server);
+    return { base: `${server.origin}/cb`, forms };
+  }
+
+  it("sends the bare token (no Bearer, wire-facts §5/§6) once per run, and names that form on a 401", async () => {
+    const { base, forms } = await bearerOnly();
+    const rows = await run(base, ["UpdateOrderShippingInfo", "UpdateOrderStatus"]);
+    expect(forms.filter((form) => form === "bare")).toHaveLength(1);
+    const problems = rows.map(rowProblems);
+    expect(problems[0]).toEqual([]);
+    expect(problems[1]).toEqual([
+      expect.stringMatching(
+        /without "Bearer ".*HTTP 401.*in front of the library.*requires "Bearer "/s,
+      ),
+    ]);
+    // Not the redelivery's advice: the payload was fine, the header's form was refused.
+    expect(problems[1]?.[0]).not.toMatch(/apply a status once per OrderId/);
+  });
+
+  it("passes a merchant that accepts both forms (the library's own check)", async () => {
+    const base = await merchant({ UpdateOrderStatus: () => {} });
+    const rows = await run(base, ["UpdateOrderStatus"]);
+    expect(rows.map(rowProblems)).toEqual([[]]);
+  });
+
+  it("keeps an Authorization header given with --header as it is", async () => {
+    const { base, forms } = await bearerOnly();
+    const rows = await simulate({
+      url: base,
+      callbacks: ["UpdateOrderStatus"],
+      merchantGuid: MERCHANT_GUID,
+      headers: { authorization: `Bearer ${await signServiceToken(keys.privateKey)}` },
+    });
+    expect(forms).not.toContain("bare");
     expect(rows.map(rowProblems)).toEqual([[]]);
   });
 });

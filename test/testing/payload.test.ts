@@ -85,6 +85,15 @@ describe("samplePayload", () => {
     },
   );
 
+  it("sends Brand and Categories in both spellings: {Code, Name} and the spec's {code, name} (review fidelity-2)", () => {
+    // 001 §2.3 writes {code, name}; {Code, Name} is seen as well. Code reading one spelling only
+    // must see an empty value in a test, not only in production.
+    const [tshirt, hoodie] = samplePayload("SendOrderToMerchant").Products ?? [];
+    expect(tshirt?.Brand).toStrictEqual({ Code: "ACME", Name: "Acme Apparel" });
+    expect(hoodie?.Brand).toStrictEqual({ code: "ACME", name: "Acme Apparel" });
+    expect(hoodie?.Categories).toStrictEqual([{ code: "HOODIES", name: "Hoodies" }]);
+  });
+
   it("encodes the shopper's values as the service does and leaves the operator's plain", () => {
     const order = samplePayload("SendOrderToMerchant");
     expect(order.PrimaryShipping).toMatchObject({

@@ -1003,3 +1003,95 @@ describe("createServiceSimulator: the billing summary's Idempotency-Key is a UUI
     expect(good.status).toBe(200);
   });
 });
+
+describe("createServiceSimulator: JSON member names bound in any letter case, as ASP.NET Core does (review fidelity-4)", () => {
+  it("reads the token request's UserName and Password, and VoidParcel's orderId and parcelCode", async () => {
+    const sim = await start();
+    const tokenAnswer = await post(sim, "/Authentication/GetAuthenticationToken", {
+      UserName: sim.credentials.userName,
+      Password: sim.credentials.password,
+    });
+    expect(tokenAnswer.status, JSON.stringify(tokenAnswer.body)).toBe(200);
+    expect(typeof tokenAnswer.body.Token).toBe("string");
+    const voided = await post(
+      sim,
+      "/Parcel/VoidParcel",
+      { orderId: "GE-1001", parcelCode: "P-1001-1" },
+      { MerchantGUID: sim.merchantGuid },
+    );
+    expect(voided).toMatchObject({ status: 200, body: { IsSuccess: true, Errors: [] } });
+    // Nested members too: the billing summary's products.
+    const summary = await post(
+      sim,
+      "/subscriptions/billing-summary/calculate",
+      {
+        SubscriptionId: billing.subscriptionId,
+        MerchantGuid: billing.merchantGuid,
+        CurrencyCode: "EUR",
+        Products: [{ Code: "SKU-1", Quantity: 1, Price: 10 }],
+      },
+      {
+        MerchantGUID: sim.merchantGuid,
+        Authorization: `Bearer ${tokenAnswer.body.Token}`,
+        "Idempotency-Key": crypto.randomUUID(),
+      },
+    );
+    expect(summary.status, JSON.stringify(summary.body)).toBe(200);
+    // What was sent is recorded as it was sent.
+    expect(sim.requests[0]?.body).toStrictEqual({
+      UserName: sim.credentials.userName,
+      Password: sim.credentials.password,
+    });
+  });
+});
+
+describe("createServiceSimulator: GetShippingDetailsExtended's request rules (000 §4.3, review fidelity-5)", () => {
+  async function rates(body: unknown) {
+    const sim = simulator ?? (await start());
+    const bearer = await token(sim);
+    return post(
+      sim,
+      `/ShippingDetails/GetShippingDetailsExtended?merchantGUID=${sim.merchantGuid}`,
+      body,
+      { Authorization: `Bearer ${bearer}`, UserName: sim.credentials.userName },
+    );
+  }
+
+  it.each([
+    ["amount with three decimals", { amount: 12.345, currencyCode: "EUR" }, /amount/],
+    ["serviceLevel 42", { amount: 12, currencyCode: "EUR", serviceLevel: 42 }, /serviceLevel/],
+    ["serviceLevel 0", { amount: 12, currencyCode: "EUR", serviceLevel: 0 }, /serviceLevel/],
+    ["serviceLevel 1.5", { amount: 12, currencyCode: "EUR", serviceLevel: 1.5 }, /serviceLevel/],
+    ["currencyCode euro", { amount: 12, currencyCode: "euro" }, /currencyCode/],
+    ["currencyCode E1R", { amount: 12, currencyCode: "E1R" }, /currencyCode/],
+    [
+      "destinationCountry Germany",
+      { amount: 12, currencyCode: "EUR", destinationCountry: "Germany" },
+      /destinationCountry/,
+    ],
+    [
+      "destinationCountry D",
+      { amount: 12, currencyCode: "EUR", destinationCountry: "D" },
+      /destinationCountry/,
+    ],
+  ])("refuses %s with 400 { Message }", async (_name, body, field) => {
+    const answer = await rates(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.Message).toMatch(field);
+  });
+
+  it.each([
+    ["two decimals", { amount: 12.34, currencyCode: "EUR" }],
+    ["no decimals, serviceLevel 19", { amount: 0, currencyCode: "EUR", serviceLevel: 19 }],
+    [
+      "serviceLevel 1, alpha-3 country",
+      { amount: 1.1, currencyCode: "usd", destinationCountry: "USA", serviceLevel: 1 },
+    ],
+    [
+      "an empty country (all countries)",
+      { amount: 5, currencyCode: "GBP", destinationCountry: "" },
+    ],
+  ])("answers %s 200", async (_name, body) => {
+    expect((await rates(body)).status).toBe(200);
+  });
+});
