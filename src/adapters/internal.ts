@@ -609,8 +609,11 @@ function headerFieldLimit(req: NodeRequestLike): number | undefined {
     ?.server;
   if (server === undefined || server === null) return undefined;
   const max = server.maxHeadersCount;
-  if (max === 0) return undefined;
-  return typeof max === "number" && max > 0 ? max : NODE_DEFAULT_MAX_HEADERS;
+  if (typeof max !== "number") return NODE_DEFAULT_MAX_HEADERS;
+  // As Node reads it (`maxHeaderPairs = maxHeadersCount << 1` raw entries, none when not above
+  // 0): 0, a negative number, NaN keep every field (review second-kit-3).
+  const entries = max << 1;
+  return entries > 0 ? entries / 2 : undefined;
 }
 
 /**

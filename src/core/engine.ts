@@ -832,7 +832,16 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // body that never ended held the connection as long as its client kept sending).
     let read: ReadBody;
     if (method === "GET") {
-      void discardBody(request.body, bodyTimeoutMs);
+      // Over HTTP/1, a request without Content-Length or Transfer-Encoding has no body (RFC 9112
+      // §6.3); over HTTP/2 (Node's compatibility request keeps the `:method` pseudo-header in its
+      // headers record; a fetch `Headers` has no such property, and its `get` would throw) it may.
+      if (
+        headers.get("content-length") !== null ||
+        headers.get("transfer-encoding") !== null ||
+        typeof (request.headers as { readonly [":method"]?: unknown })[":method"] === "string"
+      ) {
+        void discardBody(request.body, bodyTimeoutMs);
+      }
       read = EMPTY_BODY;
     } else read = await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
     let body: unknown;

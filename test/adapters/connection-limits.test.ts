@@ -5,6 +5,7 @@
 // - limits-2: Node keeps the first `maxHeadersCount` (2,000) header fields and drops the rest
 //   silently, so an `Authorization` sent twice with 2,000 other headers between went through.
 import { createServer, type RequestListener, type Server } from "node:http";
+import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { serve } from "@hono/node-server";
@@ -260,3 +261,105 @@ describe.each(SERVERS.slice(0, 3))("%s", (_name, start) => {
     }
   });
 });
+
+// Review second-kit-3/4: a negative maxHeadersCount is no limit to Node (its parser keeps every
+// field), and was read as the default; a GET sent without a body (no Content-Length, no
+// Transfer-Encoding) set a drain timer and four listeners when nothing awaited before the read.
+describe("node:http, the server's own limits", () => {
+  async function serve(maxHeadersCount: number | undefined, bodyTimeoutMs = 4_321) {
+    const failures: CallbackFailure[] = [];
+    const server = createServer(
+      toNodeListener(
+        createCallbackRouter({
+          basePath: "/crossborder",
+          auth: false,
+          bodyTimeoutMs,
+          onError: (failure) => void failures.push(failure),
+          handlers: { GetCheckoutCartInfo: () => ({ productsList: [] }) },
+        }),
+      ) as RequestListener,
+    );
+    if (maxHeadersCount !== undefined) server.maxHeadersCount = maxHeadersCount;
+    return { failures, served: await plain(server) };
+  }
+  const get = (fields: number) =>
+    `GET /crossborder/GetCheckoutCartInfo?merchantCartToken=c1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${Array.from({ length: fields }, (_, i) => `x${i}:1\r\n`).join("")}\r\n`;
+
+  it("a negative or zero maxHeadersCount keeps every field: no 431", async () => {
+    for (const max of [-1, 0]) {
+      const { failures, served } = await serve(max);
+      try {
+        expect(await exchange(served.port, get(1_500))).toBe("200");
+        expect(failures).toEqual([]);
+      } finally {
+        await served.close();
+      }
+    }
+    const { failures, served } = await serve(50);
+    try {
+      expect(await exchange(served.port, get(40))).toBe("200");
+      expect(await exchange(served.port, get(60))).toBe("431");
+      expect(failures.map((failure) => failure.reason)).toEqual([
+        "more than 50 header fields: the server keeps the first 50 only, so a header sent twice could not be seen",
+      ]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a GET without a body sets no drain timer", async () => {
+    const { served } = await serve(undefined);
+    const real = globalThis.setTimeout;
+    let timers = 0;
+    globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+      if (ms === 4_321) timers++;
+      return real(fn, ms, ...rest);
+    }) as typeof setTimeout;
+    try {
+      for (let i = 0; i < 3; i++) expect(await exchange(served.port, get(0))).toBe("200");
+    } finally {
+      globalThis.setTimeout = real;
+      await served.close();
+    }
+    expect(timers).toBe(0);
+  });
+});
+
+// Over HTTP/2 a request needs neither Content-Length nor Transfer-Encoding to carry a body.
+it("HTTP/2: a GET whose body never ends is let go at bodyTimeoutMs, its stream reset", async () => {
+  const router = createCallbackRouter({
+    basePath: "/crossborder",
+    auth: false,
+    bodyTimeoutMs: 300,
+    onError: () => undefined,
+    handlers: { GetCheckoutCartInfo: () => ({ productsList: [] }) },
+  });
+  const server = http2.createServer(toNodeListener(router) as never);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  try {
+    const stream = session.request(
+      { ":method": "GET", ":path": "/crossborder/GetCheckoutCartInfo?merchantCartToken=c1" },
+      { endStream: false },
+    );
+    stream.on("error", () => undefined);
+    stream.write("{");
+    const sending = setInterval(() => {
+      if (!stream.destroyed && !stream.closed) stream.write(" ");
+    }, 50);
+    const closed = new Promise<boolean>((resolve) => {
+      stream.on("close", () => resolve(true));
+      setTimeout(() => resolve(false), 8_000);
+    });
+    const status = await new Promise((resolve) =>
+      stream.on("response", (h) => resolve(h[":status"])),
+    );
+    stream.resume();
+    expect(status).toBe(200);
+    expect(await closed, "the GET's stream still open after 8 s").toBe(true);
+    clearInterval(sending);
+  } finally {
+    session.destroy();
+    server.close();
+  }
+}, 20_000);
