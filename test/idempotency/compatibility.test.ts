@@ -3,12 +3,21 @@
  * another reads during a rolling deploy, a rollback, or a record that outlives a process. Pinned
  * here against test/idempotency/compatibility.golden.json:
  *
- * - the store key of every callback's fixture under the default key (none: `null`), and of the
+ * - the store key of every callback's payload under the default key (none: `null`), of the
  *   variants whose derivation has changed before (a gift card's `CardFields` with a `Cvv` or a
  *   `Pin`, a lower-case `cardFields`/`paymentDetails`, an id long enough to be hashed, Unicode, a
- *   control character);
+ *   control character), and of the payloads as the service really sends them (wire-facts §3/§6:
+ *   the captured forms with `\/` escapes, `StatusCode` `CANCELLED` in any case, a padded
+ *   `OrderId` or `RMANumber`);
  * - the record text of representative results of every callback (what `complete` is given);
- * - how the Redis store frames a lease and a record, and the PostgreSQL store's table and row.
+ * - how the Redis store frames a lease and a record, and the PostgreSQL store's table and row;
+ * - that records in every framing a version has written (Redis `c:<expiry>:<record>` without an
+ *   owner mark, `c:<expiry>.<owner>:<record>`, a lease `r:<owner>`; a PostgreSQL row) are still
+ *   read by this version as the same answer, without running the function.
+ *
+ * The payloads are frozen copies in ./compatibility-payloads/ (the fixtures of 50cb752 and the
+ * captured forms of `capturedPayload`), used by no other test: editing test/fixtures/ or the
+ * testing kit's samples does not move a key here, only a change of the derivation does.
  *
  * A change here means a redelivery straddling the upgrade is no longer recognised (it runs the
  * function once more) or a record is read differently (answered 500, or otherwise) by the other
@@ -61,8 +70,19 @@ afterAll(() => {
   if (UPDATE) writeFileSync(GOLDEN, `${JSON.stringify(golden, null, 2)}\n`);
 });
 
+/** A frozen payload of this test (./compatibility-payloads/), not the shared test/fixtures/. */
 function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"));
+  return JSON.parse(
+    readFileSync(new URL(`./compatibility-payloads/${name}.json`, import.meta.url), "utf8"),
+  );
+}
+
+/** A frozen captured body, as the service sends it (PHP's `\/` escapes): the text itself. */
+function captured(name: string): string {
+  return readFileSync(
+    new URL(`./compatibility-payloads/captured-${name}.txt`, import.meta.url),
+    "utf8",
+  ).trim();
 }
 
 type Factory = (fn: (payload: never) => unknown, options: object) => CallbackHandler;
@@ -109,8 +129,84 @@ async function deliver(
     ) as never,
     { auth: false, onError: () => {} },
   );
-  const answer = await handler.handle(post(JSON.stringify(payload)));
+  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+  const answer = await handler.handle(post(body));
   return answer.status;
+}
+
+/** One delivery's answer (status and body) and how many times the function ran. */
+async function answered(
+  callback: string,
+  payload: unknown,
+  result: unknown,
+  store: IdempotencyStore,
+  options: object = {},
+): Promise<{ status: number; body: string; runs: number }> {
+  let runs = 0;
+  const handler = factory(callback)(
+    withIdempotency(
+      async () => {
+        runs += 1;
+        return structuredClone(result);
+      },
+      { store, ...options },
+    ) as never,
+    { auth: false, onError: () => {} },
+  );
+  const answer = await handler.handle(post(JSON.stringify(payload)));
+  return { status: answer.status, body: answer.body, runs };
+}
+
+/**
+ * Records as versions of this library have stored them (second-idem-2, read side): a key, the
+ * record text written for `result` (the golden "record texts"), and the result whose first
+ * answer a redelivery must get from that record.
+ */
+const stored: { name: string; callback: string; text: string; result: unknown }[] = [
+  { name: "nothing returned", callback: "UpdateOrderStatus", text: "u", result: undefined },
+  {
+    name: "an order",
+    callback: "SendOrderToMerchant",
+    text: 'j{"InternalOrderId":"M-1","OrderId":"GE927127001US"}',
+    result: { InternalOrderId: "M-1", OrderId: "GE927127001US" },
+  },
+  {
+    name: "a payment",
+    callback: "PerformOrderPayment",
+    text: 'j{"InternalOrderId":"M-1","PaymentAmount":"104.5","PaymentCurrencyCode":"EUR"}',
+    result: { InternalOrderId: "M-1", PaymentAmount: 104.5, PaymentCurrencyCode: "EUR" },
+  },
+  {
+    name: "a redemption",
+    callback: "RedeemGiftCard",
+    text: 'j{"Balance":"15","CurrencyCode":"USD"}',
+    result: { Balance: 15, CurrencyCode: "USD" },
+  },
+];
+
+/** The owner mark `complete` writes since 531421e: each byte of the owner as three digits. */
+function ownerMark(owner: string): string {
+  return [...Buffer.from(owner, "latin1")].map((byte) => String(byte).padStart(3, "0")).join("");
+}
+
+/** Asserts a redelivery of `entry`'s payload is answered from the seeded record, as first. */
+async function readsAsFirstAnswer(
+  entry: (typeof stored)[number],
+  store: IdempotencyStore,
+  framing: string,
+): Promise<void> {
+  const first = await answered(
+    entry.callback,
+    fixture(entry.callback),
+    entry.result,
+    createMemoryIdempotencyStore(),
+  );
+  const again = await answered(entry.callback, fixture(entry.callback), "not run", store);
+  expect(
+    { status: again.status, body: again.body, runs: again.runs },
+    `${CHANGED}\n(a stored record no longer read: ${framing}, ${entry.name})`,
+  ).toStrictEqual({ status: first.status, body: first.body, runs: 0 });
+  expect(first.status).toBe(200);
 }
 
 /** The store key a delivery claims under the default key; null when it has none. */
@@ -178,6 +274,58 @@ const variants: Record<string, [string, Record<string, unknown>]> = {
   ],
 };
 
+/** The payloads as the service sends them (second-idem-2): what a real redelivery carries. */
+const wire: Record<string, [string, string | Record<string, unknown>]> = {
+  "SendOrderToMerchant, captured (PaymentDetails null, \\/ escapes)": [
+    "SendOrderToMerchant",
+    captured("SendOrderToMerchant"),
+  ],
+  "PerformOrderPayment, captured (collected by the service)": [
+    "PerformOrderPayment",
+    captured("PerformOrderPayment"),
+  ],
+  "UpdateOrderStatus, captured (CANCELLED, MerchantOrderId null)": [
+    "UpdateOrderStatus",
+    captured("UpdateOrderStatus"),
+  ],
+  "UpdateOrderStatus, StatusCode CANCELLED": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), StatusCode: "CANCELLED" },
+  ],
+  "UpdateOrderStatus, StatusCode Cancelled": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), StatusCode: "Cancelled" },
+  ],
+  "UpdateOrderStatus, StatusCode CANCELED": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), StatusCode: "CANCELED" },
+  ],
+  "UpdateOrderStatus, StatusCode cancelled": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), StatusCode: "cancelled" },
+  ],
+  "UpdateOrderStatus, StatusCode padded": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), StatusCode: " CANCELLED " },
+  ],
+  "UpdateOrderStatus, MerchantOrderId null": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), MerchantOrderId: null },
+  ],
+  "PerformOrderPayment, padded OrderId": [
+    "PerformOrderPayment",
+    { ...fixture("PerformOrderPayment"), OrderId: " GE927127001US " },
+  ],
+  "UpdateOrderStatus, padded OrderId": [
+    "UpdateOrderStatus",
+    { ...fixture("UpdateOrderStatus"), OrderId: " GE927127001US ", StatusCode: "CANCELLED" },
+  ],
+  "SendRMAInfoToMerchant, padded RMANumber": [
+    "SendRMAInfoToMerchant",
+    { ...fixture("SendRMAInfoToMerchant"), RMANumber: " RMA-000317 " },
+  ],
+};
+
 describe("compatibility: default keys", () => {
   it("of every callback's fixture", async () => {
     const keys: Record<string, string | null> = {};
@@ -192,6 +340,18 @@ describe("compatibility: default keys", () => {
       keys[name] = await keyOf(callback, payload);
     }
     pinned("keys of the variants", keys);
+  });
+
+  it("of the payloads as the service sends them (captured forms, status case, padding)", async () => {
+    const keys: Record<string, string | null> = {};
+    for (const [name, [callback, payload]] of Object.entries(wire)) {
+      keys[name] = await keyOf(callback, payload);
+    }
+    // A redelivery is the same body again: the same key.
+    expect(await keyOf("SendOrderToMerchant", captured("SendOrderToMerchant"))).toBe(
+      keys["SendOrderToMerchant, captured (PaymentDetails null, \\/ escapes)"],
+    );
+    pinned("keys of the wire forms", keys);
   });
 });
 
@@ -307,6 +467,50 @@ describe("compatibility: Redis framing", () => {
     const nothingKey = `crossborder-callbacks:idempotency:${await keyOf("UpdateOrderStatus", nothing)}`;
     pinned("redis, nothing returned", framed(await client.get(nothingKey), 3_600_000));
   });
+
+  it("reads the records every version wrote: c:<expiry>:<record>, c:<expiry>.<owner>:<record>", async () => {
+    const store = createRedisIdempotencyStore(client);
+    const owner = "5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
+    const framings: [string, (text: string) => string][] = [
+      [
+        "c:<expiry>:<record> (no owner mark, before 531421e)",
+        (text) => `c:${Date.now() + 3_600_000}:${text}`,
+      ],
+      [
+        "c:<expiry>.<owner>:<record>",
+        (text) => `c:${Date.now() + 3_600_000}.${ownerMark(owner)}:${text}`,
+      ],
+    ];
+    for (const [framing, value] of framings) {
+      for (const entry of stored) {
+        const key = await keyOf(entry.callback, fixture(entry.callback));
+        const redisKey = `crossborder-callbacks:idempotency:${key}`;
+        await client.set(redisKey, value(entry.text), { PX: 3_600_000 });
+        await readsAsFirstAnswer(entry, store, framing);
+        await client.del(redisKey);
+      }
+    }
+  });
+
+  it("reads another instance's lease r:<owner> as running: the repeat waits, then 503", async () => {
+    const store = createRedisIdempotencyStore(client);
+    const key = await keyOf("PerformOrderPayment", fixture("PerformOrderPayment"));
+    const redisKey = `crossborder-callbacks:idempotency:${key}`;
+    await client.set(redisKey, "r:5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b", { PX: 60_000 });
+    const again = await answered(
+      "PerformOrderPayment",
+      fixture("PerformOrderPayment"),
+      { InternalOrderId: "M-2" },
+      store,
+      { waitMs: 200 },
+    );
+    expect({ status: again.status, runs: again.runs }, CHANGED).toStrictEqual({
+      status: 503,
+      runs: 0,
+    });
+    expect(JSON.parse(again.body)).toMatchObject({ ErrorCode: "DELIVERY_IN_PROGRESS" });
+    await client.del(redisKey);
+  });
 });
 
 describe("compatibility: PostgreSQL table and row", () => {
@@ -363,5 +567,38 @@ describe("compatibility: PostgreSQL table and row", () => {
         lease === undefined ? null : { ...lease, owner: lease.owner === null ? null : "<owner>" },
       row: { key: found.key, owner: found.owner, result: found.result },
     });
+  });
+
+  it("reads the rows every version wrote: a completed row, and another instance's lease", async () => {
+    const store = createPostgresIdempotencyStore(pool);
+    for (const entry of stored) {
+      const key = await keyOf(entry.callback, fixture(entry.callback));
+      await pool.query("DELETE FROM crossborder_idempotency WHERE key = $1", [key]);
+      await pool.query(
+        `INSERT INTO crossborder_idempotency (key, owner, result, expires_at)
+         VALUES ($1, NULL, $2, now() + interval '1 hour')`,
+        [key, entry.text],
+      );
+      await readsAsFirstAnswer(entry, store, "PostgreSQL row (owner null, result)");
+      await pool.query("DELETE FROM crossborder_idempotency WHERE key = $1", [key]);
+    }
+    const key = await keyOf("PerformOrderPayment", fixture("PerformOrderPayment"));
+    await pool.query(
+      `INSERT INTO crossborder_idempotency (key, owner, result, expires_at)
+       VALUES ($1, '5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', NULL, now() + interval '1 minute')`,
+      [key],
+    );
+    const again = await answered(
+      "PerformOrderPayment",
+      fixture("PerformOrderPayment"),
+      { InternalOrderId: "M-2" },
+      store,
+      { waitMs: 200 },
+    );
+    expect({ status: again.status, runs: again.runs }, CHANGED).toStrictEqual({
+      status: 503,
+      runs: 0,
+    });
+    await pool.query("DELETE FROM crossborder_idempotency WHERE key = $1", [key]);
   });
 });
