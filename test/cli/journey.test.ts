@@ -345,7 +345,8 @@ describe("overlapping deliveries of one order (review fidelity-1)", () => {
     let next = 1;
     const idempotent = withIdempotency(
       async (order: { OrderId: string }) => {
-        await sleep(400); // an ERP call, longer than waitMs
+        // An ERP call, longer than waitMs: a wide window, so the pair overlaps on a loaded machine.
+        await sleep(800);
         let id = orders.get(order.OrderId);
         if (id === undefined) {
           id = `M-${next++}`;
@@ -385,7 +386,7 @@ describe("overlapping deliveries of one order (review fidelity-1)", () => {
           throw new CallbackError("BUSY", "Order in progress", undefined, { status: 503 });
         }
         running.add(order.OrderId);
-        await sleep(150);
+        await sleep(400);
         running.delete(order.OrderId);
         // No lookup: every delivery that runs makes an order.
         return {
