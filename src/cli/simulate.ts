@@ -4,7 +4,7 @@ import { createRedactor, type Redactor } from "../core/redact.js";
 import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { encodeFormValue } from "../decode/form.js";
 import { parseSuccessValue } from "../schemas/response.js";
-import { payloadCardSecrets, successFieldOf } from "../testing/check.js";
+import { inspectAnswer, payloadCardSecrets, successFieldOf } from "../testing/check.js";
 import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
 import { SAMPLE_MERCHANT_ORDER_ID } from "../testing/samples.js";
 import {
@@ -296,7 +296,11 @@ export const OVERLAP_ORDER_ID = "GE927127003US";
 const OVERLAP_PREFIX = `delivered twice at once (a new order, OrderId ${OVERLAP_ORDER_ID}, delivered again before its first delivery was answered: a retry of a slow call, two instances behind a load balancer)`;
 
 const OVERLAP_ADVICE =
-  "make one order per OrderId whatever the timing: wrap the function in withIdempotency (README: Redelivery), or make the write atomic per OrderId where the order lives (a unique key on the service's order id, INSERT … ON CONFLICT; README: Callbacks out of order)";
+  "make one order per OrderId whatever the timing, and answer a repeat with that order (or, while the first still runs, with a 5xx the service retries, as withIdempotency's 503 DELIVERY_IN_PROGRESS), not with a refusal: wrap the function in withIdempotency (README: Redelivery), or make the write atomic per OrderId where the order lives (a unique key on the service's order id, INSERT … ON CONFLICT; README: Callbacks out of order)";
+
+/** Both of the pair answered with a 5xx: no delivery was answered with the order. */
+const OVERLAP_NONE_ADVICE =
+  "neither delivery was answered with the order: answer the first with it (a repeat may wait for it, or be answered 503 while it runs, as withIdempotency does)";
 
 /**
  * How a later send carrying the bare token (review fidelity-8) is named: the service's form of the
@@ -322,30 +326,113 @@ function overlappingOrder(payload: unknown): unknown {
 }
 
 /**
- * The findings of two overlapping deliveries of one new order: each answer's own problems, or two
- * different `InternalOrderId`s (two orders). The answer that failed the row is returned with them.
+ * Whether the service retries an answer: a 5xx (README "Redelivery": a 503 `DELIVERY_IN_PROGRESS`
+ * of a repeat still running elsewhere past `waitMs`, a 500 of a store that cannot be reached; "a
+ * 5xx is what any retrying sender retries"). A 4xx or a refusal is not retried.
  */
-function overlapFindings(
+function isRetriedAnswer(result: SendCallbackResult): boolean {
+  return result.status >= 500 && result.status <= 599;
+}
+
+/**
+ * The problems of a 5xx answer besides its status, which the service retries without reading the
+ * body: a slow answer, card data sent back.
+ */
+function retriedAnswerProblems(
+  result: SendCallbackResult,
+  payload: unknown,
+  slowMs: number | undefined,
+): string[] {
+  return inspectAnswer(
+    result.callback,
+    result.status,
+    result.contentType,
+    result.text,
+    { durationMs: result.durationMs, slowMs, expectStatus: [result.status], payload },
+    sentRedactor(result, payload),
+  ).problems;
+}
+
+/**
+ * The findings of two overlapping deliveries of one new order (review fidelity-1): each answer's
+ * own problems, or two different `InternalOrderId`s (two orders). A 5xx to one of the pair is the
+ * expected answer of a repeat while the first runs (withIdempotency's 503 `DELIVERY_IN_PROGRESS`
+ * past `waitMs`, review second-kit-1), a failure the service retries: that delivery is sent again
+ * once both are answered (`resend`), as the service's retry would, and the `InternalOrderId` of
+ * its answer compared with the other's. Only its own other problems (slow, card data sent back)
+ * count. Both of the pair 5xx, a failure the service does not retry (a 4xx, a refusal), or a
+ * failed answer to the resend is a problem. The answers that failed the row are returned with them.
+ */
+async function overlapFindings(
   first: SendCallbackResult,
   second: SendCallbackResult,
-): { problems: string[]; failed: SendCallbackResult[] } {
+  resend: () => Promise<SendCallbackResult>,
+  payload: unknown,
+  slowMs: number | undefined,
+): Promise<{ problems: string[]; failed: SendCallbackResult[] }> {
   const problems: string[] = [];
   const failed: SendCallbackResult[] = [];
+  const passed: SendCallbackResult[] = [];
+  const retried: SendCallbackResult[] = [];
   for (const answer of [first, second]) {
-    if (answer.problems.length === 0) continue;
+    if (answer.problems.length === 0) {
+      passed.push(answer);
+      continue;
+    }
+    if (!isRetriedAnswer(answer)) {
+      failed.push(answer);
+      problems.push(
+        ...answer.problems.map((problem) => `${OVERLAP_PREFIX}: ${problem}; ${OVERLAP_ADVICE}`),
+      );
+      continue;
+    }
+    retried.push(answer);
+    const others = retriedAnswerProblems(answer, payload, slowMs);
+    if (others.length === 0) continue;
     failed.push(answer);
     problems.push(
-      ...answer.problems.map((problem) => `${OVERLAP_PREFIX}: ${problem}; ${OVERLAP_ADVICE}`),
+      ...others.map(
+        (problem) =>
+          `${OVERLAP_PREFIX}: answered HTTP ${answer.status} (a failure the service retries): ${problem}`,
+      ),
     );
   }
   if (problems.length > 0) return { problems, failed };
-  const [a, b] = [internalOrderIdOf(first), internalOrderIdOf(second)];
+  const [one] = passed;
+  if (one === undefined) {
+    // Both 5xx: the order was made by neither.
+    return {
+      problems: retried.flatMap((answer) =>
+        answer.problems.map((problem) => `${OVERLAP_PREFIX}: ${problem}; ${OVERLAP_NONE_ADVICE}`),
+      ),
+      failed: retried,
+    };
+  }
+  let other = passed[1];
+  let prefix = OVERLAP_PREFIX;
+  if (other === undefined) {
+    const status = retried[0]?.status;
+    prefix = `${OVERLAP_PREFIX}; the one answered HTTP ${status} (a failure the service retries), sent again once both were answered`;
+    try {
+      other = await resend();
+    } catch (error) {
+      if (!(error instanceof SendCallbackError)) throw error;
+      return { problems: [`${prefix}: no answer: ${error.reason}`], failed: [] };
+    }
+    if (other.problems.length > 0) {
+      return {
+        problems: other.problems.map((problem) => `${prefix}: ${problem}; ${OVERLAP_ADVICE}`),
+        failed: [other],
+      };
+    }
+  }
+  const [a, b] = [internalOrderIdOf(one), internalOrderIdOf(other)];
   if (a === undefined || b === undefined || a === b) return { problems, failed };
   return {
     problems: [
-      `${OVERLAP_PREFIX}: InternalOrderId ${JSON.stringify(a)} and ${JSON.stringify(b)}: two orders for one OrderId; ${OVERLAP_ADVICE}`,
+      `${prefix}: InternalOrderId ${JSON.stringify(a)} and ${JSON.stringify(b)}: two orders for one OrderId; ${OVERLAP_ADVICE}`,
     ],
-    failed: [second],
+    failed: [other],
   };
 }
 
@@ -662,7 +749,13 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
           try {
             // Both sent before either is answered.
             const [one, two] = await Promise.all([send(overlap), send(overlap)]);
-            const found = overlapFindings(one, two);
+            const found = await overlapFindings(
+              one,
+              two,
+              () => send(overlap),
+              overlap,
+              options.slowMs,
+            );
             more.push(...found.problems);
             for (const answer of found.failed) {
               failedAnswers.push({

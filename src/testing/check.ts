@@ -961,7 +961,9 @@ function checkCartContents(
   if (missing.length > PRODUCT_PROBLEMS) {
     problems.push(`… and ${missing.length - PRODUCT_PROBLEMS} more product problems`);
   }
-  // The cart's codes (001 §2.10), as text the service can read as one; absent or null is fine.
+  // The cart's codes (001 §2.10), as text the service can read as one; absent, null or blank is
+  // fine: the service itself writes "" for a value it does not have (wire-facts §6), and
+  // countryCode is optional in the request (review second-kit-2).
   const codes = [
     ["countryCode", COUNTRY_CODE, 'a country code, 2 or 3 letters ("DE", "DEU")'],
     ["currencyCode", CURRENCY_CODE, 'a currency code, 3 letters ("EUR")'],
@@ -969,7 +971,7 @@ function checkCartContents(
   ] as const;
   for (const [name, pattern, form] of codes) {
     const value = body[name];
-    if (typeof value === "string" && !pattern.test(value.trim())) {
+    if (typeof value === "string" && value.trim() !== "" && !pattern.test(value.trim())) {
       problems.push(
         `CheckoutCartInfo "${name}" is ${describeValue(value, redact)}: expected ${form}`,
       );

@@ -334,6 +334,142 @@ describe("overlapping deliveries of one order (review fidelity-1)", () => {
     expect(seen).toContain(OVERLAP_ORDER_ID);
     expect(OVERLAP_ORDER_ID).not.toBe(CAPTURED_ORDER_ID);
   });
+
+  // Review second-kit-1: a repeat answered with a 5xx is what the service retries (README:
+  // Redelivery, 503 DELIVERY_IN_PROGRESS past waitMs): simulate sends it again once both are
+  // answered, and only two different InternalOrderIds (or a failure not retried) are a problem.
+  it("passes a withIdempotency merchant whose order outlasts waitMs: the repeat answered 503 DELIVERY_IN_PROGRESS is sent again once both are answered (review second-kit-1)", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const orders = new Map<string, string>();
+    const deliveries: string[] = [];
+    let next = 1;
+    const idempotent = withIdempotency(
+      async (order: { OrderId: string }) => {
+        // An ERP call, longer than waitMs: a wide window, so the pair overlaps on a loaded machine.
+        await sleep(800);
+        let id = orders.get(order.OrderId);
+        if (id === undefined) {
+          id = `M-${next++}`;
+          orders.set(order.OrderId, id);
+        }
+        return { InternalOrderId: id, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" };
+      },
+      { waitMs: 100 },
+    );
+    const answers: number[] = [];
+    const base = await merchant({
+      SendOrderToMerchant: async (order, context) => {
+        deliveries.push(order.OrderId);
+        try {
+          return await idempotent(order, context);
+        } catch (error) {
+          if (error instanceof CallbackError) answers.push(error.status);
+          throw error;
+        }
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    expect(row && rowProblems(row)).toEqual([]);
+    expect(answers).toEqual([503]); // the repeat was answered DELIVERY_IN_PROGRESS
+    // The pair, then the repeat again once both were answered (from the first run's record).
+    expect(deliveries.filter((id) => id === OVERLAP_ORDER_ID)).toHaveLength(3);
+    expect([...orders.keys()].filter((id) => id === OVERLAP_ORDER_ID)).toHaveLength(1);
+  });
+
+  it("fails a merchant that answers the overlapping repeat 503 and makes a second order when it comes again (review second-kit-1)", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const running = new Set<string>();
+    let next = 1;
+    const base = await merchant({
+      SendOrderToMerchant: async (order) => {
+        if (running.has(order.OrderId)) {
+          throw new CallbackError("BUSY", "Order in progress", undefined, { status: 503 });
+        }
+        running.add(order.OrderId);
+        await sleep(400);
+        running.delete(order.OrderId);
+        // No lookup: every delivery that runs makes an order.
+        return {
+          InternalOrderId: `M-${next++}`,
+          PaymentAmount: "123.73",
+          PaymentCurrencyCode: "USD",
+        };
+      },
+    });
+    const [row] = await run(base, ["SendOrderToMerchant"]);
+    const problems = (row ? rowProblems(row) : []).filter((p) => p.startsWith("delivered twice"));
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^delivered twice at once .*HTTP 503.*sent again once both were answered.*InternalOrderId "M-\d+" and "M-\d+": two orders for one OrderId.*withIdempotency/,
+      ),
+    ]);
+    expect(problems[0]).not.toMatch(/a server error/);
+    expect(row && "failedAnswers" in row ? row.failedAnswers?.map((a) => a.send) : []).toContain(
+      "delivered twice at once",
+    );
+  });
+
+  it("still fails an overlapping pair both answered 5xx, a 5xx repeat sending the card back, and a repeat failing again when sent once more (review second-kit-1)", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Both of the pair 5xx: no delivery was answered with the order.
+    const both = await merchant({
+      SendOrderToMerchant: async (order) => {
+        if (order.OrderId !== OVERLAP_ORDER_ID) return { InternalOrderId: "M-1" };
+        await sleep(50);
+        throw new Error("ERP down");
+      },
+    });
+    const [bothRow] = await run(both, ["SendOrderToMerchant"]);
+    expect((bothRow ? rowProblems(bothRow) : []).filter((p) => p.startsWith("delivered"))).toEqual([
+      expect.stringMatching(/^delivered twice at once .*HTTP 500/),
+      expect.stringMatching(/^delivered twice at once .*HTTP 500/),
+    ]);
+    // A 503 whose body quotes the card: the status is retried, the leak is not excused.
+    let overlapping = 0;
+    const leaky = await startRawMerchant({
+      SendOrderToMerchant: async (res, request) => {
+        const sent = JSON.parse(request.body);
+        if (sent.OrderId !== OVERLAP_ORDER_ID) {
+          json(res, 200, { Success: true, InternalOrderId: "M-1" });
+        } else if (overlapping++ === 1) {
+          json(res, 503, { Success: false, Request: sent });
+        } else {
+          await sleep(100);
+          json(res, 200, { Success: true, InternalOrderId: "M-2" });
+        }
+      },
+    });
+    servers.push(leaky);
+    const [leakyRow] = await run(leaky.base, ["SendOrderToMerchant"]);
+    const leaks = (leakyRow ? rowProblems(leakyRow) : []).filter((p) => p.startsWith("delivered"));
+    expect(leaks).toContainEqual(
+      expect.stringMatching(/^delivered twice at once .*card number.*echoed/),
+    );
+    expect(leaks.some((p) => p.includes("a server error"))).toBe(false);
+    // The repeat sent again after both were answered fails again: a problem, named as that send.
+    let calls = 0;
+    const stuck = await startRawMerchant({
+      SendOrderToMerchant: async (res, request) => {
+        const sent = JSON.parse(request.body);
+        if (sent.OrderId !== OVERLAP_ORDER_ID) {
+          json(res, 200, { Success: true, InternalOrderId: "M-1" });
+        } else if (calls++ === 0) {
+          await sleep(100);
+          json(res, 200, { Success: true, InternalOrderId: "M-2" });
+        } else json(res, 503, { Success: false, ErrorCode: "DELIVERY_IN_PROGRESS" });
+      },
+    });
+    servers.push(stuck);
+    const [stuckRow] = await run(stuck.base, ["SendOrderToMerchant"]);
+    expect(
+      (stuckRow ? rowProblems(stuckRow) : []).filter((p) => p.startsWith("delivered")),
+    ).toEqual([
+      expect.stringMatching(
+        /^delivered twice at once .*sent again once both were answered.*HTTP 503: a server error/,
+      ),
+    ]);
+    expect(calls).toBe(3);
+  });
 });
 
 describe("redelivery of a status, a return and a parcel dispatch (review sequence-3)", () => {

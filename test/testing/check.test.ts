@@ -1324,4 +1324,36 @@ describe("checkResponse: an amount and a currency the service can read (review f
       expect(cart(fields), JSON.stringify(fields)).toEqual([]);
     }
   });
+
+  it("takes a cart's empty or blank countryCode, currencyCode and originalCurrencyCode as absent, as the service writes values it does not have (review second-kit-2, wire-facts §6)", () => {
+    const product = { ProductCode: "A", ListPrice: 1, SalePrice: 1, OrderedQuantity: 1 };
+    const cart = (fields: Record<string, unknown>) =>
+      check("GetCheckoutCartInfo", { productsList: [product], ...fields });
+    for (const fields of [
+      { countryCode: "", currencyCode: "", originalCurrencyCode: "" },
+      { countryCode: " ", currencyCode: "  ", originalCurrencyCode: "\t" },
+    ]) {
+      expect(cart(fields), JSON.stringify(fields)).toEqual([]);
+    }
+    // A code that is there is still read: blank beside a wrong one.
+    expect(cart({ countryCode: "", currencyCode: "Euro" })).toEqual([
+      expect.stringContaining('"currencyCode"'),
+    ]);
+  });
+
+  it("takes a blank PaymentAmount or PaymentCurrencyCode as left out, not as a malformed value: one problem each, as for an absent one (review second-kit-2)", () => {
+    for (const [fields, name] of [
+      [{ PaymentAmount: "", PaymentCurrencyCode: "USD" }, "PaymentAmount"],
+      [{ PaymentAmount: "  ", PaymentCurrencyCode: "USD" }, "PaymentAmount"],
+      [{ PaymentAmount: "104.00", PaymentCurrencyCode: " " }, "PaymentCurrencyCode"],
+      [{ PaymentAmount: "104.00", PaymentCurrencyCode: "" }, "PaymentCurrencyCode"],
+    ] as const) {
+      const { problems, warnings } = paid(fields);
+      expect(problems, JSON.stringify(fields)).toEqual([
+        expect.stringMatching(new RegExp(`^"${name}" is the text .*returns`)),
+      ]);
+      expect(problems[0]).not.toMatch(/a number or decimal text|3 letters/);
+      expect(warnings).toEqual([]);
+    }
+  });
 });
