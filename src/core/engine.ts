@@ -688,6 +688,9 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
   }
   const authOption = options.auth;
+  // Handled before any option is checked: a refused option throws, and the promise's rejection
+  // must not then go unhandled (review final3-2). `watchAuth` reports it once the options hold.
+  if (authOption instanceof Promise) authOption.catch(() => undefined);
   // `auth: undefined` (an unset variable) must not silently mean "no authentication".
   if (authOption !== false && !(authOption instanceof Promise) && !isAuthenticator(authOption)) {
     throw new TypeError(
@@ -1565,18 +1568,22 @@ function orderIdOf(
   // A cart token that authenticated the call is a credential, masked in its check's reports: it
   // names no cart in a report (review final2).
   const tokenIsCredential = call.auth?.methods.includes("cartToken") === true;
-  const fields = tokenIsCredential ? ORDER_ID_FIELDS_BUT_TOKENS : ORDER_ID_FIELDS;
-  for (let i = 0; i < fields.length; i++) {
-    const value = readSafely(payload, fields[i] as string);
-    if (typeof value === "string" && value !== "") {
-      return { orderId: call.ownCards(value), token: i >= ORDER_ID_FIELDS_BUT_TOKENS.length };
-    }
+  // A field holding the payload's token is that token: the operator may send the cart token under
+  // another name (`parameterNames: { merchantCartToken: "CartId" }`), which the payload keeps
+  // beside `merchantCartToken` (review final3-1).
+  const tokens = TOKEN_FIELDS.map((field) => readSafely(payload, field));
+  for (const field of ORDER_ID_FIELDS) {
+    const value = readSafely(payload, field);
+    if (typeof value !== "string" || value === "") continue;
+    const token = TOKEN_FIELDS.includes(field) || tokens.includes(value);
+    if (token && tokenIsCredential) continue;
+    return { orderId: call.ownCards(value), token };
   }
   return undefined;
 }
 
-const ORDER_ID_FIELDS = ["OrderId", "CartId", "merchantCartToken", "MerchantCartToken"] as const;
-const ORDER_ID_FIELDS_BUT_TOKENS = ["OrderId", "CartId"] as const;
+const TOKEN_FIELDS: readonly string[] = ["merchantCartToken", "MerchantCartToken"];
+const ORDER_ID_FIELDS: readonly string[] = ["OrderId", "CartId", ...TOKEN_FIELDS];
 
 /**
  * A report with the `orderId` of the payload it is about, when it names one; one naming a cart

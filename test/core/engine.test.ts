@@ -1548,6 +1548,45 @@ describe("errors and the onError hook", () => {
     }
   });
 
+  // Review final3-1: a cart token sent under the name the operator configured
+  // (parameterNames.merchantCartToken: "CartId") was read as a CartId: printed by the default line,
+  // and the report's orderId even when the token authenticated the call (createAuth's cartToken).
+  it("a cart token sent as CartId is a token: not in the default line, not the orderId of a call it authenticated", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const token = "SECRET-TOKEN-77";
+    const request = { method: "GET", url: `/cb?CartId=${token}&countryCode=DE`, headers: {} };
+    const told: root.CallbackFailure[] = [];
+    try {
+      const cart = (auth: unknown, onError?: (failure: root.CallbackFailure) => void) =>
+        createGetCheckoutCartInfoHandler(
+          () => {
+            throw new Error("db down");
+          },
+          {
+            auth: auth as false,
+            parameterNames: { merchantCartToken: "CartId" },
+            ...(onError === undefined ? {} : { onError }),
+          },
+        );
+      expect((await cart(false).handle(request)).status).toBe(500);
+      const byToken = await root.createAuth({
+        cartToken: { verify: (given: string) => given === token },
+        allowWeakAuth: true,
+      } as never);
+      expect((await cart(byToken).handle(request)).status).toBe(500);
+      expect(spy.mock.calls.length).toBe(2);
+      for (const [line] of spy.mock.calls) expect(line).not.toContain(token);
+      await cart(byToken, (failure) => void told.push(failure)).handle(request);
+      expect(told).toHaveLength(1);
+      expect(told[0]?.orderId).toBeUndefined();
+      // Not authenticated by it: the report names the cart by its token, as documented.
+      await cart(false, (failure) => void told.push(failure)).handle(request);
+      expect(told[1]?.orderId).toBe(token);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   // Review c1 defect 4: a message's line breaks went to the console as they were, so one failure
   // printed as several lines, one of them a forged library line.
   it("the default onError line stays one line: line breaks and other control characters escaped", async () => {
@@ -1955,6 +1994,31 @@ describe("authentication", () => {
       Promise.reject(
         new TypeError("createAuth: jwt.keys.test no key configured for the selected environment"),
       );
+
+    // Review final3-2: a refused option threw before the promise was handled.
+    it("a factory or a router whose options are refused leaves no rejection unhandled", async () => {
+      const unhandled = vi.fn();
+      process.on("unhandledRejection", unhandled);
+      try {
+        expect(() =>
+          createSendOrderToMerchantHandler(fn, {
+            auth: refused(),
+            onErorr: () => undefined,
+          } as never),
+        ).toThrow(/onError/);
+        expect(() =>
+          createCallbackRouter({
+            auth: refused(),
+            handlers: "SendOrderToMerchant",
+          } as never),
+        ).toThrow(/handlers/);
+        await settle();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(unhandled).not.toHaveBeenCalled();
+      } finally {
+        process.off("unhandledRejection", unhandled);
+      }
+    });
 
     it("a factory reports it through onError as soon as it rejects, before any call", async () => {
       const unhandled = vi.fn();
