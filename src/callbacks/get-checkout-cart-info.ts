@@ -7,6 +7,7 @@ import {
   type CallbackFunction,
   createCallbackHandler,
   type HandlerOptions,
+  handleAuthEarly,
 } from "../core/engine.js";
 import { isUnsafeNumber, jsonText, numberLiteralAt } from "../core/exact-numbers.js";
 import { fieldInAnyCase } from "../core/objects.js";
@@ -451,6 +452,7 @@ export const createGetCheckoutCartInfoHandler: CallbackFactory<
   ReadonlyLists<CheckoutCartInfo>,
   GetCheckoutCartInfoOptions
 > = (fn, options) => {
+  handleAuthEarly(options);
   const configured = checkedParameterNames(options?.parameterNames);
   const names = PARAMETERS.map((key) => {
     const wire = configured[key];

@@ -6,6 +6,7 @@ import {
   type CallbackDefinition,
   type CallbackHandler,
   type HandlerOptions,
+  handleAuthEarly,
   handlerFactory,
 } from "../core/engine.js";
 import type { CallbackName } from "../core/types.js";
@@ -106,6 +107,7 @@ export function giftCardHandlerFactory<TName extends CallbackName, TPayload, TRe
 ): CallbackFactory<TName, TPayload, TResult, GiftCardHandlerOptions> {
   const create = handlerFactory<TName, TPayload, TResult, GiftCardHandlerOptions>(definition);
   return (fn, options) => {
+    handleAuthEarly(options);
     assertVerifySession(options?.verifySession, definition.name);
     const handler = create(fn, options);
     if (options?.verifySession !== undefined) {

@@ -668,6 +668,17 @@ export function watchAuth(
   );
 }
 
+/**
+ * Handles a promise of an authenticator before any argument is checked: a refused argument
+ * throws, and the promise's rejection must not then go unhandled (reviews final3-2, last3-2).
+ * `watchAuth` reports it once the options hold. Every factory calls it first.
+ */
+export function handleAuthEarly(options: unknown): void {
+  if (options === null || typeof options !== "object") return;
+  const auth = (options as { readonly auth?: unknown }).auth;
+  if (auth instanceof Promise) auth.catch(() => undefined);
+}
+
 /** Builds the handler of one callback from its definition and the merchant's function. */
 export function createCallbackHandler<TName extends CallbackName, TPayload, TResult>(
   definition: CallbackDefinition<TPayload, TResult> & { readonly name: TName },
@@ -675,6 +686,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   options: HandlerOptions,
   extraOptions: readonly string[] = [],
 ): CallbackHandler<TName> {
+  handleAuthEarly(options);
   const name = definition.name;
   if (typeof fn !== "function") throw new TypeError(`${name}: the handler must be a function`);
   if (options !== undefined && options !== null && typeof options !== "object") {
@@ -688,9 +700,6 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
   }
   const authOption = options.auth;
-  // Handled before any option is checked: a refused option throws, and the promise's rejection
-  // must not then go unhandled (review final3-2). `watchAuth` reports it once the options hold.
-  if (authOption instanceof Promise) authOption.catch(() => undefined);
   // `auth: undefined` (an unset variable) must not silently mean "no authentication".
   if (authOption !== false && !(authOption instanceof Promise) && !isAuthenticator(authOption)) {
     throw new TypeError(
@@ -835,11 +844,12 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     // body that never ended held the connection as long as its client kept sending).
     let read: ReadBody;
     if (method === "GET") {
-      // Over HTTP/1, a request without Content-Length or Transfer-Encoding has no body (RFC 9112
-      // §6.3); over HTTP/2 (Node's compatibility request keeps the `:method` pseudo-header in its
+      // Over HTTP/1, a request without Content-Length (or with 0) or Transfer-Encoding has no body
+      // (RFC 9112 §6.3); over HTTP/2 (Node's compatibility request keeps the `:method` pseudo-header in its
       // headers record; a fetch `Headers` has no such property, and its `get` would throw) it may.
+      const length = headers.get("content-length");
       if (
-        headers.get("content-length") !== null ||
+        (length !== null && length.trim() !== "0") ||
         headers.get("transfer-encoding") !== null ||
         typeof (request.headers as { readonly [":method"]?: unknown })[":method"] === "string"
       ) {
@@ -1575,7 +1585,10 @@ function orderIdOf(
   for (const field of ORDER_ID_FIELDS) {
     const value = readSafely(payload, field);
     if (typeof value !== "string" || value === "") continue;
-    const token = TOKEN_FIELDS.includes(field) || tokens.includes(value);
+    // RemoveRestrictedProducts' `CartId` holds the cart token the service was given for the cart
+    // (GetCheckoutCartInfo's `merchantCartToken`, which a `cartToken` check takes as a credential):
+    // a token too (review last3-1).
+    const token = field !== "OrderId" || tokens.includes(value);
     if (token && tokenIsCredential) continue;
     return { orderId: call.ownCards(value), token };
   }

@@ -71,6 +71,7 @@ import {
   checkDecodingShape,
   HANDLER_OPTION_KEYS,
   type HandlerOptions,
+  handleAuthEarly,
   watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
@@ -168,9 +169,7 @@ export function createCallbackRouter<H extends CallbackHandlers>(
       "createCallbackRouter: options must be an object { auth, handlers, … } (see the README's quick start)",
     );
   }
-  // Handled before any option is checked: a refused option throws, and the promise's rejection
-  // must not then go unhandled (review final3-2). `watchAuth` reports it once the options hold.
-  if (options.auth instanceof Promise) options.auth.catch(() => undefined);
+  handleAuthEarly(options);
   if (!isRecord(options.handlers) || Array.isArray(options.handlers)) {
     throw new TypeError(
       "createCallbackRouter: options.handlers must be an object { SendOrderToMerchant: fn, … } mapping callback names to your functions (or to handlers from the factories)",

@@ -317,6 +317,12 @@ describe("node:http, the server's own limits", () => {
     }) as typeof setTimeout;
     try {
       for (let i = 0; i < 3; i++) expect(await exchange(served.port, get(0))).toBe("200");
+      // Nor one declaring an empty body (review last3-3).
+      const empty = get(0).replace(
+        "Connection: close\r\n",
+        "Connection: close\r\nContent-Length: 0\r\n",
+      );
+      expect(await exchange(served.port, empty)).toBe("200");
     } finally {
       globalThis.setTimeout = real;
       await served.close();
