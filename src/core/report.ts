@@ -161,6 +161,23 @@ export function notify(
   }
 }
 
+/** The longest order id the default line shows; a longer one is cut, so the status stays in. */
+const MAX_ORDER_ID = 100;
+
+/**
+ * An order id for the default line: masked first (a card number cut short would no longer read as
+ * one), then cut to `MAX_ORDER_ID` characters, never inside a run of digits, with `…` (found by
+ * the fuzzer: an id of thousands of characters pushed the status, kind and reason past the line's
+ * cut).
+ */
+function shownOrderId(orderId: string): string {
+  const masked = redactCards(orderId);
+  if (masked.length <= MAX_ORDER_ID) return masked;
+  let end = MAX_ORDER_ID;
+  while (end > 0 && /[0-9]/.test(masked.charAt(end - 1))) end--;
+  return `${masked.slice(0, end)}…`;
+}
+
 /** The longest default console line; a longer one is cut (never inside a run of digits). */
 const MAX_LINE = 8 * 1024;
 
@@ -184,7 +201,9 @@ export const defaultOnError: OnError = (failure) => {
   // are told apart (review tenancy-2).
   // Never a cart token: it may be another callback's credential (review second-idem-1).
   const order =
-    typeof failure.orderId === "string" && !namesToken(failure) ? ` order ${failure.orderId}` : "";
+    typeof failure.orderId === "string" && !namesToken(failure)
+      ? ` order ${shownOrderId(failure.orderId)}`
+      : "";
   const where = `${failure.callback ?? "-"}${order}`;
   const warning = failure.severity === "warning";
   let line = `[crossborder-callbacks] ${where} ${failure.status} ${warning ? "warning " : ""}${failure.kind}: ${failure.reason}`;

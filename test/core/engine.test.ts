@@ -1587,6 +1587,29 @@ describe("errors and the onError hook", () => {
     }
   });
 
+  // Found by `npm run fuzz -- --runs 20000` (seed 1465351109): an OrderId of thousands of
+  // characters pushed the status, the kind and the reason past the line's 8 KiB cut.
+  it("the default line shows a long order id cut short, the status, kind and reason kept", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const handler = createUpdateOrderStatusHandler(
+        () => {
+          throw new Error("db down");
+        },
+        { auth: false },
+      );
+      const OrderId = `GE-${"x".repeat(10_000)}`;
+      await handler.handle(post(JSON.stringify({ OrderId, StatusCode: "canceled" })));
+      const line = String(spy.mock.calls[0]?.[0]);
+      expect(line).toMatch(
+        / order GE-x+… 500 internal_error: the handler threw \(Error: db down\)$/,
+      );
+      expect(line.length).toBeLessThan(300);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   // Review c1 defect 4: a message's line breaks went to the console as they were, so one failure
   // printed as several lines, one of them a forged library line.
   it("the default onError line stays one line: line breaks and other control characters escaped", async () => {
