@@ -2,8 +2,9 @@
  * Result types that catch misspelt fields in what a merchant's function returns, inline arrow
  * functions included. TypeScript checks excess properties only where an object literal meets a
  * declared type; a function's return type is inferred, so `{ InternalOrderID: … }` would compile.
- * The factories therefore infer the result type `R` and require `R & NoExtraFields<R, Shape>`: a
- * field that `Shape` does not name becomes `never`, at any depth, so it cannot be assigned.
+ * The factories therefore infer the result type `R` and require it to pass `Checked<R, Shape>`: a
+ * field that `Shape` does not name is typed as a text saying so, at any depth, so it cannot be
+ * assigned, and the compiler's message names it.
  */
 import type { CallbackContext, CallbackHandler } from "./engine.js";
 import type { CallbackName } from "./types.js";
@@ -67,36 +68,61 @@ type FieldOf<Shape, K extends PropertyKey> = Shape extends object
   : never;
 
 /**
- * The check laid over a result `R`: every field `Shape` does not name is typed `never`, and the
- * known fields holding objects or arrays are checked the same way, at every depth and inside a
- * promise. Known fields holding plain values are left to `R` itself, but for a field `Shape` marks
- * refused ({@link RefusedFields}): `never` where `R` sets it, else its own type, so that in a union
- * (`cond ? { Balance } : { ErrorCode: "X" }`) the member without it does not take the other.
+ * What an unknown field of a result is typed: a text naming it, so that the compiler's message
+ * does (`Type 'number' is not assignable to type '"PaymentAmout is not a field of the
+ * SendOrderToMerchant result"'`). `never` for a value typed `any` (a database row), which is
+ * assignable to every other type; the error still points at the field. `Success` and
+ * `IsSuccess` at the top level say that the library writes them (review dx-2).
  */
-export type NoExtraFields<R, Shape> =
-  R extends PromiseLike<infer Value>
-    ? PromiseLike<NoExtraFields<Value, Shape>>
-    : R extends readonly (infer Item)[]
-      ? readonly NoExtraFields<Item, ItemOf<Shape>>[]
-      : R extends object
-        ? {
-            [K in keyof R as K extends RefusedKeys<Shape> | RefusedFalseKeys<Shape>
-              ? K
-              : K extends KnownKeys<Shape>
-                ? NonNullable<R[K]> extends object
-                  ? K
-                  : never
-                : K]: K extends RefusedKeys<Shape>
-              ? Sets<R, K> extends true
-                ? never
-                : R[K]
-              : K extends RefusedFalseKeys<Shape>
-                ? NotFalse<R, K>
+type UnknownField<R, K extends keyof R, Name extends string, Path extends string> = 0 extends 1 &
+  R[K]
+  ? never
+  : Path extends ""
+    ? K extends "Success" | "IsSuccess"
+      ? `${K} is written by the library: leave it out of the ${Name} result (throw CallbackError to refuse)`
+      : `${K & string} is not a field of the ${Name} result`
+    : `${K & string} is not a field of ${Path} in the ${Name} result`;
+
+/**
+ * The check laid over a result `R`: every field `Shape` does not name is typed as a text naming
+ * it ({@link UnknownField}), and the known fields holding objects or arrays are checked the same
+ * way, at every depth and inside a promise. Known fields holding plain values are left to `R`
+ * itself, but for a field `Shape` marks refused ({@link RefusedFields}): `never` where `R` sets
+ * it, else its own type, so that in a union (`cond ? { Balance } : { ErrorCode: "X" }`) the member
+ * without it does not take the other. `Name` (the callback's) and `Path` (where in the result)
+ * only word the messages.
+ */
+export type NoExtraFields<R, Shape, Name extends string = string, Path extends string = ""> =
+  R extends Promise<infer Value>
+    ? Promise<NoExtraFields<Value, Shape, Name, Path>>
+    : R extends PromiseLike<infer Value>
+      ? PromiseLike<NoExtraFields<Value, Shape, Name, Path>>
+      : R extends readonly (infer Item)[]
+        ? readonly NoExtraFields<Item, ItemOf<Shape>, Name, `${Path}[]`>[]
+        : R extends object
+          ? {
+              [K in keyof R as K extends RefusedKeys<Shape> | RefusedFalseKeys<Shape>
+                ? K
                 : K extends KnownKeys<Shape>
-                  ? NoExtraFields<R[K], FieldOf<Shape, K>>
-                  : never;
-          } & RefusedLeftOut<R, Shape>
-        : unknown;
+                  ? NonNullable<R[K]> extends object
+                    ? K
+                    : never
+                  : K]: K extends RefusedKeys<Shape>
+                ? Sets<R, K> extends true
+                  ? never
+                  : R[K]
+                : K extends RefusedFalseKeys<Shape>
+                  ? NotFalse<R, K>
+                  : K extends KnownKeys<Shape>
+                    ? NoExtraFields<
+                        R[K],
+                        FieldOf<Shape, K>,
+                        Name,
+                        Path extends "" ? K & string : `${Path}.${K & string}`
+                      >
+                    : UnknownField<R, K, Name, Path>;
+            } & RefusedLeftOut<R, Shape>
+          : unknown;
 
 /**
  * A refused field a member leaves out stays optional and nullish: a member without it (a
@@ -107,25 +133,48 @@ type RefusedLeftOut<R, Shape> = [RefusedKeys<Shape>] extends [never]
   ? unknown
   : { [K in Exclude<RefusedKeys<Shape>, keyof R>]?: null | undefined };
 
-/** A result of type `R` (or a promise of one) that names no field outside `Shape`. */
-export type Checked<R, Shape> = R & NoExtraFields<R, Shape>;
+/**
+ * A result of type `R` (or a promise of one) that is a `Shape` (a promise of one) and names no
+ * field outside it: `R` itself where it passes, else the check it fails, which the compiler then
+ * compares the result with, field by field (review dx-2). Not `R & check`: an unknown field's
+ * type (a text) and its value's would reduce the whole to `never`, a message naming nothing. A
+ * promise is checked as a `Promise` where `R` is one: the compiler then compares what it holds,
+ * not the two `then` methods.
+ */
+export type Checked<R, Shape, Name extends string = string> = [R] extends [Check<R, Shape, Name>]
+  ? R
+  : Check<R, Shape, Name>;
+
+type Check<R, Shape, Name extends string> = NoExtraFields<R, Shape, Name> & ShapeOf<R, Shape>;
+
+/** `Shape`, or a promise of one where `R` is one (a `Promise` for a `Promise`). */
+type ShapeOf<R, Shape> =
+  R extends Promise<unknown>
+    ? Promise<Shape>
+    : R extends PromiseLike<unknown>
+      ? PromiseLike<Shape>
+      : Shape;
 
 /**
  * A merchant's function whose return value `R` — a result or a promise of one — is checked
  * against the callback's result type `Shape`.
  */
-export type CheckedFunction<TPayload, R, Shape> = (
+export type CheckedFunction<TPayload, R, Shape, Name extends string = string> = (
   payload: TPayload,
   context: CallbackContext<TPayload>,
-) => Checked<R, Shape>;
+) => Checked<R, Shape, Name>;
 
 /**
  * The factory of one callback: `(fn, options) => handler`. Generic in what `fn` returns, so that
  * a misspelt result field is a compile error even for an inline arrow function.
  */
 export type CallbackFactory<TName extends CallbackName, TPayload, TResult, TOptions> = <
-  R extends TResult | PromiseLike<TResult>,
+  // \`object\`: an object that is not a TResult (a missing or unknown field) is still inferred as
+  // itself, and Checked names what is wrong with it, rather than the compiler comparing it with
+  // this bare constraint (\`{ Success: "True" }\` is no MessageResult: nothing in common). The
+  // rest keeps the result's literals (\`IsValid: false\`) as the checks need them.
+  R extends TResult | Promise<TResult> | PromiseLike<TResult> | object,
 >(
-  fn: CheckedFunction<TPayload, R, TResult>,
+  fn: CheckedFunction<TPayload, R, TResult, TName>,
   options: TOptions,
 ) => CallbackHandler<TName>;

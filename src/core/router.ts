@@ -66,6 +66,7 @@ import { DEFAULT_BODY_TIMEOUT_MS, discardBody } from "./body.js";
 import { protectParsedBody } from "./card.js";
 import type { CheckedFunction } from "./checked.js";
 import {
+  type CallbackContext,
   type CallbackFunction,
   type CallbackHandler,
   checkDecodingShape,
@@ -126,20 +127,34 @@ type PayloadOf<K extends CallbackName> = Parameters<CallbackFunctions[K]>[0];
 type ResultOf<K extends CallbackName> = Awaited<ReturnType<CallbackFunctions[K]>>;
 
 /**
+ * What `handlers` is inferred as: each callback's function typed by its payload, returning
+ * anything, or a handler. What a function returns is checked by {@link CheckedHandlers}, not
+ * here: an entry failing this constraint would make the compiler drop what it inferred of every
+ * entry and report one mistake against the bare function types, hiding the others (review dx-2).
+ */
+export type RouterEntries = {
+  [K in CallbackName]?:
+    | ((payload: PayloadOf<K>, context: CallbackContext<PayloadOf<K>>) => unknown)
+    | CallbackHandler<K>
+    | undefined;
+};
+
+/**
  * `handlers` with what each function returns checked against its callback's result type: a
- * misspelt result field is a compile error, inline functions included.
+ * misspelt result field is a compile error, inline functions included, and so is a key that names
+ * no callback (each mistake its own error).
  */
 export type CheckedHandlers<H> = {
   [K in keyof H]: K extends CallbackName
     ? NonNullable<H[K]> extends (...args: never[]) => infer Output
-      ? CheckedFunction<PayloadOf<K>, Output, ResultOf<K>> | Extract<H[K], undefined>
+      ? CheckedFunction<PayloadOf<K>, Output, ResultOf<K>, K> | Extract<H[K], undefined>
       : H[K]
     : string extends K
       ? H[K]
-      : never;
+      : `${K & string} is not the name of a callback`;
 };
 
-export interface CallbackRouterOptions<H extends CallbackHandlers = CallbackHandlers>
+export interface CallbackRouterOptions<H extends RouterEntries = CallbackHandlers>
   extends Omit<HandlerOptions, "auth"> {
   /** Required when any entry of `handlers` is a function: it is built with these options. */
   auth?: HandlerOptions["auth"] | undefined;
@@ -152,6 +167,16 @@ export interface CallbackRouterOptions<H extends CallbackHandlers = CallbackHand
   handlers: H;
 }
 
+/**
+ * The router's options as `handlers` is checked: the options themselves where every entry passes,
+ * else `handlers` as {@link CheckedHandlers}, alone, so that each failing entry is compared with
+ * its checked function only (its error then points into the function's result, one error per
+ * entry) rather than with an intersection of the function and its check.
+ */
+type RouterOptionsOf<H extends RouterEntries> = [H] extends [CheckedHandlers<H>]
+  ? CallbackRouterOptions<H>
+  : Omit<CallbackRouterOptions<H>, "handlers"> & { handlers: CheckedHandlers<H> };
+
 export interface CallbackRouter extends CallbackEndpoint {
   /** The full path of each mounted callback. */
   readonly routes: Readonly<Partial<Record<CallbackName, string>>>;
@@ -161,8 +186,8 @@ export interface CallbackRouter extends CallbackEndpoint {
  * Mounts any subset of the callbacks under one base path. Paths match case-insensitively, with
  * or without a trailing slash; other paths answer 404 (Express and Koa pass them on instead).
  */
-export function createCallbackRouter<H extends CallbackHandlers>(
-  options: CallbackRouterOptions<H> & { handlers: CheckedHandlers<H> },
+export function createCallbackRouter<H extends RouterEntries>(
+  options: RouterOptionsOf<H>,
 ): CallbackRouter {
   if (!isRecord(options)) {
     throw new TypeError(
@@ -354,7 +379,7 @@ const ROUTER_TAKES: readonly string[] = [...ROUTER_OPTION_NAMES, ...CART_ONLY_OP
  * would: a misspelt option, and an `onError` that is not a function (its 404s would go unreported).
  * The factories check the rest of the options of the functions it builds.
  */
-function checkRouterOptions(options: CallbackRouterOptions): void {
+function checkRouterOptions(options: CallbackRouterOptions<RouterEntries>): void {
   assertKnownKeys(
     options as unknown as Record<string, unknown>,
     ROUTER_TAKES,
