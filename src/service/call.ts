@@ -391,12 +391,18 @@ async function runCall(
       code: failure.code,
       idempotencyKey: key,
     } as const;
-    if (failure.kind === "authentication" && token !== undefined && !replayed) {
-      // The service refused the token: refresh it (shared with concurrent calls) and replay once.
-      replayed = true;
+    if (failure.kind === "authentication" && token !== undefined) {
+      // The service refused the token: refresh it (shared with concurrent calls) and replay once,
+      // but only when the refusal proves nothing was applied (review network-1): a 5xx naming
+      // UNAUTHORIZED may be the service failing midway (a carrier refusing its own credentials),
+      // and replaying a dispatch or a refund after it sent it twice. Such a call ends in doubt;
+      // its token is not used again (the refusal may have been of it), so the next call asks anew.
       ctx.tokens?.invalidate(token);
-      emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
-      continue;
+      if (!replayed && failure.mayHaveBeenApplied !== true) {
+        replayed = true;
+        emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
+        continue;
+      }
     }
     const fail = () => {
       const extra = {
@@ -744,8 +750,12 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
  * conflict, validation, permission, a refused token), at any status.
  */
 function failedMidway(status: number, info: FailureInfo): boolean {
-  const failing = (status >= 200 && status <= 299) || (status >= 500 && status <= 599);
-  return failing && info.kind === "server";
+  const failing = (status >= 200 && status <= 299) || status >= 500;
+  if (failing && info.kind === "server") return true;
+  // A 5xx naming UNAUTHORIZED (review network-1): 7.1 gives it a 401, so at a 5xx it is the service
+  // failing, perhaps on credentials of its own (a carrier's), after it may have begun the work. A
+  // refused token request (TOKEN_REFUSED) is a refusal at any status: nothing was done.
+  return status >= 500 && info.kind === "authentication" && info.code !== "TOKEN_REFUSED";
 }
 
 /**
@@ -879,9 +889,10 @@ function interpret(
       answer.headers.get("date"),
       attemptMs,
     );
-    // A 5xx naming a documented refusal is an answer: not sent again, and not applied.
+    // A 5xx naming a documented refusal is an answer: not sent again, and not applied. One naming
+    // UNAUTHORIZED is not retried either, but may have been applied (failedMidway).
     const midway = failedMidway(status, info);
-    const retryable = status === 429 || midway;
+    const retryable = status === 429 || (midway && info.kind === "server");
     const { note, mayHaveBeenApplied } = midway ? appliedUnknown(op) : NOT_APPLIED;
     return {
       failure: {
