@@ -671,6 +671,17 @@ async function attemptOnce(
 const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
 
 /**
+ * A status line that says the request was not applied where it was sent, though no answer follows
+ * it: a 307 or 308 (the request is to be repeated elsewhere, as it was), or an interim 1xx. Any
+ * other redirect may answer a POST that was processed: a 303 See Other is the standard answer to
+ * one (RFC 9110 §15.4.4), a 301 or 302 is used that way too, and a browser's opaque redirect
+ * (status 0) does not say which it was (review network-2).
+ */
+function redirectNotApplied(status: number): boolean {
+  return status === 307 || status === 308 || (status >= 100 && status <= 199);
+}
+
+/**
  * Whether a fetch failure came before the request was written: the codes of `nothingSent`, a
  * connect(2) that failed (no route, host or network unreachable: Node's `syscall: "connect"`), a
  * server certificate the client refused (verified during the handshake, before undici or Bun
@@ -783,7 +794,7 @@ function nothingSent(error: unknown): boolean {
  * An answer whose status line arrived and whose body did not (too large, reset, timed out): the
  * failure keeps the status, and for an operation that is never retried says it may have been
  * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done)
- * or a 3xx (a redirect, not followed: not applied there).
+ * or a 307/308 (a redirect, not followed: not applied there).
  */
 function cutOff(
   ctx: CallContext,
@@ -795,9 +806,10 @@ function cutOff(
 ): Failure {
   // A 4xx status line is the service's refusal: a complete 4xx says nothing was done whatever its
   // body reads, so one whose body is cut off, late or too large says no more (SECOND-DOUBT-7).
-  // Nor does a 3xx (a redirect, never followed: not applied there) or a 1xx, as when whole.
+  // Nor does a 307/308 (a redirect, never followed: not applied there) or a 1xx, as when whole;
+  // another 3xx may answer a request that was processed (a 303), cut off or not (network-2).
   const refused = status >= 400 && status <= 499;
-  const notApplied = status < 200 || (status >= 300 && status <= 499);
+  const notApplied = refused || redirectNotApplied(status);
   const { note, mayHaveBeenApplied } = notApplied ? NOT_APPLIED : appliedUnknown(op);
   // Its code is unknown: after a call in doubt it may be the refusal that means "already done".
   const unread = refused ? { unreadRefusal: true } : {};
@@ -873,8 +885,22 @@ function interpret(
   if (status < 200 || (status >= 300 && status < 400)) {
     const description =
       "the service answered with a redirect, which the client does not follow (the credentials stay with the configured URL): check baseUrl and authUrl";
+    // Only a 307 or 308 asks for the request to be sent elsewhere, unapplied here; a 303 answers a
+    // POST that was processed (POST/redirect/GET, RFC 9110 §15.4.4), a 301/302 may be used so, and
+    // an opaque redirect does not say which (review network-2).
+    const { note, mayHaveBeenApplied } = redirectNotApplied(status)
+      ? NOT_APPLIED
+      : appliedUnknown(op);
     return {
-      failure: { kind: "server", code: `HTTP_${status}`, description, status, retryable: false },
+      failure: {
+        kind: "server",
+        code: `HTTP_${status}`,
+        description,
+        note,
+        status,
+        retryable: false,
+        mayHaveBeenApplied,
+      },
       body,
     };
   }

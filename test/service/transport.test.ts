@@ -7,7 +7,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceClient, isServiceError, type ServiceError } from "../../src/service/index.js";
@@ -93,8 +93,67 @@ describe("a redirect is a failure, never followed with the merchant's credential
       expect(failure.code).toBe(`HTTP_${status}`);
       expect(service.received).toHaveLength(1);
       expect(other.received).toEqual([]);
+      // Review network-2: only a 307 or 308 asks for the request to be sent elsewhere, unapplied;
+      // a 303 is how a service answers a POST it processed, and a 301/302 may be used so too.
+      const notApplied = status === 307 || status === 308;
+      expect(failure.mayHaveBeenApplied).toBe(!notApplied);
+      expect(failure.message).toMatch(/check baseUrl and authUrl/);
+      if (!notApplied) expect(failure.message).toMatch(/may have been applied/);
     },
   );
+
+  it("a refund answered 303 See Other after it was created is in doubt, and its repeat's refusal names it", async () => {
+    let created = 0;
+    const service = await listen((received, res) => {
+      if (received.url.startsWith("/Order/CreateOrderRefund") && created === 0) {
+        created++;
+        res.writeHead(303, { location: "/v1/orders/GE-1/refunds" });
+        res.end();
+        return;
+      }
+      // The repeat: the refund already exists, so its quantity exceeds what is left.
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ Success: false, Message: "quantity exceeds the refundable one" }));
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    const refund = () =>
+      client.createOrderRefund({
+        OrderId: "GE-1",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      });
+    const first = await failureOf(refund());
+    expect(first).toMatchObject({ code: "HTTP_303", status: 303, mayHaveBeenApplied: true });
+    const repeat = await failureOf(refund());
+    expect(repeat).toMatchObject({ status: 400, mayHaveBeenApplied: true });
+    expect(repeat.earlierInDoubt).toBe(first);
+    expect(service.received).toHaveLength(2);
+  });
+
+  it("a status beyond 599 (no class in RFC 9110) is in doubt for a dispatch, and retried for a read", async () => {
+    let sent = 0;
+    const raw = createNetServer((socket) => {
+      socket.once("data", () => {
+        sent++;
+        socket.end("HTTP/1.1 600 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+      const client = createServiceClient({
+        baseUrl: url,
+        merchantGuid: GUID,
+        retries: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      });
+      const dispatch = await failureOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(dispatch).toMatchObject({ status: 600, mayHaveBeenApplied: true });
+      expect(sent).toBe(1);
+      await failureOf(client.locationByIp({ ip: "203.0.113.7" }));
+      expect(sent).toBe(3);
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
 
   // Found by mutation testing: nothing answered status 0, what a browser's fetch gives for a
   // redirect it was told not to follow (an opaque redirect); it must not pass for an answer.
