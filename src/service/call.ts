@@ -642,7 +642,7 @@ async function attemptOnce(
         failure: {
           kind: "timeout",
           code,
-          description: `no answer within ${limits.timeoutMs} ms${note}`,
+          description: `no answer within ${Math.round(limits.timeoutMs)} ms${note}`,
           status: undefined,
           retryable: !limits.byDeadline,
           mayHaveBeenApplied,
@@ -693,6 +693,14 @@ function redirectNotApplied(status: number): boolean {
  */
 function neverLeft(error: unknown): boolean {
   if (nothingSent(error)) return true;
+  // A forward proxy that refused the tunnel (undici's ProxyAgent: 407 for its credentials, 502
+  // when it could not reach the service): the request is written only into an open tunnel
+  // (review network-3).
+  const refusedTunnel = causeChain(error).some((value) => {
+    const message = readSafely(value, "message");
+    return typeof message === "string" && PROXY_REFUSED.test(message);
+  });
+  if (refusedTunnel) return true;
   const cause = readSafely(error, "cause");
   return [error, cause].some((value) => {
     const code = readSafely(value, "code");
@@ -701,6 +709,9 @@ function neverLeft(error: unknown): boolean {
     return value === cause && code === undefined && readSafely(value, "message") === "bad port";
   });
 }
+
+/** undici's failure when a forward proxy answers the CONNECT with anything but 200. */
+const PROXY_REFUSED = /^Proxy response \(\d{3}\) !== 200 when HTTP Tunneling$/;
 
 /**
  * The codes Node (and Bun, which copies them) gives a server certificate the client refused:
@@ -822,7 +833,7 @@ function cutOff(
       ...unread,
       kind: "timeout",
       code: limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT",
-      description: `the answer began but did not end within ${limits.timeoutMs} ms${note}`,
+      description: `the answer began but did not end within ${Math.round(limits.timeoutMs)} ms${note}`,
       status,
       retryable: !limits.byDeadline,
       mayHaveBeenApplied,
@@ -1033,18 +1044,37 @@ function issuePath(issue: z.core.$ZodIssue): string {
   return issue.path.map(String).join(".");
 }
 
+/** How many causes of a fetch failure are read: undici's proxy refusal is the third. */
+const MAX_CAUSES = 3;
+
+/** A fetch failure and its causes, nearest first, each read guarded; at most `MAX_CAUSES` causes. */
+function causeChain(error: unknown): unknown[] {
+  const chain = [error];
+  let cause = readSafely(error, "cause");
+  while (chain.length <= MAX_CAUSES && cause !== undefined && cause !== null) {
+    if (chain.includes(cause)) break;
+    chain.push(cause);
+    cause = readSafely(cause, "cause");
+  }
+  return chain;
+}
+
 function describe(error: unknown): string {
   // Every read guarded (a getter, a Proxy's trap may throw): what cannot be read is left out.
   if (!holdsSafely(() => error instanceof Error)) return "the request failed";
-  const cause = readSafely(error, "cause");
-  const code = readSafely(cause, "code");
-  const detail = readSafely(cause, "message");
   const message = readSafely(error, "message");
-  const said = [
-    typeof message === "string" ? message : undefined,
-    typeof code === "string" ? code : typeof detail === "string" ? detail : undefined,
-  ];
-  return said.filter(Boolean).join(": ") || "the request failed";
+  const said: string[] = typeof message === "string" && message !== "" ? [message] : [];
+  // Each cause's code and text (review network-6: undici's UND_ERR_SOCKET without "other side
+  // closed"; network-3: a proxy's refusal of the tunnel, two causes down, was never shown).
+  for (const cause of causeChain(error).slice(1)) {
+    const code = readSafely(cause, "code");
+    const detail = readSafely(cause, "message");
+    const text = typeof detail === "string" ? detail : "";
+    const named = typeof code === "string" && code !== "" && !text.includes(code) ? code : "";
+    const part = named !== "" && text !== "" ? `${named}: ${text}` : named || text;
+    if (part !== "" && !said.includes(part)) said.push(part);
+  }
+  return said.join(": ") || "the request failed";
 }
 
 /** A copy of a fetch failure with its text redacted and no further cause (which may quote the URL). */
