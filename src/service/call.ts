@@ -630,7 +630,8 @@ async function attemptOnce(
       text = await readText(response, ctx.maxResponseBytes, abandoned);
     } catch (caught) {
       if (limits.signal?.aborted) throw limits.signal.reason;
-      return { failure: cutOff(ctx, op, response.status, caught, timedOut, limits) };
+      const encoding = response.headers.get("content-encoding");
+      return { failure: cutOff(ctx, op, response.status, caught, timedOut, limits, encoding) };
     }
     return { status: response.status, headers: response.headers, text };
   } catch (caught) {
@@ -814,6 +815,7 @@ function cutOff(
   caught: unknown,
   timedOut: boolean,
   limits: { timeoutMs: number; byDeadline: boolean },
+  encoding?: string | null,
 ): Failure {
   // A 4xx status line is the service's refusal: a complete 4xx says nothing was done whatever its
   // body reads, so one whose body is cut off, late or too large says no more (SECOND-DOUBT-7).
@@ -826,6 +828,15 @@ function cutOff(
   const unread = refused ? { unreadRefusal: true } : {};
   if (caught instanceof ResponseTooLarge) {
     const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
+    return { ...invalidResponse(description, status, mayHaveBeenApplied), ...unread };
+  }
+  if (!timedOut && decodingFailed(caught)) {
+    // The whole body came, but not in the encoding it declared (a proxy that labels an answer gzip
+    // and does not compress it): the same answer every time, so not retried, and not "cut off"
+    // (review network-5).
+    const said = ctx.redactor.text(describe(caught));
+    const declared = encoding === null || encoding === undefined ? "" : `: ${encoding}`;
+    const description = `the answer could not be decoded as its Content-Encoding${ctx.redactor.text(declared)} says (${said})${note}`;
     return { ...invalidResponse(description, status, mayHaveBeenApplied), ...unread };
   }
   if (timedOut) {
@@ -851,6 +862,40 @@ function cutOff(
   };
 }
 
+/** The codes zlib and brotli give a body that is not in the encoding it declares. */
+const DECODING_FAILURE =
+  /^(Z_DATA_ERROR|Z_BUF_ERROR|Z_NEED_DICT|Z_STREAM_ERROR|ERR_BROTLI_\w+|ERR__ERROR_\w+|ERR_ZSTD_\w+)$/;
+
+/** Whether reading a body failed because it could not be decoded (its causes, a few deep). */
+function decodingFailed(caught: unknown): boolean {
+  return causeChain(caught).some((value) => {
+    const code = readSafely(value, "code");
+    return typeof code === "string" && DECODING_FAILURE.test(code);
+  });
+}
+
+/**
+ * The body's bytes as text: UTF-8 (RFC 8259 §8.1), unless they are not UTF-8 and the answer
+ * declares a charset `TextDecoder` knows (`iso-8859-1`), which is then used (review network-5: a
+ * Latin-1 answer's "Annulé" became "Annul\uFFFD"). Bytes that are UTF-8 are read as UTF-8 whatever
+ * the label says (a proxy's `charset=iso-8859-1` on a UTF-8 answer is the commoner mistake).
+ */
+function decodeText(bytes: Uint8Array, contentType: string | null): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
+    if (charset !== undefined) {
+      try {
+        return new TextDecoder(charset).decode(bytes);
+      } catch {
+        // A label TextDecoder does not know: read as UTF-8, as before.
+      }
+    }
+    return new TextDecoder().decode(bytes);
+  }
+}
+
 /**
  * The body as text, read within the limit (fetch has already undone any Content-Encoding), and
  * before `abandoned` settles (the attempt aborted): a body whose stream does not end on the abort
@@ -870,7 +915,7 @@ async function readText(
   const read = await readStream(response.body, limit, abandoned);
   if (read.kind === "too_large") throw new ResponseTooLarge();
   if (read.kind === "timeout") throw new Error("the attempt was aborted while its answer was read");
-  return read.kind === "bytes" ? new TextDecoder().decode(read.bytes) : "";
+  return read.kind === "bytes" ? decodeText(read.bytes, response.headers.get("content-type")) : "";
 }
 
 /** An answer's outcome: the validated body, or the failure it reports. */

@@ -626,3 +626,43 @@ describe("timeouts and the caller's signal hold whatever the fetch option does w
     },
   );
 });
+
+// Review network-5: what an answer declares about its encoding was misreported or ignored.
+describe("what the answer declares about its encoding", () => {
+  const refunds = { orderId: "GE-1", refunds: [] };
+
+  it.each(["gzip", "br"])(
+    "a body labelled Content-Encoding: %s that is not: INVALID_RESPONSE, not 'cut off', not retried",
+    async (encoding) => {
+      const service = await listen((_received, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": encoding });
+        res.end(JSON.stringify(refunds));
+      });
+      const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+      const read = await failureOf(client.getOrderRefunds({ orderId: "GE-1" }));
+      expect(read).toMatchObject({ code: "INVALID_RESPONSE", status: 200 });
+      expect(read.message).toContain(`could not be decoded as its Content-Encoding: ${encoding}`);
+      expect(service.received).toHaveLength(1);
+      // A dispatch whose 2xx cannot be read may have been applied, as any unreadable 2xx.
+      const dispatch = await failureOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(dispatch).toMatchObject({ code: "INVALID_RESPONSE", mayHaveBeenApplied: true });
+    },
+  );
+
+  const voided = {
+    IsSuccess: true,
+    Errors: [{ ErrorCode: "C102", ErrorText: "Annulé: transporteur" }],
+  };
+  it.each([
+    ["Latin-1 bytes declared iso-8859-1", "latin1"],
+    ["UTF-8 bytes declared iso-8859-1 (a proxy's label)", "utf8"],
+  ] as const)("%s read as they are", async (_label, bytes) => {
+    const service = await listen((_received, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=iso-8859-1" });
+      res.end(Buffer.from(JSON.stringify(voided), bytes));
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    const result = await client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" });
+    expect(result.warnings[0]?.description).toBe("Annulé: transporteur");
+  });
+});
