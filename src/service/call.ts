@@ -391,12 +391,18 @@ async function runCall(
       code: failure.code,
       idempotencyKey: key,
     } as const;
-    if (failure.kind === "authentication" && token !== undefined && !replayed) {
-      // The service refused the token: refresh it (shared with concurrent calls) and replay once.
-      replayed = true;
+    if (failure.kind === "authentication" && token !== undefined) {
+      // The service refused the token: refresh it (shared with concurrent calls) and replay once,
+      // but only when the refusal proves nothing was applied (review network-1): a 5xx naming
+      // UNAUTHORIZED may be the service failing midway (a carrier refusing its own credentials),
+      // and replaying a dispatch or a refund after it sent it twice. Such a call ends in doubt;
+      // its token is not used again (the refusal may have been of it), so the next call asks anew.
       ctx.tokens?.invalidate(token);
-      emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
-      continue;
+      if (!replayed && failure.mayHaveBeenApplied !== true) {
+        replayed = true;
+        emit(ctx.hooks, "onRetry", { ...retryEvent, delayMs: 0, reason: "token-refresh" });
+        continue;
+      }
     }
     const fail = () => {
       const extra = {
@@ -624,7 +630,8 @@ async function attemptOnce(
       text = await readText(response, ctx.maxResponseBytes, abandoned);
     } catch (caught) {
       if (limits.signal?.aborted) throw limits.signal.reason;
-      return { failure: cutOff(ctx, op, response.status, caught, timedOut, limits) };
+      const encoding = response.headers.get("content-encoding");
+      return { failure: cutOff(ctx, op, response.status, caught, timedOut, limits, encoding) };
     }
     return { status: response.status, headers: response.headers, text };
   } catch (caught) {
@@ -636,7 +643,7 @@ async function attemptOnce(
         failure: {
           kind: "timeout",
           code,
-          description: `no answer within ${limits.timeoutMs} ms${note}`,
+          description: `no answer within ${Math.round(limits.timeoutMs)} ms${note}`,
           status: undefined,
           retryable: !limits.byDeadline,
           mayHaveBeenApplied,
@@ -665,6 +672,17 @@ async function attemptOnce(
 const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
 
 /**
+ * A status line that says the request was not applied where it was sent, though no answer follows
+ * it: a 307 or 308 (the request is to be repeated elsewhere, as it was), or an interim 1xx. Any
+ * other redirect may answer a POST that was processed: a 303 See Other is the standard answer to
+ * one (RFC 9110 §15.4.4), a 301 or 302 is used that way too, and a browser's opaque redirect
+ * (status 0) does not say which it was (review network-2).
+ */
+function redirectNotApplied(status: number): boolean {
+  return status === 307 || status === 308 || (status >= 100 && status <= 199);
+}
+
+/**
  * Whether a fetch failure came before the request was written: the codes of `nothingSent`, a
  * connect(2) that failed (no route, host or network unreachable: Node's `syscall: "connect"`), a
  * server certificate the client refused (verified during the handshake, before undici or Bun
@@ -676,6 +694,14 @@ const NOT_APPLIED = { note: "", mayHaveBeenApplied: false } as const;
  */
 function neverLeft(error: unknown): boolean {
   if (nothingSent(error)) return true;
+  // A forward proxy that refused the tunnel (undici's ProxyAgent: 407 for its credentials, 502
+  // when it could not reach the service): the request is written only into an open tunnel
+  // (review network-3).
+  const refusedTunnel = causeChain(error).some((value) => {
+    const message = readSafely(value, "message");
+    return typeof message === "string" && PROXY_REFUSED.test(message);
+  });
+  if (refusedTunnel) return true;
   const cause = readSafely(error, "cause");
   return [error, cause].some((value) => {
     const code = readSafely(value, "code");
@@ -684,6 +710,9 @@ function neverLeft(error: unknown): boolean {
     return value === cause && code === undefined && readSafely(value, "message") === "bad port";
   });
 }
+
+/** undici's failure when a forward proxy answers the CONNECT with anything but 200. */
+const PROXY_REFUSED = /^Proxy response \(\d{3}\) !== 200 when HTTP Tunneling$/;
 
 /**
  * The codes Node (and Bun, which copies them) gives a server certificate the client refused:
@@ -744,8 +773,12 @@ function appliedUnknown(op: OperationDefinition): { note: string; mayHaveBeenApp
  * conflict, validation, permission, a refused token), at any status.
  */
 function failedMidway(status: number, info: FailureInfo): boolean {
-  const failing = (status >= 200 && status <= 299) || (status >= 500 && status <= 599);
-  return failing && info.kind === "server";
+  const failing = (status >= 200 && status <= 299) || status >= 500;
+  if (failing && info.kind === "server") return true;
+  // A 5xx naming UNAUTHORIZED (review network-1): 7.1 gives it a 401, so at a 5xx it is the service
+  // failing, perhaps on credentials of its own (a carrier's), after it may have begun the work. A
+  // refused token request (TOKEN_REFUSED) is a refusal at any status: nothing was done.
+  return status >= 500 && info.kind === "authentication" && info.code !== "TOKEN_REFUSED";
 }
 
 /**
@@ -773,7 +806,7 @@ function nothingSent(error: unknown): boolean {
  * An answer whose status line arrived and whose body did not (too large, reset, timed out): the
  * failure keeps the status, and for an operation that is never retried says it may have been
  * applied, since the service answered, unless that status was a 4xx (a refusal: nothing done)
- * or a 3xx (a redirect, not followed: not applied there).
+ * or a 307/308 (a redirect, not followed: not applied there).
  */
 function cutOff(
   ctx: CallContext,
@@ -782,12 +815,14 @@ function cutOff(
   caught: unknown,
   timedOut: boolean,
   limits: { timeoutMs: number; byDeadline: boolean },
+  encoding?: string | null,
 ): Failure {
   // A 4xx status line is the service's refusal: a complete 4xx says nothing was done whatever its
   // body reads, so one whose body is cut off, late or too large says no more (SECOND-DOUBT-7).
-  // Nor does a 3xx (a redirect, never followed: not applied there) or a 1xx, as when whole.
+  // Nor does a 307/308 (a redirect, never followed: not applied there) or a 1xx, as when whole;
+  // another 3xx may answer a request that was processed (a 303), cut off or not (network-2).
   const refused = status >= 400 && status <= 499;
-  const notApplied = status < 200 || (status >= 300 && status <= 499);
+  const notApplied = refused || redirectNotApplied(status);
   const { note, mayHaveBeenApplied } = notApplied ? NOT_APPLIED : appliedUnknown(op);
   // Its code is unknown: after a call in doubt it may be the refusal that means "already done".
   const unread = refused ? { unreadRefusal: true } : {};
@@ -795,12 +830,21 @@ function cutOff(
     const description = `the answer is larger than ${ctx.maxResponseBytes} bytes${note}`;
     return { ...invalidResponse(description, status, mayHaveBeenApplied), ...unread };
   }
+  if (!timedOut && decodingFailed(caught)) {
+    // The whole body came, but not in the encoding it declared (a proxy that labels an answer gzip
+    // and does not compress it): the same answer every time, so not retried, and not "cut off"
+    // (review network-5).
+    const said = ctx.redactor.text(describe(caught));
+    const declared = encoding === null || encoding === undefined ? "" : `: ${encoding}`;
+    const description = `the answer could not be decoded as its Content-Encoding${ctx.redactor.text(declared)} says (${said})${note}`;
+    return { ...invalidResponse(description, status, mayHaveBeenApplied), ...unread };
+  }
   if (timedOut) {
     return {
       ...unread,
       kind: "timeout",
       code: limits.byDeadline ? "DEADLINE_EXCEEDED" : "TIMEOUT",
-      description: `the answer began but did not end within ${limits.timeoutMs} ms${note}`,
+      description: `the answer began but did not end within ${Math.round(limits.timeoutMs)} ms${note}`,
       status,
       retryable: !limits.byDeadline,
       mayHaveBeenApplied,
@@ -816,6 +860,40 @@ function cutOff(
     cause: scrubbed(ctx, caught),
     mayHaveBeenApplied,
   };
+}
+
+/** The codes zlib and brotli give a body that is not in the encoding it declares. */
+const DECODING_FAILURE =
+  /^(Z_DATA_ERROR|Z_BUF_ERROR|Z_NEED_DICT|Z_STREAM_ERROR|ERR_BROTLI_\w+|ERR__ERROR_\w+|ERR_ZSTD_\w+)$/;
+
+/** Whether reading a body failed because it could not be decoded (its causes, a few deep). */
+function decodingFailed(caught: unknown): boolean {
+  return causeChain(caught).some((value) => {
+    const code = readSafely(value, "code");
+    return typeof code === "string" && DECODING_FAILURE.test(code);
+  });
+}
+
+/**
+ * The body's bytes as text: UTF-8 (RFC 8259 §8.1), unless they are not UTF-8 and the answer
+ * declares a charset `TextDecoder` knows (`iso-8859-1`), which is then used (review network-5: a
+ * Latin-1 answer's "Annulé" became "Annul\uFFFD"). Bytes that are UTF-8 are read as UTF-8 whatever
+ * the label says (a proxy's `charset=iso-8859-1` on a UTF-8 answer is the commoner mistake).
+ */
+function decodeText(bytes: Uint8Array, contentType: string | null): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
+    if (charset !== undefined) {
+      try {
+        return new TextDecoder(charset).decode(bytes);
+      } catch {
+        // A label TextDecoder does not know: read as UTF-8, as before.
+      }
+    }
+    return new TextDecoder().decode(bytes);
+  }
 }
 
 /**
@@ -837,7 +915,7 @@ async function readText(
   const read = await readStream(response.body, limit, abandoned);
   if (read.kind === "too_large") throw new ResponseTooLarge();
   if (read.kind === "timeout") throw new Error("the attempt was aborted while its answer was read");
-  return read.kind === "bytes" ? new TextDecoder().decode(read.bytes) : "";
+  return read.kind === "bytes" ? decodeText(read.bytes, response.headers.get("content-type")) : "";
 }
 
 /** An answer's outcome: the validated body, or the failure it reports. */
@@ -863,8 +941,22 @@ function interpret(
   if (status < 200 || (status >= 300 && status < 400)) {
     const description =
       "the service answered with a redirect, which the client does not follow (the credentials stay with the configured URL): check baseUrl and authUrl";
+    // Only a 307 or 308 asks for the request to be sent elsewhere, unapplied here; a 303 answers a
+    // POST that was processed (POST/redirect/GET, RFC 9110 §15.4.4), a 301/302 may be used so, and
+    // an opaque redirect does not say which (review network-2).
+    const { note, mayHaveBeenApplied } = redirectNotApplied(status)
+      ? NOT_APPLIED
+      : appliedUnknown(op);
     return {
-      failure: { kind: "server", code: `HTTP_${status}`, description, status, retryable: false },
+      failure: {
+        kind: "server",
+        code: `HTTP_${status}`,
+        description,
+        note,
+        status,
+        retryable: false,
+        mayHaveBeenApplied,
+      },
       body,
     };
   }
@@ -879,9 +971,10 @@ function interpret(
       answer.headers.get("date"),
       attemptMs,
     );
-    // A 5xx naming a documented refusal is an answer: not sent again, and not applied.
+    // A 5xx naming a documented refusal is an answer: not sent again, and not applied. One naming
+    // UNAUTHORIZED is not retried either, but may have been applied (failedMidway).
     const midway = failedMidway(status, info);
-    const retryable = status === 429 || midway;
+    const retryable = status === 429 || (midway && info.kind === "server");
     const { note, mayHaveBeenApplied } = midway ? appliedUnknown(op) : NOT_APPLIED;
     return {
       failure: {
@@ -996,18 +1089,37 @@ function issuePath(issue: z.core.$ZodIssue): string {
   return issue.path.map(String).join(".");
 }
 
+/** How many causes of a fetch failure are read: undici's proxy refusal is the third. */
+const MAX_CAUSES = 3;
+
+/** A fetch failure and its causes, nearest first, each read guarded; at most `MAX_CAUSES` causes. */
+function causeChain(error: unknown): unknown[] {
+  const chain = [error];
+  let cause = readSafely(error, "cause");
+  while (chain.length <= MAX_CAUSES && cause !== undefined && cause !== null) {
+    if (chain.includes(cause)) break;
+    chain.push(cause);
+    cause = readSafely(cause, "cause");
+  }
+  return chain;
+}
+
 function describe(error: unknown): string {
   // Every read guarded (a getter, a Proxy's trap may throw): what cannot be read is left out.
   if (!holdsSafely(() => error instanceof Error)) return "the request failed";
-  const cause = readSafely(error, "cause");
-  const code = readSafely(cause, "code");
-  const detail = readSafely(cause, "message");
   const message = readSafely(error, "message");
-  const said = [
-    typeof message === "string" ? message : undefined,
-    typeof code === "string" ? code : typeof detail === "string" ? detail : undefined,
-  ];
-  return said.filter(Boolean).join(": ") || "the request failed";
+  const said: string[] = typeof message === "string" && message !== "" ? [message] : [];
+  // Each cause's code and text (review network-6: undici's UND_ERR_SOCKET without "other side
+  // closed"; network-3: a proxy's refusal of the tunnel, two causes down, was never shown).
+  for (const cause of causeChain(error).slice(1)) {
+    const code = readSafely(cause, "code");
+    const detail = readSafely(cause, "message");
+    const text = typeof detail === "string" ? detail : "";
+    const named = typeof code === "string" && code !== "" && !text.includes(code) ? code : "";
+    const part = named !== "" && text !== "" ? `${named}: ${text}` : named || text;
+    if (part !== "" && !said.includes(part)) said.push(part);
+  }
+  return said.join(": ") || "the request failed";
 }
 
 /** A copy of a fetch failure with its text redacted and no further cause (which may quote the URL). */

@@ -33,7 +33,24 @@ export const MAX_DESCRIPTION = 1000;
 /** What a text of the service is passed through before it is cut (the client's redactor). */
 export type Clean = (text: string) => string;
 const CODE_IN_TEXT = /\b([BC]\d{3})\b/;
-const TEXT_FIELDS = ["ErrorText", "Error", "ErrorMessage", "Message", "Description", "Reason"];
+/**
+ * The fields a text is read from, in this order: the document's PascalCase ones, then what
+ * gateways and camelCase services write (review network-4: AWS API Gateway's, Kong's and Azure
+ * APIM's `message`, RFC 9457's `detail`, OAuth's `error_description` and `error`).
+ */
+const TEXT_FIELDS = [
+  "ErrorText",
+  "Error",
+  "ErrorMessage",
+  "Message",
+  "Description",
+  "Reason",
+  "message",
+  "detail",
+  "description",
+  "error_description",
+  "error",
+];
 
 /** The failure kind a documented code is surfaced as, if the code is documented. */
 export function kindOfCode(code: unknown): ServiceFailureKind | undefined {
@@ -274,7 +291,10 @@ export function readErrorAnswer(
     if (refused !== undefined && refused.code !== "REFUSED") {
       return { ...refused, kind: kindAt(status, refused.code) };
     }
-    description = text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
+    // A problem's `detail` says what happened; its `title` is often generic ("An error occurred
+    // while processing your request."): the detail first (review network-4).
+    description =
+      text(body.detail, clean) ?? text(body.title, clean) ?? firstText(body, TEXT_FIELDS, clean);
   }
   const kind = kindAt(status, code);
   const issues = problemIssues(body.errors, clean);

@@ -1133,19 +1133,20 @@ describe("an answer cut off after its status line", () => {
     expect(error502).toMatchObject({ status: 502, mayHaveBeenApplied: true });
   });
 
-  it("a 3xx status line cut off, late or too large is not applied either, as a whole 3xx is not", async () => {
-    // A redirect is never followed: the status line alone says the request was not applied there.
+  it("a 307 or 308 status line cut off, late or too large is not applied either, as a whole one is not", async () => {
+    // A 307/308 asks for the request to be sent elsewhere, and is never followed: the status line
+    // alone says the request was not applied there.
     const whole = await startSimulator();
     whole.fail("dispatchConsolidatedShipment", {
-      status: 302,
+      status: 307,
       headers: { location: "https://elsewhere.example/" },
     });
     const wholeError = await rejectionOf(
       clientFor(whole).dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }),
     );
-    expect(wholeError).toMatchObject({ status: 302, mayHaveBeenApplied: false });
+    expect(wholeError).toMatchObject({ status: 307, mayHaveBeenApplied: false });
     for (const then of ["destroy", "hang"] as const) {
-      const service = await cutOff(then, 302);
+      const service = await cutOff(then, 308);
       const client = createServiceClient({
         baseUrl: service.url,
         merchantGuid: GUID,
@@ -1154,7 +1155,7 @@ describe("an answer cut off after its status line", () => {
       const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
       expect(error).toMatchObject({
         code: then === "destroy" ? "INCOMPLETE_RESPONSE" : "TIMEOUT",
-        status: 302,
+        status: 308,
         mayHaveBeenApplied: false,
       });
       expect((error as Error).message).not.toMatch(/may have been applied/);
@@ -1173,13 +1174,29 @@ describe("an answer cut off after its status line", () => {
       mayHaveBeenApplied: false,
     });
     // Nor is it remembered as a call in doubt: the repeat's cut-off 400 is matched with nothing.
-    const then400 = await cutOff("destroy", [302, 400]);
+    const then400 = await cutOff("destroy", [307, 400]);
     const client = createServiceClient({ baseUrl: then400.url, merchantGuid: GUID });
     const dispatch = () => client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] });
-    expect(await rejectionOf(dispatch())).toMatchObject({ status: 302, mayHaveBeenApplied: false });
+    expect(await rejectionOf(dispatch())).toMatchObject({ status: 307, mayHaveBeenApplied: false });
     const repeat = (await rejectionOf(dispatch())) as ServiceError;
     expect(repeat).toMatchObject({ status: 400, mayHaveBeenApplied: false });
     expect(repeat.earlierInDoubt).toBeUndefined();
+  });
+
+  // Review network-2: a 303 (POST/redirect/GET) answers a POST that was processed (RFC 9110
+  // §15.4.4); cut off, late or too large it says so no less than whole.
+  it("a 303 status line cut off, late or too large is in doubt, as a whole 303 is", async () => {
+    for (const then of ["destroy", "hang"] as const) {
+      const service = await cutOff(then, 303);
+      const client = createServiceClient({
+        baseUrl: service.url,
+        merchantGuid: GUID,
+        timeoutMs: 1_000,
+      });
+      const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(error).toMatchObject({ status: 303, mayHaveBeenApplied: true });
+      expect((error as Error).message).toMatch(/may have been applied/);
+    }
   });
 
   it("an answer over maxResponseBytes keeps its status", async () => {

@@ -1105,6 +1105,56 @@ describe("the kind of an HTTP status without a documented code", () => {
   });
 });
 
+// Review network-4: the text a gateway or a camelCase service puts in `message`, a problem's
+// `detail`, OAuth's `error_description` was dropped: "VoidParcel failed: HTTP_429", no description.
+describe("the text of a gateway's or a camelCase service's error body", () => {
+  it.each([
+    ["AWS API Gateway", 429, { message: "Too Many Requests" }, "Too Many Requests"],
+    ["Kong", 429, { message: "API rate limit exceeded" }, "API rate limit exceeded"],
+    [
+      "Azure APIM",
+      503,
+      { statusCode: 503, message: "Service is unavailable" },
+      "Service is unavailable",
+    ],
+    ["an authorizer", 401, { message: "Unauthorized" }, "Unauthorized"],
+    [
+      "RFC 9457 problem",
+      500,
+      {
+        type: "https://tools.ietf.org/html/rfc9110#section-15.6.1",
+        title: "An error occurred while processing your request.",
+        status: 500,
+        detail: "Carrier booking failed for GE-1",
+      },
+      "Carrier booking failed for GE-1",
+    ],
+    [
+      "OAuth",
+      400,
+      { error: "invalid_request", error_description: "OrderId is missing" },
+      "OrderId is missing",
+    ],
+    ["a bare error text", 502, { error: "upstream connect error" }, "upstream connect error"],
+  ] as const)("%s: %i is described by its text", async (_label, status, body, said) => {
+    const simulator = await startSimulator();
+    simulator.fail("voidParcel", { status, body, retryAfter: 86_400 });
+    const error = (await rejectionOf(
+      clientFor(simulator, { retries: false }).voidParcel({
+        OrderId: "GE-1001",
+        ParcelCode: "P-1001-1",
+      }),
+    )) as ServiceError;
+    expect(error.description).toBe(said);
+    expect(error.message).toContain(said);
+  });
+
+  it("the document's PascalCase fields come first", () => {
+    const info = readErrorAnswer(500, { Message: "ours", message: "gateway's" }, "standard", {});
+    expect(info.description).toBe("ours");
+  });
+});
+
 describe("the service's long texts are cut at 1,000 characters", () => {
   const CUT = 1000;
   /** A lone surrogate, which a JSON encoder writes as `\udXXX` and a UTF-8 encoder as U+FFFD. */

@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ProxyAgent, fetch as undiciFetch } from "undici";
 import { describe, expect, it, vi } from "vitest";
 import { whenAborted } from "../../src/service/abort.js";
 import {
@@ -579,6 +580,14 @@ describe("a never-retried operation whose answer is lost says it may have been a
         code: "ERR_TLS_CERT_ALTNAME_INVALID",
       }),
       failure("bad port", {}),
+      // undici's ProxyAgent when the proxy refuses the CONNECT, two causes down (review network-3).
+      new TypeError("fetch failed", {
+        cause: Object.assign(new Error("Request was cancelled."), {
+          cause: Object.assign(new Error("Proxy response (407) !== 200 when HTTP Tunneling"), {
+            code: "UND_ERR_ABORTED",
+          }),
+        }),
+      }),
     ];
     const maybeSent = [
       failure("read ECONNRESET", { code: "ECONNRESET", syscall: "read" }),
@@ -615,6 +624,70 @@ describe("a never-retried operation whose answer is lost says it may have been a
     }
   });
 
+  // Review network-3: a forward proxy (undici's ProxyAgent through the `fetch` option) that
+  // refuses the tunnel, for its credentials (407) or because it cannot reach the service (502):
+  // nothing reached the service, yet the dispatch was "may have been applied" and the message said
+  // "Request was cancelled." without a word of the proxy.
+  it.each([407, 502])(
+    "a proxy answering the CONNECT %i: nothing sent, and the error names the proxy",
+    async (status) => {
+      const simulator = await startSimulator();
+      const proxy = createNetServer((socket) => {
+        socket.on("error", () => undefined);
+        socket.once("data", () =>
+          socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Length: 0\r\n\r\n`),
+        );
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      const agent = new ProxyAgent(
+        `http://proxy-user:proxy-pass@127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      );
+      try {
+        const client = clientFor(simulator, {
+          fetch: (input, init) =>
+            undiciFetch(input, {
+              ...(init as object),
+              dispatcher: agent,
+            }) as unknown as Promise<Response>,
+        });
+        const error = (await rejectionOf(
+          client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] }),
+        )) as Error;
+        expect(simulator.count("dispatchConsolidatedShipment")).toBe(0);
+        expect(error).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: false });
+        expect(error.message).toContain(`Proxy response (${status}) !== 200 when HTTP Tunneling`);
+        expect(error.message).not.toMatch(/may have been applied/);
+        expect(JSON.stringify(error) + error.message).not.toContain("proxy-pass");
+      } finally {
+        await agent.close();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
+    },
+  );
+
+  // Review network-6: undici's "other side closed" was dropped for its code alone.
+  it("a connection the server closes says so, code and text", async () => {
+    const closing = createNetServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => socket.end());
+    });
+    await new Promise<void>((resolve) => closing.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = createServiceClient({
+        baseUrl: `http://127.0.0.1:${(closing.address() as AddressInfo).port}`,
+        merchantGuid: GUID,
+      });
+      const error = (await rejectionOf(
+        client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }),
+      )) as Error;
+      expect(error).toMatchObject({ code: "NETWORK_ERROR", mayHaveBeenApplied: true });
+      expect(error.message).toContain("fetch failed: UND_ERR_SOCKET: other side closed");
+      expect(String(error.cause)).toContain("other side closed");
+    } finally {
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  });
+
   it("not for an operation that is retried: a read that timed out", async () => {
     const simulator = await startSimulator();
     simulator.fail("locationByIp", { hang: true });
@@ -637,6 +710,9 @@ describe("timeouts, the deadline and the caller's signal", () => {
     expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED" });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(simulator.count("locationByIp")).toBe(2);
+    // Review network-6: the last attempt's limit is what was left of the deadline, a fraction on a
+    // monotonic clock (197.84521099999995 ms): said in whole milliseconds.
+    expect((error as Error).message).toMatch(/no answer within \d+ ms$/);
   });
 
   it("rejects with the signal's reason when the caller aborts an attempt", async () => {

@@ -551,3 +551,105 @@ describe("a refused token request is TOKEN_REFUSED, an authentication failure, a
     expect(simulator.count("getAuthenticationToken")).toBe(3);
   });
 });
+
+// Review network-1: a 5xx naming UNAUTHORIZED (7.1's body, "carrier API refused our credentials")
+// was read as the service refusing the token: the client fetched a new one and sent the dispatch,
+// the refund or the void a second time, and the call resolved as a plain success. A 5xx is the
+// service failing midway; only a refusal that proves nothing was applied (a 401, or UNAUTHORIZED
+// in a 4xx or inside a 2xx) is replayed for an operation that is never retried.
+describe("a 5xx naming UNAUTHORIZED on an operation that is never retried", () => {
+  const jwtOperations = [
+    "dispatchConsolidatedShipment",
+    "voidParcel",
+    "createOrderRefund",
+  ] as const;
+  const jwt = { dispatchConsolidatedShipment: true, voidParcel: true, createOrderRefund: true };
+  const refund = {
+    OrderId: "GE-1001",
+    RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+  } as const;
+  const answers = [
+    [
+      "500, 7.1's body",
+      500,
+      {
+        error: "Internal",
+        code: "UNAUTHORIZED",
+        description: "carrier API refused our credentials",
+      },
+    ],
+    ["502, a code alone", 502, { code: "UNAUTHORIZED" }],
+    ["500, 4.9's body", 500, { error: { code: "UNAUTHORIZED", message: "downstream refused" } }],
+  ] as const;
+
+  it.each(answers)(
+    "dispatch answered %s: sent once, in doubt, no replay",
+    async (_l, status, body) => {
+      const simulator = await startSimulator({ jwtOperations: [...jwtOperations] });
+      simulator.fail("dispatchConsolidatedShipment", { status, body });
+      const { hooks, events } = recorder();
+      const client = clientFor(simulator, { jwt, hooks });
+      const error = await rejectionOf(
+        client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] }),
+      );
+      expect(simulator.count("dispatchConsolidatedShipment")).toBe(1);
+      expect(error).toBeInstanceOf(ServiceAuthenticationError);
+      expect(error).toMatchObject({
+        code: "UNAUTHORIZED",
+        status,
+        mayHaveBeenApplied: true,
+        attempts: 1,
+      });
+      expect((error as Error).message).toMatch(/never retried and may have been applied/);
+      expect(events.retries).toEqual([]);
+      // The token is not used again: the next call gets a new one (the refusal may have been ours).
+      await client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] });
+      expect(simulator.tokensIssued).toBe(2);
+    },
+  );
+
+  it("refund answered 500 UNAUTHORIZED: sent once, in doubt", async () => {
+    const simulator = await startSimulator({ jwtOperations: [...jwtOperations] });
+    simulator.fail("createOrderRefund", { status: 500, body: { code: "UNAUTHORIZED" } });
+    const client = clientFor(simulator, { jwt });
+    const error = await rejectionOf(client.createOrderRefund(refund));
+    expect(simulator.count("createOrderRefund")).toBe(1);
+    expect(error).toMatchObject({ code: "UNAUTHORIZED", status: 500, mayHaveBeenApplied: true });
+  });
+
+  it("void answered 500 UNAUTHORIZED, then C104 on the caller's repeat: that names the call in doubt", async () => {
+    const simulator = await startSimulator({ jwtOperations: [...jwtOperations] });
+    simulator.fail("voidParcel", { status: 500, body: { code: "UNAUTHORIZED" } }, { code: "C104" });
+    const client = clientFor(simulator, { jwt });
+    const parcel = { OrderId: "GE-1001", ParcelCode: "P-1001-1" } as const;
+    const first = await rejectionOf(client.voidParcel(parcel));
+    expect(simulator.count("voidParcel")).toBe(1);
+    expect(first).toMatchObject({ code: "UNAUTHORIZED", mayHaveBeenApplied: true });
+    const again = (await rejectionOf(client.voidParcel(parcel))) as ServiceAuthenticationError;
+    expect(again).toMatchObject({ code: "C104", mayHaveBeenApplied: true });
+    expect(again.earlierInDoubt).toBe(first);
+  });
+
+  it("a 401, UNAUTHORIZED in a 403 or inside a 200 proves nothing was done: refreshed and replayed once", async () => {
+    for (const failure of [
+      { status: 401 },
+      { status: 403, body: { code: "UNAUTHORIZED", error: "Unauthorized" } },
+      { status: 200, body: { IsSuccess: false, ErrorCode: "UNAUTHORIZED" } },
+    ]) {
+      const simulator = await startSimulator({ jwtOperations: [...jwtOperations] });
+      simulator.fail("dispatchConsolidatedShipment", failure);
+      const client = clientFor(simulator, { jwt });
+      await client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] });
+      expect(simulator.count("dispatchConsolidatedShipment")).toBe(2);
+      expect(simulator.tokensIssued).toBe(2);
+    }
+  });
+
+  it("an operation that is retried is still refreshed and replayed after a 5xx naming UNAUTHORIZED", async () => {
+    const simulator = await startSimulator();
+    simulator.fail("getShippingDetailsExtended", { status: 500, body: { code: "UNAUTHORIZED" } });
+    await clientFor(simulator).getShippingDetailsExtended(rates);
+    expect(simulator.count("getShippingDetailsExtended")).toBe(2);
+    expect(simulator.tokensIssued).toBe(2);
+  });
+});

@@ -7,7 +7,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceClient, isServiceError, type ServiceError } from "../../src/service/index.js";
@@ -93,8 +93,67 @@ describe("a redirect is a failure, never followed with the merchant's credential
       expect(failure.code).toBe(`HTTP_${status}`);
       expect(service.received).toHaveLength(1);
       expect(other.received).toEqual([]);
+      // Review network-2: only a 307 or 308 asks for the request to be sent elsewhere, unapplied;
+      // a 303 is how a service answers a POST it processed, and a 301/302 may be used so too.
+      const notApplied = status === 307 || status === 308;
+      expect(failure.mayHaveBeenApplied).toBe(!notApplied);
+      expect(failure.message).toMatch(/check baseUrl and authUrl/);
+      if (!notApplied) expect(failure.message).toMatch(/may have been applied/);
     },
   );
+
+  it("a refund answered 303 See Other after it was created is in doubt, and its repeat's refusal names it", async () => {
+    let created = 0;
+    const service = await listen((received, res) => {
+      if (received.url.startsWith("/Order/CreateOrderRefund") && created === 0) {
+        created++;
+        res.writeHead(303, { location: "/v1/orders/GE-1/refunds" });
+        res.end();
+        return;
+      }
+      // The repeat: the refund already exists, so its quantity exceeds what is left.
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ Success: false, Message: "quantity exceeds the refundable one" }));
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    const refund = () =>
+      client.createOrderRefund({
+        OrderId: "GE-1",
+        RefundProducts: [{ CartItemId: "1", RefundQuantity: 1 }],
+      });
+    const first = await failureOf(refund());
+    expect(first).toMatchObject({ code: "HTTP_303", status: 303, mayHaveBeenApplied: true });
+    const repeat = await failureOf(refund());
+    expect(repeat).toMatchObject({ status: 400, mayHaveBeenApplied: true });
+    expect(repeat.earlierInDoubt).toBe(first);
+    expect(service.received).toHaveLength(2);
+  });
+
+  it("a status beyond 599 (no class in RFC 9110) is in doubt for a dispatch, and retried for a read", async () => {
+    let sent = 0;
+    const raw = createNetServer((socket) => {
+      socket.once("data", () => {
+        sent++;
+        socket.end("HTTP/1.1 600 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+      const client = createServiceClient({
+        baseUrl: url,
+        merchantGuid: GUID,
+        retries: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      });
+      const dispatch = await failureOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(dispatch).toMatchObject({ status: 600, mayHaveBeenApplied: true });
+      expect(sent).toBe(1);
+      await failureOf(client.locationByIp({ ip: "203.0.113.7" }));
+      expect(sent).toBe(3);
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
 
   // Found by mutation testing: nothing answered status 0, what a browser's fetch gives for a
   // redirect it was told not to follow (an opaque redirect); it must not pass for an answer.
@@ -566,4 +625,44 @@ describe("timeouts and the caller's signal hold whatever the fetch option does w
       }
     },
   );
+});
+
+// Review network-5: what an answer declares about its encoding was misreported or ignored.
+describe("what the answer declares about its encoding", () => {
+  const refunds = { orderId: "GE-1", refunds: [] };
+
+  it.each(["gzip", "br"])(
+    "a body labelled Content-Encoding: %s that is not: INVALID_RESPONSE, not 'cut off', not retried",
+    async (encoding) => {
+      const service = await listen((_received, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": encoding });
+        res.end(JSON.stringify(refunds));
+      });
+      const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+      const read = await failureOf(client.getOrderRefunds({ orderId: "GE-1" }));
+      expect(read).toMatchObject({ code: "INVALID_RESPONSE", status: 200 });
+      expect(read.message).toContain(`could not be decoded as its Content-Encoding: ${encoding}`);
+      expect(service.received).toHaveLength(1);
+      // A dispatch whose 2xx cannot be read may have been applied, as any unreadable 2xx.
+      const dispatch = await failureOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1"] }));
+      expect(dispatch).toMatchObject({ code: "INVALID_RESPONSE", mayHaveBeenApplied: true });
+    },
+  );
+
+  const voided = {
+    IsSuccess: true,
+    Errors: [{ ErrorCode: "C102", ErrorText: "Annulé: transporteur" }],
+  };
+  it.each([
+    ["Latin-1 bytes declared iso-8859-1", "latin1"],
+    ["UTF-8 bytes declared iso-8859-1 (a proxy's label)", "utf8"],
+  ] as const)("%s read as they are", async (_label, bytes) => {
+    const service = await listen((_received, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=iso-8859-1" });
+      res.end(Buffer.from(JSON.stringify(voided), bytes));
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    const result = await client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" });
+    expect(result.warnings[0]?.description).toBe("Annulé: transporteur");
+  });
 });
