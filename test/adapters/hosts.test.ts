@@ -12,6 +12,7 @@
 // - Fastify: the `onRequest` hook handing `request.raw`/`reply.raw` to `toNodeListener`.
 import { createHash } from "node:crypto";
 import express from "express";
+import Fastify from "fastify";
 import { base64url } from "jose";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ExpressMiddleware, toExpress } from "../../src/adapters/express.js";
@@ -22,7 +23,7 @@ import { type CallbackFailure, createCallbackRouter } from "../../src/index.js";
 import { rsaKey, signToken, type TestKey } from "../auth/helpers.js";
 import { fixture } from "./support/keys.js";
 import { MERCHANT_GUID } from "./support/merchant.js";
-import { listen, type Running } from "./support/servers.js";
+import { listen, type Running, running } from "./support/servers.js";
 import { json, UNAUTHORIZED } from "./support/suite.js";
 
 const ORDER = fixture("SendOrderToMerchant");
@@ -297,5 +298,83 @@ describe("toExpress called without next (Cloud Functions calls the function as (
     const response = await server.send("/elsewhere/x");
     expect(response.status).toBe(404);
     expect(await json(response)).toStrictEqual(NOT_FOUND);
+  });
+});
+
+describe("Fastify 5: an onRequest hook handing request.raw/reply.raw to toNodeListener", () => {
+  /** The README's mount; `requests`: Fastify's requests, to see what its parser left in them. */
+  async function serve() {
+    const { router, calls, failures } = callbacks();
+    const app = Fastify();
+    const listener = toNodeListener(router);
+    const requests: { readonly body: unknown }[] = [];
+    app.addHook("onRequest", (request, reply, done) => {
+      requests.push(request);
+      if (router.matches(request.url.split("?", 1)[0] as string)) {
+        reply.hijack();
+        listener(request.raw, reply.raw);
+        return;
+      }
+      done();
+    });
+    // The rest of the app: Fastify's JSON parser and a route of its own.
+    app.post("/other", async (request) => ({ echoed: request.body }));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const server = running(app.server);
+    servers.push(server);
+    return { server, calls, failures, requests };
+  }
+
+  it("answers a valid order 200, the function called once", async () => {
+    const { server, calls, failures } = await serve();
+    const response = await post(server, "SendOrderToMerchant", await tokenFor(), ORDER);
+    expect(response.status).toBe(200);
+    expect(await json(response)).toMatchObject({
+      Success: true,
+      InternalOrderId: "M-GE927127001US",
+    });
+    expect(calls).toEqual(["order GE927127001US"]);
+    expect(failures).toEqual([]);
+  });
+
+  it("answers a form-encoded cart POST (Fastify has no form parser: it would be its 415)", async () => {
+    const { server, calls } = await serve();
+    const response = await server.send("/crossborder/GetCheckoutCartInfo", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${await tokenFor()}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: `merchantCartToken=abc%2b1-2&countryCode=GER&MerchantGUID=${MERCHANT_GUID}`,
+    });
+    expect(response.status).toBe(200);
+    expect(await json(response)).toMatchObject({ productsList: [] });
+    expect(calls).toEqual(["cart abc+1-2 GER"]);
+  });
+
+  it("a payment with card data: 200, and Fastify's parsed body holds no card data", async () => {
+    const { server, calls, requests } = await serve();
+    const response = await post(server, "PerformOrderPayment", await tokenFor(), PAYMENT);
+    expect(response.status).toBe(200);
+    expect(calls).toEqual(["payment GE927127001US 737"]);
+    // Fastify never parsed it (the hook answered before its parser ran): no body in clear there.
+    expect(requests.map((request) => request.body)).toEqual([undefined]);
+    // The rest of the app keeps its parser.
+    const other = await server.send("/other", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}',
+    });
+    expect(await other.json()).toEqual({ echoed: { a: 1 } });
+    expect(requests.map((request) => request.body)).toEqual([undefined, { a: 1 }]);
+  });
+
+  it("a forged token is a 401, the function not called", async () => {
+    const { server, calls } = await serve();
+    const forged = await signToken((await rsaKey()).privateKey, {});
+    const response = await post(server, "SendOrderToMerchant", forged, ORDER);
+    expect(response.status).toBe(401);
+    expect(await json(response)).toStrictEqual(UNAUTHORIZED);
+    expect(calls).toEqual([]);
   });
 });
