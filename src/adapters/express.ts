@@ -29,6 +29,11 @@ export type { NodeAdapterOptions, NodeRequestLike, NodeResponseLike } from "./in
 export interface ExpressRequestLike extends NodeRequestLike {
   /** What a body parser left, if one ran. */
   readonly body?: unknown;
+  /**
+   * The exact bytes a host kept beside the parsed body (Google Cloud Functions, NestJS
+   * `rawBody: true`): taken in place of `body`.
+   */
+  readonly rawBody?: unknown;
   /** Set by body-parser 1 (Express 4) once it read the stream. */
   readonly _body?: unknown;
 }
@@ -48,7 +53,8 @@ export type ExpressMiddleware = (
  * // or: app.use(toExpress(createCallbackRouter({ basePath: "/crossborder", auth, handlers })));
  * ```
  *
- * Paths a router does not serve go to `next()`. Paths are matched against `req.url`, which Express
+ * Paths a router does not serve go to `next()` (called without one, as a Cloud Function is, the
+ * router answers them with its 404). Paths are matched against `req.url`, which Express
  * makes relative to the mount path. Every answer, failures included, is written here: `next(err)`
  * is never called.
  *
@@ -65,7 +71,9 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
   ) => string | undefined;
   return (req, res, next) => {
     const url = req.url ?? "/";
-    if (!endpoint.matches(pathnameOf(url))) {
+    // Without a `next` (a host calling the middleware as `(req, res)`: Google Cloud Functions), a
+    // path a router does not serve is answered here, with the router's 404 (review hosts-5).
+    if (typeof next === "function" && !endpoint.matches(pathnameOf(url))) {
       next();
       return;
     }

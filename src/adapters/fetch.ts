@@ -53,7 +53,9 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   // A misspelt name or a `remoteAddress` that is not a function: a TypeError now, by name.
   const remoteAddress = remoteAddressOption(options, "toFetch");
   return async (request, ...rest) => {
-    const { signal } = request;
+    // Read defensively: a request that only looks like a fetch Request (Azure Functions v4's
+    // `HttpRequest` has no `signal`) must not throw once the merchant's function ran (review hosts-1).
+    const signal = abortSignalOf(request);
     // A path this endpoint does not serve (a router's 404) leaves the body as it is, neither read
     // nor cancelled: the request may go on to another router ("try A, then B on a 404", review
     // tenancy-3); the runtime deals with a body nobody reads.
@@ -71,8 +73,26 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
     // Where the runtime aborts the signal when the client leaves (Node's Hono server, Bun), an
     // answer given after the merchant's function ran to a client already gone is reported; one
     // lost once handed back to the runtime is not seen here (see README "Fetch-based runtimes").
-    if (signal.aborted) reportUndelivered(response, "closed");
+    if (signal?.aborted === true) reportUndelivered(response, "closed");
     // The engine hands out a fresh headers object per answer: a runtime may write into it.
     return new Response(response.body, { status: response.status, headers: response.headers });
   };
+}
+
+/**
+ * The request's `signal` if it is one (it says whether it is `aborted`), else `undefined`: a
+ * request-like object without it (Azure Functions v4's `HttpRequest`) or whose `signal` throws when
+ * read. Nothing that is not a signal is handed to the merchant's function.
+ */
+function abortSignalOf(request: Request): AbortSignal | undefined {
+  try {
+    const { signal } = request as { readonly signal?: unknown };
+    return typeof signal === "object" &&
+      signal !== null &&
+      typeof (signal as Partial<AbortSignal>).aborted === "boolean"
+      ? (signal as AbortSignal)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

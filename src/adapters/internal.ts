@@ -452,6 +452,25 @@ export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
 /** Where a body parser leaves its result: `req` on Express and `node:http`, Koa's `ctx.request`. */
 export interface ParsedBodyHolder {
   readonly body?: unknown;
+  /**
+   * The exact bytes or text of the body, kept beside the parsed one: by `@koa/bodyparser` and
+   * `koa-bodyparser` (`ctx.request.rawBody`), by Google Cloud Functions' functions-framework and by
+   * NestJS's `rawBody: true` (`req.rawBody`, a `Buffer`).
+   */
+  readonly rawBody?: unknown;
+}
+
+/**
+ * The raw body a host or a parser kept in `holder.rawBody` (bytes or text), else `undefined`: a
+ * getter that throws keeps nothing (its error is not kept, as it may quote the body).
+ */
+function rawBodyOf(holder: ParsedBodyHolder): string | Uint8Array | undefined {
+  try {
+    const { rawBody } = holder;
+    return typeof rawBody === "string" || rawBody instanceof Uint8Array ? rawBody : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -469,8 +488,12 @@ export function parsedBody(holder: ParsedBodyHolder): unknown {
 
 /**
  * The body of a Node request as the engine takes it: the stream, or, once a body parser read it,
- * what the parser left in `holder` (`req.body`, Koa's `ctx.request.body`; see `bodyLeft`). The
- * parsed body is read only then, as reading it may run a host's parse.
+ * the exact bytes or text kept in `holder.rawBody` (see `ParsedBodyHolder`; the engine then reads
+ * its own copy, with the exact digits of an integer beyond 2^53 and the bytes a body digest signs),
+ * else what the parser left in `holder` (`req.body`, Koa's `ctx.request.body`; see `bodyLeft`).
+ * The parsed body is read only then, as reading it may run a host's parse. Beside a raw body, the
+ * parsed object is not what the engine walks: it is protected here (no card number in clear, no
+ * CVV), as the library answers without it.
  */
 export function requestBody(
   req: NodeRequestLike & { readonly _body?: unknown },
@@ -489,6 +512,11 @@ export function requestBody(
   ) {
     protectParsedBodyOf(holder);
     return nodeBody(req, res);
+  }
+  const raw = rawBodyOf(holder);
+  if (raw !== undefined) {
+    protectParsedBodyOf(holder);
+    return decodedBody(raw);
   }
   return bodyLeft(req, parsedBody(holder));
 }

@@ -6,7 +6,6 @@
  * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`; either way the
  * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
-import { decodedBody } from "../core/body.js";
 import { reportUndelivered, UNDELIVERED, type UndeliveredCarrier } from "../core/responses.js";
 import type { CallbackEndpoint, CallbackResponse } from "../core/types.js";
 import {
@@ -23,7 +22,6 @@ import {
   nodeHeaders,
   type PlainNodeRequest,
   pathnameOf,
-  protectParsedBodyOf,
   remoteAddressOption,
   requestBody,
 } from "./internal.js";
@@ -82,22 +80,20 @@ export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
       return;
     }
     if (answeredBefore(ctx.req, ctx.res, ctx.request, answeredInKoa(ctx))) return;
-    const { rawBody } = ctx.request;
-    const raw = typeof rawBody === "string" || rawBody instanceof Uint8Array;
+    // Behind a parser that keeps the raw text (`ctx.request.rawBody`), the engine reads its own copy
+    // of it (its limit, its `__proto__` rule and a body digest hold there), and the parser's object
+    // is protected (`requestBody`, shared with the Express and node adapters).
     const response = await handleSafely(
       endpoint,
       new NodeCallbackRequest(
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        raw ? decodedBody(rawBody) : requestBody(ctx.req, ctx.request, ctx.res),
+        requestBody(ctx.req, ctx.request, ctx.res),
         clientAddress(ctx.req),
         ctx.res,
       ),
     );
-    // The engine read its own copy, from the parser's text (its limit, its `__proto__` rule and a
-    // body digest hold there): the parser's object is protected here, however the call ended.
-    if (raw) protectParsedBodyOf(ctx.request);
     // Koa writes `ctx.body` after the chain, unless the answer cannot go out any more: something
     // else already sent one (a timeout middleware), or the connection closed. An answer given
     // after the merchant's function ran is then reported (`reportUndelivered`); if it can still
