@@ -51,7 +51,7 @@ import {
 import { headerReader, headersCutAt } from "./headers.js";
 import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
-import { cardNumbersMasker, lazyRedactor, redactCardsInData } from "./redact.js";
+import { cardNumbersMasker, lazyRedactor, redactCardsInData, secretSpellings } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -1474,7 +1474,9 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
     if (secrets === undefined) {
       const found: string[] = [];
       for (const add of later) add(found);
-      found.push(...fields);
+      // The session values and security codes in each spelling a text may quote them in (an
+      // error quoting the session service's URL, a JSON body), as the cart token's check does.
+      found.push(...secretSpellings(fields));
       secrets = found;
     }
     return secrets;
