@@ -1,7 +1,7 @@
 import { holdsSafely, readSafely } from "../core/describe.js";
 import { AuthenticationError, AuthenticationOutage } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
-import { createRedactor, type Redactor } from "../core/redact.js";
+import { createRedactor, type Redactor, secretSpellings } from "../core/redact.js";
 import { scrubError } from "../core/report.js";
 import { hasControlCharacter } from "../core/text.js";
 import { readCredentialHeader } from "./authorization.js";
@@ -37,18 +37,13 @@ export type Credentials = () => readonly string[];
 const NO_CREDENTIALS: Credentials = () => [];
 
 /**
- * A redactor masking these credentials wherever quoted: as they are, URL-encoded, JSON-escaped
- * (with its `"` and `\\` escaped as a JSON log line writes it), and as the request's URL writes
+ * A redactor masking these credentials wherever quoted: in each of their `secretSpellings` (as
+ * they are, URL- and form-encoded, JSON-escaped), and as the request's URL writes
  * them (a query value encoded otherwise: `+` for a space, lower-case hex). Card numbers too.
  */
 export function credentialRedactor(credentials: readonly string[], url: URL): Redactor {
-  const forms = new Set<string>();
+  const forms = new Set<string>(secretSpellings(credentials));
   const kept = new Set(credentials);
-  for (const secret of credentials) {
-    forms.add(secret);
-    forms.add(encodeURIComponent(secret));
-    forms.add(JSON.stringify(secret).slice(1, -1));
-  }
   try {
     // Each raw `name=value` of the query whose value reads as one of the credentials.
     for (const pair of url.search.slice(1).split("&")) {

@@ -51,7 +51,7 @@ import {
 import { headerReader, headersCutAt } from "./headers.js";
 import { isRecord } from "./objects.js";
 import { requestUrl } from "./paths.js";
-import { cardNumbersMasker, lazyRedactor, redactCardsInData } from "./redact.js";
+import { cardNumbersMasker, lazyRedactor, redactCardsInData, secretSpellings } from "./redact.js";
 import {
   defaultOnError,
   holdsSafely,
@@ -380,6 +380,19 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
       : undefined;
   }
 
+  /**
+   * Masks what `extra` masks too in every text the request reports from now on (its `onError`
+   * reports, the default line, a thrown error's message and description), not in its data (a
+   * success answer, a stored result). False for a context this engine did not make.
+   */
+  static maskInReports(value: unknown, extra: Redactor): boolean {
+    if (typeof value !== "object" || value === null || !(#call in value)) return false;
+    const call = (value as HandlerContext<unknown>).#call;
+    const before = call.redact;
+    call.redact = (text) => extra(before(text));
+    return true;
+  }
+
   /** The masker of the request's own card numbers (identity without card data); see below. */
   static answerRedactorOf(value: unknown): Redactor | undefined {
     return typeof value === "object" && value !== null && #call in value
@@ -462,6 +475,15 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
  */
 export function requestRedactor(context: unknown): Redactor | undefined {
   return HandlerContext.redactorOf(context);
+}
+
+/**
+ * Masks what `extra` masks in everything the request behind a context reports from now on (not
+ * in its data): `withIdempotency`'s key quoting the payload's cart token. False when the context
+ * was not made by this engine. Internal: not exported by the package.
+ */
+export function maskInRequestReports(context: unknown, extra: Redactor): boolean {
+  return HandlerContext.maskInReports(context, extra);
 }
 
 /**
@@ -1474,7 +1496,9 @@ function redactorFor(cards: readonly object[], fields: readonly string[]): Redac
     if (secrets === undefined) {
       const found: string[] = [];
       for (const add of later) add(found);
-      found.push(...fields);
+      // The session values and security codes in each spelling a text may quote them in (an
+      // error quoting the session service's URL, a JSON body), as the cart token's check does.
+      found.push(...secretSpellings(fields));
       secrets = found;
     }
     return secrets;

@@ -802,6 +802,32 @@ export function maskSecret(text: string, secret: string): string {
 }
 
 /**
+ * The spellings a text quoting these secrets may hold each in, for a redactor to mask: as it is,
+ * URL-encoded (`encodeURIComponent`: a URL's path or query, as a client builds it), form-encoded
+ * (the same with `+` for a space), and JSON-escaped (as JSON writes it inside a string, and again
+ * with `/` as `\/`, as PHP and some loggers write it). One expansion for every credential of the
+ * shopper's or the caller's: the cart token a `cartToken.verify` error quotes, and the session
+ * values (`AuthToken`, `SessionId`) and gift-card security codes the engine masks.
+ */
+export function secretSpellings(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    forms.add(secret);
+    try {
+      const encoded = encodeURIComponent(secret);
+      forms.add(encoded);
+      forms.add(encoded.replace(/%20/g, "+"));
+    } catch {
+      // A lone surrogate: no client can URL-encode it, so no text quotes it so.
+    }
+    const json = JSON.stringify(secret).slice(1, -1);
+    forms.add(json);
+    forms.add(json.replace(/\//g, "\\/"));
+  }
+  return [...forms];
+}
+
+/**
  * A redactor for one request: card numbers, and the given secrets (this request's card numbers
  * and CVVs, trimmed; those under three characters are left out) wherever quoted. A text that
  * still holds one of this request's card numbers in its digits (quoted with other separators)

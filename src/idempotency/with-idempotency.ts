@@ -11,13 +11,20 @@ import { isCardNumberKey, mayBeCvv } from "../core/card-keys.js";
 import type { CallbackContext, CallbackFunction } from "../core/engine.js";
 import {
   detachedReporter,
+  maskInRequestReports,
   requestCardMasker,
   requestCarriesCards,
   requestDataRedactors,
 } from "../core/engine.js";
 import { CallbackError } from "../core/errors.js";
 import { isRecord } from "../core/objects.js";
-import { cardNumbersMasker, createRedactor } from "../core/redact.js";
+import {
+  cardNumbersMasker,
+  createRedactor,
+  type Redactor,
+  secretSpellings,
+} from "../core/redact.js";
+import { scrubError } from "../core/report.js";
 import {
   namesRead,
   PLAIN_RESULT_FIELDS,
@@ -824,11 +831,44 @@ function scheduleReleases(store: IdempotencyStore, releases: Releases): void {
   releases.timer = timer;
 }
 
+/** The payload's fields naming its cart: a key quoting one is masked where printed. */
+const CART_FIELDS = ["CartId", "CartToken", "MerchantCartToken", "merchantCartToken"] as const;
+
+/**
+ * The masker of the cart id or token (`CartId`, `CartToken`, `MerchantCartToken`) of the
+ * delivery's payload that its key quotes, in every spelling (review privacy-2): the default key of
+ * a gift-card call without an `OrderId` is `<CartToken>:<digest>`, and the shopper's checkout
+ * token, a credential, must not reach a report or the default line through a reason quoting the
+ * key. The key itself is unchanged (README "Upgrading and rolling deploys"). Undefined when the
+ * key quotes none.
+ */
+function cartTokenMask(key: string, context: CallbackContext<unknown>): Redactor | undefined {
+  const raw = context.rawPayload;
+  if (!isRecord(raw)) return undefined;
+  const quoted: string[] = [];
+  for (const name of CART_FIELDS) {
+    const value = Object.hasOwn(raw, name) ? raw[name] : undefined;
+    const text = typeof value === "number" ? String(value) : value;
+    if (typeof text !== "string") continue;
+    const trimmed = text.trim();
+    if (trimmed.length >= 3 && key.includes(trimmed)) quoted.push(trimmed);
+  }
+  return quoted.length === 0 ? undefined : createRedactor(secretSpellings(quoted));
+}
+
+/**
+ * The cart-token maskers of deliveries whose context is not the engine's (a context of your own):
+ * the engine's own masks the token in every report once told (`maskInRequestReports`).
+ */
+const keyMasks = new WeakMap<object, Redactor>();
+
 /** Tells the handler's `onError` (through the context the engine gives) without changing the answer. */
 function report(context: CallbackContext<unknown>, reason: string, error?: unknown): void {
   const reportFailure = (context as { reportFailure?: CallbackContext<unknown>["reportFailure"] })
     .reportFailure;
-  if (typeof reportFailure === "function") reportFailure(`withIdempotency: ${reason}`, error);
+  const mask = keyMasks.get(context);
+  const said = mask === undefined ? reason : mask(reason);
+  if (typeof reportFailure === "function") reportFailure(`withIdempotency: ${said}`, error);
   else reporterOf(context)(reason, error);
 }
 
@@ -841,6 +881,15 @@ type Reporter = (reason: string, error?: unknown) => void;
  * number and CVV. A context of your own gives its `reportFailure` (the function alone).
  */
 function reporterOf(context: CallbackContext<unknown>): Reporter {
+  const told = reporterKeepingNothing(context);
+  // The cart token the key quotes (review privacy-2), kept as this masker only.
+  const mask = keyMasks.get(context);
+  if (mask === undefined) return told;
+  return (reason, error) =>
+    told(mask(reason), error === undefined ? undefined : scrubError(error, mask));
+}
+
+function reporterKeepingNothing(context: CallbackContext<unknown>): Reporter {
   const detached = detachedReporter(context);
   if (detached !== undefined)
     return (reason, error) => detached(`withIdempotency: ${reason}`, error);
@@ -1435,6 +1484,13 @@ export function withIdempotency<TPayload, TResult>(
       throw new TypeError("withIdempotency: key must return a non-empty string, or undefined");
     }
     if (ownKey) refuseKeyQuotingCards(derived, context as CallbackContext<unknown>);
+    // A key quoting the payload's cart token (the default key of a gift-card call without an
+    // OrderId) is stored as it is, and printed with the token masked (review privacy-2).
+    const cartMask = cartTokenMask(derived, context as CallbackContext<unknown>);
+    if (cartMask !== undefined) {
+      keyMasks.set(context, cartMask);
+      maskInRequestReports(context, cartMask);
+    }
     const key = await storedKey(context.callback, derived, namespace);
     // In the background: a server that refuses the check (INFO disabled) changes no delivery.
     // Not a closure over the context: one would keep it (its card data) in this scope's closures.

@@ -1,6 +1,7 @@
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { SESSION_FIELDS } from "../callbacks/shopper-session.js";
 import { brandClass, isBrandedInstance } from "../core/brand.js";
+import { giftCardSecretsOf } from "../core/card.js";
 import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
 import { createRedactor, type Redactor } from "../core/redact.js";
@@ -325,6 +326,15 @@ function sessionSecrets(payload: unknown): string[] {
 }
 
 /**
+ * A gift card's security codes the payload carries (`giftCardSecretsOf`: every `CardFields`
+ * member but `CardId`, a `Pin`, a `SecurityCode`), which the library never quotes either: masked
+ * where an answer quotes them, in each spelling, as the session values are (review privacy-3).
+ */
+function giftCardSecrets(payload: unknown): string[] {
+  return giftCardSecretsOf(payloadValue(payload)).flatMap(spellings);
+}
+
+/**
  * Request headers whose values say how to answer, not who asks: the answer may repeat them
  * (`application/json`) and they are not masked as secrets.
  */
@@ -590,6 +600,7 @@ export async function sendCallback(
     ...cards,
     ...headerSecrets(headers, options.headers ?? {}),
     ...sessionSecrets(payload),
+    ...giftCardSecrets(payload),
   ]);
   const doFetch = options.fetch ?? fetch;
   const started = performance.now();

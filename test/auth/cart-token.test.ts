@@ -315,6 +315,24 @@ describe("cart token: what a verify throws never carries the request's credentia
     expect(text).not.toContain(JSON.stringify(token).slice(1, -1));
   });
 
+  it("and form-encoded or JSON-escaped with \\/ (the spellings the session values share, review privacy-1)", async () => {
+    const token = "Kq9t 7/é+ab==";
+    const request = {
+      method: "GET",
+      url: `/cart?merchantCartToken=${encodeURIComponent(token)}`,
+      headers: {},
+    };
+    const { status, failures } = await cart((given) => {
+      const form = encodeURIComponent(given).replace(/%20/g, "+");
+      const slashed = JSON.stringify(given).slice(1, -1).replace(/\//g, "\\/");
+      throw new Error(`lookup token=${form} body {"token":"${slashed}"}`);
+    }, request);
+    expect(status).toBe(500);
+    const text = shown(failures[0]);
+    expect(text).toMatch(/lookup token=\*\*\* body/);
+    expect(text).not.toContain("Kq9t");
+  });
+
   it("the URL-parameter token and the request's other credentials (header secret, URL secret, Basic) are masked too", async () => {
     const failures: CallbackFailure[] = [];
     const basic = { username: "svc-user", password: "b4sic-Pa55word" };

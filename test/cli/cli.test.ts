@@ -67,6 +67,15 @@ beforeAll(async () => {
       const { CardNumber, CVVNumber } = JSON.parse(request.body).PaymentDetails;
       json(res, 500, { Success: false, Message: `card ${CardNumber} declined, CVV ${CVVNumber}` });
     },
+    // Review privacy-3: a debug-friendly refusal echoing the gift card's PIN and the session.
+    ValidateGiftCard: (res, request) => {
+      const body = JSON.parse(request.body);
+      json(res, 200, {
+        Success: false,
+        IsValid: false,
+        Message: `pin ${body.CardFields?.Pin} session ${body.AuthToken} ${body.SessionId}`,
+      });
+    },
   });
 });
 
@@ -666,6 +675,27 @@ describe("simulate", () => {
     const [row] = JSON.parse(json.stdout).results;
     expect(row.body).toContain("************1111");
     expect(row.body).not.toContain("4111111111111111");
+  });
+
+  // Review privacy-3: a gift card's PIN an answer echoes was printed in clear (the default output,
+  // --json's problems, --show-body) while the session values beside it were masked.
+  it("masks a gift card's PIN an answer echoes, as the session values (default, --json, --show-body)", async () => {
+    const base = [
+      "simulate",
+      "ValidateGiftCard",
+      "--url",
+      echoing.base,
+      "--set",
+      "CardFields.Pin=98761",
+    ];
+    const session = ["--auth-token", "tok-5c1d9e77", "--session-id", "sess-88aa77bb"];
+    for (const extra of [[], ["--json"], ["--show-body"], ["--show-body", "--json"]]) {
+      const cap = captureIo();
+      await runCli([...base, ...session, ...extra], cap.io);
+      expect(cap.stdout, extra.join(" ")).toMatch(/pin \*\*\* session \*\*\* \*\*\*/);
+      expect(cap.stdout + cap.stderr, extra.join(" ")).not.toContain("98761");
+      expect(cap.stdout + cap.stderr, extra.join(" ")).not.toContain("5c1d9e77");
+    }
   });
 
   // Fix s23 (review finding 5): card objects below the top level are masked too.

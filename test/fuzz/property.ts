@@ -1146,9 +1146,27 @@ function secretsOf(input: unknown): string[] {
   const top = sealed(input);
   for (const field of SESSION_FIELDS) {
     const value = top !== null && typeof top === "object" ? readOwn(top, field) : undefined;
-    if (typeof value === "string" && value.trim().length >= 8) out.push(value.trim());
+    if (typeof value === "string" && value.trim().length >= 8)
+      out.push(...quotedForms(value.trim()));
   }
   return out;
+}
+
+/**
+ * A session value as a text may quote it (review privacy-1): as sent, URL-encoded, form-encoded,
+ * JSON-escaped, and JSON-escaped with `/` as `\/`. Each is masked wherever quoted.
+ */
+function quotedForms(value: string): string[] {
+  const forms = [value];
+  try {
+    const encoded = encodeURIComponent(value);
+    forms.push(encoded, encoded.replace(/%20/g, "+"));
+  } catch {
+    // A lone surrogate: no URL quotes it.
+  }
+  const json = JSON.stringify(value).slice(1, -1);
+  forms.push(json, json.replace(/\//g, "\\/"));
+  return [...new Set(forms)];
 }
 
 const SESSION_FIELDS = ["AuthToken", "SessionId"] as const;
@@ -1285,7 +1303,9 @@ function thrown(behaviour: Behaviour, payload: unknown): unknown {
   const { card, cvv } = firstCard(payload);
   const session =
     payload !== null && typeof payload === "object" ? readOwn(payload, "AuthToken") : undefined;
-  const text = `card ${card} cvv ${cvv}${typeof session === "string" ? ` session ${session}` : ""}`;
+  // The session quoted as sent, and as a session service's URL or JSON body quotes it.
+  const quoted = typeof session === "string" ? quotedForms(session).join(" ") : undefined;
+  const text = `card ${card} cvv ${cvv}${quoted === undefined ? "" : ` session ${quoted}`}`;
   switch (behaviour.kind) {
     case "callbackError":
       return new CallbackError(

@@ -699,6 +699,31 @@ describe("sendCallback (as the service sends)", () => {
     ]);
   });
 
+  // Review privacy-3: a gift card's PIN (any CardFields member but CardId) was quoted in clear.
+  it("masks a gift card's security codes it sent where the endpoint quotes them, as the session", async () => {
+    const payload = samplePayload("ValidateGiftCard", {
+      CardFields: { CardId: "GC-7342-1109-5561", Pin: "98761", Extra: { SecurityCode: "a/b c+9" } },
+    } as never);
+    const result = await sendCallback("https://shop.example/cb", "ValidateGiftCard", {
+      payload,
+      sessionId: "sess-88aa77bb",
+      fetch: async (request) => {
+        const body = (await request.json()) as {
+          SessionId: string;
+          CardFields: { Pin: string; Extra: { SecurityCode: string } };
+        };
+        const code = body.CardFields.Extra.SecurityCode;
+        return Response.json({
+          Success: false,
+          Message: `pin ${body.CardFields.Pin} code ${code} ${JSON.stringify(code).slice(1, -1).replace(/\//g, "\\/")} session ${body.SessionId}`,
+        });
+      },
+    });
+    expect(result.problems).toEqual([
+      'a refusal: "Success" is false (Message "pin *** code *** *** session ***"): the endpoint turned the call down',
+    ]);
+  });
+
   // Review r4 R4-6, R4-7: what fetch (undici) refuses to send is a TypeError before sending,
   // naming what was given and not quoting it.
   it("refuses a token or a header value with a control character before sending, without quoting it", async () => {
