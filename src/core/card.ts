@@ -260,7 +260,7 @@ function hideCardFields(value: object): void {
     const key = names[i] as string;
     if (isCardDataKey(key)) {
       try {
-        Object.defineProperty(value, key, HIDE);
+        Object.defineProperty(value, key, isCvvKey(key) ? cvvSlot(value, key) : HIDE);
         visible ??= names.slice(0, i);
         hidden ??= [];
         hidden.push(key);
@@ -276,6 +276,26 @@ function hideCardFields(value: object): void {
 }
 
 const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
+
+/**
+ * A CVV field as protection leaves it: an accessor (non-enumerable, configurable) over a slot of
+ * its own, which reads and writes as the value did. A freeze of the object by the merchant's
+ * function (`Object.freeze`, an immutability helper's deep freeze) cannot make it keep the CVV
+ * (review misbehave-3): the key can no longer be deleted, but writing `***` through the accessor
+ * (`deleteKey`) still replaces the value in the slot, for the object and for the copies that
+ * share the accessor (the raw payload's, `copyHiddenCardFields`).
+ */
+function cvvSlot(value: object, key: string): PropertyDescriptor {
+  let slot = (value as Record<string, unknown>)[key];
+  return {
+    get: () => slot,
+    set: (next: unknown) => {
+      slot = next;
+    },
+    enumerable: false,
+    configurable: true,
+  };
+}
 
 /**
  * The card fields a protected card object hides, copied onto a copy of it, hidden the same way (the
@@ -393,7 +413,8 @@ function deleteKey(details: Record<string, unknown>, key: string): void {
     delete details[key];
     return;
   } catch {
-    // Not configurable, or the object is sealed: overwritten below, if it can be.
+    // Not configurable, or the object is sealed (or frozen): overwritten below, if it can be. A
+    // CVV field protection made an accessor ({@link cvvSlot}) can be, frozen too.
   }
   try {
     details[key] = "***";
