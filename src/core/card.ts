@@ -311,8 +311,14 @@ export function copyHiddenCardFields(original: object, copy: object): void {
   let hidden: string[] | undefined;
   for (const key of hiddenFieldsOf(original) ?? Object.getOwnPropertyNames(original)) {
     if (Object.hasOwn(copy, key) || !isCardDataKey(key)) continue;
-    const descriptor = Object.getOwnPropertyDescriptor(original, key);
+    let descriptor = Object.getOwnPropertyDescriptor(original, key);
     if (descriptor === undefined) continue;
+    // A CVV accessor ({@link cvvSlot}): the copy takes a slot of its own holding the value now,
+    // as a copied value would be (a write to one is not seen in the other); `dropCvv` wipes both.
+    if (descriptor.get !== undefined && isCvvKey(key)) {
+      const slot = cvvSlot(original, key);
+      descriptor = { ...slot, enumerable: descriptor.enumerable === true };
+    }
     Object.defineProperty(copy, key, descriptor);
     names.push(key);
     if (descriptor.enumerable) {

@@ -617,6 +617,21 @@ describe("a PaymentDetails frozen by the merchant's function (review misbehave-3
     expect(kept?.CVVNumber).toBe("***");
   });
 
+  it("the raw payload's CVV is a copy: a write to the payload's is not seen there", async () => {
+    let seen: unknown[] = [];
+    await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        const raw = context.rawPayload.PaymentDetails as unknown as Record<string, unknown>;
+        const details = payload.PaymentDetails as unknown as Record<string, unknown>;
+        details.CVVNumber = "4321";
+        seen = [details.CVVNumber, raw.CVVNumber];
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(seen).toEqual(["4321", "737"]);
+  });
+
   it("the CVV field still reads, writes, hides and deletes as a value does", async () => {
     let seen: unknown[] = [];
     let kept: Record<string, unknown> | undefined;
