@@ -25,7 +25,8 @@ export interface FetchAdapterOptions<TRest extends unknown[] = unknown[]> {
    * - Hono on Node: `(request, c) => getConnInfo(c).remote.address` (the handler called with `c`).
    *
    * Read a header only where the platform sets it and clients cannot: anywhere else it is forged
-   * at will.
+   * at will. Throwing, or giving anything but a string (`undefined`, `null`, a promise: not
+   * awaited), leaves the address unknown (an IP allow-list refuses the call).
    */
   remoteAddress?:
     | ((request: Request, ...rest: TRest) => string | undefined | null)

@@ -720,7 +720,8 @@ export interface NodeAdapterOptions<TReq extends NodeRequestLike = NodeRequestLi
    * socket (nginx `proxy_pass http://unix:/run/app.sock`), `() => "127.0.0.1"` with `127.0.0.1`
    * in `ipAllowList.trustedProxies`, on a server that listens on that socket alone. Receives the
    * Node request (`ctx.req` under Koa). Left out or `null`: the socket's peer address. Returning
-   * `undefined` or `null`, or throwing: no address (an IP allow-list refuses the call).
+   * `undefined`, `null` or anything but a string (a promise is not awaited), or throwing: no address
+   * (an IP allow-list refuses the call).
    */
   remoteAddress?: ((req: TReq) => string | undefined | null) | null | undefined;
 }
@@ -751,19 +752,42 @@ export function remoteAddressOption<TRead extends (...args: never[]) => unknown>
 /**
  * What a `remoteAddress` option gives; unknown when it throws (a runtime's argument it expects
  * was not passed: `callbacks(c.req.raw)` without Hono's `c`), so the call is still answered (an
- * IP allow-list then refuses it, with the reason in `onError`).
+ * IP allow-list then refuses it, with the reason in `onError`). Anything but a string is unknown
+ * too: a number, an object, or a promise (an `async` lookup, review misbehave-1), which is not
+ * awaited; its rejection is handled here, where it would otherwise be unhandled on every call
+ * (Node's default ends the process on one).
  */
 export function addressOf<TFirst, TRest extends unknown[]>(
   read: (first: TFirst, ...rest: TRest) => string | undefined | null,
   first: TFirst,
   rest: TRest,
 ): string | undefined {
+  let address: unknown;
   try {
-    return read(first, ...rest) ?? undefined;
+    address = read(first, ...rest);
   } catch {
     return undefined;
   }
+  if (typeof address === "string") return address;
+  if ((typeof address === "object" && address !== null) || typeof address === "function") {
+    settleQuietly(address);
+  }
+  return undefined;
 }
+
+/** Handles the rejection of a thenable nobody awaits; its `then` getter or call may throw. */
+function settleQuietly(value: object): void {
+  try {
+    const then = (value as { readonly then?: unknown }).then;
+    if (typeof then === "function") {
+      Reflect.apply(then, value, [undefined, ignore]);
+    }
+  } catch {
+    // A `then` that throws: nothing pending.
+  }
+}
+
+function ignore(): void {}
 
 const NO_REST: [] = [];
 

@@ -260,7 +260,7 @@ function hideCardFields(value: object): void {
     const key = names[i] as string;
     if (isCardDataKey(key)) {
       try {
-        Object.defineProperty(value, key, HIDE);
+        Object.defineProperty(value, key, isCvvKey(key) ? cvvSlot(value, key) : HIDE);
         visible ??= names.slice(0, i);
         hidden ??= [];
         hidden.push(key);
@@ -278,6 +278,26 @@ function hideCardFields(value: object): void {
 const HIDE: PropertyDescriptor = Object.freeze({ enumerable: false });
 
 /**
+ * A CVV field as protection leaves it: an accessor (non-enumerable, configurable) over a slot of
+ * its own, which reads and writes as the value did. A freeze of the object by the merchant's
+ * function (`Object.freeze`, an immutability helper's deep freeze) cannot make it keep the CVV
+ * (review misbehave-3): the key can no longer be deleted, but writing `***` through the accessor
+ * (`deleteKey`) still replaces the value in the slot, for the object and for the copies that
+ * share the accessor (the raw payload's, `copyHiddenCardFields`).
+ */
+function cvvSlot(value: object, key: string): PropertyDescriptor {
+  let slot = (value as Record<string, unknown>)[key];
+  return {
+    get: () => slot,
+    set: (next: unknown) => {
+      slot = next;
+    },
+    enumerable: false,
+    configurable: true,
+  };
+}
+
+/**
  * The card fields a protected card object hides, copied onto a copy of it, hidden the same way (the
  * raw view's copies are made by spreading, which leaves them out, and take the original's
  * prototype, so protecting them again would do nothing).
@@ -291,8 +311,14 @@ export function copyHiddenCardFields(original: object, copy: object): void {
   let hidden: string[] | undefined;
   for (const key of hiddenFieldsOf(original) ?? Object.getOwnPropertyNames(original)) {
     if (Object.hasOwn(copy, key) || !isCardDataKey(key)) continue;
-    const descriptor = Object.getOwnPropertyDescriptor(original, key);
+    let descriptor = Object.getOwnPropertyDescriptor(original, key);
     if (descriptor === undefined) continue;
+    // A CVV accessor ({@link cvvSlot}): the copy takes a slot of its own holding the value now,
+    // as a copied value would be (a write to one is not seen in the other); `dropCvv` wipes both.
+    if (descriptor.get !== undefined && isCvvKey(key)) {
+      const slot = cvvSlot(original, key);
+      descriptor = { ...slot, enumerable: descriptor.enumerable === true };
+    }
     Object.defineProperty(copy, key, descriptor);
     names.push(key);
     if (descriptor.enumerable) {
@@ -393,7 +419,8 @@ function deleteKey(details: Record<string, unknown>, key: string): void {
     delete details[key];
     return;
   } catch {
-    // Not configurable, or the object is sealed: overwritten below, if it can be.
+    // Not configurable, or the object is sealed (or frozen): overwritten below, if it can be. A
+    // CVV field protection made an accessor ({@link cvvSlot}) can be, frozen too.
   }
   try {
     details[key] = "***";

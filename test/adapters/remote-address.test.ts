@@ -10,6 +10,7 @@ import express from "express";
 import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
+import { toFetch } from "../../src/adapters/fetch.js";
 import { toKoa } from "../../src/adapters/koa.js";
 import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
@@ -137,6 +138,78 @@ describe("the Node adapters behind a proxy on a Unix socket", () => {
       expect(await forward(path, "203.0.113.7")).toBe(401);
       expect(reasons).toEqual(["peer address unknown; the IP allow-list cannot be checked"]);
     }
+  });
+});
+
+// Review misbehave-1: an async `remoteAddress` (a lookup in a proxy table) gave a promise; a
+// rejected one was never handled, an unhandled rejection on every call, which under Node's default
+// ends the process (even with `auth: false`). The option gives a string: anything else, a promise
+// included (not awaited; its rejection handled), leaves the address unknown.
+describe("a remoteAddress that gives a promise or another non-string (review misbehave-1)", () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  beforeAll(() => void process.on("unhandledRejection", onUnhandled));
+  afterAll(() => void process.off("unhandledRejection", onUnhandled));
+  const reads = [
+    async () => {
+      throw new Error("proxy table unavailable");
+    },
+    () => Promise.reject(new Error("proxy table unavailable")),
+    async () => "127.0.0.1",
+    // A thenable that is not a Promise, its `then` calling the rejection handler.
+    () =>
+      // biome-ignore lint/suspicious/noThenProperty: a thenable is what is tested
+      Object.defineProperty({}, "then", {
+        value: (_ok: unknown, fail: (e: unknown) => void) => fail(new Error("no")),
+      }),
+    () => 2130706433,
+    () => ({ toString: () => "127.0.0.1" }),
+  ] as unknown as ((req: IncomingMessage) => string)[];
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
+
+  for (const [name, adapt] of [
+    ["toNodeListener", (read: never) => toNodeListener(router, { remoteAddress: read })],
+    ["toExpress", (read: never) => express().use(toExpress(router, { remoteAddress: read }))],
+    ["toKoa", (read: never) => new Koa().use(toKoa(router, { remoteAddress: read })).callback()],
+  ] as const) {
+    it(`${name}: the address is unknown (401), the call answered, no unhandled rejection`, async () => {
+      for (const [index, read] of reads.entries()) {
+        const path = await onSocket(
+          adapt(read as never) as never,
+          `${name}-nonstring-${index}.sock`,
+        );
+        reasons.length = 0;
+        expect(await forward(path, "203.0.113.7")).toBe(401);
+        expect(reasons).toEqual(["peer address unknown; the IP allow-list cannot be checked"]);
+      }
+      await settle();
+      expect(unhandled.splice(0).map(String)).toEqual([]);
+    });
+  }
+
+  it("toFetch: the same, and with auth: false the call succeeds", async () => {
+    const open = createCallbackRouter({
+      auth: false,
+      handlers: { SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }) },
+    });
+    const call = () =>
+      new Request("http://x/SendOrderToMerchant", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.7" },
+        body: ORDER,
+      });
+    for (const read of reads) {
+      reasons.length = 0;
+      const refused = await toFetch(router, { remoteAddress: read as never })(
+        new Request("http://x/crossborder/SendOrderToMerchant", call()),
+      );
+      expect(refused.status).toBe(401);
+      expect(reasons).toEqual(["peer address unknown; the IP allow-list cannot be checked"]);
+      const answered = await toFetch(open, { remoteAddress: read as never })(call());
+      expect(answered.status).toBe(200);
+    }
+    await settle();
+    expect(unhandled.splice(0).map(String)).toEqual([]);
   });
 });
 

@@ -548,3 +548,108 @@ describe("a CVV-named key that cannot be deleted keeps no other (review-left D3)
     expect({ ...details }).toStrictEqual({ CardNumber: VISA, CVVNumber: "***", Note: "cvv ***" });
   });
 });
+
+// Review misbehave-3: a PaymentDetails the merchant's function froze (`Object.freeze`, an
+// immutability helper's deep freeze of the order and of `context.rawPayload`) kept its CVV after
+// the answer, with no report: a frozen data property can be neither deleted nor written. The CVV
+// field is an accessor over a slot of its own once protected, which a freeze keeps: writing `***`
+// through it still replaces the CVV, in the payload and in the raw payload's copy.
+describe("a PaymentDetails frozen by the merchant's function (review misbehave-3)", () => {
+  const deepFreeze = (value: unknown): unknown => {
+    if (value !== null && typeof value === "object") {
+      for (const item of Object.values(value)) deepFreeze(item);
+      Object.freeze(value);
+    }
+    return value;
+  };
+  const body = () =>
+    JSON.stringify({
+      ...SAMPLE_BUILDERS.PerformOrderPayment(),
+      ...order(paymentDetails(VISA, "737")),
+    });
+
+  it("Object.freeze(payload.PaymentDetails): the CVV does not outlive the function", async () => {
+    let kept: Record<string, unknown> | undefined;
+    let during: unknown;
+    const response = await createPerformOrderPaymentHandler(
+      (payload) => {
+        kept = Object.freeze(payload.PaymentDetails) as unknown as Record<string, unknown>;
+        during = kept.CVVNumber;
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(response.status).toBe(200);
+    expect(during).toBe("737");
+    expect(Object.isFrozen(kept)).toBe(true);
+    expect(kept?.CVVNumber).toBe("***");
+    expect(inspect(kept, { showHidden: true, getters: true })).not.toContain("737");
+  });
+
+  it("a deep freeze of the order and of context.rawPayload: neither keeps the CVV", async () => {
+    let order: Record<string, Record<string, unknown>> | undefined;
+    let raw: Record<string, Record<string, unknown>> | undefined;
+    const response = await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        order = deepFreeze(payload) as never;
+        raw = deepFreeze(context.rawPayload) as never;
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(response.status).toBe(200);
+    expect(order?.PaymentDetails?.CVVNumber).toBe("***");
+    expect(raw?.PaymentDetails?.CVVNumber).toBe("***");
+  });
+
+  it("a freeze after a write: the value written is what is wiped", async () => {
+    let kept: Record<string, unknown> | undefined;
+    await createPerformOrderPaymentHandler(
+      (payload) => {
+        kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+        kept.CVVNumber = "4321";
+        expect(kept.CVVNumber).toBe("4321");
+        Object.freeze(kept);
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(kept?.CVVNumber).toBe("***");
+  });
+
+  it("the raw payload's CVV is a copy: a write to the payload's is not seen there", async () => {
+    let seen: unknown[] = [];
+    await createPerformOrderPaymentHandler(
+      (payload, context) => {
+        const raw = context.rawPayload.PaymentDetails as unknown as Record<string, unknown>;
+        const details = payload.PaymentDetails as unknown as Record<string, unknown>;
+        details.CVVNumber = "4321";
+        seen = [details.CVVNumber, raw.CVVNumber];
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(seen).toEqual(["4321", "737"]);
+  });
+
+  it("the CVV field still reads, writes, hides and deletes as a value does", async () => {
+    let seen: unknown[] = [];
+    let kept: Record<string, unknown> | undefined;
+    await createPerformOrderPaymentHandler(
+      (payload) => {
+        kept = payload.PaymentDetails as unknown as Record<string, unknown>;
+        seen = [
+          kept.CVVNumber,
+          Object.hasOwn(kept, "CVVNumber"),
+          Object.keys(kept).includes("CVVNumber"),
+          "CVVNumber" in { ...kept },
+          JSON.stringify(kept).includes("737"),
+        ];
+        return OK;
+      },
+      { auth: false, onError: () => undefined },
+    ).handle(post(body()));
+    expect(seen).toEqual(["737", true, false, false, false]);
+    expect(Object.hasOwn(kept ?? {}, "CVVNumber")).toBe(false);
+  });
+});
