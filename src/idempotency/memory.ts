@@ -22,6 +22,8 @@ interface Entry {
   readonly key: string;
   /** Who runs it, while running; undefined once completed. */
   owner: string | undefined;
+  /** Who completed it, once completed: its `complete` sent again answers true. */
+  recordedBy: string | undefined;
   result: string | undefined;
   /** The lease's end while running; the record's end once completed. */
   expiresAt: number;
@@ -163,7 +165,14 @@ export function createMemoryIdempotencyStore(
   }
 
   function add(key: string, owner: string | undefined, result: string | undefined, end: number) {
-    const entry: Entry = { key, owner, result, expiresAt: end, index: heap.length };
+    const entry: Entry = {
+      key,
+      owner,
+      recordedBy: undefined,
+      result,
+      expiresAt: end,
+      index: heap.length,
+    };
     entries.set(key, entry);
     heap.push(entry);
     if (heap.length > longest) longest = heap.length;
@@ -231,15 +240,22 @@ export function createMemoryIdempotencyStore(
     complete(key, owner, result, ttlMs) {
       duration(ttlMs, "ttlMs");
       const at = clock();
-      const entry = entries.get(key);
-      // Another owner's live claim, or a live result: not ours to overwrite.
-      if (entry !== undefined && entry.owner !== owner && entry.expiresAt > at) return false;
+      let entry = entries.get(key);
+      // Another owner's live claim, or a live result: not ours to overwrite. The owner's own
+      // record of this result (its write sent again) counts as written; another owner's record
+      // of an equal text does not (review infra-5).
+      if (entry !== undefined && entry.owner !== owner && entry.expiresAt > at) {
+        return entry.owner === undefined && entry.recordedBy === owner && entry.result === result;
+      }
       if (entry === undefined) {
         add(key, undefined, result, at + ttlMs);
+        entry = entries.get(key) as Entry;
+        entry.recordedBy = owner;
         return true;
       }
       // The lease's entry becomes the record.
       entry.owner = undefined;
+      entry.recordedBy = owner;
       entry.result = result;
       setEnd(entry, at + ttlMs);
       return true;

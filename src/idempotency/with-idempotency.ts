@@ -1096,16 +1096,6 @@ export function withIdempotency<TPayload, TResult>(
     return fly(() => store.complete(key, owner, text, ttlMs));
   }
 
-  /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
-  async function holds(key: string, text: string): Promise<boolean> {
-    try {
-      const record = await within(store.get(key), storeTimeoutMs, "read");
-      return record?.state === "completed" && record.result === text;
-    } catch {
-      return false;
-    }
-  }
-
   /**
    * A record refused: another delivery holds the key. After a run past maxRunMs, that is what it
    * allowed. Else `lost` when the refusal was received while the lease was still granted, with no
@@ -1171,8 +1161,9 @@ export function withIdempotency<TPayload, TResult>(
         const receivedAt = monotonicNow();
         lease.stop();
         unsaved.delete(key);
-        // An earlier try that landed after all landed before this answer came.
-        if (done || (await holds(key, text))) reportLateRecord(key, tell, lease, receivedAt);
+        // An earlier try that landed after all is this owner's record: the store answers true
+        // for it (an equal text recorded by another run is no proof: review infra-5).
+        if (done) reportLateRecord(key, tell, lease, receivedAt);
         else reportTakenOver(key, tell, lease, receivedAt);
         return;
       } catch {
