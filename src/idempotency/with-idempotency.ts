@@ -1001,6 +1001,12 @@ export function withIdempotency<TPayload, TResult>(
       // No renewal answered for a whole lease: the store let it expire and refuses any other;
       // sending more would only queue them in a client waiting to reconnect.
       if (monotonicNow() >= heldUntil) {
+        // Said once, while the function runs (review infra-6): a lease ended silently before.
+        if (phase === "running") {
+          tell(
+            `the lease on ${key} was not renewed for a whole leaseMs (${leaseMs} ms) while the function ran, so it has run out in the store: another delivery may run it too; keep the store reachable, or raise leaseMs`,
+          );
+        }
         stop();
         return;
       }
@@ -1056,6 +1062,14 @@ export function withIdempotency<TPayload, TResult>(
       }
       if (!toldLong && ranMs >= longRunMs) {
         toldLong = true;
+        // Worded from the lease's state (review infra-6): a renewal failed since the last grant,
+        // so the lease may have run out, and another delivery may be running the function.
+        if (failedSentAt > grantSentAt) {
+          tell(
+            `the function has run for ${longRunMs} ms or more on ${key} and has not returned, and its lease could not be renewed since its last grant, so it may have run out: another delivery, on any instance, may run the function meanwhile; keep the store reachable, and give the calls it makes a timeout`,
+          );
+          return false;
+        }
         tell(
           `the function has run for ${longRunMs} ms or more on ${key} and has not returned: its lease is renewed while it runs, so every delivery of this key, on every instance, is answered 503 ${DELIVERY_IN_PROGRESS} meanwhile${
             maxRunMs === undefined

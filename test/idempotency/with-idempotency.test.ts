@@ -3110,6 +3110,42 @@ describe("a function that does not return (review life R2)", () => {
     expect(runs()).toBe(1);
   });
 
+  it("review infra-6: a run whose renewals fail is told that its lease may have run out, not that it is renewed; and once when renewals stop for want of a grant", async () => {
+    const { fn, open } = hanging();
+    const inner = createMemoryIdempotencyStore();
+    const store: IdempotencyStore = {
+      claim: (...args) => inner.claim(...args),
+      get: (...args) => inner.get(...args),
+      complete: (...args) => inner.complete(...args),
+      renew: () => Promise.reject(new Error("connection refused")),
+      release: (...args) => inner.release(...args),
+    };
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, leaseMs: 300, waitMs: 200 }),
+      { auth: false, onError },
+    );
+    const first = handler.handle(post(orderText));
+    const reasons = () => failures.map((failure) => failure.reason ?? "");
+    await vi.waitFor(
+      () => {
+        expect(reasons()).toContainEqual(expect.stringMatching(/has run for 300 ms/));
+        expect(reasons()).toContainEqual(expect.stringMatching(/not renewed for a whole/));
+      },
+      { timeout: 3_000, interval: 20 },
+    );
+    const long = reasons().find((reason) => reason.includes("has run for")) ?? "";
+    expect(long).not.toMatch(/its lease is renewed while it runs/);
+    expect(long).toMatch(/its lease could not be renewed.*may have run out.*another delivery/);
+    expect(reasons().filter((reason) => reason.includes("not renewed for a whole"))).toEqual([
+      expect.stringMatching(
+        /^withIdempotency: the lease on SendOrderToMerchant:\S+ was not renewed for a whole leaseMs \(300 ms\) while the function ran.*another delivery may run it too/,
+      ),
+    ]);
+    open();
+    await first;
+  });
+
   it("with maxRunMs, stops renewing the lease once the run passed it: a redelivery to this process, then to another instance, runs the function again", async () => {
     const { fn, runs, open } = hanging();
     const store = createMemoryIdempotencyStore();
