@@ -755,6 +755,64 @@ describe("Redis (redis-server)", () => {
     }
   });
 
+  it("review infra-3: an ACL user missing a command the scripts run is refused with the ACL line the store needs; a user with exactly that line is served", async () => {
+    const prefix = "crossborder-callbacks:idempotency:";
+    const line = (
+      /ACL SETUSER <user> (\S+(?: \+[a-z]+)+)/.exec(
+        await (async () => {
+          // The natural line for a scripting client: TIME (category @fast only) is missing.
+          await nodeRedis.sendCommand(
+            ["ACL", "SETUSER", "acl-natural", "on", ">secret", `~${prefix}*`].concat([
+              "+@read",
+              "+@write",
+              "+@scripting",
+              "+@connection",
+            ]),
+          );
+          const natural = createClient({
+            url: server.url,
+            username: "acl-natural",
+            password: "secret",
+          });
+          natural.on("error", () => undefined);
+          await natural.connect();
+          try {
+            const error = await Promise.resolve(
+              createRedisIdempotencyStore(natural).claim("acl-1", "o", 60_000),
+            ).then(
+              () => new Error("claimed"),
+              (refused: Error) => refused,
+            );
+            expect(error.message).toMatch(
+              /can't run this command.*: the client's ACL user may not run a command, or touch a key, that the store needs: .*TIME.*ACL SETUSER <user> ~crossborder-callbacks:idempotency:\* \+evalsha \+eval \+time/,
+            );
+            return error.message;
+          } finally {
+            await natural.close();
+          }
+        })(),
+      )?.[1] ?? ""
+    ).split(" ");
+    // The documented line, and nothing else: every operation and the setup check work.
+    await nodeRedis.sendCommand(["ACL", "SETUSER", "acl-exact", "on", ">secret", ...line]);
+    const exact = createClient({ url: server.url, username: "acl-exact", password: "secret" });
+    exact.on("error", () => undefined);
+    await exact.connect();
+    try {
+      const store = createRedisIdempotencyStore(exact);
+      expect(await store.claim("acl-2", "o", 60_000)).toEqual({ claimed: true });
+      expect(await store.renew("acl-2", "o", 60_000)).toBe(true);
+      expect(await store.complete("acl-2", "o", "jr", 60_000)).toBe(true);
+      expect(await store.get("acl-2")).toEqual({ state: "completed", result: "jr" });
+      expect(await store.forget("acl-2", "jr")).toBe(true);
+      expect(await store.claim("acl-3", "o", 60_000)).toEqual({ claimed: true });
+      expect(await store.release("acl-3", "o")).toBe(true);
+      expect(await store.checkSetup()).toBeUndefined();
+    } finally {
+      await exact.close();
+    }
+  });
+
   /**
    * One function behind two instances sharing `store`: its first run restarts `restart` (a 0.3 s
    * outage, far shorter than leaseMs) and has the service redeliver to the other instance meanwhile.
