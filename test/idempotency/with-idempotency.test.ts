@@ -670,12 +670,16 @@ describe("withIdempotency across instances sharing a store", () => {
     expect(runs).toBe(2);
     expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
     expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    // Since review infra-6, the renewals' stop for want of a grant is told too.
     expect(a.failures.map((failure) => failure.reason)).toEqual([
       expect.stringContaining("could not renew the lease"),
+      expect.stringContaining(
+        "was not renewed for a whole leaseMs (150 ms) while the function ran",
+      ),
       expect.stringContaining("may have run twice"),
     ]);
     // The lease ran out (no renewal reached the store): leaseMs is what to look at.
-    expect(a.failures[1]?.reason).toMatch(/lease expired.*raise leaseMs/);
+    expect(a.failures[2]?.reason).toMatch(/lease expired.*raise leaseMs/);
     expect(b.failures).toEqual([]);
     // The record is the second run's: repeats get M-2.
     const payload = JSON.parse(orderText);
