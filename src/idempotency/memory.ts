@@ -22,11 +22,27 @@ interface Entry {
   readonly key: string;
   /** Who runs it, while running; undefined once completed. */
   owner: string | undefined;
+  /**
+   * Who completed it, once completed (its `complete` sent again answers true): a 32-bit digest of
+   * the owner, not the owner's string (`crypto.randomUUID()` builds a rope of its pieces, some
+   * 450 bytes a record kept for a day; two runs of one key whose owners share a digest, 1 in 4
+   * billion, and whose results are equal, would pass for one).
+   */
+  recordedBy: number | undefined;
   result: string | undefined;
   /** The lease's end while running; the record's end once completed. */
   expiresAt: number;
   /** Its place in the heap of ends. */
   index: number;
+}
+
+/** FNV-1a over the owner's UTF-16 units: a number held in the entry itself. */
+function digestOf(owner: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < owner.length; i++) {
+    hash = Math.imul(hash ^ owner.charCodeAt(i), 0x01000193);
+  }
+  return hash | 0;
 }
 
 /** A value in a message: a number as it is, anything else by its type. */
@@ -163,7 +179,14 @@ export function createMemoryIdempotencyStore(
   }
 
   function add(key: string, owner: string | undefined, result: string | undefined, end: number) {
-    const entry: Entry = { key, owner, result, expiresAt: end, index: heap.length };
+    const entry: Entry = {
+      key,
+      owner,
+      recordedBy: undefined,
+      result,
+      expiresAt: end,
+      index: heap.length,
+    };
     entries.set(key, entry);
     heap.push(entry);
     if (heap.length > longest) longest = heap.length;
@@ -231,15 +254,26 @@ export function createMemoryIdempotencyStore(
     complete(key, owner, result, ttlMs) {
       duration(ttlMs, "ttlMs");
       const at = clock();
-      const entry = entries.get(key);
-      // Another owner's live claim, or a live result: not ours to overwrite.
-      if (entry !== undefined && entry.owner !== owner && entry.expiresAt > at) return false;
+      let entry = entries.get(key);
+      // Another owner's live claim, or a live result: not ours to overwrite. The owner's own
+      // record of this result (its write sent again) counts as written; another owner's record
+      // of an equal text does not (review infra-5).
+      if (entry !== undefined && entry.owner !== owner && entry.expiresAt > at) {
+        return (
+          entry.owner === undefined &&
+          entry.recordedBy === digestOf(owner) &&
+          entry.result === result
+        );
+      }
       if (entry === undefined) {
         add(key, undefined, result, at + ttlMs);
+        entry = entries.get(key) as Entry;
+        entry.recordedBy = digestOf(owner);
         return true;
       }
       // The lease's entry becomes the record.
       entry.owner = undefined;
+      entry.recordedBy = digestOf(owner);
       entry.result = result;
       setEnd(entry, at + ttlMs);
       return true;

@@ -5,7 +5,8 @@
  *
  * One row per key: `owner` set while running, null once completed; `expires_at` is the lease's
  * end while running and the record's end once completed, always on the database's clock, and
- * checked by every statement, so a row past it counts as absent.
+ * checked by every statement, so a row past it counts as absent. Beside a completed row, a row
+ * under `<key>\n<owner>` names who wrote it (see `RECORDED_BY`).
  */
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
@@ -117,6 +118,17 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at);`;
 }
 
 const MS = "$MS::float8 * interval '1 millisecond'";
+
+/**
+ * A completed row keeps no owner (its `owner` is null, which every version reads as completed),
+ * so the owner that wrote it is kept in a row of its own beside it, under
+ * `<key>` + newline + `<owner>`, with the record's expiry, an empty result and no owner: a key
+ * `withIdempotency` never stores (a key holding a control character is stored hashed), never read
+ * by an earlier version, deleted by the cleanup when it expires. `complete` reads it to tell this
+ * owner's own record, written by a try whose answer was lost, from another run's record of an
+ * equal text (review infra-5).
+ */
+const RECORDED_BY = "E'\\n'";
 
 /** The rows one statement of the background cleanup deletes at most (`deleteExpired()`'s default). */
 const CLEANUP_BATCH = 1000;
@@ -238,11 +250,24 @@ RETURNING 1`,
   CASE WHEN isfinite(expires_at)
     THEN (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 END AS remaining
 FROM ${at} WHERE key = $1 AND expires_at > clock_timestamp()`,
-    complete: `INSERT INTO ${at} AS r (key, owner, result, expires_at)
-VALUES ($1, NULL, $3, clock_timestamp() + ${MS.replace("$MS", "$4")})
-ON CONFLICT (key) DO UPDATE SET owner = NULL, result = EXCLUDED.result, expires_at = EXCLUDED.expires_at
-WHERE r.owner = $2 OR r.expires_at <= clock_timestamp()
-RETURNING 1`,
+    // The record, and beside it its writer's mark (see RECORDED_BY), in one statement; answers
+    // `done` when written now, `mine` when this owner's record of this result is there already.
+    complete: `WITH done AS (
+  INSERT INTO ${at} AS r (key, owner, result, expires_at)
+  VALUES ($1::text, NULL, $3::text, clock_timestamp() + ${MS.replace("$MS", "$4")})
+  ON CONFLICT (key) DO UPDATE SET owner = NULL, result = EXCLUDED.result, expires_at = EXCLUDED.expires_at
+  WHERE r.owner = $2::text OR r.expires_at <= clock_timestamp()
+  RETURNING expires_at
+), marked AS (
+  INSERT INTO ${at} AS m (key, owner, result, expires_at)
+  SELECT $1::text || ${RECORDED_BY} || $2::text, NULL, '', expires_at FROM done
+  ON CONFLICT (key) DO UPDATE SET owner = NULL, result = '', expires_at = EXCLUDED.expires_at
+)
+SELECT EXISTS (SELECT 1 FROM done) AS done,
+  EXISTS (SELECT 1 FROM ${at} WHERE key = $1::text AND owner IS NULL AND result = $3::text
+    AND expires_at > clock_timestamp())
+  AND EXISTS (SELECT 1 FROM ${at} WHERE key = $1::text || ${RECORDED_BY} || $2::text
+    AND expires_at > clock_timestamp()) AS mine`,
     renew: `UPDATE ${at} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
 WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
     release: `DELETE FROM ${at} WHERE key = $1 AND owner = $2`,
@@ -424,7 +449,8 @@ AND expires_at <= clock_timestamp()`,
       return recordOf(key, (await query("get", [key])).rows[0]);
     },
     async complete(key, owner, result, ttlMs) {
-      return ((await query("complete", [key, owner, result, ttlMs])).rowCount ?? 0) > 0;
+      const row = (await query("complete", [key, owner, result, ttlMs])).rows[0];
+      return row?.done === true || row?.mine === true;
     },
     async renew(key, owner, leaseMs) {
       return ((await query("renew", [key, owner, leaseMs])).rowCount ?? 0) > 0;

@@ -37,7 +37,7 @@ export type RedisLikeClient = NodeRedisLikeClient | IoRedisLikeClient;
 export interface RedisIdempotencyStore extends ForgettingIdempotencyStore {
   /**
    * Reads the server's `maxmemory-policy` (`INFO memory`) and whether it keeps an append-only file
-   * (`INFO persistence`), once per store (once answered: a failed check is not remembered): the problems to fix as a sentence when the policy lets
+   * (`INFO persistence`), on every master of a Cluster client (each problem naming its node), once per store (once answered: a failed check is not remembered): the problems to fix as a sentence when the policy lets
    * Redis evict this store's keys (anything but `noeviction`) or when a restart would empty the
    * leases of running functions (`appendonly no`), undefined when neither. A section the server
    * refuses is not checked; rejects when it refuses both (some managed Redis refuse `INFO`).
@@ -192,14 +192,37 @@ function isIoRedis(client: RedisLikeClient): client is IoRedisLikeClient {
 }
 
 /** The client's error, its message followed by what to do (its name kept, the original as cause). */
-function notConnected(error: unknown, message: string): Error {
-  const hinted = new Error(
-    `${message}; the client is not connected: call \`await client.connect()\` at start-up`,
-    { cause: error },
-  );
+function hinted(error: unknown, text: string): Error {
+  const error2 = new Error(text, { cause: error });
   const name = (error as Error | undefined)?.name;
-  if (typeof name === "string") hinted.name = name;
-  return hinted;
+  if (typeof name === "string") error2.name = name;
+  return error2;
+}
+
+function notConnected(error: unknown, message: string): Error {
+  return hinted(
+    error,
+    `${message}; the client is not connected: call \`await client.connect()\` at start-up`,
+  );
+}
+
+/**
+ * A redirection (`MOVED`, `ASK`) reaches the store only from a client of one node of a Cluster:
+ * a Cluster client follows it itself (review infra-2).
+ */
+function notClusterClient(error: unknown, message: string): Error {
+  return hinted(
+    error,
+    `${message}: this Redis is a Cluster, and the client given to createRedisIdempotencyStore is a client of one node: pass a Cluster client (createCluster() of \`redis\`, new Cluster() of \`ioredis\`); see the README's "Picking a store"`,
+  );
+}
+
+/** What an ACL user of the store needs, for a refusal naming no command (review infra-3). */
+function aclRefused(error: unknown, message: string, prefix: string): Error {
+  return hinted(
+    error,
+    `${message}: the client's ACL user may not run a command, or touch a key, that the store needs: it sends EVALSHA and EVAL, its scripts run TIME, TYPE, GET, SET, PTTL, DEL and PEXPIRE on keys under its prefix, and its setup check INFO (optional): ACL SETUSER <user> ~${prefix}* +evalsha +eval +time +type +get +set +pttl +del +pexpire +info; see the README's "Picking a store"`,
+  );
 }
 
 function replyText(value: unknown): string {
@@ -217,11 +240,18 @@ function recordOf(reply: unknown): IdempotencyRecord | undefined {
   return undefined;
 }
 
-/** The problem with a server's eviction policy, from its `INFO memory` text. */
-function evictionProblem(info: string): string | undefined {
+/**
+ * The problem with a server's eviction policy, from its `INFO memory` text; `node` names the
+ * Cluster master it is read on.
+ */
+function evictionProblem(info: string, node?: string): string | undefined {
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   if (policy === undefined || policy === "noeviction") return undefined;
-  return `Redis's maxmemory-policy is ${policy}: under memory pressure Redis evicts idempotency records and leases (every one has an expiry), and the next delivery of an evicted key runs the function again (a second charge); set maxmemory-policy noeviction (see the README's "Picking a store")`;
+  const subject =
+    node === undefined
+      ? "Redis's maxmemory-policy"
+      : `the maxmemory-policy of the Redis Cluster master ${node}`;
+  return `${subject} is ${policy}: under memory pressure Redis evicts idempotency records and leases (every one has an expiry), and the next delivery of an evicted key runs the function again (a second charge); set maxmemory-policy noeviction (see the README's "Picking a store")`;
 }
 
 /**
@@ -230,9 +260,66 @@ function evictionProblem(info: string): string | undefined {
  * running (and every record). RDB snapshots do not keep them: a 30 s lease is written after the
  * last snapshot nearly always. Undefined when the text says nothing of it (not checkable).
  */
-function persistenceProblem(info: string): string | undefined {
+function persistenceProblem(info: string, node?: string): string | undefined {
   if (/^aof_enabled:0\s*$/m.exec(info) === null) return undefined;
-  return 'Redis keeps no append-only file (appendonly no; RDB snapshots do not keep a lease): a restart of Redis empties the lease of every function still running, and a redelivery then runs it a second time (a second charge), besides forgetting the records; set appendonly yes (see the README\'s "Picking a store")';
+  const subject = node === undefined ? "Redis" : `the Redis Cluster master ${node}`;
+  return (
+    subject +
+    ' keeps no append-only file (appendonly no; RDB snapshots do not keep a lease): a restart of Redis empties the lease of every function still running, and a redelivery then runs it a second time (a second charge), besides forgetting the records; set appendonly yes (see the README\'s "Picking a store")'
+  );
+}
+
+/** A master of a Cluster client: its address, and a client of it (or a promise of one). */
+interface ClusterMaster {
+  readonly node: string;
+  readonly server: unknown;
+}
+
+/**
+ * The masters of a Cluster client, undefined for a client of one server: `ioredis`'s `Cluster`
+ * (`nodes("master")`, each a client of its own) and node-redis's `createCluster()` (`masters`, or
+ * `getMasters()` before v5, each read through `nodeClient(master)`, or its `client` in v4).
+ * Rejects while the client knows no master yet (not connected, its slots not loaded), so that
+ * the check is asked again later.
+ */
+async function clusterMasters(client: RedisLikeClient): Promise<ClusterMaster[] | undefined> {
+  const io = client as {
+    isCluster?: unknown;
+    nodes?: (role: string) => { options?: { host?: string; port?: number } }[];
+  };
+  if (io.isCluster === true && typeof io.nodes === "function") {
+    return known(
+      io.nodes("master").map((server) => ({
+        node: `${server.options?.host ?? "?"}:${server.options?.port ?? "?"}`,
+        server,
+      })),
+    );
+  }
+  type Master = { address?: string; host?: string; port?: number; client?: unknown };
+  const node = client as {
+    masters?: Master[];
+    getMasters?: () => Master[];
+    nodeClient?: (master: Master) => unknown;
+  };
+  const masters = Array.isArray(node.masters)
+    ? node.masters
+    : typeof node.getMasters === "function" && typeof node.nodeClient === "function"
+      ? node.getMasters()
+      : undefined;
+  if (masters === undefined) return undefined;
+  return known(
+    masters.map((master) => ({
+      node: master.address ?? `${master.host ?? "?"}:${master.port ?? "?"}`,
+      server: typeof node.nodeClient === "function" ? node.nodeClient(master) : master.client,
+    })),
+  );
+}
+
+function known(masters: ClusterMaster[]): ClusterMaster[] {
+  if (masters.length === 0) {
+    throw new Error("the Redis Cluster client knows no master yet (not connected?)");
+  }
+  return masters;
 }
 
 function validKey(key: string): void {
@@ -315,27 +402,50 @@ export function createRedisIdempotencyStore(
       if (isNodeRedis(client) && (client as { isOpen?: unknown }).isOpen === false) {
         throw notConnected(error, message);
       }
+      if (/^(MOVED|ASK) \d+ /.test(message)) throw notClusterClient(error, message);
+      if (/^NOPERM |can't run this command/.test(message)) {
+        throw aclRefused(error, message, prefix);
+      }
       throw error;
     }
   }
 
   let setup: Promise<string | undefined> | undefined;
-  /** `INFO memory` and `INFO persistence`, which managed Redis allow where they refuse `CONFIG GET`. */
-  async function readSetup(): Promise<string | undefined> {
-    const info = (client as { info?: (section: string) => Promise<unknown> }).info;
-    if (typeof info !== "function") return undefined;
+  /**
+   * `INFO memory` and `INFO persistence` of one server, which managed Redis allow where they
+   * refuse `CONFIG GET`: its problems, `node` naming it on a Cluster.
+   */
+  async function readServer(server: unknown, node?: string): Promise<string[]> {
+    const info = (server as { info?: (section: string) => Promise<unknown> } | null)?.info;
+    if (typeof info !== "function") return [];
     // Each section on its own: a server that refuses one (an ACL) is still checked on the other.
     const [memory, persistence] = await Promise.allSettled([
-      Promise.resolve().then(() => info.call(client, "memory")),
-      Promise.resolve().then(() => info.call(client, "persistence")),
+      Promise.resolve().then(() => info.call(server, "memory")),
+      Promise.resolve().then(() => info.call(server, "persistence")),
     ]);
     if (memory.status === "rejected" && persistence.status === "rejected") throw memory.reason;
-    const problems = [
-      memory.status === "fulfilled" ? evictionProblem(replyText(memory.value)) : undefined,
+    return [
+      memory.status === "fulfilled" ? evictionProblem(replyText(memory.value), node) : undefined,
       persistence.status === "fulfilled"
-        ? persistenceProblem(replyText(persistence.value))
+        ? persistenceProblem(replyText(persistence.value), node)
         : undefined,
     ].filter((problem) => problem !== undefined);
+  }
+
+  async function readSetup(): Promise<string | undefined> {
+    const masters = await clusterMasters(client);
+    // A plain client: its one server. A Cluster client sends INFO to one node of its choosing,
+    // so every master is read, each problem naming its node (review infra-1).
+    const problems =
+      masters === undefined
+        ? await readServer(client)
+        : (
+            await Promise.all(
+              masters.map(({ node, server }) =>
+                Promise.resolve(server).then((each) => readServer(each, node)),
+              ),
+            )
+          ).flat();
     return problems.length === 0 ? undefined : problems.join("; and ");
   }
 

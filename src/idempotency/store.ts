@@ -47,8 +47,11 @@ export interface IdempotencyStore {
   get(key: string): Awaitable<IdempotencyRecord | undefined>;
   /**
    * Records the result, to be answered for `ttlMs`, unless someone else has the key: true when
-   * the key was running for `owner` (even past its lease) or has no live record; false, changing
-   * nothing, when another owner's lease is live or a live result is recorded.
+   * the key was running for `owner` (even past its lease) or has no live record, and true,
+   * changing nothing, when `owner`'s own record of `result` is there already (this write sent
+   * again after an earlier one's answer was lost); false, changing nothing, when another owner's
+   * lease is live or another live result is recorded, even one of an equal text (another run's:
+   * `withIdempotency` then reports that the function may have run twice).
    */
   complete(key: string, owner: string, result: string, ttlMs: number): Awaitable<boolean>;
   /** Extends the lease of a key running for `owner` to `leaseMs` from now; false if not `owner`'s. */

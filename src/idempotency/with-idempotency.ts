@@ -1050,6 +1050,12 @@ export function withIdempotency<TPayload, TResult>(
       // No renewal answered for a whole lease: the store let it expire and refuses any other;
       // sending more would only queue them in a client waiting to reconnect.
       if (monotonicNow() >= heldUntil) {
+        // Said once, while the function runs (review infra-6): a lease ended silently before.
+        if (phase === "running") {
+          tell(
+            `the lease on ${key} was not renewed for a whole leaseMs (${leaseMs} ms) while the function ran, so it has run out in the store: another delivery may run it too; keep the store reachable, or raise leaseMs`,
+          );
+        }
         stop();
         return;
       }
@@ -1105,6 +1111,14 @@ export function withIdempotency<TPayload, TResult>(
       }
       if (!toldLong && ranMs >= longRunMs) {
         toldLong = true;
+        // Worded from the lease's state (review infra-6): a renewal failed since the last grant,
+        // so the lease may have run out, and another delivery may be running the function.
+        if (failedSentAt > grantSentAt) {
+          tell(
+            `the function has run for ${longRunMs} ms or more on ${key} and has not returned, and its lease could not be renewed since its last grant, so it may have run out: another delivery, on any instance, may run the function meanwhile; keep the store reachable, and give the calls it makes a timeout`,
+          );
+          return false;
+        }
         tell(
           `the function has run for ${longRunMs} ms or more on ${key} and has not returned: its lease is renewed while it runs, so every delivery of this key, on every instance, is answered 503 ${DELIVERY_IN_PROGRESS} meanwhile${
             maxRunMs === undefined
@@ -1143,16 +1157,6 @@ export function withIdempotency<TPayload, TResult>(
   /** Completes the key with the result (awaited within `storeTimeoutMs` by the callers). */
   function record(key: string, owner: string, text: string): Flight<boolean> {
     return fly(() => store.complete(key, owner, text, ttlMs));
-  }
-
-  /** After a retried `complete` answered false: whether an earlier try, timed out, landed after all. */
-  async function holds(key: string, text: string): Promise<boolean> {
-    try {
-      const record = await within(store.get(key), storeTimeoutMs, "read");
-      return record?.state === "completed" && record.result === text;
-    } catch {
-      return false;
-    }
   }
 
   /**
@@ -1220,8 +1224,9 @@ export function withIdempotency<TPayload, TResult>(
         const receivedAt = monotonicNow();
         lease.stop();
         unsaved.delete(key);
-        // An earlier try that landed after all landed before this answer came.
-        if (done || (await holds(key, text))) reportLateRecord(key, tell, lease, receivedAt);
+        // An earlier try that landed after all is this owner's record: the store answers true
+        // for it (an equal text recorded by another run is no proof: review infra-5).
+        if (done) reportLateRecord(key, tell, lease, receivedAt);
         else reportTakenOver(key, tell, lease, receivedAt);
         return;
       } catch {

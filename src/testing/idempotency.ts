@@ -238,6 +238,24 @@ export function idempotencyStoreConformance(
       await expectCompleted(store, key, "jfirst", "after the attempts");
     }),
 
+    define(
+      "the owner's complete sent again answers true; another owner's of an equal text false",
+      async (store, key) => {
+        const me = owner();
+        check((await store.claim(key, me, long)).claimed, "the claim was refused");
+        check(await store.complete(key, me, "jsame", long), "complete answered false");
+        check(
+          (await store.complete(key, me, "jsame", long)) === true,
+          "the owner's own complete, sent again (its first answer lost), answered false: withIdempotency would report that the function may have run twice",
+        );
+        check(
+          (await store.complete(key, owner(), "jsame", long)) === false,
+          "another owner's complete of an equal text over a live record answered true: withIdempotency would not report a second run",
+        );
+        await expectCompleted(store, key, "jsame", "after the attempts");
+      },
+    ),
+
     define("release by the owner frees the key for the next claim", async (store, key) => {
       const me = owner();
       check((await store.claim(key, me, long)).claimed, "the claim was refused");

@@ -559,6 +559,14 @@ describe("compatibility: PostgreSQL table and row", () => {
     );
     const found = row.rows[0] as { remaining: string } & Record<string, unknown>;
     expect(Math.abs(Number(found.remaining) - 3_600)).toBeLessThan(60);
+    // Since review infra-5: the owner that wrote the record, in a row of its own beside it (a key
+    // no version reads as a delivery's), expiring with it.
+    const marks = await pool.query(
+      `SELECT key, owner, result, expires_at = (SELECT expires_at FROM crossborder_idempotency
+         WHERE key = $1) AS with_the_record
+       FROM crossborder_idempotency WHERE key LIKE $1 || E'\n%'`,
+      [key],
+    );
     pinned("postgres", {
       status,
       columns: columns.rows,
@@ -566,6 +574,10 @@ describe("compatibility: PostgreSQL table and row", () => {
       lease:
         lease === undefined ? null : { ...lease, owner: lease.owner === null ? null : "<owner>" },
       row: { key: found.key, owner: found.owner, result: found.result },
+      "recorded by": marks.rows.map((mark) => ({
+        ...mark,
+        key: String(mark.key).replace(/\n[0-9a-f-]{36}$/, "\n<owner>"),
+      })),
     });
   });
 

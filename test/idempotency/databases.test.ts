@@ -8,6 +8,7 @@ import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultIdempotencyKey, storedKey } from "../../src/idempotency/keys.js";
+import { createMemoryIdempotencyStore } from "../../src/idempotency/memory.js";
 import {
   createPostgresIdempotencyStore,
   type PgLikeQueryable,
@@ -447,6 +448,70 @@ function aLateRunPastMaxRunMs(name: string, store: () => IdempotencyStore) {
   });
 }
 
+/**
+ * Review infra-5: instance A's path to the store is cut during the function (its calls wait, then
+ * go through: a partition), its lease runs out, instance B runs the same delivery and records a
+ * result whose text equals A's (a function that looks the order up returns the same both times).
+ * A's record, written in the background, is refused: onError must say the function may have run
+ * twice. Before, an equal text in the store was taken for A's own earlier write having landed.
+ */
+function aSecondRunWithAnEqualResultIsReported(name: string, store: () => IdempotencyStore) {
+  for (const same of [true, false]) {
+    it(`${name}: a second run on another instance recording ${same ? "the same" : "a different"} result text: onError says the function may have run twice`, async () => {
+      const real = store();
+      let until = 0;
+      const gate = async () => {
+        const wait = until - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      };
+      const cut: IdempotencyStore = {
+        claim: (...a) => gate().then(() => real.claim(...a)),
+        get: (...a) => gate().then(() => real.get(...a)),
+        complete: (...a) => gate().then(() => real.complete(...a)),
+        renew: (...a) => gate().then(() => real.renew(...a)),
+        release: (...a) => gate().then(() => real.release(...a)),
+      };
+      let runs = 0;
+      const pay = async (order: PerformOrderPaymentRequest) => {
+        const run = ++runs;
+        if (run === 1) {
+          until = Date.now() + 1_400;
+          await new Promise((resolve) => setTimeout(resolve, 1_200));
+        }
+        return {
+          InternalOrderId: same ? `M-${order.OrderId}` : `M-${order.OrderId}-${run}`,
+          PaymentAmount: 10,
+          PaymentCurrencyCode: "EUR",
+        };
+      };
+      const options = { leaseMs: 600, storeTimeoutMs: 150, waitMs: 100 };
+      const { failures, onError } = collector();
+      const a = createPerformOrderPaymentHandler(withIdempotency(pay, { store: cut, ...options }), {
+        auth: false,
+        onError,
+      });
+      const b = createPerformOrderPaymentHandler(
+        withIdempotency(pay, { store: real, ...options }),
+        { auth: false, onError: () => undefined },
+      );
+      const body = payment();
+      const first = a.handle(post(body));
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      // A's lease ran out in the store (no renewal reached it): B claims and runs.
+      expect((await b.handle(post(body))).status).toBe(200);
+      expect((await first).status).toBe(200);
+      expect(runs).toBe(2);
+      await expect
+        .poll(() => failures.map((failure) => failure.reason ?? ""), { timeout: 5_000 })
+        .toContainEqual(expect.stringMatching(/claimed by another delivery.*may have run twice/));
+    });
+  }
+}
+
+describe("memory store", () => {
+  aSecondRunWithAnEqualResultIsReported("memory", () => createMemoryIdempotencyStore());
+});
+
 describe("Redis (redis-server)", () => {
   let server: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
@@ -482,6 +547,12 @@ describe("Redis (redis-server)", () => {
   anOldRefusalRecordRunsAgain("ioredis client", () => createRedisIdempotencyStore(ioredis));
   completesWhereNoRecordIsLive("redis client", () => createRedisIdempotencyStore(nodeRedis));
   aLateRunPastMaxRunMs("redis client", () => createRedisIdempotencyStore(nodeRedis));
+  aSecondRunWithAnEqualResultIsReported("redis client", () =>
+    createRedisIdempotencyStore(nodeRedis),
+  );
+  aSecondRunWithAnEqualResultIsReported("ioredis client", () =>
+    createRedisIdempotencyStore(ioredis),
+  );
 
   it("loads its scripts again after SCRIPT FLUSH (EVALSHA answered NOSCRIPT)", async () => {
     const store = createRedisIdempotencyStore(nodeRedis);
@@ -681,6 +752,64 @@ describe("Redis (redis-server)", () => {
     } finally {
       await nodeRedis.configSet("maxmemory-policy", "noeviction");
       await nodeRedis.configSet("appendonly", "yes");
+    }
+  });
+
+  it("review infra-3: an ACL user missing a command the scripts run is refused with the ACL line the store needs; a user with exactly that line is served", async () => {
+    const prefix = "crossborder-callbacks:idempotency:";
+    const line = (
+      /ACL SETUSER <user> (\S+(?: \+[a-z]+)+)/.exec(
+        await (async () => {
+          // The natural line for a scripting client: TIME (category @fast only) is missing.
+          await nodeRedis.sendCommand(
+            ["ACL", "SETUSER", "acl-natural", "on", ">secret", `~${prefix}*`].concat([
+              "+@read",
+              "+@write",
+              "+@scripting",
+              "+@connection",
+            ]),
+          );
+          const natural = createClient({
+            url: server.url,
+            username: "acl-natural",
+            password: "secret",
+          });
+          natural.on("error", () => undefined);
+          await natural.connect();
+          try {
+            const error = await Promise.resolve(
+              createRedisIdempotencyStore(natural).claim("acl-1", "o", 60_000),
+            ).then(
+              () => new Error("claimed"),
+              (refused: Error) => refused,
+            );
+            expect(error.message).toMatch(
+              /can't run this command.*: the client's ACL user may not run a command, or touch a key, that the store needs: .*TIME.*ACL SETUSER <user> ~crossborder-callbacks:idempotency:\* \+evalsha \+eval \+time/,
+            );
+            return error.message;
+          } finally {
+            await natural.close();
+          }
+        })(),
+      )?.[1] ?? ""
+    ).split(" ");
+    // The documented line, and nothing else: every operation and the setup check work.
+    await nodeRedis.sendCommand(["ACL", "SETUSER", "acl-exact", "on", ">secret", ...line]);
+    const exact = createClient({ url: server.url, username: "acl-exact", password: "secret" });
+    exact.on("error", () => undefined);
+    await exact.connect();
+    try {
+      const store = createRedisIdempotencyStore(exact);
+      expect(await store.claim("acl-2", "o", 60_000)).toEqual({ claimed: true });
+      expect(await store.renew("acl-2", "o", 60_000)).toBe(true);
+      expect(await store.complete("acl-2", "o", "jr", 60_000)).toBe(true);
+      expect(await store.get("acl-2")).toEqual({ state: "completed", result: "jr" });
+      expect(await store.forget("acl-2", "jr")).toBe(true);
+      expect(await store.claim("acl-3", "o", 60_000)).toEqual({ claimed: true });
+      expect(await store.release("acl-3", "o")).toBe(true);
+      expect(await store.checkSetup()).toBeUndefined();
+    } finally {
+      await exact.close();
     }
   });
 
@@ -1044,6 +1173,7 @@ describe("PostgreSQL (initdb + postgres)", () => {
   anOldRefusalRecordRunsAgain("pg pool", () => createPostgresIdempotencyStore(pool));
   completesWhereNoRecordIsLive("pg pool", () => createPostgresIdempotencyStore(pool));
   aLateRunPastMaxRunMs("pg pool", () => createPostgresIdempotencyStore(pool));
+  aSecondRunWithAnEqualResultIsReported("pg pool", () => createPostgresIdempotencyStore(pool));
 
   it("refuses every delivery of a row it cannot read back, naming the key in onError", async () => {
     const store = createPostgresIdempotencyStore(pool);
@@ -1237,9 +1367,10 @@ describe("PostgreSQL (initdb + postgres)", () => {
       await store.complete(key, "o", "jr", ttl);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await store.deleteExpired()).toBe(2);
+    // Each record and, beside it, the row naming who wrote it (review infra-5).
+    expect(await store.deleteExpired()).toBe(4);
     const { rows } = await pool.query("SELECT key FROM expiring_idempotency ORDER BY key");
-    expect(rows).toEqual([{ key: "live" }]);
+    expect(rows).toEqual([{ key: "live" }, { key: "live\no" }]);
   });
 
   /**

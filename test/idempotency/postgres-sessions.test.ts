@@ -297,7 +297,11 @@ describe("pooled connections whose search_path the app changes (no schema option
     const stray = await admin.query("SELECT to_regclass('tenant_a.search_path') AS oid");
     expect(stray.rows[0]?.oid).toBeNull();
     const rows = await admin.query('SELECT key, owner FROM public."search_path"');
-    expect(rows.rows).toEqual([{ key: "order-1", owner: null }]);
+    // The record, and the row naming who wrote it (review infra-5).
+    expect(rows.rows).toEqual([
+      { key: "order-1", owner: null },
+      { key: "order-1\ndelivery-1", owner: null },
+    ]);
   });
 
   it("the table dropped later is created again in the schema it was found in, not in the connection's", async () => {

@@ -670,12 +670,16 @@ describe("withIdempotency across instances sharing a store", () => {
     expect(runs).toBe(2);
     expect(json(second)).toMatchObject({ InternalOrderId: "M-2" });
     expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
+    // Since review infra-6, the renewals' stop for want of a grant is told too.
     expect(a.failures.map((failure) => failure.reason)).toEqual([
       expect.stringContaining("could not renew the lease"),
+      expect.stringContaining(
+        "was not renewed for a whole leaseMs (150 ms) while the function ran",
+      ),
       expect.stringContaining("may have run twice"),
     ]);
     // The lease ran out (no renewal reached the store): leaseMs is what to look at.
-    expect(a.failures[1]?.reason).toMatch(/lease expired.*raise leaseMs/);
+    expect(a.failures[2]?.reason).toMatch(/lease expired.*raise leaseMs/);
     expect(b.failures).toEqual([]);
     // The record is the second run's: repeats get M-2.
     const payload = JSON.parse(orderText);
@@ -2401,7 +2405,12 @@ describe("the memory store", () => {
   // The order of ends is exact (review second-soak-1 made it indexed): every answer as a store
   // that sweeps its whole map before each claim would give, over random operations.
   it("answers as a store sweeping its whole map at each claim, over random claims, reads, completions, renewals, releases and forgets", () => {
-    type Model = { owner: string | undefined; result: string | undefined; end: number };
+    type Model = {
+      owner: string | undefined;
+      result: string | undefined;
+      end: number;
+      by?: string;
+    };
     for (let seed = 1; seed <= 30; seed++) {
       let state = seed;
       const random = (n: number) => {
@@ -2451,8 +2460,11 @@ describe("the memory store", () => {
         } else if (op === 2) {
           got = store.complete(key, owner, result, ms);
           const entry = model.get(key);
-          want = entry === undefined || entry.owner === owner || entry.end <= now;
-          if (want) model.set(key, { owner: undefined, result, end: now + ms });
+          const writes = entry === undefined || entry.owner === owner || entry.end <= now;
+          // The owner's own record of this result, its write sent again: true, unchanged.
+          want =
+            writes || (entry.owner === undefined && entry.by === owner && entry.result === result);
+          if (writes) model.set(key, { owner: undefined, result, end: now + ms, by: owner });
         } else if (op === 3) {
           got = store.renew(key, owner, ms);
           const entry = model.get(key);
@@ -3100,6 +3112,42 @@ describe("a function that does not return (review life R2)", () => {
     open();
     expect(json(await first)).toMatchObject({ InternalOrderId: "M-1" });
     expect(runs()).toBe(1);
+  });
+
+  it("review infra-6: a run whose renewals fail is told that its lease may have run out, not that it is renewed; and once when renewals stop for want of a grant", async () => {
+    const { fn, open } = hanging();
+    const inner = createMemoryIdempotencyStore();
+    const store: IdempotencyStore = {
+      claim: (...args) => inner.claim(...args),
+      get: (...args) => inner.get(...args),
+      complete: (...args) => inner.complete(...args),
+      renew: () => Promise.reject(new Error("connection refused")),
+      release: (...args) => inner.release(...args),
+    };
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, leaseMs: 300, waitMs: 200 }),
+      { auth: false, onError },
+    );
+    const first = handler.handle(post(orderText));
+    const reasons = () => failures.map((failure) => failure.reason ?? "");
+    await vi.waitFor(
+      () => {
+        expect(reasons()).toContainEqual(expect.stringMatching(/has run for 300 ms/));
+        expect(reasons()).toContainEqual(expect.stringMatching(/not renewed for a whole/));
+      },
+      { timeout: 3_000, interval: 20 },
+    );
+    const long = reasons().find((reason) => reason.includes("has run for")) ?? "";
+    expect(long).not.toMatch(/its lease is renewed while it runs/);
+    expect(long).toMatch(/its lease could not be renewed.*may have run out.*another delivery/);
+    expect(reasons().filter((reason) => reason.includes("not renewed for a whole"))).toEqual([
+      expect.stringMatching(
+        /^withIdempotency: the lease on SendOrderToMerchant:\S+ was not renewed for a whole leaseMs \(300 ms\) while the function ran.*another delivery may run it too/,
+      ),
+    ]);
+    open();
+    await first;
   });
 
   it("with maxRunMs, stops renewing the lease once the run passed it: a redelivery to this process, then to another instance, runs the function again", async () => {

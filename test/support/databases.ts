@@ -181,7 +181,9 @@ async function managed(options: {
  * (`appendonly yes`, `appendfsync everysec`: a restart keeps every record and lease), or with no
  * persistence at all (`appendOnly: false`: a restart empties it).
  */
-export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
+export async function startRedis(
+  options: { appendOnly?: boolean; args?: readonly string[] } = {},
+): Promise<RedisServer> {
   const binary = which([
     "/usr/bin/redis-server",
     "/usr/local/bin/redis-server",
@@ -208,6 +210,7 @@ export async function startRedis(options: { appendOnly?: boolean } = {}): Promis
     "everysec",
     "--dir",
     directory,
+    ...(options.args ?? []),
   ];
   return managed({
     name: "redis-server",
@@ -218,6 +221,65 @@ export async function startRedis(options: { appendOnly?: boolean } = {}): Promis
     ready: () => connects(port),
     stopSignal: "SIGTERM",
   });
+}
+
+/**
+ * A Redis Cluster of three masters (no replicas), each a `startRedis` server with
+ * `cluster-enabled yes` and its bus on a free port of its own, joined by
+ * `redis-cli --cluster create` (Debian's `redis-tools`, which `redis-server` depends on); ready
+ * once every node says `cluster_state:ok`. `args` go to every node.
+ */
+export async function startRedisCluster(
+  options: { args?: readonly string[] } = {},
+): Promise<{ nodes: RedisServer[]; close(): Promise<void> }> {
+  const cli = which(["/usr/bin/redis-cli", "/usr/local/bin/redis-cli"]);
+  if (!cli) throw new Error("redis-cli is not installed: apt-get install -y redis-tools");
+  const nodes: RedisServer[] = [];
+  const close = () => Promise.all(nodes.map((node) => node.close())).then(() => undefined);
+  try {
+    for (let i = 0; i < 3; i++) {
+      nodes.push(
+        await startRedis({
+          args: [
+            "--cluster-enabled",
+            "yes",
+            "--cluster-port",
+            String(await freePort()),
+            "--cluster-node-timeout",
+            "5000",
+            ...(options.args ?? []),
+          ],
+        }),
+      );
+    }
+    execFileSync(
+      cli,
+      [
+        "--cluster",
+        "create",
+        ...nodes.map((node) => `127.0.0.1:${node.port}`),
+        "--cluster-replicas",
+        "0",
+        "--cluster-yes",
+      ],
+      { stdio: "pipe", timeout: 20_000 },
+    );
+    const deadline = Date.now() + 20_000;
+    for (const node of nodes) {
+      while (
+        !execFileSync(cli, ["-p", String(node.port), "cluster", "info"], { timeout: 5_000 })
+          .toString("utf8")
+          .includes("cluster_state:ok")
+      ) {
+        if (Date.now() > deadline) throw new Error(`the Redis Cluster node ${node.port} is not ok`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { nodes, close };
 }
 
 /** The newest PostgreSQL's binaries: Debian keeps them off PATH. */
