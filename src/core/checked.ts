@@ -145,7 +145,37 @@ export type Checked<R, Shape, Name extends string = string> = [R] extends [Check
   ? R
   : Check<R, Shape, Name>;
 
-type Check<R, Shape, Name extends string> = NoExtraFields<R, Shape, Name> & ShapeOf<R, Shape>;
+type Check<R, Shape, Name extends string> = [NotAResult<R, Shape, Name>] extends [never]
+  ? NoExtraFields<R, Shape, Name> & ShapeOf<R, Shape>
+  : NotAResult<R, Shape, Name>;
+
+/**
+ * What an array or a function returned where the result type holds none is checked against: a
+ * text saying so (`"an array is not a UpdateParcelDispatch result"`), or a promise of it for a
+ * promise. `never` for every other result. Without it, a result type whose fields are all optional
+ * (`MessageResult | NoResult`) would take an array or a function: laid over `NoExtraFields`, the
+ * weak type's "nothing in common" check no longer applies (review second-client-1).
+ */
+type NotAResult<R, Shape, Name extends string> =
+  R extends Promise<infer Value>
+    ? [NotAValue<Value, Shape, Name>] extends [never]
+      ? never
+      : Promise<NotAValue<Value, Shape, Name>>
+    : R extends PromiseLike<infer Value>
+      ? [NotAValue<Value, Shape, Name>] extends [never]
+        ? never
+        : PromiseLike<NotAValue<Value, Shape, Name>>
+      : NotAValue<R, Shape, Name>;
+
+type NotAValue<R, Shape, Name extends string> = R extends readonly unknown[]
+  ? [Extract<Shape, readonly unknown[]>] extends [never]
+    ? `an array is not a ${Name} result`
+    : never
+  : R extends (...args: never[]) => unknown
+    ? [Extract<Shape, (...args: never[]) => unknown>] extends [never]
+      ? `a function is not a ${Name} result`
+      : never
+    : never;
 
 /** `Shape`, or a promise of one where `R` is one (a `Promise` for a `Promise`). */
 type ShapeOf<R, Shape> =

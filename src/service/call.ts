@@ -875,25 +875,70 @@ function decodingFailed(caught: unknown): boolean {
 }
 
 /**
- * The body's bytes as text: UTF-8 (RFC 8259 §8.1), unless they are not UTF-8 and the answer
- * declares a charset `TextDecoder` knows (`iso-8859-1`), which is then used (review network-5: a
- * Latin-1 answer's "Annulé" became "Annul\uFFFD"). Bytes that are UTF-8 are read as UTF-8 whatever
- * the label says (a proxy's `charset=iso-8859-1` on a UTF-8 answer is the commoner mistake).
+ * The body's bytes as text: UTF-8 (RFC 8259 §8.1), unless they are not UTF-8, hold no well-formed
+ * multi-byte UTF-8 sequence, and the answer declares a single-byte charset `TextDecoder` knows
+ * (`iso-8859-1`, `windows-1252`), which is then used (review network-5: a Latin-1 answer's "Annulé"
+ * became "Annul\uFFFD"). Otherwise UTF-8, a byte that is not UTF-8 read as U+FFFD: a label never
+ * makes readable bytes unreadable or garbled (review second-client-2: UTF-8 with one stray byte
+ * labelled `utf-16` became unreadable, labelled `iso-8859-1` it became mojibake).
  */
 function decodeText(bytes: Uint8Array, contentType: string | null): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
-    if (charset !== undefined) {
-      try {
-        return new TextDecoder(charset).decode(bytes);
-      } catch {
-        // A label TextDecoder does not know: read as UTF-8, as before.
-      }
-    }
+    const declared = singleByteDecoder(contentType);
+    if (declared !== undefined && !holdsUtf8Sequence(bytes)) return declared.decode(bytes);
     return new TextDecoder().decode(bytes);
   }
+}
+
+/** The encodings `TextDecoder` knows that are not single-byte (WHATWG Encoding). */
+const MULTI_BYTE = new Set([
+  "utf-8",
+  "utf-16le",
+  "utf-16be",
+  "gbk",
+  "gb18030",
+  "big5",
+  "euc-jp",
+  "iso-2022-jp",
+  "shift_jis",
+  "euc-kr",
+]);
+
+/** A decoder for the charset a Content-Type declares, if `TextDecoder` knows it and it is single-byte. */
+function singleByteDecoder(contentType: string | null): TextDecoder | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
+  if (charset === undefined) return undefined;
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    return undefined; // A label TextDecoder does not know (or `replacement`).
+  }
+  return MULTI_BYTE.has(decoder.encoding) ? undefined : decoder;
+}
+
+/**
+ * Whether the bytes hold a well-formed multi-byte UTF-8 sequence (`C3 A9`, "é"): text that is
+ * UTF-8 but for a stray byte, which a single-byte charset would garble.
+ */
+function holdsUtf8Sequence(bytes: Uint8Array): boolean {
+  const continuation = (at: number) => at < bytes.length && ((bytes[at] ?? 0) & 0xc0) === 0x80;
+  for (let at = 0; at < bytes.length; at++) {
+    const lead = bytes[at] ?? 0;
+    if (lead < 0xc2 || lead > 0xf4) continue;
+    const length = lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+    const second = bytes[at + 1] ?? 0;
+    // The second byte's narrower range after E0, ED, F0 and F4 (RFC 3629 §4).
+    const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+    const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+    if (second < low || second > high) continue;
+    let whole = true;
+    for (let next = at + 2; next < at + length; next++) whole &&= continuation(next);
+    if (whole) return true;
+  }
+  return false;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type CachedToken,
   memoryTokenCache,
   ServiceAuthenticationError,
+  ServiceRateLimitError,
   ServiceServerError,
   ServiceTimeoutError,
   type TokenCache,
@@ -643,6 +644,18 @@ describe("a 5xx naming UNAUTHORIZED on an operation that is never retried", () =
       expect(simulator.count("dispatchConsolidatedShipment")).toBe(2);
       expect(simulator.tokensIssued).toBe(2);
     }
+  });
+
+  // Review second-client-3: the README says so ("in another 4xx but a 429").
+  it("a 429 naming UNAUTHORIZED is a rate limit: a dispatch is sent once, not refreshed nor replayed", async () => {
+    const simulator = await startSimulator({ jwtOperations: [...jwtOperations] });
+    simulator.fail("dispatchConsolidatedShipment", { status: 429, body: { code: "UNAUTHORIZED" } });
+    const client = clientFor(simulator, { jwt });
+    const error = await rejectionOf(client.dispatchConsolidatedShipment({ OrderIds: ["GE-1001"] }));
+    expect(error).toBeInstanceOf(ServiceRateLimitError);
+    expect(error).toMatchObject({ status: 429 });
+    expect(simulator.count("dispatchConsolidatedShipment")).toBe(1);
+    expect(simulator.tokensIssued).toBe(1);
   });
 
   it("an operation that is retried is still refreshed and replayed after a 5xx naming UNAUTHORIZED", async () => {

@@ -665,4 +665,77 @@ describe("what the answer declares about its encoding", () => {
     const result = await client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" });
     expect(result.warnings[0]?.description).toBe("Annulé: transporteur");
   });
+
+  // Review second-client-2: a label makes unreadable bytes readable, never readable ones unreadable
+  // or garbled. UTF-8 with one stray byte stays UTF-8 (one U+FFFD) whatever the label says.
+  it("UTF-8 JSON with one stray byte labelled utf-16: read as UTF-8, a success", async () => {
+    // The stray byte inside a string: outside one, U+FFFD is no JSON in any reading.
+    const bytes = Buffer.concat([
+      Buffer.from('{"orderId":"GE-1 é'),
+      Buffer.from([0xff]),
+      Buffer.from('","refunds":[]}'),
+    ]);
+    const service = await listen((_received, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-16" });
+      res.end(bytes);
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    await expect(client.getOrderRefunds({ orderId: "GE-1" })).resolves.toMatchObject({
+      orderId: "GE-1 é\uFFFD",
+    });
+  });
+
+  it("UTF-8 text with one stray byte labelled iso-8859-1: its letters kept, the stray byte U+FFFD", async () => {
+    const body = Buffer.concat([
+      Buffer.from(
+        '{"IsSuccess":true,"Errors":[{"ErrorCode":"C102","ErrorText":"Annul\\u00e9 transporteur é',
+      ),
+      Buffer.from([0xff]),
+      Buffer.from('"}]}'),
+    ]);
+    const service = await listen((_received, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=iso-8859-1" });
+      res.end(body);
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    const result = await client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" });
+    expect(result.warnings[0]?.description).toBe("Annulé transporteur é\uFFFD");
+  });
+
+  it.each(["utf-16", "utf-16be", "shift_jis"])(
+    "Latin-1 bytes labelled %s (not a single-byte charset): read as UTF-8, as before",
+    async (label) => {
+      const service = await listen((_received, res) => {
+        res.writeHead(200, { "content-type": `application/json; charset=${label}` });
+        res.end(Buffer.from(JSON.stringify(voided), "latin1"));
+      });
+      const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+      const result = await client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" });
+      expect(result.warnings[0]?.description).toBe("Annul\uFFFD: transporteur");
+    },
+  );
+
+  it("Latin-1 bytes labelled windows-1252: read in that charset", async () => {
+    const service = await listen((_received, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=windows-1252" });
+      res.end(Buffer.from(JSON.stringify(voided), "latin1"));
+    });
+    const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+    const result = await client.voidParcel({ OrderId: "GE-1", ParcelCode: "P-1" });
+    expect(result.warnings[0]?.description).toBe("Annulé: transporteur");
+  });
+
+  it.each(["x".repeat(6000), "replacement", "iso-2022-kr", '"utf-8"'])(
+    "a UTF-8 answer with an odd or unknown charset name (%#) reads as UTF-8, nothing thrown",
+    async (label) => {
+      const service = await listen((_received, res) => {
+        res.writeHead(200, { "content-type": `application/json; charset=${label}` });
+        res.end(JSON.stringify(refunds));
+      });
+      const client = createServiceClient({ baseUrl: service.url, merchantGuid: GUID });
+      await expect(client.getOrderRefunds({ orderId: "GE-1" })).resolves.toMatchObject({
+        orderId: "GE-1",
+      });
+    },
+  );
 });

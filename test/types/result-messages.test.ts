@@ -9,6 +9,7 @@ import { createProject, describe as describeDiagnostic, type Project } from "./p
 
 const HEADER = `import {
   createCallbackRouter,
+  createRedeemGiftCardHandler,
   createSendOrderToMerchantHandler,
   createSendRMAInfoToMerchantHandler,
   createUpdateOrderStatusHandler,
@@ -79,6 +80,19 @@ export const l = createUpdateParcelDispatchHandler(() => ({ Message: ["x"] }), o
 export const m = createSendRMAInfoToMerchantHandler(() => ({ Sucess: "True" }), options);
 export const n = createSendOrderToMerchantHandler((order) => ({ InternalOrderId: order.OrderId, Success: row }), options);
 export const o = createSendOrderToMerchantHandler(() => Promise.resolve({ InternalOrderId: 1, Extra: 1 }), options);
+export const p = createUpdateParcelDispatchHandler(() => [], options);
+export const q = createUpdateParcelDispatchHandler(() => () => 1, options);
+export const r = createUpdateParcelDispatchHandler(async () => [1], options);
+export const s = createUpdateOrderStatusHandler(async () => ["M-1"], options);
+export const t = createRedeemGiftCardHandler(() => [{ Balance: 1 }], options);
+export const u = createCallbackRouter({ ...options, handlers: { UpdateParcelDispatch: () => [] } });
+export const v = createCallbackRouter({ ...options, handlers: { UpdateParcelDispatch: () => () => 1 } });
+export const w = createCallbackRouter({ ...options, handlers: { UpdateOrderStatus: async () => [] } });
+`,
+  // An array or a function where the result type has none (review second-client-1), one line each.
+  "not-an-object.ts": `${HEADER}export const a = createUpdateParcelDispatchHandler(() => [], options);
+export const b = createUpdateParcelDispatchHandler(() => () => 1, options);
+export const c = createCallbackRouter({ ...options, handlers: { UpdateParcelDispatch: () => [] } });
 `,
 } as const;
 
@@ -171,6 +185,15 @@ describe("the router's handlers: each mistake its own short error (review dx-2)"
     const erring = new Set(of("refused.ts").map((text) => Number(text.split(":")[0])));
     const expected = Array.from({ length: lines - FIRST }, (_v, i) => FIRST + 1 + i);
     expect([...erring].sort((x, y) => x - y)).toStrictEqual(expected);
+  });
+
+  it("an array or a function is no result of an object-only callback (review second-client-1)", () => {
+    const messages = of("not-an-object.ts");
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toContain(`'"an array is not a UpdateParcelDispatch result"'`);
+    expect(messages[1]).toContain(`'"a function is not a UpdateParcelDispatch result"'`);
+    expect(messages[2]).toContain(`'"an array is not a UpdateParcelDispatch result"'`);
+    for (const text of messages) expect(text).not.toMatch(/CheckedFunction|onfulfilled/);
   });
 
   it("the payload and context stay inferred, in the router and the factories", () => {
