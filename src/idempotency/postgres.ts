@@ -268,6 +268,13 @@ SELECT EXISTS (SELECT 1 FROM done) AS done,
     AND expires_at > clock_timestamp())
   AND EXISTS (SELECT 1 FROM ${at} WHERE key = $1::text || ${RECORDED_BY} || $2::text
     AND expires_at > clock_timestamp()) AS mine`,
+    // `mine` again, in a statement of its own: under READ COMMITTED a statement reads one
+    // snapshot, taken before it waited on the row, so `complete`'s own `mine` misses this owner's
+    // earlier try that committed while it waited (review second-idem2-1).
+    recorded: `SELECT EXISTS (SELECT 1 FROM ${at} WHERE key = $1::text AND owner IS NULL
+    AND result = $3::text AND expires_at > clock_timestamp())
+  AND EXISTS (SELECT 1 FROM ${at} WHERE key = $1::text || ${RECORDED_BY} || $2::text
+    AND expires_at > clock_timestamp()) AS mine`,
     renew: `UPDATE ${at} SET expires_at = clock_timestamp() + ${MS.replace("$MS", "$3")}
 WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
     release: `DELETE FROM ${at} WHERE key = $1 AND owner = $2`,
@@ -449,8 +456,10 @@ AND expires_at <= clock_timestamp()`,
       return recordOf(key, (await query("get", [key])).rows[0]);
     },
     async complete(key, owner, result, ttlMs) {
-      const row = (await query("complete", [key, owner, result, ttlMs])).rows[0];
-      return row?.done === true || row?.mine === true;
+      const values = [key, owner, result, ttlMs];
+      const row = (await query("complete", values)).rows[0];
+      if (row?.done === true || row?.mine === true) return true;
+      return (await query("recorded", values.slice(0, 3))).rows[0]?.mine === true;
     },
     async renew(key, owner, leaseMs) {
       return ((await query("renew", [key, owner, leaseMs])).rowCount ?? 0) > 0;

@@ -315,6 +315,19 @@ async function clusterMasters(client: RedisLikeClient): Promise<ClusterMaster[] 
   );
 }
 
+/** How long the setup check waits for one Cluster master's `INFO`. */
+const MASTER_READ_MS = 3_000;
+
+/** `promise`, or a rejection with `message` once `ms` have passed (the timer never holds the process). */
+function withinMs<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 function known(masters: ClusterMaster[]): ClusterMaster[] {
   if (masters.length === 0) {
     throw new Error("the Redis Cluster client knows no master yet (not connected?)");
@@ -436,17 +449,27 @@ export function createRedisIdempotencyStore(
     const masters = await clusterMasters(client);
     // A plain client: its one server. A Cluster client sends INFO to one node of its choosing,
     // so every master is read, each problem naming its node (review infra-1).
-    const problems =
-      masters === undefined
-        ? await readServer(client)
-        : (
-            await Promise.all(
-              masters.map(({ node, server }) =>
-                Promise.resolve(server).then((each) => readServer(each, node)),
-              ),
-            )
-          ).flat();
-    return problems.length === 0 ? undefined : problems.join("; and ");
+    if (masters === undefined) {
+      const problems = await readServer(client);
+      return problems.length === 0 ? undefined : problems.join("; and ");
+    }
+    // A master down (node-redis waits for it without end) must not hold the others' answer: each
+    // is read within MASTER_READ_MS (review second-idem2-2). What the others say is reported; with
+    // nothing to report, an unread master makes the check fail, so it is asked again later.
+    const reads = await Promise.allSettled(
+      masters.map(({ node, server }) =>
+        withinMs(
+          Promise.resolve(server).then((each) => readServer(each, node)),
+          MASTER_READ_MS,
+          `the Redis Cluster master ${node} did not answer INFO within ${MASTER_READ_MS} ms`,
+        ),
+      ),
+    );
+    const problems = reads.flatMap((read) => (read.status === "fulfilled" ? read.value : []));
+    if (problems.length > 0) return problems.join("; and ");
+    const unread = reads.find((read) => read.status === "rejected");
+    if (unread !== undefined) throw unread.reason;
+    return undefined;
   }
 
   return {

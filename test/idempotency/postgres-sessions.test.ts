@@ -334,3 +334,38 @@ describe("pooled connections whose search_path the app changes (no schema option
     expect(where.rows[0]).toEqual({ public: false, tenant: false, rows: 1 });
   });
 });
+
+describe("a complete sent again while the first still waits on the row (review second-idem2-1)", () => {
+  it("read committed (the default): both tries of one owner answer true, the record is that owner's", async () => {
+    const pool = poolOf("postgres", "postgres", 4);
+    const store = createPostgresIdempotencyStore(pool, { table: "retried_completes" });
+    await store.ready();
+    for (const [round, waitMs] of [
+      [1, 150],
+      [2, 400],
+    ] as const) {
+      const key = `retried-${round}`;
+      expect((await store.claim(key, "owner-a", 30_000)).claimed).toBe(true);
+      // Anything holding the row a moment (a renewal in flight, a cleanup batch, a slow disk).
+      const locker = await pool.connect();
+      try {
+        await locker.query("BEGIN");
+        await locker.query("SELECT 1 FROM retried_completes WHERE key = $1 FOR UPDATE", [key]);
+        const first = store.complete(key, "owner-a", "text", 60_000);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        // The first try's answer was not awaited (timed out): the same owner writes again.
+        const again = store.complete(key, "owner-a", "text", 60_000);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await locker.query("COMMIT");
+        expect(await Promise.all([first, again])).toEqual([true, true]);
+      } finally {
+        locker.release();
+      }
+      expect(await store.get(key)).toMatchObject({ state: "completed", result: "text" });
+      // Another owner's equal text is still not this owner's.
+      expect((await store.claim(`${key}-other`, "owner-b", 30_000)).claimed).toBe(true);
+      expect(await store.complete(`${key}-other`, "owner-b", "text", 60_000)).toBe(true);
+      expect(await store.complete(`${key}-other`, "owner-a", "text", 60_000)).toBe(false);
+    }
+  });
+});

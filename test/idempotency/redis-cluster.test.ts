@@ -49,7 +49,8 @@ describe("Redis Cluster (three masters)", () => {
   }, 60_000);
   afterAll(async () => {
     io?.disconnect();
-    await nodeRedis?.close().catch(() => undefined);
+    // Not close(): it waits for the master the last test stopped.
+    nodeRedis?.destroy();
     await cluster?.close();
   });
 
@@ -129,4 +130,27 @@ describe("Redis Cluster (three masters)", () => {
       await plain.close().catch(() => undefined);
     }
   });
+  // Last: it stops a master for good.
+  it("review second-idem2-2: with one master down, the check still answers and names the misconfigured live master", async () => {
+    const bad = nodes[1] as RedisServer;
+    const direct = new IoRedis(bad.port, "127.0.0.1");
+    direct.on("error", () => undefined);
+    try {
+      await direct.config("SET", "maxmemory-policy", "allkeys-lru");
+      await (nodes[2] as RedisServer).close();
+      for (const client of [io, nodeRedis]) {
+        const answer = await Promise.race([
+          createRedisIdempotencyStore(client).checkSetup(),
+          new Promise((resolve) => setTimeout(() => resolve("no answer within 10 s"), 10_000)),
+        ]);
+        expect(answer).toMatch(
+          new RegExp(
+            `maxmemory-policy of the Redis Cluster master 127\\.0\\.0\\.1:${bad.port} is allkeys-lru`,
+          ),
+        );
+      }
+    } finally {
+      direct.disconnect();
+    }
+  }, 30_000);
 });
