@@ -461,16 +461,46 @@ export interface ParsedBodyHolder {
 }
 
 /**
- * The raw body a host or a parser kept in `holder.rawBody` (bytes or text), else `undefined`: a
- * getter that throws keeps nothing (its error is not kept, as it may quote the body).
+ * The raw body a host or a parser kept in `holder.rawBody`, else `undefined`: bytes always; text
+ * where `text` says the parser keeps the body's own text (Koa's parsers), or where its UTF-8 length
+ * is the request's `Content-Length` (a merchant's own `verify` may keep it as latin1, base64 or
+ * hex text, which is not the body: review second-adapt-1). A getter that throws keeps nothing (its
+ * error is not kept, as it may quote the body).
  */
-function rawBodyOf(holder: ParsedBodyHolder): string | Uint8Array | undefined {
+function rawBodyOf(
+  req: NodeRequestLike,
+  holder: ParsedBodyHolder,
+  text: boolean,
+): string | Uint8Array | undefined {
+  let rawBody: unknown;
   try {
-    const { rawBody } = holder;
-    return typeof rawBody === "string" || rawBody instanceof Uint8Array ? rawBody : undefined;
+    rawBody = holder.rawBody;
   } catch {
     return undefined;
   }
+  if (rawBody instanceof Uint8Array) return rawBody;
+  if (typeof rawBody !== "string") return undefined;
+  if (text) return rawBody;
+  const length = req.headers["content-length"];
+  return typeof length === "string" && Number(length) === utf8Length(rawBody) ? rawBody : undefined;
+}
+
+/** The number of bytes UTF-8 takes for `text` (a lone surrogate as U+FFFD's 3). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 /**
@@ -499,6 +529,7 @@ export function requestBody(
   req: NodeRequestLike & { readonly _body?: unknown },
   holder: ParsedBodyHolder,
   res?: NodeResponseLike,
+  rawText = false,
 ): BodyInput {
   if (!bodyConsumed(req)) return nodeBody(req, res);
   // Destroyed before its end, and no parser read it (one finishes on the stream's end, or marks
@@ -513,7 +544,7 @@ export function requestBody(
     protectParsedBodyOf(holder);
     return nodeBody(req, res);
   }
-  const raw = rawBodyOf(holder);
+  const raw = rawBodyOf(req, holder, rawText);
   if (raw !== undefined) {
     protectParsedBodyOf(holder);
     return decodedBody(raw);

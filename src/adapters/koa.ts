@@ -89,7 +89,7 @@ export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
         ctx.method,
         url,
         nodeHeaders(ctx.req),
-        requestBody(ctx.req, ctx.request, ctx.res),
+        requestBody(ctx.req, ctx.request, ctx.res, true),
         clientAddress(ctx.req),
         ctx.res,
       ),

@@ -277,6 +277,48 @@ describe("behind a host's parser that keeps the exact bytes in req.rawBody (Clou
   }
 });
 
+describe("a req.rawBody kept by the merchant as text in another encoding (review second-adapt-1)", () => {
+  for (const [adapter, mount] of MOUNTS) {
+    for (const encoding of ["latin1", "base64", "hex"] as const) {
+      it(`${adapter}, rawBody as ${encoding} text: the parsed req.body is what is read`, async () => {
+        const failures: CallbackFailure[] = [];
+        const names: unknown[] = [];
+        const named = createCallbackRouter({
+          basePath: "/crossborder",
+          auth: false,
+          onError: (failure) => failures.push(failure),
+          handlers: {
+            SendOrderToMerchant: (order) => {
+              names.push(order.PrimaryBilling?.FirstName);
+              return { InternalOrderId: `M-${order.OrderId}` };
+            },
+          },
+        });
+        const app = express();
+        // A common pattern: the raw body kept for one's own logging or HMAC, as text.
+        app.use(
+          express.json({
+            verify: (req, _res, buffer) => {
+              (req as unknown as { rawBody?: string }).rawBody = buffer.toString(encoding);
+            },
+          }),
+        );
+        mount(app, named);
+        const server = await listen(app as never);
+        servers.push(server);
+        const body = JSON.stringify({
+          ...JSON.parse(ORDER),
+          PrimaryBilling: { ...JSON.parse(ORDER).PrimaryBilling, FirstName: "José" },
+        });
+        const response = await post(server, "SendOrderToMerchant", await tokenFor(), body);
+        expect(failures).toEqual([]);
+        expect(response.status).toBe(200);
+        expect(names).toEqual(["José"]);
+      });
+    }
+  }
+});
+
 describe("toExpress called without next (Cloud Functions calls the function as (req, res))", () => {
   it("answers a path the router does not serve with the router's 404", async () => {
     const { router } = callbacks();
