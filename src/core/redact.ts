@@ -801,10 +801,20 @@ export function maskSecret(text: string, secret: string): string {
   return marks === undefined ? text : replaceMarked(text, marks);
 }
 
+/** `%XX` for a character of ASCII. */
+function percentEncoded(char: string): string {
+  return `%${char.charCodeAt(0).toString(16).toUpperCase()}`;
+}
+
+function lowerCase(text: string): string {
+  return text.toLowerCase();
+}
+
 /**
  * The spellings a text quoting these secrets may hold each in, for a redactor to mask: as it is,
- * URL-encoded (`encodeURIComponent`: a URL's path or query, as a client builds it), form-encoded
- * (the same with `+` for a space), and JSON-escaped (as JSON writes it inside a string, and again
+ * URL-encoded (`encodeURIComponent`: a URL's path or query, as a client builds it; RFC 3986's
+ * strict form; a form encoder's, which escapes `! ' ( ) ~ *`; each with hex digits in either case
+ * and with `+` for a space), and JSON-escaped (as JSON writes it inside a string, and again
  * with `/` as `\/`, as PHP and some loggers write it). One expansion for every credential of the
  * shopper's or the caller's: the cart token a `cartToken.verify` error quotes, and the session
  * values (`AuthToken`, `SessionId`) and gift-card security codes the engine masks.
@@ -815,8 +825,17 @@ export function secretSpellings(secrets: readonly string[]): string[] {
     forms.add(secret);
     try {
       const encoded = encodeURIComponent(secret);
-      forms.add(encoded);
-      forms.add(encoded.replace(/%20/g, "+"));
+      // A form encoder (URLSearchParams, PHP's urlencode) escapes ! ' ( ) ~ * too; RFC 3986's
+      // strict encoders (PHP's rawurlencode) all but `~`.
+      const strict = encoded.replace(/[!'()*]/g, percentEncoded);
+      const form = strict.replace(/~/g, "%7E");
+      for (const each of [encoded, strict, form]) {
+        // Either case of hex digits: the service writes lower case (wire-facts §4).
+        for (const text of [each, each.replace(/%[0-9A-F]{2}/g, lowerCase)]) {
+          forms.add(text);
+          forms.add(text.replace(/%20/g, "+"));
+        }
+      }
     } catch {
       // A lone surrogate: no client can URL-encode it, so no text quotes it so.
     }

@@ -17,7 +17,8 @@ const fixture = JSON.parse(
 /** A base64 bearer token, as an AuthToken usually is (`+`, `/`, `=`). */
 const TOKEN = "q7Zr+Kx/9mWb3Ty1Lp8N==";
 const SESSION = "Wq3v id/7Q+x==";
-const PIN = "Zpq8+4/9 81=";
+/** With `~` and `!`, which a form encoder (URLSearchParams, PHP urlencode) escapes and encodeURIComponent does not. */
+const PIN = "Zpq8+4/9 8~1!=";
 /** The start of each secret, before any character an encoding changes: any spelling quotes it. */
 const HEADS = ["q7Zr", "Wq3v", "Zpq8"];
 
@@ -29,6 +30,19 @@ const spellings: [string, (secret: string) => string][] = [
     (t) => `upstream said {"token":${JSON.stringify(t).replace(/\//g, "\\/")}}`,
   ],
   ["JSON-escaped", (t) => `upstream said {"token":${JSON.stringify(t)}}`],
+  // Review second-adapt-2: lower-case hex (the service itself writes it so, wire-facts §4) and a
+  // form encoder's escapes of ! ' ( ) ~.
+  [
+    "URL-encoded in lower-case hex",
+    (t) =>
+      `GET https://sessions.internal/s/${encodeURIComponent(t).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())} failed: 503`,
+  ],
+  ["form-encoded by URLSearchParams", (t) => `lookup failed for ${new URLSearchParams({ t })}`],
+  [
+    "form-encoded by URLSearchParams, lower-case hex",
+    (t) =>
+      `lookup failed for ${String(new URLSearchParams({ t })).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())}`,
+  ],
 ];
 
 let printed: string[];
