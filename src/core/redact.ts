@@ -801,6 +801,70 @@ export function maskSecret(text: string, secret: string): string {
   return marks === undefined ? text : replaceMarked(text, marks);
 }
 
+/**
+ * The characters JSON encoders write as `\uXXXX` by default, one set per family: outside ASCII
+ * (Python, PHP); `& < >` (Go, Rails); `= & < > '` (Java's Gson); `& < > ' "` and outside ASCII
+ * (Symfony's JsonResponse: PHP's JSON_HEX_* flags); `+ & < > ' " \`` and outside ASCII (.NET's
+ * System.Text.Json). Not the `u` flag: a character outside the BMP is tested by its first code
+ * unit, so the sets with "outside ASCII" escape it, as encoders do, as its two code units.
+ */
+const ENCODER_ESCAPES: readonly RegExp[] = [
+  /[\u007f-\uffff]/,
+  /[&<>\u2028\u2029]/,
+  /[=&<>'\u2028\u2029]/,
+  /[&<>'"\u007f-\uffff]/,
+  /[+&<>'"`\u007f-\uffff]/,
+];
+
+/**
+ * The spellings of a secret a text may quote it in: as sent, and as JSON encoders write it
+ * inside a string: a quote or backslash escaped, the characters of `ENCODER_ESCAPES` as `\uXXXX`
+ * (hex digits in either case, for ASCII and for the rest apart: PHP writes `\u003C` but
+ * `\u00e4`), and each of those with `/` as `\/` (PHP).
+ */
+export function jsonSpellings(secret: string): string[] {
+  const found = new Set([secret]);
+  const texts = [JSON.stringify(secret).slice(1, -1)];
+  for (const set of ENCODER_ESCAPES) {
+    for (const upperAscii of [false, true]) {
+      for (const upperOther of [false, true]) {
+        texts.push(escapedWith(secret, set, upperAscii, upperOther));
+      }
+    }
+  }
+  for (const text of texts) {
+    found.add(text);
+    found.add(text.replace(/\//g, "\\/"));
+  }
+  return [...found];
+}
+
+/**
+ * `secret` as a JSON string's content, the characters in `set` written as `\uXXXX` (a character
+ * outside the BMP as its two code units, as encoders write it), the hex digits in upper case for
+ * ASCII characters when `upperAscii`, for the others when `upperOther`.
+ */
+function escapedWith(
+  secret: string,
+  set: RegExp,
+  upperAscii: boolean,
+  upperOther: boolean,
+): string {
+  let text = "";
+  for (const char of secret) {
+    if (!set.test(char)) {
+      text += JSON.stringify(char).slice(1, -1);
+      continue;
+    }
+    const upper = char.charCodeAt(0) < 0x80 ? upperAscii : upperOther;
+    for (let i = 0; i < char.length; i += 1) {
+      const hex = char.charCodeAt(i).toString(16).padStart(4, "0");
+      text += `\\u${upper ? hex.toUpperCase() : hex}`;
+    }
+  }
+  return text;
+}
+
 /** `%XX` for a character of ASCII. */
 function percentEncoded(char: string): string {
   return `%${char.charCodeAt(0).toString(16).toUpperCase()}`;
@@ -811,37 +875,41 @@ function lowerCase(text: string): string {
 }
 
 /**
- * The spellings a text quoting these secrets may hold each in, for a redactor to mask: as it is,
- * URL-encoded (`encodeURIComponent`: a URL's path or query, as a client builds it; RFC 3986's
- * strict form; a form encoder's, which escapes `! ' ( ) ~ *`; each with hex digits in either case
- * and with `+` for a space), and JSON-escaped (as JSON writes it inside a string, and again
- * with `/` as `\/`, as PHP and some loggers write it). One expansion for every credential of the
+ * What URL encoders escape beyond `encodeURIComponent` (which keeps `! ' ( ) * ~`): RFC 3986's
+ * strict encoders (PHP's rawurlencode) all but `~`; a WHATWG form encoder (URLSearchParams, Java's
+ * URLEncoder) all but `*`; PHP's urlencode all; .NET's HttpUtility.UrlEncode only `'` and `~`.
+ */
+const URL_ESCAPES: readonly RegExp[] = [/[!'()*]/g, /[!'()~]/g, /[!'()*~]/g, /['~]/g];
+
+/**
+ * The spellings a text quoting these secrets may hold each in, for a redactor to mask: as it is;
+ * URL-encoded as `encodeURIComponent` and the encoders of `URL_ESCAPES` write it, each with hex
+ * digits in either case (the service writes lower case, wire-facts §4) and with `+` or `%20` for a
+ * space; and JSON-escaped as the encoders of `ENCODER_ESCAPES` write it, with `/` as `\/` too
+ * (`jsonSpellings`, shared with the testing kit). One expansion for every credential of the
  * shopper's or the caller's: the cart token a `cartToken.verify` error quotes, and the session
  * values (`AuthToken`, `SessionId`) and gift-card security codes the engine masks.
  */
 export function secretSpellings(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
-    forms.add(secret);
+    for (const text of jsonSpellings(secret)) forms.add(text);
+    let encoded: string;
     try {
-      const encoded = encodeURIComponent(secret);
-      // A form encoder (URLSearchParams, PHP's urlencode) escapes ! ' ( ) ~ * too; RFC 3986's
-      // strict encoders (PHP's rawurlencode) all but `~`.
-      const strict = encoded.replace(/[!'()*]/g, percentEncoded);
-      const form = strict.replace(/~/g, "%7E");
-      for (const each of [encoded, strict, form]) {
-        // Either case of hex digits: the service writes lower case (wire-facts §4).
-        for (const text of [each, each.replace(/%[0-9A-F]{2}/g, lowerCase)]) {
-          forms.add(text);
-          forms.add(text.replace(/%20/g, "+"));
-        }
-      }
+      encoded = encodeURIComponent(secret);
     } catch {
       // A lone surrogate: no client can URL-encode it, so no text quotes it so.
+      continue;
     }
-    const json = JSON.stringify(secret).slice(1, -1);
-    forms.add(json);
-    forms.add(json.replace(/\//g, "\\/"));
+    for (const each of [
+      encoded,
+      ...URL_ESCAPES.map((set) => encoded.replace(set, percentEncoded)),
+    ]) {
+      for (const text of [each, each.replace(/%[0-9A-F]{2}/g, lowerCase)]) {
+        forms.add(text);
+        forms.add(text.replace(/%20/g, "+"));
+      }
+    }
   }
   return [...forms];
 }

@@ -4,7 +4,7 @@ import { brandClass, isBrandedInstance } from "../core/brand.js";
 import { giftCardSecretsOf } from "../core/card.js";
 import { HEADER_BYTES_RULE, isHeaderBytes } from "../core/headers.js";
 import { isRecord } from "../core/objects.js";
-import { createRedactor, type Redactor } from "../core/redact.js";
+import { createRedactor, type Redactor, secretSpellings } from "../core/redact.js";
 import { isTimerDelay, MAX_TIMEOUT_MS } from "../core/timers.js";
 import type { CallbackName } from "../core/types.js";
 import {
@@ -309,7 +309,7 @@ function headerSecrets(
       }
     }
   }
-  return secrets.flatMap(spellings);
+  return secretSpellings(secrets);
 }
 
 /**
@@ -320,9 +320,9 @@ function sessionSecrets(payload: unknown): string[] {
   const value = payloadValue(payload);
   if (!isRecord(value)) return [];
   const record = value;
-  return SESSION_FIELDS.map((field) => record[field])
-    .filter((text) => typeof text === "string")
-    .flatMap(spellings);
+  return secretSpellings(
+    SESSION_FIELDS.map((field) => record[field]).filter((text) => typeof text === "string"),
+  );
 }
 
 /**
@@ -331,7 +331,7 @@ function sessionSecrets(payload: unknown): string[] {
  * where an answer quotes them, in each spelling, as the session values are (review privacy-3).
  */
 function giftCardSecrets(payload: unknown): string[] {
-  return giftCardSecretsOf(payloadValue(payload)).flatMap(spellings);
+  return secretSpellings(giftCardSecretsOf(payloadValue(payload)));
 }
 
 /**
@@ -342,70 +342,6 @@ function isStandardHeader(name: string): boolean {
   return /^(accept(-.*)?|content-(type|language|encoding)|user-agent|cache-control|pragma)$/i.test(
     name.trim(),
   );
-}
-
-/**
- * The characters JSON encoders write as `\uXXXX` by default, one set per family: outside ASCII
- * (Python, PHP); `& < >` (Go, Rails); `= & < > '` (Java's Gson); `& < > ' "` and outside ASCII
- * (Symfony's JsonResponse: PHP's JSON_HEX_* flags); `+ & < > ' " \`` and outside ASCII (.NET's
- * System.Text.Json). Not the `u` flag: a character outside the BMP is tested by its first code
- * unit, so the sets with "outside ASCII" escape it, as encoders do, as its two code units.
- */
-const ENCODER_ESCAPES: readonly RegExp[] = [
-  /[\u007f-\uffff]/,
-  /[&<>\u2028\u2029]/,
-  /[=&<>'\u2028\u2029]/,
-  /[&<>'"\u007f-\uffff]/,
-  /[+&<>'"`\u007f-\uffff]/,
-];
-
-/**
- * The spellings of a secret an answer may quote it in: as sent, and as JSON encoders write it
- * inside a string: a quote or backslash escaped, the characters of `ENCODER_ESCAPES` as `\uXXXX`
- * (hex digits in either case, for ASCII and for the rest apart: PHP writes `\u003C` but
- * `\u00e4`), and each of those with `/` as `\/` (PHP).
- */
-function spellings(secret: string): string[] {
-  const found = new Set([secret]);
-  const texts = [JSON.stringify(secret).slice(1, -1)];
-  for (const set of ENCODER_ESCAPES) {
-    for (const upperAscii of [false, true]) {
-      for (const upperOther of [false, true]) {
-        texts.push(escapedWith(secret, set, upperAscii, upperOther));
-      }
-    }
-  }
-  for (const text of texts) {
-    found.add(text);
-    found.add(text.replace(/\//g, "\\/"));
-  }
-  return [...found];
-}
-
-/**
- * `secret` as a JSON string's content, the characters in `set` written as `\uXXXX` (a character
- * outside the BMP as its two code units, as encoders write it), the hex digits in upper case for
- * ASCII characters when `upperAscii`, for the others when `upperOther`.
- */
-function escapedWith(
-  secret: string,
-  set: RegExp,
-  upperAscii: boolean,
-  upperOther: boolean,
-): string {
-  let text = "";
-  for (const char of secret) {
-    if (!set.test(char)) {
-      text += JSON.stringify(char).slice(1, -1);
-      continue;
-    }
-    const upper = char.charCodeAt(0) < 0x80 ? upperAscii : upperOther;
-    for (let i = 0; i < char.length; i += 1) {
-      const hex = char.charCodeAt(i).toString(16).padStart(4, "0");
-      text += `\\u${upper ? hex.toUpperCase() : hex}`;
-    }
-  }
-  return text;
 }
 
 /** The redactor each result's texts were masked with (see {@link sentRedactor}). */

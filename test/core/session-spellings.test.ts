@@ -18,7 +18,7 @@ const fixture = JSON.parse(
 const TOKEN = "q7Zr+Kx/9mWb3Ty1Lp8N==";
 const SESSION = "Wq3v id/7Q+x==";
 /** With `~` and `!`, which a form encoder (URLSearchParams, PHP urlencode) escapes and encodeURIComponent does not. */
-const PIN = "Zpq8+4/9 8~1!=";
+const PIN = "Zpq8+4/9 8~1!*(=";
 /** The start of each secret, before any character an encoding changes: any spelling quotes it. */
 const HEADS = ["q7Zr", "Wq3v", "Zpq8"];
 
@@ -38,6 +38,25 @@ const spellings: [string, (secret: string) => string][] = [
       `GET https://sessions.internal/s/${encodeURIComponent(t).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())} failed: 503`,
   ],
   ["form-encoded by URLSearchParams", (t) => `lookup failed for ${new URLSearchParams({ t })}`],
+  // Review final4-1/2: .NET's HttpUtility.UrlEncode (keeps ! * ( ), escapes ' and ~ in lower-case
+  // hex), and a JSON body written by .NET's System.Text.Json (+ as \u002B) or Gson (= as \u003d).
+  [
+    "URL-encoded by .NET's HttpUtility.UrlEncode",
+    (t) =>
+      `GET /s?t=${encodeURIComponent(t)
+        .replace(/%20/g, "+")
+        .replace(/'/g, "%27")
+        .replace(/~/g, "%7e")
+        .replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())} failed`,
+  ],
+  [
+    "JSON-escaped by System.Text.Json",
+    (t) => `upstream said {"token":${JSON.stringify(t).replace(/\+/g, "\\u002B")}}`,
+  ],
+  [
+    "JSON-escaped by Gson",
+    (t) => `upstream said {"token":${JSON.stringify(t).replace(/=/g, "\\u003d")}}`,
+  ],
   [
     "form-encoded by URLSearchParams, lower-case hex",
     (t) =>
