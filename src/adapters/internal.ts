@@ -481,8 +481,38 @@ function rawBodyOf(
   if (rawBody instanceof Uint8Array) return rawBody;
   if (typeof rawBody !== "string") return undefined;
   if (text) return rawBody;
+  // With a length the text must match; without one (chunked) or with a Content-Encoding (the
+  // length is the compressed one), a text whose characters are the bytes of UTF-8 (latin1 kept) is
+  // not the body (review last4-2: a UTF-8 text on a chunked request is).
   const length = req.headers["content-length"];
-  return typeof length === "string" && Number(length) === utf8Length(rawBody) ? rawBody : undefined;
+  if (typeof length === "string" && req.headers["content-encoding"] === undefined) {
+    return Number(length) === utf8Length(rawBody) ? rawBody : undefined;
+  }
+  return bytesOfUtf8(rawBody) ? undefined : rawBody;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Whether `text` holds characters of U+0080–U+00FF only as the bytes of UTF-8 sequences (the body's
+ * bytes kept as latin1 text), with at least one such sequence: then it is not the body's text.
+ */
+function bytesOfUtf8(text: string): boolean {
+  let high = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0xff) return false;
+    if (code >= 0x80) high = true;
+  }
+  if (!high) return false;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The number of bytes UTF-8 takes for `text` (a lone surrogate as U+FFFD's 3). */

@@ -874,6 +874,9 @@ function lowerCase(text: string): string {
   return text.toLowerCase();
 }
 
+/** Characters past which a secret gets only its plain, URL-encoded and JSON-escaped spellings. */
+const LONG_SECRET = 256;
+
 /**
  * What URL encoders escape beyond `encodeURIComponent` (which keeps `! ' ( ) * ~`): RFC 3986's
  * strict encoders (PHP's rawurlencode) all but `~`; a WHATWG form encoder (URLSearchParams, Java's
@@ -893,12 +896,25 @@ const URL_ESCAPES: readonly RegExp[] = [/[!'()*]/g, /[!'()~]/g, /[!'()*~]/g, /['
 export function secretSpellings(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
-    for (const text of jsonSpellings(secret)) forms.add(text);
+    // A secret longer than any token or PIN (a field of kilobytes): its text, URL-encoded and
+    // JSON-escaped, once each; every spelling of every such field made a gift-card call block the
+    // event loop for seconds (review last4-1).
+    const long = secret.length > LONG_SECRET;
+    for (const text of long
+      ? [secret, JSON.stringify(secret).slice(1, -1)]
+      : jsonSpellings(secret)) {
+      forms.add(text);
+    }
     let encoded: string;
     try {
       encoded = encodeURIComponent(secret);
     } catch {
       // A lone surrogate: no client can URL-encode it, so no text quotes it so.
+      continue;
+    }
+    if (long) {
+      forms.add(encoded);
+      forms.add(encoded.replace(/%20/g, "+"));
       continue;
     }
     for (const each of [

@@ -319,6 +319,70 @@ describe("a req.rawBody kept by the merchant as text in another encoding (review
   }
 });
 
+describe("a req.rawBody kept as UTF-8 text on a chunked request (review last4-2)", () => {
+  async function serve(encoding: "utf8" | "latin1") {
+    const failures: CallbackFailure[] = [];
+    const calls: string[] = [];
+    const router = createCallbackRouter({
+      basePath: "/crossborder",
+      auth: false,
+      onError: (failure) => failures.push(failure),
+      handlers: {
+        ValidateGiftCard: (card) => {
+          calls.push(`${String(card.CardFields?.CardId)} ${String(card.WebStoreCode)}`);
+          return { IsValid: true };
+        },
+      },
+    });
+    const app = express();
+    app.use(
+      express.json({
+        verify: (req, _res, buffer) => {
+          (req as unknown as { rawBody?: string }).rawBody = buffer.toString(encoding);
+        },
+      }),
+    );
+    app.use(toExpress(router));
+    const server = await listen(app as never);
+    servers.push(server);
+    return { server, calls, failures };
+  }
+  /** The gift card sent in two chunks, without a Content-Length. */
+  async function chunked(server: Running, body: string): Promise<number> {
+    const response = await server.send("/crossborder/ValidateGiftCard", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          const bytes = new TextEncoder().encode(body);
+          controller.enqueue(bytes.slice(0, 20));
+          controller.enqueue(bytes.slice(20));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    return response.status;
+  }
+
+  it("UTF-8 text: the exact digits of a CardId beyond 2^53 reach the function", async () => {
+    const { server, calls, failures } = await serve("utf8");
+    expect(await chunked(server, GIFT_CARD)).toBe(200);
+    expect(failures).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatch(new RegExp(`^${BIG_CARD_ID} `));
+  });
+
+  it("latin1 text of UTF-8 bytes (mojibake): not read; the parsed body is", async () => {
+    const { server, calls } = await serve("latin1");
+    const body = fixture("ValidateGiftCard").replace('"eu-main"', '"eu-Zürich"');
+    expect(body).toContain("eu-Zürich");
+    expect(await chunked(server, body)).toBe(200);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatch(/ eu-Zürich$/);
+  });
+});
+
 describe("toExpress called without next (Cloud Functions calls the function as (req, res))", () => {
   it("answers a path the router does not serve with the router's 404", async () => {
     const { router } = callbacks();

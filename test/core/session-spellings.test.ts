@@ -155,3 +155,10 @@ it.each(spellings)(
     }
   },
 );
+
+it("review last4-1: a long secret gets the few spellings of its own text only (100 fields of 9,000 characters stayed under a second)", async () => {
+  const { secretSpellings } = await import("../../src/core/redact.js");
+  const long = `${"a~b!c(d)e'f*g+h/i=j k".repeat(500)}`;
+  expect(secretSpellings([long]).length).toBeLessThanOrEqual(5);
+  expect(secretSpellings(["q7Zr+Kx/9mWb3Ty1~!"]).length).toBeGreaterThan(5);
+});
