@@ -103,6 +103,18 @@ function post(server: Running, name: string, token: string, body: string): Promi
   });
 }
 
+/** The service's form-encoded GetCheckoutCartInfo POST (a cart token with an escaped `+`). */
+async function postCartForm(server: Running): Promise<Response> {
+  return server.send("/crossborder/GetCheckoutCartInfo", {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${await tokenFor()}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: `merchantCartToken=abc%2b1-2&countryCode=GER&MerchantGUID=${MERCHANT_GUID}`,
+  });
+}
+
 describe("toFetch given a request with no signal (Azure Functions v4's HttpRequest)", () => {
   /** What Azure's v4 `HttpRequest` offers: a fetch Request's parts, but no `signal`. */
   function azureLike(token: string, body: string, path = "SendOrderToMerchant") {
@@ -262,14 +274,7 @@ describe("behind a host's parser that keeps the exact bytes in req.rawBody (Clou
 
       it("a form-encoded cart POST is read from req.rawBody", async () => {
         const { server, calls } = await serve();
-        const response = await server.send("/crossborder/GetCheckoutCartInfo", {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${await tokenFor()}`,
-            "content-type": "application/x-www-form-urlencoded",
-          },
-          body: `merchantCartToken=abc%2b1-2&countryCode=GER&MerchantGUID=${MERCHANT_GUID}`,
-        });
+        const response = await postCartForm(server);
         expect(response.status).toBe(200);
         expect(calls).toEqual(["cart abc+1-2 GER"]);
       });
@@ -445,14 +450,7 @@ describe("Fastify 5: an onRequest hook handing request.raw/reply.raw to toNodeLi
 
   it("answers a form-encoded cart POST (Fastify has no form parser: it would be its 415)", async () => {
     const { server, calls } = await serve();
-    const response = await server.send("/crossborder/GetCheckoutCartInfo", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${await tokenFor()}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: `merchantCartToken=abc%2b1-2&countryCode=GER&MerchantGUID=${MERCHANT_GUID}`,
-    });
+    const response = await postCartForm(server);
     expect(response.status).toBe(200);
     expect(await json(response)).toMatchObject({ productsList: [] });
     expect(calls).toEqual(["cart abc+1-2 GER"]);
