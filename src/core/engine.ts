@@ -924,7 +924,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         void discardBody(request.body, bodyTimeoutMs);
       }
       read = EMPTY_BODY;
-    } else read = await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
+    } else {
+      // A body all here (bytes, text, the Node adapters' arrived body) is read without a promise.
+      const reading = readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
+      read = reading instanceof Promise ? await reading : reading;
+    }
     let body: unknown;
     let formMalformed: readonly string[] | undefined;
     switch (read.kind) {
@@ -998,7 +1002,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
   }
 
-  async function validateAndCall(call: Call, exchange: Exchange): Promise<CallbackResponse> {
+  /**
+   * Not an async function (issue 13): each layer of promises costs every call a promise and a turn
+   * of the microtask queue. What it throws reaches `run`'s `await` as a rejection would.
+   */
+  function validateAndCall(
+    call: Call,
+    exchange: Exchange,
+  ): CallbackResponse | Promise<CallbackResponse> {
     // 3. Seal the parsed body in one walk (depth, `__proto__` keys, card fields wherever a
     // PaymentDetails appears), then validate it against the callback's schema.
     const { body } = exchange;
@@ -1028,7 +1039,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         : checkSealed(checker, input, maxDepth);
     if (found !== undefined && !found.some(isLocked)) {
       const sites = found.map((details) => ({ details: details as Record<string, unknown> }));
-      return await guardCards(call, exchange, input, sites, true);
+      return guardCards(call, exchange, input, sites, true);
     }
     let sealing = sealBody(input, maxDepth);
     if (sealing.ok && sealing.cards.some((site) => isLocked(site.details))) {
@@ -1048,7 +1059,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const { description } = sealing;
       return fail(call, new Failure("invalid_payload", `card data: ${description}`, description));
     }
-    return await guardCards(call, exchange, input, sealing.cards, false);
+    return guardCards(call, exchange, input, sealing.cards, false);
   }
 
   /**
@@ -1057,7 +1068,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * (ours, or a framework's req.body) keeps no CVV. `accepted`: the generated checker has already
    * accepted `input`.
    */
-  async function guardCards(
+  function guardCards(
     call: Call,
     exchange: Exchange,
     input: unknown,
@@ -1091,9 +1102,21 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if (sites.length === 0) {
       // The walk found no card object in the body: nothing in it to protect.
       if (walked) call.bodyWalked = true;
-      return await callWithPayload(call, exchange, input, sites, accepted);
+      return callWithPayload(call, exchange, input, sites, accepted);
     }
     call.ownCards = ownCardsMasker(sites);
+    return callProtectingCards(call, exchange, input, sites, accepted, walked);
+  }
+
+  /** `callWithPayload` for a request with card objects, which lose their CVV however it ends. */
+  async function callProtectingCards(
+    call: Call,
+    exchange: Exchange,
+    input: unknown,
+    sites: readonly CardSite[],
+    accepted: boolean,
+    walked: boolean,
+  ): Promise<CallbackResponse> {
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
