@@ -117,7 +117,7 @@ class NodeBody implements SelfReadingBody, AsyncIterable<Uint8Array> {
     private readonly res: NodeResponseLike | undefined,
   ) {}
 
-  [SELF_READ](limit: number, timeoutMs: number): Promise<ReadBody> {
+  [SELF_READ](limit: number, timeoutMs: number): ReadBody | Promise<ReadBody> {
     return readByEvents(this.req, limit, timeoutMs, this.res);
   }
 
@@ -217,27 +217,27 @@ function readByEvents(
   limit: number,
   timeoutMs: number,
   res: NodeResponseLike | undefined,
-): Promise<ReadBody> {
+): ReadBody | Promise<ReadBody> {
   // Read to its end before us (a wrapper, a middleware): the body is gone unless none was sent.
   // Unless `aborted`: HTTP/2's compatibility request, its stream reset or its connection lost,
   // ends and lets go of what it held, and is never destroyed (the client went away: 499).
   if (req.readableEnded === true) {
-    if (http2Aborted(req)) return Promise.resolve(http2Gone());
-    return Promise.resolve(declaresBody(req) ? CONSUMED : EMPTY);
+    if (http2Aborted(req)) return http2Gone();
+    return declaresBody(req) ? CONSUMED : EMPTY;
   }
   if (req.destroyed === true) {
-    return Promise.resolve({ kind: "failed", error: req.errored ?? prematureClose() });
+    return { kind: "failed", error: req.errored ?? prematureClose() };
   }
   // The same, its end not emitted yet.
-  if (http2Aborted(req)) return Promise.resolve(http2Gone());
+  if (http2Aborted(req)) return http2Gone();
   // Read in part before us, its end still to come (a middleware's `data` listener that lets the
   // call through, a byte counter, a raw-body logger): the chunks it was handed are gone, a reader
   // now gets only the tail, which would be the sender's 400. Nothing in this library or in the
   // frameworks reads the stream before this point (a paused stream or a `data` listener that saw
   // nothing yet still gets the whole body here).
-  if (req.readableDidRead === true) return Promise.resolve(CONSUMED);
+  if (req.readableDidRead === true) return CONSUMED;
   const arrived = readArrived(req, limit, timeoutMs);
-  if (arrived !== undefined) return Promise.resolve(arrived);
+  if (arrived !== undefined) return arrived;
   // Not all here: a client that waits for a 100 before sending it gets it now.
   if (res !== undefined) continueIfAwaited(req, res);
   return new Promise<ReadBody>((resolve) => {

@@ -50,7 +50,7 @@ import {
 } from "./exact-numbers.js";
 import { headerReader, headersCutAt } from "./headers.js";
 import { isRecord } from "./objects.js";
-import { requestUrl } from "./paths.js";
+import { isPathTarget, requestUrl } from "./paths.js";
 import { cardNumbersMasker, lazyRedactor, redactCardsInData, secretSpellings } from "./redact.js";
 import {
   defaultOnError,
@@ -299,13 +299,50 @@ class Failure {
   ) {}
 }
 
+/**
+ * The request as authentication reads it. Its `URL` is made on first read, by authentication (a
+ * secret or cart token in the query), the cart's payload (its query) or the merchant
+ * (`context.request.url`), and is then the same object for all of them: most calls never read it.
+ * A target whose parse could fail is parsed before authentication, as it always was (see `run`).
+ */
+class IncomingAuthRequest implements AuthRequest {
+  #url: URL | undefined;
+  readonly #target: string;
+
+  constructor(
+    readonly callback: CallbackName,
+    readonly method: string,
+    target: string,
+    url: URL | undefined,
+    readonly headers: AuthRequest["headers"],
+    readonly remoteAddress: string | undefined,
+  ) {
+    this.#target = target;
+    this.#url = url;
+  }
+
+  get url(): URL {
+    this.#url ??= requestUrl(this.#target);
+    return this.#url;
+  }
+}
+
 class IncomingRequestInfo implements CallbackRequestInfo {
+  readonly #request: AuthRequest;
+
   constructor(
     readonly method: string,
-    readonly url: URL,
+    request: AuthRequest,
     readonly remoteAddress: string | undefined,
     private readonly headers: AuthRequest["headers"],
-  ) {}
+  ) {
+    this.#request = request;
+  }
+
+  /** The request's URL (parsed on first read: see `IncomingAuthRequest`). */
+  get url(): URL {
+    return this.#request.url;
+  }
 
   header(name: string): string | undefined {
     return this.headers.get(name) ?? undefined;
@@ -815,9 +852,17 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const allowed = `Allowed: ${definition.methods.join(", ")}`;
       return refuse(call, request, new Failure("method_not_allowed", `method ${method}`, allowed));
     }
-    let url: URL;
+    // A path (`/…`, not `//` nor `/\\`) parses against the placeholder origin whatever follows, so
+    // its URL is left until read; any other target is parsed now, and refused if it cannot be.
+    let target: string;
+    let url: URL | undefined;
     try {
-      url = requestUrl(request.url);
+      const given: unknown = request.url;
+      if (typeof given === "string" && isPathTarget(given)) target = given;
+      else {
+        url = requestUrl(given as string);
+        target = url.href;
+      }
     } catch {
       return refuse(
         call,
@@ -831,13 +876,14 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const reason = `more than ${cutAt} header fields: the server keeps the first ${cutAt} only, so a header sent twice could not be seen`;
       return refuse(call, request, new Failure("header_too_large", reason));
     }
-    const authRequest: AuthRequest = {
-      callback: name,
+    const authRequest: AuthRequest = new IncomingAuthRequest(
+      name,
       method,
+      target,
       url,
       headers,
-      remoteAddress: request.remoteAddress,
-    };
+      request.remoteAddress,
+    );
 
     // 1. Authenticate, before a byte of the body is read.
     let auth: Authenticator | false;
@@ -878,7 +924,11 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         void discardBody(request.body, bodyTimeoutMs);
       }
       read = EMPTY_BODY;
-    } else read = await readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
+    } else {
+      // A body all here (bytes, text, the Node adapters' arrived body) is read without a promise.
+      const reading = readBody(request.body, headers, maxBodyBytes, bodyTimeoutMs);
+      read = reading instanceof Promise ? await reading : reading;
+    }
     let body: unknown;
     let formMalformed: readonly string[] | undefined;
     switch (read.kind) {
@@ -939,7 +989,6 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       return await validateAndCall(call, {
         request,
         method,
-        url,
         authRequest,
         auth,
         authResult,
@@ -953,10 +1002,17 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
   }
 
-  async function validateAndCall(call: Call, exchange: Exchange): Promise<CallbackResponse> {
+  /**
+   * Not an async function (issue 13): each layer of promises costs every call a promise and a turn
+   * of the microtask queue. What it throws reaches `run`'s `await` as a rejection would.
+   */
+  function validateAndCall(
+    call: Call,
+    exchange: Exchange,
+  ): CallbackResponse | Promise<CallbackResponse> {
     // 3. Seal the parsed body in one walk (depth, `__proto__` keys, card fields wherever a
     // PaymentDetails appears), then validate it against the callback's schema.
-    const { url, body } = exchange;
+    const { body } = exchange;
     // The cart's payload is built from the body's fields: the walk covers those, and the body's
     // own top level (a framework's req.body) loses its `__proto__` key the same way.
     if (source.kind === "query") dropProtoKey(body);
@@ -964,7 +1020,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     let input =
       source.kind === "query"
         ? source.build(
-            url,
+            exchange.authRequest.url,
             body,
             exchange.auth !== false && exchange.auth.needsRawBody(name),
             exchange.read.kind === "parsed" && isFormType(exchange.authRequest.headers),
@@ -983,7 +1039,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         : checkSealed(checker, input, maxDepth);
     if (found !== undefined && !found.some(isLocked)) {
       const sites = found.map((details) => ({ details: details as Record<string, unknown> }));
-      return await guardCards(call, exchange, input, sites, true);
+      return guardCards(call, exchange, input, sites, true);
     }
     let sealing = sealBody(input, maxDepth);
     if (sealing.ok && sealing.cards.some((site) => isLocked(site.details))) {
@@ -1003,7 +1059,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       const { description } = sealing;
       return fail(call, new Failure("invalid_payload", `card data: ${description}`, description));
     }
-    return await guardCards(call, exchange, input, sealing.cards, false);
+    return guardCards(call, exchange, input, sealing.cards, false);
   }
 
   /**
@@ -1012,7 +1068,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
    * (ours, or a framework's req.body) keeps no CVV. `accepted`: the generated checker has already
    * accepted `input`.
    */
-  async function guardCards(
+  function guardCards(
     call: Call,
     exchange: Exchange,
     input: unknown,
@@ -1046,9 +1102,21 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     if (sites.length === 0) {
       // The walk found no card object in the body: nothing in it to protect.
       if (walked) call.bodyWalked = true;
-      return await callWithPayload(call, exchange, input, sites, accepted);
+      return callWithPayload(call, exchange, input, sites, accepted);
     }
     call.ownCards = ownCardsMasker(sites);
+    return callProtectingCards(call, exchange, input, sites, accepted, walked);
+  }
+
+  /** `callWithPayload` for a request with card objects, which lose their CVV however it ends. */
+  async function callProtectingCards(
+    call: Call,
+    exchange: Exchange,
+    input: unknown,
+    sites: readonly CardSite[],
+    accepted: boolean,
+    walked: boolean,
+  ): Promise<CallbackResponse> {
     try {
       return await callWithPayload(call, exchange, input, sites, accepted);
     } finally {
@@ -1085,7 +1153,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     sites: readonly CardSite[],
     accepted: boolean,
   ): Promise<CallbackResponse> {
-    const { request, method, url, authRequest, auth, read } = exchange;
+    const { request, method, authRequest, auth, read } = exchange;
     let { authResult } = exchange;
     // 3b. The object check, then the schema.
     if (
@@ -1164,7 +1232,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     for (const card of cards) protectPaymentDetails(card);
     const context = new HandlerContext<TPayload>(
       name,
-      new IncomingRequestInfo(method, url, request.remoteAddress, authRequest.headers),
+      new IncomingRequestInfo(method, authRequest, request.remoteAddress, authRequest.headers),
       decoded,
       authResult,
       request,
@@ -1574,7 +1642,6 @@ function isFormType(headers: AuthRequest["headers"]): boolean {
 interface Exchange {
   readonly request: CallbackRequest;
   readonly method: string;
-  readonly url: URL;
   readonly authRequest: AuthRequest;
   readonly auth: Authenticator | false;
   readonly authResult: AuthResult | undefined;

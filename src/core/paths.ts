@@ -106,6 +106,20 @@ export function checkRoutePaths(basePath: unknown, paths: unknown, owner: string
   }
 }
 
+/**
+ * Whether `requestUrl` cannot throw on a target: a path (`/` then anything but a second `/` or
+ * `\\`, or the tab and line breaks the URL parser removes before reading it), which parses
+ * against the placeholder origin, its host and scheme, whatever its characters (the path, query
+ * and fragment states percent-encode, never fail).
+ */
+export function isPathTarget(target: string): boolean {
+  if (target.charCodeAt(0) !== 0x2f) return false;
+  const second = target.charCodeAt(1);
+  return (
+    second !== 0x2f && second !== 0x5c && second !== 0x09 && second !== 0x0a && second !== 0x0d
+  );
+}
+
 /** Parses the request URL; a path-only target gets a placeholder origin. Throws when malformed. */
 export function requestUrl(target: string): URL {
   return new URL(target, "http://localhost");

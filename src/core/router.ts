@@ -260,29 +260,40 @@ export function createCallbackRouter<H extends RouterEntries>(
   return {
     routes,
     matches: (pathname) => find(pathname) !== undefined,
-    async handle(request: CallbackRequest): Promise<CallbackResponse> {
-      const pathname = pathnameOf(request.url);
-      const handler = find(pathname);
-      if (handler) return handler.handle(request);
-      void discardBody(request.body, drainMs);
-      // A framework's req.body (node:http behind a parser) keeps no card data past the 404 either.
-      protectParsedBody(request.body);
-      notify(
-        onError,
-        {
-          kind: "not_found",
-          status: FAILURE_STATUS.not_found,
-          callback: undefined,
-          // What was asked for (a callback URL misconfigured: a prefix, a typo), without the
-          // query, which may hold a urlSecret. As sent, unless its escapes spell card data
-          // (`%34%31…`: review adversary), then decoded to be masked; escaped like every reason.
-          reason: `no callback at this path: ${textOf(request.method)} ${shownPath(pathname)}`,
-        },
-        redactCards,
-      );
-      return failureResponse("not_found");
+    // Not an async function (issue 13): a callback's answer is its handler's own promise, without
+    // one more promise and its turns of the queue per call; a throw is still a rejection.
+    handle(request: CallbackRequest): Promise<CallbackResponse> {
+      try {
+        const pathname = pathnameOf(request.url);
+        const handler = find(pathname);
+        if (handler) return Promise.resolve(handler.handle(request));
+        return Promise.resolve(notFound(request, pathname));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
+
+  /** A path no callback is at: the body let go, reported, answered 404. */
+  function notFound(request: CallbackRequest, pathname: string): CallbackResponse {
+    void discardBody(request.body, drainMs);
+    // A framework's req.body (node:http behind a parser) keeps no card data past the 404 either.
+    protectParsedBody(request.body);
+    notify(
+      onError,
+      {
+        kind: "not_found",
+        status: FAILURE_STATUS.not_found,
+        callback: undefined,
+        // What was asked for (a callback URL misconfigured: a prefix, a typo), without the
+        // query, which may hold a urlSecret. As sent, unless its escapes spell card data
+        // (`%34%31…`: review adversary), then decoded to be masked; escaped like every reason.
+        reason: `no callback at this path: ${textOf(request.method)} ${shownPath(pathname)}`,
+      },
+      redactCards,
+    );
+    return failureResponse("not_found");
+  }
 }
 
 /** A handler of a factory: its callback's name and `handle` (from any copy of the library). */
