@@ -10,6 +10,10 @@ export interface HeaderReader {
 export interface AuthRequest {
   readonly callback: CallbackName;
   readonly method: string;
+  /**
+   * The request's URL, parsed when first read (a getter on the library's requests: a spread copy
+   * does not carry it; pass the request on, or read `url` into the copy).
+   */
   readonly url: URL;
   readonly headers: HeaderReader;
   readonly remoteAddress: string | undefined;

@@ -241,14 +241,16 @@ export function readBody(
     return discarded(body, timeoutMs, { kind: "too_large" });
   }
   if (selfReading) {
-    let reading: ReadBody | Promise<ReadBody>;
+    let reading: ReadBody | PromiseLike<ReadBody>;
     try {
       reading = body[SELF_READ](limit, timeoutMs);
+      // A body all here comes as it is (the Node adapters'): no promise, no turn of the queue. A
+      // `then` that cannot be read fails the read, as a rejection does (review second-speed-4).
+      if (!isThenable(reading)) return reading;
     } catch (error) {
       return { kind: "failed", error };
     }
-    // A body all here comes as it is (the Node adapters'): no promise, no turn of the queue.
-    return isThenable(reading) ? settledRead(reading) : reading;
+    return settledRead(reading);
   }
   return readSource(body, streaming, limit, timeoutMs);
 }
@@ -272,10 +274,10 @@ async function discarded(
   return result;
 }
 
+/** Whatever `await` would adopt: an object or a function with a `then` method. */
 function isThenable(value: unknown): value is PromiseLike<ReadBody> {
   return (
-    typeof value === "object" &&
-    value !== null &&
+    ((typeof value === "object" && value !== null) || typeof value === "function") &&
     typeof (value as { then?: unknown }).then === "function"
   );
 }

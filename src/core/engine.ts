@@ -210,6 +210,7 @@ export interface CallbackContext<TPayload> {
 /** The request as the merchant's function sees it. */
 export interface CallbackRequestInfo {
   readonly method: string;
+  /** Parsed when first read (a getter: `{ ...context.request }` does not carry it). */
   readonly url: URL;
   readonly remoteAddress: string | undefined;
   /** A request header, case-insensitive; undefined when absent. */

@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Authenticator, AuthRequest } from "../../src/auth/types.js";
+import { SELF_DISCARD, SELF_READ } from "../../src/core/body.js";
 import { isPathTarget, requestUrl } from "../../src/core/paths.js";
 import { createUpdateOrderStatusHandler } from "../../src/index.js";
 
@@ -80,5 +81,48 @@ describe("the request target", () => {
       expect(seen[0]?.url).toBe(merchant);
       expect(merchant).toBeInstanceOf(URL);
     }
+  });
+});
+
+describe("a self-reading body's read (review second-speed-4)", () => {
+  // What the Node adapters hand the engine: a body that reads itself, now answered without a
+  // promise when all of it is here. A read given as any thenable is still awaited, and a read that
+  // cannot even be looked at is a failed read, as a rejection is.
+  const bytes = () => ({ kind: "bytes", bytes: new TextEncoder().encode(BODY), owned: true });
+  const body = (read: () => unknown) =>
+    ({ [SELF_READ]: read, [SELF_DISCARD]: () => undefined }) as never;
+  const handler = createUpdateOrderStatusHandler(() => ({ OrderId: "GE1" }), {
+    auth: false,
+    onError: () => undefined,
+  });
+  const run = (read: () => unknown) =>
+    handler.handle({ method: "POST", url: "/UpdateOrderStatus", headers: {}, body: body(read) });
+
+  it("a read given at once, or as a promise, is the body", async () => {
+    expect((await run(bytes)).status).toBe(200);
+    expect((await run(() => Promise.resolve(bytes()))).status).toBe(200);
+  });
+
+  it("a read given as a function with a `then` is awaited, as a promise is", async () => {
+    const thenable = Object.assign(() => undefined, {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable is what is tested
+      then: (resolve: (value: unknown) => void) => resolve(bytes()),
+    });
+    expect((await run(() => thenable)).status).toBe(200);
+  });
+
+  it("a read whose `then` cannot be read fails as a rejected read does", async () => {
+    const rejected = await run(() => Promise.reject(new Error("gone")));
+    const thrown = await run(() => {
+      throw new Error("gone");
+    });
+    const unreadable = await run(() => ({
+      // biome-ignore lint/suspicious/noThenProperty: a thenable is what is tested
+      get then() {
+        throw new Error("gone");
+      },
+    }));
+    expect(thrown.status).toBe(rejected.status);
+    expect(unreadable.status).toBe(rejected.status);
   });
 });
