@@ -73,11 +73,19 @@ import {
   HANDLER_OPTION_KEYS,
   type HandlerOptions,
   handleAuthEarly,
+  ROUTED_HANDLE,
+  type RoutedHandler,
   watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { isRecord } from "./objects.js";
-import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
+import {
+  checkRoutePaths,
+  MISSED_BELOW_MOUNT,
+  type MountMissReporter,
+  normalisePath,
+  pathnameOf,
+} from "./paths.js";
 import { defaultOnError, notify, redactCards, textOf } from "./report.js";
 import { failureResponse } from "./responses.js";
 import { isTimerDelay } from "./timers.js";
@@ -210,7 +218,8 @@ export function createCallbackRouter<H extends RouterEntries>(
   // Said once for the router, before the handlers it builds would (review dx-1).
   if (handlerOptions.auth instanceof Promise) watchAuth(handlerOptions.auth, onError, undefined);
   const base = normalisePath(basePath);
-  const table = new Map<string, CallbackEndpoint>();
+  const table = new Map<string, CallbackEndpoint & RoutedHandler>();
+  const names = new Map<string, CallbackName>();
   const routes: Partial<Record<CallbackName, string>> = {};
   for (const name of Object.keys(handlers) as CallbackName[]) {
     if (!Object.hasOwn(FACTORIES, name)) {
@@ -246,6 +255,7 @@ export function createCallbackRouter<H extends RouterEntries>(
     const key = path.toLowerCase();
     if (table.has(key)) throw new TypeError(`createCallbackRouter: two callbacks at ${path}`);
     table.set(key, handler);
+    names.set(key, name);
     routes[name] = path;
   }
   // The rest of a body sent to no callback is drained as the callbacks' refusals drain theirs.
@@ -253,17 +263,42 @@ export function createCallbackRouter<H extends RouterEntries>(
     ? handlerOptions.bodyTimeoutMs
     : DEFAULT_BODY_TIMEOUT_MS;
 
-  function find(pathname: string): CallbackEndpoint | undefined {
+  function find(pathname: string): (CallbackEndpoint & RoutedHandler) | undefined {
     return table.get(normalisePath(pathname).toLowerCase());
   }
 
-  return {
+  // Said once per router (review migrate-4): see `MISSED_BELOW_MOUNT`.
+  let mountReported = false;
+  const reportMountMiss: MountMissReporter = (wholePathname) => {
+    if (mountReported) return;
+    const name = names.get(normalisePath(wholePathname).toLowerCase());
+    if (name === undefined) return;
+    mountReported = true;
+    notify(
+      onError,
+      {
+        kind: "not_found",
+        status: FAILURE_STATUS.not_found,
+        callback: name,
+        // The router's own paths only, never the request's (a prefix may carry anything).
+        reason: `a call for ${routes[name]} reached this router below a mount path (Express app.use(prefix, …), koa-mount) that its own paths repeat (basePath "${base}"): the router saw the path without that prefix, serves no callback there, and passed the call on to next(), so whatever the app mounts after it answers it. Mount the router at the root, or build it without the prefix in basePath (said once per router)`,
+      },
+      redactCards,
+    );
+  };
+
+  const router: CallbackRouter = {
     routes,
     matches: (pathname) => find(pathname) !== undefined,
     async handle(request: CallbackRequest): Promise<CallbackResponse> {
       const pathname = pathnameOf(request.url);
       const handler = find(pathname);
-      if (handler) return handler.handle(request);
+      if (handler) {
+        // At the path the router gives it, whatever its name (a handler called through `handle`
+        // refuses another callback's path: review migrate-1).
+        const routed = handler[ROUTED_HANDLE];
+        return typeof routed === "function" ? routed(request) : handler.handle(request);
+      }
       void discardBody(request.body, drainMs);
       // A framework's req.body (node:http behind a parser) keeps no card data past the 404 either.
       protectParsedBody(request.body);
@@ -283,6 +318,8 @@ export function createCallbackRouter<H extends RouterEntries>(
       return failureResponse("not_found");
     },
   };
+  Object.defineProperty(router, MISSED_BELOW_MOUNT, { value: reportMountMiss });
+  return router;
 }
 
 /** A handler of a factory: its callback's name and `handle` (from any copy of the library). */
