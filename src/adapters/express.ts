@@ -1,7 +1,8 @@
 /**
  * `crossborder-callbacks/express`: a handler or a router as Express 4 / Express 5 middleware.
  *
- * Mount it before any body parser (`express.json()`, …): the engine then reads the body itself,
+ * Mount it before any body parser (`express.json()`, …), after header-only middleware (`cors()`,
+ * `helmet()`, which may stay in front): the engine then reads the body itself,
  * within its own limit, after authentication. Behind a parser it still works, from what the parser
  * left in `req.body` (held to the library's limit by its Content-Length), but the parser's own limit
  * and errors (its 413 for bodies over 100 kB) apply first.
