@@ -1,11 +1,13 @@
 /**
  * `crossborder-callbacks/express`: a handler or a router as Express 4 / Express 5 middleware.
  *
- * Mount it before any body parser (`express.json()`, …): the engine then reads the body itself,
+ * Mount it before any body parser (`express.json()`, …), after header-only middleware (`cors()`,
+ * `helmet()`, which may stay in front): the engine then reads the body itself,
  * within its own limit, after authentication. Behind a parser it still works, from what the parser
  * left in `req.body` (held to the library's limit by its Content-Length), but the parser's own limit
  * and errors (its 413 for bodies over 100 kB) apply first.
  */
+import { reportMissBelowMount } from "../core/paths.js";
 import type { CallbackEndpoint } from "../core/types.js";
 import {
   answeredBefore,
@@ -34,6 +36,8 @@ export interface ExpressRequestLike extends NodeRequestLike {
    * `rawBody: true`): taken in place of `body`.
    */
   readonly rawBody?: unknown;
+  /** The path Express mounted the middleware under (`app.use("/prefix", …)`), cut from `url`. */
+  readonly baseUrl?: unknown;
   /** Set by body-parser 1 (Express 4) once it read the stream. */
   readonly _body?: unknown;
 }
@@ -74,6 +78,11 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
     // Without a `next` (a host calling the middleware as `(req, res)`: Google Cloud Functions), a
     // path a router does not serve is answered here, with the router's 404 (review hosts-5).
     if (typeof next === "function" && !endpoint.matches(pathnameOf(url))) {
+      // Mounted under a prefix the router's basePath repeats: said once (review migrate-4).
+      const { baseUrl } = req;
+      if (typeof baseUrl === "string" && baseUrl !== "") {
+        reportMissBelowMount(endpoint, `${baseUrl}${pathnameOf(url)}`);
+      }
       next();
       return;
     }

@@ -6,6 +6,7 @@
  * parser keeps in `ctx.request.rawBody`, else the parsed `ctx.request.body`; either way the
  * parser's object keeps no card number in clear and no CVV once the call is answered.
  */
+import { reportMissBelowMount } from "../core/paths.js";
 import { reportUndelivered, UNDELIVERED, type UndeliveredCarrier } from "../core/responses.js";
 import type { CallbackEndpoint, CallbackResponse } from "../core/types.js";
 import {
@@ -46,6 +47,8 @@ export interface KoaContextLike {
   readonly method: string;
   /** The request target; relative to the mount path under `koa-mount`. */
   readonly url: string;
+  /** The request target as it came in (Koa keeps it when a mount, koa-mount, cuts `url`). */
+  readonly originalUrl?: unknown;
   status: number;
   body: unknown;
   set(field: string, value: string): void;
@@ -76,6 +79,11 @@ export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
   return async (ctx, next) => {
     const url = ctx.url;
     if (!endpoint.matches(pathnameOf(url))) {
+      // Mounted under a prefix the router's basePath repeats: said once (review migrate-4).
+      const { originalUrl } = ctx;
+      if (typeof originalUrl === "string" && originalUrl !== url) {
+        reportMissBelowMount(endpoint, pathnameOf(originalUrl));
+      }
       await next();
       return;
     }

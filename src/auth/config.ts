@@ -110,10 +110,12 @@ export interface UrlSecretOptions {
   /** Query parameter name (case-sensitive, as URLs are). */
   readonly parameter: string;
   /**
-   * The secret, URL-safe: `createAuth` refuses `+`, `%`, `&`, `#`, whitespace and control
-   * characters, which the query parser changes (a `+` reads as a space), so they never match.
+   * The secret, or several (a rotation: any of them matches). It matches the parameter as decoded
+   * (register the URL with it percent-encoded, `encodeURIComponent(value)`) or as the URL writes
+   * it (a `+` or `%` written as it is). `createAuth` refuses whitespace and control characters,
+   * which no URL carries as written.
    */
-  readonly value: string;
+  readonly value: string | readonly string[];
 }
 
 /** Only requests from these addresses pass. */

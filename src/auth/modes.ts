@@ -6,18 +6,18 @@ import { scrubError } from "../core/report.js";
 import { hasControlCharacter } from "../core/text.js";
 import { readCredentialHeader } from "./authorization.js";
 import type { CartTokenOptions, HeaderSecretOptions, UrlSecretOptions } from "./config.js";
-import { SecretDigest } from "./digest.js";
+import { SecretDigest, sha256 } from "./digest.js";
 import type { AuthRequest } from "./types.js";
 import { assertKnownKeys, configError, requireString } from "./validate.js";
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const DEFAULT_CART_TOKEN_PARAMETER = "merchantCartToken";
-/** Characters URLSearchParams would not read back as written: "+", "%", "&", "#", whitespace. */
-const QUERY_CHANGES = /[+%&#\s]/u;
-
-/** Whether the query parser would change the text: those characters, C0 controls or DEL. */
-function changedByQuery(text: string): boolean {
-  return QUERY_CHANGES.test(text) || hasControlCharacter(text);
+/**
+ * Whether no URL carries the text as written: whitespace (a trailing newline read from a file),
+ * C0 controls or DEL.
+ */
+function unwritableInUrl(text: string): boolean {
+  return /\s/u.test(text) || hasControlCharacter(text);
 }
 
 /** The one value of a query parameter; absent, empty or repeated is refused (repeats are ambiguous). */
@@ -91,34 +91,78 @@ export class HeaderSecretVerifier {
   }
 }
 
-/** A secret URL parameter, compared as SHA-256 digests. */
+/**
+ * The value of the query parameter `name` as the URL writes it, not decoded (a literal `+` stays
+ * a `+`, `%2B` stays `%2B`), from its last pair (the caller has refused a repeated one), or
+ * undefined when no pair names it. Names are compared decoded, as `URLSearchParams` reads them.
+ */
+function writtenParameter(url: URL, name: string): string | undefined {
+  let found: string | undefined;
+  for (const pair of url.search.slice(1).split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const written = equals === -1 ? pair : pair.slice(0, equals);
+    const decoded = /[%+]/.test(written)
+      ? new URLSearchParams(written).keys().next().value
+      : written;
+    if (decoded === name) found = equals === -1 ? "" : pair.slice(equals + 1);
+  }
+  return found;
+}
+
+/**
+ * A secret URL parameter (one value, or several during a rotation), compared as SHA-256 digests
+ * with the parameter both decoded (`searchParams`: the URL registered with the secret
+ * percent-encoded) and as the URL writes it (a `+` or `%` registered literally, which a decoder
+ * would change), without an early exit (review migrate-5).
+ */
 export class UrlSecretVerifier {
   private constructor(
     readonly parameter: string,
-    private readonly secret: SecretDigest,
+    private readonly secrets: readonly SecretDigest[],
   ) {}
 
   static async compile(options: UrlSecretOptions, path: string): Promise<UrlSecretVerifier> {
     if (!isPlainObject(options)) throw configError(path, "must be { parameter, value }");
     assertKnownKeys(options, ["parameter", "value"], path);
     const parameter = requireString(options.parameter, `${path}.parameter`);
-    const value = requireString(options.value, `${path}.value`);
-    if (changedByQuery(value)) {
-      // The service calls the URL as written: the query parser would read "+" as a space, decode
-      // "%xx", cut at "&" or "#", drop tabs and newlines, so such a secret could never match.
+    const given: unknown = options.value;
+    const list: readonly unknown[] = Array.isArray(given) ? given : [given];
+    if (list.length === 0) {
       throw configError(
         `${path}.value`,
-        'cannot contain "+", "%", "&", "#", whitespace or control characters (the URL query parser changes them, so the secret would never match); use a URL-safe secret (letters, digits, "-", "_", ".", "~")',
+        "must hold at least one value (a string, or a list of them)",
       );
     }
-    return new this(parameter, await SecretDigest.of(value));
+    const secrets: SecretDigest[] = [];
+    for (const [index, item] of list.entries()) {
+      const at = Array.isArray(given) ? `${path}.value[${index}]` : `${path}.value`;
+      const value = requireString(item, at);
+      if (unwritableInUrl(value)) {
+        throw configError(
+          at,
+          'cannot contain whitespace or control characters (no URL carries them as written: a trailing newline read from a file?); "+", "%", "&" and "#" are fine, in the URL you register percent-encoded (encodeURIComponent(value)), or "+" and "%" as they are',
+        );
+      }
+      secrets.push(await SecretDigest.of(value));
+    }
+    return new this(parameter, secrets);
   }
 
   async verify(request: AuthRequest): Promise<void> {
-    const value = singleParameter(request.url, this.parameter, "secret");
-    if (!(await this.secret.matches(value))) {
-      throw new AuthenticationError("secret URL parameter does not match");
+    const { url } = request;
+    const decoded = singleParameter(url, this.parameter, "secret");
+    const written = writtenParameter(url, this.parameter) ?? decoded;
+    const [asDecoded, asWritten] = await Promise.all([
+      sha256(decoded),
+      written === decoded ? undefined : sha256(written),
+    ]);
+    let matched = 0;
+    for (const secret of this.secrets) {
+      matched |= secret.matchesDigest(asDecoded) ? 1 : 0;
+      if (asWritten !== undefined) matched |= secret.matchesDigest(asWritten) ? 1 : 0;
     }
+    if (matched === 0) throw new AuthenticationError("secret URL parameter does not match");
   }
 }
 

@@ -50,7 +50,7 @@ import {
 } from "./exact-numbers.js";
 import { headerReader, headersCutAt } from "./headers.js";
 import { isRecord } from "./objects.js";
-import { isPathTarget, requestUrl } from "./paths.js";
+import { callbackNamedBy, isPathTarget, pathnameOf, requestUrl } from "./paths.js";
 import { cardNumbersMasker, lazyRedactor, redactCardsInData, secretSpellings } from "./redact.js";
 import {
   defaultOnError,
@@ -1399,36 +1399,73 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
   }
 
-  return {
-    callback: name,
-    async handle(request) {
-      const call: Call = {
-        redact: redactCards,
-        redactAnswer: redactCards,
-        redactData: redactCardsInData,
-        redactAnswerData: redactCardsInData,
-        ownCards: unchanged,
-        cardsDone: false,
-        bodyWalked: false,
-        auth: undefined,
-      };
-      try {
-        return await run(request, call);
-      } catch (error) {
-        // A bug, or an adapter's request that throws when read: still a well-formed answer.
-        return fail(
-          call,
-          new Failure("internal_error", "unexpected failure", undefined, error, true),
-        );
-      } finally {
-        // A framework's req.body outlives the request: whatever the answer (a refusal before the
-        // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
-        if (!call.bodyWalked) protectBodyOf(request);
+  /**
+   * One request: `routed` when a router chose this handler by its own table (its `paths` may put
+   * it anywhere); else (an adapter's direct call) a path whose last segment names another
+   * callback is not this handler's (review migrate-1: `app.use(toExpress(handler))` charged an
+   * order as a payment): answered 404, as a router answers a path it does not serve, before
+   * anything else (Express and Koa pass it on first, through `matches`).
+   */
+  async function handleRequest(request: CallbackRequest, routed: boolean) {
+    const call: Call = {
+      redact: redactCards,
+      redactAnswer: redactCards,
+      redactData: redactCardsInData,
+      redactAnswerData: redactCardsInData,
+      ownCards: unchanged,
+      cardsDone: false,
+      bodyWalked: false,
+      auth: undefined,
+    };
+    try {
+      if (!routed) {
+        const named = callbackNamedBy(pathnameOf(request.url));
+        if (named !== undefined && named !== name) {
+          const reason = `the path names ${named}, another callback: this handler serves ${name} only (mount it on a path of its own, app.post(path, …), or serve several callbacks with createCallbackRouter)`;
+          return refuse(call, request, new Failure("not_found", reason));
+        }
       }
+      return await run(request, call);
+    } catch (error) {
+      // A bug, or an adapter's request that throws when read: still a well-formed answer.
+      return fail(
+        call,
+        new Failure("internal_error", "unexpected failure", undefined, error, true),
+      );
+    } finally {
+      // A framework's req.body outlives the request: whatever the answer (a refusal before the
+      // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
+      if (!call.bodyWalked) protectBodyOf(request);
+    }
+  }
+
+  const handler: CallbackHandler<TName> & RoutedHandler = {
+    callback: name,
+    handle: (request) => handleRequest(request, false),
+    // A single handler answers wherever it is mounted, but on another callback's path (its last
+    // segment, in any case); a router matches its own paths.
+    matches: (pathname) => {
+      const named = callbackNamedBy(pathname);
+      return named === undefined || named === name;
     },
-    // A single handler answers wherever it is mounted; a router matches its own paths.
-    matches: () => true,
   };
+  Object.defineProperty(handler, ROUTED_HANDLE, {
+    value: (request: CallbackRequest) => handleRequest(request, true),
+  });
+  return handler;
+}
+
+/**
+ * How a router hands a handler a request it routed (any path its `paths` give it): the key is
+ * shared by every copy of the library; a handler without it is called through `handle`.
+ */
+export const ROUTED_HANDLE: unique symbol = Symbol.for(
+  "crossborder-callbacks.routedHandle",
+) as never;
+
+/** A handler as a router calls it. */
+export interface RoutedHandler {
+  readonly [ROUTED_HANDLE]?: (request: CallbackRequest) => Promise<CallbackResponse>;
 }
 
 /**

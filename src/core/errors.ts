@@ -13,7 +13,7 @@ export const FAILURE_STATUS = /* @__PURE__ */ deepFreeze({
   invalid_payload: 400,
   /** Authentication failed (token, key, GUID, Basic, IP, secret). */
   unauthorized: 401,
-  /** No callback is mounted at this path (router only). */
+  /** No callback is mounted at this path (a router), or it names another callback (a single handler). */
   not_found: 404,
   /** The callback does not answer this HTTP method. */
   method_not_allowed: 405,

@@ -2,7 +2,7 @@
 
 import { assertKnownKeys, configError } from "../auth/validate.js";
 import { isPlainObject } from "./objects.js";
-import { CALLBACK_NAMES } from "./types.js";
+import { CALLBACK_NAMES, type CallbackName } from "./types.js";
 
 /**
  * The path of a request target (`/a/b?x` or `https://host/a/b?x`), without query or fragment. In
@@ -45,6 +45,48 @@ export function normalisePath(path: string): string {
   if (end === 0) return "";
   const body = trimmed.slice(0, end);
   return body.charCodeAt(0) === 0x2f ? body : `/${body}`;
+}
+
+/**
+ * What an Express or Koa adapter calls when the endpoint did not serve a path below a mount
+ * prefix (`req.baseUrl`, Koa's `ctx.originalUrl`), with the whole path, prefix included: a router
+ * that serves that whole path was mounted under a prefix its own paths repeat (review migrate-4),
+ * and says so once through its `onError`. Only on a path passed on, never on one served.
+ */
+export const MISSED_BELOW_MOUNT: unique symbol = Symbol.for(
+  "crossborder-callbacks.missedBelowMount",
+) as never;
+
+export type MountMissReporter = (wholePathname: string) => void;
+
+/** Tells the endpoint (a router of any copy of the library) of a path missed below a mount. */
+export function reportMissBelowMount(endpoint: object, wholePathname: string): void {
+  try {
+    const report = (endpoint as { readonly [MISSED_BELOW_MOUNT]?: unknown })[MISSED_BELOW_MOUNT];
+    if (typeof report === "function") (report as MountMissReporter)(wholePathname);
+  } catch {
+    // A warning only: the call goes on to next() whatever happens here.
+  }
+}
+
+/** Each callback's name in lower case, to its name. */
+const CALLBACK_BY_LOWER_NAME: ReadonlyMap<string, CallbackName> = /* @__PURE__ */ new Map(
+  CALLBACK_NAMES.map((name) => [name.toLowerCase(), name]),
+);
+
+/** The longest callback name's length: a longer last segment names none (nothing lowered). */
+const LONGEST_NAME = /* @__PURE__ */ Math.max(...CALLBACK_NAMES.map((name) => name.length));
+
+/**
+ * The callback a pathname's last segment names (in any case, trailing slashes ignored, compared
+ * as sent, as the router compares its default paths), or undefined: what keeps a single handler
+ * off another callback's path (review migrate-1).
+ */
+export function callbackNamedBy(pathname: string): CallbackName | undefined {
+  const path = normalisePath(pathname);
+  const start = path.lastIndexOf("/") + 1;
+  if (path.length - start > LONGEST_NAME) return undefined;
+  return CALLBACK_BY_LOWER_NAME.get(path.slice(start).toLowerCase());
 }
 
 /**

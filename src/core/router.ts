@@ -73,11 +73,19 @@ import {
   HANDLER_OPTION_KEYS,
   type HandlerOptions,
   handleAuthEarly,
+  ROUTED_HANDLE,
+  type RoutedHandler,
   watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
 import { isRecord } from "./objects.js";
-import { checkRoutePaths, normalisePath, pathnameOf } from "./paths.js";
+import {
+  checkRoutePaths,
+  MISSED_BELOW_MOUNT,
+  type MountMissReporter,
+  normalisePath,
+  pathnameOf,
+} from "./paths.js";
 import { defaultOnError, notify, redactCards, textOf } from "./report.js";
 import { failureResponse } from "./responses.js";
 import { isTimerDelay } from "./timers.js";
@@ -210,7 +218,8 @@ export function createCallbackRouter<H extends RouterEntries>(
   // Said once for the router, before the handlers it builds would (review dx-1).
   if (handlerOptions.auth instanceof Promise) watchAuth(handlerOptions.auth, onError, undefined);
   const base = normalisePath(basePath);
-  const table = new Map<string, CallbackEndpoint>();
+  const table = new Map<string, CallbackEndpoint & RoutedHandler>();
+  const names = new Map<string, CallbackName>();
   const routes: Partial<Record<CallbackName, string>> = {};
   for (const name of Object.keys(handlers) as CallbackName[]) {
     if (!Object.hasOwn(FACTORIES, name)) {
@@ -246,6 +255,7 @@ export function createCallbackRouter<H extends RouterEntries>(
     const key = path.toLowerCase();
     if (table.has(key)) throw new TypeError(`createCallbackRouter: two callbacks at ${path}`);
     table.set(key, handler);
+    names.set(key, name);
     routes[name] = path;
   }
   // The rest of a body sent to no callback is drained as the callbacks' refusals drain theirs.
@@ -253,11 +263,31 @@ export function createCallbackRouter<H extends RouterEntries>(
     ? handlerOptions.bodyTimeoutMs
     : DEFAULT_BODY_TIMEOUT_MS;
 
-  function find(pathname: string): CallbackEndpoint | undefined {
+  function find(pathname: string): (CallbackEndpoint & RoutedHandler) | undefined {
     return table.get(normalisePath(pathname).toLowerCase());
   }
 
-  return {
+  // Said once per router (review migrate-4): see `MISSED_BELOW_MOUNT`.
+  let mountReported = false;
+  const reportMountMiss: MountMissReporter = (wholePathname) => {
+    if (mountReported) return;
+    const name = names.get(normalisePath(wholePathname).toLowerCase());
+    if (name === undefined) return;
+    mountReported = true;
+    notify(
+      onError,
+      {
+        kind: "not_found",
+        status: FAILURE_STATUS.not_found,
+        callback: name,
+        // The router's own paths only, never the request's (a prefix may carry anything).
+        reason: `a call for ${routes[name]} reached this router below a mount path (Express app.use(prefix, …), koa-mount) that its own paths repeat (basePath "${base}"): the router saw the path without that prefix, serves no callback there, and passed the call on to next(), so whatever the app mounts after it answers it. Mount the router at the root, or build it without the prefix in basePath (said once per router)`,
+      },
+      redactCards,
+    );
+  };
+
+  const router: CallbackRouter = {
     routes,
     matches: (pathname) => find(pathname) !== undefined,
     // Not an async function (issue 13): a callback's answer is its handler's own promise, without
@@ -266,13 +296,22 @@ export function createCallbackRouter<H extends RouterEntries>(
       try {
         const pathname = pathnameOf(request.url);
         const handler = find(pathname);
-        if (handler) return Promise.resolve(handler.handle(request));
+        if (handler) {
+          // At the path the router gives it, whatever its name (a handler called through `handle`
+          // refuses another callback's path: review migrate-1).
+          const routed = handler[ROUTED_HANDLE];
+          return Promise.resolve(
+            typeof routed === "function" ? routed(request) : handler.handle(request),
+          );
+        }
         return Promise.resolve(notFound(request, pathname));
       } catch (error) {
         return Promise.reject(error);
       }
     },
   };
+  Object.defineProperty(router, MISSED_BELOW_MOUNT, { value: reportMountMiss });
+  return router;
 
   /** A path no callback is at: the body let go, reported, answered 404. */
   function notFound(request: CallbackRequest, pathname: string): CallbackResponse {
