@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { toFetch } from "../../src/adapters/fetch.js";
 import {
   type CallbackContext,
   createMemoryIdempotencyStore,
@@ -108,5 +109,89 @@ describe("a record that failed once (review serverless-2)", () => {
     expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
     expect(failures).toBe(-1);
     expect(reports.failures).toEqual([]);
+  });
+});
+
+describe("toFetch gives the runtime's waitUntil to the context (review serverless-2)", () => {
+  async function seen(
+    options: Parameters<typeof toFetch>[1],
+    ...rest: unknown[]
+  ): Promise<unknown> {
+    let found: unknown = "not called";
+    const handler = createSendOrderToMerchantHandler(
+      (order, context) => {
+        found = context.waitUntil;
+        return { InternalOrderId: "M-1", OrderId: order.OrderId };
+      },
+      { auth: false, onError: () => undefined },
+    );
+    const fetchHandler = toFetch(handler, options);
+    const response = await fetchHandler(
+      new Request("http://merchant.example/callback", { method: "POST", body: orderText }),
+      ...rest,
+    );
+    expect(response.status).toBe(200);
+    return found;
+  }
+
+  it("finds it among the runtime's arguments, bound to its object; skips a getter that throws; none elsewhere", async () => {
+    const handed: unknown[] = [];
+    const ctx = {
+      waitUntil(this: unknown, promise: Promise<unknown>) {
+        expect(this).toBe(ctx);
+        handed.push(promise);
+      },
+    };
+    const waitUntil = (await seen({}, {}, ctx)) as (promise: Promise<unknown>) => void;
+    const work = Promise.resolve();
+    waitUntil(work);
+    expect(handed).toEqual([work]);
+    const throwing = {
+      get waitUntil(): never {
+        throw new Error("This context has no ExecutionContext");
+      },
+    };
+    expect(await seen({}, throwing)).toBeUndefined();
+    expect(await seen({})).toBeUndefined();
+    // null: none, even where the arguments have one.
+    expect(await seen({ waitUntil: null }, ctx)).toBeUndefined();
+  });
+
+  it("takes it as an option, and refuses one that is not a function", async () => {
+    const given = (_promise: Promise<unknown>) => undefined;
+    expect(await seen({ waitUntil: given })).toBe(given);
+    expect(() =>
+      toFetch(
+        createSendOrderToMerchantHandler(() => ({}) as never, { auth: false }),
+        { waitUntil: "yes" as never },
+      ),
+    ).toThrow(TypeError);
+  });
+
+  it("a record retried after the answer is handed to it, and settles once written", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let failures = 2;
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: async (key, owner, result, ttl) => {
+        if (failures-- > 0) throw new Error("read ECONNRESET");
+        return inner.complete(key, owner, result, ttl);
+      },
+    };
+    const handed: Promise<unknown>[] = [];
+    const handler = toFetch(
+      createSendOrderToMerchantHandler(
+        withIdempotency(async () => ({ InternalOrderId: "M-1" }), { store }),
+        { auth: false, onError: () => undefined },
+      ),
+      { waitUntil: (promise) => handed.push(promise) },
+    );
+    const answer = await handler(
+      new Request("http://merchant.example/callback", { method: "POST", body: orderText }),
+    );
+    expect(answer.status).toBe(200);
+    expect(handed).toHaveLength(1);
+    await handed[0];
+    expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
   });
 });
