@@ -3,6 +3,8 @@
  * `(request: Request) => Promise<Response>`, for every runtime built on the fetch API: Hono, Next.js
  * route handlers, Cloudflare Workers, Bun, Deno. Web APIs only.
  */
+
+import { assertOptionalFunction, optionNames } from "../auth/validate.js";
 import { CONSUMED_BODY } from "../core/body.js";
 import { pathnameOf } from "../core/paths.js";
 import { reportUndelivered } from "../core/responses.js";
@@ -32,7 +34,22 @@ export interface FetchAdapterOptions<TRest extends unknown[] = unknown[]> {
     | ((request: Request, ...rest: TRest) => string | undefined | null)
     | null
     | undefined;
+  /**
+   * The runtime's `waitUntil`, for every request: where a request's timers and I/O stop once it
+   * is answered, work after the answer (`withIdempotency`'s record retried, a late claim
+   * released) is handed to it. Left out, it is found among the arguments the runtime passes beside
+   * the request: an object with a `waitUntil` function (a Worker's `ctx`, as in
+   * `fetch(request, env, ctx)`; a Vercel Edge function's second argument). Give it where it is a
+   * function of its own (`waitUntil` from `@vercel/functions`, `after` from `next/server`).
+   * `null`: none, not even from the arguments. See the README's "Serverless and edge runtimes".
+   */
+  waitUntil?: ((promise: Promise<unknown>) => void) | null | undefined;
 }
+
+const FETCH_OPTION_NAMES = optionNames<FetchAdapterOptions>({
+  remoteAddress: true,
+  waitUntil: true,
+});
 
 /**
  * A fetch handler answering the endpoint's callbacks; a router answers other paths with its 404.
@@ -52,7 +69,9 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
 ): FetchHandler<TRest> {
   assertEndpoint(endpoint, "toFetch");
   // A misspelt name or a `remoteAddress` that is not a function: a TypeError now, by name.
-  const remoteAddress = remoteAddressOption(options, "toFetch");
+  const remoteAddress = remoteAddressOption(options, "toFetch", FETCH_OPTION_NAMES);
+  const given = options.waitUntil;
+  assertOptionalFunction(given ?? undefined, "waitUntil", "toFetch");
   return async (request, ...rest) => {
     // Read defensively: a request that only looks like a fetch Request (Azure Functions v4's
     // `HttpRequest` has no `signal`) must not throw once the merchant's function ran (review hosts-1).
@@ -70,6 +89,7 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
       remoteAddress:
         remoteAddress === undefined ? undefined : addressOf(remoteAddress, request, rest),
       signal,
+      waitUntil: given === undefined ? waitUntilAmong(rest) : (given ?? undefined),
     });
     // Where the runtime aborts the signal when the client leaves (Node's Hono server, Bun), an
     // answer given after the merchant's function ran to a client already gone is reported; one
@@ -96,4 +116,29 @@ function abortSignalOf(request: Request): AbortSignal | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The `waitUntil` of what the runtime passed beside the request, bound to its object: a Worker's
+ * `ctx` (`fetch(request, env, ctx)`), a Vercel Edge function's context. Read defensively (a getter
+ * that throws, as Hono's `c.executionCtx` on Node, is skipped); undefined when none has one (Node,
+ * Bun's server, Deno's info: no allocation then).
+ */
+function waitUntilAmong(
+  rest: readonly unknown[],
+): ((promise: Promise<unknown>) => void) | undefined {
+  for (const holder of rest) {
+    if (typeof holder !== "object" || holder === null) continue;
+    try {
+      const waitUntil = (holder as { readonly waitUntil?: unknown }).waitUntil;
+      if (typeof waitUntil === "function") {
+        return (promise) => {
+          (waitUntil as (promise: Promise<unknown>) => void).call(holder, promise);
+        };
+      }
+    } catch {
+      // Not this one.
+    }
+  }
+  return undefined;
 }

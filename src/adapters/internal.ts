@@ -800,11 +800,12 @@ const ADAPTER_OPTION_NAMES = optionNames<NodeAdapterOptions>({ remoteAddress: tr
 export function remoteAddressOption<TRead extends (...args: never[]) => unknown>(
   options: { readonly remoteAddress?: TRead | null | undefined },
   adapter: string,
+  names: readonly string[] = ADAPTER_OPTION_NAMES,
 ): TRead | undefined {
   if (options === null || typeof options !== "object") {
     throw configError("options", "must be an object", adapter);
   }
-  assertKnownKeys(options as Record<string, unknown>, ADAPTER_OPTION_NAMES, "options", adapter);
+  assertKnownKeys(options as Record<string, unknown>, names, "options", adapter);
   const read = options.remoteAddress ?? undefined;
   assertOptionalFunction(read, "remoteAddress", adapter);
   return read;

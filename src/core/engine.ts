@@ -205,6 +205,13 @@ export interface CallbackContext<TPayload> {
    * call after the answer was sent.
    */
   readonly reportFailure: (reason: string, error?: unknown) => void;
+  /**
+   * The runtime's `waitUntil` where the adapter was given one (Workers, Vercel: see the README's
+   * "Serverless and edge runtimes"); undefined elsewhere (Node, Bun and Deno keep running after
+   * the answer; a Lambda freezes and has none). Hand it a promise of work that must go on after
+   * the answer; `withIdempotency` does so for its own.
+   */
+  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }
 
 /** The request as the merchant's function sees it. */
@@ -362,6 +369,7 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
   readonly #decoded: DecodedInPlace<TPayload>;
   readonly #lazySignal: LazySignal | undefined;
   readonly #signal: AbortSignal | undefined;
+  readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined;
   readonly #cards: ReadonlySet<object>;
   readonly #onError: OnError;
   readonly #call: Call;
@@ -383,6 +391,7 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
     this.decoding = decoded.report;
     this.#lazySignal = lazySignalOf(incoming);
     this.#signal = this.#lazySignal === undefined ? incoming.signal : undefined;
+    this.#waitUntil = incoming.waitUntil;
     this.#cards = cards;
     this.#onError = onError;
     this.#call = call;
@@ -409,6 +418,10 @@ class HandlerContext<TPayload> implements CallbackContext<TPayload> {
 
   get signal(): AbortSignal | undefined {
     return this.#lazySignal === undefined ? this.#signal : this.#lazySignal.signal;
+  }
+
+  get waitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+    return this.#waitUntil;
   }
 
   /** The redactor of the request behind a context this engine made; undefined for any other value. */

@@ -72,6 +72,13 @@ export interface CallbackRequest {
    * written; local workerd never (README, "Fetch-based runtimes").
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The runtime's `waitUntil`, where it drops a request's timers and I/O once answered (Cloudflare
+   * Workers' `ctx.waitUntil`, Vercel's): callable unbound. Work after the answer (a record
+   * retried, a late claim released) is handed to it. The fetch adapter finds it among the
+   * arguments the runtime passes (README "Serverless and edge runtimes").
+   */
+  readonly waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }
 
 export interface CallbackResponse {

@@ -687,6 +687,71 @@ interface PendingRelease {
   next: number;
   delay: number;
   readonly timeoutMs: number;
+  /** Resolves what was handed to the runtime's `waitUntil` for it, once it leaves the set. */
+  readonly done: (() => void) | undefined;
+}
+
+/** The runtime's `waitUntil` (Workers' `ctx.waitUntil`, Vercel's), as the context gives it. */
+type WaitUntil = (promise: Promise<unknown>) => void;
+
+/**
+ * The context's `waitUntil` (the fetch adapter's, from the runtime; or a context of your own's),
+ * read only once something must go on after the answer: undefined where there is none (Node, Bun,
+ * Deno keep the process running; a Lambda has none, see the README's "Serverless and edge").
+ */
+function waitUntilOf(context: object): WaitUntil | undefined {
+  try {
+    const waitUntil = (context as { readonly waitUntil?: unknown }).waitUntil;
+    return typeof waitUntil === "function" ? (waitUntil as WaitUntil) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Hands background work to the runtime, so that a Worker keeps the request's timers and I/O
+ * going until it settles (or the runtime's own limit: 30 s after the answer on Workers), at most
+ * until `ms` from now: past it the work is moot (a lease ran out). Never throws, never rejects.
+ */
+function handOver(waitUntil: WaitUntil, work: Promise<unknown>, ms: number): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, Math.min(ms, TIMER_LIMIT_MS)));
+    unref(timer);
+  });
+  const settled = Promise.race([work.then(noop, noop), bound]).then(() => clearTimeout(timer));
+  try {
+    waitUntil(settled);
+  } catch {
+    // A runtime refusing it (the request already over): nothing better to do.
+  }
+}
+
+const noop = (): void => undefined;
+const TIMER_LIMIT_MS = 2_147_483_647;
+
+/**
+ * A delivery leading `key` in this process: the others with the same key wait for `promise`
+ * instead of polling the store. It stands for the lease its run keeps, and lasts no longer:
+ * `liveUntil` (on `monotonicNow`) is a lease after the run's last renewal tick (every third of a
+ * lease while it keeps the lease; before the run, a lease after the handle was made). A run that
+ * stopped without settling it (a Worker's request ended mid-function: its continuation and its
+ * timers never run again), or stopped renewing (its lease ran out or was lost in the store),
+ * ticks no more, and past `liveUntil` a repeat drops the handle and goes to the store like any
+ * other instance's (review serverless-1).
+ */
+interface Handle {
+  readonly promise: Promise<Outcome>;
+  readonly settle: (outcome: Outcome) => void;
+  liveUntil: number;
+}
+
+function newHandle(liveUntil: number): Handle {
+  let settle!: (outcome: Outcome) => void;
+  const promise = new Promise<Outcome>((resolve) => {
+    settle = resolve;
+  });
+  return { promise, settle, liveUntil };
 }
 
 /** The background releases of one store: one loop, one release in flight at a time. */
@@ -699,6 +764,15 @@ interface Releases {
   failing: number;
   /** A release past its `timeoutMs` that has not settled: none is sent while it may still answer. */
   unanswered: Flight<boolean> | undefined;
+  /**
+   * When the loop last moved (a round started or sent a release, on `monotonicNow`), and when its
+   * timer is due: a loop that has not moved for long past either stopped (its timer and its
+   * round belonged to a Worker's request that ended) and the next release starts it again.
+   */
+  movedAt: number;
+  dueAt: number;
+  /** The round sending now: one started over a stopped one supersedes it. */
+  round: object | undefined;
 }
 
 const releasesOf = new WeakMap<object, Releases>();
@@ -726,7 +800,8 @@ function releaseLater(
   owner: string,
   until: number,
   timeoutMs: number,
-): void {
+  track = false,
+): Promise<void> | undefined {
   let releases = releasesOf.get(store);
   if (releases === undefined) {
     releases = {
@@ -735,24 +810,50 @@ function releaseLater(
       timer: undefined,
       failing: 0,
       unanswered: undefined,
+      movedAt: 0,
+      dueAt: 0,
+      round: undefined,
     };
     releasesOf.set(store, releases);
   }
   const now = monotonicNow();
-  if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return;
-  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
+  if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return undefined;
+  let done: (() => void) | undefined;
+  const gone = track
+    ? new Promise<void>((resolve) => {
+        done = resolve;
+      })
+    : undefined;
+  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs, done });
+  // A loop that stopped moving (its round or timer was a Worker request's, dropped when it
+  // ended: review serverless-4) is started again, or no claim of this store would be released.
+  const stopped = releases.sending
+    ? now - releases.movedAt > timeoutMs + LONGEST_RELEASE_RETRY_MS
+    : releases.timer !== undefined && now - releases.dueAt > LONGEST_RELEASE_RETRY_MS;
   // Sent at once unless the store is failing (the next round takes it) or a round is sending.
-  if (releases.failing === 0 && !releases.sending) {
+  if (stopped || (releases.failing === 0 && !releases.sending)) {
     clearTimeout(releases.timer);
     releases.timer = undefined;
     void releaseRound(store, releases);
   }
+  return gone;
+}
+
+/** Takes a claim out of the releases' set (released, answered late, or its lease ran out). */
+function dropRelease(releases: Releases, owner: string): void {
+  const entry = releases.pending.get(owner);
+  if (entry === undefined) return;
+  releases.pending.delete(owner);
+  entry.done?.();
 }
 
 /** Sends the releases that are due, one at a time, then waits for the next one due. */
 async function releaseRound(store: IdempotencyStore, releases: Releases): Promise<void> {
+  const round = {};
+  releases.round = round;
   releases.sending = true;
   releases.timer = undefined;
+  releases.movedAt = monotonicNow();
   try {
     // Still unanswered: not another while a client may hold it queued (until it counts as lost).
     if (holdsBack(releases.unanswered, LONGEST_RELEASE_RETRY_MS)) {
@@ -761,12 +862,14 @@ async function releaseRound(store: IdempotencyStore, releases: Releases): Promis
     }
     releases.unanswered = undefined;
     for (const entry of [...releases.pending.values()]) {
+      if (releases.round !== round) return;
       const now = monotonicNow();
       if (now >= entry.until) {
-        releases.pending.delete(entry.owner);
+        dropRelease(releases, entry.owner);
         continue;
       }
       if (entry.next > now) continue;
+      releases.movedAt = now;
       const flight = fly(() => store.release(entry.key, entry.owner));
       let deleted: boolean | "late";
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -784,6 +887,8 @@ async function releaseRound(store: IdempotencyStore, releases: Releases): Promis
       } finally {
         clearTimeout(timer);
       }
+      // Superseded meanwhile (this round was taken for stopped): the new round goes on.
+      if (releases.round !== round) return;
       if (deleted === "late") {
         // The store fails (or is slow): the rest wait for the next round.
         releases.failing = Math.min(
@@ -794,22 +899,25 @@ async function releaseRound(store: IdempotencyStore, releases: Releases): Promis
           releases.unanswered = flight;
           // Answered late: this owner's lease is gone, nothing more to send for it.
           flight.promise.then(
-            (late) => (late ? releases.pending.delete(entry.owner) : undefined),
+            (late) => (late ? dropRelease(releases, entry.owner) : undefined),
             () => undefined,
           );
         }
         return;
       }
       releases.failing = 0;
-      if (deleted) releases.pending.delete(entry.owner);
+      if (deleted) dropRelease(releases, entry.owner);
       else {
         entry.next = monotonicNow() + entry.delay;
         entry.delay = Math.min(entry.delay * 2, LONGEST_RELEASE_RETRY_MS);
       }
     }
   } finally {
-    releases.sending = false;
-    scheduleReleases(store, releases);
+    if (releases.round === round) {
+      releases.round = undefined;
+      releases.sending = false;
+      scheduleReleases(store, releases);
+    }
   }
 }
 
@@ -823,6 +931,7 @@ function scheduleReleases(store: IdempotencyStore, releases: Releases): void {
   let at = Number.POSITIVE_INFINITY;
   if (releases.failing > 0) at = monotonicNow() + releases.failing;
   else for (const entry of releases.pending.values()) at = Math.min(at, entry.next, entry.until);
+  releases.dueAt = at;
   const timer = setTimeout(
     () => void releaseRound(store, releases),
     Math.max(0, at - monotonicNow()),
@@ -1007,9 +1116,18 @@ export function withIdempotency<TPayload, TResult>(
   /** In front of every stored key (`null` is the default, as `undefined`: none). */
   const namespace = options.namespace ?? undefined;
   /** This process's one handle per key: a delivery running or waiting for it elsewhere. */
-  const handles = new Map<string, Promise<Outcome>>();
+  const handles = new Map<string, Handle>();
   /** Results whose record could not be written yet: answered from here meanwhile. */
   const unsaved = new Map<string, string>();
+
+  /**
+   * Lets go of a handle: this process's repeats then go to the store, as another instance's do,
+   * and claim the key once the lease has run out (a run past maxRunMs, a handle past its lease).
+   */
+  function abandon(key: string, handle: Handle): void {
+    if (handles.get(key) === handle) handles.delete(key);
+    handle.settle({ kind: "again" });
+  }
 
   type Context = CallbackContext<TPayload>;
 
@@ -1025,7 +1143,7 @@ export function withIdempotency<TPayload, TResult>(
     owner: string,
     tell: Reporter,
     claimedAt: number,
-    abandon: () => void,
+    handle: Handle,
   ) {
     let phase: "running" | "recording" | "stopped" = "running";
     let reported = false;
@@ -1035,6 +1153,8 @@ export function withIdempotency<TPayload, TResult>(
     const every = Math.max(1, Math.floor(leaseMs / 3));
     // The lease surely ended in the store by then (granted before its answer arrived here).
     let heldUntil = monotonicNow() + leaseMs;
+    // The handle lasts while this run keeps its lease: each tick below pushes it back (see `Handle`).
+    handle.liveUntil = heldUntil;
     // When the last grant was sent: the store set its expiry after that, so it runs to this plus
     // leaseMs at least, and a refusal received before then means the store lost the lease.
     let grantSentAt = claimedAt;
@@ -1042,6 +1162,8 @@ export function withIdempotency<TPayload, TResult>(
     // after the last grant, the lease may have run out unrenewed.
     let failedSentAt = Number.NEGATIVE_INFINITY;
     const timer = setInterval(async () => {
+      // This run is alive in this process (a Worker drops the timers of a request that ended).
+      handle.liveUntil = monotonicNow() + leaseMs;
       if (phase === "running" && ranTooLong()) return;
       // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
       // (or a tick) failed, and the next is sent, or one that never settles would let the lease
@@ -1103,7 +1225,7 @@ export function withIdempotency<TPayload, TResult>(
       if (maxRunMs !== undefined && ranMs >= maxRunMs) {
         overran = true;
         stop();
-        abandon();
+        abandon(key, handle);
         tell(
           `the function ran past maxRunMs (${maxRunMs} ms) on ${key} and has not returned: its lease is no longer renewed, so once it runs out (within leaseMs, ${leaseMs} ms) the next delivery, on any instance, may run it again while this run goes on`,
         );
@@ -1207,8 +1329,21 @@ export function withIdempotency<TPayload, TResult>(
     lease: Lease,
     tell: Reporter,
     first: Flight<boolean>,
+    waitUntil: WaitUntil | undefined,
   ) {
     const giveUpAt = monotonicNow() + ttlMs;
+    // Handed to the runtime where it drops a request's timers once answered (review
+    // serverless-2): settled when the retries end.
+    let ended: (() => void) | undefined;
+    if (waitUntil !== undefined) {
+      handOver(
+        waitUntil,
+        new Promise<void>((resolve) => {
+          ended = resolve;
+        }),
+        ttlMs,
+      );
+    }
     const longest = Math.min(LONGEST_RETRY_MS, Math.max(1, Math.floor(leaseMs / 3)));
     let delay = Math.min(100, longest);
     let writing = first;
@@ -1228,12 +1363,14 @@ export function withIdempotency<TPayload, TResult>(
         // for it (an equal text recorded by another run is no proof: review infra-5).
         if (done) reportLateRecord(key, tell, lease, receivedAt);
         else reportTakenOver(key, tell, lease, receivedAt);
+        ended?.();
         return;
       } catch {
         if (monotonicNow() + delay >= giveUpAt) {
           lease.stop();
           unsaved.delete(key);
           tell(`gave up recording the result of ${key}: the store stayed down`);
+          ended?.();
           return;
         }
       }
@@ -1266,11 +1403,11 @@ export function withIdempotency<TPayload, TResult>(
     payload: TPayload,
     context: Context,
     claimedAt: number,
-    abandon: () => void,
+    handle: Handle,
   ) {
     // What outlives this delivery (the lease, a record retried) reports through `tell` alone.
     const tell = reporterOf(context as CallbackContext<unknown>);
-    const lease = keepLease(key, owner, tell, claimedAt, abandon);
+    const lease = keepLease(key, owner, tell, claimedAt, handle);
     let result: TResult;
     try {
       result = await fn(payload, context);
@@ -1302,22 +1439,43 @@ export function withIdempotency<TPayload, TResult>(
       await release(key, owner, context, "the function returned a result the engine refuses");
       return { kind: "unusable", text } as const;
     }
-    const writing = record(key, owner, text);
+    let writing = record(key, owner, text);
+    let done: boolean | undefined;
+    let failure: unknown;
     try {
-      const done = await within(writing.promise, storeTimeoutMs, "complete");
+      done = await within(writing.promise, storeTimeoutMs, "complete");
+    } catch (error) {
+      failure = error;
+    }
+    // A write refused at once (a connection reset, a failover) is sent once more before the
+    // answer, within what is left of storeTimeoutMs: the background retries do not run where the
+    // process freezes at the answer (a Lambda) or drops the request's timers (a Worker without
+    // `waitUntil`): review serverless-2. One that went unanswered is not: it may still land.
+    if (done === undefined && writing.settled === "rejected") {
+      const left = writing.sentAt + storeTimeoutMs - monotonicNow();
+      if (left >= 1) {
+        writing = record(key, owner, text);
+        try {
+          done = await within(writing.promise, left, "complete");
+        } catch (error) {
+          failure = error;
+        }
+      }
+    }
+    if (done !== undefined) {
       const receivedAt = monotonicNow();
       lease.stop();
       // A first write refused: another delivery claimed the key after this one's lease expired.
       if (done) reportLateRecord(key, tell, lease, receivedAt);
       else reportTakenOver(key, tell, lease, receivedAt);
-    } catch (error) {
+    } else {
       report(
         context,
         `could not record the result of ${key}; answered with it all the same, repeats reaching this process get it from memory, and the record is retried in the background while the lease is kept`,
-        error,
+        failure,
       );
       unsaved.set(key, text);
-      completeLater(key, owner, text, lease, tell, writing);
+      completeLater(key, owner, text, lease, tell, writing, waitUntilOf(context));
     }
     return { kind: "result", text } as const;
   }
@@ -1417,7 +1575,7 @@ export function withIdempotency<TPayload, TResult>(
     payload: TPayload,
     context: Context,
     deadline: number,
-    abandon: () => void,
+    handle: Handle,
   ): Promise<Outcome> {
     let forgotOnce = false;
     for (;;) {
@@ -1433,23 +1591,32 @@ export function withIdempotency<TPayload, TResult>(
         // gave up): what it won is released, or the service's retry would wait for a lease
         // nobody holds. The release is owner-checked, sent until it deletes this owner's lease
         // or the lease ran out. Not after an unreadable record: nothing was claimed.
+        // Where the runtime drops a request's I/O and timers once it is answered (a Worker), the
+        // late reply and the releases are handed to its `waitUntil` (review serverless-4).
+        const waitUntil = waitUntilOf(context);
+        const track = waitUntil !== undefined;
+        const until = claiming.sentAt + leaseMs;
+        let after: Promise<unknown> | undefined;
         if (claiming.settled === "no") {
-          claiming.promise.then(
+          after = claiming.promise.then(
             (late) =>
               late.claimed
-                ? releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs)
+                ? releaseLater(store, key, owner, until, storeTimeoutMs, track)
                 : undefined,
             (late) =>
               isUnreadableRecordError(late)
                 ? undefined
-                : releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs),
+                : releaseLater(store, key, owner, until, storeTimeoutMs, track),
           );
         } else if (!isUnreadableRecordError(error)) {
-          releaseLater(store, key, owner, claiming.sentAt + leaseMs, storeTimeoutMs);
+          after = releaseLater(store, key, owner, until, storeTimeoutMs, track);
+        }
+        if (waitUntil !== undefined && after !== undefined) {
+          handOver(waitUntil, after, until - monotonicNow());
         }
         return storeFailed("claim", key, error, payload, context);
       }
-      if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt, abandon);
+      if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt, handle);
       if (claim.record.state === "completed") {
         const text = asAnswered(claim.record.result, context.callback);
         // Once per delivery: a store whose `forget` keeps answering false must not loop here.
@@ -1506,32 +1673,38 @@ export function withIdempotency<TPayload, TResult>(
       if (saved !== undefined) return decode<TResult>(saved);
       const handle = handles.get(key);
       if (handle) {
-        // The same key is already running or awaited in this process: wait for it, no polling.
-        const outcome = await until(handle, deadline);
-        if (outcome === undefined || outcome.kind === "busy") throw inProgress();
+        // A handle whose run has not ticked for a whole leaseMs stands for nothing: the run
+        // stopped without settling it (a Worker's request ended, and with it the run's timers),
+        // or stopped renewing a lease the store let expire. That lease has run out there too:
+        // this delivery goes to the store (claim, or poll), as another instance's does.
+        if (monotonicNow() >= handle.liveUntil) {
+          abandon(key, handle);
+          continue;
+        }
+        // The same key is already running or awaited in this process: wait for it, no polling,
+        // at most until its lease would have run out unrenewed (then looked at again).
+        const outcome = await until(handle.promise, Math.min(deadline, handle.liveUntil));
+        if (outcome === undefined) {
+          if (monotonicNow() < deadline) continue;
+          throw inProgress();
+        }
+        if (outcome.kind === "busy") throw inProgress();
         if (outcome.kind === "result") return decode<TResult>(outcome.text);
         if (monotonicNow() >= deadline) throw inProgress();
         continue;
       }
-      let settle!: (outcome: Outcome) => void;
-      const mine = new Promise<Outcome>((resolve) => {
-        settle = resolve;
-      });
+      const mine = newHandle(monotonicNow() + leaseMs);
       handles.set(key, mine);
-      // A run past maxRunMs lets go of the handle: this process's repeats then go to the store,
-      // as another instance's do, and claim the key once the lease has run out.
-      const abandon = () => {
-        if (handles.get(key) === mine) handles.delete(key);
-        settle({ kind: "again" });
-      };
       let outcome: Outcome = { kind: "again" };
       try {
-        outcome = await lead(key, payload, context, deadline, abandon);
+        outcome = await lead(key, payload, context, deadline, mine);
       } finally {
         if (handles.get(key) === mine) handles.delete(key);
         // Waiters share a result; after a throw, an unusable result or a store failure each
         // tries on its own.
-        settle(outcome.kind === "result" || outcome.kind === "busy" ? outcome : { kind: "again" });
+        mine.settle(
+          outcome.kind === "result" || outcome.kind === "busy" ? outcome : { kind: "again" },
+        );
       }
       switch (outcome.kind) {
         case "result":

@@ -65,7 +65,12 @@ import type {
   VoidParcelRequest,
   VoidParcelResponse,
 } from "./schemas.js";
-import { DEFAULT_REFRESH_MARGIN_MS, type TokenCache, TokenProvider } from "./token.js";
+import {
+  DEFAULT_REFRESH_MARGIN_MS,
+  TOKEN_CACHE_TIMEOUT_MS,
+  type TokenCache,
+  TokenProvider,
+} from "./token.js";
 
 export interface ServiceClientOptions {
   /** The service's base address ({base_url}). */
@@ -674,6 +679,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
             DEFAULT_REFRESH_MARGIN_MS,
           ),
           onToken: (token) => redactor.addToken(token),
+          // The longest a refresh takes while it runs: the cache's read and write (if any), then
+          // the token call within its deadline (retries included), and a margin. One pending
+          // longer lost its I/O (a Worker's request that ended: review serverless-3).
+          refreshLostAfterMs:
+            ctx.deadlineMs +
+            (options.tokenCache === undefined ? 0 : 2 * TOKEN_CACHE_TIMEOUT_MS) +
+            1_000,
         });
 
   const call = async <T>(name: ServiceOperationName, input: unknown, callOptions?: CallOptions) => {

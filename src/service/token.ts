@@ -4,6 +4,7 @@
  * shared cache so that several server instances use one token.
  */
 
+import { monotonicNow } from "../core/timers.js";
 import { whenAborted } from "./abort.js";
 
 /** What a token cache holds. */
@@ -57,6 +58,13 @@ export interface TokenProviderOptions {
   readonly now?: (() => number) | undefined;
   /** Told about every token the provider hands out (for redaction). */
   readonly onToken?: ((token: string) => void) | undefined;
+  /**
+   * How long a refresh may be pending before it counts as lost (default: no bound): the longest
+   * it can take when it runs (the token call's deadline and the cache's calls), so one still
+   * pending past it will never settle, as where the request that started it ended and took its
+   * I/O and timers along (a Worker: review serverless-3). The next `get` starts another.
+   */
+  readonly refreshLostAfterMs?: number | undefined;
 }
 
 export const DEFAULT_TOKEN_TTL_MINUTES = 15;
@@ -137,6 +145,8 @@ export class TokenProvider {
   readonly #now: () => number;
   #current: CachedToken | undefined;
   #pending: Promise<string> | undefined;
+  /** When `#pending` was started (`monotonicNow`). */
+  #pendingSince = 0;
   /** A token the service refused: not taken back from the shared cache. */
   #refused: string | undefined;
 
@@ -151,7 +161,14 @@ export class TokenProvider {
     if (current !== undefined && current.expiresAt > this.#now()) {
       return abortable(Promise.resolve(current.token), signal);
     }
-    if (this.#pending === undefined) {
+    if (
+      this.#pending === undefined ||
+      monotonicNow() - this.#pendingSince >=
+        (this.#options.refreshLostAfterMs ?? Number.POSITIVE_INFINITY)
+    ) {
+      // None, or one that can no longer settle: a new one (the old one, if it ever settles,
+      // clears nothing but itself).
+      this.#pendingSince = monotonicNow();
       const pending = this.#refresh();
       this.#pending = pending;
       const clear = () => {

@@ -161,7 +161,7 @@ describe("toFetch's options", () => {
     const misspelt = { remotAddress: () => "203.0.113.9" } as never;
     expect(() => toFetch(router, misspelt)).toThrow(TypeError);
     expect(() => toFetch(router, misspelt)).toThrow(
-      'toFetch: options has an unknown option "remotAddress" (known: remoteAddress); did you mean "remoteAddress"?',
+      'toFetch: options has an unknown option "remotAddress" (known: remoteAddress, waitUntil); did you mean "remoteAddress"?',
     );
     for (const value of [null, "remoteAddress"]) {
       expect(() => toFetch(router, value as never)).toThrow("toFetch: options must be an object");

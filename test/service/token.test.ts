@@ -666,3 +666,33 @@ describe("a 5xx naming UNAUTHORIZED on an operation that is never retried", () =
     expect(simulator.tokensIssued).toBe(2);
   });
 });
+
+describe("a shared refresh that never settles (review serverless-3)", () => {
+  it("is dropped once pending past refreshLostAfterMs: the next get starts another, and later calls get a token", async () => {
+    const { TokenProvider } = await import("../../src/service/token.js");
+    let issued = 0;
+    const provider = new TokenProvider({
+      cacheKey: "k",
+      refreshLostAfterMs: 100,
+      // The first refresh's I/O was dropped with the request that started it (a Worker's):
+      // it never settles. The next one answers.
+      issue: () =>
+        ++issued === 1
+          ? new Promise<never>(() => undefined)
+          : Promise.resolve({ token: `token-${issued}`, ttlMinutes: 15 }),
+    });
+    const gaveUp = new AbortController();
+    const first = provider.get(gaveUp.signal);
+    gaveUp.abort(new Error("deadline"));
+    await expect(first).rejects.toThrow("deadline");
+    // Within the bound, a caller shares the pending refresh (one token request).
+    const sharing = provider.get(AbortSignal.timeout(30));
+    await expect(sharing).rejects.toThrow();
+    expect(issued).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Before: every later get waited on the first refresh, forever.
+    await expect(provider.get()).resolves.toBe("token-2");
+    await expect(provider.get()).resolves.toBe("token-2");
+    expect(issued).toBe(2);
+  });
+});
