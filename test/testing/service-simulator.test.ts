@@ -1114,8 +1114,10 @@ describe("createServiceSimulator: a delayed answer ends with close() and reset()
       const sim = await createServiceSimulator();
       sim.fail("*", { delayMs: 30000 });
       const url = sim.url + "/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=" + sim.merchantGuid;
-      await fetch(url, { method: "POST", signal: AbortSignal.timeout(200) }).catch(() => undefined);
+      const pending = fetch(url, { method: "POST" }).catch(() => undefined);
+      while (sim.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       await sim.close();
+      await pending;
       console.log("closed", sim.requests.length);`;
     const started = Date.now();
     const { stdout } = await execFileAsync(
