@@ -1,29 +1,38 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
+
+/** One entry per subpath of the exports map, built as an ES module and as CommonJS. */
+const library: Options = {
+  entry: {
+    index: "src/index.ts",
+    express: "src/adapters/express.ts",
+    koa: "src/adapters/koa.ts",
+    fetch: "src/adapters/fetch.ts",
+    node: "src/adapters/node.ts",
+    service: "src/service/index.ts",
+    testing: "src/testing/index.ts",
+    redis: "src/idempotency/redis.ts",
+    postgres: "src/idempotency/postgres.ts",
+  },
+  dts: true,
+  // No `clean`: the builds run at the same time, and a clean at the start of one could
+  // delete what another has written. `npm run build` empties dist/ before tsup starts.
+  clean: false,
+  target: "node20",
+  platform: "neutral",
+  splitting: true,
+  treeshake: true,
+  external: ["express", "koa", "redis", "ioredis", "pg"],
+};
 
 export default defineConfig([
+  { ...library, format: ["esm"] },
   {
-    // One entry per subpath of the exports map: ESM and CommonJS, with declarations.
-    entry: {
-      index: "src/index.ts",
-      express: "src/adapters/express.ts",
-      koa: "src/adapters/koa.ts",
-      fetch: "src/adapters/fetch.ts",
-      node: "src/adapters/node.ts",
-      service: "src/service/index.ts",
-      testing: "src/testing/index.ts",
-      redis: "src/idempotency/redis.ts",
-      postgres: "src/idempotency/postgres.ts",
-    },
-    format: ["esm", "cjs"],
-    dts: true,
-    // No `clean`: the two builds run at the same time, and a clean at the start of one could
-    // delete what the other has written. `npm run build` empties dist/ before tsup starts.
-    clean: false,
-    target: "node20",
-    platform: "neutral",
-    splitting: true,
-    treeshake: true,
-    external: ["express", "koa", "redis", "ioredis", "pg"],
+    ...library,
+    format: ["cjs"],
+    // jose 6 is an ES module only. The CommonJS build carries its own copy, so that no CommonJS
+    // file require()s an ES module: a loader without require(esm) (jest's CommonJS mode, Node
+    // with --no-experimental-require-module) loads every entry point (review testkit-1).
+    noExternal: ["jose"],
   },
   {
     // The bin: one ES module file, no declarations (nothing imports it).

@@ -27,6 +27,7 @@ import {
   UNREADABLE,
   zero,
 } from "../core/body.js";
+import { isBytes } from "../core/bytes.js";
 import { protectParsedBody } from "../core/card.js";
 import { distinctHeaders, HEADERS_CUT, keepRepeatedHeaders } from "../core/headers.js";
 import { pathnameOf } from "../core/paths.js";
@@ -360,7 +361,7 @@ function readArrived(req: NodeRequestLike, limit: number, timeoutMs: number): Re
  * Buffer does not know: the reader answers those 500 (the setup is at fault, not the sender).
  */
 function bytesOf(chunk: unknown, req: NodeRequestLike): Uint8Array | undefined {
-  if (chunk instanceof Uint8Array) return chunk;
+  if (isBytes(chunk)) return chunk;
   if (typeof chunk !== "string") return undefined;
   const encoding = req.readableEncoding ?? "utf8";
   return Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : undefined;
@@ -389,8 +390,7 @@ function drain(req: NodeRequestLike, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): void 
   };
   const onData = (chunk: unknown) => {
     // Text and objects (a stream in object mode) count too, so the cap holds whatever flows.
-    drained +=
-      chunk instanceof Uint8Array ? chunk.byteLength : typeof chunk === "string" ? chunk.length : 1;
+    drained += isBytes(chunk) ? chunk.byteLength : typeof chunk === "string" ? chunk.length : 1;
     if (drained > MAX_DRAIN_BYTES) {
       stop();
       req.destroy?.();
@@ -444,7 +444,7 @@ export function bodyConsumed(req: NodeRequestLike & { readonly _body?: unknown }
  * answers 500 (the merchant's setup is at fault, not the sender).
  */
 export function bodyLeft(req: NodeRequestLike, parsed: unknown): BodyInput {
-  if (typeof parsed === "string" || parsed instanceof Uint8Array) return decodedBody(parsed);
+  if (typeof parsed === "string" || isBytes(parsed)) return decodedBody(parsed);
   if (parsed !== undefined) return parsed as BodyInput;
   return declaresBody(req) ? CONSUMED_BODY : undefined;
 }
@@ -478,7 +478,7 @@ function rawBodyOf(
   } catch {
     return undefined;
   }
-  if (rawBody instanceof Uint8Array) return rawBody;
+  if (isBytes(rawBody)) return rawBody;
   if (typeof rawBody !== "string") return undefined;
   if (text) return rawBody;
   // With a length the text must match; without one (chunked) or with a Content-Encoding (the

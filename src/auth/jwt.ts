@@ -8,6 +8,7 @@ import {
   type JWTVerifyOptions,
   jwtVerify,
 } from "jose";
+import { isBytes } from "../core/bytes.js";
 import { AuthenticationError } from "../core/errors.js";
 import { isPlainObject } from "../core/objects.js";
 import { extractBearerToken, readCredentialHeader } from "./authorization.js";
@@ -384,7 +385,7 @@ async function importKey(
       firstProblem ??= error instanceof Error ? error.message : String(error);
       continue;
     }
-    if (key instanceof Uint8Array || key.type !== "public") {
+    if (isBytes(key) || key.type !== "public") {
       throw configError(path, "is not a public key");
     }
     const requirement = KEY_REQUIREMENTS[alg];

@@ -1,5 +1,6 @@
 import type { HeaderReader } from "../auth/types.js";
 import { readFormFields } from "../decode/form.js";
+import { isBytes } from "./bytes.js";
 import type { BodyInput } from "./types.js";
 
 /** The outcome of reading a body: its bytes, a value a framework already parsed, or a failure. */
@@ -134,7 +135,7 @@ export function isParsedBody(body: unknown): boolean {
   return (
     typeof body === "object" &&
     body !== null &&
-    !(body instanceof Uint8Array) &&
+    !isBytes(body) &&
     !isSelfReading(body) &&
     !isByteStream(body) &&
     !isAsyncIterable(body)
@@ -223,7 +224,7 @@ export function readBody(
   }
   // Text or bytes are the raw body, coded as the headers say (a custom adapter's, a serverless
   // platform's): refused when compressed, as a stream is.
-  if (typeof body === "string" || body instanceof Uint8Array) {
+  if (typeof body === "string" || isBytes(body)) {
     const encoding = codingOf(headers, headers.get("content-length"));
     return encoding === undefined ? rawBody(body, limit) : { kind: "compressed", encoding };
   }
@@ -334,7 +335,7 @@ export async function readStream(
       }
       if (step.done) break;
       const chunk: unknown = step.value;
-      if (!(chunk instanceof Uint8Array)) {
+      if (!isBytes(chunk)) {
         await reader.cancel().catch(() => undefined);
         zero(chunks);
         return UNREADABLE;
@@ -381,7 +382,7 @@ async function readIterable(
       }
       if (step.done) break;
       const chunk: unknown = step.value;
-      if (typeof chunk !== "string" && !(chunk instanceof Uint8Array)) {
+      if (typeof chunk !== "string" && !isBytes(chunk)) {
         await endIteration(iterator);
         zero(chunks);
         return UNREADABLE;
@@ -434,7 +435,7 @@ export function concat(chunks: Uint8Array[], total: number): ReadBody {
  * adapters then drain the rest, within a cap and `timeoutMs`, so the answer still reaches the
  * client and a client that keeps sending is let go). */
 export async function discardBody(body: BodyInput, timeoutMs?: number): Promise<void> {
-  if (body === null || typeof body !== "object" || body instanceof Uint8Array) return;
+  if (body === null || typeof body !== "object" || isBytes(body)) return;
   if (isSelfReading(body) || isByteStream(body) || isAsyncIterable(body)) {
     await discard(body, timeoutMs);
   }

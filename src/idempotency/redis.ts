@@ -11,6 +11,7 @@
  * a claim (`SET NX PX`) and its checks happen atomically on the server.
  */
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
+import { isBytes } from "../core/bytes.js";
 import { isRecord } from "../core/objects.js";
 import {
   type ForgettingIdempotencyStore,
@@ -228,7 +229,7 @@ function aclRefused(error: unknown, message: string, prefix: string): Error {
 function replyText(value: unknown): string {
   if (typeof value === "string") return value;
   // Buffers (a client set to return them) and RESP3 blob strings.
-  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  if (isBytes(value)) return new TextDecoder().decode(value);
   return String(value);
 }
 

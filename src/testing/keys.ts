@@ -1,4 +1,5 @@
 import { exportPKCS8, exportSPKI, generateKeyPair } from "jose";
+import { assertKitGlobals } from "./environment.js";
 
 /** A freshly generated RSA key pair, both halves as PEM texts. */
 export interface TestKeys {
@@ -18,6 +19,7 @@ export interface TestKeys {
  * const auth = createAuth({ jwt: { environment: "test", keys: { test: keys.publicKey } } });
  */
 export async function createTestKeys(): Promise<TestKeys> {
+  assertKitGlobals("createTestKeys", ["crypto.subtle", "TextEncoder"]);
   const { publicKey, privateKey } = await generateKeyPair("RS256", {
     modulusLength: 2048,
     extractable: true,

@@ -14,6 +14,7 @@ import {
   payloadCardSecrets,
   payloadValue,
 } from "./check.js";
+import { assertKitGlobals } from "./environment.js";
 import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import {
@@ -403,6 +404,12 @@ export async function sendCallback(
   if (!isCallbackName(callbackName)) {
     throw new TypeError(`sendCallback: unknown callback "${String(callbackName)}"`);
   }
+  assertKitGlobals("sendCallback", [
+    "crypto.subtle",
+    "TextEncoder",
+    "structuredClone",
+    ...(isRecord(options) && options.fetch !== undefined ? [] : (["fetch"] as const)),
+  ]);
   // A misspelt option (`expectedStatus`, a token's `expiresIn`) would be ignored, in silence:
   // a test of a refusal would check for a success instead.
   if (isRecord(options)) {

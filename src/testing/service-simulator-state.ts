@@ -251,6 +251,8 @@ export interface AnswerContext {
   readonly merchantGuid: string;
   readonly clearanceThreshold: number;
   readonly pageSize: number;
+  /** The simulator's clock (the wall clock moved by `advanceClock`), in ms since the epoch. */
+  readonly now: () => number;
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -582,7 +584,8 @@ export function dispatch(ctx: AnswerContext, request: SimulatedRequest): Simulat
   }
   for (const item of orders) item.status = "dispatched";
   const pdf = "JVBERi0xLjQKJSBzaW11bGF0ZWQK"; // "%PDF-1.4\n% simulated\n"
-  const now = new Date().toISOString();
+  // The simulator's time, so that `advanceClock` moves it as it moves the tokens (review testkit-5).
+  const now = new Date(ctx.now()).toISOString();
   const documents = orders.map((item) => ({
     CreationDateTime: now,
     DocumentData: pdf,

@@ -311,6 +311,29 @@ export async function createServiceSimulator(
   let tokensIssued = 0;
   let answers = 0;
   const now = () => Date.now() + clockOffset;
+  /**
+   * The `{ delayMs }` waits under way: `close()` and `reset()` end them (the request is let go,
+   * its handler does not run), so no timer outlives the simulator nor keeps the process alive
+   * (review testkit-3). Unref'd besides: a test that forgets `close()` does not wait either.
+   */
+  const delays = new Set<() => void>();
+  const delay = (ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const cancel = (): void => {
+        clearTimeout(timer);
+        delays.delete(cancel);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        delays.delete(cancel);
+        resolve(true);
+      }, ms);
+      timer.unref?.();
+      delays.add(cancel);
+    });
+  const cancelDelays = (): void => {
+    for (const cancel of [...delays]) cancel();
+  };
   const tokens = new Map<string, number>();
   const requests: RecordedServiceRequest[] = [];
   const failures = new Map<SimulatedOperation | "*", SimulatedFailure[]>();
@@ -319,6 +342,7 @@ export async function createServiceSimulator(
     merchantGuid,
     clearanceThreshold: options.clearanceThreshold ?? 1000,
     pageSize: options.pageSize ?? 2,
+    now,
   });
 
   function issueToken(): string {
@@ -578,8 +602,11 @@ export async function createServiceSimulator(
       if ("cutOff" in failure) delivery = "cutOff";
       if ("stallBody" in failure) delivery = "stallBody";
       if ("malformed" in failure) return send(res, record, 200, '{"IsSuccess": tru');
-      if ("delayMs" in failure)
-        await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
+      if ("delayMs" in failure && !(await delay(failure.delayMs))) {
+        // Closed or reset meanwhile: the request is let go unanswered.
+        req.socket.destroy();
+        return;
+      }
       if ("status" in failure) {
         const retryAfter: Record<string, string> =
           failure.retryAfter === undefined
@@ -693,6 +720,7 @@ export async function createServiceSimulator(
       tokens.clear();
     },
     reset() {
+      cancelDelays();
       requests.length = 0;
       failures.clear();
       tokens.clear();
@@ -701,6 +729,7 @@ export async function createServiceSimulator(
       state = new SimulatorState();
     },
     close() {
+      cancelDelays();
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

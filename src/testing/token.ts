@@ -2,6 +2,7 @@ import { importPKCS8, type JWTPayload, type KeyInput, SignJWT } from "jose";
 import { sha256Text } from "../auth/digest.js";
 import { assertKnownKeys, optionNames } from "../auth/validate.js";
 import { isRecord } from "../core/objects.js";
+import { assertKitGlobals } from "./environment.js";
 
 /** Options of `signServiceToken`. */
 export interface SignServiceTokenOptions {
@@ -71,6 +72,7 @@ export async function bodyDigest(
   body: string | Uint8Array,
   encoding: "base64url" | "hex" = "base64url",
 ): Promise<string> {
+  assertKitGlobals("bodyDigest", ["crypto.subtle", "TextEncoder"]);
   return sha256Text(body, encoding);
 }
 
@@ -88,6 +90,7 @@ export async function signServiceToken(
   privateKey: string | CryptoKeyLike | KeyObjectLike,
   options: SignServiceTokenOptions = {},
 ): Promise<string> {
+  assertKitGlobals("signServiceToken", ["crypto.subtle", "TextEncoder"]);
   // A misspelt option (`expiresIn`) would sign a token without it, in silence.
   if (isRecord(options)) {
     assertKnownKeys(options, SIGN_OPTION_NAMES, "options", "signServiceToken");

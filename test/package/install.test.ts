@@ -76,6 +76,26 @@ for (const type of ["commonjs", "module"] as const) {
       }
     });
 
+    // review testkit-1: jest's CommonJS mode (ts-jest, babel-jest, NestJS) has no require(esm), and
+    // jose 6 is ES-module-only: a CommonJS file that require()d jose made every entry point fail to
+    // load there. `--no-experimental-require-module` turns require(esm) off in Node as jest does.
+    it("requires every subpath with require(esm) turned off (as jest's CommonJS mode loads it)", async () => {
+      const names = SUBPATHS.map((subpath) => `crossborder-callbacks${subpath}`);
+      const script = `
+        const loaded = {};
+        for (const name of ${JSON.stringify(names)}) loaded[name] = Object.keys(require(name)).length;
+        console.log(JSON.stringify(loaded));`;
+      const run = await shell(
+        `node --no-experimental-require-module -e '${script}'`,
+        scratch.dir,
+        env,
+      );
+      expect(run.stderr).toBe("");
+      const loaded = JSON.parse(run.stdout) as Record<string, number>;
+      expect(Object.keys(loaded)).toEqual(names);
+      for (const [name, count] of Object.entries(loaded)) expect(count, name).toBeGreaterThan(0);
+    });
+
     it("answers through the installed package (ESM and CommonJS entry points)", async () => {
       expect((await mustRun("node smoke.mjs", scratch.dir, env)).stdout).toContain(
         "smoke: ESM entry points import and answer",

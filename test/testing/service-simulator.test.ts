@@ -1,5 +1,7 @@
 // The service simulator on its own, called with plain fetch: what merchants rely on when they
 // test their integration against it.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
@@ -14,6 +16,9 @@ import {
   SIMULATED_SUBSCRIPTIONS,
   SIMULATOR_MERCHANT_GUID,
 } from "../../src/testing/index.js";
+import { ROOT } from "../adapters/support/runtime.js";
+
+const execFileAsync = promisify(execFile);
 
 let simulator: ServiceSimulator | undefined;
 afterEach(async () => {
@@ -1093,5 +1098,73 @@ describe("createServiceSimulator: GetShippingDetailsExtended's request rules (00
     ],
   ])("answers %s 200", async (_name, body) => {
     expect((await rates(body)).status).toBe(200);
+  });
+});
+
+// Review testkit-3: a `{ delayMs }` timer outlived `close()` and `reset()`: the test process stayed
+// alive for the whole delay (20 s after a 0.6 s test), and the delayed request then ran against
+// the closed simulator.
+describe("createServiceSimulator: a delayed answer ends with close() and reset()", () => {
+  const path = (sim: ServiceSimulator) =>
+    `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+
+  it("the process exits at once after close(), not when a long delay would have ended", async () => {
+    const script = `
+      import { createServiceSimulator } from "./src/testing/index.ts";
+      const sim = await createServiceSimulator();
+      sim.fail("*", { delayMs: 30000 });
+      const url = sim.url + "/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=" + sim.merchantGuid;
+      const pending = fetch(url, { method: "POST" }).catch(() => undefined);
+      while (sim.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await sim.close();
+      await pending;
+      console.log("closed", sim.requests.length);`;
+    const started = Date.now();
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: ROOT, timeout: 25_000 },
+    );
+    expect(stdout.trim()).toBe("closed 1");
+    // tsx's start included; the delay was 30 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+
+  it("reset() lets a delayed request go at once, and its handler does not run on the new state", async () => {
+    const sim = await start();
+    sim.fail("*", { delayMs: 30_000 });
+    const started = Date.now();
+    const delayed = post(sim, path(sim), undefined).catch((error: unknown) => error);
+    while (sim.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    sim.reset();
+    expect(await delayed).toBeInstanceOf(Error);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(sim.requests).toEqual([]);
+    // The simulator still answers after the reset.
+    expect((await post(sim, path(sim), undefined)).status).toBe(200);
+  });
+});
+
+// Review testkit-5: the dispatch documents' CreationDateTime was the wall clock while the tokens
+// followed `advanceClock`: snapshots of the answers differed from run to run.
+describe("createServiceSimulator: the times in its answers follow its clock", () => {
+  it("DispatchConsolidatedShipment's documents are created at the simulator's time", async () => {
+    const sim = await start();
+    const ahead = 48 * 3_600_000;
+    sim.advanceClock(ahead);
+    const before = Date.now() + ahead;
+    const done = await createServiceClient({
+      baseUrl: sim.url,
+      merchantGuid: sim.merchantGuid,
+      retries: false,
+    }).dispatchConsolidatedShipment({ OrderIds: ["GE-1001", "GE-1002"] });
+    const after = Date.now() + ahead;
+    const times = JSON.stringify(done).match(/"CreationDateTime":"[^"]*"/g) ?? [];
+    expect(times.length).toBeGreaterThan(0);
+    for (const time of times) {
+      const at = Date.parse(time.slice('"CreationDateTime":"'.length, -1));
+      expect(at).toBeGreaterThanOrEqual(before - 1000);
+      expect(at).toBeLessThanOrEqual(after + 1000);
+    }
   });
 });
