@@ -1,8 +1,10 @@
-// Review deps-2: what the merchant's own jose (4, 5 or 6) hands out must be accepted
+// Review deps-2 and deps-3: what the merchant's own jose (4, 5 or 6) hands out must be accepted
 // where the package takes keys, as it is at run time. jose 5's `JWK` is an interface without an
 // index signature, which `PublicJwk` (then `readonly [member: string]: unknown`) refused:
-// "Index signature for type 'string' is missing in type 'JWK'". The three shapes are declared
-// here as each jose major declares them (jose is not a dependency of the merchant's project here).
+// "Index signature for type 'string' is missing in type 'JWK'". jose 4/5's `generateKeyPair()`
+// and `importPKCS8()` answer `KeyLike` (`{ type: string }`), which `privateKey` refused, although
+// it is a KeyObject or a CryptoKey that signs. The three shapes are declared here as each jose
+// major declares them (jose is not a dependency of the merchant's project in this test).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createProject, describe as describeDiagnostic, type Project } from "./program.js";
 
@@ -32,6 +34,8 @@ type Jose6JWK = {
   "x5t#S256"?: string; x5u?: string; kid?: string; crv?: string; e?: string; n?: string;
   x?: string; y?: string; d?: string; [propName: string]: unknown;
 };
+/** jose 4 and 5: what generateKeyPair() and importPKCS8() answer. */
+interface JoseKeyLike { type: string }
 `;
 
 const JWKS = `import { createAuth } from "crossborder-callbacks";
@@ -59,6 +63,21 @@ await createAuth({
 export {};
 `;
 
+const KEYS = `import { sendCallback, signServiceToken } from "crossborder-callbacks/testing";
+import { generateKeyPairSync } from "node:crypto";
+${JOSE}
+declare const privateKey: JoseKeyLike;
+const merchantGuid = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+await signServiceToken(privateKey);
+await sendCallback("http://127.0.0.1/cb", "SendOrderToMerchant", { privateKey, merchantGuid });
+await signServiceToken(generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey);
+// @ts-expect-error a number is no key
+await signServiceToken(42);
+// @ts-expect-error nor is an object without a type
+await signServiceToken({ kty: "RSA" });
+export {};
+`;
+
 let project: Project;
 beforeAll(() => {
   project = createProject("jose-keys");
@@ -67,5 +86,10 @@ afterAll(() => project?.remove());
 
 it("the JWKs that jose 4, 5 and 6 export are public keys createAuth takes", () => {
   const diagnostics = project.diagnostics({ "jwks.ts": JWKS }).get("jwks.ts") ?? [];
+  expect(diagnostics.map(describeDiagnostic)).toStrictEqual([]);
+}, 120_000);
+
+it("the private keys of jose 4 and 5 (KeyLike) sign in signServiceToken and sendCallback", () => {
+  const diagnostics = project.diagnostics({ "keys.ts": KEYS }).get("keys.ts") ?? [];
   expect(diagnostics.map(describeDiagnostic)).toStrictEqual([]);
 }, 120_000);
