@@ -13,7 +13,10 @@ import { ROOT } from "../adapters/support/runtime.js";
 // adapters, which import neither), and npm refuses such an install (ERESOLVE), not just warns.
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 
@@ -38,5 +41,16 @@ describe("peer ranges", () => {
     expect(readme.replace(/\s+/g, " ")).toContain(
       "Express (4, 5), Koa (2, 3), `redis` (4 to 6), `ioredis` (4 to 6) and `pg` (8.0.3 or later) are optional peer dependencies",
     );
+  });
+
+  // Review deps-1: zod was a dependency, so a merchant's own zod made a second copy and the
+  // exported schemas did not compose with it (test/package/install.test.ts installs it).
+  it("zod is a required peer from 4.5 (the lowest whose checks agree), a devDependency here", () => {
+    expect(pkg.dependencies.zod).toBeUndefined();
+    expect(pkg.peerDependencies.zod).toBe("^4.5.0");
+    expect(pkg.peerDependenciesMeta.zod).toBeUndefined();
+    expect(pkg.devDependencies.zod).toBe("^4.6.7");
+    expect(readme).toContain("zod (4.5 or later) is a peer dependency");
+    expect(readme).toContain("(`yarn add zod`)");
   });
 });
