@@ -22,14 +22,37 @@ export type ServiceEnvironment = "test" | "production";
 
 /**
  * A public JSON Web Key (`kty` RSA, EC or OKP; no private members). `kty` is optional in the type
- * only so jose's `exportJWK` result fits; `createAuth` requires it.
+ * only so jose's `exportJWK` result fits; `createAuth` requires it. The members are those of
+ * RFC 7517/7518, written out without an index signature, so that the `JWK` of jose 4, 5 (an
+ * interface without one) and 6 all fit; the private members are listed because jose's `JWK`
+ * declares them, and `createAuth` refuses a key that has one.
  */
 export interface PublicJwk {
   readonly kty?: string | undefined;
   readonly kid?: string | undefined;
   readonly alg?: string | undefined;
   readonly use?: string | undefined;
-  readonly [member: string]: unknown;
+  readonly key_ops?: readonly string[] | undefined;
+  readonly ext?: boolean | undefined;
+  readonly crv?: string | undefined;
+  readonly x?: string | undefined;
+  readonly y?: string | undefined;
+  readonly n?: string | undefined;
+  readonly e?: string | undefined;
+  readonly x5c?: readonly string[] | undefined;
+  readonly x5t?: string | undefined;
+  readonly "x5t#S256"?: string | undefined;
+  readonly x5u?: string | undefined;
+  /** Private members: refused by `createAuth`. */
+  readonly d?: string | undefined;
+  readonly p?: string | undefined;
+  readonly q?: string | undefined;
+  readonly dp?: string | undefined;
+  readonly dq?: string | undefined;
+  readonly qi?: string | undefined;
+  readonly oth?: readonly unknown[] | undefined;
+  readonly k?: string | undefined;
+  readonly priv?: string | undefined;
 }
 
 /**

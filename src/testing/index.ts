@@ -67,6 +67,7 @@ export {
 export {
   bodyDigest,
   type CryptoKeyLike,
+  type JoseKeyLike,
   type KeyObjectLike,
   type SignServiceTokenOptions,
   signServiceToken,

@@ -19,6 +19,7 @@ import { isCallbackName, samplePayload } from "./payload.js";
 import { SAMPLE_MERCHANT_GUID } from "./samples.js";
 import {
   type CryptoKeyLike,
+  type JoseKeyLike,
   type KeyObjectLike,
   type SignServiceTokenOptions,
   signServiceToken,
@@ -27,8 +28,8 @@ import {
 
 /** Options of `sendCallback`. */
 export interface SendCallbackOptions {
-  /** Signs a fresh token for the call (PKCS#8 PEM, `CryptoKey` or Node `KeyObject`). Without it and `token`, no `Authorization` header is sent. */
-  readonly privateKey?: string | CryptoKeyLike | KeyObjectLike | undefined;
+  /** Signs a fresh token for the call (PKCS#8 PEM, `CryptoKey`, Node `KeyObject`, or jose 4/5's `KeyLike`). Without it and `token`, no `Authorization` header is sent. */
+  readonly privateKey?: string | CryptoKeyLike | KeyObjectLike | JoseKeyLike | undefined;
   /** A ready token, sent as `Authorization: Bearer <token>`; wins over `privateKey`. */
   readonly token?: string | undefined;
   /** Claims of the signed token (issuer, audience, lifetime, body digest claim…); the body is filled in. */

@@ -67,6 +67,14 @@ export interface KeyObjectLike {
   export(options?: never): unknown;
 }
 
+/**
+ * The private key of jose 4 and 5 (`KeyLike`, what their `generateKeyPair()` and `importPKCS8()`
+ * answer): a `KeyObject` or a `CryptoKey` under a narrower type. jose checks it at run time.
+ */
+export interface JoseKeyLike {
+  readonly type: string;
+}
+
 /** SHA-256 of the body, written as `createAuth`'s body binding expects it. */
 export async function bodyDigest(
   body: string | Uint8Array,
@@ -82,12 +90,12 @@ export async function bodyDigest(
  * claim. Send it as `Authorization: Bearer <token>`.
  *
  * @param privateKey a PKCS#8 PEM (from `createTestKeys`), an RSA private `CryptoKey` or Node
- * `KeyObject`.
+ * `KeyObject` (jose 4/5's `KeyLike` too).
  * @example
  * const token = await signServiceToken(keys.privateKey, { issuer: "https://service.example" });
  */
 export async function signServiceToken(
-  privateKey: string | CryptoKeyLike | KeyObjectLike,
+  privateKey: string | CryptoKeyLike | KeyObjectLike | JoseKeyLike,
   options: SignServiceTokenOptions = {},
 ): Promise<string> {
   assertKitGlobals("signServiceToken", ["crypto.subtle", "TextEncoder"]);

@@ -157,3 +157,75 @@ for (const type of ["commonjs", "module"] as const) {
     });
   });
 }
+
+// Review deps-1: zod was a dependency (^4.6.7), so a merchant on an older zod got a second copy
+// under the package, and composing the exported schemas with their own zod (z.object({ x:
+// addressSchema }), z.array) failed to type-check ("'_zod.version.minor' are incompatible"), or
+// threw at run time with zod 3. zod is a peer now: next to the merchant's own zod at the peer's
+// lower bound there is one copy, and the schemas compose with it.
+describe("a project with its own zod at the peer's lower bound", () => {
+  const lowest = (
+    JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      peerDependencies: Record<string, string>;
+    }
+  ).peerDependencies.zod?.replace(/^\^/, "");
+  let scratch: ReturnType<typeof scratchDir>;
+  const env = userEnv({ npm_config_prefer_offline: "true", npm_config_loglevel: "error" });
+  beforeAll(async () => {
+    scratch = scratchDir("install-zod-peer");
+    await mustRun("npm init -y", scratch.dir, env);
+    await mustRun("npm pkg set type=module", scratch.dir, env);
+    await mustRun(`npm install --omit=dev zod@${lowest} ${tarball}`, scratch.dir, env);
+  }, 120_000);
+  afterAll(() => scratch?.remove());
+
+  it("installs one zod, the merchant's", async () => {
+    const ls = await mustRun("npm ls zod --all --parseable --long", scratch.dir, env);
+    const copies = ls.stdout.split("\n").filter((line) => /[/\\]zod:zod@/.test(line));
+    expect(copies).toStrictEqual([`${join(scratch.dir, "node_modules/zod")}:zod@${lowest}`]);
+  });
+
+  it("composes the exported schemas with the merchant's z, at run time and under tsc", async () => {
+    const merchant = [
+      'import { z, ZodError } from "zod";',
+      'import { addressSchema, type Address } from "crossborder-callbacks";',
+      "const Wrapped = z.object({ x: addressSchema });",
+      "const Extended = addressSchema.extend({ LoyaltyId: z.string() });",
+      "const wrapped: z.infer<typeof Wrapped> = { x: { City: 'Paris' } };",
+      "const extended: z.infer<typeof Extended> = { LoyaltyId: 'L1', City: 'Paris' };",
+      "const address: Address = extended;",
+      "const bad = Wrapped.safeParse({ x: { City: 5 } });",
+      "const many = z.array(addressSchema).parse([wrapped.x, address]).length;",
+      "console.log(JSON.stringify([Extended.parse(extended), bad.error instanceof ZodError,",
+      "  bad.error?.issues[0]?.path, many]));",
+      "",
+    ].join("\n");
+    writeFileSync(join(scratch.dir, "merchant.ts"), merchant);
+    writeFileSync(
+      join(scratch.dir, "merchant.mjs"),
+      merchant.replace(/: z\.infer<[^>]+>|, type Address|: Address/g, ""),
+    );
+    const run = await mustRun("node merchant.mjs", scratch.dir, env);
+    expect(JSON.parse(run.stdout)).toStrictEqual([
+      { LoyaltyId: "L1", City: "Paris" },
+      true,
+      ["x", "City"],
+      2,
+    ]);
+    const compilerOptions = {
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: [],
+    };
+    writeFileSync(
+      join(scratch.dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions, files: ["merchant.ts"] }),
+    );
+    const tsc = await shell(`${join(ROOT, "node_modules/.bin/tsc")} -p .`, scratch.dir, env);
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.code).toBe(0);
+  }, 60_000);
+});
