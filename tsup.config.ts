@@ -1,3 +1,5 @@
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig, type Options } from "tsup";
 
 /** One entry per subpath of the exports map, built as an ES module and as CommonJS. */
@@ -33,6 +35,14 @@ export default defineConfig([
     // file require()s an ES module: a loader without require(esm) (jest's CommonJS mode, Node
     // with --no-experimental-require-module) loads every entry point (review testkit-1).
     noExternal: ["jose"],
+    // jose's MIT licence goes with the copy (review second-kit-1): beside the files, and named
+    // at the top of each CommonJS file.
+    banner: {
+      js: "/*! The CommonJS build of crossborder-callbacks contains jose (https://github.com/panva/jose), MIT licence, (c) Filip Skokan: see dist/jose.LICENSE.md */",
+    },
+    onSuccess: async () => {
+      copyFileSync(join("node_modules", "jose", "LICENSE.md"), join("dist", "jose.LICENSE.md"));
+    },
   },
   {
     // The bin: one ES module file, no declarations (nothing imports it).

@@ -54,3 +54,20 @@ describe("the tarball is built from the sources it ships with", () => {
     expect(manifest.scripts.build).toMatch(/rmSync\('dist'.*&& tsup$/);
   });
 });
+
+// Found by review (second-kit-1): the CommonJS build carries jose's code (jose 6 is an ES module
+// only: review testkit-1), and jose's MIT licence asks that its notice go with every copy.
+describe("the copy of jose in the CommonJS build comes with its licence", () => {
+  it("dist/ holds jose's LICENSE.md as jose ships it, and no CommonJS file requires jose", () => {
+    const licence = readFileSync(join(ROOT, "node_modules/jose/LICENSE.md"), "utf8");
+    expect(licence).toContain("Permission is hereby granted");
+    expect(readFileSync(join(ROOT, "dist/jose.LICENSE.md"), "utf8")).toBe(licence);
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      files: string[];
+    };
+    expect(manifest.files).toContain("dist");
+    const cjs = readFileSync(join(ROOT, "dist/index.cjs"), "utf8");
+    expect(cjs).not.toMatch(/require\(["']jose["']\)/);
+    expect(cjs).toContain("dist/jose.LICENSE.md");
+  });
+});
