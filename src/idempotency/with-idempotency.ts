@@ -728,17 +728,29 @@ function handOver(waitUntil: WaitUntil, work: Promise<unknown>, ms: number): voi
 }
 
 const noop = (): void => undefined;
+
+/**
+ * Settles once the timers due now have run: two macrotask hops, since the first may run before
+ * an interval overdue after a synchronous block (Node dates a new timer from the loop's cached
+ * time, which can be older than that interval's due time).
+ */
+function timersRan(): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(() => setTimeout(resolve, 0), 0);
+  });
+}
 const TIMER_LIMIT_MS = 2_147_483_647;
 
 /**
  * A delivery leading `key` in this process: the others with the same key wait for `promise`
  * instead of polling the store. It stands for the lease its run keeps, and lasts no longer:
  * `liveUntil` (on `monotonicNow`) is a lease after the run's last renewal tick (every third of a
- * lease while it keeps the lease; before the run, a lease after the handle was made). A run that
- * stopped without settling it (a Worker's request ended mid-function: its continuation and its
- * timers never run again), or stopped renewing (its lease ran out or was lost in the store),
- * ticks no more, and past `liveUntil` a repeat drops the handle and goes to the store like any
- * other instance's (review serverless-1).
+ * lease until the run ends, also once renewals stopped because the lease ran out or was lost: a
+ * live run holds its key in this process until it settles, review second-sls-1; before the run,
+ * a lease after the handle was made). A run stopped without settling it (a Worker's request
+ * ended mid-function: its continuation and its timers never run again) ticks no more, and past
+ * `liveUntil` (checked again once the timers due have run) a repeat drops the handle and goes
+ * to the store like any other instance's (review serverless-1). Past maxRunMs, the run drops it.
  */
 interface Handle {
   readonly promise: Promise<Outcome>;
@@ -1161,10 +1173,20 @@ export function withIdempotency<TPayload, TResult>(
     // When the last renewal that failed (an error, no answer within storeTimeoutMs) was sent:
     // after the last grant, the lease may have run out unrenewed.
     let failedSentAt = Number.NEGATIVE_INFINITY;
+    // Whether renewals go on: off once this run's code stopped them (no grant for a whole lease,
+    // the lease refused), while the interval keeps ticking for the handle until the run ends.
+    let renewals = true;
     const timer = setInterval(async () => {
       // This run is alive in this process (a Worker drops the timers of a request that ended).
       handle.liveUntil = monotonicNow() + leaseMs;
       if (phase === "running" && ranTooLong()) return;
+      // Renewals stopped: the tick only tells that the run is alive, while its handle is the
+      // key's (review second-sls-1: a repeat in this process waits on it, as before, until it
+      // settles; only another instance may run the function once the lease ran out).
+      if (!renewals) {
+        if (handles.get(key) !== handle) stop();
+        return;
+      }
       // One renewal at a time, while it may still answer: one unanswered past storeTimeoutMs
       // (or a tick) failed, and the next is sent, or one that never settles would let the lease
       // expire while the function runs (and another instance run it again).
@@ -1178,7 +1200,7 @@ export function withIdempotency<TPayload, TResult>(
             `the lease on ${key} was not renewed for a whole leaseMs (${leaseMs} ms) while the function ran, so it has run out in the store: another delivery may run it too; keep the store reachable, or raise leaseMs`,
           );
         }
-        stop();
+        renewals = false;
         return;
       }
       const flight = fly(() => store.renew(key, owner, leaseMs));
@@ -1195,7 +1217,7 @@ export function withIdempotency<TPayload, TResult>(
       );
       try {
         const renewed = await within(flight.promise, storeTimeoutMs, "renew");
-        if (renewed || phase === "stopped") return;
+        if (renewed || phase === "stopped" || !renewals) return;
         // Once recording, a refused renewal may be this run's own record landing: complete tells.
         if (phase === "running") {
           tell(
@@ -1204,7 +1226,7 @@ export function withIdempotency<TPayload, TResult>(
               : `the lease on ${key} was lost while the function ran (it expired in the store, so another delivery may run it too): raise leaseMs, or keep the store reachable`,
           );
         }
-        stop();
+        renewals = false;
       } catch (error) {
         failedSentAt = Math.max(failedSentAt, flight.sentAt);
         // While recording, the failure to write the record is reported already.
@@ -1231,7 +1253,8 @@ export function withIdempotency<TPayload, TResult>(
         );
         return true;
       }
-      if (!toldLong && ranMs >= longRunMs) {
+      // Once renewals stopped, the run was told so already (the lease not renewed, or lost).
+      if (renewals && !toldLong && ranMs >= longRunMs) {
         toldLong = true;
         // Worded from the lease's state (review infra-6): a renewal failed since the last grant,
         // so the lease may have run out, and another delivery may be running the function.
@@ -1674,11 +1697,16 @@ export function withIdempotency<TPayload, TResult>(
       const handle = handles.get(key);
       if (handle) {
         // A handle whose run has not ticked for a whole leaseMs stands for nothing: the run
-        // stopped without settling it (a Worker's request ended, and with it the run's timers),
-        // or stopped renewing a lease the store let expire. That lease has run out there too:
-        // this delivery goes to the store (claim, or poll), as another instance's does.
+        // stopped without settling it (a Worker's request ended, and with it the run's timers).
+        // Its lease has run out in the store too: this delivery goes to the store (claim, or
+        // poll), as another instance's does.
         if (monotonicNow() >= handle.liveUntil) {
-          abandon(key, handle);
+          // Unless a synchronous block in this process held back the run's ticks as well: they
+          // are overdue then, and run once the timers do (review second-sls-1).
+          await timersRan();
+          if (handles.get(key) === handle && monotonicNow() >= handle.liveUntil) {
+            abandon(key, handle);
+          }
           continue;
         }
         // The same key is already running or awaited in this process: wait for it, no polling,

@@ -147,6 +147,8 @@ export class TokenProvider {
   #pending: Promise<string> | undefined;
   /** When `#pending` was started (`monotonicNow`). */
   #pendingSince = 0;
+  /** The latest refresh started: only it adopts its token (review second-sls-2). */
+  #refreshes = 0;
   /** A token the service refused: not taken back from the shared cache. */
   #refused: string | undefined;
 
@@ -169,7 +171,7 @@ export class TokenProvider {
       // None, or one that can no longer settle: a new one (the old one, if it ever settles,
       // clears nothing but itself).
       this.#pendingSince = monotonicNow();
-      const pending = this.#refresh();
+      const pending = this.#refresh(++this.#refreshes);
       this.#pending = pending;
       const clear = () => {
         if (this.#pending === pending) this.#pending = undefined;
@@ -197,12 +199,17 @@ export class TokenProvider {
       .catch(() => undefined);
   }
 
-  async #refresh(): Promise<string> {
+  /**
+   * Fetches a token (from the cache, else issued). Refresh number `refresh`: once a later one was
+   * started (this one counted as lost), what it fetches only answers its own waiters, and neither
+   * replaces the later one's token nor is written over it in the cache (review second-sls-2).
+   */
+  async #refresh(refresh: number): Promise<string> {
     const { cache, cacheKey } = this.#options;
     const shared = cache === undefined ? undefined : await askCache(() => cache.get(cacheKey));
     const usable = usableEntry(shared, this.#now());
     if (usable !== undefined && usable.token !== this.#refused) {
-      this.#adopt(usable);
+      if (refresh === this.#refreshes) this.#adopt(usable);
       return usable.token;
     }
     const issued = await this.#options.issue();
@@ -211,6 +218,7 @@ export class TokenProvider {
       token: issued.token,
       expiresAt: usableUntil(issued, now, this.#options.marginMs),
     };
+    if (refresh !== this.#refreshes) return entry.token;
     this.#adopt(entry);
     if (cache !== undefined && entry.expiresAt > now) {
       await askCache(() => cache.set(cacheKey, entry, entry.expiresAt - now));

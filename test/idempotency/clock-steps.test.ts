@@ -20,7 +20,7 @@ import {
   type PerformOrderPaymentRequest,
   withIdempotency,
 } from "../../src/index.js";
-import { post } from "../core/helpers.js";
+import { json, post } from "../core/helpers.js";
 import {
   type PostgresServer,
   type RedisServer,
@@ -114,6 +114,25 @@ async function maxRunRetry(store: IdempotencyStore, stepMs: number) {
 }
 
 function leaseTests(store: () => IdempotencyStore) {
+  it("a synchronous block longer than leaseMs while the run goes on (its lease runs out): a retry reaching the same instance waits on the run, one charge (second-sls-1)", async () => {
+    const { fn, count } = charges(900);
+    const failures: CallbackFailure[] = [];
+    const a = instance(store(), fn, { leaseMs: 150, waitMs: 100 }, failures);
+    const text = payment();
+    const first = a.handle(post(text));
+    await sleep(40);
+    const end = performance.now() + 200;
+    while (performance.now() < end) {
+      // The merchant's own synchronous code holds the event loop for 1.3 leases.
+    }
+    await sleep(400);
+    const second = await a.handle(post(text));
+    expect((await first).status).toBe(200);
+    expect(count()).toBe(1);
+    if (second.status !== 503)
+      expect(json(second)).toMatchObject({ InternalOrderId: `M-${JSON.parse(text).OrderId}` });
+  });
+
   it("control: no clock step, the retry reaching instance B during the run is answered 503, one charge", async () => {
     const r = await retryDuringRun(store(), 0);
     expect(r).toMatchObject({ first: 200, second: 503, runs: 1 });

@@ -4,8 +4,8 @@
  * freezes as soon as the handler settles. The same runs in a real workerd are in
  * test/adapters/workerd-lifecycle.test.ts.
  */
-import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { readFile, readFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
 import {
   type CallbackContext,
@@ -31,13 +31,7 @@ async function orderKey(): Promise<string> {
 }
 
 describe("a handle does not outlive its lease (review serverless-1)", () => {
-  it("a repeat in the same process runs the function once the first run stopped renewing its lease (none granted for a whole leaseMs), although that run never settles", async () => {
-    const inner = createMemoryIdempotencyStore();
-    // Renewals never reach the store: the first run's lease runs out there after leaseMs.
-    const store: IdempotencyStore = {
-      ...inner,
-      renew: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379")),
-    };
+  it("a repeat in the same process runs the function once the first run's renewal timer was dropped (a Worker's request that ended): a lease after its last tick", async () => {
     let runs = 0;
     const fn = (order: SendOrderToMerchantRequest) => {
       runs++;
@@ -45,25 +39,30 @@ describe("a handle does not outlive its lease (review serverless-1)", () => {
       if (runs === 1) return new Promise<never>(() => undefined);
       return { InternalOrderId: `M-${runs}`, OrderId: order.OrderId };
     };
-    const { failures, onError } = collector();
     const handler = createSendOrderToMerchantHandler(
-      withIdempotency(fn, { store, leaseMs: 150, waitMs: 100 }),
-      { auth: false, onError },
+      withIdempotency(fn, { leaseMs: 600, waitMs: 100 }),
+      { auth: false, onError: () => undefined },
     );
-    void handler.handle(post(orderText));
-    await sleep(30);
+    // The runtime drops the first run's timers with its request: its renewal interval never fires.
+    const dropped = vi
+      .spyOn(globalThis, "setInterval")
+      .mockImplementationOnce((() => ({ unref() {} })) as unknown as typeof setInterval);
+    try {
+      void handler.handle(post(orderText));
+      await sleep(30);
+      expect(dropped).toHaveBeenCalledTimes(1);
+    } finally {
+      dropped.mockRestore();
+    }
     // While the lease may still hold: waits on the first run, 503.
     expect((await handler.handle(post(orderText))).status).toBe(503);
-    // The renewals stop once none was granted for a whole lease (at 150 ms): a lease after
-    // that, the handle stands for nothing. Before: 503 DELIVERY_IN_PROGRESS forever.
-    await sleep(300);
+    // A lease after the run's last tick (here: its claim), the handle stands for nothing, and the
+    // store's lease ran out too. Before (review serverless-1): 503 DELIVERY_IN_PROGRESS forever.
+    await sleep(700);
     const repeat = await handler.handle(post(orderText));
     expect(repeat.status).toBe(200);
     expect(json(repeat)).toMatchObject({ InternalOrderId: "M-2" });
     expect(runs).toBe(2);
-    expect(failures.map((failure) => failure.reason)).toContainEqual(
-      expect.stringContaining("was not renewed for a whole leaseMs (150 ms)"),
-    );
   });
 
   it("keeps waiting on a run whose lease is renewed: a repeat past several leases is answered 503, never run again", async () => {
@@ -85,6 +84,159 @@ describe("a handle does not outlive its lease (review serverless-1)", () => {
     expect(json(await handler.handle(post(orderText)))).toMatchObject({ InternalOrderId: "M-1" });
     expect(runs).toBe(1);
   });
+});
+
+const busy = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // A merchant's synchronous code holding the event loop.
+  }
+};
+
+describe("a live run keeps its handle until it settles, its lease kept or not (review second-sls-1)", () => {
+  const slow = (ms: number) => {
+    const state = { runs: 0, concurrent: 0, most: 0 };
+    const fn = async (order: SendOrderToMerchantRequest) => {
+      state.runs++;
+      state.concurrent++;
+      state.most = Math.max(state.most, state.concurrent);
+      await sleep(ms);
+      state.concurrent--;
+      return { InternalOrderId: `M-${state.runs}`, OrderId: order.OrderId };
+    };
+    return { state, fn };
+  };
+
+  it("a repeat straight after a synchronous block longer than leaseMs waits on the run (memory store): one run", async () => {
+    const { state, fn } = slow(400);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: createMemoryIdempotencyStore(), leaseMs: 150, waitMs: 100 }),
+      { auth: false, onError: () => undefined },
+    );
+    const first = handler.handle(post(orderText));
+    await sleep(40);
+    // Before the timers phase lets the run's renewal tick: the handle looks a lease old.
+    busy(200);
+    const second = handler.handle(post(orderText));
+    const [a, b] = await Promise.all([first, second]);
+    expect(state.runs).toBe(1);
+    expect(state.most).toBe(1);
+    expect(a.status).toBe(200);
+    // 503 once waitMs passed, or the first run's answer (a loaded machine): never a second run.
+    if (b.status !== 503) expect(json(b)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(json(await handler.handle(post(orderText)))).toMatchObject({ InternalOrderId: "M-1" });
+  });
+
+  it("a repeat handled just after such a block in an I/O callback (before the timers phase) waits on the run: one run", async () => {
+    const { state, fn } = slow(400);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: createMemoryIdempotencyStore(), leaseMs: 150, waitMs: 100 }),
+      { auth: false, onError: () => undefined },
+    );
+    const first = handler.handle(post(orderText));
+    await sleep(40);
+    // Node dates a timer set now from the loop's time cached before the block: one macrotask hop
+    // may run before the run's overdue renewal tick.
+    const second = await new Promise<ReturnType<typeof handler.handle>>((resolve) => {
+      readFile(new URL(import.meta.url), () => {
+        busy(200);
+        setImmediate(() => resolve(handler.handle(post(orderText))));
+      });
+    });
+    const [a, b] = await Promise.all([first, second]);
+    expect(state.runs).toBe(1);
+    expect(state.most).toBe(1);
+    expect(a.status).toBe(200);
+    if (b.status !== 503) expect(json(b)).toMatchObject({ InternalOrderId: "M-1" });
+  });
+
+  it("a repeat well after such a block (the run's renewals stopped, its lease run out) waits on the run: one run", async () => {
+    const { state, fn } = slow(900);
+    const { failures, onError } = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store: createMemoryIdempotencyStore(), leaseMs: 150, waitMs: 100 }),
+      { auth: false, onError },
+    );
+    const first = handler.handle(post(orderText));
+    await sleep(40);
+    busy(200);
+    await sleep(400);
+    const second = handler.handle(post(orderText));
+    const [a, b] = await Promise.all([first, second]);
+    expect(state.runs).toBe(1);
+    expect(state.most).toBe(1);
+    expect(a.status).toBe(200);
+    // 503 once waitMs passed, or the first run's answer (a loaded machine): never a second run.
+    if (b.status !== 503) expect(json(b)).toMatchObject({ InternalOrderId: "M-1" });
+    expect(failures.map((failure) => failure.reason)).toContainEqual(
+      expect.stringContaining("was not renewed for a whole leaseMs (150 ms)"),
+    );
+  });
+
+  it("renewals refused (the store lost the lease) while the function goes on: a repeat waits on it, one run", async () => {
+    const inner = createMemoryIdempotencyStore();
+    const store: IdempotencyStore = { ...inner, renew: async () => false };
+    const { state, fn } = slow(700);
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(fn, { store, leaseMs: 150, waitMs: 100 }),
+      { auth: false, onError: () => undefined },
+    );
+    const first = handler.handle(post(orderText));
+    await sleep(450);
+    const second = await handler.handle(post(orderText));
+    expect((await first).status).toBe(200);
+    expect(state.runs).toBe(1);
+    // 503 once waitMs passed, or the first run's answer (a loaded machine): never a second run.
+    if (second.status !== 503) expect(json(second)).toMatchObject({ InternalOrderId: "M-1" });
+  });
+
+  for (const mode of ["advanceTimersByTime", "advanceTimersByTimeAsync"] as const) {
+    it(`fake timers, ${mode} past leaseMs while the function runs: one run`, async () => {
+      vi.useFakeTimers({
+        toFake: [
+          "setTimeout",
+          "setInterval",
+          "clearTimeout",
+          "clearInterval",
+          "Date",
+          "performance",
+        ],
+      });
+      try {
+        let runs = 0;
+        const fn = async (order: SendOrderToMerchantRequest) => {
+          runs++;
+          await new Promise((resolve) => setTimeout(resolve, 10_000));
+          return { InternalOrderId: `M-${runs}`, OrderId: order.OrderId };
+        };
+        const handler = createSendOrderToMerchantHandler(
+          withIdempotency(fn, { leaseMs: 1000, waitMs: 100 }),
+          { auth: false, onError: () => undefined },
+        );
+        const first = handler.handle(post(orderText));
+        await vi.advanceTimersByTimeAsync(50);
+        if (mode === "advanceTimersByTime") vi.advanceTimersByTime(3000);
+        else await vi.advanceTimersByTimeAsync(3000);
+        const second = handler.handle(post(orderText));
+        // Timers advanced until both are answered (a key's digest is real I/O, not a timer).
+        let answered = false;
+        const both = Promise.all([first, second]).finally(() => {
+          answered = true;
+        });
+        for (let step = 0; step < 100 && !answered; step++) {
+          await vi.advanceTimersByTimeAsync(500);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const [a, b] = await both;
+        expect(runs).toBe(1);
+        expect(a.status).toBe(200);
+        // 503 once waitMs passed, or the first run's answer: never a second run.
+        if (b.status !== 503) expect(json(b)).toMatchObject({ InternalOrderId: "M-1" });
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+  }
 });
 
 describe("a record that failed once (review serverless-2)", () => {

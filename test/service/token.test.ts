@@ -695,4 +695,46 @@ describe("a shared refresh that never settles (review serverless-3)", () => {
     await expect(provider.get()).resolves.toBe("token-2");
     expect(issued).toBe(2);
   });
+  it("a dropped refresh that settles after all does not replace the newer token, in memory or in the cache (review second-sls-2)", async () => {
+    const { TokenProvider } = await import("../../src/service/token.js");
+    const stored: string[] = [];
+    const cache = memoryTokenCache();
+    const sharing: TokenCache = {
+      get: (key) => cache.get(key),
+      set: (key, value, ttlMs) => {
+        stored.push(value.token);
+        return cache.set(key, value, ttlMs);
+      },
+    };
+    const adopted: string[] = [];
+    let issued = 0;
+    let answerFirst!: () => void;
+    const provider = new TokenProvider({
+      cacheKey: "k",
+      cache: sharing,
+      refreshLostAfterMs: 100,
+      onToken: (token) => adopted.push(token),
+      issue: () => {
+        const n = ++issued;
+        if (n > 1) return Promise.resolve({ token: `token-${n}`, ttlMinutes: 15 });
+        // Slow past the bound (a loop stall, say), yet it answers.
+        return new Promise((resolve) => {
+          answerFirst = () => resolve({ token: "token-1", ttlMinutes: 15 });
+        });
+      },
+    });
+    const first = provider.get();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await expect(provider.get()).resolves.toBe("token-2");
+    answerFirst();
+    // Its own waiters get what it fetched.
+    await expect(first).resolves.toBe("token-1");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Before: token-1 was adopted last, and written over token-2 in the cache.
+    expect(adopted).toEqual(["token-2"]);
+    expect(stored).toEqual(["token-2"]);
+    expect((await cache.get("k"))?.token).toBe("token-2");
+    await expect(provider.get()).resolves.toBe("token-2");
+    expect(issued).toBe(2);
+  });
 });
