@@ -596,6 +596,21 @@ describe("second-mig-2: a handler's handle serves whatever path it is given; onl
     } finally {
       await server.close();
     }
+    // Express called without next (Cloud Functions): the same 404.
+    const middleware = toExpress(handler);
+    const bare = await listen((req, res) =>
+      middleware(req as never, res as never, undefined as never),
+    );
+    try {
+      const body = PAYMENT;
+      const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+      expect((await bare.send("/callbacks/UpdateOrderStatus.php", init)).status).toBe(404);
+      expect(runs).toHaveLength(1);
+      expect((await bare.send("/pay", init)).status).toBe(200);
+      expect(runs).toHaveLength(2);
+    } finally {
+      await bare.close();
+    }
     let calls = 0;
     const router = createCallbackRouter({
       auth: false,
