@@ -13,12 +13,14 @@ import {
   answeredBefore,
   assertEndpoint,
   handleSafely,
+  isSingleHandler,
   type NodeAdapterOptions,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
   nodeAddressReader,
   nodeHeaders,
+  notServedResponse,
   pathnameOf,
   remoteAddressOption,
   requestBody,
@@ -73,6 +75,7 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
   const clientAddress = nodeAddressReader(remoteAddressOption(options, "toExpress")) as (
     req: ExpressRequestLike,
   ) => string | undefined;
+  const single = isSingleHandler(endpoint);
   return (req, res, next) => {
     const url = req.url ?? "/";
     // Without a `next` (a host calling the middleware as `(req, res)`: Google Cloud Functions), a
@@ -81,7 +84,7 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
       // Mounted under a prefix the router's basePath repeats: said once (review migrate-4).
       const { baseUrl } = req;
       if (typeof baseUrl === "string" && baseUrl !== "") {
-        reportMissBelowMount(endpoint, `${baseUrl}${pathnameOf(url)}`);
+        reportMissBelowMount(endpoint, `${baseUrl}${pathnameOf(url)}`, baseUrl);
       }
       next();
       return;
@@ -95,6 +98,11 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
       clientAddress(req),
       res,
     );
+    // Called without `next`: a single handler's refused path is the router's 404 (second-mig-2).
+    if (single && typeof next !== "function" && !endpoint.matches(pathnameOf(url))) {
+      writeNodeResponse(res, notServedResponse(endpoint, request.body, pathnameOf(url)));
+      return;
+    }
     void handleSafely(endpoint, request).then((response) => writeNodeResponse(res, response));
   };
 }

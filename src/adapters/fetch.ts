@@ -9,7 +9,14 @@ import { CONSUMED_BODY } from "../core/body.js";
 import { pathnameOf } from "../core/paths.js";
 import { reportUndelivered } from "../core/responses.js";
 import type { CallbackEndpoint } from "../core/types.js";
-import { addressOf, assertEndpoint, handleSafely, remoteAddressOption } from "./internal.js";
+import {
+  addressOf,
+  assertEndpoint,
+  handleSafely,
+  isSingleHandler,
+  notServedResponse,
+  remoteAddressOption,
+} from "./internal.js";
 
 /** A fetch handler; extra arguments (Bun's server, Deno's info, a Worker's env) go to `remoteAddress`. */
 export type FetchHandler<TRest extends unknown[] = unknown[]> = (
@@ -72,6 +79,7 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
   const remoteAddress = remoteAddressOption(options, "toFetch", FETCH_OPTION_NAMES);
   const given = options.waitUntil;
   assertOptionalFunction(given ?? undefined, "waitUntil", "toFetch");
+  const single = isSingleHandler(endpoint);
   return async (request, ...rest) => {
     // Read defensively: a request that only looks like a fetch Request (Azure Functions v4's
     // `HttpRequest` has no `signal`) must not throw once the merchant's function ran (review hosts-1).
@@ -79,7 +87,13 @@ export function toFetch<TRest extends unknown[] = unknown[]>(
     // A path this endpoint does not serve (a router's 404) leaves the body as it is, neither read
     // nor cancelled: the request may go on to another router ("try A, then B on a 404", review
     // tenancy-3); the runtime deals with a body nobody reads.
-    const served = endpoint.matches(pathnameOf(request.url));
+    const pathname = pathnameOf(request.url);
+    const served = endpoint.matches(pathname);
+    // A single handler serves any path it is given: its `matches` is applied here (second-mig-2).
+    if (!served && single) {
+      const response = notServedResponse(endpoint, null, pathname);
+      return new Response(response.body, { status: response.status, headers: response.headers });
+    }
     const response = await handleSafely(endpoint, {
       method: request.method,
       url: request.url,

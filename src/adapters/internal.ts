@@ -17,6 +17,7 @@ import {
   concat,
   DEFAULT_BODY_TIMEOUT_MS,
   decodedBody,
+  discardBody,
   EMPTY,
   type ReadBody,
   SELF_DISCARD,
@@ -30,7 +31,7 @@ import {
 import { isBytes } from "../core/bytes.js";
 import { protectParsedBody } from "../core/card.js";
 import { distinctHeaders, HEADERS_CUT, keepRepeatedHeaders } from "../core/headers.js";
-import { pathnameOf } from "../core/paths.js";
+import { pathnameOf, reportNotServed } from "../core/paths.js";
 import { failureResponse, reportUndelivered } from "../core/responses.js";
 import { LAZY_SIGNAL, type LazySignal } from "../core/signal.js";
 import type {
@@ -1022,6 +1023,33 @@ export async function handleSafely(
 }
 
 export { pathnameOf };
+
+/**
+ * Whether the endpoint is a single handler (a factory's, of any copy, or a wrapper keeping its
+ * `callback`), not a router: then an adapter without a framework's routing (node:http, fetch,
+ * Express called without `next`) applies its `matches` itself (review second-mig-2), as its
+ * `handle` serves any path it is given. Decided once per adapter: a router pays nothing per call.
+ */
+export function isSingleHandler(endpoint: CallbackEndpoint): boolean {
+  const { callback } = endpoint as { readonly callback?: unknown };
+  return typeof callback === "string" && !("routes" in endpoint);
+}
+
+/**
+ * A single handler's answer to a path its `matches` refused: the router's 404, the body let go
+ * (as the router's 404 lets it go) and a parser's `req.body` keeping no card data; the handler
+ * reports it through its onError. Its function does not run.
+ */
+export function notServedResponse(
+  endpoint: CallbackEndpoint,
+  body: BodyInput,
+  pathname: string,
+): CallbackResponse {
+  void discardBody(body, DEFAULT_BODY_TIMEOUT_MS);
+  protectParsedBody(body);
+  reportNotServed(endpoint, pathname);
+  return failureResponse("not_found");
+}
 
 /** Fails at build time of the middleware, not on the first request. */
 export function assertEndpoint(

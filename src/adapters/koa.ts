@@ -82,7 +82,12 @@ export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
       // Mounted under a prefix the router's basePath repeats: said once (review migrate-4).
       const { originalUrl } = ctx;
       if (typeof originalUrl === "string" && originalUrl !== url) {
-        reportMissBelowMount(endpoint, pathnameOf(originalUrl));
+        const whole = pathnameOf(originalUrl);
+        const below = pathnameOf(url);
+        // The prefix koa-mount cut: what the whole path holds before the path the router saw.
+        if (whole.endsWith(below)) {
+          reportMissBelowMount(endpoint, whole, whole.slice(0, whole.length - below.length));
+        }
       }
       await next();
       return;

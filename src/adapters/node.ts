@@ -7,14 +7,17 @@ import {
   answeredBefore,
   assertEndpoint,
   handleSafely,
+  isSingleHandler,
   type NodeAdapterOptions,
   NodeCallbackRequest,
   type NodeRequestLike,
   type NodeResponseLike,
   nodeAddressReader,
   nodeHeaders,
+  notServedResponse,
   type ParsedBodyHolder,
   type PlainNodeRequest,
+  pathnameOf,
   remoteAddressOption,
   requestBody,
   writeNodeResponse,
@@ -48,6 +51,8 @@ export function toNodeListener<TReq extends PlainNodeRequest = PlainNodeRequest>
   const clientAddress = nodeAddressReader(remoteAddressOption(options, "toNodeListener")) as (
     req: NodeRequestLike,
   ) => string | undefined;
+  // A single handler serves what its `matches` serves; a router answers its own 404 (second-mig-2).
+  const single = isSingleHandler(endpoint);
   return (req, res) => {
     // `req.body`: what a body parser in front of the listener left, if one ran (as on Express).
     const holder = req as NodeRequestLike & ParsedBodyHolder;
@@ -60,6 +65,13 @@ export function toNodeListener<TReq extends PlainNodeRequest = PlainNodeRequest>
       clientAddress(req),
       res,
     );
+    if (single) {
+      const pathname = pathnameOf(request.url);
+      if (!endpoint.matches(pathname)) {
+        writeNodeResponse(res, notServedResponse(endpoint, request.body, pathname));
+        return;
+      }
+    }
     void handleSafely(endpoint, request).then((response) => writeNodeResponse(res, response));
   };
 }

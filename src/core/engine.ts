@@ -50,7 +50,7 @@ import {
 } from "./exact-numbers.js";
 import { headerReader, headersCutAt } from "./headers.js";
 import { isRecord } from "./objects.js";
-import { callbackNamedBy, isPathTarget, pathnameOf, requestUrl } from "./paths.js";
+import { callbackNamedBy, isPathTarget, NOT_SERVED, requestUrl } from "./paths.js";
 import { cardNumbersMasker, lazyRedactor, redactCardsInData, secretSpellings } from "./redact.js";
 import {
   defaultOnError,
@@ -1412,15 +1412,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     );
   }
 
-  /**
-   * One request: `routed` when a router chose this handler by its own table (its `paths` may put
-   * it anywhere); else (an adapter's direct call) a path whose last segment names another
-   * callback is not this handler's (review migrate-1: `app.use(toExpress(handler))` charged an
-   * order as a payment): answered 404, as a router answers a path it does not serve, before
-   * anything else (Express and Koa pass it on first, through `matches`).
-   */
-  async function handleRequest(request: CallbackRequest, routed: boolean) {
-    const call: Call = {
+  function newCall(): Call {
+    return {
       redact: redactCards,
       redactAnswer: redactCards,
       redactData: redactCardsInData,
@@ -1430,55 +1423,47 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       bodyWalked: false,
       auth: undefined,
     };
-    try {
-      if (!routed) {
-        const named = callbackNamedBy(pathnameOf(request.url));
-        if (named !== undefined && named !== name) {
-          const reason = `the path names ${named}, another callback: this handler serves ${name} only (mount it on a path of its own, app.post(path, …), or serve several callbacks with createCallbackRouter)`;
-          return refuse(call, request, new Failure("not_found", reason));
-        }
-      }
-      return await run(request, call);
-    } catch (error) {
-      // A bug, or an adapter's request that throws when read: still a well-formed answer.
-      return fail(
-        call,
-        new Failure("internal_error", "unexpected failure", undefined, error, true),
-      );
-    } finally {
-      // A framework's req.body outlives the request: whatever the answer (a refusal before the
-      // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
-      if (!call.bodyWalked) protectBodyOf(request);
-    }
   }
 
-  const handler: CallbackHandler<TName> & RoutedHandler = {
+  const handler: CallbackHandler<TName> = {
     callback: name,
-    handle: (request) => handleRequest(request, false),
+    // Whatever path it is given (a router's `paths` may put it anywhere): which paths a single
+    // handler serves is `matches`, applied by the adapters (review second-mig-2).
+    async handle(request) {
+      const call = newCall();
+      try {
+        return await run(request, call);
+      } catch (error) {
+        // A bug, or an adapter's request that throws when read: still a well-formed answer.
+        return fail(
+          call,
+          new Failure("internal_error", "unexpected failure", undefined, error, true),
+        );
+      } finally {
+        // A framework's req.body outlives the request: whatever the answer (a refusal before the
+        // body was read, a 413, a GET's ignored body), it keeps no card number in clear and no CVV.
+        if (!call.bodyWalked) protectBodyOf(request);
+      }
+    },
     // A single handler answers wherever it is mounted, but on another callback's path (its last
-    // segment, in any case); a router matches its own paths.
+    // segment, in any case, with or without an extension: review migrate-1, second-mig-1); a
+    // router matches its own paths.
     matches: (pathname) => {
       const named = callbackNamedBy(pathname);
       return named === undefined || named === name;
     },
   };
-  Object.defineProperty(handler, ROUTED_HANDLE, {
-    value: (request: CallbackRequest) => handleRequest(request, true),
+  // What an adapter (node:http, fetch, Express without next) tells the handler when it answered a
+  // path `matches` refused with the router's 404: reported through onError, by callback names only.
+  Object.defineProperty(handler, NOT_SERVED, {
+    value: (pathname: string) => {
+      const named = callbackNamedBy(pathname);
+      const what = named === undefined ? "another callback" : `${named}, another callback`;
+      const reason = `the path names ${what}: this handler serves ${name} only (mount it on a path of its own, app.post(path, …), or serve several callbacks with createCallbackRouter)`;
+      fail(newCall(), new Failure("not_found", reason));
+    },
   });
   return handler;
-}
-
-/**
- * How a router hands a handler a request it routed (any path its `paths` give it): the key is
- * shared by every copy of the library; a handler without it is called through `handle`.
- */
-export const ROUTED_HANDLE: unique symbol = Symbol.for(
-  "crossborder-callbacks.routedHandle",
-) as never;
-
-/** A handler as a router calls it. */
-export interface RoutedHandler {
-  readonly [ROUTED_HANDLE]?: (request: CallbackRequest) => Promise<CallbackResponse>;
 }
 
 /**

@@ -57,13 +57,19 @@ export const MISSED_BELOW_MOUNT: unique symbol = Symbol.for(
   "crossborder-callbacks.missedBelowMount",
 ) as never;
 
-export type MountMissReporter = (wholePathname: string) => void;
+/** `mountPrefix`: the prefix the framework cut (`req.baseUrl`); the report fits only if the router's
+ * basePath starts with it (review second-mig-3). */
+export type MountMissReporter = (wholePathname: string, mountPrefix?: string) => void;
 
 /** Tells the endpoint (a router of any copy of the library) of a path missed below a mount. */
-export function reportMissBelowMount(endpoint: object, wholePathname: string): void {
+export function reportMissBelowMount(
+  endpoint: object,
+  wholePathname: string,
+  mountPrefix: string,
+): void {
   try {
     const report = (endpoint as { readonly [MISSED_BELOW_MOUNT]?: unknown })[MISSED_BELOW_MOUNT];
-    if (typeof report === "function") (report as MountMissReporter)(wholePathname);
+    if (typeof report === "function") (report as MountMissReporter)(wholePathname, mountPrefix);
   } catch {
     // A warning only: the call goes on to next() whatever happens here.
   }
@@ -77,16 +83,47 @@ const CALLBACK_BY_LOWER_NAME: ReadonlyMap<string, CallbackName> = /* @__PURE__ *
 /** The longest callback name's length: a longer last segment names none (nothing lowered). */
 const LONGEST_NAME = /* @__PURE__ */ Math.max(...CALLBACK_NAMES.map((name) => name.length));
 
+/** Unreserved characters (RFC 3986): an escape of one means the character itself. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+function unescapedUnreserved(escaped: string, hex: string): string {
+  const character = String.fromCharCode(Number.parseInt(hex, 16));
+  return UNRESERVED.test(character) ? character : escaped;
+}
+
 /**
- * The callback a pathname's last segment names (in any case, trailing slashes ignored, compared
- * as sent, as the router compares its default paths), or undefined: what keeps a single handler
- * off another callback's path (review migrate-1).
+ * The callback a pathname's last segment names (in any case, trailing slashes ignored), or
+ * undefined: what keeps a single handler off another callback's path (review migrate-1). The
+ * segment is read as an old receiver's URL may spell a name (review second-mig-1): escapes of
+ * unreserved characters decoded (`Send%4FrderToMerchant`), then cut at its first `.` or `;`
+ * (`SendOrderToMerchant.php`, `.aspx`, `;v=1`). Never throws.
  */
 export function callbackNamedBy(pathname: string): CallbackName | undefined {
   const path = normalisePath(pathname);
-  const start = path.lastIndexOf("/") + 1;
-  if (path.length - start > LONGEST_NAME) return undefined;
-  return CALLBACK_BY_LOWER_NAME.get(path.slice(start).toLowerCase());
+  let segment = path.slice(path.lastIndexOf("/") + 1);
+  if (segment.indexOf("%") !== -1)
+    segment = segment.replace(/%([0-9A-Fa-f]{2})/g, unescapedUnreserved);
+  const cut = segment.search(/[.;]/);
+  if (cut !== -1) segment = segment.slice(0, cut);
+  if (segment.length > LONGEST_NAME) return undefined;
+  return CALLBACK_BY_LOWER_NAME.get(segment.toLowerCase());
+}
+
+/**
+ * What an adapter calls on a single handler (of any copy of the library) whose path `matches`
+ * refused and that it answered with the router's 404: the handler reports it through its onError.
+ * Only a report: a handler without it (a wrapper) is refused all the same.
+ */
+export const NOT_SERVED: unique symbol = Symbol.for("crossborder-callbacks.notServed") as never;
+
+/** Tells a single handler of a path it was not given (see `NOT_SERVED`); never throws. */
+export function reportNotServed(endpoint: object, pathname: string): void {
+  try {
+    const report = (endpoint as { readonly [NOT_SERVED]?: unknown })[NOT_SERVED];
+    if (typeof report === "function") (report as (pathname: string) => void)(pathname);
+  } catch {
+    // A report only.
+  }
 }
 
 /**

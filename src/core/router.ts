@@ -73,8 +73,6 @@ import {
   HANDLER_OPTION_KEYS,
   type HandlerOptions,
   handleAuthEarly,
-  ROUTED_HANDLE,
-  type RoutedHandler,
   watchAuth,
 } from "./engine.js";
 import { FAILURE_STATUS } from "./errors.js";
@@ -218,7 +216,7 @@ export function createCallbackRouter<H extends RouterEntries>(
   // Said once for the router, before the handlers it builds would (review dx-1).
   if (handlerOptions.auth instanceof Promise) watchAuth(handlerOptions.auth, onError, undefined);
   const base = normalisePath(basePath);
-  const table = new Map<string, CallbackEndpoint & RoutedHandler>();
+  const table = new Map<string, CallbackEndpoint>();
   const names = new Map<string, CallbackName>();
   const routes: Partial<Record<CallbackName, string>> = {};
   for (const name of Object.keys(handlers) as CallbackName[]) {
@@ -263,16 +261,20 @@ export function createCallbackRouter<H extends RouterEntries>(
     ? handlerOptions.bodyTimeoutMs
     : DEFAULT_BODY_TIMEOUT_MS;
 
-  function find(pathname: string): (CallbackEndpoint & RoutedHandler) | undefined {
+  function find(pathname: string): CallbackEndpoint | undefined {
     return table.get(normalisePath(pathname).toLowerCase());
   }
 
   // Said once per router (review migrate-4): see `MISSED_BELOW_MOUNT`.
   let mountReported = false;
-  const reportMountMiss: MountMissReporter = (wholePathname) => {
+  const reportMountMiss: MountMissReporter = (wholePathname, mountPrefix) => {
     if (mountReported) return;
     const name = names.get(normalisePath(wholePathname).toLowerCase());
     if (name === undefined) return;
+    // Only when the mount prefix really is (the start of) the router's basePath: under a
+    // parameter mount (`app.use("/:tenant", …)`) a path can spell a route by chance, and that
+    // report would be false and spend the once (review second-mig-3).
+    if (typeof mountPrefix === "string" && !repeatsBase(mountPrefix)) return;
     mountReported = true;
     notify(
       onError,
@@ -281,11 +283,19 @@ export function createCallbackRouter<H extends RouterEntries>(
         status: FAILURE_STATUS.not_found,
         callback: name,
         // The router's own paths only, never the request's (a prefix may carry anything).
-        reason: `a call for ${routes[name]} reached this router below a mount path (Express app.use(prefix, …), koa-mount) that its own paths repeat (basePath "${base}"): the router saw the path without that prefix, serves no callback there, and passed the call on to next(), so whatever the app mounts after it answers it. Mount the router at the root, or build it without the prefix in basePath (said once per router)`,
+        reason: `a call for ${routes[name]} reached this router below a mount path (Express app.use(prefix, …), koa-mount) that its own paths repeat (basePath "${base === "" ? "/" : base}"): the router saw the path without that prefix, serves no callback there, and passed the call on to next(), so whatever the app mounts after it answers it. Mount the router at the root, or build it without the prefix in basePath (said once per router)`,
       },
       redactCards,
     );
   };
+
+  /** Whether a mount prefix is the router's basePath, or its first segments. */
+  function repeatsBase(mountPrefix: string): boolean {
+    const prefix = normalisePath(mountPrefix).toLowerCase();
+    const lowerBase = base.toLowerCase();
+    if (prefix === "" || prefix === "/") return false;
+    return lowerBase === prefix || lowerBase.startsWith(`${prefix}/`);
+  }
 
   const router: CallbackRouter = {
     routes,
@@ -296,14 +306,8 @@ export function createCallbackRouter<H extends RouterEntries>(
       try {
         const pathname = pathnameOf(request.url);
         const handler = find(pathname);
-        if (handler) {
-          // At the path the router gives it, whatever its name (a handler called through `handle`
-          // refuses another callback's path: review migrate-1).
-          const routed = handler[ROUTED_HANDLE];
-          return Promise.resolve(
-            typeof routed === "function" ? routed(request) : handler.handle(request),
-          );
-        }
+        // At the path the router gives it, whatever its name (review second-mig-2).
+        if (handler) return Promise.resolve(handler.handle(request));
         return Promise.resolve(notFound(request, pathname));
       } catch (error) {
         return Promise.reject(error);

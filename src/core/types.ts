@@ -94,7 +94,8 @@ export interface CallbackEndpoint {
   /**
    * Whether this endpoint serves the path (a pathname, no query; a router's paths match in any
    * case, with or without a trailing slash; a single handler serves every path but one whose last
-   * segment names another callback, `/SendOrderToMerchant` for a payment handler). Adapters of
+   * segment names another callback, `/SendOrderToMerchant` or `/SendOrderToMerchant.php` for a
+   * payment handler; its `handle` serves whatever path it is given). Adapters of
    * frameworks with their own routing (Express, Koa) pass unmatched requests on instead of
    * answering 404; on `node:http` and fetch runtimes, pick one of several routers with it (README
    * "Several routers on one server").

@@ -7,7 +7,7 @@ import express5 from "express";
 import express4 from "express4";
 import Koa3 from "koa";
 import Koa2 from "koa2";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
 import { toFetch } from "../../src/adapters/fetch.js";
 import { toKoa } from "../../src/adapters/koa.js";
@@ -149,6 +149,75 @@ for (const [version, express] of [
         expect(response.status).toBe(200);
         expect(migrated.charges).toEqual(["GE927127001US"]);
       });
+    });
+
+    it("second-mig-1: another callback's URL with an extension, parameters or escapes goes to the old route", async () => {
+      const migrated = paymentHandler();
+      const oldOrders: string[] = [];
+      const app = express();
+      app.use(toExpress(migrated.handler));
+      app.use(express.json());
+      const suffixes = [".php", ".aspx", ".ashx", ".json", ";v=1"];
+      for (const suffix of suffixes) {
+        app.post(`/callbacks/SendOrderToMerchant${suffix}`, (req, res) => {
+          oldOrders.push((req.body as { OrderId: string }).OrderId);
+          res.json({ Success: true, InternalOrderId: "1001" });
+        });
+      }
+      app.post("/callbacks/Send%4FrderToMerchant", (req, res) => {
+        oldOrders.push((req.body as { OrderId: string }).OrderId);
+        res.json({ Success: true, InternalOrderId: "1001" });
+      });
+      const server = await listen(app);
+      try {
+        for (const last of [
+          ...suffixes.map((x) => `SendOrderToMerchant${x}`),
+          "Send%4FrderToMerchant",
+        ]) {
+          const response = await server.send(
+            `/callbacks/${last}`,
+            signedPost(await keys.sign(), ORDER),
+          );
+          expect(await response.json(), last).toEqual({ Success: true, InternalOrderId: "1001" });
+        }
+        expect(oldOrders).toHaveLength(6);
+        expect(migrated.charges).toEqual([]);
+        // Its own name with an extension is still its own.
+        const own = await server.send(
+          "/callbacks/PerformOrderPayment.php",
+          signedPost(await keys.sign(), PAYMENT),
+        );
+        expect(own.status).toBe(200);
+        expect(migrated.charges).toEqual(["GE927127001US"]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("second-mig-3: a router at the root below a parameter mount (app.use('/:tenant')) reports no mount miss", async () => {
+      const reports: CallbackFailure[] = [];
+      const router = createCallbackRouter({
+        auth: auth(),
+        onError: (failure) => reports.push(failure),
+        handlers: {
+          PerformOrderPayment: () => ({ PaymentAmount: "1", PaymentCurrencyCode: "EUR" }),
+        },
+      });
+      const app = express();
+      app.use("/:tenant", toExpress(router));
+      const server = await listen(app);
+      try {
+        await server.send("/PerformOrderPayment", { method: "GET" });
+        await server.send("/PerformOrderPayment/", { method: "GET" });
+        expect(reports).toEqual([]);
+        const served = await server.send(
+          "/acme/PerformOrderPayment",
+          signedPost(await keys.sign(), PAYMENT),
+        );
+        expect(served.status).toBe(200);
+      } finally {
+        await server.close();
+      }
     });
 
     it("migrate-1: a handler mounted on a path of its own (app.post, app.use(path)) still answers there", async () => {
@@ -400,6 +469,13 @@ describe("migrate-1: a single handler on node:http and fetch", () => {
         { kind: "not_found", status: 404, callback: "PerformOrderPayment" },
       ]);
       expect(migrated.reports[0]?.reason).toContain("SendOrderToMerchant");
+      // Another callback's URL with an extension or parameters (review second-mig-1).
+      const other = await server.send(
+        "/callbacks/SendOrderToMerchant.php",
+        signedPost(await keys.sign(), ORDER),
+      );
+      expect(other.status).toBe(404);
+      expect(migrated.charges).toEqual([]);
       for (const path of ["/", "/callbacks/PerformOrderPayment", "/pay"]) {
         const payment = await server.send(path, signedPost(await keys.sign(), PAYMENT));
         expect(payment.status).toBe(200);
@@ -455,5 +531,107 @@ describe("migrate-1: a single handler on node:http and fetch", () => {
     );
     expect(response.status).toBe(200);
     expect(migrated.charges).toEqual(["GE927127001US"]);
+  });
+});
+
+describe("second-mig-2: a handler's handle serves whatever path it is given; only matches refuses", () => {
+  const paths = { PerformOrderPayment: "/legacy/UpdateOrderStatus" };
+  const pay = () => ({ PaymentAmount: "1.00", PaymentCurrencyCode: "USD" });
+  const post = (url: string) => ({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json" },
+    body: PAYMENT,
+  });
+
+  it("a router serves a wrapped, a spread, and another copy's handler at a custom path naming another callback", async () => {
+    const own = createPerformOrderPaymentHandler(pay, { auth: false, onError: () => undefined });
+    vi.resetModules();
+    const copy = (await import("../../src/index.js")) as typeof import("../../src/index.js");
+    const other = copy.createPerformOrderPaymentHandler(pay, {
+      auth: false,
+      onError: () => undefined,
+    });
+    expect(other.handle).not.toBe(own.handle);
+    const wrapped = {
+      callback: own.callback,
+      matches: own.matches,
+      handle: (r: Parameters<typeof own.handle>[0]) => own.handle(r),
+    };
+    for (const handler of [wrapped, { ...own }, other, own]) {
+      const router = createCallbackRouter({
+        auth: false,
+        onError: () => undefined,
+        paths,
+        handlers: { PerformOrderPayment: handler as typeof own },
+      });
+      expect((await router.handle(post("/legacy/UpdateOrderStatus"))).status).toBe(200);
+    }
+    // And the handler's own handle, called directly, serves any path (an adapter applies matches).
+    expect((await own.handle(post("/callbacks/SendOrderToMerchant"))).status).toBe(200);
+  });
+
+  it("node:http: a single handler on another callback's path is 404, the function not run; a router pays no matches call", async () => {
+    const runs: string[] = [];
+    const handler = createPerformOrderPaymentHandler(
+      ({ OrderId }) => {
+        runs.push(OrderId);
+        return pay();
+      },
+      {
+        auth: false,
+        onError: () => undefined,
+      },
+    );
+    const server = await listen(toNodeListener(handler));
+    try {
+      const body = PAYMENT;
+      const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+      const refused = await server.send("/callbacks/UpdateOrderStatus", init);
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toMatchObject({ Success: false, ErrorCode: "NOT_FOUND" });
+      expect(runs).toEqual([]);
+      expect((await server.send("/pay", init)).status).toBe(200);
+      expect(runs).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+    // Express called without next (Cloud Functions): the same 404.
+    const middleware = toExpress(handler);
+    const bare = await listen((req, res) =>
+      middleware(req as never, res as never, undefined as never),
+    );
+    try {
+      const body = PAYMENT;
+      const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+      expect((await bare.send("/callbacks/UpdateOrderStatus.php", init)).status).toBe(404);
+      expect(runs).toHaveLength(1);
+      expect((await bare.send("/pay", init)).status).toBe(200);
+      expect(runs).toHaveLength(2);
+    } finally {
+      await bare.close();
+    }
+    let calls = 0;
+    const router = createCallbackRouter({
+      auth: false,
+      onError: () => undefined,
+      handlers: { PerformOrderPayment: pay },
+    });
+    const counted = {
+      routes: router.routes,
+      handle: router.handle,
+      matches: (p: string) => {
+        calls++;
+        return router.matches(p);
+      },
+    };
+    const routerServer = await listen(toNodeListener(counted));
+    try {
+      const init = { method: "POST", headers: { "content-type": "application/json" }, body: "{}" };
+      await routerServer.send("/nowhere", init);
+      expect(calls).toBe(0);
+    } finally {
+      await routerServer.close();
+    }
   });
 });

@@ -128,3 +128,18 @@ describe('migrate-5: urlSecret values holding "+", "%", "&" or "#"', () => {
     expect(JSON.stringify(failures)).not.toMatch(/wrong|guess/);
   });
 });
+
+describe("second-mig-4: a secret mixing + or % with a character the URL parser escapes", () => {
+  it("matches the registered URL carrying the whole value encoded (README), not written as it is", async () => {
+    for (const value of ["a+'b", "p\u00e4ss+word"]) {
+      const urlSecret = { parameter: "key", value };
+      expect(await statusWith(urlSecret, encodeURIComponent(value)), value).toBe(200);
+      // As the README says: written as it is, the parser's escapes change the written text.
+      expect(await statusWith(urlSecret, value), value).toBe(401);
+    }
+    // Without the parser's escapes, written as it is still matches.
+    expect(await statusWith({ parameter: "key", value: "Zm9v+YmFy/cQ==" }, "Zm9v+YmFy/cQ==")).toBe(
+      200,
+    );
+  });
+});
