@@ -125,7 +125,11 @@ export interface BasicCredentials {
 export interface HeaderSecretOptions {
   /** Header name (case-insensitive). */
   readonly name: string;
-  readonly value: string;
+  /**
+   * The secret, or several (a rotation: any of them matches). `createAuth` refuses a value that
+   * starts or ends with whitespace (HTTP strips it) or holds a comma (a repeated header reads so).
+   */
+  readonly value: string | readonly string[];
 }
 
 /** A secret URL query parameter the service is configured to send. */

@@ -42,12 +42,10 @@ export class SecretDigest {
     return new this(await sha256(secret));
   }
 
-  /** True when `presented` equals the secret; both sides are 32-byte digests, so timing is flat. */
-  async matches(presented: string): Promise<boolean> {
-    return equalBytes(await sha256(presented), this.digest);
-  }
-
-  /** Same, for a digest the caller already computed (Basic compares one digest with many). */
+  /**
+   * True when `presented` (the SHA-256 of what the caller sent) equals the secret's; both sides
+   * are 32-byte digests, so timing is flat. One digest is compared with every configured value.
+   */
   matchesDigest(presented: Uint8Array): boolean {
     return equalBytes(presented, this.digest);
   }

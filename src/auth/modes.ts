@@ -62,7 +62,7 @@ export function credentialRedactor(credentials: readonly string[], url: URL): Re
 export class HeaderSecretVerifier {
   private constructor(
     readonly name: string,
-    private readonly secret: SecretDigest,
+    private readonly secrets: readonly SecretDigest[],
   ) {}
 
   static async compile(options: HeaderSecretOptions, path: string): Promise<HeaderSecretVerifier> {
@@ -70,24 +70,38 @@ export class HeaderSecretVerifier {
     assertKnownKeys(options, ["name", "value"], path);
     const name = requireString(options.name, `${path}.name`);
     if (!HEADER_NAME.test(name)) throw configError(`${path}.name`, "is not a valid header name");
-    const value = requireString(options.value, `${path}.value`);
-    if (value !== value.trim()) {
-      throw configError(`${path}.value`, "cannot start or end with whitespace (HTTP strips it)");
+    const given: unknown = options.value;
+    const list: readonly unknown[] = Array.isArray(given) ? given : [given];
+    if (list.length === 0) {
+      throw configError(
+        `${path}.value`,
+        "must hold at least one value (a string, or a list of them)",
+      );
     }
-    if (value.includes(",")) {
-      // A comma is how a repeated header arrives (joined by ", "), so such values are refused.
-      throw configError(`${path}.value`, "cannot contain a comma (it reads as a repeated header)");
+    const secrets: SecretDigest[] = [];
+    for (const [index, item] of list.entries()) {
+      const at = Array.isArray(given) ? `${path}.value[${index}]` : `${path}.value`;
+      const value = requireString(item, at);
+      if (value !== value.trim()) {
+        throw configError(at, "cannot start or end with whitespace (HTTP strips it)");
+      }
+      if (value.includes(",")) {
+        // A comma is how a repeated header arrives (joined by ", "), so such values are refused.
+        throw configError(at, "cannot contain a comma (it reads as a repeated header)");
+      }
+      secrets.push(await SecretDigest.of(value));
     }
     // `this`, not the class's name (here and below): a class body that names its class is built
     // as `class _X` (esbuild), and `constructor.name` and util.inspect would say so.
-    return new this(name.toLowerCase(), await SecretDigest.of(value));
+    return new this(name.toLowerCase(), secrets);
   }
 
   async verify(request: AuthRequest): Promise<void> {
-    const value = readCredentialHeader(request.headers, this.name, "secret");
-    if (!(await this.secret.matches(value))) {
-      throw new AuthenticationError("secret header does not match");
-    }
+    const presented = await sha256(readCredentialHeader(request.headers, this.name, "secret"));
+    // Every value compared, no early exit: which one matched takes the same time.
+    let matched = 0;
+    for (const secret of this.secrets) matched |= secret.matchesDigest(presented) ? 1 : 0;
+    if (matched === 0) throw new AuthenticationError("secret header does not match");
   }
 }
 
