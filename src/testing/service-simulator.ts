@@ -271,6 +271,18 @@ function route(operation: SimulatedOperation, method: "GET" | "POST", path: stri
   return { operation, method, pattern: new RegExp(`^${source}/?$`, "i"), params };
 }
 
+/**
+ * A Date of any realm (a jsdom or vm test environment's fails `instanceof Date`) as an HTTP date;
+ * undefined for anything else (the method checks the Date's internal slot, not its prototype).
+ */
+function httpDate(value: unknown): string | undefined {
+  try {
+    return Date.prototype.toUTCString.call(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function nodeHttp(): typeof import("node:http") {
   const host = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
   const http = host.process?.getBuiltinModule?.("node:http") as
@@ -612,10 +624,7 @@ export async function createServiceSimulator(
           failure.retryAfter === undefined
             ? {}
             : {
-                "Retry-After":
-                  failure.retryAfter instanceof Date
-                    ? failure.retryAfter.toUTCString()
-                    : String(failure.retryAfter),
+                "Retry-After": httpDate(failure.retryAfter) ?? String(failure.retryAfter),
               };
         const defaultBody =
           operation === "calculateBillingSummary" && failure.status >= 500

@@ -2,6 +2,7 @@
 // test their integration against it.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
@@ -278,6 +279,19 @@ describe("createServiceSimulator", () => {
     ]);
     expect(await post(sim, path, undefined)).toMatchObject({ status: 418, body: { x: 1 } });
     expect((await post(sim, path, undefined)).status).toBe(200);
+  });
+
+  it("sends a Date of another realm (a jsdom or vm test environment) as an HTTP date", async () => {
+    const sim = await start();
+    const foreign = runInNewContext('new Date("2030-01-01T00:00:00Z")') as Date;
+    expect(foreign instanceof Date).toBe(false);
+    sim.fail("locationByIp", { status: 503, retryAfter: foreign });
+    const path = `/Browsing/LocationByIP?IP=1.2.3.4&merchantGUID=${sim.merchantGuid}`;
+    const dated = await post(sim, path, undefined);
+    expect([dated.status, dated.headers.get("retry-after")]).toEqual([
+      503,
+      "Tue, 01 Jan 2030 00:00:00 GMT",
+    ]);
   });
 
   it("drops connections, answers malformed JSON, delays, and hangs until closed", async () => {
