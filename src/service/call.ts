@@ -115,6 +115,11 @@ export interface CallContext {
   readonly merchantGuid: string;
   readonly merchantGuidIn: "header" | "query" | undefined;
   readonly fetch: FetchLike;
+  /**
+   * For the operations that are never retried: the merchant's `fetch`, or one that never sends a
+   * request on a reused connection where the runtime's own would send it again (`unpooled.ts`).
+   */
+  readonly fetchNeverRetried: FetchLike;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
   readonly retry: ResolvedRetry;
@@ -605,8 +610,9 @@ async function attemptOnce(
     controller.abort();
   }, limits.timeoutMs);
   try {
+    const send = op.retry === "never" ? ctx.fetchNeverRetried : ctx.fetch;
     const sent = Promise.resolve(
-      ctx.fetch(prepared.url, {
+      send(prepared.url, {
         method: op.method,
         headers,
         ...(prepared.body === undefined ? {} : { body: prepared.body }),

@@ -71,6 +71,7 @@ import {
   type TokenCache,
   TokenProvider,
 } from "./token.js";
+import { globalFetch, unpooledFetch } from "./unpooled.js";
 
 export interface ServiceClientOptions {
   /** The service's base address ({base_url}). */
@@ -625,7 +626,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       : options.tokenScheme;
   const paths = checkedPaths(options.paths, baseUrl, authUrl);
   checkSettings(options);
-  const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetchImpl: FetchLike = options.fetch ?? globalFetch;
   const redactor = new Redactor([merchantGuid, credentials?.password]);
   const names = (operation: OperationName) =>
     mergedNames(OPERATIONS[operation].names, options.names?.[operation as ServiceOperationName]);
@@ -635,6 +636,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     merchantGuid,
     merchantGuidIn: options.merchantGuidIn ?? undefined,
     fetch: fetchImpl,
+    // Deno's own fetch sends a request again after a reused connection closed before the answer
+    // (`unpooled.ts`): the operations that are never retried go out on connections of their own.
+    fetchNeverRetried: options.fetch ?? unpooledFetch(),
     timeoutMs: positive(options.timeoutMs, "timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
     deadlineMs: positive(options.deadlineMs, "deadlineMs", DEFAULT_DEADLINE_MS, MAX_TIMEOUT_MS),
     retry: resolveRetry(options.retries),
