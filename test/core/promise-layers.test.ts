@@ -100,14 +100,14 @@ describe("the paths that wait answer as before, the CVV dropped after the functi
     {
       label: "a CallbackError thrown",
       answer: () => {
-        throw new CallbackError({ code: "OUT_OF_STOCK", message: "no" });
+        throw new CallbackError("OUT_OF_STOCK", "no");
       },
       status: 200,
     },
     {
       label: "a CallbackError rejected",
       answer: async () => {
-        throw new CallbackError({ code: "OUT_OF_STOCK", message: "no" });
+        throw new CallbackError("OUT_OF_STOCK", "no");
       },
       status: 200,
     },
