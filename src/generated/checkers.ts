@@ -67,8 +67,13 @@ export interface GeneratedChecker {
  * `checkSealed` (a plain check does none of this).
  */
 let sealed = false;
-/** The payment objects the sealed check met (a PaymentDetails, or an object with card fields). */
-let cardSites: object[] = [];
+/** Never added to: sites are added while `sealed` only, and `addSite` replaces it first. */
+const NO_SITES: object[] = [];
+/**
+ * The payment objects the sealed check met (a PaymentDetails, or an object with card fields):
+ * `NO_SITES` until the first (no array made for a body without one), and outside `checkSealed`.
+ */
+let cardSites: object[] = NO_SITES;
 const ownKey = Object.prototype.hasOwnProperty;
 /** Read with `in` by `prototypeHoldsNoField` (emitted after the checks). */
 const PROTOTYPE: object = Object.prototype;
@@ -170,7 +175,7 @@ function cardDetails(x: unknown): void {
     sealed = false;
     return;
   }
-  if (!cardSites.includes(x)) cardSites.push(x);
+  addSite(x);
 }
 
 function cardField(x: object, key: string): boolean {
@@ -180,8 +185,12 @@ function cardField(x: object, key: string): boolean {
 
 /** An object with its own card fields holds card data, whatever key it is under (seal.ts). */
 function cardSelf(o: object): void {
-  if ((ownKey.call(o, "CardNumber") || ownKey.call(o, "CVVNumber")) && !cardSites.includes(o))
-    cardSites.push(o);
+  if (ownKey.call(o, "CardNumber") || ownKey.call(o, "CVVNumber")) addSite(o);
+}
+
+function addSite(o: object): void {
+  if (cardSites === NO_SITES) cardSites = [o];
+  else if (!cardSites.includes(o)) cardSites.push(o);
 }
 
 /**
@@ -203,13 +212,13 @@ export function checkSealed(
   for (const _key in EMPTY) return undefined;
   if (!prototypeHoldsNoField()) return undefined;
   sealed = true;
-  cardSites = [];
+  cardSites = NO_SITES;
   openLevels = maxDepth - checker.levels;
   try {
     return checker.check(value) === ACCEPT && sealed ? cardSites : undefined;
   } finally {
     sealed = false;
-    cardSites = [];
+    cardSites = NO_SITES;
   }
 }
 
