@@ -279,9 +279,9 @@ const HEADER = [
   "//   frozen, no getter or setter), no array with a property other than its indices and length;",
   "// - Object.prototype has no value under a field's name (checked at each call: `undefined` is",
   "//   returned otherwise, and the plan decodes), so a named load of a field that is not own yields",
-  "//   `undefined` exactly where the walk's `hasOwnProperty` says absent. `checkSealed` counts",
-  "//   Object.prototype's own names, which does not exclude a standard name replaced by another:",
-  "//   hence the check here. (A getter under a field's name there would be called by it.)",
+  "//   `undefined` exactly where the walk's `hasOwnProperty` says absent. `checkSealed` declines",
+  "//   already while Object.prototype holds a name its checks read; checked here all the same, for",
+  "//   the names of the field lists. (A getter under such a name there would be called by it.)",
   "// - nothing changed the payload between the check and the decoding: an authenticator's",
   "//   `authenticatePayload`, which runs between them, only reads it (its documented contract).",
 ];

@@ -1000,7 +1000,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     }
 
     try {
-      return await validateAndCall(call, {
+      const answered = validateAndCall(call, {
         request,
         method,
         authRequest,
@@ -1010,6 +1010,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
         read,
         queryMalformed: formMalformed,
       });
+      // An answer given at once is not awaited (issue 13: an `await` of a value costs a promise).
+      return answered instanceof Promise ? await answered : answered;
     } finally {
       // The raw bytes may hold card data: nothing of ours keeps them past the answer.
       if (read.kind === "bytes" && read.owned) read.bytes.fill(0);
@@ -1088,7 +1090,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     input: unknown,
     sites: readonly CardSite[],
     accepted: boolean,
-  ): Promise<CallbackResponse> {
+  ): CallbackResponse | Promise<CallbackResponse> {
     const details = sites.map((site) => site.details);
     const sessionSecrets = secretFieldsOf(definition.secretFields, input);
     const { secretValues } = definition;
@@ -1122,29 +1124,56 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     return callProtectingCards(call, exchange, input, sites, accepted, walked);
   }
 
-  /** `callWithPayload` for a request with card objects, which lose their CVV however it ends. */
-  async function callProtectingCards(
+  /**
+   * `callWithPayload` for a request with card objects, which lose their CVV however it ends. Not
+   * an async function (issue 13): an answer given at once is given at once, and only a call still
+   * pending (an awaited function, an authenticator) waits in `protectingCardsWhenSettled`.
+   */
+  function callProtectingCards(
     call: Call,
     exchange: Exchange,
     input: unknown,
     sites: readonly CardSite[],
     accepted: boolean,
     walked: boolean,
+  ): CallbackResponse | Promise<CallbackResponse> {
+    let answered: CallbackResponse | Promise<CallbackResponse>;
+    try {
+      answered = callWithPayload(call, exchange, input, sites, accepted);
+    } catch (error) {
+      protectCardsAfterCall(call, sites, walked);
+      throw error;
+    }
+    if (answered instanceof Promise)
+      return protectingCardsWhenSettled(call, answered, sites, walked);
+    protectCardsAfterCall(call, sites, walked);
+    return answered;
+  }
+
+  async function protectingCardsWhenSettled(
+    call: Call,
+    answered: Promise<CallbackResponse>,
+    sites: readonly CardSite[],
+    walked: boolean,
   ): Promise<CallbackResponse> {
     try {
-      return await callWithPayload(call, exchange, input, sites, accepted);
+      return await answered;
     } finally {
-      // Done after the function (its card objects include every site); not yet after a refusal
-      // before it (a schema 400, the body's checks).
-      if (!call.cardsDone) {
-        for (const site of sites) {
-          protectPaymentDetails(site.details);
-          dropCvv(site.details);
-        }
-      }
-      // Every card object of the body is protected now, and has lost its CVV.
-      if (walked) call.bodyWalked = true;
+      protectCardsAfterCall(call, sites, walked);
     }
+  }
+
+  function protectCardsAfterCall(call: Call, sites: readonly CardSite[], walked: boolean): void {
+    // Done after the function (its card objects include every site); not yet after a refusal
+    // before it (a schema 400, the body's checks).
+    if (!call.cardsDone) {
+      for (const site of sites) {
+        protectPaymentDetails(site.details);
+        dropCvv(site.details);
+      }
+    }
+    // Every card object of the body is protected now, and has lost its CVV.
+    if (walked) call.bodyWalked = true;
   }
 
   /**
@@ -1160,15 +1189,19 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     protectCards(cards);
   }
 
-  async function callWithPayload(
+  /**
+   * Not an async function (issue 13): a function answering at once is answered at once; an
+   * authenticator's `authenticatePayload`, an `authorize` step or a returned promise (or other
+   * thenable) continue in an async function of their own.
+   */
+  function callWithPayload(
     call: Call,
     exchange: Exchange,
     input: unknown,
     sites: readonly CardSite[],
     accepted: boolean,
-  ): Promise<CallbackResponse> {
-    const { request, method, authRequest, auth, read } = exchange;
-    let { authResult } = exchange;
+  ): CallbackResponse | Promise<CallbackResponse> {
+    const { auth, read } = exchange;
     // 3b. The object check, then the schema.
     if (
       source.kind === "json" &&
@@ -1196,19 +1229,46 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       if (read.kind === "parsed" && auth.needsRawBody(name)) {
         return fail(call, new Failure("internal_error", RAW_BODY_CONSUMED));
       }
-      const bytes = read.kind === "bytes" ? read.bytes : undefined;
-      try {
-        const updated = await auth.authenticatePayload(
-          authResult as AuthResult,
-          rawPayload,
-          bytes,
-          authRequest,
-        );
-        if (updated) authResult = updated;
-      } catch (error) {
-        return fail(call, authFailure(error));
-      }
+      return authenticateThenCall(call, exchange, rawPayload, sites, accepted);
     }
+    return callWithAuthenticated(call, exchange, rawPayload, sites, accepted, exchange.authResult);
+  }
+
+  /** `callWithPayload`'s step 4 with an authenticator that reads the payload. */
+  async function authenticateThenCall(
+    call: Call,
+    exchange: Exchange,
+    rawPayload: TPayload,
+    sites: readonly CardSite[],
+    accepted: boolean,
+  ): Promise<CallbackResponse> {
+    const { authRequest, auth, read } = exchange;
+    let { authResult } = exchange;
+    const bytes = read.kind === "bytes" ? read.bytes : undefined;
+    try {
+      const updated = await (auth as Authenticator).authenticatePayload?.(
+        authResult as AuthResult,
+        rawPayload,
+        bytes,
+        authRequest,
+      );
+      if (updated) authResult = updated;
+    } catch (error) {
+      return fail(call, authFailure(error));
+    }
+    return callWithAuthenticated(call, exchange, rawPayload, sites, accepted, authResult);
+  }
+
+  /** `callWithPayload` from step 4b on: the payload authenticated. */
+  function callWithAuthenticated(
+    call: Call,
+    exchange: Exchange,
+    rawPayload: TPayload,
+    sites: readonly CardSite[],
+    accepted: boolean,
+    authResult: AuthResult | undefined,
+  ): CallbackResponse | Promise<CallbackResponse> {
+    const { request, method, authRequest, read } = exchange;
     call.auth = authResult;
 
     // An id beyond 2^53 (ENC-1): its exact digits from the body's text, never the rounded number.
@@ -1261,29 +1321,92 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       definition.response.unconfirms === true && sites.length > 0 && carriesCardToCharge(payload);
 
     // 6. Call the merchant (after the callback's own check, if any), 7. write its response.
+    if (definition.authorize !== undefined) {
+      return authorizeThenCall(call, payload, context, cards, sites, chargesCard);
+    }
+    let outcome: TResult | undefined;
+    let pending: PromiseLike<TResult> | undefined;
+    try {
+      const returned = fn(payload, context);
+      if (isThenable(returned)) pending = returned;
+      else outcome = returned;
+    } catch (error) {
+      return answerThrown(call, error, payload);
+    } finally {
+      // The payload, the raw payload and the parsed body: no CVV is kept past the function (a
+      // promise's: once it settles, in `answerWhenSettled`).
+      if (pending === undefined) cardsDone(call, cards);
+    }
+    if (pending !== undefined)
+      return answerWhenSettled(call, pending, payload, cards, sites, chargesCard);
+    return answerResult(call, outcome as TResult, payload, sites, chargesCard);
+  }
+
+  /** No CVV is kept past the merchant's function, however it ended. */
+  function cardsDone(call: Call, cards: ReadonlySet<object>): void {
+    for (const card of cards) dropCvv(card);
+    call.cardsDone = true;
+  }
+
+  /** Steps 6–7 for a function that returned a promise or another thenable. */
+  async function answerWhenSettled(
+    call: Call,
+    pending: PromiseLike<TResult>,
+    payload: TPayload,
+    cards: ReadonlySet<object>,
+    sites: readonly CardSite[],
+    chargesCard: boolean,
+  ): Promise<CallbackResponse> {
     let outcome: TResult;
     try {
-      if (definition.authorize !== undefined) {
-        let refusal: string | undefined;
-        try {
-          refusal = await definition.authorize(payload, context, options);
-        } catch (error) {
-          const failure = new Failure("internal_error", AUTHORIZE_THREW, undefined, error, true);
-          return fail(call, failure, undefined, payload);
-        }
-        if (refusal !== undefined) {
-          return fail(call, new Failure("unauthorized", refusal), undefined, payload);
-        }
+      outcome = await pending;
+    } catch (error) {
+      return answerThrown(call, error, payload);
+    } finally {
+      cardsDone(call, cards);
+    }
+    return answerResult(call, outcome, payload, sites, chargesCard);
+  }
+
+  /** Steps 6–7 for a callback with its own check before the function (`authorize`). */
+  async function authorizeThenCall(
+    call: Call,
+    payload: TPayload,
+    context: HandlerContext<TPayload>,
+    cards: ReadonlySet<object>,
+    sites: readonly CardSite[],
+    chargesCard: boolean,
+  ): Promise<CallbackResponse> {
+    let outcome: TResult;
+    try {
+      let refusal: string | undefined;
+      try {
+        refusal = await definition.authorize?.(payload, context, options);
+      } catch (error) {
+        const failure = new Failure("internal_error", AUTHORIZE_THREW, undefined, error, true);
+        return fail(call, failure, undefined, payload);
+      }
+      if (refusal !== undefined) {
+        return fail(call, new Failure("unauthorized", refusal), undefined, payload);
       }
       const returned = fn(payload, context);
       outcome = isThenable(returned) ? await returned : returned;
     } catch (error) {
       return answerThrown(call, error, payload);
     } finally {
-      // The payload, the raw payload and the parsed body: no CVV is kept past the function.
-      for (const card of cards) dropCvv(card);
-      call.cardsDone = true;
+      cardsDone(call, cards);
     }
+    return answerResult(call, outcome, payload, sites, chargesCard);
+  }
+
+  /** Step 7: the function's result read, checked and answered. */
+  function answerResult(
+    call: Call,
+    outcome: TResult,
+    payload: TPayload,
+    sites: readonly CardSite[],
+    chargesCard: boolean,
+  ): CallbackResponse {
     // A result that cannot be read at all (a Proxy whose keys throw) is answered as nothing,
     // unless the callback requires a verdict: the function has run.
     let written: WrittenResult;

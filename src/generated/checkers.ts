@@ -67,11 +67,16 @@ export interface GeneratedChecker {
  * `checkSealed` (a plain check does none of this).
  */
 let sealed = false;
-/** The payment objects the sealed check met (a PaymentDetails, or an object with card fields). */
-let cardSites: object[] = [];
+/** Never added to: sites are added while `sealed` only, and `addSite` replaces it first. */
+const NO_SITES: object[] = [];
+/**
+ * The payment objects the sealed check met (a PaymentDetails, or an object with card fields):
+ * `NO_SITES` until the first (no array made for a body without one), and outside `checkSealed`.
+ */
+let cardSites: object[] = NO_SITES;
 const ownKey = Object.prototype.hasOwnProperty;
-/** Object.prototype's own keys in every engine: a longer list means it was given another. */
-const STANDARD_PROTOTYPE_KEYS = 12;
+/** Read with `in` by `prototypeHoldsNoField` (emitted after the checks). */
+const PROTOTYPE: object = Object.prototype;
 const EMPTY = {};
 /**
  * How many levels a value the schema does not describe may have below the deepest object the
@@ -170,7 +175,7 @@ function cardDetails(x: unknown): void {
     sealed = false;
     return;
   }
-  if (!cardSites.includes(x)) cardSites.push(x);
+  addSite(x);
 }
 
 function cardField(x: object, key: string): boolean {
@@ -180,8 +185,12 @@ function cardField(x: object, key: string): boolean {
 
 /** An object with its own card fields holds card data, whatever key it is under (seal.ts). */
 function cardSelf(o: object): void {
-  if ((ownKey.call(o, "CardNumber") || ownKey.call(o, "CVVNumber")) && !cardSites.includes(o))
-    cardSites.push(o);
+  if (ownKey.call(o, "CardNumber") || ownKey.call(o, "CVVNumber")) addSite(o);
+}
+
+function addSite(o: object): void {
+  if (cardSites === NO_SITES) cardSites = [o];
+  else if (!cardSites.includes(o)) cardSites.push(o);
 }
 
 /**
@@ -190,8 +199,9 @@ function cardSelf(o: object): void {
  * nothing in it needs the walk (no `__proto__` key, card field or PaymentDetails where its schema
  * has none; no level deeper than `maxDepth`, values the schema does not describe included; every
  * card field a string or null). For bodies of own enumerable data properties, as JSON.parse makes
- * them (the engine gives it no other). `undefined` otherwise: then seal and check as usual. Needs an Object.prototype with its
- * standard keys only, none enumerable (otherwise always `undefined`).
+ * them (the engine gives it no other). `undefined` otherwise: then seal and check as usual. Needs an
+ * Object.prototype with no enumerable key and nothing under a name the checks read (otherwise
+ * always `undefined`).
  */
 export function checkSealed(
   checker: GeneratedChecker,
@@ -200,16 +210,15 @@ export function checkSealed(
 ): readonly object[] | undefined {
   if (checker.levels > maxDepth) return undefined;
   for (const _key in EMPTY) return undefined;
-  if (Object.getOwnPropertyNames(Object.prototype).length !== STANDARD_PROTOTYPE_KEYS)
-    return undefined;
+  if (!prototypeHoldsNoField()) return undefined;
   sealed = true;
-  cardSites = [];
+  cardSites = NO_SITES;
   openLevels = maxDepth - checker.levels;
   try {
     return checker.check(value) === ACCEPT && sealed ? cardSites : undefined;
   } finally {
     sealed = false;
-    cardSites = [];
+    cardSites = NO_SITES;
   }
 }
 
@@ -4203,3 +4212,353 @@ function checkKeyValuePair2(v: unknown): Verdict {
 
 /** The fields of checkKeyValuePair2's shape. */
 const checkKeyValuePair2_keys: ReadonlySet<string> = new Set(["Key", "Value"]);
+
+/**
+ * Whether Object.prototype holds nothing under a name the checks read: a field absent from a
+ * body would be read from it (with its getter called), and counted as present.
+ */
+function prototypeHoldsNoField(): boolean {
+  return !(
+    "AdditionalRequiredDocuments" in PROTOTYPE ||
+    "Address1" in PROTOTYPE ||
+    "Address2" in PROTOTYPE ||
+    "AddressBookId" in PROTOTYPE ||
+    "AddressBookName" in PROTOTYPE ||
+    "AddressDetails" in PROTOTYPE ||
+    "AllowDirectCommunicationFromMerchant" in PROTOTYPE ||
+    "AllowMailsFromMerchant" in PROTOTYPE ||
+    "AllowSMSFromMerchant" in PROTOTYPE ||
+    "Amount" in PROTOTYPE ||
+    "AttributeCode" in PROTOTYPE ||
+    "AttributeKey" in PROTOTYPE ||
+    "AttributeTypeCode" in PROTOTYPE ||
+    "AttributeValue" in PROTOTYPE ||
+    "Attributes" in PROTOTYPE ||
+    "AuthToken" in PROTOTYPE ||
+    "BackOrderDate" in PROTOTYPE ||
+    "Brand" in PROTOTYPE ||
+    "CCFPrice" in PROTOTYPE ||
+    "CVVNumber" in PROTOTYPE ||
+    "CalculationMode" in PROTOTYPE ||
+    "CardFields" in PROTOTYPE ||
+    "CardId" in PROTOTYPE ||
+    "CardNumber" in PROTOTYPE ||
+    "CardNumberLastFourDigits" in PROTOTYPE ||
+    "CartHash" in PROTOTYPE ||
+    "CartId" in PROTOTYPE ||
+    "CartItemId" in PROTOTYPE ||
+    "CartItemOptionId" in PROTOTYPE ||
+    "CartToken" in PROTOTYPE ||
+    "CashOnDeliveryFee" in PROTOTYPE ||
+    "Categories" in PROTOTYPE ||
+    "ChildCartItemId" in PROTOTYPE ||
+    "City" in PROTOTYPE ||
+    "CityRegion" in PROTOTYPE ||
+    "ClearCart" in PROTOTYPE ||
+    "Code" in PROTOTYPE ||
+    "CollectionPointId" in PROTOTYPE ||
+    "Company" in PROTOTYPE ||
+    "ComponentType" in PROTOTYPE ||
+    "ConsignmentFee" in PROTOTYPE ||
+    "CookieConsent" in PROTOTYPE ||
+    "CountryCode" in PROTOTYPE ||
+    "CountryCode3" in PROTOTYPE ||
+    "CountryName" in PROTOTYPE ||
+    "CouponCode" in PROTOTYPE ||
+    "CreatedBy" in PROTOTYPE ||
+    "CreditNoteUrl" in PROTOTYPE ||
+    "CultureCode" in PROTOTYPE ||
+    "CurrencyCode" in PROTOTYPE ||
+    "Customer" in PROTOTYPE ||
+    "CustomerComments" in PROTOTYPE ||
+    "CustomerDTBreakdown" in PROTOTYPE ||
+    "CustomerEmail" in PROTOTYPE ||
+    "CustomerId" in PROTOTYPE ||
+    "CustomerPrepaidRefundAmount" in PROTOTYPE ||
+    "CustomerTaxId" in PROTOTYPE ||
+    "CustomerVATRate" in PROTOTYPE ||
+    "DeliveryDateFrom" in PROTOTYPE ||
+    "DeliveryDateTo" in PROTOTYPE ||
+    "DeliveryDaysFrom" in PROTOTYPE ||
+    "DeliveryDaysTo" in PROTOTYPE ||
+    "Description" in PROTOTYPE ||
+    "DiscountCode" in PROTOTYPE ||
+    "DiscountType" in PROTOTYPE ||
+    "DiscountValue" in PROTOTYPE ||
+    "DiscountedPrice" in PROTOTYPE ||
+    "DiscountedPriceForCustoms" in PROTOTYPE ||
+    "DiscountedShippingPrice" in PROTOTYPE ||
+    "Discounts" in PROTOTYPE ||
+    "DispatchedParcel" in PROTOTYPE ||
+    "DoNotChargeVAT" in PROTOTYPE ||
+    "DocumentData" in PROTOTYPE ||
+    "DocumentExtension" in PROTOTYPE ||
+    "DocumentTypeCode" in PROTOTYPE ||
+    "DocumentTypeName" in PROTOTYPE ||
+    "DutiesAmount" in PROTOTYPE ||
+    "DutiesGuaranteed" in PROTOTYPE ||
+    "EffectiveFXRate" in PROTOTYPE ||
+    "Email" in PROTOTYPE ||
+    "EmailAddress" in PROTOTYPE ||
+    "ExpirationDate" in PROTOTYPE ||
+    "ExternalReference" in PROTOTYPE ||
+    "Fax" in PROTOTYPE ||
+    "FirstName" in PROTOTYPE ||
+    "FirstNameInLocalCulture" in PROTOTYPE ||
+    "FreeShippingCouponCode" in PROTOTYPE ||
+    "FullRefund" in PROTOTYPE ||
+    "GenericHSCode" in PROTOTYPE ||
+    "GiftCardFields" in PROTOTYPE ||
+    "GiftCards" in PROTOTYPE ||
+    "GiftCardsData" in PROTOTYPE ||
+    "GiftMessage" in PROTOTYPE ||
+    "HandlingCode" in PROTOTYPE ||
+    "Height" in PROTOTYPE ||
+    "HubCode" in PROTOTYPE ||
+    "HubId" in PROTOTYPE ||
+    "ImageHeight" in PROTOTYPE ||
+    "ImageURL" in PROTOTYPE ||
+    "ImageWidth" in PROTOTYPE ||
+    "ImporterDetails" in PROTOTYPE ||
+    "InitialCheckoutCultureCode" in PROTOTYPE ||
+    "InitiatedBy" in PROTOTYPE ||
+    "InternationalDetails" in PROTOTYPE ||
+    "InternationalDiscountedPrice" in PROTOTYPE ||
+    "InternationalListPrice" in PROTOTYPE ||
+    "InternationalPrice" in PROTOTYPE ||
+    "IsBackOrdered" in PROTOTYPE ||
+    "IsBilling" in PROTOTYPE ||
+    "IsChargedToMerchant" in PROTOTYPE ||
+    "IsDefaultBilling" in PROTOTYPE ||
+    "IsDefaultShipping" in PROTOTYPE ||
+    "IsEndCustomerPrimary" in PROTOTYPE ||
+    "IsFixedPrice" in PROTOTYPE ||
+    "IsFreeShipping" in PROTOTYPE ||
+    "IsGiftCard" in PROTOTYPE ||
+    "IsMoto" in PROTOTYPE ||
+    "IsReplacementOrder" in PROTOTYPE ||
+    "IsShipping" in PROTOTYPE ||
+    "IsSplitOrder" in PROTOTYPE ||
+    "IsStockValidation" in PROTOTYPE ||
+    "IsVirtual" in PROTOTYPE ||
+    "Key" in PROTOTYPE ||
+    "LastName" in PROTOTYPE ||
+    "LastNameInLocalCulture" in PROTOTYPE ||
+    "Length" in PROTOTYPE ||
+    "ListPrice" in PROTOTYPE ||
+    "LocalVATRate" in PROTOTYPE ||
+    "LocalVATRateType" in PROTOTYPE ||
+    "LoyaltyCode" in PROTOTYPE ||
+    "LoyaltyPointsEarned" in PROTOTYPE ||
+    "LoyaltyPointsSpent" in PROTOTYPE ||
+    "LoyaltyVoucherCode" in PROTOTYPE ||
+    "Markups" in PROTOTYPE ||
+    "MerchantCartToken" in PROTOTYPE ||
+    "MerchantDTBreakdown" in PROTOTYPE ||
+    "MerchantGUID" in PROTOTYPE ||
+    "MerchantInternalOrderId" in PROTOTYPE ||
+    "MerchantOrderId" in PROTOTYPE ||
+    "MerchantRMANumber" in PROTOTYPE ||
+    "MerchantReturnReasonCode" in PROTOTYPE ||
+    "MerchantReturnReasonName" in PROTOTYPE ||
+    "MetaData" in PROTOTYPE ||
+    "MiddleName" in PROTOTYPE ||
+    "ModifiedProduct" in PROTOTYPE ||
+    "Name" in PROTOTYPE ||
+    "OTVoucherAmount" in PROTOTYPE ||
+    "OTVoucherCode" in PROTOTYPE ||
+    "OTVoucherCurrencyCode" in PROTOTYPE ||
+    "OrderCreationDate" in PROTOTYPE ||
+    "OrderCreationSource" in PROTOTYPE ||
+    "OrderId" in PROTOTYPE ||
+    "OrderPaymentMethods" in PROTOTYPE ||
+    "OrderRefundReasonCode" in PROTOTYPE ||
+    "OrderTrackingNumber" in PROTOTYPE ||
+    "OrderTrackingUrl" in PROTOTYPE ||
+    "OrderWaybillNumber" in PROTOTYPE ||
+    "OrderWaybillUrl" in PROTOTYPE ||
+    "OrderedQuantity" in PROTOTYPE ||
+    "OriginalAmount" in PROTOTYPE ||
+    "OriginalCurrencyCode" in PROTOTYPE ||
+    "OriginalCustomerPrepaidRefundAmount" in PROTOTYPE ||
+    "OriginalDiscountValue" in PROTOTYPE ||
+    "OriginalListPrice" in PROTOTYPE ||
+    "OriginalOrder" in PROTOTYPE ||
+    "OriginalRefundAmount" in PROTOTYPE ||
+    "OriginalSalePrice" in PROTOTYPE ||
+    "OriginalTotalRefundAmount" in PROTOTYPE ||
+    "OwnerFirstName" in PROTOTYPE ||
+    "OwnerLastName" in PROTOTYPE ||
+    "OwnerName" in PROTOTYPE ||
+    "PaidAmountInCustomerCurrency" in PROTOTYPE ||
+    "PaidAmountInMerchantCurrency" in PROTOTYPE ||
+    "ParcelCode" in PROTOTYPE ||
+    "ParcelTracking" in PROTOTYPE ||
+    "ParcelTrackingNumber" in PROTOTYPE ||
+    "ParcelTrackingUrl" in PROTOTYPE ||
+    "ParcelsTracking" in PROTOTYPE ||
+    "ParentCartItemId" in PROTOTYPE ||
+    "PaymentDetails" in PROTOTYPE ||
+    "PaymentMethodCode" in PROTOTYPE ||
+    "PaymentMethodGuid" in PROTOTYPE ||
+    "PaymentMethodId" in PROTOTYPE ||
+    "PaymentMethodName" in PROTOTYPE ||
+    "PaymentMethodTypeCode" in PROTOTYPE ||
+    "PaymentMethodTypeName" in PROTOTYPE ||
+    "PaymentTransactionReference" in PROTOTYPE ||
+    "Phone1" in PROTOTYPE ||
+    "Phone2" in PROTOTYPE ||
+    "PreferredCultureCode" in PROTOTYPE ||
+    "Price" in PROTOTYPE ||
+    "PriceBeforeRoundingRate" in PROTOTYPE ||
+    "PriceCoefficientRate" in PROTOTYPE ||
+    "PrimaryBilling" in PROTOTYPE ||
+    "PrimaryShipping" in PROTOTYPE ||
+    "ProductCartItemId" in PROTOTYPE ||
+    "ProductClassCode" in PROTOTYPE ||
+    "ProductCode" in PROTOTYPE ||
+    "ProductCodeSecondary" in PROTOTYPE ||
+    "ProductGroupCode" in PROTOTYPE ||
+    "ProductName" in PROTOTYPE ||
+    "ProductRefundableAmount" in PROTOTYPE ||
+    "Products" in PROTOTYPE ||
+    "ProductsDutiesRefund" in PROTOTYPE ||
+    "Quantity" in PROTOTYPE ||
+    "RMANumber" in PROTOTYPE ||
+    "Rate" in PROTOTYPE ||
+    "RefundAmount" in PROTOTYPE ||
+    "RefundAmountPercent" in PROTOTYPE ||
+    "RefundAsGiftCard" in PROTOTYPE ||
+    "RefundComments" in PROTOTYPE ||
+    "RefundComponents" in PROTOTYPE ||
+    "RefundDocument" in PROTOTYPE ||
+    "RefundID" in PROTOTYPE ||
+    "RefundProducts" in PROTOTYPE ||
+    "RefundQuantity" in PROTOTYPE ||
+    "RefundReason" in PROTOTYPE ||
+    "RefundableAmount" in PROTOTYPE ||
+    "RefundableDutiesAmount" in PROTOTYPE ||
+    "RefundableQuantity" in PROTOTYPE ||
+    "RefundableShippingAmount" in PROTOTYPE ||
+    "RefundableTotalAmount" in PROTOTYPE ||
+    "Refunds" in PROTOTYPE ||
+    "RemoteAreaSurcharge" in PROTOTYPE ||
+    "RemovedProductCodes" in PROTOTYPE ||
+    "ReservationRequestId" in PROTOTYPE ||
+    "ReturnQuantity" in PROTOTYPE ||
+    "ReturnReasonName" in PROTOTYPE ||
+    "ReturnShippingCost" in PROTOTYPE ||
+    "ReturnTrackingNumber" in PROTOTYPE ||
+    "ReturnedProducts" in PROTOTYPE ||
+    "RoundingRate" in PROTOTYPE ||
+    "SKU" in PROTOTYPE ||
+    "SalePrice" in PROTOTYPE ||
+    "Salutation" in PROTOTYPE ||
+    "SameDayDispatch" in PROTOTYPE ||
+    "SameDayDispatchCost" in PROTOTYPE ||
+    "SecondaryBilling" in PROTOTYPE ||
+    "SecondaryShipping" in PROTOTYPE ||
+    "SendConfirmation" in PROTOTYPE ||
+    "ServiceGestureAmount" in PROTOTYPE ||
+    "SessionId" in PROTOTYPE ||
+    "ShipToStoreCode" in PROTOTYPE ||
+    "ShipmentLocation" in PROTOTYPE ||
+    "ShipmentStatusUpdateTime" in PROTOTYPE ||
+    "ShipperName" in PROTOTYPE ||
+    "ShippingAmount" in PROTOTYPE ||
+    "ShippingCountryCode" in PROTOTYPE ||
+    "ShippingMethodCode" in PROTOTYPE ||
+    "ShippingMethodName" in PROTOTYPE ||
+    "ShippingMethodStatusCode" in PROTOTYPE ||
+    "ShippingMethodStatusName" in PROTOTYPE ||
+    "ShippingMethodTypeCode" in PROTOTYPE ||
+    "ShippingMethodTypeName" in PROTOTYPE ||
+    "ShippingRefund" in PROTOTYPE ||
+    "ShippingVATRate" in PROTOTYPE ||
+    "SizeOverchargeValue" in PROTOTYPE ||
+    "Sku" in PROTOTYPE ||
+    "StateCode" in PROTOTYPE ||
+    "StateOrProvice" in PROTOTYPE ||
+    "StateOrProvince" in PROTOTYPE ||
+    "StatusCode" in PROTOTYPE ||
+    "StatusName" in PROTOTYPE ||
+    "Subs" in PROTOTYPE ||
+    "TaxCalculationRule" in PROTOTYPE ||
+    "TotalCCFPrice" in PROTOTYPE ||
+    "TotalCreditAmount" in PROTOTYPE ||
+    "TotalDutiesAndTaxesPrice" in PROTOTYPE ||
+    "TotalDutiesPaidByCustomerPrice" in PROTOTYPE ||
+    "TotalDutiesPrice" in PROTOTYPE ||
+    "TotalGiftCardsRefundAmount" in PROTOTYPE ||
+    "TotalGiftCardsRefundAmountinMerchantCurrency" in PROTOTYPE ||
+    "TotalLoyaltyPointsRefundAmount" in PROTOTYPE ||
+    "TotalLoyaltyPointsRefunded" in PROTOTYPE ||
+    "TotalMoneyRefundAmount" in PROTOTYPE ||
+    "TotalPrice" in PROTOTYPE ||
+    "TotalRefundAmount" in PROTOTYPE ||
+    "TotalShippingPrice" in PROTOTYPE ||
+    "TotalVATAmount" in PROTOTYPE ||
+    "TotalValueForCustoms" in PROTOTYPE ||
+    "TrackingURL" in PROTOTYPE ||
+    "TransactionCurrencyCode" in PROTOTYPE ||
+    "TransactionTotalPrice" in PROTOTYPE ||
+    "URL" in PROTOTYPE ||
+    "USSalesTax" in PROTOTYPE ||
+    "UrlParameters" in PROTOTYPE ||
+    "UserId" in PROTOTYPE ||
+    "UserIdNumber" in PROTOTYPE ||
+    "UserIdNumberType" in PROTOTYPE ||
+    "UserIdNumberTypeCode" in PROTOTYPE ||
+    "VATRate" in PROTOTYPE ||
+    "VATRateType" in PROTOTYPE ||
+    "VATRateTypeCode" in PROTOTYPE ||
+    "VATRegistrationNumber" in PROTOTYPE ||
+    "Value" in PROTOTYPE ||
+    "WebStoreCode" in PROTOTYPE ||
+    "WebStoreInstanceCode" in PROTOTYPE ||
+    "Weight" in PROTOTYPE ||
+    "Width" in PROTOTYPE ||
+    "Zip" in PROTOTYPE ||
+    "allowMailsFromMerchant" in PROTOTYPE ||
+    "billingDetails" in PROTOTYPE ||
+    "cartId" in PROTOTYPE ||
+    "cartToken" in PROTOTYPE ||
+    "clientIP" in PROTOTYPE ||
+    "clientIp" in PROTOTYPE ||
+    "code" in PROTOTYPE ||
+    "countryCode" in PROTOTYPE ||
+    "cultureCode" in PROTOTYPE ||
+    "currencyCode" in PROTOTYPE ||
+    "discountList" in PROTOTYPE ||
+    "discountsList" in PROTOTYPE ||
+    "doNotChargeVAT" in PROTOTYPE ||
+    "freeShippingCouponCode" in PROTOTYPE ||
+    "hubId" in PROTOTYPE ||
+    "includeVAT" in PROTOTYPE ||
+    "isFixedPriceSupported" in PROTOTYPE ||
+    "isFreeShipping" in PROTOTYPE ||
+    "loyaltyCode" in PROTOTYPE ||
+    "loyaltyPointsEarned" in PROTOTYPE ||
+    "loyaltyPointsSpent" in PROTOTYPE ||
+    "loyaltyPointsTotal" in PROTOTYPE ||
+    "merchantCartHash" in PROTOTYPE ||
+    "merchantCartToken" in PROTOTYPE ||
+    "name" in PROTOTYPE ||
+    "originalCurrencyCode" in PROTOTYPE ||
+    "otVoucherAmount" in PROTOTYPE ||
+    "otVoucherCode" in PROTOTYPE ||
+    "otVoucherCurrencyCode" in PROTOTYPE ||
+    "paymentInstallments" in PROTOTYPE ||
+    "priceCoefficientRate" in PROTOTYPE ||
+    "productGroupCode" in PROTOTYPE ||
+    "productGroupCodeSecondary" in PROTOTYPE ||
+    "productsList" in PROTOTYPE ||
+    "shippingDetails" in PROTOTYPE ||
+    "shippingOptionsList" in PROTOTYPE ||
+    "urlParameters" in PROTOTYPE ||
+    "userDetails" in PROTOTYPE ||
+    "vatRegistrationNumber" in PROTOTYPE ||
+    "webStoreCode" in PROTOTYPE ||
+    "webStoreInstanceCode" in PROTOTYPE
+  );
+}

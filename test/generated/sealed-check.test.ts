@@ -283,6 +283,54 @@ describe("the sealed check declines what it cannot vouch for", () => {
     }
   });
 
+  it("declines when a standard key of Object.prototype was swapped for a field's name (the count of its keys is unchanged)", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    const standard = Object.getOwnPropertyDescriptor(proto, "__lookupSetter__");
+    expect(standard).toBeDefined();
+    delete proto.__lookupSetter__;
+    // A getter, not called by the check: the body lacks the required OrderId, and the check must
+    // not take the prototype's for the body's.
+    let calls = 0;
+    Object.defineProperty(proto, "OrderId", {
+      get: () => {
+        calls++;
+        return "from the prototype";
+      },
+      configurable: true,
+    });
+    try {
+      const body = order();
+      delete body.OrderId;
+      expect(checkSealed(checker, body, 64)).toBeUndefined();
+      expect(calls).toBe(0);
+    } finally {
+      delete proto.OrderId;
+      Object.defineProperty(proto, "__lookupSetter__", standard as PropertyDescriptor);
+    }
+    expect(checkSealed(checker, order(), 64)).toBeDefined();
+  });
+
+  it("declines for a field name of any schema on Object.prototype, and answers for other non-enumerable keys", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    // A name only the cart's schema has, and one of a PaymentDetails.
+    for (const key of ["merchantCartToken", "CardNumber", "Sku"]) {
+      Object.defineProperty(proto, key, { value: undefined, configurable: true });
+      try {
+        expect(checkSealed(checker, order(), 64), key).toBeUndefined();
+      } finally {
+        delete proto[key];
+      }
+    }
+    // A key no schema reads, not enumerable: no check reads it, nothing counts it.
+    Object.defineProperty(proto, "noSchemaHasThisKey", { value: 1, configurable: true });
+    try {
+      const body = order();
+      expect(checkSealed(checker, body, 64)).toStrictEqual([body.PaymentDetails]);
+    } finally {
+      delete proto.noSchemaHasThisKey;
+    }
+  });
+
   it("declines a depth limit below the schema's own depth", () => {
     expect(checker.levels).toBeGreaterThan(1);
     expect(checkSealed(checker, order(), checker.levels - 1)).toBeUndefined();
