@@ -91,7 +91,7 @@ export const SESSION_CALLBACKS: ReadonlySet<CallbackName> = new Set<CallbackName
  * registered symbol, not a set of this module's, as the router may come from the other build
  * (CommonJS or ES modules) than the factory that built the handler.
  */
-const SESSION_CHECKED = Symbol.for("crossborder-callbacks.sessionChecked");
+const SESSION_CHECKED = Symbol.for("crossborder-callbacks/sessionChecked@1");
 
 /** Whether a handler was built by a gift-card or voucher factory with a `verifySession`. */
 export function checksShopperSession(handler: CallbackHandler): boolean {

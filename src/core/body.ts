@@ -41,8 +41,8 @@ export const UNREADABLE: ReadBody = { kind: "unreadable" };
  * adapters' request stream, read by its events. `readBody` checks the encoding and the declared
  * length first, then hands over the limit and the deadline; `discardBody` lets it go.
  */
-export const SELF_READ = Symbol.for("crossborder-callbacks.selfRead");
-export const SELF_DISCARD = Symbol.for("crossborder-callbacks.selfDiscard");
+export const SELF_READ = Symbol.for("crossborder-callbacks/selfRead@1");
+export const SELF_DISCARD = Symbol.for("crossborder-callbacks/selfDiscard@1");
 
 /**
  * How long a body may take to arrive (`bodyTimeoutMs`'s default): also how long the rest of a
@@ -50,8 +50,10 @@ export const SELF_DISCARD = Symbol.for("crossborder-callbacks.selfDiscard");
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 // Registered symbols (`Symbol.for`), not `instanceof`: an application may load the engine from one
-// build (CommonJS) and an adapter from the other (ES modules), each with its own classes.
-const DECODED = Symbol.for("crossborder-callbacks.decodedBody");
+// build (CommonJS) and an adapter from the other (ES modules), each with its own classes. Each
+// key carries its protocol (`@1`), bumped when the shape behind it changes, so that two copies of
+// different shapes ignore each other's marks instead of misreading them (review dual-3).
+const DECODED = Symbol.for("crossborder-callbacks/decodedBody@1");
 
 export interface SelfReadingBody {
   /**

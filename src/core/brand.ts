@@ -2,11 +2,19 @@
  * The brands of the public error classes, so that `instanceof` (and the library's own checks)
  * holds across copies of the library: its ES module and CommonJS builds loaded in one process (an
  * ES module application with a CommonJS dependency that `require`s the package), or two bundles.
- * Each class's prototype carries a registered symbol, `Symbol.for("crossborder-callbacks.<Class>")`,
+ * Each class's prototype carries a registered symbol, `Symbol.for("crossborder-callbacks/<Class>@1")`,
  * the same in every copy. A subclass's prototype inherits its base's, so an instance carries the
  * brand of its own class and of each branded class above it, and never a sibling's: a
  * `ServiceConflictError` is a `ServiceError` to every copy, and no copy's `ServiceRateLimitError`.
  */
+
+/**
+ * The brands' protocol, in their key (`…/<Class>@1`): bumped when a class's documented fields
+ * change, so that a copy of another protocol (an older plugin's nested copy) sees the other's errors
+ * as plain Errors instead of misreading them (review dual-3). The keys copies share: README
+ * "CommonJS and ES modules, and two copies".
+ */
+const BRAND_PROTOCOL = 1;
 
 /** Each branded class of this copy, with its brand; a class not in it (yours) has none. */
 const BRANDS = new WeakMap<object, symbol>();
@@ -20,7 +28,7 @@ const BRANDS = new WeakMap<object, symbol>();
  * `ServiceError`'s `name` (`new.target.name`) as documented in every build and bundle.
  */
 export function brandClass(ctor: { readonly prototype: object }, name: string): void {
-  const brand = Symbol.for(`crossborder-callbacks.${name}`);
+  const brand = Symbol.for(`crossborder-callbacks/${name}@${BRAND_PROTOCOL}`);
   Object.defineProperty(ctor.prototype, brand, { value: true });
   // As a class's own `name` is: read-only, not enumerable, configurable.
   Object.defineProperty(ctor, "name", { value: name, configurable: true });

@@ -95,9 +95,12 @@ export const HEADER_BYTES_RULE =
  * Set by a Node adapter on the headers of a request whose header fields reached the server's
  * `maxHeadersCount` (2,000 by default): Node keeps that many and drops the rest without a word, so
  * a header sent twice (`Authorization`) could not be seen. The engine refuses such a request
- * (431) before reading a credential (review limits-2). Its value is the limit.
+ * (431) before reading a credential (review limits-2). Its value is the limit. A registered,
+ * versioned key, not a `Symbol()` of this module: the adapter may come from the other build or
+ * another copy of the library than the handler, which then never saw the mark and took the request
+ * (review dual-1). `@1` is the value's meaning (a number, the limit); bump it when that changes.
  */
-export const HEADERS_CUT: unique symbol = Symbol("crossborder-callbacks.headersCut");
+export const HEADERS_CUT: unique symbol = Symbol.for("crossborder-callbacks/headersCut@1") as never;
 
 /** The limit a Node adapter found the request's header fields cut at, if it did. */
 export function headersCutAt(headers: unknown): number | undefined {

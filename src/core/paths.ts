@@ -54,7 +54,7 @@ export function normalisePath(path: string): string {
  * and says so once through its `onError`. Only on a path passed on, never on one served.
  */
 export const MISSED_BELOW_MOUNT: unique symbol = Symbol.for(
-  "crossborder-callbacks.missedBelowMount",
+  "crossborder-callbacks/missedBelowMount@1",
 ) as never;
 
 /** `mountPrefix`: the prefix the framework cut (`req.baseUrl`); the report fits only if the router's
@@ -114,7 +114,7 @@ export function callbackNamedBy(pathname: string): CallbackName | undefined {
  * refused and that it answered with the router's 404: the handler reports it through its onError.
  * Only a report: a handler without it (a wrapper) is refused all the same.
  */
-export const NOT_SERVED: unique symbol = Symbol.for("crossborder-callbacks.notServed") as never;
+export const NOT_SERVED: unique symbol = Symbol.for("crossborder-callbacks/notServed@1") as never;
 
 /** Tells a single handler of a path it was not given (see `NOT_SERVED`); never throws. */
 export function reportNotServed(endpoint: object, pathname: string): void {

@@ -101,7 +101,8 @@ function libraryCopy(error: unknown, message: string, redact: Redactor): Error |
 /**
  * On a report whose `orderId` is a cart token (GetCheckoutCartInfo's `merchantCartToken`, a gift
  * card's `MerchantCartToken`), not enumerable: `defaultOnError` does not print it, as the same token
- * may be another callback's credential (`createAuth`'s `cartToken`; review second-idem-1).
+ * may be another callback's credential (`createAuth`'s `cartToken`; review second-idem-1). This
+ * module's own `Symbol()`: only this copy's `notify` and `defaultOnError` read it (review dual-1).
  */
 const ORDER_ID_IS_TOKEN = Symbol("crossborder-callbacks.orderIdIsToken");
 

@@ -800,7 +800,7 @@ export type UndeliveredReporter = (how: Undelivered, response: CallbackResponse)
  * as in core/body.ts: a handler of the CommonJS build served by the ES module build's adapter (or
  * the other way round) still reports.
  */
-export const UNDELIVERED: unique symbol = Symbol.for("crossborder-callbacks.undelivered");
+export const UNDELIVERED: unique symbol = Symbol.for("crossborder-callbacks/undelivered@1");
 
 /** The prototype of the answers one reporter reports: it holds the reporter, and nothing else. */
 export interface UndeliveredCarrier {

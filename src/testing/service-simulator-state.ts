@@ -90,7 +90,38 @@ function vat(country: string, rate = SIMULATED_COUNTRY_VAT[country] ?? 0) {
   };
 }
 
-export class SimulatorState {
+/**
+ * The simulator's state (`simulator.state`) as the declarations show it: an interface, not the
+ * class, whose private fields (`#seed`) would make the CommonJS declarations' `SimulatorState` and
+ * the ES module ones' two unrelated types, so that a simulator typed in a `.cts` file could not be
+ * handed to a helper typed in an `.mts` file (review dual-2). The class below keeps them private.
+ */
+export interface SimulatorState {
+  readonly orders: Map<string, SimulatedOrder>;
+  readonly parcels: Map<string, SimulatedParcel>;
+  readonly subscriptions: Map<string, SimulatedSubscription>;
+  /** RecentProductCountryS's change log: the change with id n is `productCountryChanges[n - 1]`. */
+  readonly productCountryChanges: ProductCountryRecord[];
+  readonly savedProducts: Map<string, Record<string, unknown>>;
+  readonly refunds: Map<string, Record<string, unknown>[]>;
+  readonly idempotency: Map<string, { fingerprint: string; status: number; body: unknown }>;
+  billingSummaries: number;
+  /**
+   * An order by the service's id or the merchant's: only where the document does not say which
+   * (4.9's path `orderId`). Where it asks for the service's (4.2 `OrderIds`, 4.5's path, 4.10's
+   * `OrderId`) the simulator uses `orders.get`, as the service would answer B001 to the other.
+   */
+  findOrder(id: string): SimulatedOrder | undefined;
+  /** An order by the merchant's id (4.2 `MerchantOrderIds`, 4.4 `MerchantOrderId`). */
+  findMerchantOrder(id: string): SimulatedOrder | undefined;
+}
+
+/** A fresh simulator state, seeded with the documented orders, parcels and subscriptions. */
+export function createSimulatorState(): SimulatorState {
+  return new SeededState();
+}
+
+class SeededState implements SimulatorState {
   readonly orders = new Map<string, SimulatedOrder>();
   readonly parcels = new Map<string, SimulatedParcel>();
   readonly subscriptions = new Map<string, SimulatedSubscription>();

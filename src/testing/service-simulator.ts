@@ -18,6 +18,7 @@ import {
   billingSummary,
   bindMembers,
   createRefund,
+  createSimulatorState,
   dispatch,
   dispatchRefusal,
   locationByIp,
@@ -27,7 +28,7 @@ import {
   type SimulatedAnswer,
   type SimulatedOperation,
   type SimulatedRequest,
-  SimulatorState,
+  type SimulatorState,
   saveProducts,
   shippingDetails,
   subscriptionError,
@@ -318,7 +319,7 @@ export async function createServiceSimulator(
   const jwtOperations = new Set<SimulatedOperation>(
     jwtList ?? ["calculateBillingSummary", "getShippingDetailsExtended"],
   );
-  let state = new SimulatorState();
+  let state = createSimulatorState();
   let clockOffset = 0;
   let tokensIssued = 0;
   let answers = 0;
@@ -735,7 +736,7 @@ export async function createServiceSimulator(
       tokens.clear();
       tokensIssued = 0;
       clockOffset = 0;
-      state = new SimulatorState();
+      state = createSimulatorState();
     },
     close() {
       cancelDelays();

@@ -353,7 +353,7 @@ describe("an answer that cannot be delivered after the function ran", () => {
         status: 200,
         headers: {},
         body: "",
-        [Symbol.for("crossborder-callbacks.undelivered")]: () => {
+        [Symbol.for("crossborder-callbacks/undelivered@1")]: () => {
           throw new Error("reporter");
         },
       };

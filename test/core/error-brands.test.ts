@@ -1,4 +1,4 @@
-// The public error classes carry a registered brand (`Symbol.for("crossborder-callbacks.<Class>")`)
+// The public error classes carry a registered brand (`Symbol.for("crossborder-callbacks/<Class>@1")`)
 // so that `instanceof` holds for an error made by another copy of the library (its ES module and
 // CommonJS builds both loaded: test/package/dual-builds.test.ts runs the two builds). Here, at the
 // source: what the brand makes an instance of, and what the engine takes from a foreign
@@ -20,7 +20,7 @@ import {
 import { SendCallbackError, samplePayload } from "../../src/testing/index.js";
 import { collector, json, post } from "./helpers.js";
 
-const brand = (name: string) => Symbol.for(`crossborder-callbacks.${name}`);
+const brand = (name: string) => Symbol.for(`crossborder-callbacks/${name}@1`);
 
 /** What another copy's class makes: an Error carrying the brands, none of this copy's classes. */
 function foreign(names: string[], fields: Record<string, unknown> = {}): Error {

@@ -15,7 +15,7 @@ const order = JSON.parse(
 describe("engine details", () => {
   it("treats a CallbackError from another copy of the library (ESM next to CJS) as one", async () => {
     // Another copy has another class, but the same registered brand.
-    const brand: unique symbol = Symbol.for("crossborder-callbacks.CallbackError") as never;
+    const brand: unique symbol = Symbol.for("crossborder-callbacks/CallbackError@1") as never;
     class ForeignCallbackError extends Error {
       readonly [brand] = true;
       readonly code = "OUT_OF_STOCK";
@@ -52,7 +52,7 @@ describe("engine details", () => {
   ])(
     "a foreign CallbackError with status %s is answered 200, never a crash",
     async (_label, status) => {
-      const brand: unique symbol = Symbol.for("crossborder-callbacks.CallbackError") as never;
+      const brand: unique symbol = Symbol.for("crossborder-callbacks/CallbackError@1") as never;
       // Another copy (or a forged object) whose constructor did not check the status.
       const error = Object.assign(new Error("Order locked"), {
         [brand]: true,
@@ -81,7 +81,7 @@ describe("engine details", () => {
   );
 
   it("a foreign CallbackError with a valid status keeps it", async () => {
-    const brand: unique symbol = Symbol.for("crossborder-callbacks.CallbackError") as never;
+    const brand: unique symbol = Symbol.for("crossborder-callbacks/CallbackError@1") as never;
     const error = Object.assign(new Error("Gone"), { [brand]: true, code: "GONE", status: 410 });
     const handler = createSendOrderToMerchantHandler(
       () => {

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -529,4 +529,193 @@ describe("the internal classes keep their names in both builds", () => {
       });
     },
   );
+});
+
+// Review dual-1: the marks an adapter puts on a request for the engine (header fields cut at
+// `server.maxHeadersCount`, the lazy abort signal) were a `Symbol()` of each build, so a handler of
+// one build behind an adapter of the other never saw them: a second `Authorization` past Node's cut
+// was dropped unseen (200, the function ran), and every request made its abort signal.
+type NodeAdapter = typeof import("../../src/adapters/node.js");
+
+/** The adapter of `from` for `kind`, as a request listener around `handler`. */
+async function listenerOf(
+  kind: "node" | "express",
+  from: "cjs" | "esm",
+  handler: Parameters<NodeAdapter["toNodeListener"]>[0],
+): Promise<RequestListener> {
+  if (kind === "node") {
+    const { toNodeListener } =
+      from === "cjs" ? cjs<NodeAdapter>("node.cjs") : await esm<NodeAdapter>("node.js");
+    return toNodeListener(handler) as RequestListener;
+  }
+  const { toExpress } =
+    from === "cjs"
+      ? cjs<typeof ExpressAdapter>("express.cjs")
+      : await esm<typeof ExpressAdapter>("express.js");
+  return express().use(toExpress(handler));
+}
+
+/** Sends `lines` (a request head without its blank line) and `body` raw; the status line back. */
+function sendRaw(port: number, lines: readonly string[], body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // Written, not ended: the server closes the connection once it answered (`Connection: close`).
+    const socket = connect(port, "127.0.0.1", () =>
+      socket.write(`${lines.join("\r\n")}\r\n\r\n${body}`),
+    );
+    let out = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => {
+      out += chunk;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(out.split("\r\n")[0] ?? ""));
+  });
+}
+
+const CROSS = [
+  ["a handler of the ES module build behind an adapter of the CommonJS build", "esm", "cjs"],
+  ["a handler of the CommonJS build behind an adapter of the ES module build", "cjs", "esm"],
+] as const;
+const ADAPTERS = ["node", "express"] as const;
+
+describe.each(CROSS)("%s", (_label, handlerFrom, adapterFrom) => {
+  it.each(ADAPTERS)(
+    "/%s: a second Authorization past server.maxHeadersCount is a 431, the function not run",
+    async (kind) => {
+      const { root, testing } = await build(handlerFrom);
+      const keys = await testing.createTestKeys();
+      const body = JSON.stringify(testing.samplePayload("UpdateOrderStatus"));
+      const token = await testing.signServiceToken(keys.privateKey, { body });
+      let ran = 0;
+      const reports: [string, number][] = [];
+      const handler = root.createUpdateOrderStatusHandler(
+        (update) => {
+          ran++;
+          return { InternalOrderId: `M-${update.OrderId}` };
+        },
+        {
+          auth: root.createAuth({ jwt: { environment: "test", keys: { test: keys.publicKey } } }),
+          onError: ({ kind: reported, status }) => void reports.push([reported, status]),
+        },
+      );
+      server = createServer(await listenerOf(kind, adapterFrom, handler));
+      server.maxHeadersCount = 20;
+      server.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server?.once("listening", resolve));
+      const { port } = server.address() as AddressInfo;
+      const head = (extra: readonly string[]) => [
+        "POST /UpdateOrderStatus HTTP/1.1",
+        "Host: x",
+        `Authorization: Bearer ${token}`,
+        "Content-Type: application/json",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "Connection: close",
+        ...extra,
+      ];
+      const fillers = Array.from({ length: 25 }, (_, i) => `X-Filler-${i}: v`);
+      // The same call without the fillers is served: the token is good.
+      expect(await sendRaw(port, head([]), body)).toMatch(/^HTTP\/1\.1 200 /);
+      expect(ran).toBe(1);
+      const cut = await sendRaw(
+        port,
+        head([...fillers, "Authorization: Bearer not-the-same-token"]),
+        body,
+      );
+      expect(cut).toMatch(/^HTTP\/1\.1 431 /);
+      expect(ran).toBe(1);
+      expect(reports).toEqual([["header_too_large", 431]]);
+    },
+  );
+
+  it.each(ADAPTERS)(
+    "/%s: the engine makes no abort signal for a request whose function does not read it",
+    async (kind) => {
+      const { root } = await build(handlerFrom);
+      let readSignal = false;
+      let closeListeners = 0;
+      const handler = root.createSendOrderToMerchantHandler(
+        (order, context) => {
+          if (readSignal) expect(context.signal).toBeInstanceOf(AbortSignal);
+          return { InternalOrderId: `M-${order.OrderId}` };
+        },
+        { auth: false, onError: () => undefined },
+      );
+      const inner = await listenerOf(kind, adapterFrom, handler);
+      // The lazy signal listens for the response's `close` (with `once`) only when made.
+      server = createServer((req, res) => {
+        const once = res.once;
+        res.once = function (this: typeof res, event: string | symbol, listener) {
+          if (event === "close") closeListeners++;
+          return once.call(this, event, listener);
+        } as typeof res.once;
+        inner(req, res);
+      }).listen(0, "127.0.0.1");
+      await new Promise((resolve) => server?.once("listening", resolve));
+      const { port } = server.address() as AddressInfo;
+      const send = async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/SendOrderToMerchant`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: ORDER,
+        });
+        expect(response.status).toBe(200);
+        await response.text();
+      };
+      await send();
+      const unread = closeListeners;
+      readSignal = true;
+      await send();
+      // None unread; one when the function reads it (the measure sees a signal made).
+      expect({ unread, read: closeListeners - unread }).toEqual({ unread: 0, read: 1 });
+    },
+  );
+});
+
+// Review dual-1 and dual-3: what one copy of the library marks for another (an adapter for the
+// engine, a factory for the router, an error for `instanceof`) is keyed by a registered symbol
+// with its protocol, `Symbol.for("crossborder-callbacks/<name>@<n>")`: the same in both builds
+// and in two copies of one protocol, and none that a copy of another protocol would misread. A
+// `Symbol()` named for the library is one module's own, read by that module only.
+describe("the symbol keys of both builds", () => {
+  const texts = () =>
+    readdirSync(join(ROOT, "dist"))
+      .filter((file) => /\.c?js$/.test(file))
+      .map((file) => readFileSync(join(ROOT, "dist", file), "utf8"));
+
+  it("a plain Symbol() named for the library is only one of the module-private ones", () => {
+    const plain = new Set<string>();
+    for (const text of texts()) {
+      for (const match of text.matchAll(/\bSymbol\(\s*["'`](crossborder-callbacks[^"'`]*)/g)) {
+        plain.add(match[1] ?? "");
+      }
+    }
+    expect([...plain].sort()).toEqual([
+      "crossborder-callbacks.koa.pendingAnswer",
+      "crossborder-callbacks.orderIdIsToken",
+    ]);
+  });
+
+  it("every registered key of the library is versioned, the adapters' marks among them", () => {
+    const keys = new Set<string>();
+    for (const text of texts()) {
+      for (const match of text.matchAll(/\bSymbol\.for\(\s*["'`](crossborder-callbacks[^"'`]*)/g)) {
+        keys.add(match[1] ?? "");
+      }
+    }
+    const unversioned = [...keys].filter(
+      (key) => !/^crossborder-callbacks\/(\w+|\$\{\w+\})@(\d+|\$\{\w+\})$/.test(key),
+    );
+    expect(unversioned).toEqual([]);
+    expect([...keys]).toEqual(
+      expect.arrayContaining([
+        "crossborder-callbacks/headersCut@1",
+        "crossborder-callbacks/lazySignal@1",
+        "crossborder-callbacks/undelivered@1",
+        "crossborder-callbacks/selfRead@1",
+        "crossborder-callbacks/decodedBody@1",
+        "crossborder-callbacks/notServed@1",
+        "crossborder-callbacks/sessionChecked@1",
+      ]),
+    );
+  });
 });

@@ -207,4 +207,28 @@ describe("a CommonJS project mixing .ts (require) and .mts (import) files", () =
     });
     expect(diagnostics).toStrictEqual([]);
   });
+  // Review dual-2: `SimulatorState` was a class with `#private` fields in the declarations, so
+  // the CommonJS declarations' `ServiceSimulator` and the ES module ones' were unrelated types: a
+  // .cts test helper typed `ServiceSimulator` refused the simulator an .mts suite created.
+  it("passes a service simulator between a .cts helper and an .mts suite, both ways", () => {
+    const diagnostics = mixed("mixed-simulator", {
+      "helper.cts": [
+        'import { createServiceSimulator, type ServiceSimulator } from "crossborder-callbacks/testing";',
+        "export function seeded(simulator: ServiceSimulator): number {",
+        "  simulator.state.billingSummaries = 1;",
+        '  return simulator.state.findOrder("GE-1001") === undefined ? 0 : simulator.state.orders.size;',
+        "}",
+        "export const made: Promise<ServiceSimulator> = createServiceSimulator();",
+      ].join("\n"),
+      "suite.mts": [
+        'import { createServiceSimulator, type ServiceSimulator } from "crossborder-callbacks/testing";',
+        'import { made, seeded } from "./helper.cjs";',
+        "const simulator = await createServiceSimulator();",
+        "export const orders = seeded(simulator);",
+        "export const theirs: ServiceSimulator = await made;",
+        'export const state: ServiceSimulator["state"] = theirs.state;',
+      ].join("\n"),
+    });
+    expect(diagnostics).toStrictEqual([]);
+  });
 });
