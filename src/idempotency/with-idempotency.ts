@@ -1503,13 +1503,50 @@ export function withIdempotency<TPayload, TResult>(
     return { kind: "result", text } as const;
   }
 
+  /**
+   * Keeps a run without a lease (`failOpen`, the store down) holding its handle until it settles,
+   * as `keepLease` does for a recorded run (review ssls2-1): the handle is then the only thing
+   * keeping a repeat in this process from running the function a second time while this run goes
+   * on, also once the store is back. An unref'd tick every third of a lease pushes `liveUntil`
+   * back; a runtime that drops the run's timers (a Worker's request that ended) stops the ticks,
+   * and a lease after the last one the handle stands for nothing (the same rule as a recorded
+   * run's). Past `maxRunMs`, the handle is let go and `onError` told. Returns the stop.
+   */
+  function keepHandle(key: string, handle: Handle, tell: Reporter): () => void {
+    const startedAt = monotonicNow();
+    handle.liveUntil = startedAt + leaseMs;
+    const timer = setInterval(
+      () => {
+        handle.liveUntil = monotonicNow() + leaseMs;
+        if (maxRunMs !== undefined && monotonicNow() - startedAt >= maxRunMs) {
+          clearInterval(timer);
+          abandon(key, handle);
+          tell(
+            `the function ran past maxRunMs (${maxRunMs} ms) on ${key} without a record (failOpen) and has not returned: the next delivery in this process may run it again while this run goes on`,
+          );
+        } else if (handles.get(key) !== handle) clearInterval(timer);
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    unref(timer);
+    return () => clearInterval(timer);
+  }
+
   /** Runs the function without a record: the store is down and `failOpen` is set. */
-  async function runUnrecorded(payload: TPayload, context: Context): Promise<Outcome> {
+  async function runUnrecorded(
+    key: string,
+    handle: Handle,
+    payload: TPayload,
+    context: Context,
+  ): Promise<Outcome> {
     let result: TResult;
+    const stop = keepHandle(key, handle, reporterOf(context as CallbackContext<unknown>));
     try {
       result = await fn(payload, context);
     } catch (error) {
       return { kind: "threw", error };
+    } finally {
+      stop();
     }
     try {
       return { kind: "result", text: encodeResult(result, context as CallbackContext<unknown>) };
@@ -1526,6 +1563,7 @@ export function withIdempotency<TPayload, TResult>(
     error: unknown,
     payload: TPayload,
     context: Context,
+    handle: Handle,
   ): Promise<Outcome> {
     // A record the store holds but cannot read (the Redis scripts refuse it): the function ran.
     if (isUnreadableRecordError(error)) return unreadableRecord(key, error);
@@ -1535,7 +1573,7 @@ export function withIdempotency<TPayload, TResult>(
       `the store failed to ${operation} ${key}; the function runs without a record (failOpen)`,
       error,
     );
-    return runUnrecorded(payload, context);
+    return runUnrecorded(key, handle, payload, context);
   }
 
   /** Waits for another process's run of `key`: its result, `again` when it left, `busy` past the deadline. */
@@ -1637,7 +1675,7 @@ export function withIdempotency<TPayload, TResult>(
         if (waitUntil !== undefined && after !== undefined) {
           handOver(waitUntil, after, until - monotonicNow());
         }
-        return storeFailed("claim", key, error, payload, context);
+        return storeFailed("claim", key, error, payload, context, handle);
       }
       if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt, handle);
       if (claim.record.state === "completed") {
@@ -1657,7 +1695,7 @@ export function withIdempotency<TPayload, TResult>(
             if (await forgetRefused(key, text, context)) continue;
           } catch (error) {
             // Safe to run unrecorded with failOpen: the record is a refusal, nothing was done.
-            return storeFailed("delete", key, error, payload, context);
+            return storeFailed("delete", key, error, payload, context, handle);
           }
         }
         return stored(text, key);
@@ -1666,7 +1704,7 @@ export function withIdempotency<TPayload, TResult>(
       try {
         waited = await poll(key, deadline, context);
       } catch (error) {
-        return storeFailed("read", key, error, payload, context);
+        return storeFailed("read", key, error, payload, context, handle);
       }
       if (waited !== "free") return waited;
     }
