@@ -687,8 +687,6 @@ interface PendingRelease {
   next: number;
   delay: number;
   readonly timeoutMs: number;
-  /** Resolves what was handed to the runtime's `waitUntil` for it, once it leaves the set. */
-  readonly done: (() => void) | undefined;
 }
 
 /** The runtime's `waitUntil` (Workers' `ctx.waitUntil`, Vercel's), as the context gives it. */
@@ -785,6 +783,8 @@ interface Releases {
   dueAt: number;
   /** The round sending now: one started over a stopped one supersedes it. */
   round: object | undefined;
+  /** The claims released by their own request's work (`releaseOwn`), counted in the bound. */
+  own: number;
 }
 
 const releasesOf = new WeakMap<object, Releases>();
@@ -825,18 +825,19 @@ function releaseLater(
       movedAt: 0,
       dueAt: 0,
       round: undefined,
+      own: 0,
     };
     releasesOf.set(store, releases);
   }
   const now = monotonicNow();
-  if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return undefined;
-  let done: (() => void) | undefined;
-  const gone = track
-    ? new Promise<void>((resolve) => {
-        done = resolve;
-      })
-    : undefined;
-  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs, done });
+  if (now >= until || releases.pending.size + releases.own >= MOST_PENDING_RELEASES) {
+    return undefined;
+  }
+  // Where the runtime drops a request's timers and I/O once it ended (a Worker), the claim is
+  // released by work of this request's own, handed to its `waitUntil` (review ssls2-2): a round
+  // of the shared loop, or its next timer, may belong to another request, and be dropped with it.
+  if (track) return releaseOwn(store, releases, key, owner, until, timeoutMs);
+  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
   // A loop that stopped moving (its round or timer was a Worker request's, dropped when it
   // ended: review serverless-4) is started again, or no claim of this store would be released.
   const stopped = releases.sending
@@ -848,15 +849,75 @@ function releaseLater(
     releases.timer = undefined;
     void releaseRound(store, releases);
   }
-  return gone;
+  return undefined;
+}
+
+/**
+ * Releases one claim by itself, from the call that found it may have landed (a Worker request's
+ * context, its timers its own), as the shared loop would: until the release deletes this owner's
+ * lease or `until`, one release in flight at a time (an unanswered one holds back the next, until
+ * it counts as lost), waiting from `timeoutMs` doubling to 5 s after a refusal or a failure.
+ * Never rejects.
+ */
+async function releaseOwn(
+  store: IdempotencyStore,
+  releases: Releases,
+  key: string,
+  owner: string,
+  until: number,
+  timeoutMs: number,
+): Promise<void> {
+  releases.own++;
+  let released = false;
+  let unanswered: Flight<boolean> | undefined;
+  let delay = timeoutMs;
+  try {
+    while (!released && monotonicNow() < until) {
+      if (!holdsBack(unanswered, LONGEST_RELEASE_RETRY_MS)) {
+        const flight = fly(() => store.release(key, owner));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let deleted: boolean | "late";
+        try {
+          deleted = await Promise.race([
+            flight.promise,
+            new Promise<"late">((resolve) => {
+              timer = setTimeout(() => resolve("late"), timeoutMs);
+              unref(timer);
+            }),
+          ]);
+        } catch {
+          deleted = "late";
+        } finally {
+          clearTimeout(timer);
+        }
+        if (deleted === true) return;
+        if (deleted === "late" && flight.settled === "no") {
+          unanswered = flight;
+          // Answered late: this owner's lease is gone, nothing more to send for it.
+          flight.promise.then(
+            (late) => {
+              if (late) released = true;
+            },
+            () => undefined,
+          );
+        }
+      }
+      const wait = Math.min(delay, until - monotonicNow());
+      if (wait > 0) {
+        await new Promise<void>((resolve) => {
+          unref(setTimeout(resolve, wait));
+        });
+      }
+      delay = Math.min(delay * 2, LONGEST_RELEASE_RETRY_MS);
+    }
+  } finally {
+    releases.own--;
+  }
 }
 
 /** Takes a claim out of the releases' set (released, answered late, or its lease ran out). */
 function dropRelease(releases: Releases, owner: string): void {
-  const entry = releases.pending.get(owner);
-  if (entry === undefined) return;
   releases.pending.delete(owner);
-  entry.done?.();
 }
 
 /** Sends the releases that are due, one at a time, then waits for the next one due. */

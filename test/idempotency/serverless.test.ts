@@ -347,3 +347,37 @@ describe("toFetch gives the runtime's waitUntil to the context (review serverles
     expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
   });
 });
+
+describe("late claims with waitUntil (review ssls2-2; workerd: test/adapters/workerd-releases.test.ts)", () => {
+  it("two late claims in two requests are each released within the work handed to their own request's waitUntil", async () => {
+    const { default: worker } = await import("../adapters/runtimes/release-worker.js");
+    const handed = new Map<string, Promise<unknown>[]>();
+    const ctxOf = (id: string) => ({
+      waitUntil: (promise: Promise<unknown>) => {
+        handed.set(id, [...(handed.get(id) ?? []), promise]);
+      },
+    });
+    const send = (path: string, id = "", init?: RequestInit) =>
+      worker.fetch(new Request(`http://merchant.example${path}`, init), {}, ctxOf(id));
+    const post = (id: string) =>
+      send("/crossborder/SendOrderToMerchant", id, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: orderText.replace(/GE927127001US/g, id),
+      });
+    await send("/config?claims=500,400&releaseMs=400");
+    const a = post("GE000000A01US");
+    await sleep(300);
+    const b = post("GE000000B01US");
+    expect([(await a).status, (await b).status]).toEqual([500, 500]);
+    // Each request's own work ends once its claim is released: nothing else is waited for.
+    for (const id of ["GE000000A01US", "GE000000B01US"]) {
+      expect(handed.get(id)).toHaveLength(1);
+      await handed.get(id)?.[0];
+    }
+    const { log } = (await (await send("/state")).json()) as { log: string[] };
+    expect(log.filter((line) => / release answered \S+ true$/.test(line))).toHaveLength(2);
+    expect((await post("GE000000B01US")).status).toBe(200);
+    expect((await post("GE000000A01US")).status).toBe(200);
+  });
+});
