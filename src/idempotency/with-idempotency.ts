@@ -1392,11 +1392,17 @@ export function withIdempotency<TPayload, TResult>(
    * the function and given the key up (it threw, or returned a refusal): the store then holds no
    * row, takes this record, and nothing else would tell that the function ran twice.
    */
-  function reportLateRecord(key: string, tell: Reporter, lease: Lease, receivedAt: number): void {
-    if (!lease.overran || lease.lostBefore(receivedAt)) return;
+  function reportLateRecord(
+    key: string,
+    tell: Reporter,
+    lease: Lease,
+    receivedAt: number,
+  ): boolean {
+    if (!lease.overran || lease.lostBefore(receivedAt)) return false;
     tell(
       `${key} was recorded after this run passed maxRunMs (${maxRunMs} ms) and its lease may have run out first: another delivery may have claimed the key meanwhile, run the function and given the key up (it threw, or returned a result the engine refuses), so the function may have run twice`,
     );
+    return true;
   }
 
   /**
@@ -1444,9 +1450,15 @@ export function withIdempotency<TPayload, TResult>(
         lease.stop();
         unsaved.delete(key);
         // An earlier try that landed after all is this owner's record: the store answers true
-        // for it (an equal text recorded by another run is no proof: review infra-5).
-        if (done) reportLateRecord(key, tell, lease, receivedAt);
-        else reportTakenOver(key, tell, lease, receivedAt);
+        // for it (an equal text recorded by another run is no proof: review infra-5). The
+        // delivery said it could not record it: said once that it is (review ssls2-3).
+        if (done) {
+          if (!reportLateRecord(key, tell, lease, receivedAt)) {
+            tell(
+              `the result of ${key} was recorded after all (retried in the background): the earlier "could not record" needs nothing more`,
+            );
+          }
+        } else reportTakenOver(key, tell, lease, receivedAt);
         ended?.();
         return;
       } catch {

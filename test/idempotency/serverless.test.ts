@@ -264,6 +264,46 @@ describe("a record that failed once (review serverless-2)", () => {
   });
 });
 
+describe("a record that lands on its retry after the answer (review ssls2-3)", () => {
+  it("is told to onError once, after the line saying it could not be recorded", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let writes = 0;
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: async (key, owner, result, ttl) => {
+        const write = ++writes;
+        if (write === 1) throw new Error("read ECONNRESET");
+        // Applied at once, answered past what is left of storeTimeoutMs (300 ms).
+        const done = await inner.complete(key, owner, result, ttl);
+        if (write === 2) await sleep(400);
+        return done;
+      },
+    };
+    const reports = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => ({ InternalOrderId: "M-1" }), {
+        store,
+        storeTimeoutMs: 300,
+        leaseMs: 3_000,
+      }),
+      { auth: false, onError: reports.onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(reports.failures.map((f) => f.reason)).toEqual([
+      expect.stringMatching(/could not record the result of .*retried in the background/),
+    ]);
+    await vi.waitFor(() => expect(reports.failures).toHaveLength(2), { timeout: 2_000 });
+    // Before: nothing after "could not record", although the retry had landed.
+    expect(reports.failures[1]?.reason).toMatch(
+      /the result of SendOrderToMerchant:\S+ was recorded after all/,
+    );
+    await sleep(500);
+    expect(reports.failures).toHaveLength(2);
+    expect(writes).toBe(2);
+    expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
+  });
+});
+
 describe("toFetch gives the runtime's waitUntil to the context (review serverless-2)", () => {
   async function seen(
     options: Parameters<typeof toFetch>[1],
