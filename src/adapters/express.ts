@@ -24,6 +24,7 @@ import {
   pathnameOf,
   remoteAddressOption,
   requestBody,
+  waitUntilOption,
   writeNodeResponse,
 } from "./internal.js";
 
@@ -75,6 +76,7 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
   const clientAddress = nodeAddressReader(remoteAddressOption(options, "toExpress")) as (
     req: ExpressRequestLike,
   ) => string | undefined;
+  const waitUntil = waitUntilOption(options, "toExpress");
   const single = isSingleHandler(endpoint);
   return (req, res, next) => {
     const url = req.url ?? "/";
@@ -97,6 +99,7 @@ export function toExpress<TReq extends ExpressRequestLike = ExpressRequestLike>(
       requestBody(req, req, res),
       clientAddress(req),
       res,
+      waitUntil,
     );
     // Called without `next`: a single handler's refused path is the router's 404 (second-mig-2).
     if (single && typeof next !== "function" && !endpoint.matches(pathnameOf(url))) {

@@ -658,6 +658,8 @@ export class NodeCallbackRequest implements CallbackRequest {
     readonly body: BodyInput,
     readonly remoteAddress: string | undefined,
     res: NodeResponseLike,
+    /** The adapter's `waitUntil` option (see `NodeAdapterOptions`). */
+    readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined = undefined,
   ) {
     this[LAZY_SIGNAL] = new ResponseCloseSignal(res);
   }
@@ -786,10 +788,34 @@ export interface NodeAdapterOptions<TReq extends NodeRequestLike = NodeRequestLi
    * (an IP allow-list refuses the call).
    */
   remoteAddress?: ((req: TReq) => string | undefined | null) | null | undefined;
+  /**
+   * The runtime's `waitUntil`, for every request, where the process freezes or its work stops
+   * once a request is answered (a Vercel Node function, the Next.js pages router on Vercel:
+   * `waitUntil` from `@vercel/functions`): work after the answer (`withIdempotency`'s record
+   * retried, a late claim released) is handed to it, and it is `context.waitUntil`. Left out or
+   * `null`: none (Node keeps running). See the README's "Serverless and edge runtimes".
+   */
+  waitUntil?: ((promise: Promise<unknown>) => void) | null | undefined;
 }
 
-/** The option names every adapter takes (`toFetch` and the Node adapters: the same one). */
-const ADAPTER_OPTION_NAMES = optionNames<NodeAdapterOptions>({ remoteAddress: true });
+/** The option names of the Node adapters. */
+const ADAPTER_OPTION_NAMES = optionNames<NodeAdapterOptions>({
+  remoteAddress: true,
+  waitUntil: true,
+});
+
+/**
+ * A Node adapter's `waitUntil` option (the names were checked by `remoteAddressOption`): a
+ * function, or none; anything else is a `TypeError` naming it, when the adapter is made.
+ */
+export function waitUntilOption(
+  options: { readonly waitUntil?: ((promise: Promise<unknown>) => void) | null | undefined },
+  adapter: string,
+): ((promise: Promise<unknown>) => void) | undefined {
+  const given = options.waitUntil ?? undefined;
+  assertOptionalFunction(given, "waitUntil", adapter);
+  return given;
+}
 
 /**
  * An adapter's `remoteAddress` option, checked once, when the adapter is made: options that are not

@@ -25,6 +25,7 @@ import {
   pathnameOf,
   remoteAddressOption,
   requestBody,
+  waitUntilOption,
 } from "./internal.js";
 
 export type {
@@ -76,6 +77,7 @@ export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
   const clientAddress = nodeAddressReader(remoteAddressOption(options, "toKoa")) as (
     req: NodeRequestLike,
   ) => string | undefined;
+  const waitUntil = waitUntilOption(options, "toKoa");
   return async (ctx, next) => {
     const url = ctx.url;
     if (!endpoint.matches(pathnameOf(url))) {
@@ -105,6 +107,7 @@ export function toKoa<TReq extends PlainNodeRequest = PlainNodeRequest>(
         requestBody(ctx.req, ctx.request, ctx.res, true),
         clientAddress(ctx.req),
         ctx.res,
+        waitUntil,
       ),
     );
     // Koa writes `ctx.body` after the chain, unless the answer cannot go out any more: something

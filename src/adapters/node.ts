@@ -20,6 +20,7 @@ import {
   pathnameOf,
   remoteAddressOption,
   requestBody,
+  waitUntilOption,
   writeNodeResponse,
 } from "./internal.js";
 
@@ -51,6 +52,7 @@ export function toNodeListener<TReq extends PlainNodeRequest = PlainNodeRequest>
   const clientAddress = nodeAddressReader(remoteAddressOption(options, "toNodeListener")) as (
     req: NodeRequestLike,
   ) => string | undefined;
+  const waitUntil = waitUntilOption(options, "toNodeListener");
   // A single handler serves what its `matches` serves; a router answers its own 404 (second-mig-2).
   const single = isSingleHandler(endpoint);
   return (req, res) => {
@@ -64,6 +66,7 @@ export function toNodeListener<TReq extends PlainNodeRequest = PlainNodeRequest>
       requestBody(req, holder, res),
       clientAddress(req),
       res,
+      waitUntil,
     );
     if (single) {
       const pathname = pathnameOf(request.url);

@@ -687,8 +687,6 @@ interface PendingRelease {
   next: number;
   delay: number;
   readonly timeoutMs: number;
-  /** Resolves what was handed to the runtime's `waitUntil` for it, once it leaves the set. */
-  readonly done: (() => void) | undefined;
 }
 
 /** The runtime's `waitUntil` (Workers' `ctx.waitUntil`, Vercel's), as the context gives it. */
@@ -785,6 +783,8 @@ interface Releases {
   dueAt: number;
   /** The round sending now: one started over a stopped one supersedes it. */
   round: object | undefined;
+  /** The claims released by their own request's work (`releaseOwn`), counted in the bound. */
+  own: number;
 }
 
 const releasesOf = new WeakMap<object, Releases>();
@@ -825,18 +825,19 @@ function releaseLater(
       movedAt: 0,
       dueAt: 0,
       round: undefined,
+      own: 0,
     };
     releasesOf.set(store, releases);
   }
   const now = monotonicNow();
-  if (now >= until || releases.pending.size >= MOST_PENDING_RELEASES) return undefined;
-  let done: (() => void) | undefined;
-  const gone = track
-    ? new Promise<void>((resolve) => {
-        done = resolve;
-      })
-    : undefined;
-  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs, done });
+  if (now >= until || releases.pending.size + releases.own >= MOST_PENDING_RELEASES) {
+    return undefined;
+  }
+  // Where the runtime drops a request's timers and I/O once it ended (a Worker), the claim is
+  // released by work of this request's own, handed to its `waitUntil` (review ssls2-2): a round
+  // of the shared loop, or its next timer, may belong to another request, and be dropped with it.
+  if (track) return releaseOwn(store, releases, key, owner, until, timeoutMs);
+  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
   // A loop that stopped moving (its round or timer was a Worker request's, dropped when it
   // ended: review serverless-4) is started again, or no claim of this store would be released.
   const stopped = releases.sending
@@ -848,15 +849,75 @@ function releaseLater(
     releases.timer = undefined;
     void releaseRound(store, releases);
   }
-  return gone;
+  return undefined;
+}
+
+/**
+ * Releases one claim by itself, from the call that found it may have landed (a Worker request's
+ * context, its timers its own), as the shared loop would: until the release deletes this owner's
+ * lease or `until`, one release in flight at a time (an unanswered one holds back the next, until
+ * it counts as lost), waiting from `timeoutMs` doubling to 5 s after a refusal or a failure.
+ * Never rejects.
+ */
+async function releaseOwn(
+  store: IdempotencyStore,
+  releases: Releases,
+  key: string,
+  owner: string,
+  until: number,
+  timeoutMs: number,
+): Promise<void> {
+  releases.own++;
+  let released = false;
+  let unanswered: Flight<boolean> | undefined;
+  let delay = timeoutMs;
+  try {
+    while (!released && monotonicNow() < until) {
+      if (!holdsBack(unanswered, LONGEST_RELEASE_RETRY_MS)) {
+        const flight = fly(() => store.release(key, owner));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let deleted: boolean | "late";
+        try {
+          deleted = await Promise.race([
+            flight.promise,
+            new Promise<"late">((resolve) => {
+              timer = setTimeout(() => resolve("late"), timeoutMs);
+              unref(timer);
+            }),
+          ]);
+        } catch {
+          deleted = "late";
+        } finally {
+          clearTimeout(timer);
+        }
+        if (deleted === true) return;
+        if (deleted === "late" && flight.settled === "no") {
+          unanswered = flight;
+          // Answered late: this owner's lease is gone, nothing more to send for it.
+          flight.promise.then(
+            (late) => {
+              if (late) released = true;
+            },
+            () => undefined,
+          );
+        }
+      }
+      const wait = Math.min(delay, until - monotonicNow());
+      if (wait > 0) {
+        await new Promise<void>((resolve) => {
+          unref(setTimeout(resolve, wait));
+        });
+      }
+      delay = Math.min(delay * 2, LONGEST_RELEASE_RETRY_MS);
+    }
+  } finally {
+    releases.own--;
+  }
 }
 
 /** Takes a claim out of the releases' set (released, answered late, or its lease ran out). */
 function dropRelease(releases: Releases, owner: string): void {
-  const entry = releases.pending.get(owner);
-  if (entry === undefined) return;
   releases.pending.delete(owner);
-  entry.done?.();
 }
 
 /** Sends the releases that are due, one at a time, then waits for the next one due. */
@@ -1331,11 +1392,17 @@ export function withIdempotency<TPayload, TResult>(
    * the function and given the key up (it threw, or returned a refusal): the store then holds no
    * row, takes this record, and nothing else would tell that the function ran twice.
    */
-  function reportLateRecord(key: string, tell: Reporter, lease: Lease, receivedAt: number): void {
-    if (!lease.overran || lease.lostBefore(receivedAt)) return;
+  function reportLateRecord(
+    key: string,
+    tell: Reporter,
+    lease: Lease,
+    receivedAt: number,
+  ): boolean {
+    if (!lease.overran || lease.lostBefore(receivedAt)) return false;
     tell(
       `${key} was recorded after this run passed maxRunMs (${maxRunMs} ms) and its lease may have run out first: another delivery may have claimed the key meanwhile, run the function and given the key up (it threw, or returned a result the engine refuses), so the function may have run twice`,
     );
+    return true;
   }
 
   /**
@@ -1383,9 +1450,15 @@ export function withIdempotency<TPayload, TResult>(
         lease.stop();
         unsaved.delete(key);
         // An earlier try that landed after all is this owner's record: the store answers true
-        // for it (an equal text recorded by another run is no proof: review infra-5).
-        if (done) reportLateRecord(key, tell, lease, receivedAt);
-        else reportTakenOver(key, tell, lease, receivedAt);
+        // for it (an equal text recorded by another run is no proof: review infra-5). The
+        // delivery said it could not record it: said once that it is (review ssls2-3).
+        if (done) {
+          if (!reportLateRecord(key, tell, lease, receivedAt)) {
+            tell(
+              `the result of ${key} was recorded after all (retried in the background): the earlier "could not record" needs nothing more`,
+            );
+          }
+        } else reportTakenOver(key, tell, lease, receivedAt);
         ended?.();
         return;
       } catch {
@@ -1503,13 +1576,50 @@ export function withIdempotency<TPayload, TResult>(
     return { kind: "result", text } as const;
   }
 
+  /**
+   * Keeps a run without a lease (`failOpen`, the store down) holding its handle until it settles,
+   * as `keepLease` does for a recorded run (review ssls2-1): the handle is then the only thing
+   * keeping a repeat in this process from running the function a second time while this run goes
+   * on, also once the store is back. An unref'd tick every third of a lease pushes `liveUntil`
+   * back; a runtime that drops the run's timers (a Worker's request that ended) stops the ticks,
+   * and a lease after the last one the handle stands for nothing (the same rule as a recorded
+   * run's). Past `maxRunMs`, the handle is let go and `onError` told. Returns the stop.
+   */
+  function keepHandle(key: string, handle: Handle, tell: Reporter): () => void {
+    const startedAt = monotonicNow();
+    handle.liveUntil = startedAt + leaseMs;
+    const timer = setInterval(
+      () => {
+        handle.liveUntil = monotonicNow() + leaseMs;
+        if (maxRunMs !== undefined && monotonicNow() - startedAt >= maxRunMs) {
+          clearInterval(timer);
+          abandon(key, handle);
+          tell(
+            `the function ran past maxRunMs (${maxRunMs} ms) on ${key} without a record (failOpen) and has not returned: the next delivery in this process may run it again while this run goes on`,
+          );
+        } else if (handles.get(key) !== handle) clearInterval(timer);
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    unref(timer);
+    return () => clearInterval(timer);
+  }
+
   /** Runs the function without a record: the store is down and `failOpen` is set. */
-  async function runUnrecorded(payload: TPayload, context: Context): Promise<Outcome> {
+  async function runUnrecorded(
+    key: string,
+    handle: Handle,
+    payload: TPayload,
+    context: Context,
+  ): Promise<Outcome> {
     let result: TResult;
+    const stop = keepHandle(key, handle, reporterOf(context as CallbackContext<unknown>));
     try {
       result = await fn(payload, context);
     } catch (error) {
       return { kind: "threw", error };
+    } finally {
+      stop();
     }
     try {
       return { kind: "result", text: encodeResult(result, context as CallbackContext<unknown>) };
@@ -1526,6 +1636,7 @@ export function withIdempotency<TPayload, TResult>(
     error: unknown,
     payload: TPayload,
     context: Context,
+    handle: Handle,
   ): Promise<Outcome> {
     // A record the store holds but cannot read (the Redis scripts refuse it): the function ran.
     if (isUnreadableRecordError(error)) return unreadableRecord(key, error);
@@ -1535,7 +1646,7 @@ export function withIdempotency<TPayload, TResult>(
       `the store failed to ${operation} ${key}; the function runs without a record (failOpen)`,
       error,
     );
-    return runUnrecorded(payload, context);
+    return runUnrecorded(key, handle, payload, context);
   }
 
   /** Waits for another process's run of `key`: its result, `again` when it left, `busy` past the deadline. */
@@ -1637,7 +1748,7 @@ export function withIdempotency<TPayload, TResult>(
         if (waitUntil !== undefined && after !== undefined) {
           handOver(waitUntil, after, until - monotonicNow());
         }
-        return storeFailed("claim", key, error, payload, context);
+        return storeFailed("claim", key, error, payload, context, handle);
       }
       if (claim.claimed) return run(key, owner, payload, context, claiming.sentAt, handle);
       if (claim.record.state === "completed") {
@@ -1657,7 +1768,7 @@ export function withIdempotency<TPayload, TResult>(
             if (await forgetRefused(key, text, context)) continue;
           } catch (error) {
             // Safe to run unrecorded with failOpen: the record is a refusal, nothing was done.
-            return storeFailed("delete", key, error, payload, context);
+            return storeFailed("delete", key, error, payload, context, handle);
           }
         }
         return stored(text, key);
@@ -1666,7 +1777,7 @@ export function withIdempotency<TPayload, TResult>(
       try {
         waited = await poll(key, deadline, context);
       } catch (error) {
-        return storeFailed("read", key, error, payload, context);
+        return storeFailed("read", key, error, payload, context, handle);
       }
       if (waited !== "free") return waited;
     }

@@ -225,7 +225,7 @@ describe("the Node adapters' options, checked as toFetch's", () => {
       const misspelt = () => adapt({ remotAddress: PROXY });
       expect(misspelt).toThrow(TypeError);
       expect(misspelt).toThrow(
-        `${name}: options has an unknown option "remotAddress" (known: remoteAddress); did you mean "remoteAddress"?`,
+        `${name}: options has an unknown option "remotAddress" (known: remoteAddress, waitUntil); did you mean "remoteAddress"?`,
       );
       for (const value of ["X-Real-IP", { header: "X-Real-IP" }]) {
         const adapted = () => adapt({ remoteAddress: value });

@@ -264,6 +264,46 @@ describe("a record that failed once (review serverless-2)", () => {
   });
 });
 
+describe("a record that lands on its retry after the answer (review ssls2-3)", () => {
+  it("is told to onError once, after the line saying it could not be recorded", async () => {
+    const inner = createMemoryIdempotencyStore();
+    let writes = 0;
+    const store: IdempotencyStore = {
+      ...inner,
+      complete: async (key, owner, result, ttl) => {
+        const write = ++writes;
+        if (write === 1) throw new Error("read ECONNRESET");
+        // Applied at once, answered past what is left of storeTimeoutMs (300 ms).
+        const done = await inner.complete(key, owner, result, ttl);
+        if (write === 2) await sleep(400);
+        return done;
+      },
+    };
+    const reports = collector();
+    const handler = createSendOrderToMerchantHandler(
+      withIdempotency(async () => ({ InternalOrderId: "M-1" }), {
+        store,
+        storeTimeoutMs: 300,
+        leaseMs: 3_000,
+      }),
+      { auth: false, onError: reports.onError },
+    );
+    expect((await handler.handle(post(orderText))).status).toBe(200);
+    expect(reports.failures.map((f) => f.reason)).toEqual([
+      expect.stringMatching(/could not record the result of .*retried in the background/),
+    ]);
+    await vi.waitFor(() => expect(reports.failures).toHaveLength(2), { timeout: 2_000 });
+    // Before: nothing after "could not record", although the retry had landed.
+    expect(reports.failures[1]?.reason).toMatch(
+      /the result of SendOrderToMerchant:\S+ was recorded after all/,
+    );
+    await sleep(500);
+    expect(reports.failures).toHaveLength(2);
+    expect(writes).toBe(2);
+    expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
+  });
+});
+
 describe("toFetch gives the runtime's waitUntil to the context (review serverless-2)", () => {
   async function seen(
     options: Parameters<typeof toFetch>[1],
@@ -345,5 +385,39 @@ describe("toFetch gives the runtime's waitUntil to the context (review serverles
     expect(handed).toHaveLength(1);
     await handed[0];
     expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
+  });
+});
+
+describe("late claims with waitUntil (review ssls2-2; workerd: test/adapters/workerd-releases.test.ts)", () => {
+  it("two late claims in two requests are each released within the work handed to their own request's waitUntil", async () => {
+    const { default: worker } = await import("../adapters/runtimes/release-worker.js");
+    const handed = new Map<string, Promise<unknown>[]>();
+    const ctxOf = (id: string) => ({
+      waitUntil: (promise: Promise<unknown>) => {
+        handed.set(id, [...(handed.get(id) ?? []), promise]);
+      },
+    });
+    const send = (path: string, id = "", init?: RequestInit) =>
+      worker.fetch(new Request(`http://merchant.example${path}`, init), {}, ctxOf(id));
+    const post = (id: string) =>
+      send("/crossborder/SendOrderToMerchant", id, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: orderText.replace(/GE927127001US/g, id),
+      });
+    await send("/config?claims=500,400&releaseMs=400");
+    const a = post("GE000000A01US");
+    await sleep(300);
+    const b = post("GE000000B01US");
+    expect([(await a).status, (await b).status]).toEqual([500, 500]);
+    // Each request's own work ends once its claim is released: nothing else is waited for.
+    for (const id of ["GE000000A01US", "GE000000B01US"]) {
+      expect(handed.get(id)).toHaveLength(1);
+      await handed.get(id)?.[0];
+    }
+    const { log } = (await (await send("/state")).json()) as { log: string[] };
+    expect(log.filter((line) => / release answered \S+ true$/.test(line))).toHaveLength(2);
+    expect((await post("GE000000B01US")).status).toBe(200);
+    expect((await post("GE000000A01US")).status).toBe(200);
   });
 });
