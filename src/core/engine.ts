@@ -1225,11 +1225,13 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
       rawPayload = result.data;
     }
     // 4. The checks that need the body: merchant GUID, body digest.
-    if (auth !== false && auth.authenticatePayload !== undefined) {
-      if (read.kind === "parsed" && auth.needsRawBody(name)) {
+    // Read once: the method decided on is the one called (review second-speed2-1).
+    const checkPayload = auth === false ? undefined : auth.authenticatePayload;
+    if (checkPayload !== undefined) {
+      if (read.kind === "parsed" && (auth as Authenticator).needsRawBody(name)) {
         return fail(call, new Failure("internal_error", RAW_BODY_CONSUMED));
       }
-      return authenticateThenCall(call, exchange, rawPayload, sites, accepted);
+      return authenticateThenCall(call, exchange, checkPayload, rawPayload, sites, accepted);
     }
     return callWithAuthenticated(call, exchange, rawPayload, sites, accepted, exchange.authResult);
   }
@@ -1238,6 +1240,7 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
   async function authenticateThenCall(
     call: Call,
     exchange: Exchange,
+    checkPayload: NonNullable<Authenticator["authenticatePayload"]>,
     rawPayload: TPayload,
     sites: readonly CardSite[],
     accepted: boolean,
@@ -1246,7 +1249,8 @@ export function createCallbackHandler<TName extends CallbackName, TPayload, TRes
     let { authResult } = exchange;
     const bytes = read.kind === "bytes" ? read.bytes : undefined;
     try {
-      const updated = await (auth as Authenticator).authenticatePayload?.(
+      const updated = await checkPayload.call(
+        auth as Authenticator,
         authResult as AuthResult,
         rawPayload,
         bytes,

@@ -2295,6 +2295,32 @@ describe("authentication", () => {
     ]);
   });
 
+  it("authenticatePayload is read once: a getter that answers undefined the second time still refuses", async () => {
+    // Review second-speed2-1: the engine read the method to decide, then again to call it with
+    // `?.()`, so an accessor (a Proxy, a verifier torn down lazily) answering undefined the second
+    // time skipped the payload check and ran the merchant's function.
+    let reads = 0;
+    const auth = {
+      needsRawBody: () => false,
+      authenticateRequest: () => ({ methods: ["custom"] }),
+      get authenticatePayload() {
+        reads++;
+        return reads === 1
+          ? () => {
+              throw new AuthenticationError("payload signature does not match");
+            }
+          : undefined;
+      },
+    };
+    const fnSpy = vi.fn();
+    const handler = createSendOrderToMerchantHandler(fnSpy, {
+      auth: auth as never,
+      onError: () => undefined,
+    });
+    const response = await handler.handle(post(JSON.stringify(ORDER)));
+    expect([response.status, fnSpy.mock.calls.length, reads]).toStrictEqual([401, 0, 1]);
+  });
+
   it("405 is answered before authentication", async () => {
     const auth = new StubAuthenticator("allow");
     const handler = createSendOrderToMerchantHandler(fn, { auth, onError: () => undefined });
