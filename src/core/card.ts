@@ -16,6 +16,7 @@ import {
   namesCvv,
   recordHiddenFields,
 } from "./card-keys.js";
+import { foldDigits, foldMarks, foldText, mayFold, unfold } from "./fold.js";
 import { isRecord } from "./objects.js";
 import {
   createRedactor,
@@ -470,34 +471,48 @@ function cvvText(value: unknown): string {
  */
 class ManyCvvs {
   readonly #cvvs: ReadonlySet<string>;
+  /** The CVVs with their digits of any script as ASCII (see `fold.ts`): the texts are read so. */
+  readonly #folded = new Set<string>();
   readonly #digits = new Set<string>();
   readonly #automaton: Automaton | undefined;
 
   constructor(cvvs: ReadonlySet<string>) {
     this.#cvvs = cvvs;
     const others: string[] = [];
-    for (const cvv of cvvs) {
+    for (const written of cvvs) {
+      // A CVV of ASCII digits is masked where it stands alone, in any script's digits; any other
+      // (`a12`, `٧٣٧`) wherever it is quoted as written, and one of other scripts' digits also
+      // where it stands alone as ASCII digits.
+      const cvv = foldText(written);
+      this.#folded.add(cvv);
       if (ALL_DIGITS.test(cvv)) this.#digits.add(cvv);
-      else others.push(cvv);
+      if (!ALL_DIGITS.test(written)) others.push(written);
     }
     this.#automaton = others.length > 0 ? buildAutomaton(others) : undefined;
   }
 
   /** Whether a trimmed text is one of the CVVs (a copy of it, deleted under an unknown key). */
   has(trimmed: string): boolean {
-    return this.#cvvs.has(trimmed);
+    return this.#cvvs.has(trimmed) || (mayFold(trimmed) && this.#folded.has(foldText(trimmed)));
   }
 
   /** The text with every quote masked (the text itself when it quotes none). */
-  mask(text: string): string {
+  mask(written: string): string {
     let marks: Uint8Array | undefined;
-    // The other CVVs first: a quote of one inside a run of digits cuts it, and each piece is then
-    // looked at as a run of its own (`a12345` with `a12` and `345`: `******`, as one CVV at a time
-    // gives; review second-card-1). Masking a whole run exposes nothing new: its neighbours are
-    // not digits, or are masked already.
-    if (this.#automaton !== undefined) marks = markOccurrences(text, this.#automaton, marks);
+    // The other CVVs first, as written: a quote of one inside a run of digits cuts it, and each
+    // piece is then looked at as a run of its own (`a12345` with `a12` and `345`: `******`, as one
+    // CVV at a time gives; review second-card-1). Masking a whole run exposes nothing new: its
+    // neighbours are not digits, or are masked already.
+    if (this.#automaton !== undefined) marks = markOccurrences(written, this.#automaton, marks);
+    // Then the runs of digits, those of any script read as ASCII (review i18n-1): `٧٣٧` quotes
+    // `737`.
+    const folded = foldDigits(written);
+    const text = folded?.text ?? written;
+    if (folded !== undefined && marks !== undefined) marks = foldMarks(marks, folded);
     if (this.#digits.size > 0) marks = markDigitRuns(text, this.#digits, marks);
-    return marks === undefined ? text : replaceMarked(text, marks);
+    if (marks === undefined) return written;
+    const masked = replaceMarked(text, marks);
+    return folded === undefined ? masked : unfold(written, folded, masked, marks);
   }
 }
 
@@ -662,8 +677,13 @@ function scrubFields(
     if (typeof item !== "string") continue;
     const one = typeof cvv === "string";
     // A field that does not quote it (nearly all) costs one native search.
-    if (one && !item.includes(cvv)) continue;
-    if (top && !KNOWN_FIELDS.has(key) && (one ? item.trim() === cvv : cvv.has(item.trim()))) {
+    // A text in other scripts' digits may quote it too (review i18n-1).
+    if (one && !item.includes(cvv) && !mayFold(item)) continue;
+    if (
+      top &&
+      !KNOWN_FIELDS.has(key) &&
+      (one ? foldText(item.trim()) === foldText(cvv) : cvv.has(item.trim()))
+    ) {
       // On its own: one that cannot be deleted must not keep the quotes in the fields after it.
       deleteKey(node, key);
       continue;

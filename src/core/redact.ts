@@ -13,6 +13,7 @@
  */
 
 import { cardNumbersOf } from "./card-keys.js";
+import { foldDigits, foldedScan, foldText, unfold } from "./fold.js";
 import { markStarts, type PatternSearch, patternSearch } from "./secret-search.js";
 
 /** Turns any value into a text safe to let out. */
@@ -85,6 +86,12 @@ function doubled(digit: number): number {
  * from prefix sums).
  */
 export function redactCardNumbers(text: string): string {
+  // Digits of any script, other spaces and dashes, read as ASCII (review i18n-1).
+  return foldedScan(text, redactAsciiCardNumbers);
+}
+
+/** {@link redactCardNumbers} of a text whose digits and separators are ASCII (see `fold.ts`). */
+function redactAsciiCardNumbers(text: string): string {
   return replaceDigitRuns(
     text,
     13,
@@ -311,8 +318,10 @@ export const MIN_CARD_DIGITS = 12;
  * sits (any field of a PaymentDetails object), where a longer run is no order or tracking number.
  */
 export function maskDigitRuns(text: string): string {
-  return replaceDigitRuns(text, MIN_CARD_DIGITS, (start, end, count) =>
-    maskedRun(text, start, end, count),
+  return foldedScan(text, (ascii) =>
+    replaceDigitRuns(ascii, MIN_CARD_DIGITS, (start, end, count) =>
+      maskedRun(ascii, start, end, count),
+    ),
   );
 }
 
@@ -375,7 +384,9 @@ function cardsMasker(cards: readonly string[]): (text: string) => string {
   const numbers = cards.length > 1 ? [...new Set(cards)] : cards;
   if (numbers.length === 0) return (text) => text;
   let search: CardSearch | undefined;
-  return (text) => {
+  // Digits of any script read as ASCII (review i18n-1).
+  return (text) => foldedScan(text, maskAscii);
+  function maskAscii(text: string): string {
     search ??= cardSearch(numbers, true);
     const card = search;
     // A number the text holds (digits, escapes read)? None: nothing to mask.
@@ -392,13 +403,13 @@ function cardsMasker(cards: readonly string[]): (text: string) => string {
     if (exposesCard(text, card, masked, undefined) || holdsCard(masked, card))
       return masked.replace(/[0-9]/g, "*");
     return masked;
-  };
+  }
 }
 
 /** The digits of a card number field (a string or a number), when it has enough to be one. */
 export function cardDigits(value: unknown): string | undefined {
   if (typeof value !== "string" && typeof value !== "number") return undefined;
-  const digits = onlyDigits(String(value));
+  const digits = onlyDigits(foldText(String(value)));
   return digits.length >= MIN_CARD_DIGITS ? digits : undefined;
 }
 
@@ -408,8 +419,10 @@ function onlyDigits(text: string): string {
 
 /** Every run of at least 12 digits in the text, as written (see {@link maskDigitRuns}). */
 export function digitRunsOf(text: string, out: string[]): void {
-  forEachDigitRun(text, MIN_CARD_DIGITS, (start, end) => {
-    out.push(text.slice(start, end));
+  // Digits of any script as ASCII digits: the runs are secrets a folded text is searched for.
+  const ascii = foldText(text);
+  forEachDigitRun(ascii, MIN_CARD_DIGITS, (start, end) => {
+    out.push(ascii.slice(start, end));
   });
 }
 
@@ -797,8 +810,13 @@ export function replaceMarked(text: string, marks: Uint8Array): string {
  * replaced by `***`, and nothing else changed: the text itself when it does not quote it.
  */
 export function maskSecret(text: string, secret: string): string {
-  const marks = markSecret(text, { text: secret }, undefined);
-  return marks === undefined ? text : replaceMarked(text, marks);
+  // A quote in another script's digits (`٧٣٧` for `737`) is the secret too (review i18n-1).
+  const folded = foldDigits(text);
+  const ascii = folded?.text ?? text;
+  const marks = markSecret(ascii, { text: foldText(secret) }, undefined);
+  if (marks === undefined) return text;
+  const masked = replaceMarked(ascii, marks);
+  return folded === undefined ? masked : unfold(text, folded, masked, marks);
 }
 
 /**
@@ -952,7 +970,8 @@ export function createRedactor(
   const digitSet = new Set<string>();
   for (const value of secrets) {
     if (typeof value !== "string") continue;
-    const text = value.trim();
+    // Searched for in texts whose digits of any script are read as ASCII (see `fold.ts`).
+    const text = foldText(value.trim());
     if (text.length < MIN_SECRET_LENGTH || seen.has(text)) continue;
     seen.add(text);
     list.push({ text });
@@ -965,7 +984,11 @@ export function createRedactor(
   let cards: CardSearch | undefined;
   return (value) => {
     try {
-      const input = textOf(value);
+      const written = textOf(value);
+      // Digits of any script, other spaces and dashes, read as ASCII (review i18n-1): the scans
+      // below run on the folded text; what they keep is put back as written.
+      const folded = foldDigits(written);
+      const input = folded?.text ?? written;
       const text = redactClassicCardNumbers(input);
       let marks: Uint8Array | undefined;
       if (list.length > FEW_SECRETS) {
@@ -989,11 +1012,14 @@ export function createRedactor(
       // run, masked as that number: review second-card-3), in the text as it came in: no digit
       // goes out, as in `maskCardDigits`. The Luhn masking keeps the text's length: a digit of
       // the text goes out if it is still a digit there and no secret covers it.
+      let result: string;
       if (cards !== undefined && (holdsCard(out, cards) || exposesCard(input, cards, text, marks)))
-        return out.replace(/[0-9]/g, "*");
+        result = out.replace(/[0-9]/g, "*");
       // Other card numbers with other gaps than one space, dash or `+` (`5555.5555.5555.4444`),
       // masked last: this request's own, in any spelling, is masked above.
-      return wide ? redactCardNumbers(out) : out;
+      else result = wide ? redactAsciiCardNumbers(out) : out;
+      if (folded === undefined) return result;
+      return result === input ? written : unfold(written, folded, result, marks);
     } catch {
       // Out of memory for a giant text, or anything else: nothing of the text goes out.
       return UNREADABLE;

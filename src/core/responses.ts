@@ -3,7 +3,10 @@ import { maskCardNumber } from "./card.js";
 import { mayBeCvv, namesCardNumber, namesCvv } from "./card-keys.js";
 import type { RefusedFalse, RefusedFields } from "./checked.js";
 import { FAILURE_CODE, FAILURE_STATUS, type FailureKind, type WarningKind } from "./errors.js";
+import { wellFormedJson } from "./text.js";
 import type { CallbackResponse } from "./types.js";
+
+export { wellFormedJson };
 
 /**
  * How each callback writes its answer. A shape turns the merchant's result into the success body,
@@ -747,18 +750,6 @@ const JSON_HEADERS = {
   "cache-control": "no-store",
 } as const;
 
-/**
- * `JSON.stringify`'s text with no lone surrogate (ENC-2): it writes one (a merchant's text cut
- * inside an emoji) as the escape `\ud83d`, valid JSON but not I-JSON (RFC 7493 §2.1), which strict
- * readers (System.Text.Json) refuse. Each becomes `\ufffd`, as .NET's encoders replace it. Only
- * when the text holds `\ud` at all (one `includes`); a pair is written raw by `JSON.stringify`, so
- * every such escape it wrote is a lone one (an escaped backslash before `ud…` is text, kept).
- */
-export function wellFormedJson(text: string): string {
-  return text.includes("\\ud") ? text.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd") : text;
-}
-
-const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;
 /** An answer with a JSON body. A fresh headers object each time: servers write into it. */
 export function respond(
   status: number,

@@ -42,3 +42,28 @@ export function escapeControls(text: string): string {
 export function unchanged(text: string): string {
   return text;
 }
+
+/**
+ * `JSON.stringify`'s text with no lone surrogate (ENC-2): it writes one (a merchant's text cut
+ * inside an emoji) as the escape `\ud83d`, valid JSON but not I-JSON (RFC 7493 §2.1), which strict
+ * readers (System.Text.Json) refuse. Each becomes `\ufffd`, as .NET's encoders replace it. Only
+ * when the text holds `\ud` at all (one `includes`); a pair is written raw by `JSON.stringify`, so
+ * every such escape it wrote is a lone one (an escaped backslash before `ud…` is text, kept).
+ */
+export function wellFormedJson(text: string): string {
+  return text.includes("\\ud") ? text.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd") : text;
+}
+
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;
+
+/** A high surrogate not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Whether a text holds a lone surrogate (half of a character outside the BMP: a text cut inside an
+ * emoji), which no UTF-8 encoder can write: `encodeURIComponent` throws on it, `URLSearchParams`
+ * and `TextEncoder` write U+FFFD instead. A text without surrogates at all costs one test.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
