@@ -95,7 +95,14 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
         multiple: true,
         value: "<Name: value>",
         description:
-          "A header sent with every call (a headerSecret, Basic credentials); never printed",
+          "A header sent with every call (a headerSecret, Basic credentials); never printed, but visible to other local users in the process list: prefer --header-file for a secret",
+      },
+      "header-file": {
+        type: "string",
+        multiple: true,
+        value: "<file>",
+        description:
+          'Headers sent with every call, read from a file: one "Name: value" per line (blank lines and lines starting with # skipped); masked as --header',
       },
       expect: {
         type: "string",
@@ -150,6 +157,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     ],
     notes: [
       "Exit code 0 when every answer is as expected; 1 when any is not (a non-2xx status, a refusal, an HTML page, a malformed answer) or gets no answer; 2 for a usage error.",
+      "An option that takes one value may be given once; those marked … may be repeated.",
     ],
   },
   service: {
@@ -192,7 +200,7 @@ export interface ParsedCommand {
   readonly name: CommandName;
   readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
   readonly positionals: readonly string[];
-  /** A text option's value (the last one given). */
+  /** A text option's value (an option taking one value is given at most once). */
   text(name: string): string | undefined;
   /** A repeatable option's values. */
   list(name: string): string[];
@@ -255,6 +263,24 @@ function joinNegativeValues(args: readonly string[], spec: CommandSpec): string[
   return out;
 }
 
+/**
+ * The first option that takes one value (not `multiple`) given more than once: which of two
+ * `--url`s was meant is not for the CLI to guess.
+ */
+function givenTwice(
+  tokens: readonly { readonly kind: string; readonly name?: string }[],
+  spec: CommandSpec,
+): string | undefined {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined || token.name === "help") continue;
+    if (spec.options[token.name]?.multiple === true) continue;
+    if (seen.has(token.name)) return token.name;
+    seen.add(token.name);
+  }
+  return undefined;
+}
+
 /** Reads the arguments after the program name. Throws `UsageError` for a mistake. */
 export function parseCommand(args: readonly string[]): Parsed {
   const [first, ...rest] = args;
@@ -289,6 +315,7 @@ export function parseCommand(args: readonly string[]): Parsed {
       options,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -309,6 +336,12 @@ export function parseCommand(args: readonly string[]): Parsed {
   }
   const values = parsed.values as ParsedCommand["values"];
   if (values.help === true) return { kind: "help", command: first };
+  const twice = givenTwice(parsed.tokens ?? [], spec);
+  if (twice !== undefined) {
+    throw new UsageError(
+      `--${twice} given twice: it takes one value (the options marked … in ${PROGRAM} ${first} --help may be repeated)`,
+    );
+  }
   const positionals = parsed.positionals;
   if (spec.positional === undefined && positionals.length > 0) {
     throw new UsageError(`${first} takes no argument, got "${positionals[0]}"`);
@@ -366,7 +399,9 @@ export function renderHelp(
       "Commands:",
       ...names.map((name) => `  ${COMMANDS[name].usage.padEnd(width)}  ${COMMANDS[name].summary}`),
       "",
-      `Run ${PROGRAM} <command> --help for its options.   -v, --version  the version`,
+      `Run ${PROGRAM} <command> --help for its options.`,
+      "",
+      "  -v, --version  the version",
       "",
     ].join("\n");
   }

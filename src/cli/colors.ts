@@ -10,13 +10,16 @@ export interface ColorEnvironment {
 }
 
 /**
- * Whether to colour output: never with `NO_COLOR` set (non-empty, per no-color.org) or
- * `TERM=dumb`; forced with `FORCE_COLOR` (non-empty, not `0`); otherwise only on a TTY.
+ * Whether to colour output: never with `NO_COLOR` set (non-empty, per no-color.org),
+ * `FORCE_COLOR=0` or `FORCE_COLOR=false` (as Node and chalk read them: no colour, even on a TTY)
+ * or `TERM=dumb`; forced with any other non-empty `FORCE_COLOR`; otherwise only on a TTY.
  * picocolors' own default also colours when `CI` is set, even into a pipe, hence this decision.
  */
 export function shouldUseColor({ isTTY, env }: ColorEnvironment): boolean {
   if (env.NO_COLOR) return false;
-  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
+  const force = env.FORCE_COLOR?.trim().toLowerCase();
+  if (force === "0" || force === "false") return false;
+  if (force) return true;
   return isTTY === true && env.TERM !== "dumb";
 }
 

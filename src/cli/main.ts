@@ -162,6 +162,40 @@ function guidOf(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * `--header-file <file>`, repeated: headers read from files, one `Name: value` per line; blank
+ * lines and lines starting with `#` skipped. A secret in a file is not in the process list or the
+ * shell history, as a `--header` value is (review cli-3). No message quotes a line: it may be the
+ * secret.
+ */
+export async function readHeaderFiles(files: readonly string[]): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot read --header-file ${file}${code ? ` (${code})` : ""}`);
+    }
+    for (const [index, line] of text
+      .replace(/^\uFEFF/, "")
+      .split(/\r?\n/)
+      .entries()) {
+      if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
+      try {
+        Object.assign(headers, parseHeaders([line]));
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        throw new UsageError(
+          `--header-file ${file}, line ${index + 1}: ${error.message.replace(/^--header:? ?/, "")}`,
+        );
+      }
+    }
+  }
+  return headers;
+}
+
 /** The payload of each callback: its sample, or `--payload`, then every `--set`. */
 async function payloadsOf(
   callbacks: readonly CallbackName[],
@@ -201,10 +235,18 @@ export async function simulateCommand(
     DEFAULT_TIMEOUT_MS,
     MAX_TIMEOUT_MS,
   );
+  if (text("slow-ms") !== undefined && timeoutMs < slowMs) {
+    throw new UsageError(
+      `--timeout-ms ${timeoutMs} is below --slow-ms ${slowMs}: an answer slower than --slow-ms is given up on first, so the slow limit never applies; raise --timeout-ms or lower --slow-ms`,
+    );
+  }
   const expect = parseExpectation(command.list("expect"));
   const cartMethod = parseCartMethod(text("cart-method"));
   const paths = parsePaths(command.list("path"));
-  const headers = parseHeaders(command.list("header"));
+  const headers = {
+    ...(await readHeaderFiles(command.list("header-file"))),
+    ...parseHeaders(command.list("header")),
+  };
   const json = values.json === true;
   const showBody = values["show-body"] === true;
   const payloads = await payloadsOf(callbacks, text("payload"), command.list("set"));
@@ -275,7 +317,18 @@ export async function simulateCommand(
       return code;
     }
     io.stdout.write(`\n${renderSummary(rows, colors)}\n`);
-    for (const hint of renderHints(rows, expect)) io.stdout.write(`${colors.dim(hint)}\n`);
+    // The forged-call checks, as README "The simulator" runs them (review cli-4).
+    const target = `npx ${PROGRAM} simulate ${shellWord(command.positionals[0] ?? "all")} --url ${shellWord(shownUrl)}`;
+    const hintContext = {
+      forgedCheck: `${target} --private-key <another key> --expect 401`,
+      expiredCheck:
+        privateKey === undefined
+          ? undefined
+          : `${target} --private-key ${shellWord(keyFile ?? "")}${merchantGuid === undefined ? "" : ` --guid ${shellWord(merchantGuid)}`} --expires-in -3600 --expect 401`,
+    };
+    for (const hint of renderHints(rows, expect, hintContext)) {
+      io.stdout.write(`${colors.dim(hint)}\n`);
+    }
     return code;
   } catch (error) {
     io.stderr.write(`${errorColors.red("error")} ${unexpectedErrorText(error, sent)}\n`);

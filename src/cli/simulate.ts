@@ -5,6 +5,7 @@ import { CALLBACK_NAMES, type CallbackName } from "../core/types.js";
 import { encodeFormValue } from "../decode/form.js";
 import { parseSuccessValue } from "../schemas/response.js";
 import { inspectAnswer, payloadCardSecrets, successFieldOf } from "../testing/check.js";
+import { createTestKeys } from "../testing/keys.js";
 import { capturedPayload, hasCapturedPayload, samplePayload } from "../testing/payload.js";
 import { SAMPLE_MERCHANT_ORDER_ID } from "../testing/samples.js";
 import {
@@ -17,7 +18,7 @@ import {
 import { signServiceToken } from "../testing/token.js";
 import type { Colors } from "./colors.js";
 import { UsageError } from "./errors.js";
-import { printable, truncate } from "./table.js";
+import { cutText, printable, truncate } from "./table.js";
 
 /**
  * What `simulate all` sends: every callback, in the order of a shopper's journey (the cart, the
@@ -221,6 +222,11 @@ export type SimulationRow =
        * form) failed the row: the answers that did (none when the later send got no answer).
        */
       readonly failedAnswers?: readonly FailedAnswer[];
+      /**
+       * Why the row does not count (review cli-5): the check the run makes cannot apply to this
+       * call. Its answer's problems are not the endpoint's.
+       */
+      readonly notApplicable?: string;
     }
   | { readonly callback: CallbackName; readonly payload: unknown; readonly error: string };
 
@@ -369,7 +375,7 @@ async function overlapFindings(
   resend: () => Promise<SendCallbackResult>,
   payload: unknown,
   slowMs: number | undefined,
-): Promise<{ problems: string[]; failed: SendCallbackResult[] }> {
+): Promise<{ problems: string[]; failed: SendCallbackResult[]; passed: SendCallbackResult[] }> {
   const problems: string[] = [];
   const failed: SendCallbackResult[] = [];
   const passed: SendCallbackResult[] = [];
@@ -397,7 +403,7 @@ async function overlapFindings(
       ),
     );
   }
-  if (problems.length > 0) return { problems, failed };
+  if (problems.length > 0) return { problems, failed, passed };
   const [one] = passed;
   if (one === undefined) {
     // Both 5xx: the order was made by neither.
@@ -406,6 +412,7 @@ async function overlapFindings(
         answer.problems.map((problem) => `${OVERLAP_PREFIX}: ${problem}; ${OVERLAP_NONE_ADVICE}`),
       ),
       failed: retried,
+      passed,
     };
   }
   let other = passed[1];
@@ -417,22 +424,25 @@ async function overlapFindings(
       other = await resend();
     } catch (error) {
       if (!(error instanceof SendCallbackError)) throw error;
-      return { problems: [`${prefix}: no answer: ${error.reason}`], failed: [] };
+      return { problems: [`${prefix}: no answer: ${error.reason}`], failed: [], passed };
     }
     if (other.problems.length > 0) {
       return {
         problems: other.problems.map((problem) => `${prefix}: ${problem}; ${OVERLAP_ADVICE}`),
         failed: [other],
+        passed,
       };
     }
+    passed.push(other);
   }
   const [a, b] = [internalOrderIdOf(one), internalOrderIdOf(other)];
-  if (a === undefined || b === undefined || a === b) return { problems, failed };
+  if (a === undefined || b === undefined || a === b) return { problems, failed, passed };
   return {
     problems: [
       `${prefix}: InternalOrderId ${JSON.stringify(a)} and ${JSON.stringify(b)}: two orders for one OrderId; ${OVERLAP_ADVICE}`,
     ],
     failed: [other],
+    passed,
   };
 }
 
@@ -496,6 +506,63 @@ function internalOrderIdOf(result: SendCallbackResult): string | undefined {
   const id = body.InternalOrderId;
   if (typeof id === "number" && Number.isFinite(id)) return String(id);
   return typeof id === "string" && id.trim() !== "" ? id : undefined;
+}
+
+/** A payload's `OrderId` (the service's order id), when it carries one as text. */
+function orderIdOf(payload: unknown): string | undefined {
+  if (!isRecord(payload)) return undefined;
+  const id = payload.OrderId;
+  return typeof id === "string" && id.trim() !== "" ? id : undefined;
+}
+
+/** What an order stated it costs: `InternationalDetails`' transaction total and currency. */
+interface StatedTotal {
+  readonly amount: unknown;
+  readonly currency: unknown;
+}
+
+function statedTotalOf(payload: unknown): StatedTotal | undefined {
+  if (!isRecord(payload) || !isRecord(payload.InternationalDetails)) return undefined;
+  const details = payload.InternationalDetails;
+  const amount = details.TransactionTotalPrice ?? details.TotalPrice;
+  const currency = details.TransactionCurrencyCode ?? details.CurrencyCode;
+  if (amount == null && currency == null) return undefined;
+  return { amount, currency };
+}
+
+/** An amount as a number (`"123.73"` and `123.73` are one), NaN when it is none. */
+function amountNumber(value: unknown): number {
+  return typeof value === "number" || (typeof value === "string" && value.trim() !== "")
+    ? Number(value)
+    : Number.NaN;
+}
+
+/** A currency code compared as the service reads it: trimmed, in any case (`" EUR"`, `usd`). */
+function currencyText(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim().toUpperCase() : undefined;
+}
+
+const CHARGED_ADVICE =
+  "a merchant charging in its own currency rightly answers its own amount and currency; otherwise check the unit (cents?) and the currency of what was charged: the service records PaymentAmount and PaymentCurrencyCode as the amount actually charged (001 §4.4)";
+
+/**
+ * A PerformOrderPayment answer's `PaymentAmount`/`PaymentCurrencyCode` against what the run sent
+ * (the payment's `InternationalDetails`, else its order's): a difference is a warning, not a
+ * failure (review cli-2).
+ */
+function chargedWarnings(result: SendCallbackResult, stated: StatedTotal | undefined): string[] {
+  if (stated === undefined || !isRecord(result.body)) return [];
+  const { PaymentAmount: amount, PaymentCurrencyCode: currency } = result.body;
+  if (amount == null && currency == null) return [];
+  const [paid, due] = [amountNumber(amount), amountNumber(stated.amount)];
+  const amountDiffers = Number.isFinite(paid) && Number.isFinite(due) && paid !== due;
+  const [paidIn, dueIn] = [currencyText(currency), currencyText(stated.currency)];
+  const currencyDiffers = paidIn !== undefined && dueIn !== undefined && paidIn !== dueIn;
+  if (!amountDiffers && !currencyDiffers) return [];
+  const show = (value: unknown) => (typeof value === "string" ? value.trim() : String(value));
+  return [
+    `PaymentAmount ${show(amount)} ${show(currency)}, the order stated ${show(stated.amount)} ${show(stated.currency)}: ${CHARGED_ADVICE}`,
+  ];
 }
 
 /**
@@ -680,6 +747,56 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
   // first in the default order, and often without the JWT, so a guard requiring "Bearer" on the
   // order callbacks would pass the run (review final3-3).
   const runRedelivers = options.callbacks.some((callback) => REDELIVERED.includes(callback));
+  // A forged call with a wrong --guid (review cli-5): a valid token, not expired, a GUID given and a
+  // 401 expected. The cart's GET carries no MerchantGUID, so its 2xx is not the endpoint's fault.
+  const wrongGuidCheck =
+    options.merchantGuid !== undefined &&
+    options.privateKey !== undefined &&
+    (options.expiresInSeconds === undefined || options.expiresInSeconds > 0) &&
+    (options.expect?.statuses ?? []).includes(401);
+  // The merchant order answered for each service order of the run, and back (review cli-1): two
+  // OrderIds answered with one InternalOrderId are two orders merged into one.
+  const merchantOrderOf = new Map<string, string>();
+  const serviceOrderOf = new Map<string, string>();
+  const statedTotals = new Map<string, StatedTotal>();
+  /** Records a passing order answer; the problem when its id is another order's already. */
+  const claimOrder = (payload: unknown, answer: SendCallbackResult): string | undefined => {
+    const orderId = orderIdOf(payload);
+    const internal = internalOrderIdOf(answer);
+    if (orderId === undefined || internal === undefined || answer.problems.length > 0) {
+      return undefined;
+    }
+    const stated = statedTotalOf(payload);
+    if (stated !== undefined && !statedTotals.has(orderId)) statedTotals.set(orderId, stated);
+    const owner = serviceOrderOf.get(internal);
+    if (owner !== undefined && owner !== orderId) {
+      return `${orderId} answered InternalOrderId ${JSON.stringify(internal)}, already the merchant order of ${owner}: two orders merged into one (the service records it as the merchant order of both, so the second is never fulfilled and its later callbacks update the first); key InternalOrderId by OrderId, not by the cart or the shopper (README: Redelivery)`;
+    }
+    serviceOrderOf.set(internal, orderId);
+    if (!merchantOrderOf.has(orderId)) merchantOrderOf.set(orderId, internal);
+    return undefined;
+  };
+  /**
+   * The warnings of a passing answer about another order (review cli-2): an `InternalOrderId`
+   * other than the one answered for its `OrderId`; for a payment, another amount or currency.
+   */
+  const orderWarnings = (payload: unknown, answer: SendCallbackResult): string[] => {
+    const orderId = orderIdOf(payload);
+    if (orderId === undefined || answer.problems.length > 0) return [];
+    const found: string[] = [];
+    if (answer.callback === "PerformOrderPayment") {
+      found.push(...chargedWarnings(answer, statedTotalOf(payload) ?? statedTotals.get(orderId)));
+    }
+    const internal = internalOrderIdOf(answer);
+    const known = merchantOrderOf.get(orderId);
+    if (internal !== undefined && known !== undefined && internal !== known) {
+      const other = serviceOrderOf.get(internal);
+      found.push(
+        `InternalOrderId ${JSON.stringify(internal)}, but the order ${orderId} was answered ${JSON.stringify(known)} by SendOrderToMerchant${other === undefined ? "" : ` (${JSON.stringify(internal)} is the merchant order of ${other})`}: this answer names another order; answer the order's own id`,
+      );
+    }
+    return found;
+  };
   for (const callback of options.callbacks) {
     const given = options.payloads?.[callback];
     const payload = withMerchantOrderId(given ?? samplePayload(callback), merchantOrderId);
@@ -692,11 +809,16 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
       audience: options.audience,
       expiresInSeconds: options.expiresInSeconds,
     };
-    const send = async (body: unknown, escapeSlashes?: boolean, bareToken?: boolean) =>
+    const send = async (
+      body: unknown,
+      escapeSlashes?: boolean,
+      bareToken?: boolean,
+      signingKey?: string,
+    ) =>
       sendCallback(options.url, callback, {
         payload: body,
         escapeSlashes,
-        privateKey: bareToken ? undefined : options.privateKey,
+        privateKey: bareToken ? undefined : (signingKey ?? options.privateKey),
         merchantGuid: options.merchantGuid,
         cartToken: options.cartToken,
         authToken: options.authToken,
@@ -723,11 +845,39 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
     let row: SimulationRow;
     try {
       const result = await send(payload);
+      if (
+        wrongGuidCheck &&
+        callback === "GetCheckoutCartInfo" &&
+        options.cartMethod !== "POST" &&
+        result.status >= 200 &&
+        result.status < 300
+      ) {
+        // A wrong --guid with a valid key, or a stranger key the cart does not check? A token of
+        // a key made now, which no endpoint knows, tells them apart: refused, the run's key is
+        // the endpoint's and only the GUID, which the GET does not carry, is wrong.
+        const stranger = (await createTestKeys()).privateKey;
+        const probe = await send(payload, undefined, false, stranger);
+        row =
+          probe.status >= 200 && probe.status < 300
+            ? {
+                callback,
+                payload,
+                result: withMoreProblems(result, [UNCHECKED_CART_TOKEN]),
+              }
+            : { callback, payload, result, notApplicable: WRONG_GUID_CART };
+        rows.push(row);
+        options.onRow?.(row);
+        continue;
+      }
       if (callback === "SendOrderToMerchant") merchantOrderId = internalOrderIdOf(result);
       const more: string[] = [];
       const warnings: string[] = [];
       const failedAnswers: FailedAnswer[] = [];
       if (expectsSuccess && result.problems.length === 0) {
+        if (callback === "SendOrderToMerchant") {
+          const merged = claimOrder(payload, result);
+          if (merged !== undefined) more.push(merged);
+        } else warnings.push(...orderWarnings(payload, result));
         if (REDELIVERED.includes(callback)) {
           try {
             const bareToken = takeBareToken();
@@ -768,6 +918,17 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
                 result: answer,
               });
             }
+            for (const answer of found.passed) {
+              const merged = claimOrder(overlap, answer);
+              if (merged === undefined) continue;
+              more.push(merged);
+              failedAnswers.push({
+                send: "delivered twice at once",
+                payload: overlap,
+                result: answer,
+              });
+              break;
+            }
           } catch (error) {
             if (!(error instanceof SendCallbackError)) throw error;
             more.push(`${OVERLAP_PREFIX}: no answer: ${error.reason}`);
@@ -802,6 +963,11 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
             if (callback === "SendOrderToMerchant") {
               capturedMerchantOrderId = internalOrderIdOf(answer);
               capturedOrderPassed = answer.problems.length === 0;
+              const merged = claimOrder(captured, answer);
+              if (merged !== undefined) {
+                more.push(merged);
+                failedAnswers.push({ send: "as captured", payload: captured, result: answer });
+              }
             }
             more.push(
               ...((bareToken ? bareTokenFindings(prefix, answer) : undefined) ??
@@ -833,9 +999,22 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRow[
   return rows;
 }
 
-/** The problems of a row: the answer's problems, or the failed request. */
+/**
+ * Why GetCheckoutCartInfo by GET answered 2xx in a wrong-GUID check does not count: it carries
+ * no MerchantGUID (its query holds the cart, the country and the currency), so nothing in it is
+ * wrong for the endpoint to refuse.
+ */
+export const WRONG_GUID_CART =
+  "not applicable: GetCheckoutCartInfo by GET carries no MerchantGUID, so a wrong --guid cannot be refused there; not counted (the token was checked: one signed by a key made for the check was refused)";
+
+/** The cart answered 2xx to a token of a key made for the check too: it checks no token. */
+const UNCHECKED_CART_TOKEN =
+  "GetCheckoutCartInfo also answered 2xx to a token signed by a key made for this check, which no endpoint knows: it verifies no token on the cart; verify it there too (the cart's GET carries the token, not the GUID)";
+
+/** The problems of a row: the answer's problems, or the failed request; none when not applicable. */
 export function rowProblems(row: SimulationRow): readonly string[] {
-  return "error" in row ? [`no answer: ${row.error}`] : row.result.problems;
+  if ("error" in row) return [`no answer: ${row.error}`];
+  return row.notApplicable === undefined ? row.result.problems : [];
 }
 
 /** 0 when every answer is as expected, 1 when any is not or any request got no answer. */
@@ -908,14 +1087,19 @@ export class ReportWriter {
       const statusColor = status >= 500 ? colors.red : status >= 300 ? colors.yellow : colors.green;
       const success = successText(row);
       const verdict =
-        problems.length === 0
-          ? colors.green("ok")
-          : colors.red(`${problems.length} problem${problems.length === 1 ? "" : "s"}`);
+        row.notApplicable !== undefined
+          ? colors.yellow("not applicable")
+          : problems.length === 0
+            ? colors.green("ok")
+            : colors.red(`${problems.length} problem${problems.length === 1 ? "" : "s"}`);
       const ms = `${String(Math.round(durationMs)).padStart(5)} ms`;
       this.write(`← ${statusColor(String(status))}  ${success.padEnd(12)} ${ms}  ${verdict}\n`);
     }
     for (const problem of problems) this.write(`    ${colors.red(problem)}\n`);
-    const warnings = "error" in row ? [] : row.result.warnings;
+    if (!("error" in row) && row.notApplicable !== undefined) {
+      this.write(`    ${colors.yellow(row.notApplicable)}\n`);
+    }
+    const warnings = "error" in row || row.notApplicable !== undefined ? [] : row.result.warnings;
     for (const warning of warnings) {
       this.write(`    ${colors.yellow(`warning: ${printable(warning)}`)}\n`);
     }
@@ -957,26 +1141,32 @@ const BODY_LIMIT = 2000;
 /**
  * An answer's body as printable text: masked by the redactor of what the call sent (any
  * Luhn-valid number, the card and CVV the payload carried, the `--header` values, the Basic
- * credentials and the token sent: `sentRedactor`), control characters out, at most 2,000
- * characters.
+ * credentials and the token sent: `sentRedactor`), control characters out, bidi controls
+ * escaped, at most 2,000 characters, cut between graphemes.
  */
 export function maskedBody(redact: Redactor, text: string): string {
   const masked = redact(text);
   const lines = masked.split(/\r?\n/).map((line) => printable(line));
   const body = lines.join("\n");
   if (body.trim() === "") return "(empty body)";
-  return body.length > BODY_LIMIT
-    ? `${body.slice(0, BODY_LIMIT)}… (${body.length - BODY_LIMIT} more characters)`
-    : body;
+  if (body.length <= BODY_LIMIT) return body;
+  // Cut between graphemes: no half emoji printed as U+FFFD.
+  const cut = cutText(body, BODY_LIMIT);
+  return `${cut}… (${body.length - cut.length} more characters)`;
 }
 
 /** The closing line: all passed, or how many did not. */
 export function renderSummary(rows: readonly SimulationRow[], colors: Colors): string {
   const unanswered = rows.filter((row) => "error" in row).length;
-  const failed = rows.filter((row) => !("error" in row) && row.result.problems.length > 0).length;
+  const failed = rows.filter((row) => !("error" in row) && rowProblems(row).length > 0).length;
+  const skipped = rows.filter((row) => !("error" in row) && row.notApplicable !== undefined).length;
   const total = rows.length;
   if (unanswered === 0 && failed === 0) {
-    return colors.green(`${total} of ${total} passed.`);
+    return colors.green(
+      skipped === 0
+        ? `${total} of ${total} passed.`
+        : `${total - skipped} of ${total} passed, ${skipped} not applicable.`,
+    );
   }
   const parts: string[] = [];
   if (failed > 0) parts.push(`${failed} of ${total} failed`);
@@ -984,11 +1174,33 @@ export function renderSummary(rows: readonly SimulationRow[], colors: Colors): s
   return colors.red(`${parts.join(", ")}.`);
 }
 
+/** What the hints quote of the run: the commands of the forged-call checks (review cli-4). */
+export interface HintContext {
+  /** `… simulate all --url <url> --private-key <another key> --expect 401` */
+  readonly forgedCheck?: string | undefined;
+  /** `… --private-key <your key> --guid … --expires-in -3600 --expect 401` */
+  readonly expiredCheck?: string | undefined;
+}
+
+/** The certificate errors of a TLS endpoint Node does not trust (a self-signed or private CA). */
+const UNTRUSTED_CERTIFICATE =
+  /DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/;
+
 /** Advice for the failures seen, one line each (text output only). */
-export function renderHints(rows: readonly SimulationRow[], expect: Expectation): string[] {
+export function renderHints(
+  rows: readonly SimulationRow[],
+  expect: Expectation,
+  context: HintContext = {},
+): string[] {
   const hints: string[] = [];
-  const answered = rows.flatMap((row) => ("error" in row ? [] : [row.result]));
-  const failed = answered.filter((result) => result.problems.length > 0);
+  if (rows.some((row) => "error" in row && UNTRUSTED_CERTIFICATE.test(row.error))) {
+    hints.push(
+      "TLS: the endpoint's certificate is not signed by a CA Node trusts (self-signed, or a private CA). Give Node that certificate (or its CA) in PEM: NODE_EXTRA_CA_CERTS=<ca.pem> crossborder-callbacks simulate … (or test a local endpoint over http://).",
+    );
+  }
+  const failed = rows.flatMap((row) =>
+    "error" in row || rowProblems(row).length === 0 ? [] : [row.result],
+  );
   if (failed.some((result) => result.status === 401) && !expect.statuses?.includes(401)) {
     hints.push(
       "401: the endpoint refused the call's authentication. Check --private-key (the pair of the public key it verifies with), --guid (its merchant GUID), and for the gift-card callbacks --auth-token and --session-id.",
@@ -1031,6 +1243,14 @@ export function renderHints(rows: readonly SimulationRow[], expect: Expectation)
       "A refusal is what you meant to test? Pass --expect refusal (or --expect 401 for a forged call). --show-body prints each failed answer.",
     );
   }
+  const allPassed = rows.length > 0 && rows.every((row) => rowProblems(row).length === 0);
+  if (nothingExpected && allPassed && context.forgedCheck !== undefined) {
+    const expired =
+      context.expiredCheck === undefined ? "" : `, and an expired token: ${context.expiredCheck}`;
+    hints.push(
+      `authentication not checked: this run sent valid calls only, which an endpoint that verifies nothing passes too. Check that a forged call is refused: ${context.forgedCheck}${expired}`,
+    );
+  }
   return hints;
 }
 
@@ -1040,6 +1260,19 @@ export function jsonRow(row: SimulationRow, showBody: boolean): Record<string, u
     return { callback: row.callback, ok: false, problems: rowProblems(row), error: row.error };
   }
   const { result } = row;
+  if (row.notApplicable !== undefined) {
+    return {
+      callback: row.callback,
+      ok: true,
+      notApplicable: row.notApplicable,
+      method: result.method,
+      url: result.url,
+      status: result.status,
+      success: result.success ?? null,
+      durationMs: Math.round(result.durationMs),
+      problems: [],
+    };
+  }
   return {
     callback: row.callback,
     ok: result.problems.length === 0,

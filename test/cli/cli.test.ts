@@ -34,6 +34,7 @@ import {
   json,
   listen,
   MERCHANT_GUID,
+  ownOrderId,
   type RunningServer,
   startMerchant,
   startRawMerchant,
@@ -122,12 +123,10 @@ describe("argument handling", () => {
     for (const name of CALLBACK_NAMES) expect(resolveCallbacks(name)).toEqual([name]);
   });
 
-  it("keeps values as typed: digit-only values stay text, the last of a repeated option wins", () => {
+  it("keeps values as typed: digit-only values stay text; an option of one value given twice is refused (review cli-7)", () => {
     const parsed = parseCommand([
       "simulate",
       "all",
-      "--guid",
-      "0012",
       "--cart-token=000123",
       "--guid",
       "007",
@@ -136,6 +135,9 @@ describe("argument handling", () => {
     ]);
     if (parsed.kind !== "run") throw new Error("not a command");
     expect(parsed.command.text("guid")).toBe("007");
+    expect(() =>
+      parseCommand(["simulate", "all", "--guid", "0012", "--guid=007", "--url", "http://x"]),
+    ).toThrow(/--guid given twice/);
     expect(parsed.command.text("cart-token")).toBe("000123");
     expect(parsed.command.positionals).toEqual(["all"]);
   });
@@ -1021,7 +1023,8 @@ describe("simulate", () => {
 
   it("prints warnings under a passing row, and lists them in --json, without failing the run", async () => {
     const plain = await startRawMerchant({
-      SendOrderToMerchant: (res) => json(res, 200, { Success: true, InternalOrderId: "M-1" }),
+      SendOrderToMerchant: (res, request) =>
+        json(res, 200, { Success: true, InternalOrderId: ownOrderId(request.body) }),
     });
     try {
       const cap = captureIo();
@@ -1385,7 +1388,7 @@ describe("simulate PerformOrderPayment without its order", () => {
         orders.add(order.OrderId);
         json(res, 200, {
           Success: true,
-          InternalOrderId: "M-1",
+          InternalOrderId: ownOrderId(request.body),
           PaymentAmount: "123.73",
           PaymentCurrencyCode: "USD",
         });
@@ -1395,7 +1398,7 @@ describe("simulate PerformOrderPayment without its order", () => {
         if (orders.has(OrderId)) {
           json(res, 200, {
             Success: true,
-            InternalOrderId: "M-1",
+            InternalOrderId: ownOrderId(request.body),
             PaymentAmount: "123.73",
             PaymentCurrencyCode: "USD",
           });
@@ -1854,7 +1857,8 @@ describe("simulate: what the redelivery and the captured form find", () => {
   async function refusingRepeat(status: number) {
     let payments = 0;
     const server = await startRawMerchant({
-      SendOrderToMerchant: (res) => json(res, 200, paid),
+      SendOrderToMerchant: (res, request) =>
+        json(res, 200, { ...paid, InternalOrderId: ownOrderId(request.body) }),
       PerformOrderPayment: (res, request) => {
         const card = JSON.parse(request.body).PaymentDetails?.CardNumber;
         if (card && payments++ > 0) {
@@ -1913,7 +1917,7 @@ describe("simulate: what the redelivery and the captured form find", () => {
         if (JSON.parse(request.body).PaymentDetails === null) {
           res.writeHead(500, { "content-type": "text/plain" });
           res.end("TypeError: Cannot read properties of null (reading 'CardNumber')");
-        } else json(res, 200, paid);
+        } else json(res, 200, { ...paid, InternalOrderId: ownOrderId(request.body) });
       },
     });
     servers.push(server);
@@ -1974,7 +1978,8 @@ describe("simulate: what the redelivery and the captured form find", () => {
   it("masks, in the captured payment's failing answer, the CVV and card the row's first payment sent (the captured form carries none)", async () => {
     let first: unknown;
     const server = await startRawMerchant({
-      SendOrderToMerchant: (res) => json(res, 200, paid),
+      SendOrderToMerchant: (res, request) =>
+        json(res, 200, { ...paid, InternalOrderId: ownOrderId(request.body) }),
       PerformOrderPayment: (res, request) => {
         const details = JSON.parse(request.body).PaymentDetails;
         if (details?.CardNumber) {
@@ -2001,11 +2006,12 @@ describe("simulate: what the redelivery and the captured form find", () => {
   it("--show-body does not show the first, passing answer as the failure when the repeat got no answer", async () => {
     let payments = 0;
     const server = await startRawMerchant({
-      SendOrderToMerchant: (res) => json(res, 200, paid),
+      SendOrderToMerchant: (res, request) =>
+        json(res, 200, { ...paid, InternalOrderId: ownOrderId(request.body) }),
       PerformOrderPayment: (res, request) => {
         if (JSON.parse(request.body).PaymentDetails?.CardNumber && payments++ > 0) {
           res.socket?.destroy();
-        } else json(res, 200, paid);
+        } else json(res, 200, { ...paid, InternalOrderId: ownOrderId(request.body) });
       },
     });
     servers.push(server);

@@ -18,6 +18,7 @@ import {
   createTestKeys,
   SAMPLE_CART_TOKEN,
   SAMPLE_MERCHANT_ORDER_ID,
+  SAMPLE_ORDER_ID,
   samplePayload,
   sendCallback,
   signServiceToken,
@@ -28,6 +29,7 @@ import {
   json,
   listen,
   MERCHANT_GUID,
+  ownOrderId,
   type RunningServer,
   startMerchant,
   startRawMerchant,
@@ -203,11 +205,13 @@ describe("redelivery (K3)", () => {
     const paid = {
       Success: true,
       InternalOrderId: "M-1",
-      PaymentAmount: "1",
+      PaymentAmount: "123.73",
       PaymentCurrencyCode: "USD",
     };
     const server = await startRawMerchant({
-      SendOrderToMerchant: (res) => json(res, 200, paid),
+      // One merchant order per OrderId (review cli-1).
+      SendOrderToMerchant: (res, request) =>
+        json(res, 200, { ...paid, InternalOrderId: ownOrderId(request.body) }),
       PerformOrderPayment: (res, request) => {
         const sent = JSON.parse(request.body);
         // The captured payment (CardNumber null) is paid: only the repeat is refused.
@@ -565,7 +569,9 @@ describe("a repeat answered with an id or status left out (review second-seq-4)"
   it("passes, with a warning, a status whose repeat leaves out the ids and status the first answer carried", async () => {
     const seen = new Set<string>();
     const base = await merchant({
-      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      SendOrderToMerchant: (order) => ({
+        InternalOrderId: order.OrderId === SAMPLE_ORDER_ID ? "M-1" : `M-${order.OrderId}`,
+      }),
       UpdateOrderStatus: (update) => {
         const key = `${update.OrderId}:${update.StatusCode}`;
         if (seen.has(key)) return; // applied already: nothing more to say ("same, or nothing")
@@ -794,7 +800,9 @@ describe("the forms seen in real captures (K4)", () => {
 
   it("fails an endpoint that crashes on the service's own collection (CardNumber null, OT), which the sample alone passed", async () => {
     const base = await merchant({
-      SendOrderToMerchant: () => ({ InternalOrderId: "M-1" }),
+      SendOrderToMerchant: (order) => ({
+        InternalOrderId: order.OrderId === SAMPLE_ORDER_ID ? "M-1" : `M-${order.OrderId}`,
+      }),
       PerformOrderPayment: (payment) => ({
         InternalOrderId: "M-1",
         PaymentAmount: "123.73",

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeListener } from "../../src/adapters/node.js";
 import { createAuth } from "../../src/auth/index.js";
 import { type CallbackName, type CheckoutCartInfo, createCallbackRouter } from "../../src/index.js";
+import { SAMPLE_ORDER_ID } from "../../src/testing/samples.js";
 
 export interface RunningServer {
   /** `http://127.0.0.1:<port>` */
@@ -91,7 +92,9 @@ export async function startMerchant(
       },
       SendOrderToMerchant: (payload, context) => {
         record("SendOrderToMerchant")(payload, context);
-        const ids = { InternalOrderId: "100004217", OrderId: "100004217", StatusCode: "pending" };
+        // One merchant order per service order (review cli-1: one id for two orders merges them).
+        const own = payload.OrderId === SAMPLE_ORDER_ID ? "100004217" : `M-${payload.OrderId}`;
+        const ids = { InternalOrderId: own, OrderId: own, StatusCode: "pending" };
         // An order with PaymentDetails is paid on the spot: the answer says what was charged (001 §4.2).
         return payload.PaymentDetails
           ? { ...ids, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" }
@@ -174,17 +177,37 @@ export async function startRawMerchant(
   return { ...server, base: `${server.origin}/crossborder`, seen };
 }
 
+/**
+ * The merchant order of the order in a JSON body, one per `OrderId` (review cli-1: one id for two
+ * orders merges them): `M-1` for the sample's, `M-<OrderId>` for another.
+ */
+export function ownOrderId(body: string): string {
+  const orderId = orderIdOf(body);
+  return orderId === undefined || orderId === SAMPLE_ORDER_ID ? "M-1" : `M-${orderId}`;
+}
+
+/** The `OrderId` of a JSON body, when it has one. */
+function orderIdOf(body: string): string | undefined {
+  try {
+    const id = (JSON.parse(body) as { OrderId?: unknown }).OrderId;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function correctAnswer(name: CallbackName): Answer {
-  return (res) => {
+  return (res, request) => {
     if (name === "GetCheckoutCartInfo") json(res, 200, cartFixture());
     else if (name === "ValidateGiftCard" || name === "ValidateVoucher") {
       json(res, 200, { Success: true, IsValid: true, Balance: "25.00", CurrencyCode: "USD" });
     } else if (name === "RemoveRestrictedProducts") json(res, 200, { IsSuccess: true });
     else if (name === "SendRMAInfoToMerchant") json(res, 200, { Success: "True" });
-    else if (name === "SendOrderToMerchant")
-      json(res, 200, { Success: true, InternalOrderId: "M-1" });
-    else if (name === "PerformOrderPayment") {
-      json(res, 200, { Success: true, PaymentAmount: "129.90", PaymentCurrencyCode: "USD" });
+    else if (name === "SendOrderToMerchant") {
+      json(res, 200, { Success: true, InternalOrderId: ownOrderId(request.body) });
+    } else if (name === "PerformOrderPayment") {
+      // What the sample order states (review cli-2 warns about another amount).
+      json(res, 200, { Success: true, PaymentAmount: "123.73", PaymentCurrencyCode: "USD" });
     } else json(res, 200, { Success: true });
   };
 }
