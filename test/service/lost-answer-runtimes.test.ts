@@ -104,3 +104,48 @@ describe("an operation that is never retried, its answer lost on a reused connec
     await sendsOnce(`${BIN}/bun`, (file) => ["run", file]);
   }, 30_000);
 });
+
+// Review second-deno-1/2: the Deno HttpClient of those operations was made once per service client
+// and never closed: a merchant's `Deno.test` that dispatched once failed the resource sanitizer,
+// and each service client kept one for good. One per request now, closed once its answer is read,
+// cancelled or failed, or its fetch rejects.
+describe("a merchant's Deno.test with the resource sanitizer on", () => {
+  it("passes when it calls the never-retried operations (answered, answer lost, timed out)", async () => {
+    const tests = await bundle(new URL("./runtimes/sanitized.ts", import.meta.url).pathname);
+    try {
+      simulator.reset();
+      simulator.fail("createOrderRefund", { drop: true, apply: true });
+      simulator.fail("voidParcel", { hang: true });
+      simulator.fail("updateParcelStatus", { stallBody: true });
+      const stdout = await new Promise<string>((resolve) => {
+        execFile(
+          `${BIN}/deno`,
+          [
+            "test",
+            "--no-lock",
+            "--no-prompt",
+            "--sanitize-resources",
+            "--sanitize-ops",
+            "-A",
+            tests,
+          ],
+          {
+            timeout: 20_000,
+            env: {
+              ...process.env,
+              NO_COLOR: "1",
+              CBC_SERVICE_URL: simulator.url,
+              CBC_MERCHANT_GUID: simulator.merchantGuid,
+            },
+          },
+          (error, out, err) => resolve(`${error ? `exit ${error.code}\n` : ""}${out}\n${err}`),
+        );
+      });
+      expect(stdout).not.toMatch(/Leaks detected|FAILED|exit \d/);
+      expect(stdout).toMatch(/ok \| 4 passed \| 0 failed/);
+      expect(simulator.count("createOrderRefund")).toBe(1);
+    } finally {
+      removeBundle(tests);
+    }
+  }, 30_000);
+});

@@ -1,5 +1,6 @@
 // Review bunodeno-1: the fetch of the operations that are never retried, when the merchant passed
-// none. On Deno, a Deno HttpClient keeping no idle connection, made once; elsewhere, and where
+// none. On Deno, a Deno HttpClient keeping no idle connection per request, closed with its answer
+// (review second-deno-1/2); elsewhere, and where
 // Deno.createHttpClient is missing or throws, the global fetch.
 import { afterEach, expect, it, vi } from "vitest";
 import { unpooledFetch } from "../../src/service/unpooled.js";
@@ -18,25 +19,67 @@ function recordingFetch(): RequestInit[] {
   return inits;
 }
 
-it("passes one client keeping no idle connection on Deno, made on the first call only", async () => {
-  const inits = recordingFetch();
+/** A stand-in for Deno.createHttpClient, recording what it made and what was closed. */
+function denoClients() {
   const made: unknown[] = [];
-  const client = { name: "HttpClient" };
+  const clients: { closed: number }[] = [];
   vi.stubGlobal("Deno", {
     createHttpClient(options: unknown) {
       made.push(options);
+      const client = {
+        closed: 0,
+        close() {
+          client.closed += 1;
+        },
+      };
+      clients.push(client);
       return client;
     },
   });
+  return { made, clients };
+}
+
+it("passes a client keeping no idle connection per request on Deno, closed once its body is read", async () => {
+  const inits = recordingFetch();
+  const { made, clients } = denoClients();
   const send = unpooledFetch();
   expect(made).toEqual([]);
-  await send("http://service.test/a", { method: "POST", body: "{}" });
-  await send("http://service.test/b", { method: "POST", body: "{}" });
-  expect(made).toEqual([{ poolMaxIdlePerHost: 0 }]);
+  const first = await send("http://service.test/a", { method: "POST", body: "{}" });
+  expect(clients.map((c) => c.closed)).toEqual([0]);
+  expect(await first.text()).toBe("{}");
+  await send("http://service.test/b", { method: "POST", body: "{}" }).then((r) => r.text());
+  expect(made).toEqual([{ poolMaxIdlePerHost: 0 }, { poolMaxIdlePerHost: 0 }]);
+  expect(clients.map((c) => c.closed)).toEqual([1, 1]);
   expect(inits).toEqual([
-    { method: "POST", body: "{}", client },
-    { method: "POST", body: "{}", client },
+    { method: "POST", body: "{}", client: clients[0] },
+    { method: "POST", body: "{}", client: clients[1] },
   ]);
+});
+
+it("closes the request's client when its body is cancelled, fails, or fetch rejects", async () => {
+  const { clients } = denoClients();
+  const send = unpooledFetch();
+  vi.stubGlobal("fetch", async () => new Response("{}", { status: 201, statusText: "Made" }));
+  const cancelled = await send("http://service.test/a", { method: "POST" });
+  expect([cancelled.status, cancelled.statusText]).toEqual([201, "Made"]);
+  await cancelled.body?.cancel();
+  vi.stubGlobal("fetch", async () => {
+    const broken = new ReadableStream({
+      pull(controller) {
+        controller.error(new Error("reset"));
+      },
+    });
+    return new Response(broken);
+  });
+  const failed = await send("http://service.test/b", { method: "POST" });
+  await expect(failed.text()).rejects.toThrow("reset");
+  vi.stubGlobal("fetch", async () => {
+    throw new DOMException("aborted", "AbortError");
+  });
+  await expect(send("http://service.test/c", { method: "POST" })).rejects.toThrow("aborted");
+  vi.stubGlobal("fetch", async () => new Response(null, { status: 204 }));
+  await send("http://service.test/d", { method: "POST" });
+  expect(clients.map((c) => c.closed)).toEqual([1, 1, 1, 1]);
 });
 
 it("uses the global fetch where Deno.createHttpClient throws (a host that leaves it out)", async () => {
