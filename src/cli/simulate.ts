@@ -1171,6 +1171,7 @@ export function renderSummary(rows: readonly SimulationRow[], colors: Colors): s
   const parts: string[] = [];
   if (failed > 0) parts.push(`${failed} of ${total} failed`);
   if (unanswered > 0) parts.push(`${unanswered} of ${total} got no answer`);
+  if (skipped > 0) parts.push(`${skipped} not applicable`);
   return colors.red(`${parts.join(", ")}.`);
 }
 

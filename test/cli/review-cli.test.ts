@@ -261,6 +261,16 @@ describe("cli-5: the wrong-GUID forged check and the cart GET, which carries no 
     expect(result.notApplicable).toMatch(/carries no MerchantGUID/);
   });
 
+  it("a failed run counts the not-applicable row in its summary too", async () => {
+    // The endpoint's own GUID with --expect 401: every POST is answered (a failure each), the
+    // cart GET is not applicable; the closing line says both, as a passing run would.
+    const cap = captureIo();
+    const args = ["simulate", "all", "--url", good.base, "--private-key", keyFile];
+    const guid = ["--guid", MERCHANT_GUID, "--expect", "401"];
+    expect(await runCli([...args, ...guid], cap.io)).toBe(1);
+    expect(cap.stdout).toContain("13 of 14 failed, 1 not applicable.");
+  });
+
   it("still fails the cart of an endpoint that checks no token on it (a stranger key and --guid)", async () => {
     const lax = await raw({
       SendOrderToMerchant: (res) => json(res, 401, {}),
