@@ -687,6 +687,8 @@ interface PendingRelease {
   next: number;
   delay: number;
   readonly timeoutMs: number;
+  /** Settles what was handed to the request's `waitUntil` (if any) once the claim is done with. */
+  readonly done: (() => void) | undefined;
 }
 
 /** The runtime's `waitUntil` (Workers' `ctx.waitUntil`, Vercel's), as the context gives it. */
@@ -783,8 +785,13 @@ interface Releases {
   dueAt: number;
   /** The round sending now: one started over a stopped one supersedes it. */
   round: object | undefined;
-  /** The claims released by their own request's work (`releaseOwn`), counted in the bound. */
-  own: number;
+  /**
+   * The claims released by their own request's work (`releaseOwn`), counted in the bound: each
+   * owner with the time its loop is over by. Counted by that time, not by the loop's `finally`,
+   * which never runs where the runtime dropped the rest of the request's work (review
+   * second-ssls2b-1).
+   */
+  own: Map<string, number>;
 }
 
 const releasesOf = new WeakMap<object, Releases>();
@@ -825,19 +832,28 @@ function releaseLater(
       movedAt: 0,
       dueAt: 0,
       round: undefined,
-      own: 0,
+      own: new Map(),
     };
     releasesOf.set(store, releases);
   }
   const now = monotonicNow();
-  if (now >= until || releases.pending.size + releases.own >= MOST_PENDING_RELEASES) {
-    return undefined;
+  if (now >= until) return undefined;
+  if (releases.pending.size + releases.own.size >= MOST_PENDING_RELEASES) {
+    for (const [loop, end] of releases.own) if (end <= now) releases.own.delete(loop);
+    if (releases.pending.size + releases.own.size >= MOST_PENDING_RELEASES) return undefined;
   }
   // Where the runtime drops a request's timers and I/O once it ended (a Worker), the claim is
   // released by work of this request's own, handed to its `waitUntil` (review ssls2-2): a round
   // of the shared loop, or its next timer, may belong to another request, and be dropped with it.
-  if (track) return releaseOwn(store, releases, key, owner, until, timeoutMs);
-  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs });
+  // Where timers outlive the request (Node, Bun, Deno), the shared loop releases it, one release
+  // in flight per store (review second-ssls2b-2); the request's `waitUntil` is handed a promise
+  // settling once the claim is done with (a frozen instance would only pause the loop).
+  if (track && !timersOutliveRequests()) {
+    return releaseOwn(store, releases, key, owner, until, timeoutMs);
+  }
+  let done: (() => void) | undefined;
+  const handed = track ? new Promise<void>((resolve) => (done = resolve)) : undefined;
+  releases.pending.set(owner, { key, owner, until, next: now, delay: timeoutMs, timeoutMs, done });
   // A loop that stopped moving (its round or timer was a Worker request's, dropped when it
   // ended: review serverless-4) is started again, or no claim of this store would be released.
   const stopped = releases.sending
@@ -849,8 +865,27 @@ function releaseLater(
     releases.timer = undefined;
     void releaseRound(store, releases);
   }
-  return undefined;
+  return handed;
 }
+
+/**
+ * Whether timers and I/O outlive the request that made them: Node, Bun and Deno (by
+ * `navigator.userAgent`, or Node's `process` where it has no `navigator`), not workerd
+ * (`Cloudflare-Workers`) nor other edge runtimes, which drop a request's work once it ended.
+ */
+function timersOutliveRequests(): boolean {
+  const userAgent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  if (typeof userAgent === "string") return /^(Node\.js|Bun|Deno)\//.test(userAgent);
+  const versions = (globalThis as { process?: { versions?: { node?: unknown } } }).process
+    ?.versions;
+  return typeof versions?.node === "string";
+}
+
+/**
+ * How long past a claim's `until` a release loop may go on: its last release, sent just before,
+ * awaited for `timeoutMs` (and timers firing late). What is handed to `waitUntil` is bounded by it.
+ */
+const releaseEnd = (until: number, timeoutMs: number): number => until + 2 * timeoutMs;
 
 /**
  * Releases one claim by itself, from the call that found it may have landed (a Worker request's
@@ -867,7 +902,7 @@ async function releaseOwn(
   until: number,
   timeoutMs: number,
 ): Promise<void> {
-  releases.own++;
+  releases.own.set(owner, releaseEnd(until, timeoutMs));
   let released = false;
   let unanswered: Flight<boolean> | undefined;
   let delay = timeoutMs;
@@ -911,12 +946,13 @@ async function releaseOwn(
       delay = Math.min(delay * 2, LONGEST_RELEASE_RETRY_MS);
     }
   } finally {
-    releases.own--;
+    releases.own.delete(owner);
   }
 }
 
 /** Takes a claim out of the releases' set (released, answered late, or its lease ran out). */
 function dropRelease(releases: Releases, owner: string): void {
+  releases.pending.get(owner)?.done?.();
   releases.pending.delete(owner);
 }
 
@@ -1746,7 +1782,8 @@ export function withIdempotency<TPayload, TResult>(
           after = releaseLater(store, key, owner, until, storeTimeoutMs, track);
         }
         if (waitUntil !== undefined && after !== undefined) {
-          handOver(waitUntil, after, until - monotonicNow());
+          // Past `until` too: the loop's last release, sent just before, is still answered.
+          handOver(waitUntil, after, releaseEnd(until, storeTimeoutMs) - monotonicNow());
         }
         return storeFailed("claim", key, error, payload, context, handle);
       }
