@@ -58,6 +58,32 @@ export function credentialRedactor(credentials: readonly string[], url: URL): Re
   return createRedactor([...forms]);
 }
 
+/**
+ * The digests of a secret option's `value` (one string, or a non-empty list during a rotation),
+ * each string checked by `refuse` (which throws), errors naming `path.value` or `path.value[i]`.
+ */
+async function secretDigests(
+  given: unknown,
+  path: string,
+  refuse: (value: string, at: string) => void,
+): Promise<SecretDigest[]> {
+  const list: readonly unknown[] = Array.isArray(given) ? given : [given];
+  if (list.length === 0) {
+    throw configError(
+      `${path}.value`,
+      "must hold at least one value (a string, or a list of them)",
+    );
+  }
+  const secrets: SecretDigest[] = [];
+  for (const [index, item] of list.entries()) {
+    const at = Array.isArray(given) ? `${path}.value[${index}]` : `${path}.value`;
+    const value = requireString(item, at);
+    refuse(value, at);
+    secrets.push(await SecretDigest.of(value));
+  }
+  return secrets;
+}
+
 /** A secret header, compared as SHA-256 digests. */
 export class HeaderSecretVerifier {
   private constructor(
@@ -70,18 +96,7 @@ export class HeaderSecretVerifier {
     assertKnownKeys(options, ["name", "value"], path);
     const name = requireString(options.name, `${path}.name`);
     if (!HEADER_NAME.test(name)) throw configError(`${path}.name`, "is not a valid header name");
-    const given: unknown = options.value;
-    const list: readonly unknown[] = Array.isArray(given) ? given : [given];
-    if (list.length === 0) {
-      throw configError(
-        `${path}.value`,
-        "must hold at least one value (a string, or a list of them)",
-      );
-    }
-    const secrets: SecretDigest[] = [];
-    for (const [index, item] of list.entries()) {
-      const at = Array.isArray(given) ? `${path}.value[${index}]` : `${path}.value`;
-      const value = requireString(item, at);
+    const secrets = await secretDigests(options.value, path, (value, at) => {
       if (value !== value.trim()) {
         throw configError(at, "cannot start or end with whitespace (HTTP strips it)");
       }
@@ -89,8 +104,7 @@ export class HeaderSecretVerifier {
         // A comma is how a repeated header arrives (joined by ", "), so such values are refused.
         throw configError(at, "cannot contain a comma (it reads as a repeated header)");
       }
-      secrets.push(await SecretDigest.of(value));
-    }
+    });
     // `this`, not the class's name (here and below): a class body that names its class is built
     // as `class _X` (esbuild), and `constructor.name` and util.inspect would say so.
     return new this(name.toLowerCase(), secrets);
@@ -140,26 +154,14 @@ export class UrlSecretVerifier {
     if (!isPlainObject(options)) throw configError(path, "must be { parameter, value }");
     assertKnownKeys(options, ["parameter", "value"], path);
     const parameter = requireString(options.parameter, `${path}.parameter`);
-    const given: unknown = options.value;
-    const list: readonly unknown[] = Array.isArray(given) ? given : [given];
-    if (list.length === 0) {
-      throw configError(
-        `${path}.value`,
-        "must hold at least one value (a string, or a list of them)",
-      );
-    }
-    const secrets: SecretDigest[] = [];
-    for (const [index, item] of list.entries()) {
-      const at = Array.isArray(given) ? `${path}.value[${index}]` : `${path}.value`;
-      const value = requireString(item, at);
+    const secrets = await secretDigests(options.value, path, (value, at) => {
       if (unwritableInUrl(value)) {
         throw configError(
           at,
           'cannot contain whitespace or control characters (no URL carries them as written: a trailing newline read from a file?); "+", "%", "&" and "#" are fine, in the URL you register percent-encoded (encodeURIComponent(value)), or "+" and "%" as they are',
         );
       }
-      secrets.push(await SecretDigest.of(value));
-    }
+    });
     return new this(parameter, secrets);
   }
 

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, expect, it, vi } from "vitest";
+import { releaseBound } from "../../src/idempotency/with-idempotency.js";
 import {
   createMemoryIdempotencyStore,
   createSendOrderToMerchantHandler,
@@ -25,12 +26,19 @@ const delivery = (id: string, waitUntil?: (promise: Promise<unknown>) => void) =
     ...(waitUntil === undefined ? {} : { waitUntil }),
   }) as never;
 
+/** The package's bound (10,000 claims per store), lowered here to reach it in a tenth of the time. */
+const BOUND = 1_000;
+const packageBound = releaseBound.mostPending;
+
 afterEach(() => {
+  releaseBound.mostPending = packageBound;
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
 
-it("workerd: 10,000 per-claim loops whose end the runtime dropped do not keep the next late claim from being released (review second-ssls2b-1)", async () => {
+it("workerd: per-claim loops up to the bound whose end the runtime dropped do not keep the next late claim from being released (review second-ssls2b-1)", async () => {
+  expect(packageBound).toBe(10_000);
+  releaseBound.mostPending = BOUND;
   // The runtime this path is for: workerd (Node keeps the shared loop).
   vi.stubGlobal("navigator", { userAgent: "Cloudflare-Workers" });
   const inner = createMemoryIdempotencyStore();
@@ -65,7 +73,7 @@ it("workerd: 10,000 per-claim loops whose end the runtime dropped do not keep th
     .spyOn(globalThis, "setTimeout")
     .mockImplementation(((callback: () => void, ms?: number) =>
       (ms ?? 0) >= 40 ? { unref() {} } : original(callback, ms)) as unknown as typeof setTimeout);
-  for (let batch = 0; batch < 20; batch++) {
+  for (let batch = 0; batch < BOUND / 500; batch++) {
     const answers = await Promise.all(
       Array.from({ length: 500 }, (_, i) =>
         handler.handle(
@@ -76,14 +84,14 @@ it("workerd: 10,000 per-claim loops whose end the runtime dropped do not keep th
     expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([500]));
   }
   dropped.mockRestore();
-  expect(released).toHaveLength(10_000);
+  expect(released).toHaveLength(BOUND);
   // Every one of those loops is over (its lease ran out long ago).
   await sleep(1_000);
   released.length = 0;
   const answer = await handler.handle(delivery("GE800000001US", () => undefined));
   expect(answer.status).toBe(500);
   await sleep(20);
-  // Before: the 10,000 dropped loops still counted, and this late claim was never released.
+  // Before: the dropped loops (as many as the bound) still counted, and this late claim was never released.
   expect(released).toHaveLength(1);
   expect(released[0]).toContain("GE800000001US");
 }, 60_000);
