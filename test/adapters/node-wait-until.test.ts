@@ -11,13 +11,8 @@ import { describe, expect, it } from "vitest";
 import { toExpress } from "../../src/adapters/express.js";
 import { toKoa } from "../../src/adapters/koa.js";
 import { toNodeListener } from "../../src/adapters/node.js";
-import {
-  type CallbackRouter,
-  createCallbackRouter,
-  createMemoryIdempotencyStore,
-  type IdempotencyStore,
-  withIdempotency,
-} from "../../src/index.js";
+import { type CallbackRouter, createCallbackRouter, withIdempotency } from "../../src/index.js";
+import { recordsFailingAtFirst } from "../idempotency/support/failing-records.js";
 import { fixture } from "./support/keys.js";
 import { listen } from "./support/servers.js";
 
@@ -50,15 +45,7 @@ const adapters: readonly (readonly [
 describe("the Node adapters' waitUntil option", () => {
   for (const [name, serve] of adapters) {
     it(`${name}: is context.waitUntil, and a record retried after the answer is handed to it`, async () => {
-      const inner = createMemoryIdempotencyStore();
-      let failures = 2;
-      const store: IdempotencyStore = {
-        ...inner,
-        complete: async (key, owner, result, ttl) => {
-          if (failures-- > 0) throw new Error("read ECONNRESET");
-          return inner.complete(key, owner, result, ttl);
-        },
-      };
+      const { store, writes } = recordsFailingAtFirst(2);
       const handed: Promise<unknown>[] = [];
       const waitUntil: WaitUntil = (promise) => void handed.push(promise);
       const seen: unknown[] = [];
@@ -88,7 +75,7 @@ describe("the Node adapters' waitUntil option", () => {
         // Before: the adapter refused the option ("unknown option"), nothing could be handed over.
         expect(handed).toHaveLength(1);
         await handed[0];
-        expect(failures).toBe(-1);
+        expect(writes()).toBe(3);
       } finally {
         await server.close();
       }

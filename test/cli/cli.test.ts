@@ -40,7 +40,7 @@ import {
   startRawMerchant,
   WRONG_ANSWERS,
 } from "../testing/helpers.js";
-import { captureIo, runCommand } from "./io.js";
+import { captureIo, rowOf, runCommand } from "./io.js";
 
 let dir: string;
 let keys: TestKeys;
@@ -87,19 +87,6 @@ afterAll(async () => {
   await echoing?.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/** The streamed line of a callback, and the lines under it (its problems, its body). */
-function rowOf(stdout: string, callback: string): string {
-  const lines = stdout.split("\n");
-  const start = lines.findIndex((line) => line.startsWith(`→ ${callback} `));
-  if (start < 0) throw new Error(`no line for ${callback} in:\n${stdout}`);
-  const block = [lines[start] ?? ""];
-  for (const line of lines.slice(start + 1)) {
-    if (!line.startsWith("    ")) break;
-    block.push(line);
-  }
-  return block.join("\n");
-}
 
 /** The options of a simulation the good merchant accepts: its URL, the key, its GUID. */
 function signedAt(url: string, key = keyFile): string[] {

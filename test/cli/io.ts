@@ -21,6 +21,19 @@ export function captureIo(env: Record<string, string | undefined> = {}, isTTY = 
   };
 }
 
+/** The streamed line of a callback, and the lines under it (its problems, its body). */
+export function rowOf(stdout: string, callback: string): string {
+  const lines = stdout.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(`→ ${callback} `));
+  if (start < 0) throw new Error(`no line for ${callback} in:\n${stdout}`);
+  const block = [lines[start] ?? ""];
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith("    ")) break;
+    block.push(line);
+  }
+  return block.join("\n");
+}
+
 export interface Run {
   readonly code: number | null;
   readonly stdout: string;

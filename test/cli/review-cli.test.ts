@@ -13,13 +13,14 @@ import { maskedBody } from "../../src/cli/simulate.js";
 import { printable, truncate } from "../../src/cli/table.js";
 import { createTestKeys, type TestKeys } from "../../src/testing/index.js";
 import {
+  type Answer,
   json,
   MERCHANT_GUID,
   type RunningServer,
   startMerchant,
   startRawMerchant,
 } from "../testing/helpers.js";
-import { captureIo } from "./io.js";
+import { captureIo, rowOf } from "./io.js";
 
 let dir: string;
 let keys: TestKeys;
@@ -45,18 +46,11 @@ function signedAt(url: string): string[] {
   return ["--url", url, "--private-key", keyFile, "--guid", MERCHANT_GUID];
 }
 
-/** The streamed line of a callback and the indented lines under it. */
-function rowOf(stdout: string, callback: string): string {
-  const lines = stdout.split("\n");
-  const start = lines.findIndex((line) => line.startsWith(`→ ${callback} `));
-  if (start < 0) throw new Error(`no line for ${callback} in:\n${stdout}`);
-  const block = [lines[start] ?? ""];
-  for (const line of lines.slice(start + 1)) {
-    if (!line.startsWith("    ")) break;
-    block.push(line);
-  }
-  return block.join("\n");
-}
+/** A SendOrderToMerchant answered with an InternalOrderId of its own order: M-<OrderId>. */
+const orderAnsweredById: Answer = (res, request) => {
+  const { OrderId } = JSON.parse(request.body);
+  json(res, 200, { Success: true, InternalOrderId: `M-${OrderId}` });
+};
 
 async function raw(answers: Parameters<typeof startRawMerchant>[0]) {
   const server = await startRawMerchant(answers);
@@ -106,10 +100,7 @@ describe("cli-1: two different orders of one run answered with the same Internal
 describe("cli-2: a payment or status answer that does not match its order", () => {
   it("warns (not fails) about another amount, another currency and another order's id", async () => {
     const server = await raw({
-      SendOrderToMerchant: (res, request) => {
-        const { OrderId } = JSON.parse(request.body);
-        json(res, 200, { Success: true, InternalOrderId: `M-${OrderId}` });
-      },
+      SendOrderToMerchant: orderAnsweredById,
       PerformOrderPayment: (res) =>
         json(res, 200, {
           Success: true,
@@ -141,10 +132,7 @@ describe("cli-2: a payment or status answer that does not match its order", () =
 
   it("no warning when the payment answers the order's amount and id", async () => {
     const server = await raw({
-      SendOrderToMerchant: (res, request) => {
-        const { OrderId } = JSON.parse(request.body);
-        json(res, 200, { Success: true, InternalOrderId: `M-${OrderId}` });
-      },
+      SendOrderToMerchant: orderAnsweredById,
       PerformOrderPayment: (res) =>
         json(res, 200, {
           Success: true,

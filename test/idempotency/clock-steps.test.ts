@@ -6,10 +6,9 @@
  * (the real value plus an offset); timers, and the Redis and PostgreSQL servers' clocks, are left
  * alone, as a real step on the app host would leave them. Each test has a control without a step.
  */
-import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore } from "../../src/idempotency/redis.js";
 import {
@@ -28,17 +27,13 @@ import {
   startRedis,
 } from "../support/databases.js";
 import { useSteppedWallClock } from "../support/wall-clock.js";
+import { paymentFor } from "./support/payment.js";
 
 const { step, realNow } = useSteppedWallClock();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 let sequence = 0;
-const payment = () =>
-  JSON.stringify({ ...JSON.parse(paymentText), OrderId: `GE-STEP-${realNow()}-${++sequence}` });
+const payment = () => paymentFor(`GE-STEP-${realNow()}-${++sequence}`);
 
 /** A payment taking `runMs`, counting its runs (the card charges). */
 function charges(runMs: number) {

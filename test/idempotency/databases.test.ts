@@ -32,18 +32,12 @@ import {
   startPostgres,
   startRedis,
 } from "../support/databases.js";
+import { paymentFor } from "./support/payment.js";
 
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 let sequence = 0;
 /** A payment of an order of its own, so that tests sharing a store do not share keys. */
 function payment(): string {
-  return JSON.stringify({
-    ...JSON.parse(paymentText),
-    OrderId: `GE-DB-${Date.now()}-${++sequence}`,
-  });
+  return paymentFor(`GE-DB-${Date.now()}-${++sequence}`);
 }
 
 /** A charge per run, and a hook to run in the middle of it. */
@@ -180,7 +174,7 @@ async function anUnreadableRecordIsNamed<T>(
   )) {
     // No long run of digits: one that passes the Luhn check would be masked in the report.
     const OrderId = `GE-UNREADABLE-${++sequence}`;
-    const body = JSON.stringify({ ...JSON.parse(paymentText), OrderId });
+    const body = paymentFor(OrderId);
     await put(OrderId, value);
     for (let i = 0; i < 2; i++) expect((await handler.handle(post(body))).status).toBe(500);
     expect(failures, JSON.stringify(value)).toHaveLength(2);

@@ -6,7 +6,6 @@
  * command was applied and its reply is lost, every time) or holds the replies until the test lets
  * them through.
  */
-import { readFileSync } from "node:fs";
 import { createServer, type Server, Socket } from "node:net";
 import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
@@ -28,14 +27,11 @@ import {
   startPostgres,
   startRedis,
 } from "../support/databases.js";
+import { paymentFor } from "./support/payment.js";
 
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 let sequence = 0;
 const order = () => `GE-CUT-${Date.now()}-${++sequence}`;
-const payment = (id: string) => JSON.stringify({ ...JSON.parse(paymentText), OrderId: id });
+const payment = (id: string) => paymentFor(id);
 
 function charges() {
   let count = 0;

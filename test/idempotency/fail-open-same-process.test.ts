@@ -6,7 +6,6 @@
  * only between instances, as the README says. On a memory store made to fail, on real Redis and
  * on real PostgreSQL servers that are stopped.
  */
-import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -14,9 +13,11 @@ import { createMemoryIdempotencyStore } from "../../src/idempotency/memory.js";
 import { createPostgresIdempotencyStore } from "../../src/idempotency/postgres.js";
 import { createRedisIdempotencyStore } from "../../src/idempotency/redis.js";
 import {
+  type CallbackFailure,
   createPerformOrderPaymentHandler,
   type IdempotencyStore,
   type PerformOrderPaymentRequest,
+  type PerformOrderPaymentResult,
   withIdempotency,
 } from "../../src/index.js";
 import { collector, json, post } from "../core/helpers.js";
@@ -26,15 +27,12 @@ import {
   startPostgres,
   startRedis,
 } from "../support/databases.js";
+import { paymentFor } from "./support/payment.js";
 
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let sequence = 0;
 function payment(): string {
-  return JSON.stringify({ ...JSON.parse(paymentText), OrderId: `GE-FO-${++sequence}` });
+  return paymentFor(`GE-FO-${++sequence}`);
 }
 
 /** Charges per run, how many ran at once at most. */
@@ -62,20 +60,27 @@ interface Backend {
 }
 
 function aRepeatInTheSameProcessWaits(name: string, backend: () => Backend) {
+  /** Payments through `fn`, failOpen, a lease of 300 ms, waiting up to 5 s on a run. */
+  const failOpenPayments = (
+    fn: (order: PerformOrderPaymentRequest) => Promise<PerformOrderPaymentResult>,
+    onError: (failure: CallbackFailure) => void,
+  ) =>
+    createPerformOrderPaymentHandler(
+      withIdempotency(fn, {
+        store: backend().store(),
+        failOpen: true,
+        leaseMs: 300,
+        waitMs: 5_000,
+        storeTimeoutMs: 500,
+      }),
+      { auth: false, onError },
+    );
+
   describe(`${name}: failOpen, the store down`, () => {
     it("a repeat past leaseMs while the unrecorded run goes on waits on it: one charge, both answered its result", async () => {
       const { state, fn } = charging(900);
       const reports = collector();
-      const handler = createPerformOrderPaymentHandler(
-        withIdempotency(fn, {
-          store: backend().store(),
-          failOpen: true,
-          leaseMs: 300,
-          waitMs: 5_000,
-          storeTimeoutMs: 500,
-        }),
-        { auth: false, onError: reports.onError },
-      );
+      const handler = failOpenPayments(fn, reports.onError);
       const body = payment();
       await backend().down();
       try {
@@ -112,16 +117,7 @@ function aRepeatInTheSameProcessWaits(name: string, backend: () => Backend) {
         };
       };
       const reports = collector();
-      const handler = createPerformOrderPaymentHandler(
-        withIdempotency(fn, {
-          store: backend().store(),
-          failOpen: true,
-          leaseMs: 300,
-          waitMs: 5_000,
-          storeTimeoutMs: 500,
-        }),
-        { auth: false, onError: reports.onError },
-      );
+      const handler = failOpenPayments(fn, reports.onError);
       const body = payment();
       const startedAt = performance.now();
       await backend().down();

@@ -1,6 +1,5 @@
 // Review tenancy-1: several shops (or test and production) on one store. The default keys hold no
 // shop: the `namespace` option of withIdempotency puts one in front of every key, default and custom.
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,11 +19,8 @@ import {
   startPostgres,
   startRedis,
 } from "../support/databases.js";
+import { paymentFor } from "./support/payment.js";
 
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 let sequence = 0;
 function orderId(): string {
   return `GE-NS-${Date.now()}-${++sequence}`;
@@ -63,7 +59,7 @@ function twoShops(name: string, store: () => IdempotencyStore) {
     const a = shop("shopA", 100);
     const b = shop("shopB", 7);
     const id = orderId();
-    const payment = JSON.stringify({ ...JSON.parse(paymentText), OrderId: id });
+    const payment = paymentFor(id);
     const paidA = await a.pay.handle(post(payment));
     const paidB = await b.pay.handle(post(payment));
     expect(paidA.status).toBe(200);
@@ -112,7 +108,7 @@ describe("namespace", () => {
       PaymentCurrencyCode: "EUR",
     });
     const id = orderId();
-    const payment = JSON.stringify({ ...JSON.parse(paymentText), OrderId: id });
+    const payment = paymentFor(id);
     for (const options of [
       { store },
       { store, namespace: "shop-a" },

@@ -4,7 +4,6 @@
  * only on a table its migrations created (chaos-2), and the table dropped after first use
  * (chaos-3).
  */
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -20,13 +19,10 @@ import {
 } from "../../src/index.js";
 import { collector, json, post } from "../core/helpers.js";
 import { type PostgresServer, startPostgres } from "../support/databases.js";
+import { paymentFor } from "./support/payment.js";
 
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 function payment(orderId: string): string {
-  return JSON.stringify({ ...JSON.parse(paymentText), OrderId: orderId });
+  return paymentFor(orderId);
 }
 
 let server: PostgresServer;

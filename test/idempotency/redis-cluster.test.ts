@@ -4,7 +4,6 @@
  * pointed at a Cluster is refused with what to do (review infra-2); both Cluster clients serve
  * deliveries.
  */
-import { readFileSync } from "node:fs";
 import { Cluster, Redis as IoRedis } from "ioredis";
 import { createClient, createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,17 +15,11 @@ import {
 } from "../../src/index.js";
 import { collector, post } from "../core/helpers.js";
 import { type RedisServer, startRedisCluster } from "../support/databases.js";
+import { paymentFor } from "./support/payment.js";
 
-const paymentText = readFileSync(
-  new URL("../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
 let sequence = 0;
 function payment(): string {
-  return JSON.stringify({
-    ...JSON.parse(paymentText),
-    OrderId: `GE-CL-${Date.now()}-${++sequence}`,
-  });
+  return paymentFor(`GE-CL-${Date.now()}-${++sequence}`);
 }
 
 describe("Redis Cluster (three masters)", () => {

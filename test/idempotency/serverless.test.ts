@@ -17,6 +17,7 @@ import {
   withIdempotency,
 } from "../../src/index.js";
 import { collector, json, post } from "../core/helpers.js";
+import { recordsFailingAtFirst } from "./support/failing-records.js";
 
 const orderText = readFileSync(
   new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
@@ -241,15 +242,7 @@ describe("a live run keeps its handle until it settles, its lease kept or not (r
 
 describe("a record that failed once (review serverless-2)", () => {
   it("is written again within the delivery: the store holds the record when the answer is given (a Lambda freezes then)", async () => {
-    const inner = createMemoryIdempotencyStore();
-    let failures = 1;
-    const store: IdempotencyStore = {
-      ...inner,
-      complete: async (key, owner, result, ttl) => {
-        if (failures-- > 0) throw new Error("read ECONNRESET");
-        return inner.complete(key, owner, result, ttl);
-      },
-    };
+    const { store, inner, writes } = recordsFailingAtFirst(1);
     const reports = collector();
     const handler = createSendOrderToMerchantHandler(
       withIdempotency(async () => ({ InternalOrderId: "M-1" }), { store }),
@@ -259,7 +252,7 @@ describe("a record that failed once (review serverless-2)", () => {
     expect(answer.status).toBe(200);
     // Nothing left for the background: the record is there at the answer.
     expect(await inner.get(await orderKey())).toMatchObject({ state: "completed" });
-    expect(failures).toBe(-1);
+    expect(writes()).toBe(2);
     expect(reports.failures).toEqual([]);
   });
 });
@@ -361,15 +354,7 @@ describe("toFetch gives the runtime's waitUntil to the context (review serverles
   });
 
   it("a record retried after the answer is handed to it, and settles once written", async () => {
-    const inner = createMemoryIdempotencyStore();
-    let failures = 2;
-    const store: IdempotencyStore = {
-      ...inner,
-      complete: async (key, owner, result, ttl) => {
-        if (failures-- > 0) throw new Error("read ECONNRESET");
-        return inner.complete(key, owner, result, ttl);
-      },
-    };
+    const { store, inner } = recordsFailingAtFirst(2);
     const handed: Promise<unknown>[] = [];
     const handler = toFetch(
       createSendOrderToMerchantHandler(

@@ -139,7 +139,7 @@ export interface SeenRequest {
   readonly body: string;
 }
 
-type Answer = (res: ServerResponse, request: SeenRequest) => void | Promise<void>;
+export type Answer = (res: ServerResponse, request: SeenRequest) => void | Promise<void>;
 
 export function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
