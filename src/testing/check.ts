@@ -2,6 +2,7 @@ import { assertKnownKeys, assertOptionalOneOf, optionNames } from "../auth/valid
 import { cartShape } from "../callbacks/get-checkout-cart-info.js";
 import { cardSecretsOf, namesCvv } from "../core/card.js";
 import { cardNumbersOf, isCvvNumberKey } from "../core/card-keys.js";
+import { foldText } from "../core/fold.js";
 import { isRecord } from "../core/objects.js";
 import {
   cardDigits,
@@ -508,7 +509,8 @@ function scalarText(value: unknown): string | undefined {
 const NAMED_MASK =
   /(?:cvv|cvc|csc|security code)(?:2|number|code)?(?:[^0-9a-z*]|<\/?t[dhr]>|string\(\d{1,2}\)){0,12}\*\*\*(?!\*)/i;
 
-function quotesCvv(text: string, cvv: string): boolean {
+function quotesCvv(written: string, cvv: string): boolean {
+  const text = foldText(written);
   const masked = maskSecret(text, cvv);
   return masked !== text && NAMED_MASK.test(masked) && !NAMED_MASK.test(text);
 }
@@ -527,7 +529,7 @@ const CARD_SEPARATORS = " \u00a0\u2007\u2009\u202f-\u2010\u2011\u2012\u2013.+";
  * the card number: an answer may quote those.
  */
 function writesCardNumber(text: string, card: string): boolean {
-  const read = readEscapes(text);
+  const read = foldText(readEscapes(text));
   const groups: string[] = [];
   const separators: string[] = [];
   let i = 0;
@@ -572,7 +574,7 @@ function runHoldsCard(groups: readonly string[], separators: readonly string[], 
 
 /** Whether a text holds `written` (a card number as the payload wrote it) apart from other digits. */
 function quotesSpelling(text: string, written: string): boolean {
-  const read = readEscapes(text);
+  const read = foldText(readEscapes(text));
   for (let at = read.indexOf(written); at !== -1; at = read.indexOf(written, at + 1)) {
     if (!isDigitAt(read, at - 1) && !isDigitAt(read, at + written.length)) return true;
   }
@@ -609,7 +611,8 @@ function pathOf(place: Place, key?: string): string[] {
  * JSON), never the values:
  * - a card number: a string (or a key) that writes it as one number (see
  *   {@link writesCardNumber}: `4111 1111 1111 1111`, `4111-1111…`, `4111%201111…`) or as the
- *   payload wrote it, or a JSON number equal to it;
+ *   payload wrote it, digits of other scripts and other spaces and dashes folded first
+ *   (`foldText`, as the library's masking reads them), or a JSON number equal to it;
  * - a CVV: the value of a key that names a CVV (`CVVNumber`, `cvv`, `Cvv2`, in any case) equal to
  *   it, or a text quoting it next to its name (`cvv 737`). A CVV is three or four digits: the same
  *   digits in a quantity, an amount or another field are not taken for it.
@@ -648,7 +651,9 @@ function echoedCardData(text: string, payload: unknown, redact: Redactor): strin
         if (holdsNumber(itemText)) cardAt.push(pathPlace(pathOf(place, key), redact));
         const cvvKey = !isArray && (isCvvNumberKey(key) || namesCvv(key));
         if (
-          sent.cvvs.some((cvv) => (cvvKey && itemText.trim() === cvv) || quotesCvv(itemText, cvv))
+          sent.cvvs.some(
+            (cvv) => (cvvKey && foldText(itemText).trim() === cvv) || quotesCvv(itemText, cvv),
+          )
         ) {
           cvvAt.push(pathPlace(pathOf(place, key), redact));
         }

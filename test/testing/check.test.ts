@@ -1016,6 +1016,40 @@ describe("checkResponse given the payload: an answer that sends the card data ba
     expect(problems.join("\n").replace(/\D/g, "")).not.toContain(card);
   });
 
+  // Left by review i18n-1 (the answers the library writes were fixed; the kit's check was not):
+  // a card number in digits of another script, or split by other spaces or dashes, is the card
+  // number sent back all the same.
+  it.each([
+    ["in Arabic-Indic digits", "٤١١١١١١١١١١١١١١١"],
+    ["in full-width digits, spaced", "４１１１ １１１１ １１１１ １１１１"],
+    ["in Devanagari digits", "४१११११११११११११११"],
+    ["split by ideographic spaces", "4111\u30001111\u30001111\u30001111"],
+    ["split by minus signs", "4111\u22121111\u22121111\u22121111"],
+  ])("finds the card number written %s", (_, spelled) => {
+    const text = JSON.stringify({ ...paid, Message: `card ${spelled} charged` });
+    const problems = checkResponse("PerformOrderPayment", 200, JSON_TYPE, text, { payload });
+    expect(problems).toEqual([cardProblem('"Message"')]);
+    const asKey = JSON.stringify({ ...paid, Cards: { [spelled]: "charged" } });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, asKey, { payload })).toEqual([
+      cardProblem('a key of "Cards"'),
+    ]);
+    const page = `<html><body>Charged ${spelled}</body></html>`;
+    expect(checkResponse("PerformOrderPayment", 500, "text/html", page, { payload })).toContain(
+      cardProblem("the body"),
+    );
+  });
+
+  it("finds the CVV written in digits of another script", () => {
+    const said = JSON.stringify({ ...paid, Message: "CVC: ٧٣٧ accepted" });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, said, { payload })).toEqual([
+      cvvProblem('"Message"'),
+    ]);
+    const keyed = JSON.stringify({ ...paid, Card: { cvv: "７３７" } });
+    expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, keyed, { payload })).toEqual([
+      cvvProblem('"Card.cvv"'),
+    ]);
+  });
+
   it("finds a card number answered as a JSON number, in a key, or in a body that is not JSON", () => {
     const asNumber = `{"Success":true,"PaymentAmount":"1.00","PaymentCurrencyCode":"USD","Card":${card}}`;
     expect(checkResponse("PerformOrderPayment", 200, JSON_TYPE, asNumber, { payload })).toEqual([
