@@ -194,6 +194,16 @@ function addSite(o: object): void {
 }
 
 /**
+ * Whether Object.prototype lends nothing to a body: no enumerable key, and nothing under a name the
+ * checks read. Otherwise a field a body lacks reads as present, here and in zod alike (the engine
+ * then checks a copy without prototypes; review second-speed2-4).
+ */
+export function prototypeIsClean(): boolean {
+  for (const _key in EMPTY) return false;
+  return prototypeHoldsNoField();
+}
+
+/**
  * The schema check and the sealing walk (src/core/seal.ts) in one walk, for a value the walk would
  * leave unchanged: the card objects the walk would find, when the checker ACCEPTs the value and
  * nothing in it needs the walk (no `__proto__` key, card field or PaymentDetails where its schema
@@ -209,8 +219,7 @@ export function checkSealed(
   maxDepth: number,
 ): readonly object[] | undefined {
   if (checker.levels > maxDepth) return undefined;
-  for (const _key in EMPTY) return undefined;
-  if (!prototypeHoldsNoField()) return undefined;
+  if (!prototypeIsClean()) return undefined;
   sealed = true;
   cardSites = NO_SITES;
   openLevels = maxDepth - checker.levels;
