@@ -141,7 +141,7 @@ class Emitter {
         `const ${decoded} = auto(${value}, ${pathExpression(parts)}, report);`,
         `if (${decoded} !== ${value}) {`,
         ...frame.build,
-        `changes.push({ frame: ${frame.variable}, key: ${key}, original: ${value} });`,
+        `changes.push(${frame.variable}, ${key}, ${value});`,
         write,
         "}",
         below ? "} else" : "}",
@@ -236,7 +236,7 @@ export function emitDecoder(
     "// own check says absent. Then the plan decodes.",
     ...(guard === "" ? [] : [`if (${guard}) return undefined;`]),
     "const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };",
-    "const changes: Change[] = [];",
+    "const changes: ChangeLog = [];",
     ...emitter.lines,
     "return new InPlaceResult(payload, payload, report, changes, undefined);",
     "}",
@@ -288,7 +288,7 @@ const HEADER = [
 
 const IMPORTS = [
   "import {",
-  "  type Change,",
+  "  type ChangeLog,",
   "  type DecodedInPlace,",
   "  decodeLeaf,",
   "  type Frame,",

@@ -78,16 +78,16 @@ export interface Frame {
   readonly key: string | number;
 }
 
-/** A value decoded in place: where it is (its container's frame, its key) and its value as sent. */
-export interface Change {
-  readonly frame: Frame;
-  readonly key: string | number;
-  readonly original: string;
-}
+/**
+ * The values decoded in place, three entries each: where it is (its container's frame, its key)
+ * and its value as sent (`changes.push(frame, key, original)`). Issue 13: flat, not an object a
+ * change (23 objects and their array per 30-product order, against one array).
+ */
+export type ChangeLog = (Frame | string | number)[];
 
 /** One walk in place: what changed, and what had to be copied. */
 interface Walk {
-  readonly changes: Change[];
+  readonly changes: ChangeLog;
   /** A frozen container's copy → the container (one logical place, whichever the walk saw). */
   copiedFrom: Map<object, object> | undefined;
 }
@@ -294,7 +294,7 @@ export class InPlaceResult<T> implements DecodedInPlace<T> {
     private readonly input: T,
     readonly payload: T,
     readonly report: DecodingReport,
-    private readonly changes: readonly Change[],
+    private readonly changes: Readonly<ChangeLog>,
     private readonly copiedFrom: ReadonlyMap<object, object> | undefined,
   ) {}
 
@@ -312,8 +312,9 @@ export class InPlaceResult<T> implements DecodedInPlace<T> {
       }
       return copy;
     };
-    for (const { frame, key, original } of changes) {
-      copyOf(frame.node)[key as string] = original;
+    for (let c = 0; c < changes.length; c += 3) {
+      const frame = changes[c] as Frame;
+      copyOf(frame.node)[changes[c + 1] as string] = changes[c + 2] as string;
       // Link each copy into its parent's copy, up to the root (or to a link already made).
       for (let at: Frame = frame; at.parent !== undefined; at = at.parent) {
         const parent = copyOf(at.parent.node);
@@ -368,7 +369,7 @@ function visitInPlace(
         if (policy === undefined) continue;
         next = decodeLeaf(item, policy, joinPath(prefix, String(i)), report);
         if (next === item) continue;
-        walk.changes.push({ frame, key: i, original: item });
+        walk.changes.push(frame, i, item);
       } else if (typeof item === "object" && item !== null) {
         next = visitInPlace(item, wildcard, joinPath(prefix, String(i)), report, walk, frame, i);
         if (next === item) continue;
@@ -404,7 +405,7 @@ function visitInPlace(
         report,
       );
       if (next === item) continue;
-      walk.changes.push({ frame, key: name, original: item });
+      walk.changes.push(frame, name, item);
     } else if (typeof item === "object" && item !== null) {
       const path = concrete === undefined ? undefined : joinPath(concrete, name);
       next = visitInPlace(item, child, path, report, walk, frame, name);

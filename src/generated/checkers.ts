@@ -61,7 +61,7 @@ export interface GeneratedChecker {
 
 /**
  * True while a sealed check runs and nothing in the value has needed the sealing walk so far:
- * every object met had its shape's keys and others the walk would not act on (`plainExtras`), no
+ * every object met had its shape's keys and others the walk would not act on (each shape's `…_extras`), no
  * array had an own `__proto__` key, every value the schema does not describe passed
  * `plainValue`, every PaymentDetails passed the walk's card check. False outside
  * `checkSealed` (a plain check does none of this).
@@ -93,21 +93,14 @@ function keyCount(o: object): number {
 }
 
 /**
- * Whether an object's keys outside its shape (`known`) need nothing of the sealing walk: none is
- * `__proto__`, a card field or PaymentDetails (in any case), and none holds an object or an array.
+ * Whether a key outside an object's shape, and its value, need nothing of the sealing walk: the
+ * key is not `__proto__`, a card field or PaymentDetails (in any case), and the value holds no
+ * object or array the walk would act on. Each shape's `…_extras` function asks it of every key
+ * that is not one of the shape's fields.
  */
-function plainExtras(o: Record<string, unknown>, known: ReadonlySet<string>): boolean {
-  // The values first (an enumeration's own loads are cheap): the set is asked only of a key
-  // holding an object or a key the walk looks at.
-  for (const key in o) {
-    const value = o[key];
-    if (typeof value === "object" && value !== null) {
-      if (!known.has(key) && (sealedKey(key) || !plainValue(value))) return false;
-    } else if (sealedKey(key) && !known.has(key)) {
-      return false;
-    }
-  }
-  return true;
+function plainExtra(key: string, value: unknown): boolean {
+  if (sealedKey(key)) return false;
+  return typeof value !== "object" || value === null || plainValue(value);
 }
 
 /**
@@ -308,20 +301,27 @@ function checkGetCheckoutCartInfoRequest(v: unknown): Verdict {
   if (x2 !== undefined) n++;
   if (x2 !== undefined && typeof x2 !== "boolean") return REJECT;
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkGetCheckoutCartInfoRequest_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkGetCheckoutCartInfoRequest_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkGetCheckoutCartInfoRequest's shape. */
-const checkGetCheckoutCartInfoRequest_keys: ReadonlySet<string> = new Set([
-  "merchantCartToken",
-  "countryCode",
-  "currencyCode",
-  "cartToken",
-  "MerchantGUID",
-  "IsStockValidation",
-  "isFixedPriceSupported",
-]);
+/** Whether the keys of an object of checkGetCheckoutCartInfoRequest's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkGetCheckoutCartInfoRequest_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "merchantCartToken":
+      case "countryCode":
+      case "currencyCode":
+      case "cartToken":
+      case "MerchantGUID":
+      case "IsStockValidation":
+      case "isFixedPriceSupported":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkSendOrderToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -594,86 +594,93 @@ function checkSendOrderToMerchant(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkSendOrderToMerchant_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkSendOrderToMerchant_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkSendOrderToMerchant's shape. */
-const checkSendOrderToMerchant_keys: ReadonlySet<string> = new Set([
-  "OrderId",
-  "MerchantGUID",
-  "MerchantOrderId",
-  "CartId",
-  "CartToken",
-  "CartHash",
-  "UserId",
-  "CurrencyCode",
-  "StatusCode",
-  "ClearCart",
-  "Products",
-  "Customer",
-  "PrimaryShipping",
-  "SecondaryShipping",
-  "PrimaryBilling",
-  "SecondaryBilling",
-  "ShippingMethodCode",
-  "Discounts",
-  "InternationalDetails",
-  "PaymentDetails",
-  "OrderPaymentMethods",
-  "AdditionalRequiredDocuments",
-  "PriceCoefficientRate",
-  "RoundingRate",
-  "EffectiveFXRate",
-  "OrderCreationDate",
-  "OrderCreationSource",
-  "IsMoto",
-  "ModifiedProduct",
-  "UrlParameters",
-  "DiscountedShippingPrice",
-  "DoNotChargeVAT",
-  "AllowMailsFromMerchant",
-  "AllowSMSFromMerchant",
-  "AllowDirectCommunicationFromMerchant",
-  "CustomerComments",
-  "IsFreeShipping",
-  "FreeShippingCouponCode",
-  "ShipToStoreCode",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "IsSplitOrder",
-  "IsReplacementOrder",
-  "OriginalOrder",
-  "LoyaltyCode",
-  "LoyaltyPointsEarned",
-  "LoyaltyPointsSpent",
-  "OTVoucherAmount",
-  "OTVoucherCode",
-  "OTVoucherCurrencyCode",
-  "CultureCode",
-  "InitialCheckoutCultureCode",
-  "PreferredCultureCode",
-  "HubId",
-  "HubCode",
-  "SameDayDispatch",
-  "SameDayDispatchCost",
-  "TotalDutiesAndTaxesPrice",
-  "CCFPrice",
-  "TotalDutiesPaidByCustomerPrice",
-  "TotalValueForCustoms",
-  "USSalesTax",
-  "CustomerDTBreakdown",
-  "MerchantDTBreakdown",
-  "ShippingVATRate",
-  "CookieConsent",
-  "TaxCalculationRule",
-  "VATRegistrationNumber",
-  "ImporterDetails",
-  "GiftCards",
-  "Markups",
-  "ReservationRequestId",
-  "Subs",
-]);
+/** Whether the keys of an object of checkSendOrderToMerchant's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkSendOrderToMerchant_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+      case "MerchantGUID":
+      case "MerchantOrderId":
+      case "CartId":
+      case "CartToken":
+      case "CartHash":
+      case "UserId":
+      case "CurrencyCode":
+      case "StatusCode":
+      case "ClearCart":
+      case "Products":
+      case "Customer":
+      case "PrimaryShipping":
+      case "SecondaryShipping":
+      case "PrimaryBilling":
+      case "SecondaryBilling":
+      case "ShippingMethodCode":
+      case "Discounts":
+      case "InternationalDetails":
+      case "PaymentDetails":
+      case "OrderPaymentMethods":
+      case "AdditionalRequiredDocuments":
+      case "PriceCoefficientRate":
+      case "RoundingRate":
+      case "EffectiveFXRate":
+      case "OrderCreationDate":
+      case "OrderCreationSource":
+      case "IsMoto":
+      case "ModifiedProduct":
+      case "UrlParameters":
+      case "DiscountedShippingPrice":
+      case "DoNotChargeVAT":
+      case "AllowMailsFromMerchant":
+      case "AllowSMSFromMerchant":
+      case "AllowDirectCommunicationFromMerchant":
+      case "CustomerComments":
+      case "IsFreeShipping":
+      case "FreeShippingCouponCode":
+      case "ShipToStoreCode":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "IsSplitOrder":
+      case "IsReplacementOrder":
+      case "OriginalOrder":
+      case "LoyaltyCode":
+      case "LoyaltyPointsEarned":
+      case "LoyaltyPointsSpent":
+      case "OTVoucherAmount":
+      case "OTVoucherCode":
+      case "OTVoucherCurrencyCode":
+      case "CultureCode":
+      case "InitialCheckoutCultureCode":
+      case "PreferredCultureCode":
+      case "HubId":
+      case "HubCode":
+      case "SameDayDispatch":
+      case "SameDayDispatchCost":
+      case "TotalDutiesAndTaxesPrice":
+      case "CCFPrice":
+      case "TotalDutiesPaidByCustomerPrice":
+      case "TotalValueForCustoms":
+      case "USSalesTax":
+      case "CustomerDTBreakdown":
+      case "MerchantDTBreakdown":
+      case "ShippingVATRate":
+      case "CookieConsent":
+      case "TaxCalculationRule":
+      case "VATRegistrationNumber":
+      case "ImporterDetails":
+      case "GiftCards":
+      case "Markups":
+      case "ReservationRequestId":
+      case "Subs":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -783,40 +790,47 @@ function checkProduct(v: unknown): Verdict {
   }
   if (n < 0) return REJECT;
   if (!(typeof o.Sku === "string" || typeof o.SKU === "string")) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProduct_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProduct_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProduct's shape. */
-const checkProduct_keys: ReadonlySet<string> = new Set([
-  "Sku",
-  "SKU",
-  "ProductName",
-  "Price",
-  "InternationalPrice",
-  "DiscountedPrice",
-  "InternationalDiscountedPrice",
-  "Quantity",
-  "VATRate",
-  "CartItemId",
-  "ParentCartItemId",
-  "ChildCartItemId",
-  "RoundingRate",
-  "IsBackOrdered",
-  "BackOrderDate",
-  "GenericHSCode",
-  "GiftMessage",
-  "Brand",
-  "Categories",
-  "Attributes",
-  "MetaData",
-  "PriceBeforeRoundingRate",
-  "HandlingCode",
-  "ListPrice",
-  "InternationalListPrice",
-  "DiscountedPriceForCustoms",
-  "CustomerVATRate",
-]);
+/** Whether the keys of an object of checkProduct's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProduct_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Sku":
+      case "SKU":
+      case "ProductName":
+      case "Price":
+      case "InternationalPrice":
+      case "DiscountedPrice":
+      case "InternationalDiscountedPrice":
+      case "Quantity":
+      case "VATRate":
+      case "CartItemId":
+      case "ParentCartItemId":
+      case "ChildCartItemId":
+      case "RoundingRate":
+      case "IsBackOrdered":
+      case "BackOrderDate":
+      case "GenericHSCode":
+      case "GiftMessage":
+      case "Brand":
+      case "Categories":
+      case "Attributes":
+      case "MetaData":
+      case "PriceBeforeRoundingRate":
+      case "HandlingCode":
+      case "ListPrice":
+      case "InternationalListPrice":
+      case "DiscountedPriceForCustoms":
+      case "CustomerVATRate":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCodeName(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -828,12 +842,24 @@ function checkCodeName(v: unknown): Verdict {
   n += countString(o.Code);
   n += countString(o.Name);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCodeName_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCodeName_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCodeName's shape. */
-const checkCodeName_keys: ReadonlySet<string> = new Set(["code", "name", "Code", "Name"]);
+/** Whether the keys of an object of checkCodeName's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCodeName_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "code":
+      case "name":
+      case "Code":
+      case "Name":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -843,12 +869,22 @@ function checkProductAttribute(v: unknown): Verdict {
   n += countString(o.AttributeKey);
   n += countString(o.AttributeValue);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductAttribute_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProductAttribute_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProductAttribute's shape. */
-const checkProductAttribute_keys: ReadonlySet<string> = new Set(["AttributeKey", "AttributeValue"]);
+/** Whether the keys of an object of checkProductAttribute's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProductAttribute_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "AttributeKey":
+      case "AttributeValue":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProductMetaData(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -867,12 +903,21 @@ function checkProductMetaData(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductMetaData_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProductMetaData_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProductMetaData's shape. */
-const checkProductMetaData_keys: ReadonlySet<string> = new Set(["Attributes"]);
+/** Whether the keys of an object of checkProductMetaData's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProductMetaData_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Attributes":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCustomer(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -883,16 +928,23 @@ function checkCustomer(v: unknown): Verdict {
   n += countBoolean(o.IsEndCustomerPrimary);
   n += countBoolean(o.SendConfirmation);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCustomer_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCustomer_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCustomer's shape. */
-const checkCustomer_keys: ReadonlySet<string> = new Set([
-  "EmailAddress",
-  "IsEndCustomerPrimary",
-  "SendConfirmation",
-]);
+/** Whether the keys of an object of checkCustomer's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCustomer_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "EmailAddress":
+      case "IsEndCustomerPrimary":
+      case "SendConfirmation":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkAddress(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -925,38 +977,45 @@ function checkAddress(v: unknown): Verdict {
   n += countString(o.CustomerTaxId);
   n += countString(o.VATRegistrationNumber);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkAddress_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkAddress_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkAddress's shape. */
-const checkAddress_keys: ReadonlySet<string> = new Set([
-  "FirstName",
-  "LastName",
-  "MiddleName",
-  "Salutation",
-  "Company",
-  "Address1",
-  "Address2",
-  "City",
-  "CityRegion",
-  "StateCode",
-  "StateOrProvince",
-  "StateOrProvice",
-  "Zip",
-  "Email",
-  "Phone1",
-  "Phone2",
-  "Fax",
-  "CountryCode",
-  "CountryCode3",
-  "CountryName",
-  "CollectionPointId",
-  "AddressBookId",
-  "AddressBookName",
-  "CustomerTaxId",
-  "VATRegistrationNumber",
-]);
+/** Whether the keys of an object of checkAddress's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkAddress_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "FirstName":
+      case "LastName":
+      case "MiddleName":
+      case "Salutation":
+      case "Company":
+      case "Address1":
+      case "Address2":
+      case "City":
+      case "CityRegion":
+      case "StateCode":
+      case "StateOrProvince":
+      case "StateOrProvice":
+      case "Zip":
+      case "Email":
+      case "Phone1":
+      case "Phone2":
+      case "Fax":
+      case "CountryCode":
+      case "CountryCode3":
+      case "CountryName":
+      case "CollectionPointId":
+      case "AddressBookId":
+      case "AddressBookName":
+      case "CustomerTaxId":
+      case "VATRegistrationNumber":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1005,26 +1064,33 @@ function checkDiscount(v: unknown): Verdict {
     n++;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkDiscount_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkDiscount_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkDiscount's shape. */
-const checkDiscount_keys: ReadonlySet<string> = new Set([
-  "Name",
-  "Description",
-  "Price",
-  "InternationalPrice",
-  "DiscountType",
-  "VATRate",
-  "LocalVATRate",
-  "CouponCode",
-  "DiscountCode",
-  "ProductCartItemId",
-  "LoyaltyVoucherCode",
-  "MetaData",
-  "CalculationMode",
-]);
+/** Whether the keys of an object of checkDiscount's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkDiscount_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Name":
+      case "Description":
+      case "Price":
+      case "InternationalPrice":
+      case "DiscountType":
+      case "VATRate":
+      case "LocalVATRate":
+      case "CouponCode":
+      case "DiscountCode":
+      case "ProductCartItemId":
+      case "LoyaltyVoucherCode":
+      case "MetaData":
+      case "CalculationMode":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkInternationalDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1146,53 +1212,60 @@ function checkInternationalDetails(v: unknown): Verdict {
   n += countString(o.ShipmentLocation);
   n += countString(o.ShipmentStatusUpdateTime);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkInternationalDetails_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkInternationalDetails_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkInternationalDetails's shape. */
-const checkInternationalDetails_keys: ReadonlySet<string> = new Set([
-  "CurrencyCode",
-  "TotalPrice",
-  "TransactionCurrencyCode",
-  "TransactionTotalPrice",
-  "TotalShippingPrice",
-  "DiscountedShippingPrice",
-  "TotalDutiesPrice",
-  "TotalCCFPrice",
-  "TotalVATAmount",
-  "ConsignmentFee",
-  "RemoteAreaSurcharge",
-  "SameDayDispatchCost",
-  "SizeOverchargeValue",
-  "CashOnDeliveryFee",
-  "ShippingVATRate",
-  "DutiesGuaranteed",
-  "PaymentMethodCode",
-  "PaymentMethodName",
-  "PaymentTransactionReference",
-  "ShippingMethodCode",
-  "ShippingMethodName",
-  "ShippingMethodTypeCode",
-  "ShippingMethodTypeName",
-  "ShippingMethodStatusCode",
-  "ShippingMethodStatusName",
-  "DeliveryDaysFrom",
-  "DeliveryDaysTo",
-  "DeliveryDateFrom",
-  "DeliveryDateTo",
-  "OrderTrackingNumber",
-  "OrderTrackingUrl",
-  "OrderWaybillNumber",
-  "OrderWaybillUrl",
-  "CardNumberLastFourDigits",
-  "ExpirationDate",
-  "ParcelsTracking",
-  "CustomerDTBreakdown",
-  "MerchantDTBreakdown",
-  "ShipmentLocation",
-  "ShipmentStatusUpdateTime",
-]);
+/** Whether the keys of an object of checkInternationalDetails's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkInternationalDetails_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CurrencyCode":
+      case "TotalPrice":
+      case "TransactionCurrencyCode":
+      case "TransactionTotalPrice":
+      case "TotalShippingPrice":
+      case "DiscountedShippingPrice":
+      case "TotalDutiesPrice":
+      case "TotalCCFPrice":
+      case "TotalVATAmount":
+      case "ConsignmentFee":
+      case "RemoteAreaSurcharge":
+      case "SameDayDispatchCost":
+      case "SizeOverchargeValue":
+      case "CashOnDeliveryFee":
+      case "ShippingVATRate":
+      case "DutiesGuaranteed":
+      case "PaymentMethodCode":
+      case "PaymentMethodName":
+      case "PaymentTransactionReference":
+      case "ShippingMethodCode":
+      case "ShippingMethodName":
+      case "ShippingMethodTypeCode":
+      case "ShippingMethodTypeName":
+      case "ShippingMethodStatusCode":
+      case "ShippingMethodStatusName":
+      case "DeliveryDaysFrom":
+      case "DeliveryDaysTo":
+      case "DeliveryDateFrom":
+      case "DeliveryDateTo":
+      case "OrderTrackingNumber":
+      case "OrderTrackingUrl":
+      case "OrderWaybillNumber":
+      case "OrderWaybillUrl":
+      case "CardNumberLastFourDigits":
+      case "ExpirationDate":
+      case "ParcelsTracking":
+      case "CustomerDTBreakdown":
+      case "MerchantDTBreakdown":
+      case "ShipmentLocation":
+      case "ShipmentStatusUpdateTime":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown(
   v: unknown,
@@ -1203,16 +1276,19 @@ function checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown
   const n = 0;
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n)
-    sealed = plainExtras(
-      o,
-      checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown_keys,
-    );
+    sealed = checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown's shape. */
-const checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown_keys: ReadonlySet<string> =
-  new Set([]);
+/** Whether the keys of an object of checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkSendOrderToMerchantSchema_InternationalDetails_CustomerDTBreakdown_extras(
+  o: Record<string, unknown>,
+): boolean {
+  for (const key in o) {
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkPaymentDetails(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1243,37 +1319,44 @@ function checkPaymentDetails(v: unknown): Verdict {
   n += countString(o.Email);
   n += countString(o.CountryCode3);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkPaymentDetails_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkPaymentDetails_extras(o);
   if (sealed) cardSelf(o);
   return ACCEPT;
 }
 
-/** The fields of checkPaymentDetails's shape. */
-const checkPaymentDetails_keys: ReadonlySet<string> = new Set([
-  "CardNumber",
-  "CVVNumber",
-  "ExpirationDate",
-  "OwnerFirstName",
-  "OwnerLastName",
-  "OwnerName",
-  "PaymentMethodCode",
-  "PaymentMethodName",
-  "PaymentMethodTypeCode",
-  "CountryCode",
-  "CountryName",
-  "Address1",
-  "Address2",
-  "City",
-  "StateCode",
-  "StateOrProvince",
-  "StateOrProvice",
-  "Zip",
-  "Phone1",
-  "Phone2",
-  "Fax",
-  "Email",
-  "CountryCode3",
-]);
+/** Whether the keys of an object of checkPaymentDetails's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkPaymentDetails_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CardNumber":
+      case "CVVNumber":
+      case "ExpirationDate":
+      case "OwnerFirstName":
+      case "OwnerLastName":
+      case "OwnerName":
+      case "PaymentMethodCode":
+      case "PaymentMethodName":
+      case "PaymentMethodTypeCode":
+      case "CountryCode":
+      case "CountryName":
+      case "Address1":
+      case "Address2":
+      case "City":
+      case "StateCode":
+      case "StateOrProvince":
+      case "StateOrProvice":
+      case "Zip":
+      case "Phone1":
+      case "Phone2":
+      case "Fax":
+      case "Email":
+      case "CountryCode3":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkOrderPaymentMethod(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1306,22 +1389,29 @@ function checkOrderPaymentMethod(v: unknown): Verdict {
   n += countString(o.PaymentMethodTypeCode);
   n += countString(o.PaymentMethodTypeName);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkOrderPaymentMethod_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkOrderPaymentMethod_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkOrderPaymentMethod's shape. */
-const checkOrderPaymentMethod_keys: ReadonlySet<string> = new Set([
-  "PaymentMethodId",
-  "PaymentMethodGuid",
-  "PaymentMethodName",
-  "IsGiftCard",
-  "GiftCardFields",
-  "PaidAmountInCustomerCurrency",
-  "PaidAmountInMerchantCurrency",
-  "PaymentMethodTypeCode",
-  "PaymentMethodTypeName",
-]);
+/** Whether the keys of an object of checkOrderPaymentMethod's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkOrderPaymentMethod_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "PaymentMethodId":
+      case "PaymentMethodGuid":
+      case "PaymentMethodName":
+      case "IsGiftCard":
+      case "GiftCardFields":
+      case "PaidAmountInCustomerCurrency":
+      case "PaidAmountInMerchantCurrency":
+      case "PaymentMethodTypeCode":
+      case "PaymentMethodTypeName":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkAdditionalRequiredDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1331,15 +1421,22 @@ function checkAdditionalRequiredDocument(v: unknown): Verdict {
   n += countString(o.DocumentTypeCode);
   n += countString(o.DocumentTypeName);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkAdditionalRequiredDocument_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkAdditionalRequiredDocument_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkAdditionalRequiredDocument's shape. */
-const checkAdditionalRequiredDocument_keys: ReadonlySet<string> = new Set([
-  "DocumentTypeCode",
-  "DocumentTypeName",
-]);
+/** Whether the keys of an object of checkAdditionalRequiredDocument's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkAdditionalRequiredDocument_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "DocumentTypeCode":
+      case "DocumentTypeName":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkSendOrderToMerchantSchema_UrlParameters(v: unknown): Verdict {
   let r: Verdict;
@@ -1374,12 +1471,22 @@ function checkKeyValuePair(v: unknown): Verdict {
   n += countString(o.Key);
   n += countString(o.Value);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkKeyValuePair_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkKeyValuePair_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkKeyValuePair's shape. */
-const checkKeyValuePair_keys: ReadonlySet<string> = new Set(["Key", "Value"]);
+/** Whether the keys of an object of checkKeyValuePair's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkKeyValuePair_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Key":
+      case "Value":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkOriginalOrder(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1388,12 +1495,21 @@ function checkOriginalOrder(v: unknown): Verdict {
   let n = 0;
   n += countString(o.OrderId);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkOriginalOrder_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkOriginalOrder_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkOriginalOrder's shape. */
-const checkOriginalOrder_keys: ReadonlySet<string> = new Set(["OrderId"]);
+/** Whether the keys of an object of checkOriginalOrder's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkOriginalOrder_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkUpdateOrderStatus(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1670,86 +1786,93 @@ function checkUpdateOrderStatus(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUpdateOrderStatus_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkUpdateOrderStatus_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkUpdateOrderStatus's shape. */
-const checkUpdateOrderStatus_keys: ReadonlySet<string> = new Set([
-  "OrderId",
-  "MerchantGUID",
-  "MerchantOrderId",
-  "CartId",
-  "CartToken",
-  "CartHash",
-  "UserId",
-  "CurrencyCode",
-  "StatusCode",
-  "ClearCart",
-  "Products",
-  "Customer",
-  "PrimaryShipping",
-  "SecondaryShipping",
-  "PrimaryBilling",
-  "SecondaryBilling",
-  "ShippingMethodCode",
-  "Discounts",
-  "InternationalDetails",
-  "PaymentDetails",
-  "OrderPaymentMethods",
-  "AdditionalRequiredDocuments",
-  "PriceCoefficientRate",
-  "RoundingRate",
-  "EffectiveFXRate",
-  "OrderCreationDate",
-  "OrderCreationSource",
-  "IsMoto",
-  "ModifiedProduct",
-  "UrlParameters",
-  "DiscountedShippingPrice",
-  "DoNotChargeVAT",
-  "AllowMailsFromMerchant",
-  "AllowSMSFromMerchant",
-  "AllowDirectCommunicationFromMerchant",
-  "CustomerComments",
-  "IsFreeShipping",
-  "FreeShippingCouponCode",
-  "ShipToStoreCode",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "IsSplitOrder",
-  "IsReplacementOrder",
-  "OriginalOrder",
-  "LoyaltyCode",
-  "LoyaltyPointsEarned",
-  "LoyaltyPointsSpent",
-  "OTVoucherAmount",
-  "OTVoucherCode",
-  "OTVoucherCurrencyCode",
-  "CultureCode",
-  "InitialCheckoutCultureCode",
-  "PreferredCultureCode",
-  "HubId",
-  "HubCode",
-  "SameDayDispatch",
-  "SameDayDispatchCost",
-  "TotalDutiesAndTaxesPrice",
-  "CCFPrice",
-  "TotalDutiesPaidByCustomerPrice",
-  "TotalValueForCustoms",
-  "USSalesTax",
-  "CustomerDTBreakdown",
-  "MerchantDTBreakdown",
-  "ShippingVATRate",
-  "CookieConsent",
-  "TaxCalculationRule",
-  "VATRegistrationNumber",
-  "ImporterDetails",
-  "GiftCards",
-  "Markups",
-  "ReservationRequestId",
-  "Subs",
-]);
+/** Whether the keys of an object of checkUpdateOrderStatus's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkUpdateOrderStatus_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+      case "MerchantGUID":
+      case "MerchantOrderId":
+      case "CartId":
+      case "CartToken":
+      case "CartHash":
+      case "UserId":
+      case "CurrencyCode":
+      case "StatusCode":
+      case "ClearCart":
+      case "Products":
+      case "Customer":
+      case "PrimaryShipping":
+      case "SecondaryShipping":
+      case "PrimaryBilling":
+      case "SecondaryBilling":
+      case "ShippingMethodCode":
+      case "Discounts":
+      case "InternationalDetails":
+      case "PaymentDetails":
+      case "OrderPaymentMethods":
+      case "AdditionalRequiredDocuments":
+      case "PriceCoefficientRate":
+      case "RoundingRate":
+      case "EffectiveFXRate":
+      case "OrderCreationDate":
+      case "OrderCreationSource":
+      case "IsMoto":
+      case "ModifiedProduct":
+      case "UrlParameters":
+      case "DiscountedShippingPrice":
+      case "DoNotChargeVAT":
+      case "AllowMailsFromMerchant":
+      case "AllowSMSFromMerchant":
+      case "AllowDirectCommunicationFromMerchant":
+      case "CustomerComments":
+      case "IsFreeShipping":
+      case "FreeShippingCouponCode":
+      case "ShipToStoreCode":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "IsSplitOrder":
+      case "IsReplacementOrder":
+      case "OriginalOrder":
+      case "LoyaltyCode":
+      case "LoyaltyPointsEarned":
+      case "LoyaltyPointsSpent":
+      case "OTVoucherAmount":
+      case "OTVoucherCode":
+      case "OTVoucherCurrencyCode":
+      case "CultureCode":
+      case "InitialCheckoutCultureCode":
+      case "PreferredCultureCode":
+      case "HubId":
+      case "HubCode":
+      case "SameDayDispatch":
+      case "SameDayDispatchCost":
+      case "TotalDutiesAndTaxesPrice":
+      case "CCFPrice":
+      case "TotalDutiesPaidByCustomerPrice":
+      case "TotalValueForCustoms":
+      case "USSalesTax":
+      case "CustomerDTBreakdown":
+      case "MerchantDTBreakdown":
+      case "ShippingVATRate":
+      case "CookieConsent":
+      case "TaxCalculationRule":
+      case "VATRegistrationNumber":
+      case "ImporterDetails":
+      case "GiftCards":
+      case "Markups":
+      case "ReservationRequestId":
+      case "Subs":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProductLine(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -1862,40 +1985,47 @@ function checkProductLine(v: unknown): Verdict {
     n++;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductLine_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProductLine_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProductLine's shape. */
-const checkProductLine_keys: ReadonlySet<string> = new Set([
-  "Sku",
-  "SKU",
-  "ProductName",
-  "Price",
-  "InternationalPrice",
-  "DiscountedPrice",
-  "InternationalDiscountedPrice",
-  "Quantity",
-  "VATRate",
-  "CartItemId",
-  "ParentCartItemId",
-  "ChildCartItemId",
-  "RoundingRate",
-  "IsBackOrdered",
-  "BackOrderDate",
-  "GenericHSCode",
-  "GiftMessage",
-  "Brand",
-  "Categories",
-  "Attributes",
-  "MetaData",
-  "PriceBeforeRoundingRate",
-  "HandlingCode",
-  "ListPrice",
-  "InternationalListPrice",
-  "DiscountedPriceForCustoms",
-  "CustomerVATRate",
-]);
+/** Whether the keys of an object of checkProductLine's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProductLine_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Sku":
+      case "SKU":
+      case "ProductName":
+      case "Price":
+      case "InternationalPrice":
+      case "DiscountedPrice":
+      case "InternationalDiscountedPrice":
+      case "Quantity":
+      case "VATRate":
+      case "CartItemId":
+      case "ParentCartItemId":
+      case "ChildCartItemId":
+      case "RoundingRate":
+      case "IsBackOrdered":
+      case "BackOrderDate":
+      case "GenericHSCode":
+      case "GiftMessage":
+      case "Brand":
+      case "Categories":
+      case "Attributes":
+      case "MetaData":
+      case "PriceBeforeRoundingRate":
+      case "HandlingCode":
+      case "ListPrice":
+      case "InternationalListPrice":
+      case "DiscountedPriceForCustoms":
+      case "CustomerVATRate":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkPerformOrderPayment(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2168,86 +2298,93 @@ function checkPerformOrderPayment(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkPerformOrderPayment_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkPerformOrderPayment_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkPerformOrderPayment's shape. */
-const checkPerformOrderPayment_keys: ReadonlySet<string> = new Set([
-  "OrderId",
-  "MerchantGUID",
-  "MerchantOrderId",
-  "CartId",
-  "CartToken",
-  "CartHash",
-  "UserId",
-  "CurrencyCode",
-  "StatusCode",
-  "ClearCart",
-  "Products",
-  "Customer",
-  "PrimaryShipping",
-  "SecondaryShipping",
-  "PrimaryBilling",
-  "SecondaryBilling",
-  "ShippingMethodCode",
-  "Discounts",
-  "InternationalDetails",
-  "PaymentDetails",
-  "OrderPaymentMethods",
-  "AdditionalRequiredDocuments",
-  "PriceCoefficientRate",
-  "RoundingRate",
-  "EffectiveFXRate",
-  "OrderCreationDate",
-  "OrderCreationSource",
-  "IsMoto",
-  "ModifiedProduct",
-  "UrlParameters",
-  "DiscountedShippingPrice",
-  "DoNotChargeVAT",
-  "AllowMailsFromMerchant",
-  "AllowSMSFromMerchant",
-  "AllowDirectCommunicationFromMerchant",
-  "CustomerComments",
-  "IsFreeShipping",
-  "FreeShippingCouponCode",
-  "ShipToStoreCode",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "IsSplitOrder",
-  "IsReplacementOrder",
-  "OriginalOrder",
-  "LoyaltyCode",
-  "LoyaltyPointsEarned",
-  "LoyaltyPointsSpent",
-  "OTVoucherAmount",
-  "OTVoucherCode",
-  "OTVoucherCurrencyCode",
-  "CultureCode",
-  "InitialCheckoutCultureCode",
-  "PreferredCultureCode",
-  "HubId",
-  "HubCode",
-  "SameDayDispatch",
-  "SameDayDispatchCost",
-  "TotalDutiesAndTaxesPrice",
-  "CCFPrice",
-  "TotalDutiesPaidByCustomerPrice",
-  "TotalValueForCustoms",
-  "USSalesTax",
-  "CustomerDTBreakdown",
-  "MerchantDTBreakdown",
-  "ShippingVATRate",
-  "CookieConsent",
-  "TaxCalculationRule",
-  "VATRegistrationNumber",
-  "ImporterDetails",
-  "GiftCards",
-  "Markups",
-  "ReservationRequestId",
-  "Subs",
-]);
+/** Whether the keys of an object of checkPerformOrderPayment's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkPerformOrderPayment_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+      case "MerchantGUID":
+      case "MerchantOrderId":
+      case "CartId":
+      case "CartToken":
+      case "CartHash":
+      case "UserId":
+      case "CurrencyCode":
+      case "StatusCode":
+      case "ClearCart":
+      case "Products":
+      case "Customer":
+      case "PrimaryShipping":
+      case "SecondaryShipping":
+      case "PrimaryBilling":
+      case "SecondaryBilling":
+      case "ShippingMethodCode":
+      case "Discounts":
+      case "InternationalDetails":
+      case "PaymentDetails":
+      case "OrderPaymentMethods":
+      case "AdditionalRequiredDocuments":
+      case "PriceCoefficientRate":
+      case "RoundingRate":
+      case "EffectiveFXRate":
+      case "OrderCreationDate":
+      case "OrderCreationSource":
+      case "IsMoto":
+      case "ModifiedProduct":
+      case "UrlParameters":
+      case "DiscountedShippingPrice":
+      case "DoNotChargeVAT":
+      case "AllowMailsFromMerchant":
+      case "AllowSMSFromMerchant":
+      case "AllowDirectCommunicationFromMerchant":
+      case "CustomerComments":
+      case "IsFreeShipping":
+      case "FreeShippingCouponCode":
+      case "ShipToStoreCode":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "IsSplitOrder":
+      case "IsReplacementOrder":
+      case "OriginalOrder":
+      case "LoyaltyCode":
+      case "LoyaltyPointsEarned":
+      case "LoyaltyPointsSpent":
+      case "OTVoucherAmount":
+      case "OTVoucherCode":
+      case "OTVoucherCurrencyCode":
+      case "CultureCode":
+      case "InitialCheckoutCultureCode":
+      case "PreferredCultureCode":
+      case "HubId":
+      case "HubCode":
+      case "SameDayDispatch":
+      case "SameDayDispatchCost":
+      case "TotalDutiesAndTaxesPrice":
+      case "CCFPrice":
+      case "TotalDutiesPaidByCustomerPrice":
+      case "TotalValueForCustoms":
+      case "USSalesTax":
+      case "CustomerDTBreakdown":
+      case "MerchantDTBreakdown":
+      case "ShippingVATRate":
+      case "CookieConsent":
+      case "TaxCalculationRule":
+      case "VATRegistrationNumber":
+      case "ImporterDetails":
+      case "GiftCards":
+      case "Markups":
+      case "ReservationRequestId":
+      case "Subs":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2284,26 +2421,33 @@ function checkSendRMAInfoToMerchant(v: unknown): Verdict {
   n += countString(o.WebStoreCode);
   n += countString(o.WebStoreInstanceCode);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkSendRMAInfoToMerchant_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkSendRMAInfoToMerchant_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkSendRMAInfoToMerchant's shape. */
-const checkSendRMAInfoToMerchant_keys: ReadonlySet<string> = new Set([
-  "OrderId",
-  "MerchantOrderId",
-  "RMANumber",
-  "ShipperName",
-  "ReturnTrackingNumber",
-  "TrackingURL",
-  "CreatedBy",
-  "ReturnedProducts",
-  "MerchantGUID",
-  "CurrencyCode",
-  "ReturnShippingCost",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-]);
+/** Whether the keys of an object of checkSendRMAInfoToMerchant's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkSendRMAInfoToMerchant_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+      case "MerchantOrderId":
+      case "RMANumber":
+      case "ShipperName":
+      case "ReturnTrackingNumber":
+      case "TrackingURL":
+      case "CreatedBy":
+      case "ReturnedProducts":
+      case "MerchantGUID":
+      case "CurrencyCode":
+      case "ReturnShippingCost":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkReturnedProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2323,21 +2467,28 @@ function checkReturnedProduct(v: unknown): Verdict {
   n += countString(o.MerchantReturnReasonCode);
   n += countString(o.MerchantReturnReasonName);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkReturnedProduct_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkReturnedProduct_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkReturnedProduct's shape. */
-const checkReturnedProduct_keys: ReadonlySet<string> = new Set([
-  "SKU",
-  "Sku",
-  "Name",
-  "CartItemId",
-  "ReturnQuantity",
-  "ReturnReasonName",
-  "MerchantReturnReasonCode",
-  "MerchantReturnReasonName",
-]);
+/** Whether the keys of an object of checkReturnedProduct's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkReturnedProduct_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "SKU":
+      case "Sku":
+      case "Name":
+      case "CartItemId":
+      case "ReturnQuantity":
+      case "ReturnReasonName":
+      case "MerchantReturnReasonCode":
+      case "MerchantReturnReasonName":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkUpdateParcelDispatch(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2363,21 +2514,28 @@ function checkUpdateParcelDispatch(v: unknown): Verdict {
   n += countString(o.WebStoreCode);
   n += countString(o.WebStoreInstanceCode);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUpdateParcelDispatch_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkUpdateParcelDispatch_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkUpdateParcelDispatch's shape. */
-const checkUpdateParcelDispatch_keys: ReadonlySet<string> = new Set([
-  "UrlParameters",
-  "DispatchedParcel",
-  "OrderId",
-  "MerchantOrderId",
-  "StatusCode",
-  "MerchantGUID",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-]);
+/** Whether the keys of an object of checkUpdateParcelDispatch's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkUpdateParcelDispatch_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "UrlParameters":
+      case "DispatchedParcel":
+      case "OrderId":
+      case "MerchantOrderId":
+      case "StatusCode":
+      case "MerchantGUID":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkParcel(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2405,18 +2563,25 @@ function checkParcel(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcel_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkParcel_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkParcel's shape. */
-const checkParcel_keys: ReadonlySet<string> = new Set([
-  "Code",
-  "StatusName",
-  "HubCode",
-  "ParcelTracking",
-  "Products",
-]);
+/** Whether the keys of an object of checkParcel's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkParcel_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Code":
+      case "StatusName":
+      case "HubCode":
+      case "ParcelTracking":
+      case "Products":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkParcelTracking(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2427,16 +2592,23 @@ function checkParcelTracking(v: unknown): Verdict {
   n += countString(o.ParcelTrackingUrl);
   n += countString(o.ParcelCode);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcelTracking_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkParcelTracking_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkParcelTracking's shape. */
-const checkParcelTracking_keys: ReadonlySet<string> = new Set([
-  "ParcelTrackingNumber",
-  "ParcelTrackingUrl",
-  "ParcelCode",
-]);
+/** Whether the keys of an object of checkParcelTracking's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkParcelTracking_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "ParcelTrackingNumber":
+      case "ParcelTrackingUrl":
+      case "ParcelCode":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkParcelProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2452,17 +2624,24 @@ function checkParcelProduct(v: unknown): Verdict {
     n++;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkParcelProduct_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkParcelProduct_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkParcelProduct's shape. */
-const checkParcelProduct_keys: ReadonlySet<string> = new Set([
-  "Sku",
-  "SKU",
-  "CartItemId",
-  "Quantity",
-]);
+/** Whether the keys of an object of checkParcelProduct's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkParcelProduct_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Sku":
+      case "SKU":
+      case "CartItemId":
+      case "Quantity":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkRemoveRestrictedProducts(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2487,22 +2666,29 @@ function checkRemoveRestrictedProducts(v: unknown): Verdict {
     if (typeof e304 !== "string") return REJECT;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRemoveRestrictedProducts_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRemoveRestrictedProducts_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRemoveRestrictedProducts's shape. */
-const checkRemoveRestrictedProducts_keys: ReadonlySet<string> = new Set([
-  "MerchantGUID",
-  "CartToken",
-  "CartId",
-  "UserId",
-  "CountryCode",
-  "CurrencyCode",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "RemovedProductCodes",
-]);
+/** Whether the keys of an object of checkRemoveRestrictedProducts's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRemoveRestrictedProducts_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "MerchantGUID":
+      case "CartToken":
+      case "CartId":
+      case "UserId":
+      case "CountryCode":
+      case "CurrencyCode":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "RemovedProductCodes":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkSendAdditionalRequiredDocuments(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2510,13 +2696,17 @@ function checkSendAdditionalRequiredDocuments(v: unknown): Verdict {
   const o = v as Record<string, unknown>;
   const n = 0;
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n)
-    sealed = plainExtras(o, checkSendAdditionalRequiredDocuments_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkSendAdditionalRequiredDocuments_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkSendAdditionalRequiredDocuments's shape. */
-const checkSendAdditionalRequiredDocuments_keys: ReadonlySet<string> = new Set([]);
+/** Whether the keys of an object of checkSendAdditionalRequiredDocuments's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkSendAdditionalRequiredDocuments_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkGiftCardRequest(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2545,24 +2735,31 @@ function checkGiftCardRequest(v: unknown): Verdict {
   n += countString(o.AuthToken);
   n += countString(o.SessionId);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkGiftCardRequest_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkGiftCardRequest_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkGiftCardRequest's shape. */
-const checkGiftCardRequest_keys: ReadonlySet<string> = new Set([
-  "MerchantGUID",
-  "ShippingCountryCode",
-  "CardFields",
-  "MerchantCartToken",
-  "CustomerId",
-  "CustomerEmail",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "CartToken",
-  "AuthToken",
-  "SessionId",
-]);
+/** Whether the keys of an object of checkGiftCardRequest's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkGiftCardRequest_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "MerchantGUID":
+      case "ShippingCountryCode":
+      case "CardFields":
+      case "MerchantCartToken":
+      case "CustomerId":
+      case "CustomerEmail":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "CartToken":
+      case "AuthToken":
+      case "SessionId":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCardFields(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2576,12 +2773,21 @@ function checkCardFields(v: unknown): Verdict {
     if (r307 !== ACCEPT) return r307;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCardFields_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCardFields_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCardFields's shape. */
-const checkCardFields_keys: ReadonlySet<string> = new Set(["CardId"]);
+/** Whether the keys of an object of checkCardFields's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCardFields_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CardId":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkGiftCardRequestSchema_CardFields_CardId(v: unknown): Verdict {
   let r: Verdict;
@@ -2723,50 +2929,57 @@ function checkNotifyOrderRefund(v: unknown): Verdict {
     if (r372 !== ACCEPT) return r372;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkNotifyOrderRefund_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkNotifyOrderRefund_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkNotifyOrderRefund's shape. */
-const checkNotifyOrderRefund_keys: ReadonlySet<string> = new Set([
-  "OrderId",
-  "MerchantGUID",
-  "MerchantOrderId",
-  "MerchantInternalOrderId",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "RefundID",
-  "RMANumber",
-  "MerchantRMANumber",
-  "FullRefund",
-  "ProductsDutiesRefund",
-  "ShippingRefund",
-  "RefundAsGiftCard",
-  "TotalRefundAmount",
-  "OriginalTotalRefundAmount",
-  "ServiceGestureAmount",
-  "TotalMoneyRefundAmount",
-  "DutiesAmount",
-  "ShippingAmount",
-  "CustomerPrepaidRefundAmount",
-  "OriginalCustomerPrepaidRefundAmount",
-  "TotalGiftCardsRefundAmount",
-  "TotalGiftCardsRefundAmountinMerchantCurrency",
-  "TotalLoyaltyPointsRefunded",
-  "TotalLoyaltyPointsRefundAmount",
-  "GiftCardsData",
-  "ExternalReference",
-  "InitiatedBy",
-  "CurrencyCode",
-  "OriginalCurrencyCode",
-  "RefundReason",
-  "RefundProducts",
-  "RefundComponents",
-  "RefundComments",
-  "RefundDocument",
-  "Refunds",
-  "RefundableAmount",
-]);
+/** Whether the keys of an object of checkNotifyOrderRefund's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkNotifyOrderRefund_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+      case "MerchantGUID":
+      case "MerchantOrderId":
+      case "MerchantInternalOrderId":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "RefundID":
+      case "RMANumber":
+      case "MerchantRMANumber":
+      case "FullRefund":
+      case "ProductsDutiesRefund":
+      case "ShippingRefund":
+      case "RefundAsGiftCard":
+      case "TotalRefundAmount":
+      case "OriginalTotalRefundAmount":
+      case "ServiceGestureAmount":
+      case "TotalMoneyRefundAmount":
+      case "DutiesAmount":
+      case "ShippingAmount":
+      case "CustomerPrepaidRefundAmount":
+      case "OriginalCustomerPrepaidRefundAmount":
+      case "TotalGiftCardsRefundAmount":
+      case "TotalGiftCardsRefundAmountinMerchantCurrency":
+      case "TotalLoyaltyPointsRefunded":
+      case "TotalLoyaltyPointsRefundAmount":
+      case "GiftCardsData":
+      case "ExternalReference":
+      case "InitiatedBy":
+      case "CurrencyCode":
+      case "OriginalCurrencyCode":
+      case "RefundReason":
+      case "RefundProducts":
+      case "RefundComponents":
+      case "RefundComments":
+      case "RefundDocument":
+      case "Refunds":
+      case "RefundableAmount":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkRefundGiftCardEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2780,12 +2993,21 @@ function checkRefundGiftCardEntry(v: unknown): Verdict {
     if (r320 !== ACCEPT) return r320;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundGiftCardEntry_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRefundGiftCardEntry_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRefundGiftCardEntry's shape. */
-const checkRefundGiftCardEntry_keys: ReadonlySet<string> = new Set(["CardId"]);
+/** Whether the keys of an object of checkRefundGiftCardEntry's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRefundGiftCardEntry_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CardId":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkNotifyOrderRefundSchema_GiftCardsData___CardId(v: unknown): Verdict {
   let r: Verdict;
@@ -2814,12 +3036,22 @@ function checkRefundReason(v: unknown): Verdict {
   n += countString(o.OrderRefundReasonCode);
   n += countString(o.Name);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundReason_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRefundReason_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRefundReason's shape. */
-const checkRefundReason_keys: ReadonlySet<string> = new Set(["OrderRefundReasonCode", "Name"]);
+/** Whether the keys of an object of checkRefundReason's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRefundReason_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderRefundReasonCode":
+      case "Name":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkRefundProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2839,25 +3071,32 @@ function checkRefundProduct(v: unknown): Verdict {
   n += countString(o.ProductCodeSecondary);
   n += countString(o.productGroupCodeSecondary);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundProduct_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRefundProduct_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRefundProduct's shape. */
-const checkRefundProduct_keys: ReadonlySet<string> = new Set([
-  "CartItemId",
-  "RefundQuantity",
-  "RefundAmount",
-  "OriginalRefundAmount",
-  "RefundAmountPercent",
-  "RefundReason",
-  "RefundComments",
-  "Sku",
-  "ProductCode",
-  "productGroupCode",
-  "ProductCodeSecondary",
-  "productGroupCodeSecondary",
-]);
+/** Whether the keys of an object of checkRefundProduct's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRefundProduct_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CartItemId":
+      case "RefundQuantity":
+      case "RefundAmount":
+      case "OriginalRefundAmount":
+      case "RefundAmountPercent":
+      case "RefundReason":
+      case "RefundComments":
+      case "Sku":
+      case "ProductCode":
+      case "productGroupCode":
+      case "ProductCodeSecondary":
+      case "productGroupCodeSecondary":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkRefundComponent(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2869,17 +3108,24 @@ function checkRefundComponent(v: unknown): Verdict {
   n += countString(o.IsChargedToMerchant);
   n += countString(o.ComponentType);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundComponent_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRefundComponent_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRefundComponent's shape. */
-const checkRefundComponent_keys: ReadonlySet<string> = new Set([
-  "Amount",
-  "OriginalAmount",
-  "IsChargedToMerchant",
-  "ComponentType",
-]);
+/** Whether the keys of an object of checkRefundComponent's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRefundComponent_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Amount":
+      case "OriginalAmount":
+      case "IsChargedToMerchant":
+      case "ComponentType":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkRefundDocument(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -2892,18 +3138,25 @@ function checkRefundDocument(v: unknown): Verdict {
   n += countString(o.DocumentTypeName);
   n += countString(o.DocumentExtension);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundDocument_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRefundDocument_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRefundDocument's shape. */
-const checkRefundDocument_keys: ReadonlySet<string> = new Set([
-  "DocumentData",
-  "CreditNoteUrl",
-  "DocumentTypeCode",
-  "DocumentTypeName",
-  "DocumentExtension",
-]);
+/** Whether the keys of an object of checkRefundDocument's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRefundDocument_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "DocumentData":
+      case "CreditNoteUrl":
+      case "DocumentTypeCode":
+      case "DocumentTypeName":
+      case "DocumentExtension":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkOrderRefund(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3001,42 +3254,49 @@ function checkOrderRefund(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkOrderRefund_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkOrderRefund_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkOrderRefund's shape. */
-const checkOrderRefund_keys: ReadonlySet<string> = new Set([
-  "RefundID",
-  "RMANumber",
-  "MerchantRMANumber",
-  "FullRefund",
-  "ProductsDutiesRefund",
-  "ShippingRefund",
-  "RefundAsGiftCard",
-  "TotalRefundAmount",
-  "OriginalTotalRefundAmount",
-  "ServiceGestureAmount",
-  "TotalMoneyRefundAmount",
-  "DutiesAmount",
-  "ShippingAmount",
-  "CustomerPrepaidRefundAmount",
-  "OriginalCustomerPrepaidRefundAmount",
-  "TotalGiftCardsRefundAmount",
-  "TotalGiftCardsRefundAmountinMerchantCurrency",
-  "TotalLoyaltyPointsRefunded",
-  "TotalLoyaltyPointsRefundAmount",
-  "GiftCardsData",
-  "ExternalReference",
-  "InitiatedBy",
-  "CurrencyCode",
-  "OriginalCurrencyCode",
-  "RefundReason",
-  "RefundProducts",
-  "RefundComponents",
-  "RefundComments",
-  "RefundDocument",
-]);
+/** Whether the keys of an object of checkOrderRefund's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkOrderRefund_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "RefundID":
+      case "RMANumber":
+      case "MerchantRMANumber":
+      case "FullRefund":
+      case "ProductsDutiesRefund":
+      case "ShippingRefund":
+      case "RefundAsGiftCard":
+      case "TotalRefundAmount":
+      case "OriginalTotalRefundAmount":
+      case "ServiceGestureAmount":
+      case "TotalMoneyRefundAmount":
+      case "DutiesAmount":
+      case "ShippingAmount":
+      case "CustomerPrepaidRefundAmount":
+      case "OriginalCustomerPrepaidRefundAmount":
+      case "TotalGiftCardsRefundAmount":
+      case "TotalGiftCardsRefundAmountinMerchantCurrency":
+      case "TotalLoyaltyPointsRefunded":
+      case "TotalLoyaltyPointsRefundAmount":
+      case "GiftCardsData":
+      case "ExternalReference":
+      case "InitiatedBy":
+      case "CurrencyCode":
+      case "OriginalCurrencyCode":
+      case "RefundReason":
+      case "RefundProducts":
+      case "RefundComponents":
+      case "RefundComments":
+      case "RefundDocument":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3071,18 +3331,25 @@ function checkRefundableAmount(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkRefundableAmount_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkRefundableAmount_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkRefundableAmount's shape. */
-const checkRefundableAmount_keys: ReadonlySet<string> = new Set([
-  "CurrencyCode",
-  "TotalCreditAmount",
-  "RefundableShippingAmount",
-  "RefundableDutiesAmount",
-  "ProductRefundableAmount",
-]);
+/** Whether the keys of an object of checkRefundableAmount's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkRefundableAmount_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CurrencyCode":
+      case "TotalCreditAmount":
+      case "RefundableShippingAmount":
+      case "RefundableDutiesAmount":
+      case "ProductRefundableAmount":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProductRefundableAmount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3106,21 +3373,28 @@ function checkProductRefundableAmount(v: unknown): Verdict {
     n++;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductRefundableAmount_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProductRefundableAmount_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProductRefundableAmount's shape. */
-const checkProductRefundableAmount_keys: ReadonlySet<string> = new Set([
-  "CartItemId",
-  "Sku",
-  "ProductCode",
-  "productGroupCode",
-  "ProductCodeSecondary",
-  "productGroupCodeSecondary",
-  "RefundableTotalAmount",
-  "RefundableQuantity",
-]);
+/** Whether the keys of an object of checkProductRefundableAmount's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProductRefundableAmount_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "CartItemId":
+      case "Sku":
+      case "ProductCode":
+      case "productGroupCode":
+      case "ProductCodeSecondary":
+      case "productGroupCodeSecondary":
+      case "RefundableTotalAmount":
+      case "RefundableQuantity":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkUpdateOrderShippingInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3395,86 +3669,93 @@ function checkUpdateOrderShippingInfo(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUpdateOrderShippingInfo_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkUpdateOrderShippingInfo_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkUpdateOrderShippingInfo's shape. */
-const checkUpdateOrderShippingInfo_keys: ReadonlySet<string> = new Set([
-  "OrderId",
-  "MerchantGUID",
-  "MerchantOrderId",
-  "CartId",
-  "CartToken",
-  "CartHash",
-  "UserId",
-  "CurrencyCode",
-  "StatusCode",
-  "ClearCart",
-  "Products",
-  "Customer",
-  "PrimaryShipping",
-  "SecondaryShipping",
-  "PrimaryBilling",
-  "SecondaryBilling",
-  "ShippingMethodCode",
-  "Discounts",
-  "InternationalDetails",
-  "PaymentDetails",
-  "OrderPaymentMethods",
-  "AdditionalRequiredDocuments",
-  "PriceCoefficientRate",
-  "RoundingRate",
-  "EffectiveFXRate",
-  "OrderCreationDate",
-  "OrderCreationSource",
-  "IsMoto",
-  "ModifiedProduct",
-  "UrlParameters",
-  "DiscountedShippingPrice",
-  "DoNotChargeVAT",
-  "AllowMailsFromMerchant",
-  "AllowSMSFromMerchant",
-  "AllowDirectCommunicationFromMerchant",
-  "CustomerComments",
-  "IsFreeShipping",
-  "FreeShippingCouponCode",
-  "ShipToStoreCode",
-  "WebStoreCode",
-  "WebStoreInstanceCode",
-  "IsSplitOrder",
-  "IsReplacementOrder",
-  "OriginalOrder",
-  "LoyaltyCode",
-  "LoyaltyPointsEarned",
-  "LoyaltyPointsSpent",
-  "OTVoucherAmount",
-  "OTVoucherCode",
-  "OTVoucherCurrencyCode",
-  "CultureCode",
-  "InitialCheckoutCultureCode",
-  "PreferredCultureCode",
-  "HubId",
-  "HubCode",
-  "SameDayDispatch",
-  "SameDayDispatchCost",
-  "TotalDutiesAndTaxesPrice",
-  "CCFPrice",
-  "TotalDutiesPaidByCustomerPrice",
-  "TotalValueForCustoms",
-  "USSalesTax",
-  "CustomerDTBreakdown",
-  "MerchantDTBreakdown",
-  "ShippingVATRate",
-  "CookieConsent",
-  "TaxCalculationRule",
-  "VATRegistrationNumber",
-  "ImporterDetails",
-  "GiftCards",
-  "Markups",
-  "ReservationRequestId",
-  "Subs",
-]);
+/** Whether the keys of an object of checkUpdateOrderShippingInfo's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkUpdateOrderShippingInfo_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OrderId":
+      case "MerchantGUID":
+      case "MerchantOrderId":
+      case "CartId":
+      case "CartToken":
+      case "CartHash":
+      case "UserId":
+      case "CurrencyCode":
+      case "StatusCode":
+      case "ClearCart":
+      case "Products":
+      case "Customer":
+      case "PrimaryShipping":
+      case "SecondaryShipping":
+      case "PrimaryBilling":
+      case "SecondaryBilling":
+      case "ShippingMethodCode":
+      case "Discounts":
+      case "InternationalDetails":
+      case "PaymentDetails":
+      case "OrderPaymentMethods":
+      case "AdditionalRequiredDocuments":
+      case "PriceCoefficientRate":
+      case "RoundingRate":
+      case "EffectiveFXRate":
+      case "OrderCreationDate":
+      case "OrderCreationSource":
+      case "IsMoto":
+      case "ModifiedProduct":
+      case "UrlParameters":
+      case "DiscountedShippingPrice":
+      case "DoNotChargeVAT":
+      case "AllowMailsFromMerchant":
+      case "AllowSMSFromMerchant":
+      case "AllowDirectCommunicationFromMerchant":
+      case "CustomerComments":
+      case "IsFreeShipping":
+      case "FreeShippingCouponCode":
+      case "ShipToStoreCode":
+      case "WebStoreCode":
+      case "WebStoreInstanceCode":
+      case "IsSplitOrder":
+      case "IsReplacementOrder":
+      case "OriginalOrder":
+      case "LoyaltyCode":
+      case "LoyaltyPointsEarned":
+      case "LoyaltyPointsSpent":
+      case "OTVoucherAmount":
+      case "OTVoucherCode":
+      case "OTVoucherCurrencyCode":
+      case "CultureCode":
+      case "InitialCheckoutCultureCode":
+      case "PreferredCultureCode":
+      case "HubId":
+      case "HubCode":
+      case "SameDayDispatch":
+      case "SameDayDispatchCost":
+      case "TotalDutiesAndTaxesPrice":
+      case "CCFPrice":
+      case "TotalDutiesPaidByCustomerPrice":
+      case "TotalValueForCustoms":
+      case "USSalesTax":
+      case "CustomerDTBreakdown":
+      case "MerchantDTBreakdown":
+      case "ShippingVATRate":
+      case "CookieConsent":
+      case "TaxCalculationRule":
+      case "VATRegistrationNumber":
+      case "ImporterDetails":
+      case "GiftCards":
+      case "Markups":
+      case "ReservationRequestId":
+      case "Subs":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCheckoutCartInfo(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3625,48 +3906,55 @@ function checkCheckoutCartInfo(v: unknown): Verdict {
   n += countString(o.webStoreInstanceCode);
   n += countBoolean(o.allowMailsFromMerchant);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCheckoutCartInfo_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCheckoutCartInfo_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCheckoutCartInfo's shape. */
-const checkCheckoutCartInfo_keys: ReadonlySet<string> = new Set([
-  "productsList",
-  "clientIP",
-  "clientIp",
-  "countryCode",
-  "cultureCode",
-  "currencyCode",
-  "originalCurrencyCode",
-  "discountsList",
-  "discountList",
-  "doNotChargeVAT",
-  "isFreeShipping",
-  "freeShippingCouponCode",
-  "hubId",
-  "includeVAT",
-  "priceCoefficientRate",
-  "loyaltyCode",
-  "loyaltyPointsEarned",
-  "loyaltyPointsSpent",
-  "loyaltyPointsTotal",
-  "merchantCartHash",
-  "CartHash",
-  "cartId",
-  "otVoucherCode",
-  "otVoucherAmount",
-  "otVoucherCurrencyCode",
-  "paymentInstallments",
-  "billingDetails",
-  "shippingDetails",
-  "userDetails",
-  "shippingOptionsList",
-  "urlParameters",
-  "vatRegistrationNumber",
-  "webStoreCode",
-  "webStoreInstanceCode",
-  "allowMailsFromMerchant",
-]);
+/** Whether the keys of an object of checkCheckoutCartInfo's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCheckoutCartInfo_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "productsList":
+      case "clientIP":
+      case "clientIp":
+      case "countryCode":
+      case "cultureCode":
+      case "currencyCode":
+      case "originalCurrencyCode":
+      case "discountsList":
+      case "discountList":
+      case "doNotChargeVAT":
+      case "isFreeShipping":
+      case "freeShippingCouponCode":
+      case "hubId":
+      case "includeVAT":
+      case "priceCoefficientRate":
+      case "loyaltyCode":
+      case "loyaltyPointsEarned":
+      case "loyaltyPointsSpent":
+      case "loyaltyPointsTotal":
+      case "merchantCartHash":
+      case "CartHash":
+      case "cartId":
+      case "otVoucherCode":
+      case "otVoucherAmount":
+      case "otVoucherCurrencyCode":
+      case "paymentInstallments":
+      case "billingDetails":
+      case "shippingDetails":
+      case "userDetails":
+      case "shippingOptionsList":
+      case "urlParameters":
+      case "vatRegistrationNumber":
+      case "webStoreCode":
+      case "webStoreInstanceCode":
+      case "allowMailsFromMerchant":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCartProduct(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3777,41 +4065,48 @@ function checkCartProduct(v: unknown): Verdict {
   }
   n += countBoolean(o.IsVirtual);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartProduct_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCartProduct_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCartProduct's shape. */
-const checkCartProduct_keys: ReadonlySet<string> = new Set([
-  "ProductCode",
-  "ProductGroupCode",
-  "CartItemId",
-  "ParentCartItemId",
-  "CartItemOptionId",
-  "Name",
-  "Description",
-  "URL",
-  "ImageURL",
-  "ListPrice",
-  "OriginalListPrice",
-  "SalePrice",
-  "OriginalSalePrice",
-  "IsFixedPrice",
-  "OrderedQuantity",
-  "VATRateType",
-  "LocalVATRateType",
-  "Attributes",
-  "ProductClassCode",
-  "PriceCoefficientRate",
-  "MetaData",
-  "Weight",
-  "Height",
-  "Width",
-  "Length",
-  "ImageHeight",
-  "ImageWidth",
-  "IsVirtual",
-]);
+/** Whether the keys of an object of checkCartProduct's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCartProduct_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "ProductCode":
+      case "ProductGroupCode":
+      case "CartItemId":
+      case "ParentCartItemId":
+      case "CartItemOptionId":
+      case "Name":
+      case "Description":
+      case "URL":
+      case "ImageURL":
+      case "ListPrice":
+      case "OriginalListPrice":
+      case "SalePrice":
+      case "OriginalSalePrice":
+      case "IsFixedPrice":
+      case "OrderedQuantity":
+      case "VATRateType":
+      case "LocalVATRateType":
+      case "Attributes":
+      case "ProductClassCode":
+      case "PriceCoefficientRate":
+      case "MetaData":
+      case "Weight":
+      case "Height":
+      case "Width":
+      case "Length":
+      case "ImageHeight":
+      case "ImageWidth":
+      case "IsVirtual":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkVatRateType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3827,12 +4122,23 @@ function checkVatRateType(v: unknown): Verdict {
     n++;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkVatRateType_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkVatRateType_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkVatRateType's shape. */
-const checkVatRateType_keys: ReadonlySet<string> = new Set(["VATRateTypeCode", "Name", "Rate"]);
+/** Whether the keys of an object of checkVatRateType's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkVatRateType_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "VATRateTypeCode":
+      case "Name":
+      case "Rate":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCartProductAttribute(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3846,18 +4152,25 @@ function checkCartProductAttribute(v: unknown): Verdict {
   n += countString(o.AttributeTypeCode);
   n += countString(o.Name);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartProductAttribute_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCartProductAttribute_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCartProductAttribute's shape. */
-const checkCartProductAttribute_keys: ReadonlySet<string> = new Set([
-  "AttributeKey",
-  "AttributeValue",
-  "AttributeCode",
-  "AttributeTypeCode",
-  "Name",
-]);
+/** Whether the keys of an object of checkCartProductAttribute's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCartProductAttribute_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "AttributeKey":
+      case "AttributeValue":
+      case "AttributeCode":
+      case "AttributeTypeCode":
+      case "Name":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProductMetaData2(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3878,12 +4191,21 @@ function checkProductMetaData2(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductMetaData2_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProductMetaData2_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProductMetaData2's shape. */
-const checkProductMetaData2_keys: ReadonlySet<string> = new Set(["Attributes"]);
+/** Whether the keys of an object of checkProductMetaData2's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProductMetaData2_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Attributes":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkProductAttribute2(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3894,15 +4216,22 @@ function checkProductAttribute2(v: unknown): Verdict {
   n += countString(o.AttributeKey);
   n += countString(o.AttributeValue);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkProductAttribute2_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkProductAttribute2_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkProductAttribute2's shape. */
-const checkProductAttribute2_keys: ReadonlySet<string> = new Set([
-  "AttributeKey",
-  "AttributeValue",
-]);
+/** Whether the keys of an object of checkProductAttribute2's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkProductAttribute2_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "AttributeKey":
+      case "AttributeValue":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCartDiscount(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -3954,25 +4283,32 @@ function checkCartDiscount(v: unknown): Verdict {
     if (!Number.isSafeInteger(x477)) return REJECT;
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkCartDiscount_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkCartDiscount_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCartDiscount's shape. */
-const checkCartDiscount_keys: ReadonlySet<string> = new Set([
-  "OriginalDiscountValue",
-  "DiscountValue",
-  "VATRate",
-  "LocalVATRate",
-  "Name",
-  "Description",
-  "CouponCode",
-  "ProductCartItemId",
-  "DiscountCode",
-  "LoyaltyVoucherCode",
-  "DiscountType",
-  "CalculationMode",
-]);
+/** Whether the keys of an object of checkCartDiscount's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCartDiscount_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "OriginalDiscountValue":
+      case "DiscountValue":
+      case "VATRate":
+      case "LocalVATRate":
+      case "Name":
+      case "Description":
+      case "CouponCode":
+      case "ProductCartItemId":
+      case "DiscountCode":
+      case "LoyaltyVoucherCode":
+      case "DiscountType":
+      case "CalculationMode":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCheckoutCartInfoSchema_includeVATSent(v: unknown): Verdict {
   let r: Verdict;
@@ -4048,44 +4384,51 @@ function checkUserDetails(v: unknown): Verdict {
     }
   }
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUserDetails_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkUserDetails_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkUserDetails's shape. */
-const checkUserDetails_keys: ReadonlySet<string> = new Set([
-  "FirstName",
-  "LastName",
-  "MiddleName",
-  "Salutation",
-  "Company",
-  "Address1",
-  "Address2",
-  "City",
-  "CityRegion",
-  "StateCode",
-  "StateOrProvince",
-  "StateOrProvice",
-  "Zip",
-  "Email",
-  "Phone1",
-  "Phone2",
-  "Fax",
-  "CountryCode",
-  "CountryCode3",
-  "CountryName",
-  "CollectionPointId",
-  "AddressBookId",
-  "AddressBookName",
-  "CustomerTaxId",
-  "VATRegistrationNumber",
-  "UserId",
-  "UserIdNumber",
-  "UserIdNumberType",
-  "FirstNameInLocalCulture",
-  "LastNameInLocalCulture",
-  "AddressDetails",
-]);
+/** Whether the keys of an object of checkUserDetails's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkUserDetails_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "FirstName":
+      case "LastName":
+      case "MiddleName":
+      case "Salutation":
+      case "Company":
+      case "Address1":
+      case "Address2":
+      case "City":
+      case "CityRegion":
+      case "StateCode":
+      case "StateOrProvince":
+      case "StateOrProvice":
+      case "Zip":
+      case "Email":
+      case "Phone1":
+      case "Phone2":
+      case "Fax":
+      case "CountryCode":
+      case "CountryCode3":
+      case "CountryName":
+      case "CollectionPointId":
+      case "AddressBookId":
+      case "AddressBookName":
+      case "CustomerTaxId":
+      case "VATRegistrationNumber":
+      case "UserId":
+      case "UserIdNumber":
+      case "UserIdNumberType":
+      case "FirstNameInLocalCulture":
+      case "LastNameInLocalCulture":
+      case "AddressDetails":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkUserIdNumberType(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -4096,12 +4439,22 @@ function checkUserIdNumberType(v: unknown): Verdict {
   n += countString(o.UserIdNumberTypeCode);
   n += countString(o.Name);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkUserIdNumberType_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkUserIdNumberType_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkUserIdNumberType's shape. */
-const checkUserIdNumberType_keys: ReadonlySet<string> = new Set(["UserIdNumberTypeCode", "Name"]);
+/** Whether the keys of an object of checkUserIdNumberType's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkUserIdNumberType_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "UserIdNumberTypeCode":
+      case "Name":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkAddressBookEntry(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -4149,47 +4502,54 @@ function checkAddressBookEntry(v: unknown): Verdict {
   n += countBoolean(o.IsDefaultShipping);
   n += countBoolean(o.IsDefaultBilling);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkAddressBookEntry_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkAddressBookEntry_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkAddressBookEntry's shape. */
-const checkAddressBookEntry_keys: ReadonlySet<string> = new Set([
-  "FirstName",
-  "LastName",
-  "MiddleName",
-  "Salutation",
-  "Company",
-  "Address1",
-  "Address2",
-  "City",
-  "CityRegion",
-  "StateCode",
-  "StateOrProvince",
-  "StateOrProvice",
-  "Zip",
-  "Email",
-  "Phone1",
-  "Phone2",
-  "Fax",
-  "CountryCode",
-  "CountryCode3",
-  "CountryName",
-  "CollectionPointId",
-  "AddressBookId",
-  "AddressBookName",
-  "CustomerTaxId",
-  "VATRegistrationNumber",
-  "UserId",
-  "UserIdNumber",
-  "UserIdNumberType",
-  "FirstNameInLocalCulture",
-  "LastNameInLocalCulture",
-  "IsShipping",
-  "IsBilling",
-  "IsDefaultShipping",
-  "IsDefaultBilling",
-]);
+/** Whether the keys of an object of checkAddressBookEntry's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkAddressBookEntry_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "FirstName":
+      case "LastName":
+      case "MiddleName":
+      case "Salutation":
+      case "Company":
+      case "Address1":
+      case "Address2":
+      case "City":
+      case "CityRegion":
+      case "StateCode":
+      case "StateOrProvince":
+      case "StateOrProvice":
+      case "Zip":
+      case "Email":
+      case "Phone1":
+      case "Phone2":
+      case "Fax":
+      case "CountryCode":
+      case "CountryCode3":
+      case "CountryName":
+      case "CollectionPointId":
+      case "AddressBookId":
+      case "AddressBookName":
+      case "CustomerTaxId":
+      case "VATRegistrationNumber":
+      case "UserId":
+      case "UserIdNumber":
+      case "UserIdNumberType":
+      case "FirstNameInLocalCulture":
+      case "LastNameInLocalCulture":
+      case "IsShipping":
+      case "IsBilling":
+      case "IsDefaultShipping":
+      case "IsDefaultBilling":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkCheckoutCartInfoSchema_shippingOptionsList__Sent(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -4199,12 +4559,19 @@ function checkCheckoutCartInfoSchema_shippingOptionsList__Sent(v: unknown): Verd
   const n = 0;
   if (n < 0) return REJECT;
   if (sealed && keyCount(o) !== n)
-    sealed = plainExtras(o, checkCheckoutCartInfoSchema_shippingOptionsList__Sent_keys);
+    sealed = checkCheckoutCartInfoSchema_shippingOptionsList__Sent_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkCheckoutCartInfoSchema_shippingOptionsList__Sent's shape. */
-const checkCheckoutCartInfoSchema_shippingOptionsList__Sent_keys: ReadonlySet<string> = new Set([]);
+/** Whether the keys of an object of checkCheckoutCartInfoSchema_shippingOptionsList__Sent's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkCheckoutCartInfoSchema_shippingOptionsList__Sent_extras(
+  o: Record<string, unknown>,
+): boolean {
+  for (const key in o) {
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 function checkKeyValuePair2(v: unknown): Verdict {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return REJECT;
@@ -4215,12 +4582,22 @@ function checkKeyValuePair2(v: unknown): Verdict {
   n += countString(o.Key);
   n += countString(o.Value);
   if (n < 0) return REJECT;
-  if (sealed && keyCount(o) !== n) sealed = plainExtras(o, checkKeyValuePair2_keys);
+  if (sealed && keyCount(o) !== n) sealed = checkKeyValuePair2_extras(o);
   return ACCEPT;
 }
 
-/** The fields of checkKeyValuePair2's shape. */
-const checkKeyValuePair2_keys: ReadonlySet<string> = new Set(["Key", "Value"]);
+/** Whether the keys of an object of checkKeyValuePair2's shape other than its fields are all `plainExtra` (its fields skipped unread). */
+function checkKeyValuePair2_extras(o: Record<string, unknown>): boolean {
+  for (const key in o) {
+    switch (key) {
+      case "Key":
+      case "Value":
+        continue;
+    }
+    if (!plainExtra(key, o[key])) return false;
+  }
+  return true;
+}
 
 /**
  * Whether Object.prototype holds nothing under a name the checks read: a field absent from a

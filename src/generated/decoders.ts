@@ -21,7 +21,7 @@
 
 import type { CallbackName } from "../core/types.js";
 import {
-  type Change,
+  type ChangeLog,
   type DecodedInPlace,
   decodeLeaf,
   type Frame,
@@ -222,7 +222,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
   )
     return undefined;
   const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
-  const changes: Change[] = [];
+  const changes: ChangeLog = [];
   if (typeof payload === "object" && payload !== null) {
     if (!Array.isArray(payload)) {
       const o1 = payload as Container;
@@ -238,7 +238,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d7 !== v6) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Salutation", original: v6 });
+              changes.push(f5, "Salutation", v6);
               o4.Salutation = d7;
             }
           }
@@ -248,7 +248,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d9 !== v8) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "FirstName", original: v8 });
+              changes.push(f5, "FirstName", v8);
               o4.FirstName = d9;
             }
           }
@@ -258,7 +258,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d11 !== v10) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "LastName", original: v10 });
+              changes.push(f5, "LastName", v10);
               o4.LastName = d11;
             }
           }
@@ -268,7 +268,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d13 !== v12) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "MiddleName", original: v12 });
+              changes.push(f5, "MiddleName", v12);
               o4.MiddleName = d13;
             }
           }
@@ -278,7 +278,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d15 !== v14) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Company", original: v14 });
+              changes.push(f5, "Company", v14);
               o4.Company = d15;
             }
           }
@@ -288,7 +288,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d17 !== v16) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Address1", original: v16 });
+              changes.push(f5, "Address1", v16);
               o4.Address1 = d17;
             }
           }
@@ -298,7 +298,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d19 !== v18) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Address2", original: v18 });
+              changes.push(f5, "Address2", v18);
               o4.Address2 = d19;
             }
           }
@@ -308,7 +308,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d21 !== v20) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "City", original: v20 });
+              changes.push(f5, "City", v20);
               o4.City = d21;
             }
           }
@@ -318,7 +318,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d23 !== v22) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "StateCode", original: v22 });
+              changes.push(f5, "StateCode", v22);
               o4.StateCode = d23;
             }
           }
@@ -328,7 +328,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d25 !== v24) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "StateOrProvince", original: v24 });
+              changes.push(f5, "StateOrProvince", v24);
               o4.StateOrProvince = d25;
             }
           }
@@ -338,7 +338,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d27 !== v26) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "StateOrProvice", original: v26 });
+              changes.push(f5, "StateOrProvice", v26);
               o4.StateOrProvice = d27;
             }
           }
@@ -348,7 +348,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d29 !== v28) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Zip", original: v28 });
+              changes.push(f5, "Zip", v28);
               o4.Zip = d29;
             }
           }
@@ -358,7 +358,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d31 !== v30) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Email", original: v30 });
+              changes.push(f5, "Email", v30);
               o4.Email = d31;
             }
           }
@@ -368,7 +368,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d33 !== v32) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Phone1", original: v32 });
+              changes.push(f5, "Phone1", v32);
               o4.Phone1 = d33;
             }
           }
@@ -378,7 +378,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d35 !== v34) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Phone2", original: v34 });
+              changes.push(f5, "Phone2", v34);
               o4.Phone2 = d35;
             }
           }
@@ -388,7 +388,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d37 !== v36) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "Fax", original: v36 });
+              changes.push(f5, "Fax", v36);
               o4.Fax = d37;
             }
           }
@@ -398,7 +398,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d39 !== v38) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "CountryName", original: v38 });
+              changes.push(f5, "CountryName", v38);
               o4.CountryName = d39;
             }
           }
@@ -408,7 +408,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d41 !== v40) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "CityRegion", original: v40 });
+              changes.push(f5, "CityRegion", v40);
               o4.CityRegion = d41;
             }
           }
@@ -418,7 +418,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d43 !== v42) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "CustomerTaxId", original: v42 });
+              changes.push(f5, "CustomerTaxId", v42);
               o4.CustomerTaxId = d43;
             }
           }
@@ -428,7 +428,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d45 !== v44) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f5 ??= { node: o4, parent: f2, key: "PrimaryShipping" };
-              changes.push({ frame: f5, key: "VATRegistrationNumber", original: v44 });
+              changes.push(f5, "VATRegistrationNumber", v44);
               o4.VATRegistrationNumber = d45;
             }
           }
@@ -445,7 +445,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d50 !== v49) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Salutation", original: v49 });
+              changes.push(f48, "Salutation", v49);
               o47.Salutation = d50;
             }
           }
@@ -455,7 +455,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d52 !== v51) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "FirstName", original: v51 });
+              changes.push(f48, "FirstName", v51);
               o47.FirstName = d52;
             }
           }
@@ -465,7 +465,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d54 !== v53) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "LastName", original: v53 });
+              changes.push(f48, "LastName", v53);
               o47.LastName = d54;
             }
           }
@@ -475,7 +475,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d56 !== v55) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "MiddleName", original: v55 });
+              changes.push(f48, "MiddleName", v55);
               o47.MiddleName = d56;
             }
           }
@@ -485,7 +485,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d58 !== v57) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Company", original: v57 });
+              changes.push(f48, "Company", v57);
               o47.Company = d58;
             }
           }
@@ -495,7 +495,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d60 !== v59) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Address1", original: v59 });
+              changes.push(f48, "Address1", v59);
               o47.Address1 = d60;
             }
           }
@@ -505,7 +505,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d62 !== v61) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Address2", original: v61 });
+              changes.push(f48, "Address2", v61);
               o47.Address2 = d62;
             }
           }
@@ -515,7 +515,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d64 !== v63) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "City", original: v63 });
+              changes.push(f48, "City", v63);
               o47.City = d64;
             }
           }
@@ -525,7 +525,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d66 !== v65) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "StateCode", original: v65 });
+              changes.push(f48, "StateCode", v65);
               o47.StateCode = d66;
             }
           }
@@ -535,7 +535,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d68 !== v67) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "StateOrProvince", original: v67 });
+              changes.push(f48, "StateOrProvince", v67);
               o47.StateOrProvince = d68;
             }
           }
@@ -545,7 +545,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d70 !== v69) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "StateOrProvice", original: v69 });
+              changes.push(f48, "StateOrProvice", v69);
               o47.StateOrProvice = d70;
             }
           }
@@ -555,7 +555,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d72 !== v71) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Zip", original: v71 });
+              changes.push(f48, "Zip", v71);
               o47.Zip = d72;
             }
           }
@@ -565,7 +565,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d74 !== v73) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Email", original: v73 });
+              changes.push(f48, "Email", v73);
               o47.Email = d74;
             }
           }
@@ -575,7 +575,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d76 !== v75) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Phone1", original: v75 });
+              changes.push(f48, "Phone1", v75);
               o47.Phone1 = d76;
             }
           }
@@ -585,7 +585,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d78 !== v77) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Phone2", original: v77 });
+              changes.push(f48, "Phone2", v77);
               o47.Phone2 = d78;
             }
           }
@@ -595,7 +595,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d80 !== v79) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "Fax", original: v79 });
+              changes.push(f48, "Fax", v79);
               o47.Fax = d80;
             }
           }
@@ -605,7 +605,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d82 !== v81) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "CountryName", original: v81 });
+              changes.push(f48, "CountryName", v81);
               o47.CountryName = d82;
             }
           }
@@ -615,7 +615,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d84 !== v83) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "CityRegion", original: v83 });
+              changes.push(f48, "CityRegion", v83);
               o47.CityRegion = d84;
             }
           }
@@ -625,7 +625,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d86 !== v85) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "CustomerTaxId", original: v85 });
+              changes.push(f48, "CustomerTaxId", v85);
               o47.CustomerTaxId = d86;
             }
           }
@@ -635,7 +635,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d88 !== v87) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f48 ??= { node: o47, parent: f2, key: "SecondaryShipping" };
-              changes.push({ frame: f48, key: "VATRegistrationNumber", original: v87 });
+              changes.push(f48, "VATRegistrationNumber", v87);
               o47.VATRegistrationNumber = d88;
             }
           }
@@ -652,7 +652,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d93 !== v92) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Salutation", original: v92 });
+              changes.push(f91, "Salutation", v92);
               o90.Salutation = d93;
             }
           }
@@ -662,7 +662,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d95 !== v94) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "FirstName", original: v94 });
+              changes.push(f91, "FirstName", v94);
               o90.FirstName = d95;
             }
           }
@@ -672,7 +672,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d97 !== v96) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "LastName", original: v96 });
+              changes.push(f91, "LastName", v96);
               o90.LastName = d97;
             }
           }
@@ -682,7 +682,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d99 !== v98) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "MiddleName", original: v98 });
+              changes.push(f91, "MiddleName", v98);
               o90.MiddleName = d99;
             }
           }
@@ -692,7 +692,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d101 !== v100) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Company", original: v100 });
+              changes.push(f91, "Company", v100);
               o90.Company = d101;
             }
           }
@@ -702,7 +702,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d103 !== v102) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Address1", original: v102 });
+              changes.push(f91, "Address1", v102);
               o90.Address1 = d103;
             }
           }
@@ -712,7 +712,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d105 !== v104) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Address2", original: v104 });
+              changes.push(f91, "Address2", v104);
               o90.Address2 = d105;
             }
           }
@@ -722,7 +722,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d107 !== v106) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "City", original: v106 });
+              changes.push(f91, "City", v106);
               o90.City = d107;
             }
           }
@@ -732,7 +732,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d109 !== v108) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "StateCode", original: v108 });
+              changes.push(f91, "StateCode", v108);
               o90.StateCode = d109;
             }
           }
@@ -742,7 +742,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d111 !== v110) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "StateOrProvince", original: v110 });
+              changes.push(f91, "StateOrProvince", v110);
               o90.StateOrProvince = d111;
             }
           }
@@ -752,7 +752,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d113 !== v112) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "StateOrProvice", original: v112 });
+              changes.push(f91, "StateOrProvice", v112);
               o90.StateOrProvice = d113;
             }
           }
@@ -762,7 +762,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d115 !== v114) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Zip", original: v114 });
+              changes.push(f91, "Zip", v114);
               o90.Zip = d115;
             }
           }
@@ -772,7 +772,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d117 !== v116) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Email", original: v116 });
+              changes.push(f91, "Email", v116);
               o90.Email = d117;
             }
           }
@@ -782,7 +782,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d119 !== v118) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Phone1", original: v118 });
+              changes.push(f91, "Phone1", v118);
               o90.Phone1 = d119;
             }
           }
@@ -792,7 +792,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d121 !== v120) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Phone2", original: v120 });
+              changes.push(f91, "Phone2", v120);
               o90.Phone2 = d121;
             }
           }
@@ -802,7 +802,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d123 !== v122) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "Fax", original: v122 });
+              changes.push(f91, "Fax", v122);
               o90.Fax = d123;
             }
           }
@@ -812,7 +812,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d125 !== v124) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "CountryName", original: v124 });
+              changes.push(f91, "CountryName", v124);
               o90.CountryName = d125;
             }
           }
@@ -822,7 +822,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d127 !== v126) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "CityRegion", original: v126 });
+              changes.push(f91, "CityRegion", v126);
               o90.CityRegion = d127;
             }
           }
@@ -832,7 +832,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d129 !== v128) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "CustomerTaxId", original: v128 });
+              changes.push(f91, "CustomerTaxId", v128);
               o90.CustomerTaxId = d129;
             }
           }
@@ -842,7 +842,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d131 !== v130) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f91 ??= { node: o90, parent: f2, key: "PrimaryBilling" };
-              changes.push({ frame: f91, key: "VATRegistrationNumber", original: v130 });
+              changes.push(f91, "VATRegistrationNumber", v130);
               o90.VATRegistrationNumber = d131;
             }
           }
@@ -859,7 +859,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d136 !== v135) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Salutation", original: v135 });
+              changes.push(f134, "Salutation", v135);
               o133.Salutation = d136;
             }
           }
@@ -869,7 +869,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d138 !== v137) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "FirstName", original: v137 });
+              changes.push(f134, "FirstName", v137);
               o133.FirstName = d138;
             }
           }
@@ -879,7 +879,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d140 !== v139) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "LastName", original: v139 });
+              changes.push(f134, "LastName", v139);
               o133.LastName = d140;
             }
           }
@@ -889,7 +889,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d142 !== v141) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "MiddleName", original: v141 });
+              changes.push(f134, "MiddleName", v141);
               o133.MiddleName = d142;
             }
           }
@@ -899,7 +899,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d144 !== v143) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Company", original: v143 });
+              changes.push(f134, "Company", v143);
               o133.Company = d144;
             }
           }
@@ -909,7 +909,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d146 !== v145) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Address1", original: v145 });
+              changes.push(f134, "Address1", v145);
               o133.Address1 = d146;
             }
           }
@@ -919,7 +919,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d148 !== v147) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Address2", original: v147 });
+              changes.push(f134, "Address2", v147);
               o133.Address2 = d148;
             }
           }
@@ -929,7 +929,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d150 !== v149) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "City", original: v149 });
+              changes.push(f134, "City", v149);
               o133.City = d150;
             }
           }
@@ -939,7 +939,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d152 !== v151) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "StateCode", original: v151 });
+              changes.push(f134, "StateCode", v151);
               o133.StateCode = d152;
             }
           }
@@ -949,7 +949,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d154 !== v153) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "StateOrProvince", original: v153 });
+              changes.push(f134, "StateOrProvince", v153);
               o133.StateOrProvince = d154;
             }
           }
@@ -959,7 +959,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d156 !== v155) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "StateOrProvice", original: v155 });
+              changes.push(f134, "StateOrProvice", v155);
               o133.StateOrProvice = d156;
             }
           }
@@ -969,7 +969,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d158 !== v157) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Zip", original: v157 });
+              changes.push(f134, "Zip", v157);
               o133.Zip = d158;
             }
           }
@@ -979,7 +979,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d160 !== v159) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Email", original: v159 });
+              changes.push(f134, "Email", v159);
               o133.Email = d160;
             }
           }
@@ -989,7 +989,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d162 !== v161) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Phone1", original: v161 });
+              changes.push(f134, "Phone1", v161);
               o133.Phone1 = d162;
             }
           }
@@ -999,7 +999,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d164 !== v163) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Phone2", original: v163 });
+              changes.push(f134, "Phone2", v163);
               o133.Phone2 = d164;
             }
           }
@@ -1009,7 +1009,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d166 !== v165) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "Fax", original: v165 });
+              changes.push(f134, "Fax", v165);
               o133.Fax = d166;
             }
           }
@@ -1019,7 +1019,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d168 !== v167) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "CountryName", original: v167 });
+              changes.push(f134, "CountryName", v167);
               o133.CountryName = d168;
             }
           }
@@ -1029,7 +1029,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d170 !== v169) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "CityRegion", original: v169 });
+              changes.push(f134, "CityRegion", v169);
               o133.CityRegion = d170;
             }
           }
@@ -1039,7 +1039,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d172 !== v171) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "CustomerTaxId", original: v171 });
+              changes.push(f134, "CustomerTaxId", v171);
               o133.CustomerTaxId = d172;
             }
           }
@@ -1049,7 +1049,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d174 !== v173) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f134 ??= { node: o133, parent: f2, key: "SecondaryBilling" };
-              changes.push({ frame: f134, key: "VATRegistrationNumber", original: v173 });
+              changes.push(f134, "VATRegistrationNumber", v173);
               o133.VATRegistrationNumber = d174;
             }
           }
@@ -1066,7 +1066,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d179 !== v178) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "OwnerFirstName", original: v178 });
+              changes.push(f177, "OwnerFirstName", v178);
               o176.OwnerFirstName = d179;
             }
           }
@@ -1076,7 +1076,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d181 !== v180) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "OwnerLastName", original: v180 });
+              changes.push(f177, "OwnerLastName", v180);
               o176.OwnerLastName = d181;
             }
           }
@@ -1086,7 +1086,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d183 !== v182) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "OwnerName", original: v182 });
+              changes.push(f177, "OwnerName", v182);
               o176.OwnerName = d183;
             }
           }
@@ -1096,7 +1096,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d185 !== v184) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Address1", original: v184 });
+              changes.push(f177, "Address1", v184);
               o176.Address1 = d185;
             }
           }
@@ -1106,7 +1106,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d187 !== v186) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Address2", original: v186 });
+              changes.push(f177, "Address2", v186);
               o176.Address2 = d187;
             }
           }
@@ -1116,7 +1116,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d189 !== v188) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "City", original: v188 });
+              changes.push(f177, "City", v188);
               o176.City = d189;
             }
           }
@@ -1126,7 +1126,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d191 !== v190) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "StateCode", original: v190 });
+              changes.push(f177, "StateCode", v190);
               o176.StateCode = d191;
             }
           }
@@ -1136,7 +1136,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d193 !== v192) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "StateOrProvince", original: v192 });
+              changes.push(f177, "StateOrProvince", v192);
               o176.StateOrProvince = d193;
             }
           }
@@ -1146,7 +1146,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d195 !== v194) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "StateOrProvice", original: v194 });
+              changes.push(f177, "StateOrProvice", v194);
               o176.StateOrProvice = d195;
             }
           }
@@ -1156,7 +1156,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d197 !== v196) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Zip", original: v196 });
+              changes.push(f177, "Zip", v196);
               o176.Zip = d197;
             }
           }
@@ -1166,7 +1166,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d199 !== v198) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Email", original: v198 });
+              changes.push(f177, "Email", v198);
               o176.Email = d199;
             }
           }
@@ -1176,7 +1176,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d201 !== v200) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Phone1", original: v200 });
+              changes.push(f177, "Phone1", v200);
               o176.Phone1 = d201;
             }
           }
@@ -1186,7 +1186,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d203 !== v202) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Phone2", original: v202 });
+              changes.push(f177, "Phone2", v202);
               o176.Phone2 = d203;
             }
           }
@@ -1196,7 +1196,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d205 !== v204) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "Fax", original: v204 });
+              changes.push(f177, "Fax", v204);
               o176.Fax = d205;
             }
           }
@@ -1206,7 +1206,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d207 !== v206) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f177 ??= { node: o176, parent: f2, key: "PaymentDetails" };
-              changes.push({ frame: f177, key: "CountryName", original: v206 });
+              changes.push(f177, "CountryName", v206);
               o176.CountryName = d207;
             }
           }
@@ -1223,7 +1223,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d212 !== v211) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f210 ??= { node: o209, parent: f2, key: "Customer" };
-              changes.push({ frame: f210, key: "EmailAddress", original: v211 });
+              changes.push(f210, "EmailAddress", v211);
               o209.EmailAddress = d212;
             }
           }
@@ -1234,7 +1234,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
         const d214 = auto(v213, "VATRegistrationNumber", report);
         if (d214 !== v213) {
           f2 ??= { node: o1, parent: undefined, key: "" };
-          changes.push({ frame: f2, key: "VATRegistrationNumber", original: v213 });
+          changes.push(f2, "VATRegistrationNumber", v213);
           o1.VATRegistrationNumber = d214;
         }
       }
@@ -1249,7 +1249,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d219 !== v218) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
-              changes.push({ frame: f217, key: "OrderTrackingUrl", original: v218 });
+              changes.push(f217, "OrderTrackingUrl", v218);
               o216.OrderTrackingUrl = d219;
             }
           }
@@ -1259,7 +1259,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
             if (d221 !== v220) {
               f2 ??= { node: o1, parent: undefined, key: "" };
               f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
-              changes.push({ frame: f217, key: "OrderWaybillUrl", original: v220 });
+              changes.push(f217, "OrderWaybillUrl", v220);
               o216.OrderWaybillUrl = d221;
             }
           }
@@ -1286,7 +1286,7 @@ function decodeSendOrderToMerchant(payload: unknown): DecodedInPlace<unknown> | 
                         f217 ??= { node: o216, parent: f2, key: "InternationalDetails" };
                         f224 ??= { node: a223, parent: f217, key: "ParcelsTracking" };
                         f228 ??= { node: o227, parent: f224, key: i225 };
-                        changes.push({ frame: f228, key: "ParcelTrackingUrl", original: v229 });
+                        changes.push(f228, "ParcelTrackingUrl", v229);
                         o227.ParcelTrackingUrl = d230;
                       }
                     }
@@ -1307,7 +1307,7 @@ function decodeSendRMAInfoToMerchant(payload: unknown): DecodedInPlace<unknown> 
   // own check says absent. Then the plan decodes.
   if (PROTOTYPE.TrackingURL !== undefined) return undefined;
   const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
-  const changes: Change[] = [];
+  const changes: ChangeLog = [];
   if (typeof payload === "object" && payload !== null) {
     if (!Array.isArray(payload)) {
       const o1 = payload as Container;
@@ -1317,7 +1317,7 @@ function decodeSendRMAInfoToMerchant(payload: unknown): DecodedInPlace<unknown> 
         const d4 = auto(v3, "TrackingURL", report);
         if (d4 !== v3) {
           f2 ??= { node: o1, parent: undefined, key: "" };
-          changes.push({ frame: f2, key: "TrackingURL", original: v3 });
+          changes.push(f2, "TrackingURL", v3);
           o1.TrackingURL = d4;
         }
       }
@@ -1336,7 +1336,7 @@ function decodeUpdateParcelDispatch(payload: unknown): DecodedInPlace<unknown> |
   )
     return undefined;
   const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
-  const changes: Change[] = [];
+  const changes: ChangeLog = [];
   if (typeof payload === "object" && payload !== null) {
     if (!Array.isArray(payload)) {
       const o1 = payload as Container;
@@ -1358,7 +1358,7 @@ function decodeUpdateParcelDispatch(payload: unknown): DecodedInPlace<unknown> |
                   f2 ??= { node: o1, parent: undefined, key: "" };
                   f5 ??= { node: o4, parent: f2, key: "DispatchedParcel" };
                   f8 ??= { node: o7, parent: f5, key: "ParcelTracking" };
-                  changes.push({ frame: f8, key: "ParcelTrackingUrl", original: v9 });
+                  changes.push(f8, "ParcelTrackingUrl", v9);
                   o7.ParcelTrackingUrl = d10;
                 }
               }
@@ -1376,7 +1376,7 @@ function decodeValidateGiftCard(payload: unknown): DecodedInPlace<unknown> | und
   // own check says absent. Then the plan decodes.
   if (PROTOTYPE.CustomerEmail !== undefined) return undefined;
   const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
-  const changes: Change[] = [];
+  const changes: ChangeLog = [];
   if (typeof payload === "object" && payload !== null) {
     if (!Array.isArray(payload)) {
       const o1 = payload as Container;
@@ -1386,7 +1386,7 @@ function decodeValidateGiftCard(payload: unknown): DecodedInPlace<unknown> | und
         const d4 = auto(v3, "CustomerEmail", report);
         if (d4 !== v3) {
           f2 ??= { node: o1, parent: undefined, key: "" };
-          changes.push({ frame: f2, key: "CustomerEmail", original: v3 });
+          changes.push(f2, "CustomerEmail", v3);
           o1.CustomerEmail = d4;
         }
       }
@@ -1405,7 +1405,7 @@ function decodeNotifyOrderRefund(payload: unknown): DecodedInPlace<unknown> | un
   )
     return undefined;
   const report: MutableReport = { decoded: [], unchanged: [], malformed: [] };
-  const changes: Change[] = [];
+  const changes: ChangeLog = [];
   if (typeof payload === "object" && payload !== null) {
     if (!Array.isArray(payload)) {
       const o1 = payload as Container;
@@ -1428,7 +1428,7 @@ function decodeNotifyOrderRefund(payload: unknown): DecodedInPlace<unknown> | un
                     f2 ??= { node: o1, parent: undefined, key: "" };
                     f5 ??= { node: a4, parent: f2, key: "RefundDocument" };
                     f9 ??= { node: o8, parent: f5, key: i6 };
-                    changes.push({ frame: f9, key: "CreditNoteUrl", original: v10 });
+                    changes.push(f9, "CreditNoteUrl", v10);
                     o8.CreditNoteUrl = d11;
                   }
                 }
@@ -1472,7 +1472,7 @@ function decodeNotifyOrderRefund(payload: unknown): DecodedInPlace<unknown> | un
                               f18 ??= { node: o17, parent: f14, key: i15 };
                               f21 ??= { node: a20, parent: f18, key: "RefundDocument" };
                               f25 ??= { node: o24, parent: f21, key: i22 };
-                              changes.push({ frame: f25, key: "CreditNoteUrl", original: v26 });
+                              changes.push(f25, "CreditNoteUrl", v26);
                               o24.CreditNoteUrl = d27;
                             }
                           }

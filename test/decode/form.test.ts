@@ -148,6 +148,57 @@ describe("decodeFormValue", () => {
     );
   });
 
+  // Issue 13 (speed3): the `+` of the text between the sequences become spaces as it is copied
+  // (one pass, no intermediate string); `+` and `%` packed together, at a sequence's hex digits,
+  // before, between and after sequences, multi-byte ones split by a `+`.
+  it("decodes + next to, inside and between percent sequences as the two steps did", () => {
+    const dense = fc
+      .array(
+        fc.constantFrom(
+          "+",
+          "+",
+          "%",
+          "%",
+          "2",
+          "b",
+          "B",
+          "c",
+          "3",
+          "8",
+          "9",
+          "e",
+          "f",
+          "F",
+          "0",
+          "a",
+          " ",
+          "é",
+          "\u{1F600}",
+        ),
+        { maxLength: 24 },
+      )
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(dense, (s) => {
+        expect(decodeFormValue(s)).toBe(tryDecodeURIComponent(s.replaceAll("+", " ")));
+      }),
+      { numRuns: 20000 },
+    );
+    for (const [input, expected] of [
+      ["+%2b+", " + "],
+      ["%c3%a9+%c3%a9", "é é"],
+      ["a+b+c%21+d+e", "a b c! d e"],
+      ["%c3+%a9", undefined],
+      ["%+2b", undefined],
+      ["%2+b", undefined],
+      ["++%25++", "  %  "],
+      ["x+", "x "],
+      ["+", " "],
+    ] as const) {
+      expect(decodeFormValue(input)).toBe(expected);
+    }
+  });
+
   it("validates UTF-8 exactly like a fatal TextDecoder", () => {
     const hexByte = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.boolean()).map(([b, upper]) => {
       const hex = b.toString(16).padStart(2, "0");
