@@ -694,6 +694,8 @@ export function nodeHeaders(req: NodeRequestLike): CallbackRequest["headers"] {
  * How many header fields Node's HTTP/1 parser keeps (`server.maxHeadersCount`; all when 0);
  * `undefined` when it keeps them all or the request is not Node's HTTP/1 (HTTP/2 refuses a request
  * with too many instead of cutting it). A request with that many in `rawHeaders` may have lost some.
+ * Node 22.23.2, 24.18.1, 26.5.1 and later refuse such a request in the parser (a bare 431, no
+ * listener run): there this check is never reached; Node 20 and earlier releases cut (review nodes-1).
  */
 function headerFieldLimit(req: NodeRequestLike): number | undefined {
   if (req.httpVersion !== "1.1" && req.httpVersion !== "1.0") return undefined;

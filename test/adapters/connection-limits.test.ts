@@ -25,12 +25,16 @@ import {
 } from "../../src/index.js";
 import { createServiceKeys, fixture, type ServiceKeys } from "./support/keys.js";
 import { MERCHANT_GUID } from "./support/merchant.js";
+import { nodeRefusesExtraHeaderFields } from "./support/servers.js";
 
 const BODY_TIMEOUT_MS = 500;
 
 let keys: ServiceKeys;
+/** Node's own bare 431 for too many header fields, or the adapters' (review nodes-1). */
+let nodeRefusesExtraFields: boolean;
 beforeAll(async () => {
   keys = await createServiceKeys();
+  nodeRefusesExtraFields = await nodeRefusesExtraHeaderFields();
 });
 
 interface Served {
@@ -246,10 +250,15 @@ describe.each(SERVERS.slice(0, 3))("%s", (_name, start) => {
       const twice = `Authorization: Bearer ${token}\r\n${filler}Authorization: Bearer other\r\n`;
       expect(await exchange(served.port, request(twice))).toBe("431");
       expect(runs).toBe(0);
-      expect(failures.map((failure) => [failure.kind, failure.status])).toEqual([
-        ["header_too_large", 431],
-      ]);
-      expect(failures[0]?.reason).toMatch(/^more than 1000 header fields/);
+      if (nodeRefusesExtraFields) {
+        // Node's own bare 431: the adapter never sees the request (README, "Status codes").
+        expect(failures).toEqual([]);
+      } else {
+        expect(failures.map((failure) => [failure.kind, failure.status])).toEqual([
+          ["header_too_large", 431],
+        ]);
+        expect(failures[0]?.reason).toMatch(/^more than 1000 header fields/);
+      }
       // Many headers under the limit are fine.
       const some = Array.from({ length: 100 }, (_, i) => `x${i}:1\r\n`).join("");
       expect(
@@ -299,9 +308,13 @@ describe("node:http, the server's own limits", () => {
     try {
       expect(await exchange(served.port, get(40))).toBe("200");
       expect(await exchange(served.port, get(60))).toBe("431");
-      expect(failures.map((failure) => failure.reason)).toEqual([
-        "more than 50 header fields: the server keeps the first 50 only, so a header sent twice could not be seen",
-      ]);
+      expect(failures.map((failure) => failure.reason)).toEqual(
+        nodeRefusesExtraFields
+          ? []
+          : [
+              "more than 50 header fields: the server keeps the first 50 only, so a header sent twice could not be seen",
+            ],
+      );
     } finally {
       await served.close();
     }

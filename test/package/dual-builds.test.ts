@@ -19,6 +19,7 @@ import type * as ExpressAdapter from "../../src/adapters/express.js";
 import type * as KoaAdapter from "../../src/adapters/koa.js";
 import type * as Root from "../../src/index.js";
 import { ROOT } from "../adapters/support/runtime.js";
+import { nodeRefusesExtraHeaderFields } from "../adapters/support/servers.js";
 import { assertBuilt } from "../examples/support/flow.js";
 
 beforeAll(() => assertBuilt());
@@ -623,7 +624,9 @@ describe.each(CROSS)("%s", (_label, handlerFrom, adapterFrom) => {
       );
       expect(cut).toMatch(/^HTTP\/1\.1 431 /);
       expect(ran).toBe(1);
-      expect(reports).toEqual([["header_too_large", 431]]);
+      // Newer Node answers that 431 in its parser, before the adapter (review nodes-1).
+      const nodeRefuses = await nodeRefusesExtraHeaderFields();
+      expect(reports).toEqual(nodeRefuses ? [] : [["header_too_large", 431]]);
     },
   );
 
