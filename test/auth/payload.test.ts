@@ -237,8 +237,10 @@ describe("merchant GUID on the callbacks whose documented payload carries none",
 
   it("ValidateGiftCard, whose request 000 §5.4 lists with MerchantGUID, still requires it", async () => {
     const auth = await createAuth({ jwt: jwt(), merchantGuid: GUID });
+    const failures: CallbackFailure[] = [];
     const routed = createCallbackRouter({
       auth,
+      onError: (failure) => void failures.push(failure),
       handlers: { ValidateGiftCard: () => ({ IsValid: true }) },
     });
     const payload = samplePayload("ValidateGiftCard") as unknown as Record<string, unknown>;
@@ -253,6 +255,7 @@ describe("merchant GUID on the callbacks whose documented payload carries none",
       body: JSON.stringify(payload),
     });
     expect(response.status).toBe(401);
+    expect(failures.map((f) => f.reason)).toEqual(["MerchantGUID missing from the payload"]);
   });
 
   it("SendOrderToMerchant still requires it", async () => {

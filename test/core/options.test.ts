@@ -281,8 +281,10 @@ describe("router: options checked at construction", () => {
     // Never in its type, but a JavaScript merchant's router gave them to GetCheckoutCartInfo:
     // start-up must not fail for them, and the other functions it builds must not get them.
     let token: unknown;
+    const { failures, onError } = collector();
     const router = createCallbackRouter({
       auth: false,
+      onError,
       methods: ["GET"],
       parameterNames: { merchantCartToken: "CartId" },
       handlers: {
@@ -301,6 +303,9 @@ describe("router: options checked at construction", () => {
     expect(cart.status).toBe(200);
     expect(token).toBe("58211");
     expect((await router.handle(post("{}", {}, "/GetCheckoutCartInfo"))).status).toBe(405);
+    expect(failures.map((f) => [f.kind, f.reason])).toEqual([
+      ["method_not_allowed", "method POST"],
+    ]);
     expect((await router.handle(post(orderText, {}, "/SendOrderToMerchant"))).status).toBe(200);
     // With no cart function, or a built cart handler (which keeps its factory's), still taken.
     const cartOptions = { auth: false as const, methods: ["POST"], parameterNames: {} };

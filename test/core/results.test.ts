@@ -119,17 +119,22 @@ describe("unknown result fields: a warning, not a lost order", () => {
         runs++;
         return result as never;
       });
+      const { failures, onError } = collector();
       const handler =
         kind === "order"
-          ? createSendOrderToMerchantHandler(fn, { auth: false })
+          ? createSendOrderToMerchantHandler(fn, { auth: false, onError })
           : kind === "payment"
-            ? createPerformOrderPaymentHandler(fn, { auth: false })
-            : createRedeemGiftCardHandler(fn, { auth: false });
+            ? createPerformOrderPaymentHandler(fn, { auth: false, onError })
+            : createRedeemGiftCardHandler(fn, { auth: false, onError });
       const body = kind === "redeem" ? CARD_REQUEST : ORDER;
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) statuses.push((await handler.handle(post(body))).status);
       expect(statuses).toStrictEqual([200, 200, 200]);
       expect(runs).toBe(1);
+      // Each delivery answered with the recorded result is told as incomplete, a warning.
+      expect(failures.map((failure) => [failure.kind, failure.status])).toEqual(
+        Array.from({ length: 3 }, () => ["result_incomplete", 200]),
+      );
     },
   );
 

@@ -9,7 +9,7 @@
 import { type CallbackName, createMemoryIdempotencyStore } from "crossborder-callbacks";
 import { toFetch } from "crossborder-callbacks/fetch";
 import { createTestKeys, samplePayload, sendCallback } from "crossborder-callbacks/testing";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMerchantRouter, MemoryStore } from "../../examples/express/merchant.js";
 import { ALL_CALLBACKS, rowProblems, simulate } from "../../src/cli/simulate.js";
 import { assertBuilt } from "./support/flow.js";
@@ -19,6 +19,23 @@ const BASE = "http://merchant.test/crossborder";
 
 beforeAll(() => {
   assertBuilt();
+});
+
+/**
+ * What the example's router logs (it keeps the library's default `onError`: one line on
+ * `console.error` per failure, `console.warn` per warning): kept here rather than printed, each
+ * line asserted by the test that causes it, and none left over.
+ */
+const logged: string[] = [];
+beforeEach(() => {
+  const keep = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
+  vi.spyOn(console, "error").mockImplementation(keep);
+  vi.spyOn(console, "warn").mockImplementation(keep);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  const left = logged.splice(0);
+  expect(left).toEqual([]);
 });
 
 /** The example's router over a fresh store, and a `send` signed as the service signs. */
@@ -91,6 +108,12 @@ for (const deduplicate of [false, true]) {
         samplePayload("PerformOrderPayment", { OrderId: id }),
       );
       expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(logged).toEqual([
+        expect.stringMatching(
+          /^\[crossborder-callbacks\] PerformOrderPayment order \S+ 200 handler_failure: ORDER_CANCELLED: The order was cancelled$/,
+        ),
+      ]);
+      logged.length = 0;
       expect(store.charges).toEqual([]);
       // The pending status was applied, not kept for ever.
       expect(store.pendingStatuses.has(id)).toBe(false);
@@ -178,6 +201,12 @@ for (const deduplicate of [false, true]) {
         samplePayload("PerformOrderPayment", { OrderId: id }),
       );
       expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(logged).toEqual([
+        expect.stringMatching(
+          /^\[crossborder-callbacks\] PerformOrderPayment order \S+ 200 handler_failure: ORDER_CANCELLED: The order was cancelled$/,
+        ),
+      ]);
+      logged.length = 0;
       expect(store.charges).toEqual([]);
     });
 
@@ -205,6 +234,12 @@ for (const deduplicate of [false, true]) {
         samplePayload("PerformOrderPayment", { OrderId: id }),
       );
       expect(payment.body).toMatchObject({ Success: false, ErrorCode: "ORDER_CANCELLED" });
+      expect(logged).toEqual([
+        expect.stringMatching(
+          /^\[crossborder-callbacks\] PerformOrderPayment order \S+ 200 handler_failure: ORDER_CANCELLED: The order was cancelled$/,
+        ),
+      ]);
+      logged.length = 0;
       expect(store.charges).toEqual([]);
     });
   });
