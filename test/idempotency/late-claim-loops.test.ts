@@ -4,7 +4,6 @@
  * count against the 10,000 bound forever; on Node (timers outlive the request) the shared per-store
  * loop releases them, one at a time, its progress for each claim handed to that request's waitUntil.
  */
-import { readFileSync } from "node:fs";
 import { afterEach, expect, it, vi } from "vitest";
 import { releaseBound } from "../../src/idempotency/with-idempotency.js";
 import {
@@ -13,12 +12,10 @@ import {
   type IdempotencyStore,
   withIdempotency,
 } from "../../src/index.js";
+import { fixture } from "../adapters/support/keys.js";
 import { post } from "../core/helpers.js";
 
-const orderText = readFileSync(
-  new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
-  "utf8",
-);
+const orderText = fixture("SendOrderToMerchant");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const delivery = (id: string, waitUntil?: (promise: Promise<unknown>) => void) =>
   ({

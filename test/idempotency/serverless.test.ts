@@ -4,7 +4,7 @@
  * freezes as soon as the handler settles. The same runs in a real workerd are in
  * test/adapters/workerd-lifecycle.test.ts.
  */
-import { readFile, readFileSync } from "node:fs";
+import { readFile } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { toFetch } from "../../src/adapters/fetch.js";
 import {
@@ -16,13 +16,11 @@ import {
   type SendOrderToMerchantRequest,
   withIdempotency,
 } from "../../src/index.js";
+import { fixture } from "../adapters/support/keys.js";
 import { collector, json, post } from "../core/helpers.js";
 import { recordsFailingAtFirst } from "./support/failing-records.js";
 
-const orderText = readFileSync(
-  new URL("../fixtures/SendOrderToMerchant.json", import.meta.url),
-  "utf8",
-);
+const orderText = fixture("SendOrderToMerchant");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function orderKey(): Promise<string> {

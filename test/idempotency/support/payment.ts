@@ -1,10 +1,7 @@
 /** The PerformOrderPayment fixture the idempotency tests deliver, for an order of the test's choosing. */
-import { readFileSync } from "node:fs";
+import { fixture } from "../../adapters/support/keys.js";
 
-const paymentText = readFileSync(
-  new URL("../../fixtures/PerformOrderPayment.json", import.meta.url),
-  "utf8",
-);
+const paymentText = fixture("PerformOrderPayment");
 
 /** The fixture's body (JSON text) with `OrderId` set to `orderId`. */
 export function paymentFor(orderId: string): string {
